@@ -1,0 +1,160 @@
+# winnow - build, deps, test, bench, demo, fuzz, install.
+#
+#   make deps            install the Debian packages the build needs (apt-get; safe to rerun)
+#   make                 build bin/winnow
+#   make test            deps + build + every TAP test through prove
+#   make test SANITIZE=1 the same, built with -fsanitize=address,undefined (in build-asan/)
+#   make demo            deps + build + the whole pipeline on a sample the repo makes
+#   make bench           throughput benchmarks, written to bench/results/
+#   make fuzz            libFuzzer targets (clang), FUZZ_SECONDS each
+#   make install         PREFIX=/usr/local
+
+PREFIX      ?= /usr/local
+SANITIZE    ?= 0
+FUZZ_SECONDS ?= 60
+CUDA        ?= auto
+
+# Every Debian package a build, test, demo or bench needs.
+DEB_PACKAGES = build-essential g++ pkg-config perl python3 zstd gzip tar zip \
+  libzstd-dev libxxhash-dev libarchive-dev libuchardet-dev libutf8proc-dev \
+  libxml2-dev libcld2-dev libpcre2-dev zlib1g-dev libicu-dev libbrotli-dev \
+  python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev
+
+PKGS = libzstd libxxhash libarchive uchardet libutf8proc libxml-2.0 libpcre2-8 zlib icu-uc icu-i18n libbrotlidec
+
+ifeq ($(SANITIZE),1)
+BUILD    = build-asan
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD    = build
+SANFLAGS =
+endif
+
+CC       ?= gcc
+CXX      ?= g++
+WARN      = -Wall -Wextra
+OPT       = -O2 -g
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CPPFLAGS  = -I. $(PKG_CFLAGS) -D_GNU_SOURCE
+CFLAGS    = -std=c11 $(OPT) $(WARN) $(SANFLAGS) -pthread -march=x86-64-v2
+CXXFLAGS  = -std=c++17 $(OPT) $(WARN) $(SANFLAGS) -pthread -march=x86-64-v2
+LDLIBS    = $(PKG_LIBS) -lcld2 -lstdc++ -lm -pthread
+
+# CUDA: built when nvcc is found (CUDA=auto) or forced (CUDA=1); CUDA=0 never.
+NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+ifeq ($(CUDA),0)
+NVCC :=
+endif
+ifeq ($(SANITIZE),1)
+NVCC :=
+endif
+NVCCFLAGS = -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
+            -Xcompiler -fPIC -I.
+CUDA_HOME = $(patsubst %/bin/nvcc,%,$(NVCC))
+
+LIB_DIRS  = core ingest filter dedup tokenize shards
+LIB_C     = $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
+LIB_CXX   = $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cc))
+ifneq ($(NVCC),)
+GPU_SRC   = $(wildcard gpu/*.cu) $(filter-out gpu/none.c,$(wildcard gpu/*.c))
+LDLIBS   += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
+CPPFLAGS += -DWINNOW_CUDA=1
+else
+GPU_SRC   = $(wildcard gpu/none.c)
+endif
+LIB_OBJ   = $(patsubst %.c,$(BUILD)/%.o,$(LIB_C)) $(patsubst %.cc,$(BUILD)/%.o,$(LIB_CXX)) \
+            $(patsubst %,$(BUILD)/%.o,$(basename $(GPU_SRC)))
+TOOL_OBJ  = $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/*.c))
+LIB       = $(BUILD)/libwinnow.a
+BIN       = $(BUILD)/winnow
+
+UNIT_SRC  = $(wildcard tests/unit/*.c)
+UNIT_BIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+E2E       = $(wildcard tests/e2e/*.sh)
+
+.PHONY: all deps test demo bench fuzz install clean check-full
+all: bin/winnow
+
+bin/winnow: $(BIN)
+ifeq ($(SANITIZE),1)
+	@true
+else
+	@mkdir -p bin && cp $(BIN) bin/winnow
+endif
+
+$(BIN): $(TOOL_OBJ) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $(TOOL_OBJ) $(LIB) $(LDLIBS)
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c tests/tap.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+-include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d)
+
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	    echo "make deps: installing" $$missing; \
+	    SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	else echo "make deps: all packages present"; fi
+
+# WINNOW points the shell tests at the binary under test; SHARED at ../shared/data.
+test: deps
+	$(MAKE) --no-print-directory $(BIN) $(UNIT_BIN)
+	WINNOW=$(abspath $(BIN)) BUILD=$(abspath $(BUILD)) SHARED=$(abspath ../shared/data) \
+	  prove -j2 --exec '' $(UNIT_BIN) $(E2E)
+
+check-full: all
+	WINNOW=$(abspath $(BIN)) SHARED=$(abspath ../shared/data) FULL=1 prove --exec '' $(E2E)
+
+demo: deps
+	$(MAKE) --no-print-directory all
+	@sh scripts/demo.sh
+
+bench: all
+	@sh bench/run.sh
+
+FUZZ_SRC = $(wildcard tests/fuzz/*.c)
+FUZZ_BIN = $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
+FUZZ_LIB_OBJ = $(patsubst %.c,build-fuzz/%.o,$(LIB_C)) $(patsubst %.cc,build-fuzz/%.o,$(LIB_CXX)) build-fuzz/gpu/none.o
+build-fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+build-fuzz/%.o: %.cc
+	@mkdir -p $(dir $@)
+	clang++ $(CPPFLAGS) -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
+	clang $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS) -lcld2 -lstdc++ -lm -pthread
+fuzz: deps $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do \
+	  n=$$(basename $$f); mkdir -p build-fuzz/corpus/$$n; \
+	  echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 build-fuzz/corpus/$$n tests/fuzz/seeds/$$n 2>build-fuzz/$$n.log \
+	    || { tail -40 build-fuzz/$$n.log; exit 1; }; done
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/winnow/python
+	install -m 755 bin/winnow $(DESTDIR)$(PREFIX)/bin/winnow
+	if [ -d shards/python ]; then install -m 644 shards/python/*.py $(DESTDIR)$(PREFIX)/share/winnow/python/; fi
+
+clean:
+	rm -rf build build-asan build-fuzz bin

@@ -1,0 +1,54 @@
+/* doc.h - building and rewriting document lines.
+ *
+ * A document line: {"id":..,"text":..,"url":..,"date":..,"source":..,"metadata":{..}}
+ * Producers (ingest) fill a wdoc and call doc_write(). Stages that change a
+ * document in passing (filter adds metadata.lang, C4 rewrites text) call
+ * doc_rewrite(), which keeps every other field of the original line as is. */
+#ifndef WINNOW_DOC_H
+#define WINNOW_DOC_H
+
+#include "buf.h"
+#include "json.h"
+
+typedef struct {
+    wbuf id, text, url, date, source;
+    wbuf meta; /* metadata members, `"k":v,"k2":v2`, without braces; see meta_* */
+} wdoc;
+
+/* Empties every field of d, keeping memory for reuse. */
+void doc_clear(wdoc *d);
+
+/* Frees d's memory. */
+void doc_free(wdoc *d);
+
+/* Appends d as one JSON line ending in '\n'. Empty url/date/source and empty
+ * metadata are left out; text is always written. */
+void doc_write(const wdoc *d, wbuf *line);
+
+/* Appends a string member to a metadata list. */
+void meta_add_str(wbuf *meta, const char *key, const char *val, size_t len);
+
+/* Appends an integer member to a metadata list. */
+void meta_add_int(wbuf *meta, const char *key, long long val);
+
+/* Appends a number member (printed with up to 6 significant digits). */
+void meta_add_num(wbuf *meta, const char *key, double val);
+
+/* Appends a member whose value is already JSON. */
+void meta_add_raw(wbuf *meta, const char *key, const char *json, size_t len);
+
+/* Appends to out a copy of the scanned line with, optionally, its text replaced
+ * by new_text (NULL keeps it) and the members in extra_meta (NULL or empty
+ * adds none) added to its metadata object (created when missing; a member of
+ * the same name already there is left and the new one appended after it).
+ * Ends with '\n'. */
+void doc_rewrite(const char *line, size_t len, const jdoc *doc,
+                 const char *new_text, size_t new_text_len,
+                 const wbuf *extra_meta, wbuf *out);
+
+/* Appends a rejects-file line: the original document with
+ * "reject":{"stage":..,"reason":..<,extra>} added as its first member. */
+void doc_reject_line(const char *line, size_t len, const char *stage, const char *reason,
+                     const char *extra_members, wbuf *out);
+
+#endif

@@ -1,0 +1,55 @@
+/* input.h - reading a file or stdin whatever its compression.
+ *
+ * The codec is found from the first bytes, never from the file name: gzip
+ * (any number of concatenated members), zstd (any number of frames), and
+ * anything else libarchive's filters read (bzip2, xz, lz4, ...); other bytes
+ * are read as they are. A damaged stream (truncated member, bad deflate data)
+ * is reported once with its position, counted in input_errors(), and reading
+ * stops there: everything decoded before it is delivered. */
+#ifndef WINNOW_INPUT_H
+#define WINNOW_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct winput winput;
+
+typedef enum { CODEC_PLAIN, CODEC_GZIP, CODEC_ZSTD, CODEC_OTHER } input_codec;
+
+/* Opens path ("-" for stdin). Returns NULL and prints why when it cannot. */
+winput *input_open(const char *path);
+
+/* Reads up to n decoded bytes into dst; returns how many (0 at the end). */
+size_t input_read(winput *in, void *dst, size_t n);
+
+/* Makes at least n decoded bytes visible without consuming them (fewer at the
+ * end of input); returns how many are visible and points *p at them. */
+size_t input_peek(winput *in, size_t n, const char **p);
+
+/* Next line without its '\n' (and without a '\r' before it). The pointer is
+ * valid until the next call. Returns false at the end of input. */
+bool input_getline(winput *in, const char **line, size_t *len);
+
+/* The name to print in messages: the path, or "stdin". */
+const char *input_name(const winput *in);
+
+/* Decoded bytes consumed so far (the offset of the next byte to read). */
+uint64_t input_offset(const winput *in);
+
+/* Bytes of the underlying file consumed so far (compressed offset). */
+uint64_t input_raw_offset(const winput *in);
+
+/* Codec found for this input. */
+input_codec input_get_codec(const winput *in);
+
+/* Short name of a codec: "plain", "gzip", "zstd", "other". */
+const char *input_codec_name(input_codec c);
+
+/* Number of damaged-stream errors met (0 or 1: reading stops at the first). */
+int input_errors(const winput *in);
+
+/* Closes the input and frees it. */
+void input_close(winput *in);
+
+#endif

@@ -1,0 +1,52 @@
+/* json.h - the JSON scanner and writer behind the document stream.
+ *
+ * A document line is one JSON object. json_scan_doc() validates the whole
+ * line in one pass and records where the top-level values of the fields
+ * winnow cares about sit in it, without copying anything; json_unescape()
+ * then decodes a string value when a stage needs its text. Writers use
+ * json_put_string(), which always produces valid UTF-8 JSON. */
+#ifndef WINNOW_JSON_H
+#define WINNOW_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+typedef enum { JSON_MISSING = 0, JSON_STRING, JSON_NUMBER, JSON_OBJECT, JSON_ARRAY, JSON_LITERAL } json_kind;
+
+/* Where one value sits in the line: for strings, the bytes between the quotes;
+ * for anything else, the whole raw value. */
+typedef struct {
+    const char *p;
+    size_t len;
+    json_kind kind;
+    bool has_escapes; /* string contains a backslash: needs json_unescape() */
+} jvalue;
+
+/* The top-level fields of a document line that stages read. */
+typedef struct {
+    jvalue id, text, url, date, source, metadata;
+    size_t close_brace; /* offset of the object's final '}' in the line */
+} jdoc;
+
+/* Scans one JSON line (without the newline). Returns 0 when the line is one
+ * well-formed JSON object (strings valid UTF-8) and fills *doc; otherwise -1,
+ * with a short reason in *err and its byte offset in *err_pos. */
+int json_scan_doc(const char *line, size_t len, jdoc *doc, const char **err, size_t *err_pos);
+
+/* Appends the decoded string value v to out. Surrogate escapes that do not pair
+ * up become U+FFFD, so the result is always valid UTF-8. */
+void json_unescape(const jvalue *v, wbuf *out);
+
+/* Returns the decoded string value: v's own bytes when it has no escapes,
+ * else the decoded copy in scratch. Sets *len. */
+const char *json_string(const jvalue *v, wbuf *scratch, size_t *len);
+
+/* Appends s as a quoted JSON string; invalid UTF-8 becomes U+FFFD. */
+void json_put_string(wbuf *out, const char *s, size_t n);
+
+/* Appends `"key":` (key must be plain ASCII needing no escapes). */
+void json_put_key(wbuf *out, const char *key);
+
+#endif

@@ -1,0 +1,34 @@
+/* output.h - writing a file or stdout, plain or zstd, atomically.
+ *
+ * A file is written under a temporary name beside it (NAME.tmp.PID) and
+ * renamed to NAME only by output_close(), so a killed run never leaves a file
+ * that looks finished. A write error (disk full, ...) is fatal: the temporary
+ * file is removed and the program exits with status 2 naming the file. */
+#ifndef WINNOW_OUTPUT_H
+#define WINNOW_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct woutput woutput;
+
+/* Opens path for writing ("-" or NULL: stdout). zstd_level 0 writes plain
+ * bytes, 1..19 a zstd stream. Exits with status 2 when it cannot. */
+woutput *output_open(const char *path, int zstd_level);
+
+/* Writes n bytes (buffered). */
+void output_write(woutput *out, const void *p, size_t n);
+
+/* Bytes given to output_write() so far (before compression). */
+uint64_t output_bytes(const woutput *out);
+
+/* Flushes, finishes the zstd frame, closes and renames into place; frees out. */
+void output_close(woutput *out);
+
+/* Removes the temporary file without renaming it; frees out. */
+void output_abort(woutput *out);
+
+/* Removes every temporary file still open; for fatal-error paths. */
+void output_abort_all(void);
+
+#endif

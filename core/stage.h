@@ -1,0 +1,119 @@
+/* stage.h - what every stage shares: common options, and the engine that
+ * runs a document-stream stage over its inputs.
+ *
+ * Common options (parsed by stage_parse_common):
+ *   -o FILE          output (default stdout)
+ *   -z               zstd-compress the output
+ *   -j N             worker threads (default: all cores)
+ *   --stats FILE     write counts as JSON
+ *   --rejects FILE   write every dropped document with its reason
+ *   -q, --quiet      no progress display
+ *
+ * The engine (stage_run) reads JSONL documents from the inputs in order (or
+ * stdin), in batches; map() runs on worker threads and decides per document;
+ * reduce(), when given, then sees each batch on the main thread in input
+ * order (for decisions that depend on earlier documents, like dedup); the
+ * engine writes kept lines (byte for byte unless rewritten), rejects and
+ * stats. Lines that are not valid JSON objects are reported with file and
+ * line number, counted as failed (bad_json) and skipped. */
+#ifndef WINNOW_STAGE_H
+#define WINNOW_STAGE_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "json.h"
+#include "output.h"
+#include "stats.h"
+
+typedef struct {
+    const char *output;
+    int zstd_level;
+    int threads;
+    const char *stats_path;
+    const char *rejects_path;
+    bool quiet;
+    char **inputs; /* positional arguments; none means stdin */
+    int ninputs;
+} stage_opts;
+
+/* Long options every stage accepts; put STAGE_COMMON_LONGOPTS inside a
+ * stage's struct option array and STAGE_COMMON_SHORTOPTS in its optstring. */
+enum { OPT_STATS = 0x1000, OPT_REJECTS, OPT_QUIET, OPT_STAGE_FIRST_FREE = 0x1100 };
+#define STAGE_COMMON_SHORTOPTS "o:zj:qh"
+#define STAGE_COMMON_LONGOPTS                                  \
+    {"output", required_argument, 0, 'o'},                     \
+    {"zstd", no_argument, 0, 'z'},                             \
+    {"jobs", required_argument, 0, 'j'},                       \
+    {"stats", required_argument, 0, OPT_STATS},                \
+    {"rejects", required_argument, 0, OPT_REJECTS},            \
+    {"quiet", no_argument, 0, 'q'},                            \
+    {"help", no_argument, 0, 'h'}
+
+/* Help text for the common options, to print after a stage's own. */
+extern const char STAGE_COMMON_HELP[];
+
+/* Sets defaults (threads = cpu_count()). */
+void stage_opts_init(stage_opts *o);
+
+/* Handles one common option from getopt_long; returns true when it was one.
+ * Bad values exit with status 1 and a message. */
+bool stage_parse_common(stage_opts *o, int opt, const char *arg);
+
+/* Takes the positional arguments left after getopt_long. */
+void stage_take_inputs(stage_opts *o, int argc, char **argv);
+
+/* ---- the document-stream engine ---- */
+
+typedef enum { DOC_KEEP = 0, DOC_REWRITE, DOC_DROP, DOC_FAIL } doc_verdict;
+
+/* One document of a batch, as the engine hands it to map()/reduce(). */
+typedef struct {
+    const char *line; /* the JSON line, without '\n' */
+    size_t len;
+    jdoc json;          /* scanned fields (valid when verdict != DOC_FAIL on entry) */
+    doc_verdict verdict; /* set by map/reduce; starts DOC_KEEP (DOC_FAIL for bad JSON) */
+    const char *reason;  /* drop reason or failure kind: a static string */
+    size_t out_off, out_len;    /* DOC_REWRITE: the new line in batch->out */
+    size_t extra_off, extra_len; /* extra members for the rejects line in batch->out */
+    uint64_t ordinal;     /* position of this document in the whole input (0-based) */
+} stage_doc;
+
+typedef struct {
+    stage_doc *docs;
+    int n;
+    wbuf out;    /* rewritten lines and reject extras, addressed by offsets */
+    wstats stats; /* counted by map() (drops by reason etc.) */
+    void *user;  /* per-batch data a stage attaches in map() and frees in emit/reduce */
+    /* engine-private */
+    wbuf text;
+    const char *file;
+    uint64_t first_line;
+} stage_batch;
+
+typedef struct {
+    const char *name;        /* stage name for stats/rejects ("filter") */
+    void *ctx;               /* passed to every callback */
+    /* Runs on a worker thread; worker is 0..threads-1. Sets verdicts. */
+    void (*map)(void *ctx, int worker, stage_batch *b);
+    /* Optional; runs on the main thread, batches in input order. */
+    void (*reduce)(void *ctx, stage_batch *b);
+    /* Optional; replaces writing kept lines: called in input order with each
+     * batch after reduce, to write the stage's own output format. */
+    void (*emit)(void *ctx, stage_batch *b, woutput *out);
+} stage_ops;
+
+/* Stores a rewritten line for document i of b (the line must end in '\n'). */
+void stage_doc_rewrite(stage_batch *b, int i, const wbuf *line);
+
+/* Marks document i dropped for reason; extra (may be NULL) is JSON members
+ * added to its rejects entry, e.g. "\"dup_of\":\"doc-7\"". */
+void stage_doc_drop(stage_batch *b, int i, const char *reason, const char *extra);
+
+/* Runs the stage over o->inputs; returns the exit status (0, or 2 when an
+ * input could not be read). Writes stats and rejects when asked. */
+int stage_run(const stage_opts *o, const stage_ops *ops);
+
+#endif

@@ -1,0 +1,30 @@
+/* utf8.h - UTF-8 validation, decoding and repair. */
+#ifndef WINNOW_UTF8_H
+#define WINNOW_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+#define UTF8_REPLACEMENT 0xFFFD
+
+/* Length of the valid UTF-8 sequence starting at s (1..4), or 0 when the bytes
+ * at s (at most n of them) are not a valid, shortest-form, non-surrogate sequence. */
+size_t utf8_valid_seq(const unsigned char *s, size_t n);
+
+/* True when all n bytes are valid UTF-8. */
+bool utf8_valid(const char *s, size_t n);
+
+/* Decodes one code point at s (n bytes available); stores its length in *len.
+ * Invalid bytes decode as U+FFFD with length 1. */
+uint32_t utf8_decode(const unsigned char *s, size_t n, size_t *len);
+
+/* Appends the UTF-8 encoding of code point cp (U+FFFD for surrogates and values above U+10FFFF). */
+void utf8_append(wbuf *out, uint32_t cp);
+
+/* Appends s to out, replacing each invalid sequence by U+FFFD; returns how many were replaced. */
+size_t utf8_repair(wbuf *out, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,105 @@
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *winnow_prog = "winnow";
+
+static void out_of_memory(size_t n)
+{
+    fprintf(stderr, "%s: out of memory (asked for %zu bytes)\n", winnow_prog, n);
+    exit(EXIT_FATAL);
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) out_of_memory(n);
+    return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) out_of_memory(count * size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) out_of_memory(n);
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = xmalloc(n);
+    memcpy(d, s, n);
+    return d;
+}
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void vmessage(const char *fmt, va_list ap)
+{
+    char line[4096];
+    int n = snprintf(line, sizeof line, "%s: ", winnow_prog);
+    if (n < 0 || (size_t)n >= sizeof line) n = 0;
+    vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    fprintf(stderr, "%s\n", line); /* one write, so lines from threads do not interleave */
+}
+
+void warnf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+}
+
+void dief(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+    exit(status);
+}
+
+int cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+long long parse_count(const char *s)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-') return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s) return -1;
+    unsigned long long mul = 1;
+    switch (*end) {
+    case 'k': case 'K': mul = 1000ULL; end++; break;
+    case 'm': case 'M': mul = 1000000ULL; end++; break;
+    case 'g': case 'G': mul = 1000000000ULL; end++; break;
+    default: break;
+    }
+    if (*end) return -1;
+    if (v > (unsigned long long)INT64_MAX / mul) return -1;
+    return (long long)(v * mul);
+}

@@ -1,0 +1,39 @@
+/* util.h - allocation that never returns NULL, clocks, error reporting.
+ *
+ * Every message winnow prints has one shape:
+ *     winnow ingest: crawl.warc.gz: record 17 at offset 81234: bad Content-Length
+ * The program part ("winnow ingest") is set once by the entry point. */
+#ifndef WINNOW_UTIL_H
+#define WINNOW_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses shared by every subcommand (DESIGN.md). */
+enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_FATAL = 2 };
+
+/* Name printed in front of every message, e.g. "winnow ingest". */
+extern const char *winnow_prog;
+
+/* malloc/calloc/realloc/strdup that print a message and exit(2) when memory runs out. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* Seconds on a monotonic clock. */
+double now_seconds(void);
+
+/* Prints "winnow STAGE: message" on stderr. */
+void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "winnow STAGE: message" and exits with status (EXIT_USAGE or EXIT_FATAL). */
+void dief(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
+/* Number of online CPU cores (at least 1). */
+int cpu_count(void);
+
+/* Parses a non-negative integer with optional k/M/G suffix (powers of 1000); -1 when malformed. */
+long long parse_count(const char *s);
+
+#endif

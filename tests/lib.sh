@@ -1,0 +1,14 @@
+# lib.sh - TAP helpers for the shell tests. Source it, then:
+#   ok CMD...            one test point that passes when CMD succeeds
+#   is GOT WANT NAME     compare two strings
+#   skip_all REASON      plan 0 with a skip
+#   done_testing         print the plan; exit non-zero if anything failed
+WINNOW=${WINNOW:-$(pwd)/bin/winnow}
+SHARED=${SHARED:-$(pwd)/../shared/data}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/winnow-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+_n=0; _fail=0
+ok() { _n=$((_n+1)); name=$1; shift; if "$@" >/dev/null 2>&1; then echo "ok $_n - $name"; else echo "not ok $_n - $name"; _fail=$((_fail+1)); fi; }
+is() { _n=$((_n+1)); if [ "$1" = "$2" ]; then echo "ok $_n - $3"; else echo "not ok $_n - $3"; echo "#   got: '$1'"; echo "#  want: '$2'"; _fail=$((_fail+1)); fi; }
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+done_testing() { echo "1..$_n"; [ $_fail -eq 0 ]; }
