@@ -298,7 +298,18 @@ warc_status warc_next(warc_reader *r, warc_record *rec, const char **kind)
         isrc_read(s, NULL, n);
         return fail(kind, "truncated_record");
     }
-    if (next == n) { /* no record follows; keep the declared block, skip what trails */
+    if (next == n && n < L + RESYNC_WINDOW) { /* the last record: it runs to the end of input */
+        size_t blen = n;
+        while (blen && (p[blen - 1] == '\n' || p[blen - 1] == '\r' || p[blen - 1] == '\0')) blen--;
+        snprintf(r->message, sizeof r->message, "Content-Length %zu is wrong: the last record is %zu bytes", L, blen);
+        buf_reserve(&rec->block, blen);
+        rec->block.len = isrc_read(s, rec->block.data, blen);
+        rec->block.data[rec->block.len] = 0;
+        isrc_read(s, NULL, n - blen);
+        rec->warning = "content_length_mismatch";
+        return WARC_RECORD;
+    }
+    if (next == n) { /* no record follows in sight: keep the declared block, skip what trails */
         buf_reserve(&rec->block, L);
         rec->block.len = isrc_read(s, rec->block.data, L);
         rec->block.data[rec->block.len] = 0;
