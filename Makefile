@@ -73,6 +73,7 @@ UNIT_SRC  = $(wildcard tests/unit/*.c)
 UNIT_BIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 E2E       = $(wildcard tests/e2e/*.sh)
 
+.SECONDARY:
 .PHONY: all deps test demo bench fuzz install clean check-full
 all: bin/winnow
 
@@ -134,21 +135,22 @@ bench: all
 	@sh bench/run.sh
 
 FUZZ_SRC = $(wildcard tests/fuzz/*.c)
+FUZZ_CPPFLAGS = $(filter-out -DWINNOW_CUDA=1,$(CPPFLAGS))
 FUZZ_BIN = $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
-FUZZ_LIB_OBJ = $(patsubst %.c,build-fuzz/%.o,$(LIB_C)) $(patsubst %.cc,build-fuzz/%.o,$(LIB_CXX)) build-fuzz/gpu/none.o
+FUZZ_LIB_OBJ = $(patsubst %.c,build-fuzz/%.o,$(LIB_C) $(wildcard gpu/none.c)) $(patsubst %.cc,build-fuzz/%.o,$(LIB_CXX))
 build-fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 build-fuzz/%.o: %.cc
 	@mkdir -p $(dir $@)
-	clang++ $(CPPFLAGS) -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+	clang++ $(FUZZ_CPPFLAGS) -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
-	clang $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS) -lcld2 -lstdc++ -lm -pthread
+	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS) -lcld2 -lstdc++ -lm -pthread
 fuzz: deps $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
 	  n=$$(basename $$f); mkdir -p build-fuzz/corpus/$$n; \
 	  echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 build-fuzz/corpus/$$n tests/fuzz/seeds/$$n 2>build-fuzz/$$n.log \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 -artifact_prefix=build-fuzz/$$n- build-fuzz/corpus/$$n tests/fuzz/seeds/$$n 2>build-fuzz/$$n.log \
 	    || { tail -40 build-fuzz/$$n.log; exit 1; }; done
 
 install: all

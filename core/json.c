@@ -137,6 +137,7 @@ static int scan_container(scanner *sc, jdoc *doc)
     sc->i++;
     skip_ws(sc);
     if (sc->i < sc->n && sc->s[sc->i] == close) {
+        if (doc) doc->close_brace = sc->i;
         sc->i++;
         sc->depth--;
         return 0;

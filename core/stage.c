@@ -96,12 +96,12 @@ static void engine_work(void *ctx, int worker, void *item)
             d->verdict = DOC_FAIL;
             d->reason = "bad_json";
             warnf("%s: line %llu: bad JSON at byte %zu: %s", b->file,
-                  (unsigned long long)(b->first_line + (uint64_t)i), pos + 1, err);
+                  (unsigned long long)d->lineno, pos + 1, err);
         } else if (d->json.text.kind != JSON_STRING) {
             d->verdict = DOC_FAIL;
             d->reason = "missing_text";
             warnf("%s: line %llu: document has no \"text\" string", b->file,
-                  (unsigned long long)(b->first_line + (uint64_t)i));
+                  (unsigned long long)d->lineno);
         }
     }
     if (e->ops->map) e->ops->map(e->ops->ctx, worker, b);
@@ -234,12 +234,12 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
                 if (!b) {
                     b = nspare ? spare[--nspare] : batch_new();
                     batch_reset(b);
-                    b->first_line = lineno;
                 }
                 stage_doc *d = &b->docs[b->n++];
                 memset(d, 0, sizeof *d);
                 d->len = len;
                 d->ordinal = ordinal++;
+                d->lineno = lineno;
                 buf_append(&b->text, line, len);
                 buf_putc(&b->text, '\n');
             }

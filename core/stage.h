@@ -79,6 +79,7 @@ typedef struct {
     size_t out_off, out_len;    /* DOC_REWRITE: the new line in batch->out */
     size_t extra_off, extra_len; /* extra members for the rejects line in batch->out */
     uint64_t ordinal;     /* position of this document in the whole input (0-based) */
+    uint64_t lineno;      /* line number in its file (1-based), for messages */
 } stage_doc;
 
 typedef struct {
@@ -89,8 +90,7 @@ typedef struct {
     void *user;  /* per-batch data a stage attaches in map() and frees in emit/reduce */
     /* engine-private */
     wbuf text;
-    const char *file;
-    uint64_t first_line;
+    const char *file;    /* the input file all documents of the batch come from */
 } stage_batch;
 
 typedef struct {
