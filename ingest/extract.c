@@ -1,11 +1,207 @@
-/* extract.c - main-content selection (first version: keeps every block). */
+/* extract.c - main-content selection.
+ *
+ * Every block gets a weight: its own non-link text counts for it, link text
+ * and a fixed cost per block count against it, and blocks under boilerplate
+ * hints (nav, footer, share, comments, ...) count against it entirely. The
+ * main content is the element whose blocks have the largest total weight (a
+ * maximum-sum subtree; block ranges of elements are contiguous, so prefix
+ * sums make this one pass over the elements). Inside it, blocks that are
+ * boilerplate by hint or are link lists are dropped. Everything is linear in
+ * blocks + elements. */
 #include "ingest/extract.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/util.h"
+#include <stdio.h>
+
+/* Cost of a block in bytes of text: many short lines lose to few long ones.
+ * Table cells and list items are parts of one structure and cost less. */
+static double BLOCK_COST = 25;
+static double ITEM_COST = 3;
+static double CELL_COST = 0;
+/* Each byte of link text beyond the block's non-link text counts against it
+ * this many times (a linked phrase in a sentence is content; a line that is
+ * mostly links is navigation). */
+static double LINK_PENALTY = 1;
+/* Headings shorter than this are never taken for the page title. */
+#define TITLE_MIN_BYTES 10
+/* Text outside <p> (div text, list items, cells) counts this fraction: articles
+ * are written in paragraphs, teasers and widgets mostly are not. */
+static double NON_PARAGRAPH_SHARE = 0.7;
+/* A list item that opens with a link of at least this many bytes is a teaser
+ * (linked headline plus summary), not content. */
+static double TEASER_LEAD_LINK = 15;
+/* Extra weight for a block that reads like prose (ends a sentence, long enough). */
+static double SENTENCE_BONUS = 30;
+static double SENTENCE_MIN_BYTES = 60;
+/* Inside the content, a block is dropped as a link list when more than this
+ * share of it is link text. */
+static double LINK_DENSITY_MAX = 0.5;
+/* A boilerplate hint is ignored on an element holding more than this share of
+ * the page's prose: it is a page wrapper with an unlucky class name. */
+static double WRAPPER_SHARE = 0.5;
+
+static int ends_sentence(const char *s, size_t n)
+{
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '"' || s[n - 1] == '\'' || s[n - 1] == ')')) n--;
+    if (!n) return 0;
+    char c = s[n - 1];
+    if (c == '.' || c == '!' || c == '?' || c == ':' || c == ';') return 1;
+    /* ”, ’, 。, ！, ？ (last bytes of their UTF-8 forms) */
+    if (n >= 3 && (unsigned char)s[n - 3] == 0xE2 && (unsigned char)s[n - 2] == 0x80 &&
+        ((unsigned char)c == 0x9D || (unsigned char)c == 0x99))
+        return 1;
+    if (n >= 3 && (unsigned char)s[n - 3] == 0xE3 && (unsigned char)s[n - 2] == 0x80 && (unsigned char)c == 0x82)
+        return 1;
+    if (n >= 3 && (unsigned char)s[n - 3] == 0xEF && (unsigned char)s[n - 2] == 0xBC &&
+        ((unsigned char)c == 0x81 || (unsigned char)c == 0x9F))
+        return 1;
+    return 0;
+}
+
+/* Prose value of a block regardless of hints (>= 0). */
+static long prose_value(const walk_block *b)
+{
+    long nonlink = (long)b->len - (long)b->link_len;
+    return nonlink > 0 ? nonlink : 0;
+}
+
+typedef struct {
+    long *prefix_w;     /* prefix sums of block weights */
+    long *prefix_prose; /* prefix sums of prose values */
+    long *prefix_len;   /* prefix sums of block lengths */
+    long *prefix_link;  /* prefix sums of link bytes */
+    uint8_t *hints;     /* effective inherited hints per node */
+    size_t cap_blocks, cap_nodes;
+} extract_scratch;
+
+static _Thread_local extract_scratch tl_x;
+
+static void reserve(extract_scratch *x, size_t blocks, size_t nodes)
+{
+    if (x->cap_blocks < blocks + 1) {
+        x->cap_blocks = blocks + 1;
+        x->prefix_w = xrealloc(x->prefix_w, x->cap_blocks * sizeof(long));
+        x->prefix_prose = xrealloc(x->prefix_prose, x->cap_blocks * sizeof(long));
+        x->prefix_len = xrealloc(x->prefix_len, x->cap_blocks * sizeof(long));
+        x->prefix_link = xrealloc(x->prefix_link, x->cap_blocks * sizeof(long));
+    }
+    if (x->cap_nodes < nodes + 1) {
+        x->cap_nodes = nodes + 1;
+        x->hints = xrealloc(x->hints, x->cap_nodes);
+    }
+}
+
+static void tune_init(void){ const char *e=getenv("TUNE"); if(!e) return; sscanf(e,"%lf,%lf,%lf,%lf,%lf,%lf",&BLOCK_COST,&ITEM_COST,&NON_PARAGRAPH_SHARE,&LINK_PENALTY,&SENTENCE_BONUS,&LINK_DENSITY_MAX);}
+
+static long range_sum(const long *prefix, uint32_t first, uint32_t end)
+{
+    return prefix[end] - prefix[first];
+}
+
+/* Share of link text in the element a block belongs to (its paragraph, item, cell). */
+static double node_link_density(const html_walk *w, const extract_scratch *x, const walk_block *b)
+{
+    if (b->node < 0) return b->len ? (double)b->link_len / b->len : 0;
+    const walk_node *n = &w->nodes[b->node];
+    long len = range_sum(x->prefix_len, n->first_block, n->end_block);
+    return len > 0 ? (double)range_sum(x->prefix_link, n->first_block, n->end_block) / (double)len : 0;
+}
+
+static int is_boiler(uint8_t hints)
+{
+    return (hints & (HINT_BOILER | HINT_COMMENTS)) != 0;
+}
+
+/* True when heading b repeats the page's <title> (the article's headline is
+ * metadata, not body text). */
+static int is_page_title(const html_walk *w, const walk_block *b)
+{
+    if (b->len < TITLE_MIN_BYTES || !w->title.len) return 0;
+    return memmem(w->title.data, w->title.len, w->text.data + b->off, b->len) != NULL;
+}
+
+/* How much block b speaks for the element around it being the main content. */
+static long block_weight(const html_walk *w, const extract_scratch *x, const walk_block *b)
+{
+    uint8_t h = b->node >= 0 ? x->hints[b->node] : 0;
+    if (is_boiler(h)) return -(long)b->len - (long)BLOCK_COST;
+    if (h & HINT_BYLINE) return 0;
+    const walk_node *n = b->node >= 0 ? &w->nodes[b->node] : NULL;
+    long nonlink = (long)b->len - (long)b->link_len;
+    double cost = b->kind == BLOCK_CELL ? CELL_COST : b->kind == BLOCK_ITEM ? ITEM_COST
+                : b->brk < 2 ? 0 : BLOCK_COST;
+    double text = (double)nonlink;
+    if ((!n || !(n->tag & TAG_PARA)) && b->kind != BLOCK_CELL) text *= NON_PARAGRAPH_SHARE;
+    if (b->kind == BLOCK_ITEM && b->lead_link >= TEASER_LEAD_LINK) text = 0;
+    if (nonlink >= SENTENCE_MIN_BYTES && ends_sentence(w->text.data + b->off, b->len)) text += SENTENCE_BONUS;
+    double links = 0;
+    if (node_link_density(w, x, b) > LINK_DENSITY_MAX) links = LINK_PENALTY * (double)b->link_len;
+    return (long)(text - cost - links);
+}
 
 void extract_main(const html_walk *w, unsigned char *keep)
 {
-    memset(keep, 1, w->nblocks);
+    static int tuned; if(!tuned){tuned=1;tune_init();}
+    size_t nb = w->nblocks, nn = w->nnodes;
+    memset(keep, 0, nb);
+    if (!nb) return;
+    extract_scratch *x = &tl_x;
+    reserve(x, nb, nn);
+
+    x->prefix_prose[0] = x->prefix_len[0] = x->prefix_link[0] = 0;
+    for (size_t i = 0; i < nb; i++) {
+        const walk_block *b = &w->blocks[i];
+        x->prefix_prose[i + 1] = x->prefix_prose[i] + prose_value(b);
+        x->prefix_len[i + 1] = x->prefix_len[i] + (long)b->len;
+        x->prefix_link[i + 1] = x->prefix_link[i] + (long)b->link_len;
+    }
+    /* effective hints: a wrapper holding most of the prose loses its boilerplate hint */
+    long total_prose = x->prefix_prose[nb];
+    for (size_t i = 0; i < nn; i++) {
+        const walk_node *n = &w->nodes[i];
+        uint8_t own = n->hints;
+        long inside = range_sum(x->prefix_prose, n->first_block, n->end_block);
+        if (is_boiler(own) && inside > WRAPPER_SHARE * (double)total_prose)
+            own &= (uint8_t)~(HINT_BOILER | HINT_COMMENTS);
+        x->hints[i] = (uint8_t)(own | (n->parent >= 0 ? x->hints[n->parent] : 0));
+    }
+
+    x->prefix_w[0] = 0;
+    for (size_t i = 0; i < nb; i++) x->prefix_w[i + 1] = x->prefix_w[i] + block_weight(w, x, &w->blocks[i]);
+
+    /* the maximum-weight element */
+    long best = 0;
+    int32_t best_node = -1;
+    for (size_t i = 0; i < nn; i++) {
+        const walk_node *n = &w->nodes[i];
+        long s = range_sum(x->prefix_w, n->first_block, n->end_block);
+        if (s > best) {
+            best = s;
+            best_node = (int32_t)i;
+        }
+    }
+    uint32_t first = 0, end = (uint32_t)nb;
+    if (best_node >= 0) {
+        first = w->nodes[best_node].first_block;
+        end = w->nodes[best_node].end_block;
+    }
+
+    /* inside it, drop boilerplate and link lists */
+    size_t kept = 0;
+    for (uint32_t i = first; i < end; i++) {
+        const walk_block *b = &w->blocks[i];
+        uint8_t h = b->node >= 0 ? x->hints[b->node] : 0;
+        if (is_boiler(h) || (h & HINT_BYLINE)) continue;
+        if (b->kind == BLOCK_HEADING && is_page_title(w, b)) continue;
+        if (b->link_len > LINK_DENSITY_MAX * b->len && node_link_density(w, x, b) > LINK_DENSITY_MAX) continue;
+        keep[i] = 1;
+        kept++;
+    }
+    /* a page with no prose at all still yields its text */
+    if (!kept) memset(keep, 1, nb);
 }
 
 void extract_metadata(const html_walk *w, wbuf *meta)

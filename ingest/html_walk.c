@@ -131,7 +131,7 @@ static uint8_t hints_from_names(const char *value)
     if (HAS_ANY(squeezed, body_words)) return HINT_ARTICLE_BODY | HINT_CONTENT;
     if (HAS_ANY(low, comment_words)) h |= HINT_COMMENTS;
     if (HAS_ANY(low, boiler_words)) h |= HINT_BOILER;
-    if (HAS_ANY(low, byline_words)) h |= HINT_BYLINE;
+    if (HAS_ANY(low, byline_words)) return h | HINT_BYLINE;
     if (!(h & (HINT_BOILER | HINT_COMMENTS)) && HAS_ANY(low, content_words)) h |= HINT_CONTENT;
     if (strstr(low, "header") || strstr(low, "masthead")) h |= HINT_HEADER;
     return h;
@@ -143,6 +143,7 @@ static uint8_t hints_from_tag(uint16_t id)
     if (!strcmp(name, "nav") || !strcmp(name, "footer") || !strcmp(name, "aside")) return HINT_BOILER;
     if (!strcmp(name, "header")) return HINT_HEADER;
     if (!strcmp(name, "article") || !strcmp(name, "main")) return HINT_CONTENT;
+    if (!strcmp(name, "figcaption")) return HINT_BYLINE;
     return 0;
 }
 
@@ -197,6 +198,7 @@ static void flush_block(html_walk *w, int brk)
         b->off = w->cur_start;
         b->len = end - w->cur_start;
         b->link_len = w->cur_link < b->len ? w->cur_link : b->len;
+        b->lead_link = w->cur_lead < b->link_len ? w->cur_lead : b->link_len;
         b->node = w->cur_node;
         b->brk = (uint8_t)(w->pending_brk ? w->pending_brk : 2);
         b->kind = BLOCK_TEXT;
@@ -214,7 +216,7 @@ static void flush_block(html_walk *w, int brk)
         w->pending_brk = 0;
     }
     w->cur_start = (uint32_t)w->text.len;
-    w->cur_link = 0;
+    w->cur_link = w->cur_lead = 0;
     w->pending_space = 0;
     if (brk > w->pending_brk) w->pending_brk = brk;
 }
@@ -290,8 +292,12 @@ static void on_characters(void *ctx, const xmlChar *ch, int len)
     }
     if (w->head_depth) return;
     if (w->text.len == w->cur_start) w->cur_node = current_node(w);
+    size_t before = w->text.len - w->cur_start;
     size_t added = append_text(&w->text, w->cur_start, ch, (size_t)len, w->pre_depth > 0, &w->pending_space);
-    if (w->link_depth) w->cur_link += (uint32_t)added;
+    if (w->link_depth) {
+        w->cur_link += (uint32_t)added;
+        if (w->cur_lead == before) w->cur_lead += (uint32_t)added;
+    }
 }
 
 /* ---- elements ---- */
@@ -478,7 +484,7 @@ void html_walk_reset(html_walk *w)
     w->skip_depth = 0;
     w->in_title = w->in_jsonld = w->title_done = w->link_depth = w->pre_depth = w->head_depth = 0;
     w->pending_space = w->pending_brk = w->title_space = 0;
-    w->cur_start = w->cur_link = 0;
+    w->cur_start = w->cur_link = w->cur_lead = 0;
     w->cur_node = -1;
 }
 

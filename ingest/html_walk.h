@@ -57,6 +57,7 @@ enum { BLOCK_TEXT, BLOCK_HEADING, BLOCK_ITEM, BLOCK_CELL, BLOCK_PRE, BLOCK_QUOTE
 typedef struct {
     uint32_t off, len;    /* bytes of walk->text */
     uint32_t link_len;    /* of which inside <a> */
+    uint32_t lead_link;   /* link bytes before the first non-link text (a linked headline) */
     int32_t node;         /* the innermost block-level element around it */
     uint8_t kind;         /* BLOCK_* */
     uint8_t brk;          /* before it: 1 = line break, 2 = paragraph break */
@@ -83,7 +84,7 @@ typedef struct {
     size_t skip_depth;   /* > 0 while inside an invisible subtree */
     int in_title, in_jsonld, title_done, link_depth, pre_depth, head_depth;
     int pending_space, pending_brk, title_space;
-    uint32_t cur_start, cur_link;
+    uint32_t cur_start, cur_link, cur_lead;
     int32_t cur_node;
 } html_walk;
 
