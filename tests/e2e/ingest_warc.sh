@@ -11,12 +11,11 @@
 W=$SHARED/warc
 [ -d "$W" ] || skip_all "no $W"
 
-# stat FILE KEY: a number from a --stats JSON file ("dropped_by_reason.x" for nested keys)
+# stat FILE KEY: a number from a --stats JSON file (the last part of a
+# dotted key names it: "dropped_by_reason.empty_text"); 0 when absent
 stat() {
-    python3 -c 'import json,sys
-d=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."): d=d.get(k,0) if isinstance(d,dict) else 0
-print(int(d) if not isinstance(d,bool) else str(d).lower())' "$1" "$2"
+    v=$(grep -o "\"${2##*.}\": [0-9a-z.]*" "$1" | head -1 | sed 's/.*: //')
+    echo "${v:-0}"
 }
 
 # count NAME FILE HTML: winnow must account for exactly HTML documents
@@ -72,32 +71,41 @@ is "$(stat "$TMP/s.json" extra.content_length_mismatch)" 1 "pywb example: mismat
 # spot checks on the Common Crawl sample: charsets, urls, text
 # (full extraction: these check charsets and text, not boilerplate removal)
 "$WINNOW" ingest -q --extract=full "$R/warcfile.warc.gz" >"$TMP/cc.jsonl"
-field() { # field URL EXPR: a python expression over d (the document with that url)
-    python3 -c 'import json,sys
+RU=http://01spb.ru/company/ ZH=http://0760.jxtdw.com/area/sanxiang/ ZH2=http://037426.cn/
+python3 - "$TMP/cc.jsonl" $RU $ZH $ZH2 >"$TMP/checks" <<'PY'
+import json, sys
+docs = {}
 for l in open(sys.argv[1]):
-    d=json.loads(l)
-    if d.get("url")==sys.argv[2]: print(eval(sys.argv[3])); break' "$TMP/cc.jsonl" "$2" "$3"
-}
-RU=http://01spb.ru/company/
-is "$(field x $RU 'd["metadata"]["charset"].lower()')" "windows-1251" "windows-1251 page: charset"
-is "$(field x $RU 'd["metadata"]["charset_source"]')" "http" "windows-1251 page: charset from HTTP"
-is "$(field x $RU '"Огнетушители углекислотные" in d["text"]')" "True" "windows-1251 page: Russian text"
-is "$(field x $RU 'd["metadata"]["http_status"]')" "200" "windows-1251 page: http_status"
-ZH=http://0760.jxtdw.com/area/sanxiang/
-is "$(field x $ZH 'd["metadata"]["charset"].lower() in ("gb2312","gbk","gb18030")')" "True" "gb2312 page: a GB charset"
-is "$(field x $ZH '"中山英才网热线" in d["text"] and "造价咨询人员" in d["text"]')" "True" "gb2312 page: Chinese text"
-is "$(field x $ZH '"三乡招聘" in d["metadata"]["title"]')" "True" "gb2312 page: Chinese title (numeric references)"
-is "$(field x $ZH '"\ufffd" in d["text"]')" "False" "gb2312 page: no replacement characters"
-ZH2=http://037426.cn/
-is "$(field x $ZH2 '"KUNSHAN STANLEY TRADING" in d["text"]')" "True" "gb2312 page 2: text"
+    d = json.loads(l)
+    docs[d.get("url")] = d
+ru, zh, zh2 = (docs.get(u, {"metadata": {}, "text": ""}) for u in sys.argv[2:5])
+m = lambda d, k: d["metadata"].get(k, "")
+for v in [m(ru, "charset").lower(), m(ru, "charset_source"), "Огнетушители углекислотные" in ru["text"],
+          m(ru, "http_status"), m(zh, "charset").lower() in ("gb2312", "gbk", "gb18030"),
+          "中山英才网热线" in zh["text"] and "造价咨询人员" in zh["text"], "三乡招聘" in m(zh, "title"),
+          "\ufffd" in zh["text"], "KUNSHAN STANLEY TRADING" in zh2["text"], zh2.get("id"), zh2.get("date"),
+          m(zh2, "warc_file").endswith("warcfile.warc.gz")]:
+    print(v)
+PY
 want_id=$(zcat "$R/warcfile.warc.gz" | python3 -c 'import re,sys
 for rec in sys.stdin.buffer.read().split(b"\r\n\r\nWARC/1.0\r\n"):
     head=rec.split(b"\r\n\r\n")[0]
     if b"WARC-Type: response" in head and (b"WARC-Target-URI: "+sys.argv[1].encode()+b"\r") in head:
         print(re.search(rb"WARC-Record-ID: (\S+)", head).group(1).decode())' $ZH2)
-is "$(field x $ZH2 'd["id"]')" "$want_id" "id is the WARC-Record-ID"
-is "$(field x $ZH2 'd["date"]')" "2020-08-08T18:34:24Z" "date is the WARC-Date"
-is "$(field x $ZH2 'd["metadata"]["warc_file"].endswith("warcfile.warc.gz")')" "True" "warc_file in metadata"
+{
+    read v; is "$v" "windows-1251" "windows-1251 page: charset"
+    read v; is "$v" "http" "windows-1251 page: charset from HTTP"
+    read v; is "$v" "True" "windows-1251 page: Russian text"
+    read v; is "$v" "200" "windows-1251 page: http_status"
+    read v; is "$v" "True" "gb2312 page: a GB charset"
+    read v; is "$v" "True" "gb2312 page: Chinese text"
+    read v; is "$v" "True" "gb2312 page: Chinese title (numeric references)"
+    read v; is "$v" "False" "gb2312 page: no replacement characters"
+    read v; is "$v" "True" "gb2312 page 2: text"
+    read v; is "$v" "$want_id" "id is the WARC-Record-ID"
+    read v; is "$v" "2020-08-08T18:34:24Z" "date is the WARC-Date"
+    read v; is "$v" "True" "warc_file in metadata"
+} <"$TMP/checks"
 
 # the uncompressed file: warc_offset points at the record's "WARC/1.0" line
 "$WINNOW" ingest -q --extract=full "$R/warcfile.warc" >"$TMP/plain.jsonl"
