@@ -18,7 +18,8 @@ CUDA        ?= auto
 DEB_PACKAGES = build-essential g++ pkg-config perl python3 zstd gzip tar zip \
   libzstd-dev libxxhash-dev libarchive-dev libuchardet-dev libutf8proc-dev \
   libxml2-dev libcld2-dev libpcre2-dev zlib1g-dev libicu-dev libbrotli-dev \
-  python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev
+  python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev libsimdjson-dev \
+  time xz-utils bzip2
 
 PKGS = libzstd libxxhash libarchive uchardet libutf8proc libxml-2.0 libpcre2-8 zlib icu-uc icu-i18n libbrotlidec
 
@@ -39,7 +40,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS  = -I. $(PKG_CFLAGS) -D_GNU_SOURCE
 CFLAGS    = -std=c11 $(OPT) $(WARN) $(SANFLAGS) -pthread -march=x86-64-v2
 CXXFLAGS  = -std=c++17 $(OPT) $(WARN) $(SANFLAGS) -pthread -march=x86-64-v2
-LDLIBS    = $(PKG_LIBS) -lcld2 -lstdc++ -lm -pthread
+LDLIBS    = -Wl,--as-needed $(PKG_LIBS) -lcld2 -lstdc++ -lm -pthread
 
 # CUDA: built when nvcc is found (CUDA=auto) or forced (CUDA=1); CUDA=0 never.
 NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
@@ -131,8 +132,17 @@ demo: deps
 	$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh
 
-bench: all
-	@sh bench/run.sh
+BENCH_BIN = $(BUILD)/bench/docstream_bench $(BUILD)/bench/simdjson_lines
+$(BUILD)/bench/docstream_bench: bench/docstream_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/bench/simdjson_lines: bench/simdjson_lines.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) $$(pkg-config --cflags simdjson) -o $@ $< $$(pkg-config --libs simdjson)
+
+# BENCH=name runs one bench/NAME.sh; default all of them.
+bench: deps all $(BENCH_BIN)
+	@WINNOW=$(abspath bin/winnow) BUILD=$(abspath $(BUILD)) SHARED=$(abspath ../shared/data) sh bench/run.sh $(BENCH)
 
 FUZZ_SRC = $(wildcard tests/fuzz/*.c)
 FUZZ_CPPFLAGS = $(filter-out -DWINNOW_CUDA=1,$(CPPFLAGS))

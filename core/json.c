@@ -75,7 +75,7 @@ static int scan_string(scanner *sc, jvalue *v)
                     return fail(sc, "bad \\u escape");
                 }
                 i += 6;
-            } else if (strchr("\"\\/bfnrt", e) && e) {
+            } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
                 i += 2;
             } else {
                 sc->i = i;

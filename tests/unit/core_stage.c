@@ -154,6 +154,33 @@ int main(void)
     free(b);
     free(s);
     free(r);
+
+    /* edges: CRLF, blank lines, a 9 MB line across blocks, no final newline */
+    {
+        char edge[256], edge_out[256];
+        snprintf(edge, sizeof edge, "%s/edge.jsonl", dir);
+        snprintf(edge_out, sizeof edge_out, "%s/edge.out", dir);
+        FILE *f = fopen(edge, "wb");
+        fputs("{\"text\":\"a\"}\r\n\n\n{\"text\":\"", f);
+        for (int i = 0; i < 9000000; i++) fputc('x', f);
+        fputs("\"}\n{\"text\":\"last\"}", f);
+        fclose(f);
+        stage_ops keep_all = {.name = "keep"};
+        char *edge_in[] = {edge};
+        stage_opts_init(&o);
+        o.output = edge_out;
+        o.quiet = true;
+        o.inputs = edge_in;
+        o.ninputs = 1;
+        o.threads = 2;
+        stage_run(&o, &keep_all);
+        size_t n;
+        char *got = read_file(edge_out, &n);
+        ok(got && n == 15 + 9000000 + 11 + 16 && memcmp(got, "{\"text\":\"a\"}\r\n{\"text\":\"xx", 20) == 0 &&
+               memcmp(got + n - 17, "\n{\"text\":\"last\"}\n", 17) == 0,
+           "kept lines re-emitted byte for byte, blank lines skipped, last line ended (%zu bytes)", n);
+        free(got);
+    }
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) diag("cannot clean %s", dir);
     return done_testing();
