@@ -32,6 +32,8 @@ struct ingest {
     ingest_batch *current, *free_list;
     wstats stats;
     wbuf whole; /* a single-document file's bytes */
+    winput *reading;        /* the file being read, for progress */
+    uint64_t shown_offset;  /* its bytes already given to progress */
 };
 
 static void work(void *ctx, int worker_index, void *item)
@@ -91,10 +93,20 @@ static void emit(ingest *g, ingest_batch *b)
     g->free_list = b;
 }
 
+/* Shows the bytes read since the last call on the progress line. */
+static void show_progress(ingest *g)
+{
+    if (!g->reading) return;
+    uint64_t at = input_offset(g->reading);
+    progress_add(0, at - g->shown_offset);
+    g->shown_offset = at;
+}
+
 static void submit(ingest *g)
 {
     ingest_batch *b = g->current;
     if (!b) return;
+    show_progress(g);
     g->current = NULL;
     if (pool_full(g->pool)) emit(g, pool_pop(g->pool));
     pool_push(g->pool, b);
@@ -330,11 +342,14 @@ int ingest_path(ingest *g, const char *path)
     }
     isrc s;
     isrc_from_input(&s, in);
+    g->reading = in;
+    g->shown_offset = 0;
     ingest_source(g, &s, input_name(in), 0);
     isrc_read(&s, NULL, SIZE_MAX);
+    show_progress(g);
+    g->reading = NULL;
     ingest_batch *b = ingest_batch_current(g);
     b->stats.bytes_in += input_offset(in);
-    progress_add(0, input_offset(in));
     if (input_errors(in)) stats_add(&b->stats, "damaged_streams", (double)input_errors(in));
     input_close(in);
     ingest_batch_check(g);
