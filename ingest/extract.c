@@ -25,6 +25,11 @@ static double CELL_COST = 0;
  * this many times (a linked phrase in a sentence is content; a line that is
  * mostly links is navigation). */
 static double LINK_PENALTY = 1;
+/* A caption/byline/author hint on an element with more prose than this is a
+ * class name that happens to contain the word (class="entry author-jane"). */
+#define BYLINE_MAX_BYTES 300
+/* Lines shorter than this may be labels of the section that follows them. */
+#define LABEL_MAX_BYTES 40
 /* Headings shorter than this are never taken for the page title. */
 #define TITLE_MIN_BYTES 10
 /* Text outside <p> (div text, list items, cells) counts this fraction: articles
@@ -39,6 +44,9 @@ static double SENTENCE_MIN_BYTES = 60;
 /* Inside the content, a block is dropped as a link list when more than this
  * share of it is link text. */
 static double LINK_DENSITY_MAX = 0.5;
+/* A link-dense block is kept all the same when it has this much text outside
+ * its links (a linked headline followed by its summary). */
+#define LINKED_PROSE_MIN 80
 /* A boilerplate hint is ignored on an element holding more than this share of
  * the page's prose: it is a page wrapper with an unlucky class name. */
 static double WRAPPER_SHARE = 0.5;
@@ -123,6 +131,13 @@ static int is_page_title(const html_walk *w, const walk_block *b)
     return memmem(w->title.data, w->title.len, w->text.data + b->off, b->len) != NULL;
 }
 
+/* True for a heading, or a short line without sentence punctuation or links. */
+static int is_label(const html_walk *w, const walk_block *b)
+{
+    if (b->kind == BLOCK_HEADING) return 1;
+    return b->len < LABEL_MAX_BYTES && !b->link_len && !ends_sentence(w->text.data + b->off, b->len);
+}
+
 /* How much block b speaks for the element around it being the main content. */
 static long block_weight(const html_walk *w, const extract_scratch *x, const walk_block *b)
 {
@@ -166,6 +181,7 @@ void extract_main(const html_walk *w, unsigned char *keep)
         long inside = range_sum(x->prefix_prose, n->first_block, n->end_block);
         if (is_boiler(own) && inside > WRAPPER_SHARE * (double)total_prose)
             own &= (uint8_t)~(HINT_BOILER | HINT_COMMENTS);
+        if ((own & HINT_BYLINE) && inside > BYLINE_MAX_BYTES) own &= (uint8_t)~HINT_BYLINE;
         x->hints[i] = (uint8_t)(own | (n->parent >= 0 ? x->hints[n->parent] : 0));
     }
 
@@ -196,11 +212,26 @@ void extract_main(const html_walk *w, unsigned char *keep)
         uint8_t h = b->node >= 0 ? x->hints[b->node] : 0;
         if (is_boiler(h) || (h & HINT_BYLINE)) continue;
         if (b->kind == BLOCK_HEADING && is_page_title(w, b)) continue;
-        if (b->link_len > LINK_DENSITY_MAX * b->len && node_link_density(w, x, b) > LINK_DENSITY_MAX) continue;
+        if (b->link_len > LINK_DENSITY_MAX * b->len && node_link_density(w, x, b) > LINK_DENSITY_MAX &&
+            (long)b->len - (long)b->link_len < LINKED_PROSE_MIN) continue;
         keep[i] = 1;
         kept++;
     }
+    /* a heading or short label whose section was dropped goes too ("Related", "Don't miss") */
+    for (uint32_t i = end; i-- > first;) {
+        if (!keep[i] || !is_label(w, &w->blocks[i])) continue;
+        if ((i + 1 == end && w->blocks[i].kind == BLOCK_HEADING) || (i + 1 < end && !keep[i + 1])) {
+            keep[i] = 0;
+            kept--;
+        }
+    }
     /* a page with no prose at all still yields its text */
+    if (!kept)
+        for (size_t i = 0; i < nb; i++) {
+            const walk_block *b = &w->blocks[i];
+            keep[i] = !is_boiler(b->node >= 0 ? x->hints[b->node] : 0);
+            kept += keep[i];
+        }
     if (!kept) memset(keep, 1, nb);
 }
 

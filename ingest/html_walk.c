@@ -25,6 +25,7 @@ struct walk_frame {
     uint8_t own_node; /* this element created node */
     uint8_t skip_root; /* this element started an invisible subtree */
     uint8_t jsonld;
+    uint8_t breaks;   /* break strength at its start and end: 0 inline, 1 line, 2 paragraph */
 };
 
 typedef struct {
@@ -105,7 +106,8 @@ static const char *const body_words[] = {
     "articlebody", "articlecontent", "articletext", "postcontent", "postbody", "entrycontent", "storybody",
     "storycontent", "bodytext", "articlecopy", "storytext", "posttext", "entrybody",
 };
-static const char *const byline_words[] = {"byline", "author", "dateline", "timestamp", "caption", "credit"};
+static const char *const byline_words[] = {"byline", "author", "dateline", "timestamp", "caption", "credit",
+                                           "date", "publish", "posted", "entry-meta", "post-meta"};
 
 static int has_any(const char *s, const char *const *words, size_t n)
 {
@@ -398,24 +400,28 @@ static void on_start(void *ctx, const xmlChar *xname, const xmlChar **atts)
     }
     if (flags & TAG_LINK) w->link_depth++;
     if (flags & TAG_PRE) w->pre_depth++;
-    if (flags & (TAG_BLOCK | TAG_LINE)) flush_block(w, (flags & TAG_BLOCK) ? 2 : 1);
-    if ((flags & (TAG_BLOCK | TAG_LINE)) && !(flags & TAG_VOID)) {
+    uint8_t h = 0;
+    if (strcmp(name, "body") && strcmp(name, "html") && !(flags & TAG_VOID)) {
+        h = hints_from_tag(id);
+        const char *v;
+        if ((v = attr(atts, "class"))) h |= hints_from_names(v);
+        if ((v = attr(atts, "id"))) h |= hints_from_names(v);
+        if ((v = attr(atts, "role"))) h |= hints_from_role(v);
+        if ((v = attr(atts, "itemprop")) && (!strcmp(v, "articleBody") || !strcmp(v, "text")))
+            h |= HINT_ARTICLE_BODY | HINT_CONTENT;
+    }
+    /* an inline element marked as boilerplate or caption becomes a line of its own */
+    int block_level = (flags & (TAG_BLOCK | TAG_LINE)) != 0;
+    if (!block_level && (h & (HINT_BOILER | HINT_COMMENTS | HINT_BYLINE))) f->breaks = 1;
+    else if (block_level) f->breaks = (flags & TAG_BLOCK) ? 2 : 1;
+    if (f->breaks) flush_block(w, f->breaks);
+    if (f->breaks && !(flags & TAG_VOID)) {
         walk_node *n = new_node(w);
         n->parent = parent_node;
         n->tag = flags;
         n->tag_id = id;
         n->depth = parent_node >= 0 ? w->nodes[parent_node].depth + 1 : 0;
         n->first_block = n->end_block = (uint32_t)w->nblocks;
-        uint8_t h = 0;
-        if (strcmp(name, "body") && strcmp(name, "html")) {
-            h = hints_from_tag(id);
-            const char *v;
-            if ((v = attr(atts, "class"))) h |= hints_from_names(v);
-            if ((v = attr(atts, "id"))) h |= hints_from_names(v);
-            if ((v = attr(atts, "role"))) h |= hints_from_role(v);
-            if ((v = attr(atts, "itemprop")) && (!strcmp(v, "articleBody") || !strcmp(v, "text")))
-                h |= HINT_ARTICLE_BODY | HINT_CONTENT;
-        }
         n->hints = h;
         n->inherited = (uint8_t)(h | (parent_node >= 0 ? w->nodes[parent_node].inherited : 0));
         f->node = (int32_t)(w->nnodes - 1);
@@ -454,7 +460,7 @@ static void on_end(void *ctx, const xmlChar *name)
     if (w->head_depth) return;
     if ((f.tag & TAG_LINK) && w->link_depth) w->link_depth--;
     if ((f.tag & TAG_PRE) && w->pre_depth) w->pre_depth--;
-    if (f.tag & (TAG_BLOCK | TAG_LINE)) flush_block(w, (f.tag & TAG_BLOCK) ? 2 : 1);
+    if (f.breaks) flush_block(w, f.breaks);
     if (f.own_node) w->nodes[f.node].end_block = (uint32_t)w->nblocks;
 }
 
