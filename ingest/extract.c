@@ -135,7 +135,7 @@ static int is_page_title(const html_walk *w, const walk_block *b)
 static int is_label(const html_walk *w, const walk_block *b)
 {
     if (b->kind == BLOCK_HEADING) return 1;
-    return b->len < LABEL_MAX_BYTES && !b->link_len && !ends_sentence(w->text.data + b->off, b->len);
+    return b->kind == BLOCK_TEXT && b->len < LABEL_MAX_BYTES && !b->link_len && !ends_sentence(w->text.data + b->off, b->len);
 }
 
 /* How much block b speaks for the element around it being the main content. */

@@ -85,7 +85,7 @@ static uint16_t tag_lookup(const char *name)
 static uint32_t tag_flags(uint16_t id)
 {
     if (id < TAG_COUNT) return tag_table[id].flags;
-    return id == TAG_ID_CUSTOM ? TAG_BLOCK : 0;
+    return 0;
 }
 
 /* ---- hints from class, id and role ---- */
