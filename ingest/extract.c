@@ -30,6 +30,11 @@ static double LINK_PENALTY = 1;
 #define BYLINE_MAX_BYTES 300
 /* Lines shorter than this may be labels of the section that follows them. */
 #define LABEL_MAX_BYTES 40
+/* A run of siblings replaces the best single element only when its weight is
+ * this many times larger (an element's boundary is a strong signal). */
+static double RUN_ADVANTAGE = 2;
+/* Content with less text than this is not an article: the page is filtered as a whole. */
+#define MIN_CONTENT_BYTES 200
 /* Headings shorter than this are never taken for the page title. */
 #define TITLE_MIN_BYTES 10
 /* Text outside <p> (div text, list items, cells) counts this fraction: articles
@@ -82,6 +87,7 @@ typedef struct {
     long *prefix_len;   /* prefix sums of block lengths */
     long *prefix_link;  /* prefix sums of link bytes */
     uint8_t *hints;     /* effective inherited hints per node */
+    int32_t *first_child, *next_sibling;
     size_t cap_blocks, cap_nodes;
 } extract_scratch;
 
@@ -99,10 +105,12 @@ static void reserve(extract_scratch *x, size_t blocks, size_t nodes)
     if (x->cap_nodes < nodes + 1) {
         x->cap_nodes = nodes + 1;
         x->hints = xrealloc(x->hints, x->cap_nodes);
+        x->first_child = xrealloc(x->first_child, x->cap_nodes * sizeof(int32_t));
+        x->next_sibling = xrealloc(x->next_sibling, x->cap_nodes * sizeof(int32_t));
     }
 }
 
-static void tune_init(void){ const char *e=getenv("TUNE"); if(!e) return; sscanf(e,"%lf,%lf,%lf,%lf,%lf,%lf",&BLOCK_COST,&ITEM_COST,&NON_PARAGRAPH_SHARE,&LINK_PENALTY,&SENTENCE_BONUS,&LINK_DENSITY_MAX);}
+static void tune_init(void){ const char *e=getenv("TUNE"); if(!e) return; sscanf(e,"%lf,%lf,%lf,%lf,%lf,%lf,%lf",&RUN_ADVANTAGE,&BLOCK_COST,&ITEM_COST,&NON_PARAGRAPH_SHARE,&LINK_PENALTY,&SENTENCE_BONUS,&LINK_DENSITY_MAX);}
 
 static long range_sum(const long *prefix, uint32_t first, uint32_t end)
 {
@@ -157,6 +165,73 @@ static long block_weight(const html_walk *w, const extract_scratch *x, const wal
     return (long)(text - cost - links);
 }
 
+/* Keeps the blocks of [first, end) that are not boilerplate, captions, the
+ * page title or link lists, then drops labels whose section went; returns
+ * the bytes of text kept. */
+static long filter_blocks(const html_walk *w, const extract_scratch *x, uint32_t first, uint32_t end,
+                          unsigned char *keep)
+{
+    for (uint32_t i = first; i < end; i++) {
+        const walk_block *b = &w->blocks[i];
+        uint8_t h = b->node >= 0 ? x->hints[b->node] : 0;
+        if (is_boiler(h) || (h & HINT_BYLINE)) continue;
+        if (b->kind == BLOCK_HEADING && is_page_title(w, b)) continue;
+        if (b->link_len > LINK_DENSITY_MAX * b->len && node_link_density(w, x, b) > LINK_DENSITY_MAX &&
+            (long)b->len - (long)b->link_len < LINKED_PROSE_MIN)
+            continue;
+        keep[i] = 1;
+    }
+    /* a heading or short label whose section was dropped goes too ("Related",
+     * "Don't miss"); judged on the filter's verdicts, so drops do not cascade */
+    long kept = 0;
+    for (uint32_t i = first; i < end; i++) {
+        if (!keep[i]) continue;
+        const walk_block *b = &w->blocks[i];
+        if (is_label(w, b) && ((i + 1 == end && b->kind == BLOCK_HEADING) || (i + 1 < end && !keep[i + 1]))) {
+            keep[i] = 0;
+            continue;
+        }
+        kept += b->len;
+    }
+    return kept;
+}
+
+typedef struct {
+    long sum;
+    uint32_t first, end;
+} run;
+
+/* Kadane over one element's units (child elements and its own blocks, in
+ * order, covering blocks [first, end)); updates *best with a better run. */
+static void best_run(const html_walk *w, const extract_scratch *x, int32_t child, uint32_t first, uint32_t end,
+                     run *best)
+{
+    long cur = 0;
+    uint32_t cur_first = first, pos = first;
+    while (pos < end) {
+        uint32_t unit_end;
+        if (child >= 0 && w->nodes[child].first_block <= pos) {
+            unit_end = w->nodes[child].end_block;
+            child = x->next_sibling[child];
+            if (unit_end <= pos) continue; /* an element without text */
+        } else {
+            unit_end = pos + 1; /* a block of the element's own text */
+        }
+        long s = range_sum(x->prefix_w, pos, unit_end);
+        if (cur <= 0) {
+            cur = 0;
+            cur_first = pos;
+        }
+        cur += s;
+        if (cur > best->sum) {
+            best->sum = cur;
+            best->first = cur_first;
+            best->end = unit_end;
+        }
+        pos = unit_end;
+    }
+}
+
 void extract_main(const html_walk *w, unsigned char *keep)
 {
     static int tuned; if(!tuned){tuned=1;tune_init();}
@@ -188,51 +263,47 @@ void extract_main(const html_walk *w, unsigned char *keep)
     x->prefix_w[0] = 0;
     for (size_t i = 0; i < nb; i++) x->prefix_w[i + 1] = x->prefix_w[i] + block_weight(w, x, &w->blocks[i]);
 
-    /* the maximum-weight element */
-    long best = 0;
-    int32_t best_node = -1;
+    /* the maximum-weight run of siblings: for each element (and the page
+     * root), the contiguous run of its children and direct text blocks
+     * with the largest total weight */
+    for (size_t i = 0; i < nn; i++) x->first_child[i] = x->next_sibling[i] = -1;
+    int32_t root_first = -1, root_last = -1;
+    for (size_t i = nn; i-- > 0;) { /* backwards, so each list ends up in document order */
+        int32_t p = w->nodes[i].parent;
+        int32_t *head = p >= 0 ? &x->first_child[p] : &root_first;
+        x->next_sibling[i] = *head;
+        *head = (int32_t)i;
+    }
+    (void)root_last;
+    run best = {0, 0, 0};
+    best_run(w, x, root_first, 0, (uint32_t)nb, &best);
+    for (size_t i = 0; i < nn; i++)
+        if (x->first_child[i] >= 0 || w->nodes[i].end_block > w->nodes[i].first_block)
+            best_run(w, x, x->first_child[i], w->nodes[i].first_block, w->nodes[i].end_block, &best);
+    /* the maximum-weight element, preferred unless a run of siblings is much better */
+    run whole = {0, 0, 0};
     for (size_t i = 0; i < nn; i++) {
         const walk_node *n = &w->nodes[i];
-        long s = range_sum(x->prefix_w, n->first_block, n->end_block);
-        if (s > best) {
-            best = s;
-            best_node = (int32_t)i;
-        }
+        long sum = range_sum(x->prefix_w, n->first_block, n->end_block);
+        if (sum > whole.sum) whole = (run){sum, n->first_block, n->end_block};
     }
+    if (getenv("XDEBUG")) fprintf(stderr, "whole %ld [%u,%u) run %ld [%u,%u)\n", whole.sum, whole.first, whole.end, best.sum, best.first, best.end);
+    if (whole.sum * RUN_ADVANTAGE >= best.sum) best = whole;
     uint32_t first = 0, end = (uint32_t)nb;
-    if (best_node >= 0) {
-        first = w->nodes[best_node].first_block;
-        end = w->nodes[best_node].end_block;
+    if (best.sum > 0) {
+        first = best.first;
+        end = best.end;
     }
 
-    /* inside it, drop boilerplate and link lists */
-    size_t kept = 0;
-    for (uint32_t i = first; i < end; i++) {
-        const walk_block *b = &w->blocks[i];
-        uint8_t h = b->node >= 0 ? x->hints[b->node] : 0;
-        if (is_boiler(h) || (h & HINT_BYLINE)) continue;
-        if (b->kind == BLOCK_HEADING && is_page_title(w, b)) continue;
-        if (b->link_len > LINK_DENSITY_MAX * b->len && node_link_density(w, x, b) > LINK_DENSITY_MAX &&
-            (long)b->len - (long)b->link_len < LINKED_PROSE_MIN) continue;
-        keep[i] = 1;
-        kept++;
+    /* inside it, drop boilerplate and link lists; a page whose content is
+     * tiny (a portal, a form, an empty article) gets the same filter over
+     * the whole page, so it still yields its real text */
+    long kept_prose = filter_blocks(w, x, first, end, keep);
+    if (kept_prose < MIN_CONTENT_BYTES && (first > 0 || end < nb)) {
+        memset(keep, 0, nb);
+        kept_prose = filter_blocks(w, x, 0, (uint32_t)nb, keep);
     }
-    /* a heading or short label whose section was dropped goes too ("Related", "Don't miss") */
-    for (uint32_t i = end; i-- > first;) {
-        if (!keep[i] || !is_label(w, &w->blocks[i])) continue;
-        if ((i + 1 == end && w->blocks[i].kind == BLOCK_HEADING) || (i + 1 < end && !keep[i + 1])) {
-            keep[i] = 0;
-            kept--;
-        }
-    }
-    /* a page with no prose at all still yields its text */
-    if (!kept)
-        for (size_t i = 0; i < nb; i++) {
-            const walk_block *b = &w->blocks[i];
-            keep[i] = !is_boiler(b->node >= 0 ? x->hints[b->node] : 0);
-            kept += keep[i];
-        }
-    if (!kept) memset(keep, 1, nb);
+    if (!kept_prose) memset(keep, 1, nb);
 }
 
 void extract_metadata(const html_walk *w, wbuf *meta)

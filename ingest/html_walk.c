@@ -410,9 +410,9 @@ static void on_start(void *ctx, const xmlChar *xname, const xmlChar **atts)
         if ((v = attr(atts, "itemprop")) && (!strcmp(v, "articleBody") || !strcmp(v, "text")))
             h |= HINT_ARTICLE_BODY | HINT_CONTENT;
     }
-    /* an inline element marked as boilerplate or caption becomes a line of its own */
+    /* an inline caption or byline becomes a line of its own */
     int block_level = (flags & (TAG_BLOCK | TAG_LINE)) != 0;
-    if (!block_level && (h & (HINT_BOILER | HINT_COMMENTS | HINT_BYLINE))) f->breaks = 1;
+    if (!block_level && (h & HINT_BYLINE)) f->breaks = 1;
     else if (block_level) f->breaks = (flags & TAG_BLOCK) ? 2 : 1;
     if (f->breaks) flush_block(w, f->breaks);
     if (f->breaks && !(flags & TAG_VOID)) {
