@@ -14,17 +14,16 @@
 #include <string.h>
 
 #include "core/util.h"
-#include <stdio.h>
 
 /* Cost of a block in bytes of text: many short lines lose to few long ones.
  * Table cells and list items are parts of one structure and cost less. */
-static double BLOCK_COST = 25;
-static double ITEM_COST = 3;
-static double CELL_COST = 0;
+#define BLOCK_COST 25
+#define ITEM_COST 3
+#define CELL_COST 0
 /* Each byte of link text beyond the block's non-link text counts against it
  * this many times (a linked phrase in a sentence is content; a line that is
  * mostly links is navigation). */
-static double LINK_PENALTY = 1;
+#define LINK_PENALTY 1
 /* A caption/byline/author hint on an element with more prose than this is a
  * class name that happens to contain the word (class="entry author-jane"). */
 #define BYLINE_MAX_BYTES 300
@@ -32,29 +31,29 @@ static double LINK_PENALTY = 1;
 #define LABEL_MAX_BYTES 40
 /* A run of siblings replaces the best single element only when its weight is
  * this many times larger (an element's boundary is a strong signal). */
-static double RUN_ADVANTAGE = 2;
+#define RUN_ADVANTAGE 2
 /* Content with less text than this is not an article: the page is filtered as a whole. */
 #define MIN_CONTENT_BYTES 200
 /* Headings shorter than this are never taken for the page title. */
 #define TITLE_MIN_BYTES 10
 /* Text outside <p> (div text, list items, cells) counts this fraction: articles
  * are written in paragraphs, teasers and widgets mostly are not. */
-static double NON_PARAGRAPH_SHARE = 0.7;
+#define NON_PARAGRAPH_SHARE 0.7
 /* A list item that opens with a link of at least this many bytes is a teaser
  * (linked headline plus summary), not content. */
-static double TEASER_LEAD_LINK = 15;
+#define TEASER_LEAD_LINK 15
 /* Extra weight for a block that reads like prose (ends a sentence, long enough). */
-static double SENTENCE_BONUS = 30;
-static double SENTENCE_MIN_BYTES = 60;
+#define SENTENCE_BONUS 30
+#define SENTENCE_MIN_BYTES 60
 /* Inside the content, a block is dropped as a link list when more than this
  * share of it is link text. */
-static double LINK_DENSITY_MAX = 0.5;
+#define LINK_DENSITY_MAX 0.5
 /* A link-dense block is kept all the same when it has this much text outside
  * its links (a linked headline followed by its summary). */
 #define LINKED_PROSE_MIN 80
 /* A boilerplate hint is ignored on an element holding more than this share of
  * the page's prose: it is a page wrapper with an unlucky class name. */
-static double WRAPPER_SHARE = 0.5;
+#define WRAPPER_SHARE 0.5
 
 static int ends_sentence(const char *s, size_t n)
 {
@@ -110,7 +109,6 @@ static void reserve(extract_scratch *x, size_t blocks, size_t nodes)
     }
 }
 
-static void tune_init(void){ const char *e=getenv("TUNE"); if(!e) return; sscanf(e,"%lf,%lf,%lf,%lf,%lf,%lf,%lf",&RUN_ADVANTAGE,&BLOCK_COST,&ITEM_COST,&NON_PARAGRAPH_SHARE,&LINK_PENALTY,&SENTENCE_BONUS,&LINK_DENSITY_MAX);}
 
 static long range_sum(const long *prefix, uint32_t first, uint32_t end)
 {
@@ -234,7 +232,6 @@ static void best_run(const html_walk *w, const extract_scratch *x, int32_t child
 
 void extract_main(const html_walk *w, unsigned char *keep)
 {
-    static int tuned; if(!tuned){tuned=1;tune_init();}
     size_t nb = w->nblocks, nn = w->nnodes;
     memset(keep, 0, nb);
     if (!nb) return;
@@ -287,7 +284,6 @@ void extract_main(const html_walk *w, unsigned char *keep)
         long sum = range_sum(x->prefix_w, n->first_block, n->end_block);
         if (sum > whole.sum) whole = (run){sum, n->first_block, n->end_block};
     }
-    if (getenv("XDEBUG")) fprintf(stderr, "whole %ld [%u,%u) run %ld [%u,%u)\n", whole.sum, whole.first, whole.end, best.sum, best.first, best.end);
     if (whole.sum * RUN_ADVANTAGE >= best.sum) best = whole;
     uint32_t first = 0, end = (uint32_t)nb;
     if (best.sum > 0) {
@@ -303,11 +299,15 @@ void extract_main(const html_walk *w, unsigned char *keep)
         memset(keep, 0, nb);
         kept_prose = filter_blocks(w, x, 0, (uint32_t)nb, keep);
     }
+    /* still next to nothing: a page of links; its text is all that is not marked boilerplate */
+    if (kept_prose < MIN_CONTENT_BYTES) {
+        kept_prose = 0;
+        for (size_t i = 0; i < nb; i++) {
+            const walk_block *b = &w->blocks[i];
+            keep[i] = !is_boiler(b->node >= 0 ? x->hints[b->node] : 0);
+            kept_prose += keep[i];
+        }
+    }
     if (!kept_prose) memset(keep, 1, nb);
 }
 
-void extract_metadata(const html_walk *w, wbuf *meta)
-{
-    (void)w;
-    (void)meta;
-}
