@@ -39,7 +39,7 @@ fi
 # the extraction alone (charset + parse + select + compose), timed around html_extract in one thread
 for mode in main full; do
     rate=$("$WINNOW" score-extraction --only-winnow --extract=$mode "$SHARED/extraction/articles" 2>&1 >/dev/null |
-           sed -n 's/.*(\([0-9.]*\) MB\/s, 1 thread).*/\1/p')
-    echo "| html_extract() alone, $mode | 1 | $rate | | | |"
+           sed -n 's/.*(\([0-9.]*\) MB per CPU-second, 1 thread).*/\1/p')
+    echo "| html_extract() alone (in process), $mode | 1 | | $rate | | |"
 done
 rm -rf "$dir"
