@@ -1,13 +1,15 @@
 /* extract.c - main-content selection.
  *
  * Every block gets a weight: its own non-link text counts for it, link text
- * and a fixed cost per block count against it, and blocks under boilerplate
- * hints (nav, footer, share, comments, ...) count against it entirely. The
- * main content is the element whose blocks have the largest total weight (a
- * maximum-sum subtree; block ranges of elements are contiguous, so prefix
- * sums make this one pass over the elements). Inside it, blocks that are
- * boilerplate by hint or are link lists are dropped. Everything is linear in
- * blocks + elements. */
+ * (in link-dense elements) and a fixed cost per paragraph count against it,
+ * and blocks under boilerplate hints (nav, footer, share, comments, ...) count
+ * against it entirely. The main content is the element whose blocks have the
+ * largest total weight (a maximum-sum subtree; block ranges of elements are
+ * contiguous, so prefix sums give every element's weight in O(1)), or a run of
+ * consecutive children of one element when that weighs much more (Kadane over
+ * each element's children). Inside it, blocks that are boilerplate by hint,
+ * captions, the title heading, link lists, and labels of dropped sections go.
+ * Everything is linear in blocks + elements. */
 #include "ingest/extract.h"
 
 #include <stdlib.h>
@@ -20,9 +22,9 @@
 #define BLOCK_COST 25
 #define ITEM_COST 3
 #define CELL_COST 0
-/* Each byte of link text beyond the block's non-link text counts against it
- * this many times (a linked phrase in a sentence is content; a line that is
- * mostly links is navigation). */
+/* Each byte of link text counts against a block this many times when the
+ * element it belongs to is mostly links (a linked phrase in a sentence is
+ * content; a list of links is navigation). */
 #define LINK_PENALTY 1
 /* A caption/byline/author hint on an element with more prose than this is a
  * class name that happens to contain the word (class="entry author-jane"). */
@@ -264,14 +266,13 @@ void extract_main(const html_walk *w, unsigned char *keep)
      * root), the contiguous run of its children and direct text blocks
      * with the largest total weight */
     for (size_t i = 0; i < nn; i++) x->first_child[i] = x->next_sibling[i] = -1;
-    int32_t root_first = -1, root_last = -1;
+    int32_t root_first = -1;
     for (size_t i = nn; i-- > 0;) { /* backwards, so each list ends up in document order */
         int32_t p = w->nodes[i].parent;
         int32_t *head = p >= 0 ? &x->first_child[p] : &root_first;
         x->next_sibling[i] = *head;
         *head = (int32_t)i;
     }
-    (void)root_last;
     run best = {0, 0, 0};
     best_run(w, x, root_first, 0, (uint32_t)nb, &best);
     for (size_t i = 0; i < nn; i++)
