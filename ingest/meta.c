@@ -50,12 +50,20 @@ static const char *meta_lookup(const html_walk *w, const char *const *keys, size
     return bestv;
 }
 
+/* Sets dst to s[0..n) with whitespace runs collapsed and trimmed, unless dst is already set. */
 static void set_once(wbuf *dst, const char *s, size_t n)
 {
-    while (n && isspace((unsigned char)*s)) s++, n--;
-    while (n && isspace((unsigned char)s[n - 1])) n--;
-    if (dst->len || !n) return;
-    buf_append(dst, s, n);
+    if (dst->len) return;
+    int space = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isspace((unsigned char)s[i])) {
+            space = 1;
+            continue;
+        }
+        if (space && dst->len) buf_putc(dst, ' ');
+        space = 0;
+        buf_putc(dst, s[i]);
+    }
 }
 
 static int key_is(const jvalue *k, const char *name)
