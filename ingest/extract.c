@@ -53,6 +53,8 @@
 /* A link-dense block is kept all the same when it has this much text outside
  * its links (a linked headline followed by its summary). */
 #define LINKED_PROSE_MIN 80
+/* Link text in a paragraph of sentences counts this fraction as text. */
+#define LINKED_PROSE_SHARE 0.5
 /* A boilerplate hint is ignored on an element holding more than this share of
  * the page's prose: it is a page wrapper with an unlucky class name. */
 #define WRAPPER_SHARE 0.5
@@ -146,6 +148,16 @@ static int is_label(const html_walk *w, const walk_block *b)
     return b->kind == BLOCK_TEXT && b->len < LABEL_MAX_BYTES && !b->link_len && !ends_sentence(w->text.data + b->off, b->len);
 }
 
+/* True for a paragraph that reads as sentences: a <p> of some length ending in
+ * sentence punctuation. Its links are words of the text (a Wikipedia stub
+ * links half its words), not navigation. */
+static int is_linked_prose(const html_walk *w, const walk_block *b)
+{
+    const walk_node *n = b->node >= 0 ? &w->nodes[b->node] : NULL;
+    return n && (n->tag & TAG_PARA) && b->kind == BLOCK_TEXT && b->len >= SENTENCE_MIN_BYTES &&
+           ends_sentence(w->text.data + b->off, b->len);
+}
+
 /* How much block b speaks for the element around it being the main content. */
 static long block_weight(const html_walk *w, const extract_scratch *x, const walk_block *b)
 {
@@ -161,7 +173,8 @@ static long block_weight(const html_walk *w, const extract_scratch *x, const wal
     if (b->kind == BLOCK_ITEM && b->lead_link >= TEASER_LEAD_LINK) text = 0;
     if (nonlink >= SENTENCE_MIN_BYTES && ends_sentence(w->text.data + b->off, b->len)) text += SENTENCE_BONUS;
     double links = 0;
-    if (node_link_density(w, x, b) > LINK_DENSITY_MAX) links = LINK_PENALTY * (double)b->link_len;
+    if (is_linked_prose(w, b)) text += LINKED_PROSE_SHARE * (double)b->link_len;
+    else if (b->kind != BLOCK_HEADING && node_link_density(w, x, b) > LINK_DENSITY_MAX) links = LINK_PENALTY * (double)b->link_len;
     return (long)(text - cost - links);
 }
 
@@ -177,7 +190,7 @@ static long filter_blocks(const html_walk *w, const extract_scratch *x, uint32_t
         if (is_boiler(h) || (h & HINT_BYLINE)) continue;
         if (b->kind == BLOCK_HEADING && is_page_title(w, b)) continue;
         if (b->link_len > LINK_DENSITY_MAX * b->len && node_link_density(w, x, b) > LINK_DENSITY_MAX &&
-            (long)b->len - (long)b->link_len < LINKED_PROSE_MIN)
+            (long)b->len - (long)b->link_len < LINKED_PROSE_MIN && !is_linked_prose(w, b))
             continue;
         keep[i] = 1;
     }
@@ -285,7 +298,9 @@ void extract_main(const html_walk *w, unsigned char *keep)
         long sum = range_sum(x->prefix_w, n->first_block, n->end_block);
         if (sum > whole.sum) whole = (run){sum, n->first_block, n->end_block};
     }
-    if (whole.sum * RUN_ADVANTAGE >= best.sum) best = whole;
+    /* a single block is a weak witness for an element boundary */
+    double advantage = whole.end - whole.first > 1 ? RUN_ADVANTAGE : 1;
+    if (whole.sum * advantage >= best.sum) best = whole;
     uint32_t first = 0, end = (uint32_t)nb;
     if (best.sum > 0) {
         first = best.first;
