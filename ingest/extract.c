@@ -35,7 +35,7 @@
  * this many times larger (an element's boundary is a strong signal). */
 #define RUN_ADVANTAGE 2
 /* Content with less text than this is not an article: the page is filtered as a whole. */
-#define MIN_CONTENT_BYTES 200
+#define MIN_CONTENT_BYTES 150
 /* Headings shorter than this are never taken for the page title. */
 #define TITLE_MIN_BYTES 10
 /* Text outside <p> (div text, list items, cells) counts this fraction: articles

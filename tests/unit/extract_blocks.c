@@ -81,6 +81,15 @@ int main(void)
     ok(strstr(r.text.data, "The council voted") && strstr(r.text.data, "Residents who spoke") && !strstr(r.text.data, "Topic link"),
        "paragraphs beside a link table: paragraphs kept, table dropped");
 
+    /* a stub whose sentences are half links (an encyclopedia) is prose, not navigation */
+    is_str(main_text("<body>" NAV "<div id='body'><table class='infobox'><tr><td><a href='/p'>Province</a></td><td><a href='/g'>Guadalajara</a></td></tr></table>"
+                     "<p><b>Escopete</b> is a <a href='/m'>municipality</a> in the <a href='/p'>province of Guadalajara</a>, "
+                     "<a href='/s'>Spain</a>, in the <a href='/a'>Alcarria</a> region.</p>"
+                     "<p>Its population was 84 in 2007, on an area of 19 square kilometres, and it lies 860 metres above the sea.</p></div>" FOOTER "</body>"),
+           "Escopete is a municipality in the province of Guadalajara, Spain, in the Alcarria region.\n\n"
+           "Its population was 84 in 2007, on an area of 19 square kilometres, and it lies 860 metres above the sea.",
+           "paragraphs of linked sentences are kept, the link-only infobox is not");
+
     const char *meta_page = "<html><head><title>T</title><meta name='author' content='Jane Roe'>"
                             "<meta property='og:description' content='About the bridge.'>"
                             "<script type='application/ld+json'>{\"@type\":\"NewsArticle\",\"datePublished\":\"2024-05-01T10:00:00Z\","
