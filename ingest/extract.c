@@ -12,6 +12,7 @@
  * Everything is linear in blocks + elements. */
 #include "ingest/extract.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,8 @@
 /* A caption/byline/author hint on an element with more prose than this is a
  * class name that happens to contain the word (class="entry author-jane"). */
 #define BYLINE_MAX_BYTES 300
+/* Longest advertisement label looked at ("sponsored content" in any script). */
+#define AD_LABEL_MAX_BYTES 24
 /* Lines shorter than this may be labels of the section that follows them. */
 #define LABEL_MAX_BYTES 40
 /* A run of siblings replaces the best single element only when its weight is
@@ -141,6 +144,28 @@ static int is_page_title(const html_walk *w, const walk_block *b)
     return memmem(w->title.data, w->title.len, w->text.data + b->off, b->len) != NULL;
 }
 
+/* Lines that only label an advertisement slot, in a few languages. */
+static const char *const ad_labels[] = {
+    "advertisement", "advertisements", "advert", "ad", "ads", "sponsored", "sponsored content",
+    "anzeige", "werbung", "publicité", "publicidad", "pubblicità", "publicidade", "reclame", "reklama",
+    "реклама", "Реклама", "广告", "広告", "광고",
+};
+
+/* True when block b is nothing but an advertisement label. */
+static int is_ad_label(const html_walk *w, const walk_block *b)
+{
+    if (b->len > AD_LABEL_MAX_BYTES) return 0;
+    char low[AD_LABEL_MAX_BYTES + 1];
+    size_t n = b->len;
+    const char *s = w->text.data + b->off;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == ':')) n--;
+    for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)s[i]);
+    low[n] = 0;
+    for (size_t i = 0; i < sizeof ad_labels / sizeof ad_labels[0]; i++)
+        if (!strcmp(low, ad_labels[i])) return 1;
+    return 0;
+}
+
 /* True for a heading, or a short line without sentence punctuation or links. */
 static int is_label(const html_walk *w, const walk_block *b)
 {
@@ -189,6 +214,7 @@ static long filter_blocks(const html_walk *w, const extract_scratch *x, uint32_t
         uint8_t h = b->node >= 0 ? x->hints[b->node] : 0;
         if (is_boiler(h) || (h & HINT_BYLINE)) continue;
         if (b->kind == BLOCK_HEADING && is_page_title(w, b)) continue;
+        if (is_ad_label(w, b)) continue;
         if (b->link_len > LINK_DENSITY_MAX * b->len && node_link_density(w, x, b) > LINK_DENSITY_MAX &&
             (long)b->len - (long)b->link_len < LINKED_PROSE_MIN && !is_linked_prose(w, b))
             continue;

@@ -231,10 +231,10 @@ static size_t append_text(wbuf *dst, size_t block_start, const unsigned char *s,
     size_t i = 0;
     while (i < n) {
         unsigned char c = s[i];
-        if (c >= 0x21 && c != 0x7F && c != 0xC2 && c != 0xEF) {
+        if (c >= 0x21 && c != 0x7F && c != 0xC2 && c != 0xE2 && c != 0xEF) {
             /* a run of ordinary bytes */
             size_t j = i + 1;
-            while (j < n && s[j] >= 0x21 && s[j] != 0x7F && s[j] != 0xC2 && s[j] != 0xEF) j++;
+            while (j < n && s[j] >= 0x21 && s[j] != 0x7F && s[j] != 0xC2 && s[j] != 0xE2 && s[j] != 0xEF) j++;
             if (*pending_space && dst->len > block_start) dst->data[dst->len++] = ' ';
             *pending_space = 0;
             memcpy(dst->data + dst->len, s + i, j - i);
@@ -251,7 +251,11 @@ static size_t append_text(wbuf *dst, size_t block_start, const unsigned char *s,
         } else if (c == 0xEF && i + 2 < n && s[i + 1] == 0xBB && s[i + 2] == 0xBF) { /* BOM */
             i += 3;
             continue;
-        } else if (c == 0xC2 || c == 0xEF) {
+        } else if (c == 0xE2 && i + 2 < n && s[i + 1] == 0x80 && s[i + 2] == 0x8B) { /* zero-width space */
+            *pending_space = 1;
+            i += 3;
+            continue;
+        } else if (c == 0xC2 || c == 0xE2 || c == 0xEF) {
             if (*pending_space && dst->len > block_start) dst->data[dst->len++] = ' ';
             *pending_space = 0;
             dst->data[dst->len++] = (char)c;

@@ -26,7 +26,7 @@ int main(void)
     is_str(main_text("<html><head><title>Bridge to be rebuilt | Daily Example</title></head><body>" NAV
                      "<div class='wrap'><article><h1>Bridge to be rebuilt</h1>"
                      "<div class='share-buttons'><a href='#'>Share on Facebook</a> <a href='#'>Tweet</a></div>"
-                     P1 "<figure><img src='x.jpg'><figcaption>The bridge in 1950. Photo: archive</figcaption></figure>"
+                     P1 "<div class='x1'><span>Advertisement</span></div><figure><img src='x.jpg'><figcaption>The bridge in 1950. Photo: archive</figcaption></figure>"
                      P2 "<h2>What residents say</h2>" P3
                      "<div class='related-articles'><h3>Related</h3><ul><li><a href='/c'>Roads closed for repairs next week in the centre</a></li></ul></div>"
                      "</article>" SIDEBAR "</div>"
@@ -37,7 +37,7 @@ int main(void)
            "Work starts in spring and should take two years, the mayor said, adding that a ferry will run while the bridge is closed.\n\n"
            "What residents say\n\n"
            "Residents who spoke at the meeting were mostly in favour, though some worried about the noise and the cost of the works.",
-           "article kept; nav, share, caption, related, sidebar, comments, cookie banner, footer and title heading dropped");
+           "article kept; nav, share, ad label, caption, related, sidebar, comments, cookie banner, footer and title heading dropped");
 
     is_str(main_text("<body>" NAV "<div class='content'>" P1
                      "<table><tr><th>Year</th><th>Cost</th></tr><tr><td>2025</td><td>4 million</td></tr>"

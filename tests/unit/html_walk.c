@@ -41,6 +41,9 @@ int main(void)
 
     is_str(full("text with\x01 control\x7f chars"), "text with control chars", "control characters dropped");
 
+    is_str(full("<p>a</p><p>\xe2\x80\x8b</p><p>b\xe2\x80\x8b c</p>"), "a\n\nb c",
+           "zero-width spaces are whitespace: a paragraph of them is empty");
+
     full("");
     is_str(r.text.data ? r.text.data : "", "", "empty input gives empty text");
 
