@@ -188,7 +188,7 @@ static long block_weight(const html_walk *w, const extract_scratch *x, const wal
 {
     uint8_t h = b->node >= 0 ? x->hints[b->node] : 0;
     if (is_boiler(h)) return -(long)b->len - (long)BLOCK_COST;
-    if (h & HINT_BYLINE) return 0;
+    if (h & (HINT_BYLINE | HINT_CAPTION)) return 0;
     const walk_node *n = b->node >= 0 ? &w->nodes[b->node] : NULL;
     long nonlink = (long)b->len - (long)b->link_len;
     double cost = b->kind == BLOCK_CELL ? CELL_COST : b->kind == BLOCK_ITEM ? ITEM_COST
@@ -209,28 +209,40 @@ static long block_weight(const html_walk *w, const extract_scratch *x, const wal
 static long filter_blocks(const html_walk *w, const extract_scratch *x, uint32_t first, uint32_t end,
                           unsigned char *keep)
 {
+    /* verdicts: a block goes as part of a dropped section (boilerplate, byline,
+     * link list), or goes aside (caption, title, ad label) without saying
+     * anything about its neighbours */
+    enum { DROPPED = 0, KEPT = 1, ASIDE = 2 };
     for (uint32_t i = first; i < end; i++) {
         const walk_block *b = &w->blocks[i];
         uint8_t h = b->node >= 0 ? x->hints[b->node] : 0;
+        keep[i] = DROPPED;
         if (is_boiler(h) || (h & HINT_BYLINE)) continue;
-        if (b->kind == BLOCK_HEADING && is_page_title(w, b)) continue;
-        if (is_ad_label(w, b)) continue;
+        keep[i] = ASIDE;
+        if ((h & HINT_CAPTION) || (b->kind == BLOCK_HEADING && is_page_title(w, b)) || is_ad_label(w, b)) continue;
+        keep[i] = DROPPED;
         if (b->link_len > LINK_DENSITY_MAX * b->len && node_link_density(w, x, b) > LINK_DENSITY_MAX &&
             (long)b->len - (long)b->link_len < LINKED_PROSE_MIN && !is_linked_prose(w, b))
             continue;
-        keep[i] = 1;
+        keep[i] = KEPT;
     }
     /* a heading or short label whose section was dropped goes too ("Related",
-     * "Don't miss"); judged on the filter's verdicts, so drops do not cascade */
+     * "Don't miss"): judged backwards on the filter's verdicts of the next
+     * block that is not aside, so drops do not cascade */
     long kept = 0;
-    for (uint32_t i = first; i < end; i++) {
-        if (!keep[i]) continue;
+    int next = -1; /* verdict of the next block that is not aside; -1 at the end */
+    for (uint32_t i = end; i-- > first;) {
         const walk_block *b = &w->blocks[i];
-        if (is_label(w, b) && ((i + 1 == end && b->kind == BLOCK_HEADING) || (i + 1 < end && !keep[i + 1]))) {
+        int verdict = keep[i];
+        if (verdict == ASIDE) {
             keep[i] = 0;
             continue;
         }
-        kept += b->len;
+        if (verdict == KEPT && is_label(w, b) && (next == DROPPED || (next < 0 && b->kind == BLOCK_HEADING)))
+            keep[i] = 0;
+        else if (verdict == KEPT)
+            kept += b->len;
+        next = verdict;
     }
     return kept;
 }
@@ -294,7 +306,8 @@ void extract_main(const html_walk *w, unsigned char *keep)
         long inside = range_sum(x->prefix_prose, n->first_block, n->end_block);
         if (is_boiler(own) && inside > WRAPPER_SHARE * (double)total_prose)
             own &= (uint8_t)~(HINT_BOILER | HINT_COMMENTS);
-        if ((own & HINT_BYLINE) && inside > BYLINE_MAX_BYTES) own &= (uint8_t)~HINT_BYLINE;
+        if ((own & (HINT_BYLINE | HINT_CAPTION)) && inside > BYLINE_MAX_BYTES)
+            own &= (uint8_t)~(HINT_BYLINE | HINT_CAPTION);
         x->hints[i] = (uint8_t)(own | (n->parent >= 0 ? x->hints[n->parent] : 0));
     }
 

@@ -102,7 +102,8 @@ static const char *const body_words[] = {
     "articlebody", "articlecontent", "articletext", "postcontent", "postbody", "entrycontent", "storybody",
     "storycontent", "bodytext", "articlecopy", "storytext", "posttext", "entrybody",
 };
-static const char *const byline_words[] = {"byline", "author", "dateline", "timestamp", "caption", "credit",
+static const char *const caption_words[] = {"caption", "credit"};
+static const char *const byline_words[] = {"byline", "author", "dateline", "timestamp",
                                            "date", "publish", "posted", "entry-meta", "post-meta"};
 
 static int has_any(const char *s, const char *const *words, size_t n)
@@ -129,6 +130,7 @@ static uint8_t hints_from_names(const char *value)
     if (HAS_ANY(squeezed, body_words)) return HINT_ARTICLE_BODY;
     if (HAS_ANY(low, comment_words)) h |= HINT_COMMENTS;
     if (HAS_ANY(low, boiler_words)) h |= HINT_BOILER;
+    if (HAS_ANY(low, caption_words)) return h | HINT_CAPTION;
     if (HAS_ANY(low, byline_words)) return h | HINT_BYLINE;
     return h;
 }
@@ -137,7 +139,7 @@ static uint8_t hints_from_tag(uint16_t id)
 {
     const char *name = html_tag_name(id);
     if (!strcmp(name, "nav") || !strcmp(name, "footer") || !strcmp(name, "aside")) return HINT_BOILER;
-    if (!strcmp(name, "figcaption")) return HINT_BYLINE;
+    if (!strcmp(name, "figcaption")) return HINT_CAPTION;
     return 0;
 }
 
@@ -405,7 +407,7 @@ static void on_start(void *ctx, const xmlChar *xname, const xmlChar **atts)
     }
     /* an inline caption or byline becomes a line of its own */
     int block_level = (flags & (TAG_BLOCK | TAG_LINE)) != 0;
-    if (!block_level && (h & HINT_BYLINE)) f->breaks = 1;
+    if (!block_level && (h & (HINT_BYLINE | HINT_CAPTION))) f->breaks = 1;
     else if (block_level) f->breaks = (flags & TAG_BLOCK) ? 2 : 1;
     if (f->breaks) flush_block(w, f->breaks);
     if (f->breaks && !(flags & TAG_VOID)) {

@@ -34,7 +34,8 @@ enum {
     HINT_BOILER = 1 << 0,       /* nav, footer, aside, class "sidebar"/"share"/"cookie"/... */
     HINT_COMMENTS = 1 << 1,     /* comment sections */
     HINT_ARTICLE_BODY = 1 << 2, /* itemprop=articleBody, class article-body...: never boilerplate */
-    HINT_BYLINE = 1 << 3,       /* author/date/byline/caption lines */
+    HINT_BYLINE = 1 << 3,       /* author/date/byline lines */
+    HINT_CAPTION = 1 << 4,      /* figure captions and photo credits */
 };
 
 typedef struct {
