@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <iconv.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,8 +296,11 @@ static void set_info(charset_info *info, const char *name, charset_source src)
 
 /* Decides the charset of p[0..n) into info (name, source); returns the number
  * of BOM bytes to skip. */
+static void register_thread(void);
+
 static size_t decide_charset(const char *p, size_t n, const char *declared, int html_sniff, charset_info *info)
 {
+    register_thread();
     const unsigned char *u = (const unsigned char *)p;
     if (n >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
         set_info(info, "UTF-8", CHARSET_FROM_BOM);
@@ -371,4 +375,34 @@ int text_to_utf8(const char *p, size_t n, const char *declared, int html_sniff, 
     utf8_append_nfc(out, raw.data ? raw.data : "", raw.len);
     buf_free(&raw);
     return 0;
+}
+
+/* ---- per-thread state ---- */
+
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+static _Thread_local int tl_registered;
+
+/* Runs when a thread that used text_to_utf8 exits. */
+static void release_thread_state(void *unused)
+{
+    (void)unused;
+    if (tl_iconv != (iconv_t)-1) iconv_close(tl_iconv);
+    tl_iconv = (iconv_t)-1;
+    tl_iconv_name[0] = 0;
+    if (tl_detector) uchardet_delete(tl_detector);
+    tl_detector = NULL;
+}
+
+static void make_thread_key(void)
+{
+    pthread_key_create(&thread_key, release_thread_state);
+}
+
+static void register_thread(void)
+{
+    if (tl_registered) return;
+    pthread_once(&thread_key_once, make_thread_key);
+    pthread_setspecific(thread_key, &tl_registered);
+    tl_registered = 1;
 }

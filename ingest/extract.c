@@ -99,6 +99,19 @@ typedef struct {
 
 static _Thread_local extract_scratch tl_x;
 
+void extract_thread_free(void)
+{
+    extract_scratch *x = &tl_x;
+    free(x->prefix_w);
+    free(x->prefix_prose);
+    free(x->prefix_len);
+    free(x->prefix_link);
+    free(x->hints);
+    free(x->first_child);
+    free(x->next_sibling);
+    memset(x, 0, sizeof *x);
+}
+
 static void reserve(extract_scratch *x, size_t blocks, size_t nodes)
 {
     if (x->cap_blocks < blocks + 1) {
