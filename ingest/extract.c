@@ -319,7 +319,8 @@ void extract_main(const html_walk *w, unsigned char *keep)
         long inside = range_sum(x->prefix_prose, n->first_block, n->end_block);
         if (is_boiler(own) && inside > WRAPPER_SHARE * (double)total_prose)
             own &= (uint8_t)~(HINT_BOILER | HINT_COMMENTS);
-        if ((own & (HINT_BYLINE | HINT_CAPTION)) && inside > BYLINE_MAX_BYTES)
+        int figcaption = !strcmp(html_tag_name(n->tag_id), "figcaption");
+        if ((own & (HINT_BYLINE | HINT_CAPTION)) && inside > BYLINE_MAX_BYTES && !figcaption)
             own &= (uint8_t)~(HINT_BYLINE | HINT_CAPTION);
         x->hints[i] = (uint8_t)(own | (n->parent >= 0 ? x->hints[n->parent] : 0));
     }

@@ -308,10 +308,42 @@ static const char *attr(const xmlChar **atts, const char *name)
     return NULL;
 }
 
+/* Class names that CSS frameworks use to hide an element (Bootstrap, Tailwind,
+ * WordPress, screen-reader-only text). */
+static const char *const hidden_classes[] = {"d-none", "hidden", "hide", "is-hidden", "sr-only",
+                                             "visually-hidden", "screen-reader-text", "invisible"};
+
+/* True when class value v hides the element: a hiding class and no
+ * responsive class that shows it again on screen ("d-none d-md-block",
+ * "hidden md:flex"; "d-print-block" is for paper and does not count). */
+static int hidden_by_class(const char *v)
+{
+    int hides = 0;
+    while (*v) {
+        while (*v && is_space_byte((unsigned char)*v)) v++;
+        const char *t = v;
+        while (*v && !is_space_byte((unsigned char)*v)) v++;
+        size_t n = (size_t)(v - t);
+        if (!n) break;
+        for (size_t i = 0; i < sizeof hidden_classes / sizeof hidden_classes[0]; i++)
+            if (strlen(hidden_classes[i]) == n && !memcmp(t, hidden_classes[i], n)) hides = 1;
+        char tok[HINT_ATTR_MAX + 1];
+        size_t m = n < HINT_ATTR_MAX ? n : HINT_ATTR_MAX;
+        memcpy(tok, t, m);
+        tok[m] = 0;
+        if (!strstr(tok, "print") && (strstr(tok, "block") || strstr(tok, "flex") || strstr(tok, "inline") ||
+                                      strstr(tok, "grid") || strstr(tok, "table")))
+            return 0;
+    }
+    return hides;
+}
+
 static int is_hidden(const xmlChar **atts)
 {
     if (!atts) return 0;
     if (attr(atts, "hidden")) return 1;
+    const char *cls = attr(atts, "class");
+    if (cls && hidden_by_class(cls)) return 1;
     const char *style = attr(atts, "style");
     if (style) {
         char low[HINT_ATTR_MAX + 1];

@@ -32,6 +32,10 @@ int main(void)
                 "<p hidden>h</p><div style='display: none'>d</div><p>seen</p></body>"),
            "seen", "noscript, template, svg and hidden elements dropped");
 
+    is_str(full("<div class='d-none'>a</div><div class='hidden md:block'>b</div><span class='sr-only'>c</span>"
+                "<div class='d-none d-print-block'>d</div><div class='d-none d-lg-flex'>e</div>"),
+           "b\n\ne", "framework classes that hide (d-none, sr-only, print-only) drop; responsive ones that show keep");
+
     is_str(full("<table><tr><td>a1</td><td>b1</td></tr><tr><td>a2</td></tr></table>"), "a1\nb1\na2",
            "table cells are lines");
 
