@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/utf8.h"
 #include "core/util.h"
 
 /* Cost of a block in bytes of text: many short lines lose to few long ones.
@@ -62,21 +63,43 @@
  * the page's prose: it is a page wrapper with an unlucky class name. */
 #define WRAPPER_SHARE 0.5
 
+/* Code points that end a sentence in some script. */
+static const uint32_t sentence_ends[] = {
+    '.', '!', '?', ':', ';',
+    0x2026,                 /* … */
+    0x3002, 0xFF01, 0xFF1F, /* 。！？ (CJK) */
+    0xFF0E, 0xFF61,         /* ．｡ */
+    0x0964, 0x0965,         /* । ॥ (Devanagari, Bengali) */
+    0x061F, 0x06D4,         /* ؟ ۔ (Arabic, Urdu) */
+    0x0589,                 /* ։ (Armenian) */
+    0x1362,                 /* ። (Ethiopic) */
+    0x104B,                 /* ။ (Myanmar) */
+};
+
+/* Closing quotes and brackets that may follow the sentence end. */
+static int is_closer(uint32_t cp)
+{
+    return cp == '"' || cp == '\'' || cp == ')' || cp == ' ' || cp == 0x201D || cp == 0x2019 || cp == 0x00BB ||
+           cp == 0x300D || cp == 0x300F || cp == 0xFF09;
+}
+
+/* True when s[0..n) ends like a sentence, in any script. */
 static int ends_sentence(const char *s, size_t n)
 {
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '"' || s[n - 1] == '\'' || s[n - 1] == ')')) n--;
-    if (!n) return 0;
-    char c = s[n - 1];
-    if (c == '.' || c == '!' || c == '?' || c == ':' || c == ';') return 1;
-    /* ”, ’, 。, ！, ？ (last bytes of their UTF-8 forms) */
-    if (n >= 3 && (unsigned char)s[n - 3] == 0xE2 && (unsigned char)s[n - 2] == 0x80 &&
-        ((unsigned char)c == 0x9D || (unsigned char)c == 0x99))
-        return 1;
-    if (n >= 3 && (unsigned char)s[n - 3] == 0xE3 && (unsigned char)s[n - 2] == 0x80 && (unsigned char)c == 0x82)
-        return 1;
-    if (n >= 3 && (unsigned char)s[n - 3] == 0xEF && (unsigned char)s[n - 2] == 0xBC &&
-        ((unsigned char)c == 0x81 || (unsigned char)c == 0x9F))
-        return 1;
+    const unsigned char *u = (const unsigned char *)s;
+    while (n) {
+        size_t start = n - 1; /* back to the lead byte of the last code point */
+        while (start && (u[start] & 0xC0) == 0x80 && n - start < 4) start--;
+        size_t len;
+        uint32_t cp = utf8_decode(u + start, n - start, &len);
+        if (is_closer(cp)) {
+            n = start;
+            continue;
+        }
+        for (size_t i = 0; i < sizeof sentence_ends / sizeof sentence_ends[0]; i++)
+            if (cp == sentence_ends[i]) return 1;
+        return 0;
+    }
     return 0;
 }
 
