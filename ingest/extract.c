@@ -40,8 +40,10 @@
 #define RUN_ADVANTAGE 2
 /* Content with less text than this is not an article: the page is filtered as a whole. */
 #define MIN_CONTENT_BYTES 150
-/* Headings shorter than this are never taken for the page title. */
+/* Headings shorter than this, or than this share of the <title>, are never
+ * taken for the page title (a section heading may share words with it). */
 #define TITLE_MIN_BYTES 10
+#define TITLE_MIN_SHARE 0.3
 /* Text outside <p> (div text, list items, cells) counts this fraction: articles
  * are written in paragraphs, teasers and widgets mostly are not. */
 #define NON_PARAGRAPH_SHARE 0.7
@@ -176,7 +178,7 @@ static int is_boiler(uint8_t hints)
  * metadata, not body text). */
 static int is_page_title(const html_walk *w, const walk_block *b)
 {
-    if (b->len < TITLE_MIN_BYTES || !w->title.len) return 0;
+    if (b->len < TITLE_MIN_BYTES || !w->title.len || b->len < TITLE_MIN_SHARE * (double)w->title.len) return 0;
     return memmem(w->title.data, w->title.len, w->text.data + b->off, b->len) != NULL;
 }
 
