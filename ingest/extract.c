@@ -21,7 +21,7 @@
 
 /* Cost of a block in bytes of text: many short lines lose to few long ones.
  * Table cells and list items are parts of one structure and cost less. */
-#define BLOCK_COST 25
+#define BLOCK_COST 30
 #define ITEM_COST 3
 #define CELL_COST 0
 /* Each byte of link text counts against a block this many times when the
