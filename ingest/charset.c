@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <iconv.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,10 +294,16 @@ static void set_info(charset_info *info, const char *name, charset_source src)
     info->source = src;
 }
 
-/* Decides the charset of p[0..n) into info (name, source); returns the number
- * of BOM bytes to skip. */
-static size_t decide_charset(const char *p, size_t n, const char *declared, int html_sniff, charset_info *info)
+/* Decides the charset of p[0..n) into info (name, source); sets *valid_utf8
+ * when the bytes were checked and are valid UTF-8; returns the number of BOM
+ * bytes to skip. */
+static void register_thread(void);
+
+static size_t decide_charset(const char *p, size_t n, const char *declared, int html_sniff, charset_info *info,
+                             int *valid_utf8_out)
 {
+    register_thread();
+    *valid_utf8_out = 0;
     const unsigned char *u = (const unsigned char *)p;
     if (n >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
         set_info(info, "UTF-8", CHARSET_FROM_BOM);
@@ -312,6 +319,7 @@ static size_t decide_charset(const char *p, size_t n, const char *declared, int 
     }
     utf8_census census = utf8_count(p, n);
     int valid_utf8 = census.invalid == 0;
+    *valid_utf8_out = valid_utf8;
     int utf8_hopeless = census.invalid >= UTF8_DISTRUST_MIN_INVALID && census.invalid > census.multibyte;
     char name[40], meta[40];
     charset_source src = CHARSET_FROM_HTTP;
@@ -344,13 +352,15 @@ static size_t decide_charset(const char *p, size_t n, const char *declared, int 
 
 int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sniff, wbuf *out, charset_info *info)
 {
-    size_t skip = decide_charset(p, n, declared, html_sniff, info);
+    int valid_utf8;
+    size_t skip = decide_charset(p, n, declared, html_sniff, info, &valid_utf8);
     p += skip;
     n -= skip;
     info->replaced = 0;
     size_t start = out->len;
     if (is_utf8_name(info->name)) {
-        info->replaced = utf8_repair(out, p, n);
+        if (valid_utf8) buf_append(out, p, n); /* checked already */
+        else info->replaced = utf8_repair(out, p, n);
         return 0;
     }
     iconv_t cd = get_iconv(info->name);
@@ -371,4 +381,34 @@ int text_to_utf8(const char *p, size_t n, const char *declared, int html_sniff, 
     utf8_append_nfc(out, raw.data ? raw.data : "", raw.len);
     buf_free(&raw);
     return 0;
+}
+
+/* ---- per-thread state ---- */
+
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+static _Thread_local int tl_registered;
+
+/* Runs when a thread that used text_to_utf8 exits. */
+static void release_thread_state(void *unused)
+{
+    (void)unused;
+    if (tl_iconv != (iconv_t)-1) iconv_close(tl_iconv);
+    tl_iconv = (iconv_t)-1;
+    tl_iconv_name[0] = 0;
+    if (tl_detector) uchardet_delete(tl_detector);
+    tl_detector = NULL;
+}
+
+static void make_thread_key(void)
+{
+    pthread_key_create(&thread_key, release_thread_state);
+}
+
+static void register_thread(void)
+{
+    if (tl_registered) return;
+    pthread_once(&thread_key_once, make_thread_key);
+    pthread_setspecific(thread_key, &tl_registered);
+    tl_registered = 1;
 }

@@ -1,6 +1,7 @@
 /* html.c - charset, walk, selection, composition. */
 #include "ingest/html.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,37 @@ static _Thread_local html_walk tl_walk;
 static _Thread_local wbuf tl_utf8, tl_text;
 static _Thread_local unsigned char *tl_keep;
 static _Thread_local size_t tl_keep_cap;
+
+/* Per-thread buffers are released when their thread exits (a pthread key
+ * destructor), so worker threads leave nothing behind. */
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+static _Thread_local int tl_registered;
+
+static void release_thread_state(void *unused)
+{
+    (void)unused;
+    html_walk_free(&tl_walk);
+    buf_free(&tl_utf8);
+    buf_free(&tl_text);
+    free(tl_keep);
+    tl_keep = NULL;
+    tl_keep_cap = 0;
+    extract_thread_free();
+}
+
+static void make_thread_key(void)
+{
+    pthread_key_create(&thread_key, release_thread_state);
+}
+
+static void register_thread(void)
+{
+    if (tl_registered) return;
+    pthread_once(&thread_key_once, make_thread_key);
+    pthread_setspecific(thread_key, &tl_registered);
+    tl_registered = 1;
+}
 
 int extract_mode_parse(const char *s, extract_mode *mode)
 {
@@ -65,11 +97,13 @@ static void release_if_huge(wbuf *b)
 
 int html_extract(const char *html, size_t n, const char *http_charset, extract_mode mode, html_result *r)
 {
+    register_thread();
     html_result_clear(r);
     buf_clear(&tl_utf8);
     text_to_utf8_raw(html ? html : "", html ? n : 0, http_charset, 1, &tl_utf8, &r->charset);
     /* libxml2 stops at a NUL byte; a NUL is never text */
-    for (char *p = memchr(tl_utf8.data, 0, tl_utf8.len); p; p = memchr(p, 0, tl_utf8.len - (size_t)(p - tl_utf8.data)))
+    for (char *p = tl_utf8.len ? memchr(tl_utf8.data, 0, tl_utf8.len) : NULL; p;
+         p = memchr(p, 0, tl_utf8.len - (size_t)(p - tl_utf8.data)))
         *p = ' ';
 
     html_walk *w = &tl_walk;

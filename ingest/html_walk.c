@@ -25,6 +25,7 @@ struct walk_frame {
     uint8_t own_node; /* this element created node */
     uint8_t skip_root; /* this element started an invisible subtree */
     uint8_t jsonld;
+    uint8_t breaks;   /* break strength at its start and end: 0 inline, 1 line, 2 paragraph */
 };
 
 typedef struct {
@@ -39,32 +40,31 @@ static const tag_info tag_table[] = {
     {"body", TAG_BLOCK}, {"br", TAG_LINE | TAG_VOID}, {"button", TAG_SKIP}, {"canvas", TAG_SKIP},
     {"caption", TAG_LINE}, {"center", TAG_BLOCK}, {"col", TAG_VOID}, {"colgroup", TAG_SKIP},
     {"datalist", TAG_SKIP}, {"dd", TAG_LINE | TAG_ITEM}, {"details", TAG_BLOCK}, {"dialog", TAG_BLOCK},
-    {"dir", TAG_BLOCK | TAG_LIST}, {"div", TAG_BLOCK}, {"dl", TAG_BLOCK | TAG_LIST},
-    {"dt", TAG_LINE | TAG_ITEM}, {"embed", TAG_SKIP}, {"fieldset", TAG_BLOCK | TAG_FORM},
-    {"figcaption", TAG_BLOCK}, {"figure", TAG_BLOCK}, {"footer", TAG_BLOCK}, {"form", TAG_BLOCK | TAG_FORM},
+    {"dir", TAG_BLOCK}, {"div", TAG_BLOCK}, {"dl", TAG_BLOCK},
+    {"dt", TAG_LINE | TAG_ITEM}, {"embed", TAG_SKIP}, {"fieldset", TAG_BLOCK},
+    {"figcaption", TAG_BLOCK}, {"figure", TAG_BLOCK}, {"footer", TAG_BLOCK}, {"form", TAG_BLOCK},
     {"frame", TAG_SKIP}, {"frameset", TAG_BLOCK}, {"h1", TAG_BLOCK | TAG_HEADING}, {"h2", TAG_BLOCK | TAG_HEADING},
     {"h3", TAG_BLOCK | TAG_HEADING}, {"h4", TAG_BLOCK | TAG_HEADING}, {"h5", TAG_BLOCK | TAG_HEADING},
     {"h6", TAG_BLOCK | TAG_HEADING}, {"head", TAG_HEAD}, {"header", TAG_BLOCK}, {"hgroup", TAG_BLOCK},
     {"hr", TAG_BLOCK | TAG_VOID}, {"html", TAG_BLOCK}, {"iframe", TAG_SKIP}, {"img", TAG_VOID},
-    {"input", TAG_VOID | TAG_FORM}, {"legend", TAG_LINE}, {"li", TAG_LINE | TAG_ITEM}, {"link", TAG_VOID},
-    {"main", TAG_BLOCK}, {"map", TAG_SKIP}, {"menu", TAG_BLOCK | TAG_LIST}, {"meta", TAG_VOID},
+    {"input", TAG_VOID}, {"legend", TAG_LINE}, {"li", TAG_LINE | TAG_ITEM}, {"link", TAG_VOID},
+    {"main", TAG_BLOCK}, {"map", TAG_SKIP}, {"menu", TAG_BLOCK}, {"meta", TAG_VOID},
     {"meter", TAG_SKIP}, {"nav", TAG_BLOCK}, {"noembed", TAG_SKIP}, {"noframes", TAG_SKIP},
-    {"noscript", TAG_SKIP}, {"object", TAG_SKIP}, {"ol", TAG_BLOCK | TAG_LIST}, {"optgroup", TAG_SKIP},
+    {"noscript", TAG_SKIP}, {"object", TAG_SKIP}, {"ol", TAG_BLOCK}, {"optgroup", TAG_SKIP},
     {"option", TAG_SKIP}, {"output", TAG_SKIP}, {"p", TAG_BLOCK | TAG_PARA}, {"param", TAG_VOID},
     {"picture", TAG_VOID}, {"pre", TAG_BLOCK | TAG_PRE}, {"progress", TAG_SKIP}, {"script", TAG_SKIP},
     {"section", TAG_BLOCK}, {"select", TAG_SKIP}, {"source", TAG_VOID}, {"style", TAG_SKIP},
-    {"summary", TAG_BLOCK}, {"svg", TAG_SKIP}, {"table", TAG_BLOCK | TAG_TABLE}, {"tbody", TAG_BLOCK},
+    {"summary", TAG_BLOCK}, {"svg", TAG_SKIP}, {"table", TAG_BLOCK}, {"tbody", TAG_BLOCK},
     {"td", TAG_LINE | TAG_CELL}, {"template", TAG_SKIP}, {"textarea", TAG_SKIP}, {"tfoot", TAG_BLOCK},
     {"th", TAG_LINE | TAG_CELL}, {"thead", TAG_BLOCK}, {"title", TAG_TITLE}, {"tr", TAG_LINE},
-    {"track", TAG_VOID}, {"ul", TAG_BLOCK | TAG_LIST}, {"video", TAG_SKIP}, {"wbr", TAG_VOID},
+    {"track", TAG_VOID}, {"ul", TAG_BLOCK}, {"video", TAG_SKIP}, {"wbr", TAG_VOID},
     {"xmp", TAG_BLOCK | TAG_PRE},
 };
-enum { TAG_COUNT = sizeof tag_table / sizeof tag_table[0], TAG_ID_OTHER = TAG_COUNT, TAG_ID_CUSTOM };
+enum { TAG_COUNT = sizeof tag_table / sizeof tag_table[0], TAG_ID_INLINE = TAG_COUNT };
 
 const char *html_tag_name(uint16_t tag_id)
 {
-    if (tag_id < TAG_COUNT) return tag_table[tag_id].name;
-    return tag_id == TAG_ID_CUSTOM ? "custom-element" : "inline";
+    return tag_id < TAG_COUNT ? tag_table[tag_id].name : "inline";
 }
 
 static uint16_t tag_lookup(const char *name)
@@ -77,14 +77,12 @@ static uint16_t tag_lookup(const char *name)
         if (c < 0) hi = mid - 1;
         else lo = mid + 1;
     }
-    /* custom elements (a dash in the name) are structural containers in practice */
-    return strchr(name, '-') ? TAG_ID_CUSTOM : TAG_ID_OTHER;
+    return TAG_ID_INLINE; /* unknown and custom elements are inline */
 }
 
 static uint32_t tag_flags(uint16_t id)
 {
-    if (id < TAG_COUNT) return tag_table[id].flags;
-    return id == TAG_ID_CUSTOM ? TAG_BLOCK : 0;
+    return id < TAG_COUNT ? tag_table[id].flags : 0;
 }
 
 /* ---- hints from class, id and role ---- */
@@ -99,13 +97,14 @@ static const char *const boiler_words[] = {
     "copyright", "login", "search",
 };
 static const char *const comment_words[] = {"comment", "disqus", "respond", "replies"};
-static const char *const content_words[] = {"article", "content", "post", "entry", "story", "main", "text", "blog"};
 /* Compound names (dashes and underscores removed) that mark the article body itself. */
 static const char *const body_words[] = {
     "articlebody", "articlecontent", "articletext", "postcontent", "postbody", "entrycontent", "storybody",
     "storycontent", "bodytext", "articlecopy", "storytext", "posttext", "entrybody",
 };
-static const char *const byline_words[] = {"byline", "author", "dateline", "timestamp", "caption", "credit"};
+static const char *const caption_words[] = {"caption", "credit"};
+static const char *const byline_words[] = {"byline", "author", "dateline", "timestamp",
+                                           "date", "publish", "posted", "entry-meta", "post-meta"};
 
 static int has_any(const char *s, const char *const *words, size_t n)
 {
@@ -128,12 +127,11 @@ static uint8_t hints_from_names(const char *value)
     low[n] = 0;
     squeezed[m] = 0;
     uint8_t h = 0;
-    if (HAS_ANY(squeezed, body_words)) return HINT_ARTICLE_BODY | HINT_CONTENT;
+    if (HAS_ANY(squeezed, body_words)) return HINT_ARTICLE_BODY;
     if (HAS_ANY(low, comment_words)) h |= HINT_COMMENTS;
     if (HAS_ANY(low, boiler_words)) h |= HINT_BOILER;
+    if (HAS_ANY(low, caption_words)) return h | HINT_CAPTION;
     if (HAS_ANY(low, byline_words)) return h | HINT_BYLINE;
-    if (!(h & (HINT_BOILER | HINT_COMMENTS)) && HAS_ANY(low, content_words)) h |= HINT_CONTENT;
-    if (strstr(low, "header") || strstr(low, "masthead")) h |= HINT_HEADER;
     return h;
 }
 
@@ -141,9 +139,7 @@ static uint8_t hints_from_tag(uint16_t id)
 {
     const char *name = html_tag_name(id);
     if (!strcmp(name, "nav") || !strcmp(name, "footer") || !strcmp(name, "aside")) return HINT_BOILER;
-    if (!strcmp(name, "header")) return HINT_HEADER;
-    if (!strcmp(name, "article") || !strcmp(name, "main")) return HINT_CONTENT;
-    if (!strcmp(name, "figcaption")) return HINT_BYLINE;
+    if (!strcmp(name, "figcaption")) return HINT_CAPTION;
     return 0;
 }
 
@@ -152,8 +148,6 @@ static uint8_t hints_from_role(const char *role)
     if (!strcmp(role, "navigation") || !strcmp(role, "contentinfo") || !strcmp(role, "complementary") ||
         !strcmp(role, "menu") || !strcmp(role, "menubar") || !strcmp(role, "search"))
         return HINT_BOILER;
-    if (!strcmp(role, "banner")) return HINT_HEADER;
-    if (!strcmp(role, "main") || !strcmp(role, "article")) return HINT_CONTENT;
     return 0;
 }
 
@@ -239,10 +233,10 @@ static size_t append_text(wbuf *dst, size_t block_start, const unsigned char *s,
     size_t i = 0;
     while (i < n) {
         unsigned char c = s[i];
-        if (c >= 0x21 && c != 0x7F && c != 0xC2 && c != 0xEF) {
+        if (c >= 0x21 && c != 0x7F && c != 0xC2 && c != 0xE2 && c != 0xEF) {
             /* a run of ordinary bytes */
             size_t j = i + 1;
-            while (j < n && s[j] >= 0x21 && s[j] != 0x7F && s[j] != 0xC2 && s[j] != 0xEF) j++;
+            while (j < n && s[j] >= 0x21 && s[j] != 0x7F && s[j] != 0xC2 && s[j] != 0xE2 && s[j] != 0xEF) j++;
             if (*pending_space && dst->len > block_start) dst->data[dst->len++] = ' ';
             *pending_space = 0;
             memcpy(dst->data + dst->len, s + i, j - i);
@@ -259,7 +253,11 @@ static size_t append_text(wbuf *dst, size_t block_start, const unsigned char *s,
         } else if (c == 0xEF && i + 2 < n && s[i + 1] == 0xBB && s[i + 2] == 0xBF) { /* BOM */
             i += 3;
             continue;
-        } else if (c == 0xC2 || c == 0xEF) {
+        } else if (c == 0xE2 && i + 2 < n && s[i + 1] == 0x80 && s[i + 2] == 0x8B) { /* zero-width space */
+            *pending_space = 1;
+            i += 3;
+            continue;
+        } else if (c == 0xC2 || c == 0xE2 || c == 0xEF) {
             if (*pending_space && dst->len > block_start) dst->data[dst->len++] = ' ';
             *pending_space = 0;
             dst->data[dst->len++] = (char)c;
@@ -310,10 +308,42 @@ static const char *attr(const xmlChar **atts, const char *name)
     return NULL;
 }
 
+/* Class names that CSS frameworks use to hide an element (Bootstrap, Tailwind,
+ * WordPress, screen-reader-only text). */
+static const char *const hidden_classes[] = {"d-none", "hidden", "hide", "is-hidden", "sr-only",
+                                             "visually-hidden", "screen-reader-text", "invisible"};
+
+/* True when class value v hides the element: a hiding class and no
+ * responsive class that shows it again on screen ("d-none d-md-block",
+ * "hidden md:flex"; "d-print-block" is for paper and does not count). */
+static int hidden_by_class(const char *v)
+{
+    int hides = 0;
+    while (*v) {
+        while (*v && is_space_byte((unsigned char)*v)) v++;
+        const char *t = v;
+        while (*v && !is_space_byte((unsigned char)*v)) v++;
+        size_t n = (size_t)(v - t);
+        if (!n) break;
+        for (size_t i = 0; i < sizeof hidden_classes / sizeof hidden_classes[0]; i++)
+            if (strlen(hidden_classes[i]) == n && !memcmp(t, hidden_classes[i], n)) hides = 1;
+        char tok[HINT_ATTR_MAX + 1];
+        size_t m = n < HINT_ATTR_MAX ? n : HINT_ATTR_MAX;
+        memcpy(tok, t, m);
+        tok[m] = 0;
+        if (!strstr(tok, "print") && (strstr(tok, "block") || strstr(tok, "flex") || strstr(tok, "inline") ||
+                                      strstr(tok, "grid") || strstr(tok, "table")))
+            return 0;
+    }
+    return hides;
+}
+
 static int is_hidden(const xmlChar **atts)
 {
     if (!atts) return 0;
     if (attr(atts, "hidden")) return 1;
+    const char *cls = attr(atts, "class");
+    if (cls && hidden_by_class(cls)) return 1;
     const char *style = attr(atts, "style");
     if (style) {
         char low[HINT_ATTR_MAX + 1];
@@ -351,7 +381,6 @@ static void on_start(void *ctx, const xmlChar *xname, const xmlChar **atts)
 {
     html_walk *w = ctx;
     const char *name = (const char *)xname;
-    w->elements++;
     uint16_t id = tag_lookup(name);
     uint32_t flags = tag_flags(id);
     int32_t parent_node = current_node(w);
@@ -398,26 +427,29 @@ static void on_start(void *ctx, const xmlChar *xname, const xmlChar **atts)
     }
     if (flags & TAG_LINK) w->link_depth++;
     if (flags & TAG_PRE) w->pre_depth++;
-    if (flags & (TAG_BLOCK | TAG_LINE)) flush_block(w, (flags & TAG_BLOCK) ? 2 : 1);
-    if ((flags & (TAG_BLOCK | TAG_LINE)) && !(flags & TAG_VOID)) {
+    uint8_t h = 0;
+    if (strcmp(name, "body") && strcmp(name, "html") && !(flags & TAG_VOID)) {
+        h = hints_from_tag(id);
+        const char *v;
+        if ((v = attr(atts, "class"))) h |= hints_from_names(v);
+        if ((v = attr(atts, "id"))) h |= hints_from_names(v);
+        if ((v = attr(atts, "role"))) h |= hints_from_role(v);
+        if ((v = attr(atts, "itemprop")) && (!strcmp(v, "articleBody") || !strcmp(v, "text")))
+            h |= HINT_ARTICLE_BODY;
+    }
+    /* an inline caption or byline becomes a line of its own */
+    int block_level = (flags & (TAG_BLOCK | TAG_LINE)) != 0;
+    if (!block_level && (h & (HINT_BYLINE | HINT_CAPTION))) f->breaks = 1;
+    else if (block_level) f->breaks = (flags & TAG_BLOCK) ? 2 : 1;
+    if (f->breaks) flush_block(w, f->breaks);
+    if (f->breaks && !(flags & TAG_VOID)) {
         walk_node *n = new_node(w);
         n->parent = parent_node;
         n->tag = flags;
         n->tag_id = id;
         n->depth = parent_node >= 0 ? w->nodes[parent_node].depth + 1 : 0;
         n->first_block = n->end_block = (uint32_t)w->nblocks;
-        uint8_t h = 0;
-        if (strcmp(name, "body") && strcmp(name, "html")) {
-            h = hints_from_tag(id);
-            const char *v;
-            if ((v = attr(atts, "class"))) h |= hints_from_names(v);
-            if ((v = attr(atts, "id"))) h |= hints_from_names(v);
-            if ((v = attr(atts, "role"))) h |= hints_from_role(v);
-            if ((v = attr(atts, "itemprop")) && (!strcmp(v, "articleBody") || !strcmp(v, "text")))
-                h |= HINT_ARTICLE_BODY | HINT_CONTENT;
-        }
         n->hints = h;
-        n->inherited = (uint8_t)(h | (parent_node >= 0 ? w->nodes[parent_node].inherited : 0));
         f->node = (int32_t)(w->nnodes - 1);
         f->own_node = 1;
     }
@@ -454,7 +486,7 @@ static void on_end(void *ctx, const xmlChar *name)
     if (w->head_depth) return;
     if ((f.tag & TAG_LINK) && w->link_depth) w->link_depth--;
     if ((f.tag & TAG_PRE) && w->pre_depth) w->pre_depth--;
-    if (f.tag & (TAG_BLOCK | TAG_LINE)) flush_block(w, (f.tag & TAG_BLOCK) ? 2 : 1);
+    if (f.breaks) flush_block(w, f.breaks);
     if (f.own_node) w->nodes[f.node].end_block = (uint32_t)w->nblocks;
 }
 
@@ -480,7 +512,6 @@ void html_walk_reset(html_walk *w)
     buf_clear(&w->jsonld);
     buf_clear(&w->meta_kv);
     w->nblocks = w->nnodes = w->depth = 0;
-    w->elements = 0;
     w->skip_depth = 0;
     w->in_title = w->in_jsonld = w->title_done = w->link_depth = w->pre_depth = w->head_depth = 0;
     w->pending_space = w->pending_brk = w->title_space = 0;

@@ -25,21 +25,17 @@ enum {
     TAG_HEAD = 1 << 8,     /* head: only the title counts */
     TAG_TITLE = 1 << 9,
     TAG_VOID = 1 << 10,    /* br, hr, img: no content */
-    TAG_LIST = 1 << 11,    /* ul, ol, dl */
-    TAG_TABLE = 1 << 12,   /* table */
-    TAG_QUOTE = 1 << 13,   /* blockquote */
-    TAG_FORM = 1 << 14,    /* form, input, label, fieldset */
-    TAG_PARA = 1 << 15,    /* p */
+    TAG_QUOTE = 1 << 11,   /* blockquote */
+    TAG_PARA = 1 << 12,    /* p */
 };
 
-/* Hints an element carries (own, from tag and attributes) and inherits. */
+/* Hints an element carries, from its tag and its class/id/role/itemprop. */
 enum {
-    HINT_CONTENT = 1 << 0,   /* article, main, itemprop=articleBody, class "content"/"post"/... */
-    HINT_BOILER = 1 << 1,    /* nav, footer, aside, class "sidebar"/"share"/"cookie"/... */
-    HINT_COMMENTS = 1 << 2,  /* comment sections */
-    HINT_HEADER = 1 << 3,    /* header element / site header */
-    HINT_ARTICLE_BODY = 1 << 4, /* strong content marker (itemprop=articleBody, class article-body...) */
-    HINT_BYLINE = 1 << 5,    /* author/date/byline/caption lines */
+    HINT_BOILER = 1 << 0,       /* nav, footer, aside, class "sidebar"/"share"/"cookie"/... */
+    HINT_COMMENTS = 1 << 1,     /* comment sections */
+    HINT_ARTICLE_BODY = 1 << 2, /* itemprop=articleBody, class article-body...: never boilerplate */
+    HINT_BYLINE = 1 << 3,       /* author/date/byline lines */
+    HINT_CAPTION = 1 << 4,      /* figure captions and photo credits */
 };
 
 typedef struct {
@@ -47,7 +43,6 @@ typedef struct {
     uint32_t tag;       /* TAG_* of the element */
     uint16_t tag_id;    /* index into the walk's tag table */
     uint8_t hints;      /* own HINT_* */
-    uint8_t inherited;  /* HINT_* of this node and every ancestor */
     uint32_t depth;
     uint32_t first_block, end_block; /* blocks [first, end) lie inside this node */
 } walk_node;
@@ -77,7 +72,6 @@ typedef struct {
     wbuf lang;
     wbuf jsonld;         /* contents of application/ld+json scripts, each followed by '\n' */
     wbuf meta_kv;        /* "key\0value\0" pairs of interesting <meta> tags */
-    size_t elements;     /* elements seen */
     /* walk state, private */
     struct walk_frame *stack;
     size_t depth, cap_stack;

@@ -32,6 +32,10 @@ int main(void)
                 "<p hidden>h</p><div style='display: none'>d</div><p>seen</p></body>"),
            "seen", "noscript, template, svg and hidden elements dropped");
 
+    is_str(full("<div class='d-none'>a</div><div class='hidden md:block'>b</div><span class='sr-only'>c</span>"
+                "<div class='d-none d-print-block'>d</div><div class='d-none d-lg-flex'>e</div>"),
+           "b\n\ne", "framework classes that hide (d-none, sr-only, print-only) drop; responsive ones that show keep");
+
     is_str(full("<table><tr><td>a1</td><td>b1</td></tr><tr><td>a2</td></tr></table>"), "a1\nb1\na2",
            "table cells are lines");
 
@@ -40,6 +44,9 @@ int main(void)
     is_str(full("<p>unclosed <b>bold <i>both</p><p>next"), "unclosed bold both\n\nnext", "broken nesting recovered");
 
     is_str(full("text with\x01 control\x7f chars"), "text with control chars", "control characters dropped");
+
+    is_str(full("<p>a</p><p>\xe2\x80\x8b</p><p>b\xe2\x80\x8b c</p>"), "a\n\nb c",
+           "zero-width spaces are whitespace: a paragraph of them is empty");
 
     full("");
     is_str(r.text.data ? r.text.data : "", "", "empty input gives empty text");
