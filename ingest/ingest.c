@@ -21,6 +21,8 @@
 #define MAX_NESTING 4
 /* Larger single-document files are reported and skipped. */
 #define MAX_FILE_DOC ((size_t)256 << 20)
+/* Directories are followed this deep (a symlink loop ends here). */
+#define MAX_DIR_DEPTH 32
 /* Bytes read at a time from a single-document file. */
 #define READ_STEP 65536
 
@@ -298,8 +300,15 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int ingest_directory(ingest *g, const char *path)
+static int ingest_file_or_dir(ingest *g, const char *path, int depth);
+
+static int ingest_directory(ingest *g, const char *path, int depth)
 {
+    if (depth > MAX_DIR_DEPTH) {
+        warnf("%s: directories nested more than %d deep (a symlink loop?); skipped", path, MAX_DIR_DEPTH);
+        count_failure(g, "unreadable_input");
+        return -1;
+    }
     DIR *d = opendir(path);
     if (!d) {
         warnf("%s: cannot open directory", path);
@@ -321,8 +330,14 @@ static int ingest_directory(ingest *g, const char *path)
     for (size_t i = 0; i < count; i++) {
         buf_clear(&child);
         buf_printf(&child, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", names[i]);
+        struct stat ls, st;
+        if (lstat(child.data, &ls) == 0 && S_ISLNK(ls.st_mode) && stat(child.data, &st) == 0 && S_ISDIR(st.st_mode)) {
+            warnf("%s: a symlink to a directory, not followed", child.data);
+            free(names[i]);
+            continue;
+        }
         char *copy = xstrdup(child.data);
-        if (ingest_path(g, copy) != 0) rc = -1;
+        if (ingest_file_or_dir(g, copy, depth + 1) != 0) rc = -1;
         free(copy);
         free(names[i]);
     }
@@ -331,10 +346,12 @@ static int ingest_directory(ingest *g, const char *path)
     return rc;
 }
 
-int ingest_path(ingest *g, const char *path)
+int ingest_path(ingest *g, const char *path) { return ingest_file_or_dir(g, path, 0); }
+
+static int ingest_file_or_dir(ingest *g, const char *path, int depth)
 {
     struct stat st;
-    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return ingest_directory(g, path);
+    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return ingest_directory(g, path, depth);
     winput *in = input_open(path);
     if (!in) {
         count_failure(g, "unreadable_input");

@@ -97,6 +97,10 @@ is "$("$WINNOW" ingest -q "$TMP/mixed.jsonl" "$R/warcfile.warc.gz" 2>/dev/null |
 is "$(wc -l <"$TMP/rej.jsonl" | tr -d ' ')" "$(stat "$TMP/s.json" dropped)" "rejects: one line per dropped record"
 is "$(grep -c '"reject":{"stage":"ingest","reason":"request_record"}' "$TMP/rej.jsonl")" 17 "rejects: 17 request records with their reason"
 
+# a directory with a symlink loop: walked once, the loop not followed
+mkdir -p "$TMP/loop/a" && ln -s "$TMP/loop" "$TMP/loop/a/up" && cp "$SHARED/warc/resiliparse/LICENSE" "$TMP/loop/x.txt"
+is "$("$WINNOW" ingest -q "$TMP/loop" 2>/dev/null | wc -l | tr -d ' ')" 1 "symlink loop: the one file read once"
+
 # CLI
 "$WINNOW" ingest --extract=bogus "$R/warcfile.warc.gz" >/dev/null 2>&1
 is $? 1 "bad --extract value: exit 1"
