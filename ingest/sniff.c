@@ -8,8 +8,9 @@
 
 /* Offset of the "ustar" magic in a tar header block. */
 #define TAR_MAGIC_OFFSET 257
-/* Markup is looked for in this many bytes after leading whitespace. */
-#define HTML_WINDOW 1024
+/* Markup is looked for in this many bytes after leading whitespace (comments and
+ * XML prologues can push the first tag down). */
+#define HTML_WINDOW SNIFF_BYTES
 
 static bool starts(const char *p, size_t n, const char *magic, size_t mlen)
 {
