@@ -8,6 +8,7 @@
 
 static const winnow_command commands[] = {
     {"ingest", cmd_ingest, "read WARC/WET/JSONL/HTML/text/archives, write the document stream"},
+    {"score-extraction", cmd_score_extraction, "score main-content extraction against an article benchmark"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 

@@ -1,0 +1,100 @@
+/* archive.c - archive members and in-memory decompression via libarchive. */
+#include "ingest/archive.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/util.h"
+
+/* Bytes read from the source per libarchive callback. */
+#define ARCHIVE_READ_CHUNK 65536
+/* Output grows by this much while decompressing. */
+#define DECOMPRESS_STEP 65536
+
+typedef struct {
+    isrc *src;
+    char chunk[ARCHIVE_READ_CHUNK];
+} source_reader;
+
+static la_ssize_t read_source(struct archive *a, void *ctx, const void **buf)
+{
+    (void)a;
+    source_reader *r = ctx;
+    *buf = r->chunk;
+    return (la_ssize_t)isrc_read(r->src, r->chunk, sizeof r->chunk);
+}
+
+/* Reads the current entry's data into out; returns 0, or -1 on an error. */
+static int read_entry(struct archive *a, wbuf *out, size_t limit)
+{
+    buf_clear(out);
+    for (;;) {
+        buf_reserve(out, DECOMPRESS_STEP);
+        la_ssize_t got = archive_read_data(a, out->data + out->len, DECOMPRESS_STEP);
+        if (got < 0) return -1;
+        if (got == 0) return 0;
+        out->len += (size_t)got;
+        out->data[out->len] = 0;
+        if (out->len > limit) return -1;
+    }
+}
+
+int archive_each_member(isrc *src, archive_member_fn member, archive_error_fn error, void *ctx)
+{
+    struct archive *a = archive_read_new();
+    archive_read_support_filter_all(a);
+    archive_read_support_format_all(a);
+    source_reader *reader = xmalloc(sizeof *reader);
+    reader->src = src;
+    int errors = 0;
+    char what[256];
+    if (archive_read_open(a, reader, NULL, read_source, NULL) != ARCHIVE_OK) {
+        snprintf(what, sizeof what, "cannot read as an archive: %s", archive_error_string(a));
+        error(ctx, NULL, what);
+        errors++;
+    } else {
+        wbuf data = WBUF_INIT;
+        struct archive_entry *e;
+        int rc;
+        while ((rc = archive_read_next_header(a, &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
+            if (archive_entry_filetype(e) != AE_IFREG) continue;
+            const char *name = archive_entry_pathname_utf8(e);
+            if (!name) name = archive_entry_pathname(e);
+            if (!name) name = "?";
+            if (read_entry(a, &data, ARCHIVE_MAX_MEMBER) != 0) {
+                snprintf(what, sizeof what, "member unreadable or over %zu bytes: %s", ARCHIVE_MAX_MEMBER,
+                         archive_error_string(a) ? archive_error_string(a) : "too large");
+                error(ctx, name, what);
+                errors++;
+                break; /* the stream is out of step after a failed member */
+            }
+            member(ctx, name, data.data ? data.data : "", data.len);
+        }
+        if (rc == ARCHIVE_FATAL || rc == ARCHIVE_RETRY) { /* not reached after a member error */
+            snprintf(what, sizeof what, "archive damaged: %s", archive_error_string(a));
+            error(ctx, NULL, what);
+            errors++;
+        }
+        buf_free(&data);
+    }
+    archive_read_free(a);
+    isrc_read(src, NULL, SIZE_MAX); /* whatever trails the archive */
+    free(reader);
+    return errors;
+}
+
+int decompress_memory(const char *p, size_t n, wbuf *out)
+{
+    struct archive *a = archive_read_new();
+    archive_read_support_filter_all(a);
+    archive_read_support_format_raw(a);
+    struct archive_entry *e;
+    int rc = -1;
+    buf_clear(out);
+    if (archive_read_open_memory(a, p, n) == ARCHIVE_OK && archive_read_next_header(a, &e) == ARCHIVE_OK)
+        rc = read_entry(a, out, ARCHIVE_MAX_MEMBER);
+    archive_read_free(a);
+    return rc;
+}

@@ -1,0 +1,414 @@
+/* charset.c - charset decision, conversion to UTF-8 (iconv) and NFC (utf8proc). */
+#include "ingest/charset.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <iconv.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uchardet/uchardet.h>
+#include <utf8proc.h>
+
+#include "core/utf8.h"
+#include "core/util.h"
+
+/* How far into a page a <meta charset> is looked for (WHATWG says 1024;
+ * real pages put long scripts first). */
+#define META_SNIFF_BYTES 8192
+/* How many bytes uchardet sees; more adds cost and little certainty. */
+#define DETECT_BYTES 65536
+/* A declared UTF-8 is distrusted when it has at least this many invalid
+ * sequences and they outnumber the valid multi-byte ones. */
+#define UTF8_DISTRUST_MIN_INVALID 8
+
+const char *charset_source_name(charset_source s)
+{
+    switch (s) {
+    case CHARSET_FROM_HTTP: return "http";
+    case CHARSET_FROM_META: return "meta";
+    case CHARSET_FROM_BOM: return "bom";
+    case CHARSET_DETECTED: return "detected";
+    default: return "default";
+    }
+}
+
+/* Aliases whose WHATWG meaning differs from iconv's, or that iconv lacks. */
+static const struct { const char *label, *iconv_name; } charset_aliases[] = {
+    {"utf8", "UTF-8"},           {"utf-8", "UTF-8"},          {"unicode-1-1-utf-8", "UTF-8"},
+    {"iso-8859-1", "WINDOWS-1252"}, {"iso8859-1", "WINDOWS-1252"}, {"latin1", "WINDOWS-1252"},
+    {"latin-1", "WINDOWS-1252"}, {"us-ascii", "WINDOWS-1252"}, {"ascii", "WINDOWS-1252"},
+    {"iso-8859-9", "WINDOWS-1254"}, {"iso-8859-11", "WINDOWS-874"}, {"tis-620", "WINDOWS-874"},
+    {"gb2312", "GB18030"},       {"gbk", "GB18030"},          {"x-gbk", "GB18030"},
+    {"gb_2312-80", "GB18030"},   {"euc-cn", "GB18030"},       {"cp936", "GB18030"},
+    {"shift_jis", "CP932"},      {"shift-jis", "CP932"},      {"sjis", "CP932"},
+    {"x-sjis", "CP932"},         {"windows-31j", "CP932"},    {"ms_kanji", "CP932"},
+    {"euc-kr", "CP949"},         {"ks_c_5601-1987", "CP949"}, {"big5", "BIG5-HKSCS"},
+    {"x-user-defined", "WINDOWS-1252"},
+    /* A page that says UTF-16 in a meta tag cannot be UTF-16 (it was readable). */
+    {"utf-16", "UTF-8"},         {"utf-16le", "UTF-8"},       {"utf-16be", "UTF-8"},
+};
+
+/* Lower-cases and trims a charset label into buf; returns buf or NULL when empty/absurd. */
+static const char *clean_label(const char *s, char *buf, size_t size)
+{
+    while (*s == ' ' || *s == '\t' || *s == '"' || *s == '\'') s++;
+    size_t n = 0;
+    for (; *s && n + 1 < size; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\'' || c == ';' || c == ' ' || c == '\t') break;
+        if (!(isalnum(c) || c == '-' || c == '_' || c == '.' || c == ':')) return NULL;
+        buf[n++] = (char)tolower(c);
+    }
+    buf[n] = 0;
+    return n ? buf : NULL;
+}
+
+/* ---- conversion ---- */
+
+static _Thread_local iconv_t tl_iconv = (iconv_t)-1;
+static _Thread_local char tl_iconv_name[40];
+
+static iconv_t get_iconv(const char *name)
+{
+    if (tl_iconv != (iconv_t)-1 && !strcmp(tl_iconv_name, name)) {
+        iconv(tl_iconv, NULL, NULL, NULL, NULL);
+        return tl_iconv;
+    }
+    if (tl_iconv != (iconv_t)-1) iconv_close(tl_iconv);
+    tl_iconv = iconv_open("UTF-8", name);
+    snprintf(tl_iconv_name, sizeof tl_iconv_name, "%s", tl_iconv != (iconv_t)-1 ? name : "");
+    return tl_iconv;
+}
+
+/* Maps a label to the name handed to iconv (into out); 0 when iconv does not know it. */
+static int resolve_charset(const char *label, char *out, size_t size)
+{
+    char clean[40];
+    if (!label || !clean_label(label, clean, sizeof clean)) return 0;
+    for (size_t i = 0; i < sizeof charset_aliases / sizeof charset_aliases[0]; i++)
+        if (!strcmp(clean, charset_aliases[i].label)) {
+            snprintf(out, size, "%s", charset_aliases[i].iconv_name);
+            return 1;
+        }
+    for (size_t i = 0; clean[i]; i++) clean[i] = (char)toupper((unsigned char)clean[i]);
+    if (get_iconv(clean) == (iconv_t)-1) return 0;
+    snprintf(out, size, "%s", clean);
+    return 1;
+}
+
+static int is_utf8_name(const char *name)
+{
+    return !strcmp(name, "UTF-8");
+}
+
+/* True for charsets where every byte is one character (a wrong guess of one
+ * of these over valid UTF-8 is the usual server misconfiguration). */
+static int is_single_byte(const char *name)
+{
+    return !strncmp(name, "WINDOWS-", 8) || !strncmp(name, "ISO-8859", 8) || !strncmp(name, "KOI8", 4) ||
+           !strncmp(name, "CP125", 5) || !strcmp(name, "MACINTOSH");
+}
+
+/* ---- <meta> sniffing ---- */
+
+static int ascii_ieq(const char *p, const char *word, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (tolower((unsigned char)p[i]) != word[i]) return 0;
+    return 1;
+}
+
+int charset_sniff_meta(const char *p, size_t n, char *name, size_t name_size)
+{
+    if (n > META_SNIFF_BYTES) n = META_SNIFF_BYTES;
+    for (size_t i = 0; i + 5 < n; i++) {
+        if (p[i] != '<' || !ascii_ieq(p + i + 1, "meta", 4)) continue;
+        size_t end = i + 5;
+        while (end < n && p[end] != '>') end++;
+        /* "charset" as an attribute or inside content="text/html; charset=x" */
+        for (size_t j = i + 5; j + 7 < end; j++) {
+            if (!ascii_ieq(p + j, "charset", 7)) continue;
+            size_t k = j + 7;
+            while (k < end && (p[k] == ' ' || p[k] == '\t' || p[k] == '\n' || p[k] == '\r')) k++;
+            if (k >= end || p[k] != '=') continue;
+            k++;
+            while (k < end && (p[k] == ' ' || p[k] == '"' || p[k] == '\'')) k++;
+            char label[40];
+            size_t m = 0;
+            while (k < end && m + 1 < sizeof label && (isalnum((unsigned char)p[k]) || strchr("-_.:", p[k])))
+                label[m++] = p[k++];
+            label[m] = 0;
+            if (!m) continue;
+            snprintf(name, name_size, "%s", label);
+            for (char *c = name; *c; c++) *c = (char)tolower((unsigned char)*c);
+            return 1;
+        }
+        i = end;
+    }
+    return 0;
+}
+
+/* ---- UTF-8 statistics ---- */
+
+typedef struct {
+    size_t multibyte; /* valid sequences of 2-4 bytes */
+    size_t invalid;   /* invalid sequences */
+} utf8_census;
+
+static utf8_census utf8_count(const char *s, size_t n)
+{
+    utf8_census c = {0, 0};
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        if (u[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len = utf8_valid_seq(u + i, n - i);
+        if (len) {
+            c.multibyte++;
+            i += len;
+        } else {
+            c.invalid++;
+            i++;
+        }
+    }
+    return c;
+}
+
+/* ---- detection ---- */
+
+static _Thread_local uchardet_t tl_detector;
+
+/* Asks uchardet; resolves into name and returns 1, or returns 0. */
+static int detect_charset(const char *p, size_t n, char *name, size_t size)
+{
+    if (!tl_detector) tl_detector = uchardet_new();
+    uchardet_reset(tl_detector);
+    uchardet_handle_data(tl_detector, p, n < DETECT_BYTES ? n : DETECT_BYTES);
+    uchardet_data_end(tl_detector);
+    const char *guess = uchardet_get_charset(tl_detector);
+    if (!guess || !*guess || !strcmp(guess, "ASCII")) return 0;
+    return resolve_charset(guess, name, size);
+}
+
+static const char REPLACEMENT_UTF8[] = "\xEF\xBF\xBD";
+
+/* Converts with iconv; each byte iconv rejects becomes U+FFFD. Returns the count replaced. */
+static size_t convert_iconv(iconv_t cd, const char *p, size_t n, wbuf *out)
+{
+    size_t replaced = 0;
+    char *in = (char *)p;
+    size_t left = n;
+    while (left) {
+        buf_reserve(out, left * 2 + 16);
+        char *dst = out->data + out->len;
+        size_t room = out->cap - out->len - 1;
+        size_t r = iconv(cd, &in, &left, &dst, &room);
+        out->len = (size_t)(dst - out->data);
+        out->data[out->len] = 0;
+        if (r != (size_t)-1) break;
+        if (errno == E2BIG) continue;
+        /* EILSEQ or EINVAL (truncated at the end): replace one byte, go on */
+        buf_append(out, REPLACEMENT_UTF8, 3);
+        replaced++;
+        in++;
+        left--;
+        iconv(cd, NULL, NULL, NULL, NULL);
+    }
+    /* flush a stateful encoding's shift state */
+    buf_reserve(out, 16);
+    char *dst = out->data + out->len;
+    size_t room = out->cap - out->len - 1;
+    iconv(cd, NULL, NULL, &dst, &room);
+    out->len = (size_t)(dst - out->data);
+    out->data[out->len] = 0;
+    return replaced;
+}
+
+/* The output of iconv is trusted to be valid UTF-8 except that some converters
+ * pass surrogates or noncharacters through; repair it in place when needed. */
+static size_t repair_tail(wbuf *out, size_t from)
+{
+    if (utf8_valid(out->data + from, out->len - from)) return 0;
+    wbuf fixed = WBUF_INIT;
+    size_t r = utf8_repair(&fixed, out->data + from, out->len - from);
+    out->len = from;
+    buf_append(out, fixed.data, fixed.len);
+    buf_free(&fixed);
+    return r;
+}
+
+/* ---- NFC ---- */
+
+/* True when code point cp is unchanged by NFC whatever surrounds it: it has no
+ * canonical decomposition, is a starter and never composes with a neighbour.
+ * A conservative list of big ranges; anything else goes through utf8proc. */
+static int nfc_inert(uint32_t cp)
+{
+    return cp < 0x300 || (cp >= 0x400 && cp < 0x483) || (cp >= 0x48A && cp < 0x530) ||
+           (cp >= 0x2010 && cp < 0x2126) || (cp >= 0x3000 && cp < 0x3099) ||
+           (cp >= 0x30A0 && cp < 0x3100) || (cp >= 0x4E00 && cp < 0xA000) ||
+           (cp >= 0xAC00 && cp < 0xD7A4) || (cp >= 0xFF00 && cp < 0xFFF0) || cp == 0xFFFD;
+}
+
+void utf8_append_nfc(wbuf *out, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        if (u[i] < 0xCC) { /* every lead byte below 0xCC starts a code point below U+0300 */
+            i++;
+            continue;
+        }
+        size_t len;
+        uint32_t cp = utf8_decode(u + i, n - i, &len);
+        if (!nfc_inert(cp)) break;
+        i += len;
+    }
+    if (i == n) {
+        buf_append(out, s, n);
+        return;
+    }
+    utf8proc_uint8_t *dst = NULL;
+    utf8proc_ssize_t m = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &dst,
+                                      UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+    if (m < 0) {
+        buf_append(out, s, n); /* cannot happen on valid UTF-8 */
+    } else {
+        buf_append(out, dst, (size_t)m);
+    }
+    free(dst);
+}
+
+/* ---- the decision ---- */
+
+static void set_info(charset_info *info, const char *name, charset_source src)
+{
+    snprintf(info->name, sizeof info->name, "%s", name);
+    info->source = src;
+}
+
+/* Decides the charset of p[0..n) into info (name, source); sets *valid_utf8
+ * when the bytes were checked and are valid UTF-8; returns the number of BOM
+ * bytes to skip. */
+static void register_thread(void);
+
+static size_t decide_charset(const char *p, size_t n, const char *declared, int html_sniff, charset_info *info,
+                             int *valid_utf8_out)
+{
+    register_thread();
+    *valid_utf8_out = 0;
+    const unsigned char *u = (const unsigned char *)p;
+    if (n >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
+        set_info(info, "UTF-8", CHARSET_FROM_BOM);
+        return 3;
+    }
+    if (n >= 2 && u[0] == 0xFF && u[1] == 0xFE) {
+        set_info(info, "UTF-16LE", CHARSET_FROM_BOM);
+        return 2;
+    }
+    if (n >= 2 && u[0] == 0xFE && u[1] == 0xFF) {
+        set_info(info, "UTF-16BE", CHARSET_FROM_BOM);
+        return 2;
+    }
+    utf8_census census = utf8_count(p, n);
+    int valid_utf8 = census.invalid == 0;
+    *valid_utf8_out = valid_utf8;
+    int utf8_hopeless = census.invalid >= UTF8_DISTRUST_MIN_INVALID && census.invalid > census.multibyte;
+    char name[40], meta[40];
+    charset_source src = CHARSET_FROM_HTTP;
+    int have = resolve_charset(declared, name, sizeof name);
+    if (!have && html_sniff && charset_sniff_meta(p, n, meta, sizeof meta)) {
+        have = resolve_charset(meta, name, sizeof name);
+        src = CHARSET_FROM_META;
+    }
+    if (have) {
+        if (is_single_byte(name) && valid_utf8 && census.multibyte) {
+            set_info(info, "UTF-8", CHARSET_DETECTED);
+            return 0;
+        }
+        if (!(is_utf8_name(name) && utf8_hopeless)) {
+            set_info(info, name, src);
+            return 0;
+        }
+    }
+    if (valid_utf8) {
+        set_info(info, "UTF-8", census.multibyte ? CHARSET_DETECTED : CHARSET_DEFAULT);
+        return 0;
+    }
+    if (detect_charset(p, n, name, sizeof name)) {
+        set_info(info, name, CHARSET_DETECTED);
+        return 0;
+    }
+    set_info(info, census.invalid > census.multibyte ? "WINDOWS-1252" : "UTF-8", CHARSET_DEFAULT);
+    return 0;
+}
+
+int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sniff, wbuf *out, charset_info *info)
+{
+    int valid_utf8;
+    size_t skip = decide_charset(p, n, declared, html_sniff, info, &valid_utf8);
+    p += skip;
+    n -= skip;
+    info->replaced = 0;
+    size_t start = out->len;
+    if (is_utf8_name(info->name)) {
+        if (valid_utf8) buf_append(out, p, n); /* checked already */
+        else info->replaced = utf8_repair(out, p, n);
+        return 0;
+    }
+    iconv_t cd = get_iconv(info->name);
+    if (cd == (iconv_t)-1) { /* resolve_charset checked it; only memory can fail here */
+        set_info(info, "UTF-8", CHARSET_DEFAULT);
+        info->replaced = utf8_repair(out, p, n);
+        return 0;
+    }
+    info->replaced = convert_iconv(cd, p, n, out);
+    info->replaced += repair_tail(out, start);
+    return 0;
+}
+
+int text_to_utf8(const char *p, size_t n, const char *declared, int html_sniff, wbuf *out, charset_info *info)
+{
+    wbuf raw = WBUF_INIT;
+    text_to_utf8_raw(p, n, declared, html_sniff, &raw, info);
+    utf8_append_nfc(out, raw.data ? raw.data : "", raw.len);
+    buf_free(&raw);
+    return 0;
+}
+
+/* ---- per-thread state ---- */
+
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+static _Thread_local int tl_registered;
+
+/* Runs when a thread that used text_to_utf8 exits. */
+static void release_thread_state(void *unused)
+{
+    (void)unused;
+    if (tl_iconv != (iconv_t)-1) iconv_close(tl_iconv);
+    tl_iconv = (iconv_t)-1;
+    tl_iconv_name[0] = 0;
+    if (tl_detector) uchardet_delete(tl_detector);
+    tl_detector = NULL;
+}
+
+static void make_thread_key(void)
+{
+    pthread_key_create(&thread_key, release_thread_state);
+}
+
+static void register_thread(void)
+{
+    if (tl_registered) return;
+    pthread_once(&thread_key_once, make_thread_key);
+    pthread_setspecific(thread_key, &tl_registered);
+    tl_registered = 1;
+}

@@ -1,0 +1,44 @@
+/* charset.h - from bytes in any charset to valid NFC UTF-8.
+ *
+ * The charset is decided in this order: a byte-order mark (it is definitive,
+ * as in the WHATWG encoding spec), the HTTP header charset, for HTML a
+ * <meta charset> or http-equiv Content-Type in the first bytes, then
+ * detection (uchardet), then UTF-8 when the bytes are valid UTF-8, else
+ * windows-1252. A declared single-byte charset loses to UTF-8 when the bytes
+ * are valid, non-ASCII UTF-8 (servers often declare latin1 by default), and a
+ * declared UTF-8 loses to detection when most non-ASCII bytes are invalid. */
+#ifndef WINNOW_CHARSET_H
+#define WINNOW_CHARSET_H
+
+#include <stddef.h>
+
+#include "core/buf.h"
+
+typedef enum { CHARSET_FROM_HTTP, CHARSET_FROM_META, CHARSET_DETECTED, CHARSET_DEFAULT, CHARSET_FROM_BOM } charset_source;
+
+typedef struct {
+    char name[40];          /* the charset used for conversion, e.g. "UTF-8", "GB18030" */
+    charset_source source;  /* how it was found */
+    size_t replaced;        /* invalid sequences replaced by U+FFFD */
+} charset_info;
+
+/* Converts bytes in any charset to valid NFC UTF-8 appended to out. declared (may be NULL)
+ * is the HTTP header charset; for HTML, html_sniff=1 also looks at <meta charset>/http-equiv.
+ * Then uchardet, then UTF-8/windows-1252. Invalid sequences become U+FFFD (counted in info->replaced).
+ * Returns 0. */
+int text_to_utf8(const char *p, size_t n, const char *declared, int html_sniff, wbuf *out, charset_info *info);
+
+/* Like text_to_utf8 without the NFC step (for callers that normalise later). */
+int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sniff, wbuf *out, charset_info *info);
+
+/* "http","meta","bom","detected","default" */
+const char *charset_source_name(charset_source s);
+
+/* Finds the charset named in a <meta> tag in the first bytes of an HTML page;
+ * copies its name (lower case) to name and returns 1, or returns 0. */
+int charset_sniff_meta(const char *p, size_t n, char *name, size_t name_size);
+
+/* Replaces s[0..n) NFC-normalised into out (appended). Valid UTF-8 in, valid UTF-8 out. */
+void utf8_append_nfc(wbuf *out, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,131 @@
+/* html.c - charset, walk, selection, composition. */
+#include "ingest/html.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "ingest/extract.h"
+#include "ingest/html_walk.h"
+
+/* Per-thread buffers above this size are released after a page, so one huge
+ * page does not pin its memory for the rest of the run. */
+#define SCRATCH_KEEP_BYTES (16u << 20)
+
+static _Thread_local html_walk tl_walk;
+static _Thread_local wbuf tl_utf8, tl_text;
+static _Thread_local unsigned char *tl_keep;
+static _Thread_local size_t tl_keep_cap;
+
+/* Per-thread buffers are released when their thread exits (a pthread key
+ * destructor), so worker threads leave nothing behind. */
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+static _Thread_local int tl_registered;
+
+static void release_thread_state(void *unused)
+{
+    (void)unused;
+    html_walk_free(&tl_walk);
+    buf_free(&tl_utf8);
+    buf_free(&tl_text);
+    free(tl_keep);
+    tl_keep = NULL;
+    tl_keep_cap = 0;
+    extract_thread_free();
+}
+
+static void make_thread_key(void)
+{
+    pthread_key_create(&thread_key, release_thread_state);
+}
+
+static void register_thread(void)
+{
+    if (tl_registered) return;
+    pthread_once(&thread_key_once, make_thread_key);
+    pthread_setspecific(thread_key, &tl_registered);
+    tl_registered = 1;
+}
+
+int extract_mode_parse(const char *s, extract_mode *mode)
+{
+    if (!strcmp(s, "main")) *mode = EXTRACT_MAIN;
+    else if (!strcmp(s, "full")) *mode = EXTRACT_FULL;
+    else return -1;
+    return 0;
+}
+
+void html_result_clear(html_result *r)
+{
+    buf_clear(&r->text);
+    buf_clear(&r->title);
+    buf_clear(&r->lang);
+    buf_clear(&r->meta);
+    memset(&r->charset, 0, sizeof r->charset);
+}
+
+void html_result_free(html_result *r)
+{
+    buf_free(&r->text);
+    buf_free(&r->title);
+    buf_free(&r->lang);
+    buf_free(&r->meta);
+}
+
+/* Joins the kept blocks: a newline between lines, a blank line between paragraphs. */
+static void compose(const html_walk *w, const unsigned char *keep, wbuf *out)
+{
+    int first = 1;
+    for (size_t i = 0; i < w->nblocks; i++) {
+        if (!keep[i]) continue;
+        const walk_block *b = &w->blocks[i];
+        if (!first) buf_append(out, b->brk >= 2 ? "\n\n" : "\n", b->brk >= 2 ? 2 : 1);
+        first = 0;
+        const char *s = w->text.data + b->off;
+        size_t n = b->len;
+        while (n && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\t')) n--;
+        buf_append(out, s, n);
+    }
+}
+
+static void release_if_huge(wbuf *b)
+{
+    if (b->cap > SCRATCH_KEEP_BYTES) buf_free(b);
+}
+
+int html_extract(const char *html, size_t n, const char *http_charset, extract_mode mode, html_result *r)
+{
+    register_thread();
+    html_result_clear(r);
+    buf_clear(&tl_utf8);
+    text_to_utf8_raw(html ? html : "", html ? n : 0, http_charset, 1, &tl_utf8, &r->charset);
+    /* libxml2 stops at a NUL byte; a NUL is never text */
+    for (char *p = tl_utf8.len ? memchr(tl_utf8.data, 0, tl_utf8.len) : NULL; p;
+         p = memchr(p, 0, tl_utf8.len - (size_t)(p - tl_utf8.data)))
+        *p = ' ';
+
+    html_walk *w = &tl_walk;
+    html_walk_run(w, tl_utf8.data, tl_utf8.len);
+
+    if (tl_keep_cap < w->nblocks + 1) {
+        tl_keep_cap = w->nblocks + 1;
+        free(tl_keep);
+        tl_keep = xmalloc(tl_keep_cap);
+    }
+    if (mode == EXTRACT_FULL) memset(tl_keep, 1, w->nblocks);
+    else extract_main(w, tl_keep);
+
+    buf_clear(&tl_text);
+    compose(w, tl_keep, &tl_text);
+    utf8_append_nfc(&r->text, tl_text.data ? tl_text.data : "", tl_text.len);
+    utf8_append_nfc(&r->title, w->title.data ? w->title.data : "", w->title.len);
+    buf_append(&r->lang, w->lang.data ? w->lang.data : "", w->lang.len);
+    extract_metadata(w, &r->meta);
+
+    release_if_huge(&tl_utf8);
+    release_if_huge(&tl_text);
+    if (w->text.cap > SCRATCH_KEEP_BYTES) html_walk_free(w);
+    return 0;
+}

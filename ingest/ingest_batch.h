@@ -1,0 +1,83 @@
+/* ingest_batch.h - the unit of work between the ingest reader thread and its
+ * workers: a batch of jobs (HTML payloads, texts, JSON lines) with their
+ * fields in one arena, and the output the workers make from them.
+ * Internal to ingest/. */
+#ifndef WINNOW_INGEST_BATCH_H
+#define WINNOW_INGEST_BATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/stats.h"
+#include "ingest/html.h"
+
+/* A batch is handed to the pool when it holds this many jobs or arena bytes,
+ * or has counted this many inputs. */
+#define BATCH_JOBS 256
+#define BATCH_BYTES ((size_t)4 << 20)
+#define BATCH_INPUTS 4096
+
+typedef enum { JOB_HTML, JOB_TEXT, JOB_JSONL } job_kind;
+
+/* A string stored in the batch arena. */
+typedef struct {
+    size_t off, len;
+} arena_str;
+
+typedef struct {
+    job_kind kind;
+    arena_str payload, id, url, date, source;
+    char charset[40];       /* declared charset (HTTP header, record Content-Type), "" when none */
+    char content_type[64];  /* MIME type of the payload, "" when unknown */
+    int http_status;        /* 0 when there was no HTTP response */
+    bool from_warc;
+    uint64_t warc_offset;   /* offset of the record in the decoded file */
+    uint64_t ordinal;       /* record number (WARC), line number (JSONL) or member number */
+} ingest_job;
+
+typedef struct ingest_batch {
+    ingest_job *jobs;
+    int njobs, cap;
+    wbuf arena;
+    wbuf out;      /* document lines made by the worker */
+    wbuf rejects;  /* reject lines (reader's and worker's) */
+    wstats stats;  /* in/out/dropped/failed of this batch */
+    struct ingest_batch *next_free;
+} ingest_batch;
+
+/* Copies n bytes into the batch arena. */
+arena_str batch_put(ingest_batch *b, const char *p, size_t n);
+
+/* Adds a job (fields zeroed) and returns it. */
+ingest_job *batch_add_job(ingest_batch *b, job_kind kind);
+
+/* Pointer to an arena string (valid until the arena grows). */
+static inline const char *batch_str(const ingest_batch *b, arena_str s) { return b->arena.data + s.off; }
+
+/* Per-worker scratch state. */
+typedef struct {
+    html_result html;
+    wbuf text, line, tmp, meta;
+} ingest_worker;
+
+/* Turns every job of b into a document line, a drop or a failure (worker thread). */
+void ingest_run_batch(ingest_worker *w, ingest_batch *b, extract_mode mode, bool want_rejects);
+
+/* Appends a rejects line for a document that has no text. */
+void ingest_reject(ingest_batch *b, const char *reason, const char *id, size_t id_len, const char *url,
+                   size_t url_len, const char *source, const char *extra_meta);
+
+/* ---- the reader side (ingest.c), used by the per-format readers ---- */
+struct ingest;
+
+/* The batch the reader is filling. */
+ingest_batch *ingest_batch_current(struct ingest *g);
+
+/* Hands the current batch to the workers when it is full. */
+void ingest_batch_check(struct ingest *g);
+
+/* True when reject lines are wanted. */
+bool ingest_wants_rejects(const struct ingest *g);
+
+#endif

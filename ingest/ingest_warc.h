@@ -1,0 +1,12 @@
+/* ingest_warc.h - reading a WARC/WET input into ingest jobs. Internal to ingest/. */
+#ifndef WINNOW_INGEST_WARC_INPUT_H
+#define WINNOW_INGEST_WARC_INPUT_H
+
+#include "ingest/source.h"
+
+struct ingest;
+
+/* Reads every record of src (a WARC, WET or WAT stream named name). */
+void ingest_warc_input(struct ingest *g, isrc *src, const char *name);
+
+#endif

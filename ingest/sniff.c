@@ -1,0 +1,79 @@
+/* sniff.c - input kind detection by content. */
+#include "ingest/sniff.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+
+/* Offset of the "ustar" magic in a tar header block. */
+#define TAR_MAGIC_OFFSET 257
+/* Markup is looked for in this many bytes after leading whitespace (comments and
+ * XML prologues can push the first tag down). */
+#define HTML_WINDOW SNIFF_BYTES
+
+static bool starts(const char *p, size_t n, const char *magic, size_t mlen)
+{
+    return n >= mlen && memcmp(p, magic, mlen) == 0;
+}
+
+static bool is_compressed(const char *p, size_t n)
+{
+    return starts(p, n, "\x1f\x8b", 2) || starts(p, n, "\x28\xb5\x2f\xfd", 4) ||
+           starts(p, n, "BZh", 3) || starts(p, n, "\xfd" "7zXZ\0", 6) ||
+           starts(p, n, "\x04\x22\x4d\x18", 4);
+}
+
+static bool is_archive(const char *p, size_t n)
+{
+    return starts(p, n, "PK\x03\x04", 4) || starts(p, n, "PK\x05\x06", 4) ||
+           starts(p, n, "7z\xbc\xaf\x27\x1c", 6) || starts(p, n, "!<arch>\n", 8) ||
+           starts(p, n, "070707", 6) || starts(p, n, "070701", 6) ||
+           (n >= TAR_MAGIC_OFFSET + 5 && memcmp(p + TAR_MAGIC_OFFSET, "ustar", 5) == 0);
+}
+
+/* True when a tag that only HTML uses appears near the start. */
+static bool looks_html(const char *p, size_t n)
+{
+    static const char *const tags[] = {"<!doctype html", "<html", "<head", "<body", "<meta ",
+                                       "<title", "<div", "<p>", "<script", "<link ", "<table", "<br", "<h1"};
+    if (n > HTML_WINDOW) n = HTML_WINDOW;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != '<') continue;
+        for (size_t t = 0; t < sizeof tags / sizeof tags[0]; t++) {
+            size_t tl = strlen(tags[t]);
+            if (n - i >= tl && strncasecmp(p + i, tags[t], tl) == 0) return true;
+        }
+    }
+    return false;
+}
+
+input_kind sniff_kind(const char *p, size_t n)
+{
+    if (n == 0) return INPUT_EMPTY;
+    if (is_compressed(p, n)) return INPUT_COMPRESSED;
+    if (is_archive(p, n)) return INPUT_ARCHIVE;
+    size_t i = 0;
+    if (starts(p, n, "\xef\xbb\xbf", 3)) i = 3;
+    while (i < n && isspace((unsigned char)p[i])) i++;
+    if (starts(p + i, n - i, "WARC/", 5)) return INPUT_WARC;
+    if (i < n && p[i] == '{') return INPUT_JSONL;
+    if (memchr(p, 0, n) && !starts(p, n, "\xff\xfe", 2) && !starts(p, n, "\xfe\xff", 2)) return INPUT_BINARY;
+    if (i < n && p[i] == '<' && looks_html(p + i, n - i)) return INPUT_HTML;
+    return INPUT_TEXT;
+}
+
+const char *input_kind_name(input_kind k)
+{
+    switch (k) {
+    case INPUT_EMPTY: return "empty";
+    case INPUT_WARC: return "warc";
+    case INPUT_JSONL: return "jsonl";
+    case INPUT_HTML: return "html";
+    case INPUT_TEXT: return "text";
+    case INPUT_ARCHIVE: return "archive";
+    case INPUT_COMPRESSED: return "compressed";
+    case INPUT_BINARY: return "binary";
+    }
+    return "?";
+}

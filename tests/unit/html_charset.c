@@ -1,0 +1,126 @@
+/* html_charset.c - charset decision and conversion on handmade bytes and on
+ * real Common Crawl pages re-encoded to gb18030/gb2312 and windows-1251. */
+#include <iconv.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/utf8.h"
+#include "ingest/charset.h"
+#include "ingest/html.h"
+#include "tests/tap.h"
+
+static char *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *p = malloc((size_t)len + 1);
+    *n = fread(p, 1, (size_t)len, f);
+    fclose(f);
+    return p;
+}
+
+/* Re-encodes UTF-8 to charset (characters it lacks are dropped). */
+static char *encode(const char *utf8, size_t n, const char *charset, size_t *out_n)
+{
+    char to[64];
+    snprintf(to, sizeof to, "%s//IGNORE", charset);
+    iconv_t cd = iconv_open(to, "UTF-8");
+    if (cd == (iconv_t)-1) return NULL;
+    size_t cap = n * 4 + 16, left = cap;
+    char *out = malloc(cap), *dst = out, *in = (char *)utf8;
+    size_t inleft = n;
+    iconv(cd, &in, &inleft, &dst, &left);
+    iconv_close(cd);
+    *out_n = (size_t)(dst - out);
+    return out;
+}
+
+static void convert(const char *s, size_t n, const char *declared, wbuf *out, charset_info *info)
+{
+    buf_clear(out);
+    text_to_utf8(s, n, declared, 1, out, info);
+}
+
+int main(void)
+{
+    wbuf out = WBUF_INIT;
+    charset_info info;
+
+    convert("plain ascii", 11, NULL, &out, &info);
+    is_str(out.data, "plain ascii", "ascii passes through");
+
+    convert("caf\xc3\xa9", 5, "iso-8859-1", &out, &info);
+    is_str(out.data, "caf\xc3\xa9", "valid UTF-8 beats a declared latin1");
+    is_str(charset_source_name(info.source), "detected", "... and says it was detected");
+
+    convert("caf\xe9 cr\xe8me", 10, NULL, &out, &info);
+    is_str(out.data, "caf\xc3\xa9 cr\xc3\xa8me", "undeclared latin1 is converted");
+
+    convert("caf\xe9", 4, "windows-1252", &out, &info);
+    is_str(out.data, "caf\xc3\xa9", "declared windows-1252");
+    is_str(charset_source_name(info.source), "http", "source http");
+
+    convert("abc\xff\xfe" "def", 8, "utf-8", &out, &info);
+    is_str(out.data, "abc\xef\xbf\xbd\xef\xbf\xbd" "def", "invalid bytes become U+FFFD");
+    is_int(info.replaced, 2, "two replacements counted");
+
+    convert("e\xcc\x81t\xc3\xa9", 6, "utf-8", &out, &info);
+    is_str(out.data, "\xc3\xa9t\xc3\xa9", "output is NFC");
+
+    convert("\xef\xbb\xbfhi", 5, "windows-1251", &out, &info);
+    is_str(out.data, "hi", "a UTF-8 BOM wins over the header and is removed");
+    is_str(charset_source_name(info.source), "bom", "source bom");
+
+    convert("\xff\xfeh\0i\0", 6, NULL, &out, &info);
+    is_str(out.data, "hi", "UTF-16LE with BOM");
+
+    const char *page = "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\">"
+                       "</head><body>\xcf\xf0\xe8\xe2\xe5\xf2</body></html>";
+    convert(page, strlen(page), NULL, &out, &info);
+    ok(strstr(out.data, "\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82") != NULL, "http-equiv windows-1251 (Привет)");
+    is_str(charset_source_name(info.source), "meta", "source meta");
+
+    char name[40];
+    ok(charset_sniff_meta("<meta charset='GB2312'>", 23, name, sizeof name) && !strcmp(name, "gb2312"),
+       "meta charset sniffed");
+
+    /* real pages, re-encoded */
+    char path[512];
+    const char *dir = "extraction/dclm-pages/tests/baselines/mappers/enrichers/enricher_test_files";
+    struct { const char *file, *charset, *declared, *title_part, *text_part; } cases[] = {
+        {"common_crawl_paragraph3.html", "WINDOWS-1251", "windows-1251", "Белорусский портал в Казахстане", "Регистрация"},
+        {"common_crawl_paragraph3.html", "WINDOWS-1251", NULL, "Белорусский портал в Казахстане", "Регистрация"},
+        {"common_crawl_paragraph2.html", "GB18030", "gb2312", "福建", "福建"},
+        {"common_crawl_paragraph2.html", "GB2312", NULL, "福建", "福建"},
+    };
+    html_result ref = {0}, got = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s/%s", shared_dir(), dir, cases[i].file);
+        size_t n, en = 0;
+        char *utf8 = read_file(path, &n);
+        if (!utf8) {
+            ok(0, "read %s", path);
+            continue;
+        }
+        char *enc = encode(utf8, n, cases[i].charset, &en);
+        html_extract(utf8, n, NULL, EXTRACT_FULL, &ref);
+        html_extract(enc, en, cases[i].declared, EXTRACT_FULL, &got);
+        ok(strstr(got.title.data, cases[i].title_part) != NULL, "%s as %s (declared %s): title '%s'", cases[i].file,
+           cases[i].charset, cases[i].declared ? cases[i].declared : "no", got.title.data);
+        ok(strstr(got.text.data, cases[i].text_part) != NULL, "... text has '%s'", cases[i].text_part);
+        ok(utf8_valid(got.text.data, got.text.len), "... text is valid UTF-8");
+        if (!strcmp(cases[i].charset, "GB18030"))
+            is_str(got.text.data, ref.text.data, "... text equals the UTF-8 original's");
+        free(utf8);
+        free(enc);
+    }
+    html_result_free(&ref);
+    html_result_free(&got);
+    buf_free(&out);
+    return done_testing();
+}
