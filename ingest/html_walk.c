@@ -309,9 +309,10 @@ static const char *attr(const xmlChar **atts, const char *name)
 }
 
 /* Class names that CSS frameworks use to hide an element (Bootstrap, Tailwind,
- * WordPress, screen-reader-only text). */
+ * WordPress, Drupal, screen-reader-only text). */
 static const char *const hidden_classes[] = {"d-none", "hidden", "hide", "is-hidden", "sr-only",
-                                             "visually-hidden", "screen-reader-text", "invisible"};
+                                             "visually-hidden", "screen-reader-text", "invisible",
+                                             "element-invisible", "visuallyhidden"};
 
 /* True when class value v hides the element: a hiding class and no
  * responsive class that shows it again on screen ("d-none d-md-block",
