@@ -154,7 +154,6 @@ static void reserve(extract_scratch *x, size_t blocks, size_t nodes)
     }
 }
 
-
 static long range_sum(const long *prefix, uint32_t first, uint32_t end)
 {
     return prefix[end] - prefix[first];

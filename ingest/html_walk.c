@@ -93,10 +93,10 @@ static const char *const boiler_words[] = {
     "nav", "menu", "footer", "sidebar", "side-bar", "widget", "share", "sharing", "social", "cookie",
     "consent", "gdpr", "related", "recommend", "breadcrumb", "banner", "advert", "promo", "sponsor",
     "newsletter", "subscribe", "signup", "popup", "modal", "masthead", "toolbar", "pagination", "pager",
-    "skip-link", "skiplink", "outbrain", "taboola", "trending", "most-popular", "mostpopular", "disclaimer",
+    "skip-link", "skiplink", "trending", "most-popular", "mostpopular", "disclaimer",
     "copyright", "login", "search",
 };
-static const char *const comment_words[] = {"comment", "disqus", "respond", "replies"};
+static const char *const comment_words[] = {"comment", "respond", "replies"};
 /* Compound names (dashes and underscores removed) that mark the article body itself. */
 static const char *const body_words[] = {
     "articlebody", "articlecontent", "articletext", "postcontent", "postbody", "entrycontent", "storybody",
@@ -309,9 +309,10 @@ static const char *attr(const xmlChar **atts, const char *name)
 }
 
 /* Class names that CSS frameworks use to hide an element (Bootstrap, Tailwind,
- * WordPress, screen-reader-only text). */
+ * WordPress, Drupal, screen-reader-only text). */
 static const char *const hidden_classes[] = {"d-none", "hidden", "hide", "is-hidden", "sr-only",
-                                             "visually-hidden", "screen-reader-text", "invisible"};
+                                             "visually-hidden", "screen-reader-text", "invisible",
+                                             "element-invisible", "visuallyhidden"};
 
 /* True when class value v hides the element: a hiding class and no
  * responsive class that shows it again on screen ("d-none d-md-block",
