@@ -18,7 +18,7 @@ static void usage(FILE *f)
                "       winnow <command> --help\n"
                "       winnow --version\n\ncommands:\n", WINNOW_VERSION);
     for (int i = 0; i < ncommands; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        if (commands[i].run) fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "  %-10s %s\n", "help", "show this help, or a command's (winnow help ingest)");
     fprintf(f, "\nStages read JSON Lines documents and compose in a pipe:\n"
                "  winnow ingest crawl/*.warc.gz | winnow filter | winnow dedup | winnow tokenize -o shards/\n");
@@ -27,7 +27,7 @@ static void usage(FILE *f)
 static const winnow_command *find_command(const char *name)
 {
     for (int i = 0; i < ncommands; i++)
-        if (strcmp(commands[i].name, name) == 0) return &commands[i];
+        if (commands[i].run && strcmp(commands[i].name, name) == 0) return &commands[i];
     return NULL;
 }
 

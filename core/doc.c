@@ -1,0 +1,162 @@
+#include "doc.h"
+
+#include <stdio.h>
+
+void doc_clear(wdoc *d)
+{
+    buf_clear(&d->id);
+    buf_clear(&d->text);
+    buf_clear(&d->url);
+    buf_clear(&d->date);
+    buf_clear(&d->source);
+    buf_clear(&d->meta);
+}
+
+void doc_free(wdoc *d)
+{
+    buf_free(&d->id);
+    buf_free(&d->text);
+    buf_free(&d->url);
+    buf_free(&d->date);
+    buf_free(&d->source);
+    buf_free(&d->meta);
+}
+
+static void put_field(wbuf *line, const char *key, const wbuf *val, bool always)
+{
+    if (!always && val->len == 0) return;
+    if (line->data[line->len - 1] != '{') buf_putc(line, ',');
+    json_put_key(line, key);
+    json_put_string(line, val->data ? val->data : "", val->len);
+}
+
+void doc_write(const wdoc *d, wbuf *line)
+{
+    buf_reserve(line, d->text.len + d->meta.len + 256);
+    buf_putc(line, '{');
+    put_field(line, "id", &d->id, false);
+    put_field(line, "text", &d->text, true);
+    put_field(line, "url", &d->url, false);
+    put_field(line, "date", &d->date, false);
+    put_field(line, "source", &d->source, false);
+    if (d->meta.len) {
+        buf_append(line, ",\"metadata\":{", 13);
+        buf_append(line, d->meta.data, d->meta.len);
+        buf_putc(line, '}');
+    }
+    buf_append(line, "}\n", 2);
+}
+
+static void meta_sep(wbuf *meta, const char *key)
+{
+    if (meta->len) buf_putc(meta, ',');
+    json_put_key(meta, key);
+}
+
+void meta_add_str(wbuf *meta, const char *key, const char *val, size_t len)
+{
+    meta_sep(meta, key);
+    json_put_string(meta, val, len);
+}
+
+void meta_add_int(wbuf *meta, const char *key, long long val)
+{
+    meta_sep(meta, key);
+    buf_printf(meta, "%lld", val);
+}
+
+void meta_add_num(wbuf *meta, const char *key, double val)
+{
+    meta_sep(meta, key);
+    if (val != val || val > 1e300 || val < -1e300) buf_puts(meta, "null"); /* JSON has no NaN/inf */
+    else buf_printf(meta, "%.6g", val);
+}
+
+void meta_add_raw(wbuf *meta, const char *key, const char *json, size_t len)
+{
+    meta_sep(meta, key);
+    buf_append(meta, json, len);
+}
+
+/* True when the object text between its braces holds no member. */
+static bool object_is_empty(const char *p, size_t len)
+{
+    for (size_t i = 1; i + 1 < len; i++)
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\n' && p[i] != '\r') return false;
+    return true;
+}
+
+void doc_rewrite(const char *line, size_t len, const jdoc *doc,
+                 const char *new_text, size_t new_text_len,
+                 const wbuf *extra_meta, wbuf *out)
+{
+    bool add_meta = extra_meta && extra_meta->len;
+    bool meta_obj = add_meta && doc->metadata.kind == JSON_OBJECT;
+    /* Edits in line order: the text value, the metadata object's end, the line's end. */
+    const char *text_at = new_text && doc->text.kind ? doc->text.p : NULL;
+    size_t pos = 0;
+    buf_reserve(out, len + new_text_len + (add_meta ? extra_meta->len + 16 : 0) + 2);
+
+    const char *meta_close = meta_obj ? doc->metadata.p + doc->metadata.len - 1 : NULL;
+    const char *edits[2] = {text_at, meta_close};
+    if (edits[0] && edits[1] && edits[1] < edits[0]) { edits[0] = meta_close; edits[1] = text_at; }
+    for (int k = 0; k < 2; k++) {
+        const char *at = edits[k];
+        if (!at) continue;
+        if (at == text_at) {
+            size_t quote = (size_t)(text_at - line) - 1; /* the opening quote */
+            buf_append(out, line + pos, quote - pos);
+            json_put_string(out, new_text, new_text_len);
+            pos = quote + 1 + doc->text.len + 1;
+        } else {
+            size_t close = (size_t)(meta_close - line);
+            buf_append(out, line + pos, close - pos);
+            if (!object_is_empty(doc->metadata.p, doc->metadata.len)) buf_putc(out, ',');
+            buf_append(out, extra_meta->data, extra_meta->len);
+            pos = close;
+        }
+    }
+    /* Up to the final brace, then fields the line lacked. */
+    buf_append(out, line + pos, doc->close_brace - pos);
+    bool empty_obj = doc->close_brace > 0 && object_is_empty(line, doc->close_brace + 1);
+    if (new_text && !doc->text.kind) {
+        if (!empty_obj) buf_putc(out, ',');
+        json_put_key(out, "text");
+        json_put_string(out, new_text, new_text_len);
+        empty_obj = false;
+    }
+    if (add_meta && !meta_obj) {
+        /* no metadata object (or not an object): a new one goes at the end;
+         * a non-object "metadata" value stays and is shadowed by this one */
+        if (!empty_obj) buf_putc(out, ',');
+        buf_append(out, "\"metadata\":{", 12);
+        buf_append(out, extra_meta->data, extra_meta->len);
+        buf_putc(out, '}');
+    }
+    buf_append(out, line + doc->close_brace, len - doc->close_brace);
+    buf_putc(out, '\n');
+}
+
+void doc_reject_line(const char *line, size_t len, const char *stage, const char *reason,
+                     const char *extra_members, wbuf *out)
+{
+    size_t brace = 0;
+    while (brace < len && line[brace] != '{') brace++;
+    buf_append(out, line, brace + 1 <= len ? brace + 1 : len);
+    buf_append(out, "\"reject\":{\"stage\":", 18);
+    json_put_string(out, stage, strlen(stage));
+    buf_append(out, ",\"reason\":", 10);
+    json_put_string(out, reason, strlen(reason));
+    if (extra_members && *extra_members) {
+        buf_putc(out, ',');
+        buf_puts(out, extra_members);
+    }
+    buf_putc(out, '}');
+    /* a comma unless the original object was empty */
+    size_t rest = brace + 1;
+    size_t k = rest;
+    while (k < len && (line[k] == ' ' || line[k] == '\t')) k++;
+    if (k < len && line[k] != '}') buf_putc(out, ',');
+    if (rest < len) buf_append(out, line + rest, len - rest);
+    buf_putc(out, '\n');
+}

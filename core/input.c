@@ -1,0 +1,335 @@
+/* input.c - a file or stdin, decoded whatever its compression. */
+#include "input.h"
+
+#include <archive.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "util.h"
+
+#define RAW_CHUNK (256 * 1024)
+#define DECODED_CHUNK (256 * 1024)
+
+static const unsigned char GZIP_MAGIC[2] = {0x1f, 0x8b};
+static const unsigned char ZSTD_MAGIC[4] = {0x28, 0xb5, 0x2f, 0xfd};
+
+struct winput {
+    int fd;
+    char *name;
+    input_codec codec;
+    int errors;
+    bool eof; /* no more decoded bytes will come */
+
+    unsigned char *raw; /* compressed bytes read from fd, not yet decoded */
+    size_t raw_pos, raw_len;
+    bool raw_eof;
+    uint64_t raw_consumed;
+
+    char *buf; /* decoded bytes: [start, end) not yet consumed */
+    size_t start, end, cap;
+    size_t scanned; /* getline: bytes after start known to hold no '\n' */
+    uint64_t offset;
+
+    z_stream z;
+    bool z_live, z_in_member;
+    ZSTD_DCtx *zd;
+    bool zd_in_frame;
+    struct archive *ar;
+};
+
+static void input_fail(winput *in, const char *what)
+{
+    if (!in->errors)
+        warnf("%s: %s at offset %llu (compressed), %llu bytes decoded before it", in->name, what,
+              (unsigned long long)in->raw_consumed, (unsigned long long)(in->offset + (in->end - in->start)));
+    in->errors++;
+    in->eof = true;
+}
+
+/* Reads more raw bytes; returns false at end of file. */
+static bool raw_fill(winput *in)
+{
+    if (in->raw_eof) return false;
+    if (in->raw_pos > 0) {
+        memmove(in->raw, in->raw + in->raw_pos, in->raw_len - in->raw_pos);
+        in->raw_len -= in->raw_pos;
+        in->raw_pos = 0;
+    }
+    for (;;) {
+        ssize_t r = read(in->fd, in->raw + in->raw_len, RAW_CHUNK - in->raw_len);
+        if (r > 0) { in->raw_len += (size_t)r; return true; }
+        if (r == 0) { in->raw_eof = true; return false; }
+        if (errno == EINTR) continue;
+        warnf("%s: read error: %s", in->name, strerror(errno));
+        in->errors++;
+        in->raw_eof = true;
+        return false;
+    }
+}
+
+static size_t raw_avail(const winput *in) { return in->raw_len - in->raw_pos; }
+
+static void raw_consume(winput *in, size_t n)
+{
+    in->raw_pos += n;
+    in->raw_consumed += n;
+}
+
+/* Room for at least `want` more decoded bytes at buf + end. */
+static void make_room(winput *in, size_t want)
+{
+    if (in->start > 0 && in->start == in->end) {
+        in->start = in->end = 0;
+        in->scanned = 0;
+    }
+    if (in->cap - in->end >= want) return;
+    if (in->start > 0) {
+        memmove(in->buf, in->buf + in->start, in->end - in->start);
+        in->end -= in->start;
+        in->start = 0;
+    }
+    if (in->cap - in->end < want) {
+        size_t cap = in->cap ? in->cap : DECODED_CHUNK;
+        while (cap - in->end < want) cap *= 2;
+        in->buf = xrealloc(in->buf, cap + 1);
+        in->cap = cap;
+    }
+}
+
+static ssize_t archive_read_cb(struct archive *a, void *ctx, const void **out)
+{
+    (void)a;
+    winput *in = ctx;
+    if (!raw_avail(in) && !raw_fill(in)) return 0;
+    *out = in->raw + in->raw_pos;
+    size_t n = raw_avail(in);
+    raw_consume(in, n);
+    return (ssize_t)n;
+}
+
+/* Decodes one step into the buffer; false when nothing more will come. */
+static bool decode_more(winput *in)
+{
+    if (in->eof) return false;
+    make_room(in, DECODED_CHUNK);
+    size_t room = in->cap - in->end;
+    switch (in->codec) {
+    case CODEC_PLAIN: {
+        if (!raw_avail(in) && !raw_fill(in)) { in->eof = true; return false; }
+        size_t n = raw_avail(in) < room ? raw_avail(in) : room;
+        memcpy(in->buf + in->end, in->raw + in->raw_pos, n);
+        raw_consume(in, n);
+        in->end += n;
+        return true;
+    }
+    case CODEC_GZIP: {
+        if (!raw_avail(in) && !raw_fill(in)) {
+            if (in->z_in_member) input_fail(in, "truncated gzip member");
+            in->eof = true;
+            return false;
+        }
+        if (!in->z_in_member) {
+            /* between members: another member, NUL padding, or trailing junk */
+            if (raw_avail(in) < 2) raw_fill(in);
+            const unsigned char *p = in->raw + in->raw_pos;
+            if (raw_avail(in) >= 2 && p[0] == GZIP_MAGIC[0] && p[1] == GZIP_MAGIC[1]) {
+                inflateReset(&in->z);
+                in->z_in_member = true;
+            } else if (p[0] == 0) {
+                size_t k = 0;
+                while (k < raw_avail(in) && p[k] == 0) k++;
+                raw_consume(in, k); /* NUL padding after the last member is harmless */
+                return true;
+            } else {
+                input_fail(in, "data after the last gzip member is not gzip");
+                return false;
+            }
+        }
+        in->z.next_in = in->raw + in->raw_pos;
+        in->z.avail_in = (uInt)raw_avail(in);
+        in->z.next_out = (Bytef *)in->buf + in->end;
+        in->z.avail_out = (uInt)room;
+        int r = inflate(&in->z, Z_NO_FLUSH);
+        raw_consume(in, raw_avail(in) - in->z.avail_in);
+        in->end += room - in->z.avail_out;
+        if (r == Z_STREAM_END) in->z_in_member = false;
+        else if (r == Z_BUF_ERROR && !in->z.avail_in) raw_fill(in);
+        else if (r != Z_OK && r != Z_BUF_ERROR) {
+            input_fail(in, in->z.msg ? in->z.msg : "bad gzip data");
+            return false;
+        }
+        return true;
+    }
+    case CODEC_ZSTD: {
+        if (!raw_avail(in) && !raw_fill(in)) {
+            if (in->zd_in_frame) input_fail(in, "truncated zstd frame");
+            in->eof = true;
+            return false;
+        }
+        ZSTD_inBuffer ib = {in->raw + in->raw_pos, raw_avail(in), 0};
+        ZSTD_outBuffer ob = {in->buf + in->end, room, 0};
+        size_t r = ZSTD_decompressStream(in->zd, &ob, &ib);
+        raw_consume(in, ib.pos);
+        in->end += ob.pos;
+        if (ZSTD_isError(r)) {
+            input_fail(in, ZSTD_getErrorName(r));
+            return false;
+        }
+        in->zd_in_frame = r != 0;
+        return true;
+    }
+    case CODEC_OTHER: {
+        la_ssize_t r = archive_read_data(in->ar, in->buf + in->end, room);
+        if (r > 0) { in->end += (size_t)r; return true; }
+        if (r < 0) input_fail(in, archive_error_string(in->ar) ? archive_error_string(in->ar) : "bad compressed data");
+        in->eof = true;
+        return false;
+    }
+    }
+    return false;
+}
+
+static bool has_prefix(const unsigned char *p, size_t n, const void *magic, size_t k)
+{
+    return n >= k && memcmp(p, magic, k) == 0;
+}
+
+/* Other compressions libarchive's filters read: bzip2, xz, lzma, lz4, compress. */
+static bool other_compression(const unsigned char *p, size_t n)
+{
+    return has_prefix(p, n, "BZh", 3) || has_prefix(p, n, "\xFD" "7zXZ\0", 6) ||
+           has_prefix(p, n, "\x04\x22\x4D\x18", 4) || has_prefix(p, n, "\x1F\x9D", 2) ||
+           has_prefix(p, n, "\x5D\x00\x00", 3);
+}
+
+winput *input_open(const char *path)
+{
+    bool is_stdin = !path || strcmp(path, "-") == 0;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        warnf("%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    winput *in = xcalloc(1, sizeof *in);
+    in->fd = fd;
+    in->name = xstrdup(is_stdin ? "stdin" : path);
+    in->raw = xmalloc(RAW_CHUNK);
+    while (in->raw_len < 6 && raw_fill(in)) {}
+    const unsigned char *p = in->raw;
+    size_t n = in->raw_len;
+    if (has_prefix(p, n, GZIP_MAGIC, 2)) {
+        in->codec = CODEC_GZIP;
+        if (inflateInit2(&in->z, 15 + 16) != Z_OK) dief(EXIT_FATAL, "zlib init failed");
+        in->z_live = true;
+        in->z_in_member = true;
+    } else if (has_prefix(p, n, ZSTD_MAGIC, 4)) {
+        in->codec = CODEC_ZSTD;
+        in->zd = ZSTD_createDCtx();
+        in->zd_in_frame = true;
+    } else if (other_compression(p, n)) {
+        in->codec = CODEC_OTHER;
+        in->ar = archive_read_new();
+        archive_read_support_filter_all(in->ar);
+        archive_read_support_format_raw(in->ar);
+        struct archive_entry *entry;
+        if (archive_read_open(in->ar, in, NULL, archive_read_cb, NULL) != ARCHIVE_OK ||
+            archive_read_next_header(in->ar, &entry) != ARCHIVE_OK) {
+            input_fail(in, "unreadable compressed data");
+        }
+    } else {
+        in->codec = CODEC_PLAIN;
+    }
+    return in;
+}
+
+size_t input_peek(winput *in, size_t n, const char **p)
+{
+    while (in->end - in->start < n && decode_more(in)) {}
+    *p = in->buf ? in->buf + in->start : "";
+    return in->end - in->start;
+}
+
+size_t input_read(winput *in, void *dst, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        if (in->start == in->end && !decode_more(in)) break;
+        size_t k = in->end - in->start;
+        if (k > n - got) k = n - got;
+        memcpy((char *)dst + got, in->buf + in->start, k);
+        in->start += k;
+        in->offset += k;
+        got += k;
+        in->scanned = 0;
+    }
+    return got;
+}
+
+bool input_getline(winput *in, const char **line, size_t *len)
+{
+    for (;;) {
+        char *from = in->buf ? in->buf + in->start + in->scanned : NULL;
+        size_t avail = in->end - in->start - in->scanned;
+        char *nl = avail ? memchr(from, '\n', avail) : NULL;
+        if (nl) {
+            char *s = in->buf + in->start;
+            size_t n = (size_t)(nl - s);
+            in->start += n + 1;
+            in->offset += n + 1;
+            in->scanned = 0;
+            if (n && s[n - 1] == '\r') n--;
+            s[n] = 0;
+            *line = s;
+            *len = n;
+            return true;
+        }
+        in->scanned = in->end - in->start;
+        if (!decode_more(in)) {
+            size_t n = in->end - in->start;
+            if (!n) return false;
+            char *s = in->buf + in->start; /* last line without '\n' */
+            in->start = in->end;
+            in->offset += n;
+            in->scanned = 0;
+            if (s[n - 1] == '\r') n--;
+            s[n] = 0;
+            *line = s;
+            *len = n;
+            return true;
+        }
+    }
+}
+
+const char *input_name(const winput *in) { return in->name; }
+uint64_t input_offset(const winput *in) { return in->offset; }
+uint64_t input_raw_offset(const winput *in) { return in->raw_consumed; }
+input_codec input_get_codec(const winput *in) { return in->codec; }
+int input_errors(const winput *in) { return in->errors; }
+
+const char *input_codec_name(input_codec c)
+{
+    switch (c) {
+    case CODEC_PLAIN: return "plain";
+    case CODEC_GZIP: return "gzip";
+    case CODEC_ZSTD: return "zstd";
+    default: return "other";
+    }
+}
+
+void input_close(winput *in)
+{
+    if (!in) return;
+    if (in->z_live) inflateEnd(&in->z);
+    if (in->zd) ZSTD_freeDCtx(in->zd);
+    if (in->ar) archive_read_free(in->ar);
+    if (in->fd != STDIN_FILENO) close(in->fd);
+    free(in->raw);
+    free(in->buf);
+    free(in->name);
+    free(in);
+}

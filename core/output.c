@@ -1,0 +1,169 @@
+/* output.c - buffered, optionally zstd-compressed, atomically renamed output. */
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "util.h"
+
+#define OUT_CHUNK (1 << 20)
+
+struct woutput {
+    int fd;
+    char *path; /* final name; NULL for stdout */
+    char *tmp;  /* temporary name while writing */
+    ZSTD_CCtx *zc;
+    char *buf; /* bytes waiting to be compressed or written */
+    size_t len;
+    char *zbuf;
+    size_t zcap;
+    uint64_t bytes;
+    struct woutput *next_open; /* list of open temporaries, for output_abort_all */
+};
+
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static woutput *open_list;
+
+static void track(woutput *o, bool add)
+{
+    pthread_mutex_lock(&open_lock);
+    if (add) {
+        o->next_open = open_list;
+        open_list = o;
+    } else {
+        for (woutput **pp = &open_list; *pp; pp = &(*pp)->next_open)
+            if (*pp == o) { *pp = o->next_open; break; }
+    }
+    pthread_mutex_unlock(&open_lock);
+}
+
+static void write_all(woutput *o, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(o->fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            int e = errno;
+            const char *name = o->path ? o->path : "stdout";
+            if (e == EPIPE) exit(EXIT_FATAL); /* reader went away: nothing more to say */
+            output_abort_all();
+            dief(EXIT_FATAL, "%s: write error: %s", name, strerror(e));
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+woutput *output_open(const char *path, int zstd_level)
+{
+    woutput *o = xcalloc(1, sizeof *o);
+    if (!path || strcmp(path, "-") == 0) {
+        o->fd = STDOUT_FILENO;
+    } else {
+        o->path = xstrdup(path);
+        size_t n = strlen(path) + 32;
+        o->tmp = xmalloc(n);
+        snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+        o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (o->fd < 0) dief(EXIT_FATAL, "%s: cannot create: %s", path, strerror(errno));
+        track(o, true);
+    }
+    if (zstd_level > 0) {
+        o->zc = ZSTD_createCCtx();
+        ZSTD_CCtx_setParameter(o->zc, ZSTD_c_compressionLevel, zstd_level);
+        ZSTD_CCtx_setParameter(o->zc, ZSTD_c_checksumFlag, 1);
+        o->zcap = ZSTD_CStreamOutSize();
+        o->zbuf = xmalloc(o->zcap);
+    }
+    o->buf = xmalloc(OUT_CHUNK);
+    return o;
+}
+
+static void flush_buf(woutput *o, bool last)
+{
+    if (!o->zc) {
+        write_all(o, o->buf, o->len);
+        o->len = 0;
+        return;
+    }
+    ZSTD_inBuffer in = {o->buf, o->len, 0};
+    ZSTD_EndDirective mode = last ? ZSTD_e_end : ZSTD_e_continue;
+    for (;;) {
+        ZSTD_outBuffer out = {o->zbuf, o->zcap, 0};
+        size_t r = ZSTD_compressStream2(o->zc, &out, &in, mode);
+        if (ZSTD_isError(r)) dief(EXIT_FATAL, "zstd: %s", ZSTD_getErrorName(r));
+        write_all(o, o->zbuf, out.pos);
+        if (last ? r == 0 : in.pos == in.size) break;
+    }
+    o->len = 0;
+}
+
+void output_write(woutput *o, const void *p, size_t n)
+{
+    o->bytes += n;
+    while (n) {
+        size_t k = OUT_CHUNK - o->len;
+        if (k > n) k = n;
+        memcpy(o->buf + o->len, p, k);
+        o->len += k;
+        p = (const char *)p + k;
+        n -= k;
+        if (o->len == OUT_CHUNK) flush_buf(o, false);
+    }
+}
+
+uint64_t output_bytes(const woutput *o) { return o->bytes; }
+
+static void release(woutput *o)
+{
+    if (o->zc) ZSTD_freeCCtx(o->zc);
+    free(o->zbuf);
+    free(o->buf);
+    free(o->path);
+    free(o->tmp);
+    free(o);
+}
+
+void output_close(woutput *o)
+{
+    flush_buf(o, true);
+    if (o->path) {
+        if (fsync(o->fd) != 0 && errno != EINVAL) {
+            int e = errno;
+            output_abort_all();
+            dief(EXIT_FATAL, "%s: cannot sync: %s", o->path, strerror(e));
+        }
+        if (close(o->fd) != 0 || rename(o->tmp, o->path) != 0) {
+            int e = errno;
+            output_abort_all();
+            dief(EXIT_FATAL, "%s: cannot finish: %s", o->path, strerror(e));
+        }
+        track(o, false);
+    }
+    release(o);
+}
+
+void output_abort(woutput *o)
+{
+    if (o->path) {
+        close(o->fd);
+        unlink(o->tmp);
+        track(o, false);
+    }
+    release(o);
+}
+
+void output_abort_all(void)
+{
+    pthread_mutex_lock(&open_lock);
+    for (woutput *o = open_list; o; o = o->next_open) unlink(o->tmp);
+    open_list = NULL;
+    pthread_mutex_unlock(&open_lock);
+}

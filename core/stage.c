@@ -1,0 +1,281 @@
+/* stage.c - common options and the document-stream engine. */
+#include "stage.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doc.h"
+#include "input.h"
+#include "pool.h"
+#include "progress.h"
+#include "util.h"
+
+#define BATCH_MAX_DOCS 2048
+#define BATCH_MAX_BYTES (4u << 20)
+#define ZSTD_DEFAULT_LEVEL 3
+
+const char STAGE_COMMON_HELP[] =
+    "common options:\n"
+    "  -o, --output FILE   write to FILE (default: stdout); written atomically\n"
+    "  -z, --zstd          zstd-compress the output\n"
+    "  -j, --jobs N        worker threads (default: all cores)\n"
+    "      --stats FILE    write counts (in/out/dropped by reason/failed by kind) as JSON\n"
+    "      --rejects FILE  write every dropped document with its reason (JSONL)\n"
+    "  -q, --quiet         no progress display on stderr\n"
+    "  -h, --help          this help\n"
+    "Inputs are files or '-' (stdin, the default): plain, gzip or zstd, found by content.\n";
+
+void stage_opts_init(stage_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->threads = cpu_count();
+}
+
+bool stage_parse_common(stage_opts *o, int opt, const char *arg)
+{
+    switch (opt) {
+    case 'o': o->output = arg; return true;
+    case 'z': o->zstd_level = ZSTD_DEFAULT_LEVEL; return true;
+    case 'j': {
+        long long n = parse_count(arg);
+        if (n < 1 || n > 4096) dief(EXIT_USAGE, "-j wants a thread count from 1 to 4096, not '%s'", arg);
+        o->threads = (int)n;
+        return true;
+    }
+    case OPT_STATS: o->stats_path = arg; return true;
+    case OPT_REJECTS: o->rejects_path = arg; return true;
+    case 'q': o->quiet = true; return true;
+    default: return false;
+    }
+}
+
+void stage_take_inputs(stage_opts *o, int argc, char **argv)
+{
+    o->inputs = argv + optind;
+    o->ninputs = argc - optind;
+}
+
+void stage_doc_rewrite(stage_batch *b, int i, const wbuf *line)
+{
+    stage_doc *d = &b->docs[i];
+    d->verdict = DOC_REWRITE;
+    d->out_off = b->out.len;
+    d->out_len = line->len;
+    buf_append(&b->out, line->data, line->len);
+}
+
+void stage_doc_drop(stage_batch *b, int i, const char *reason, const char *extra)
+{
+    stage_doc *d = &b->docs[i];
+    d->verdict = DOC_DROP;
+    d->reason = reason;
+    d->extra_len = 0;
+    if (extra && *extra) {
+        d->extra_off = b->out.len;
+        d->extra_len = strlen(extra);
+        buf_append(&b->out, extra, d->extra_len);
+    }
+}
+
+typedef struct {
+    const stage_ops *ops;
+    const stage_opts *opts;
+} engine;
+
+/* Worker: scan every line, then the stage's map. */
+static void engine_work(void *ctx, int worker, void *item)
+{
+    engine *e = ctx;
+    stage_batch *b = item;
+    for (int i = 0; i < b->n; i++) {
+        stage_doc *d = &b->docs[i];
+        const char *err;
+        size_t pos;
+        if (json_scan_doc(d->line, d->len, &d->json, &err, &pos) != 0) {
+            d->verdict = DOC_FAIL;
+            d->reason = "bad_json";
+            warnf("%s: line %llu: bad JSON at byte %zu: %s", b->file,
+                  (unsigned long long)(b->first_line + (uint64_t)i), pos + 1, err);
+        } else if (d->json.text.kind != JSON_STRING) {
+            d->verdict = DOC_FAIL;
+            d->reason = "missing_text";
+            warnf("%s: line %llu: document has no \"text\" string", b->file,
+                  (unsigned long long)(b->first_line + (uint64_t)i));
+        }
+    }
+    if (e->ops->map) e->ops->map(e->ops->ctx, worker, b);
+}
+
+static stage_batch *batch_new(void)
+{
+    stage_batch *b = xcalloc(1, sizeof *b);
+    b->docs = xmalloc(BATCH_MAX_DOCS * sizeof *b->docs);
+    stats_init(&b->stats);
+    return b;
+}
+
+static void batch_reset(stage_batch *b)
+{
+    b->n = 0;
+    buf_clear(&b->out);
+    buf_clear(&b->text);
+    stats_free(&b->stats);
+    stats_init(&b->stats);
+    b->user = NULL;
+}
+
+static void batch_free(stage_batch *b)
+{
+    free(b->docs);
+    buf_free(&b->out);
+    buf_free(&b->text);
+    stats_free(&b->stats);
+    free(b);
+}
+
+typedef struct {
+    woutput *out, *rejects;
+    wstats stats;
+    wbuf scratch;
+} sink;
+
+/* Main thread, input order: reduce, write, count. */
+static void finish_batch(engine *e, sink *s, stage_batch *b)
+{
+    const stage_ops *ops = e->ops;
+    if (ops->reduce) ops->reduce(ops->ctx, b);
+    uint64_t out_before = s->out ? output_bytes(s->out) : 0;
+    if (ops->emit) ops->emit(ops->ctx, b, s->out);
+    uint64_t bytes = 0;
+    for (int i = 0; i < b->n; i++) {
+        stage_doc *d = &b->docs[i];
+        s->stats.in++;
+        bytes += d->len + 1;
+        switch (d->verdict) {
+        case DOC_KEEP:
+            s->stats.out++;
+            if (!ops->emit) {
+                output_write(s->out, d->line, d->len);
+                output_write(s->out, "\n", 1);
+            }
+            break;
+        case DOC_REWRITE:
+            s->stats.out++;
+            if (!ops->emit) output_write(s->out, b->out.data + d->out_off, d->out_len);
+            break;
+        case DOC_DROP:
+            stats_drop(&s->stats, d->reason ? d->reason : "dropped");
+            if (s->rejects) {
+                buf_clear(&s->scratch);
+                char *extra = NULL;
+                if (d->extra_len) {
+                    extra = xmalloc(d->extra_len + 1);
+                    memcpy(extra, b->out.data + d->extra_off, d->extra_len);
+                    extra[d->extra_len] = 0;
+                }
+                doc_reject_line(d->line, d->len, ops->name, d->reason ? d->reason : "dropped", extra, &s->scratch);
+                free(extra);
+                output_write(s->rejects, s->scratch.data, s->scratch.len);
+            }
+            break;
+        case DOC_FAIL: stats_fail(&s->stats, d->reason ? d->reason : "failed"); break;
+        }
+    }
+    s->stats.bytes_in += bytes;
+    if (s->out) s->stats.bytes_out += output_bytes(s->out) - out_before;
+    stats_merge(&s->stats, &b->stats); /* map() adds only stage-specific numbers */
+    progress_add((uint64_t)b->n, bytes);
+}
+
+/* Copies the lines of the batch into its own memory and points docs at it. */
+static void batch_seal(stage_batch *b)
+{
+    size_t off = 0;
+    for (int i = 0; i < b->n; i++) {
+        size_t len = b->docs[i].len;
+        b->docs[i].line = b->text.data + off;
+        off += len + 1;
+    }
+}
+
+int stage_run(const stage_opts *o, const stage_ops *ops)
+{
+    engine e = {ops, o};
+    sink s = {0};
+    stats_init(&s.stats);
+    s.out = output_open(o->output, o->zstd_level);
+    if (o->rejects_path) s.rejects = output_open(o->rejects_path, 0);
+    wpool *pool = pool_create(o->threads, 2 * o->threads + 2, engine_work, &e);
+    stage_batch **spare = xcalloc((size_t)(2 * o->threads + 3), sizeof *spare);
+    int nspare = 0;
+    int status = EXIT_OK;
+    uint64_t ordinal = 0;
+    progress_start(ops->name, o->quiet);
+
+    int ninputs = o->ninputs ? o->ninputs : 1;
+    stage_batch *b = NULL;
+    for (int f = 0; f < ninputs; f++) {
+        const char *path = o->ninputs ? o->inputs[f] : "-";
+        winput *in = input_open(path);
+        if (!in) {
+            status = EXIT_FATAL;
+            continue;
+        }
+        const char *line;
+        size_t len;
+        uint64_t lineno = 0;
+        bool more = true;
+        while (more) {
+            more = input_getline(in, &line, &len);
+            if (more) {
+                lineno++;
+                if (len == 0) continue; /* a blank line is no document */
+                if (!b) {
+                    b = nspare ? spare[--nspare] : batch_new();
+                    batch_reset(b);
+                    b->first_line = lineno;
+                }
+                stage_doc *d = &b->docs[b->n++];
+                memset(d, 0, sizeof *d);
+                d->len = len;
+                d->ordinal = ordinal++;
+                buf_append(&b->text, line, len);
+                buf_putc(&b->text, '\n');
+            }
+            bool flush = b && (!more || b->n == BATCH_MAX_DOCS || b->text.len >= BATCH_MAX_BYTES);
+            if (!flush) continue;
+            /* a batch never spans two files, so messages name the right one */
+            batch_seal(b);
+            b->file = xstrdup(input_name(in));
+            if (pool_full(pool)) {
+                stage_batch *done = pool_pop(pool);
+                finish_batch(&e, &s, done);
+                free((char *)done->file);
+                spare[nspare++] = done;
+            }
+            pool_push(pool, b);
+            b = NULL;
+        }
+        if (input_errors(in)) status = EXIT_FATAL;
+        input_close(in);
+    }
+    while (!pool_empty(pool)) {
+        stage_batch *done = pool_pop(pool);
+        finish_batch(&e, &s, done);
+        free((char *)done->file);
+        spare[nspare++] = done;
+    }
+    pool_destroy(pool);
+    progress_stop();
+    for (int i = 0; i < nspare; i++) batch_free(spare[i]);
+    free(spare);
+
+    output_close(s.out);
+    if (s.rejects) output_close(s.rejects);
+    if (o->stats_path) stats_write_json(&s.stats, ops->name, o->stats_path);
+    if (!o->quiet) stats_print_summary(&s.stats, winnow_prog);
+    stats_free(&s.stats);
+    buf_free(&s.scratch);
+    return status;
+}
