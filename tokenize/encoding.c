@@ -8,7 +8,7 @@
 #define OPENAI_URL "https://openaipublic.blob.core.windows.net/encodings/"
 #define LLAMA3_FIRST_SPECIAL 128000
 #define LLAMA3_NSPECIALS 256
-#define LLAMA3_NAMED_RESERVED 5 /* reserved_special_token_0..4 sit among the named ones */
+#define LLAMA3_NAMED_RESERVED 3 /* reserved_special_token_0..2 sit among the named ones */
 
 static const encoding_info encodings[] = {
     {"r50k_base", "r50k_base.tiktoken", "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
@@ -43,11 +43,12 @@ static const special_def cl100k_specials[] = {{"<|endoftext|>", 100257}, {"<|fim
                                               {"<|fim_middle|>", 100259}, {"<|fim_suffix|>", 100260},
                                               {"<|endofprompt|>", 100276}};
 static const special_def o200k_specials[] = {{"<|endoftext|>", 199999}, {"<|endofprompt|>", 200018}};
-/* Llama 3: these ten first, then reserved_special_token_5.. up to 256 in all. */
+/* Llama 3 (names as of Llama 3.1, whose tokenizer.model is the same file):
+ * these eleven first, then reserved_special_token_3.. up to 256 in all. */
 static const char *const llama3_named[] = {
     "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
-    "<|reserved_special_token_2|>", "<|reserved_special_token_3|>", "<|start_header_id|>", "<|end_header_id|>",
-    "<|reserved_special_token_4|>", "<|eot_id|>"};
+    "<|finetune_right_pad_id|>", "<|reserved_special_token_2|>", "<|start_header_id|>", "<|end_header_id|>",
+    "<|eom_id|>", "<|eot_id|>", "<|python_tag|>"};
 
 const encoding_info *encoding_find(const char *name)
 {

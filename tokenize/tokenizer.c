@@ -65,6 +65,7 @@ int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t 
         rc = vocab_parse_tiktoken(&t->vocab, text, n, err);
     }
     if (rc) return -1;
+    vocab_finish(&t->vocab);
     const char *incomplete = vocab_check_complete(&t->vocab);
     if (incomplete) {
         buf_printf(err, "%s", incomplete);

@@ -27,6 +27,7 @@ void vocab_free(tok_vocab *v)
     free(v->tok_len);
     free(v->tok_rank);
     free(v->slots);
+    free(v->pair_id);
     for (int i = 0; i < v->nspecials; i++) free(v->specials[i].name);
     free(v->specials);
     memset(v, 0, sizeof *v);
@@ -139,6 +140,21 @@ bool vocab_add(tok_vocab *v, const void *bytes, size_t len, uint32_t id, uint32_
     return true;
 }
 
+#define NPAIRS 65536
+
+void vocab_finish(tok_vocab *v)
+{
+    for (int b = 0; b < 256; b++) {
+        uint8_t byte = (uint8_t)b;
+        v->byte_id[b] = vocab_find(v, &byte, 1);
+    }
+    if (!v->pair_id) v->pair_id = xmalloc(NPAIRS * sizeof *v->pair_id);
+    for (unsigned p = 0; p < NPAIRS; p++) {
+        uint8_t two[2] = {(uint8_t)(p & 0xFF), (uint8_t)(p >> 8)};
+        v->pair_id[p] = vocab_find(v, two, 2);
+    }
+}
+
 void vocab_add_special(tok_vocab *v, const char *name, uint32_t id)
 {
     reserve_id(v, id);
@@ -170,10 +186,8 @@ const uint8_t *vocab_token_bytes(const tok_vocab *v, uint32_t id, size_t *len)
 
 const char *vocab_check_complete(const tok_vocab *v)
 {
-    for (int b = 0; b < 256; b++) {
-        uint8_t byte = (uint8_t)b;
-        if (vocab_find(v, &byte, 1) == VOCAB_NO_TOKEN) return "not every single byte is a token";
-    }
+    for (int b = 0; b < 256; b++)
+        if (v->byte_id[b] == VOCAB_NO_TOKEN) return "not every single byte is a token";
     return NULL;
 }
 

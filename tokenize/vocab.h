@@ -39,6 +39,10 @@ typedef struct {
     uint32_t mask;
     vocab_special *specials;
     int nspecials;
+    /* direct tables filled by vocab_finish(): the id of each single byte and
+     * of each two-byte string (index b0 | b1 << 8), VOCAB_NO_TOKEN when none */
+    uint32_t byte_id[256];
+    uint32_t *pair_id;
 } tok_vocab;
 
 /* An empty vocabulary. */
@@ -51,6 +55,9 @@ void vocab_free(tok_vocab *v);
  * string or the id is already there. */
 bool vocab_add(tok_vocab *v, const void *bytes, size_t len, uint32_t id, uint32_t rank);
 
+/* Builds the direct tables; call after the last vocab_add. */
+void vocab_finish(tok_vocab *v);
+
 /* Adds a special token (recognised only with allow_special). */
 void vocab_add_special(tok_vocab *v, const char *name, uint32_t id);
 
@@ -59,6 +66,12 @@ uint32_t vocab_special_id(const tok_vocab *v, const char *name);
 
 /* The id of the ordinary token with exactly these bytes, or VOCAB_NO_TOKEN. */
 uint32_t vocab_find(const tok_vocab *v, const uint8_t *s, size_t len);
+
+/* The id of the two-byte string s[0..2) (after vocab_finish). */
+static inline uint32_t vocab_find_pair(const tok_vocab *v, const uint8_t *s)
+{
+    return v->pair_id[s[0] | (unsigned)s[1] << 8];
+}
 
 /* The merge rank of token id. */
 static inline uint32_t vocab_rank(const tok_vocab *v, uint32_t id)
@@ -69,7 +82,7 @@ static inline uint32_t vocab_rank(const tok_vocab *v, uint32_t id)
 /* The bytes of token id (ordinary or special); NULL when there is no such id. */
 const uint8_t *vocab_token_bytes(const tok_vocab *v, uint32_t id, size_t *len);
 
-/* NULL when v can encode any byte string (all 256 single bytes are tokens),
+/* After vocab_finish: NULL when v can encode any byte string (all 256 bytes are tokens),
  * else a message saying what is missing. */
 const char *vocab_check_complete(const tok_vocab *v);
 
