@@ -194,9 +194,23 @@ static void merge_long(const tok_vocab *v, const uint8_t *s, size_t n, uint64_t 
     memcpy(e->mem + n, out->ids + first, e->nids * sizeof(uint32_t));
 }
 
+/* Empties the caches when they hold another vocabulary's results. */
+static void caches_for(const tok_vocab *v, bpe_scratch *scratch)
+{
+    if (scratch->cache_vocab == v) return;
+    if (scratch->cache) memset(scratch->cache, 0, BPE_CACHE_SLOTS * sizeof *scratch->cache);
+    if (scratch->long_cache)
+        for (int i = 0; i < BPE_LONG_CACHE_SLOTS; i++) {
+            free(scratch->long_cache[i].mem);
+            scratch->long_cache[i].mem = NULL;
+        }
+    scratch->cache_vocab = v;
+}
+
 void bpe_merge_piece(const tok_vocab *v, const uint8_t *s, size_t n, uint64_t hash, bpe_scratch *scratch,
                      tok_ids *out)
 {
+    caches_for(v, scratch);
     if (n > BPE_CACHE_BYTES) {
         merge_long(v, s, n, hash, scratch, out);
         return;

@@ -38,12 +38,16 @@ typedef struct {
 
 /* Per-thread working memory: the heap merge's arrays and a direct-mapped
  * cache of recent merge results (pieces that are not whole tokens repeat:
- * identifiers, rare words). Zero-initialise; free with bpe_scratch_free. */
+ * identifiers, rare words). Zero-initialise; free with bpe_scratch_free.
+ * The caches follow the vocabulary pointer they are used with and empty
+ * themselves when it changes; free the scratch before freeing its vocabulary
+ * if another may be loaded at the same address. */
 typedef struct {
     void *mem;
     size_t cap;
     bpe_cache_entry *cache;
     bpe_long_entry *long_cache;
+    const tok_vocab *cache_vocab; /* the vocabulary the caches hold results of */
 } bpe_scratch;
 
 /* A growable array of token ids. */
