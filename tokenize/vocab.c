@@ -56,14 +56,17 @@ static void grow_slots(tok_vocab *v)
     v->mask = nslots - 1;
 }
 
-/* Makes ids up to id addressable. */
+/* Makes ids up to id addressable (arrays grow by doubling). */
 static void reserve_id(tok_vocab *v, uint32_t id)
 {
     if (id < v->nids) return;
     uint32_t n = id + 1, old = v->nids;
-    v->tok_off = xrealloc(v->tok_off, n * sizeof *v->tok_off);
-    v->tok_len = xrealloc(v->tok_len, n * sizeof *v->tok_len);
-    if (v->tok_rank) v->tok_rank = xrealloc(v->tok_rank, n * sizeof *v->tok_rank);
+    if (n > v->ids_cap) {
+        v->ids_cap = n > 2 * v->ids_cap ? n : 2 * v->ids_cap;
+        v->tok_off = xrealloc(v->tok_off, v->ids_cap * sizeof *v->tok_off);
+        v->tok_len = xrealloc(v->tok_len, v->ids_cap * sizeof *v->tok_len);
+        if (v->tok_rank) v->tok_rank = xrealloc(v->tok_rank, v->ids_cap * sizeof *v->tok_rank);
+    }
     for (uint32_t i = old; i < n; i++) {
         v->tok_off[i] = NO_OFFSET;
         v->tok_len[i] = 0;
@@ -90,7 +93,7 @@ bool vocab_add(tok_vocab *v, const void *bytes, size_t len, uint32_t id, uint32_
     if (vocab_find(v, bytes, len) != VOCAB_NO_TOKEN) return false;
     reserve_id(v, id);
     if (rank != id && !v->tok_rank) {
-        v->tok_rank = xmalloc(v->nids * sizeof *v->tok_rank);
+        v->tok_rank = xmalloc(v->ids_cap * sizeof *v->tok_rank);
         for (uint32_t i = 0; i < v->nids; i++) v->tok_rank[i] = i;
     }
     if (v->tok_rank) v->tok_rank[id] = rank;

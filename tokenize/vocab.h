@@ -35,6 +35,7 @@ typedef struct {
     uint32_t *tok_len;  /* by id: length */
     uint32_t *tok_rank; /* by id: merge rank (NULL: rank == id) */
     uint32_t nids;      /* 1 + the largest id */
+    uint32_t ids_cap;   /* room in the by-id arrays */
     uint32_t ntokens;   /* ordinary tokens */
     vocab_slot *slots;  /* open addressing, linear probing */
     uint32_t mask;
