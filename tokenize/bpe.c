@@ -8,13 +8,12 @@
 
 #define NO_RANK UINT32_MAX
 
-void ids_push(tok_ids *t, uint32_t id)
+#define IDS_INITIAL 256
+
+void ids_grow(tok_ids *t)
 {
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 256;
-        t->ids = xrealloc(t->ids, t->cap * sizeof *t->ids);
-    }
-    t->ids[t->n++] = id;
+    t->cap = t->cap ? t->cap * 2 : IDS_INITIAL;
+    t->ids = xrealloc(t->ids, t->cap * sizeof *t->ids);
 }
 
 void ids_free(tok_ids *t)

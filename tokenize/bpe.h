@@ -56,8 +56,15 @@ typedef struct {
     size_t n, cap;
 } tok_ids;
 
+/* Makes room for one more id (the slow path of ids_push). */
+void ids_grow(tok_ids *t);
+
 /* Appends one id. */
-void ids_push(tok_ids *t, uint32_t id);
+static inline void ids_push(tok_ids *t, uint32_t id)
+{
+    if (t->n == t->cap) ids_grow(t);
+    t->ids[t->n++] = id;
+}
 
 /* Frees the ids. */
 void ids_free(tok_ids *t);

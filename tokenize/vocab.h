@@ -15,6 +15,7 @@
 #include <string.h>
 
 #define VOCAB_NO_TOKEN UINT32_MAX
+#define VOCAB_MAX_ID ((1u << 24) - 1) /* loaders refuse larger ids: no real vocabulary is near */
 #define VOCAB_HEAD_BYTES 8 /* bytes of a token kept inline in its hash slot */
 
 typedef struct {
