@@ -164,7 +164,7 @@ static size_t whitespace_piece(const uint8_t *s, size_t n, size_t i, bool with_n
 
 /* ---- gpt2 / r50k / p50k ---- */
 
-static size_t next_gpt2(const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t next_gpt2(const uint8_t *s, size_t n, size_t i)
 {
     size_t k = s[i] == '\'' ? contraction_at(s, n, i, false) : 0;
     if (k) return i + k; /* 's|'t|'re|'ve|'m|'ll|'d */
@@ -207,7 +207,7 @@ static inline bool is_letter_prefix(uint8_t c, uint8_t b)
     return !(c & (UCLASS_L | UCLASS_N)) && !is_cr_or_lf(b);
 }
 
-static size_t next_cl100k(const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t next_cl100k(const uint8_t *s, size_t n, size_t i)
 {
     size_t k = s[i] == '\'' ? contraction_at(s, n, i, true) : 0;
     if (k) return i + k; /* (?i:'s|'t|'re|'ve|'m|'ll|'d) */
@@ -256,7 +256,7 @@ static size_t upper_run_then_lower(const uint8_t *s, size_t n, size_t st)
     return with_contraction(s, n, run_with(s, n, j, UCLASS_LOWERISH));
 }
 
-static size_t next_o200k(const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t next_o200k(const uint8_t *s, size_t n, size_t i)
 {
     size_t len, e;
     uint8_t c = class_at(s, n, i, &len);
@@ -278,4 +278,21 @@ size_t pretok_next(pretok_family f, const uint8_t *s, size_t n, size_t pos)
     case PRETOK_O200K: return next_o200k(s, n, pos);
     default: return next_gpt2(s, n, pos);
     }
+}
+
+int pretok_split(pretok_family f, const uint8_t *s, size_t n, size_t pos, size_t *ends, int max)
+{
+    int k = 0;
+    switch (f) {
+    case PRETOK_CL100K:
+        while (k < max && pos < n) ends[k++] = pos = next_cl100k(s, n, pos);
+        break;
+    case PRETOK_O200K:
+        while (k < max && pos < n) ends[k++] = pos = next_o200k(s, n, pos);
+        break;
+    default:
+        while (k < max && pos < n) ends[k++] = pos = next_gpt2(s, n, pos);
+        break;
+    }
+    return k;
 }

@@ -134,15 +134,14 @@ static void encode_ordinary(const tokenizer *t, const uint8_t *s, size_t n, bpe_
     const tok_vocab *v = &t->vocab;
     size_t bound[PIECE_BATCH + 1];
     uint64_t hash[PIECE_BATCH], head[PIECE_BATCH];
-    for (size_t pos = 0; pos < n;) {
-        int k = 0;
-        bound[0] = pos;
-        while (k < PIECE_BATCH && pos < n) {
-            size_t end = pretok_next(t->family, s, n, pos);
-            head[k] = pos + VOCAB_HEAD_BYTES <= n ? vocab_head_wide(s + pos, end - pos) : vocab_head(s + pos, end - pos);
-            hash[k] = vocab_hash_head(s + pos, end - pos, head[k]);
-            vocab_prefetch(v, hash[k]);
-            bound[++k] = pos = end;
+    bound[0] = 0;
+    for (size_t pos = 0; pos < n; pos = bound[0]) {
+        int k = pretok_split(t->family, s, n, pos, bound + 1, PIECE_BATCH);
+        for (int i = 0; i < k; i++) {
+            size_t at = bound[i], len = bound[i + 1] - at;
+            head[i] = at + VOCAB_HEAD_BYTES <= n ? vocab_head_wide(s + at, len) : vocab_head(s + at, len);
+            hash[i] = vocab_hash_head(s + at, len, head[i]);
+            vocab_prefetch(v, hash[i]);
         }
         for (int i = 0; i < k; i++) {
             size_t len = bound[i + 1] - bound[i];
@@ -150,6 +149,7 @@ static void encode_ordinary(const tokenizer *t, const uint8_t *s, size_t n, bpe_
             if (id != VOCAB_NO_TOKEN) ids_push(out, id);
             else bpe_merge_piece(v, s + bound[i], len, hash[i], scratch, out);
         }
+        bound[0] = bound[k];
     }
 }
 
