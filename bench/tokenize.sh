@@ -20,8 +20,8 @@ V=$SHARED/vocab
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/winnow-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 PY="python3 scripts/tokenize_tokref.py"
-mkdir -p bench/results
-OUT=bench/results/tokenize-$(date -u +%Y-%m-%d).md
+# bench/run.sh saves stdout as the results file; run alone, this script saves it
+OUT=$TMP/table.md
 
 # best (lowest) wall seconds of $RUNS runs of a command
 best_of() {
@@ -54,21 +54,25 @@ merges = [l for l in open(v + "/gpt2/vocab.bpe", encoding="utf-8").read().split(
 json.dump({"version": "1.0", "added_tokens": [{"id": 50256, "content": "<|endoftext|>", "special": True,
            "single_word": False, "lstrip": False, "rstrip": False, "normalized": False}],
            "normalizer": None, "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False,
-           "trim_offsets": True, "use_regex": True}, "post_processor": None, "decoder": {"type": "ByteLevel"},
+           "trim_offsets": True, "use_regex": True}, "post_processor": None, "decoder": {"type": "ByteLevel", "add_prefix_space": False,
+           "trim_offsets": True, "use_regex": True},
            "model": {"type": "BPE", "dropout": None, "unk_token": None, "vocab": enc, "merges": merges}},
           open(sys.argv[2], "w"), ensure_ascii=False)
 PY
 
 vocab_of() { case $1 in gpt2) echo "$V/tiktoken/r50k_base.tiktoken";; *) echo "$V/tiktoken/$1.tiktoken";; esac; }
 NCPU=$(nproc)
+JOBS=$(printf '1\n2\n4\n%s\n' "$NCPU" | awk -v n="$NCPU" '$1 <= n' | sort -nu | tr '\n' ' ')
+jcols=; jsep=
+for j in $JOBS; do jcols="$jcols winnow -j$j |"; jsep="$jsep---|"; done
 {
-echo "## winnow tokenize - $(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'))"
+echo "## winnow tokenize - $(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), load average $(cut -d' ' -f1 /proc/loadavg) at start"
 echo
 echo "Single thread unless noted; MB/s of document text; best of $RUNS runs. Every winnow run's ids were first"
 echo "checked equal to tiktoken's reference ids for the corpus."
 echo
-echo "| corpus | encoding | winnow -j1 | winnow -j2 | winnow -j$NCPU | tiktoken (npm, WASM) | HF tokenizers (npm) | winnow / tiktoken |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| corpus | encoding |$jcols tiktoken (npm, WASM) | HF tokenizers (npm) | winnow -j1 / tiktoken |"
+echo "|---|---|$jsep---|---|---|"
 } > $OUT
 for corpus in en_code multi; do
     bytes=$(text_bytes $corpus)
@@ -77,18 +81,21 @@ for corpus in en_code multi; do
         args="tokenize -q --encoding $enc --vocab $(vocab_of $enc) --format bin --no-eos"
         $WINNOW $args -j$NCPU $TMP/$corpus.jsonl > $TMP/got.bin
         zstd -dc $R/$corpus.$enc.bin.zst | cmp -s - $TMP/got.bin || { echo "bench: $corpus/$enc ids differ from tiktoken" >&2; exit 1; }
-        w1=$(mbps $bytes $(best_of $WINNOW $args -j1 $TMP/$corpus.jsonl))
-        w2=$(mbps $bytes $(best_of $WINNOW $args -j2 $TMP/$corpus.jsonl))
-        wn=$(mbps $bytes $(best_of $WINNOW $args -j$NCPU $TMP/$corpus.jsonl))
+        row=
+        for j in $JOBS; do
+            w=$(mbps $bytes $(best_of $WINNOW $args -j$j $TMP/$corpus.jsonl))
+            [ $j = 1 ] && w1=$w
+            row="$row $w |"
+        done
         tk=-; hf=-; ratio=-
         if [ $have_peers = 1 ]; then
             tk=$(node scripts/tokenize_peers.js "$NPM_DIR/node_modules" tiktoken $enc $TMP/$corpus.jsonl | cut -d' ' -f1)
             ratio=$(echo "$w1 $tk" | awk '{printf "%.1fx", $1 / $2}')
             if [ $enc = gpt2 ] && [ -d "$NPM_DIR/node_modules/tokenizers" ]; then
-                hf=$(node scripts/tokenize_peers.js "$NPM_DIR/node_modules" tokenizers $TMP/gpt2.json $TMP/$corpus.jsonl | cut -d' ' -f1)
+                hf=$(node scripts/tokenize_peers.js "$NPM_DIR/node_modules" tokenizers $TMP/gpt2.json $TMP/$corpus.jsonl | cut -d' ' -f1) || hf=failed
             fi
         fi
-        echo "| $corpus ($(echo $bytes | awk '{printf "%.1f", $1/1e6}') MB) | $enc | $w1 | $w2 | $wn | $tk | $hf | $ratio |" >> $OUT
+        echo "| $corpus ($(echo $bytes | awk '{printf "%.1f", $1/1e6}') MB) | $enc |$row $tk | $hf | $ratio |" >> $OUT
     done
 done
 {
@@ -102,3 +109,7 @@ for f in a b64; do
 done
 } >> $OUT
 cat $OUT
+if [ -z "${BENCH_DATE:-}" ]; then
+    mkdir -p bench/results
+    cp $OUT bench/results/tokenize-$(date -u +%Y-%m-%d).md
+fi

@@ -40,36 +40,43 @@ static inline uint32_t join_id_wide(const tok_vocab *v, const uint8_t *s, size_t
     return id;
 }
 
-/* tiktoken's method: parts in an array, each with the rank (and id) of
- * joining it to the next; find the lowest rank (leftmost on ties), join,
- * update the two neighbouring joins. */
+/* tiktoken's method: each part knows the rank (and id) of joining it to the
+ * next; find the lowest rank (leftmost on ties), join, update the two
+ * neighbouring joins. Parts are a doubly linked list over byte positions and
+ * rank[] stays indexed by position (NO_RANK where no part starts or no join
+ * exists), so a join moves nothing and the search is a plain array scan. */
 static void merge_by_scan(const tok_vocab *v, const uint8_t *piece, size_t n, tok_ids *out)
 {
     uint8_t s[BPE_SCAN_MAX + VOCAB_HEAD_BYTES] = {0}; /* a copy with room for 8-byte loads */
     memcpy(s, piece, n);
-    uint32_t start[BPE_SCAN_MAX + 1], rank[BPE_SCAN_MAX], join[BPE_SCAN_MAX], id[BPE_SCAN_MAX];
-    size_t nparts = n;
-    for (size_t i = 0; i <= n; i++) start[i] = (uint32_t)i;
-    for (size_t i = 0; i < n; i++) id[i] = v->byte_id[s[i]];
+    uint8_t next[BPE_SCAN_MAX + 1], prev[BPE_SCAN_MAX]; /* n: none */
+    uint32_t rank[BPE_SCAN_MAX], join[BPE_SCAN_MAX], id[BPE_SCAN_MAX];
+    for (size_t i = 0; i < n; i++) {
+        next[i] = (uint8_t)(i + 1);
+        prev[i] = (uint8_t)(i ? i - 1 : n);
+        id[i] = v->byte_id[s[i]];
+    }
     for (size_t i = 0; i + 1 < n; i++) join[i] = join_id_wide(v, s + i, 2, &rank[i]);
-    while (nparts > 1) {
+    rank[n - 1] = NO_RANK;
+    for (;;) {
         size_t best = 0;
         uint32_t best_rank = NO_RANK;
-        for (size_t i = 0; i + 1 < nparts; i++)
-            if (rank[i] < best_rank) best_rank = rank[i], best = i;
+        for (size_t p = 0; p + 1 < n; p++)
+            if (rank[p] < best_rank) best_rank = rank[p], best = p;
         if (best_rank == NO_RANK) break;
-        /* join parts best and best+1 */
+        size_t gone = next[best], before = prev[best];
         id[best] = join[best];
-        for (size_t i = best + 1; i < nparts; i++) start[i] = start[i + 1];
-        for (size_t i = best + 1; i + 1 < nparts; i++) id[i] = id[i + 1];
-        for (size_t i = best + 1; i + 2 < nparts; i++) rank[i] = rank[i + 1], join[i] = join[i + 1];
-        nparts--;
-        if (best + 1 < nparts)
-            join[best] = join_id_wide(v, s + start[best], start[best + 2] - start[best], &rank[best]);
-        if (best > 0)
-            join[best - 1] = join_id_wide(v, s + start[best - 1], start[best + 1] - start[best - 1], &rank[best - 1]);
+        rank[gone] = NO_RANK;
+        next[best] = next[gone];
+        if (next[best] < n) {
+            prev[next[best]] = (uint8_t)best;
+            join[best] = join_id_wide(v, s + best, next[next[best]] - best, &rank[best]);
+        } else {
+            rank[best] = NO_RANK;
+        }
+        if (before < n) join[before] = join_id_wide(v, s + before, next[best] - before, &rank[before]);
     }
-    for (size_t k = 0; k < nparts; k++) ids_push(out, id[k]);
+    for (size_t p = 0; p < n; p = next[p]) ids_push(out, id[p]);
 }
 
 /* ---- the heap merge for long pieces ---- */

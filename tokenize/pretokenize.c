@@ -166,6 +166,10 @@ static size_t whitespace_piece(const uint8_t *s, size_t n, size_t i, bool with_n
 
 static inline __attribute__((always_inline)) size_t next_gpt2(const uint8_t *s, size_t n, size_t i)
 {
+    /* the common cases first: an ASCII letter, or a space and an ASCII letter */
+    if (s[i] < 0x80 && (ASCII_CLASS(s[i]) & UCLASS_L)) return run_with(s, n, i + 1, UCLASS_L);
+    if (s[i] == ' ' && i + 1 < n && s[i + 1] < 0x80 && (ASCII_CLASS(s[i + 1]) & UCLASS_L))
+        return run_with(s, n, i + 2, UCLASS_L);
     size_t k = s[i] == '\'' ? contraction_at(s, n, i, false) : 0;
     if (k) return i + k; /* 's|'t|'re|'ve|'m|'ll|'d */
     size_t len, len1;
@@ -209,6 +213,10 @@ static inline bool is_letter_prefix(uint8_t c, uint8_t b)
 
 static inline __attribute__((always_inline)) size_t next_cl100k(const uint8_t *s, size_t n, size_t i)
 {
+    /* the common cases first: an ASCII letter, or a space and an ASCII letter */
+    if (s[i] < 0x80 && (ASCII_CLASS(s[i]) & UCLASS_L)) return run_with(s, n, i + 1, UCLASS_L);
+    if (s[i] == ' ' && i + 1 < n && s[i + 1] < 0x80 && (ASCII_CLASS(s[i + 1]) & UCLASS_L))
+        return run_with(s, n, i + 2, UCLASS_L);
     size_t k = s[i] == '\'' ? contraction_at(s, n, i, true) : 0;
     if (k) return i + k; /* (?i:'s|'t|'re|'ve|'m|'ll|'d) */
     size_t len, len1;
@@ -258,6 +266,11 @@ static size_t upper_run_then_lower(const uint8_t *s, size_t n, size_t st)
 
 static inline __attribute__((always_inline)) size_t next_o200k(const uint8_t *s, size_t n, size_t i)
 {
+    /* the common cases first: an ASCII lowercase letter, or a space and one:
+     * the uppercase run is empty, so the word is the lowercase-class run */
+    if (s[i] >= 'a' && s[i] <= 'z') return with_contraction(s, n, run_with(s, n, i + 1, UCLASS_LOWERISH));
+    if (s[i] == ' ' && i + 1 < n && s[i + 1] >= 'a' && s[i + 1] <= 'z')
+        return with_contraction(s, n, run_with(s, n, i + 2, UCLASS_LOWERISH));
     size_t len, e;
     uint8_t c = class_at(s, n, i, &len);
     bool prefix = is_letter_prefix(c, s[i]) && i + len < n; /* [^\r\n\p{L}\p{N}]? */

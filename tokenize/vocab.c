@@ -1,7 +1,6 @@
 /* vocab.c - the token table and its byte-string hash (see vocab.h). */
 #include "tokenize/vocab.h"
 
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,20 +153,4 @@ const char *vocab_check_complete(const tok_vocab *v)
     for (int b = 0; b < 256; b++)
         if (v->byte_id[b] == VOCAB_NO_TOKEN) return "not every single byte is a token";
     return NULL;
-}
-
-void vocab_fingerprint(const tok_vocab *v, char hex[65])
-{
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-    for (uint32_t id = 0; id < v->nids; id++) {
-        if (v->tok_off[id] == NO_OFFSET) continue;
-        uint32_t le[2] = {id, v->tok_len[id]};
-        EVP_DigestUpdate(ctx, le, sizeof le);
-        EVP_DigestUpdate(ctx, v->bytes + v->tok_off[id], v->tok_len[id]);
-    }
-    unsigned char md[32];
-    EVP_DigestFinal_ex(ctx, md, NULL);
-    EVP_MD_CTX_free(ctx);
-    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }

@@ -162,8 +162,4 @@ const uint8_t *vocab_token_bytes(const tok_vocab *v, uint32_t id, size_t *len);
  * else a message saying what is missing. */
 const char *vocab_check_complete(const tok_vocab *v);
 
-/* SHA-256 of the ordinary tokens in id order (bytes and ids), hex, for
- * manifests: equal vocabularies give equal hashes whatever file they came from. */
-void vocab_fingerprint(const tok_vocab *v, char hex[65]);
-
 #endif
