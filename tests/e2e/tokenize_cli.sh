@@ -52,6 +52,8 @@ $PY texts $TMP/dec.jsonl > $TMP/dec.txt
 $PY texts $TMP/edge.jsonl > $TMP/orig.txt
 ok "--decode turns the bin stream back into the documents' text" cmp $TMP/dec.txt $TMP/orig.txt
 
+is "$($WINNOW tokenize -q --decode $CL --ids 15339,100257)" "hello<|endoftext|>" "--decode --ids writes the ids' text"
+
 # --- EOS/BOS and special tokens ---
 printf '{"text":"hello<|endoftext|>"}\n' > $TMP/sp.jsonl
 is "$($WINNOW tokenize -q $CL $TMP/sp.jsonl)" '{"text":"hello<|endoftext|>","tokens":[15339,27,91,8862,728,428,91,29,100257]}' \
