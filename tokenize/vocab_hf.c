@@ -129,7 +129,12 @@ static void skip_value(cursor *c)
         } else if (ch == ',' || ch == ':') {
             c->p++;
         } else {
-            while (c->p < c->end && !strchr(",:]} \t\r\n", *c->p)) c->p++;
+            const char *literal = c->p;
+            while (c->p < c->end && *c->p && !strchr(",:]} \t\r\n", *c->p)) c->p++;
+            if (c->p == literal) {
+                fail(c, "unexpected character");
+                break;
+            }
         }
     } while (depth > 0 && !c->failed);
     buf_free(&scratch);

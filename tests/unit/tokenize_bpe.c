@@ -117,6 +117,16 @@ static void bad_files(void)
         buf_free(&err);
         vocab_free(&v);
     }
+    /* a NUL byte inside a skipped value once looped forever (found by fuzzing) */
+    static const char nul_json[] = "{\"x\":[\0]}";
+    tok_vocab v;
+    vocab_init(&v);
+    wbuf err = WBUF_INIT;
+    int family = -1;
+    int rc = vocab_parse_hf_json(&v, nul_json, sizeof nul_json - 1, &family, &err);
+    ok(rc == -1 && err.len > 0, "tokenizer.json with a NUL byte rejected: %s", err.data ? err.data : "(accepted)");
+    buf_free(&err);
+    vocab_free(&v);
 }
 
 int main(void)
