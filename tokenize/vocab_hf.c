@@ -61,9 +61,10 @@ static int hex4(const char *p)
     return v;
 }
 
-/* Reads a JSON string into out (decoded). */
+/* Reads a JSON string into out (decoded; out->data is never NULL after). */
 static bool read_string(cursor *c, wbuf *out)
 {
+    buf_reserve(out, 1);
     buf_clear(out);
     if (!eat(c, '"')) {
         fail(c, "expected a string");

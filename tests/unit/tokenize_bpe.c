@@ -106,6 +106,7 @@ static void bad_files(void)
         "{\"pre_tokenizer\":{\"type\":\"Whitespace\"},\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
         "{\"pre_tokenizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a b\"]}}",
         "{\"model\":[[[[",
+        "{\"\":0}", /* an empty key once crashed the reader (found by fuzzing) */
     };
     for (size_t i = 0; i < sizeof json_cases / sizeof json_cases[0]; i++) {
         tok_vocab v;
