@@ -28,11 +28,13 @@ ok "jsonl output is the same for -j1 and -j2" cmp $TMP/j1.jsonl $TMP/j2.jsonl
 ok "jsonl tokens arrays equal the bin stream" $PY binjsonl $TMP/cl100k_base.bin $TMP/j1.jsonl
 is "$(wc -l < $TMP/j1.jsonl | tr -d ' ')" 138 "jsonl: one line per document"
 
-# en_code subset (FULL=1: everything) through the CLI, zstd-compressed input
-N=300; [ -n "$FULL" ] && N=0
+# en_code subset (FULL=1: everything) through the CLI, zstd-compressed input;
+# 600 documents are about 5 MB, more than one engine batch, so -j2 has batches
+# in flight together and the order of the output is tested
+N=600; [ -n "$FULL" ] && N=0
 $PY jsonl $R/en_code.txt.zst $R/en_code.idx.tsv $N | zstd -q > $TMP/en.jsonl.zst
 for name in cl100k_base o200k_base; do
-    $WINNOW tokenize -q --encoding $name --vocab $V/tiktoken/$name.tiktoken --format bin --no-eos $TMP/en.jsonl.zst > $TMP/en.bin
+    $WINNOW tokenize -q -j2 --encoding $name --vocab $V/tiktoken/$name.tiktoken --format bin --no-eos $TMP/en.jsonl.zst > $TMP/en.bin
     if [ -n "$FULL" ]; then zstd -dc $R/en_code.$name.bin.zst > $TMP/en.want; else $PY refcut $R/en_code.$name.bin.zst $N > $TMP/en.want; fi
     ok "en_code ($N docs, 0 = all): $name ids equal tiktoken's" cmp $TMP/en.bin $TMP/en.want
 done
