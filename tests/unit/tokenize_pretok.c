@@ -5,9 +5,12 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <unicode/uchar.h>
+
 #include "tests/unit/tokenize_corpus.h"
 #include "tokenize/pretokenize.h"
 #include "tokenize/unicode_class.h"
+#include <stdbool.h>
 
 #define WHITE_SPACE "\\t\\n\\x0B\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}"
 #define EN_CODE_STRIDE 25 /* make test: every 25th en_code document */
@@ -152,10 +155,44 @@ static void check_corners(void)
     }
 }
 
+/* The generated tables against the ICU this machine has, code point by code
+ * point, when its Unicode version is the one they were generated from. */
+static void check_tables_against_icu(void)
+{
+    UVersionInfo v;
+    char version[U_MAX_VERSION_STRING_LENGTH];
+    u_getUnicodeVersion(v);
+    u_versionToString(v, version);
+    if (strncmp(version, uclass_unicode_version, strlen(uclass_unicode_version))) {
+        diag("ICU here has Unicode %s, the tables %s: not compared", version, uclass_unicode_version);
+        return;
+    }
+    long bad = 0;
+    for (UChar32 c = 0; c <= UCLASS_MAX_CP; c++) {
+        int8_t t = u_charType(c);
+        uint8_t k = uclass_of((uint32_t)c);
+        bool letter = t == U_UPPERCASE_LETTER || t == U_LOWERCASE_LETTER || t == U_TITLECASE_LETTER ||
+                      t == U_MODIFIER_LETTER || t == U_OTHER_LETTER;
+        bool number = t == U_DECIMAL_DIGIT_NUMBER || t == U_LETTER_NUMBER || t == U_OTHER_NUMBER;
+        bool mark = t == U_NON_SPACING_MARK || t == U_ENCLOSING_MARK || t == U_COMBINING_SPACING_MARK;
+        bool upperish = t == U_UPPERCASE_LETTER || t == U_TITLECASE_LETTER || t == U_MODIFIER_LETTER ||
+                        t == U_OTHER_LETTER || mark;
+        bool lowerish = t == U_LOWERCASE_LETTER || t == U_MODIFIER_LETTER || t == U_OTHER_LETTER || mark;
+        bool space = u_hasBinaryProperty(c, UCHAR_WHITE_SPACE);
+        if (!!(k & UCLASS_L) != letter || !!(k & UCLASS_N) != number || !!(k & UCLASS_WS) != space ||
+            !!(k & UCLASS_UPPERISH) != upperish || !!(k & UCLASS_LOWERISH) != lowerish)
+            bad++;
+    }
+    ok(bad == 0, "class tables equal ICU %s for all code points (%ld differ)", version, bad);
+    ok((uclass_of(0x85) & UCLASS_WS) && (uclass_of('\f') & UCLASS_WS) && !(uclass_of(0xFEFF) & UCLASS_WS),
+       "U+0085 and form feed are \\s, U+FEFF is not (Rust regex's White_Space)");
+}
+
 int main(void)
 {
     oracle_init();
     diag("Unicode tables: %s", uclass_unicode_version);
+    check_tables_against_icu();
     check_corners();
     check_naughty_strings();
     check_corpus("edge", 1);
