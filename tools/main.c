@@ -9,6 +9,8 @@
 static const winnow_command commands[] = {
     {"ingest", cmd_ingest, "read WARC/WET/JSONL/HTML/text/archives, write the document stream"},
     {"score-extraction", cmd_score_extraction, "score main-content extraction against an article benchmark"},
+    {"tokenize", cmd_tokenize, "add token ids to each document (tiktoken-exact BPE: gpt2, cl100k, o200k, llama3)"},
+    {"vocab", cmd_vocab, "list, fetch and verify tokenizer vocabularies in the local cache"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 
