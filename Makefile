@@ -18,9 +18,9 @@ CUDA        ?= auto
 DEB_PACKAGES = build-essential g++ pkg-config perl python3 zstd gzip tar zip \
   libzstd-dev libxxhash-dev libarchive-dev libuchardet-dev libutf8proc-dev \
   libxml2-dev libcld2-dev libpcre2-dev zlib1g-dev libicu-dev libbrotli-dev \
-  python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev
+  libssl-dev python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev
 
-PKGS = libzstd libxxhash libarchive uchardet libutf8proc libxml-2.0 libpcre2-8 zlib icu-uc icu-i18n libbrotlidec
+PKGS = libzstd libxxhash libarchive uchardet libutf8proc libxml-2.0 libpcre2-8 zlib icu-uc icu-i18n libbrotlidec libcrypto
 
 ifeq ($(SANITIZE),1)
 BUILD    = build-asan

@@ -8,6 +8,8 @@
 
 static const winnow_command commands[] = {
     {"ingest", cmd_ingest, "read WARC/WET/JSONL/HTML/text/archives, write the document stream"},
+    {"shard", cmd_shard, "the --format bin token stream in, a zstd token shard directory out"},
+    {"shards", cmd_shards, "inspect, verify, cat or export a shard directory"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 
