@@ -13,6 +13,8 @@ typedef struct {
 /* Weak while the stages are developed in parallel branches: a command whose
  * code is not linked in yet is left out of `winnow help`. */
 int cmd_ingest(int argc, char **argv) __attribute__((weak));
+int cmd_tokenize(int argc, char **argv);
+int cmd_vocab(int argc, char **argv);
 int cmd_shard(int argc, char **argv);
 int cmd_shards(int argc, char **argv);
 

@@ -8,6 +8,8 @@
 
 static const winnow_command commands[] = {
     {"ingest", cmd_ingest, "read WARC/WET/JSONL/HTML/text/archives, write the document stream"},
+    {"tokenize", cmd_tokenize, "add token ids to each document (tiktoken-exact BPE: gpt2, cl100k, o200k, llama3)"},
+    {"vocab", cmd_vocab, "list, fetch and verify tokenizer vocabularies in the local cache"},
     {"shard", cmd_shard, "the --format bin token stream in, a zstd token shard directory out"},
     {"shards", cmd_shards, "inspect, verify, cat or export a shard directory"},
 };

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""tokenize_tokref.py - helpers for the tokenize tests and bench on $SHARED/tokref.
+
+  jsonl CORPUS.txt.zst CORPUS.idx.tsv [N]   the first N documents (all: 0) as JSONL {"id","text"}
+  refcut REF.bin.zst N                      the reference ids of the first N documents (bin, stdout)
+  binjsonl OUT.bin JSONL                    exit 0 when the "tokens" arrays of JSONL equal the bin stream
+  texts JSONL                               the "text" of each line, NUL-separated (for comparisons)
+"""
+import json, struct, subprocess, sys
+
+
+def zstd_cat(path):
+    return subprocess.run(["zstd", "-dc", path], check=True, capture_output=True).stdout
+
+
+def jsonl(txt, idx, n):
+    data = zstd_cat(txt)
+    out = sys.stdout
+    with open(idx) as f:
+        for i, line in enumerate(f):
+            if n and i >= n:
+                break
+            off, ln = map(int, line.split("\t")[:2])
+            text = data[off:off + ln].decode("utf-8")
+            out.write(json.dumps({"id": "tokref-%d" % i, "text": text}, ensure_ascii=False) + "\n")
+
+
+def refcut(ref, n):
+    data = zstd_cat(ref)
+    pos = 0
+    for _ in range(n):
+        (count,) = struct.unpack_from("<I", data, pos)
+        pos += 4 + 4 * count
+    sys.stdout.buffer.write(data[:pos])
+
+
+def read_bin(path):
+    data = open(path, "rb").read()
+    docs, pos = [], 0
+    while pos < len(data):
+        (count,) = struct.unpack_from("<I", data, pos)
+        docs.append(list(struct.unpack_from("<%dI" % count, data, pos + 4)))
+        pos += 4 + 4 * count
+    return docs
+
+
+def binjsonl(binpath, jsonlpath):
+    want = read_bin(binpath)
+    got = [json.loads(l)["tokens"] for l in open(jsonlpath, encoding="utf-8")]
+    sys.exit(0 if got == want else 1)
+
+
+def texts(path):
+    for l in open(path, encoding="utf-8"):
+        sys.stdout.write(json.loads(l)["text"] + "\0")
+
+
+if __name__ == "__main__":
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "jsonl":
+        jsonl(args[0], args[1], int(args[2]) if len(args) > 2 else 0)
+    elif cmd == "refcut":
+        refcut(args[0], int(args[1]))
+    elif cmd == "binjsonl":
+        binjsonl(args[0], args[1])
+    elif cmd == "texts":
+        texts(args[0])
+    else:
+        sys.exit(__doc__)

@@ -1,0 +1,137 @@
+/* tokenize_bpe.c - the two merge methods agree (array scan for short pieces,
+ * heap for long ones) on real text; pathological inputs (1 MB of one letter,
+ * a 1 MB base64 blob) encode and decode back; the vocabulary loaders reject
+ * malformed files with a message. */
+#include "tests/unit/tokenize_corpus.h"
+#include "core/util.h"
+#include "tokenize/tokenizer.h"
+#include "tokenize/vocab_load.h"
+
+#define BLOB_BYTES (1 << 20)
+#define SAMPLES 20000
+#define BASE64_LINE 76
+
+static void load(tokenizer *t, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/vocab/tiktoken/%s.tiktoken", shared_dir(), name);
+    wbuf err = WBUF_INIT;
+    if (tokenizer_load(t, name, path, -1, &err)) {
+        printf("Bail out! %s\n", err.data);
+        exit(1);
+    }
+    buf_free(&err);
+}
+
+/* Byte strings of every length 2..BPE_SCAN_MAX cut from the corpus at
+ * pseudo-random places (not piece boundaries, so merges cross words too). */
+static void scan_equals_heap(const tokenizer *t, const tok_corpus *c)
+{
+    bpe_scratch scratch = {0};
+    tok_ids a = {0}, b = {0};
+    uint64_t x = 88172645463325252ull;
+    int bad = 0;
+    for (int i = 0; i < SAMPLES; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t len = 2 + x % (BPE_SCAN_MAX - 1);
+        size_t off = (x >> 20) % (c->size - len);
+        a.n = b.n = 0;
+        bpe_encode_piece(&t->vocab, (const uint8_t *)c->text + off, len, &scratch, &a);
+        bpe_encode_piece_heap(&t->vocab, (const uint8_t *)c->text + off, len, &scratch, &b);
+        if (a.n != b.n || memcmp(a.ids, b.ids, a.n * sizeof *a.ids)) bad++;
+    }
+    ok(bad == 0, "%s: scan and heap merges agree on %d byte strings (%d differ)", t->name, SAMPLES, bad);
+    ids_free(&a);
+    ids_free(&b);
+    bpe_scratch_free(&scratch);
+}
+
+/* Encodes text, checks it decodes back, reports the time. */
+static void round_trip(const tokenizer *t, const char *what, const char *text, size_t n)
+{
+    bpe_scratch scratch = {0};
+    tok_ids ids = {0};
+    wbuf back = WBUF_INIT;
+    double t0 = now_seconds();
+    tokenizer_encode(t, text, n, false, &scratch, &ids);
+    double secs = now_seconds() - t0;
+    tokenizer_decode(t, ids.ids, ids.n, &back);
+    ok(back.len == n && !memcmp(back.data, text, n), "%s: %s (%zu bytes) -> %zu ids decodes back", t->name, what, n,
+       ids.n);
+    diag("%s: %s encoded in %.3f s", t->name, what, secs);
+    ids_free(&ids);
+    buf_free(&back);
+    bpe_scratch_free(&scratch);
+}
+
+static void pathological(const tokenizer *t)
+{
+    char *s = malloc(BLOB_BYTES);
+    memset(s, 'a', BLOB_BYTES);
+    round_trip(t, "1 MB of 'a'", s, BLOB_BYTES);
+    /* base64 of pseudo-random bytes, without line breaks: one long piece mix */
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    for (size_t i = 0; i < BLOB_BYTES; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        s[i] = alphabet[x % 64];
+    }
+    round_trip(t, "a 1 MB base64 blob", s, BLOB_BYTES);
+    free(s);
+}
+
+static void bad_files(void)
+{
+    static const struct {
+        const char *text, *why;
+    } tiktoken_cases[] = {
+        {"YQ== 0\nYg== x\n", "bad rank"},
+        {"YQ== 0\nYQ== 1\n", "given twice"},
+        {"YQ==0\n", "expected"},
+        {"Y!== 0\n", "bad base64"},
+        {"", "no tokens"},
+    };
+    for (size_t i = 0; i < sizeof tiktoken_cases / sizeof tiktoken_cases[0]; i++) {
+        tok_vocab v;
+        vocab_init(&v);
+        wbuf err = WBUF_INIT;
+        int rc = vocab_parse_tiktoken(&v, tiktoken_cases[i].text, strlen(tiktoken_cases[i].text), &err);
+        ok(rc == -1 && err.data && strstr(err.data, tiktoken_cases[i].why), "tiktoken file %zu rejected: %s", i,
+           err.data ? err.data : "(accepted)");
+        buf_free(&err);
+        vocab_free(&v);
+    }
+    static const char *json_cases[] = {
+        "{\"model\":{\"type\":\"Unigram\"}}",
+        "{\"pre_tokenizer\":{\"type\":\"Whitespace\"},\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
+        "{\"pre_tokenizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a b\"]}}",
+        "{\"model\":[[[[",
+    };
+    for (size_t i = 0; i < sizeof json_cases / sizeof json_cases[0]; i++) {
+        tok_vocab v;
+        vocab_init(&v);
+        wbuf err = WBUF_INIT;
+        int family = -1;
+        int rc = vocab_parse_hf_json(&v, json_cases[i], strlen(json_cases[i]), &family, &err);
+        ok(rc == -1 && err.len > 0, "tokenizer.json %zu rejected: %s", i, err.data ? err.data : "(accepted)");
+        buf_free(&err);
+        vocab_free(&v);
+    }
+}
+
+int main(void)
+{
+    tok_corpus c;
+    corpus_load(&c, "multi");
+    static const char *names[] = {"cl100k_base", "o200k_base"};
+    for (int i = 0; i < 2; i++) {
+        tokenizer t;
+        load(&t, names[i]);
+        scan_equals_heap(&t, &c);
+        pathological(&t);
+        tokenizer_free(&t);
+    }
+    corpus_free(&c);
+    bad_files();
+    return done_testing();
+}

@@ -1,0 +1,306 @@
+/* cmd_tokenize.c - `winnow tokenize`: the document stream to token ids. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/input.h"
+#include "core/output.h"
+#include "core/stage.h"
+#include "core/util.h"
+#include "tokenize/tokenizer.h"
+#include "tokenize/vocab_cache.h"
+
+#define DEFAULT_ENCODING "cl100k_base"
+#define U32_DIGITS 10
+
+typedef enum { FORMAT_JSONL, FORMAT_BIN } out_format;
+
+typedef struct {
+    wbuf text, line;
+    tok_ids ids;
+    bpe_scratch scratch;
+} worker_state;
+
+/* Ids of one batch for --format bin: per document a count (0 for documents
+ * that are not written) and the ids back to back. */
+typedef struct {
+    uint32_t *count;
+    tok_ids ids;
+} batch_ids;
+
+typedef struct {
+    tokenizer tok;
+    out_format format;
+    bool allow_special, eos, bos;
+    worker_state *workers;
+} tokenize_ctx;
+
+enum { OPT_ENCODING = OPT_STAGE_FIRST_FREE, OPT_VOCAB, OPT_PATTERN, OPT_FORMAT, OPT_ALLOW_SPECIAL, OPT_EOS,
+       OPT_NO_EOS, OPT_BOS, OPT_NO_BOS, OPT_DECODE };
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: winnow tokenize [options] [files...]\n"
+            "Adds token ids to each document: byte-exact with tiktoken (and Meta's Llama 3 tokenizer).\n\n"
+            "  --encoding NAME     gpt2 (= r50k_base), p50k_base, p50k_edit, cl100k_base, o200k_base,\n"
+            "                      llama3; its vocabulary comes from the cache (winnow vocab fetch NAME)\n"
+            "                      or from --vocab (default: " DEFAULT_ENCODING ")\n"
+            "  --vocab FILE        load the vocabulary from FILE: a .tiktoken file, Llama 3's\n"
+            "                      tokenizer.model, or a Hugging Face tokenizer.json (byte-level BPE).\n"
+            "                      With --encoding, FILE must be that encoding's (sha256 checked)\n"
+            "  --pattern FAMILY    pre-tokeniser for a .tiktoken file given without --encoding:\n"
+            "                      gpt2, cl100k or o200k\n"
+            "  --format F          jsonl: each document line with a \"tokens\" array added (default)\n"
+            "                      bin: per document a u32 LE count, then that many u32 LE ids\n"
+            "  --allow-special     special-token strings in the text become their ids (default:\n"
+            "                      they are ordinary text, as tiktoken's encode_ordinary)\n"
+            "  --eos, --no-eos     append the end-of-text token to each document (default: on)\n"
+            "  --bos, --no-bos     put the begin-of-text token first (llama3: <|begin_of_text|>,\n"
+            "                      others: <|endoftext|>; default: off)\n"
+            "  --decode            read --format bin streams and write each document's text back as\n"
+            "                      a JSON line {\"text\":...} (special tokens appear as their names)\n\n");
+    fputs(STAGE_COMMON_HELP, f);
+}
+
+/* Appends the decimal digits of v. */
+static inline void put_u32(wbuf *b, uint32_t v)
+{
+    char tmp[U32_DIGITS];
+    int n = 0;
+    do tmp[n++] = (char)('0' + v % 10), v /= 10;
+    while (v);
+    buf_reserve(b, (size_t)n);
+    while (n) b->data[b->len++] = tmp[--n];
+    b->data[b->len] = 0;
+}
+
+/* Encodes one document's text into ws->ids with BOS/EOS as asked. */
+static void encode_doc(tokenize_ctx *c, worker_state *ws, const stage_doc *d)
+{
+    size_t len;
+    buf_clear(&ws->text);
+    const char *text = json_string(&d->json.text, &ws->text, &len);
+    ws->ids.n = 0;
+    if (c->bos) ids_push(&ws->ids, c->tok.bos);
+    tokenizer_encode(&c->tok, text, len, c->allow_special, &ws->scratch, &ws->ids);
+    if (c->eos) ids_push(&ws->ids, c->tok.eos);
+}
+
+/* The line with ,"tokens":[...] added as its last member. */
+static void rewrite_with_tokens(const stage_doc *d, const tok_ids *ids, wbuf *line)
+{
+    buf_clear(line);
+    buf_append(line, d->line, d->json.close_brace);
+    buf_puts(line, ",\"tokens\":[");
+    for (size_t k = 0; k < ids->n; k++) {
+        if (k) buf_putc(line, ',');
+        put_u32(line, ids->ids[k]);
+    }
+    buf_puts(line, "]}\n");
+}
+
+static void tokenize_map(void *ctx, int worker, stage_batch *b)
+{
+    tokenize_ctx *c = ctx;
+    worker_state *ws = &c->workers[worker];
+    batch_ids *bi = NULL;
+    if (c->format == FORMAT_BIN) {
+        bi = xcalloc(1, sizeof *bi);
+        bi->count = xcalloc((size_t)b->n + 1, sizeof *bi->count);
+        b->user = bi;
+    }
+    size_t ntokens = 0;
+    for (int i = 0; i < b->n; i++) {
+        stage_doc *d = &b->docs[i];
+        if (d->verdict == DOC_FAIL) continue;
+        encode_doc(c, ws, d);
+        ntokens += ws->ids.n;
+        if (bi) {
+            bi->count[i] = (uint32_t)ws->ids.n;
+            for (size_t k = 0; k < ws->ids.n; k++) ids_push(&bi->ids, ws->ids.ids[k]);
+        } else {
+            rewrite_with_tokens(d, &ws->ids, &ws->line);
+            stage_doc_rewrite(b, i, &ws->line);
+        }
+    }
+    stats_add(&b->stats, "tokens", (double)ntokens);
+}
+
+static void tokenize_emit_bin(void *ctx, stage_batch *b, woutput *out)
+{
+    (void)ctx;
+    batch_ids *bi = b->user;
+    size_t at = 0;
+    for (int i = 0; i < b->n; i++) {
+        if (b->docs[i].verdict == DOC_FAIL) continue;
+        uint32_t n = bi->count[i];
+        output_write(out, &n, sizeof n); /* little-endian hosts only (x86-64, arm64) */
+        output_write(out, bi->ids.ids + at, n * sizeof *bi->ids.ids);
+        at += n;
+    }
+    ids_free(&bi->ids);
+    free(bi->count);
+    free(bi);
+    b->user = NULL;
+}
+
+/* --decode: bin streams back to JSON lines of text. */
+static int decode_streams(const tokenizer *t, const stage_opts *o)
+{
+    woutput *out = output_open(o->output, o->zstd_level);
+    int status = EXIT_OK, nin = o->ninputs ? o->ninputs : 1;
+    tok_ids ids = {0};
+    wbuf text = WBUF_INIT, line = WBUF_INIT;
+    for (int f = 0; f < nin; f++) {
+        const char *path = o->ninputs ? o->inputs[f] : "-";
+        winput *in = input_open(path);
+        if (!in) {
+            status = EXIT_FATAL;
+            continue;
+        }
+        uint32_t n;
+        for (uint64_t doc = 0;; doc++) {
+            uint64_t at = input_offset(in);
+            size_t got = input_read(in, &n, sizeof n);
+            if (got == 0) break;
+            ids.n = 0;
+            while (got == sizeof n && ids.n < n) {
+                uint32_t id;
+                if (input_read(in, &id, sizeof id) != sizeof id) break;
+                ids_push(&ids, id);
+            }
+            if (got != sizeof n || ids.n != n) {
+                warnf("%s: document %llu at offset %llu: stream ends inside the document", input_name(in),
+                      (unsigned long long)doc, (unsigned long long)at);
+                status = EXIT_FATAL;
+                break;
+            }
+            buf_clear(&text);
+            size_t unknown = tokenizer_decode(t, ids.ids, ids.n, &text);
+            if (unknown)
+                warnf("%s: document %llu at offset %llu: %zu ids not in the vocabulary, skipped", input_name(in),
+                      (unsigned long long)doc, (unsigned long long)at, unknown);
+            buf_clear(&line);
+            buf_puts(&line, "{\"text\":");
+            json_put_string(&line, text.data ? text.data : "", text.len);
+            buf_puts(&line, "}\n");
+            output_write(out, line.data, line.len);
+        }
+        input_close(in);
+    }
+    output_close(out);
+    ids_free(&ids);
+    buf_free(&text);
+    buf_free(&line);
+    return status;
+}
+
+/* Loads the tokenizer the options name; exits 1 when it cannot. */
+static void load_tokenizer(tokenizer *t, const char *encoding, const char *vocab, const char *pattern)
+{
+    int family = -1;
+    if (pattern) {
+        static const char *const names[PRETOK_NFAMILIES] = {"gpt2", "cl100k", "o200k"};
+        for (int f = 0; f < PRETOK_NFAMILIES; f++)
+            if (!strcmp(pattern, names[f])) family = f;
+        if (family < 0) dief(EXIT_USAGE, "--pattern must be gpt2, cl100k or o200k, not '%s'", pattern);
+    }
+    if (!encoding && !vocab) encoding = DEFAULT_ENCODING;
+    const encoding_info *e = encoding ? encoding_find(encoding) : NULL;
+    if (encoding && !e) dief(EXIT_USAGE, "unknown encoding '%s' (see winnow vocab list)", encoding);
+    wbuf path = WBUF_INIT, err = WBUF_INIT;
+    if (vocab) buf_puts(&path, vocab);
+    else {
+        vocab_cache_path(e, &path);
+        FILE *f = fopen(path.data, "rb");
+        if (!f)
+            dief(EXIT_USAGE, "no vocabulary for %s in the cache (%s): run `winnow vocab fetch %s` or give --vocab",
+                 e->name, path.data, encoding);
+        fclose(f);
+    }
+    if (tokenizer_load(t, e ? e->name : NULL, path.data, family, &err)) dief(EXIT_USAGE, "%s", err.data);
+    buf_free(&path);
+    buf_free(&err);
+}
+
+int cmd_tokenize(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        STAGE_COMMON_LONGOPTS,
+        {"encoding", required_argument, 0, OPT_ENCODING},
+        {"vocab", required_argument, 0, OPT_VOCAB},
+        {"pattern", required_argument, 0, OPT_PATTERN},
+        {"format", required_argument, 0, OPT_FORMAT},
+        {"allow-special", no_argument, 0, OPT_ALLOW_SPECIAL},
+        {"eos", no_argument, 0, OPT_EOS},
+        {"no-eos", no_argument, 0, OPT_NO_EOS},
+        {"bos", no_argument, 0, OPT_BOS},
+        {"no-bos", no_argument, 0, OPT_NO_BOS},
+        {"decode", no_argument, 0, OPT_DECODE},
+        {0, 0, 0, 0},
+    };
+    stage_opts o;
+    stage_opts_init(&o);
+    tokenize_ctx c = {.format = FORMAT_JSONL, .eos = true};
+    const char *encoding = NULL, *vocab = NULL, *pattern = NULL;
+    bool decode = false;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'h': usage(stdout); return EXIT_OK;
+        case OPT_ENCODING: encoding = optarg; break;
+        case OPT_VOCAB: vocab = optarg; break;
+        case OPT_PATTERN: pattern = optarg; break;
+        case OPT_FORMAT:
+            if (!strcmp(optarg, "jsonl")) c.format = FORMAT_JSONL;
+            else if (!strcmp(optarg, "bin")) c.format = FORMAT_BIN;
+            else {
+                fprintf(stderr, "winnow tokenize: --format must be jsonl or bin\n\n");
+                usage(stderr);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_ALLOW_SPECIAL: c.allow_special = true; break;
+        case OPT_EOS: c.eos = true; break;
+        case OPT_NO_EOS: c.eos = false; break;
+        case OPT_BOS: c.bos = true; break;
+        case OPT_NO_BOS: c.bos = false; break;
+        case OPT_DECODE: decode = true; break;
+        default:
+            if (!stage_parse_common(&o, opt, optarg)) {
+                usage(stderr);
+                return EXIT_USAGE;
+            }
+        }
+    }
+    stage_take_inputs(&o, argc, argv);
+    load_tokenizer(&c.tok, encoding, vocab, pattern);
+    if (decode) {
+        int rc = decode_streams(&c.tok, &o);
+        tokenizer_free(&c.tok);
+        return rc;
+    }
+    if (c.eos && c.tok.eos == VOCAB_NO_TOKEN)
+        dief(EXIT_USAGE, "%s has no end-of-text token: use --no-eos", c.tok.name);
+    if (c.bos && c.tok.bos == VOCAB_NO_TOKEN) dief(EXIT_USAGE, "%s has no begin-of-text token", c.tok.name);
+    c.workers = xcalloc((size_t)o.threads, sizeof *c.workers);
+    stage_ops ops = {
+        .name = "tokenize",
+        .ctx = &c,
+        .map = tokenize_map,
+        .emit = c.format == FORMAT_BIN ? tokenize_emit_bin : NULL,
+    };
+    int rc = stage_run(&o, &ops);
+    for (int w = 0; w < o.threads; w++) {
+        buf_free(&c.workers[w].text);
+        buf_free(&c.workers[w].line);
+        ids_free(&c.workers[w].ids);
+        bpe_scratch_free(&c.workers[w].scratch);
+    }
+    free(c.workers);
+    tokenizer_free(&c.tok);
+    return rc;
+}

@@ -1,0 +1,264 @@
+/* pretokenize.c - the three pre-tokenisation scanners (see pretokenize.h).
+ *
+ * Each scanner answers "which alternative of the regex matches first at pos,
+ * and how far does it reach", following the regex's backtracking order:
+ * alternatives are tried left to right and the first that matches wins,
+ * greedy quantifiers give back one character at a time. The comments name
+ * the alternative each branch implements. */
+#include "tokenize/pretokenize.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "tokenize/unicode_class.h"
+
+#define NOT_A_CHAR 0xFFFFFFFFu /* an invalid UTF-8 byte: a character of no class */
+#define CLASS_WORDY (UCLASS_L | UCLASS_N | UCLASS_WS)
+#define MAX_DIGITS 3 /* \p{N}{1,3} */
+
+static const char PATTERN_GPT2[] =
+    "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+static const char PATTERN_CL100K[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*"
+    "|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+static const char PATTERN_O200K[] =
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+"
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    "|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*"
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    "|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+const char *pretok_pattern_string(pretok_family f)
+{
+    switch (f) {
+    case PRETOK_GPT2: return PATTERN_GPT2;
+    case PRETOK_CL100K: return PATTERN_CL100K;
+    case PRETOK_O200K: return PATTERN_O200K;
+    default: return NULL;
+    }
+}
+
+int pretok_family_of_pattern(const char *pat)
+{
+    for (int f = 0; f < PRETOK_NFAMILIES; f++)
+        if (!strcmp(pat, pretok_pattern_string((pretok_family)f))) return f;
+    return -1;
+}
+
+/* ---- characters ---- */
+
+/* Decodes the character at s[i] (i < n): its code point and byte length. */
+static inline uint32_t char_at(const uint8_t *s, size_t n, size_t i, size_t *len)
+{
+    uint8_t b = s[i];
+    if (b < 0x80) {
+        *len = 1;
+        return b;
+    }
+    size_t need;
+    uint32_t cp, min;
+    if ((b & 0xE0) == 0xC0) need = 2, cp = b & 0x1F, min = 0x80;
+    else if ((b & 0xF0) == 0xE0) need = 3, cp = b & 0x0F, min = 0x800;
+    else if ((b & 0xF8) == 0xF0) need = 4, cp = b & 0x07, min = 0x10000;
+    else goto invalid;
+    if (i + need > n) goto invalid;
+    for (size_t k = 1; k < need; k++) {
+        if ((s[i + k] & 0xC0) != 0x80) goto invalid;
+        cp = cp << 6 | (s[i + k] & 0x3F);
+    }
+    if (cp < min || cp > UCLASS_MAX_CP || (cp >= 0xD800 && cp <= 0xDFFF)) goto invalid;
+    *len = need;
+    return cp;
+invalid:
+    *len = 1;
+    return NOT_A_CHAR;
+}
+
+/* Class bits of the character at s[i]; its length in *len. */
+static inline uint8_t class_at(const uint8_t *s, size_t n, size_t i, size_t *len)
+{
+    if (s[i] < 0x80) {
+        *len = 1;
+        return uclass_stage2[0][s[i]];
+    }
+    return uclass_of(char_at(s, n, i, len));
+}
+
+static inline bool is_cr_or_lf(uint8_t b) { return b == '\r' || b == '\n'; }
+
+/* End of the run of characters whose class has a bit of mask, from i. */
+static size_t run_with(const uint8_t *s, size_t n, size_t i, uint8_t mask)
+{
+    size_t len;
+    while (i < n && (class_at(s, n, i, &len) & mask)) i += len;
+    return i;
+}
+
+/* End of the run of [^\s\p{L}\p{N}] characters from i. */
+static size_t run_other(const uint8_t *s, size_t n, size_t i)
+{
+    size_t len;
+    while (i < n && !(class_at(s, n, i, &len) & CLASS_WORDY)) i += len;
+    return i;
+}
+
+/* End of the run of bytes in set (a short string of ASCII bytes) from i. */
+static size_t run_bytes(const uint8_t *s, size_t n, size_t i, const char *set)
+{
+    while (i < n && s[i] && strchr(set, s[i])) i++;
+    return i;
+}
+
+/* Length of the contraction 's|'t|'re|'ve|'m|'ll|'d at i (s[i] == '\''), or 0.
+ * ignore_case follows Unicode simple case folding, where U+017F LONG S is s. */
+static size_t contraction_at(const uint8_t *s, size_t n, size_t i, bool ignore_case)
+{
+    if (i + 1 >= n || s[i] != '\'') return 0;
+    uint8_t a = s[i + 1], b = i + 2 < n ? s[i + 2] : 0;
+    if (ignore_case) {
+        if (a == 0xC5 && b == 0xBF) return 3; /* 'ſ */
+        a = (uint8_t)(a | (a >= 'A' && a <= 'Z' ? 0x20 : 0));
+        b = (uint8_t)(b | (b >= 'A' && b <= 'Z' ? 0x20 : 0));
+    }
+    switch (a) {
+    case 's': case 't': case 'm': case 'd': return 2;
+    case 'r': case 'v': return b == 'e' ? 3 : 0;
+    case 'l': return b == 'l' ? 3 : 0;
+    default: return 0;
+    }
+}
+
+/* The whitespace alternatives shared by every family, at a whitespace
+ * character i: (with_newline_run) \s*[\r\n]+, then \s+(?!\S), then \s+. */
+static size_t whitespace_piece(const uint8_t *s, size_t n, size_t i, bool with_newline_run)
+{
+    size_t j = i, last = i, len;
+    size_t after_newline = 0; /* end of the last \r or \n in the run */
+    while (j < n && (class_at(s, n, j, &len) & UCLASS_WS)) {
+        if (is_cr_or_lf(s[j])) after_newline = j + 1;
+        last = j;
+        j += len;
+    }
+    if (with_newline_run && after_newline) return after_newline; /* \s*[\r\n]+ */
+    if (j == n) return j;                                       /* \s+(?!\S) at the end */
+    if (last > i) return last;                                  /* \s+(?!\S): all but the last */
+    return j;                                                   /* \s+ */
+}
+
+/* ---- gpt2 / r50k / p50k ---- */
+
+static size_t next_gpt2(const uint8_t *s, size_t n, size_t i)
+{
+    size_t k = contraction_at(s, n, i, false);
+    if (k) return i + k; /* 's|'t|'re|'ve|'m|'ll|'d */
+    size_t len, len1;
+    uint8_t c = class_at(s, n, i, &len);
+    if (s[i] == ' ' && i + 1 < n) {
+        uint8_t c1 = class_at(s, n, i + 1, &len1);
+        if (c1 & UCLASS_L) return run_with(s, n, i + 1, UCLASS_L); /*  ?\p{L}+ */
+        if (c1 & UCLASS_N) return run_with(s, n, i + 1, UCLASS_N); /*  ?\p{N}+ */
+        if (!(c1 & CLASS_WORDY)) return run_other(s, n, i + 1);    /*  ?[^\s\p{L}\p{N}]+ */
+    }
+    if (c & UCLASS_L) return run_with(s, n, i, UCLASS_L);
+    if (c & UCLASS_N) return run_with(s, n, i, UCLASS_N);
+    if (!(c & CLASS_WORDY)) return run_other(s, n, i);
+    return whitespace_piece(s, n, i, false);
+}
+
+/* ---- cl100k_base / llama3 ---- */
+
+/* \p{N}{1,3} from i (a digit is at i). */
+static size_t digits_up_to_three(const uint8_t *s, size_t n, size_t i)
+{
+    size_t len;
+    for (int d = 0; d < MAX_DIGITS && i < n && (class_at(s, n, i, &len) & UCLASS_N); d++) i += len;
+    return i;
+}
+
+/* ' ?[^\s\p{L}\p{N}]+' then a run of the bytes in tail; 0 when it does not match. */
+static size_t punctuation_piece(const uint8_t *s, size_t n, size_t i, const char *tail)
+{
+    size_t st = i, len;
+    if (s[i] == ' ') st = i + 1;
+    if (st >= n || (class_at(s, n, st, &len) & CLASS_WORDY)) return 0;
+    return run_bytes(s, n, run_other(s, n, st), tail);
+}
+
+/* [^\r\n\p{L}\p{N}] for a character of class c whose first byte is b. */
+static inline bool is_letter_prefix(uint8_t c, uint8_t b)
+{
+    return !(c & (UCLASS_L | UCLASS_N)) && !is_cr_or_lf(b);
+}
+
+static size_t next_cl100k(const uint8_t *s, size_t n, size_t i)
+{
+    size_t k = contraction_at(s, n, i, true);
+    if (k) return i + k; /* (?i:'s|'t|'re|'ve|'m|'ll|'d) */
+    size_t len, len1;
+    uint8_t c = class_at(s, n, i, &len);
+    if (c & UCLASS_L) return run_with(s, n, i, UCLASS_L); /* [^\r\n\p{L}\p{N}]?\p{L}+ */
+    if (is_letter_prefix(c, s[i]) && i + len < n && (class_at(s, n, i + len, &len1) & UCLASS_L))
+        return run_with(s, n, i + len, UCLASS_L);
+    if (c & UCLASS_N) return digits_up_to_three(s, n, i);      /* \p{N}{1,3} */
+    size_t e = punctuation_piece(s, n, i, "\r\n");             /*  ?[^\s\p{L}\p{N}]+[\r\n]* */
+    if (e) return e;
+    return whitespace_piece(s, n, i, true);
+}
+
+/* ---- o200k_base ---- */
+
+/* (?i:'s|'t|'re|'ve|'m|'ll|'d)? after a word that ends at e. */
+static inline size_t with_contraction(const uint8_t *s, size_t n, size_t e)
+{
+    return e + contraction_at(s, n, e, true);
+}
+
+/* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+ from st, then the
+ * optional contraction; 0 when it does not match. U* takes its longest run and
+ * gives characters back until W+ can match: W+ then ends either after the W
+ * run that follows the U run, or after the last W character inside it. */
+static size_t upper_then_lower(const uint8_t *s, size_t n, size_t st)
+{
+    size_t j = st, len, after_last_lower = 0;
+    uint8_t c = 0;
+    while (j < n && ((c = class_at(s, n, j, &len)) & UCLASS_UPPERISH)) {
+        if (c & UCLASS_LOWERISH) after_last_lower = j + len;
+        j += len;
+    }
+    if (j < n && (c & UCLASS_LOWERISH)) return with_contraction(s, n, run_with(s, n, j, UCLASS_LOWERISH));
+    if (after_last_lower) return with_contraction(s, n, after_last_lower);
+    return 0;
+}
+
+/* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]* from st, then the
+ * optional contraction; 0 when it does not match. */
+static size_t upper_run_then_lower(const uint8_t *s, size_t n, size_t st)
+{
+    size_t j = run_with(s, n, st, UCLASS_UPPERISH);
+    if (j == st) return 0;
+    return with_contraction(s, n, run_with(s, n, j, UCLASS_LOWERISH));
+}
+
+static size_t next_o200k(const uint8_t *s, size_t n, size_t i)
+{
+    size_t len, e;
+    uint8_t c = class_at(s, n, i, &len);
+    bool prefix = is_letter_prefix(c, s[i]) && i + len < n; /* [^\r\n\p{L}\p{N}]? */
+    if (prefix && (e = upper_then_lower(s, n, i + len))) return e;
+    if ((e = upper_then_lower(s, n, i))) return e;
+    if (prefix && (e = upper_run_then_lower(s, n, i + len))) return e;
+    if ((e = upper_run_then_lower(s, n, i))) return e;
+    if (c & UCLASS_N) return digits_up_to_three(s, n, i); /* \p{N}{1,3} */
+    if ((e = punctuation_piece(s, n, i, "\r\n/")))        /*  ?[^\s\p{L}\p{N}]+[\r\n/]* */
+        return e;
+    return whitespace_piece(s, n, i, true);
+}
+
+size_t pretok_next(pretok_family f, const uint8_t *s, size_t n, size_t pos)
+{
+    switch (f) {
+    case PRETOK_CL100K: return next_cl100k(s, n, pos);
+    case PRETOK_O200K: return next_o200k(s, n, pos);
+    default: return next_gpt2(s, n, pos);
+    }
+}

@@ -1,0 +1,31 @@
+/* pretokenize.h - hand-written scanners that split text exactly as tiktoken's
+ * pre-tokenisation regexes do.
+ *
+ * Three pattern families cover every known encoding:
+ *   PRETOK_GPT2    gpt2, r50k_base, p50k_base, p50k_edit
+ *                  's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+ *   PRETOK_CL100K  cl100k_base, llama3
+ *   PRETOK_O200K   o200k_base
+ * (full patterns in pretok_pattern_string()). Each scanner is a plain
+ * function over a byte array with table-driven Unicode classes, no
+ * recursion and no allocation, so the GPU twin can run the same code.
+ * Pieces tile the text: every byte belongs to exactly one piece. Invalid
+ * UTF-8 bytes are treated as one-byte characters of no class (punctuation). */
+#ifndef WINNOW_TOKENIZE_PRETOKENIZE_H
+#define WINNOW_TOKENIZE_PRETOKENIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { PRETOK_GPT2 = 0, PRETOK_CL100K, PRETOK_O200K, PRETOK_NFAMILIES } pretok_family;
+
+/* End offset (> pos) of the piece that starts at pos (pos < n). */
+size_t pretok_next(pretok_family f, const uint8_t *s, size_t n, size_t pos);
+
+/* The tiktoken regex (pat_str) a family implements. */
+const char *pretok_pattern_string(pretok_family f);
+
+/* The family whose pattern is exactly pat; -1 when none is. */
+int pretok_family_of_pattern(const char *pat);
+
+#endif

@@ -1,0 +1,184 @@
+/* tokenizer.c - loading an encoding, encoding and decoding text. */
+#include "tokenize/tokenizer.h"
+
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "tokenize/encoding.h"
+#include "tokenize/vocab_load.h"
+
+#define SHA256_HEX 65
+
+static void sha256_hex(const char *p, size_t n, char hex[SHA256_HEX])
+{
+    unsigned char md[32];
+    EVP_Digest(p, n, md, NULL, EVP_sha256(), NULL);
+    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+static char *read_file(const char *path, size_t *n, wbuf *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        buf_printf(err, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    wbuf b = WBUF_INIT;
+    char chunk[1 << 16];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&b, chunk, got);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        buf_printf(err, "%s: read error", path);
+        buf_free(&b);
+        return NULL;
+    }
+    *n = b.len;
+    if (!b.data) b.data = xcalloc(1, 1);
+    return b.data;
+}
+
+int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t n, int family, wbuf *err)
+{
+    memset(t, 0, sizeof *t);
+    vocab_init(&t->vocab);
+    t->eos = t->bos = VOCAB_NO_TOKEN;
+    const encoding_info *e = name ? encoding_find(name) : NULL;
+    if (name && !e) {
+        buf_printf(err, "unknown encoding '%s'", name);
+        return -1;
+    }
+    int rc;
+    if (vocab_looks_like_json(text, n)) {
+        rc = vocab_parse_hf_json(&t->vocab, text, n, &family, err);
+    } else {
+        if (e) family = (int)e->family;
+        if (family < 0) {
+            buf_printf(err, "a tiktoken file needs --encoding or --pattern to say its pre-tokeniser");
+            return -1;
+        }
+        rc = vocab_parse_tiktoken(&t->vocab, text, n, err);
+    }
+    if (rc) return -1;
+    vocab_finish(&t->vocab);
+    const char *incomplete = vocab_check_complete(&t->vocab);
+    if (incomplete) {
+        buf_printf(err, "%s", incomplete);
+        return -1;
+    }
+    t->family = (pretok_family)family;
+    if (e) {
+        encoding_add_specials(e, &t->vocab);
+        t->eos = vocab_special_id(&t->vocab, e->eos);
+        t->bos = vocab_special_id(&t->vocab, e->bos);
+        snprintf(t->name, sizeof t->name, "%s", e->name);
+    } else {
+        t->eos = vocab_special_id(&t->vocab, "<|endoftext|>");
+        t->bos = t->eos;
+    }
+    return 0;
+}
+
+int tokenizer_load(tokenizer *t, const char *name, const char *path, int family, wbuf *err)
+{
+    size_t n;
+    char *text = read_file(path, &n, err);
+    if (!text) {
+        memset(t, 0, sizeof *t);
+        return -1;
+    }
+    const encoding_info *e = name ? encoding_find(name) : NULL;
+    if (e) {
+        char hex[SHA256_HEX];
+        sha256_hex(text, n, hex);
+        if (strcmp(hex, e->sha256)) {
+            buf_printf(err, "%s: sha256 %s is not %s's published %s", path, hex, e->name, e->sha256);
+            free(text);
+            memset(t, 0, sizeof *t);
+            return -1;
+        }
+    }
+    int rc = tokenizer_load_mem(t, name, text, n, family, err);
+    if (rc == 0 && !name) {
+        const char *base = strrchr(path, '/');
+        snprintf(t->name, sizeof t->name, "%s", base ? base + 1 : path);
+    }
+    if (rc && err->len) {
+        wbuf msg = WBUF_INIT;
+        buf_printf(&msg, "%s: %s", path, err->data);
+        buf_clear(err);
+        buf_append(err, msg.data, msg.len);
+        buf_free(&msg);
+    }
+    free(text);
+    return rc;
+}
+
+void tokenizer_free(tokenizer *t)
+{
+    vocab_free(&t->vocab);
+}
+
+/* Encodes ordinary text (no special tokens). */
+static void encode_ordinary(const tokenizer *t, const uint8_t *s, size_t n, bpe_scratch *scratch, tok_ids *out)
+{
+    for (size_t pos = 0; pos < n;) {
+        size_t end = pretok_next(t->family, s, n, pos);
+        bpe_encode_piece(&t->vocab, s + pos, end - pos, scratch, out);
+        pos = end;
+    }
+}
+
+/* The longest special token at s[pos..n), or -1. */
+static int special_at(const tok_vocab *v, const uint8_t *s, size_t n, size_t pos)
+{
+    int best = -1;
+    size_t best_len = 0;
+    for (int i = 0; i < v->nspecials; i++) {
+        const char *name = v->specials[i].name;
+        size_t len = strlen(name);
+        if ((uint8_t)name[0] == s[pos] && len <= n - pos && len > best_len && !memcmp(s + pos, name, len))
+            best = i, best_len = len;
+    }
+    return best;
+}
+
+void tokenizer_encode(const tokenizer *t, const char *text, size_t n, bool allow_special, bpe_scratch *scratch,
+                      tok_ids *out)
+{
+    const uint8_t *s = (const uint8_t *)text;
+    if (!allow_special || t->vocab.nspecials == 0) {
+        encode_ordinary(t, s, n, scratch, out);
+        return;
+    }
+    bool first_byte[256] = {false};
+    for (int i = 0; i < t->vocab.nspecials; i++) first_byte[(uint8_t)t->vocab.specials[i].name[0]] = true;
+    size_t start = 0;
+    for (size_t pos = 0; pos < n; pos++) {
+        if (!first_byte[s[pos]]) continue;
+        int k = special_at(&t->vocab, s, n, pos);
+        if (k < 0) continue;
+        encode_ordinary(t, s + start, pos - start, scratch, out);
+        ids_push(out, t->vocab.specials[k].id);
+        pos += strlen(t->vocab.specials[k].name) - 1;
+        start = pos + 1;
+    }
+    encode_ordinary(t, s + start, n - start, scratch, out);
+}
+
+size_t tokenizer_decode(const tokenizer *t, const uint32_t *ids, size_t n, wbuf *out)
+{
+    size_t unknown = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        const uint8_t *b = vocab_token_bytes(&t->vocab, ids[i], &len);
+        if (b) buf_append(out, b, len);
+        else unknown++;
+    }
+    return unknown;
+}

@@ -1,0 +1,44 @@
+/* tokenizer.h - text to token ids and back: a vocabulary, the pre-tokeniser
+ * of its pattern family, and its special tokens. */
+#ifndef WINNOW_TOKENIZE_TOKENIZER_H
+#define WINNOW_TOKENIZE_TOKENIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "tokenize/bpe.h"
+#include "tokenize/pretokenize.h"
+#include "tokenize/vocab.h"
+
+typedef struct {
+    tok_vocab vocab;
+    pretok_family family;
+    uint32_t eos, bos; /* VOCAB_NO_TOKEN when the encoding has none */
+    char name[64];     /* encoding name, or the vocabulary file's base name */
+} tokenizer;
+
+/* Loads the encoding called name from path (a .tiktoken file, Llama 3's
+ * tokenizer.model, or a tokenizer.json). With name NULL the file alone says
+ * what it is: a tokenizer.json carries its pattern; a tiktoken file is taken
+ * with the pattern of family (or, when family < 0, gives an error).
+ * Checks the file's sha256 against tiktoken's published hash when name is a
+ * known encoding. Returns 0, or -1 with a message in err. */
+int tokenizer_load(tokenizer *t, const char *name, const char *path, int family, wbuf *err);
+
+/* Same from bytes already in memory (no hash check). */
+int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t n, int family, wbuf *err);
+
+/* Frees t. */
+void tokenizer_free(tokenizer *t);
+
+/* Appends the ids of text s[0..n) to out. With allow_special, special-token
+ * strings in the text become their ids; otherwise they are ordinary text. */
+void tokenizer_encode(const tokenizer *t, const char *s, size_t n, bool allow_special, bpe_scratch *scratch,
+                      tok_ids *out);
+
+/* Appends the bytes of ids to out; returns how many ids were unknown (skipped). */
+size_t tokenizer_decode(const tokenizer *t, const uint32_t *ids, size_t n, wbuf *out);
+
+#endif

@@ -1,0 +1,93 @@
+/* vocab.h - a BPE vocabulary: token byte strings, their ids and merge ranks,
+ * and a hash table from byte string to token.
+ *
+ * For tiktoken vocabularies a token's rank is its id. For HF byte-level BPE
+ * the rank is the priority of the merge that makes the token and the id comes
+ * from the vocab; bpe.c merges by rank and outputs ids. Special tokens live in
+ * the same id space but not in the hash table: ordinary text never maps to
+ * them. All arrays are flat so the GPU twin can copy them as they are. */
+#ifndef WINNOW_TOKENIZE_VOCAB_H
+#define WINNOW_TOKENIZE_VOCAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VOCAB_NO_TOKEN UINT32_MAX
+#define VOCAB_HEAD_BYTES 8 /* bytes of a token kept inline in its hash slot */
+
+typedef struct {
+    uint64_t head; /* the first up to 8 bytes, little-endian, zero-padded */
+    uint32_t len;  /* 0: empty slot */
+    uint32_t id;
+} vocab_slot;
+
+typedef struct {
+    char *name;
+    uint32_t id;
+} vocab_special;
+
+typedef struct {
+    uint8_t *bytes;     /* every token's bytes, back to back */
+    size_t nbytes, bytes_cap;
+    uint64_t *tok_off;  /* by id: offset in bytes (UINT64_MAX: no such id) */
+    uint32_t *tok_len;  /* by id: length */
+    uint32_t *tok_rank; /* by id: merge rank (NULL: rank == id) */
+    uint32_t nids;      /* 1 + the largest id */
+    uint32_t ntokens;   /* ordinary tokens */
+    vocab_slot *slots;  /* open addressing, linear probing */
+    uint32_t mask;
+    vocab_special *specials;
+    int nspecials;
+    /* direct tables filled by vocab_finish(): the id of each single byte and
+     * of each two-byte string (index b0 | b1 << 8), VOCAB_NO_TOKEN when none */
+    uint32_t byte_id[256];
+    uint32_t *pair_id;
+} tok_vocab;
+
+/* An empty vocabulary. */
+void vocab_init(tok_vocab *v);
+
+/* Frees everything v holds. */
+void vocab_free(tok_vocab *v);
+
+/* Adds an ordinary token. Returns false (and adds nothing) when the byte
+ * string or the id is already there. */
+bool vocab_add(tok_vocab *v, const void *bytes, size_t len, uint32_t id, uint32_t rank);
+
+/* Builds the direct tables; call after the last vocab_add. */
+void vocab_finish(tok_vocab *v);
+
+/* Adds a special token (recognised only with allow_special). */
+void vocab_add_special(tok_vocab *v, const char *name, uint32_t id);
+
+/* The id of the special token called name, or VOCAB_NO_TOKEN. */
+uint32_t vocab_special_id(const tok_vocab *v, const char *name);
+
+/* The id of the ordinary token with exactly these bytes, or VOCAB_NO_TOKEN. */
+uint32_t vocab_find(const tok_vocab *v, const uint8_t *s, size_t len);
+
+/* The id of the two-byte string s[0..2) (after vocab_finish). */
+static inline uint32_t vocab_find_pair(const tok_vocab *v, const uint8_t *s)
+{
+    return v->pair_id[s[0] | (unsigned)s[1] << 8];
+}
+
+/* The merge rank of token id. */
+static inline uint32_t vocab_rank(const tok_vocab *v, uint32_t id)
+{
+    return v->tok_rank ? v->tok_rank[id] : id;
+}
+
+/* The bytes of token id (ordinary or special); NULL when there is no such id. */
+const uint8_t *vocab_token_bytes(const tok_vocab *v, uint32_t id, size_t *len);
+
+/* After vocab_finish: NULL when v can encode any byte string (all 256 bytes are tokens),
+ * else a message saying what is missing. */
+const char *vocab_check_complete(const tok_vocab *v);
+
+/* SHA-256 of the ordinary tokens in id order (bytes and ids), hex, for
+ * manifests: equal vocabularies give equal hashes whatever file they came from. */
+void vocab_fingerprint(const tok_vocab *v, char hex[65]);
+
+#endif
