@@ -13,11 +13,16 @@
 #include "shards/shard_format.h"
 #include "shards/shard_reader.h"
 #include "shards/shard_verify.h"
+#include "shards/vocab_hash.h"
+#include "tokenize/encoding.h"
+#include "tokenize/tokenizer.h"
+#include "tokenize/vocab_cache.h"
 
 static const char usage_text[] =
     "usage: winnow shards inspect DIR\n"
     "       winnow shards verify DIR\n"
     "       winnow shards cat DIR [--format ids|bin] [--strip] [--first N] [--count N] [-o FILE]\n"
+    "       winnow shards cat DIR --decode [--vocab FILE] [--encoding NAME] [--first N] [--count N] [-o FILE]\n"
     "       winnow shards export --format megatron|llmc|datatrove [--shard-tokens N] [--eot ID] DIR OUT\n"
     "       winnow shards bench DIR [--random N] [--seed S]\n\n"
     "  inspect   summary: tokenizer, dtype, special ids, counts, compression, per-shard table\n"
@@ -26,7 +31,10 @@ static const char usage_text[] =
     "  cat       documents in order: --format ids (default) one line of space-separated ids\n"
     "            per document; bin the --format bin stream (u32 count, u32 ids) that\n"
     "            `winnow shard` reads; --strip leaves out the bos/eos the writer added;\n"
-    "            --first N starts at document N, --count N stops after N documents\n"
+    "            --first N starts at document N, --count N stops after N documents;\n"
+    "            --decode writes each document's text as a JSON line {\"text\":...} (without the\n"
+    "            bos/eos the writer added), with the manifest's tokenizer from the vocabulary\n"
+    "            cache, or --encoding NAME / --vocab FILE (its SHA-256 must match the manifest's)\n"
     "  export    OUT is a path prefix: megatron writes OUT.bin + OUT.idx; llmc writes\n"
     "            OUT_000000.bin, ... (--shard-tokens N per file, default 100M; --eot ID,\n"
     "            default the manifest's eos); datatrove writes OUT.ds, OUT.ds.index,\n"
@@ -95,8 +103,28 @@ typedef struct {
     const char *format, *output, *eot;
     const char *shard_tokens, *random, *seed;
     const char *first, *count;
-    bool strip;
+    const char *vocab, *encoding;
+    bool strip, decode;
 } sub_opts;
+
+/* Loads the tokenizer that wrote r's shards for --decode; exits 1 when it cannot. */
+static void load_decoder(const shard_manifest *m, const sub_opts *so, tokenizer *t)
+{
+    const char *name = so->encoding ? so->encoding : m->tokenizer;
+    const encoding_info *e = encoding_find(name);
+    wbuf path = WBUF_INIT, err = WBUF_INIT;
+    if (so->vocab) buf_puts(&path, so->vocab);
+    else if (e) vocab_cache_path(e, &path);
+    else dief(EXIT_USAGE, "--decode: the shards' tokenizer '%s' is not a known encoding: give --vocab FILE", name);
+    if (tokenizer_load(t, e ? e->name : NULL, path.data, -1, &err)) dief(EXIT_USAGE, "--decode: %s", err.data);
+    char sha[65];
+    if (vocab_file_sha256(path.data, sha)) exit(EXIT_USAGE);
+    if (m->vocab_sha256 && strcmp(sha, m->vocab_sha256) != 0)
+        dief(EXIT_USAGE, "--decode: %s has SHA-256 %s, but the shards were written with vocabulary %s", path.data, sha,
+             m->vocab_sha256);
+    buf_free(&path);
+    buf_free(&err);
+}
 
 static int do_cat(const char *dir, const sub_opts *so)
 {
@@ -107,16 +135,26 @@ static int do_cat(const char *dir, const sub_opts *so)
     if (first < 0 || (so->count && count < 0)) dief(EXIT_USAGE, "--first and --count want counts");
     shard_reader *r = open_or_die(dir);
     const shard_manifest *m = shard_reader_manifest(r);
-    size_t front = so->strip && m->bos_prepended ? 1 : 0, back = so->strip && m->eos_appended ? 1 : 0;
+    tokenizer tok;
+    if (so->decode) load_decoder(m, so, &tok);
+    bool strip = so->strip || so->decode;
+    size_t front = strip && m->bos_prepended ? 1 : 0, back = strip && m->eos_appended ? 1 : 0;
     woutput *out = output_open(so->output, 0);
-    wbuf line = WBUF_INIT;
+    wbuf line = WBUF_INIT, text = WBUF_INIT;
     shard_doc_iter it;
     shard_iter_init(&it, (uint64_t)first);
     for (long long k = 0; (count < 0 || k < count) && shard_iter_next(r, &it); k++) {
         const uint32_t *ids = it.tokens.ids + front;
         size_t n = it.tokens.len - front - back;
         buf_clear(&line);
-        if (bin) {
+        if (so->decode) {
+            buf_clear(&text);
+            if (tokenizer_decode(&tok, ids, n, &text))
+                warnf("%s: document %" PRIu64 ": ids the vocabulary does not have were left out", dir, it.doc);
+            buf_puts(&line, "{\"text\":");
+            json_put_string(&line, text.data ? text.data : "", text.len);
+            buf_puts(&line, "}\n");
+        } else if (bin) {
             uint8_t v[4];
             put_le32(v, (uint32_t)n);
             buf_append(&line, v, 4);
@@ -137,6 +175,8 @@ static int do_cat(const char *dir, const sub_opts *so)
     }
     output_close(out);
     buf_free(&line);
+    buf_free(&text);
+    if (so->decode) tokenizer_free(&tok);
     shard_iter_free(&it);
     shard_reader_close(r);
     return status;
@@ -221,7 +261,8 @@ static int do_bench(const char *dir, const sub_opts *so)
     return EXIT_OK;
 }
 
-enum { OPT_FORMAT = 0x1000, OPT_STRIP, OPT_FIRST, OPT_COUNT, OPT_SHARD_TOKENS, OPT_EOT, OPT_RANDOM, OPT_SEED };
+enum { OPT_FORMAT = 0x1000, OPT_STRIP, OPT_FIRST, OPT_COUNT, OPT_SHARD_TOKENS, OPT_EOT, OPT_RANDOM, OPT_SEED,
+       OPT_DECODE, OPT_VOCAB, OPT_ENCODING };
 
 int cmd_shards(int argc, char **argv)
 {
@@ -236,6 +277,9 @@ int cmd_shards(int argc, char **argv)
         {"eot", required_argument, 0, OPT_EOT},
         {"random", required_argument, 0, OPT_RANDOM},
         {"seed", required_argument, 0, OPT_SEED},
+        {"decode", no_argument, 0, OPT_DECODE},
+        {"vocab", required_argument, 0, OPT_VOCAB},
+        {"encoding", required_argument, 0, OPT_ENCODING},
         {0, 0, 0, 0}};
     sub_opts so = {0};
     int opt;
@@ -252,6 +296,9 @@ int cmd_shards(int argc, char **argv)
         case OPT_EOT: so.eot = optarg; break;
         case OPT_RANDOM: so.random = optarg; break;
         case OPT_SEED: so.seed = optarg; break;
+        case OPT_DECODE: so.decode = true; break;
+        case OPT_VOCAB: so.vocab = optarg; break;
+        case OPT_ENCODING: so.encoding = optarg; break;
         default: fputs(usage_text, stderr); return EXIT_USAGE;
         }
     }
