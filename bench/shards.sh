@@ -46,7 +46,6 @@ echo "| input | raw MB | winnow shards -3 (1 MiB frames) | zstd -3 whole array |
 echo "|---|---|---|---|---|"
 for input in cl gpt2; do
     if [ $input = cl ]; then width=4; else width=2; fi
-    "$W" shards cat "$T/$input-3" --format ids > /dev/null
     for f in "$T/$input-3"/shard_*.tok.zst; do zstd -dcq "$f"; done > "$T/$input.raw"
     raw=$(stat -c %s "$T/$input.raw")
     mine=$(field "$T/$input-3" compressed_bytes)
