@@ -9,29 +9,37 @@
 import json, struct, subprocess, sys
 
 
-def zstd_cat(path):
-    return subprocess.run(["zstd", "-dc", path], check=True, capture_output=True).stdout
+def zstd_cat(path, limit=None):
+    """The decompressed bytes of path; with limit, only the first limit bytes."""
+    if limit is None:
+        return subprocess.run(["zstd", "-dc", path], check=True, capture_output=True).stdout
+    p = subprocess.Popen(["zstd", "-dc", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    data = p.stdout.read(limit)
+    p.kill()
+    p.wait()
+    return data
 
 
 def jsonl(txt, idx, n):
-    data = zstd_cat(txt)
+    docs = [tuple(map(int, line.split("\t")[:2])) for line in open(idx)]
+    if n:
+        docs = docs[:n]
+    data = zstd_cat(txt, max(off + ln for off, ln in docs) if n else None)
     out = sys.stdout
-    with open(idx) as f:
-        for i, line in enumerate(f):
-            if n and i >= n:
-                break
-            off, ln = map(int, line.split("\t")[:2])
-            text = data[off:off + ln].decode("utf-8")
-            out.write(json.dumps({"id": "tokref-%d" % i, "text": text}, ensure_ascii=False) + "\n")
+    for i, (off, ln) in enumerate(docs):
+        text = data[off:off + ln].decode("utf-8")
+        out.write(json.dumps({"id": "tokref-%d" % i, "text": text}, ensure_ascii=False) + "\n")
 
 
 def refcut(ref, n):
-    data = zstd_cat(ref)
-    pos = 0
+    p = subprocess.Popen(["zstd", "-dc", ref], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = sys.stdout.buffer
     for _ in range(n):
-        (count,) = struct.unpack_from("<I", data, pos)
-        pos += 4 + 4 * count
-    sys.stdout.buffer.write(data[:pos])
+        head = p.stdout.read(4)
+        (count,) = struct.unpack("<I", head)
+        out.write(head + p.stdout.read(4 * count))
+    p.kill()
+    p.wait()
 
 
 def read_bin(path):

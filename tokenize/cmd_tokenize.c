@@ -41,7 +41,7 @@ typedef struct {
 } tokenize_ctx;
 
 enum { OPT_ENCODING = OPT_STAGE_FIRST_FREE, OPT_VOCAB, OPT_PATTERN, OPT_FORMAT, OPT_ALLOW_SPECIAL, OPT_EOS,
-       OPT_NO_EOS, OPT_BOS, OPT_NO_BOS, OPT_DECODE, OPT_SHARD_TOKENS, OPT_SPLIT_DOCS };
+       OPT_NO_EOS, OPT_BOS, OPT_NO_BOS, OPT_DECODE, OPT_IDS, OPT_SHARD_TOKENS, OPT_SPLIT_DOCS };
 
 static void usage(FILE *f)
 {
@@ -68,7 +68,9 @@ static void usage(FILE *f)
             "  --bos, --no-bos     put the begin-of-text token first (llama3: <|begin_of_text|>,\n"
             "                      others: <|endoftext|>; default: off)\n"
             "  --decode            read --format bin streams and write each document's text back as\n"
-            "                      a JSON line {\"text\":...} (special tokens appear as their names)\n\n");
+            "                      a JSON line {\"text\":...} (special tokens appear as their names)\n"
+            "  --ids LIST          with --decode: write the text of these ids (\"15339,1917\") as raw\n"
+            "                      bytes instead of reading streams\n\n");
     fputs(STAGE_COMMON_HELP, f);
 }
 
@@ -234,6 +236,27 @@ static int decode_streams(const tokenizer *t, const stage_opts *o)
     return status;
 }
 
+/* --decode --ids LIST: the raw text of the ids in LIST on stdout. */
+static int decode_id_list(const tokenizer *t, const char *list)
+{
+    tok_ids ids = {0};
+    wbuf text = WBUF_INIT;
+    for (const char *p = list; *p;) {
+        char *end;
+        unsigned long long id = strtoull(p, &end, 10);
+        if (end == p || id > VOCAB_MAX_ID) dief(EXIT_USAGE, "--ids: not a list of token ids: '%s'", list);
+        ids_push(&ids, (uint32_t)id);
+        p = end;
+        while (*p == ',' || *p == ' ') p++;
+    }
+    size_t unknown = tokenizer_decode(t, ids.ids, ids.n, &text);
+    if (unknown) warnf("--ids: %zu ids not in the vocabulary, skipped", unknown);
+    fwrite(text.data ? text.data : "", 1, text.len, stdout);
+    ids_free(&ids);
+    buf_free(&text);
+    return unknown ? EXIT_FATAL : EXIT_OK;
+}
+
 /* Loads the tokenizer the options name; exits 1 when it cannot. Sets the
  * vocabulary file's SHA-256 in sha256 (65 bytes). */
 static void load_tokenizer(tokenizer *t, const char *encoding, const char *vocab, const char *pattern, char *sha256)
@@ -278,6 +301,7 @@ int cmd_tokenize(int argc, char **argv)
         {"bos", no_argument, 0, OPT_BOS},
         {"no-bos", no_argument, 0, OPT_NO_BOS},
         {"decode", no_argument, 0, OPT_DECODE},
+        {"ids", required_argument, 0, OPT_IDS},
         {"shard-tokens", required_argument, 0, OPT_SHARD_TOKENS},
         {"split-docs", no_argument, 0, OPT_SPLIT_DOCS},
         {0, 0, 0, 0},
@@ -285,7 +309,7 @@ int cmd_tokenize(int argc, char **argv)
     stage_opts o;
     stage_opts_init(&o);
     tokenize_ctx c = {.format = FORMAT_JSONL, .eos = true};
-    const char *encoding = NULL, *vocab = NULL, *pattern = NULL;
+    const char *encoding = NULL, *vocab = NULL, *pattern = NULL, *id_list = NULL;
     bool decode = false, format_given = false;
     shard_writer_options wo;
     shard_writer_options_init(&wo);
@@ -321,6 +345,7 @@ int cmd_tokenize(int argc, char **argv)
         case OPT_BOS: c.bos = true; break;
         case OPT_NO_BOS: c.bos = false; break;
         case OPT_DECODE: decode = true; break;
+        case OPT_IDS: id_list = optarg; break;
         default:
             if (!stage_parse_common(&o, opt, optarg)) {
                 usage(stderr);
@@ -329,10 +354,11 @@ int cmd_tokenize(int argc, char **argv)
         }
     }
     stage_take_inputs(&o, argc, argv);
+    if (id_list && !decode) dief(EXIT_USAGE, "--ids goes with --decode");
     char sha256[65];
     load_tokenizer(&c.tok, encoding, vocab, pattern, sha256);
     if (decode) {
-        int rc = decode_streams(&c.tok, &o);
+        int rc = id_list ? decode_id_list(&c.tok, id_list) : decode_streams(&c.tok, &o);
         tokenizer_free(&c.tok);
         return rc;
     }

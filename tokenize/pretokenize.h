@@ -22,6 +22,11 @@ typedef enum { PRETOK_GPT2 = 0, PRETOK_CL100K, PRETOK_O200K, PRETOK_NFAMILIES } 
 /* End offset (> pos) of the piece that starts at pos (pos < n). */
 size_t pretok_next(pretok_family f, const uint8_t *s, size_t n, size_t pos);
 
+/* Splits up to max pieces from pos: stores each piece's end offset in ends
+ * and returns how many (0 only when pos == n). The same as calling
+ * pretok_next repeatedly, without a call per piece. */
+int pretok_split(pretok_family f, const uint8_t *s, size_t n, size_t pos, size_t *ends, int max);
+
 /* The tiktoken regex (pat_str) a family implements. */
 const char *pretok_pattern_string(pretok_family f);
 

@@ -124,13 +124,32 @@ void tokenizer_free(tokenizer *t)
     vocab_free(&t->vocab);
 }
 
-/* Encodes ordinary text (no special tokens). */
+#define PIECE_BATCH 32 /* pieces split ahead, so their hash slots load in parallel */
+
+/* Encodes ordinary text (no special tokens): splits a batch of pieces,
+ * prefetches each piece's hash slot, then looks each up whole and merges
+ * the ones that are not single tokens. */
 static void encode_ordinary(const tokenizer *t, const uint8_t *s, size_t n, bpe_scratch *scratch, tok_ids *out)
 {
-    for (size_t pos = 0; pos < n;) {
-        size_t end = pretok_next(t->family, s, n, pos);
-        bpe_encode_piece(&t->vocab, s + pos, end - pos, scratch, out);
-        pos = end;
+    const tok_vocab *v = &t->vocab;
+    size_t bound[PIECE_BATCH + 1];
+    uint64_t hash[PIECE_BATCH], head[PIECE_BATCH];
+    bound[0] = 0;
+    for (size_t pos = 0; pos < n; pos = bound[0]) {
+        int k = pretok_split(t->family, s, n, pos, bound + 1, PIECE_BATCH);
+        for (int i = 0; i < k; i++) {
+            size_t at = bound[i], len = bound[i + 1] - at;
+            head[i] = at + VOCAB_HEAD_BYTES <= n ? vocab_head_wide(s + at, len) : vocab_head(s + at, len);
+            hash[i] = vocab_hash_head(s + at, len, head[i]);
+            vocab_prefetch(v, hash[i]);
+        }
+        for (int i = 0; i < k; i++) {
+            size_t len = bound[i + 1] - bound[i];
+            uint32_t id = vocab_find_head(v, s + bound[i], len, head[i], hash[i]);
+            if (id != VOCAB_NO_TOKEN) ids_push(out, id);
+            else bpe_merge_piece(v, s + bound[i], len, hash[i], scratch, out);
+        }
+        bound[0] = bound[k];
     }
 }
 

@@ -1,7 +1,6 @@
 /* vocab.c - the token table and its byte-string hash (see vocab.h). */
 #include "tokenize/vocab.h"
 
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,8 +8,6 @@
 
 #define INITIAL_SLOTS 1024
 #define MAX_LOAD_PERCENT 50
-#define HASH_MUL1 0x9E3779B97F4A7C15ull
-#define HASH_MUL2 0xC2B2AE3D27D4EB4Full
 #define NO_OFFSET UINT64_MAX
 
 void vocab_init(tok_vocab *v)
@@ -33,52 +30,16 @@ void vocab_free(tok_vocab *v)
     memset(v, 0, sizeof *v);
 }
 
-/* The first up to 8 bytes of s as a little-endian integer, zero-padded. */
-static inline uint64_t head_of(const uint8_t *s, size_t len)
-{
-    uint64_t h = 0;
-    memcpy(&h, s, len < VOCAB_HEAD_BYTES ? len : VOCAB_HEAD_BYTES);
-    return h;
-}
-
-/* Hash of a byte string from its head, its length and (beyond 8 bytes) the rest. */
-static inline uint64_t hash_of(const uint8_t *s, size_t len, uint64_t head)
-{
-    uint64_t h = (head ^ len) * HASH_MUL1;
-    for (size_t i = VOCAB_HEAD_BYTES; i < len; i += VOCAB_HEAD_BYTES) {
-        uint64_t w = 0;
-        memcpy(&w, s + i, len - i < VOCAB_HEAD_BYTES ? len - i : VOCAB_HEAD_BYTES);
-        h = (h ^ w) * HASH_MUL2;
-        h ^= h >> 29;
-    }
-    return h ^ (h >> 32);
-}
-
-static inline bool slot_matches(const tok_vocab *v, const vocab_slot *sl, const uint8_t *s, size_t len,
-                                uint64_t head)
-{
-    if (sl->len != len || sl->head != head) return false;
-    if (len <= VOCAB_HEAD_BYTES) return true;
-    return !memcmp(v->bytes + v->tok_off[sl->id] + VOCAB_HEAD_BYTES, s + VOCAB_HEAD_BYTES, len - VOCAB_HEAD_BYTES);
-}
-
 uint32_t vocab_find(const tok_vocab *v, const uint8_t *s, size_t len)
 {
-    if (len == 0) return VOCAB_NO_TOKEN;
-    uint64_t head = head_of(s, len);
-    for (uint32_t i = (uint32_t)hash_of(s, len, head) & v->mask;; i = (i + 1) & v->mask) {
-        const vocab_slot *sl = &v->slots[i];
-        if (!sl->len) return VOCAB_NO_TOKEN;
-        if (slot_matches(v, sl, s, len, head)) return sl->id;
-    }
+    return len ? vocab_find_hashed(v, s, len, vocab_hash(s, len)) : VOCAB_NO_TOKEN;
 }
 
 static void insert_slot(vocab_slot *slots, uint32_t mask, const uint8_t *s, size_t len, uint32_t id)
 {
-    uint64_t head = head_of(s, len);
-    uint32_t i = (uint32_t)hash_of(s, len, head) & mask;
+    uint32_t i = (uint32_t)vocab_hash(s, len) & mask;
     while (slots[i].len) i = (i + 1) & mask;
-    slots[i] = (vocab_slot){head, (uint32_t)len, id};
+    slots[i] = (vocab_slot){vocab_head(s, len), (uint32_t)len, id};
 }
 
 static void grow_slots(tok_vocab *v)
@@ -94,14 +55,17 @@ static void grow_slots(tok_vocab *v)
     v->mask = nslots - 1;
 }
 
-/* Makes ids up to id addressable. */
+/* Makes ids up to id addressable (arrays grow by doubling). */
 static void reserve_id(tok_vocab *v, uint32_t id)
 {
     if (id < v->nids) return;
     uint32_t n = id + 1, old = v->nids;
-    v->tok_off = xrealloc(v->tok_off, n * sizeof *v->tok_off);
-    v->tok_len = xrealloc(v->tok_len, n * sizeof *v->tok_len);
-    if (v->tok_rank) v->tok_rank = xrealloc(v->tok_rank, n * sizeof *v->tok_rank);
+    if (n > v->ids_cap) {
+        v->ids_cap = n > 2 * v->ids_cap ? n : 2 * v->ids_cap;
+        v->tok_off = xrealloc(v->tok_off, v->ids_cap * sizeof *v->tok_off);
+        v->tok_len = xrealloc(v->tok_len, v->ids_cap * sizeof *v->tok_len);
+        if (v->tok_rank) v->tok_rank = xrealloc(v->tok_rank, v->ids_cap * sizeof *v->tok_rank);
+    }
     for (uint32_t i = old; i < n; i++) {
         v->tok_off[i] = NO_OFFSET;
         v->tok_len[i] = 0;
@@ -128,7 +92,7 @@ bool vocab_add(tok_vocab *v, const void *bytes, size_t len, uint32_t id, uint32_
     if (vocab_find(v, bytes, len) != VOCAB_NO_TOKEN) return false;
     reserve_id(v, id);
     if (rank != id && !v->tok_rank) {
-        v->tok_rank = xmalloc(v->nids * sizeof *v->tok_rank);
+        v->tok_rank = xmalloc(v->ids_cap * sizeof *v->tok_rank);
         for (uint32_t i = 0; i < v->nids; i++) v->tok_rank[i] = i;
     }
     if (v->tok_rank) v->tok_rank[id] = rank;
@@ -189,20 +153,4 @@ const char *vocab_check_complete(const tok_vocab *v)
     for (int b = 0; b < 256; b++)
         if (v->byte_id[b] == VOCAB_NO_TOKEN) return "not every single byte is a token";
     return NULL;
-}
-
-void vocab_fingerprint(const tok_vocab *v, char hex[65])
-{
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-    for (uint32_t id = 0; id < v->nids; id++) {
-        if (v->tok_off[id] == NO_OFFSET) continue;
-        uint32_t le[2] = {id, v->tok_len[id]};
-        EVP_DigestUpdate(ctx, le, sizeof le);
-        EVP_DigestUpdate(ctx, v->bytes + v->tok_off[id], v->tok_len[id]);
-    }
-    unsigned char md[32];
-    EVP_DigestFinal_ex(ctx, md, NULL);
-    EVP_MD_CTX_free(ctx);
-    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }

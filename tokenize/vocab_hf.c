@@ -142,8 +142,8 @@ static bool read_uint(cursor *c, uint32_t *v)
     unsigned long long x = 0;
     const char *s = c->p;
     while (c->p < c->end && *c->p >= '0' && *c->p <= '9' && x < UINT32_MAX) x = x * 10 + (unsigned)(*c->p++ - '0');
-    if (c->p == s || x >= UINT32_MAX) {
-        fail(c, "expected a token id");
+    if (c->p == s || x > VOCAB_MAX_ID) {
+        fail(c, "expected a token id (at most 16777215)");
         return false;
     }
     *v = (uint32_t)x;
@@ -232,7 +232,7 @@ static bool to_bytes(const int byte_of[BYTE_ALPHABET], const wbuf *s, wbuf *out)
 
 typedef struct {
     char **str; /* by id: token string (alphabet form), NULL when absent */
-    uint32_t n;
+    uint32_t n, cap;
 } hf_vocab;
 
 static void read_vocab(cursor *c, hf_vocab *hv)
@@ -242,12 +242,13 @@ static void read_vocab(cursor *c, hf_vocab *hv)
     while (next_member(c, &first, &key)) {
         uint32_t id;
         if (!read_uint(c, &id)) break;
-        if (id >= hv->n) {
-            uint32_t n = id + 1;
-            hv->str = xrealloc(hv->str, n * sizeof *hv->str);
-            memset(hv->str + hv->n, 0, (n - hv->n) * sizeof *hv->str);
-            hv->n = n;
+        if (id >= hv->cap) {
+            uint32_t cap = id + 1 > 2 * hv->cap ? id + 1 : 2 * hv->cap;
+            hv->str = xrealloc(hv->str, cap * sizeof *hv->str);
+            memset(hv->str + hv->cap, 0, (cap - hv->cap) * sizeof *hv->str);
+            hv->cap = cap;
         }
+        if (id >= hv->n) hv->n = id + 1;
         if (hv->str[id]) {
             fail(c, "token id given twice");
             break;
@@ -340,7 +341,7 @@ int vocab_looks_like_json(const char *text, size_t n)
 int vocab_parse_hf_json(tok_vocab *v, const char *text, size_t n, int *family, wbuf *err)
 {
     cursor c = {text, text + n, text, err, false};
-    hf_vocab hv = {NULL, 0};
+    hf_vocab hv = {NULL, 0, 0};
     hf_added *added = NULL;
     int nadded = 0, merges_at = -1;
     bool have_pre = false;

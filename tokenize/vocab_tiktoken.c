@@ -49,7 +49,7 @@ int vocab_parse_tiktoken(tok_vocab *v, const char *text, size_t n, wbuf *err)
             }
             rank = rank * 10 + (unsigned)(*p - '0');
         }
-        if (!digits || rank >= VOCAB_NO_TOKEN) {
+        if (!digits || rank > VOCAB_MAX_ID) {
             buf_printf(err, "line %zu: bad rank", lineno);
             return -1;
         }

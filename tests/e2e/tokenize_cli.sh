@@ -1,0 +1,150 @@
+#!/bin/sh
+# tokenize_cli.sh - winnow tokenize and winnow vocab end to end: exact ids
+# through the CLI (bin and jsonl, any -j), decoding back, BOS/EOS and special
+# tokens, the Llama 3 vectors, a Hugging Face tokenizer.json made from GPT-2's
+# encoder.json + vocab.bpe, the vocabulary cache, bad input accounting.
+. tests/lib.sh
+command -v python3 >/dev/null || skip_all "python3 missing"
+V=$SHARED/vocab
+R=$SHARED/tokref
+PY="python3 scripts/tokenize_tokref.py"
+export WINNOW_CACHE="$TMP/cache"
+CL="--encoding cl100k_base --vocab $V/tiktoken/cl100k_base.tiktoken"
+
+# --- exact ids through the CLI, edge corpus, every encoding ---
+$PY jsonl $R/edge.txt.zst $R/edge.idx.tsv > $TMP/edge.jsonl
+for enc in gpt2:tiktoken/r50k_base.tiktoken cl100k_base:tiktoken/cl100k_base.tiktoken \
+           o200k_base:tiktoken/o200k_base.tiktoken llama3:llama3/tokenizer.model; do
+    name=${enc%%:*}; file=${enc#*:}
+    $WINNOW tokenize -q -j2 --encoding $name --vocab $V/$file --format bin --no-eos $TMP/edge.jsonl > $TMP/$name.bin
+    zstd -dc $R/edge.$name.bin.zst > $TMP/$name.want
+    ok "edge: $name ids through the CLI equal tiktoken's" cmp $TMP/$name.bin $TMP/$name.want
+done
+
+# the same ids as JSONL, with -j1 and -j2 identical
+$WINNOW tokenize -q -j1 $CL --no-eos $TMP/edge.jsonl > $TMP/j1.jsonl
+$WINNOW tokenize -q -j2 $CL --no-eos $TMP/edge.jsonl > $TMP/j2.jsonl
+ok "jsonl output is the same for -j1 and -j2" cmp $TMP/j1.jsonl $TMP/j2.jsonl
+ok "jsonl tokens arrays equal the bin stream" $PY binjsonl $TMP/cl100k_base.bin $TMP/j1.jsonl
+is "$(wc -l < $TMP/j1.jsonl | tr -d ' ')" 138 "jsonl: one line per document"
+
+# en_code subset (FULL=1: everything) through the CLI, zstd-compressed input
+N=300; [ -n "$FULL" ] && N=0
+$PY jsonl $R/en_code.txt.zst $R/en_code.idx.tsv $N | zstd -q > $TMP/en.jsonl.zst
+for name in cl100k_base o200k_base; do
+    $WINNOW tokenize -q --encoding $name --vocab $V/tiktoken/$name.tiktoken --format bin --no-eos $TMP/en.jsonl.zst > $TMP/en.bin
+    if [ -n "$FULL" ]; then zstd -dc $R/en_code.$name.bin.zst > $TMP/en.want; else $PY refcut $R/en_code.$name.bin.zst $N > $TMP/en.want; fi
+    ok "en_code ($N docs, 0 = all): $name ids equal tiktoken's" cmp $TMP/en.bin $TMP/en.want
+done
+if [ -n "$FULL" ]; then
+    $PY jsonl $R/multi.txt.zst $R/multi.idx.tsv > $TMP/multi.jsonl
+    for name in gpt2 cl100k_base o200k_base; do
+        f=$name; [ $name = gpt2 ] && f=r50k_base
+        $WINNOW tokenize -q --encoding $name --vocab $V/tiktoken/$f.tiktoken --format bin --no-eos $TMP/multi.jsonl > $TMP/m.bin
+        zstd -dc $R/multi.$name.bin.zst > $TMP/m.want
+        ok "multi: $name ids equal tiktoken's" cmp $TMP/m.bin $TMP/m.want
+    done
+fi
+
+# --- decode gives the text back ---
+$WINNOW tokenize -q --decode $CL $TMP/cl100k_base.bin > $TMP/dec.jsonl
+$PY texts $TMP/dec.jsonl > $TMP/dec.txt
+$PY texts $TMP/edge.jsonl > $TMP/orig.txt
+ok "--decode turns the bin stream back into the documents' text" cmp $TMP/dec.txt $TMP/orig.txt
+
+is "$($WINNOW tokenize -q --decode $CL --ids 15339,100257)" "hello<|endoftext|>" "--decode --ids writes the ids' text"
+
+# --- EOS/BOS and special tokens ---
+printf '{"text":"hello<|endoftext|>"}\n' > $TMP/sp.jsonl
+is "$($WINNOW tokenize -q $CL $TMP/sp.jsonl)" '{"text":"hello<|endoftext|>","tokens":[15339,27,91,8862,728,428,91,29,100257]}' \
+    "special text is ordinary by default; EOS appended"
+is "$($WINNOW tokenize -q $CL --allow-special --no-eos $TMP/sp.jsonl)" '{"text":"hello<|endoftext|>","tokens":[15339,100257]}' \
+    "--allow-special recognises <|endoftext|>"
+is "$($WINNOW tokenize -q $CL --bos --no-eos $TMP/sp.jsonl | cut -c1-60)" '{"text":"hello<|endoftext|>","tokens":[100257,15339,27,91,88' \
+    "--bos puts <|endoftext|> first for cl100k_base"
+
+# --- Llama 3 vectors (llama3-tokenizer-js): encode with specials, bos/eos matrix, decode ---
+# One JSONL input and one expected output per flag combination, one bin stream for decoding.
+python3 - "$SHARED/vectors/llama3/llama3_vectors_extracted.json" "$TMP/l3" <<'PY'
+import json, sys
+v, base = json.load(open(sys.argv[1])), sys.argv[2]
+groups, dec_ids, dec_text = {}, b"", []
+for c in v:
+    if c["kind"] in ("encode", "encode_and_decode"):
+        o = c.get("options") or "{ bos: false, eos: false }"
+        flags = ("bos" if "bos: true" in o or "default" in o else "no-bos") + "." + \
+                ("eos" if "eos: true" in o or "default" in o else "no-eos")
+        line = json.dumps({"text": c["text"]})
+        g = groups.setdefault(flags, ([], []))
+        g[0].append(line)
+        g[1].append(line[:-1] + ',"tokens":' + json.dumps(c["ids"], separators=(",", ":")) + "}")
+    if c["kind"] in ("decode", "encode_and_decode"):
+        dec_ids += len(c["ids"]).to_bytes(4, "little") + b"".join(x.to_bytes(4, "little") for x in c["ids"])
+        dec_text.append(c["text"])
+for flags, (inp, want) in groups.items():
+    open("%s.%s.jsonl" % (base, flags), "w").write("\n".join(inp) + "\n")
+    open("%s.%s.want" % (base, flags), "w").write("\n".join(want) + "\n")
+open(base + ".dec.bin", "wb").write(dec_ids)
+json.dump(dec_text, open(base + ".dec.want", "w"))
+PY
+L3="--encoding llama3 --vocab $V/llama3/tokenizer.model"
+bad=0; n=0
+for f in $TMP/l3.*.jsonl; do
+    flags=$(basename $f .jsonl); flags=${flags#l3.}
+    $WINNOW tokenize -q $L3 --allow-special --${flags%.*} --${flags#*.} $f > $TMP/l3.got
+    n=$((n + $(wc -l < $f)))
+    cmp -s $TMP/l3.got $TMP/l3.$flags.want || { bad=$((bad+1)); diff $TMP/l3.got $TMP/l3.$flags.want | sed 's/^/# /' | head -5; }
+done
+is "$bad groups differ, $n vectors" "0 groups differ, 20 vectors" "llama3: all 20 encode vectors give Meta's ids (with --allow-special, --bos/--eos as each says)"
+$WINNOW tokenize -q $L3 --decode $TMP/l3.dec.bin > $TMP/l3.dec.got
+ok "llama3: all 20 decode vectors give their text" python3 -c "
+import json, sys
+got = [json.loads(l)['text'] for l in open('$TMP/l3.dec.got', encoding='utf-8')]
+sys.exit(0 if got == json.load(open('$TMP/l3.dec.want')) and len(got) == 20 else 1)"
+
+# --- HF tokenizer.json (ByteLevel; and Split+ByteLevel with [a,b] merges) from GPT-2's files ---
+python3 - "$V" "$TMP" <<'PY'
+import json, sys
+v, tmp = sys.argv[1], sys.argv[2]
+enc = json.load(open(v + "/gpt2/encoder.json"))
+merges = [l for l in open(v + "/gpt2/vocab.bpe", encoding="utf-8").read().split("\n")[1:] if l]
+pat = json.load(open(v + "/encodings.json"))["gpt2"]["pat_str"]
+added = [{"id": 50256, "content": "<|endoftext|>", "single_word": False, "lstrip": False, "rstrip": False,
+          "normalized": True, "special": True}]
+tj = {"version": "1.0", "added_tokens": added, "normalizer": None,
+      "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+      "post_processor": None, "decoder": {"type": "ByteLevel"},
+      "model": {"type": "BPE", "dropout": None, "unk_token": None, "vocab": enc, "merges": merges}}
+json.dump(tj, open(tmp + "/bytelevel.json", "w"), ensure_ascii=False)
+tj["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+    {"type": "Split", "pattern": {"Regex": pat}, "behavior": "Isolated", "invert": False},
+    {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]}
+tj["model"]["merges"] = [m.split(" ") for m in merges]
+json.dump(tj, open(tmp + "/split.json", "w"))
+PY
+for f in bytelevel split; do
+    $WINNOW tokenize -q --vocab $TMP/$f.json --format bin --no-eos $TMP/edge.jsonl > $TMP/hf.bin
+    ok "HF tokenizer.json ($f) gives tiktoken's gpt2 ids on edge" cmp $TMP/hf.bin $TMP/gpt2.want
+done
+is "$($WINNOW tokenize -q --vocab $TMP/split.json $TMP/sp.jsonl)" '{"text":"hello<|endoftext|>","tokens":[31373,27,91,437,1659,5239,91,29,50256]}' \
+    "HF: <|endoftext|> from added_tokens is the EOS"
+
+# --- the vocabulary cache ---
+ok "vocab fetch --from refuses a file with the wrong hash" sh -c "! $WINNOW vocab fetch -q cl100k_base --from $V/tiktoken/o200k_base.tiktoken"
+ok "tokenize without a cached vocabulary says how to get one" sh -c "! $WINNOW tokenize -q --encoding o200k_base $TMP/sp.jsonl"
+ok "vocab fetch --from installs a verified file" $WINNOW vocab fetch -q o200k_base --from $V/tiktoken/o200k_base.tiktoken
+is "$($WINNOW vocab path o200k_base)" "$WINNOW_CACHE/o200k_base.tiktoken" "vocab path names the cached file"
+is "$($WINNOW tokenize -q --encoding o200k_base --no-eos $TMP/sp.jsonl)" '{"text":"hello<|endoftext|>","tokens":[24912,27,91,419,1440,919,91,29]}' \
+    "--encoding finds the cached vocabulary"
+ok "--encoding with a --vocab of another encoding is refused" sh -c "! $WINNOW tokenize -q --encoding o200k_base --vocab $V/tiktoken/cl100k_base.tiktoken $TMP/sp.jsonl"
+
+# --- bad input is counted and reported, never lost ---
+printf '{"text":"a b"}\nnot json\n{"id":"x"}\n{"text":"c"}\n' > $TMP/bad.jsonl
+$WINNOW tokenize -q $CL --format bin --stats $TMP/stats.json $TMP/bad.jsonl > $TMP/bad.bin 2>$TMP/bad.err
+is "$(python3 -c "import json; s=json.load(open('$TMP/stats.json')); print(s['in'], s['out'], s['failed'])")" "4 2 2" \
+    "stats: 4 in = 2 out + 2 failed"
+is "$(wc -c < $TMP/bad.bin | tr -d ' ')" 28 "bin: only the two good documents are written ((4 + 3*4) + (4 + 2*4) bytes)"
+ok "bad line reported with its line number" grep -q "line 2" $TMP/bad.err
+ok "bad flag exits 1" sh -c "$WINNOW tokenize --format xml </dev/null; [ \$? -eq 1 ]"
+ok "--help lists --allow-special" sh -c "$WINNOW tokenize --help | grep -q -- --allow-special"
+done_testing
