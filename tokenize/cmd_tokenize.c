@@ -3,18 +3,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/input.h"
 #include "core/output.h"
 #include "core/stage.h"
 #include "core/util.h"
+#include "shards/shard_writer.h"
+#include "shards/vocab_hash.h"
 #include "tokenize/tokenizer.h"
 #include "tokenize/vocab_cache.h"
 
 #define DEFAULT_ENCODING "cl100k_base"
 #define U32_DIGITS 10
 
-typedef enum { FORMAT_JSONL, FORMAT_BIN } out_format;
+typedef enum { FORMAT_JSONL, FORMAT_BIN, FORMAT_SHARDS } out_format;
 
 typedef struct {
     wbuf text, line;
@@ -34,10 +37,11 @@ typedef struct {
     out_format format;
     bool allow_special, eos, bos;
     worker_state *workers;
+    shard_writer *shards; /* --format shards */
 } tokenize_ctx;
 
 enum { OPT_ENCODING = OPT_STAGE_FIRST_FREE, OPT_VOCAB, OPT_PATTERN, OPT_FORMAT, OPT_ALLOW_SPECIAL, OPT_EOS,
-       OPT_NO_EOS, OPT_BOS, OPT_NO_BOS, OPT_DECODE, OPT_IDS };
+       OPT_NO_EOS, OPT_BOS, OPT_NO_BOS, OPT_DECODE, OPT_IDS, OPT_SHARD_TOKENS, OPT_SPLIT_DOCS };
 
 static void usage(FILE *f)
 {
@@ -54,6 +58,10 @@ static void usage(FILE *f)
             "                      gpt2, cl100k or o200k\n"
             "  --format F          jsonl: each document line with a \"tokens\" array added (default)\n"
             "                      bin: per document a u32 LE count, then that many u32 LE ids\n"
+            "                      shards: a shard directory at -o DIR (docs/shards.md); the default\n"
+            "                      when -o names a directory or ends in '/'\n"
+            "  --shard-tokens N    shards: tokens per shard, k/M/G suffixes (default: 100M)\n"
+            "  --split-docs        shards: cut shards at exactly N tokens, splitting documents\n"
             "  --allow-special     special-token strings in the text become their ids (default:\n"
             "                      they are ordinary text, as tiktoken's encode_ordinary)\n"
             "  --eos, --no-eos     append the end-of-text token to each document (default: on)\n"
@@ -108,7 +116,7 @@ static void tokenize_map(void *ctx, int worker, stage_batch *b)
     tokenize_ctx *c = ctx;
     worker_state *ws = &c->workers[worker];
     batch_ids *bi = NULL;
-    if (c->format == FORMAT_BIN) {
+    if (c->format != FORMAT_JSONL) {
         bi = xcalloc(1, sizeof *bi);
         bi->count = xcalloc((size_t)b->n + 1, sizeof *bi->count);
         b->user = bi;
@@ -146,6 +154,35 @@ static void tokenize_emit_bin(void *ctx, stage_batch *b, woutput *out)
     free(bi->count);
     free(bi);
     b->user = NULL;
+}
+
+/* --format shards: each document's ids to the shard writer, in input order. */
+static void tokenize_emit_shards(void *ctx, stage_batch *b, woutput *out)
+{
+    tokenize_ctx *c = ctx;
+    (void)out;
+    batch_ids *bi = b->user;
+    size_t at = 0;
+    for (int i = 0; i < b->n; i++) {
+        if (b->docs[i].verdict == DOC_FAIL) continue;
+        uint32_t n = bi->count[i];
+        if (shard_writer_add_document(c->shards, bi->ids.ids + at, n))
+            dief(EXIT_FATAL, "%s: document %llu: %s", b->file, (unsigned long long)b->docs[i].ordinal,
+                 shard_writer_error(c->shards));
+        at += n;
+    }
+    ids_free(&bi->ids);
+    free(bi->count);
+    free(bi);
+    b->user = NULL;
+}
+
+/* True when -o names a directory: an existing one, or a path ending in '/'. */
+static bool output_is_dir(const char *path)
+{
+    struct stat st;
+    if (!path || !strcmp(path, "-")) return false;
+    return path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
 /* --decode: bin streams back to JSON lines of text. */
@@ -220,8 +257,9 @@ static int decode_id_list(const tokenizer *t, const char *list)
     return unknown ? EXIT_FATAL : EXIT_OK;
 }
 
-/* Loads the tokenizer the options name; exits 1 when it cannot. */
-static void load_tokenizer(tokenizer *t, const char *encoding, const char *vocab, const char *pattern)
+/* Loads the tokenizer the options name; exits 1 when it cannot. Sets the
+ * vocabulary file's SHA-256 in sha256 (65 bytes). */
+static void load_tokenizer(tokenizer *t, const char *encoding, const char *vocab, const char *pattern, char *sha256)
 {
     int family = -1;
     if (pattern) {
@@ -244,6 +282,7 @@ static void load_tokenizer(tokenizer *t, const char *encoding, const char *vocab
         fclose(f);
     }
     if (tokenizer_load(t, e ? e->name : NULL, path.data, family, &err)) dief(EXIT_USAGE, "%s", err.data);
+    if (vocab_file_sha256(path.data, sha256)) exit(EXIT_USAGE);
     buf_free(&path);
     buf_free(&err);
 }
@@ -263,13 +302,17 @@ int cmd_tokenize(int argc, char **argv)
         {"no-bos", no_argument, 0, OPT_NO_BOS},
         {"decode", no_argument, 0, OPT_DECODE},
         {"ids", required_argument, 0, OPT_IDS},
+        {"shard-tokens", required_argument, 0, OPT_SHARD_TOKENS},
+        {"split-docs", no_argument, 0, OPT_SPLIT_DOCS},
         {0, 0, 0, 0},
     };
     stage_opts o;
     stage_opts_init(&o);
     tokenize_ctx c = {.format = FORMAT_JSONL, .eos = true};
     const char *encoding = NULL, *vocab = NULL, *pattern = NULL, *id_list = NULL;
-    bool decode = false;
+    bool decode = false, format_given = false;
+    shard_writer_options wo;
+    shard_writer_options_init(&wo);
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
@@ -281,12 +324,21 @@ int cmd_tokenize(int argc, char **argv)
         case OPT_FORMAT:
             if (!strcmp(optarg, "jsonl")) c.format = FORMAT_JSONL;
             else if (!strcmp(optarg, "bin")) c.format = FORMAT_BIN;
+            else if (!strcmp(optarg, "shards")) c.format = FORMAT_SHARDS;
             else {
-                fprintf(stderr, "winnow tokenize: --format must be jsonl or bin\n\n");
+                fprintf(stderr, "winnow tokenize: --format must be jsonl, bin or shards\n\n");
                 usage(stderr);
                 return EXIT_USAGE;
             }
+            format_given = true;
             break;
+        case OPT_SHARD_TOKENS: {
+            long long v = parse_count(optarg);
+            if (v < 1) dief(EXIT_USAGE, "--shard-tokens wants a positive count, not '%s'", optarg);
+            wo.shard_tokens = (uint64_t)v;
+            break;
+        }
+        case OPT_SPLIT_DOCS: wo.split_docs = true; break;
         case OPT_ALLOW_SPECIAL: c.allow_special = true; break;
         case OPT_EOS: c.eos = true; break;
         case OPT_NO_EOS: c.eos = false; break;
@@ -303,7 +355,8 @@ int cmd_tokenize(int argc, char **argv)
     }
     stage_take_inputs(&o, argc, argv);
     if (id_list && !decode) dief(EXIT_USAGE, "--ids goes with --decode");
-    load_tokenizer(&c.tok, encoding, vocab, pattern);
+    char sha256[65];
+    load_tokenizer(&c.tok, encoding, vocab, pattern, sha256);
     if (decode) {
         int rc = id_list ? decode_id_list(&c.tok, id_list) : decode_streams(&c.tok, &o);
         tokenizer_free(&c.tok);
@@ -312,14 +365,30 @@ int cmd_tokenize(int argc, char **argv)
     if (c.eos && c.tok.eos == VOCAB_NO_TOKEN)
         dief(EXIT_USAGE, "%s has no end-of-text token: use --no-eos", c.tok.name);
     if (c.bos && c.tok.bos == VOCAB_NO_TOKEN) dief(EXIT_USAGE, "%s has no begin-of-text token", c.tok.name);
+    if (!format_given && output_is_dir(o.output)) c.format = FORMAT_SHARDS;
+    if (c.format == FORMAT_SHARDS) { /* the writer adds bos/eos and records that it did */
+        if (!o.output || !strcmp(o.output, "-")) dief(EXIT_USAGE, "--format shards needs -o DIR");
+        wo.tokenizer_name = c.tok.name;
+        wo.vocab_sha256 = sha256;
+        wo.vocab_size = c.tok.vocab.nids;
+        wo.eos_id = c.tok.eos == VOCAB_NO_TOKEN ? -1 : (int64_t)c.tok.eos;
+        wo.bos_id = c.tok.bos == VOCAB_NO_TOKEN ? -1 : (int64_t)c.tok.bos;
+        wo.append_eos = c.eos;
+        wo.prepend_bos = c.bos;
+        wo.threads = o.threads;
+        c.eos = c.bos = false;
+        if (!(c.shards = shard_writer_open(o.output, &wo))) return EXIT_USAGE;
+        o.output = NULL; /* the engine's own output stays empty */
+    }
     c.workers = xcalloc((size_t)o.threads, sizeof *c.workers);
     stage_ops ops = {
         .name = "tokenize",
         .ctx = &c,
         .map = tokenize_map,
-        .emit = c.format == FORMAT_BIN ? tokenize_emit_bin : NULL,
+        .emit = c.format == FORMAT_BIN ? tokenize_emit_bin : c.format == FORMAT_SHARDS ? tokenize_emit_shards : NULL,
     };
     int rc = stage_run(&o, &ops);
+    if (c.shards) shard_writer_close(c.shards);
     for (int w = 0; w < o.threads; w++) {
         buf_free(&c.workers[w].text);
         buf_free(&c.workers[w].line);

@@ -17,5 +17,7 @@ int cmd_score_extraction(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
 int cmd_vocab(int argc, char **argv);
+int cmd_shard(int argc, char **argv);
+int cmd_shards(int argc, char **argv);
 
 #endif

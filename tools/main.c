@@ -11,6 +11,8 @@ static const winnow_command commands[] = {
     {"score-extraction", cmd_score_extraction, "score main-content extraction against an article benchmark"},
     {"tokenize", cmd_tokenize, "add token ids to each document (tiktoken-exact BPE: gpt2, cl100k, o200k, llama3)"},
     {"vocab", cmd_vocab, "list, fetch and verify tokenizer vocabularies in the local cache"},
+    {"shard", cmd_shard, "the --format bin token stream in, a zstd token shard directory out"},
+    {"shards", cmd_shards, "inspect, verify, cat or export a shard directory"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 

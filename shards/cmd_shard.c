@@ -1,0 +1,216 @@
+/* cmd_shard.c - `winnow shard`: the --format bin token stream in, a shard directory out.
+ *
+ * The input is what `winnow tokenize --format bin` writes: per document a
+ * u32 little-endian count, then that many u32 little-endian ids. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/input.h"
+#include "core/progress.h"
+#include "core/stage.h"
+#include "core/stats.h"
+#include "core/util.h"
+#include "shards/shard_format.h"
+#include "shards/shard_writer.h"
+#include "shards/vocab_hash.h"
+
+enum {
+    OPT_VOCAB_SIZE = OPT_STAGE_FIRST_FREE, OPT_TOKENIZER, OPT_VOCAB, OPT_VOCAB_SHA256, OPT_EOS, OPT_BOS,
+    OPT_NO_APPEND_EOS, OPT_PREPEND_BOS, OPT_SHARD_TOKENS, OPT_SPLIT_DOCS, OPT_LEVEL
+};
+
+static const char usage_text[] =
+    "usage: winnow shard -o DIR --vocab-size N [options] [FILE...]\n"
+    "Reads the --format bin token stream (per document: u32 LE count, then that many\n"
+    "u32 LE ids; plain, gzip or zstd) and writes a shard directory (docs/shards.md).\n\n"
+    "options:\n"
+    "  -o, --output DIR      shard directory to write (required); its old manifest is removed first\n"
+    "      --vocab-size N    vocabulary size (required): ids must be below it; <= 65536 stores uint16\n"
+    "      --tokenizer NAME  tokenizer name for the manifest (default: none)\n"
+    "      --vocab FILE      vocabulary file; its SHA-256 goes into the manifest\n"
+    "      --vocab-sha256 H  the vocabulary's SHA-256 (64 hex digits) instead of --vocab\n"
+    "      --eos ID          end-of-sequence id: recorded, and appended after each document\n"
+    "      --no-append-eos   record --eos in the manifest but do not append it\n"
+    "      --bos ID          beginning-of-sequence id, recorded in the manifest\n"
+    "      --prepend-bos     put --bos before each document\n"
+    "      --shard-tokens N  tokens per shard, k/M/G suffixes (default: 100M)\n"
+    "      --split-docs      cut shards at exactly N tokens, splitting documents\n"
+    "                        (default: shards end at document boundaries)\n"
+    "      --level N         zstd level 1..22 (default: 3)\n"
+    "  -j, --jobs N          compression threads (default: all cores); output is the same for any N\n"
+    "      --stats FILE      write counts as JSON\n"
+    "  -q, --quiet           no progress or summary on stderr\n"
+    "  -h, --help            this help\n"
+    "Documents with an id not below --vocab-size are reported, counted as failed (bad_id)\n"
+    "and skipped; a stream that ends inside a document counts it as failed (truncated).\n";
+
+static long long parse_id(const char *opt, const char *arg)
+{
+    long long v = parse_count(arg);
+    if (v < 0 || v > UINT32_MAX) dief(EXIT_USAGE, "%s wants a token id, not '%s'", opt, arg);
+    return v;
+}
+
+/* Reads exactly n bytes; returns how many it got. */
+static size_t read_full(winput *in, void *dst, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        size_t k = input_read(in, (char *)dst + got, n - got);
+        if (k == 0) break;
+        got += k;
+    }
+    return got;
+}
+
+#define READ_CHUNK_IDS (1u << 16)
+
+/* Streams the documents of one input into the writer. Returns false on a damaged stream. */
+static bool shard_input(winput *in, shard_writer *w, wstats *st, uint32_t **ids, size_t *cap)
+{
+    for (uint64_t doc = 0;; doc++) {
+        uint64_t offset = input_offset(in);
+        uint8_t head[4];
+        size_t got = read_full(in, head, 4);
+        if (got == 0) break;
+        st->in++;
+        uint32_t count = got == 4 ? (uint32_t)head[0] | (uint32_t)head[1] << 8 | (uint32_t)head[2] << 16 | (uint32_t)head[3] << 24 : 0;
+        size_t have = 0;
+        while (got == 4 && have < count) { /* grow with the data, not with the claimed count */
+            size_t want = count - have < READ_CHUNK_IDS ? count - have : READ_CHUNK_IDS;
+            if (have + want > *cap) {
+                *cap = (have + want) * 2;
+                *ids = xrealloc(*ids, *cap * sizeof **ids);
+            }
+            size_t bytes = read_full(in, *ids + have, want * 4);
+            have += bytes / 4;
+            if (bytes < want * 4) break;
+        }
+        if (got < 4 || have < count) {
+            warnf("%s: document %" PRIu64 " at offset %" PRIu64 ": stream ends inside the document (%zu of %u ids)",
+                  input_name(in), doc, offset, have, count);
+            stats_fail(st, "truncated");
+            return false;
+        }
+        for (size_t i = 0; i < have; i++) { /* the stream is little-endian */
+            const uint8_t *b = (const uint8_t *)&(*ids)[i];
+            (*ids)[i] = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+        }
+        st->bytes_in += 4 + 4 * (uint64_t)count;
+        if (shard_writer_add_document(w, *ids, count)) {
+            warnf("%s: document %" PRIu64 " at offset %" PRIu64 ": %s; document skipped", input_name(in), doc, offset,
+                  shard_writer_error(w));
+            stats_fail(st, "bad_id");
+            continue;
+        }
+        st->out++;
+        progress_add(1, 4 + 4 * (uint64_t)count);
+    }
+    return true;
+}
+
+int cmd_shard(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        STAGE_COMMON_LONGOPTS,
+        {"vocab-size", required_argument, 0, OPT_VOCAB_SIZE},
+        {"tokenizer", required_argument, 0, OPT_TOKENIZER},
+        {"vocab", required_argument, 0, OPT_VOCAB},
+        {"vocab-sha256", required_argument, 0, OPT_VOCAB_SHA256},
+        {"eos", required_argument, 0, OPT_EOS},
+        {"bos", required_argument, 0, OPT_BOS},
+        {"no-append-eos", no_argument, 0, OPT_NO_APPEND_EOS},
+        {"prepend-bos", no_argument, 0, OPT_PREPEND_BOS},
+        {"shard-tokens", required_argument, 0, OPT_SHARD_TOKENS},
+        {"split-docs", no_argument, 0, OPT_SPLIT_DOCS},
+        {"level", required_argument, 0, OPT_LEVEL},
+        {0, 0, 0, 0}};
+    stage_opts so;
+    stage_opts_init(&so);
+    shard_writer_options wo;
+    shard_writer_options_init(&wo);
+    wo.append_eos = false;
+    bool no_append_eos = false;
+    const char *vocab_file = NULL;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        long long v;
+        switch (opt) {
+        case 'h': fputs(usage_text, stdout); return EXIT_OK;
+        case OPT_VOCAB_SIZE:
+            v = parse_count(optarg);
+            if (v < 1 || v > UINT32_MAX) dief(EXIT_USAGE, "--vocab-size wants 1..4294967295, not '%s'", optarg);
+            wo.vocab_size = (uint64_t)v;
+            break;
+        case OPT_TOKENIZER: wo.tokenizer_name = optarg; break;
+        case OPT_VOCAB: vocab_file = optarg; break;
+        case OPT_VOCAB_SHA256: wo.vocab_sha256 = optarg; break;
+        case OPT_EOS: wo.eos_id = parse_id("--eos", optarg); wo.append_eos = true; break;
+        case OPT_BOS: wo.bos_id = parse_id("--bos", optarg); break;
+        case OPT_NO_APPEND_EOS: no_append_eos = true; break;
+        case OPT_PREPEND_BOS: wo.prepend_bos = true; break;
+        case OPT_SHARD_TOKENS:
+            v = parse_count(optarg);
+            if (v < 1) dief(EXIT_USAGE, "--shard-tokens wants a positive count, not '%s'", optarg);
+            wo.shard_tokens = (uint64_t)v;
+            break;
+        case OPT_SPLIT_DOCS: wo.split_docs = true; break;
+        case OPT_LEVEL:
+            v = parse_count(optarg);
+            if (v < 1 || v > 22) dief(EXIT_USAGE, "--level wants 1..22, not '%s'", optarg);
+            wo.zstd_level = (int)v;
+            break;
+        default:
+            if (opt != '?' && stage_parse_common(&so, opt, optarg)) break;
+            fputs(usage_text, stderr);
+            return EXIT_USAGE;
+        }
+    }
+    stage_take_inputs(&so, argc, argv);
+    if (no_append_eos) wo.append_eos = false;
+    if (!so.output || !wo.vocab_size) {
+        warnf("-o DIR and --vocab-size are required");
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    if (so.zstd_level) dief(EXIT_USAGE, "-z does not apply: shards are always zstd-compressed (see --level)");
+    if (so.rejects_path) dief(EXIT_USAGE, "--rejects does not apply: shard drops nothing, failures are counted");
+    char sha[65];
+    if (vocab_file) {
+        if (vocab_file_sha256(vocab_file, sha)) return EXIT_USAGE;
+        wo.vocab_sha256 = sha;
+    }
+    wo.threads = so.threads;
+    shard_writer *w = shard_writer_open(so.output, &wo);
+    if (!w) return EXIT_USAGE;
+
+    wstats st;
+    stats_init(&st);
+    progress_start("shard", so.quiet);
+    uint32_t *ids = NULL;
+    size_t cap = 0;
+    int status = EXIT_OK;
+    int ninputs = so.ninputs ? so.ninputs : 1;
+    for (int i = 0; i < ninputs; i++) {
+        const char *path = so.ninputs ? so.inputs[i] : "-";
+        winput *in = input_open(path);
+        if (!in) {
+            status = EXIT_FATAL;
+            continue;
+        }
+        if (!shard_input(in, w, &st, &ids, &cap) || input_errors(in)) status = EXIT_FATAL;
+        input_close(in);
+    }
+    progress_stop();
+    free(ids);
+    stats_set(&st, "tokens", (double)shard_writer_tokens(w));
+    shard_writer_close(w);
+    if (so.stats_path) stats_write_json(&st, "shard", so.stats_path);
+    if (!so.quiet) stats_print_summary(&st, "winnow shard");
+    stats_free(&st);
+    return status;
+}

@@ -1,0 +1,76 @@
+/* shard_format.h - the constants of the winnow shard format (docs/shards.md).
+ *
+ * A shard directory holds manifest.json and, per shard, two files:
+ *   shard_NNNNN.tok.zst  token ids, little-endian uint16 or uint32, in
+ *                        independent zstd frames followed by a seek table in
+ *                        a skippable frame (zstd's seekable format), so plain
+ *                        `zstd -d` gives back the raw id array;
+ *   shard_NNNNN.idx      the document end offsets of that shard (uint64, in
+ *                        tokens), with a small header and an XXH3-64 trailer. */
+#ifndef WINNOW_SHARD_FORMAT_H
+#define WINNOW_SHARD_FORMAT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define SHARD_FORMAT_VERSION 1
+#define SHARD_FORMAT_NAME "winnow-shards"
+#define SHARD_MANIFEST "manifest.json"
+#define SHARD_TOKENS_SUFFIX ".tok.zst"
+#define SHARD_INDEX_SUFFIX ".idx"
+#define SHARD_NAME_FMT "shard_%05u"
+
+/* Frames hold this many bytes of decompressed tokens (the last frame of a
+ * shard, and frames closed early to keep a document whole, hold fewer). */
+#define SHARD_FRAME_BYTES (1u << 20)
+#define SHARD_DEFAULT_TOKENS 100000000ull
+#define SHARD_DEFAULT_LEVEL 3
+
+/* zstd seekable format (contrib/seekable_format in the zstd sources). */
+#define SEEK_SKIPPABLE_MAGIC 0x184D2A5Eu
+#define SEEK_MAGIC 0x8F92EAB1u
+#define SEEK_FOOTER_BYTES 9
+#define SEEK_FRAME_HEADER_BYTES 8 /* skippable magic + frame size */
+#define SEEK_ENTRY_BYTES 12       /* compressed size, decompressed size, checksum */
+#define SEEK_CHECKSUM_FLAG 0x80
+#define SEEK_RESERVED_BITS 0x7C
+
+/* The .idx file: header, uint64 ends[documents], uint64 XXH3-64 of all before. */
+#define SHARD_INDEX_MAGIC "WNWDOCS1"
+#define SHARD_INDEX_MAGIC_BYTES 8
+#define SHARD_INDEX_VERSION 1
+#define SHARD_INDEX_HEADER_BYTES 32 /* magic, u32 version, u32 flags, u64 documents, u64 tokens */
+#define SHARD_INDEX_CONTINUES 1u    /* flag: the first entry ends a document begun in the previous shard */
+
+static inline void put_le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void put_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t get_le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get_le64(const uint8_t *p)
+{
+    return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+#endif

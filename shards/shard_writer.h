@@ -1,0 +1,63 @@
+/* shard_writer.h - writing a shard directory (docs/shards.md).
+ *
+ * Any stage that produces token ids writes shards through this API:
+ *     shard_writer_options o;
+ *     shard_writer_options_init(&o);
+ *     o.tokenizer_name = "cl100k_base"; o.vocab_size = 100277; o.eos_id = 100257; ...
+ *     shard_writer *w = shard_writer_open("out/", &o);
+ *     for each document: shard_writer_add_document(w, ids, n);
+ *     shard_writer_close(w);
+ * Documents are stored in the order they are added. Files are written under
+ * temporary names and renamed when complete; manifest.json comes last (and is
+ * removed first when the directory already had one), so a killed writer never
+ * leaves a directory that looks finished. The output depends only on the
+ * documents and the options, never on the thread count. */
+#ifndef WINNOW_SHARD_WRITER_H
+#define WINNOW_SHARD_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    const char *tokenizer_name; /* recorded in the manifest; NULL: "" */
+    const char *vocab_sha256;   /* 64 lowercase hex digits, or NULL when unknown */
+    uint64_t vocab_size;        /* required: every id must be below it; <= 65536 stores uint16 */
+    int64_t eos_id;             /* -1: none */
+    int64_t bos_id;             /* -1: none */
+    bool append_eos;            /* append eos_id after each document (default true; needs eos_id) */
+    bool prepend_bos;           /* put bos_id before each document (default false; needs bos_id) */
+    uint64_t shard_tokens;      /* target tokens per shard (default 100M) */
+    bool split_docs;            /* cut shards at exactly shard_tokens, splitting documents */
+    int zstd_level;             /* 1..19 (default 3) */
+    int threads;                /* compression threads (default 1) */
+} shard_writer_options;
+
+typedef struct shard_writer shard_writer;
+
+/* Sets the defaults above. */
+void shard_writer_options_init(shard_writer_options *o);
+
+/* Creates dir when needed and removes its old manifest.json. Returns NULL
+ * and prints why when the options are invalid or dir cannot be used. */
+shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o);
+
+/* Adds one document of n ids. Returns 0, or -1 when an id is not below
+ * vocab_size: nothing of that document is written, and
+ * shard_writer_error() says which id where. I/O errors exit with status 2. */
+int shard_writer_add_document(shard_writer *w, const uint32_t *ids, size_t n);
+
+/* Why the last shard_writer_add_document() failed. */
+const char *shard_writer_error(const shard_writer *w);
+
+/* Documents and tokens (with bos/eos) added so far. */
+uint64_t shard_writer_documents(const shard_writer *w);
+uint64_t shard_writer_tokens(const shard_writer *w);
+
+/* Finishes the last shard, writes manifest.json and frees w. Returns 0. */
+int shard_writer_close(shard_writer *w);
+
+/* Stops without a manifest, removing temporary files; frees w. */
+void shard_writer_abort(shard_writer *w);
+
+#endif

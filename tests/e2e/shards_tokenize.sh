@@ -1,0 +1,56 @@
+#!/bin/sh
+# `winnow tokenize -o DIR/` writes shards whose ids are tiktoken's, and
+# `winnow shards cat --decode` gives back every document's text.
+. "$(dirname "$0")/../lib.sh"
+REF=$SHARED/tokref
+VOCAB=$SHARED/vocab/tiktoken/cl100k_base.tiktoken
+[ -r "$REF/multi.txt.zst" ] && [ -r "$VOCAB" ] || skip_all "no tokref data in $SHARED"
+case ${BUILD:-} in
+    *build-asan*) skip_all "loading a 100k vocabulary takes minutes under ASan; the writer is covered by the other shards tests there" ;;
+esac
+PY=
+for p in /usr/bin/python3 python3; do
+    if $p -c 'import json' 2>/dev/null; then PY=$p; break; fi
+done
+[ -n "$PY" ] || skip_all "no python3 to build the JSONL input"
+
+# the first 400 documents of the multi corpus (UDHR in many languages, translated
+# man pages): text cut at the index's byte offsets
+NDOCS=400
+zstd -dcq "$REF/multi.txt.zst" > "$TMP/multi.txt"
+$PY - "$TMP/multi.txt" "$REF/multi.idx.tsv" $NDOCS > "$TMP/multi.jsonl" <<'PYEOF'
+import itertools, json, sys
+text = open(sys.argv[1], "rb").read()
+for i, line in enumerate(itertools.islice(open(sys.argv[2]), int(sys.argv[3]))):
+    off, n = map(int, line.split("\t")[:2])
+    print(json.dumps({"id": "multi-%d" % i, "text": text[off:off + n].decode("utf-8")}))
+PYEOF
+
+ok "tokenize -o DIR/ writes shards" $WINNOW tokenize -q -j2 --encoding cl100k_base --vocab "$VOCAB" \
+    --shard-tokens 500k -o "$TMP/d/" "$TMP/multi.jsonl"
+ok "verify passes" $WINNOW shards verify "$TMP/d"
+grep -q '"name": "cl100k_base", "vocab_sha256": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7", "vocab_size": 100277' "$TMP/d/manifest.json"
+is $? 0 "manifest names the tokenizer, its vocabulary hash and size"
+grep -q '"eos": 100257' "$TMP/d/manifest.json" && grep -q '"eos_appended": true' "$TMP/d/manifest.json"
+is $? 0 "manifest: EOS <|endoftext|> appended"
+$WINNOW shard -q -o "$TMP/ref" --vocab-size 100277 "$REF/multi.cl100k_base.bin.zst"
+$WINNOW shards cat "$TMP/ref" --format bin --count $NDOCS > "$TMP/ref.bin"
+$WINNOW shards cat "$TMP/d" --format bin --strip > "$TMP/back.bin"
+ok "the shards hold tiktoken's ids for every document" cmp "$TMP/ref.bin" "$TMP/back.bin"
+ok "tokenize -j1 writes the same bytes" $WINNOW tokenize -q -j1 --encoding cl100k_base --vocab "$VOCAB" \
+    --shard-tokens 500k --format shards -o "$TMP/d1" "$TMP/multi.jsonl"
+same=yes
+for f in "$TMP"/d/*; do cmp -s "$f" "$TMP/d1/$(basename "$f")" || same=no; done
+is "$same" yes "-j1 and -j2 shards are byte-identical"
+
+$WINNOW shards cat "$TMP/d" --decode --vocab "$VOCAB" > "$TMP/dec.jsonl"
+$PY - "$TMP/multi.jsonl" "$TMP/dec.jsonl" <<'PYEOF' > "$TMP/py.out"
+import json, sys
+a = [json.loads(l)["text"] for l in open(sys.argv[1])]
+b = [json.loads(l)["text"] for l in open(sys.argv[2])]
+print("same %d" % len(a) if a == b else "differ %d %d" % (len(a), len(b)))
+PYEOF
+is "$(cat "$TMP/py.out")" "same $NDOCS" "cat --decode gives back the text of all $NDOCS documents"
+$WINNOW shards cat "$TMP/d" --decode --vocab "$SHARED/vocab/tiktoken/o200k_base.tiktoken" > /dev/null 2> "$TMP/err"
+is $? 1 "decoding with another vocabulary is refused"
+done_testing
