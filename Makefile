@@ -57,11 +57,11 @@ LIB_DIRS  = core ingest filter dedup tokenize shards
 LIB_C     = $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_CXX   = $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cc))
 ifneq ($(NVCC),)
-GPU_SRC   = $(wildcard gpu/*.cu) $(filter-out gpu/none.c,$(wildcard gpu/*.c))
+GPU_SRC   = $(wildcard gpu/*.cu) $(filter-out gpu/none.c gpu/%_none.c,$(wildcard gpu/*.c))
 LDLIBS   += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
 CPPFLAGS += -DWINNOW_CUDA=1
 else
-GPU_SRC   = $(wildcard gpu/none.c)
+GPU_SRC   = $(wildcard gpu/none.c gpu/*_none.c)
 endif
 LIB_OBJ   = $(patsubst %.c,$(BUILD)/%.o,$(LIB_C)) $(patsubst %.cc,$(BUILD)/%.o,$(LIB_CXX)) \
             $(patsubst %,$(BUILD)/%.o,$(basename $(GPU_SRC)))
@@ -135,7 +135,7 @@ bench: all
 
 FUZZ_SRC = $(wildcard tests/fuzz/*.c)
 FUZZ_BIN = $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
-FUZZ_LIB_OBJ = $(patsubst %.c,build-fuzz/%.o,$(LIB_C)) $(patsubst %.cc,build-fuzz/%.o,$(LIB_CXX)) build-fuzz/gpu/none.o
+FUZZ_LIB_OBJ = $(patsubst %.c,build-fuzz/%.o,$(LIB_C)) $(patsubst %.cc,build-fuzz/%.o,$(LIB_CXX)) $(patsubst %.c,build-fuzz/%.o,$(wildcard gpu/none.c gpu/*_none.c))
 build-fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
