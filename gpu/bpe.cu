@@ -26,7 +26,9 @@ extern "C" {
 
 #include "gpu/bpe_device.h"
 
-#define SLOT_BYTES 256                 /* text per cut-finding thread */
+#define SLOT_BYTES 256                 /* text per cut-finding thread, by default */
+#define MIN_SLOT_BYTES 64
+#define MAX_SLOT_BYTES 4096
 #define BATCH_BYTES ((size_t)64 << 20) /* text per batch */
 #define BATCH_SEGS ((size_t)1 << 20)   /* segments per batch */
 #define NO_CUT UINT32_MAX
@@ -50,7 +52,7 @@ typedef struct {
 typedef struct {
     const uint8_t *text;
     const uint32_t *seg_off; /* nseg + 1 */
-    uint32_t nbytes, nseg, nslots;
+    uint32_t nbytes, nseg, nslots, slot_bytes;
     uint32_t *cut, *count, *off, *tmp, *seg_chunk, *seg_local;
     uint32_t *nlong;
     gb_long *longs; /* mapped */
@@ -74,7 +76,7 @@ static HD uint32_t seg_containing(const uint32_t *seg_off, uint32_t nseg, uint32
 
 static HD void cut_body(const gb_tables *t, const gb_batch *b, uint32_t k)
 {
-    uint32_t lo = k * SLOT_BYTES, hi = lo + SLOT_BYTES < b->nbytes ? lo + SLOT_BYTES : b->nbytes;
+    uint32_t lo = k * b->slot_bytes, hi = lo + b->slot_bytes < b->nbytes ? lo + b->slot_bytes : b->nbytes;
     uint32_t d = seg_containing(b->seg_off, b->nseg, lo);
     uint32_t ds = b->seg_off[d], de = b->seg_off[d + 1], cut = NO_CUT;
     if (ds == lo) cut = lo;
@@ -220,6 +222,7 @@ struct gpu_bpe {
     int ndev_mem;
     batch_slot slots[NSLOTS];
     double kernel_seconds;
+    uint32_t slot_bytes;
     bpe_scratch scratch;
     segment *segs;
     size_t nsegs, segs_cap;
@@ -306,7 +309,7 @@ static int device_tables(gpu_bpe *g, wbuf *err)
     return 0;
 }
 
-#define MAX_SLOTS ((BATCH_BYTES + SLOT_BYTES - 1) / SLOT_BYTES)
+#define MAX_SLOTS ((BATCH_BYTES + MIN_SLOT_BYTES - 1) / MIN_SLOT_BYTES)
 #define MAX_LONGS (BATCH_BYTES / (BPE_SCAN_MAX + 1) + 1)
 
 /* Allocates a batch slot's buffers: on the device, or (emulation) on the host. */
@@ -388,6 +391,7 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
     gpu_bpe *g = (gpu_bpe *)xcalloc(1, sizeof *g);
     g->tok = t;
     g->mode = mode;
+    g->slot_bytes = SLOT_BYTES;
     host_tables(t, &g->host_tables);
     int rc = 0;
     if (mode == GPU_BPE_DEVICE) rc = device_tables(g, err);
@@ -407,6 +411,11 @@ extern "C" void gpu_bpe_close(gpu_bpe *g)
     bpe_scratch_free(&g->scratch);
     free(g->segs);
     free(g);
+}
+
+extern "C" void gpu_bpe_set_chunk_bytes(gpu_bpe *g, size_t bytes)
+{
+    g->slot_bytes = (uint32_t)(bytes < MIN_SLOT_BYTES ? MIN_SLOT_BYTES : bytes > MAX_SLOT_BYTES ? MAX_SLOT_BYTES : bytes);
 }
 
 extern "C" double gpu_bpe_kernel_seconds(const gpu_bpe *g) { return g->kernel_seconds; }
@@ -464,7 +473,8 @@ static void pack(gpu_bpe *g, batch_slot *s, size_t *next)
     gb_batch *b = &s->b;
     b->nbytes = (uint32_t)bytes;
     b->nseg = (uint32_t)(i - s->seg_begin);
-    b->nslots = (uint32_t)((bytes + SLOT_BYTES - 1) / SLOT_BYTES);
+    b->slot_bytes = g->slot_bytes;
+    b->nslots = (uint32_t)((bytes + g->slot_bytes - 1) / g->slot_bytes);
 }
 
 static uint32_t blocks(size_t n, size_t per_block) { return (uint32_t)((n + per_block - 1) / per_block); }
@@ -508,26 +518,37 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
     return 0;
 }
 
+/* Appends n ids to out (which has room for them). */
+static void append_run(tok_ids *out, const uint32_t *ids, size_t n)
+{
+    memcpy(out->ids + out->n, ids, n * sizeof *ids);
+    out->n += n;
+}
+
 /* Appends ids[0..n) to out, merging long pieces (from batch slot s) on the host. */
 static void append_ids(gpu_bpe *g, const batch_slot *s, const uint32_t *ids, size_t n, tok_ids *out)
 {
+    if (out->cap < out->n + n) {
+        out->cap = (out->n + n) * 2;
+        out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
+    }
     if (s->h_info->nlong == 0) {
-        if (out->cap < out->n + n) {
-            out->cap = (out->n + n) * 2;
-            out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
-        }
-        memcpy(out->ids + out->n, ids, n * sizeof *ids);
-        out->n += n;
+        append_run(out, ids, n);
         return;
     }
+    size_t from = 0;
     for (size_t k = 0; k < n; k++) {
-        if (!(ids[k] & GB_LONG_PIECE)) {
-            ids_push(out, ids[k]);
-            continue;
-        }
+        if (!(ids[k] & GB_LONG_PIECE)) continue;
+        append_run(out, ids + from, k - from);
         gb_long l = s->h_longs[ids[k] & ~GB_LONG_PIECE];
         bpe_encode_piece(&g->tok->vocab, s->h_text + l.off, l.len, &g->scratch, out);
+        from = k + 1;
+        if (out->cap < out->n + (n - from)) {
+            out->cap = (out->n + n - from) * 2;
+            out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
+        }
     }
+    append_run(out, ids + from, n - from);
 }
 
 /* Waits for slot s and appends its segments' ids to out. */
