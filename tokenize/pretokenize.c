@@ -74,38 +74,55 @@ invalid:
     return NOT_A_CHAR;
 }
 
+/* Class bits of an ASCII byte: the generator emits the block of U+0000..007F first. */
+#define ASCII_CLASS(b) (uclass_stage2[0][b])
+
 /* Class bits of the character at s[i]; its length in *len. */
 static inline uint8_t class_at(const uint8_t *s, size_t n, size_t i, size_t *len)
 {
     if (s[i] < 0x80) {
         *len = 1;
-        return uclass_stage2[0][s[i]];
+        return ASCII_CLASS(s[i]);
     }
     return uclass_of(char_at(s, n, i, len));
 }
 
 static inline bool is_cr_or_lf(uint8_t b) { return b == '\r' || b == '\n'; }
 
-/* End of the run of characters whose class has a bit of mask, from i. */
-static size_t run_with(const uint8_t *s, size_t n, size_t i, uint8_t mask)
+/* End of the run of characters whose class has a bit of mask (want != 0),
+ * or has none of them (want == 0), from i. ASCII bytes take a short path. */
+static inline size_t run_class(const uint8_t *s, size_t n, size_t i, uint8_t mask, bool want)
 {
-    size_t len;
-    while (i < n && (class_at(s, n, i, &len) & mask)) i += len;
+    while (i < n) {
+        uint8_t b = s[i];
+        if (b < 0x80) {
+            if (((ASCII_CLASS(b) & mask) != 0) != want) break;
+            i++;
+            continue;
+        }
+        size_t len;
+        if (((uclass_of(char_at(s, n, i, &len)) & mask) != 0) != want) break;
+        i += len;
+    }
     return i;
+}
+
+/* End of the run of characters whose class has a bit of mask, from i. */
+static inline size_t run_with(const uint8_t *s, size_t n, size_t i, uint8_t mask)
+{
+    return run_class(s, n, i, mask, true);
 }
 
 /* End of the run of [^\s\p{L}\p{N}] characters from i. */
-static size_t run_other(const uint8_t *s, size_t n, size_t i)
+static inline size_t run_other(const uint8_t *s, size_t n, size_t i)
 {
-    size_t len;
-    while (i < n && !(class_at(s, n, i, &len) & CLASS_WORDY)) i += len;
-    return i;
+    return run_class(s, n, i, CLASS_WORDY, false);
 }
 
-/* End of the run of bytes in set (a short string of ASCII bytes) from i. */
-static size_t run_bytes(const uint8_t *s, size_t n, size_t i, const char *set)
+/* End of the run of \r, \n (and, with slash, '/') bytes from i. */
+static inline size_t run_newlines(const uint8_t *s, size_t n, size_t i, bool slash)
 {
-    while (i < n && s[i] && strchr(set, s[i])) i++;
+    while (i < n && (is_cr_or_lf(s[i]) || (slash && s[i] == '/'))) i++;
     return i;
 }
 
@@ -149,7 +166,7 @@ static size_t whitespace_piece(const uint8_t *s, size_t n, size_t i, bool with_n
 
 static size_t next_gpt2(const uint8_t *s, size_t n, size_t i)
 {
-    size_t k = contraction_at(s, n, i, false);
+    size_t k = s[i] == '\'' ? contraction_at(s, n, i, false) : 0;
     if (k) return i + k; /* 's|'t|'re|'ve|'m|'ll|'d */
     size_t len, len1;
     uint8_t c = class_at(s, n, i, &len);
@@ -175,13 +192,13 @@ static size_t digits_up_to_three(const uint8_t *s, size_t n, size_t i)
     return i;
 }
 
-/* ' ?[^\s\p{L}\p{N}]+' then a run of the bytes in tail; 0 when it does not match. */
-static size_t punctuation_piece(const uint8_t *s, size_t n, size_t i, const char *tail)
+/* ' ?[^\s\p{L}\p{N}]+' then a run of [\r\n] (with slash: [\r\n/]); 0 when it does not match. */
+static inline size_t punctuation_piece(const uint8_t *s, size_t n, size_t i, bool slash)
 {
     size_t st = i, len;
     if (s[i] == ' ') st = i + 1;
     if (st >= n || (class_at(s, n, st, &len) & CLASS_WORDY)) return 0;
-    return run_bytes(s, n, run_other(s, n, st), tail);
+    return run_newlines(s, n, run_other(s, n, st), slash);
 }
 
 /* [^\r\n\p{L}\p{N}] for a character of class c whose first byte is b. */
@@ -192,7 +209,7 @@ static inline bool is_letter_prefix(uint8_t c, uint8_t b)
 
 static size_t next_cl100k(const uint8_t *s, size_t n, size_t i)
 {
-    size_t k = contraction_at(s, n, i, true);
+    size_t k = s[i] == '\'' ? contraction_at(s, n, i, true) : 0;
     if (k) return i + k; /* (?i:'s|'t|'re|'ve|'m|'ll|'d) */
     size_t len, len1;
     uint8_t c = class_at(s, n, i, &len);
@@ -200,7 +217,7 @@ static size_t next_cl100k(const uint8_t *s, size_t n, size_t i)
     if (is_letter_prefix(c, s[i]) && i + len < n && (class_at(s, n, i + len, &len1) & UCLASS_L))
         return run_with(s, n, i + len, UCLASS_L);
     if (c & UCLASS_N) return digits_up_to_three(s, n, i);      /* \p{N}{1,3} */
-    size_t e = punctuation_piece(s, n, i, "\r\n");             /*  ?[^\s\p{L}\p{N}]+[\r\n]* */
+    size_t e = punctuation_piece(s, n, i, false);             /*  ?[^\s\p{L}\p{N}]+[\r\n]* */
     if (e) return e;
     return whitespace_piece(s, n, i, true);
 }
@@ -210,7 +227,7 @@ static size_t next_cl100k(const uint8_t *s, size_t n, size_t i)
 /* (?i:'s|'t|'re|'ve|'m|'ll|'d)? after a word that ends at e. */
 static inline size_t with_contraction(const uint8_t *s, size_t n, size_t e)
 {
-    return e + contraction_at(s, n, e, true);
+    return e < n && s[e] == '\'' ? e + contraction_at(s, n, e, true) : e;
 }
 
 /* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+ from st, then the
@@ -249,7 +266,7 @@ static size_t next_o200k(const uint8_t *s, size_t n, size_t i)
     if (prefix && (e = upper_run_then_lower(s, n, i + len))) return e;
     if ((e = upper_run_then_lower(s, n, i))) return e;
     if (c & UCLASS_N) return digits_up_to_three(s, n, i); /* \p{N}{1,3} */
-    if ((e = punctuation_piece(s, n, i, "\r\n/")))        /*  ?[^\s\p{L}\p{N}]+[\r\n/]* */
+    if ((e = punctuation_piece(s, n, i, true)))        /*  ?[^\s\p{L}\p{N}]+[\r\n/]* */
         return e;
     return whitespace_piece(s, n, i, true);
 }

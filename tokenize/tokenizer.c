@@ -124,13 +124,32 @@ void tokenizer_free(tokenizer *t)
     vocab_free(&t->vocab);
 }
 
-/* Encodes ordinary text (no special tokens). */
+#define PIECE_BATCH 32 /* pieces split ahead, so their hash slots load in parallel */
+
+/* Encodes ordinary text (no special tokens): splits a batch of pieces,
+ * prefetches each piece's hash slot, then looks each up whole and merges
+ * the ones that are not single tokens. */
 static void encode_ordinary(const tokenizer *t, const uint8_t *s, size_t n, bpe_scratch *scratch, tok_ids *out)
 {
+    const tok_vocab *v = &t->vocab;
+    size_t bound[PIECE_BATCH + 1];
+    uint64_t hash[PIECE_BATCH], head[PIECE_BATCH];
     for (size_t pos = 0; pos < n;) {
-        size_t end = pretok_next(t->family, s, n, pos);
-        bpe_encode_piece(&t->vocab, s + pos, end - pos, scratch, out);
-        pos = end;
+        int k = 0;
+        bound[0] = pos;
+        while (k < PIECE_BATCH && pos < n) {
+            size_t end = pretok_next(t->family, s, n, pos);
+            head[k] = pos + VOCAB_HEAD_BYTES <= n ? vocab_head_wide(s + pos, end - pos) : vocab_head(s + pos, end - pos);
+            hash[k] = vocab_hash_head(s + pos, end - pos, head[k]);
+            vocab_prefetch(v, hash[k]);
+            bound[++k] = pos = end;
+        }
+        for (int i = 0; i < k; i++) {
+            size_t len = bound[i + 1] - bound[i];
+            uint32_t id = vocab_find_head(v, s + bound[i], len, head[i], hash[i]);
+            if (id != VOCAB_NO_TOKEN) ids_push(out, id);
+            else bpe_merge_piece(v, s + bound[i], len, hash[i], scratch, out);
+        }
     }
 }
 

@@ -9,8 +9,6 @@
 
 #define INITIAL_SLOTS 1024
 #define MAX_LOAD_PERCENT 50
-#define HASH_MUL1 0x9E3779B97F4A7C15ull
-#define HASH_MUL2 0xC2B2AE3D27D4EB4Full
 #define NO_OFFSET UINT64_MAX
 
 void vocab_init(tok_vocab *v)
@@ -33,52 +31,16 @@ void vocab_free(tok_vocab *v)
     memset(v, 0, sizeof *v);
 }
 
-/* The first up to 8 bytes of s as a little-endian integer, zero-padded. */
-static inline uint64_t head_of(const uint8_t *s, size_t len)
-{
-    uint64_t h = 0;
-    memcpy(&h, s, len < VOCAB_HEAD_BYTES ? len : VOCAB_HEAD_BYTES);
-    return h;
-}
-
-/* Hash of a byte string from its head, its length and (beyond 8 bytes) the rest. */
-static inline uint64_t hash_of(const uint8_t *s, size_t len, uint64_t head)
-{
-    uint64_t h = (head ^ len) * HASH_MUL1;
-    for (size_t i = VOCAB_HEAD_BYTES; i < len; i += VOCAB_HEAD_BYTES) {
-        uint64_t w = 0;
-        memcpy(&w, s + i, len - i < VOCAB_HEAD_BYTES ? len - i : VOCAB_HEAD_BYTES);
-        h = (h ^ w) * HASH_MUL2;
-        h ^= h >> 29;
-    }
-    return h ^ (h >> 32);
-}
-
-static inline bool slot_matches(const tok_vocab *v, const vocab_slot *sl, const uint8_t *s, size_t len,
-                                uint64_t head)
-{
-    if (sl->len != len || sl->head != head) return false;
-    if (len <= VOCAB_HEAD_BYTES) return true;
-    return !memcmp(v->bytes + v->tok_off[sl->id] + VOCAB_HEAD_BYTES, s + VOCAB_HEAD_BYTES, len - VOCAB_HEAD_BYTES);
-}
-
 uint32_t vocab_find(const tok_vocab *v, const uint8_t *s, size_t len)
 {
-    if (len == 0) return VOCAB_NO_TOKEN;
-    uint64_t head = head_of(s, len);
-    for (uint32_t i = (uint32_t)hash_of(s, len, head) & v->mask;; i = (i + 1) & v->mask) {
-        const vocab_slot *sl = &v->slots[i];
-        if (!sl->len) return VOCAB_NO_TOKEN;
-        if (slot_matches(v, sl, s, len, head)) return sl->id;
-    }
+    return len ? vocab_find_hashed(v, s, len, vocab_hash(s, len)) : VOCAB_NO_TOKEN;
 }
 
 static void insert_slot(vocab_slot *slots, uint32_t mask, const uint8_t *s, size_t len, uint32_t id)
 {
-    uint64_t head = head_of(s, len);
-    uint32_t i = (uint32_t)hash_of(s, len, head) & mask;
+    uint32_t i = (uint32_t)vocab_hash(s, len) & mask;
     while (slots[i].len) i = (i + 1) & mask;
-    slots[i] = (vocab_slot){head, (uint32_t)len, id};
+    slots[i] = (vocab_slot){vocab_head(s, len), (uint32_t)len, id};
 }
 
 static void grow_slots(tok_vocab *v)

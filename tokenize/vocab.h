@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define VOCAB_NO_TOKEN UINT32_MAX
 #define VOCAB_HEAD_BYTES 8 /* bytes of a token kept inline in its hash slot */
@@ -66,6 +67,79 @@ uint32_t vocab_special_id(const tok_vocab *v, const char *name);
 
 /* The id of the ordinary token with exactly these bytes, or VOCAB_NO_TOKEN. */
 uint32_t vocab_find(const tok_vocab *v, const uint8_t *s, size_t len);
+
+/* ---- the hash table, inline for the encoder's hot loop ---- */
+
+#define VOCAB_HASH_MUL1 0x9E3779B97F4A7C15ull
+#define VOCAB_HASH_MUL2 0xC2B2AE3D27D4EB4Full
+
+/* The first up to 8 bytes of s as a little-endian integer, zero-padded. */
+static inline uint64_t vocab_head(const uint8_t *s, size_t len)
+{
+    uint64_t h = 0;
+    memcpy(&h, s, len < VOCAB_HEAD_BYTES ? len : VOCAB_HEAD_BYTES);
+    return h;
+}
+
+/* The same when at least 8 bytes are readable at s: one load and a mask. */
+static inline uint64_t vocab_head_wide(const uint8_t *s, size_t len)
+{
+    uint64_t h;
+    memcpy(&h, s, VOCAB_HEAD_BYTES);
+    return len >= VOCAB_HEAD_BYTES ? h : h & ((1ull << (8 * len)) - 1);
+}
+
+/* Hash of a byte string (len >= 1) whose head is vocab_head(s, len). */
+static inline uint64_t vocab_hash_head(const uint8_t *s, size_t len, uint64_t head)
+{
+    uint64_t h = (head ^ len) * VOCAB_HASH_MUL1;
+    for (size_t i = VOCAB_HEAD_BYTES; i < len; i += VOCAB_HEAD_BYTES) {
+        uint64_t w = 0;
+        memcpy(&w, s + i, len - i < VOCAB_HEAD_BYTES ? len - i : VOCAB_HEAD_BYTES);
+        h = (h ^ w) * VOCAB_HASH_MUL2;
+        h ^= h >> 29;
+    }
+    return h ^ (h >> 32);
+}
+
+/* Hash of a byte string (len >= 1). */
+static inline uint64_t vocab_hash(const uint8_t *s, size_t len)
+{
+    return vocab_hash_head(s, len, vocab_head(s, len));
+}
+
+/* Starts loading the slot a lookup with this hash will read first. */
+static inline void vocab_prefetch(const tok_vocab *v, uint64_t hash)
+{
+    __builtin_prefetch(&v->slots[(uint32_t)hash & v->mask]);
+}
+
+/* vocab_find with the head and hash already computed (len >= 1). */
+static inline uint32_t vocab_find_head(const tok_vocab *v, const uint8_t *s, size_t len, uint64_t head,
+                                       uint64_t hash)
+{
+    for (uint32_t i = (uint32_t)hash & v->mask;; i = (i + 1) & v->mask) {
+        const vocab_slot *sl = &v->slots[i];
+        if (!sl->len) return VOCAB_NO_TOKEN;
+        if (sl->len == len && sl->head == head &&
+            (len <= VOCAB_HEAD_BYTES || !memcmp(v->bytes + v->tok_off[sl->id] + VOCAB_HEAD_BYTES,
+                                                s + VOCAB_HEAD_BYTES, len - VOCAB_HEAD_BYTES)))
+            return sl->id;
+    }
+}
+
+/* vocab_find with the hash already computed (len >= 1). */
+static inline uint32_t vocab_find_hashed(const tok_vocab *v, const uint8_t *s, size_t len, uint64_t hash)
+{
+    return vocab_find_head(v, s, len, vocab_head(s, len), hash);
+}
+
+/* vocab_find when at least 8 bytes are readable at s (len >= 1). */
+static inline uint32_t vocab_find_wide(const tok_vocab *v, const uint8_t *s, size_t len)
+{
+    uint64_t head = vocab_head_wide(s, len);
+    return vocab_find_head(v, s, len, head, vocab_hash_head(s, len, head));
+}
 
 /* The id of the two-byte string s[0..2) (after vocab_finish). */
 static inline uint32_t vocab_find_pair(const tok_vocab *v, const uint8_t *s)
