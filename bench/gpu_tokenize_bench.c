@@ -3,7 +3,9 @@
  * path on N threads, on a tokref corpus repeated R times; checks that both
  * give the same ids. Prints one markdown table row per measurement.
  *
- *   gpu_tokenize_bench VOCAB_FILE ENCODING CORPUS.txt.zst CORPUS.idx.tsv THREADS REPEAT */
+ *   gpu_tokenize_bench VOCAB_FILE ENCODING CORPUS.txt.zst CORPUS.idx.tsv THREADS REPEAT [CHUNKS]
+ *   gpu_tokenize_bench --dump CORPUS.txt.zst OUT.txt   (decompressed text, for the Python peers)
+ * CHUNKS: comma-separated GPU chunk sizes in bytes to try (default 256). */
 #include <pthread.h>
 #include <time.h>
 
@@ -62,10 +64,17 @@ static double cpu_run(const tokenizer *t, const char *const *text, const size_t 
 
 int main(int argc, char **argv)
 {
-    if (argc != 7) {
-        fprintf(stderr, "usage: gpu_tokenize_bench VOCAB ENCODING CORPUS.txt.zst CORPUS.idx.tsv THREADS REPEAT\n");
+    if (argc == 4 && !strcmp(argv[1], "--dump")) {
+        size_t n;
+        char *text = slurp_zstd(argv[2], &n);
+        FILE *f = fopen(argv[3], "wb");
+        return !f || fwrite(text, 1, n, f) != n || fclose(f);
+    }
+    if (argc != 7 && argc != 8) {
+        fprintf(stderr, "usage: gpu_tokenize_bench VOCAB ENCODING CORPUS.txt.zst CORPUS.idx.tsv THREADS REPEAT [CHUNKS]\n");
         return 1;
     }
+    const char *chunks = argc == 8 ? argv[7] : "256";
     int nthreads = atoi(argv[5]), repeat = atoi(argv[6]);
     if (nthreads < 1 || nthreads > 256 || repeat < 1) return 1;
     tokenizer t;
@@ -114,17 +123,26 @@ int main(int argc, char **argv)
     }
     tok_ids ids = {0};
     size_t *doc_end = malloc(ndocs * sizeof *doc_end);
-    double best = 1e30, best_kernel = 1e30;
-    for (int run = 0; run < RUNS; run++) {
-        ids.n = 0;
-        double k0 = gpu_bpe_kernel_seconds(g), t0 = now();
-        if (gpu_bpe_encode(g, docs, lens, ndocs, &ids, doc_end, &err)) {
-            fprintf(stderr, "%s\n", err.data);
-            return 1;
+    for (const char *c = chunks; *c; c += strcspn(c, ","), c += *c == ',') {
+        size_t chunk = strtoull(c, NULL, 10);
+        gpu_bpe_set_chunk_bytes(g, chunk);
+        double best = 1e30, best_kernel = 1e30;
+        for (int run = 0; run < RUNS; run++) {
+            ids.n = 0;
+            double k0 = gpu_bpe_kernel_seconds(g), t0 = now();
+            if (gpu_bpe_encode(g, docs, lens, ndocs, &ids, doc_end, &err)) {
+                fprintf(stderr, "%s\n", err.data);
+                return 1;
+            }
+            double s = now() - t0, k = gpu_bpe_kernel_seconds(g) - k0;
+            if (s < best) best = s;
+            if (k < best_kernel) best_kernel = k;
         }
-        double s = now() - t0, k = gpu_bpe_kernel_seconds(g) - k0;
-        if (s < best) best = s;
-        if (k < best_kernel) best_kernel = k;
+        printf("| %s | winnow GPU end-to-end (host text to host ids), %zu-byte chunks | %.0f MB/s | %zu tokens |\n",
+               argv[2], chunk, mb / best, ids.n);
+        printf("| %s | winnow GPU kernels only (ids written to host memory), %zu-byte chunks | %.0f MB/s | |\n",
+               argv[2], chunk, mb / best_kernel);
+        fflush(stdout);
     }
     /* the same ids as the CPU path, document by document */
     tok_ids want = {0};
@@ -136,9 +154,7 @@ int main(int argc, char **argv)
         if (doc_end[d] - at != want.n || memcmp(ids.ids + at, want.ids, want.n * 4)) bad++;
         at = doc_end[d];
     }
-    printf("| %s | winnow GPU end-to-end (host text to host ids) | %.0f MB/s | %zu tokens, %zu docs differ from CPU |\n",
-           argv[2], mb / best, ids.n, bad);
-    printf("| %s | winnow GPU kernels only | %.0f MB/s | |\n", argv[2], mb / best_kernel);
+    printf("| %s | GPU ids vs CPU path | %zu of %zu documents differ | |\n", argv[2], bad, ndocs / repeat);
     gpu_bpe_close(g);
     return bad != 0;
 }

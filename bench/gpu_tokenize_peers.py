@@ -3,25 +3,18 @@
 and HF tokenizers batch encoding (gpt2 from encoder.json + vocab.bpe), on the
 same tokref corpus. Prints markdown table rows.
 
-    python3 gpu_tokenize_peers.py SHARED_DIR CORPUS REPEAT THREADS"""
+    python3 gpu_tokenize_peers.py SHARED_DIR EN_CODE_TEXT REPEAT THREADS"""
 import json
 import os
 import sys
 import time
 
-import subprocess
 
-shared, corpus, repeat, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+shared, text_path, repeat, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 os.environ.setdefault("RAYON_NUM_THREADS", str(threads))
-path = f"{shared}/tokref/{corpus}.txt.zst"
-try:
-    import zstandard
-
-    raw = zstandard.ZstdDecompressor().decompressobj().decompress(open(path, "rb").read())
-except ImportError:
-    raw = subprocess.run(["zstd", "-dc", path], check=True, capture_output=True).stdout
+raw = open(text_path, "rb").read()
 docs = []
-for line in open(f"{shared}/tokref/{corpus}.idx.tsv"):
+for line in open(f"{shared}/tokref/en_code.idx.tsv"):
     off, length = line.split("\t")[:2]
     docs.append(raw[int(off):int(off) + int(length)].decode("utf-8"))
 docs = docs * repeat
