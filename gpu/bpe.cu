@@ -21,8 +21,10 @@ extern "C" {
 
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu/bpe_device.h"
 
@@ -36,6 +38,7 @@ extern "C" {
 #define THREADS 128
 #define WARP 32
 #define NSLOTS 2
+#define HOST_THREADS_MAX 8 /* threads that pack texts and unpack ids */
 
 /* Counters a batch reports back. */
 typedef struct {
@@ -223,7 +226,10 @@ struct gpu_bpe {
     batch_slot slots[NSLOTS];
     double kernel_seconds;
     uint32_t slot_bytes;
-    bpe_scratch scratch;
+    int host_threads;
+    bpe_scratch scratch[HOST_THREADS_MAX];
+    tok_ids long_ids[HOST_THREADS_MAX]; /* long pieces' ids, by the thread that merged them */
+    uint32_t *long_at, *long_n;         /* per long piece: where in long_ids[i % threads], how many */
     segment *segs;
     size_t nsegs, segs_cap;
 };
@@ -392,6 +398,10 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
     g->tok = t;
     g->mode = mode;
     g->slot_bytes = SLOT_BYTES;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    g->host_threads = cpus < 1 ? 1 : cpus > HOST_THREADS_MAX ? HOST_THREADS_MAX : (int)cpus;
+    g->long_at = (uint32_t *)xmalloc(MAX_LONGS * sizeof(uint32_t));
+    g->long_n = (uint32_t *)xmalloc(MAX_LONGS * sizeof(uint32_t));
     host_tables(t, &g->host_tables);
     int rc = 0;
     if (mode == GPU_BPE_DEVICE) rc = device_tables(g, err);
@@ -408,7 +418,8 @@ extern "C" void gpu_bpe_close(gpu_bpe *g)
     if (!g) return;
     for (int i = 0; i < NSLOTS; i++) slot_free(g, &g->slots[i]);
     for (int i = 0; i < g->ndev_mem; i++) cudaFree(g->dev_mem[i]);
-    bpe_scratch_free(&g->scratch);
+    for (int t = 0; t < HOST_THREADS_MAX; t++) bpe_scratch_free(&g->scratch[t]), ids_free(&g->long_ids[t]);
+    free(g->long_at), free(g->long_n);
     free(g->segs);
     free(g);
 }
@@ -419,6 +430,35 @@ extern "C" void gpu_bpe_set_chunk_bytes(gpu_bpe *g, size_t bytes)
 }
 
 extern "C" double gpu_bpe_kernel_seconds(const gpu_bpe *g) { return g->kernel_seconds; }
+
+typedef struct {
+    void (*fn)(void *arg, int t, int nt);
+    void *arg;
+    int t, nt;
+} host_task;
+
+static void *host_task_run(void *p)
+{
+    host_task *h = (host_task *)p;
+    h->fn(h->arg, h->t, h->nt);
+    return NULL;
+}
+
+/* Runs fn(arg, t, nt) for every t < nt, on nt threads (t = 0 on the caller). */
+static void run_parallel(void (*fn)(void *, int, int), void *arg, int nt)
+{
+    pthread_t th[HOST_THREADS_MAX];
+    host_task h[HOST_THREADS_MAX];
+    int started = 1;
+    for (int t = 1; t < nt; t++) {
+        h[t] = (host_task){fn, arg, t, nt};
+        if (pthread_create(&th[t], NULL, host_task_run, &h[t])) break;
+        started++;
+    }
+    for (int t = started; t < nt; t++) fn(arg, t, nt); /* no thread: do it here */
+    fn(arg, 0, nt);
+    for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+}
 
 static void push_segment(gpu_bpe *g, segment s)
 {
@@ -450,6 +490,24 @@ static void make_segments(gpu_bpe *g, const char *const *texts, const size_t *le
     }
 }
 
+typedef struct {
+    const gpu_bpe *g;
+    batch_slot *s;
+} slot_job;
+
+/* Copies byte share t of nt of the batch's segments into its pinned buffer. */
+static void copy_texts(void *arg, int t, int nt)
+{
+    const slot_job *j = (const slot_job *)arg;
+    const batch_slot *s = j->s;
+    uint32_t n = s->b.nbytes, lo = (uint32_t)((uint64_t)n * t / nt), hi = (uint32_t)((uint64_t)n * (t + 1) / nt);
+    if (lo >= hi) return;
+    for (uint32_t d = seg_containing(s->h_seg_off, s->b.nseg, lo); d < s->b.nseg && s->h_seg_off[d] < hi; d++) {
+        uint32_t a = s->h_seg_off[d] > lo ? s->h_seg_off[d] : lo, e = s->h_seg_off[d + 1] < hi ? s->h_seg_off[d + 1] : hi;
+        if (a < e) memcpy(s->h_text + a, j->g->segs[s->seg_begin + d].text + (a - s->h_seg_off[d]), e - a);
+    }
+}
+
 /* Packs segments from *next into slot s, as many as fit; a host-only
  * segment goes alone. */
 static void pack(gpu_bpe *g, batch_slot *s, size_t *next)
@@ -463,7 +521,6 @@ static void pack(gpu_bpe *g, batch_slot *s, size_t *next)
     }
     s->h_seg_off[0] = 0;
     while (i < g->nsegs && !g->segs[i].cpu && i - s->seg_begin < BATCH_SEGS && bytes + g->segs[i].len <= BATCH_BYTES) {
-        memcpy(s->h_text + bytes, g->segs[i].text, g->segs[i].len);
         bytes += g->segs[i].len;
         s->h_seg_off[i - s->seg_begin + 1] = (uint32_t)bytes;
         i++;
@@ -475,6 +532,8 @@ static void pack(gpu_bpe *g, batch_slot *s, size_t *next)
     b->nseg = (uint32_t)(i - s->seg_begin);
     b->slot_bytes = g->slot_bytes;
     b->nslots = (uint32_t)((bytes + g->slot_bytes - 1) / g->slot_bytes);
+    slot_job job = {g, s};
+    if (bytes) run_parallel(copy_texts, &job, g->host_threads);
 }
 
 static uint32_t blocks(size_t n, size_t per_block) { return (uint32_t)((n + per_block - 1) / per_block); }
@@ -518,37 +577,88 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
     return 0;
 }
 
-/* Appends n ids to out (which has room for them). */
-static void append_run(tok_ids *out, const uint32_t *ids, size_t n)
+/* Unpacking a batch's ids into the caller's array, in parallel: the ids are
+ * split into equal ranges, one per thread; a long piece's marker expands to
+ * the ids the host merge gives it, so each range first counts how much it
+ * grows, then writes at its offset and notes where segments start. */
+typedef struct {
+    gpu_bpe *g;
+    const batch_slot *s;
+    uint32_t *out;   /* where the batch's first id goes */
+    size_t *shift;   /* per thread: growth before its range (after count_growth: its own growth) */
+    size_t *seg_pos; /* per segment: output index of its first id */
+} unpack_job;
+
+static inline void id_range(uint32_t total, int t, int nt, uint32_t *lo, uint32_t *hi)
 {
-    memcpy(out->ids + out->n, ids, n * sizeof *ids);
-    out->n += n;
+    *lo = (uint32_t)((uint64_t)total * t / nt);
+    *hi = (uint32_t)((uint64_t)total * (t + 1) / nt);
 }
 
-/* Appends ids[0..n) to out, merging long pieces (from batch slot s) on the host. */
-static void append_ids(gpu_bpe *g, const batch_slot *s, const uint32_t *ids, size_t n, tok_ids *out)
+/* Merges long pieces t, t+nt, ... on the host. */
+static void merge_long_pieces(void *arg, int t, int nt)
 {
-    if (out->cap < out->n + n) {
-        out->cap = (out->n + n) * 2;
-        out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
+    unpack_job *j = (unpack_job *)arg;
+    gpu_bpe *g = j->g;
+    tok_ids *ids = &g->long_ids[t];
+    ids->n = 0;
+    for (uint32_t i = (uint32_t)t; i < j->s->h_info->nlong; i += (uint32_t)nt) {
+        gb_long l = j->s->h_longs[i];
+        g->long_at[i] = (uint32_t)ids->n;
+        bpe_encode_piece(&g->tok->vocab, j->s->h_text + l.off, l.len, &g->scratch[t], ids);
+        g->long_n[i] = (uint32_t)(ids->n - g->long_at[i]);
     }
-    if (s->h_info->nlong == 0) {
-        append_run(out, ids, n);
-        return;
+}
+
+static void count_growth(void *arg, int t, int nt)
+{
+    unpack_job *j = (unpack_job *)arg;
+    uint32_t lo, hi;
+    id_range(j->s->h_info->total, t, nt, &lo, &hi);
+    size_t grow = 0;
+    for (uint32_t k = lo; k < hi; k++)
+        if (j->s->h_ids[k] & GB_LONG_PIECE) grow += j->g->long_n[j->s->h_ids[k] & ~GB_LONG_PIECE] - 1;
+    j->shift[t] = grow;
+}
+
+static void write_ids(void *arg, int t, int nt)
+{
+    unpack_job *j = (unpack_job *)arg;
+    const batch_slot *s = j->s;
+    const gpu_bpe *g = j->g;
+    uint32_t lo, hi, nseg = s->b.nseg, d;
+    id_range(s->h_info->total, t, nt, &lo, &hi);
+    size_t shift = j->shift[t];
+    /* first segment starting at or after lo */
+    uint32_t a = 0, e = nseg;
+    while (a < e) {
+        uint32_t mid = (a + e) / 2;
+        if (s->h_first[mid] < lo) a = mid + 1;
+        else e = mid;
     }
-    size_t from = 0;
-    for (size_t k = 0; k < n; k++) {
-        if (!(ids[k] & GB_LONG_PIECE)) continue;
-        append_run(out, ids + from, k - from);
-        gb_long l = s->h_longs[ids[k] & ~GB_LONG_PIECE];
-        bpe_encode_piece(&g->tok->vocab, s->h_text + l.off, l.len, &g->scratch, out);
-        from = k + 1;
-        if (out->cap < out->n + (n - from)) {
-            out->cap = (out->n + n - from) * 2;
-            out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
+    d = a;
+    for (uint32_t k = lo; k < hi; k++) {
+        while (d < nseg && s->h_first[d] == k) j->seg_pos[d++] = k + shift;
+        uint32_t id = s->h_ids[k];
+        if (!(id & GB_LONG_PIECE)) {
+            j->out[k + shift] = id;
+            continue;
         }
+        uint32_t i = id & ~GB_LONG_PIECE, n = g->long_n[i];
+        memcpy(j->out + k + shift, g->long_ids[i % nt].ids + g->long_at[i], n * sizeof(uint32_t));
+        shift += n - 1;
     }
-    append_run(out, ids + from, n - from);
+    if (t == nt - 1)
+        while (d < nseg) j->seg_pos[d++] = hi + shift;
+}
+
+/* Copies id share t of nt as it is (a batch without long pieces). */
+static void copy_ids(void *arg, int t, int nt)
+{
+    unpack_job *j = (unpack_job *)arg;
+    uint32_t lo, hi;
+    id_range(j->s->h_info->total, t, nt, &lo, &hi);
+    memcpy(j->out + lo, j->s->h_ids + lo, (size_t)(hi - lo) * sizeof(uint32_t));
 }
 
 /* Waits for slot s and appends its segments' ids to out. */
@@ -557,7 +667,7 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
     const segment *first_seg = &g->segs[s->seg_begin];
     s->busy = false;
     if (first_seg->cpu) {
-        tokenizer_encode(g->tok, (const char *)first_seg->text, first_seg->len, false, &g->scratch, out);
+        tokenizer_encode(g->tok, (const char *)first_seg->text, first_seg->len, false, &g->scratch[0], out);
         doc_end[first_seg->doc] = out->n;
         return 0;
     }
@@ -568,17 +678,36 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
         g->kernel_seconds += ms / 1e3;
     }
     uint32_t nseg = s->b.nseg, total = s->h_info->total;
-    uint32_t next_first = total; /* first id of the next non-empty segment */
-    /* ends of segments, from the back: a segment ends where the next non-empty one starts */
+    uint32_t next_first = total; /* an empty segment starts where the next non-empty one does */
     for (uint32_t d = nseg; d-- > 0;) {
         if (s->h_first[d] == NO_FIRST) s->h_first[d] = next_first;
         else next_first = s->h_first[d];
     }
-    for (uint32_t d = 0; d < nseg; d++) {
-        uint32_t a = s->h_first[d], e = d + 1 < nseg ? s->h_first[d + 1] : total;
-        append_ids(g, s, s->h_ids + a, e - a, out);
-        doc_end[g->segs[s->seg_begin + d].doc] = out->n;
+    int nt = g->host_threads;
+    size_t shift[HOST_THREADS_MAX], grown = total;
+    size_t *seg_pos = (size_t *)xmalloc(((size_t)nseg + 1) * sizeof *seg_pos);
+    unpack_job job = {g, s, NULL, shift, seg_pos};
+    if (s->h_info->nlong) {
+        run_parallel(merge_long_pieces, &job, nt);
+        run_parallel(count_growth, &job, nt);
+        for (int t = 0; t < nt; t++) {
+            size_t own = shift[t];
+            shift[t] = grown - total;
+            grown += own;
+        }
+    } else {
+        for (uint32_t d = 0; d < nseg; d++) seg_pos[d] = s->h_first[d];
     }
+    if (out->cap < out->n + grown) {
+        out->cap = (out->n + grown) * 2;
+        out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
+    }
+    job.out = out->ids + out->n;
+    run_parallel(s->h_info->nlong ? write_ids : copy_ids, &job, nt);
+    for (uint32_t d = 0; d < nseg; d++)
+        doc_end[g->segs[s->seg_begin + d].doc] = out->n + (d + 1 < nseg ? seg_pos[d + 1] : grown);
+    out->n += grown;
+    free(seg_pos);
     return 0;
 }
 
