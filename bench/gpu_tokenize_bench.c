@@ -126,7 +126,8 @@ int main(int argc, char **argv)
     for (const char *c = chunks; *c; c += strcspn(c, ","), c += *c == ',') {
         size_t chunk = strtoull(c, NULL, 10);
         gpu_bpe_set_chunk_bytes(g, chunk);
-        double best = 1e30, best_kernel = 1e30;
+        double best = 1e30, best_kernel = 1e30, p0[GPU_BPE_PHASES], p1[GPU_BPE_PHASES];
+        gpu_bpe_phase_seconds(g, p0);
         for (int run = 0; run < RUNS; run++) {
             ids.n = 0;
             double k0 = gpu_bpe_kernel_seconds(g), t0 = now();
@@ -142,6 +143,10 @@ int main(int argc, char **argv)
                argv[2], chunk, mb / best, ids.n);
         printf("| %s | winnow GPU kernels only (ids written to host memory), %zu-byte chunks | %.0f MB/s | |\n",
                argv[2], chunk, mb / best_kernel);
+        gpu_bpe_phase_seconds(g, p1);
+        printf("| %s | kernel time by phase, %zu-byte chunks | cut %.1f, encode %.1f, scan %.1f, gather %.1f ms per run | |\n",
+               argv[2], chunk, (p1[0] - p0[0]) * 1e3 / RUNS, (p1[1] - p0[1]) * 1e3 / RUNS, (p1[2] - p0[2]) * 1e3 / RUNS,
+               (p1[3] - p0[3]) * 1e3 / RUNS);
         fflush(stdout);
     }
     /* the same ids as the CPU path, document by document */

@@ -211,7 +211,7 @@ typedef struct {
     void *d_cub;
     size_t cub_bytes;
     cudaStream_t stream;
-    cudaEvent_t k0, k1;
+    cudaEvent_t phase[GPU_BPE_PHASES + 1]; /* before cut, encode, scan, gather; after gather */
     /* which segments it holds */
     size_t seg_begin, seg_end;
     bool busy;
@@ -224,7 +224,7 @@ struct gpu_bpe {
     void *dev_mem[8]; /* table copies */
     int ndev_mem;
     batch_slot slots[NSLOTS];
-    double kernel_seconds;
+    double kernel_seconds, phase_seconds[GPU_BPE_PHASES];
     uint32_t slot_bytes;
     int host_threads;
     bpe_scratch scratch[HOST_THREADS_MAX];
@@ -368,8 +368,7 @@ static int slot_alloc(gpu_bpe *g, batch_slot *s, wbuf *err)
     CUDA_TRY(cub::DeviceScan::ExclusiveSum(NULL, s->cub_bytes, b->count, b->off, (int)MAX_SLOTS));
     CUDA_TRY(cudaMalloc(&s->d_cub, s->cub_bytes));
     CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-    CUDA_TRY(cudaEventCreate(&s->k0));
-    CUDA_TRY(cudaEventCreate(&s->k1));
+    for (int i = 0; i <= GPU_BPE_PHASES; i++) CUDA_TRY(cudaEventCreate(&s->phase[i]));
     return 0;
 }
 
@@ -388,8 +387,8 @@ static void slot_free(gpu_bpe *g, batch_slot *s)
     cudaFree(s->d_text), cudaFree(s->d_seg_off), cudaFree(b->cut), cudaFree(b->count), cudaFree(b->off);
     cudaFree(b->tmp), cudaFree(b->seg_chunk), cudaFree(b->seg_local), cudaFree(b->nlong), cudaFree(s->d_cub);
     if (s->stream) cudaStreamDestroy(s->stream);
-    if (s->k0) cudaEventDestroy(s->k0);
-    if (s->k1) cudaEventDestroy(s->k1);
+    for (int i = 0; i <= GPU_BPE_PHASES; i++)
+        if (s->phase[i]) cudaEventDestroy(s->phase[i]);
 }
 
 extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err)
@@ -430,6 +429,11 @@ extern "C" void gpu_bpe_set_chunk_bytes(gpu_bpe *g, size_t bytes)
 }
 
 extern "C" double gpu_bpe_kernel_seconds(const gpu_bpe *g) { return g->kernel_seconds; }
+
+extern "C" void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES])
+{
+    memcpy(seconds, g->phase_seconds, sizeof g->phase_seconds);
+}
 
 typedef struct {
     void (*fn)(void *arg, int t, int nt);
@@ -566,13 +570,16 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
     CUDA_TRY(cudaMemcpyAsync(s->d_text, s->h_text, b->nbytes, cudaMemcpyHostToDevice, st));
     CUDA_TRY(cudaMemcpyAsync(s->d_seg_off, s->h_seg_off, (b->nseg + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
     CUDA_TRY(cudaMemsetAsync(b->nlong, 0, sizeof(uint32_t), st));
-    CUDA_TRY(cudaEventRecord(s->k0, st));
+    CUDA_TRY(cudaEventRecord(s->phase[0], st));
     cut_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
+    CUDA_TRY(cudaEventRecord(s->phase[1], st));
     encode_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
+    CUDA_TRY(cudaEventRecord(s->phase[2], st));
     CUDA_TRY(cub::DeviceScan::ExclusiveSum(s->d_cub, s->cub_bytes, b->count, b->off, (int)b->nslots, st));
+    CUDA_TRY(cudaEventRecord(s->phase[3], st));
     gather_kernel<<<blocks((size_t)b->nslots * WARP, THREADS), THREADS, 0, st>>>(*b);
     first_kernel<<<blocks(b->nseg, THREADS), THREADS, 0, st>>>(*b);
-    CUDA_TRY(cudaEventRecord(s->k1, st));
+    CUDA_TRY(cudaEventRecord(s->phase[4], st));
     CUDA_TRY(cudaGetLastError());
     return 0;
 }
@@ -673,9 +680,12 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
     }
     if (g->mode == GPU_BPE_DEVICE && s->b.nbytes) {
         CUDA_TRY(cudaStreamSynchronize(s->stream));
-        float ms = 0;
-        CUDA_TRY(cudaEventElapsedTime(&ms, s->k0, s->k1));
-        g->kernel_seconds += ms / 1e3;
+        for (int i = 0; i < GPU_BPE_PHASES; i++) {
+            float ms = 0;
+            CUDA_TRY(cudaEventElapsedTime(&ms, s->phase[i], s->phase[i + 1]));
+            g->phase_seconds[i] += ms / 1e3;
+            g->kernel_seconds += ms / 1e3;
+        }
     }
     uint32_t nseg = s->b.nseg, total = s->h_info->total;
     uint32_t next_first = total; /* an empty segment starts where the next non-empty one does */

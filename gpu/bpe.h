@@ -57,6 +57,11 @@ void gpu_bpe_set_chunk_bytes(gpu_bpe *g, size_t bytes);
 /* Seconds the device spent in kernels (transfers excluded) since open. */
 double gpu_bpe_kernel_seconds(const gpu_bpe *g);
 
+/* The same split by phase: finding cuts, encoding chunks, the scan of id
+ * counts, gathering ids into host memory. */
+#define GPU_BPE_PHASES 4
+void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES]);
+
 /* Frees g and its device memory. */
 void gpu_bpe_close(gpu_bpe *g);
 

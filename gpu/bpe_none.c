@@ -34,4 +34,10 @@ double gpu_bpe_kernel_seconds(const gpu_bpe *g)
     return 0;
 }
 
+void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES])
+{
+    (void)g;
+    for (int i = 0; i < GPU_BPE_PHASES; i++) seconds[i] = 0;
+}
+
 void gpu_bpe_close(gpu_bpe *g) { (void)g; }
