@@ -9,7 +9,7 @@
 # Environment: SHARED (test data, default ../shared/data), GPU_BENCH_BIN (a
 # folder with prebuilt gpu_tokenize_bench and gpu_bandwidth; default: build
 # them into build/bench), THREADS (16), REPEAT (4), CHUNKS (GPU chunk sizes to
-# try, comma-separated, default 256).
+# try, comma-separated, default 64).
 set -e
 SHARED=${SHARED:-../shared/data}
 THREADS=${THREADS:-16}
@@ -40,7 +40,7 @@ mkdir -p "$(dirname "$RESULT")"
     [ -x "$BIN/gpu_bandwidth" ] && "$BIN/gpu_bandwidth"
     for enc in cl100k_base o200k_base r50k_base; do
         "$BIN/gpu_tokenize_bench" "$SHARED/vocab/tiktoken/$enc.tiktoken" "$enc" \
-            "$SHARED/tokref/en_code.txt.zst" "$SHARED/tokref/en_code.idx.tsv" "$THREADS" "$REPEAT" "${CHUNKS:-256}" || true
+            "$SHARED/tokref/en_code.txt.zst" "$SHARED/tokref/en_code.idx.tsv" "$THREADS" "$REPEAT" "${CHUNKS:-64}" || true
     done
     TEXT=${TMPDIR:-/tmp}/gpu_tokenize_en_code.$$.txt
     "$BIN/gpu_tokenize_bench" --dump "$SHARED/tokref/en_code.txt.zst" "$TEXT"

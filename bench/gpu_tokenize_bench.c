@@ -5,7 +5,7 @@
  *
  *   gpu_tokenize_bench VOCAB_FILE ENCODING CORPUS.txt.zst CORPUS.idx.tsv THREADS REPEAT [CHUNKS]
  *   gpu_tokenize_bench --dump CORPUS.txt.zst OUT.txt   (decompressed text, for the Python peers)
- * CHUNKS: comma-separated GPU chunk sizes in bytes to try (default 256). */
+ * CHUNKS: comma-separated GPU chunk sizes in bytes to try (default 64). */
 #include <pthread.h>
 #include <time.h>
 
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: gpu_tokenize_bench VOCAB ENCODING CORPUS.txt.zst CORPUS.idx.tsv THREADS REPEAT [CHUNKS]\n");
         return 1;
     }
-    const char *chunks = argc == 8 ? argv[7] : "256";
+    const char *chunks = argc == 8 ? argv[7] : "64";
     int nthreads = atoi(argv[5]), repeat = atoi(argv[6]);
     if (nthreads < 1 || nthreads > 256 || repeat < 1) return 1;
     tokenizer t;

@@ -28,16 +28,16 @@ extern "C" {
 
 #include "gpu/bpe_device.h"
 
-#define SLOT_BYTES 256                 /* text per cut-finding thread, by default */
+#define SLOT_BYTES 64                  /* text per cut-finding thread, by default */
 #define MIN_SLOT_BYTES 64
 #define MAX_SLOT_BYTES 4096
-#define BATCH_BYTES ((size_t)64 << 20) /* text per batch */
-#define BATCH_SEGS ((size_t)1 << 20)   /* segments per batch */
+#define BATCH_BYTES ((size_t)16 << 20) /* text per batch */
+#define BATCH_SEGS ((size_t)1 << 18)   /* segments per batch */
 #define NO_CUT UINT32_MAX
 #define NO_FIRST UINT32_MAX
 #define THREADS 128
 #define WARP 32
-#define NSLOTS 2
+#define NSLOTS 3
 #define HOST_THREADS_MAX 8 /* threads that pack texts and unpack ids */
 
 /* Counters a batch reports back. */
