@@ -31,13 +31,13 @@ extern "C" {
 #define SLOT_BYTES 64                  /* text per cut-finding thread, by default */
 #define MIN_SLOT_BYTES 64
 #define MAX_SLOT_BYTES 4096
-#define BATCH_BYTES ((size_t)16 << 20) /* text per batch */
-#define BATCH_SEGS ((size_t)1 << 18)   /* segments per batch */
+#define BATCH_BYTES ((size_t)64 << 20) /* text per batch */
+#define BATCH_SEGS ((size_t)1 << 20)   /* segments per batch */
 #define NO_CUT UINT32_MAX
 #define NO_FIRST UINT32_MAX
 #define THREADS 128
 #define WARP 32
-#define NSLOTS 3
+#define NSLOTS 2 /* batches in flight */
 #define HOST_THREADS_MAX 8 /* threads that pack texts and unpack ids */
 
 /* Counters a batch reports back. */
@@ -226,6 +226,7 @@ struct gpu_bpe {
     batch_slot slots[NSLOTS];
     double kernel_seconds, phase_seconds[GPU_BPE_PHASES];
     uint32_t slot_bytes;
+    int in_flight; /* batch slots used: NSLOTS, or 1 to time kernels alone */
     int host_threads;
     bpe_scratch scratch[HOST_THREADS_MAX];
     tok_ids long_ids[HOST_THREADS_MAX]; /* long pieces' ids, by the thread that merged them */
@@ -397,6 +398,7 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
     g->tok = t;
     g->mode = mode;
     g->slot_bytes = SLOT_BYTES;
+    g->in_flight = NSLOTS;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     g->host_threads = cpus < 1 ? 1 : cpus > HOST_THREADS_MAX ? HOST_THREADS_MAX : (int)cpus;
     g->long_at = (uint32_t *)xmalloc(MAX_LONGS * sizeof(uint32_t));
@@ -423,9 +425,11 @@ extern "C" void gpu_bpe_close(gpu_bpe *g)
     free(g);
 }
 
-extern "C" void gpu_bpe_set_chunk_bytes(gpu_bpe *g, size_t bytes)
+extern "C" void gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, bool overlap)
 {
-    g->slot_bytes = (uint32_t)(bytes < MIN_SLOT_BYTES ? MIN_SLOT_BYTES : bytes > MAX_SLOT_BYTES ? MAX_SLOT_BYTES : bytes);
+    size_t b = chunk_bytes;
+    g->slot_bytes = (uint32_t)(b < MIN_SLOT_BYTES ? MIN_SLOT_BYTES : b > MAX_SLOT_BYTES ? MAX_SLOT_BYTES : b);
+    g->in_flight = overlap ? NSLOTS : 1;
 }
 
 extern "C" double gpu_bpe_kernel_seconds(const gpu_bpe *g) { return g->kernel_seconds; }
@@ -734,10 +738,10 @@ extern "C" int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t
         pack(g, s, &next);
         rc = launch(g, s, err);
         s->busy = true;
-        turn = (turn + 1) % NSLOTS;
+        turn = (turn + 1) % g->in_flight;
     }
-    for (int i = 0; i < NSLOTS; i++) {
-        batch_slot *s = &g->slots[(turn + i) % NSLOTS];
+    for (int i = 0; i < g->in_flight; i++) {
+        batch_slot *s = &g->slots[(turn + i) % g->in_flight];
         if (s->busy && !rc) rc = unpack(g, s, out, doc_end, err);
         s->busy = false;
     }

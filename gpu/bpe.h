@@ -50,9 +50,11 @@ gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err);
 int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
                    size_t *doc_end, wbuf *err);
 
-/* Sets the text each cut-finding thread scans (default 64 bytes, kept
- * within 64..4096): a tuning knob for benchmarks; ids never depend on it. */
-void gpu_bpe_set_chunk_bytes(gpu_bpe *g, size_t bytes);
+/* Tuning for benchmarks (ids never depend on it): the text each
+ * cut-finding thread scans (default 64 bytes, kept within 64..4096), and
+ * whether batches overlap (default true; false runs one batch at a time,
+ * so that kernel time is measured alone). */
+void gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, bool overlap);
 
 /* Seconds the device spent in kernels (transfers excluded) since open. */
 double gpu_bpe_kernel_seconds(const gpu_bpe *g);

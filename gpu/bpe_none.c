@@ -23,9 +23,9 @@ int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, siz
     return -1;
 }
 
-void gpu_bpe_set_chunk_bytes(gpu_bpe *g, size_t bytes)
+void gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, bool overlap)
 {
-    (void)g, (void)bytes;
+    (void)g, (void)chunk_bytes, (void)overlap;
 }
 
 double gpu_bpe_kernel_seconds(const gpu_bpe *g)
