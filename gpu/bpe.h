@@ -46,7 +46,8 @@ gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err);
 
 /* Encodes ndocs documents texts[i][0..lens[i]) as ordinary text. Appends
  * their ids, document after document, to out and sets doc_end[i] to out->n
- * after document i. Returns 0, or -1 with a message in err (a CUDA error). */
+ * after document i. Returns 0, or -1 with a message in err (a CUDA error).
+ * One call at a time per gpu_bpe (callers on several threads take a lock). */
 int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
                    size_t *doc_end, wbuf *err);
 

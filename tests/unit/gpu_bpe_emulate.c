@@ -17,6 +17,7 @@ int main(void)
     tokenizer_free(&t);
     if (!probe) {
         printf("1..0 # SKIP %s\n", err.data);
+        buf_free(&err);
         return 0;
     }
     gpu_bpe_close(probe);

@@ -10,6 +10,7 @@ int main(void)
     wbuf why = WBUF_INIT;
     if (!gpu_bpe_usable(&why)) {
         printf("1..0 # SKIP %s\n", why.data);
+        buf_free(&why);
         return 0;
     }
     for (size_t e = 0; e < sizeof GPU_ENCODINGS / sizeof GPU_ENCODINGS[0]; e++) {
