@@ -58,11 +58,11 @@ LIB_DIRS  = core ingest filter dedup tokenize shards
 LIB_C     = $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_CXX   = $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cc))
 ifneq ($(NVCC),)
-GPU_SRC   = $(wildcard gpu/*.cu) $(filter-out gpu/none.c,$(wildcard gpu/*.c))
+GPU_SRC   = $(wildcard gpu/*.cu) $(filter-out gpu/none.c gpu/%_none.c,$(wildcard gpu/*.c))
 LDLIBS   += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
 CPPFLAGS += -DWINNOW_CUDA=1
 else
-GPU_SRC   = $(wildcard gpu/none.c)
+GPU_SRC   = $(wildcard gpu/none.c gpu/*_none.c)
 endif
 LIB_OBJ   = $(patsubst %.c,$(BUILD)/%.o,$(LIB_C)) $(patsubst %.cc,$(BUILD)/%.o,$(LIB_CXX)) \
             $(patsubst %,$(BUILD)/%.o,$(basename $(GPU_SRC)))
@@ -147,7 +147,7 @@ bench: deps all $(BENCH_BIN)
 FUZZ_SRC = $(wildcard tests/fuzz/*.c)
 FUZZ_CPPFLAGS = $(filter-out -DWINNOW_CUDA=1,$(CPPFLAGS))
 FUZZ_BIN = $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
-FUZZ_LIB_OBJ = $(patsubst %.c,build-fuzz/%.o,$(LIB_C) $(wildcard gpu/none.c)) $(patsubst %.cc,build-fuzz/%.o,$(LIB_CXX))
+FUZZ_LIB_OBJ = $(patsubst %.c,build-fuzz/%.o,$(LIB_C) $(wildcard gpu/none.c gpu/*_none.c)) $(patsubst %.cc,build-fuzz/%.o,$(LIB_CXX))
 build-fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@

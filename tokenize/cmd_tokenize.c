@@ -1,5 +1,6 @@
 /* cmd_tokenize.c - `winnow tokenize`: the document stream to token ids. */
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "core/util.h"
 #include "shards/shard_writer.h"
 #include "shards/vocab_hash.h"
+#include "gpu/bpe.h"
 #include "tokenize/tokenizer.h"
 #include "tokenize/vocab_cache.h"
 
@@ -23,6 +25,10 @@ typedef struct {
     wbuf text, line;
     tok_ids ids;
     bpe_scratch scratch;
+    /* --device gpu: the batch's texts back to back, their ids, per-document ends */
+    wbuf batch_text;
+    tok_ids batch_ids;
+    size_t *doc_end, doc_cap;
 } worker_state;
 
 /* Ids of one batch for --format bin: per document a count (0 for documents
@@ -42,6 +48,9 @@ typedef struct {
 
 enum { OPT_ENCODING = OPT_STAGE_FIRST_FREE, OPT_VOCAB, OPT_PATTERN, OPT_FORMAT, OPT_ALLOW_SPECIAL, OPT_EOS,
        OPT_NO_EOS, OPT_BOS, OPT_NO_BOS, OPT_DECODE, OPT_IDS, OPT_SHARD_TOKENS, OPT_SPLIT_DOCS };
+    gpu_bpe *gpu; /* NULL: the CPU path */
+    pthread_mutex_t gpu_lock;
+       OPT_NO_EOS, OPT_BOS, OPT_NO_BOS, OPT_DECODE, OPT_DEVICE };
 
 static void usage(FILE *f)
 {
@@ -71,6 +80,9 @@ static void usage(FILE *f)
             "                      a JSON line {\"text\":...} (special tokens appear as their names)\n"
             "  --ids LIST          with --decode: write the text of these ids (\"15339,1917\") as raw\n"
             "                      bytes instead of reading streams\n\n");
+            "  --device D          auto: the GPU when one is usable, else the CPU (default);\n"
+            "                      cpu; gpu: fail when no GPU is usable. Same ids on both\n"
+            "                      (--allow-special always runs on the CPU)\n\n");
     fputs(STAGE_COMMON_HELP, f);
 }
 
@@ -98,6 +110,48 @@ static void encode_doc(tokenize_ctx *c, worker_state *ws, const stage_doc *d)
     if (c->eos) ids_push(&ws->ids, c->tok.eos);
 }
 
+/* --device gpu: encodes the texts of the batch's documents in one call to
+ * the GPU (one batch at a time); false after a CUDA error, with a warning. */
+static bool encode_batch_gpu(tokenize_ctx *c, worker_state *ws, const stage_batch *b)
+{
+    buf_clear(&ws->batch_text);
+    const char **texts = xmalloc(((size_t)b->n + 1) * sizeof *texts);
+    size_t *lens = xmalloc(((size_t)b->n + 1) * sizeof *lens), *at = xmalloc(((size_t)b->n + 1) * sizeof *at);
+    for (int i = 0; i < b->n; i++) {
+        const stage_doc *d = &b->docs[i];
+        lens[i] = 0;
+        at[i] = ws->batch_text.len;
+        if (d->verdict == DOC_FAIL) continue;
+        buf_clear(&ws->text);
+        const char *text = json_string(&d->json.text, &ws->text, &lens[i]);
+        buf_append(&ws->batch_text, text, lens[i]);
+    }
+    for (int i = 0; i < b->n; i++) texts[i] = ws->batch_text.data + at[i];
+    if ((size_t)b->n > ws->doc_cap) {
+        ws->doc_cap = (size_t)b->n;
+        ws->doc_end = xrealloc(ws->doc_end, ws->doc_cap * sizeof *ws->doc_end);
+    }
+    ws->batch_ids.n = 0;
+    wbuf err = WBUF_INIT;
+    pthread_mutex_lock(&c->gpu_lock);
+    int rc = gpu_bpe_encode(c->gpu, texts, lens, (size_t)b->n, &ws->batch_ids, ws->doc_end, &err);
+    pthread_mutex_unlock(&c->gpu_lock);
+    if (rc) warnf("tokenize: %s; this batch goes to the CPU", err.data);
+    buf_free(&err);
+    free(texts), free(lens), free(at);
+    return rc == 0;
+}
+
+/* Document i's ids from the GPU batch into ws->ids with BOS/EOS as asked. */
+static void take_gpu_ids(tokenize_ctx *c, worker_state *ws, int i)
+{
+    size_t from = i ? ws->doc_end[i - 1] : 0;
+    ws->ids.n = 0;
+    if (c->bos) ids_push(&ws->ids, c->tok.bos);
+    for (size_t k = from; k < ws->doc_end[i]; k++) ids_push(&ws->ids, ws->batch_ids.ids[k]);
+    if (c->eos) ids_push(&ws->ids, c->tok.eos);
+}
+
 /* The line with ,"tokens":[...] added as its last member. */
 static void rewrite_with_tokens(const stage_doc *d, const tok_ids *ids, wbuf *line)
 {
@@ -122,10 +176,12 @@ static void tokenize_map(void *ctx, int worker, stage_batch *b)
         b->user = bi;
     }
     size_t ntokens = 0;
+    bool on_gpu = c->gpu && encode_batch_gpu(c, ws, b);
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         if (d->verdict == DOC_FAIL) continue;
-        encode_doc(c, ws, d);
+        if (on_gpu) take_gpu_ids(c, ws, i);
+        else encode_doc(c, ws, d);
         ntokens += ws->ids.n;
         if (bi) {
             bi->count[i] = (uint32_t)ws->ids.n;
@@ -287,6 +343,19 @@ static void load_tokenizer(tokenizer *t, const char *encoding, const char *vocab
     buf_free(&err);
 }
 
+/* Sets c->gpu as --device asks: auto takes the GPU when one is usable,
+ * gpu exits 1 when none is. --allow-special always runs on the CPU. */
+static void open_gpu(tokenize_ctx *c, const char *device)
+{
+    if (!strcmp(device, "cpu") || (c->allow_special && !strcmp(device, "auto"))) return;
+    wbuf why = WBUF_INIT;
+    if (c->allow_special) dief(EXIT_USAGE, "--device gpu does not take --allow-special (use --device cpu)");
+    if (gpu_bpe_usable(&why)) c->gpu = gpu_bpe_open(&c->tok, GPU_BPE_DEVICE, &why);
+    if (!c->gpu && !strcmp(device, "gpu")) dief(EXIT_USAGE, "--device gpu: %s", why.data);
+    pthread_mutex_init(&c->gpu_lock, NULL);
+    buf_free(&why);
+}
+
 int cmd_tokenize(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -304,6 +373,7 @@ int cmd_tokenize(int argc, char **argv)
         {"ids", required_argument, 0, OPT_IDS},
         {"shard-tokens", required_argument, 0, OPT_SHARD_TOKENS},
         {"split-docs", no_argument, 0, OPT_SPLIT_DOCS},
+        {"device", required_argument, 0, OPT_DEVICE},
         {0, 0, 0, 0},
     };
     stage_opts o;
@@ -313,6 +383,9 @@ int cmd_tokenize(int argc, char **argv)
     bool decode = false, format_given = false;
     shard_writer_options wo;
     shard_writer_options_init(&wo);
+    const char *encoding = NULL, *vocab = NULL, *pattern = NULL;
+    bool decode = false;
+    const char *device = "auto";
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
@@ -346,6 +419,14 @@ int cmd_tokenize(int argc, char **argv)
         case OPT_NO_BOS: c.bos = false; break;
         case OPT_DECODE: decode = true; break;
         case OPT_IDS: id_list = optarg; break;
+        case OPT_DEVICE:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "gpu")) {
+                fprintf(stderr, "winnow tokenize: --device must be auto, cpu or gpu\n\n");
+                usage(stderr);
+                return EXIT_USAGE;
+            }
+            device = optarg;
+            break;
         default:
             if (!stage_parse_common(&o, opt, optarg)) {
                 usage(stderr);
@@ -381,6 +462,7 @@ int cmd_tokenize(int argc, char **argv)
         o.output = NULL; /* the engine's own output stays empty */
     }
     c.workers = xcalloc((size_t)o.threads, sizeof *c.workers);
+    open_gpu(&c, device);
     stage_ops ops = {
         .name = "tokenize",
         .ctx = &c,
@@ -394,7 +476,11 @@ int cmd_tokenize(int argc, char **argv)
         buf_free(&c.workers[w].line);
         ids_free(&c.workers[w].ids);
         bpe_scratch_free(&c.workers[w].scratch);
+        buf_free(&c.workers[w].batch_text);
+        ids_free(&c.workers[w].batch_ids);
+        free(c.workers[w].doc_end);
     }
+    gpu_bpe_close(c.gpu);
     free(c.workers);
     tokenizer_free(&c.tok);
     return rc;

@@ -1,0 +1,749 @@
+/* bpe.cu - the GPU tokenizer: kernels, their host emulation, and the
+ * batching pipeline (see bpe.h).
+ *
+ * One batch is a run of segments (documents, or pieces of documents longer
+ * than a batch cut at safe points) packed back to back. Per batch:
+ *   1. cut:    one thread per SLOT_BYTES slot finds the slot's first chunk
+ *              start: a segment start or a safe cut (gb_find_cut), if any;
+ *   2. encode: one thread per chunk (a slot with a cut, up to the next cut)
+ *              pre-tokenises and encodes its pieces, writing ids at the
+ *              chunk's own byte offset in a scratch array (a piece never has
+ *              more ids than bytes) and recording where each segment starts;
+ *   3. scan:   exclusive sum of the per-chunk id counts (CUB);
+ *   4. gather: one warp per chunk copies its ids to their final place in
+ *              mapped pinned host memory; per-segment first ids follow.
+ * Two batch slots alternate on two streams, so batch b's transfer and
+ * kernels run while the host packs batch b+1 and unpacks batch b-1. */
+extern "C" {
+#include "gpu/bpe.h"
+#include "core/util.h"
+}
+
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpu/bpe_device.h"
+
+#define SLOT_BYTES 64                  /* text per cut-finding thread, by default */
+#define MIN_SLOT_BYTES 64
+#define MAX_SLOT_BYTES 4096
+#define BATCH_BYTES ((size_t)64 << 20) /* text per batch */
+#define BATCH_SEGS ((size_t)1 << 20)   /* segments per batch */
+#define NO_CUT UINT32_MAX
+#define NO_FIRST UINT32_MAX
+#define THREADS 128
+#define WARP 32
+#define NSLOTS 2 /* batches in flight */
+#define HOST_THREADS_MAX 8 /* threads that pack texts and unpack ids */
+
+/* Counters a batch reports back. */
+typedef struct {
+    uint32_t total; /* ids in the batch */
+    uint32_t nlong; /* long pieces left to the host */
+} gb_info;
+
+/* Long piece: batch byte offset and length. */
+typedef struct {
+    uint32_t off, len;
+} gb_long;
+
+/* Arrays one batch works in (device pointers; the h_ ones are host views). */
+typedef struct {
+    const uint8_t *text;
+    const uint32_t *seg_off; /* nseg + 1 */
+    uint32_t nbytes, nseg, nslots, slot_bytes;
+    uint32_t *cut, *count, *off, *tmp, *seg_chunk, *seg_local;
+    uint32_t *nlong;
+    gb_long *longs; /* mapped */
+    uint32_t *ids;  /* mapped */
+    uint32_t *first; /* mapped, per segment */
+    gb_info *info;  /* mapped */
+} gb_batch;
+
+/* ---- per-thread bodies (device and emulation) ---- */
+
+static HD uint32_t seg_containing(const uint32_t *seg_off, uint32_t nseg, uint32_t p)
+{
+    uint32_t lo = 0, hi = nseg + 1; /* first index with seg_off > p, minus one */
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (seg_off[mid] <= p) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo - 1;
+}
+
+static HD void cut_body(const gb_tables *t, const gb_batch *b, uint32_t k)
+{
+    uint32_t lo = k * b->slot_bytes, hi = lo + b->slot_bytes < b->nbytes ? lo + b->slot_bytes : b->nbytes;
+    uint32_t d = seg_containing(b->seg_off, b->nseg, lo);
+    uint32_t ds = b->seg_off[d], de = b->seg_off[d + 1], cut = NO_CUT;
+    if (ds == lo) cut = lo;
+    else {
+        size_t p = gb_find_cut(t, b->text + ds, de - ds, lo - ds, (hi < de ? hi : de) - ds);
+        if (p) cut = ds + (uint32_t)p;
+        else if (de < hi) cut = de;
+    }
+    b->cut[k] = cut;
+}
+
+static HD uint32_t take_long_index(uint32_t *counter)
+{
+#ifdef __CUDA_ARCH__
+    return atomicAdd(counter, 1u);
+#else
+    return (*counter)++;
+#endif
+}
+
+/* Writes the ids of piece text[p, p+len) at out; returns how many. */
+static HD uint32_t encode_piece(const gb_tables *t, const gb_batch *b, uint32_t p, uint32_t len, uint32_t *out)
+{
+    const uint8_t *s = b->text + p;
+    if (len == 1) {
+        out[0] = t->byte_id[s[0]];
+        return 1;
+    }
+    uint32_t id = len == 2 ? t->pair_id[s[0] | (unsigned)s[1] << 8] : gb_vocab_find(t, s, len);
+    if (id != VOCAB_NO_TOKEN) {
+        out[0] = id;
+        return 1;
+    }
+    if (len <= BPE_SCAN_MAX) return (uint32_t)gb_merge_by_scan(t, s, len, out);
+    uint32_t i = take_long_index(b->nlong);
+    b->longs[i] = (gb_long){p, len};
+    out[0] = GB_LONG_PIECE | i;
+    return 1;
+}
+
+static HD void encode_body(const gb_tables *t, const gb_batch *b, uint32_t k)
+{
+    uint32_t p = b->cut[k];
+    if (p == NO_CUT) {
+        b->count[k] = 0;
+        return;
+    }
+    uint32_t j = k + 1;
+    while (j < b->nslots && b->cut[j] == NO_CUT) j++;
+    uint32_t e = j < b->nslots ? b->cut[j] : b->nbytes;
+    uint32_t d = seg_containing(b->seg_off, b->nseg, p), m = 0;
+    uint32_t *out = b->tmp + b->cut[k];
+    while (p < e) {
+        while (b->seg_off[d + 1] <= p) d++;
+        uint32_t ds = b->seg_off[d], n = b->seg_off[d + 1] - ds;
+        if (p == ds) {
+            b->seg_chunk[d] = k;
+            b->seg_local[d] = m;
+        }
+        uint32_t end = ds + (uint32_t)gb_pretok_next(t, b->text + ds, n, p - ds);
+        m += encode_piece(t, b, p, end - p, out + m);
+        p = end;
+    }
+    b->count[k] = m;
+}
+
+static HD void first_body(const gb_batch *b, uint32_t d)
+{
+    bool empty = b->seg_off[d] == b->seg_off[d + 1];
+    b->first[d] = empty ? NO_FIRST : b->off[b->seg_chunk[d]] + b->seg_local[d];
+}
+
+/* ---- kernels ---- */
+
+__global__ void cut_kernel(gb_tables t, gb_batch b)
+{
+    uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < b.nslots) cut_body(&t, &b, k);
+}
+
+__global__ void encode_kernel(gb_tables t, gb_batch b)
+{
+    uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < b.nslots) encode_body(&t, &b, k);
+}
+
+__global__ void gather_kernel(gb_batch b)
+{
+    uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / WARP, lane = threadIdx.x % WARP;
+    if (k >= b.nslots) return;
+    uint32_t n = b.count[k];
+    const uint32_t *src = b.tmp + (n ? b.cut[k] : 0);
+    uint32_t *dst = b.ids + b.off[k];
+    for (uint32_t i = lane; i < n; i += WARP) dst[i] = src[i];
+    if (k == b.nslots - 1 && lane == 0) {
+        b.info->total = b.off[k] + n;
+        b.info->nlong = *b.nlong;
+    }
+}
+
+__global__ void first_kernel(gb_batch b)
+{
+    uint32_t d = blockIdx.x * blockDim.x + threadIdx.x;
+    if (d < b.nseg) first_body(&b, d);
+}
+
+/* ---- host side ---- */
+
+/* A stretch of one document that goes to the device whole (or, cpu set,
+ * that the host encodes because no safe cut splits it into batches). */
+typedef struct {
+    size_t doc;
+    const uint8_t *text;
+    size_t len;
+    bool cpu;
+} segment;
+
+typedef struct {
+    /* host */
+    uint8_t *h_text;     /* pinned */
+    uint32_t *h_seg_off; /* pinned */
+    gb_info *h_info;     /* mapped */
+    uint32_t *h_ids, *h_first;
+    gb_long *h_longs;
+    /* device */
+    gb_batch b;
+    uint8_t *d_text;
+    uint32_t *d_seg_off;
+    void *d_cub;
+    size_t cub_bytes;
+    cudaStream_t stream;
+    cudaEvent_t phase[GPU_BPE_PHASES + 1]; /* before cut, encode, scan, gather; after gather */
+    /* which segments it holds */
+    size_t seg_begin, seg_end;
+    bool busy;
+} batch_slot;
+
+struct gpu_bpe {
+    const tokenizer *tok;
+    gpu_bpe_mode mode;
+    gb_tables host_tables, dev_tables;
+    void *dev_mem[8]; /* table copies */
+    int ndev_mem;
+    batch_slot slots[NSLOTS];
+    double kernel_seconds, phase_seconds[GPU_BPE_PHASES];
+    uint32_t slot_bytes;
+    int in_flight; /* batch slots used: NSLOTS, or 1 to time kernels alone */
+    int host_threads;
+    bpe_scratch scratch[HOST_THREADS_MAX];
+    tok_ids long_ids[HOST_THREADS_MAX]; /* long pieces' ids, by the thread that merged them */
+    uint32_t *long_at, *long_n;         /* per long piece: where in long_ids[i % threads], how many */
+    segment *segs;
+    size_t nsegs, segs_cap;
+};
+
+#define CUDA_TRY(call)                                                                             \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            buf_printf(err, "CUDA: %s: %s", #call, cudaGetErrorString(e_));                        \
+            return -1;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+extern "C" bool gpu_bpe_usable(wbuf *why)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        buf_printf(why, "no usable CUDA device: %s", cudaGetErrorString(e));
+        return false;
+    }
+    if (n == 0) {
+        buf_printf(why, "no CUDA device");
+        return false;
+    }
+    return true;
+}
+
+/* Copies n bytes to new device memory owned by g. */
+static int to_device(gpu_bpe *g, const void *src, size_t n, const void **dst, wbuf *err)
+{
+    void *p;
+    CUDA_TRY(cudaMalloc(&p, n ? n : 1));
+    g->dev_mem[g->ndev_mem++] = p;
+    CUDA_TRY(cudaMemcpy(p, src, n, cudaMemcpyHostToDevice));
+    *dst = p;
+    return 0;
+}
+
+static void host_tables(const tokenizer *t, gb_tables *ht)
+{
+    const tok_vocab *v = &t->vocab;
+    ht->stage1 = uclass_stage1;
+    ht->stage2 = &uclass_stage2[0][0];
+    ht->slots = v->slots;
+    ht->mask = v->mask;
+    ht->bytes = v->bytes;
+    ht->tok_off = v->tok_off;
+    ht->tok_rank = v->tok_rank;
+    ht->pair_id = v->pair_id;
+    ht->byte_id = v->byte_id;
+    ht->family = (int)t->family;
+}
+
+static int device_tables(gpu_bpe *g, wbuf *err)
+{
+    const tok_vocab *v = &g->tok->vocab;
+    gb_tables *d = &g->dev_tables;
+    *d = g->host_tables;
+    uint16_t nblocks = 0;
+    for (size_t i = 0; i < sizeof uclass_stage1 / sizeof uclass_stage1[0]; i++)
+        if (uclass_stage1[i] >= nblocks) nblocks = (uint16_t)(uclass_stage1[i] + 1);
+    const void *p;
+    if (to_device(g, uclass_stage1, sizeof uclass_stage1, &p, err)) return -1;
+    d->stage1 = (const uint16_t *)p;
+    if (to_device(g, uclass_stage2, (size_t)nblocks * UCLASS_BLOCK, &p, err)) return -1;
+    d->stage2 = (const uint8_t *)p;
+    if (to_device(g, v->slots, ((size_t)v->mask + 1) * sizeof *v->slots, &p, err)) return -1;
+    d->slots = (const vocab_slot *)p;
+    if (to_device(g, v->bytes, v->nbytes, &p, err)) return -1;
+    d->bytes = (const uint8_t *)p;
+    if (to_device(g, v->tok_off, (size_t)v->nids * sizeof *v->tok_off, &p, err)) return -1;
+    d->tok_off = (const uint64_t *)p;
+    d->tok_rank = NULL;
+    if (v->tok_rank) {
+        if (to_device(g, v->tok_rank, (size_t)v->nids * sizeof *v->tok_rank, &p, err)) return -1;
+        d->tok_rank = (const uint32_t *)p;
+    }
+    if (to_device(g, v->pair_id, (size_t)65536 * sizeof *v->pair_id, &p, err)) return -1;
+    d->pair_id = (const uint32_t *)p;
+    if (to_device(g, v->byte_id, sizeof v->byte_id, &p, err)) return -1;
+    d->byte_id = (const uint32_t *)p;
+    return 0;
+}
+
+#define MAX_SLOTS ((BATCH_BYTES + MIN_SLOT_BYTES - 1) / MIN_SLOT_BYTES)
+#define MAX_LONGS (BATCH_BYTES / (BPE_SCAN_MAX + 1) + 1)
+
+/* Allocates a batch slot's buffers: on the device, or (emulation) on the host. */
+static int slot_alloc(gpu_bpe *g, batch_slot *s, wbuf *err)
+{
+    gb_batch *b = &s->b;
+    if (g->mode == GPU_BPE_EMULATE) {
+        s->h_text = (uint8_t *)xmalloc(BATCH_BYTES);
+        s->h_seg_off = (uint32_t *)xmalloc((BATCH_SEGS + 1) * sizeof(uint32_t));
+        s->h_info = (gb_info *)xmalloc(sizeof(gb_info));
+        s->h_ids = (uint32_t *)xmalloc(BATCH_BYTES * sizeof(uint32_t));
+        s->h_first = (uint32_t *)xmalloc(BATCH_SEGS * sizeof(uint32_t));
+        s->h_longs = (gb_long *)xmalloc(MAX_LONGS * sizeof(gb_long));
+        b->cut = (uint32_t *)xmalloc(MAX_SLOTS * sizeof(uint32_t));
+        b->count = (uint32_t *)xmalloc(MAX_SLOTS * sizeof(uint32_t));
+        b->off = (uint32_t *)xmalloc(MAX_SLOTS * sizeof(uint32_t));
+        b->tmp = (uint32_t *)xmalloc(BATCH_BYTES * sizeof(uint32_t));
+        b->seg_chunk = (uint32_t *)xmalloc(BATCH_SEGS * sizeof(uint32_t));
+        b->seg_local = (uint32_t *)xmalloc(BATCH_SEGS * sizeof(uint32_t));
+        b->nlong = (uint32_t *)xmalloc(sizeof(uint32_t));
+        b->text = s->h_text;
+        b->seg_off = s->h_seg_off;
+        b->longs = s->h_longs;
+        b->ids = s->h_ids;
+        b->first = s->h_first;
+        b->info = s->h_info;
+        return 0;
+    }
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_text, BATCH_BYTES, cudaHostAllocDefault));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_seg_off, (BATCH_SEGS + 1) * sizeof(uint32_t), cudaHostAllocDefault));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_info, sizeof(gb_info), cudaHostAllocMapped));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_ids, BATCH_BYTES * sizeof(uint32_t), cudaHostAllocMapped));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_first, BATCH_SEGS * sizeof(uint32_t), cudaHostAllocMapped));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_longs, MAX_LONGS * sizeof(gb_long), cudaHostAllocMapped));
+    CUDA_TRY(cudaHostGetDevicePointer((void **)&b->info, s->h_info, 0));
+    CUDA_TRY(cudaHostGetDevicePointer((void **)&b->ids, s->h_ids, 0));
+    CUDA_TRY(cudaHostGetDevicePointer((void **)&b->first, s->h_first, 0));
+    CUDA_TRY(cudaHostGetDevicePointer((void **)&b->longs, s->h_longs, 0));
+    CUDA_TRY(cudaMalloc((void **)&s->d_text, BATCH_BYTES));
+    CUDA_TRY(cudaMalloc((void **)&s->d_seg_off, (BATCH_SEGS + 1) * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->cut, MAX_SLOTS * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->count, MAX_SLOTS * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->off, MAX_SLOTS * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->tmp, BATCH_BYTES * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->seg_chunk, BATCH_SEGS * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->seg_local, BATCH_SEGS * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->nlong, sizeof(uint32_t)));
+    b->text = s->d_text;
+    b->seg_off = s->d_seg_off;
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(NULL, s->cub_bytes, b->count, b->off, (int)MAX_SLOTS));
+    CUDA_TRY(cudaMalloc(&s->d_cub, s->cub_bytes));
+    CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    for (int i = 0; i <= GPU_BPE_PHASES; i++) CUDA_TRY(cudaEventCreate(&s->phase[i]));
+    return 0;
+}
+
+static void slot_free(gpu_bpe *g, batch_slot *s)
+{
+    gb_batch *b = &s->b;
+    if (g->mode == GPU_BPE_EMULATE) {
+        free(s->h_text), free(s->h_seg_off), free(s->h_info), free(s->h_ids), free(s->h_first);
+        free(s->h_longs), free(b->cut), free(b->count), free(b->off), free(b->tmp);
+        free(b->seg_chunk), free(b->seg_local), free(b->nlong);
+        return;
+    }
+    if (s->stream) cudaStreamSynchronize(s->stream);
+    cudaFreeHost(s->h_text), cudaFreeHost(s->h_seg_off), cudaFreeHost(s->h_info), cudaFreeHost(s->h_ids);
+    cudaFreeHost(s->h_first), cudaFreeHost(s->h_longs);
+    cudaFree(s->d_text), cudaFree(s->d_seg_off), cudaFree(b->cut), cudaFree(b->count), cudaFree(b->off);
+    cudaFree(b->tmp), cudaFree(b->seg_chunk), cudaFree(b->seg_local), cudaFree(b->nlong), cudaFree(s->d_cub);
+    if (s->stream) cudaStreamDestroy(s->stream);
+    for (int i = 0; i <= GPU_BPE_PHASES; i++)
+        if (s->phase[i]) cudaEventDestroy(s->phase[i]);
+}
+
+extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err)
+{
+    gpu_bpe *g = (gpu_bpe *)xcalloc(1, sizeof *g);
+    g->tok = t;
+    g->mode = mode;
+    g->slot_bytes = SLOT_BYTES;
+    g->in_flight = NSLOTS;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    g->host_threads = cpus < 1 ? 1 : cpus > HOST_THREADS_MAX ? HOST_THREADS_MAX : (int)cpus;
+    g->long_at = (uint32_t *)xmalloc(MAX_LONGS * sizeof(uint32_t));
+    g->long_n = (uint32_t *)xmalloc(MAX_LONGS * sizeof(uint32_t));
+    host_tables(t, &g->host_tables);
+    int rc = 0;
+    if (mode == GPU_BPE_DEVICE) rc = device_tables(g, err);
+    for (int i = 0; i < NSLOTS && !rc; i++) rc = slot_alloc(g, &g->slots[i], err);
+    if (rc) {
+        gpu_bpe_close(g);
+        return NULL;
+    }
+    return g;
+}
+
+extern "C" void gpu_bpe_close(gpu_bpe *g)
+{
+    if (!g) return;
+    for (int i = 0; i < NSLOTS; i++) slot_free(g, &g->slots[i]);
+    for (int i = 0; i < g->ndev_mem; i++) cudaFree(g->dev_mem[i]);
+    for (int t = 0; t < HOST_THREADS_MAX; t++) bpe_scratch_free(&g->scratch[t]), ids_free(&g->long_ids[t]);
+    free(g->long_at), free(g->long_n);
+    free(g->segs);
+    free(g);
+}
+
+extern "C" void gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, bool overlap)
+{
+    size_t b = chunk_bytes;
+    g->slot_bytes = (uint32_t)(b < MIN_SLOT_BYTES ? MIN_SLOT_BYTES : b > MAX_SLOT_BYTES ? MAX_SLOT_BYTES : b);
+    g->in_flight = overlap ? NSLOTS : 1;
+}
+
+extern "C" double gpu_bpe_kernel_seconds(const gpu_bpe *g) { return g->kernel_seconds; }
+
+extern "C" void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES])
+{
+    memcpy(seconds, g->phase_seconds, sizeof g->phase_seconds);
+}
+
+typedef struct {
+    void (*fn)(void *arg, int t, int nt);
+    void *arg;
+    int t, nt;
+} host_task;
+
+static void *host_task_run(void *p)
+{
+    host_task *h = (host_task *)p;
+    h->fn(h->arg, h->t, h->nt);
+    return NULL;
+}
+
+/* Runs fn(arg, t, nt) for every t < nt, on nt threads (t = 0 on the caller). */
+static void run_parallel(void (*fn)(void *, int, int), void *arg, int nt)
+{
+    pthread_t th[HOST_THREADS_MAX];
+    host_task h[HOST_THREADS_MAX];
+    int started = 1;
+    for (int t = 1; t < nt; t++) {
+        h[t] = (host_task){fn, arg, t, nt};
+        if (pthread_create(&th[t], NULL, host_task_run, &h[t])) break;
+        started++;
+    }
+    for (int t = started; t < nt; t++) fn(arg, t, nt); /* no thread: do it here */
+    fn(arg, 0, nt);
+    for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+}
+
+static void push_segment(gpu_bpe *g, segment s)
+{
+    if (g->nsegs == g->segs_cap) {
+        g->segs_cap = g->segs_cap ? 2 * g->segs_cap : 1024;
+        g->segs = (segment *)xrealloc(g->segs, g->segs_cap * sizeof *g->segs);
+    }
+    g->segs[g->nsegs++] = s;
+}
+
+/* Splits the documents into segments of at most BATCH_BYTES, cutting long
+ * documents at safe cuts (in the second half of each stretch when there is
+ * one there); a stretch with no safe cut at all goes to the host. */
+static void make_segments(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs)
+{
+    g->nsegs = 0;
+    for (size_t d = 0; d < ndocs; d++) {
+        const uint8_t *s = (const uint8_t *)texts[d];
+        size_t n = lens[d], pos = 0;
+        while (n - pos > BATCH_BYTES) {
+            size_t c = gb_find_cut(&g->host_tables, s, n, pos + BATCH_BYTES / 2, pos + BATCH_BYTES);
+            if (!c) c = gb_find_cut(&g->host_tables, s, n, pos, pos + BATCH_BYTES);
+            if (!c) break;
+            push_segment(g, (segment){d, s + pos, c - pos, false});
+            pos = c;
+        }
+        bool cpu = n - pos > BATCH_BYTES;
+        push_segment(g, (segment){d, s + pos, n - pos, cpu});
+    }
+}
+
+typedef struct {
+    const gpu_bpe *g;
+    batch_slot *s;
+} slot_job;
+
+/* Copies byte share t of nt of the batch's segments into its pinned buffer. */
+static void copy_texts(void *arg, int t, int nt)
+{
+    const slot_job *j = (const slot_job *)arg;
+    const batch_slot *s = j->s;
+    uint32_t n = s->b.nbytes, lo = (uint32_t)((uint64_t)n * t / nt), hi = (uint32_t)((uint64_t)n * (t + 1) / nt);
+    if (lo >= hi) return;
+    for (uint32_t d = seg_containing(s->h_seg_off, s->b.nseg, lo); d < s->b.nseg && s->h_seg_off[d] < hi; d++) {
+        uint32_t a = s->h_seg_off[d] > lo ? s->h_seg_off[d] : lo, e = s->h_seg_off[d + 1] < hi ? s->h_seg_off[d + 1] : hi;
+        if (a < e) memcpy(s->h_text + a, j->g->segs[s->seg_begin + d].text + (a - s->h_seg_off[d]), e - a);
+    }
+}
+
+/* Packs segments from *next into slot s, as many as fit; a host-only
+ * segment goes alone. */
+static void pack(gpu_bpe *g, batch_slot *s, size_t *next)
+{
+    size_t i = *next, bytes = 0;
+    s->seg_begin = i;
+    if (g->segs[i].cpu) {
+        s->seg_end = i + 1;
+        *next = i + 1;
+        return;
+    }
+    s->h_seg_off[0] = 0;
+    while (i < g->nsegs && !g->segs[i].cpu && i - s->seg_begin < BATCH_SEGS && bytes + g->segs[i].len <= BATCH_BYTES) {
+        bytes += g->segs[i].len;
+        s->h_seg_off[i - s->seg_begin + 1] = (uint32_t)bytes;
+        i++;
+    }
+    s->seg_end = i;
+    *next = i;
+    gb_batch *b = &s->b;
+    b->nbytes = (uint32_t)bytes;
+    b->nseg = (uint32_t)(i - s->seg_begin);
+    b->slot_bytes = g->slot_bytes;
+    b->nslots = (uint32_t)((bytes + g->slot_bytes - 1) / g->slot_bytes);
+    slot_job job = {g, s};
+    if (bytes) run_parallel(copy_texts, &job, g->host_threads);
+}
+
+static uint32_t blocks(size_t n, size_t per_block) { return (uint32_t)((n + per_block - 1) / per_block); }
+
+/* Runs the packed batch in slot s: on the device (asynchronously) or emulated. */
+static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
+{
+    gb_batch *b = &s->b;
+    if (g->segs[s->seg_begin].cpu) return 0;
+    if (b->nbytes == 0) {
+        s->h_info->total = s->h_info->nlong = 0;
+        for (uint32_t d = 0; d < b->nseg; d++) s->h_first[d] = NO_FIRST;
+        return 0;
+    }
+    if (g->mode == GPU_BPE_EMULATE) {
+        const gb_tables *t = &g->host_tables;
+        *b->nlong = 0;
+        for (uint32_t k = 0; k < b->nslots; k++) cut_body(t, b, k);
+        for (uint32_t k = 0; k < b->nslots; k++) encode_body(t, b, k);
+        uint32_t sum = 0;
+        for (uint32_t k = 0; k < b->nslots; k++) b->off[k] = sum, sum += b->count[k];
+        for (uint32_t k = 0; k < b->nslots; k++)
+            if (b->count[k]) memcpy(b->ids + b->off[k], b->tmp + b->cut[k], b->count[k] * sizeof(uint32_t));
+        b->info->total = sum;
+        b->info->nlong = *b->nlong;
+        for (uint32_t d = 0; d < b->nseg; d++) first_body(b, d);
+        return 0;
+    }
+    cudaStream_t st = s->stream;
+    CUDA_TRY(cudaMemcpyAsync(s->d_text, s->h_text, b->nbytes, cudaMemcpyHostToDevice, st));
+    CUDA_TRY(cudaMemcpyAsync(s->d_seg_off, s->h_seg_off, (b->nseg + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
+    CUDA_TRY(cudaMemsetAsync(b->nlong, 0, sizeof(uint32_t), st));
+    CUDA_TRY(cudaEventRecord(s->phase[0], st));
+    cut_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
+    CUDA_TRY(cudaEventRecord(s->phase[1], st));
+    encode_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
+    CUDA_TRY(cudaEventRecord(s->phase[2], st));
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(s->d_cub, s->cub_bytes, b->count, b->off, (int)b->nslots, st));
+    CUDA_TRY(cudaEventRecord(s->phase[3], st));
+    gather_kernel<<<blocks((size_t)b->nslots * WARP, THREADS), THREADS, 0, st>>>(*b);
+    first_kernel<<<blocks(b->nseg, THREADS), THREADS, 0, st>>>(*b);
+    CUDA_TRY(cudaEventRecord(s->phase[4], st));
+    CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
+/* Unpacking a batch's ids into the caller's array, in parallel: the ids are
+ * split into equal ranges, one per thread; a long piece's marker expands to
+ * the ids the host merge gives it, so each range first counts how much it
+ * grows, then writes at its offset and notes where segments start. */
+typedef struct {
+    gpu_bpe *g;
+    const batch_slot *s;
+    uint32_t *out;   /* where the batch's first id goes */
+    size_t *shift;   /* per thread: growth before its range (after count_growth: its own growth) */
+    size_t *seg_pos; /* per segment: output index of its first id */
+} unpack_job;
+
+static inline void id_range(uint32_t total, int t, int nt, uint32_t *lo, uint32_t *hi)
+{
+    *lo = (uint32_t)((uint64_t)total * t / nt);
+    *hi = (uint32_t)((uint64_t)total * (t + 1) / nt);
+}
+
+/* Merges long pieces t, t+nt, ... on the host. */
+static void merge_long_pieces(void *arg, int t, int nt)
+{
+    unpack_job *j = (unpack_job *)arg;
+    gpu_bpe *g = j->g;
+    tok_ids *ids = &g->long_ids[t];
+    ids->n = 0;
+    for (uint32_t i = (uint32_t)t; i < j->s->h_info->nlong; i += (uint32_t)nt) {
+        gb_long l = j->s->h_longs[i];
+        g->long_at[i] = (uint32_t)ids->n;
+        bpe_encode_piece(&g->tok->vocab, j->s->h_text + l.off, l.len, &g->scratch[t], ids);
+        g->long_n[i] = (uint32_t)(ids->n - g->long_at[i]);
+    }
+}
+
+static void count_growth(void *arg, int t, int nt)
+{
+    unpack_job *j = (unpack_job *)arg;
+    uint32_t lo, hi;
+    id_range(j->s->h_info->total, t, nt, &lo, &hi);
+    size_t grow = 0;
+    for (uint32_t k = lo; k < hi; k++)
+        if (j->s->h_ids[k] & GB_LONG_PIECE) grow += j->g->long_n[j->s->h_ids[k] & ~GB_LONG_PIECE] - 1;
+    j->shift[t] = grow;
+}
+
+static void write_ids(void *arg, int t, int nt)
+{
+    unpack_job *j = (unpack_job *)arg;
+    const batch_slot *s = j->s;
+    const gpu_bpe *g = j->g;
+    uint32_t lo, hi, nseg = s->b.nseg, d;
+    id_range(s->h_info->total, t, nt, &lo, &hi);
+    size_t shift = j->shift[t];
+    /* first segment starting at or after lo */
+    uint32_t a = 0, e = nseg;
+    while (a < e) {
+        uint32_t mid = (a + e) / 2;
+        if (s->h_first[mid] < lo) a = mid + 1;
+        else e = mid;
+    }
+    d = a;
+    for (uint32_t k = lo; k < hi; k++) {
+        while (d < nseg && s->h_first[d] == k) j->seg_pos[d++] = k + shift;
+        uint32_t id = s->h_ids[k];
+        if (!(id & GB_LONG_PIECE)) {
+            j->out[k + shift] = id;
+            continue;
+        }
+        uint32_t i = id & ~GB_LONG_PIECE, n = g->long_n[i];
+        memcpy(j->out + k + shift, g->long_ids[i % nt].ids + g->long_at[i], n * sizeof(uint32_t));
+        shift += n - 1;
+    }
+    if (t == nt - 1)
+        while (d < nseg) j->seg_pos[d++] = hi + shift;
+}
+
+/* Copies id share t of nt as it is (a batch without long pieces). */
+static void copy_ids(void *arg, int t, int nt)
+{
+    unpack_job *j = (unpack_job *)arg;
+    uint32_t lo, hi;
+    id_range(j->s->h_info->total, t, nt, &lo, &hi);
+    memcpy(j->out + lo, j->s->h_ids + lo, (size_t)(hi - lo) * sizeof(uint32_t));
+}
+
+/* Waits for slot s and appends its segments' ids to out. */
+static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf *err)
+{
+    const segment *first_seg = &g->segs[s->seg_begin];
+    s->busy = false;
+    if (first_seg->cpu) {
+        tokenizer_encode(g->tok, (const char *)first_seg->text, first_seg->len, false, &g->scratch[0], out);
+        doc_end[first_seg->doc] = out->n;
+        return 0;
+    }
+    if (g->mode == GPU_BPE_DEVICE && s->b.nbytes) {
+        CUDA_TRY(cudaStreamSynchronize(s->stream));
+        for (int i = 0; i < GPU_BPE_PHASES; i++) {
+            float ms = 0;
+            CUDA_TRY(cudaEventElapsedTime(&ms, s->phase[i], s->phase[i + 1]));
+            g->phase_seconds[i] += ms / 1e3;
+            g->kernel_seconds += ms / 1e3;
+        }
+    }
+    uint32_t nseg = s->b.nseg, total = s->h_info->total;
+    uint32_t next_first = total; /* an empty segment starts where the next non-empty one does */
+    for (uint32_t d = nseg; d-- > 0;) {
+        if (s->h_first[d] == NO_FIRST) s->h_first[d] = next_first;
+        else next_first = s->h_first[d];
+    }
+    int nt = g->host_threads;
+    size_t shift[HOST_THREADS_MAX], grown = total;
+    size_t *seg_pos = (size_t *)xmalloc(((size_t)nseg + 1) * sizeof *seg_pos);
+    unpack_job job = {g, s, NULL, shift, seg_pos};
+    if (s->h_info->nlong) {
+        run_parallel(merge_long_pieces, &job, nt);
+        run_parallel(count_growth, &job, nt);
+        for (int t = 0; t < nt; t++) {
+            size_t own = shift[t];
+            shift[t] = grown - total;
+            grown += own;
+        }
+    } else {
+        for (uint32_t d = 0; d < nseg; d++) seg_pos[d] = s->h_first[d];
+    }
+    if (out->cap < out->n + grown) {
+        out->cap = (out->n + grown) * 2;
+        out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
+    }
+    job.out = out->ids + out->n;
+    run_parallel(s->h_info->nlong ? write_ids : copy_ids, &job, nt);
+    for (uint32_t d = 0; d < nseg; d++)
+        doc_end[g->segs[s->seg_begin + d].doc] = out->n + (d + 1 < nseg ? seg_pos[d + 1] : grown);
+    out->n += grown;
+    free(seg_pos);
+    return 0;
+}
+
+extern "C" int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
+                              size_t *doc_end, wbuf *err)
+{
+    make_segments(g, texts, lens, ndocs);
+    size_t next = 0;
+    int turn = 0, rc = 0;
+    while (next < g->nsegs && !rc) {
+        batch_slot *s = &g->slots[turn];
+        if (s->busy) rc = unpack(g, s, out, doc_end, err);
+        if (rc) break;
+        pack(g, s, &next);
+        rc = launch(g, s, err);
+        s->busy = true;
+        turn = (turn + 1) % g->in_flight;
+    }
+    for (int i = 0; i < g->in_flight; i++) {
+        batch_slot *s = &g->slots[(turn + i) % g->in_flight];
+        if (s->busy && !rc) rc = unpack(g, s, out, doc_end, err);
+        s->busy = false;
+    }
+    return rc;
+}

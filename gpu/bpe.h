@@ -1,0 +1,75 @@
+/* bpe.h - tiktoken-exact BPE tokenisation on a CUDA GPU, the twin of
+ * tokenize/tokenizer_encode() (ordinary text, no special tokens), which is
+ * the reference: the ids are identical for every input.
+ *
+ * A batch of documents goes to the device in one transfer; there each
+ * document is cut into chunks at positions where every pre-tokenisation
+ * pattern is sure to end a piece (a letter followed by a character that is
+ * neither letter, mark nor apostrophe), one thread per chunk runs the same
+ * scanner as tokenize/pretokenize.c over device copies of the Unicode class
+ * tables, looks each piece up in a device copy of the vocabulary hash table
+ * and merges the pieces that are not whole tokens by tiktoken's rule; the
+ * ids are compacted with per-document offsets and written straight into
+ * pinned host memory. Two batches are in flight so that transfers and host
+ * work overlap compute. Pieces longer than BPE_SCAN_MAX bytes (a megabyte
+ * of one letter) are merged on the host by tokenize/bpe.c, which keeps them
+ * O(n log n).
+ *
+ * The same functions exist in builds without CUDA (gpu/bpe_none.c), where
+ * gpu_bpe_usable() says no; the "emulated" mode runs the very device code
+ * on the host, one simulated thread after another, so the chunking and the
+ * compaction can be tested on machines without a GPU. */
+#ifndef WINNOW_GPU_BPE_H
+#define WINNOW_GPU_BPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "tokenize/tokenizer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gpu_bpe gpu_bpe;
+
+typedef enum { GPU_BPE_DEVICE = 0, GPU_BPE_EMULATE } gpu_bpe_mode;
+
+/* True when a CUDA device can run the GPU tokenizer; otherwise false with
+ * the reason in why (a build without CUDA, no driver, no device). */
+bool gpu_bpe_usable(wbuf *why);
+
+/* Prepares the tokenizer t (which must outlive the result) for the device
+ * (or the host emulation). NULL with a message in err when it cannot. */
+gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err);
+
+/* Encodes ndocs documents texts[i][0..lens[i]) as ordinary text. Appends
+ * their ids, document after document, to out and sets doc_end[i] to out->n
+ * after document i. Returns 0, or -1 with a message in err (a CUDA error).
+ * One call at a time per gpu_bpe (callers on several threads take a lock). */
+int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
+                   size_t *doc_end, wbuf *err);
+
+/* Tuning for benchmarks (ids never depend on it): the text each
+ * cut-finding thread scans (default 64 bytes, kept within 64..4096), and
+ * whether batches overlap (default true; false runs one batch at a time,
+ * so that kernel time is measured alone). */
+void gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, bool overlap);
+
+/* Seconds the device spent in kernels (transfers excluded) since open. */
+double gpu_bpe_kernel_seconds(const gpu_bpe *g);
+
+/* The same split by phase: finding cuts, encoding chunks, the scan of id
+ * counts, gathering ids into host memory. */
+#define GPU_BPE_PHASES 4
+void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES]);
+
+/* Frees g and its device memory. */
+void gpu_bpe_close(gpu_bpe *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,361 @@
+/* bpe_device.h - the per-thread work of the GPU tokenizer, compiled for the
+ * device and for the host emulation (CUDA C++ only; included by gpu/bpe.cu).
+ *
+ * The scanners are a line-by-line twin of tokenize/pretokenize.c (same
+ * functions, same names, same order of alternatives) reading the Unicode
+ * class tables through a pointer; the merge is tokenize/bpe.c's scan merge
+ * and the lookup tokenize/vocab.c's hash, over device copies of the flat
+ * arrays of tok_vocab. tests/unit/gpu_bpe_exact.c holds them to the CPU
+ * path on every test corpus. */
+#ifndef WINNOW_GPU_BPE_DEVICE_H
+#define WINNOW_GPU_BPE_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tokenize/bpe.h"
+#include "tokenize/pretokenize.h"
+#include "tokenize/unicode_class.h"
+#include "tokenize/vocab.h"
+
+#define HD __host__ __device__ __forceinline__
+
+#define GB_NOT_A_CHAR 0xFFFFFFFFu
+#define GB_CLASS_WORDY (UCLASS_L | UCLASS_N | UCLASS_WS)
+#define GB_MAX_DIGITS 3
+#define GB_NO_RANK UINT32_MAX
+#define GB_HASH_MUL1 0x9E3779B97F4A7C15ull
+#define GB_HASH_MUL2 0xC2B2AE3D27D4EB4Full
+/* An id with this bit set stands for long piece number (id & ~GB_LONG_PIECE),
+ * merged on the host. Real ids stay below 2^31. */
+#define GB_LONG_PIECE 0x80000000u
+
+/* Everything a thread reads besides the text: device (or host) pointers. */
+typedef struct {
+    const uint16_t *stage1;   /* uclass_stage1 */
+    const uint8_t *stage2;    /* uclass_stage2, UCLASS_BLOCK bytes per block */
+    const vocab_slot *slots;  /* the vocabulary hash */
+    uint32_t mask;
+    const uint8_t *bytes;     /* token bytes */
+    const uint64_t *tok_off;  /* by id */
+    const uint32_t *tok_rank; /* by id; NULL: rank == id */
+    const uint32_t *pair_id;  /* by b0 | b1 << 8 */
+    const uint32_t *byte_id;  /* by byte */
+    int family;
+} gb_tables;
+
+/* ---- characters (pretokenize.c) ---- */
+
+static HD uint32_t gb_char_at(const uint8_t *s, size_t n, size_t i, size_t *len)
+{
+    uint8_t b = s[i];
+    if (b < 0x80) {
+        *len = 1;
+        return b;
+    }
+    size_t need;
+    uint32_t cp, min;
+    if ((b & 0xE0) == 0xC0) need = 2, cp = b & 0x1F, min = 0x80;
+    else if ((b & 0xF0) == 0xE0) need = 3, cp = b & 0x0F, min = 0x800;
+    else if ((b & 0xF8) == 0xF0) need = 4, cp = b & 0x07, min = 0x10000;
+    else {
+        *len = 1;
+        return GB_NOT_A_CHAR;
+    }
+    if (i + need > n) {
+        *len = 1;
+        return GB_NOT_A_CHAR;
+    }
+    for (size_t k = 1; k < need; k++) {
+        if ((s[i + k] & 0xC0) != 0x80) {
+            *len = 1;
+            return GB_NOT_A_CHAR;
+        }
+        cp = cp << 6 | (s[i + k] & 0x3F);
+    }
+    if (cp < min || cp > UCLASS_MAX_CP || (cp >= 0xD800 && cp <= 0xDFFF)) {
+        *len = 1;
+        return GB_NOT_A_CHAR;
+    }
+    *len = need;
+    return cp;
+}
+
+static HD uint8_t gb_uclass_of(const gb_tables *t, uint32_t cp)
+{
+    if (cp > UCLASS_MAX_CP) return 0;
+    return t->stage2[(size_t)t->stage1[cp / UCLASS_BLOCK] * UCLASS_BLOCK + cp % UCLASS_BLOCK];
+}
+
+static HD uint8_t gb_class_at(const gb_tables *t, const uint8_t *s, size_t n, size_t i, size_t *len)
+{
+    if (s[i] < 0x80) {
+        *len = 1;
+        return t->stage2[s[i]];
+    }
+    return gb_uclass_of(t, gb_char_at(s, n, i, len));
+}
+
+static HD bool gb_is_cr_or_lf(uint8_t b) { return b == '\r' || b == '\n'; }
+
+static HD size_t gb_run_with(const gb_tables *t, const uint8_t *s, size_t n, size_t i, uint8_t mask)
+{
+    size_t len;
+    while (i < n && (gb_class_at(t, s, n, i, &len) & mask)) i += len;
+    return i;
+}
+
+static HD size_t gb_run_other(const gb_tables *t, const uint8_t *s, size_t n, size_t i)
+{
+    size_t len;
+    while (i < n && !(gb_class_at(t, s, n, i, &len) & GB_CLASS_WORDY)) i += len;
+    return i;
+}
+
+/* run_bytes for the two tails the patterns use: [\r\n]* and [\r\n/]*. */
+static HD size_t gb_run_newlines(const uint8_t *s, size_t n, size_t i, bool slash)
+{
+    while (i < n && (gb_is_cr_or_lf(s[i]) || (slash && s[i] == '/'))) i++;
+    return i;
+}
+
+static HD size_t gb_contraction_at(const uint8_t *s, size_t n, size_t i, bool ignore_case)
+{
+    if (i + 1 >= n || s[i] != '\'') return 0;
+    uint8_t a = s[i + 1], b = i + 2 < n ? s[i + 2] : 0;
+    if (ignore_case) {
+        if (a == 0xC5 && b == 0xBF) return 3;
+        a = (uint8_t)(a | (a >= 'A' && a <= 'Z' ? 0x20 : 0));
+        b = (uint8_t)(b | (b >= 'A' && b <= 'Z' ? 0x20 : 0));
+    }
+    switch (a) {
+    case 's': case 't': case 'm': case 'd': return 2;
+    case 'r': case 'v': return b == 'e' ? 3 : 0;
+    case 'l': return b == 'l' ? 3 : 0;
+    default: return 0;
+    }
+}
+
+static HD size_t gb_whitespace_piece(const gb_tables *t, const uint8_t *s, size_t n, size_t i, bool with_newline_run)
+{
+    size_t j = i, last = i, len;
+    size_t after_newline = 0;
+    while (j < n && (gb_class_at(t, s, n, j, &len) & UCLASS_WS)) {
+        if (gb_is_cr_or_lf(s[j])) after_newline = j + 1;
+        last = j;
+        j += len;
+    }
+    if (with_newline_run && after_newline) return after_newline;
+    if (j == n) return j;
+    if (last > i) return last;
+    return j;
+}
+
+/* ---- gpt2 ---- */
+
+static HD size_t gb_next_gpt2(const gb_tables *t, const uint8_t *s, size_t n, size_t i)
+{
+    size_t k = gb_contraction_at(s, n, i, false);
+    if (k) return i + k;
+    size_t len, len1;
+    uint8_t c = gb_class_at(t, s, n, i, &len);
+    if (s[i] == ' ' && i + 1 < n) {
+        uint8_t c1 = gb_class_at(t, s, n, i + 1, &len1);
+        if (c1 & UCLASS_L) return gb_run_with(t, s, n, i + 1, UCLASS_L);
+        if (c1 & UCLASS_N) return gb_run_with(t, s, n, i + 1, UCLASS_N);
+        if (!(c1 & GB_CLASS_WORDY)) return gb_run_other(t, s, n, i + 1);
+    }
+    if (c & UCLASS_L) return gb_run_with(t, s, n, i, UCLASS_L);
+    if (c & UCLASS_N) return gb_run_with(t, s, n, i, UCLASS_N);
+    if (!(c & GB_CLASS_WORDY)) return gb_run_other(t, s, n, i);
+    return gb_whitespace_piece(t, s, n, i, false);
+}
+
+/* ---- cl100k ---- */
+
+static HD size_t gb_digits_up_to_three(const gb_tables *t, const uint8_t *s, size_t n, size_t i)
+{
+    size_t len;
+    for (int d = 0; d < GB_MAX_DIGITS && i < n && (gb_class_at(t, s, n, i, &len) & UCLASS_N); d++) i += len;
+    return i;
+}
+
+static HD size_t gb_punctuation_piece(const gb_tables *t, const uint8_t *s, size_t n, size_t i, bool slash)
+{
+    size_t st = i, len;
+    if (s[i] == ' ') st = i + 1;
+    if (st >= n || (gb_class_at(t, s, n, st, &len) & GB_CLASS_WORDY)) return 0;
+    return gb_run_newlines(s, n, gb_run_other(t, s, n, st), slash);
+}
+
+static HD bool gb_is_letter_prefix(uint8_t c, uint8_t b) { return !(c & (UCLASS_L | UCLASS_N)) && !gb_is_cr_or_lf(b); }
+
+static HD size_t gb_next_cl100k(const gb_tables *t, const uint8_t *s, size_t n, size_t i)
+{
+    size_t k = gb_contraction_at(s, n, i, true);
+    if (k) return i + k;
+    size_t len, len1;
+    uint8_t c = gb_class_at(t, s, n, i, &len);
+    if (c & UCLASS_L) return gb_run_with(t, s, n, i, UCLASS_L);
+    if (gb_is_letter_prefix(c, s[i]) && i + len < n && (gb_class_at(t, s, n, i + len, &len1) & UCLASS_L))
+        return gb_run_with(t, s, n, i + len, UCLASS_L);
+    if (c & UCLASS_N) return gb_digits_up_to_three(t, s, n, i);
+    size_t e = gb_punctuation_piece(t, s, n, i, false);
+    if (e) return e;
+    return gb_whitespace_piece(t, s, n, i, true);
+}
+
+/* ---- o200k ---- */
+
+static HD size_t gb_with_contraction(const uint8_t *s, size_t n, size_t e)
+{
+    return e + gb_contraction_at(s, n, e, true);
+}
+
+static HD size_t gb_upper_then_lower(const gb_tables *t, const uint8_t *s, size_t n, size_t st)
+{
+    size_t j = st, len, after_last_lower = 0;
+    uint8_t c = 0;
+    while (j < n && ((c = gb_class_at(t, s, n, j, &len)) & UCLASS_UPPERISH)) {
+        if (c & UCLASS_LOWERISH) after_last_lower = j + len;
+        j += len;
+    }
+    if (j < n && (c & UCLASS_LOWERISH)) return gb_with_contraction(s, n, gb_run_with(t, s, n, j, UCLASS_LOWERISH));
+    if (after_last_lower) return gb_with_contraction(s, n, after_last_lower);
+    return 0;
+}
+
+static HD size_t gb_upper_run_then_lower(const gb_tables *t, const uint8_t *s, size_t n, size_t st)
+{
+    size_t j = gb_run_with(t, s, n, st, UCLASS_UPPERISH);
+    if (j == st) return 0;
+    return gb_with_contraction(s, n, gb_run_with(t, s, n, j, UCLASS_LOWERISH));
+}
+
+static HD size_t gb_next_o200k(const gb_tables *t, const uint8_t *s, size_t n, size_t i)
+{
+    size_t len, e;
+    uint8_t c = gb_class_at(t, s, n, i, &len);
+    bool prefix = gb_is_letter_prefix(c, s[i]) && i + len < n;
+    if (prefix && (e = gb_upper_then_lower(t, s, n, i + len))) return e;
+    if ((e = gb_upper_then_lower(t, s, n, i))) return e;
+    if (prefix && (e = gb_upper_run_then_lower(t, s, n, i + len))) return e;
+    if ((e = gb_upper_run_then_lower(t, s, n, i))) return e;
+    if (c & UCLASS_N) return gb_digits_up_to_three(t, s, n, i);
+    if ((e = gb_punctuation_piece(t, s, n, i, true))) return e;
+    return gb_whitespace_piece(t, s, n, i, true);
+}
+
+/* pretok_next(): end offset (> i) of the piece that starts at i. */
+static HD size_t gb_pretok_next(const gb_tables *t, const uint8_t *s, size_t n, size_t i)
+{
+    switch (t->family) {
+    case PRETOK_CL100K: return gb_next_cl100k(t, s, n, i);
+    case PRETOK_O200K: return gb_next_o200k(t, s, n, i);
+    default: return gb_next_gpt2(t, s, n, i);
+    }
+}
+
+/* ---- safe cut points ---- */
+
+/* True when every family's scan, started anywhere before, ends a piece at
+ * p: the character before p is a letter and the one at p is not a letter,
+ * not a mark and not an apostrophe. Every alternative that can hold a
+ * letter (letter runs, o200k's words with marks and a contraction after)
+ * stops there, and no other alternative holds a letter. c1 is the class of
+ * the character that ends at p, c2 that of the one at p (whose first byte
+ * is b2). */
+static HD bool gb_is_safe_cut(uint8_t c1, uint8_t c2, uint8_t b2)
+{
+    const uint8_t wordish = UCLASS_L | UCLASS_UPPERISH | UCLASS_LOWERISH;
+    return (c1 & UCLASS_L) && !(c2 & wordish) && b2 != '\'';
+}
+
+/* The first safe cut p with from < p < to (to <= n), or 0 when none.
+ * Decoding may start inside a character: continuation bytes are skipped
+ * first, since every other byte starts a character for pretokenize.c's
+ * decoder too. */
+static HD size_t gb_find_cut(const gb_tables *t, const uint8_t *s, size_t n, size_t from, size_t to)
+{
+    size_t i = from, len1, len2;
+    while (i < to && (s[i] & 0xC0) == 0x80) i++;
+    if (i >= to) return 0;
+    uint8_t c1 = gb_class_at(t, s, n, i, &len1);
+    for (size_t p = i + len1; p < to; p += len2) {
+        uint8_t c2 = gb_class_at(t, s, n, p, &len2);
+        if (gb_is_safe_cut(c1, c2, s[p])) return p;
+        c1 = c2;
+    }
+    return 0;
+}
+
+/* ---- vocabulary (vocab.c) ---- */
+
+static HD uint64_t gb_load_le(const uint8_t *s, size_t len)
+{
+    uint64_t h = 0;
+    for (size_t k = 0; k < len; k++) h |= (uint64_t)s[k] << (8 * k);
+    return h;
+}
+
+static HD uint32_t gb_vocab_find(const gb_tables *t, const uint8_t *s, size_t len)
+{
+    if (len == 0) return VOCAB_NO_TOKEN;
+    uint64_t head = gb_load_le(s, len < VOCAB_HEAD_BYTES ? len : VOCAB_HEAD_BYTES);
+    uint64_t h = (head ^ len) * GB_HASH_MUL1;
+    for (size_t i = VOCAB_HEAD_BYTES; i < len; i += VOCAB_HEAD_BYTES) {
+        uint64_t w = gb_load_le(s + i, len - i < VOCAB_HEAD_BYTES ? len - i : VOCAB_HEAD_BYTES);
+        h = (h ^ w) * GB_HASH_MUL2;
+        h ^= h >> 29;
+    }
+    h ^= h >> 32;
+    for (uint32_t i = (uint32_t)h & t->mask;; i = (i + 1) & t->mask) {
+        const vocab_slot *sl = &t->slots[i];
+        if (!sl->len) return VOCAB_NO_TOKEN;
+        if (sl->len != len || sl->head != head) continue;
+        if (len <= VOCAB_HEAD_BYTES) return sl->id;
+        const uint8_t *tok = t->bytes + t->tok_off[sl->id];
+        size_t k = VOCAB_HEAD_BYTES;
+        while (k < len && tok[k] == s[k]) k++;
+        if (k == len) return sl->id;
+    }
+}
+
+static HD uint32_t gb_join_id(const gb_tables *t, const uint8_t *s, size_t len, uint32_t *rank)
+{
+    uint32_t id = len == 2 ? t->pair_id[s[0] | (unsigned)s[1] << 8] : gb_vocab_find(t, s, len);
+    *rank = id == VOCAB_NO_TOKEN ? GB_NO_RANK : (t->tok_rank ? t->tok_rank[id] : id);
+    return id;
+}
+
+/* bpe.c's merge_by_scan for a piece of 2..BPE_SCAN_MAX bytes; writes the ids
+ * to out and returns how many. */
+static HD size_t gb_merge_by_scan(const gb_tables *t, const uint8_t *s, size_t n, uint32_t *out)
+{
+    uint8_t start[BPE_SCAN_MAX + 1];
+    uint32_t rank[BPE_SCAN_MAX], join[BPE_SCAN_MAX], id[BPE_SCAN_MAX];
+    size_t nparts = n;
+    for (size_t i = 0; i <= n; i++) start[i] = (uint8_t)i;
+    for (size_t i = 0; i < n; i++) id[i] = t->byte_id[s[i]];
+    for (size_t i = 0; i + 1 < n; i++) join[i] = gb_join_id(t, s + i, 2, &rank[i]);
+    while (nparts > 1) {
+        size_t best = 0;
+        uint32_t best_rank = GB_NO_RANK;
+        for (size_t i = 0; i + 1 < nparts; i++)
+            if (rank[i] < best_rank) best_rank = rank[i], best = i;
+        if (best_rank == GB_NO_RANK) break;
+        id[best] = join[best];
+        for (size_t i = best + 1; i < nparts; i++) start[i] = start[i + 1];
+        for (size_t i = best + 1; i + 1 < nparts; i++) id[i] = id[i + 1];
+        for (size_t i = best + 1; i + 2 < nparts; i++) rank[i] = rank[i + 1], join[i] = join[i + 1];
+        nparts--;
+        if (best + 1 < nparts)
+            join[best] = gb_join_id(t, s + start[best], start[best + 2] - start[best], &rank[best]);
+        if (best > 0)
+            join[best - 1] = gb_join_id(t, s + start[best - 1], start[best + 1] - start[best - 1], &rank[best - 1]);
+    }
+    for (size_t k = 0; k < nparts; k++) out[k] = id[k];
+    return nparts;
+}
+
+#endif

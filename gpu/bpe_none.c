@@ -1,0 +1,43 @@
+/* bpe_none.c - the GPU tokenizer in builds without CUDA: never usable, so
+ * callers take the CPU path (tokenize/tokenizer.c), which gives the same ids. */
+#include "gpu/bpe.h"
+
+bool gpu_bpe_usable(wbuf *why)
+{
+    buf_puts(why, "winnow was built without CUDA (no nvcc at build time)");
+    return false;
+}
+
+gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err)
+{
+    (void)t, (void)mode;
+    buf_puts(err, "winnow was built without CUDA (no nvcc at build time)");
+    return NULL;
+}
+
+int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
+                   size_t *doc_end, wbuf *err)
+{
+    (void)g, (void)texts, (void)lens, (void)ndocs, (void)out, (void)doc_end;
+    buf_puts(err, "winnow was built without CUDA (no nvcc at build time)");
+    return -1;
+}
+
+void gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, bool overlap)
+{
+    (void)g, (void)chunk_bytes, (void)overlap;
+}
+
+double gpu_bpe_kernel_seconds(const gpu_bpe *g)
+{
+    (void)g;
+    return 0;
+}
+
+void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES])
+{
+    (void)g;
+    for (int i = 0; i < GPU_BPE_PHASES; i++) seconds[i] = 0;
+}
+
+void gpu_bpe_close(gpu_bpe *g) { (void)g; }
