@@ -8,6 +8,7 @@
 
 static const winnow_command commands[] = {
     {"ingest", cmd_ingest, "read WARC/WET/JSONL/HTML/text/archives, write the document stream"},
+    {"filter", cmd_filter, "quality rules (Gopher, C4, FineWeb), language ID, PII, block lists"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 

@@ -1,0 +1,169 @@
+/* cli.c - `winnow filter`: the command line over filter.h and the stage engine. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/doc.h"
+#include "core/stage.h"
+#include "core/utf8.h"
+#include "core/util.h"
+#include "filter/filter.h"
+
+enum { OPT_CONFIG = OPT_STAGE_FIRST_FREE, OPT_PRINT_CONFIG, OPT_SETTING_FIRST };
+
+typedef struct {
+    const filter *f;
+    filter_worker **workers; /* one per thread, made on first use */
+    wbuf *scratch;           /* per thread: decoded text, metadata, new line */
+    int threads;
+} filter_stage;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: winnow filter [options] [files...]\n\n"
+            "Reads the document stream, annotates each document (metadata.lang, lang_score)\n"
+            "and drops those that fail the enabled rules. Default rules: FineWeb's set\n"
+            "(Gopher repetition, Gopher quality, C4 without the terminal punctuation rule,\n"
+            "FineWeb) plus CLD2 language identification.\n\n"
+            "  --config FILE                 read settings from FILE (key = value lines, '#' comments);\n"
+            "                                flags given on the command line override it\n"
+            "  --print-config                print the effective settings as a config file and exit\n\n"
+            "settings (also config keys, with '_' for '-'; switches take --X, --no-X or --X=true|false;\n"
+            "a threshold of 0 turns that check off):\n");
+    filter_config_print_help(out);
+    fprintf(out, "\n%s", STAGE_COMMON_HELP);
+}
+
+static void filter_map(void *ctx, int worker, stage_batch *b)
+{
+    filter_stage *st = ctx;
+    if (!st->workers[worker]) st->workers[worker] = filter_worker_create(st->f);
+    filter_worker *w = st->workers[worker];
+    wbuf *text_buf = &st->scratch[worker * 3], *meta = &st->scratch[worker * 3 + 1],
+         *line = &st->scratch[worker * 3 + 2];
+    for (int i = 0; i < b->n; i++) {
+        stage_doc *d = &b->docs[i];
+        if (d->verdict != DOC_KEEP) continue;
+        size_t len;
+        const char *text = json_string(&d->json.text, text_buf, &len);
+        const char *url = d->json.url.kind == JSON_STRING ? d->json.url.p : NULL;
+        filter_result r;
+        filter_document(st->f, w, text, len, url, url ? d->json.url.len : 0, &r);
+        if (r.reason) {
+            stage_doc_drop(b, i, r.reason, NULL);
+            continue;
+        }
+        if (!r.has_lang && !r.text_changed) continue;
+        buf_clear(meta);
+        if (r.has_lang) {
+            meta_add_str(meta, "lang", r.lang, strlen(r.lang));
+            meta_add_num(meta, "lang_score", r.lang_score);
+        }
+        if (r.pii_replaced) meta_add_int(meta, "pii_replaced", (long long)r.pii_replaced);
+        buf_clear(line);
+        doc_rewrite(d->line, d->len, &d->json, r.text_changed ? r.text : NULL, r.text_len, meta, line);
+        stage_doc_rewrite(b, i, line);
+    }
+}
+
+/* A setting given on the command line, applied after --config. */
+typedef struct {
+    const char *key;
+    const char *value;
+} flag_setting;
+
+int cmd_filter(int argc, char **argv)
+{
+    stage_opts opts;
+    stage_opts_init(&opts);
+
+    /* the option table: common options, ours, then one per setting */
+    int nset = filter_config_count();
+    static const struct option common[] = {STAGE_COMMON_LONGOPTS};
+    int ncommon = (int)(sizeof common / sizeof common[0]);
+    struct option *longopts = xcalloc((size_t)(ncommon + 2 + 2 * nset + 1), sizeof *longopts);
+    char **names = xcalloc((size_t)(2 * nset), sizeof *names);
+    int k = 0;
+    for (int i = 0; i < ncommon; i++) longopts[k++] = common[i];
+    longopts[k++] = (struct option){"config", required_argument, 0, OPT_CONFIG};
+    longopts[k++] = (struct option){"print-config", no_argument, 0, OPT_PRINT_CONFIG};
+    for (int i = 0; i < nset; i++) {
+        names[2 * i] = xstrdup(filter_config_name(i));
+        for (char *p = names[2 * i]; *p; p++)
+            if (*p == '_') *p = '-';
+        bool sw = filter_config_is_bool(i);
+        longopts[k++] = (struct option){names[2 * i], sw ? optional_argument : required_argument, 0,
+                                        OPT_SETTING_FIRST + 2 * i};
+        if (sw) {
+            size_t len = strlen(names[2 * i]) + 4;
+            names[2 * i + 1] = xmalloc(len);
+            snprintf(names[2 * i + 1], len, "no-%s", names[2 * i]);
+            longopts[k++] = (struct option){names[2 * i + 1], no_argument, 0, OPT_SETTING_FIRST + 2 * i + 1};
+        }
+    }
+
+    const char *config_path = NULL;
+    bool print_config = false;
+    flag_setting *flags = xcalloc((size_t)argc, sizeof *flags);
+    int nflags = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            usage(stdout);
+            return EXIT_OK;
+        }
+        if (stage_parse_common(&opts, opt, optarg)) continue;
+        if (opt == OPT_CONFIG) {
+            config_path = optarg;
+        } else if (opt == OPT_PRINT_CONFIG) {
+            print_config = true;
+        } else if (opt >= OPT_SETTING_FIRST && opt < OPT_SETTING_FIRST + 2 * nset) {
+            int i = (opt - OPT_SETTING_FIRST) / 2;
+            bool negated = (opt - OPT_SETTING_FIRST) % 2;
+            flags[nflags].key = filter_config_name(i);
+            flags[nflags].value = negated ? "false" : optarg ? optarg : "true";
+            nflags++;
+        } else {
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    stage_take_inputs(&opts, argc, argv);
+
+    filter_config config;
+    filter_config_defaults(&config);
+    if (config_path) filter_config_load(&config, config_path);
+    for (int i = 0; i < nflags; i++) {
+        char err[256];
+        if (filter_config_set(&config, flags[i].key, flags[i].value, err, sizeof err)) {
+            fprintf(stderr, "%s: %s\n", winnow_prog, err);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (print_config) {
+        filter_config_print(&config, stdout);
+        return EXIT_OK;
+    }
+
+    filter *f = filter_create(&config);
+    filter_stage st = {f, NULL, NULL, opts.threads};
+    st.workers = xcalloc((size_t)opts.threads, sizeof *st.workers);
+    st.scratch = xcalloc((size_t)opts.threads * 3, sizeof *st.scratch);
+    stage_ops ops = {"filter", &st, filter_map, NULL, NULL};
+    int rc = stage_run(&opts, &ops);
+
+    for (int i = 0; i < opts.threads; i++) filter_worker_destroy(st.workers[i]);
+    for (int i = 0; i < opts.threads * 3; i++) buf_free(&st.scratch[i]);
+    free(st.workers);
+    free(st.scratch);
+    filter_destroy(f);
+    filter_config_free(&config);
+    for (int i = 0; i < 2 * nset; i++) free(names[i]);
+    free(names);
+    free(longopts);
+    free(flags);
+    return rc;
+}

@@ -1,0 +1,35 @@
+// langid_cld2.cc - the thin C++ shim over CLD2 (no C API of its own).
+#include "filter/langid.h"
+
+#include <cstdio>  // compact_lang_det.h uses FILE without including it
+#include <cld2/public/compact_lang_det.h>
+#include <cld2/internal/lang_script.h>
+
+// CLD2 looks at up to this many bytes; more text barely changes its answer
+// but costs time linearly.
+static const size_t LANGID_MAX_BYTES = 1 << 16;
+
+extern "C" void langid_detect(const char *text, size_t n, langid_result *r)
+{
+    if (n > LANGID_MAX_BYTES) {
+        n = LANGID_MAX_BYTES;
+        // do not cut a UTF-8 sequence in half
+        while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) n--;
+    }
+    CLD2::Language lang3[3];
+    int percent3[3];
+    int text_bytes = 0;
+    bool reliable = false;
+    CLD2::Language top = CLD2::ExtDetectLanguageSummary(text, static_cast<int>(n), true, lang3, percent3,
+                                                        &text_bytes, &reliable);
+    r->code = CLD2::LanguageCode(top);
+    r->score = top == CLD2::UNKNOWN_LANGUAGE ? 0.0 : percent3[0] / 100.0;
+    r->reliable = reliable;
+}
+
+extern "C" const char *langid_canonical_code(const char *name_or_code)
+{
+    CLD2::Language lang = CLD2::GetLanguageFromName(name_or_code);
+    if (lang == CLD2::UNKNOWN_LANGUAGE) return nullptr;
+    return CLD2::LanguageCode(lang);
+}
