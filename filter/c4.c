@@ -11,9 +11,22 @@ static const char *const policy_phrases[] = {
     "terms of use", "privacy policy", "cookie policy", "uses cookies", "use of cookies", "use cookies",
 };
 
-static bool contains(const wbuf *hay, const char *needle)
+static bool contains(const char *hay, size_t len, const char *needle)
 {
-    return memmem(hay->data, hay->len, needle, strlen(needle)) != NULL;
+    return memmem(hay, len, needle, strlen(needle)) != NULL;
+}
+
+/* ASCII lower case of s into out (same length, other bytes unchanged). */
+static void ascii_lower(const char *s, size_t n, wbuf *out)
+{
+    buf_clear(out);
+    buf_reserve(out, n);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        out->data[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    out->len = n;
+    out->data[n] = 0;
 }
 
 /* Appends s[a, b) to out without the citation markers [123], [], [edit],
@@ -52,7 +65,8 @@ static size_t split_words(const char *s, size_t a, size_t b, size_t max_len, boo
     bool in_word = false;
     *too_long = false;
     for (size_t i = a; i < b;) {
-        uint32_t cp = uc_next(s, b, &i);
+        unsigned char ch = (unsigned char)s[i];
+        uint32_t cp = ch < 0x80 ? (i++, ch) : uc_next(s, b, &i);
         if (uc_is_space(cp)) {
             in_word = false;
             continue;
@@ -67,11 +81,11 @@ static size_t split_words(const char *s, size_t a, size_t b, size_t max_len, boo
     return words;
 }
 
-static bool ends_with_terminal_punct(const wbuf *line)
+static bool ends_with_terminal_punct(const char *line, size_t len)
 {
-    if (line->len == 0) return false;
-    if (line->len >= 3 && memcmp(line->data + line->len - 3, "...", 3) == 0) return false;
-    char last = line->data[line->len - 1];
+    if (len == 0) return false;
+    if (len >= 3 && memcmp(line + len - 3, "...", 3) == 0) return false;
+    char last = line[len - 1];
     return last == '.' || last == '?' || last == '!' || last == '"' || last == '\'';
 }
 
@@ -79,22 +93,13 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
                      bool *changed)
 {
     buf_clear(out);
+    ascii_lower(s, n, &r->text_lower);
     size_t sentences = 0, line_index = 0;
     size_t max_word = (size_t)c->c4_max_word_length;
     const char *reason = NULL;
     for (size_t pos = 0; pos < n && !reason; line_index++) {
-        /* one line of str.splitlines() */
-        size_t a = pos, b = pos, next = n;
-        while (b < n) {
-            size_t t = b;
-            uint32_t cp = uc_next(s, n, &t);
-            if (uc_is_line_break(cp)) {
-                next = (cp == '\r' && t < n && s[t] == '\n') ? t + 1 : t;
-                break;
-            }
-            b = t;
-        }
-        pos = next;
+        size_t a = pos, b;
+        pos = uc_line_end(s, n, pos, &b);
         if (line_index >= r->line_cap) {
             r->line_cap = r->line_cap ? r->line_cap * 2 : 256;
             r->line_kept = xrealloc(r->line_kept, r->line_cap);
@@ -105,36 +110,37 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
         bool too_long;
         size_t words = split_words(s, a, b, b - a > max_word ? max_word : 0, &too_long);
         if (too_long) continue;
-        buf_clear(&r->line);
-        if (c->c4_remove_citations)
+        /* the line, and its lower case, after citation removal */
+        const char *line = s + a, *lower = r->text_lower.data + a;
+        size_t len = b - a;
+        if (c->c4_remove_citations && memchr(line, '[', len)) {
+            buf_clear(&r->line);
             remove_citations(s, a, b, &r->line);
-        else
-            buf_append(&r->line, s + a, b - a);
-        if (c->c4_terminal_punct && !ends_with_terminal_punct(&r->line)) continue;
+            ascii_lower(r->line.data, r->line.len, &r->lower);
+            line = r->line.data;
+            lower = r->lower.data;
+            len = r->line.len;
+        }
+        if (c->c4_terminal_punct && !ends_with_terminal_punct(line, len)) continue;
         if (words < c->c4_min_words_per_line) continue;
-        buf_clear(&r->lower);
-        buf_reserve(&r->lower, r->line.len);
-        for (size_t i = 0; i < r->line.len; i++) r->lower.data[i] = (char)tolower((unsigned char)r->line.data[i]);
-        r->lower.len = r->line.len;
-        r->lower.data[r->lower.len] = 0;
-        if (c->c4_lorem_ipsum && contains(&r->lower, "lorem ipsum")) {
+        if (c->c4_lorem_ipsum && contains(lower, len, "lorem ipsum")) {
             reason = "c4:lorem_ipsum";
             break;
         }
-        if (c->c4_javascript && contains(&r->lower, "javascript")) continue;
-        if (c->c4_curly_bracket && memchr(r->line.data, '{', r->line.len)) {
+        if (c->c4_javascript && contains(lower, len, "javascript")) continue;
+        if (c->c4_curly_bracket && memchr(line, '{', len)) {
             reason = "c4:curly_bracket";
             break;
         }
         if (c->c4_policy) {
             bool policy = false;
             for (size_t k = 0; k < sizeof policy_phrases / sizeof policy_phrases[0] && !policy; k++)
-                policy = contains(&r->lower, policy_phrases[k]);
+                policy = contains(lower, len, policy_phrases[k]);
             if (policy) continue;
         }
-        sentences += count_sentences(r->line.data, 0, r->line.len);
+        sentences += count_sentences(line, 0, len);
         if (out->len) buf_putc(out, '\n');
-        buf_append(out, r->line.data, r->line.len);
+        buf_append(out, line, len);
         r->line_kept[line_index] = 1;
     }
     if (reason) return reason;

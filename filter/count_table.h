@@ -1,6 +1,6 @@
 /* count_table.h - an open-addressing table from 64-bit hashes to counts,
- * reused from document to document without clearing (an epoch number marks
- * which slots belong to the current use). Rules count lines, paragraphs and
+ * reused from document to document: each use clears only as many slots as
+ * it needs (twice the keys it expects). Rules count lines, paragraphs and
  * n-grams in it by their hashes. */
 #ifndef WINNOW_FILTER_COUNT_TABLE_H
 #define WINNOW_FILTER_COUNT_TABLE_H
@@ -11,18 +11,19 @@
 
 typedef struct {
     uint64_t key;
-    uint32_t count;
+    uint32_t count; /* 0: empty slot */
     uint32_t first; /* caller's position of the first insertion */
-    uint32_t epoch;
 } ct_slot;
 
 typedef struct {
     ct_slot *slots;
-    size_t mask;
-    uint32_t epoch;
+    size_t cap;  /* slots allocated */
+    size_t mask; /* slots in use - 1 */
+    size_t n;    /* keys */
 } count_table;
 
-/* Empties t and makes room for up to expected keys. */
+/* Empties t and makes room for up to expected keys (more may be added:
+ * the table grows). */
 void ct_reset(count_table *t, size_t expected);
 
 /* Counts key once; returns its slot (count 1 and first = pos when new). */

@@ -55,6 +55,11 @@ filter *filter_create(const filter_config *c)
     char *stop_copy = xstrdup(fc->gopher_stop_words);
     f->stop.words = xcalloc(FILTER_MAX_LANGS, sizeof *f->stop.words);
     f->stop.n = split_list(stop_copy, f->stop.words, FILTER_MAX_LANGS);
+    f->stop.lens = xcalloc(FILTER_MAX_LANGS, sizeof *f->stop.lens);
+    for (int i = 0; i < f->stop.n; i++) {
+        f->stop.lens[i] = strlen(f->stop.words[i]);
+        if (f->stop.lens[i] > f->stop.max_len) f->stop.max_len = f->stop.lens[i];
+    }
 
     char *lang_copy = xstrdup(fc->lang);
     char *codes[FILTER_MAX_LANGS];
@@ -78,6 +83,7 @@ void filter_destroy(filter *f)
     if (!f) return;
     if (f->stop.n) free(f->stop.words[0]); /* strtok'd copy starts at the first word */
     free(f->stop.words);
+    free(f->stop.lens);
     url_blocklist_free(f->urls);
     word_blocklist_free(f->badwords);
     pii_free(f->pii);

@@ -18,6 +18,7 @@ void rule_scratch_free(rule_scratch *r)
     free(r->line_kept);
     buf_free(&r->line);
     buf_free(&r->lower);
+    buf_free(&r->text_lower);
     memset(r, 0, sizeof *r);
 }
 
@@ -26,6 +27,7 @@ static size_t count_ellipses(const char *s, size_t n)
 {
     size_t count = 0;
     for (size_t i = 0; i < n; i++) {
+        if (s[i] != '.' && (unsigned char)s[i] != 0xE2) continue;
         if (s[i] == '.') {
             size_t run = 1;
             while (i + run < n && s[i + run] == '.') run++;
@@ -53,23 +55,6 @@ static bool ends_with_ellipsis(const char *s, size_t a, size_t b)
     return (b - a >= 3 && memcmp(s + b - 3, "...", 3) == 0) ||
            (b - a >= 3 && memcmp(s + b - 3, "\xE2\x80\xA6", 3) == 0);
 }
-
-/* Calls fn on each line of str.splitlines(s). */
-#define FOR_EACH_SPLITLINE(s, n, a, b, body)                                       \
-    for (size_t pos_ = 0; pos_ < (n);) {                                           \
-        size_t a = pos_, b = pos_, next_ = (n);                                    \
-        while (b < (n)) {                                                          \
-            size_t t_ = b;                                                         \
-            uint32_t cp_ = uc_next((s), (n), &t_);                                 \
-            if (uc_is_line_break(cp_)) {                                           \
-                next_ = (cp_ == '\r' && t_ < (n) && (s)[t_] == '\n') ? t_ + 1 : t_; \
-                break;                                                             \
-            }                                                                      \
-            b = t_;                                                                \
-        }                                                                          \
-        body;                                                                      \
-        pos_ = next_;                                                              \
-    }
 
 const char *gopher_quality_check(const filter_config *c, const char *s, size_t n, const fwords *w)
 {
@@ -101,11 +86,13 @@ const char *gopher_quality_check(const filter_config *c, const char *s, size_t n
 
     if (c->gopher_max_bullet_lines || c->gopher_max_ellipsis_lines) {
         size_t lines = 0, bullets = 0, ellipsis = 0;
-        FOR_EACH_SPLITLINE(s, n, a, b, {
+        for (size_t a = 0; a < n;) {
+            size_t b, next = uc_line_end(s, n, a, &b);
             lines++;
             if (starts_with_bullet(s, a, b)) bullets++;
             if (ends_with_ellipsis(s, a, b)) ellipsis++;
-        });
+            a = next;
+        }
         if (lines && c->gopher_max_bullet_lines && (double)bullets / (double)lines > c->gopher_max_bullet_lines)
             return "gopher_quality:too_many_bullets";
         if (lines && c->gopher_max_ellipsis_lines &&

@@ -28,6 +28,7 @@ typedef struct {
     size_t line_cap;
     wbuf line;            /* C4: one line after citation removal */
     wbuf lower;           /* C4: that line lower-cased */
+    wbuf text_lower;      /* C4: the whole text, ASCII lower-cased */
 } rule_scratch;
 
 /* Frees the scratch memory. */

@@ -5,13 +5,8 @@
 
 #include "core/utf8.h"
 
-uint32_t uc_next(const char *s, size_t n, size_t *i)
+uint32_t uc_next_wide(const char *s, size_t n, size_t *i)
 {
-    unsigned char c = (unsigned char)s[*i];
-    if (c < 0x80) {
-        (*i)++;
-        return c;
-    }
     size_t len;
     uint32_t cp = utf8_decode((const unsigned char *)s + *i, n - *i, &len);
     *i += len;
@@ -34,22 +29,48 @@ size_t uc_prev_start(const char *s, size_t i)
 
 size_t uc_count(const char *s, size_t n)
 {
-    size_t count = 0;
-    for (size_t i = 0; i < n;) {
-        if ((unsigned char)s[i] < 0x80) {
-            i++;
-        } else {
-            size_t len = utf8_valid_seq((const unsigned char *)s + i, n - i);
-            i += len ? len : 1;
-        }
-        count++;
-    }
-    return count;
+    /* code points = bytes that are not continuation bytes (exact for valid
+     * UTF-8, which is all the document stream carries) */
+    size_t cont = 0;
+    for (size_t i = 0; i < n; i++) cont += ((unsigned char)s[i] & 0xC0) == 0x80;
+    return n - cont;
 }
 
-bool uc_is_space(uint32_t cp)
+/* Bytes that may start a line break: \n \v \f \r, 0x1C-0x1E, and the lead
+ * bytes of U+0085 (C2 85) and U+2028/U+2029 (E2 80 A8/A9). */
+static const uint8_t maybe_break[256] = {
+    ['\n'] = 1, [0x0B] = 1, [0x0C] = 1, ['\r'] = 1, [0x1C] = 1, [0x1D] = 1, [0x1E] = 1, [0xC2] = 1, [0xE2] = 1,
+};
+
+size_t uc_line_end(const char *s, size_t n, size_t pos, size_t *end)
 {
-    if (cp < 0x80) return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F);
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = pos; i < n; i++) {
+        if (!maybe_break[u[i]]) continue;
+        unsigned char c = u[i];
+        if (c == 0xC2) {
+            if (i + 1 < n && u[i + 1] == 0x85) {
+                *end = i;
+                return i + 2;
+            }
+            continue;
+        }
+        if (c == 0xE2) {
+            if (i + 2 < n && u[i + 1] == 0x80 && (u[i + 2] == 0xA8 || u[i + 2] == 0xA9)) {
+                *end = i;
+                return i + 3;
+            }
+            continue;
+        }
+        *end = i;
+        return (c == '\r' && i + 1 < n && u[i + 1] == '\n') ? i + 2 : i + 1;
+    }
+    *end = n;
+    return n;
+}
+
+bool uc_is_space_wide(uint32_t cp)
+{
     switch (cp) {
     case 0x85: case 0xA0: case 0x1680: case 0x2028: case 0x2029:
     case 0x202F: case 0x205F: case 0x3000:
@@ -120,11 +141,23 @@ void uc_strip(const char *s, size_t *a, size_t *b)
 {
     size_t i = *a, j = *b;
     while (i < j) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x80) {
+            if (!uc_is_space(c)) break;
+            i++;
+            continue;
+        }
         size_t k = i;
         if (!uc_is_space(uc_next(s, j, &k))) break;
         i = k;
     }
     while (j > i) {
+        unsigned char c = (unsigned char)s[j - 1];
+        if (c < 0x80) {
+            if (!uc_is_space(c)) break;
+            j--;
+            continue;
+        }
         size_t k = uc_prev_start(s, j), t = k;
         if (!uc_is_space(uc_next(s, j, &t))) break;
         j = k;

@@ -8,18 +8,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Decodes a non-ASCII code point (see uc_next). */
+uint32_t uc_next_wide(const char *s, size_t n, size_t *i);
+
 /* Decodes the code point at s[i] (n bytes in all) and advances *i; invalid
  * bytes decode as U+FFFD, one byte each. */
-uint32_t uc_next(const char *s, size_t n, size_t *i);
+static inline uint32_t uc_next(const char *s, size_t n, size_t *i)
+{
+    unsigned char c = (unsigned char)s[*i];
+    if (c < 0x80) {
+        (*i)++;
+        return c;
+    }
+    return uc_next_wide(s, n, i);
+}
 
 /* Start of the code point that ends just before byte position i (i > 0). */
 size_t uc_prev_start(const char *s, size_t i);
 
-/* Number of code points in s (Python len()); invalid bytes count one each. */
+/* Number of code points in valid UTF-8 s (Python len()). */
 size_t uc_count(const char *s, size_t n);
 
+/* One line of str.splitlines() from byte pos: sets *end to where the line's
+ * text ends and returns where the next line starts (n at the end). */
+size_t uc_line_end(const char *s, size_t n, size_t pos, size_t *end);
+
+bool uc_is_space_wide(uint32_t cp);
+
 /* Python str.isspace(): whitespace as str.split() and str.strip() see it. */
-bool uc_is_space(uint32_t cp);
+static inline bool uc_is_space(uint32_t cp)
+{
+    if (cp < 0x80) return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F);
+    return uc_is_space_wide(cp);
+}
 
 /* A line boundary of Python str.splitlines() (\r\n is handled by the caller). */
 bool uc_is_line_break(uint32_t cp);

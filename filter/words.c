@@ -117,8 +117,8 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
         nchars++;
     }
     w->nchars = nchars;
-    for (int k = 0; stop && k < stop->n; k++)
-        if (strlen(stop->words[k]) == len && memcmp(stop->words[k], s + off, len) == 0) {
+    for (int k = 0; stop && len <= stop->max_len && k < stop->n; k++)
+        if (stop->lens[k] == len && memcmp(stop->words[k], s + off, len) == 0) {
             flags |= WORD_STOP;
             break;
         }
@@ -305,23 +305,31 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
     ws->text_chars = chars;
 }
 
+/* Python whitespace at s[i] (advancing *next past it). */
+static inline bool space_at(const char *s, size_t n, size_t i, size_t *next)
+{
+    unsigned char ch = (unsigned char)s[i];
+    if (ch < 128) {
+        *next = i + 1;
+        return ascii_class[ch] & A_SPACE;
+    }
+    *next = i;
+    return uc_is_space(uc_next(s, n, next));
+}
+
 size_t count_sentences(const char *s, size_t a, size_t b)
 {
-    size_t sentences = 0;
+    init_ascii_class();
+    size_t sentences = 0, t;
     bool in_sentence = false;
     size_t i = a;
     while (i < b) {
-        size_t t = i;
-        if (uc_is_space(uc_next(s, b, &t))) {
+        if (space_at(s, b, i, &t)) {
             i = t;
             continue;
         }
         size_t start = i;
-        while (i < b) {
-            t = i;
-            if (uc_is_space(uc_next(s, b, &t))) break;
-            i = t;
-        }
+        while (i < b && !space_at(s, b, i, &t)) i = t;
         in_sentence = true;
         /* strip closers, then look for a terminator */
         size_t end = i;
@@ -338,11 +346,7 @@ size_t count_sentences(const char *s, size_t a, size_t b)
             word_end--;
         if (last == '.' && end - word_end == 1 && is_abbreviation(s + start, word_end - start)) continue;
         size_t j = i;
-        while (j < b) {
-            t = j;
-            if (!uc_is_space(uc_next(s, b, &t))) break;
-            j = t;
-        }
+        while (j < b && space_at(s, b, j, &t)) j = t;
         if (j < b && is_lower_start(s, b, j)) continue;
         sentences++;
         in_sentence = false;

@@ -34,6 +34,8 @@ typedef struct {
 /* A set of stop words (exact, case-sensitive, as datatrove compares them). */
 typedef struct {
     char **words;
+    size_t *lens;
+    size_t max_len;
     int n;
 } stopword_set;
 
