@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/utf8.h"
 #include "core/util.h"
 #include "filter/blocklist.h"
 #include "filter/langid.h"
@@ -135,7 +136,13 @@ void filter_document(const filter *f, filter_worker *w, const char *text, size_t
     }
     if (c->langid) {
         langid_result lr;
-        langid_detect(text, n, &lr);
+        if (utf8_valid(text, n)) {
+            langid_detect(text, n, &lr);
+        } else { /* CLD2 wants valid UTF-8; the stream always is, library callers may not be */
+            buf_clear(&w->scratch);
+            utf8_repair(&w->scratch, text, n);
+            langid_detect(w->scratch.data, w->scratch.len, &lr);
+        }
         r->has_lang = true;
         r->lang = lr.code;
         r->lang_score = lr.score;

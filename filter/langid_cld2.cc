@@ -1,6 +1,7 @@
 // langid_cld2.cc - the thin C++ shim over CLD2 (no C API of its own).
 #include "filter/langid.h"
 
+#include <cctype>
 #include <cstdio>  // compact_lang_det.h uses FILE without including it
 #include <cld2/public/compact_lang_det.h>
 #include <cld2/internal/lang_script.h>
@@ -30,6 +31,14 @@ extern "C" void langid_detect(const char *text, size_t n, langid_result *r)
 extern "C" const char *langid_canonical_code(const char *name_or_code)
 {
     CLD2::Language lang = CLD2::GetLanguageFromName(name_or_code);
+    if (lang == CLD2::UNKNOWN_LANGUAGE) { // names are upper case in CLD2's table
+        char upper[64];
+        size_t i = 0;
+        for (; name_or_code[i] && i + 1 < sizeof upper; i++)
+            upper[i] = static_cast<char>(toupper(static_cast<unsigned char>(name_or_code[i])));
+        upper[i] = 0;
+        lang = CLD2::GetLanguageFromName(upper);
+    }
     if (lang == CLD2::UNKNOWN_LANGUAGE) return nullptr;
     return CLD2::LanguageCode(lang);
 }
