@@ -7,9 +7,9 @@
 #include "filter/rules.h"
 #include "filter/uchar.h"
 
-static const char *const policy_phrases[] = {
-    "terms of use", "privacy policy", "cookie policy", "uses cookies", "use of cookies", "use cookies",
-};
+static const char *const policy_phrases[] = {"terms of use", "privacy policy"};
+/* the other policy phrases all contain "cookie": looked for only after it */
+static const char *const cookie_phrases[] = {"cookie policy", "uses cookies", "use of cookies", "use cookies"};
 
 static bool contains(const char *hay, size_t len, const char *needle)
 {
@@ -136,6 +136,9 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
             bool policy = false;
             for (size_t k = 0; k < sizeof policy_phrases / sizeof policy_phrases[0] && !policy; k++)
                 policy = contains(lower, len, policy_phrases[k]);
+            if (!policy && contains(lower, len, "cookie"))
+                for (size_t k = 0; k < sizeof cookie_phrases / sizeof cookie_phrases[0] && !policy; k++)
+                    policy = contains(lower, len, cookie_phrases[k]);
             if (policy) continue;
         }
         sentences += count_sentences(line, 0, len);

@@ -9,8 +9,9 @@
 #include "core/utf8.h"
 #include "core/util.h"
 #include "filter/filter.h"
+#include "filter/langid.h"
 
-enum { OPT_CONFIG = OPT_STAGE_FIRST_FREE, OPT_PRINT_CONFIG, OPT_SETTING_FIRST };
+enum { OPT_CONFIG = OPT_STAGE_FIRST_FREE, OPT_PRINT_CONFIG, OPT_LIST_LANGUAGES, OPT_SETTING_FIRST };
 
 typedef struct {
     const filter *f;
@@ -29,7 +30,8 @@ static void usage(FILE *out)
             "FineWeb) plus CLD2 language identification.\n\n"
             "  --config FILE                 read settings from FILE (key = value lines, '#' comments);\n"
             "                                flags given on the command line override it\n"
-            "  --print-config                print the effective settings as a config file and exit\n\n"
+            "  --print-config                print the effective settings as a config file and exit\n"
+            "  --list-languages              print the languages CLD2 can report (code, name) and exit\n\n"
             "settings (also config keys, with '_' for '-'; switches take --X, --no-X or --X=true|false;\n"
             "a threshold of 0 turns that check off):\n");
     filter_config_print_help(out);
@@ -83,12 +85,13 @@ int cmd_filter(int argc, char **argv)
     int nset = filter_config_count();
     static const struct option common[] = {STAGE_COMMON_LONGOPTS};
     int ncommon = (int)(sizeof common / sizeof common[0]);
-    struct option *longopts = xcalloc((size_t)(ncommon + 2 + 2 * nset + 1), sizeof *longopts);
+    struct option *longopts = xcalloc((size_t)(ncommon + 3 + 2 * nset + 1), sizeof *longopts);
     char **names = xcalloc((size_t)(2 * nset), sizeof *names);
     int k = 0;
     for (int i = 0; i < ncommon; i++) longopts[k++] = common[i];
     longopts[k++] = (struct option){"config", required_argument, 0, OPT_CONFIG};
     longopts[k++] = (struct option){"print-config", no_argument, 0, OPT_PRINT_CONFIG};
+    longopts[k++] = (struct option){"list-languages", no_argument, 0, OPT_LIST_LANGUAGES};
     for (int i = 0; i < nset; i++) {
         names[2 * i] = xstrdup(filter_config_name(i));
         for (char *p = names[2 * i]; *p; p++)
@@ -117,6 +120,11 @@ int cmd_filter(int argc, char **argv)
         if (stage_parse_common(&opts, opt, optarg)) continue;
         if (opt == OPT_CONFIG) {
             config_path = optarg;
+        } else if (opt == OPT_LIST_LANGUAGES) {
+            const char *code, *name;
+            for (int i = 0; i < langid_table_size(); i++)
+                if (langid_table_entry(i, &code, &name)) printf("%s\t%s\n", code, name);
+            return EXIT_OK;
         } else if (opt == OPT_PRINT_CONFIG) {
             print_config = true;
         } else if (opt >= OPT_SETTING_FIRST && opt < OPT_SETTING_FIRST + 2 * nset) {

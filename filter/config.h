@@ -48,6 +48,7 @@ typedef struct {
     bool langid;
     char *lang; /* comma-separated codes to keep; empty keeps all */
     double min_lang_score;
+    double langid_max_bytes; /* CLD2 reads at most this many bytes of a text (0: all) */
 
     /* PII replacement */
     bool pii;

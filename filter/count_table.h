@@ -22,8 +22,8 @@ typedef struct {
     size_t n;    /* keys */
 } count_table;
 
-/* Empties t and makes room for up to expected keys (more may be added:
- * the table grows). */
+/* Empties t and makes room for up to expected keys: slots stay where they
+ * are until more keys than that are added (then the table grows). */
 void ct_reset(count_table *t, size_t expected);
 
 /* Counts key once; returns its slot (count 1 and first = pos when new). */

@@ -137,11 +137,11 @@ void filter_document(const filter *f, filter_worker *w, const char *text, size_t
     if (c->langid) {
         langid_result lr;
         if (utf8_valid(text, n)) {
-            langid_detect(text, n, &lr);
+            langid_detect(text, n, (size_t)c->langid_max_bytes, &lr);
         } else { /* CLD2 wants valid UTF-8; the stream always is, library callers may not be */
             buf_clear(&w->scratch);
             utf8_repair(&w->scratch, text, n);
-            langid_detect(w->scratch.data, w->scratch.len, &lr);
+            langid_detect(w->scratch.data, w->scratch.len, (size_t)c->langid_max_bytes, &lr);
         }
         r->has_lang = true;
         r->lang = lr.code;

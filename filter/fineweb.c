@@ -1,6 +1,7 @@
 /* fineweb.c - FineWeb's own rules (Penedo et al. 2024) as in datatrove's
  * FineWebQualityFilter. */
 #include <string.h>
+#define XXH_INLINE_ALL /* short keys: inlined hashing is several times faster */
 #include <xxhash.h>
 
 #include "filter/rules.h"

@@ -2,6 +2,7 @@
  * datatrove's definitions. */
 #include <stdlib.h>
 #include <string.h>
+#define XXH_INLINE_ALL /* short keys: inlined hashing is several times faster */
 #include <xxhash.h>
 
 #include "core/util.h"
@@ -246,11 +247,11 @@ const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, con
     if (nw < FILTER_DUP_NGRAM_MIN) return NULL;
     size_t grams5 = nw - FILTER_DUP_NGRAM_MIN + 1;
     /* g holds 5-gram hashes now (extended up to k = 5 above) */
-    ct_reset(&r->grams, grams5);
-    for (size_t i = 0; i < grams5; i++) ct_add(&r->grams, g[i], (uint32_t)i);
+    ct_reset(&r->grams, grams5); /* sized for every key: slots do not move while adding */
+    for (size_t i = 0; i < grams5; i++) r->gram_count[i] = (uint32_t)(ct_add(&r->grams, g[i], (uint32_t)i) - r->grams.slots);
     size_t repeated5 = 0;
     for (size_t i = 0; i < grams5; i++) {
-        r->gram_count[i] = ct_find(&r->grams, g[i])->count;
+        r->gram_count[i] = r->grams.slots[r->gram_count[i]].count;
         repeated5 += r->gram_count[i] > 1;
     }
     for (int k = FILTER_DUP_NGRAM_MIN; k <= FILTER_DUP_NGRAM_MAX; k++) {

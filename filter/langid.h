@@ -15,12 +15,19 @@ typedef struct {
     bool reliable;    /* CLD2's own reliability verdict */
 } langid_result;
 
-/* Identifies the language of n bytes of valid UTF-8 plain text. Thread-safe. */
-void langid_detect(const char *text, size_t n, langid_result *r);
+/* Identifies the language of valid UTF-8 plain text from its first max_bytes
+ * bytes (0: all n). Thread-safe. */
+void langid_detect(const char *text, size_t n, size_t max_bytes, langid_result *r);
 
 /* Looks up a language by its code or English name; returns the canonical
  * code CLD2 reports for it, or NULL when CLD2 does not know it. */
 const char *langid_canonical_code(const char *name_or_code);
+
+/* Language i (0 <= i < langid_table_size()) of CLD2's table: returns false
+ * when CLD2 cannot report it (no recognized script, or a script-only
+ * pseudo-language), else sets its code and English name. */
+int langid_table_size(void);
+bool langid_table_entry(int i, const char **code, const char **name);
 
 #ifdef __cplusplus
 }

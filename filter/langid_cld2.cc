@@ -2,18 +2,15 @@
 #include "filter/langid.h"
 
 #include <cctype>
-#include <cstdio>  // compact_lang_det.h uses FILE without including it
+#include <cstdio>
+#include <cstring>  // compact_lang_det.h uses FILE without including it
 #include <cld2/public/compact_lang_det.h>
 #include <cld2/internal/lang_script.h>
 
-// CLD2 looks at up to this many bytes; more text barely changes its answer
-// but costs time linearly.
-static const size_t LANGID_MAX_BYTES = 1 << 16;
-
-extern "C" void langid_detect(const char *text, size_t n, langid_result *r)
+extern "C" void langid_detect(const char *text, size_t n, size_t max_bytes, langid_result *r)
 {
-    if (n > LANGID_MAX_BYTES) {
-        n = LANGID_MAX_BYTES;
+    if (max_bytes && n > max_bytes) {
+        n = max_bytes;
         // do not cut a UTF-8 sequence in half
         while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) n--;
     }
@@ -41,4 +38,18 @@ extern "C" const char *langid_canonical_code(const char *name_or_code)
     }
     if (lang == CLD2::UNKNOWN_LANGUAGE) return nullptr;
     return CLD2::LanguageCode(lang);
+}
+
+extern "C" int langid_table_size(void) { return CLD2::NUM_LANGUAGES; }
+
+extern "C" bool langid_table_entry(int i, const char **code, const char **name)
+{
+    CLD2::Language lang = static_cast<CLD2::Language>(i);
+    if (lang == CLD2::UNKNOWN_LANGUAGE || CLD2::LanguageRecognizedScript(lang, 0) == CLD2::ULScript_Common)
+        return false;
+    const char *c = CLD2::LanguageCode(lang);
+    if (!c || !*c || std::strncmp(c, "xx-", 3) == 0) return false;
+    *code = c;
+    *name = CLD2::LanguageName(lang);
+    return true;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unicode/ubrk.h>
 #include <unicode/utext.h>
+#define XXH_INLINE_ALL /* short keys: inlined hashing is several times faster */
 #include <xxhash.h>
 
 #include "core/util.h"
