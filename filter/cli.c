@@ -76,37 +76,45 @@ typedef struct {
     const char *value;
 } flag_setting;
 
-int cmd_filter(int argc, char **argv)
+/* The option table, built once: common options, ours, then one per setting
+ * (and --no-X for switches). */
+static const struct option *option_table(void)
 {
-    stage_opts opts;
-    stage_opts_init(&opts);
-
-    /* the option table: common options, ours, then one per setting */
+    static struct option *longopts;
+    if (longopts) return longopts;
     int nset = filter_config_count();
     static const struct option common[] = {STAGE_COMMON_LONGOPTS};
     int ncommon = (int)(sizeof common / sizeof common[0]);
-    struct option *longopts = xcalloc((size_t)(ncommon + 3 + 2 * nset + 1), sizeof *longopts);
-    char **names = xcalloc((size_t)(2 * nset), sizeof *names);
+    longopts = xcalloc((size_t)(ncommon + 3 + 2 * nset + 1), sizeof *longopts);
     int k = 0;
     for (int i = 0; i < ncommon; i++) longopts[k++] = common[i];
     longopts[k++] = (struct option){"config", required_argument, 0, OPT_CONFIG};
     longopts[k++] = (struct option){"print-config", no_argument, 0, OPT_PRINT_CONFIG};
     longopts[k++] = (struct option){"list-languages", no_argument, 0, OPT_LIST_LANGUAGES};
     for (int i = 0; i < nset; i++) {
-        names[2 * i] = xstrdup(filter_config_name(i));
-        for (char *p = names[2 * i]; *p; p++)
+        char *name = xstrdup(filter_config_name(i));
+        for (char *p = name; *p; p++)
             if (*p == '_') *p = '-';
         bool sw = filter_config_is_bool(i);
-        longopts[k++] = (struct option){names[2 * i], sw ? optional_argument : required_argument, 0,
+        longopts[k++] = (struct option){name, sw ? optional_argument : required_argument, 0,
                                         OPT_SETTING_FIRST + 2 * i};
         if (sw) {
-            size_t len = strlen(names[2 * i]) + 4;
-            names[2 * i + 1] = xmalloc(len);
-            snprintf(names[2 * i + 1], len, "no-%s", names[2 * i]);
-            longopts[k++] = (struct option){names[2 * i + 1], no_argument, 0, OPT_SETTING_FIRST + 2 * i + 1};
+            size_t len = strlen(name) + 4;
+            char *negated = xmalloc(len);
+            snprintf(negated, len, "no-%s", name);
+            longopts[k++] = (struct option){negated, no_argument, 0, OPT_SETTING_FIRST + 2 * i + 1};
         }
     }
+    return longopts;
+}
 
+int cmd_filter(int argc, char **argv)
+{
+    stage_opts opts;
+    stage_opts_init(&opts);
+
+    int nset = filter_config_count();
+    const struct option *longopts = option_table();
     const char *config_path = NULL;
     bool print_config = false;
     flag_setting *flags = xcalloc((size_t)argc, sizeof *flags);
@@ -115,6 +123,7 @@ int cmd_filter(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         if (opt == 'h') {
             usage(stdout);
+            free(flags);
             return EXIT_OK;
         }
         if (stage_parse_common(&opts, opt, optarg)) continue;
@@ -124,6 +133,7 @@ int cmd_filter(int argc, char **argv)
             const char *code, *name;
             for (int i = 0; i < langid_table_size(); i++)
                 if (langid_table_entry(i, &code, &name)) printf("%s\t%s\n", code, name);
+            free(flags);
             return EXIT_OK;
         } else if (opt == OPT_PRINT_CONFIG) {
             print_config = true;
@@ -135,6 +145,7 @@ int cmd_filter(int argc, char **argv)
             nflags++;
         } else {
             usage(stderr);
+            free(flags);
             return EXIT_USAGE;
         }
     }
@@ -148,11 +159,15 @@ int cmd_filter(int argc, char **argv)
         if (filter_config_set(&config, flags[i].key, flags[i].value, err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", winnow_prog, err);
             usage(stderr);
+            filter_config_free(&config);
+            free(flags);
             return EXIT_USAGE;
         }
     }
+    free(flags);
     if (print_config) {
         filter_config_print(&config, stdout);
+        filter_config_free(&config);
         return EXIT_OK;
     }
 
@@ -169,9 +184,5 @@ int cmd_filter(int argc, char **argv)
     free(st.scratch);
     filter_destroy(f);
     filter_config_free(&config);
-    for (int i = 0; i < 2 * nset; i++) free(names[i]);
-    free(names);
-    free(longopts);
-    free(flags);
     return rc;
 }

@@ -18,6 +18,7 @@
 struct filter {
     filter_config config;
     stopword_set stop;
+    char *stop_words_copy; /* the words of stop point into it */
     const char *langs[FILTER_MAX_LANGS];
     int nlangs;
     url_blocklist *urls;
@@ -36,7 +37,8 @@ struct filter_worker {
 static int split_list(char *s, char **out, int max)
 {
     int n = 0;
-    for (char *tok = strtok(s, ", \t"); tok; tok = strtok(NULL, ", \t")) {
+    char *save = NULL;
+    for (char *tok = strtok_r(s, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
         if (n == max) dief(EXIT_USAGE, "too many entries in list (at most %d)", max);
         out[n++] = tok;
     }
@@ -53,9 +55,9 @@ filter *filter_create(const filter_config *c)
                      &fc->pii_ipv6, &fc->url_blocklist, &fc->badwords};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) *strs[i] = xstrdup(*strs[i] ? *strs[i] : "");
 
-    char *stop_copy = xstrdup(fc->gopher_stop_words);
+    f->stop_words_copy = xstrdup(fc->gopher_stop_words);
     f->stop.words = xcalloc(FILTER_MAX_LANGS, sizeof *f->stop.words);
-    f->stop.n = split_list(stop_copy, f->stop.words, FILTER_MAX_LANGS);
+    f->stop.n = split_list(f->stop_words_copy, f->stop.words, FILTER_MAX_LANGS);
     f->stop.lens = xcalloc(FILTER_MAX_LANGS, sizeof *f->stop.lens);
     for (int i = 0; i < f->stop.n; i++) {
         f->stop.lens[i] = strlen(f->stop.words[i]);
@@ -82,7 +84,7 @@ filter *filter_create(const filter_config *c)
 void filter_destroy(filter *f)
 {
     if (!f) return;
-    if (f->stop.n) free(f->stop.words[0]); /* strtok'd copy starts at the first word */
+    free(f->stop_words_copy);
     free(f->stop.words);
     free(f->stop.lens);
     url_blocklist_free(f->urls);

@@ -13,7 +13,7 @@
 #include "filter/uchar.h"
 
 /* ASCII classes, looked up once per byte. */
-enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_CLOSER = 32 };
+enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_CLOSER = 32, A_ALNUM = 64 };
 static uint8_t ascii_class[128];
 
 static void init_ascii_class(void)
@@ -24,6 +24,7 @@ static void init_ascii_class(void)
         if (uc_is_space((uint32_t)c)) k |= A_SPACE;
         if (uc_is_line_break((uint32_t)c)) k |= A_BREAK;
         if (isalpha(c)) k |= A_ALPHA;
+        if (isalnum(c)) k |= A_ALNUM;
         if (uc_is_datatrove_punct((uint32_t)c)) k |= A_PUNCT;
         /* characters NLTK's Treebank rules always make tokens of their own */
         if (strchr(";@#$%&?!()[]{}<>*\"", c) && c) k |= A_SPLIT;
@@ -118,6 +119,30 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
         nchars++;
     }
     w->nchars = nchars;
+    for (int k = 0; stop && len <= stop->max_len && k < stop->n; k++)
+        if (stop->lens[k] == len && memcmp(stop->words[k], s + off, len) == 0) {
+            flags |= WORD_STOP;
+            break;
+        }
+    w->flags = flags;
+}
+
+/* push_word for a word of ASCII letters and digits, whose flags the
+ * caller's scan already knows. */
+static void push_plain_word(fwords *ws, const char *s, size_t off, size_t len, uint32_t line, bool alpha,
+                            const stopword_set *stop)
+{
+    if (ws->n == ws->cap) {
+        ws->cap = ws->cap ? ws->cap * 2 : 1024;
+        ws->w = xrealloc(ws->w, ws->cap * sizeof *ws->w);
+    }
+    fword *w = &ws->w[ws->n++];
+    w->off = (uint32_t)off;
+    w->len = (uint32_t)len;
+    w->line = line;
+    w->nchars = (uint32_t)len;
+    w->hash = XXH3_64bits(s + off, len);
+    uint32_t flags = alpha ? WORD_ALPHA : 0;
     for (int k = 0; stop && len <= stop->max_len && k < stop->n; k++)
         if (stop->lens[k] == len && memcmp(stop->words[k], s + off, len) == 0) {
             flags |= WORD_STOP;
@@ -275,29 +300,42 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
         }
         /* one chunk of non-space characters */
         size_t a = i;
-        bool nospace = false;
+        bool nospace = false, plain = true; /* plain: ASCII letters and digits only */
+        uint8_t seen = 0;
         while (i < n) {
             ch = (unsigned char)s[i];
             if (ch < 128) {
-                if (ascii_class[ch] & A_SPACE) break;
+                uint8_t k = ascii_class[ch];
+                if (k & A_SPACE) break;
+                seen |= k;
+                plain = plain && (k & A_ALNUM);
                 i++;
             } else {
                 size_t t = i;
                 uint32_t cp = uc_next(s, n, &t);
                 if (uc_is_space(cp)) break;
                 if (uc_is_nospace_script(cp)) nospace = true;
+                plain = false;
                 i = t;
             }
             chars++;
         }
-        /* does the next chunk start in lower case (then no sentence ends here)? */
-        size_t j = i;
-        while (j < n) {
-            size_t t = j;
-            if (!uc_is_space(uc_next(s, n, &t))) break;
-            j = t;
+        if (plain) { /* the common case: one word, nothing to split */
+            push_plain_word(ws, s, a, i - a, c.line, (seen & A_ALPHA) != 0, stop);
+            continue;
         }
-        c.sentence_may_end = j >= n || !is_lower_start(s, n, j);
+        /* a final period is split off at a sentence end: one where the next
+         * chunk does not start in lower case */
+        c.sentence_may_end = true;
+        if (memchr(s + a, '.', i - a)) {
+            size_t j = i;
+            while (j < n) {
+                size_t t = j;
+                if (!uc_is_space(uc_next(s, n, &t))) break;
+                j = t;
+            }
+            c.sentence_may_end = j >= n || !is_lower_start(s, n, j);
+        }
         if (nospace)
             split_icu(&c, a, i);
         else

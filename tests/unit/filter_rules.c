@@ -140,8 +140,9 @@ static void test_gopher_quality(void)
 }
 
 /* Only the named repetition check on. */
-static filter_config repetition_only(const char *key, const char *value)
+static filter_config repetition_only(filter_config *old, const char *key, const char *value)
 {
+    if (old) filter_config_free(old);
     filter_config c = none();
     c.gopher_repetition = true;
     c.rep_dup_line_frac = c.rep_dup_para_frac = c.rep_dup_line_char_frac = c.rep_dup_para_char_frac = 0;
@@ -168,22 +169,22 @@ static void phrase_text(const char *phrase, int k, int m)
 
 static void test_gopher_repetition(void)
 {
-    filter_config c = repetition_only("rep_dup_line_frac", "0.3");
+    filter_config c = repetition_only(NULL, "rep_dup_line_frac", "0.3");
     lines9(10, 3, "\n"); /* 3 / 10 */
     is_str(run(&c, text, NULL, 0), "keep", "repetition: 30%% duplicated lines keeps");
     lines9(11, 4, "\n"); /* 4 / 11 */
     is_str(run(&c, text, NULL, 0), "gopher_repetition:dup_line_frac", "repetition: 36%% duplicated lines drops");
-    c = repetition_only("rep_dup_line_char_frac", "0.2");
+    c = repetition_only(&c, "rep_dup_line_char_frac", "0.2");
     lines9(10, 2, "\n"); /* 18 / 99 */
     is_str(run(&c, text, NULL, 0), "keep", "repetition: 18%% duplicated line chars keeps");
     lines9(10, 3, "\n"); /* 27 / 99 */
     is_str(run(&c, text, NULL, 0), "gopher_repetition:dup_line_char_frac", "repetition: 27%% duplicated line chars drops");
-    c = repetition_only("rep_dup_para_frac", "0.3");
+    c = repetition_only(&c, "rep_dup_para_frac", "0.3");
     lines9(10, 3, "\n\n");
     is_str(run(&c, text, NULL, 0), "keep", "repetition: 30%% duplicated paragraphs keeps");
     lines9(11, 4, "\n\n\n");
     is_str(run(&c, text, NULL, 0), "gopher_repetition:dup_para_frac", "repetition: 36%% duplicated paragraphs drops");
-    c = repetition_only("rep_dup_para_char_frac", "0.2");
+    c = repetition_only(&c, "rep_dup_para_char_frac", "0.2");
     lines9(10, 2, "\n\n"); /* 18 / 108 */
     is_str(run(&c, text, NULL, 0), "keep", "repetition: 17%% duplicated paragraph chars keeps");
     lines9(10, 3, "\n\n"); /* 27 / 108 */
@@ -191,29 +192,29 @@ static void test_gopher_repetition(void)
     lines9(10, 3, "\n \n"); /* "\n \n" does not separate paragraphs: one paragraph */
     is_str(run(&c, text, NULL, 0), "keep", "repetition: a blank line with a space is no paragraph break");
 
-    c = repetition_only("rep_top_2gram", "0.2");
+    c = repetition_only(&c, "rep_top_2gram", "0.2");
     phrase_text("xx yy", 10, 32); /* 5*10 / (60 + 192 - 1) = 0.1992 */
     is_str(run(&c, text, NULL, 0), "keep", "repetition: top 2-gram 0.1992 keeps");
     phrase_text("xx yy", 10, 31); /* 50 / 245 = 0.2041 */
     is_str(run(&c, text, NULL, 0), "gopher_repetition:top_2_gram", "repetition: top 2-gram 0.2041 drops");
-    c = repetition_only("rep_top_3gram", "0.18");
+    c = repetition_only(&c, "rep_top_3gram", "0.18");
     phrase_text("xx yy zz", 10, 60); /* 80 / 449 = 0.1782 */
     is_str(run(&c, text, NULL, 0), "keep", "repetition: top 3-gram 0.1782 keeps");
     phrase_text("xx yy zz", 10, 59); /* 80 / 443 = 0.1806 */
     is_str(run(&c, text, NULL, 0), "gopher_repetition:top_3_gram", "repetition: top 3-gram 0.1806 drops");
-    c = repetition_only("rep_top_4gram", "0.16");
+    c = repetition_only(&c, "rep_top_4gram", "0.16");
     phrase_text("ww xx yy zz", 10, 95); /* 110 / 689 = 0.1597 */
     is_str(run(&c, text, NULL, 0), "keep", "repetition: top 4-gram 0.1597 keeps");
     phrase_text("ww xx yy zz", 10, 94); /* 110 / 683 = 0.1611 */
     is_str(run(&c, text, NULL, 0), "gopher_repetition:top_4_gram", "repetition: top 4-gram 0.1611 drops");
 
     /* duplicated n-grams count "".join characters of each repeat after the first */
-    c = repetition_only("rep_dup_5gram", "0.15");
+    c = repetition_only(&c, "rep_dup_5gram", "0.15");
     phrase_text("aa bb cc dd ee", 4, 24); /* 3 repeats * 10 / (60 + 144 - 1) = 0.1478 */
     is_str(run(&c, text, NULL, 0), "keep", "repetition: duplicated 5-grams 0.1478 keeps");
     phrase_text("aa bb cc dd ee", 4, 23); /* 30 / 197 = 0.1523 */
     is_str(run(&c, text, NULL, 0), "gopher_repetition:duplicated_5_n_grams", "repetition: duplicated 5-grams 0.1523 drops");
-    c = repetition_only("rep_dup_10gram", "0.10");
+    c = repetition_only(&c, "rep_dup_10gram", "0.10");
     phrase_text("aa bb cc dd ee ff gg hh ii jj", 2, 24); /* 20 / (60 + 144 - 1) = 0.0985 */
     is_str(run(&c, text, NULL, 0), "keep", "repetition: duplicated 10-grams 0.0985 keeps");
     phrase_text("aa bb cc dd ee ff gg hh ii jj", 2, 23); /* 20 / 197 = 0.1015 */
@@ -222,7 +223,7 @@ static void test_gopher_repetition(void)
      * chars), the scan jumps to word 11, which repeats word 1's (12 chars),
      * then jumps past the copies: 24 / 197 = 0.1218 (counting every repeated
      * position instead would give 120 / 197) */
-    c = repetition_only("rep_dup_6gram", "0.125");
+    c = repetition_only(&c, "rep_dup_6gram", "0.125");
     phrase_text("aa bb cc dd ee", 4, 23);
     is_str(run(&c, text, NULL, 0), "keep", "repetition: duplicated 6-grams 0.1218 keeps at 0.125");
     set(&c, "rep_dup_6gram", "0.12");
@@ -300,8 +301,9 @@ static void test_c4(void)
     filter_config_free(&c);
 }
 
-static filter_config fineweb_only(const char *key, const char *value)
+static filter_config fineweb_only(filter_config *old, const char *key, const char *value)
 {
+    if (old) filter_config_free(old);
     filter_config c = none();
     c.fineweb = true;
     c.fw_line_punct_thr = c.fw_short_line_thr = c.fw_char_dup_ratio = c.fw_new_line_ratio = 0;
@@ -311,7 +313,7 @@ static filter_config fineweb_only(const char *key, const char *value)
 
 static void test_fineweb(void)
 {
-    filter_config c = fineweb_only("fw_line_punct_thr", "0.12");
+    filter_config c = fineweb_only(NULL, "fw_line_punct_thr", "0.12");
     text[0] = 0;
     for (int i = 0; i < 25; i++) add("%sline %d%s", i ? "\n" : "", i, i < 4 ? "." : ""); /* 4 / 25 = 0.16 */
     is_str(run(&c, text, NULL, 0), "keep", "fineweb: 16%% lines with terminal punctuation keeps");
@@ -319,7 +321,7 @@ static void test_fineweb(void)
     for (int i = 0; i < 25; i++) add("%sline %d%s", i ? "\n" : "", i, i < 3 ? "!" : ""); /* 3 / 25 = 0.12 */
     is_str(run(&c, text, NULL, 0), "fineweb:line_punct_ratio", "fineweb: 12%% lines with terminal punctuation drops");
 
-    c = fineweb_only("fw_short_line_thr", "0.67");
+    c = fineweb_only(&c, "fw_short_line_thr", "0.67");
     text[0] = 0;
     for (int i = 0; i < 100; i++) /* 30 characters is short, 31 is not */
         add("%s%s", i ? "\n" : "", i < 66 ? "short line of exactly 30 chars" : "a longer line of exactly 31 chr");
@@ -329,7 +331,7 @@ static void test_fineweb(void)
         add("%s%s", i ? "\n" : "", i < 67 ? "short line of exactly 30 chars" : "a longer line of exactly 31 chr");
     is_str(run(&c, text, NULL, 0), "fineweb:short_line_ratio", "fineweb: 67%% short lines drops");
 
-    c = fineweb_only("fw_char_dup_ratio", "0.01");
+    c = fineweb_only(&c, "fw_char_dup_ratio", "0.01");
     text[0] = 0; /* 99 unique lines of 10 chars and one duplicate of 9: 9 / 999 = 0.009 */
     for (int i = 0; i < 99; i++) add("line %05d\n", i);
     add("\n\nline 0000\nline 0000");
@@ -339,7 +341,7 @@ static void test_fineweb(void)
     add("line %05d", 0);
     is_str(run(&c, text, NULL, 0), "fineweb:char_dup_ratio", "fineweb: 1%% duplicated line chars drops");
 
-    c = fineweb_only("fw_new_line_ratio", "0.3");
+    c = fineweb_only(&c, "fw_new_line_ratio", "0.3");
     strcpy(text, "one two three\nfour five six\nseven eight nine\nten"); /* 3 / 10 */
     is_str(run(&c, text, NULL, 0), "keep", "fineweb: 0.3 newlines per word keeps");
     strcpy(text, "one two three\nfour five six\nseven eight nine\nten\n"); /* 4 / 10 */
@@ -373,6 +375,7 @@ static void test_langid_pii_lists(void)
     set(&c, "min_lang_score", "1.01");
     is_str(run(&c, en, NULL, 0), "lang:low_score", "langid: --min-lang-score above 1 drops");
 
+    filter_config_free(&c);
     c = none();
     c.pii = true;
     char out[512];
@@ -381,6 +384,7 @@ static void test_langid_pii_lists(void)
     is_str(out, "Mail email@example.com or call 22.214.171.124, not 192.168.1.10 or 10.0.0.1; v6 2001:db8::1 "
                 "and fe80::1 and version 1.2.3.4.5 at 12:30:45.", "pii: e-mail and public IPs replaced, private ones kept");
 
+    filter_config_free(&c);
     c = none();
     char urls[] = "/tmp/winnow-filter-urls-XXXXXX", words[] = "/tmp/winnow-filter-words-XXXXXX";
     int fd = mkstemp(urls);
