@@ -220,13 +220,28 @@ const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, con
     }
 
     /* top n-grams: characters of " ".join(gram) times its count, for the most
-     * frequent gram (the first seen among equals, like Counter.most_common) */
+     * frequent gram (the first seen among equals, like Counter.most_common).
+     * No k-gram occurs more often than the most frequent (k-1)-gram, so when
+     * that count times the longest k-gram cannot pass the limit, the k-gram
+     * count is skipped: the decision is the same. */
+    uint32_t prev_best = UINT32_MAX;
     for (int k = 2; k <= FILTER_DUP_NGRAM_MAX; k++) {
         if (nw < (size_t)k) break;
         size_t grams = nw - (size_t)k + 1;
-        for (size_t i = 0; i < grams; i++) g[i] = gram_extend(g[i], w->w[i + (size_t)k - 1].hash);
+        uint64_t longest = 0;
+        for (size_t i = 0; i < grams; i++) {
+            g[i] = gram_extend(g[i], w->w[i + (size_t)k - 1].hash);
+            uint64_t chars = prefix[i + (size_t)k] - prefix[i];
+            if (chars > longest) longest = chars;
+        }
         if (k > FILTER_TOP_NGRAM_MAX) break;
-        if (!c->rep_top_ngram[k]) continue;
+        if (!c->rep_top_ngram[k]) {
+            prev_best = UINT32_MAX;
+            continue;
+        }
+        if (prev_best != UINT32_MAX &&
+            (double)(longest + (uint64_t)(k - 1)) * prev_best / text_chars <= c->rep_top_ngram[k])
+            continue;
         ct_reset(&r->table, grams);
         uint32_t best_count = 0, best_first = 0;
         for (size_t i = 0; i < grams; i++) {
@@ -238,6 +253,7 @@ const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, con
         }
         double gram_chars = (double)(prefix[best_first + (size_t)k] - prefix[best_first]) + (k - 1);
         if (gram_chars * best_count / text_chars > c->rep_top_ngram[k]) return top_reasons[k];
+        prev_best = best_count;
     }
 
     /* duplicated n-grams, datatrove's find_all_duplicate: scan left to right,

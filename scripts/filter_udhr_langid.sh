@@ -8,7 +8,8 @@
 # A text counts when its BCP 47 tag, its primary subtag or its ISO 639-3 code
 # is a code in `winnow filter --list-languages`; it is right when CLD2's
 # metadata.lang is that code. Prints the accuracy and the misses.
-# Env: WINNOW (binary, default bin/winnow), SHARED (data dir), VERBOSE=1 lists misses.
+# Env: WINNOW (binary, default bin/winnow), SHARED (data dir), VERBOSE=1 lists misses,
+# UDHR_FLAGS extra flags for winnow filter (e.g. --langid-max-bytes 0).
 set -eu
 WINNOW=${WINNOW:-bin/winnow}
 SHARED=${SHARED:-../shared/data}
@@ -17,7 +18,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/winnow-udhr.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 "$WINNOW" filter --list-languages > "$TMP/langs.tsv"
-"$WINNOW" filter -q --no-gopher-quality --no-gopher-repetition --no-c4 --no-fineweb "$IN" > "$TMP/out.jsonl"
+"$WINNOW" filter -q ${UDHR_FLAGS:-} --no-gopher-quality --no-gopher-repetition --no-c4 --no-fineweb "$IN" > "$TMP/out.jsonl"
 python3 - "$TMP/langs.tsv" "$TMP/out.jsonl" "${VERBOSE:-0}" <<'PY'
 import json, sys
 codes = {}
