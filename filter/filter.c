@@ -124,6 +124,28 @@ static bool lang_allowed(const filter *f, const char *code)
     return false;
 }
 
+/* Sets r's language from text; returns a drop reason when --lang or
+ * --min-lang-score rejects it. */
+static const char *identify_language(const filter *f, filter_worker *w, const char *text, size_t n,
+                                     filter_result *r)
+{
+    const filter_config *c = &f->config;
+    langid_result lr;
+    if (utf8_valid(text, n)) {
+        langid_detect(text, n, (size_t)c->langid_max_bytes, &lr);
+    } else { /* CLD2 wants valid UTF-8; the stream always is, library callers may not be */
+        buf_clear(&w->scratch);
+        utf8_repair(&w->scratch, text, n);
+        langid_detect(w->scratch.data, w->scratch.len, (size_t)c->langid_max_bytes, &lr);
+    }
+    r->has_lang = true;
+    r->lang = lr.code;
+    r->lang_score = lr.score;
+    if (!lang_allowed(f, lr.code)) return "lang:not_wanted";
+    if (lr.score < c->min_lang_score) return "lang:low_score";
+    return NULL;
+}
+
 void filter_document(const filter *f, filter_worker *w, const char *text, size_t n, const char *url,
                      size_t url_len, filter_result *r)
 {
@@ -136,27 +158,10 @@ void filter_document(const filter *f, filter_worker *w, const char *text, size_t
         r->reason = "url_blocklist";
         return;
     }
-    if (c->langid) {
-        langid_result lr;
-        if (utf8_valid(text, n)) {
-            langid_detect(text, n, (size_t)c->langid_max_bytes, &lr);
-        } else { /* CLD2 wants valid UTF-8; the stream always is, library callers may not be */
-            buf_clear(&w->scratch);
-            utf8_repair(&w->scratch, text, n);
-            langid_detect(w->scratch.data, w->scratch.len, (size_t)c->langid_max_bytes, &lr);
-        }
-        r->has_lang = true;
-        r->lang = lr.code;
-        r->lang_score = lr.score;
-        if (!lang_allowed(f, lr.code)) {
-            r->reason = "lang:not_wanted";
-            return;
-        }
-        if (lr.score < c->min_lang_score) {
-            r->reason = "lang:low_score";
-            return;
-        }
-    }
+    /* language ID decides here when it filters; when it only annotates, it
+     * runs last, on the documents that are kept (same output, less work) */
+    bool lang_filters = f->nlangs || c->min_lang_score > 0;
+    if (c->langid && lang_filters && (r->reason = identify_language(f, w, text, n, r))) return;
     if (f->badwords && word_blocklist_match(f->badwords, text, n, &w->scratch)) {
         r->reason = "badwords";
         return;
@@ -190,6 +195,7 @@ void filter_document(const filter *f, filter_worker *w, const char *text, size_t
             r->text_changed = true;
         }
     }
+    if (c->langid && !lang_filters) identify_language(f, w, text, n, r);
     r->text = cur;
     r->text_len = cur_len;
 }

@@ -4,7 +4,9 @@
  *
  * Order (FineWeb's pipeline): URL block list, language ID (and --lang /
  * --min-lang-score), word block list, Gopher repetition, Gopher quality, C4
- * (may rewrite the text), FineWeb (on C4's text), then PII replacement. */
+ * (may rewrite the text), FineWeb (on C4's text), then PII replacement.
+ * Language ID sees the original text; when it only annotates (no --lang,
+ * no --min-lang-score) it runs after the rules, on kept documents only. */
 #ifndef WINNOW_FILTER_FILTER_H
 #define WINNOW_FILTER_FILTER_H
 
@@ -22,7 +24,7 @@ typedef struct {
     bool text_changed;      /* C4 removed lines or PII was replaced */
     const char *text;       /* the new text when text_changed (owned by the worker) */
     size_t text_len;
-    bool has_lang;
+    bool has_lang;          /* set for kept documents (and for all when language filters) */
     const char *lang;       /* CLD2 code, static */
     double lang_score;
     size_t pii_replaced;
