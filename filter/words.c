@@ -344,51 +344,60 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
     ws->text_chars = chars;
 }
 
-/* Python whitespace at s[i] (advancing *next past it). */
-static inline bool space_at(const char *s, size_t n, size_t i, size_t *next)
+/* True when s[a, b) has a character that is not whitespace. */
+static bool has_text(const char *s, size_t a, size_t b)
 {
-    unsigned char ch = (unsigned char)s[i];
-    if (ch < 128) {
-        *next = i + 1;
-        return ascii_class[ch] & A_SPACE;
+    while (a < b) {
+        size_t t = a;
+        if (!uc_is_space(uc_next(s, b, &t))) return true;
+        a = t;
     }
-    *next = i;
-    return uc_is_space(uc_next(s, n, next));
+    return false;
 }
 
 size_t count_sentences(const char *s, size_t a, size_t b)
 {
     init_ascii_class();
-    size_t sentences = 0, t;
-    bool in_sentence = false;
-    size_t i = a;
-    while (i < b) {
-        if (space_at(s, b, i, &t)) {
-            i = t;
+    size_t sentences = 0, open = a; /* open: where the current sentence starts */
+    for (size_t p = a; p < b; p++) {
+        char ch = s[p];
+        if (ch != '.' && ch != '?' && ch != '!') continue;
+        /* a run of terminators, then closing quotes and brackets */
+        size_t q = p;
+        while (q < b && (s[q] == '.' || s[q] == '?' || s[q] == '!')) q++;
+        size_t run_end = q;
+        while (q < b) {
+            size_t t = q;
+            if (!is_closer(uc_next(s, b, &t))) break;
+            q = t;
+        }
+        p = q - 1;
+        size_t after = q;
+        if (q < b) { /* must be followed by whitespace */
+            size_t t = q;
+            if (!uc_is_space(uc_next(s, b, &t))) continue;
+        }
+        /* a single period after an abbreviation ends nothing */
+        size_t term_start = run_end;
+        while (term_start > a && (s[term_start - 1] == '.' || s[term_start - 1] == '?' || s[term_start - 1] == '!'))
+            term_start--;
+        size_t word_start = term_start;
+        while (word_start > a && !((unsigned char)s[word_start - 1] < 128 &&
+                                   (ascii_class[(unsigned char)s[word_start - 1]] & A_SPACE)))
+            word_start--;
+        if (run_end - term_start == 1 && s[term_start] == '.' &&
+            is_abbreviation(s + word_start, term_start - word_start))
             continue;
+        /* the next word must not start in lower case */
+        size_t j = after;
+        while (j < b) {
+            size_t t = j;
+            if (!uc_is_space(uc_next(s, b, &t))) break;
+            j = t;
         }
-        size_t start = i;
-        while (i < b && !space_at(s, b, i, &t)) i = t;
-        in_sentence = true;
-        /* strip closers, then look for a terminator */
-        size_t end = i;
-        while (end > start) {
-            size_t p = uc_prev_start(s, end), q = p;
-            if (!is_closer(uc_next(s, end, &q))) break;
-            end = p;
-        }
-        if (end == start) continue;
-        char last = s[end - 1];
-        if (last != '.' && last != '?' && last != '!') continue;
-        size_t word_end = end;
-        while (word_end > start && (s[word_end - 1] == '.' || s[word_end - 1] == '?' || s[word_end - 1] == '!'))
-            word_end--;
-        if (last == '.' && end - word_end == 1 && is_abbreviation(s + start, word_end - start)) continue;
-        size_t j = i;
-        while (j < b && space_at(s, b, j, &t)) j = t;
         if (j < b && is_lower_start(s, b, j)) continue;
         sentences++;
-        in_sentence = false;
+        open = after;
     }
-    return sentences + (in_sentence ? 1 : 0);
+    return sentences + (has_text(s, open, b) ? 1 : 0);
 }
