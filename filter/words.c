@@ -68,11 +68,19 @@ static bool is_lower_start(const char *s, size_t n, size_t i)
 
 /* Words whose period is not a sentence end (NLTK punkt's English model knows
  * these as abbreviations). */
-static const char *const abbreviations[] = {
-    "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "inc", "ltd", "co", "corp",
-    "no", "vol", "fig", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
-    "nov", "dec", "gen", "gov", "rev", "est", "approx", "dept", "univ", "ave", "mt", "ft",
+#define ABBR(s) {s, sizeof s - 1}
+static const struct {
+    const char *word;
+    size_t len;
+} abbreviations[] = {
+    ABBR("mr"), ABBR("mrs"), ABBR("ms"), ABBR("dr"), ABBR("prof"), ABBR("st"), ABBR("jr"),
+    ABBR("sr"), ABBR("vs"), ABBR("etc"), ABBR("inc"), ABBR("ltd"), ABBR("co"), ABBR("corp"),
+    ABBR("no"), ABBR("vol"), ABBR("fig"), ABBR("jan"), ABBR("feb"), ABBR("mar"), ABBR("apr"),
+    ABBR("jun"), ABBR("jul"), ABBR("aug"), ABBR("sep"), ABBR("sept"), ABBR("oct"), ABBR("nov"),
+    ABBR("dec"), ABBR("gen"), ABBR("gov"), ABBR("rev"), ABBR("est"), ABBR("approx"), ABBR("dept"),
+    ABBR("univ"), ABBR("ave"), ABBR("mt"), ABBR("ft"),
 };
+#undef ABBR
 
 static bool is_abbreviation(const char *w, size_t len)
 {
@@ -81,10 +89,9 @@ static bool is_abbreviation(const char *w, size_t len)
     if (memchr(w, '.', len)) return true;                      /* "U.S." "e.g." */
     if (len > 6) return false;
     for (size_t i = 0; i < sizeof abbreviations / sizeof abbreviations[0]; i++) {
-        size_t al = strlen(abbreviations[i]);
-        if (al != len) continue;
+        if (abbreviations[i].len != len) continue;
         size_t k = 0;
-        while (k < len && tolower((unsigned char)w[k]) == abbreviations[i][k]) k++;
+        while (k < len && tolower((unsigned char)w[k]) == abbreviations[i].word[k]) k++;
         if (k == len) return true;
     }
     return false;
