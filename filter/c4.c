@@ -90,9 +90,10 @@ static bool ends_with_terminal_punct(const char *line, size_t len)
 }
 
 const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, size_t n, wbuf *out,
-                     bool *changed)
+                     bool *changed, size_t *removed)
 {
     buf_clear(out);
+    size_t nonempty = 0, kept = 0;
     ascii_lower(s, n, &r->text_lower);
     size_t sentences = 0, line_index = 0;
     size_t max_word = (size_t)c->c4_max_word_length;
@@ -107,6 +108,7 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
         r->line_kept[line_index] = 0;
 
         uc_strip(s, &a, &b);
+        nonempty += a < b;
         bool too_long;
         size_t words = split_words(s, a, b, b - a > max_word ? max_word : 0, &too_long);
         if (too_long) continue;
@@ -145,6 +147,7 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
         if (out->len) buf_putc(out, '\n');
         buf_append(out, line, len);
         r->line_kept[line_index] = 1;
+        kept += len > 0;
     }
     if (reason) return reason;
     if (c->c4_min_sentences && sentences < c->c4_min_sentences) return "c4:too_few_sentences";
@@ -158,5 +161,6 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
         out->data[out->len] = 0;
     }
     *changed = out->len != n || memcmp(out->data ? out->data : "", s, n) != 0;
+    *removed = nonempty - kept;
     return NULL;
 }

@@ -63,6 +63,7 @@ static void filter_map(void *ctx, int worker, stage_batch *b)
             meta_add_str(meta, "lang", r.lang, strlen(r.lang));
             meta_add_num(meta, "lang_score", r.lang_score);
         }
+        if (r.c4_lines_removed) meta_add_int(meta, "c4_lines_removed", (long long)r.c4_lines_removed);
         if (r.pii_replaced) meta_add_int(meta, "pii_replaced", (long long)r.pii_replaced);
         buf_clear(line);
         doc_rewrite(d->line, d->len, &d->json, r.text_changed ? r.text : NULL, r.text_len, meta, line);

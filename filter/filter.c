@@ -175,7 +175,7 @@ void filter_document(const filter *f, filter_worker *w, const char *text, size_t
     size_t cur_len = n, nwords = w->words.n;
     if (c->c4) {
         bool changed = false;
-        if ((r->reason = c4_apply(c, &w->rules, text, n, &w->c4_text, &changed))) return;
+        if ((r->reason = c4_apply(c, &w->rules, text, n, &w->c4_text, &changed, &r->c4_lines_removed))) return;
         if (changed) {
             cur = w->c4_text.data;
             cur_len = w->c4_text.len;

@@ -28,7 +28,7 @@ typedef struct {
     const char *lang;       /* CLD2 code, static */
     double lang_score;
     size_t pii_replaced;
-    size_t c4_lines_removed;
+    size_t c4_lines_removed; /* non-empty lines C4's line rules removed */
 } filter_result;
 
 /* Builds a filter from c (copied); reads the block lists. Exits with status

@@ -43,9 +43,10 @@ const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, con
 
 /* C4 rules. Writes the text made of the kept lines to out (datatrove's
  * output: stripped lines joined by '\n'), sets *changed when it differs from
- * s, and marks kept lines in r->line_kept. */
+ * s, *removed to the number of non-empty lines it removed, and marks kept
+ * lines in r->line_kept. */
 const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, size_t n, wbuf *out,
-                     bool *changed);
+                     bool *changed, size_t *removed);
 
 /* FineWeb rules on text s; nwords is the number of words of s. */
 const char *fineweb_check(const filter_config *c, rule_scratch *r, const char *s, size_t n, size_t nwords);

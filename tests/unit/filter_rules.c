@@ -26,6 +26,8 @@ static void set(filter_config *c, const char *key, const char *value)
     }
 }
 
+static size_t last_c4_removed; /* c4_lines_removed of the last run() */
+
 /* Runs the filter; returns the drop reason or "keep". Copies the new text to out when given. */
 static const char *run(const filter_config *c, const char *text, char *out, size_t outlen)
 {
@@ -35,6 +37,7 @@ static const char *run(const filter_config *c, const char *text, char *out, size
     filter_result r;
     filter_document(f, w, text, strlen(text), NULL, 0, &r);
     snprintf(reason, sizeof reason, "%s", r.reason ? r.reason : "keep");
+    last_c4_removed = r.c4_lines_removed;
     if (out) snprintf(out, outlen, "%.*s", (int)r.text_len, r.text);
     filter_worker_destroy(w);
     filter_destroy(f);
@@ -262,6 +265,7 @@ static void test_c4(void)
     is_str(run(&c, text, out, sizeof out), "keep", "c4: line rules keep the document");
     is_str(out, "Line one is kept here.\nWikipedia says so. And more here.\nLine four is kept.\nLine five is kept.\n"
                 "Line six is kept.", "c4: short, javascript and cookie lines removed, citations removed");
+    is_int(last_c4_removed, 3, "c4: three lines removed");
 
     text[0] = 0;
     for (int i = 0; i < 5; i++) add("This is sentence number %d.\n", i);
