@@ -2,6 +2,7 @@
 #include "filter/words.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unicode/ubrk.h>
@@ -16,9 +17,8 @@
 enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_CLOSER = 32, A_ALNUM = 64 };
 static uint8_t ascii_class[128];
 
-static void init_ascii_class(void)
+static void fill_ascii_class(void)
 {
-    if (ascii_class['a']) return;
     for (int c = 0; c < 128; c++) {
         uint8_t k = 0;
         if (uc_is_space((uint32_t)c)) k |= A_SPACE;
@@ -31,6 +31,13 @@ static void init_ascii_class(void)
         if (strchr(")]}>\"'", c) && c) k |= A_CLOSER;
         ascii_class[c] = k;
     }
+}
+
+/* Fills the class table once, whichever thread gets here first. */
+static void init_ascii_class(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, fill_ascii_class);
 }
 
 void words_init(fwords *ws)
