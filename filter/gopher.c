@@ -228,13 +228,12 @@ const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, con
     for (int k = 2; k <= FILTER_DUP_NGRAM_MAX; k++) {
         if (nw < (size_t)k) break;
         size_t grams = nw - (size_t)k + 1;
-        uint64_t longest = 0;
-        for (size_t i = 0; i < grams; i++) {
-            g[i] = gram_extend(g[i], w->w[i + (size_t)k - 1].hash);
-            uint64_t chars = prefix[i + (size_t)k] - prefix[i];
-            if (chars > longest) longest = chars;
-        }
+        for (size_t i = 0; i < grams; i++) g[i] = gram_extend(g[i], w->w[i + (size_t)k - 1].hash);
         if (k > FILTER_TOP_NGRAM_MAX) break;
+        uint64_t longest = 0;
+        if (prev_best != UINT32_MAX && c->rep_top_ngram[k])
+            for (size_t i = 0; i < grams; i++)
+                if (prefix[i + (size_t)k] - prefix[i] > longest) longest = prefix[i + (size_t)k] - prefix[i];
         if (!c->rep_top_ngram[k]) {
             prev_best = UINT32_MAX;
             continue;
@@ -259,37 +258,36 @@ const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, con
     /* duplicated n-grams, datatrove's find_all_duplicate: scan left to right,
      * a gram seen before adds its characters ("".join) and skips n words.
      * A gram can only have been seen before where its leading 5-gram occurs
-     * twice or more in the document, so other positions are skipped. */
+     * twice or more in the document (a "hot" position); elsewhere the scan
+     * just moves on, so only hot positions are hashed and looked at. */
     if (nw < FILTER_DUP_NGRAM_MIN) return NULL;
     size_t grams5 = nw - FILTER_DUP_NGRAM_MIN + 1;
+    uint32_t *hot = r->gram_count;
     /* g holds 5-gram hashes now (extended up to k = 5 above) */
     ct_reset(&r->grams, grams5); /* sized for every key: slots do not move while adding */
-    for (size_t i = 0; i < grams5; i++) r->gram_count[i] = (uint32_t)(ct_add(&r->grams, g[i], (uint32_t)i) - r->grams.slots);
-    size_t repeated5 = 0;
-    for (size_t i = 0; i < grams5; i++) {
-        r->gram_count[i] = r->grams.slots[r->gram_count[i]].count;
-        repeated5 += r->gram_count[i] > 1;
-    }
+    for (size_t i = 0; i < grams5; i++) hot[i] = (uint32_t)(ct_add(&r->grams, g[i], (uint32_t)i) - r->grams.slots);
+    size_t nhot = 0;
+    for (size_t i = 0; i < grams5; i++)
+        if (r->grams.slots[hot[i]].count > 1) hot[nhot++] = (uint32_t)i; /* in place: nhot <= i */
+    if (nhot == 0) return NULL;
     for (int k = FILTER_DUP_NGRAM_MIN; k <= FILTER_DUP_NGRAM_MAX; k++) {
         if (nw < (size_t)k) break;
         size_t grams = nw - (size_t)k + 1;
+        while (nhot > 0 && hot[nhot - 1] >= grams) nhot--; /* too close to the end for a k-gram */
         if (k > FILTER_DUP_NGRAM_MIN)
-            for (size_t i = 0; i < grams; i++) g[i] = gram_extend(g[i], w->w[i + (size_t)k - 1].hash);
-        if (!c->rep_dup_ngram[k] || repeated5 == 0) continue;
-        ct_reset(&r->table, repeated5);
+            for (size_t h = 0; h < nhot; h++) g[hot[h]] = gram_extend(g[hot[h]], w->w[hot[h] + (size_t)k - 1].hash);
+        if (!c->rep_dup_ngram[k]) continue;
+        ct_reset(&r->table, nhot);
         uint64_t repeated_chars = 0;
-        for (size_t i = 0; i < grams;) {
-            if (r->gram_count[i] < 2) {
-                i++;
-                continue;
-            }
+        size_t next = 0; /* the scan's position */
+        for (size_t h = 0; h < nhot; h++) {
+            size_t i = hot[h];
+            if (i < next) continue; /* inside a duplicate the scan jumped over */
             ct_slot *slot = ct_add(&r->table, g[i], (uint32_t)i);
             if (slot->count > 1) {
                 repeated_chars += prefix[i + (size_t)k] - prefix[i];
                 slot->count--; /* a set, not a counter */
-                i += (size_t)k;
-            } else {
-                i++;
+                next = i + (size_t)k;
             }
         }
         if ((double)repeated_chars / text_chars > c->rep_dup_ngram[k]) return dup_reasons[k];
