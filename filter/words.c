@@ -134,7 +134,7 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
     }
     w->nchars = nchars;
     for (int k = 0; stop && len <= stop->max_len && k < stop->n; k++)
-        if (stop->lens[k] == len && memcmp(stop->words[k], s + off, len) == 0) {
+        if (stop->lens[k] == len && stop->words[k][0] == s[off] && memcmp(stop->words[k], s + off, len) == 0) {
             flags |= WORD_STOP;
             break;
         }
@@ -158,7 +158,7 @@ static void push_plain_word(fwords *ws, const char *s, size_t off, size_t len, u
     w->hash = XXH3_64bits(s + off, len);
     uint32_t flags = alpha ? WORD_ALPHA : 0;
     for (int k = 0; stop && len <= stop->max_len && k < stop->n; k++)
-        if (stop->lens[k] == len && memcmp(stop->words[k], s + off, len) == 0) {
+        if (stop->lens[k] == len && stop->words[k][0] == s[off] && memcmp(stop->words[k], s + off, len) == 0) {
             flags |= WORD_STOP;
             break;
         }
@@ -288,9 +288,9 @@ static void split_icu(chunk_ctx *c, size_t a, size_t b)
 void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop)
 {
     ws->n = 0;
-    ws->text_chars = 0;
+    ws->text_chars = uc_count(s, n);
     chunk_ctx c = {ws, s, 0, stop, true};
-    size_t i = 0, chars = 0;
+    size_t i = 0;
     while (i < n) {
         /* whitespace, counting line breaks as splitlines() does */
         unsigned char ch = (unsigned char)s[i];
@@ -299,7 +299,6 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
             if (k & A_SPACE) {
                 if (k & A_BREAK && !(ch == '\n' && i > 0 && s[i - 1] == '\r')) c.line++;
                 i++;
-                chars++;
                 continue;
             }
         } else {
@@ -308,7 +307,6 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
             if (uc_is_space(cp)) {
                 if (uc_is_line_break(cp)) c.line++;
                 i = t;
-                chars++;
                 continue;
             }
         }
@@ -332,7 +330,6 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
                 plain = false;
                 i = t;
             }
-            chars++;
         }
         if (plain) { /* the common case: one word, nothing to split */
             push_plain_word(ws, s, a, i - a, c.line, (seen & A_ALPHA) != 0, stop);
@@ -355,7 +352,6 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
         else
             split_chunk(&c, a, i);
     }
-    ws->text_chars = chars;
 }
 
 /* True when s[a, b) has a character that is not whitespace. */
