@@ -11,12 +11,15 @@
 #include "filter/filter.h"
 #include "filter/langid.h"
 
+/* Buffers each worker thread uses: decoded text, metadata, new line, url. */
+#define SCRATCH_PER_WORKER 4
+
 enum { OPT_CONFIG = OPT_STAGE_FIRST_FREE, OPT_PRINT_CONFIG, OPT_LIST_LANGUAGES, OPT_SETTING_FIRST };
 
 typedef struct {
     const filter *f;
     filter_worker **workers; /* one per thread, made on first use */
-    wbuf *scratch;           /* per thread: decoded text, metadata, new line */
+    wbuf *scratch;           /* per thread: decoded text, metadata, new line, url */
     int threads;
 } filter_stage;
 
@@ -38,21 +41,39 @@ static void usage(FILE *out)
     fprintf(out, "\n%s", STAGE_COMMON_HELP);
 }
 
+/* The document's URL for the URL block list: the top-level "url", else
+ * metadata.url (where Dolma keeps it); NULL when there is none or no list. */
+static const char *document_url(const filter_stage *st, const stage_doc *d, wbuf *scratch, size_t *len)
+{
+    if (!*filter_get_config(st->f)->url_blocklist) return NULL;
+    jvalue url = d->json.url;
+    if (url.kind != JSON_STRING && d->json.metadata.kind == JSON_OBJECT) {
+        /* the metadata value is itself a scanned, valid object: scan its members */
+        jdoc meta;
+        const char *err;
+        size_t pos;
+        if (json_scan_doc(d->json.metadata.p, d->json.metadata.len, &meta, &err, &pos) == 0) url = meta.url;
+    }
+    if (url.kind != JSON_STRING) return NULL;
+    return json_string(&url, scratch, len);
+}
+
 static void filter_map(void *ctx, int worker, stage_batch *b)
 {
     filter_stage *st = ctx;
     if (!st->workers[worker]) st->workers[worker] = filter_worker_create(st->f);
     filter_worker *w = st->workers[worker];
-    wbuf *text_buf = &st->scratch[worker * 3], *meta = &st->scratch[worker * 3 + 1],
-         *line = &st->scratch[worker * 3 + 2];
+    wbuf *text_buf = &st->scratch[worker * SCRATCH_PER_WORKER], *meta = text_buf + 1, *line = text_buf + 2,
+         *url_buf = text_buf + 3;
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         if (d->verdict != DOC_KEEP) continue;
         size_t len;
         const char *text = json_string(&d->json.text, text_buf, &len);
-        const char *url = d->json.url.kind == JSON_STRING ? d->json.url.p : NULL;
+        size_t url_len = 0;
+        const char *url = document_url(st, d, url_buf, &url_len);
         filter_result r;
-        filter_document(st->f, w, text, len, url, url ? d->json.url.len : 0, &r);
+        filter_document(st->f, w, text, len, url, url_len, &r);
         if (r.reason) {
             stage_doc_drop(b, i, r.reason, NULL);
             continue;
@@ -175,12 +196,12 @@ int cmd_filter(int argc, char **argv)
     filter *f = filter_create(&config);
     filter_stage st = {f, NULL, NULL, opts.threads};
     st.workers = xcalloc((size_t)opts.threads, sizeof *st.workers);
-    st.scratch = xcalloc((size_t)opts.threads * 3, sizeof *st.scratch);
+    st.scratch = xcalloc((size_t)opts.threads * SCRATCH_PER_WORKER, sizeof *st.scratch);
     stage_ops ops = {"filter", &st, filter_map, NULL, NULL};
     int rc = stage_run(&opts, &ops);
 
     for (int i = 0; i < opts.threads; i++) filter_worker_destroy(st.workers[i]);
-    for (int i = 0; i < opts.threads * 3; i++) buf_free(&st.scratch[i]);
+    for (int i = 0; i < opts.threads * SCRATCH_PER_WORKER; i++) buf_free(&st.scratch[i]);
     free(st.workers);
     free(st.scratch);
     filter_destroy(f);

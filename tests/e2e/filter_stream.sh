@@ -40,6 +40,17 @@ is "$(grep -E '^(gopher_min_words|c4) ' "$TMP/eff" | tr '\n' ' ')" "gopher_min_w
 is "$(grep -o '"failed": [0-9]*' "$TMP/bs.json")" '"failed": 2' "two bad lines are counted as failed"
 ok "the bad line is reported with file and line" grep -q "bad.jsonl: line 4" "$TMP/err"
 
+# URL block list: top-level url (JSON escapes decoded) or, in Dolma's layout, metadata.url
+printf 'bad.example.com\n' > "$TMP/blocked"
+printf '%s\n' '{"text":"a","url":"http:\/\/x.bad.example.com\/p"}' \
+    '{"text":"b","metadata":{"url":"https://bad.example.com/q","x":{"url":"y"}}}' \
+    '{"text":"c","metadata":{"x":{"url":"http://bad.example.com"}}}' \
+    '{"text":"d","url":"http://good.example.com"}' > "$TMP/urls.jsonl"
+"$WINNOW" filter -q --no-gopher-quality --no-gopher-repetition --no-c4 --no-fineweb --no-langid \
+    --url-blocklist "$TMP/blocked" --rejects "$TMP/url-rej.jsonl" "$TMP/urls.jsonl" > "$TMP/url-kept.jsonl"
+is "$(grep -o '"text":"[a-d]"' "$TMP/url-kept.jsonl" | tr '\n' ' ')" '"text":"c" "text":"d" ' "URL block list drops by url and metadata.url, not nested urls"
+is "$(grep -c '"reason":"url_blocklist"' "$TMP/url-rej.jsonl")" 2 "blocked documents are rejected as url_blocklist"
+
 # the default rules keep more of what people labelled good than of what they labelled bad
 keep1=$(grep -c '"label": 1' "$TMP/j1.jsonl"); keep0=$(grep -c '"label": 0' "$TMP/j1.jsonl")
 all1=$(grep -c '"label": 1' "$DCLM"); all0=$(grep -c '"label": 0' "$DCLM")
