@@ -6,7 +6,6 @@
 
 #include "core/doc.h"
 #include "core/stage.h"
-#include "core/utf8.h"
 #include "core/util.h"
 #include "filter/filter.h"
 #include "filter/langid.h"
@@ -20,7 +19,6 @@ typedef struct {
     const filter *f;
     filter_worker **workers; /* one per thread, made on first use */
     wbuf *scratch;           /* per thread: decoded text, metadata, new line, url */
-    int threads;
 } filter_stage;
 
 static void usage(FILE *out)
@@ -194,7 +192,7 @@ int cmd_filter(int argc, char **argv)
     }
 
     filter *f = filter_create(&config);
-    filter_stage st = {f, NULL, NULL, opts.threads};
+    filter_stage st = {f, NULL, NULL};
     st.workers = xcalloc((size_t)opts.threads, sizeof *st.workers);
     st.scratch = xcalloc((size_t)opts.threads * SCRATCH_PER_WORKER, sizeof *st.scratch);
     stage_ops ops = {"filter", &st, filter_map, NULL, NULL};
