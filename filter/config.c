@@ -195,7 +195,7 @@ void filter_config_print_help(FILE *f)
         snprintf(flag, sizeof flag, "%s", s->name);
         for (char *p = flag; *p; p++)
             if (*p == '_') *p = '-';
-        fprintf(f, "  --%-26s %s (default %s%s%s)\n", flag, s->help, s->kind == K_STR ? "'" : "",
+        fprintf(f, "  --%-27s %s (default %s%s%s)\n", flag, s->help, s->kind == K_STR ? "'" : "",
                 s->def, s->kind == K_STR ? "'" : "");
     }
 }
