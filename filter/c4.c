@@ -57,9 +57,10 @@ static void remove_citations(const char *s, size_t a, size_t b, wbuf *out)
     buf_append(out, s + i, b - i);
 }
 
-/* Words of s[a, b) as str.split() sees them; sets *too_long when one has
- * more than max_len code points (max_len 0: no limit). */
-static size_t split_words(const char *s, size_t a, size_t b, size_t max_len, bool *too_long)
+/* Words of s[a, b) as str.split() sees them, counted up to enough (0: all);
+ * sets *too_long when one has more than max_len code points (max_len 0: no
+ * limit; then the count stops at enough). */
+static size_t split_words(const char *s, size_t a, size_t b, size_t max_len, size_t enough, bool *too_long)
 {
     size_t words = 0, chars = 0;
     bool in_word = false;
@@ -72,6 +73,7 @@ static size_t split_words(const char *s, size_t a, size_t b, size_t max_len, boo
             continue;
         }
         if (!in_word) {
+            if (!max_len && enough && words == enough) break; /* the line has enough words */
             words++;
             chars = 0;
             in_word = true;
@@ -110,7 +112,8 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
         uc_strip(s, &a, &b);
         nonempty += a < b;
         bool too_long;
-        size_t words = split_words(s, a, b, b - a > max_word ? max_word : 0, &too_long);
+        size_t words = split_words(s, a, b, b - a > max_word ? max_word : 0, (size_t)c->c4_min_words_per_line,
+                                   &too_long);
         if (too_long) continue;
         /* the line, and its lower case, after citation removal */
         const char *line = s + a, *lower = r->text_lower.data + a;
