@@ -59,10 +59,12 @@ filter *filter_create(const filter_config *c)
     f->stop.words = xcalloc(FILTER_MAX_LANGS, sizeof *f->stop.words);
     f->stop.n = split_list(f->stop_words_copy, f->stop.words, FILTER_MAX_LANGS);
     f->stop.lens = xcalloc(FILTER_MAX_LANGS, sizeof *f->stop.lens);
+    f->stop.packed = xcalloc(FILTER_MAX_LANGS, sizeof *f->stop.packed);
     for (int i = 0; i < f->stop.n; i++) {
         f->stop.lens[i] = strlen(f->stop.words[i]);
         if (f->stop.lens[i] > f->stop.max_len) f->stop.max_len = f->stop.lens[i];
     }
+    stopwords_pack(&f->stop);
 
     char *lang_copy = xstrdup(fc->lang);
     char *codes[FILTER_MAX_LANGS];
@@ -87,6 +89,7 @@ void filter_destroy(filter *f)
     free(f->stop_words_copy);
     free(f->stop.words);
     free(f->stop.lens);
+    free(f->stop.packed);
     url_blocklist_free(f->urls);
     word_blocklist_free(f->badwords);
     pii_free(f->pii);

@@ -14,7 +14,7 @@
 #include "filter/uchar.h"
 
 /* ASCII classes, looked up once per byte. */
-enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_CLOSER = 32, A_ALNUM = 64 };
+enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_CLOSER = 32, A_ALNUM = 64, A_DOT = 128 };
 static uint8_t ascii_class[128];
 
 static void fill_ascii_class(void)
@@ -25,6 +25,7 @@ static void fill_ascii_class(void)
         if (uc_is_line_break((uint32_t)c)) k |= A_BREAK;
         if (isalpha(c)) k |= A_ALPHA;
         if (isalnum(c)) k |= A_ALNUM;
+        if (c == '.') k |= A_DOT;
         if (uc_is_datatrove_punct((uint32_t)c)) k |= A_PUNCT;
         /* characters NLTK's Treebank rules always make tokens of their own */
         if (strchr(";@#$%&?!()[]{}<>*\"", c) && c) k |= A_SPLIT;
@@ -104,6 +105,22 @@ static bool is_abbreviation(const char *w, size_t len)
     return false;
 }
 
+/* True when w (len bytes) is one of the stop words. */
+static inline bool is_stop_word(const stopword_set *stop, const char *w, size_t len)
+{
+    if (len > stop->max_len) return false;
+    if (stop->max_len <= sizeof(uint64_t)) { /* compare as integers */
+        uint64_t x = 0;
+        memcpy(&x, w, len);
+        for (int k = 0; k < stop->n; k++)
+            if (stop->packed[k] == x && stop->lens[k] == len) return true;
+        return false;
+    }
+    for (int k = 0; k < stop->n; k++)
+        if (stop->lens[k] == len && memcmp(stop->words[k], w, len) == 0) return true;
+    return false;
+}
+
 static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_t line,
                       const stopword_set *stop)
 {
@@ -133,11 +150,7 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
         nchars++;
     }
     w->nchars = nchars;
-    for (int k = 0; stop && len <= stop->max_len && k < stop->n; k++)
-        if (stop->lens[k] == len && stop->words[k][0] == s[off] && memcmp(stop->words[k], s + off, len) == 0) {
-            flags |= WORD_STOP;
-            break;
-        }
+    if (stop && is_stop_word(stop, s + off, len)) flags |= WORD_STOP;
     w->flags = flags;
 }
 
@@ -157,11 +170,7 @@ static void push_plain_word(fwords *ws, const char *s, size_t off, size_t len, u
     w->nchars = (uint32_t)len;
     w->hash = XXH3_64bits(s + off, len);
     uint32_t flags = alpha ? WORD_ALPHA : 0;
-    for (int k = 0; stop && len <= stop->max_len && k < stop->n; k++)
-        if (stop->lens[k] == len && stop->words[k][0] == s[off] && memcmp(stop->words[k], s + off, len) == 0) {
-            flags |= WORD_STOP;
-            break;
-        }
+    if (stop && is_stop_word(stop, s + off, len)) flags |= WORD_STOP;
     w->flags = flags;
 }
 
@@ -338,7 +347,7 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
         /* a final period is split off at a sentence end: one where the next
          * chunk does not start in lower case */
         c.sentence_may_end = true;
-        if (memchr(s + a, '.', i - a)) {
+        if (seen & A_DOT) {
             size_t j = i;
             while (j < n) {
                 size_t t = j;
@@ -410,4 +419,12 @@ size_t count_sentences(const char *s, size_t a, size_t b)
         open = after;
     }
     return sentences + (has_text(s, open, b) ? 1 : 0);
+}
+
+void stopwords_pack(stopword_set *set)
+{
+    for (int k = 0; k < set->n; k++) {
+        set->packed[k] = 0;
+        if (set->lens[k] <= sizeof(uint64_t)) memcpy(&set->packed[k], set->words[k], set->lens[k]);
+    }
 }

@@ -35,9 +35,13 @@ typedef struct {
 typedef struct {
     char **words;
     size_t *lens;
+    uint64_t *packed; /* words of up to 8 bytes as zero-padded integers (stopwords_pack) */
     size_t max_len;
     int n;
 } stopword_set;
+
+/* Fills set->packed (n entries, caller-allocated) from its words. */
+void stopwords_pack(stopword_set *set);
 
 typedef struct {
     fword *w;
