@@ -40,7 +40,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS  = -I. $(PKG_CFLAGS) -D_GNU_SOURCE
 CFLAGS    = -std=c11 $(OPT) $(WARN) $(SANFLAGS) -pthread -march=x86-64-v2
 CXXFLAGS  = -std=c++17 $(OPT) $(WARN) $(SANFLAGS) -pthread -march=x86-64-v2
-LDLIBS    = -Wl,--as-needed $(PKG_LIBS) -lcld2 -lstdc++ -lm -pthread
+LDLIBS    = -Wl,--as-needed $(PKG_LIBS) -Wl,--push-state,--no-as-needed -lcld2_full -Wl,--pop-state -lcld2 -lstdc++ -lm -pthread
 
 # CUDA: built when nvcc is found (CUDA=auto) or forced (CUDA=1); CUDA=0 never.
 NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
@@ -155,7 +155,7 @@ build-fuzz/%.o: %.cc
 	@mkdir -p $(dir $@)
 	clang++ $(FUZZ_CPPFLAGS) -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
-	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS) -lcld2 -lstdc++ -lm -pthread
+	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS) -Wl,--push-state,--no-as-needed -lcld2_full -Wl,--pop-state -lcld2 -lstdc++ -lm -pthread
 fuzz: deps $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
 	  n=$$(basename $$f); mkdir -p build-fuzz/corpus/$$n; \

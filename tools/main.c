@@ -13,6 +13,7 @@ static const winnow_command commands[] = {
     {"vocab", cmd_vocab, "list, fetch and verify tokenizer vocabularies in the local cache"},
     {"shard", cmd_shard, "the --format bin token stream in, a zstd token shard directory out"},
     {"shards", cmd_shards, "inspect, verify, cat or export a shard directory"},
+    {"filter", cmd_filter, "quality rules (Gopher, C4, FineWeb), language ID, PII, block lists"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 

@@ -1,0 +1,89 @@
+/* count_table.c - linear probing over a power-of-two table. */
+#include "filter/count_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+/* Keeps the table at most half full. */
+#define CT_LOAD_FACTOR 2
+#define CT_MIN_SLOTS 64
+
+static void make_room(count_table *t, size_t slots)
+{
+    if (t->cap < slots) {
+        free(t->slots);
+        t->slots = xmalloc(slots * sizeof *t->slots);
+        t->cap = slots;
+    }
+    t->mask = slots - 1;
+    memset(t->slots, 0, slots * sizeof *t->slots);
+}
+
+void ct_reset(count_table *t, size_t expected)
+{
+    size_t want = CT_MIN_SLOTS;
+    while (want < expected * CT_LOAD_FACTOR) want *= 2;
+    make_room(t, want);
+    t->n = 0;
+}
+
+/* Spreads the bits of a hash that may be a plain combination. */
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static ct_slot *probe(const count_table *t, uint64_t key)
+{
+    for (size_t i = mix64(key) & t->mask;; i = (i + 1) & t->mask) {
+        ct_slot *s = &t->slots[i];
+        if (s->count == 0 || s->key == key) return s;
+    }
+}
+
+/* Doubles the table, keeping its keys. */
+static void grow(count_table *t)
+{
+    size_t old_slots = t->mask + 1;
+    ct_slot *old = xmalloc(old_slots * sizeof *old);
+    memcpy(old, t->slots, old_slots * sizeof *old);
+    make_room(t, old_slots * 2);
+    for (size_t i = 0; i < old_slots; i++)
+        if (old[i].count) *probe(t, old[i].key) = old[i];
+    free(old);
+}
+
+ct_slot *ct_add(count_table *t, uint64_t key, uint32_t pos)
+{
+    ct_slot *s = probe(t, key);
+    if (s->count) {
+        s->count++;
+        return s;
+    }
+    if ((t->n + 1) * CT_LOAD_FACTOR > t->mask + 1) {
+        grow(t);
+        s = probe(t, key);
+    }
+    t->n++;
+    s->key = key;
+    s->count = 1;
+    s->first = pos;
+    return s;
+}
+
+ct_slot *ct_find(const count_table *t, uint64_t key)
+{
+    ct_slot *s = probe(t, key);
+    return s->count ? s : NULL;
+}
+
+void ct_free(count_table *t)
+{
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}

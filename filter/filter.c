@@ -1,0 +1,204 @@
+/* filter.c - runs the enabled rules on one document, in FineWeb's order. */
+#include "filter/filter.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/utf8.h"
+#include "core/util.h"
+#include "filter/blocklist.h"
+#include "filter/langid.h"
+#include "filter/pii.h"
+#include "filter/rules.h"
+#include "filter/words.h"
+
+/* At most this many --lang codes. */
+#define FILTER_MAX_LANGS 64
+
+struct filter {
+    filter_config config;
+    stopword_set stop;
+    char *stop_words_copy; /* the words of stop point into it */
+    const char *langs[FILTER_MAX_LANGS];
+    int nlangs;
+    url_blocklist *urls;
+    word_blocklist *badwords;
+    pii_matcher *pii;
+};
+
+struct filter_worker {
+    fwords words;
+    rule_scratch rules;
+    wbuf c4_text, pii_text, scratch;
+    pii_scratch *pii;
+};
+
+/* Splits a comma-separated list in place into out (at most max). */
+static int split_list(char *s, char **out, int max)
+{
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(s, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+        if (n == max) dief(EXIT_USAGE, "too many entries in list (at most %d)", max);
+        out[n++] = tok;
+    }
+    return n;
+}
+
+filter *filter_create(const filter_config *c)
+{
+    filter *f = xcalloc(1, sizeof *f);
+    f->config = *c;
+    /* own copies of the strings */
+    filter_config *fc = &f->config;
+    char **strs[] = {&fc->gopher_stop_words, &fc->lang, &fc->pii_email, &fc->pii_ipv4,
+                     &fc->pii_ipv6, &fc->url_blocklist, &fc->badwords};
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) *strs[i] = xstrdup(*strs[i] ? *strs[i] : "");
+
+    f->stop_words_copy = xstrdup(fc->gopher_stop_words);
+    f->stop.words = xcalloc(FILTER_MAX_LANGS, sizeof *f->stop.words);
+    f->stop.n = split_list(f->stop_words_copy, f->stop.words, FILTER_MAX_LANGS);
+    f->stop.lens = xcalloc(FILTER_MAX_LANGS, sizeof *f->stop.lens);
+    f->stop.packed = xcalloc(FILTER_MAX_LANGS, sizeof *f->stop.packed);
+    for (int i = 0; i < f->stop.n; i++) {
+        f->stop.lens[i] = strlen(f->stop.words[i]);
+        if (f->stop.lens[i] > f->stop.max_len) f->stop.max_len = f->stop.lens[i];
+    }
+    stopwords_pack(&f->stop);
+
+    char *lang_copy = xstrdup(fc->lang);
+    char *codes[FILTER_MAX_LANGS];
+    int n = split_list(lang_copy, codes, FILTER_MAX_LANGS);
+    for (int i = 0; i < n; i++) {
+        const char *code = langid_canonical_code(codes[i]);
+        if (!code) dief(EXIT_USAGE, "--lang: CLD2 does not know the language '%s'", codes[i]);
+        f->langs[f->nlangs++] = code;
+    }
+    free(lang_copy);
+    if ((f->nlangs || fc->min_lang_score > 0) && !fc->langid)
+        dief(EXIT_USAGE, "--lang and --min-lang-score need language identification (--langid)");
+    if (*fc->url_blocklist) f->urls = url_blocklist_load(fc->url_blocklist);
+    if (*fc->badwords) f->badwords = word_blocklist_load(fc->badwords);
+    if (fc->pii) f->pii = pii_create(fc->pii_email, fc->pii_ipv4, fc->pii_ipv6);
+    return f;
+}
+
+void filter_destroy(filter *f)
+{
+    if (!f) return;
+    free(f->stop_words_copy);
+    free(f->stop.words);
+    free(f->stop.lens);
+    free(f->stop.packed);
+    url_blocklist_free(f->urls);
+    word_blocklist_free(f->badwords);
+    pii_free(f->pii);
+    filter_config_free(&f->config);
+    free(f);
+}
+
+const filter_config *filter_get_config(const filter *f) { return &f->config; }
+
+filter_worker *filter_worker_create(const filter *f)
+{
+    filter_worker *w = xcalloc(1, sizeof *w);
+    words_init(&w->words);
+    if (f->pii) w->pii = pii_scratch_create(f->pii);
+    return w;
+}
+
+void filter_worker_destroy(filter_worker *w)
+{
+    if (!w) return;
+    words_free(&w->words);
+    rule_scratch_free(&w->rules);
+    buf_free(&w->c4_text);
+    buf_free(&w->pii_text);
+    buf_free(&w->scratch);
+    pii_scratch_free(w->pii);
+    free(w);
+}
+
+static bool lang_allowed(const filter *f, const char *code)
+{
+    if (!f->nlangs) return true;
+    for (int i = 0; i < f->nlangs; i++)
+        if (strcmp(f->langs[i], code) == 0) return true;
+    return false;
+}
+
+/* Sets r's language from text; returns a drop reason when --lang or
+ * --min-lang-score rejects it. */
+static const char *identify_language(const filter *f, filter_worker *w, const char *text, size_t n,
+                                     filter_result *r)
+{
+    const filter_config *c = &f->config;
+    langid_result lr;
+    if (utf8_valid(text, n)) {
+        langid_detect(text, n, (size_t)c->langid_max_bytes, &lr);
+    } else { /* CLD2 wants valid UTF-8; the stream always is, library callers may not be */
+        buf_clear(&w->scratch);
+        utf8_repair(&w->scratch, text, n);
+        langid_detect(w->scratch.data, w->scratch.len, (size_t)c->langid_max_bytes, &lr);
+    }
+    r->has_lang = true;
+    r->lang = lr.code;
+    r->lang_score = lr.score;
+    if (!lang_allowed(f, lr.code)) return "lang:not_wanted";
+    if (lr.score < c->min_lang_score) return "lang:low_score";
+    return NULL;
+}
+
+void filter_document(const filter *f, filter_worker *w, const char *text, size_t n, const char *url,
+                     size_t url_len, filter_result *r)
+{
+    const filter_config *c = &f->config;
+    memset(r, 0, sizeof *r);
+    r->text = text;
+    r->text_len = n;
+
+    if (f->urls && url && url_len && url_blocklist_match(f->urls, url, url_len, &w->scratch)) {
+        r->reason = "url_blocklist";
+        return;
+    }
+    /* language ID decides here when it filters; when it only annotates, it
+     * runs last, on the documents that are kept (same output, less work) */
+    bool lang_filters = f->nlangs || c->min_lang_score > 0;
+    if (c->langid && lang_filters && (r->reason = identify_language(f, w, text, n, r))) return;
+    if (f->badwords && word_blocklist_match(f->badwords, text, n, &w->scratch)) {
+        r->reason = "badwords";
+        return;
+    }
+    bool need_words = c->gopher_repetition || c->gopher_quality || c->fineweb;
+    if (need_words) words_tokenize(&w->words, text, n, &f->stop);
+    if (c->gopher_repetition && (r->reason = gopher_repetition_check(c, &w->rules, text, n, &w->words))) return;
+    if (c->gopher_quality && (r->reason = gopher_quality_check(c, text, n, &w->words))) return;
+
+    const char *cur = text;
+    size_t cur_len = n, nwords = w->words.n;
+    if (c->c4) {
+        bool changed = false;
+        if ((r->reason = c4_apply(c, &w->rules, text, n, &w->c4_text, &changed, &r->c4_lines_removed))) return;
+        if (changed) {
+            cur = w->c4_text.data;
+            cur_len = w->c4_text.len;
+            /* FineWeb counts the words of the kept lines */
+            nwords = 0;
+            for (size_t i = 0; i < w->words.n; i++) nwords += w->rules.line_kept[w->words.w[i].line];
+            r->text_changed = true;
+        }
+    }
+    if (c->fineweb && (r->reason = fineweb_check(c, &w->rules, cur, cur_len, nwords))) return;
+    if (f->pii) {
+        size_t k = pii_replace(f->pii, w->pii, cur, cur_len, &w->pii_text);
+        if (k) {
+            r->pii_replaced = k;
+            cur = w->pii_text.data;
+            cur_len = w->pii_text.len;
+            r->text_changed = true;
+        }
+    }
+    if (c->langid && !lang_filters) identify_language(f, w, text, n, r);
+    r->text = cur;
+    r->text_len = cur_len;
+}

@@ -1,0 +1,296 @@
+/* gopher.c - Gopher quality and repetition rules (Rae et al. 2021), with
+ * datatrove's definitions. */
+#include <stdlib.h>
+#include <string.h>
+#define XXH_INLINE_ALL /* short keys: inlined hashing is several times faster */
+#include <xxhash.h>
+
+#include "core/util.h"
+#include "filter/rules.h"
+#include "filter/uchar.h"
+
+void rule_scratch_free(rule_scratch *r)
+{
+    ct_free(&r->table);
+    ct_free(&r->grams);
+    free(r->gram_hash);
+    free(r->gram_count);
+    free(r->char_prefix);
+    free(r->line_kept);
+    buf_free(&r->line);
+    buf_free(&r->lower);
+    buf_free(&r->text_lower);
+    memset(r, 0, sizeof *r);
+}
+
+/* Python str.count for "..." (non-overlapping) plus "…". */
+static size_t count_ellipses(const char *s, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '.' && (unsigned char)s[i] != 0xE2) continue;
+        if (s[i] == '.') {
+            size_t run = 1;
+            while (i + run < n && s[i + run] == '.') run++;
+            count += run / 3;
+            i += run - 1;
+        } else if ((unsigned char)s[i] == 0xE2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
+                   (unsigned char)s[i + 2] == 0xA6) {
+            count++;
+            i += 2;
+        }
+    }
+    return count;
+}
+
+static bool starts_with_bullet(const char *s, size_t a, size_t b)
+{
+    uc_strip(s, &a, &b);
+    if (a >= b) return false;
+    return s[a] == '-' || (b - a >= 3 && memcmp(s + a, "\xE2\x80\xA2", 3) == 0); /* '-' or U+2022 */
+}
+
+static bool ends_with_ellipsis(const char *s, size_t a, size_t b)
+{
+    uc_strip(s, &a, &b);
+    return (b - a >= 3 && memcmp(s + b - 3, "...", 3) == 0) ||
+           (b - a >= 3 && memcmp(s + b - 3, "\xE2\x80\xA6", 3) == 0);
+}
+
+const char *gopher_quality_check(const filter_config *c, const char *s, size_t n, const fwords *w)
+{
+    size_t n_words = w->n, n_content = 0, content_chars = 0, n_alpha = 0, n_stop = 0;
+    for (size_t i = 0; i < n_words; i++) {
+        const fword *x = &w->w[i];
+        if (!(x->flags & WORD_SYMBOL)) {
+            n_content++;
+            content_chars += x->nchars;
+        }
+        if (x->flags & WORD_ALPHA) n_alpha++;
+        if (x->flags & WORD_STOP) n_stop++;
+    }
+    if (c->gopher_min_words && n_content < c->gopher_min_words) return "gopher_quality:short_doc";
+    if (c->gopher_max_words && n_content > c->gopher_max_words) return "gopher_quality:long_doc";
+    if (n_words == 0 || n_content == 0) return "gopher_quality:short_doc";
+
+    double avg = (double)content_chars / (double)n_content;
+    if (c->gopher_min_avg_word_len && avg < c->gopher_min_avg_word_len) return "gopher_quality:below_avg_word_len";
+    if (c->gopher_max_avg_word_len && avg > c->gopher_max_avg_word_len) return "gopher_quality:above_avg_word_len";
+
+    if (c->gopher_max_symbol_ratio) {
+        size_t hashes = 0;
+        for (const char *p = s; (p = memchr(p, '#', (size_t)(s + n - p))) != NULL; p++) hashes++;
+        if ((double)hashes / (double)n_words > c->gopher_max_symbol_ratio) return "gopher_quality:too_many_hashes";
+        if ((double)count_ellipses(s, n) / (double)n_words > c->gopher_max_symbol_ratio)
+            return "gopher_quality:too_many_ellipsis";
+    }
+
+    if (c->gopher_max_bullet_lines || c->gopher_max_ellipsis_lines) {
+        size_t lines = 0, bullets = 0, ellipsis = 0;
+        for (size_t a = 0; a < n;) {
+            size_t b, next = uc_line_end(s, n, a, &b);
+            lines++;
+            if (starts_with_bullet(s, a, b)) bullets++;
+            if (ends_with_ellipsis(s, a, b)) ellipsis++;
+            a = next;
+        }
+        if (lines && c->gopher_max_bullet_lines && (double)bullets / (double)lines > c->gopher_max_bullet_lines)
+            return "gopher_quality:too_many_bullets";
+        if (lines && c->gopher_max_ellipsis_lines &&
+            (double)ellipsis / (double)lines > c->gopher_max_ellipsis_lines)
+            return "gopher_quality:too_many_end_ellipsis";
+    }
+
+    if (c->gopher_min_alpha_words && (double)n_alpha / (double)n_words < c->gopher_min_alpha_words)
+        return "gopher_quality:below_alpha_threshold";
+    if (c->gopher_min_stop_words && n_stop < c->gopher_min_stop_words) return "gopher_quality:few_stop_words";
+    return NULL;
+}
+
+/* ---- repetition ---- */
+
+typedef struct {
+    size_t elements, dup_elements, dup_chars;
+} dup_count;
+
+/* datatrove's find_duplicates on one element: counts it as a duplicate when
+ * an equal element came before. */
+static void count_element(count_table *t, dup_count *d, const char *s, size_t a, size_t b)
+{
+    ct_slot *slot = ct_add(t, XXH3_64bits(s + a, b - a), (uint32_t)d->elements);
+    d->elements++;
+    if (slot->count > 1) {
+        d->dup_elements++;
+        d->dup_chars += uc_count(s + a, b - a);
+    }
+}
+
+/* Paragraphs: text.strip() split on runs of two or more '\n'. */
+static dup_count paragraph_duplicates(count_table *t, const char *s, size_t n)
+{
+    size_t a = 0, b = n;
+    uc_strip(s, &a, &b);
+    ct_reset(t, 64);
+    dup_count d = {0, 0, 0};
+    size_t start = a;
+    for (size_t i = a; i < b;) {
+        const char *nl = memchr(s + i, '\n', b - i);
+        if (!nl) break;
+        size_t p = (size_t)(nl - s), q = p;
+        while (q < b && s[q] == '\n') q++;
+        if (q - p >= 2) {
+            count_element(t, &d, s, start, p);
+            start = q;
+        }
+        i = q;
+    }
+    count_element(t, &d, s, start, b);
+    return d;
+}
+
+/* Lines: the text split on runs of '\n'. */
+static dup_count line_duplicates(count_table *t, const char *s, size_t n)
+{
+    ct_reset(t, 64);
+    dup_count d = {0, 0, 0};
+    size_t start = 0;
+    for (size_t i = 0; i < n;) {
+        const char *nl = memchr(s + i, '\n', n - i);
+        if (!nl) break;
+        size_t p = (size_t)(nl - s), q = p;
+        while (q < n && s[q] == '\n') q++;
+        count_element(t, &d, s, start, p);
+        start = i = q;
+    }
+    count_element(t, &d, s, start, n);
+    return d;
+}
+
+/* Extends each position's (n-1)-gram hash by the next word. */
+static inline uint64_t gram_extend(uint64_t g, uint64_t word_hash)
+{
+    g = (g << 23 | g >> 41) ^ word_hash;
+    return g * 0x9E3779B97F4A7C15ULL;
+}
+
+static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
+{
+    if (r->gram_cap >= nwords + 1) return;
+    r->gram_cap = (nwords + 1) * 2;
+    r->gram_hash = xrealloc(r->gram_hash, r->gram_cap * sizeof *r->gram_hash);
+    r->gram_count = xrealloc(r->gram_count, r->gram_cap * sizeof *r->gram_count);
+    r->char_prefix = xrealloc(r->char_prefix, r->gram_cap * sizeof *r->char_prefix);
+}
+
+static const char *const top_reasons[] = {
+    NULL, NULL, "gopher_repetition:top_2_gram", "gopher_repetition:top_3_gram", "gopher_repetition:top_4_gram",
+};
+static const char *const dup_reasons[] = {
+    NULL, NULL, NULL, NULL, NULL,
+    "gopher_repetition:duplicated_5_n_grams", "gopher_repetition:duplicated_6_n_grams",
+    "gopher_repetition:duplicated_7_n_grams", "gopher_repetition:duplicated_8_n_grams",
+    "gopher_repetition:duplicated_9_n_grams", "gopher_repetition:duplicated_10_n_grams",
+};
+
+const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, const char *s, size_t n,
+                                    const fwords *w)
+{
+    double text_chars = (double)w->text_chars;
+    if (text_chars == 0) return "gopher_repetition:empty";
+
+    dup_count para = paragraph_duplicates(&r->table, s, n);
+    if (c->rep_dup_para_frac && (double)para.dup_elements / (double)para.elements > c->rep_dup_para_frac)
+        return "gopher_repetition:dup_para_frac";
+    if (c->rep_dup_para_char_frac && (double)para.dup_chars / text_chars > c->rep_dup_para_char_frac)
+        return "gopher_repetition:dup_para_char_frac";
+
+    dup_count line = line_duplicates(&r->table, s, n);
+    if (c->rep_dup_line_frac && (double)line.dup_elements / (double)line.elements > c->rep_dup_line_frac)
+        return "gopher_repetition:dup_line_frac";
+    if (c->rep_dup_line_char_frac && (double)line.dup_chars / text_chars > c->rep_dup_line_char_frac)
+        return "gopher_repetition:dup_line_char_frac";
+
+    size_t nw = w->n;
+    ensure_gram_arrays(r, nw);
+    uint64_t *g = r->gram_hash, *prefix = r->char_prefix;
+    prefix[0] = 0;
+    for (size_t i = 0; i < nw; i++) {
+        g[i] = w->w[i].hash;
+        prefix[i + 1] = prefix[i] + w->w[i].nchars;
+    }
+
+    /* top n-grams: characters of " ".join(gram) times its count, for the most
+     * frequent gram (the first seen among equals, like Counter.most_common).
+     * No k-gram occurs more often than the most frequent (k-1)-gram, so when
+     * that count times the longest k-gram cannot pass the limit, the k-gram
+     * count is skipped: the decision is the same. */
+    uint32_t prev_best = UINT32_MAX;
+    for (int k = 2; k <= FILTER_DUP_NGRAM_MAX; k++) {
+        if (nw < (size_t)k) break;
+        size_t grams = nw - (size_t)k + 1;
+        for (size_t i = 0; i < grams; i++) g[i] = gram_extend(g[i], w->w[i + (size_t)k - 1].hash);
+        if (k > FILTER_TOP_NGRAM_MAX) break;
+        uint64_t longest = 0;
+        if (prev_best != UINT32_MAX && c->rep_top_ngram[k])
+            for (size_t i = 0; i < grams; i++)
+                if (prefix[i + (size_t)k] - prefix[i] > longest) longest = prefix[i + (size_t)k] - prefix[i];
+        if (!c->rep_top_ngram[k]) {
+            prev_best = UINT32_MAX;
+            continue;
+        }
+        if (prev_best != UINT32_MAX &&
+            (double)(longest + (uint64_t)(k - 1)) * prev_best / text_chars <= c->rep_top_ngram[k])
+            continue;
+        ct_reset(&r->table, grams);
+        uint32_t best_count = 0, best_first = 0;
+        for (size_t i = 0; i < grams; i++) {
+            ct_slot *slot = ct_add(&r->table, g[i], (uint32_t)i);
+            if (slot->count > best_count || (slot->count == best_count && slot->first < best_first)) {
+                best_count = slot->count;
+                best_first = slot->first;
+            }
+        }
+        double gram_chars = (double)(prefix[best_first + (size_t)k] - prefix[best_first]) + (k - 1);
+        if (gram_chars * best_count / text_chars > c->rep_top_ngram[k]) return top_reasons[k];
+        prev_best = best_count;
+    }
+
+    /* duplicated n-grams, datatrove's find_all_duplicate: scan left to right,
+     * a gram seen before adds its characters ("".join) and skips n words.
+     * A gram can only have been seen before where its leading 5-gram occurs
+     * twice or more in the document (a "hot" position); elsewhere the scan
+     * just moves on, so only hot positions are hashed and looked at. */
+    if (nw < FILTER_DUP_NGRAM_MIN) return NULL;
+    size_t grams5 = nw - FILTER_DUP_NGRAM_MIN + 1;
+    uint32_t *hot = r->gram_count;
+    /* g holds 5-gram hashes now (extended up to k = 5 above) */
+    ct_reset(&r->grams, grams5); /* sized for every key: slots do not move while adding */
+    for (size_t i = 0; i < grams5; i++) hot[i] = (uint32_t)(ct_add(&r->grams, g[i], (uint32_t)i) - r->grams.slots);
+    size_t nhot = 0;
+    for (size_t i = 0; i < grams5; i++)
+        if (r->grams.slots[hot[i]].count > 1) hot[nhot++] = (uint32_t)i; /* in place: nhot <= i */
+    if (nhot == 0) return NULL;
+    for (int k = FILTER_DUP_NGRAM_MIN; k <= FILTER_DUP_NGRAM_MAX; k++) {
+        if (nw < (size_t)k) break;
+        size_t grams = nw - (size_t)k + 1;
+        while (nhot > 0 && hot[nhot - 1] >= grams) nhot--; /* too close to the end for a k-gram */
+        if (k > FILTER_DUP_NGRAM_MIN)
+            for (size_t h = 0; h < nhot; h++) g[hot[h]] = gram_extend(g[hot[h]], w->w[hot[h] + (size_t)k - 1].hash);
+        if (!c->rep_dup_ngram[k]) continue;
+        ct_reset(&r->table, nhot);
+        uint64_t repeated_chars = 0;
+        size_t next = 0; /* the scan's position */
+        for (size_t h = 0; h < nhot; h++) {
+            size_t i = hot[h];
+            if (i < next) continue; /* inside a duplicate the scan jumped over */
+            ct_slot *slot = ct_add(&r->table, g[i], (uint32_t)i);
+            if (slot->count > 1) {
+                repeated_chars += prefix[i + (size_t)k] - prefix[i];
+                slot->count--; /* a set, not a counter */
+                next = i + (size_t)k;
+            }
+        }
+        if ((double)repeated_chars / text_chars > c->rep_dup_ngram[k]) return dup_reasons[k];
+    }
+    return NULL;
+}

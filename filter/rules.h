@@ -1,0 +1,54 @@
+/* rules.h - the quality rules: Gopher quality, Gopher repetition, C4, FineWeb.
+ *
+ * Each check reads the document text and its words (tokenised once, see
+ * words.h) and returns NULL to keep the document or a static drop reason
+ * ("gopher_quality:short_doc", ...). Definitions follow datatrove's code
+ * (GopherQualityFilter, GopherRepetitionFilter, C4QualityFilter,
+ * FineWebQualityFilter); docs/filter.md lists every choice. */
+#ifndef WINNOW_FILTER_RULES_H
+#define WINNOW_FILTER_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "filter/config.h"
+#include "filter/count_table.h"
+#include "filter/words.h"
+
+/* Per-thread working memory the rules reuse from document to document. */
+typedef struct {
+    count_table table, grams;
+    uint64_t *gram_hash;  /* rolling n-gram hashes, one per word position */
+    uint32_t *gram_count; /* occurrences of the 5-gram at each position */
+    uint64_t *char_prefix; /* code points of words[0..i) */
+    size_t gram_cap;
+    uint8_t *line_kept;   /* C4: per splitlines() line, kept or not */
+    size_t line_cap;
+    wbuf line;            /* C4: one line after citation removal */
+    wbuf lower;           /* C4: that line lower-cased */
+    wbuf text_lower;      /* C4: the whole text, ASCII lower-cased */
+} rule_scratch;
+
+/* Frees the scratch memory. */
+void rule_scratch_free(rule_scratch *r);
+
+/* Gopher quality rules on text s (n bytes) with its words. */
+const char *gopher_quality_check(const filter_config *c, const char *s, size_t n, const fwords *w);
+
+/* Gopher repetition rules (duplicate lines/paragraphs, top and duplicated n-grams). */
+const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, const char *s, size_t n,
+                                    const fwords *w);
+
+/* C4 rules. Writes the text made of the kept lines to out (datatrove's
+ * output: stripped lines joined by '\n'), sets *changed when it differs from
+ * s, *removed to the number of non-empty lines it removed, and marks kept
+ * lines in r->line_kept. */
+const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, size_t n, wbuf *out,
+                     bool *changed, size_t *removed);
+
+/* FineWeb rules on text s; nwords is the number of words of s. */
+const char *fineweb_check(const filter_config *c, rule_scratch *r, const char *s, size_t n, size_t nwords);
+
+#endif

@@ -1,0 +1,430 @@
+/* words.c - NLTK-like word tokenisation with ICU for scripts without spaces. */
+#include "filter/words.h"
+
+#include <ctype.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unicode/ubrk.h>
+#include <unicode/utext.h>
+#define XXH_INLINE_ALL /* short keys: inlined hashing is several times faster */
+#include <xxhash.h>
+
+#include "core/util.h"
+#include "filter/uchar.h"
+
+/* ASCII classes, looked up once per byte. */
+enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_CLOSER = 32, A_ALNUM = 64, A_DOT = 128 };
+static uint8_t ascii_class[128];
+
+static void fill_ascii_class(void)
+{
+    for (int c = 0; c < 128; c++) {
+        uint8_t k = 0;
+        if (uc_is_space((uint32_t)c)) k |= A_SPACE;
+        if (uc_is_line_break((uint32_t)c)) k |= A_BREAK;
+        if (isalpha(c)) k |= A_ALPHA;
+        if (isalnum(c)) k |= A_ALNUM;
+        if (c == '.') k |= A_DOT;
+        if (uc_is_datatrove_punct((uint32_t)c)) k |= A_PUNCT;
+        /* characters NLTK's Treebank rules always make tokens of their own */
+        if (strchr(";@#$%&?!()[]{}<>*\"", c) && c) k |= A_SPLIT;
+        if (strchr(")]}>\"'", c) && c) k |= A_CLOSER;
+        ascii_class[c] = k;
+    }
+}
+
+/* Fills the class table once, whichever thread gets here first. */
+static void init_ascii_class(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, fill_ascii_class);
+}
+
+void words_init(fwords *ws)
+{
+    memset(ws, 0, sizeof *ws);
+    init_ascii_class();
+}
+
+void words_free(fwords *ws)
+{
+    free(ws->w);
+    if (ws->icu_breaker) ubrk_close(ws->icu_breaker);
+    if (ws->icu_text) utext_close(ws->icu_text);
+    memset(ws, 0, sizeof *ws);
+}
+
+/* Quotes NLTK splits off wherever they are. */
+static bool is_wide_quote(uint32_t cp)
+{
+    return cp == 0x201C || cp == 0x201D || cp == 0x2018 || cp == 0x2019 || cp == 0xAB || cp == 0xBB ||
+           cp == 0x201E;
+}
+
+static bool is_closer(uint32_t cp)
+{
+    return (cp < 128 && (ascii_class[cp] & A_CLOSER)) || cp == 0x201D || cp == 0x2019 || cp == 0xBB;
+}
+
+static bool is_lower_start(const char *s, size_t n, size_t i)
+{
+    uint32_t cp = uc_next(s, n, &i);
+    if (cp < 128) return cp >= 'a' && cp <= 'z';
+    return uc_is_alpha(cp) && !(cp >= 0x3040); /* letters of cased scripts only */
+}
+
+/* Words whose period is not a sentence end (NLTK punkt's English model knows
+ * these as abbreviations). */
+#define ABBR(s) {s, sizeof s - 1}
+static const struct {
+    const char *word;
+    size_t len;
+} abbreviations[] = {
+    ABBR("mr"), ABBR("mrs"), ABBR("ms"), ABBR("dr"), ABBR("prof"), ABBR("st"), ABBR("jr"),
+    ABBR("sr"), ABBR("vs"), ABBR("etc"), ABBR("inc"), ABBR("ltd"), ABBR("co"), ABBR("corp"),
+    ABBR("no"), ABBR("vol"), ABBR("fig"), ABBR("jan"), ABBR("feb"), ABBR("mar"), ABBR("apr"),
+    ABBR("jun"), ABBR("jul"), ABBR("aug"), ABBR("sep"), ABBR("sept"), ABBR("oct"), ABBR("nov"),
+    ABBR("dec"), ABBR("gen"), ABBR("gov"), ABBR("rev"), ABBR("est"), ABBR("approx"), ABBR("dept"),
+    ABBR("univ"), ABBR("ave"), ABBR("mt"), ABBR("ft"),
+};
+#undef ABBR
+
+static bool is_abbreviation(const char *w, size_t len)
+{
+    if (len == 0) return true;
+    if (len == 1 && isalpha((unsigned char)w[0])) return true; /* an initial: "J." */
+    if (memchr(w, '.', len)) return true;                      /* "U.S." "e.g." */
+    if (len > 6) return false;
+    for (size_t i = 0; i < sizeof abbreviations / sizeof abbreviations[0]; i++) {
+        if (abbreviations[i].len != len) continue;
+        size_t k = 0;
+        while (k < len && tolower((unsigned char)w[k]) == abbreviations[i].word[k]) k++;
+        if (k == len) return true;
+    }
+    return false;
+}
+
+/* True when w (len bytes) is one of the stop words. */
+static inline bool is_stop_word(const stopword_set *stop, const char *w, size_t len)
+{
+    if (len > stop->max_len) return false;
+    if (stop->max_len <= sizeof(uint64_t)) { /* compare as integers */
+        uint64_t x = 0;
+        memcpy(&x, w, len);
+        for (int k = 0; k < stop->n; k++)
+            if (stop->packed[k] == x && stop->lens[k] == len) return true;
+        return false;
+    }
+    for (int k = 0; k < stop->n; k++)
+        if (stop->lens[k] == len && memcmp(stop->words[k], w, len) == 0) return true;
+    return false;
+}
+
+static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_t line,
+                      const stopword_set *stop)
+{
+    if (len == 0) return;
+    if (ws->n == ws->cap) {
+        ws->cap = ws->cap ? ws->cap * 2 : 1024;
+        ws->w = xrealloc(ws->w, ws->cap * sizeof *ws->w);
+    }
+    fword *w = &ws->w[ws->n++];
+    w->off = (uint32_t)off;
+    w->len = (uint32_t)len;
+    w->line = line;
+    w->hash = XXH3_64bits(s + off, len);
+    uint32_t flags = WORD_SYMBOL, nchars = 0;
+    for (size_t i = off, end = off + len; i < end;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 128) {
+            uint8_t k = ascii_class[c];
+            if (k & A_ALPHA) flags |= WORD_ALPHA;
+            if (!(k & A_PUNCT)) flags &= ~(uint32_t)WORD_SYMBOL;
+            i++;
+        } else {
+            uint32_t cp = uc_next(s, end, &i);
+            if (uc_is_alpha(cp)) flags |= WORD_ALPHA;
+            if (!uc_is_datatrove_punct(cp)) flags &= ~(uint32_t)WORD_SYMBOL;
+        }
+        nchars++;
+    }
+    w->nchars = nchars;
+    if (stop && is_stop_word(stop, s + off, len)) flags |= WORD_STOP;
+    w->flags = flags;
+}
+
+/* push_word for a word of ASCII letters and digits, whose flags the
+ * caller's scan already knows. */
+static void push_plain_word(fwords *ws, const char *s, size_t off, size_t len, uint32_t line, bool alpha,
+                            const stopword_set *stop)
+{
+    if (ws->n == ws->cap) {
+        ws->cap = ws->cap ? ws->cap * 2 : 1024;
+        ws->w = xrealloc(ws->w, ws->cap * sizeof *ws->w);
+    }
+    fword *w = &ws->w[ws->n++];
+    w->off = (uint32_t)off;
+    w->len = (uint32_t)len;
+    w->line = line;
+    w->nchars = (uint32_t)len;
+    w->hash = XXH3_64bits(s + off, len);
+    uint32_t flags = alpha ? WORD_ALPHA : 0;
+    if (stop && is_stop_word(stop, s + off, len)) flags |= WORD_STOP;
+    w->flags = flags;
+}
+
+/* Length of a contraction suffix NLTK splits off the end of w, or 0. */
+static size_t contraction_len(const char *w, size_t len)
+{
+    if (len >= 3 && w[len - 2] == '\'') {
+        char c = (char)tolower((unsigned char)w[len - 1]);
+        if (c == 's' || c == 'm' || c == 'd') return 2;
+    }
+    if (len >= 4) {
+        const char *t = w + len - 3;
+        char a = (char)tolower((unsigned char)t[0]), b = (char)tolower((unsigned char)t[1]),
+             c = (char)tolower((unsigned char)t[2]);
+        if (a == '\'' && ((b == 'l' && c == 'l') || (b == 'r' && c == 'e') || (b == 'v' && c == 'e'))) return 3;
+        if (a == 'n' && b == '\'' && c == 't') return 3;
+    }
+    return 0;
+}
+
+typedef struct {
+    fwords *ws;
+    const char *s;
+    uint32_t line;
+    const stopword_set *stop;
+    bool sentence_may_end; /* the next chunk does not start in lower case */
+} chunk_ctx;
+
+/* Emits the run s[a, b): splits a sentence-final period (when only closers
+ * follow it up to chunk_end), a trailing quote and contractions. */
+static void flush_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end, size_t after)
+{
+    if (a >= b) return;
+    const char *s = c->s;
+    bool final_period = false;
+    if (s[b - 1] == '.' && c->sentence_may_end && b - a > 1) {
+        size_t k = after;
+        while (k < chunk_end) {
+            size_t t = k;
+            if (!is_closer(uc_next(s, chunk_end, &t))) break;
+            k = t;
+        }
+        final_period = k == chunk_end && !is_abbreviation(s + a, b - a - 1);
+    }
+    if (final_period) b--;
+    bool trailing_quote = false;
+    if (b - a > 1 && s[b - 1] == '\'' && s[b - 2] != '\'' && !contraction_len(s + a, b - a)) {
+        trailing_quote = true;
+        b--;
+    }
+    size_t cl = contraction_len(s + a, b - a);
+    push_word(c->ws, s, a, b - a - cl, c->line, c->stop);
+    if (cl) push_word(c->ws, s, b - cl, cl, c->line, c->stop);
+    if (trailing_quote) push_word(c->ws, s, b, 1, c->line, c->stop);
+    if (final_period) push_word(c->ws, s, b + trailing_quote, 1, c->line, c->stop);
+}
+
+static void split_chunk(chunk_ctx *c, size_t a, size_t b)
+{
+    const char *s = c->s;
+    size_t run = a, i = a;
+    /* a leading apostrophe that does not start a contraction is a quote */
+    if (s[a] == '\'' && b - a > 1 && isalpha((unsigned char)s[a + 1]) && !contraction_len(s + a, b - a)) {
+        push_word(c->ws, s, a, 1, c->line, c->stop);
+        run = i = a + 1;
+    }
+    while (i < b) {
+        unsigned char ch = (unsigned char)s[i];
+        size_t tok = 0; /* length of a token that stands alone at i */
+        if (ch < 128) {
+            uint8_t k = ascii_class[ch];
+            if (k & A_SPLIT) {
+                tok = 1;
+            } else if (ch == ',' || ch == ':') {
+                if (!(i + 1 < b && isdigit((unsigned char)s[i + 1]) && i > run)) tok = 1;
+            } else if (ch == '.' && i + 1 < b && s[i + 1] == '.') {
+                tok = 2;
+                while (i + tok < b && s[i + tok] == '.') tok++;
+            } else if (ch == '-' && i + 1 < b && s[i + 1] == '-') {
+                tok = 2;
+            } else if (ch == '`') {
+                tok = 1;
+                while (i + tok < b && s[i + tok] == '`') tok++;
+            }
+            if (!tok) {
+                i++;
+                continue;
+            }
+        } else {
+            size_t t = i;
+            uint32_t cp = uc_next(s, b, &t);
+            if (!is_wide_quote(cp)) {
+                i = t;
+                continue;
+            }
+            tok = t - i;
+        }
+        flush_run(c, run, i, b, i);
+        push_word(c->ws, s, i, tok, c->line, c->stop);
+        i += tok;
+        run = i;
+    }
+    flush_run(c, run, b, b, b);
+}
+
+/* Splits s[a, b) into words with ICU's dictionary-based word breaker. */
+static void split_icu(chunk_ctx *c, size_t a, size_t b)
+{
+    fwords *ws = c->ws;
+    UErrorCode err = U_ZERO_ERROR;
+    ws->icu_text = utext_openUTF8(ws->icu_text, c->s + a, (int64_t)(b - a), &err);
+    if (!ws->icu_breaker && U_SUCCESS(err)) ws->icu_breaker = ubrk_open(UBRK_WORD, "", NULL, 0, &err);
+    if (U_SUCCESS(err)) ubrk_setUText(ws->icu_breaker, ws->icu_text, &err);
+    if (U_FAILURE(err)) { /* ICU unusable: fall back to the plain splitter */
+        split_chunk(c, a, b);
+        return;
+    }
+    int32_t prev = ubrk_first(ws->icu_breaker);
+    for (int32_t next = ubrk_next(ws->icu_breaker); next != UBRK_DONE;
+         prev = next, next = ubrk_next(ws->icu_breaker))
+        push_word(ws, c->s, a + (size_t)prev, (size_t)(next - prev), c->line, c->stop);
+}
+
+void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop)
+{
+    ws->n = 0;
+    ws->text_chars = uc_count(s, n);
+    chunk_ctx c = {ws, s, 0, stop, true};
+    size_t i = 0;
+    while (i < n) {
+        /* whitespace, counting line breaks as splitlines() does */
+        unsigned char ch = (unsigned char)s[i];
+        if (ch < 128) {
+            uint8_t k = ascii_class[ch];
+            if (k & A_SPACE) {
+                if (k & A_BREAK && !(ch == '\n' && i > 0 && s[i - 1] == '\r')) c.line++;
+                i++;
+                continue;
+            }
+        } else {
+            size_t t = i;
+            uint32_t cp = uc_next(s, n, &t);
+            if (uc_is_space(cp)) {
+                if (uc_is_line_break(cp)) c.line++;
+                i = t;
+                continue;
+            }
+        }
+        /* one chunk of non-space characters */
+        size_t a = i;
+        bool nospace = false, plain = true; /* plain: ASCII letters and digits only */
+        uint8_t seen = 0;
+        while (i < n) {
+            ch = (unsigned char)s[i];
+            if (ch < 128) {
+                uint8_t k = ascii_class[ch];
+                if (k & A_SPACE) break;
+                seen |= k;
+                plain = plain && (k & A_ALNUM);
+                i++;
+            } else {
+                size_t t = i;
+                uint32_t cp = uc_next(s, n, &t);
+                if (uc_is_space(cp)) break;
+                if (uc_is_nospace_script(cp)) nospace = true;
+                plain = false;
+                i = t;
+            }
+        }
+        if (plain) { /* the common case: one word, nothing to split */
+            push_plain_word(ws, s, a, i - a, c.line, (seen & A_ALPHA) != 0, stop);
+            continue;
+        }
+        /* a final period is split off at a sentence end: one where the next
+         * chunk does not start in lower case */
+        c.sentence_may_end = true;
+        if (seen & A_DOT) {
+            size_t j = i;
+            while (j < n) {
+                size_t t = j;
+                if (!uc_is_space(uc_next(s, n, &t))) break;
+                j = t;
+            }
+            c.sentence_may_end = j >= n || !is_lower_start(s, n, j);
+        }
+        if (nospace)
+            split_icu(&c, a, i);
+        else
+            split_chunk(&c, a, i);
+    }
+}
+
+/* True when s[a, b) has a character that is not whitespace. */
+static bool has_text(const char *s, size_t a, size_t b)
+{
+    while (a < b) {
+        size_t t = a;
+        if (!uc_is_space(uc_next(s, b, &t))) return true;
+        a = t;
+    }
+    return false;
+}
+
+size_t count_sentences(const char *s, size_t a, size_t b)
+{
+    init_ascii_class();
+    size_t sentences = 0, open = a; /* open: where the current sentence starts */
+    for (size_t p = a; p < b; p++) {
+        char ch = s[p];
+        if (ch != '.' && ch != '?' && ch != '!') continue;
+        /* a run of terminators, then closing quotes and brackets */
+        size_t q = p;
+        while (q < b && (s[q] == '.' || s[q] == '?' || s[q] == '!')) q++;
+        size_t run_end = q;
+        while (q < b) {
+            size_t t = q;
+            if (!is_closer(uc_next(s, b, &t))) break;
+            q = t;
+        }
+        p = q - 1;
+        size_t after = q;
+        if (q < b) { /* must be followed by whitespace */
+            size_t t = q;
+            if (!uc_is_space(uc_next(s, b, &t))) continue;
+        }
+        /* a single period after an abbreviation ends nothing */
+        size_t term_start = run_end;
+        while (term_start > a && (s[term_start - 1] == '.' || s[term_start - 1] == '?' || s[term_start - 1] == '!'))
+            term_start--;
+        size_t word_start = term_start;
+        while (word_start > a && !((unsigned char)s[word_start - 1] < 128 &&
+                                   (ascii_class[(unsigned char)s[word_start - 1]] & A_SPACE)))
+            word_start--;
+        if (run_end - term_start == 1 && s[term_start] == '.' &&
+            is_abbreviation(s + word_start, term_start - word_start))
+            continue;
+        /* the next word must not start in lower case */
+        size_t j = after;
+        while (j < b) {
+            size_t t = j;
+            if (!uc_is_space(uc_next(s, b, &t))) break;
+            j = t;
+        }
+        if (j < b && is_lower_start(s, b, j)) continue;
+        sentences++;
+        open = after;
+    }
+    return sentences + (has_text(s, open, b) ? 1 : 0);
+}
+
+void stopwords_pack(stopword_set *set)
+{
+    for (int k = 0; k < set->n; k++) {
+        set->packed[k] = 0;
+        if (set->lens[k] <= sizeof(uint64_t)) memcpy(&set->packed[k], set->words[k], set->lens[k]);
+    }
+}

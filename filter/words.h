@@ -1,0 +1,67 @@
+/* words.h - one-pass word tokenisation shared by every filter rule.
+ *
+ * English and other space-separated text is split the way NLTK's
+ * word_tokenize (which datatrove uses for English) splits it, closely
+ * enough to give the same rule decisions: punctuation, brackets and quotes
+ * become tokens of their own, contractions ('s, n't, 'll, ...) are split off,
+ * a sentence-final period is split off while abbreviations keep theirs.
+ * Runs of text in scripts written without spaces (CJK, Thai, ...) are split
+ * with ICU's word break iterator. Each word carries what the rules ask of it
+ * (length in code points, alphabetic, all-punctuation, stop word, a hash), so
+ * no rule looks at its characters again. The arrays are reused from one
+ * document to the next: no allocation per word. */
+#ifndef WINNOW_FILTER_WORDS_H
+#define WINNOW_FILTER_WORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    WORD_ALPHA = 1,  /* contains an alphabetic character (Python isalpha) */
+    WORD_SYMBOL = 2, /* every character is in datatrove's PUNCTUATION_SET */
+    WORD_STOP = 4,   /* equal to one of the stop words */
+};
+
+typedef struct {
+    uint32_t off, len; /* bytes of the word in the text */
+    uint32_t nchars;   /* code points */
+    uint32_t line;     /* index of its line, as str.splitlines() counts them */
+    uint64_t hash;     /* of its bytes */
+    uint32_t flags;
+} fword;
+
+/* A set of stop words (exact, case-sensitive, as datatrove compares them). */
+typedef struct {
+    char **words;
+    size_t *lens;
+    uint64_t *packed; /* words of up to 8 bytes as zero-padded integers (stopwords_pack) */
+    size_t max_len;
+    int n;
+} stopword_set;
+
+/* Fills set->packed (n entries, caller-allocated) from its words. */
+void stopwords_pack(stopword_set *set);
+
+typedef struct {
+    fword *w;
+    size_t n, cap;
+    size_t text_chars; /* len(text) in code points */
+    void *icu_breaker; /* UBreakIterator, made on first use */
+    void *icu_text;    /* UText */
+} fwords;
+
+/* Empties ws (no memory yet). */
+void words_init(fwords *ws);
+
+/* Frees ws's memory. */
+void words_free(fwords *ws);
+
+/* Replaces ws's words by those of text s (n bytes, any bytes accepted). */
+void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop);
+
+/* Number of sentences in s[a, b) by the sentence splitter the C4 rule uses
+ * (an approximation of NLTK's punkt: see docs/filter.md). */
+size_t count_sentences(const char *s, size_t a, size_t b);
+
+#endif

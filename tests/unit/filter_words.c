@@ -1,0 +1,75 @@
+/* filter_words.c - the shared tokeniser splits like NLTK's word_tokenize on
+ * English, counts lines like str.splitlines(), and uses ICU where words
+ * have no spaces between them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "filter/uchar.h"
+#include "filter/words.h"
+#include "tests/tap.h"
+
+/* The words of s joined by '|'. */
+static const char *tokens(fwords *ws, const char *s)
+{
+    static char out[4096];
+    words_tokenize(ws, s, strlen(s), NULL);
+    out[0] = 0;
+    for (size_t i = 0; i < ws->n; i++) {
+        size_t len = strlen(out);
+        snprintf(out + len, sizeof out - len, "%s%.*s", i ? "|" : "", (int)ws->w[i].len, s + ws->w[i].off);
+    }
+    return out;
+}
+
+int main(void)
+{
+    fwords ws;
+    words_init(&ws);
+    is_str(tokens(&ws, "Hello, world!"), "Hello|,|world|!", "comma and exclamation split");
+    is_str(tokens(&ws, "I don't know, it's John's."), "I|do|n't|know|,|it|'s|John|'s|.", "contractions split");
+    is_str(tokens(&ws, "We'll see; they've gone."), "We|'ll|see|;|they|'ve|gone|.", "'ll 've split");
+    is_str(tokens(&ws, "The U.S. economy grew 3.5% in 2020."), "The|U.S.|economy|grew|3.5|%|in|2020|.",
+           "abbreviation keeps its period, number keeps its point");
+    is_str(tokens(&ws, "Mr. Smith met Dr. Who. Then"), "Mr.|Smith|met|Dr.|Who|.|Then", "known abbreviations");
+    is_str(tokens(&ws, "He said \"yes\" (twice) [sic] {ok}"), "He|said|\"|yes|\"|(|twice|)|[|sic|]|{|ok|}",
+           "quotes and brackets split");
+    is_str(tokens(&ws, "a--b wait... 1,000 a,b 12:30 a:b"), "a|--|b|wait|...|1,000|a|,|b|12:30|a|:|b",
+           "dashes, ellipsis, commas and colons");
+    is_str(tokens(&ws, "#tag @user $5 & more*"), "#|tag|@|user|$|5|&|more|*", "symbols split");
+    is_str(tokens(&ws, "“Quoted” ‘text’ «x»"), "“|Quoted|”|‘|text|’|«|x|»", "wide quotes split");
+    is_str(tokens(&ws, "the end. the"), "the|end.|the", "no sentence end before a lower-case word");
+    is_str(tokens(&ws, "dogs' toys"), "dogs|'|toys", "trailing apostrophe split");
+
+    const char *lines = "a\nb\r\nc\rd\x0b" "e\xc2\x85" "f\xe2\x80\xa8g\n\nh";
+    words_tokenize(&ws, lines, strlen(lines), NULL);
+    ok(ws.n == 8 && ws.w[0].line == 0 && ws.w[1].line == 1 && ws.w[2].line == 2 && ws.w[3].line == 3 &&
+           ws.w[4].line == 4 && ws.w[5].line == 5 && ws.w[6].line == 6 && ws.w[7].line == 8,
+       "line numbers follow str.splitlines()");
+
+    const char *ja = "私は東京に住んでいます。";
+    words_tokenize(&ws, ja, strlen(ja), NULL);
+    ok(ws.n >= 5, "Japanese is split into words by ICU (%zu words)", ws.n);
+    const char *th = "ภาษาไทยเป็นภาษาที่สวยงาม";
+    words_tokenize(&ws, th, strlen(th), NULL);
+    ok(ws.n >= 4, "Thai is split into words by ICU (%zu words)", ws.n);
+    words_tokenize(&ws, "naïve café", strlen("naïve café"), NULL);
+    ok(ws.n == 2 && ws.w[0].nchars == 5 && (ws.w[0].flags & WORD_ALPHA), "lengths in code points");
+    ok(ws.text_chars == 10, "text length in code points");
+
+    stopword_set stop = {(char *[]){"the", "and"}, (size_t[]){3, 3}, (uint64_t[2]){0}, 3, 2};
+    stopwords_pack(&stop);
+    words_tokenize(&ws, "The the and... ##", 16, &stop);
+    ok(ws.n == 5 && !(ws.w[0].flags & WORD_STOP) && (ws.w[1].flags & WORD_STOP) && (ws.w[2].flags & WORD_STOP) &&
+           (ws.w[3].flags & WORD_SYMBOL) && (ws.w[4].flags & WORD_SYMBOL),
+       "stop words are case-sensitive; punctuation tokens are symbols");
+
+    is_int(count_sentences("One. Two! Three? Four", 0, 21), 4, "four sentences");
+    is_int(count_sentences("See e.g. this. And Mr. X here.", 0, 30), 2, "abbreviations do not split");
+    is_int(count_sentences("no end here", 0, 11), 1, "a line without terminator is one sentence");
+    is_int(count_sentences("", 0, 0), 0, "empty line has none");
+    size_t a = 0, b = 7;
+    uc_strip(" \xc2\xa0x y\t", &a, &b);
+    ok(a == 3 && b == 6, "strip removes Unicode whitespace");
+    words_free(&ws);
+    return done_testing();
+}
