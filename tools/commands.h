@@ -13,5 +13,6 @@ typedef struct {
 /* Weak while the stages are developed in parallel branches: a command whose
  * code is not linked in yet is left out of `winnow help`. */
 int cmd_ingest(int argc, char **argv) __attribute__((weak));
+int cmd_dedup(int argc, char **argv); /* strong: a weak reference does not pull cli.o out of libwinnow.a */
 
 #endif

@@ -8,6 +8,7 @@
 
 static const winnow_command commands[] = {
     {"ingest", cmd_ingest, "read WARC/WET/JSONL/HTML/text/archives, write the document stream"},
+    {"dedup", cmd_dedup, "drop exact and near-duplicate documents (MinHash LSH; streaming or staged)"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 

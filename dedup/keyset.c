@@ -1,0 +1,165 @@
+/* keyset.c - bucketed cuckoo hashing of hash keys (see keyset.h). */
+#include "dedup/keyset.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+#define SLOTS 4                 /* slots per bucket */
+#define MAX_KICKS 500           /* cuckoo displacements before growing */
+#define TARGET_LOAD 0.9         /* presizing aims at this fill */
+#define MIN_BUCKETS 64
+#define SECOND_BUCKET_MIX UINT64_C(0x9E3779B97F4A7C15)
+
+/* Maps a 64-bit hash onto [0, n) without division. */
+static size_t range_of(uint64_t h, size_t n)
+{
+    return (size_t)(((unsigned __int128)h * n) >> 64);
+}
+
+static uint64_t second_hash(const keyset *s, const uint64_t *key)
+{
+    uint64_t h = s->words == 2 ? key[1] : key[0];
+    h = (h ^ (h >> 31)) * SECOND_BUCKET_MIX;
+    return h ^ (h >> 29);
+}
+
+static size_t bucket1(const keyset *s, const uint64_t *key) { return range_of(key[0], s->nbuckets); }
+static size_t bucket2(const keyset *s, const uint64_t *key) { return range_of(second_hash(s, key), s->nbuckets); }
+
+static uint64_t *slot_key(const keyset *s, size_t slot) { return s->keys + slot * (size_t)s->words; }
+
+static bool same_key(const keyset *s, size_t slot, const uint64_t *key)
+{
+    const uint64_t *k = slot_key(s, slot);
+    return k[0] == key[0] && (s->words == 1 || k[1] == key[1]);
+}
+
+static void alloc_table(keyset *s, size_t nbuckets)
+{
+    s->nbuckets = nbuckets;
+    s->count = 0;
+    s->keys = xcalloc(nbuckets * SLOTS * (size_t)s->words, sizeof *s->keys);
+    s->values = s->has_value ? xcalloc(nbuckets * SLOTS, sizeof *s->values) : NULL;
+    s->used = xcalloc(nbuckets, 1);
+}
+
+void keyset_init(keyset *s, int words, bool has_value, uint64_t expected)
+{
+    memset(s, 0, sizeof *s);
+    s->words = words;
+    s->has_value = has_value;
+    s->rng = SECOND_BUCKET_MIX;
+    size_t nb = (size_t)((double)expected / (SLOTS * TARGET_LOAD)) + 1;
+    alloc_table(s, nb < MIN_BUCKETS ? MIN_BUCKETS : nb);
+}
+
+void keyset_free(keyset *s)
+{
+    free(s->keys);
+    free(s->values);
+    free(s->used);
+    s->keys = NULL;
+    s->values = NULL;
+    s->used = NULL;
+}
+
+static long find_slot(const keyset *s, const uint64_t *key)
+{
+    size_t b[2] = {bucket1(s, key), bucket2(s, key)};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < SLOTS; j++) {
+            size_t slot = b[i] * SLOTS + (size_t)j;
+            if ((s->used[b[i]] >> j & 1) && same_key(s, slot, key)) return (long)slot;
+        }
+    return -1;
+}
+
+bool keyset_find(const keyset *s, const uint64_t *key, uint32_t *value)
+{
+    long slot = find_slot(s, key);
+    if (slot < 0) return false;
+    if (value && s->has_value) *value = s->values[slot];
+    return true;
+}
+
+/* Puts key into a free slot of bucket b; false when it is full. */
+static bool place(keyset *s, size_t b, const uint64_t *key, uint32_t value)
+{
+    for (int j = 0; j < SLOTS; j++) {
+        if (s->used[b] >> j & 1) continue;
+        size_t slot = b * SLOTS + (size_t)j;
+        memcpy(slot_key(s, slot), key, (size_t)s->words * sizeof *key);
+        if (s->has_value) s->values[slot] = value;
+        s->used[b] |= (uint8_t)(1u << j);
+        s->count++;
+        return true;
+    }
+    return false;
+}
+
+static bool insert_new(keyset *s, uint64_t *key, uint32_t *value);
+
+/* xorshift64: picks which slot the cuckoo walk evicts. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
+}
+
+static void grow(keyset *s)
+{
+    keyset old = *s;
+    alloc_table(s, old.nbuckets + old.nbuckets / 2);
+    for (size_t b = 0; b < old.nbuckets; b++)
+        for (int j = 0; j < SLOTS; j++) {
+            if (!(old.used[b] >> j & 1)) continue;
+            size_t slot = b * SLOTS + (size_t)j;
+            uint64_t key[2];
+            uint32_t value = old.has_value ? old.values[slot] : 0;
+            memcpy(key, old.keys + slot * (size_t)old.words, (size_t)old.words * sizeof *key);
+            while (!insert_new(s, key, &value)) grow(s);
+        }
+    keyset_free(&old);
+}
+
+/* Inserts a key known to be absent. On failure the key (and value) left
+ * homeless by the cuckoo walk is handed back in key/value. */
+static bool insert_new(keyset *s, uint64_t *key, uint32_t *value)
+{
+    if (place(s, bucket1(s, key), key, *value) || place(s, bucket2(s, key), key, *value)) return true;
+    size_t b = bucket1(s, key);
+    for (int kick = 0; kick < MAX_KICKS; kick++) {
+        int j = (int)(next_random(&s->rng) % SLOTS);
+        size_t slot = b * SLOTS + (size_t)j;
+        uint64_t victim[2];
+        uint32_t victim_value = s->has_value ? s->values[slot] : 0;
+        memcpy(victim, slot_key(s, slot), (size_t)s->words * sizeof *key);
+        memcpy(slot_key(s, slot), key, (size_t)s->words * sizeof *key);
+        if (s->has_value) s->values[slot] = *value;
+        memcpy(key, victim, (size_t)s->words * sizeof *key);
+        *value = victim_value;
+        size_t b1 = bucket1(s, key), b2 = bucket2(s, key);
+        b = b == b1 ? b2 : b1;
+        if (place(s, b, key, *value)) return true;
+    }
+    return false;
+}
+
+bool keyset_add(keyset *s, const uint64_t *key, uint32_t value)
+{
+    if (find_slot(s, key) >= 0) return false;
+    uint64_t k[2] = {key[0], s->words == 2 ? key[1] : 0};
+    while (!insert_new(s, k, &value)) grow(s);
+    return true;
+}
+
+size_t keyset_bytes(const keyset *s)
+{
+    size_t slots = s->nbuckets * SLOTS;
+    return slots * (size_t)s->words * sizeof *s->keys + (s->has_value ? slots * sizeof *s->values : 0) + s->nbuckets;
+}

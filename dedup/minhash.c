@@ -1,0 +1,106 @@
+/* minhash.c - shingle hashing, MinHash signatures and band keys (the CPU
+ * reference; see minhash.h for the definitions). */
+#include "dedup/minhash.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "core/util.h"
+
+uint64_t splitmix64_next(uint64_t *state)
+{
+    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+int minhash_params_init(minhash_params *p, int bands, int rows, int ngram, uint64_t seed)
+{
+    if (bands < 1 || rows < 1 || ngram < 1 || (long)bands * rows > MINHASH_MAX_PERMUTATIONS) return -1;
+    p->bands = bands;
+    p->rows = rows;
+    p->ngram = ngram;
+    p->seed = seed;
+    p->k = bands * rows;
+    p->a = xmalloc((size_t)p->k * sizeof *p->a);
+    p->b = xmalloc((size_t)p->k * sizeof *p->b);
+    uint64_t state = seed;
+    for (int i = 0; i < p->k; i++) {
+        p->a[i] = 1 + splitmix64_next(&state) % (MINHASH_PRIME - 1);
+        p->b[i] = splitmix64_next(&state) % MINHASH_PRIME;
+    }
+    return 0;
+}
+
+void minhash_params_free(minhash_params *p)
+{
+    free(p->a);
+    free(p->b);
+    p->a = p->b = NULL;
+}
+
+size_t minhash_shingle_count(const dedup_text *t, int ngram)
+{
+    if (t->nunits == 0) return 0;
+    if (t->nunits < (size_t)ngram) return 1;
+    return t->nunits - (size_t)ngram + 1;
+}
+
+void minhash_shingle_hashes(const dedup_text *t, int ngram, uint64_t **hashes, size_t *len, size_t *cap)
+{
+    size_t n = minhash_shingle_count(t, ngram);
+    if (*len + n > *cap) {
+        *cap = (*len + n) * 2;
+        *hashes = xrealloc(*hashes, *cap * sizeof **hashes);
+    }
+    size_t last = t->nunits < (size_t)ngram ? t->nunits - 1 : (size_t)ngram - 1;
+    uint64_t *out = *hashes + *len;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t from = t->start[i], to = t->end[i + last];
+        out[i] = XXH3_64bits(t->text.data + from, to - from);
+    }
+    *len += n;
+}
+
+/* Shingles per block of the signature loop: the block's hashes, reduced
+ * mod P once, stay in L1 while every permutation runs over them. */
+#define SIGNATURE_BLOCK 64
+
+void minhash_signature(const minhash_params *p, const uint64_t *hashes, size_t n, uint64_t *sig)
+{
+    for (int k = 0; k < p->k; k++) sig[k] = MINHASH_EMPTY;
+    for (size_t base = 0; base < n; base += SIGNATURE_BLOCK) {
+        size_t m = n - base < SIGNATURE_BLOCK ? n - base : SIGNATURE_BLOCK;
+        const uint64_t *h = hashes + base;
+        for (int k = 0; k < p->k; k++) {
+            uint64_t a = p->a[k], b = p->b[k], best = sig[k];
+            for (size_t i = 0; i < m; i++) {
+                uint64_t v = minhash_permute(a, b, h[i]);
+                best = v < best ? v : best;
+            }
+            sig[k] = best;
+        }
+    }
+}
+
+void minhash_band_keys(const minhash_params *p, const uint64_t *sig, uint64_t *keys)
+{
+    uint64_t row[MINHASH_MAX_PERMUTATIONS];
+    for (int j = 0; j < p->bands; j++) {
+        for (int r = 0; r < p->rows; r++) {
+            uint64_t v = sig[j * p->rows + r];
+            unsigned char *le = (unsigned char *)&row[r];
+            for (int byte = 0; byte < 8; byte++) le[byte] = (unsigned char)(v >> (8 * byte));
+        }
+        keys[j] = XXH3_64bits_withSeed(row, (size_t)p->rows * sizeof row[0], (XXH64_hash_t)j);
+    }
+}
+
+double minhash_similarity(const uint64_t *s1, const uint64_t *s2, int k)
+{
+    int same = 0;
+    for (int i = 0; i < k; i++) same += s1[i] == s2[i];
+    return k ? (double)same / k : 0;
+}
