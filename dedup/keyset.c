@@ -18,15 +18,21 @@ static size_t range_of(uint64_t h, size_t n)
     return (size_t)(((unsigned __int128)h * n) >> 64);
 }
 
-static uint64_t second_hash(const keyset *s, const uint64_t *key)
+/* A 64-bit finaliser, so keys that are not uniform still spread. */
+static uint64_t mix(uint64_t h)
 {
-    uint64_t h = s->words == 2 ? key[1] : key[0];
     h = (h ^ (h >> 31)) * SECOND_BUCKET_MIX;
-    return h ^ (h >> 29);
+    h = (h ^ (h >> 29)) * UINT64_C(0xBF58476D1CE4E5B9);
+    return h ^ (h >> 32);
 }
 
-static size_t bucket1(const keyset *s, const uint64_t *key) { return range_of(key[0], s->nbuckets); }
-static size_t bucket2(const keyset *s, const uint64_t *key) { return range_of(second_hash(s, key), s->nbuckets); }
+static uint64_t first_hash(const keyset *s, const uint64_t *key)
+{
+    return mix(key[0] ^ (s->words == 2 ? key[1] * SECOND_BUCKET_MIX : 0));
+}
+
+static size_t bucket1(const keyset *s, const uint64_t *key) { return range_of(first_hash(s, key), s->nbuckets); }
+static size_t bucket2(const keyset *s, const uint64_t *key) { return range_of(mix(first_hash(s, key) ^ SECOND_BUCKET_MIX), s->nbuckets); }
 
 static uint64_t *slot_key(const keyset *s, size_t slot) { return s->keys + slot * (size_t)s->words; }
 
