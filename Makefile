@@ -18,7 +18,8 @@ CUDA        ?= auto
 DEB_PACKAGES = build-essential g++ pkg-config perl python3 zstd gzip tar zip \
   libzstd-dev libxxhash-dev libarchive-dev libuchardet-dev libutf8proc-dev \
   libxml2-dev libcld2-dev libpcre2-dev zlib1g-dev libicu-dev libbrotli-dev \
-  python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev
+  python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev libsimdjson-dev \
+  time xz-utils bzip2
 
 PKGS = libzstd libxxhash libarchive uchardet libutf8proc libxml-2.0 libpcre2-8 zlib icu-uc icu-i18n libbrotlidec
 
@@ -73,6 +74,7 @@ UNIT_SRC  = $(wildcard tests/unit/*.c)
 UNIT_BIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 E2E       = $(wildcard tests/e2e/*.sh)
 
+.SECONDARY:
 .PHONY: all deps test demo bench fuzz install clean check-full
 all: bin/winnow
 
@@ -130,25 +132,35 @@ demo: deps
 	$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh
 
-bench: all
-	@sh bench/run.sh
+BENCH_BIN = $(BUILD)/bench/docstream_bench $(BUILD)/bench/simdjson_lines
+$(BUILD)/bench/docstream_bench: bench/docstream_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/bench/simdjson_lines: bench/simdjson_lines.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) $$(pkg-config --cflags simdjson) -o $@ $< $$(pkg-config --libs simdjson)
+
+# BENCH=name runs one bench/NAME.sh; default all of them.
+bench: deps all $(BENCH_BIN)
+	@WINNOW=$(abspath bin/winnow) BUILD=$(abspath $(BUILD)) SHARED=$(abspath ../shared/data) sh bench/run.sh $(BENCH)
 
 FUZZ_SRC = $(wildcard tests/fuzz/*.c)
+FUZZ_CPPFLAGS = $(filter-out -DWINNOW_CUDA=1,$(CPPFLAGS))
 FUZZ_BIN = $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
-FUZZ_LIB_OBJ = $(patsubst %.c,build-fuzz/%.o,$(LIB_C)) $(patsubst %.cc,build-fuzz/%.o,$(LIB_CXX)) build-fuzz/gpu/none.o
+FUZZ_LIB_OBJ = $(patsubst %.c,build-fuzz/%.o,$(LIB_C) $(wildcard gpu/none.c)) $(patsubst %.cc,build-fuzz/%.o,$(LIB_CXX))
 build-fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 build-fuzz/%.o: %.cc
 	@mkdir -p $(dir $@)
-	clang++ $(CPPFLAGS) -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+	clang++ $(FUZZ_CPPFLAGS) -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
-	clang $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS) -lcld2 -lstdc++ -lm -pthread
+	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS) -lcld2 -lstdc++ -lm -pthread
 fuzz: deps $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
 	  n=$$(basename $$f); mkdir -p build-fuzz/corpus/$$n; \
 	  echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 build-fuzz/corpus/$$n tests/fuzz/seeds/$$n 2>build-fuzz/$$n.log \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 -artifact_prefix=build-fuzz/$$n- build-fuzz/corpus/$$n tests/fuzz/seeds/$$n 2>build-fuzz/$$n.log \
 	    || { tail -40 build-fuzz/$$n.log; exit 1; }; done
 
 install: all

@@ -86,48 +86,73 @@ static bool object_is_empty(const char *p, size_t len)
     return true;
 }
 
+/* Where a value sits in the line, quotes included. */
+static size_t value_start(const char *line, const jvalue *v)
+{
+    return (size_t)(v->p - line) - (v->kind == JSON_STRING ? 1 : 0);
+}
+
+static size_t value_end(const char *line, const jvalue *v)
+{
+    return (size_t)(v->p - line) + v->len + (v->kind == JSON_STRING ? 1 : 0);
+}
+
 void doc_rewrite(const char *line, size_t len, const jdoc *doc,
                  const char *new_text, size_t new_text_len,
                  const wbuf *extra_meta, wbuf *out)
 {
     bool add_meta = extra_meta && extra_meta->len;
-    bool meta_obj = add_meta && doc->metadata.kind == JSON_OBJECT;
-    /* Edits in line order: the text value, the metadata object's end, the line's end. */
-    const char *text_at = new_text && doc->text.kind ? doc->text.p : NULL;
-    size_t pos = 0;
     buf_reserve(out, len + new_text_len + (add_meta ? extra_meta->len + 16 : 0) + 2);
 
-    const char *meta_close = meta_obj ? doc->metadata.p + doc->metadata.len - 1 : NULL;
-    const char *edits[2] = {text_at, meta_close};
-    if (edits[0] && edits[1] && edits[1] < edits[0]) { edits[0] = meta_close; edits[1] = text_at; }
-    for (int k = 0; k < 2; k++) {
-        const char *at = edits[k];
-        if (!at) continue;
-        if (at == text_at) {
-            size_t quote = (size_t)(text_at - line) - 1; /* the opening quote */
-            buf_append(out, line + pos, quote - pos);
-            json_put_string(out, new_text, new_text_len);
-            pos = quote + 1 + doc->text.len + 1;
-        } else {
-            size_t close = (size_t)(meta_close - line);
-            buf_append(out, line + pos, close - pos);
+    /* Two possible edits, applied in line order: the text value is replaced;
+     * the metadata object gains members before its '}' (a metadata value that
+     * is not an object is replaced by one). */
+    typedef struct { size_t from, to; int what; } edit;
+    enum { EDIT_TEXT, EDIT_META_APPEND, EDIT_META_REPLACE };
+    edit edits[2];
+    int nedits = 0;
+    if (new_text && doc->text.kind)
+        edits[nedits++] = (edit){value_start(line, &doc->text), value_end(line, &doc->text), EDIT_TEXT};
+    if (add_meta && doc->metadata.kind == JSON_OBJECT) {
+        size_t close = value_end(line, &doc->metadata) - 1;
+        edits[nedits++] = (edit){close, close, EDIT_META_APPEND};
+    } else if (add_meta && doc->metadata.kind) {
+        edits[nedits++] = (edit){value_start(line, &doc->metadata), value_end(line, &doc->metadata), EDIT_META_REPLACE};
+    }
+    if (nedits == 2 && edits[1].from < edits[0].from) {
+        edit t = edits[0];
+        edits[0] = edits[1];
+        edits[1] = t;
+    }
+    size_t pos = 0;
+    for (int k = 0; k < nedits; k++) {
+        buf_append(out, line + pos, edits[k].from - pos);
+        switch (edits[k].what) {
+        case EDIT_TEXT: json_put_string(out, new_text, new_text_len); break;
+        case EDIT_META_APPEND:
             if (!object_is_empty(doc->metadata.p, doc->metadata.len)) buf_putc(out, ',');
             buf_append(out, extra_meta->data, extra_meta->len);
-            pos = close;
+            break;
+        default:
+            buf_putc(out, '{');
+            buf_append(out, extra_meta->data, extra_meta->len);
+            buf_putc(out, '}');
+            break;
         }
+        pos = edits[k].to;
     }
-    /* Up to the final brace, then fields the line lacked. */
+    /* Up to the final brace, then the fields the line lacked. */
     buf_append(out, line + pos, doc->close_brace - pos);
-    bool empty_obj = doc->close_brace > 0 && object_is_empty(line, doc->close_brace + 1);
+    size_t open = 0;
+    while (line[open] != '{') open++;
+    bool empty_obj = object_is_empty(line + open, doc->close_brace - open + 1);
     if (new_text && !doc->text.kind) {
         if (!empty_obj) buf_putc(out, ',');
         json_put_key(out, "text");
         json_put_string(out, new_text, new_text_len);
         empty_obj = false;
     }
-    if (add_meta && !meta_obj) {
-        /* no metadata object (or not an object): a new one goes at the end;
-         * a non-object "metadata" value stays and is shadowed by this one */
+    if (add_meta && !doc->metadata.kind) {
         if (!empty_obj) buf_putc(out, ',');
         buf_append(out, "\"metadata\":{", 12);
         buf_append(out, extra_meta->data, extra_meta->len);
@@ -155,7 +180,7 @@ void doc_reject_line(const char *line, size_t len, const char *stage, const char
     /* a comma unless the original object was empty */
     size_t rest = brace + 1;
     size_t k = rest;
-    while (k < len && (line[k] == ' ' || line[k] == '\t')) k++;
+    while (k < len && (line[k] == ' ' || line[k] == '\t' || line[k] == '\n' || line[k] == '\r')) k++;
     if (k < len && line[k] != '}') buf_putc(out, ',');
     if (rest < len) buf_append(out, line + rest, len - rest);
     buf_putc(out, '\n');

@@ -120,12 +120,28 @@ static bool decode_more(winput *in)
     size_t room = in->cap - in->end;
     switch (in->codec) {
     case CODEC_PLAIN: {
-        if (!raw_avail(in) && !raw_fill(in)) { in->eof = true; return false; }
-        size_t n = raw_avail(in) < room ? raw_avail(in) : room;
-        memcpy(in->buf + in->end, in->raw + in->raw_pos, n);
-        raw_consume(in, n);
-        in->end += n;
-        return true;
+        if (raw_avail(in)) { /* the bytes read while sniffing */
+            size_t n = raw_avail(in) < room ? raw_avail(in) : room;
+            memcpy(in->buf + in->end, in->raw + in->raw_pos, n);
+            raw_consume(in, n);
+            in->end += n;
+            return true;
+        }
+        for (;;) { /* then straight into the decoded buffer, no copy */
+            ssize_t r = read(in->fd, in->buf + in->end, room);
+            if (r > 0) {
+                in->end += (size_t)r;
+                in->raw_consumed += (uint64_t)r;
+                return true;
+            }
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) {
+                warnf("%s: read error: %s", in->name, strerror(errno));
+                in->errors++;
+            }
+            in->eof = true;
+            return false;
+        }
     }
     case CODEC_GZIP: {
         if (!raw_avail(in) && !raw_fill(in)) {

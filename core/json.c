@@ -75,7 +75,7 @@ static int scan_string(scanner *sc, jvalue *v)
                     return fail(sc, "bad \\u escape");
                 }
                 i += 6;
-            } else if (strchr("\"\\/bfnrt", e) && e) {
+            } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
                 i += 2;
             } else {
                 sc->i = i;
@@ -137,6 +137,7 @@ static int scan_container(scanner *sc, jdoc *doc)
     sc->i++;
     skip_ws(sc);
     if (sc->i < sc->n && sc->s[sc->i] == close) {
+        if (doc) doc->close_brace = sc->i;
         sc->i++;
         sc->depth--;
         return 0;

@@ -108,6 +108,11 @@ static void flush_buf(woutput *o, bool last)
 void output_write(woutput *o, const void *p, size_t n)
 {
     o->bytes += n;
+    if (!o->zc && n >= OUT_CHUNK / 4) { /* large plain writes skip the buffer */
+        flush_buf(o, false);
+        write_all(o, p, n);
+        return;
+    }
     while (n) {
         size_t k = OUT_CHUNK - o->len;
         if (k > n) k = n;

@@ -11,8 +11,7 @@
 #include "progress.h"
 #include "util.h"
 
-#define BATCH_MAX_DOCS 2048
-#define BATCH_MAX_BYTES (4u << 20)
+#define BATCH_BYTES (4u << 20) /* input read per batch; a longer line makes a bigger batch */
 #define ZSTD_DEFAULT_LEVEL 3
 
 const char STAGE_COMMON_HELP[] =
@@ -83,11 +82,41 @@ typedef struct {
     const stage_opts *opts;
 } engine;
 
-/* Worker: scan every line, then the stage's map. */
+/* Splits the batch's block of text into documents (non-blank lines). */
+static void split_lines(stage_batch *b)
+{
+    char *p = b->text.data, *end = p + b->text.len;
+    uint64_t lineno = b->first_line;
+    b->n = 0;
+    while (p < end) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) nl = end; /* cannot happen: blocks end in '\n' */
+        size_t len = (size_t)(nl - p);
+        size_t span = len + (nl < end);
+        if (len && p[len - 1] == '\r') len--;
+        if (len) {
+            if (b->n == b->cap) {
+                b->cap = b->cap ? 2 * b->cap : 1024;
+                b->docs = xrealloc(b->docs, (size_t)b->cap * sizeof *b->docs);
+            }
+            stage_doc *d = &b->docs[b->n++];
+            memset(d, 0, sizeof *d);
+            d->line = p;
+            d->len = len;
+            d->span = span;
+            d->lineno = lineno;
+        }
+        lineno++;
+        p += span;
+    }
+}
+
+/* Worker: split and scan every line, then the stage's map. */
 static void engine_work(void *ctx, int worker, void *item)
 {
     engine *e = ctx;
     stage_batch *b = item;
+    split_lines(b);
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         const char *err;
@@ -95,13 +124,11 @@ static void engine_work(void *ctx, int worker, void *item)
         if (json_scan_doc(d->line, d->len, &d->json, &err, &pos) != 0) {
             d->verdict = DOC_FAIL;
             d->reason = "bad_json";
-            warnf("%s: line %llu: bad JSON at byte %zu: %s", b->file,
-                  (unsigned long long)(b->first_line + (uint64_t)i), pos + 1, err);
+            warnf("%s: line %llu: bad JSON at byte %zu: %s", b->file, (unsigned long long)d->lineno, pos + 1, err);
         } else if (d->json.text.kind != JSON_STRING) {
             d->verdict = DOC_FAIL;
             d->reason = "missing_text";
-            warnf("%s: line %llu: document has no \"text\" string", b->file,
-                  (unsigned long long)(b->first_line + (uint64_t)i));
+            warnf("%s: line %llu: document has no \"text\" string", b->file, (unsigned long long)d->lineno);
         }
     }
     if (e->ops->map) e->ops->map(e->ops->ctx, worker, b);
@@ -110,7 +137,6 @@ static void engine_work(void *ctx, int worker, void *item)
 static stage_batch *batch_new(void)
 {
     stage_batch *b = xcalloc(1, sizeof *b);
-    b->docs = xmalloc(BATCH_MAX_DOCS * sizeof *b->docs);
     stats_init(&b->stats);
     return b;
 }
@@ -138,26 +164,36 @@ typedef struct {
     woutput *out, *rejects;
     wstats stats;
     wbuf scratch;
+    uint64_t next_ordinal;
 } sink;
 
 /* Main thread, input order: reduce, write, count. */
 static void finish_batch(engine *e, sink *s, stage_batch *b)
 {
     const stage_ops *ops = e->ops;
+    for (int i = 0; i < b->n; i++) b->docs[i].ordinal = s->next_ordinal++;
     if (ops->reduce) ops->reduce(ops->ctx, b);
     uint64_t out_before = s->out ? output_bytes(s->out) : 0;
     if (ops->emit) ops->emit(ops->ctx, b, s->out);
     uint64_t bytes = 0;
+    /* kept lines sit back to back in b->text: write each run of them at once */
+    const char *run = NULL;
+    size_t run_len = 0;
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         s->stats.in++;
-        bytes += d->len + 1;
+        bytes += d->span;
+        bool extends_run = d->verdict == DOC_KEEP && run_len && d->line == run + run_len;
+        if (run_len && !extends_run) {
+            output_write(s->out, run, run_len);
+            run_len = 0;
+        }
         switch (d->verdict) {
         case DOC_KEEP:
             s->stats.out++;
             if (!ops->emit) {
-                output_write(s->out, d->line, d->len);
-                output_write(s->out, "\n", 1);
+                if (!run_len) run = d->line;
+                run_len += d->span; /* the line as it came, with its line end */
             }
             break;
         case DOC_REWRITE:
@@ -182,21 +218,23 @@ static void finish_batch(engine *e, sink *s, stage_batch *b)
         case DOC_FAIL: stats_fail(&s->stats, d->reason ? d->reason : "failed"); break;
         }
     }
+    if (run_len) output_write(s->out, run, run_len);
     s->stats.bytes_in += bytes;
     if (s->out) s->stats.bytes_out += output_bytes(s->out) - out_before;
     stats_merge(&s->stats, &b->stats); /* map() adds only stage-specific numbers */
     progress_add((uint64_t)b->n, bytes);
 }
 
-/* Copies the lines of the batch into its own memory and points docs at it. */
-static void batch_seal(stage_batch *b)
+/* Number of '\n' bytes in p[0..n). */
+static uint64_t count_newlines(const char *p, size_t n)
 {
-    size_t off = 0;
-    for (int i = 0; i < b->n; i++) {
-        size_t len = b->docs[i].len;
-        b->docs[i].line = b->text.data + off;
-        off += len + 1;
+    uint64_t count = 0;
+    const char *end = p + n;
+    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        count++;
+        p++;
     }
+    return count;
 }
 
 int stage_run(const stage_opts *o, const stage_ops *ops)
@@ -206,15 +244,16 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     stats_init(&s.stats);
     s.out = output_open(o->output, o->zstd_level);
     if (o->rejects_path) s.rejects = output_open(o->rejects_path, 0);
-    wpool *pool = pool_create(o->threads, 2 * o->threads + 2, engine_work, &e);
-    stage_batch **spare = xcalloc((size_t)(2 * o->threads + 3), sizeof *spare);
+    int depth = 2 * o->threads + 2;
+    wpool *pool = pool_create(o->threads, depth, engine_work, &e);
+    stage_batch **spare = xcalloc((size_t)depth + 1, sizeof *spare);
     int nspare = 0;
     int status = EXIT_OK;
-    uint64_t ordinal = 0;
+    wbuf carry = WBUF_INIT; /* a line begun in the previous block */
     progress_start(ops->name, o->quiet);
 
+    /* The main thread only reads blocks of whole lines; workers split and scan. */
     int ninputs = o->ninputs ? o->ninputs : 1;
-    stage_batch *b = NULL;
     for (int f = 0; f < ninputs; f++) {
         const char *path = o->ninputs ? o->inputs[f] : "-";
         winput *in = input_open(path);
@@ -222,32 +261,39 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
             status = EXIT_FATAL;
             continue;
         }
-        const char *line;
-        size_t len;
-        uint64_t lineno = 0;
-        bool more = true;
-        while (more) {
-            more = input_getline(in, &line, &len);
-            if (more) {
-                lineno++;
-                if (len == 0) continue; /* a blank line is no document */
-                if (!b) {
-                    b = nspare ? spare[--nspare] : batch_new();
-                    batch_reset(b);
-                    b->first_line = lineno;
-                }
-                stage_doc *d = &b->docs[b->n++];
-                memset(d, 0, sizeof *d);
-                d->len = len;
-                d->ordinal = ordinal++;
-                buf_append(&b->text, line, len);
-                buf_putc(&b->text, '\n');
+        uint64_t lineno = 1;
+        buf_clear(&carry);
+        for (;;) {
+            stage_batch *b = nspare ? spare[--nspare] : batch_new();
+            batch_reset(b);
+            buf_append(&b->text, carry.data ? carry.data : "", carry.len);
+            buf_clear(&carry);
+            /* read until the block holds a line end (a huge line makes a huge block) */
+            bool last = false;
+            char *nl = NULL;
+            while (!nl && !last) {
+                size_t from = b->text.len;
+                buf_reserve(&b->text, BATCH_BYTES);
+                size_t got = input_read(in, b->text.data + from, BATCH_BYTES);
+                b->text.len += got;
+                b->text.data[b->text.len] = 0;
+                last = got == 0;
+                nl = got ? memrchr(b->text.data + from, '\n', got) : NULL;
             }
-            bool flush = b && (!more || b->n == BATCH_MAX_DOCS || b->text.len >= BATCH_MAX_BYTES);
-            if (!flush) continue;
-            /* a batch never spans two files, so messages name the right one */
-            batch_seal(b);
+            if (nl) {
+                size_t keep = (size_t)(nl + 1 - b->text.data);
+                buf_append(&carry, b->text.data + keep, b->text.len - keep);
+                b->text.len = keep;
+            } else if (b->text.len && b->text.data[b->text.len - 1] != '\n') {
+                buf_putc(&b->text, '\n'); /* the last line of a file without its '\n' */
+            }
+            if (!b->text.len) {
+                spare[nspare++] = b;
+                break;
+            }
             b->file = xstrdup(input_name(in));
+            b->first_line = lineno;
+            lineno += count_newlines(b->text.data, b->text.len);
             if (pool_full(pool)) {
                 stage_batch *done = pool_pop(pool);
                 finish_batch(&e, &s, done);
@@ -255,7 +301,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
                 spare[nspare++] = done;
             }
             pool_push(pool, b);
-            b = NULL;
+            if (last && !carry.len) break;
         }
         if (input_errors(in)) status = EXIT_FATAL;
         input_close(in);
@@ -270,6 +316,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     progress_stop();
     for (int i = 0; i < nspare; i++) batch_free(spare[i]);
     free(spare);
+    buf_free(&carry);
 
     output_close(s.out);
     if (s.rejects) output_close(s.rejects);

@@ -78,19 +78,21 @@ typedef struct {
     const char *reason;  /* drop reason or failure kind: a static string */
     size_t out_off, out_len;    /* DOC_REWRITE: the new line in batch->out */
     size_t extra_off, extra_len; /* extra members for the rejects line in batch->out */
-    uint64_t ordinal;     /* position of this document in the whole input (0-based) */
+    size_t span;          /* bytes of the line in the input, with its line end */
+    uint64_t ordinal;     /* position in the whole input (0-based); set before reduce() */
+    uint64_t lineno;      /* line number in its file (1-based), for messages */
 } stage_doc;
 
 typedef struct {
     stage_doc *docs;
-    int n;
+    int n, cap;
     wbuf out;    /* rewritten lines and reject extras, addressed by offsets */
     wstats stats; /* counted by map() (drops by reason etc.) */
     void *user;  /* per-batch data a stage attaches in map() and frees in emit/reduce */
     /* engine-private */
     wbuf text;
-    const char *file;
-    uint64_t first_line;
+    const char *file;    /* the input file all documents of the batch come from */
+    uint64_t first_line; /* line number of the batch's first line */
 } stage_batch;
 
 typedef struct {

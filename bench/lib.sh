@@ -1,0 +1,11 @@
+# lib.sh - helpers for the bench scripts.
+#   cpu_seconds CMD...   runs CMD (stdout to /dev/null), prints "WALL CPU" seconds
+#   machine_line         one line naming the machine, for the results header
+cpu_seconds() {
+    /usr/bin/time -f "%e %U %S" -o "$BENCH_TMP/time" "$@" > /dev/null
+    awk '{printf "%.3f %.3f\n", $1, $2 + $3}' "$BENCH_TMP/time"
+}
+machine_line() {
+    echo "$(date -u +%Y-%m-%d), $(nproc) cores $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load average $(cut -d' ' -f1 /proc/loadavg) at start"
+}
+mbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.0f", b / 1e6 / s; else print "-" }'; }

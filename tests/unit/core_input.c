@@ -1,0 +1,124 @@
+/* core_input - decoding by content: plain, gzip members, zstd, lz4/xz/bzip2, damage. */
+#include <stdio.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/input.h"
+#include "tests/tap.h"
+
+static void slurp(const char *path, wbuf *out, int *errors, input_codec *codec)
+{
+    buf_clear(out);
+    winput *in = input_open(path);
+    if (!in) { *errors = -1; return; }
+    char chunk[7777]; /* an odd size, to cross buffer edges */
+    size_t n;
+    while ((n = input_read(in, chunk, sizeof chunk)) > 0) buf_append(out, chunk, n);
+    *errors = input_errors(in);
+    *codec = input_get_codec(in);
+    input_close(in);
+}
+
+static void same_as_plain(const char *rel_plain, const char *rel_packed, input_codec want_codec)
+{
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s/%s", shared_dir(), rel_plain);
+    snprintf(b, sizeof b, "%s/%s", shared_dir(), rel_packed);
+    wbuf pa = WBUF_INIT, pb = WBUF_INIT;
+    int ea, eb;
+    input_codec ca, cb;
+    slurp(a, &pa, &ea, &ca);
+    slurp(b, &pb, &eb, &cb);
+    ok(ea == 0 && eb == 0, "%s: no errors", rel_packed);
+    is_int(cb, want_codec, "%s: codec %s", rel_packed, input_codec_name(want_codec));
+    ok(pa.len > 0 && pa.len == pb.len && memcmp(pa.data, pb.data, pa.len) == 0, "%s decodes to %s (%zu bytes)",
+       rel_packed, rel_plain, pa.len);
+    buf_free(&pa);
+    buf_free(&pb);
+}
+
+int main(void)
+{
+    static char shared_abs[4096];
+    if (!realpath(shared_dir(), shared_abs)) skip_all("no shared test data");
+    setenv("SHARED", shared_abs, 1);
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char dir[512], cmd[2048], path[600];
+    snprintf(dir, sizeof dir, "%s/winnow-input-XXXXXX", tmp);
+    if (!mkdtemp(dir)) skip_all("cannot make a temporary directory");
+
+    same_as_plain("warc/resiliparse/tests/data/warcfile.warc", "warc/resiliparse/tests/data/warcfile.warc.gz", CODEC_GZIP);
+    same_as_plain("warc/resiliparse/tests/data/warcfile.warc", "warc/resiliparse/tests/data/warcfile.warc.lz4", CODEC_OTHER);
+    same_as_plain("jsonl/dolma/tests/data/formats/zst/CC-MAIN-20190717121559-20190717143559-00140.jsonl.zst",
+                  "jsonl/dolma/tests/data/formats/zst/CC-MAIN-20190717121559-20190717143559-00140.jsonl.zst", CODEC_PLAIN);
+
+    /* two zstd frames, xz, bzip2 and gzip -> identical bytes */
+    const char *src = "warc/whirlwind-python/whirlwind.warc";
+    snprintf(cmd, sizeof cmd,
+             "cd %s && head -c 30000 %s/%s > a && tail -c +30001 %s/%s > b && cat a b > plain && "
+             "(zstd -q -c a; zstd -q -c b) > two.zst && xz -c plain > p.xz && bzip2 -c plain > p.bz2 && "
+             "(gzip -c a; gzip -c b; head -c 100 /dev/zero) > padded.gz && gzip -c plain | head -c 9000 > cut.gz",
+             dir, shared_dir(), src, shared_dir(), src);
+    if (system(cmd) != 0) {
+        ok(0, "made compressed copies");
+    } else {
+        wbuf plain = WBUF_INIT, got = WBUF_INIT;
+        int e;
+        input_codec c;
+        snprintf(path, sizeof path, "%s/plain", dir);
+        slurp(path, &plain, &e, &c);
+        const char *names[] = {"two.zst", "p.xz", "p.bz2", "padded.gz"};
+        for (int i = 0; i < 4; i++) {
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            slurp(path, &got, &e, &c);
+            ok(e == 0 && got.len == plain.len && memcmp(got.data, plain.data, plain.len) == 0,
+               "%s decodes to the original %zu bytes", names[i], plain.len);
+        }
+        snprintf(path, sizeof path, "%s/cut.gz", dir);
+        slurp(path, &got, &e, &c);
+        is_int(e, 1, "truncated gzip: one error reported");
+        ok(got.len > 9000 && got.len < plain.len && memcmp(got.data, plain.data, got.len) == 0,
+           "truncated gzip: the decodable prefix is delivered (%zu bytes)", got.len);
+        buf_free(&plain);
+        buf_free(&got);
+    }
+
+    /* real damage: a clipped Common Crawl member */
+    {
+        wbuf got = WBUF_INIT;
+        int e;
+        input_codec c;
+        snprintf(path, sizeof path, "%s/warc/resiliparse/tests/data/clipped.warc.gz", shared_dir());
+        slurp(path, &got, &e, &c);
+        is_int(e, 1, "clipped.warc.gz: truncation reported");
+        ok(got.len > 0 && memcmp(got.data, "WARC/1.", 7) == 0, "clipped.warc.gz: the record start is delivered");
+        buf_free(&got);
+    }
+
+    /* getline: CRLF, a last line without newline, a line longer than the buffer */
+    {
+        snprintf(path, sizeof path, "%s/lines", dir);
+        FILE *f = fopen(path, "w");
+        fputs("one\r\ntwo\n\n", f);
+        for (int i = 0; i < 600000; i++) fputc('x', f);
+        fputs("\nlast", f);
+        fclose(f);
+        winput *in = input_open(path);
+        const char *line;
+        size_t len;
+        int n = 0;
+        size_t lens[8] = {0};
+        while (input_getline(in, &line, &len) && n < 8) lens[n++] = len;
+        is_int(n, 5, "getline: five lines");
+        ok(lens[0] == 3 && lens[1] == 3 && lens[2] == 0 && lens[3] == 600000 && lens[4] == 4, "getline: lengths, CR stripped");
+        is_int(input_offset(in), 3 + 2 + 4 + 1 + 600001 + 4, "offset counts decoded bytes");
+        input_close(in);
+    }
+    ok(input_open("/nonexistent/file") == NULL, "missing file: NULL and a message");
+
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) diag("could not remove %s", dir);
+    return done_testing();
+}

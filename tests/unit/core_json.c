@@ -1,0 +1,176 @@
+/* core_json - the document-line scanner, unescaper and writer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/doc.h"
+#include "core/input.h"
+#include "core/json.h"
+#include "tests/tap.h"
+
+static int scans(const char *line)
+{
+    jdoc d;
+    const char *err;
+    size_t pos;
+    return json_scan_doc(line, strlen(line), &d, &err, &pos) == 0;
+}
+
+static void text_is(const char *line, const char *want, const char *name)
+{
+    jdoc d;
+    wbuf b = WBUF_INIT;
+    const char *err = NULL;
+    size_t pos = 0;
+    int r = json_scan_doc(line, strlen(line), &d, &err, &pos);
+    if (r != 0) {
+        ok(0, "%s (scan failed: %s at %zu)", name, err, pos);
+        return;
+    }
+    json_unescape(&d.text, &b);
+    is_str(b.data ? b.data : "", want, "%s", name);
+    buf_free(&b);
+}
+
+/* Every line of a real JSONL file scans and round-trips through the writer. */
+static void real_file(const char *rel, long want_lines)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", shared_dir(), rel);
+    winput *in = input_open(path);
+    if (!in) {
+        ok(0, "open %s", rel);
+        return;
+    }
+    const char *line;
+    size_t len;
+    long n = 0, bad = 0, roundtrip_bad = 0;
+    wbuf text = WBUF_INIT, again = WBUF_INIT, text2 = WBUF_INIT;
+    while (input_getline(in, &line, &len)) {
+        jdoc d;
+        const char *err;
+        size_t pos;
+        n++;
+        if (json_scan_doc(line, len, &d, &err, &pos) != 0 || d.text.kind != JSON_STRING) {
+            bad++;
+            continue;
+        }
+        buf_clear(&text);
+        json_unescape(&d.text, &text);
+        /* write the text as JSON again and decode it: must be the same bytes */
+        buf_clear(&again);
+        buf_puts(&again, "{\"text\":");
+        json_put_string(&again, text.data, text.len);
+        buf_putc(&again, '}');
+        jdoc d2;
+        buf_clear(&text2);
+        if (json_scan_doc(again.data, again.len, &d2, &err, &pos) != 0) { roundtrip_bad++; continue; }
+        json_unescape(&d2.text, &text2);
+        if (text2.len != text.len || memcmp(text2.data, text.data, text.len)) roundtrip_bad++;
+    }
+    input_close(in);
+    is_int(n, want_lines, "%s: line count", rel);
+    is_int(bad, 0, "%s: every line scans as a document", rel);
+    is_int(roundtrip_bad, 0, "%s: text survives write + scan + unescape", rel);
+    buf_free(&text);
+    buf_free(&again);
+    buf_free(&text2);
+}
+
+int main(void)
+{
+    ok(scans("{\"text\":\"a\"}"), "minimal document");
+    ok(scans("  {\"text\" : \"a\" , \"n\" : [1, -2.5e+3, true, false, null, {\"x\": {}}]}  "), "whitespace and nesting");
+    ok(!scans("{\"text\":\"a\""), "unterminated object rejected");
+    ok(!scans("{\"text\":\"a\"} x"), "trailing junk rejected");
+    ok(!scans("[1,2]"), "array line rejected");
+    ok(!scans(""), "empty line rejected");
+    ok(!scans("{\"text\":\"a\tb\"}"), "raw control character rejected");
+    ok(!scans("{\"text\":\"\\x\"}"), "bad escape rejected");
+    ok(!scans("{\"text\":\"\\u12G4\"}"), "bad \\u escape rejected");
+    ok(!scans("{\"text\":\"\xC3\x28\"}"), "invalid UTF-8 rejected");
+    ok(!scans("{\"text\":\"\xED\xA0\x80\"}"), "UTF-8 surrogate rejected");
+    ok(!scans("{\"n\":01}"), "leading zero rejected");
+    ok(!scans("{\"n\":1.}"), "bare decimal point rejected");
+    ok(!scans("{\"a\":1,}"), "trailing comma rejected");
+
+    char deep[3000];
+    size_t k = 0;
+    k += (size_t)sprintf(deep, "{\"text\":\"x\",\"m\":");
+    for (int i = 0; i < 1000; i++) deep[k++] = '[';
+    for (int i = 0; i < 1000; i++) deep[k++] = ']';
+    deep[k++] = '}';
+    deep[k] = 0;
+    ok(!scans(deep), "nesting deeper than the limit is rejected, not a crash");
+
+    text_is("{\"text\":\"plain\"}", "plain", "plain text");
+    text_is("{\"text\":\"a\\\"b\\\\c\\/d\\n\\t\\r\\b\\f\"}", "a\"b\\c/d\n\t\r\b\f", "simple escapes");
+    text_is("{\"text\":\"\\u00e9\\u4e2d\"}", "\xC3\xA9\xE4\xB8\xAD", "BMP \\u escapes");
+    text_is("{\"text\":\"\\ud83d\\ude00\"}", "\xF0\x9F\x98\x80", "surrogate pair");
+    text_is("{\"text\":\"x\\ud83dy\"}", "x\xEF\xBF\xBDy", "lone high surrogate becomes U+FFFD");
+    text_is("{\"text\":\"\\udc00\"}", "\xEF\xBF\xBD", "lone low surrogate becomes U+FFFD");
+    text_is("{\"id\":\"1\",\"text\":\"first\",\"text\":\"second\"}", "second", "duplicate key: last wins");
+    text_is("{\"meta\":{\"text\":\"inner\"},\"text\":\"outer\"}", "outer", "only top-level members count");
+
+    /* fields and spans */
+    {
+        const char *line = "{\"id\":17,\"text\":\"t\",\"url\":\"u\",\"metadata\":{\"a\":1}}";
+        jdoc d;
+        const char *err;
+        size_t pos;
+        json_scan_doc(line, strlen(line), &d, &err, &pos);
+        ok(d.id.kind == JSON_NUMBER && d.id.len == 2, "numeric id recorded as a number");
+        ok(d.metadata.kind == JSON_OBJECT && d.metadata.len == 7, "metadata object span");
+        ok(d.date.kind == JSON_MISSING, "absent field is missing");
+        is_int(d.close_brace, strlen(line) - 1, "closing brace offset");
+    }
+
+    /* writer: escaping and repair of invalid UTF-8 */
+    {
+        wbuf b = WBUF_INIT;
+        json_put_string(&b, "q\"\\\n\x01\xC3\xA9\xFF", 8);
+        is_str(b.data, "\"q\\\"\\\\\\n\\u0001\xC3\xA9\xEF\xBF\xBD\"", "writer escapes and repairs");
+        buf_free(&b);
+    }
+
+    /* doc_rewrite: metadata added, text replaced, other bytes kept */
+    {
+        const char *line = "{\"id\":\"a\",\"text\":\"old\",\"x\":[1],\"metadata\":{\"k\":1}}";
+        jdoc d;
+        const char *err;
+        size_t pos;
+        json_scan_doc(line, strlen(line), &d, &err, &pos);
+        wbuf meta = WBUF_INIT, out = WBUF_INIT;
+        meta_add_str(&meta, "lang", "en", 2);
+        doc_rewrite(line, strlen(line), &d, "new\n", 4, &meta, &out);
+        is_str(out.data, "{\"id\":\"a\",\"text\":\"new\\n\",\"x\":[1],\"metadata\":{\"k\":1,\"lang\":\"en\"}}\n",
+               "rewrite text and add metadata");
+        buf_clear(&out);
+        const char *bare = "{\"text\":\"t\"}";
+        json_scan_doc(bare, strlen(bare), &d, &err, &pos);
+        doc_rewrite(bare, strlen(bare), &d, NULL, 0, &meta, &out);
+        is_str(out.data, "{\"text\":\"t\",\"metadata\":{\"lang\":\"en\"}}\n", "metadata object created");
+        buf_clear(&out);
+        const char *empty_meta = "{\"text\":\"t\",\"metadata\":{ }}";
+        json_scan_doc(empty_meta, strlen(empty_meta), &d, &err, &pos);
+        doc_rewrite(empty_meta, strlen(empty_meta), &d, NULL, 0, &meta, &out);
+        is_str(out.data, "{\"text\":\"t\",\"metadata\":{ \"lang\":\"en\"}}\n", "empty metadata object filled");
+        buf_clear(&out);
+        const char *null_meta = "{\"metadata\":null,\"text\":7}";
+        json_scan_doc(null_meta, strlen(null_meta), &d, &err, &pos);
+        doc_rewrite(null_meta, strlen(null_meta), &d, "s", 1, &meta, &out);
+        is_str(out.data, "{\"metadata\":{\"lang\":\"en\"},\"text\":\"s\"}\n", "non-object metadata and text replaced");
+        buf_clear(&out);
+        doc_reject_line(bare, strlen(bare), "filter", "too_short", "\"dup_of\":\"x\"", &out);
+        is_str(out.data, "{\"reject\":{\"stage\":\"filter\",\"reason\":\"too_short\",\"dup_of\":\"x\"},\"text\":\"t\"}\n",
+               "reject line");
+        buf_free(&meta);
+        buf_free(&out);
+    }
+
+    real_file("jsonl/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz", 697);
+    real_file("jsonl/dolma/tests/data/formats/zst/CC-MAIN-20190717121559-20190717143559-00140.jsonl.zst", 697);
+    real_file("jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz", 1000);
+    real_file("jsonl/dclm/data/majority_data.jsonl", 499);
+    return done_testing();
+}
