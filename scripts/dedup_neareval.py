@@ -119,7 +119,7 @@ def run_winnow(winnow, docs, args):
             for doc_id, words in docs:
                 f.write(json.dumps({"id": doc_id, "text": " ".join(words)}) + "\n")
         rej = os.path.join(tmp, "rej.jsonl")
-        subprocess.run([winnow, "dedup", "-q", src, "-o", os.devnull, "--rejects", rej] + args, check=True)
+        subprocess.run([winnow, "dedup", "-q", src, "-o", os.path.join(tmp, "out.jsonl"), "--rejects", rej] + args, check=True)
         return [json.loads(l) for l in open(rej)]
 
 

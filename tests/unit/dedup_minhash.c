@@ -149,6 +149,35 @@ static void test_signature(void)
     minhash_params_free(&p);
 }
 
+/* The vectorised signature loop against the definition, on random and
+ * extreme hashes, for K a multiple of 8 and not. */
+static void test_signature_wide(void)
+{
+    int shapes[][2] = {{14, 8}, {5, 3}, {1, 1}};
+    uint64_t x = 3, hashes[1000];
+    for (int i = 0; i < 1000; i++) hashes[i] = ref_splitmix(&x);
+    hashes[10] = UINT64_MAX, hashes[11] = P, hashes[12] = P - 1, hashes[13] = 0, hashes[14] = P + 7;
+    for (int s = 0; s < 3; s++) {
+        minhash_params p;
+        minhash_params_init(&p, shapes[s][0], shapes[s][1], 5, 99);
+        uint64_t sig[112], want[112];
+        int bad = 0;
+        for (size_t n = 1; n <= 1000; n = n * 3 + 1) {
+            minhash_signature(&p, hashes, n, sig);
+            for (int k = 0; k < p.k; k++) {
+                want[k] = UINT64_MAX;
+                for (size_t i = 0; i < n; i++) {
+                    uint64_t v = ref_permute(p.a[k], p.b[k], hashes[i]);
+                    if (v < want[k]) want[k] = v;
+                }
+                bad += sig[k] != want[k];
+            }
+        }
+        is_int(bad, 0, "K = %d: signatures of up to 1000 random and extreme hashes match the definition", p.k);
+        minhash_params_free(&p);
+    }
+}
+
 static void test_keyset(void)
 {
     keyset s;
@@ -223,6 +252,7 @@ int main(void)
     test_shingles();
     test_permute();
     test_signature();
+    test_signature_wide();
     test_keyset();
     test_index();
     return done_testing();
