@@ -1,0 +1,94 @@
+/* dedup_sig.c - signature throughput of dedup's parts, for bench/dedup.sh:
+ * normalise + shingle hashing (CPU, one thread), MinHash signatures on one
+ * CPU core, and on the GPU when one is usable (kernel time alone and with
+ * transfers, over the corpus repeated REPEAT times). Prints "name value"
+ * lines: MB/s of document text. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/input.h"
+#include "core/json.h"
+#include "core/util.h"
+#include "dedup/minhash.h"
+#include "dedup/normalize.h"
+#include "gpu/gpu.h"
+#include "gpu/minhash.h"
+
+#define GPU_REPEAT 16
+#define GPU_BATCH_HASHES (8u << 20) /* shingles per GPU call, about 50 MB of text */
+
+int main(int argc, char **argv)
+{
+    minhash_params p;
+    minhash_params_init(&p, MINHASH_DEFAULT_BANDS, MINHASH_DEFAULT_ROWS, MINHASH_DEFAULT_NGRAM, 1);
+    dedup_text t = {0};
+    wbuf scratch = WBUF_INIT;
+    uint64_t *hashes = NULL, *offsets = xmalloc(sizeof *offsets), text_bytes = 0;
+    size_t nh = 0, cap = 0, ndocs = 0, cap_docs = 1;
+    offsets[0] = 0;
+    double shingle_s = 0;
+    for (int f = 1; f < argc; f++) {
+        winput *in = input_open(argv[f]);
+        if (!in) return 2;
+        const char *line;
+        size_t len;
+        while (input_getline(in, &line, &len)) {
+            jdoc d;
+            const char *err;
+            size_t pos, tlen;
+            if (json_scan_doc(line, len, &d, &err, &pos) != 0 || d.text.kind != JSON_STRING) continue;
+            const char *text = json_string(&d.text, &scratch, &tlen);
+            double t0 = now_seconds();
+            dedup_normalize(text, tlen, &t);
+            minhash_shingle_hashes(&t, p.ngram, &hashes, &nh, &cap);
+            shingle_s += now_seconds() - t0;
+            if (ndocs + 2 > cap_docs) offsets = xrealloc(offsets, (cap_docs *= 2) * sizeof *offsets);
+            offsets[++ndocs] = nh;
+            text_bytes += tlen;
+        }
+        input_close(in);
+    }
+    printf("docs %zu\ntext_mb %.1f\nshingles %zu\n", ndocs, text_bytes / 1e6, nh);
+    printf("normalise_shingle_mbps %.1f\n", text_bytes / 1e6 / shingle_s);
+
+    uint64_t *cpu = xmalloc(ndocs * (size_t)p.k * sizeof *cpu);
+    double t0 = now_seconds();
+    for (size_t i = 0; i < ndocs; i++)
+        minhash_signature(&p, hashes + offsets[i], offsets[i + 1] - offsets[i], cpu + i * (size_t)p.k);
+    printf("cpu_signature_mbps %.1f\n", text_bytes / 1e6 / (now_seconds() - t0));
+
+    char why[256];
+    gpu_minhash *g = gpu_usable(why, sizeof why) ? gpu_minhash_create(p.k, p.a, p.b, why, sizeof why) : NULL;
+    if (!g) {
+        printf("gpu none: %s\n", why);
+        return 0;
+    }
+    uint64_t *gpu = xmalloc(ndocs * (size_t)p.k * sizeof *gpu);
+    double kernel_ms = 0, wall = 0;
+    long mismatches = 0;
+    for (int r = 0; r < GPU_REPEAT; r++) {
+        for (size_t from = 0; from < ndocs;) {
+            size_t to = from;
+            while (to < ndocs && offsets[to + 1] - offsets[from] < GPU_BATCH_HASHES) to++;
+            if (to == from) to++;
+            double w0 = now_seconds();
+            if (gpu_minhash_signatures(g, hashes, offsets + from, (int)(to - from), gpu + from * (size_t)p.k, why, sizeof why)) {
+                printf("gpu failed: %s\n", why);
+                return 2;
+            }
+            wall += now_seconds() - w0;
+            kernel_ms += gpu_minhash_last_kernel_ms(g);
+            from = to;
+        }
+        if (r == 0) /* the first round warms up; check it, time the rest */
+            for (size_t i = 0; i < ndocs * (size_t)p.k; i++) mismatches += gpu[i] != cpu[i];
+        if (r == 0) kernel_ms = 0, wall = 0;
+    }
+    double mb = text_bytes / 1e6 * (GPU_REPEAT - 1);
+    printf("gpu_mismatches %ld\n", mismatches);
+    printf("gpu_kernel_mbps %.1f\n", mb / (kernel_ms / 1e3));
+    printf("gpu_with_transfers_mbps %.1f\n", mb / wall);
+    gpu_minhash_destroy(g);
+    return 0;
+}
