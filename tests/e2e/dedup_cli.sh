@@ -33,6 +33,12 @@ ok "--device auto: same output, nothing on stderr" sh -c "cmp $TMP/cpu.jsonl $TM
 "$WINNOW" dedup -q -j 1 --expected-docs 1M "$CC" -o "$TMP/presized.jsonl"
 ok "presizing changes nothing in the output" cmp "$TMP/cpu.jsonl" "$TMP/presized.jsonl"
 
+C4=$SHARED/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz
+"$WINNOW" dedup -q --expected-docs 1697 "$CC" "$C4" -o "$TMP/both.jsonl" --stats "$TMP/both.json"
+ok "index presized with --expected-docs: at most 200 bytes per kept document" python3 -c "
+import json, sys; s = json.load(open('$TMP/both.json')); b = s['extra']['index_bytes'] / s['out']
+print(b); sys.exit(not (s['out'] > 1600 and b <= 200))"
+
 "$WINNOW" dedup -q --verify 0.9 "$CC" -o "$TMP/verify.jsonl" --stats "$TMP/verify.json"
 ok "--verify keeps at least what the plain run keeps" test "$(wc -l < "$TMP/verify.jsonl")" -ge "$(wc -l < "$TMP/cpu.jsonl")"
 
