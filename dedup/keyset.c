@@ -7,8 +7,8 @@
 #include "core/util.h"
 
 #define SLOTS 4                 /* slots per bucket */
-#define MAX_KICKS 500           /* cuckoo displacements before growing */
-#define TARGET_LOAD 0.97        /* presizing aims at this fill (4-slot cuckoo buckets reach ~98%) */
+#define MAX_KICKS 2000          /* cuckoo displacements before growing */
+#define TARGET_LOAD 0.95        /* presizing aims at this fill (4-slot cuckoo buckets reach ~97%) */
 #define MIN_BUCKETS 64
 #define SECOND_BUCKET_MIX UINT64_C(0x9E3779B97F4A7C15)
 
@@ -36,6 +36,18 @@ static size_t bucket2(const keyset *s, const uint64_t *key) { return range_of(mi
 
 static uint64_t *slot_key(const keyset *s, size_t slot) { return s->keys + slot * (size_t)s->words; }
 
+static bool slot_used(const keyset *s, size_t slot)
+{
+    if (s->has_value) return s->values[slot] != KEYSET_EMPTY_VALUE;
+    const uint64_t *k = slot_key(s, slot);
+    return k[0] || (s->words == 2 && k[1]);
+}
+
+static bool is_zero_key(const keyset *s, const uint64_t *key)
+{
+    return !s->has_value && !key[0] && (s->words == 1 || !key[1]);
+}
+
 static bool same_key(const keyset *s, size_t slot, const uint64_t *key)
 {
     const uint64_t *k = slot_key(s, slot);
@@ -47,8 +59,11 @@ static void alloc_table(keyset *s, size_t nbuckets)
     s->nbuckets = nbuckets;
     s->count = 0;
     s->keys = xcalloc(nbuckets * SLOTS * (size_t)s->words, sizeof *s->keys);
-    s->values = s->has_value ? xcalloc(nbuckets * SLOTS, sizeof *s->values) : NULL;
-    s->used = xcalloc(nbuckets, 1);
+    s->values = NULL;
+    if (s->has_value) {
+        s->values = xmalloc(nbuckets * SLOTS * sizeof *s->values);
+        for (size_t i = 0; i < nbuckets * SLOTS; i++) s->values[i] = KEYSET_EMPTY_VALUE;
+    }
 }
 
 void keyset_init(keyset *s, int words, bool has_value, uint64_t expected)
@@ -65,10 +80,8 @@ void keyset_free(keyset *s)
 {
     free(s->keys);
     free(s->values);
-    free(s->used);
     s->keys = NULL;
     s->values = NULL;
-    s->used = NULL;
 }
 
 static long find_slot(const keyset *s, const uint64_t *key)
@@ -77,13 +90,14 @@ static long find_slot(const keyset *s, const uint64_t *key)
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < SLOTS; j++) {
             size_t slot = b[i] * SLOTS + (size_t)j;
-            if ((s->used[b[i]] >> j & 1) && same_key(s, slot, key)) return (long)slot;
+            if (slot_used(s, slot) && same_key(s, slot, key)) return (long)slot;
         }
     return -1;
 }
 
 bool keyset_find(const keyset *s, const uint64_t *key, uint32_t *value)
 {
+    if (is_zero_key(s, key)) return s->has_zero_key;
     long slot = find_slot(s, key);
     if (slot < 0) return false;
     if (value && s->has_value) *value = s->values[slot];
@@ -94,11 +108,10 @@ bool keyset_find(const keyset *s, const uint64_t *key, uint32_t *value)
 static bool place(keyset *s, size_t b, const uint64_t *key, uint32_t value)
 {
     for (int j = 0; j < SLOTS; j++) {
-        if (s->used[b] >> j & 1) continue;
         size_t slot = b * SLOTS + (size_t)j;
+        if (slot_used(s, slot)) continue;
         memcpy(slot_key(s, slot), key, (size_t)s->words * sizeof *key);
         if (s->has_value) s->values[slot] = value;
-        s->used[b] |= (uint8_t)(1u << j);
         s->count++;
         return true;
     }
@@ -123,8 +136,8 @@ static void grow(keyset *s)
     alloc_table(s, old.nbuckets + old.nbuckets / 2);
     for (size_t b = 0; b < old.nbuckets; b++)
         for (int j = 0; j < SLOTS; j++) {
-            if (!(old.used[b] >> j & 1)) continue;
             size_t slot = b * SLOTS + (size_t)j;
+            if (!slot_used(&old, slot)) continue;
             uint64_t key[2];
             uint32_t value = old.has_value ? old.values[slot] : 0;
             memcpy(key, old.keys + slot * (size_t)old.words, (size_t)old.words * sizeof *key);
@@ -158,6 +171,12 @@ static bool insert_new(keyset *s, uint64_t *key, uint32_t *value)
 
 bool keyset_add(keyset *s, const uint64_t *key, uint32_t value)
 {
+    if (s->has_value && value == KEYSET_EMPTY_VALUE) dief(EXIT_FATAL, "keyset: value %u is reserved", value);
+    if (is_zero_key(s, key)) {
+        bool added = !s->has_zero_key;
+        s->has_zero_key = true;
+        return added;
+    }
     if (find_slot(s, key) >= 0) return false;
     uint64_t k[2] = {key[0], s->words == 2 ? key[1] : 0};
     while (!insert_new(s, k, &value)) grow(s);
@@ -167,5 +186,5 @@ bool keyset_add(keyset *s, const uint64_t *key, uint32_t value)
 size_t keyset_bytes(const keyset *s)
 {
     size_t slots = s->nbuckets * SLOTS;
-    return slots * (size_t)s->words * sizeof *s->keys + (s->has_value ? slots * sizeof *s->values : 0) + s->nbuckets;
+    return slots * (size_t)s->words * sizeof *s->keys + (s->has_value ? slots * sizeof *s->values : 0);
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define KEYSET_EMPTY_VALUE UINT32_MAX
+
 typedef struct {
     int words;          /* 64-bit words per key: 1 or 2 */
     bool has_value;
@@ -19,7 +21,7 @@ typedef struct {
     size_t count;
     uint64_t *keys;     /* nbuckets * SLOTS * words */
     uint32_t *values;   /* nbuckets * SLOTS, when has_value */
-    uint8_t *used;      /* one occupancy bit per slot, a byte per bucket */
+    bool has_zero_key;  /* valueless sets: the all-zero key marks empty slots, so it is kept here */
     uint64_t rng;       /* for the cuckoo walk; fixed seed, so runs repeat */
 } keyset;
 
@@ -33,7 +35,8 @@ void keyset_free(keyset *s);
  * (when value is not NULL and the set has values). */
 bool keyset_find(const keyset *s, const uint64_t *key, uint32_t *value);
 
-/* Adds key with value unless present; returns true when it was added. */
+/* Adds key with value (below KEYSET_EMPTY_VALUE) unless present; returns
+ * true when it was added. */
 bool keyset_add(keyset *s, const uint64_t *key, uint32_t value);
 
 /* Bytes of memory the table holds. */

@@ -131,10 +131,10 @@ static void put_codepoint(normalizer *z, utf8proc_int32_t cp)
 void dedup_normalize(const char *s, size_t n, dedup_text *t)
 {
     normalizer z = {t, 0, 0, 0};
+    if (n > MAX_NORMALIZE_INPUT) n = MAX_NORMALIZE_INPUT;
     buf_clear(&t->text);
     buf_reserve(&t->text, n + 1);
     t->nunits = 0;
-    if (n > MAX_NORMALIZE_INPUT) n = MAX_NORMALIZE_INPUT;
     const unsigned char *p = (const unsigned char *)s, *e = p + n;
     while (p < e) {
         unsigned char c = *p;

@@ -442,7 +442,7 @@ static void load_removals(apply_ctx *a, const plan *pl, int f)
         }
         free(data);
     }
-    qsort(a->rm, a->nrm, sizeof *a->rm, compare_removals);
+    if (a->nrm > 1) qsort(a->rm, a->nrm, sizeof *a->rm, compare_removals);
     size_t out = 0;
     for (size_t i = 0; i < a->nrm; i++) {
         if (out && a->rm[out - 1].pos == a->rm[i].pos) {
