@@ -55,8 +55,10 @@ static void close_unit(normalizer *z)
     z->unit_open = 0;
 }
 
-/* Writes one character (its UTF-8 bytes) that belongs to a unit. */
-static void put_char(normalizer *z, const char *bytes, size_t n, int char_script)
+/* Gets ready to write a character of a unit: writes the pending separator
+ * and opens a unit when none is open (or, for a character-script character,
+ * always a fresh one). */
+static void begin_char(normalizer *z, int char_script)
 {
     dedup_text *t = z->t;
     if (z->pending_space) {
@@ -71,8 +73,32 @@ static void put_char(normalizer *z, const char *bytes, size_t n, int char_script
         t->start[t->nunits] = (uint32_t)t->text.len;
         z->unit_open = 1;
     }
-    buf_append(&t->text, bytes, n);
+}
+
+/* Writes one character (its UTF-8 bytes) that belongs to a unit. */
+static void put_char(normalizer *z, const char *bytes, size_t n, int char_script)
+{
+    begin_char(z, char_script);
+    buf_append(&z->t->text, bytes, n);
     if (char_script) close_unit(z);
+}
+
+static int ascii_letter(unsigned char c)
+{
+    return (unsigned char)((c | 0x20) - 'a') < 26;
+}
+
+/* Writes the run of ASCII letters starting at p, lowercased; returns its end. */
+static const unsigned char *put_ascii_letters(normalizer *z, const unsigned char *p, const unsigned char *e)
+{
+    begin_char(z, 0);
+    wbuf *b = &z->t->text;
+    buf_reserve(b, (size_t)(e - p));
+    char *w = b->data + b->len;
+    while (p < e && ascii_letter(*p)) *w++ = (char)(*p++ | 0x20);
+    b->len = (size_t)(w - b->data);
+    b->data[b->len] = 0;
+    return p;
 }
 
 static void put_digit(normalizer *z)
@@ -139,23 +165,13 @@ void dedup_normalize(const char *s, size_t n, dedup_text *t)
     while (p < e) {
         unsigned char c = *p;
         if (c < 0x80) {
-            p++;
-            if (c >= 'a' && c <= 'z') {
-                char ch = (char)c;
-                if (z.unit_open && !z.pending_space) { /* the common case: inside a word */
-                    buf_putc(&t->text, ch);
-                    z.in_digits = 0;
-                } else {
-                    put_char(&z, &ch, 1, 0);
-                }
-            } else if (c >= 'A' && c <= 'Z') {
-                char ch = (char)(c | 0x20);
-                put_char(&z, &ch, 1, 0);
-            } else if (c >= '0' && c <= '9') {
-                put_digit(&z);
-            } else {
-                put_space(&z);
+            if (ascii_letter(c)) {
+                p = put_ascii_letters(&z, p, e);
+                continue;
             }
+            p++;
+            if (c >= '0' && c <= '9') put_digit(&z);
+            else put_space(&z);
             continue;
         }
         utf8proc_int32_t cp;
