@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#define XXH_INLINE_ALL /* shingles are short: inlined XXH3 avoids a call per shingle */
 #include <xxhash.h>
 
 #include "core/util.h"

@@ -88,12 +88,22 @@ static int ascii_letter(unsigned char c)
     return (unsigned char)((c | 0x20) - 'a') < 26;
 }
 
-/* Writes the run of ASCII letters starting at p, lowercased; returns its end. */
+/* Writes the run of ASCII letters starting at p, lowercased; returns its
+ * end. The usual case (a word after a separator) is written inline. */
 static const unsigned char *put_ascii_letters(normalizer *z, const unsigned char *p, const unsigned char *e)
 {
-    begin_char(z, 0);
-    wbuf *b = &z->t->text;
-    buf_reserve(b, (size_t)(e - p));
+    dedup_text *t = z->t;
+    wbuf *b = &t->text;
+    buf_reserve(b, (size_t)(e - p) + 1);
+    if (z->pending_space || !z->unit_open) {
+        close_unit(z);
+        if (z->pending_space && b->len) b->data[b->len++] = ' ';
+        z->pending_space = 0;
+        add_unit_slot(t);
+        t->start[t->nunits] = (uint32_t)b->len;
+        z->unit_open = 1;
+    }
+    z->in_digits = 0;
     char *w = b->data + b->len;
     while (p < e && ascii_letter(*p)) *w++ = (char)(*p++ | 0x20);
     b->len = (size_t)(w - b->data);
