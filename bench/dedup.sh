@@ -32,8 +32,8 @@ echo "MB/s wall is end to end; MB per CPU-second divides by the CPU time of all 
 echo
 echo "| what | threads | MB/s wall | MB per CPU-second |"
 echo "|---|---|---|---|"
-echo "| normalise + shingle hash (MB of text) | 1 | $(val normalise_shingle_mbps) | - |"
-echo "| MinHash signatures, CPU (MB of text) | 1 | $(val cpu_signature_mbps) | - |"
+echo "| normalise + shingle hash (MB of text) | 1 | - | $(val normalise_shingle_mbps) |"
+echo "| MinHash signatures, CPU (MB of text) | 1 | - | $(val cpu_signature_mbps) |"
 if [ -n "$(val gpu_kernel_mbps)" ]; then
     echo "| MinHash signatures, GPU kernel alone (MB of text) | GPU | $(val gpu_kernel_mbps) | - |"
     echo "| MinHash signatures, GPU with transfers (MB of text) | GPU | $(val gpu_with_transfers_mbps) | - |"
