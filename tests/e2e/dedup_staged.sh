@@ -45,4 +45,21 @@ ok "a file whose marker is gone is redone, the same" cmp "$TMP/out/cc02" "$TMP/c
 is "$?" 1 "a work directory of other parameters is refused"
 "$WINNOW" dedup buckets -q --work "$TMP/nowhere" 2>/dev/null
 is "$?" 1 "buckets without a plan: usage error"
+
+if [ "${FULL:-0}" = 1 ]; then   # make check-full: every JSONL file of the shared data, 4 ranks
+    mkdir -p "$TMP/full"
+    i=0
+    for f in $(find "$J" -type f -name '*.json*' | sort); do
+        i=$((i + 1)); cp "$f" "$TMP/full/$(printf %03d $i)-$(basename "$f")"
+    done
+    ALL=$(ls "$TMP"/full/* | sort)
+    "$WINNOW" dedup -q $ALL -o "$TMP/fs.jsonl" --rejects "$TMP/fs.rej" 2>/dev/null
+    for r in 0 1 2 3; do "$WINNOW" dedup signatures -q --work "$TMP/fw" --rank $r --world-size 4 $ALL 2>/dev/null; done
+    for r in 0 1 2 3; do "$WINNOW" dedup buckets -q --work "$TMP/fw" --rank $r --world-size 4; done
+    for r in 0 1 2 3; do "$WINNOW" dedup apply -q --work "$TMP/fw" -o "$TMP/fo" --rejects "$TMP/fr" --rank $r --world-size 4 2>/dev/null; done
+    for f in $ALL; do b=$(basename "$f" | sed 's/\.gz$//; s/\.zst$//'); cat "$TMP/fo/$b"; done > "$TMP/fstaged.jsonl"
+    for f in $ALL; do b=$(basename "$f" | sed 's/\.gz$//; s/\.zst$//'); cat "$TMP/fr/$b.rejects.jsonl"; done > "$TMP/fstaged.rej"
+    ok "all shared JSONL ($i files): staged output == streaming" cmp "$TMP/fstaged.jsonl" "$TMP/fs.jsonl"
+    ok "all shared JSONL ($i files): staged rejects == streaming" cmp "$TMP/fstaged.rej" "$TMP/fs.rej"
+fi
 done_testing
