@@ -39,7 +39,7 @@ static const char USAGE[] =
     "Staged mode:\n"
     "      --work DIR         intermediate files and completion markers (shared by all ranks)\n"
     "      --partitions P     key-range partitions written by signatures (default 16)\n"
-    "      --rank R           this rank (default $SLURM_ARRAY_TASK_ID, else 0)\n"
+    "      --rank R           this rank (default $SLURM_ARRAY_TASK_ID - $SLURM_ARRAY_TASK_MIN, else 0)\n"
     "      --world-size N     number of ranks (default $SLURM_ARRAY_TASK_COUNT, else 1)\n"
     "      apply: -o names the output directory (one file per input, same base name);\n"
     "      --rejects DIR and --stats DIR likewise name directories.\n";
@@ -57,11 +57,13 @@ static int parse_int_option(const char *arg, const char *name, long long lo, lon
     return (int)v;
 }
 
-/* Rank and world size from the environment (Slurm job arrays), else 0 of 1. */
+/* Rank and world size from the environment (Slurm job arrays, whose task
+ * ids start at SLURM_ARRAY_TASK_MIN, e.g. --array=1-64), else 0 of 1. */
 static void rank_defaults(staged_opts *so)
 {
     const char *id = getenv("SLURM_ARRAY_TASK_ID"), *count = getenv("SLURM_ARRAY_TASK_COUNT");
-    so->rank = id && *id ? (int)parse_count(id) : 0;
+    const char *min = getenv("SLURM_ARRAY_TASK_MIN");
+    so->rank = id && *id ? (int)(parse_count(id) - (min && *min ? parse_count(min) : 0)) : 0;
     so->world_size = count && *count ? (int)parse_count(count) : 1;
 }
 

@@ -2,7 +2,8 @@
 # dedup_staged.sh - the staged mode (signatures -> buckets -> apply, each run
 # as several ranks) removes exactly what the streaming mode removes, on real
 # documents split into several files of mixed compression; reruns skip work
-# whose completion marker exists; ranks default from SLURM_ARRAY_TASK_*.
+# whose completion marker exists; ranks default from SLURM_ARRAY_TASK_* (here
+# an array numbered from 1).
 . tests/lib.sh
 J=$SHARED/jsonl
 CC=$J/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz
@@ -20,7 +21,7 @@ OUTS="cc00 cc01 majority.jsonl cc02 agreement.jsonl c4-01.json cc03"
 "$WINNOW" dedup -q $FILES -o "$TMP/stream.jsonl" --rejects "$TMP/stream.rej"
 W=$TMP/work
 for r in 0 1 2; do "$WINNOW" dedup signatures -q --work "$W" --partitions 5 --rank $r --world-size 3 $FILES || echo fail >> "$TMP/err"; done
-for r in 0 1; do SLURM_ARRAY_TASK_ID=$r SLURM_ARRAY_TASK_COUNT=2 "$WINNOW" dedup buckets -q --work "$W" || echo fail >> "$TMP/err"; done
+for r in 1 2; do SLURM_ARRAY_TASK_ID=$r SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=2 "$WINNOW" dedup buckets -q --work "$W" || echo fail >> "$TMP/err"; done
 for r in 0 1 2 3; do "$WINNOW" dedup apply -q --work "$W" -o "$TMP/out" --rejects "$TMP/rej" --stats "$TMP/st" --rank $r --world-size 4 || echo fail >> "$TMP/err"; done
 ok "every rank of every stage exits 0" test ! -e "$TMP/err"
 for f in $OUTS; do cat "$TMP/out/$f"; done > "$TMP/staged.jsonl"
