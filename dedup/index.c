@@ -75,6 +75,12 @@ dup_kind dedup_index_decide(dedup_index *ix, const dedup_fp *fp, const uint64_t 
     return kind;
 }
 
+void dedup_index_prefetch(const dedup_index *ix, const dedup_fp *fp, const uint64_t *band_keys)
+{
+    keyset_prefetch(&ix->exact, fp->exact);
+    for (int j = 0; j < ix->nbands && fp->nshingles; j++) keyset_prefetch(&ix->bands, &band_keys[j]);
+}
+
 const char *dedup_index_id(const dedup_index *ix, uint32_t doc, size_t *len)
 {
     if (!ix->keep_ids || doc >= ix->ndocs) {

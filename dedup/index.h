@@ -47,6 +47,10 @@ void dedup_index_free(dedup_index *ix);
 dup_kind dedup_index_decide(dedup_index *ix, const dedup_fp *fp, const uint64_t *band_keys, const uint64_t *sig,
                             const char *id, size_t id_len, uint32_t *first);
 
+/* Starts loading the table entries dedup_index_decide() will look at for
+ * this document (a hint: call it a few documents ahead). */
+void dedup_index_prefetch(const dedup_index *ix, const dedup_fp *fp, const uint64_t *band_keys);
+
 /* The id of document number doc (empty when not kept); sets *len. */
 const char *dedup_index_id(const dedup_index *ix, uint32_t doc, size_t *len);
 

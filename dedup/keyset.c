@@ -3,14 +3,30 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/util.h"
 
-#define SLOTS 4                 /* slots per bucket */
+#define SLOTS 8                 /* slots per bucket: 8 one-word keys fill one cache line */
 #define MAX_KICKS 2000          /* cuckoo displacements before growing */
 #define TARGET_LOAD 0.95        /* presizing aims at this fill (4-slot cuckoo buckets reach ~97%) */
 #define MIN_BUCKETS 64
 #define SECOND_BUCKET_MIX UINT64_C(0x9E3779B97F4A7C15)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Zeroed table memory; big tables ask for transparent huge pages, since
+ * every lookup lands on a random page (a TLB miss per lookup otherwise). */
+static void *table_alloc(size_t bytes)
+{
+    void *p = NULL;
+    size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : 64;
+    if (posix_memalign(&p, align, bytes ? bytes : 1) != 0) dief(EXIT_FATAL, "out of memory (asked for %zu bytes)", bytes);
+#ifdef MADV_HUGEPAGE
+    if (bytes >= HUGE_PAGE) madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    memset(p, 0, bytes);
+    return p;
+}
 
 /* Maps a 64-bit hash onto [0, n) without division. */
 static size_t range_of(uint64_t h, size_t n)
@@ -58,10 +74,10 @@ static void alloc_table(keyset *s, size_t nbuckets)
 {
     s->nbuckets = nbuckets;
     s->count = 0;
-    s->keys = xcalloc(nbuckets * SLOTS * (size_t)s->words, sizeof *s->keys);
+    s->keys = table_alloc(nbuckets * SLOTS * (size_t)s->words * sizeof *s->keys);
     s->values = NULL;
     if (s->has_value) {
-        s->values = xmalloc(nbuckets * SLOTS * sizeof *s->values);
+        s->values = table_alloc(nbuckets * SLOTS * sizeof *s->values);
         for (size_t i = 0; i < nbuckets * SLOTS; i++) s->values[i] = KEYSET_EMPTY_VALUE;
     }
 }
@@ -181,6 +197,16 @@ bool keyset_add(keyset *s, const uint64_t *key, uint32_t value)
     uint64_t k[2] = {key[0], s->words == 2 ? key[1] : 0};
     while (!insert_new(s, k, &value)) grow(s);
     return true;
+}
+
+void keyset_prefetch(const keyset *s, const uint64_t *key)
+{
+    if (is_zero_key(s, key)) return;
+    size_t b[2] = {bucket1(s, key), bucket2(s, key)};
+    for (int i = 0; i < 2; i++) {
+        __builtin_prefetch(slot_key(s, b[i] * SLOTS));
+        if (s->has_value) __builtin_prefetch(&s->values[b[i] * SLOTS]);
+    }
 }
 
 size_t keyset_bytes(const keyset *s)

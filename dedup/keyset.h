@@ -39,6 +39,10 @@ bool keyset_find(const keyset *s, const uint64_t *key, uint32_t *value);
  * true when it was added. */
 bool keyset_add(keyset *s, const uint64_t *key, uint32_t value);
 
+/* Starts loading the two buckets key may sit in: a hint for a lookup soon
+ * after, so lookups of many keys overlap their cache misses. */
+void keyset_prefetch(const keyset *s, const uint64_t *key);
+
 /* Bytes of memory the table holds. */
 size_t keyset_bytes(const keyset *s);
 

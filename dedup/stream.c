@@ -9,6 +9,11 @@
 #include "core/util.h"
 #include "dedup/index.h"
 
+/* How far ahead reduce() asks for the index entries of coming documents: a
+ * big index lives in DRAM, and 15 lookups per document would otherwise each
+ * wait for memory in turn on the main thread. */
+#define PREFETCH_DOCS_AHEAD 8
+
 typedef struct {
     const dedup_config *config;
     signer_set signers;
@@ -40,6 +45,9 @@ static void stream_reduce(void *ctx, stage_batch *b)
     const minhash_params *p = &s->config->params;
     int indexed = 0;
     for (int i = 0; i < b->n; i++) {
+        int ahead = i + PREFETCH_DOCS_AHEAD;
+        if (ahead < b->n && b->docs[ahead].verdict != DOC_FAIL)
+            dedup_index_prefetch(&s->index, &bp->fp[ahead], bp->keys + (size_t)ahead * p->bands);
         stage_doc *d = &b->docs[i];
         if (d->verdict == DOC_FAIL) continue;
         indexed++;
