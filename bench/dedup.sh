@@ -34,6 +34,7 @@ echo "| what | threads | MB/s wall | MB per CPU-second |"
 echo "|---|---|---|---|"
 echo "| normalise + shingle hash (MB of text) | 1 | - | $(val normalise_shingle_mbps) |"
 echo "| MinHash signatures, CPU (MB of text) | 1 | - | $(val cpu_signature_mbps) |"
+echo "| streaming index decisions, 2M documents of unique keys ($(val index_bytes_per_doc) bytes each), docs/s | main thread | $(val index_docs_per_s) | - |"
 if [ -n "$(val gpu_kernel_mbps)" ]; then
     echo "| MinHash signatures, GPU kernel alone (MB of text) | GPU | $(val gpu_kernel_mbps) | - |"
     echo "| MinHash signatures, GPU with transfers (MB of text) | GPU | $(val gpu_with_transfers_mbps) | - |"

@@ -12,12 +12,14 @@
 #include "core/input.h"
 #include "core/json.h"
 #include "core/util.h"
+#include "dedup/index.h"
 #include "dedup/minhash.h"
 #include "dedup/normalize.h"
 #include "gpu/gpu.h"
 #include "gpu/minhash.h"
 
 #define GPU_REPEAT 16
+#define INDEX_DOCS 2000000 /* documents of unique keys: a 390 MB index, in DRAM */
 
 /* CPU seconds of this thread: steadier than the wall clock on a shared machine. */
 static double cpu_now(void)
@@ -67,6 +69,30 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < ndocs; i++)
         minhash_signature(&p, hashes + offsets[i], offsets[i + 1] - offsets[i], cpu + i * (size_t)p.k);
     printf("cpu_signature_mbps %.1f\n", text_bytes / 1e6 / (cpu_now() - t0));
+
+    /* The streaming index on the main thread: decisions per second once the
+     * tables are far bigger than the caches (the bound on streaming mode). */
+    dedup_index ix;
+    dedup_index_init(&ix, &p, INDEX_DOCS, false, 0);
+    dedup_fp *fps = xmalloc(INDEX_DOCS * sizeof *fps);
+    uint64_t *keys = xmalloc((size_t)INDEX_DOCS * p.bands * sizeof *keys), x = 1;
+    for (size_t i = 0; i < INDEX_DOCS; i++) {
+        fps[i].exact[0] = splitmix64_next(&x);
+        fps[i].exact[1] = splitmix64_next(&x);
+        fps[i].nshingles = 1;
+        for (int j = 0; j < p.bands; j++) keys[i * p.bands + j] = splitmix64_next(&x);
+    }
+    double w0 = now_seconds();
+    for (size_t i = 0; i < INDEX_DOCS; i++) {
+        uint32_t first;
+        if (i + 8 < INDEX_DOCS) dedup_index_prefetch(&ix, &fps[i + 8], keys + (i + 8) * p.bands);
+        dedup_index_decide(&ix, &fps[i], keys + i * p.bands, NULL, "", 0, &first);
+    }
+    printf("index_docs_per_s %.0f\nindex_bytes_per_doc %.1f\n", INDEX_DOCS / (now_seconds() - w0),
+           (double)dedup_index_table_bytes(&ix) / INDEX_DOCS);
+    dedup_index_free(&ix);
+    free(fps);
+    free(keys);
 
     char why[256];
     gpu_minhash *g = gpu_usable(why, sizeof why) ? gpu_minhash_create(p.k, p.a, p.b, why, sizeof why) : NULL;
