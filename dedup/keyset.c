@@ -9,7 +9,7 @@
 
 #define SLOTS 8                 /* slots per bucket: 8 one-word keys fill one cache line */
 #define MAX_KICKS 2000          /* cuckoo displacements before growing */
-#define TARGET_LOAD 0.95        /* presizing aims at this fill (4-slot cuckoo buckets reach ~97%) */
+#define TARGET_LOAD 0.95        /* presizing aims at this fill (8-slot cuckoo buckets reach ~99%) */
 #define MIN_BUCKETS 64
 #define SECOND_BUCKET_MIX UINT64_C(0x9E3779B97F4A7C15)
 #define HUGE_PAGE ((size_t)2 << 20)

@@ -2,7 +2,7 @@
  * carrying a 32-bit value: the streaming dedup index.
  *
  * Keys are already uniform hashes (1 or 2 64-bit words). The table is a
- * bucketed cuckoo hash (4 slots per bucket, 2 candidate buckets per key), so
+ * bucketed cuckoo hash (8 slots per bucket, 2 candidate buckets per key), so
  * it stays fast at 90%+ load: a 1-word key with a value costs about
  * 12 / 0.9 = 13.3 bytes. It grows by half when an insert cannot be placed. */
 #ifndef WINNOW_DEDUP_KEYSET_H
