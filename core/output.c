@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -64,8 +65,13 @@ static void write_all(woutput *o, const char *p, size_t n)
 woutput *output_open(const char *path, int zstd_level)
 {
     woutput *o = xcalloc(1, sizeof *o);
+    struct stat st;
     if (!path || strcmp(path, "-") == 0) {
         o->fd = STDOUT_FILENO;
+    } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a device or pipe (/dev/null): written in place, never renamed over */
+        o->fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (o->fd < 0) dief(EXIT_FATAL, "%s: cannot open: %s", path, strerror(errno));
     } else {
         o->path = xstrdup(path);
         size_t n = strlen(path) + 32;
@@ -151,6 +157,8 @@ void output_close(woutput *o)
             dief(EXIT_FATAL, "%s: cannot finish: %s", o->path, strerror(e));
         }
         track(o, false);
+    } else if (o->fd != STDOUT_FILENO) {
+        close(o->fd);
     }
     release(o);
 }
@@ -161,6 +169,8 @@ void output_abort(woutput *o)
         close(o->fd);
         unlink(o->tmp);
         track(o, false);
+    } else if (o->fd != STDOUT_FILENO) {
+        close(o->fd);
     }
     release(o);
 }

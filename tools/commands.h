@@ -20,5 +20,6 @@ int cmd_vocab(int argc, char **argv);
 int cmd_shard(int argc, char **argv);
 int cmd_shards(int argc, char **argv);
 int cmd_filter(int argc, char **argv); /* strong: a weak reference does not pull filter/cli.o out of libwinnow.a */
+int cmd_dedup(int argc, char **argv); /* strong: a weak reference does not pull cli.o out of libwinnow.a */
 
 #endif

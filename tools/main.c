@@ -14,6 +14,7 @@ static const winnow_command commands[] = {
     {"shard", cmd_shard, "the --format bin token stream in, a zstd token shard directory out"},
     {"shards", cmd_shards, "inspect, verify, cat or export a shard directory"},
     {"filter", cmd_filter, "quality rules (Gopher, C4, FineWeb), language ID, PII, block lists"},
+    {"dedup", cmd_dedup, "drop exact and near-duplicate documents (MinHash LSH; streaming or staged)"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 

@@ -1,0 +1,167 @@
+/* cli.c - `winnow dedup`: option parsing for the streaming mode and the
+ * staged subcommands (signatures, buckets, apply). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/stage.h"
+#include "core/util.h"
+#include "dedup/staged.h"
+#include "dedup/stream.h"
+#include "gpu/gpu.h"
+
+enum {
+    OPT_BANDS = OPT_STAGE_FIRST_FREE, OPT_ROWS, OPT_NGRAM, OPT_SEED, OPT_EXPECTED, OPT_MARK, OPT_VERIFY,
+    OPT_DEVICE, OPT_WORK, OPT_PARTITIONS, OPT_RANK, OPT_WORLD
+};
+
+static const char USAGE[] =
+    "usage: winnow dedup [options] [files...]                 streaming: one pass, documents in input order\n"
+    "       winnow dedup signatures --work DIR [options] files...   staged, step 1 (per input file)\n"
+    "       winnow dedup buckets --work DIR [--rank R --world-size N] step 2 (per partition)\n"
+    "       winnow dedup apply --work DIR -o OUTDIR [--rank R --world-size N]  step 3 (per input file)\n"
+    "\n"
+    "Drops a document that shares its exact hash (XXH3-128 of the normalised text) or one\n"
+    "MinHash LSH band bucket with an earlier document (files in the order given, then lines);\n"
+    "reasons exact_dup / near_dup; --rejects names the earliest document collided with (dup_of).\n"
+    "\n"
+    "Options:\n"
+    "      --bands N          LSH bands (default 14)\n"
+    "      --rows N           rows (signature values) per band (default 8); K = bands*rows <= 1024\n"
+    "      --ngram N          units per shingle (default 5): words, or characters of CJK/Thai/...\n"
+    "      --seed N           seed of the permutation generator, splitmix64 (default 1)\n"
+    "      --expected-docs N  presize the streaming index for N documents (k/M/G suffixes)\n"
+    "      --mark             keep duplicates, add metadata.dup_of and metadata.dup_reason\n"
+    "      --verify J         drop a near-duplicate candidate only when the Jaccard estimated\n"
+    "                         from both signatures is >= J (keeps 8*K bytes per document; streaming only)\n"
+    "      --device D         auto | cpu | gpu (default auto: the GPU when one is usable)\n"
+    "Staged mode:\n"
+    "      --work DIR         intermediate files and completion markers (shared by all ranks)\n"
+    "      --partitions P     key-range partitions written by signatures (default 16)\n"
+    "      --rank R           this rank (default $SLURM_ARRAY_TASK_ID - $SLURM_ARRAY_TASK_MIN, else 0)\n"
+    "      --world-size N     number of ranks (default $SLURM_ARRAY_TASK_COUNT, else 1)\n"
+    "      apply: -o names the output directory (one file per input, same base name);\n"
+    "      --rejects DIR and --stats DIR likewise name directories.\n";
+
+static void usage(FILE *f)
+{
+    fputs(USAGE, f);
+    fputs(STAGE_COMMON_HELP, f);
+}
+
+static int parse_int_option(const char *arg, const char *name, long long lo, long long hi)
+{
+    long long v = parse_count(arg);
+    if (v < lo || v > hi) dief(EXIT_USAGE, "--%s wants a number from %lld to %lld, not '%s'", name, lo, hi, arg);
+    return (int)v;
+}
+
+/* Rank and world size from the environment (Slurm job arrays, whose task
+ * ids start at SLURM_ARRAY_TASK_MIN, e.g. --array=1-64), else 0 of 1. */
+static void rank_defaults(staged_opts *so)
+{
+    const char *id = getenv("SLURM_ARRAY_TASK_ID"), *count = getenv("SLURM_ARRAY_TASK_COUNT");
+    const char *min = getenv("SLURM_ARRAY_TASK_MIN");
+    so->rank = id && *id ? (int)(parse_count(id) - (min && *min ? parse_count(min) : 0)) : 0;
+    so->world_size = count && *count ? (int)parse_count(count) : 1;
+}
+
+int cmd_dedup(int argc, char **argv)
+{
+    const char *sub = NULL;
+    if (argc > 1 && (!strcmp(argv[1], "signatures") || !strcmp(argv[1], "buckets") || !strcmp(argv[1], "apply"))) {
+        sub = argv[1];
+        argv++;
+        argc--;
+    }
+    static const struct option longopts[] = {
+        STAGE_COMMON_LONGOPTS,
+        {"bands", required_argument, 0, OPT_BANDS},
+        {"rows", required_argument, 0, OPT_ROWS},
+        {"ngram", required_argument, 0, OPT_NGRAM},
+        {"seed", required_argument, 0, OPT_SEED},
+        {"expected-docs", required_argument, 0, OPT_EXPECTED},
+        {"mark", no_argument, 0, OPT_MARK},
+        {"verify", required_argument, 0, OPT_VERIFY},
+        {"device", required_argument, 0, OPT_DEVICE},
+        {"work", required_argument, 0, OPT_WORK},
+        {"partitions", required_argument, 0, OPT_PARTITIONS},
+        {"rank", required_argument, 0, OPT_RANK},
+        {"world-size", required_argument, 0, OPT_WORLD},
+        {0, 0, 0, 0},
+    };
+    stage_opts o;
+    stage_opts_init(&o);
+    int bands = MINHASH_DEFAULT_BANDS, rows = MINHASH_DEFAULT_ROWS, ngram = MINHASH_DEFAULT_NGRAM;
+    uint64_t seed = MINHASH_DEFAULT_SEED;
+    dedup_config c = {0};
+    wdevice device = DEVICE_AUTO;
+    staged_opts so = {.partitions = STAGED_DEFAULT_PARTITIONS};
+    rank_defaults(&so);
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            usage(stdout);
+            return EXIT_OK;
+        }
+        if (stage_parse_common(&o, opt, optarg)) continue;
+        switch (opt) {
+        case OPT_BANDS: bands = parse_int_option(optarg, "bands", 1, MINHASH_MAX_PERMUTATIONS); break;
+        case OPT_ROWS: rows = parse_int_option(optarg, "rows", 1, MINHASH_MAX_PERMUTATIONS); break;
+        case OPT_NGRAM: ngram = parse_int_option(optarg, "ngram", 1, 1000); break;
+        case OPT_SEED: {
+            char *end;
+            seed = strtoull(optarg, &end, 0);
+            if (!*optarg || *end) dief(EXIT_USAGE, "--seed wants an unsigned integer, not '%s'", optarg);
+            break;
+        }
+        case OPT_EXPECTED:
+            if (parse_count(optarg) < 0) dief(EXIT_USAGE, "--expected-docs wants a count, not '%s'", optarg);
+            c.expected_docs = (uint64_t)parse_count(optarg);
+            break;
+        case OPT_MARK: c.mark = true; break;
+        case OPT_VERIFY: {
+            char *end;
+            c.verify = strtod(optarg, &end);
+            if (!*optarg || *end || c.verify <= 0 || c.verify > 1)
+                dief(EXIT_USAGE, "--verify wants a Jaccard threshold in (0, 1], not '%s'", optarg);
+            break;
+        }
+        case OPT_DEVICE:
+            if (device_parse(optarg, &device) != 0) dief(EXIT_USAGE, "--device wants auto, cpu or gpu, not '%s'", optarg);
+            break;
+        case OPT_WORK: so.work = optarg; break;
+        case OPT_PARTITIONS: so.partitions = parse_int_option(optarg, "partitions", 1, STAGED_MAX_PARTITIONS); break;
+        case OPT_RANK: so.rank = parse_int_option(optarg, "rank", 0, 1 << 30); break;
+        case OPT_WORLD: so.world_size = parse_int_option(optarg, "world-size", 1, 1 << 30); break;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    stage_take_inputs(&o, argc, argv);
+    if ((long)bands * rows > MINHASH_MAX_PERMUTATIONS)
+        dief(EXIT_USAGE, "--bands x --rows must be at most %d", MINHASH_MAX_PERMUTATIONS);
+    if (so.world_size < 1 || so.rank < 0 || so.rank >= so.world_size)
+        dief(EXIT_USAGE, "rank %d is not below world size %d", so.rank, so.world_size);
+    char why[256];
+    int gpu = device_resolve(device, why, sizeof why);
+    if (gpu < 0) dief(EXIT_USAGE, "--device gpu: %s", why);
+    c.use_gpu = gpu == 1;
+    minhash_params_init(&c.params, bands, rows, ngram, seed);
+
+    int status;
+    if (!sub) {
+        status = dedup_stream_run(&o, &c);
+    } else {
+        if (!so.work) dief(EXIT_USAGE, "dedup %s needs --work DIR", sub);
+        if (c.verify || c.mark) dief(EXIT_USAGE, "--verify and --mark are for the streaming mode");
+        if (!strcmp(sub, "signatures")) status = dedup_staged_signatures(&o, &c, &so);
+        else if (!strcmp(sub, "buckets")) status = dedup_staged_buckets(&o, &so);
+        else status = dedup_staged_apply(&o, &so);
+    }
+    minhash_params_free(&c.params);
+    return status;
+}

@@ -1,0 +1,216 @@
+/* keyset.c - bucketed cuckoo hashing of hash keys (see keyset.h). */
+#include "dedup/keyset.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core/util.h"
+
+#define SLOTS 8                 /* slots per bucket: 8 one-word keys fill one cache line */
+#define MAX_KICKS 2000          /* cuckoo displacements before growing */
+#define TARGET_LOAD 0.95        /* presizing aims at this fill (8-slot cuckoo buckets reach ~99%) */
+#define MIN_BUCKETS 64
+#define SECOND_BUCKET_MIX UINT64_C(0x9E3779B97F4A7C15)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Zeroed table memory; big tables ask for transparent huge pages, since
+ * every lookup lands on a random page (a TLB miss per lookup otherwise). */
+static void *table_alloc(size_t bytes)
+{
+    void *p = NULL;
+    size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : 64;
+    if (posix_memalign(&p, align, bytes ? bytes : 1) != 0) dief(EXIT_FATAL, "out of memory (asked for %zu bytes)", bytes);
+#ifdef MADV_HUGEPAGE
+    if (bytes >= HUGE_PAGE) madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    memset(p, 0, bytes);
+    return p;
+}
+
+/* Maps a 64-bit hash onto [0, n) without division. */
+static size_t range_of(uint64_t h, size_t n)
+{
+    return (size_t)(((unsigned __int128)h * n) >> 64);
+}
+
+/* A 64-bit finaliser, so keys that are not uniform still spread. */
+static uint64_t mix(uint64_t h)
+{
+    h = (h ^ (h >> 31)) * SECOND_BUCKET_MIX;
+    h = (h ^ (h >> 29)) * UINT64_C(0xBF58476D1CE4E5B9);
+    return h ^ (h >> 32);
+}
+
+static uint64_t first_hash(const keyset *s, const uint64_t *key)
+{
+    return mix(key[0] ^ (s->words == 2 ? key[1] * SECOND_BUCKET_MIX : 0));
+}
+
+static size_t bucket1(const keyset *s, const uint64_t *key) { return range_of(first_hash(s, key), s->nbuckets); }
+static size_t bucket2(const keyset *s, const uint64_t *key) { return range_of(mix(first_hash(s, key) ^ SECOND_BUCKET_MIX), s->nbuckets); }
+
+static uint64_t *slot_key(const keyset *s, size_t slot) { return s->keys + slot * (size_t)s->words; }
+
+static bool slot_used(const keyset *s, size_t slot)
+{
+    if (s->has_value) return s->values[slot] != KEYSET_EMPTY_VALUE;
+    const uint64_t *k = slot_key(s, slot);
+    return k[0] || (s->words == 2 && k[1]);
+}
+
+static bool is_zero_key(const keyset *s, const uint64_t *key)
+{
+    return !s->has_value && !key[0] && (s->words == 1 || !key[1]);
+}
+
+static bool same_key(const keyset *s, size_t slot, const uint64_t *key)
+{
+    const uint64_t *k = slot_key(s, slot);
+    return k[0] == key[0] && (s->words == 1 || k[1] == key[1]);
+}
+
+static void alloc_table(keyset *s, size_t nbuckets)
+{
+    s->nbuckets = nbuckets;
+    s->count = 0;
+    s->keys = table_alloc(nbuckets * SLOTS * (size_t)s->words * sizeof *s->keys);
+    s->values = NULL;
+    if (s->has_value) {
+        s->values = table_alloc(nbuckets * SLOTS * sizeof *s->values);
+        for (size_t i = 0; i < nbuckets * SLOTS; i++) s->values[i] = KEYSET_EMPTY_VALUE;
+    }
+}
+
+void keyset_init(keyset *s, int words, bool has_value, uint64_t expected)
+{
+    memset(s, 0, sizeof *s);
+    s->words = words;
+    s->has_value = has_value;
+    s->rng = SECOND_BUCKET_MIX;
+    size_t nb = (size_t)((double)expected / (SLOTS * TARGET_LOAD)) + 1;
+    alloc_table(s, nb < MIN_BUCKETS ? MIN_BUCKETS : nb);
+}
+
+void keyset_free(keyset *s)
+{
+    free(s->keys);
+    free(s->values);
+    s->keys = NULL;
+    s->values = NULL;
+}
+
+static long find_slot(const keyset *s, const uint64_t *key)
+{
+    size_t b[2] = {bucket1(s, key), bucket2(s, key)};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < SLOTS; j++) {
+            size_t slot = b[i] * SLOTS + (size_t)j;
+            if (slot_used(s, slot) && same_key(s, slot, key)) return (long)slot;
+        }
+    return -1;
+}
+
+bool keyset_find(const keyset *s, const uint64_t *key, uint32_t *value)
+{
+    if (is_zero_key(s, key)) return s->has_zero_key;
+    long slot = find_slot(s, key);
+    if (slot < 0) return false;
+    if (value && s->has_value) *value = s->values[slot];
+    return true;
+}
+
+/* Puts key into a free slot of bucket b; false when it is full. */
+static bool place(keyset *s, size_t b, const uint64_t *key, uint32_t value)
+{
+    for (int j = 0; j < SLOTS; j++) {
+        size_t slot = b * SLOTS + (size_t)j;
+        if (slot_used(s, slot)) continue;
+        memcpy(slot_key(s, slot), key, (size_t)s->words * sizeof *key);
+        if (s->has_value) s->values[slot] = value;
+        s->count++;
+        return true;
+    }
+    return false;
+}
+
+static bool insert_new(keyset *s, uint64_t *key, uint32_t *value);
+
+/* xorshift64: picks which slot the cuckoo walk evicts. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
+}
+
+static void grow(keyset *s)
+{
+    keyset old = *s;
+    alloc_table(s, old.nbuckets + old.nbuckets / 2);
+    for (size_t b = 0; b < old.nbuckets; b++)
+        for (int j = 0; j < SLOTS; j++) {
+            size_t slot = b * SLOTS + (size_t)j;
+            if (!slot_used(&old, slot)) continue;
+            uint64_t key[2];
+            uint32_t value = old.has_value ? old.values[slot] : 0;
+            memcpy(key, old.keys + slot * (size_t)old.words, (size_t)old.words * sizeof *key);
+            while (!insert_new(s, key, &value)) grow(s);
+        }
+    keyset_free(&old);
+}
+
+/* Inserts a key known to be absent. On failure the key (and value) left
+ * homeless by the cuckoo walk is handed back in key/value. */
+static bool insert_new(keyset *s, uint64_t *key, uint32_t *value)
+{
+    if (place(s, bucket1(s, key), key, *value) || place(s, bucket2(s, key), key, *value)) return true;
+    size_t b = bucket1(s, key);
+    for (int kick = 0; kick < MAX_KICKS; kick++) {
+        int j = (int)(next_random(&s->rng) % SLOTS);
+        size_t slot = b * SLOTS + (size_t)j;
+        uint64_t victim[2];
+        uint32_t victim_value = s->has_value ? s->values[slot] : 0;
+        memcpy(victim, slot_key(s, slot), (size_t)s->words * sizeof *key);
+        memcpy(slot_key(s, slot), key, (size_t)s->words * sizeof *key);
+        if (s->has_value) s->values[slot] = *value;
+        memcpy(key, victim, (size_t)s->words * sizeof *key);
+        *value = victim_value;
+        size_t b1 = bucket1(s, key), b2 = bucket2(s, key);
+        b = b == b1 ? b2 : b1;
+        if (place(s, b, key, *value)) return true;
+    }
+    return false;
+}
+
+bool keyset_add(keyset *s, const uint64_t *key, uint32_t value)
+{
+    if (s->has_value && value == KEYSET_EMPTY_VALUE) dief(EXIT_FATAL, "keyset: value %u is reserved", value);
+    if (is_zero_key(s, key)) {
+        bool added = !s->has_zero_key;
+        s->has_zero_key = true;
+        return added;
+    }
+    if (find_slot(s, key) >= 0) return false;
+    uint64_t k[2] = {key[0], s->words == 2 ? key[1] : 0};
+    while (!insert_new(s, k, &value)) grow(s);
+    return true;
+}
+
+void keyset_prefetch(const keyset *s, const uint64_t *key)
+{
+    if (is_zero_key(s, key)) return;
+    size_t b[2] = {bucket1(s, key), bucket2(s, key)};
+    for (int i = 0; i < 2; i++) {
+        __builtin_prefetch(slot_key(s, b[i] * SLOTS));
+        if (s->has_value) __builtin_prefetch(&s->values[b[i] * SLOTS]);
+    }
+}
+
+size_t keyset_bytes(const keyset *s)
+{
+    size_t slots = s->nbuckets * SLOTS;
+    return slots * (size_t)s->words * sizeof *s->keys + (s->has_value ? slots * sizeof *s->values : 0);
+}

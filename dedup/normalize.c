@@ -1,0 +1,206 @@
+/* normalize.c - the dedup normal form (see normalize.h). ASCII takes a
+ * table-free fast path; other characters go through utf8proc. */
+#include "dedup/normalize.h"
+
+#include <stdlib.h>
+#include <utf8proc.h>
+
+#include "core/util.h"
+
+/* Longest canonical decomposition of one code point (Unicode needs 4). */
+#define MAX_DECOMPOSITION 8
+/* Texts are cut here so unit offsets fit in 32 bits even after NFD grows them. */
+#define MAX_NORMALIZE_INPUT ((size_t)1 << 30)
+
+int dedup_is_char_script(uint32_t cp)
+{
+    return (cp >= 0x0E00 && cp <= 0x0EFF)      /* Thai, Lao */
+        || (cp >= 0x0F00 && cp <= 0x0FFF)      /* Tibetan */
+        || (cp >= 0x1000 && cp <= 0x109F)      /* Myanmar */
+        || (cp >= 0x1780 && cp <= 0x17FF)      /* Khmer */
+        || (cp >= 0x19E0 && cp <= 0x19FF)      /* Khmer symbols */
+        || (cp >= 0x2E80 && cp <= 0x2FDF)      /* CJK radicals, Kangxi */
+        || (cp >= 0x3040 && cp <= 0x30FF)      /* Hiragana, Katakana */
+        || (cp >= 0x31F0 && cp <= 0x31FF)      /* Katakana extensions */
+        || (cp >= 0x3400 && cp <= 0x4DBF)      /* CJK extension A */
+        || (cp >= 0x4E00 && cp <= 0x9FFF)      /* CJK unified ideographs */
+        || (cp >= 0xA9E0 && cp <= 0xA9FF)      /* Myanmar extended-B */
+        || (cp >= 0xAA60 && cp <= 0xAA7F)      /* Myanmar extended-A */
+        || (cp >= 0xF900 && cp <= 0xFAFF)      /* CJK compatibility ideographs */
+        || (cp >= 0xFF66 && cp <= 0xFF9F)      /* halfwidth Katakana */
+        || (cp >= 0x20000 && cp <= 0x3134F);   /* CJK extensions B..G */
+}
+
+/* The writer's state while one text is normalised. */
+typedef struct {
+    dedup_text *t;
+    int pending_space; /* a separator was seen since the last character */
+    int in_digits;     /* the last character written was a digit run's "0" */
+    int unit_open;     /* a word unit is open at t->start[t->nunits] */
+} normalizer;
+
+static void add_unit_slot(dedup_text *t)
+{
+    if (t->nunits == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 256;
+        t->start = xrealloc(t->start, t->cap * sizeof *t->start);
+        t->end = xrealloc(t->end, t->cap * sizeof *t->end);
+    }
+}
+
+static void close_unit(normalizer *z)
+{
+    if (!z->unit_open) return;
+    z->t->end[z->t->nunits++] = (uint32_t)z->t->text.len;
+    z->unit_open = 0;
+}
+
+/* Gets ready to write a character of a unit: writes the pending separator
+ * and opens a unit when none is open (or, for a character-script character,
+ * always a fresh one). */
+static void begin_char(normalizer *z, int char_script)
+{
+    dedup_text *t = z->t;
+    if (z->pending_space) {
+        close_unit(z);
+        if (t->text.len) buf_putc(&t->text, ' ');
+        z->pending_space = 0;
+    }
+    z->in_digits = 0;
+    if (char_script) close_unit(z);
+    if (!z->unit_open) {
+        add_unit_slot(t);
+        t->start[t->nunits] = (uint32_t)t->text.len;
+        z->unit_open = 1;
+    }
+}
+
+/* Writes one character (its UTF-8 bytes) that belongs to a unit. */
+static void put_char(normalizer *z, const char *bytes, size_t n, int char_script)
+{
+    begin_char(z, char_script);
+    buf_append(&z->t->text, bytes, n);
+    if (char_script) close_unit(z);
+}
+
+static int ascii_letter(unsigned char c)
+{
+    return (unsigned char)((c | 0x20) - 'a') < 26;
+}
+
+/* Writes the run of ASCII letters starting at p, lowercased; returns its
+ * end. The usual case (a word after a separator) is written inline. */
+static const unsigned char *put_ascii_letters(normalizer *z, const unsigned char *p, const unsigned char *e)
+{
+    dedup_text *t = z->t;
+    wbuf *b = &t->text;
+    buf_reserve(b, (size_t)(e - p) + 1);
+    if (z->pending_space || !z->unit_open) {
+        close_unit(z);
+        if (z->pending_space && b->len) b->data[b->len++] = ' ';
+        z->pending_space = 0;
+        add_unit_slot(t);
+        t->start[t->nunits] = (uint32_t)b->len;
+        z->unit_open = 1;
+    }
+    z->in_digits = 0;
+    char *w = b->data + b->len;
+    while (p < e && ascii_letter(*p)) *w++ = (char)(*p++ | 0x20);
+    b->len = (size_t)(w - b->data);
+    b->data[b->len] = 0;
+    return p;
+}
+
+static void put_digit(normalizer *z)
+{
+    if (z->in_digits) return;
+    put_char(z, "0", 1, 0);
+    z->in_digits = 1;
+}
+
+static void put_space(normalizer *z)
+{
+    z->pending_space = 1;
+    z->in_digits = 0;
+}
+
+/* Writes the canonical decomposition of cp without its nonspacing marks. */
+static void put_decomposed(normalizer *z, utf8proc_int32_t cp)
+{
+    utf8proc_int32_t parts[MAX_DECOMPOSITION];
+    int boundclass = 0;
+    utf8proc_ssize_t n = utf8proc_decompose_char(cp, parts, MAX_DECOMPOSITION, UTF8PROC_DECOMPOSE, &boundclass);
+    if (n < 0 || n > MAX_DECOMPOSITION) {
+        parts[0] = cp;
+        n = 1;
+    }
+    for (utf8proc_ssize_t i = 0; i < n; i++) {
+        if (utf8proc_category(parts[i]) == UTF8PROC_CATEGORY_MN) continue;
+        utf8proc_uint8_t bytes[4];
+        utf8proc_ssize_t len = utf8proc_encode_char(parts[i], bytes);
+        put_char(z, (const char *)bytes, (size_t)len, dedup_is_char_script((uint32_t)parts[i]));
+    }
+}
+
+static void put_codepoint(normalizer *z, utf8proc_int32_t cp)
+{
+    utf8proc_int32_t lower = utf8proc_tolower(cp);
+    switch (utf8proc_category(lower)) {
+    case UTF8PROC_CATEGORY_ND:
+        put_digit(z);
+        break;
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_CF:
+        break;
+    case UTF8PROC_CATEGORY_PC: case UTF8PROC_CATEGORY_PD: case UTF8PROC_CATEGORY_PS:
+    case UTF8PROC_CATEGORY_PE: case UTF8PROC_CATEGORY_PI: case UTF8PROC_CATEGORY_PF:
+    case UTF8PROC_CATEGORY_PO: case UTF8PROC_CATEGORY_SM: case UTF8PROC_CATEGORY_SC:
+    case UTF8PROC_CATEGORY_SK: case UTF8PROC_CATEGORY_SO: case UTF8PROC_CATEGORY_ZS:
+    case UTF8PROC_CATEGORY_ZL: case UTF8PROC_CATEGORY_ZP: case UTF8PROC_CATEGORY_CC:
+        put_space(z);
+        break;
+    default:
+        put_decomposed(z, lower);
+    }
+}
+
+void dedup_normalize(const char *s, size_t n, dedup_text *t)
+{
+    normalizer z = {t, 0, 0, 0};
+    if (n > MAX_NORMALIZE_INPUT) n = MAX_NORMALIZE_INPUT;
+    buf_clear(&t->text);
+    buf_reserve(&t->text, n + 1);
+    t->nunits = 0;
+    const unsigned char *p = (const unsigned char *)s, *e = p + n;
+    while (p < e) {
+        unsigned char c = *p;
+        if (c < 0x80) {
+            if (ascii_letter(c)) {
+                p = put_ascii_letters(&z, p, e);
+                continue;
+            }
+            p++;
+            if (c >= '0' && c <= '9') put_digit(&z);
+            else put_space(&z);
+            continue;
+        }
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t len = utf8proc_iterate(p, e - p, &cp);
+        if (len <= 0) {
+            cp = 0xFFFD;
+            len = 1;
+        }
+        p += len;
+        put_codepoint(&z, cp);
+    }
+    close_unit(&z);
+}
+
+void dedup_text_free(dedup_text *t)
+{
+    buf_free(&t->text);
+    free(t->start);
+    free(t->end);
+    t->start = t->end = NULL;
+    t->nunits = t->cap = 0;
+}

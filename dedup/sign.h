@@ -1,0 +1,40 @@
+/* sign.h - fingerprints of documents: exact hash, MinHash signature, band keys.
+ *
+ * A signer belongs to one thread. Texts are added one by one (normalised and
+ * shingle-hashed at once); finish() then computes all their signatures in
+ * one go, on the GPU when the signer has one (falling back to the CPU, with
+ * the same results, if the GPU fails) and on the CPU otherwise. */
+#ifndef WINNOW_DEDUP_SIGN_H
+#define WINNOW_DEDUP_SIGN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dedup/minhash.h"
+
+typedef struct {
+    uint64_t exact[2];  /* XXH3-128 of the normal form: high 64 bits, low 64 bits */
+    uint32_t nshingles; /* 0: empty normal form, no signature, no band keys */
+} dedup_fp;
+
+typedef struct dedup_signer dedup_signer;
+
+/* Makes a signer for params p (kept by reference); use_gpu asks for a GPU
+ * context (when that fails the signer warns and uses the CPU). */
+dedup_signer *dedup_signer_create(const minhash_params *p, bool use_gpu);
+
+/* Frees the signer. */
+void dedup_signer_destroy(dedup_signer *s);
+
+/* Adds one text; fills *fp at once (exact hash and shingle count). */
+void dedup_signer_add(dedup_signer *s, const char *text, size_t len, dedup_fp *fp);
+
+/* Writes the k-value signature of every text added since the last finish,
+ * in order, to sigs (count * k values), and forgets them. */
+void dedup_signer_finish(dedup_signer *s, uint64_t *sigs);
+
+/* Text bytes added since the signer was made; for benchmarks. */
+uint64_t dedup_signer_bytes(const dedup_signer *s);
+
+#endif

@@ -1,0 +1,507 @@
+/* staged.c - dedup in three stages over partitioned files (see staged.h). */
+#include "dedup/staged.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+/* A record of signatures -> buckets: one key of one document. Exact keys are
+ * the 128-bit hash (k0 = high, k1 = low); band keys have k1 = 0. pos holds
+ * the file index (bits 40..62), the document's ordinal in its file (bits
+ * 0..39), and bit 63 set for band keys. */
+typedef struct {
+    uint64_t k0, k1, pos;
+} key_record;
+
+/* A record of buckets -> apply: document pos is a duplicate of document first. */
+typedef struct {
+    uint64_t pos, first, exact;
+} removal;
+
+#define POS_BAND_BIT (UINT64_C(1) << 63)
+#define POS_FILE_SHIFT 40
+#define POS_ORDINAL_MASK ((UINT64_C(1) << POS_FILE_SHIFT) - 1)
+#define MAX_FILES (1 << 23)
+#define PLAN_MAGIC "winnow-dedup-plan 1"
+
+static uint64_t pos_make(int file, uint64_t ordinal) { return (uint64_t)file << POS_FILE_SHIFT | ordinal; }
+static int pos_file(uint64_t pos) { return (int)((pos & ~POS_BAND_BIT) >> POS_FILE_SHIFT); }
+static uint64_t pos_ordinal(uint64_t pos) { return pos & POS_ORDINAL_MASK; }
+
+/* ---- work directory ---- */
+
+static void make_dir(const char *path)
+{
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) dief(EXIT_FATAL, "%s: cannot create directory: %s", path, strerror(errno));
+}
+
+static char *pathf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *pathf(const char *fmt, ...)
+{
+    wbuf b = WBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[4096];
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    buf_puts(&b, tmp);
+    return b.data;
+}
+
+static bool exists(const char *path) { return access(path, F_OK) == 0; }
+
+/* Writes an empty completion marker atomically. */
+static void mark_done(const char *path) { output_close(output_open(path, 0)); }
+
+/* Reads a whole file; NULL (and a message) when it cannot. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        warnf("%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    wbuf b = WBUF_INIT;
+    char chunk[1 << 16];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&b, chunk, n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        warnf("%s: read error", path);
+        buf_free(&b);
+        return NULL;
+    }
+    *len = b.len;
+    return b.data ? b.data : xcalloc(1, 1);
+}
+
+/* ---- the plan: parameters and files every stage must agree on ---- */
+
+typedef struct {
+    int bands, rows, ngram, partitions, nfiles;
+    uint64_t seed;
+    char **files;
+    char *text;
+} plan;
+
+static void plan_text(const dedup_config *c, int partitions, char **files, int nfiles, wbuf *out)
+{
+    buf_printf(out, "%s\nbands %d\nrows %d\nngram %d\nseed %llu\npartitions %d\nfiles %d\n", PLAN_MAGIC,
+               c->params.bands, c->params.rows, c->params.ngram, (unsigned long long)c->params.seed, partitions, nfiles);
+    for (int i = 0; i < nfiles; i++) buf_printf(out, "%s\n", files[i]);
+}
+
+static void plan_parse(const char *path, plan *p)
+{
+    size_t len;
+    p->text = read_file(path, &len);
+    if (!p->text) dief(EXIT_USAGE, "no plan at %s: run `winnow dedup signatures` first", path);
+    unsigned long long seed;
+    int used = 0;
+    if (sscanf(p->text, PLAN_MAGIC "\nbands %d\nrows %d\nngram %d\nseed %llu\npartitions %d\nfiles %d\n%n", &p->bands,
+               &p->rows, &p->ngram, &seed, &p->partitions, &p->nfiles, &used) != 6 || !used)
+        dief(EXIT_FATAL, "%s: not a dedup plan", path);
+    p->seed = seed;
+    p->files = xcalloc((size_t)p->nfiles + 1, sizeof *p->files);
+    char *s = p->text + used;
+    for (int i = 0; i < p->nfiles; i++) {
+        char *nl = strchr(s, '\n');
+        if (!nl) dief(EXIT_FATAL, "%s: truncated file list", path);
+        *nl = 0;
+        p->files[i] = s;
+        s = nl + 1;
+    }
+}
+
+static void plan_free(plan *p)
+{
+    free(p->files);
+    free(p->text);
+}
+
+/* The output name of input path: its base name without a compression suffix. */
+static char *output_base(const char *path)
+{
+    char *copy = xstrdup(path);
+    char *base = xstrdup(basename(copy));
+    free(copy);
+    static const char *suffixes[] = {".gz", ".zst", ".zstd", ".bz2", ".xz", ".lz4"};
+    size_t n = strlen(base);
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        size_t m = strlen(suffixes[i]);
+        if (n > m && !strcmp(base + n - m, suffixes[i])) {
+            base[n - m] = 0;
+            break;
+        }
+    }
+    return base;
+}
+
+/* ---- step 1: signatures ---- */
+
+typedef struct {
+    const dedup_config *config;
+    signer_set signers;
+    woutput **parts;
+    int partitions, file;
+    wbuf scratch;
+} sig_ctx;
+
+static void sig_map(void *ctx, int worker, stage_batch *b)
+{
+    sig_ctx *s = ctx;
+    b->user = batch_prints_compute(signer_set_get(&s->signers, worker), &s->config->params, b);
+}
+
+static int partition_of(uint64_t key, int partitions)
+{
+    return (int)(((unsigned __int128)key * (unsigned)partitions) >> 64);
+}
+
+static void put_record(sig_ctx *s, uint64_t k0, uint64_t k1, uint64_t pos, uint64_t route)
+{
+    key_record r = {k0, k1, pos};
+    output_write(s->parts[partition_of(route, s->partitions)], &r, sizeof r);
+}
+
+/* Writes each document's keys to the partitions and its id to out. */
+static void sig_emit(void *ctx, stage_batch *b, woutput *out)
+{
+    sig_ctx *s = ctx;
+    batch_prints *bp = b->user;
+    const minhash_params *p = &s->config->params;
+    for (int i = 0; i < b->n; i++) {
+        stage_doc *d = &b->docs[i];
+        buf_clear(&s->scratch);
+        if (d->verdict == DOC_FAIL || d->json.id.kind != JSON_STRING) {
+            buf_puts(&s->scratch, "null\n");
+        } else {
+            wbuf tmp = WBUF_INIT;
+            size_t len;
+            const char *id = json_string(&d->json.id, &tmp, &len);
+            json_put_string(&s->scratch, id, len);
+            buf_putc(&s->scratch, '\n');
+            buf_free(&tmp);
+        }
+        output_write(out, s->scratch.data, s->scratch.len);
+        if (d->verdict == DOC_FAIL) continue;
+        uint64_t pos = pos_make(s->file, d->ordinal);
+        const dedup_fp *fp = &bp->fp[i];
+        put_record(s, fp->exact[0], fp->exact[1], pos, fp->exact[0]);
+        for (int j = 0; j < p->bands && fp->nshingles; j++) {
+            uint64_t key = bp->keys[(size_t)i * p->bands + j];
+            put_record(s, key, 0, pos | POS_BAND_BIT, key);
+        }
+    }
+    batch_prints_free(bp);
+    b->user = NULL;
+}
+
+int dedup_staged_signatures(const stage_opts *o, const dedup_config *c, const staged_opts *so)
+{
+    if (o->ninputs == 0) dief(EXIT_USAGE, "dedup signatures needs the input files (the same list on every rank)");
+    if (o->ninputs > MAX_FILES) dief(EXIT_USAGE, "at most %d input files", MAX_FILES);
+    for (int i = 0; i < o->ninputs; i++)
+        for (int j = 0; j < i; j++) {
+            char *a = output_base(o->inputs[i]), *b = output_base(o->inputs[j]);
+            int same = !strcmp(a, b);
+            free(a), free(b);
+            if (same) dief(EXIT_USAGE, "%s and %s would have the same output name", o->inputs[j], o->inputs[i]);
+        }
+    make_dir(so->work);
+    char *dirs[] = {pathf("%s/sig", so->work), pathf("%s/ids", so->work), pathf("%s/rm", so->work), pathf("%s/done", so->work)};
+    for (int i = 0; i < 4; i++) make_dir(dirs[i]), free(dirs[i]);
+
+    wbuf want = WBUF_INIT;
+    plan_text(c, so->partitions, o->inputs, o->ninputs, &want);
+    char *plan_path = pathf("%s/plan", so->work);
+    if (exists(plan_path)) {
+        size_t len;
+        char *have = read_file(plan_path, &len);
+        if (!have || len != want.len || memcmp(have, want.data, len) != 0)
+            dief(EXIT_USAGE, "%s belongs to a run with other parameters or files; use a new --work", so->work);
+        free(have);
+    } else {
+        woutput *w = output_open(plan_path, 0);
+        output_write(w, want.data, want.len);
+        output_close(w);
+    }
+    buf_free(&want);
+    free(plan_path);
+
+    int status = EXIT_OK;
+    sig_ctx s = {.config = c, .partitions = so->partitions};
+    signer_set_init(&s.signers, c, o->threads);
+    s.parts = xcalloc((size_t)so->partitions, sizeof *s.parts);
+    for (int f = so->rank; f < o->ninputs; f += so->world_size) {
+        char *marker = pathf("%s/done/signatures.f%06d", so->work, f);
+        if (exists(marker)) {
+            if (!o->quiet) warnf("%s: signatures already done, skipped", o->inputs[f]);
+            free(marker);
+            continue;
+        }
+        s.file = f;
+        for (int p = 0; p < so->partitions; p++) {
+            char *path = pathf("%s/sig/f%06d.p%05d", so->work, f, p);
+            s.parts[p] = output_open(path, 0);
+            free(path);
+        }
+        stage_opts one = *o;
+        char *ids = pathf("%s/ids/f%06d", so->work, f);
+        one.inputs = &o->inputs[f];
+        one.ninputs = 1;
+        one.output = ids;
+        one.zstd_level = 0;
+        one.rejects_path = NULL;
+        one.stats_path = NULL;
+        stage_ops ops = {.name = "dedup", .ctx = &s, .map = sig_map, .emit = sig_emit};
+        int st = stage_run(&one, &ops);
+        for (int p = 0; p < so->partitions; p++) st == EXIT_OK ? output_close(s.parts[p]) : output_abort(s.parts[p]);
+        if (st == EXIT_OK) mark_done(marker);
+        else status = st;
+        free(ids);
+        free(marker);
+    }
+    free(s.parts);
+    signer_set_free(&s.signers);
+    buf_free(&s.scratch);
+    return status;
+}
+
+/* ---- step 2: buckets ---- */
+
+static int compare_records(const void *x, const void *y)
+{
+    const key_record *a = x, *b = y;
+    uint64_t ka = a->pos & POS_BAND_BIT, kb = b->pos & POS_BAND_BIT;
+    if (ka != kb) return ka < kb ? -1 : 1;
+    if (a->k0 != b->k0) return a->k0 < b->k0 ? -1 : 1;
+    if (a->k1 != b->k1) return a->k1 < b->k1 ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static int compare_removals(const void *x, const void *y)
+{
+    const removal *a = x, *b = y;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static int bucket_partition(const staged_opts *so, const plan *pl, int p)
+{
+    key_record *recs = NULL;
+    size_t n = 0;
+    for (int f = 0; f < pl->nfiles; f++) {
+        char *path = pathf("%s/sig/f%06d.p%05d", so->work, f, p);
+        size_t len;
+        char *data = read_file(path, &len);
+        free(path);
+        if (!data) return EXIT_FATAL;
+        if (len % sizeof(key_record)) dief(EXIT_FATAL, "%s/sig/f%06d.p%05d: damaged (size %zu)", so->work, f, p, len);
+        recs = xrealloc(recs, (n + len / sizeof(key_record) + 1) * sizeof *recs);
+        memcpy(recs + n, data, len);
+        n += len / sizeof(key_record);
+        free(data);
+    }
+    qsort(recs, n, sizeof *recs, compare_records);
+    removal *rm = xmalloc((n + 1) * sizeof *rm);
+    size_t nrm = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && recs[j].k0 == recs[i].k0 && recs[j].k1 == recs[i].k1 &&
+               (recs[j].pos & POS_BAND_BIT) == (recs[i].pos & POS_BAND_BIT))
+            j++;
+        for (size_t m = i + 1; m < j; m++) {
+            /* a document's own keys never repeat within a kind except by a
+             * 64-bit collision of two of its band keys: not a duplicate */
+            if ((recs[m].pos & ~POS_BAND_BIT) == (recs[i].pos & ~POS_BAND_BIT)) continue;
+            rm[nrm++] = (removal){recs[m].pos & ~POS_BAND_BIT, recs[i].pos & ~POS_BAND_BIT, !(recs[m].pos & POS_BAND_BIT)};
+        }
+        i = j;
+    }
+    free(recs);
+    qsort(rm, nrm, sizeof *rm, compare_removals);
+    char *path = pathf("%s/rm/p%05d", so->work, p);
+    woutput *w = output_open(path, 0);
+    output_write(w, rm, nrm * sizeof *rm);
+    output_close(w);
+    free(path);
+    free(rm);
+    return EXIT_OK;
+}
+
+int dedup_staged_buckets(const stage_opts *o, const staged_opts *so)
+{
+    char *plan_path = pathf("%s/plan", so->work);
+    plan pl;
+    plan_parse(plan_path, &pl);
+    free(plan_path);
+    for (int f = 0; f < pl.nfiles; f++) {
+        char *marker = pathf("%s/done/signatures.f%06d", so->work, f);
+        if (!exists(marker)) dief(EXIT_FATAL, "signatures of %s are not done (no %s)", pl.files[f], marker);
+        free(marker);
+    }
+    int status = EXIT_OK;
+    for (int p = so->rank; p < pl.partitions; p += so->world_size) {
+        char *marker = pathf("%s/done/buckets.p%05d", so->work, p);
+        if (exists(marker)) {
+            if (!o->quiet) warnf("partition %d already done, skipped", p);
+        } else if (bucket_partition(so, &pl, p) == EXIT_OK) {
+            mark_done(marker);
+        } else {
+            status = EXIT_FATAL;
+        }
+        free(marker);
+    }
+    plan_free(&pl);
+    return status;
+}
+
+/* ---- step 3: apply ---- */
+
+/* The ids of one input file, loaded when first needed. */
+typedef struct {
+    char *data;
+    size_t *line_start;
+    size_t nlines;
+} id_list;
+
+typedef struct {
+    const staged_opts *so;
+    removal *rm;
+    size_t nrm, next;
+    id_list *ids;   /* one per input file */
+    int nfiles;
+    wbuf extra;
+} apply_ctx;
+
+static const id_list *ids_of(apply_ctx *a, int f)
+{
+    id_list *l = &a->ids[f];
+    if (l->data) return l;
+    char *path = pathf("%s/ids/f%06d", a->so->work, f);
+    size_t len;
+    l->data = read_file(path, &len);
+    if (!l->data) dief(EXIT_FATAL, "%s: cannot read ids", path);
+    free(path);
+    size_t cap = 1024;
+    l->line_start = xmalloc(cap * sizeof *l->line_start);
+    for (size_t i = 0; i < len;) {
+        if (l->nlines == cap) l->line_start = xrealloc(l->line_start, (cap *= 2) * sizeof *l->line_start);
+        l->line_start[l->nlines++] = i;
+        char *nl = memchr(l->data + i, '\n', len - i);
+        if (!nl) break;
+        *nl = 0;
+        i = (size_t)(nl - l->data) + 1;
+    }
+    return l;
+}
+
+static void apply_reduce(void *ctx, stage_batch *b)
+{
+    apply_ctx *a = ctx;
+    for (int i = 0; i < b->n; i++) {
+        stage_doc *d = &b->docs[i];
+        while (a->next < a->nrm && pos_ordinal(a->rm[a->next].pos) < d->ordinal) a->next++;
+        if (a->next == a->nrm || pos_ordinal(a->rm[a->next].pos) != d->ordinal || d->verdict == DOC_FAIL) continue;
+        const removal *r = &a->rm[a->next];
+        const id_list *l = ids_of(a, pos_file(r->first));
+        uint64_t ord = pos_ordinal(r->first);
+        buf_clear(&a->extra);
+        json_put_key(&a->extra, "dup_of");
+        buf_puts(&a->extra, ord < l->nlines && strcmp(l->data + l->line_start[ord], "null") ? l->data + l->line_start[ord] : "\"\"");
+        stage_doc_drop(b, i, r->exact ? "exact_dup" : "near_dup", a->extra.data);
+    }
+}
+
+/* Collects file f's removals from every partition, one per document:
+ * exact when any of its entries is, first = the earliest named. */
+static void load_removals(apply_ctx *a, const plan *pl, int f)
+{
+    a->nrm = a->next = 0;
+    size_t cap = 0;
+    for (int p = 0; p < pl->partitions; p++) {
+        char *path = pathf("%s/rm/p%05d", a->so->work, p);
+        size_t len;
+        char *data = read_file(path, &len);
+        if (!data) dief(EXIT_FATAL, "%s: cannot read removals", path);
+        free(path);
+        const removal *r = (const removal *)data;
+        size_t n = len / sizeof *r;
+        for (size_t i = 0; i < n; i++) {
+            if (pos_file(r[i].pos) != f) continue;
+            if (a->nrm == cap) a->rm = xrealloc(a->rm, (cap = cap ? cap * 2 : 1024) * sizeof *a->rm);
+            a->rm[a->nrm++] = r[i];
+        }
+        free(data);
+    }
+    if (a->nrm > 1) qsort(a->rm, a->nrm, sizeof *a->rm, compare_removals);
+    size_t out = 0;
+    for (size_t i = 0; i < a->nrm; i++) {
+        if (out && a->rm[out - 1].pos == a->rm[i].pos) {
+            removal *m = &a->rm[out - 1];
+            m->exact |= a->rm[i].exact;
+            if (a->rm[i].first < m->first) m->first = a->rm[i].first;
+        } else {
+            a->rm[out++] = a->rm[i];
+        }
+    }
+    a->nrm = out;
+}
+
+int dedup_staged_apply(const stage_opts *o, const staged_opts *so)
+{
+    if (!o->output || !strcmp(o->output, "-")) dief(EXIT_USAGE, "dedup apply needs -o OUTDIR");
+    char *plan_path = pathf("%s/plan", so->work);
+    plan pl;
+    plan_parse(plan_path, &pl);
+    free(plan_path);
+    for (int p = 0; p < pl.partitions; p++) {
+        char *marker = pathf("%s/done/buckets.p%05d", so->work, p);
+        if (!exists(marker)) dief(EXIT_FATAL, "buckets of partition %d are not done (no %s)", p, marker);
+        free(marker);
+    }
+    make_dir(o->output);
+    if (o->rejects_path) make_dir(o->rejects_path);
+    if (o->stats_path) make_dir(o->stats_path);
+    apply_ctx a = {.so = so, .nfiles = pl.nfiles};
+    a.ids = xcalloc((size_t)pl.nfiles, sizeof *a.ids);
+    int status = EXIT_OK;
+    for (int f = so->rank; f < pl.nfiles; f += so->world_size) {
+        char *marker = pathf("%s/done/apply.f%06d", so->work, f);
+        if (exists(marker)) {
+            if (!o->quiet) warnf("%s: already applied, skipped", pl.files[f]);
+            free(marker);
+            continue;
+        }
+        load_removals(&a, &pl, f);
+        char *base = output_base(pl.files[f]);
+        char *out = pathf("%s/%s%s", o->output, base, o->zstd_level ? ".zst" : "");
+        char *rej = o->rejects_path ? pathf("%s/%s.rejects.jsonl", o->rejects_path, base) : NULL;
+        char *st = o->stats_path ? pathf("%s/%s.stats.json", o->stats_path, base) : NULL;
+        stage_opts one = *o;
+        one.inputs = &pl.files[f];
+        one.ninputs = 1;
+        one.output = out;
+        one.rejects_path = rej;
+        one.stats_path = st;
+        stage_ops ops = {.name = "dedup", .ctx = &a, .reduce = apply_reduce};
+        int rc = stage_run(&one, &ops);
+        if (rc == EXIT_OK) mark_done(marker);
+        else status = rc;
+        free(base), free(out), free(rej), free(st), free(marker);
+    }
+    for (int f = 0; f < pl.nfiles; f++) free(a.ids[f].data), free(a.ids[f].line_start);
+    free(a.ids);
+    free(a.rm);
+    buf_free(&a.extra);
+    plan_free(&pl);
+    return status;
+}

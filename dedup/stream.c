@@ -1,0 +1,96 @@
+/* stream.c - streaming dedup on the stage engine: workers fingerprint
+ * batches (map), the main thread decides in input order (reduce). */
+#include "dedup/stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/doc.h"
+#include "core/util.h"
+#include "dedup/index.h"
+
+/* How far ahead reduce() asks for the index entries of coming documents: a
+ * big index lives in DRAM, and 15 lookups per document would otherwise each
+ * wait for memory in turn on the main thread. */
+#define PREFETCH_DOCS_AHEAD 8
+
+typedef struct {
+    const dedup_config *config;
+    signer_set signers;
+    dedup_index index;
+    uint64_t reported_table, reported_side; /* index bytes already given to stats */
+    wbuf extra, line;
+} stream_ctx;
+
+static void stream_map(void *ctx, int worker, stage_batch *b)
+{
+    stream_ctx *s = ctx;
+    b->user = batch_prints_compute(signer_set_get(&s->signers, worker), &s->config->params, b);
+}
+
+/* Writes `"dup_of":"ID"` for the earliest document collided with. */
+static void dup_of_member(stream_ctx *s, uint32_t first, wbuf *out)
+{
+    size_t len;
+    const char *id = dedup_index_id(&s->index, first, &len);
+    buf_clear(out);
+    json_put_key(out, "dup_of");
+    json_put_string(out, id, len);
+}
+
+static void stream_reduce(void *ctx, stage_batch *b)
+{
+    stream_ctx *s = ctx;
+    batch_prints *bp = b->user;
+    const minhash_params *p = &s->config->params;
+    int indexed = 0;
+    for (int i = 0; i < b->n; i++) {
+        int ahead = i + PREFETCH_DOCS_AHEAD;
+        if (ahead < b->n && b->docs[ahead].verdict != DOC_FAIL)
+            dedup_index_prefetch(&s->index, &bp->fp[ahead], bp->keys + (size_t)ahead * p->bands);
+        stage_doc *d = &b->docs[i];
+        if (d->verdict == DOC_FAIL) continue;
+        indexed++;
+        size_t id_len = 0;
+        const char *id = d->json.id.kind == JSON_STRING ? json_string(&d->json.id, &s->line, &id_len) : "";
+        uint32_t first;
+        dup_kind kind = dedup_index_decide(&s->index, &bp->fp[i], bp->keys + (size_t)i * p->bands,
+                                           bp->sigs + (size_t)i * p->k, id, id_len, &first);
+        if (kind == DUP_NONE) continue;
+        const char *reason = kind == DUP_EXACT ? "exact_dup" : "near_dup";
+        dup_of_member(s, first, &s->extra);
+        if (s->config->mark) {
+            json_put_key(&s->extra, "dup_reason");
+            json_put_string(&s->extra, reason, strlen(reason));
+            buf_clear(&s->line);
+            doc_rewrite(d->line, d->len, &d->json, NULL, 0, &s->extra, &s->line);
+            stage_doc_rewrite(b, i, &s->line);
+            stats_add(&b->stats, kind == DUP_EXACT ? "marked_exact_dup" : "marked_near_dup", 1);
+        } else {
+            stage_doc_drop(b, i, reason, s->extra.data);
+        }
+    }
+    uint64_t table = dedup_index_table_bytes(&s->index), side = dedup_index_side_bytes(&s->index);
+    stats_add(&b->stats, "index_bytes", (double)table - (double)s->reported_table);
+    stats_add(&b->stats, "id_and_signature_bytes", (double)side - (double)s->reported_side);
+    stats_add(&b->stats, "indexed_docs", (double)indexed);
+    s->reported_table = table;
+    s->reported_side = side;
+    batch_prints_free(bp);
+    b->user = NULL;
+}
+
+int dedup_stream_run(const stage_opts *o, const dedup_config *c)
+{
+    stream_ctx s = {.config = c};
+    signer_set_init(&s.signers, c, o->threads);
+    bool keep_ids = o->rejects_path || c->mark;
+    dedup_index_init(&s.index, &c->params, c->expected_docs, keep_ids, c->verify);
+    stage_ops ops = {.name = "dedup", .ctx = &s, .map = stream_map, .reduce = stream_reduce};
+    int status = stage_run(o, &ops);
+    dedup_index_free(&s.index);
+    signer_set_free(&s.signers);
+    buf_free(&s.extra);
+    buf_free(&s.line);
+    return status;
+}

@@ -1,0 +1,199 @@
+/* minhash.cu - MinHash signatures on the GPU (see gpu/minhash.h).
+ *
+ * The work is cut into chunks of at most CHUNK_SHINGLES shingles of one
+ * document, one thread block per chunk, so a long document spreads over many
+ * SMs and short ones do not leave threads idle for long. A block stages its
+ * chunk's hashes in shared memory (reduced mod P once) tile by tile; thread t
+ * owns permutations t, t + blockDim, ... and runs its running minimum over
+ * the tile from registers, four shingles at a time for independent multiply
+ * chains. Every thread of a warp reads the same hash at once (a shared-memory
+ * broadcast). Partial minima meet in the output with 64-bit atomicMin. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/minhash.h"
+
+#define THREADS 128
+#define TILE 512
+#define CHUNK_SHINGLES 4096
+#define PRIME ((1ULL << 61) - 1)
+
+struct chunk {
+    unsigned long long begin, end; /* shingle range in the batch */
+    unsigned int doc;
+};
+
+struct gpu_minhash {
+    int k;
+    cudaStream_t stream;
+    cudaEvent_t start, stop;
+    unsigned long long *d_a, *d_b, *d_hashes, *d_sigs;
+    chunk *d_chunks;
+    size_t cap_hashes, cap_sigs, cap_chunks;
+    chunk *h_chunks;
+    size_t cap_h_chunks;
+    float last_ms;
+};
+
+/* (a * h + b) mod P for h already below P + 8: the same arithmetic as
+ * minhash_permute() on the CPU. */
+__device__ __forceinline__ unsigned long long permute(unsigned long long a, unsigned long long b,
+                                                      unsigned long long hr)
+{
+    unsigned long long lo = a * hr, hi = __umul64hi(a, hr);
+    unsigned long long lo2 = lo + b;
+    hi += lo2 < lo;
+    unsigned long long low61 = lo2 & PRIME;
+    unsigned long long high = (hi << 3) | (lo2 >> 61);
+    unsigned long long r = low61 + high;
+    r = (r & PRIME) + (r >> 61);
+    return r >= PRIME ? r - PRIME : r;
+}
+
+__global__ void __launch_bounds__(THREADS) minhash_kernel(const chunk *chunks, const unsigned long long *hashes,
+                                                          const unsigned long long *a, const unsigned long long *b,
+                                                          int k, unsigned long long *sigs)
+{
+    __shared__ unsigned long long tile[TILE];
+    const chunk c = chunks[blockIdx.x];
+    for (int round = 0; round * THREADS < k; round++) {
+        int perm = round * THREADS + threadIdx.x;
+        unsigned long long pa = perm < k ? a[perm] : 0, pb = perm < k ? b[perm] : 0;
+        unsigned long long best = ~0ULL;
+        for (unsigned long long base = c.begin; base < c.end; base += TILE) {
+            int m = (int)min((unsigned long long)TILE, c.end - base);
+            __syncthreads();
+            for (int i = threadIdx.x; i < m; i += THREADS) {
+                unsigned long long h = hashes[base + i];
+                tile[i] = (h & PRIME) + (h >> 61);
+            }
+            __syncthreads();
+            if (perm < k) {
+                int i = 0;
+                for (; i + 4 <= m; i += 4) {
+                    unsigned long long v0 = permute(pa, pb, tile[i]);
+                    unsigned long long v1 = permute(pa, pb, tile[i + 1]);
+                    unsigned long long v2 = permute(pa, pb, tile[i + 2]);
+                    unsigned long long v3 = permute(pa, pb, tile[i + 3]);
+                    best = min(best, min(min(v0, v1), min(v2, v3)));
+                }
+                for (; i < m; i++) best = min(best, permute(pa, pb, tile[i]));
+            }
+        }
+        if (perm < k && c.end > c.begin) atomicMin(&sigs[(size_t)c.doc * k + perm], best);
+    }
+}
+
+static int cuda_failed(cudaError_t err, const char *what, char *why, size_t n)
+{
+    if (err == cudaSuccess) return 0;
+    snprintf(why, n, "CUDA %s: %s", what, cudaGetErrorString(err));
+    return 1;
+}
+
+/* Makes sure *p holds at least want elements of size bytes each on the device. */
+static cudaError_t reserve_device(void **p, size_t *cap, size_t want, size_t size)
+{
+    if (want <= *cap) return cudaSuccess;
+    if (*p) cudaFree(*p);
+    *p = NULL;
+    size_t grown = want + want / 2;
+    cudaError_t err = cudaMalloc(p, grown * size);
+    *cap = err == cudaSuccess ? grown : 0;
+    return err;
+}
+
+extern "C" gpu_minhash *gpu_minhash_create(int k, const uint64_t *a, const uint64_t *b, char *why, size_t n)
+{
+    gpu_minhash *g = (gpu_minhash *)calloc(1, sizeof *g);
+    if (!g) {
+        snprintf(why, n, "out of memory");
+        return NULL;
+    }
+    g->k = k;
+    if (cuda_failed(cudaSetDevice(0), "set device", why, n) ||
+        cuda_failed(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "stream", why, n) ||
+        cuda_failed(cudaEventCreate(&g->start), "event", why, n) ||
+        cuda_failed(cudaEventCreate(&g->stop), "event", why, n) ||
+        cuda_failed(cudaMalloc(&g->d_a, k * sizeof(uint64_t)), "malloc", why, n) ||
+        cuda_failed(cudaMalloc(&g->d_b, k * sizeof(uint64_t)), "malloc", why, n) ||
+        cuda_failed(cudaMemcpy(g->d_a, a, k * sizeof(uint64_t), cudaMemcpyHostToDevice), "copy", why, n) ||
+        cuda_failed(cudaMemcpy(g->d_b, b, k * sizeof(uint64_t), cudaMemcpyHostToDevice), "copy", why, n)) {
+        gpu_minhash_destroy(g);
+        return NULL;
+    }
+    return g;
+}
+
+extern "C" int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, const uint64_t *offsets, int ndocs,
+                                      uint64_t *sigs, char *why, size_t n)
+{
+    if (ndocs <= 0) return 0;
+    size_t nchunks = 0;
+    for (int d = 0; d < ndocs; d++) {
+        unsigned long long len = offsets[d + 1] - offsets[d];
+        nchunks += (len + CHUNK_SHINGLES - 1) / CHUNK_SHINGLES;
+    }
+    if (nchunks > g->cap_h_chunks) {
+        free(g->h_chunks);
+        g->cap_h_chunks = nchunks + nchunks / 2;
+        g->h_chunks = (chunk *)malloc(g->cap_h_chunks * sizeof(chunk));
+        if (!g->h_chunks) {
+            g->cap_h_chunks = 0;
+            snprintf(why, n, "out of memory");
+            return -1;
+        }
+    }
+    size_t c = 0;
+    for (int d = 0; d < ndocs; d++)
+        for (unsigned long long s = offsets[d]; s < offsets[d + 1]; s += CHUNK_SHINGLES) {
+            g->h_chunks[c].begin = s;
+            g->h_chunks[c].end = s + CHUNK_SHINGLES < offsets[d + 1] ? s + CHUNK_SHINGLES : offsets[d + 1];
+            g->h_chunks[c].doc = (unsigned)d;
+            c++;
+        }
+    size_t nhashes = offsets[ndocs] - offsets[0];
+    size_t nsigs = (size_t)ndocs * g->k;
+    const uint64_t *first = hashes + offsets[0];
+    if (offsets[0]) /* chunks index from the batch's first hash */
+        for (size_t i = 0; i < nchunks; i++) g->h_chunks[i].begin -= offsets[0], g->h_chunks[i].end -= offsets[0];
+    if (cuda_failed(reserve_device((void **)&g->d_hashes, &g->cap_hashes, nhashes ? nhashes : 1, 8), "malloc", why, n) ||
+        cuda_failed(reserve_device((void **)&g->d_sigs, &g->cap_sigs, nsigs, 8), "malloc", why, n) ||
+        cuda_failed(reserve_device((void **)&g->d_chunks, &g->cap_chunks, nchunks ? nchunks : 1, sizeof(chunk)), "malloc", why, n) ||
+        cuda_failed(cudaMemcpyAsync(g->d_hashes, first, nhashes * 8, cudaMemcpyHostToDevice, g->stream), "copy", why, n) ||
+        cuda_failed(cudaMemcpyAsync(g->d_chunks, g->h_chunks, nchunks * sizeof(chunk), cudaMemcpyHostToDevice, g->stream), "copy", why, n) ||
+        cuda_failed(cudaMemsetAsync(g->d_sigs, 0xFF, nsigs * 8, g->stream), "memset", why, n))
+        return -1;
+    cudaEventRecord(g->start, g->stream);
+    if (nchunks)
+        minhash_kernel<<<(unsigned)nchunks, THREADS, 0, g->stream>>>(g->d_chunks, g->d_hashes, g->d_a, g->d_b, g->k, g->d_sigs);
+    cudaEventRecord(g->stop, g->stream);
+    if (cuda_failed(cudaGetLastError(), "kernel launch", why, n) ||
+        cuda_failed(cudaMemcpyAsync(sigs, g->d_sigs, nsigs * 8, cudaMemcpyDeviceToHost, g->stream), "copy", why, n) ||
+        cuda_failed(cudaStreamSynchronize(g->stream), "kernel", why, n))
+        return -1;
+    cudaEventElapsedTime(&g->last_ms, g->start, g->stop);
+    return 0;
+}
+
+extern "C" double gpu_minhash_last_kernel_ms(const gpu_minhash *g)
+{
+    return g ? g->last_ms : 0;
+}
+
+extern "C" void gpu_minhash_destroy(gpu_minhash *g)
+{
+    if (!g) return;
+    cudaFree(g->d_a);
+    cudaFree(g->d_b);
+    cudaFree(g->d_hashes);
+    cudaFree(g->d_sigs);
+    cudaFree(g->d_chunks);
+    if (g->start) cudaEventDestroy(g->start);
+    if (g->stop) cudaEventDestroy(g->stop);
+    if (g->stream) cudaStreamDestroy(g->stream);
+    free(g->h_chunks);
+    free(g);
+}

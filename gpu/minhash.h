@@ -1,0 +1,42 @@
+/* minhash.h (gpu) - MinHash signatures of document batches on a CUDA GPU.
+ *
+ * The GPU twin of minhash_signature() in dedup/minhash.c, bit for bit: for
+ * each document, the minimum over its shingle hashes of (a_k*h + b_k) mod
+ * 2^61-1 for every permutation k (UINT64_MAX when it has no shingles). The
+ * CPU normalises and hashes shingles (XXH3-64); the GPU does the K modular
+ * multiplications per shingle, which are nearly all of the arithmetic. One
+ * context serves one thread at a time; each has its own CUDA stream. */
+#ifndef WINNOW_GPU_MINHASH_H
+#define WINNOW_GPU_MINHASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gpu_minhash gpu_minhash;
+
+/* Makes a context for k permutations (a, b); NULL with a reason in why when
+ * the GPU cannot be used. */
+gpu_minhash *gpu_minhash_create(int k, const uint64_t *a, const uint64_t *b, char *why, size_t n);
+
+/* Signatures of ndocs documents: document i's shingle hashes are
+ * hashes[offsets[i] .. offsets[i+1]); writes ndocs * k values to sigs
+ * (document-major). Returns 0, or -1 with a reason in why. */
+int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, const uint64_t *offsets, int ndocs,
+                           uint64_t *sigs, char *why, size_t n);
+
+/* Milliseconds the kernels of the last gpu_minhash_signatures() call took
+ * (without the transfers), for benchmarks. */
+double gpu_minhash_last_kernel_ms(const gpu_minhash *g);
+
+/* Frees the context. */
+void gpu_minhash_destroy(gpu_minhash *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

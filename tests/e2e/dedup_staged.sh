@@ -1,0 +1,66 @@
+#!/bin/sh
+# dedup_staged.sh - the staged mode (signatures -> buckets -> apply, each run
+# as several ranks) removes exactly what the streaming mode removes, on real
+# documents split into several files of mixed compression; reruns skip work
+# whose completion marker exists; ranks default from SLURM_ARRAY_TASK_* (here
+# an array numbered from 1).
+. tests/lib.sh
+J=$SHARED/jsonl
+CC=$J/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz
+[ -r "$CC" ] || skip_all "no $CC"
+mkdir -p "$TMP/in"
+zcat "$CC" | split -l 200 -d - "$TMP/in/cc"
+gzip "$TMP/in/cc01"
+zstd -q --rm "$TMP/in/cc02"
+cp "$J/dclm/data/majority_data.jsonl" "$TMP/in/majority.jsonl"
+cp "$J/dclm/data/agreement_data.jsonl" "$TMP/in/agreement.jsonl"   # a subset of majority: exact dups across files
+cp "$J/olmo/test_fixtures/c4-sample.01.json.gz" "$TMP/in/c4-01.json.gz"
+FILES="$TMP/in/cc00 $TMP/in/cc01.gz $TMP/in/majority.jsonl $TMP/in/cc02.zst $TMP/in/agreement.jsonl $TMP/in/c4-01.json.gz $TMP/in/cc03"
+OUTS="cc00 cc01 majority.jsonl cc02 agreement.jsonl c4-01.json cc03"
+
+"$WINNOW" dedup -q $FILES -o "$TMP/stream.jsonl" --rejects "$TMP/stream.rej"
+W=$TMP/work
+for r in 0 1 2; do "$WINNOW" dedup signatures -q --work "$W" --partitions 5 --rank $r --world-size 3 $FILES || echo fail >> "$TMP/err"; done
+for r in 1 2; do SLURM_ARRAY_TASK_ID=$r SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=2 "$WINNOW" dedup buckets -q --work "$W" || echo fail >> "$TMP/err"; done
+for r in 0 1 2 3; do "$WINNOW" dedup apply -q --work "$W" -o "$TMP/out" --rejects "$TMP/rej" --stats "$TMP/st" --rank $r --world-size 4 || echo fail >> "$TMP/err"; done
+ok "every rank of every stage exits 0" test ! -e "$TMP/err"
+for f in $OUTS; do cat "$TMP/out/$f"; done > "$TMP/staged.jsonl"
+for f in $OUTS; do cat "$TMP/rej/$f.rejects.jsonl"; done > "$TMP/staged.rej"
+ok "staged output == streaming output, byte for byte" cmp "$TMP/staged.jsonl" "$TMP/stream.jsonl"
+ok "staged rejects (reasons, dup_of) == streaming rejects" cmp "$TMP/staged.rej" "$TMP/stream.rej"
+ok "agreement.jsonl (inside majority.jsonl) goes entirely as exact_dup" \
+   test "$(wc -l < "$TMP/rej/agreement.jsonl.rejects.jsonl")" -eq "$(wc -l < "$TMP/in/agreement.jsonl")"
+ok "there are near duplicates too" grep -q '"near_dup"' "$TMP/stream.rej"
+
+ls -l --time-style=+%s.%N "$TMP/out" > "$TMP/before"
+"$WINNOW" dedup signatures --work "$W" --partitions 5 $FILES 2> "$TMP/rerun.log"
+ok "a rerun of signatures skips done files" grep -q "already done, skipped" "$TMP/rerun.log"
+"$WINNOW" dedup apply -q --work "$W" -o "$TMP/out" 2>/dev/null
+ls -l --time-style=+%s.%N "$TMP/out" > "$TMP/after"
+ok "a rerun of apply rewrites nothing" cmp "$TMP/before" "$TMP/after"
+cp "$TMP/out/cc02" "$TMP/cc02.kept"
+rm "$W/done/apply.f000003" "$TMP/out/cc02"
+"$WINNOW" dedup apply -q --work "$W" -o "$TMP/out" 2>/dev/null
+ok "a file whose marker is gone is redone, the same" cmp "$TMP/out/cc02" "$TMP/cc02.kept"
+"$WINNOW" dedup signatures -q --work "$W" --partitions 5 --bands 10 $FILES 2>/dev/null
+is "$?" 1 "a work directory of other parameters is refused"
+"$WINNOW" dedup buckets -q --work "$TMP/nowhere" 2>/dev/null
+is "$?" 1 "buckets without a plan: usage error"
+
+if [ "${FULL:-0}" = 1 ]; then   # make check-full: every JSONL file of the shared data, 4 ranks
+    mkdir -p "$TMP/full"
+    i=0
+    for f in $(find "$J" -type f -name '*.json*' | sort); do
+        i=$((i + 1)); cp "$f" "$TMP/full/$(printf %03d $i)-$(basename "$f")"
+    done
+    ALL=$(ls "$TMP"/full/* | sort)
+    "$WINNOW" dedup -q $ALL -o "$TMP/fs.jsonl" --rejects "$TMP/fs.rej" 2>/dev/null
+    for r in 0 1 2 3; do "$WINNOW" dedup signatures -q --work "$TMP/fw" --rank $r --world-size 4 $ALL 2>/dev/null; done
+    for r in 0 1 2 3; do "$WINNOW" dedup buckets -q --work "$TMP/fw" --rank $r --world-size 4; done
+    for r in 0 1 2 3; do "$WINNOW" dedup apply -q --work "$TMP/fw" -o "$TMP/fo" --rejects "$TMP/fr" --rank $r --world-size 4 2>/dev/null; done
+    for f in $ALL; do b=$(basename "$f" | sed 's/\.gz$//; s/\.zst$//'); cat "$TMP/fo/$b"; done > "$TMP/fstaged.jsonl"
+    for f in $ALL; do b=$(basename "$f" | sed 's/\.gz$//; s/\.zst$//'); cat "$TMP/fr/$b.rejects.jsonl"; done > "$TMP/fstaged.rej"
+    ok "all shared JSONL ($i files): staged output == streaming" cmp "$TMP/fstaged.jsonl" "$TMP/fs.jsonl"
+    ok "all shared JSONL ($i files): staged rejects == streaming" cmp "$TMP/fstaged.rej" "$TMP/fs.rej"
+fi
+done_testing

@@ -1,0 +1,47 @@
+/* dedup_normalize.c - fuzz target for the dedup normaliser and shingler.
+ * Invariants: the normal form is valid UTF-8 with single spaces between
+ * units and none at the ends; units are in order, inside the text, and
+ * cover every non-space byte; shingle count and signature values follow
+ * their definitions. The first input byte picks the n-gram size. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/utf8.h"
+#include "dedup/minhash.h"
+#include "dedup/normalize.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static dedup_text t;
+    static minhash_params p;
+    static uint64_t *hashes;
+    static size_t cap;
+    if (!p.k) minhash_params_init(&p, 3, 2, 5, 1);
+    if (size == 0) return 0;
+    int ngram = 1 + data[0] % 8;
+    dedup_normalize((const char *)data + 1, size - 1, &t);
+    const char *s = t.text.data ? t.text.data : "";
+    size_t n = t.text.len;
+    if (!utf8_valid(s, n)) abort();
+    if (n && (s[0] == ' ' || s[n - 1] == ' ' || strstr(s, "  "))) abort();
+    size_t covered = 0, prev_end = 0;
+    for (size_t i = 0; i < t.nunits; i++) {
+        if (t.start[i] >= t.end[i] || t.end[i] > n || t.start[i] < prev_end) abort();
+        if (memchr(s + t.start[i], ' ', t.end[i] - t.start[i])) abort();
+        covered += t.end[i] - t.start[i];
+        prev_end = t.end[i];
+    }
+    size_t spaces = 0;
+    for (size_t i = 0; i < n; i++) spaces += s[i] == ' ';
+    if (covered + spaces != n) abort();
+    size_t len = 0;
+    minhash_shingle_hashes(&t, ngram, &hashes, &len, &cap);
+    if (len != minhash_shingle_count(&t, ngram)) abort();
+    if ((t.nunits == 0) != (len == 0)) abort();
+    uint64_t sig[6];
+    minhash_signature(&p, hashes, len, sig);
+    for (int k = 0; k < p.k; k++)
+        if (len ? sig[k] >= MINHASH_PRIME : sig[k] != MINHASH_EMPTY) abort();
+    return 0;
+}
