@@ -13,5 +13,7 @@ typedef struct {
 /* Weak while the stages are developed in parallel branches: a command whose
  * code is not linked in yet is left out of `winnow help`. */
 int cmd_ingest(int argc, char **argv) __attribute__((weak));
+int cmd_run(int argc, char **argv);   /* implemented: a weak reference would not pull it from libwinnow.a */
+int cmd_slurm(int argc, char **argv); /* likewise */
 
 #endif

@@ -8,6 +8,8 @@
 
 static const winnow_command commands[] = {
     {"ingest", cmd_ingest, "read WARC/WET/JSONL/HTML/text/archives, write the document stream"},
+    {"run", cmd_run, "run a pipeline file on this machine: resumable nightly batch"},
+    {"slurm", cmd_slurm, "submit a pipeline file to Slurm as job arrays"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 
