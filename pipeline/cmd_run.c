@@ -21,6 +21,8 @@
 #include "tools/commands.h"
 
 #define POLL_NANOSECONDS 200000000L
+#define LOCK_TRIES 50
+#define LOCK_RETRY_NANOSECONDS 100000000L
 #define PROGRESS_TTY_SECONDS 0.5
 #define PROGRESS_LOG_SECONDS 10.0
 
@@ -142,15 +144,31 @@ static void remove_leftovers(const pl_plan *p)
     }
 }
 
-/* Takes WORK/lock for this process; exits when another run holds it. */
+/* Takes WORK/lock; exits when another run holds it. The descriptor is
+ * inherited by every process of the run (tasks and stage processes alike), so
+ * after a kill the lock is free only once the last of them is gone; a new run
+ * waits a moment for that. */
 static void lock_work(const pl_plan *p)
 {
     char *path = pl_path(p, "lock");
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    int fd = open(path, O_RDWR | O_CREAT, 0666);
     if (fd < 0) dief(EXIT_FATAL, "cannot open %s: %m", path);
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0)
-        dief(EXIT_USAGE, "%s is in use by another winnow run (lock %s)", p->cfg.work, path);
+    for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; tries++) {
+        if (tries == LOCK_TRIES)
+            dief(EXIT_USAGE, "%s is in use by another winnow run (lock %s)", p->cfg.work, path);
+        nanosleep(&(struct timespec){0, LOCK_RETRY_NANOSECONDS}, NULL);
+    }
     free(path); /* the descriptor stays open: the lock lasts as long as this process */
+}
+
+/* Copies a text file to stderr; frees path. */
+static void print_file(char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f)) fputs(line, stderr);
+    if (f) fclose(f);
+    free(path);
 }
 
 typedef struct {
@@ -165,6 +183,10 @@ static int run_step(const pl_plan *p, pl_step s, int jobs, const pl_step_opts *o
     child *kids = xcalloc((size_t)jobs, sizeof *kids);
     pid_t parent = getpid();
     bool stopping = false;
+    sigset_t chld, old_mask;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, &old_mask); /* a child's end wakes sigtimedwait below */
     for (;;) {
         while (!stopping && running < jobs && next < ranks) {
             int r = next++;
@@ -173,6 +195,7 @@ static int run_step(const pl_plan *p, pl_step s, int jobs, const pl_step_opts *o
             pid_t pid = fork();
             if (pid < 0) dief(EXIT_FATAL, "fork: %m");
             if (pid == 0) {
+                sigprocmask(SIG_SETMASK, &old_mask, NULL);
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 if (getppid() != parent) _exit(EXIT_FATAL);
                 exit(pl_step_run(p, s, r, o));
@@ -190,7 +213,7 @@ static int run_step(const pl_plan *p, pl_step s, int jobs, const pl_step_opts *o
         if (pid < 0 && errno != EINTR) dief(EXIT_FATAL, "waitpid: %m");
         if (pid <= 0) {
             if (g) progress_poll(g, false);
-            nanosleep(&(struct timespec){0, POLL_NANOSECONDS}, NULL);
+            sigtimedwait(&chld, NULL, &(struct timespec){0, POLL_NANOSECONDS});
             continue;
         }
         for (int k = 0; k < jobs; k++) {
@@ -209,6 +232,7 @@ static int run_step(const pl_plan *p, pl_step s, int jobs, const pl_step_opts *o
             }
         }
     }
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     if (g) progress_poll(g, true);
     free(kids);
     return status;
@@ -277,11 +301,18 @@ int cmd_run(int argc, char **argv)
     if (!jobs) jobs = p.cfg.jobs ? p.cfg.jobs : p.cfg.tasks < cpu_count() ? p.cfg.tasks : cpu_count();
     if (jobs > p.cfg.tasks) jobs = p.cfg.tasks;
     if (!o.threads) o.threads = cpu_count() / jobs > 1 ? cpu_count() / jobs : 1;
+    if (pl_done(&p, STEP_SHARDS, 0) && !o.quiet) {
+        fprintf(stderr, "winnow run: %s is already finished (%s/done/shards.0); its report:\n", pipeline, p.cfg.work);
+        print_file(pl_path(&p, "report.txt"));
+    }
     progress g;
     progress_init(&g, &p, o.quiet);
     int rc = 0;
     for (int s = 0; s < STEP_COUNT && rc == 0; s++) {
         if (!pl_step_enabled(&p, (pl_step)s)) continue;
+        bool unfinished = false;
+        for (int r = 0; r < pl_step_ranks(&p, (pl_step)s); r++) unfinished |= !pl_done(&p, (pl_step)s, r);
+        if (!unfinished) continue;
         if (s == STEP_SHARDS) o.threads = cpu_count();
         rc = run_step(&p, (pl_step)s, s == STEP_SHARDS ? 1 : jobs, &o, s == STEP_DOCS ? &g : NULL);
         if (rc == 0 && !o.quiet && s != STEP_DOCS && s != STEP_SHARDS)

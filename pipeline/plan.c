@@ -158,20 +158,49 @@ static char *read_small_file(const char *path)
     return b.data;
 }
 
-/* Compares WORK/plan with this run; writes it when absent. */
-static void check_plan(const pl_plan *p)
+/* Replaces the expanded input list with the one in plan text (the run's own). */
+static void take_plan_files(pl_plan *p, char *text)
+{
+    for (int i = 0; i < p->nfiles; i++) free(p->files[i]);
+    free(p->files);
+    free(p->sizes);
+    int n = 0;
+    char *list = strstr(text, "\nfiles ");
+    if (!list || sscanf(list, "\nfiles %d", &n) != 1 || n < 0) dief(EXIT_USAGE, "%s/plan is damaged; remove %s to start over", p->cfg.work, p->cfg.work);
+    p->files = xcalloc((size_t)(n ? n : 1), sizeof *p->files);
+    p->sizes = xcalloc((size_t)(n ? n : 1), sizeof *p->sizes);
+    char *line = strchr(list + 1, '\n');
+    for (int i = 0; i < n; i++) {
+        char *end = line ? strchr(line + 1, '\n') : NULL;
+        if (!end) dief(EXIT_USAGE, "%s/plan is damaged; remove %s to start over", p->cfg.work, p->cfg.work);
+        *end = 0;
+        p->files[i] = xstrdup(line + 1);
+        struct stat st;
+        if (stat(p->files[i], &st) == 0) p->sizes[i] = (uint64_t)st.st_size;
+        line = end;
+    }
+    p->nfiles = n;
+}
+
+/* Compares WORK/plan with this run (writing it when absent): the task count
+ * must be the same; the plan's input list is the run's, whatever the
+ * patterns match now (files that vanished fail as inputs; new ones wait for
+ * another run). */
+static void check_plan(pl_plan *p)
 {
     wbuf want = WBUF_INIT;
     plan_text(p, &want);
     char *path = pl_path(p, "plan");
     char *have = read_small_file(path);
     if (!have) {
+        if (!p->nfiles) dief(EXIT_USAGE, "%s: the input patterns match no file", p->cfg.path);
         woutput *o = output_open(path, 0);
         output_write(o, want.data, want.len);
         output_close(o);
     } else if (strcmp(have, want.data) != 0) {
         int tasks = -1, compress = -1;
-        sscanf(have, PLAN_MAGIC "\ntasks %d\ncompress %d", &tasks, &compress);
+        if (sscanf(have, PLAN_MAGIC "\ntasks %d\ncompress %d", &tasks, &compress) != 2)
+            dief(EXIT_USAGE, "%s is not a winnow pipeline plan; remove %s to start over", path, p->cfg.work);
         if (tasks != p->cfg.tasks)
             dief(EXIT_USAGE,
                  "%s: this work directory belongs to a run started with tasks = %d, and %s now says tasks = %d. "
@@ -181,10 +210,9 @@ static void check_plan(const pl_plan *p)
         if (compress != p->cfg.compress)
             dief(EXIT_USAGE, "%s: this work directory belongs to a run started with compress = %s; set it back, or remove %s to start over",
                  p->cfg.work, compress ? "true" : "false", p->cfg.work);
-        dief(EXIT_USAGE,
-             "%s: the input files differ from those this work directory was started with (see %s); "
-             "restore them, or remove %s to start over",
-             p->cfg.work, path, p->cfg.work);
+        warnf("the input patterns now match other files than when %s was started; this run goes on with its own "
+              "list of %s (new files need a new work directory)", p->cfg.work, path);
+        take_plan_files(p, have);
     }
     free(have);
     free(path);
@@ -207,7 +235,6 @@ void pl_plan_load(const char *pipeline_path, pl_plan *p)
     exe[n] = 0;
     p->winnow = xstrdup(exe);
     expand_inputs(p);
-    if (!p->nfiles) dief(EXIT_USAGE, "%s: the input patterns match no file", pipeline_path);
     static const char *const dirs[] = {"", "docs", "stats", "failed", "logs", "done", "dedup", "dedup-out"};
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
         char *d = pl_path(p, "%s", dirs[i]);

@@ -44,9 +44,9 @@ bool pl_step_enabled(const pl_plan *p, pl_step s);
 int pl_step_ranks(const pl_plan *p, pl_step s);
 
 /* Loads the pipeline file, expands and sorts the inputs, and checks them
- * against WORK/plan (writing it on the first run). Exits with status 1 and a
- * clear message when the file is wrong or the work directory belongs to a run
- * with another task count or input list. */
+ * against WORK/plan (writing it on the first run; later runs keep its input
+ * list). Exits with status 1 and a clear message when the file is wrong or
+ * the work directory belongs to a run with another task count. */
 void pl_plan_load(const char *pipeline_path, pl_plan *p);
 
 /* WORK/REL formatted; the caller frees. */
