@@ -14,6 +14,10 @@
 
 #define MAX_TASKS 1000000
 
+/* Options the pipeline sets itself; a stage section may not set them. */
+static const char *const reserved_keys[] = {"output", "o", "stats", "rejects", "jobs", "j", "quiet", "q",
+                                            "zstd", "z", "work", "rank", "world-size", "format", "help"};
+
 static const char *const known_sections[] = {"pipeline", "ingest", "filter", "dedup", "tokenize", "shard", "slurm"};
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -148,8 +152,14 @@ int pl_config_load(const char *path, pl_config *c, char *err, size_t errlen)
             rc = fail(err, errlen, "%s: '%s' is not a key (lower-case letters, digits, '-', '_')", where, key);
             break;
         }
-        if (!cur) rc = set_run_key(c, key, value, where, err, errlen);
-        else add_option(cur, key, value, lineno);
+        if (!cur) {
+            rc = set_run_key(c, key, value, where, err, errlen);
+            continue;
+        }
+        for (size_t k = 0; k < sizeof reserved_keys / sizeof *reserved_keys; k++)
+            if (strcmp(cur->name, "slurm") && !strcmp(key, reserved_keys[k]))
+                rc = fail(err, errlen, "%s: [%s] %s is set by the pipeline itself", where, cur->name, key);
+        add_option(cur, key, value, lineno);
     }
     free(line);
     fclose(f);

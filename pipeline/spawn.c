@@ -58,13 +58,45 @@ static void exec_child(pl_argv *cmd, int in_fd, int out_fd, int err_fd, pid_t pa
     _exit(127);
 }
 
-int pl_run_chain(pl_argv *cmds, int n, const char *log_path, char *why, size_t whylen)
+/* Copies the children's messages to the log (best effort) until they all
+ * close their stderr; keeps the last line. */
+static void drain_messages(int fd, int log_fd, char *last, size_t lastlen)
+{
+    char tail[LOG_TAIL_BYTES + 1], chunk[LOG_TAIL_BYTES];
+    size_t kept = 0;
+    ssize_t n;
+    while ((n = read(fd, chunk, sizeof chunk)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (log_fd >= 0 && write(log_fd, chunk, (size_t)n) != n) {
+            close(log_fd); /* the disk is full or gone: keep only the tail */
+            log_fd = -1;
+        }
+        size_t take = (size_t)n < sizeof tail - 1 ? (size_t)n : sizeof tail - 1;
+        if (kept + take > sizeof tail - 1) {
+            size_t drop = kept + take - (sizeof tail - 1);
+            memmove(tail, tail + drop, kept - drop);
+            kept -= drop;
+        }
+        memcpy(tail + kept, chunk + (size_t)n - take, take);
+        kept += take;
+    }
+    if (log_fd >= 0) close(log_fd);
+    tail[kept] = 0;
+    while (kept && (tail[kept - 1] == '\n' || tail[kept - 1] == '\r')) tail[--kept] = 0;
+    char *line = strrchr(tail, '\n');
+    snprintf(last, lastlen, "%s", line ? line + 1 : tail);
+}
+
+int pl_run_chain(pl_argv *cmds, int n, const char *log_path, char *why, size_t whylen, char *last, size_t lastlen)
 {
     if (n < 1 || n > MAX_CHAIN) dief(EXIT_FATAL, "internal: a chain of %d commands", n);
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-    int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
     if (devnull < 0) dief(EXIT_FATAL, "cannot open /dev/null: %m");
-    if (log_fd < 0) dief(EXIT_FATAL, "cannot write %s: %m", log_path);
+    int log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), err_pipe[2];
+    if (pipe2(err_pipe, O_CLOEXEC) != 0) dief(EXIT_FATAL, "pipe: %m");
     pid_t pids[MAX_CHAIN], parent = getpid();
     int in_fd = devnull;
     for (int i = 0; i < n; i++) {
@@ -74,11 +106,14 @@ int pl_run_chain(pl_argv *cmds, int n, const char *log_path, char *why, size_t w
         fflush(NULL);
         pids[i] = fork();
         if (pids[i] < 0) dief(EXIT_FATAL, "fork: %m");
-        if (pids[i] == 0) exec_child(&cmds[i], in_fd, out_fd, log_fd, parent);
+        if (pids[i] == 0) exec_child(&cmds[i], in_fd, out_fd, err_pipe[1], parent);
         if (in_fd != devnull) close(in_fd);
         if (i + 1 < n) close(pipe_fd[1]);
         in_fd = pipe_fd[0];
     }
+    close(err_pipe[1]);
+    drain_messages(err_pipe[0], log_fd, last, lastlen);
+    close(err_pipe[0]);
     int failed = 0;
     why[0] = 0;
     for (int i = 0; i < n; i++) {
@@ -94,21 +129,5 @@ int pl_run_chain(pl_argv *cmds, int n, const char *log_path, char *why, size_t w
         failed = 1;
     }
     close(devnull);
-    close(log_fd);
     return failed;
-}
-
-void pl_log_last_line(const char *log_path, char *line, size_t len)
-{
-    line[0] = 0;
-    FILE *f = fopen(log_path, "r");
-    if (!f) return;
-    char tail[LOG_TAIL_BYTES + 1];
-    if (fseek(f, -LOG_TAIL_BYTES, SEEK_END) != 0) rewind(f);
-    size_t n = fread(tail, 1, LOG_TAIL_BYTES, f);
-    fclose(f);
-    tail[n] = 0;
-    while (n && (tail[n - 1] == '\n' || tail[n - 1] == '\r')) tail[--n] = 0;
-    char *last = strrchr(tail, '\n');
-    snprintf(line, len, "%s", last ? last + 1 : tail);
 }

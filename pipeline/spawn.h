@@ -23,12 +23,11 @@ void pl_argv_pushf(pl_argv *a, const char *fmt, ...) __attribute__((format(print
 void pl_argv_free(pl_argv *a);
 
 /* Runs cmds[0] | cmds[1] | ... | cmds[n-1] (stdin from /dev/null, the last
- * stdout to /dev/null, every stderr appended to log_path) and waits for all.
- * Returns 0 when every command exited 0; otherwise non-zero with a message in
- * why naming the first command that failed and how (exit status or signal). */
-int pl_run_chain(pl_argv *cmds, int n, const char *log_path, char *why, size_t whylen);
-
-/* The last non-empty line of a log file into line (empty when none). */
-void pl_log_last_line(const char *log_path, char *line, size_t len);
+ * stdout to /dev/null) and waits for all. Their stderr passes through this
+ * process into log_path (best effort: a full disk must not hide the message)
+ * and its last line into last[lastlen]. Returns 0 when every command exited 0;
+ * otherwise non-zero with a message in why naming the first command that
+ * failed and how (exit status or signal). */
+int pl_run_chain(pl_argv *cmds, int n, const char *log_path, char *why, size_t whylen, char *last, size_t lastlen);
 
 #endif

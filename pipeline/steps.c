@@ -18,10 +18,6 @@
 #define OUTPUT_ZSTD_LEVEL 3
 #define COPY_CHUNK (1 << 20)
 
-/* Options the pipeline sets itself; a stage section may not set them. */
-static const char *const reserved_keys[] = {"output", "o", "stats", "rejects", "jobs", "j", "quiet", "q",
-                                            "zstd", "z", "work", "rank", "world-size", "format", "help"};
-
 /* Starts a stage command: winnow STAGE [SUB] -q -j T, then its section's options. */
 static void stage_command(const pl_plan *p, pl_argv *a, const char *stage, const char *sub, int threads)
 {
@@ -32,10 +28,6 @@ static void stage_command(const pl_plan *p, pl_argv *a, const char *stage, const
     pl_argv_pushf(a, "-j%d", threads);
     const pl_section *s = pl_config_section(&p->cfg, stage);
     for (int i = 0; s && i < s->n; i++) {
-        for (size_t k = 0; k < sizeof reserved_keys / sizeof *reserved_keys; k++)
-            if (!strcmp(s->opts[i].key, reserved_keys[k]))
-                dief(EXIT_USAGE, "%s:%d: [%s] %s is set by the pipeline itself", p->cfg.path, s->opts[i].line, stage,
-                     s->opts[i].key);
         if (s->opts[i].value) pl_argv_pushf(a, "--%s=%s", s->opts[i].key, s->opts[i].value);
         else pl_argv_pushf(a, "--%s", s->opts[i].key);
     }
@@ -58,10 +50,9 @@ static bool work_unwritable(const pl_plan *p, const char *message)
 }
 
 /* Records why input i failed, for the report and the user. */
-static void record_failure(const pl_plan *p, int i, const char *why, const char *log_path)
+static void record_failure(const pl_plan *p, int i, const char *why, const char *last, const char *log_path)
 {
-    char last[MESSAGE_MAX], msg[3 * MESSAGE_MAX];
-    pl_log_last_line(log_path, last, sizeof last);
+    char msg[3 * MESSAGE_MAX];
     if (work_unwritable(p, last))
         dief(EXIT_FATAL, "%s: cannot write the work directory: %s. Finished files are kept: make room and rerun",
              p->files[i], last);
@@ -93,7 +84,6 @@ static int run_unit(const pl_plan *p, int i, const pl_step_opts *o)
     remove_file(failed);
     char *part = pl_path(p, "docs/%06d.part", i), *log = pl_path(p, "logs/%06d.log", i);
     char *st_ingest = pl_path(p, "stats/%06d.ingest.json", i), *st_filter = pl_path(p, "stats/%06d.filter.json", i);
-    remove_file(log);
     pl_argv cmds[2] = {{0}};
     int n = 0;
     stage_command(p, &cmds[n], "ingest", NULL, o->threads);
@@ -111,15 +101,16 @@ static int run_unit(const pl_plan *p, int i, const pl_step_opts *o)
     pl_argv_push(&cmds[n - 1], "-o");
     pl_argv_push(&cmds[n - 1], part);
     if (p->cfg.compress) pl_argv_push(&cmds[n - 1], "-z");
-    char why[MESSAGE_MAX];
-    int rc = pl_run_chain(cmds, n, log, why, sizeof why);
+    char why[MESSAGE_MAX], last[MESSAGE_MAX];
+    int rc = pl_run_chain(cmds, n, log, why, sizeof why, last, sizeof last);
     if (rc == 0 && rename(part, out) != 0) {
-        snprintf(why, sizeof why, "cannot rename %s to %s: %s", part, out, strerror(errno));
+        snprintf(why, sizeof why, "cannot rename %s to %s", part, out);
+        snprintf(last, sizeof last, "%s", strerror(errno));
         rc = 1;
     }
     if (rc) {
         remove_file(part);
-        record_failure(p, i, why, log);
+        record_failure(p, i, why, last, log);
     }
     for (int k = 0; k < n; k++) pl_argv_free(&cmds[k]);
     free(out), free(failed), free(part), free(log), free(st_ingest), free(st_filter);
@@ -164,8 +155,24 @@ static int require_done(const pl_plan *p, pl_step s, pl_step wanted_by)
     return 0;
 }
 
+/* True when at least one input file has documents (did not fail). */
+static bool any_documents(const pl_plan *p)
+{
+    for (int i = 0; i < p->nfiles; i++) {
+        char *path = pl_docs_path(p, i);
+        bool found = pl_exists(path);
+        free(path);
+        if (found) return true;
+    }
+    return false;
+}
+
 static int step_dedup(const pl_plan *p, pl_step s, int rank, const pl_step_opts *o)
 {
+    if (!any_documents(p)) {
+        pl_mark_done(p, s, rank, "no documents: every input file failed\n");
+        return 0;
+    }
     char *work = pl_path(p, "dedup"), *out = pl_path(p, "dedup-out"), *stats = pl_path(p, "stats/dedup");
     char *log = pl_path(p, "logs/%s.%d.log", pl_step_name(s), rank);
     pl_mkdirs(stats);
@@ -184,11 +191,9 @@ static int step_dedup(const pl_plan *p, pl_step s, int rank, const pl_step_opts 
         pl_argv_push(&cmd, "--");
         push_document_files(p, &cmd, false);
     }
-    remove_file(log);
     char why[MESSAGE_MAX], last[MESSAGE_MAX];
-    int rc = pl_run_chain(&cmd, 1, log, why, sizeof why);
+    int rc = pl_run_chain(&cmd, 1, log, why, sizeof why, last, sizeof last);
     if (rc) {
-        pl_log_last_line(log, last, sizeof last);
         warnf("dedup %s rank %d failed: %s%s%s (log: %s)", pl_step_name(s), rank, why, *last ? ": " : "", last, log);
     } else {
         pl_mark_done(p, s, rank, "ok\n");
@@ -239,11 +244,9 @@ static int step_shards(const pl_plan *p, const pl_step_opts *o)
         pl_argv_pushf(&cmds[1], "--stats=%s", st_shard);
         pl_argv_push(&cmds[1], "-o");
         pl_argv_push(&cmds[1], p->cfg.output);
-        remove_file(log);
         char why[MESSAGE_MAX], last[MESSAGE_MAX];
-        rc = pl_run_chain(cmds, 2, log, why, sizeof why);
+        rc = pl_run_chain(cmds, 2, log, why, sizeof why, last, sizeof last);
         if (rc) {
-            pl_log_last_line(log, last, sizeof last);
             warnf("tokenize | shard failed: %s%s%s (log: %s)", why, *last ? ": " : "", last, log);
             rc = EXIT_FATAL;
         }
