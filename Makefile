@@ -40,7 +40,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS  = -I. $(PKG_CFLAGS) -D_GNU_SOURCE
 CFLAGS    = -std=c11 $(OPT) $(WARN) $(SANFLAGS) -pthread -march=x86-64-v2
 CXXFLAGS  = -std=c++17 $(OPT) $(WARN) $(SANFLAGS) -pthread -march=x86-64-v2
-LDLIBS    = $(PKG_LIBS) -lcld2 -lstdc++ -lm -pthread
+LDLIBS    = -Wl,--as-needed $(PKG_LIBS) -lcld2 -lstdc++ -lm -pthread
 
 # CUDA: built when nvcc is found (CUDA=auto) or forced (CUDA=1); CUDA=0 never.
 NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
