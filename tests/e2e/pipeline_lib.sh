@@ -4,8 +4,9 @@
 #   pipeline_inputs DIR       copies real WARCs and JSONL from $SHARED into DIR as many files
 #   pipeline_file FILE IN WORK OUT TASKS   writes a pipeline file with every stage
 pipeline_missing() {
+    "$WINNOW" help > "$TMP/commands" 2>&1
     for c in ingest filter dedup tokenize shard; do
-        "$WINNOW" "$c" --help > /dev/null 2>&1 || { echo "winnow $c is not in this build yet"; return; }
+        grep -q "^  $c " "$TMP/commands" || { echo "winnow $c is not in this build yet"; return; }
     done
     [ -r "$SHARED/vocab/tiktoken/cl100k_base.tiktoken" ] || echo "no cl100k_base vocabulary under $SHARED"
 }
