@@ -198,6 +198,7 @@ static int run_step(const pl_plan *p, pl_step s, int jobs, const pl_step_opts *o
                 sigprocmask(SIG_SETMASK, &old_mask, NULL);
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 if (getppid() != parent) _exit(EXIT_FATAL);
+                free(kids); /* the parent's bookkeeping; not the child's */
                 exit(pl_step_run(p, s, r, o));
             }
             for (int k = 0; k < jobs; k++)

@@ -45,7 +45,8 @@ for round in 1 2 3 4 5 6 7 8; do
         echo "# round $round: killed after ${delay}s ($(ls "$TMP/work/done" 2> /dev/null | tr '\n' ' '))"
     fi
     wait "$pid" 2> /dev/null
-    if [ "$round" = 1 ] && [ ! -e "$TMP/work/done/shards.0" ]; then
+    if [ -z "${refused:-}" ] && [ -e "$TMP/work/plan" ] && [ ! -e "$TMP/work/done/shards.0" ]; then
+        refused=yes
         sed 's/^tasks = 3/tasks = 4/' "$TMP/p.ini" > "$TMP/p4.ini"
         "$WINNOW" run -q "$TMP/p4.ini" 2> "$TMP/p4.err"
         is "$?" 1 "a changed task count on a started run is refused"
