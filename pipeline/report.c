@@ -210,9 +210,9 @@ static void put_stage_text(wbuf *b, const char *name, const stage_total *t)
                (unsigned long long)s->in, (unsigned long long)s->out, (unsigned long long)s->dropped,
                (unsigned long long)s->failed, s->bytes_in / 1e6, s->bytes_out / 1e6, t->seconds);
     for (int i = 0; i < s->drop_reasons.n; i++)
-        buf_printf(b, "            dropped %-28s %10.0f\n", s->drop_reasons.items[i].name, s->drop_reasons.items[i].value);
+        buf_printf(b, "            dropped %-40s %10.0f\n", s->drop_reasons.items[i].name, s->drop_reasons.items[i].value);
     for (int i = 0; i < s->fail_kinds.n; i++)
-        buf_printf(b, "            failed  %-28s %10.0f\n", s->fail_kinds.items[i].name, s->fail_kinds.items[i].value);
+        buf_printf(b, "            failed  %-40s %10.0f\n", s->fail_kinds.items[i].name, s->fail_kinds.items[i].value);
 }
 
 static void write_text_file(const char *path, const wbuf *b)
