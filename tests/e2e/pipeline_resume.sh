@@ -10,8 +10,10 @@ pipeline_need_stages
 pipeline_inputs "$TMP/in"
 nfiles=$(ls "$TMP/in" | wc -l)
 pipeline_file "$TMP/ref.ini" "$TMP/in" "$TMP/ref-work" "$TMP/ref-out" 3
+t0=$(date +%s.%N)
 "$WINNOW" run -q "$TMP/ref.ini" 2> "$TMP/ref.err"
 is "$?" 0 "uninterrupted run exits 0"
+ref_seconds=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 ok "shards written" test -s "$TMP/ref-out/manifest.json"
 "$WINNOW" shards verify "$TMP/ref-out" > /dev/null 2>&1; is "$?" 0 "winnow shards verify accepts the output"
 r=$TMP/ref-work/report.json
@@ -30,11 +32,13 @@ descendants() { for c in $(ps -o pid= --ppid "$1"); do echo "$c"; descendants "$
 # The same pipeline killed at random points, then resumed.
 pipeline_file "$TMP/p.ini" "$TMP/in" "$TMP/work" "$TMP/out" 3
 seed=${PIPELINE_SEED:-$$}
-echo "# kill points from seed $seed"
+echo "# kill points from seed $seed; the uninterrupted run took ${ref_seconds}s"
 kills=0 finished=0
 for round in 1 2 3 4 5 6 7 8; do
     [ -e "$TMP/work/done/shards.0" ] && break
-    delay=$(awk -v s="$seed" -v r="$round" 'BEGIN { srand(s * 7 + r); printf "%.2f", 0.05 + rand() * 0.8 }')
+    # a random point within the first quarter of a whole run's time: progress
+    # accumulates over the rounds, so the kills land in every step
+    delay=$(awk -v s="$seed" -v r="$round" -v t="$ref_seconds" 'BEGIN { srand(s * 7 + r); printf "%.2f", 0.05 + rand() * t / 4 }')
     "$WINNOW" run -q "$TMP/p.ini" 2>> "$TMP/kill.err" &
     pid=$!
     sleep "$delay"
