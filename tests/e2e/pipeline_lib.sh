@@ -1,7 +1,7 @@
 # pipeline_lib.sh - shared set-up for the pipeline tests (sourced after tests/lib.sh).
 #   pipeline_missing          prints why the stages cannot run (nothing when they can)
 #   pipeline_need_stages      TAP-skips the whole test when a stage command is missing
-#   pipeline_inputs DIR       copies real WARCs and JSONL from $SHARED into DIR as many files
+#   pipeline_inputs DIR [N]   copies real WARCs and JSONL from $SHARED into DIR as many files (the first N by name)
 #   pipeline_file FILE IN WORK OUT TASKS   writes a pipeline file with every stage
 pipeline_missing() {
     "$WINNOW" help > "$TMP/commands" 2>&1
@@ -31,6 +31,7 @@ pipeline_inputs() {
     cp "$j/olmo/test_fixtures/c4-sample.02.json.gz" "$1/c4-02.jsonl.gz"
     cp "$j/olmo/test_fixtures/c4-sample.03.json.gz" "$1/c4-03.jsonl.gz"
     chmod u+w "$1"/*
+    if [ -n "${2:-}" ]; then ls "$1" | sort | tail -n +$(($2 + 1)) | while read -r f; do rm "$1/$f"; done; fi
 }
 
 pipeline_file() {

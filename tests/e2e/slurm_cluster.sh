@@ -54,7 +54,9 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
 ReturnToService=2
-SchedulerParameters=defer_batch
+SchedulerType=sched/builtin
+SchedulerParameters=sched_interval=1
+MessageTimeout=30
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=winnow Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOT

@@ -8,7 +8,7 @@
 pipeline_need_stages
 slurm_install
 
-pipeline_inputs "$TMP/in"
+pipeline_inputs "$TMP/in" 7   # C4 JSONL and Common Crawl WARCs
 pipeline_file "$TMP/local.ini" "$TMP/in" "$TMP/local-work" "$TMP/local-out" 3
 "$WINNOW" run -q "$TMP/local.ini"
 is "$?" 0 "local run exits 0"
