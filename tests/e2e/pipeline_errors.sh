@@ -3,7 +3,7 @@
 # an input file that fails (counted, reported, the run goes on; --fail-fast
 # stops), an unwritable output directory and a full work disk.
 . tests/lib.sh
-. tests/e2e/pipeline_lib.sh
+. tests/e2e/pipeline_lib.inc
 J=$SHARED/jsonl/dolma/tests/data/multiple_files
 
 # Pipeline files that are wrong: exit 1, FILE:LINE and what.

@@ -4,7 +4,7 @@
 # byte-identical shards; the report adds up stage to stage; a changed task
 # count is refused.
 . tests/lib.sh
-. tests/e2e/pipeline_lib.sh
+. tests/e2e/pipeline_lib.inc
 pipeline_need_stages
 
 pipeline_inputs "$TMP/in"

@@ -3,8 +3,8 @@
 # localhost: the job arrays produce the same shards as `winnow run`, and a
 # resubmission runs only the ranks whose completion markers are missing.
 . tests/lib.sh
-. tests/e2e/pipeline_lib.sh
-. tests/e2e/slurm_cluster.sh
+. tests/e2e/pipeline_lib.inc
+. tests/e2e/slurm_cluster.inc
 pipeline_need_stages
 slurm_install
 
