@@ -48,6 +48,7 @@ static void usage(FILE *f)
             "  -q, --quiet         no progress and no summary on stderr\n"
             "      --step STEP     run only rank --rank of one step (docs, signatures, buckets,\n"
             "      --rank R        apply, shards) and return; what `winnow slurm` array tasks run\n"
+            "                      (--rank defaults to $SLURM_ARRAY_TASK_ID)\n"
             "  -h, --help          this help\n"
             "exit status: 0 done, 1 usage or pipeline file error, 2 a step failed\n");
 }
@@ -289,8 +290,12 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *pipeline = argv[optind];
+    if (step && rank < 0 && getenv("SLURM_ARRAY_TASK_ID")) {
+        rank = (int)parse_count(getenv("SLURM_ARRAY_TASK_ID"));
+        if (rank < 0) dief(EXIT_USAGE, "SLURM_ARRAY_TASK_ID is not a rank: '%s'", getenv("SLURM_ARRAY_TASK_ID"));
+    }
     if (step || rank >= 0) {
-        if (!step || rank < 0) dief(EXIT_USAGE, "--step and --rank go together");
+        if (!step || rank < 0) dief(EXIT_USAGE, "--step and --rank go together (--rank defaults to $SLURM_ARRAY_TASK_ID)");
         if (!o.threads) o.threads = 1;
         return run_one(pipeline, step, rank, &o);
     }
