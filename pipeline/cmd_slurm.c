@@ -30,6 +30,7 @@ static void usage(FILE *f)
             "The scripts are written to WORK/slurm/STEP.sh, logs to WORK/slurm/logs/.\n\n"
             "options:\n"
             "      --dry-run       print the sbatch commands and scripts, submit nothing\n"
+            "      --fail-fast     a failing input file fails its array task (and so the run)\n"
             "  -q, --quiet         print nothing but errors\n"
             "  -h, --help          this help\n");
 }
@@ -60,7 +61,8 @@ static void put_quoted(wbuf *b, const char *s)
     buf_putc(b, '\'');
 }
 
-static void write_script(const pl_plan *p, pl_step s, const char *spec, const char *pipeline_abs, wbuf *script)
+static void write_script(const pl_plan *p, pl_step s, const char *spec, const char *pipeline_abs, bool fail_fast,
+                         wbuf *script)
 {
     const pl_section *sl = pl_config_section(&p->cfg, "slurm");
     const char *concurrency = pl_section_get(sl, "concurrency", NULL);
@@ -75,8 +77,8 @@ static void write_script(const pl_plan *p, pl_step s, const char *spec, const ch
     }
     buf_puts(script, "exec ");
     put_quoted(script, p->winnow);
-    buf_printf(script, " run --step %s --rank \"$SLURM_ARRAY_TASK_ID\" --threads \"${SLURM_CPUS_PER_TASK:-1}\" ",
-               pl_step_name(s));
+    buf_printf(script, " run --step %s --rank \"$SLURM_ARRAY_TASK_ID\" --threads \"${SLURM_CPUS_PER_TASK:-1}\" %s",
+               pl_step_name(s), fail_fast ? "--fail-fast " : "");
     put_quoted(script, pipeline_abs);
     buf_putc(script, '\n');
     free(logs);
@@ -122,8 +124,9 @@ static char *submit(const char *script_path, const char *after)
 int cmd_slurm(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"dry-run", no_argument, 0, 'n'}, {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    bool dry_run = false, quiet = false;
+        {"dry-run", no_argument, 0, 'n'}, {"fail-fast", no_argument, 0, 'f'}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},    {0, 0, 0, 0}};
+    bool dry_run = false, quiet = false, fail_fast = false;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
@@ -132,6 +135,7 @@ int cmd_slurm(int argc, char **argv)
             return EXIT_OK;
         }
         if (c == 'n') dry_run = true;
+        else if (c == 'f') fail_fast = true;
         else if (c == 'q') quiet = true;
         else {
             usage(stderr);
@@ -156,7 +160,7 @@ int cmd_slurm(int argc, char **argv)
         wbuf spec = WBUF_INIT, script = WBUF_INIT;
         array_spec(&p, (pl_step)s, &spec);
         if (!spec.len) continue;
-        write_script(&p, (pl_step)s, spec.data, pipeline_abs, &script);
+        write_script(&p, (pl_step)s, spec.data, pipeline_abs, fail_fast, &script);
         char *path = pl_path(&p, "slurm/%s.sh", pl_step_name((pl_step)s));
         woutput *o = output_open(path, 0);
         output_write(o, script.data, script.len);

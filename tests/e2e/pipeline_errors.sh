@@ -40,6 +40,8 @@ ok "[slurm] settings become #SBATCH lines" grep -q '^#SBATCH --partition=batch$'
 ok "bare [slurm] keys too" grep -q '^#SBATCH --exclusive$' "$TMP/dry"
 ok "array tasks run their rank" grep -q 'run --step docs --rank "$SLURM_ARRAY_TASK_ID"' "$TMP/dry"
 ok "scripts written to WORK/slurm" test -s "$TMP/dwork/slurm/docs.sh"
+"$WINNOW" slurm --dry-run --fail-fast "$TMP/d.ini" > "$TMP/dry2" 2> /dev/null
+ok "--fail-fast reaches the array tasks" grep -q 'run --step docs .*--fail-fast' "$TMP/dry2"
 
 why=$(pipeline_missing)
 if [ -n "$why" ]; then
