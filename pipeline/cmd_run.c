@@ -129,7 +129,7 @@ static void progress_poll(progress *g, bool final)
  * atomic writes and half-made per-file outputs. Only under the lock. */
 static void remove_leftovers(const pl_plan *p)
 {
-    static const char *const dirs[] = {"docs", "stats", "failed", "done", "dedup-out", "stats/dedup", ""};
+    static const char *const dirs[] = {"docs", "stats", "failed", "done", "dedup-out", "stats/dedup", "rejects", ""};
     for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++) {
         char *dir = pl_path(p, "%s", dirs[k]);
         DIR *d = opendir(dir);

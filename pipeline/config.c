@@ -84,12 +84,13 @@ static int set_run_key(pl_config *c, const char *key, const char *value, const c
         if (v < 1 || v > MAX_TASKS) return fail(err, errlen, "%s: %s wants a number from 1 to %d, not '%s'", where, key, MAX_TASKS, value);
         if (key[0] == 't') c->tasks = (int)v;
         else c->jobs = (int)v;
-    } else if (!strcmp(key, "compress")) {
-        if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "1")) c->compress = true;
-        else if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "0")) c->compress = false;
-        else return fail(err, errlen, "%s: compress wants true or false, not '%s'", where, value);
+    } else if (!strcmp(key, "compress") || !strcmp(key, "rejects")) {
+        bool *flag = key[0] == 'c' ? &c->compress : &c->rejects;
+        if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "1")) *flag = true;
+        else if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "0")) *flag = false;
+        else return fail(err, errlen, "%s: %s wants true or false, not '%s'", where, key, value);
     } else {
-        return fail(err, errlen, "%s: unknown key '%s' (input, work, output, tasks, jobs, compress)", where, key);
+        return fail(err, errlen, "%s: unknown key '%s' (input, work, output, tasks, jobs, compress, rejects)", where, key);
     }
     return 0;
 }

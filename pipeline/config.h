@@ -3,7 +3,7 @@
  * An INI-like text file: `key = value` lines, `[section]` headers, '#' or ';'
  * comments, blank lines ignored. Keys before any section (or under
  * [pipeline]) describe the run: input (repeatable glob), work, output, tasks,
- * jobs, compress. The stage sections [ingest] [filter] [dedup] [tokenize]
+ * jobs, compress, rejects. The stage sections [ingest] [filter] [dedup] [tokenize]
  * [shard] turn each line into a command-line option of that stage
  * (`key = value` -> --key=value, a bare `key` -> --key); a stage runs when its
  * section is present (ingest always runs). [slurm] holds sbatch settings. */
@@ -35,6 +35,7 @@ typedef struct {
     int tasks;       /* how many ranks the input files are split over */
     int jobs;        /* local: tasks run at once (0: min(tasks, cores)) */
     bool compress;   /* intermediate documents zstd-compressed (default true) */
+    bool rejects;    /* every stage writes its dropped documents under WORK/rejects (default false) */
     pl_section *sections;
     int nsections;
 } pl_config;

@@ -235,7 +235,7 @@ void pl_plan_load(const char *pipeline_path, pl_plan *p)
     exe[n] = 0;
     p->winnow = xstrdup(exe);
     expand_inputs(p);
-    static const char *const dirs[] = {"", "docs", "stats", "failed", "logs", "done", "dedup", "dedup-out"};
+    static const char *const dirs[] = {"", "docs", "stats", "failed", "logs", "done", "dedup", "dedup-out", "rejects"};
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
         char *d = pl_path(p, "%s", dirs[i]);
         pl_mkdirs(d);

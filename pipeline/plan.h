@@ -6,6 +6,7 @@
  *   WORK/docs/NNNNNN.jsonl[.zst]   ingest -> filter output of input file NNNNNN
  *   WORK/stats/NNNNNN.STAGE.json   that unit's per-stage counts
  *   WORK/failed/NNNNNN        why input file NNNNNN failed (when it did)
+ *   WORK/rejects/             dropped documents, per file and stage (with rejects = true)
  *   WORK/logs/NNNNNN.log      the stages' messages for that file
  *   WORK/dedup/               `winnow dedup` staged work directory
  *   WORK/dedup-out/           deduplicated documents, one file per input

@@ -71,6 +71,15 @@ static void record_failure(const pl_plan *p, int i, const char *why, const char 
     }
 }
 
+/* --rejects WORK/rejects/NNNNNN.STAGE.jsonl[.zst] when the pipeline asks for rejects. */
+static void push_rejects(const pl_plan *p, pl_argv *a, int i, const char *stage)
+{
+    if (!p->cfg.rejects) return;
+    char *path = pl_path(p, "rejects/%06d.%s.jsonl", i, stage);
+    pl_argv_pushf(a, "--rejects=%s", path);
+    free(path);
+}
+
 /* ingest -> filter for input file i, its output renamed into place only when
  * every process succeeded. Returns 0 or 2. */
 static int run_unit(const pl_plan *p, int i, const pl_step_opts *o)
@@ -89,6 +98,7 @@ static int run_unit(const pl_plan *p, int i, const pl_step_opts *o)
     stage_command(p, &cmds[n], "ingest", NULL, o->threads);
     pl_argv_push(&cmds[n], "--stats");
     pl_argv_push(&cmds[n], st_ingest);
+    push_rejects(p, &cmds[n], i, "ingest");
     pl_argv_push(&cmds[n], "--");
     pl_argv_push(&cmds[n], p->files[i]);
     n++;
@@ -96,6 +106,7 @@ static int run_unit(const pl_plan *p, int i, const pl_step_opts *o)
         stage_command(p, &cmds[n], "filter", NULL, o->threads);
         pl_argv_push(&cmds[n], "--stats");
         pl_argv_push(&cmds[n], st_filter);
+        push_rejects(p, &cmds[n], i, "filter");
         n++;
     }
     pl_argv_push(&cmds[n - 1], "-o");
@@ -186,6 +197,12 @@ static int step_dedup(const pl_plan *p, pl_step s, int rank, const pl_step_opts 
         pl_argv_push(&cmd, out);
         pl_argv_pushf(&cmd, "--stats=%s", stats);
         if (p->cfg.compress) pl_argv_push(&cmd, "-z");
+        if (p->cfg.rejects) {
+            char *rejects = pl_path(p, "rejects/dedup");
+            pl_mkdirs(rejects);
+            pl_argv_pushf(&cmd, "--rejects=%s", rejects);
+            free(rejects);
+        }
     }
     if (s == STEP_SIGNATURES) {
         pl_argv_push(&cmd, "--");

@@ -10,6 +10,7 @@ pipeline_need_stages
 pipeline_inputs "$TMP/in"
 nfiles=$(ls "$TMP/in" | wc -l)
 pipeline_file "$TMP/ref.ini" "$TMP/in" "$TMP/ref-work" "$TMP/ref-out" 3
+sed -i 's/^tasks = 3/tasks = 3\nrejects = true/' "$TMP/ref.ini"
 t0=$(date +%s.%N)
 "$WINNOW" run -q "$TMP/ref.ini" 2> "$TMP/ref.err"
 is "$?" 0 "uninterrupted run exits 0"
@@ -26,6 +27,8 @@ is "$docs" "$(json_number "$r" dedup out)" "the shards hold every document dedup
 dups=$(json_number "$r" dedup dropped)
 ok "the copied JSONL file is found as duplicates ($dups dropped)" test "$dups" -ge 1
 ok "readable summary names a filter rule" grep -q 'dropped gopher' "$TMP/ref-work/report.txt"
+is "$(cat "$TMP/ref-work/rejects/"*.filter.jsonl | wc -l)" "$(json_number "$r" filter dropped)" "rejects = true: one filter reject line per dropped document"
+is "$(cat "$TMP/ref-work/rejects/dedup/"* | wc -l)" "$dups" "rejects = true: one dedup reject line per duplicate"
 
 descendants() { for c in $(ps -o pid= --ppid "$1"); do echo "$c"; descendants "$c"; done; }
 
