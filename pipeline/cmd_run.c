@@ -42,7 +42,8 @@ static void usage(FILE *f)
             "options:\n"
             "  -j, --jobs N        tasks run at once (default: 'jobs' from the file, else\n"
             "                      the smaller of tasks and cores)\n"
-            "      --threads N     threads of each stage process (default: cores / jobs, at least 1)\n"
+            "      --threads N     threads of each stage process (default: cores / jobs, at least 1;\n"
+            "                      the shards step, one process, all cores)\n"
             "      --fail-fast     stop at the first input file that fails (default: report it,\n"
             "                      count it, go on)\n"
             "  -q, --quiet         no progress and no summary on stderr\n"
@@ -306,7 +307,8 @@ int cmd_run(int argc, char **argv)
     remove_leftovers(&p);
     if (!jobs) jobs = p.cfg.jobs ? p.cfg.jobs : p.cfg.tasks < cpu_count() ? p.cfg.tasks : cpu_count();
     if (jobs > p.cfg.tasks) jobs = p.cfg.tasks;
-    if (!o.threads) o.threads = cpu_count() / jobs > 1 ? cpu_count() / jobs : 1;
+    bool threads_given = o.threads > 0;
+    if (!threads_given) o.threads = cpu_count() / jobs > 1 ? cpu_count() / jobs : 1;
     if (pl_done(&p, STEP_SHARDS, 0) && !o.quiet) {
         fprintf(stderr, "winnow run: %s is already finished (%s/done/shards.0); its report:\n", pipeline, p.cfg.work);
         print_file(pl_path(&p, "report.txt"));
@@ -319,7 +321,7 @@ int cmd_run(int argc, char **argv)
         bool unfinished = false;
         for (int r = 0; r < pl_step_ranks(&p, (pl_step)s); r++) unfinished |= !pl_done(&p, (pl_step)s, r);
         if (!unfinished) continue;
-        if (s == STEP_SHARDS) o.threads = cpu_count();
+        if (s == STEP_SHARDS && !threads_given) o.threads = cpu_count(); /* one process: give it every core */
         rc = run_step(&p, (pl_step)s, s == STEP_SHARDS ? 1 : jobs, &o, s == STEP_DOCS ? &g : NULL);
         if (rc == 0 && !o.quiet && s != STEP_DOCS && s != STEP_SHARDS)
             fprintf(stderr, "winnow run: dedup %s done (%.1f s)\n", pl_step_name((pl_step)s), now_seconds() - g.started);
