@@ -54,7 +54,7 @@ NVCCFLAGS = -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=com
             -Xcompiler -fPIC -I.
 CUDA_HOME = $(patsubst %/bin/nvcc,%,$(NVCC))
 
-LIB_DIRS  = core ingest filter dedup tokenize shards
+LIB_DIRS  = core ingest filter dedup tokenize shards pipeline
 LIB_C     = $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_CXX   = $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cc))
 ifneq ($(NVCC),)

@@ -21,5 +21,7 @@ int cmd_shard(int argc, char **argv);
 int cmd_shards(int argc, char **argv);
 int cmd_filter(int argc, char **argv); /* strong: a weak reference does not pull filter/cli.o out of libwinnow.a */
 int cmd_dedup(int argc, char **argv); /* strong: a weak reference does not pull cli.o out of libwinnow.a */
+int cmd_run(int argc, char **argv);   /* implemented: a weak reference would not pull it from libwinnow.a */
+int cmd_slurm(int argc, char **argv); /* likewise */
 
 #endif

@@ -15,6 +15,8 @@ static const winnow_command commands[] = {
     {"shards", cmd_shards, "inspect, verify, cat or export a shard directory"},
     {"filter", cmd_filter, "quality rules (Gopher, C4, FineWeb), language ID, PII, block lists"},
     {"dedup", cmd_dedup, "drop exact and near-duplicate documents (MinHash LSH; streaming or staged)"},
+    {"run", cmd_run, "run a pipeline file on this machine: resumable nightly batch"},
+    {"slurm", cmd_slurm, "submit a pipeline file to Slurm as job arrays"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 

@@ -1,0 +1,60 @@
+#!/bin/sh
+# pipeline - end-to-end throughput of `winnow run`: real WARCs in, token
+# shards out (ingest -> filter -> staged dedup -> tokenize -> shard), in MB/s
+# of uncompressed WARC, per core (one task, one thread per stage) and on all
+# cores (one task per core). Goal (issue 9): 1.2 GB/s per 16-core + H100 machine.
+. bench/lib.sh
+set -eu
+COPIES=${PIPELINE_COPIES:-4}
+FILES=${PIPELINE_FILES:-$((2 * $(nproc)))}
+in="$BENCH_TMP/pipeline-in"
+mkdir -p "$in"
+w=$SHARED/warc
+# Each input file: COPIES copies of four real WARCs, gzip members back to back
+# (a valid .warc.gz), so files are big enough that per-file start-up is small.
+i=0
+while [ $i -lt "$FILES" ]; do
+    c=0
+    while [ $c -lt "$COPIES" ]; do
+        cat "$w/resiliparse/tests/data/warcfile.warc.gz" "$w/pywb/sample_archive/warcs/iana.warc.gz" \
+            "$w/resiliparse/tests/data/clueweb-quirk.warc.gz" "$w/whirlwind-python/whirlwind.warc.gz"
+        c=$((c + 1))
+    done > "$in/crawl-$i.warc.gz"
+    i=$((i + 1))
+done
+warc_bytes=$(cat "$in"/* | zcat | wc -c)
+nfiles=$(ls "$in" | wc -l)
+vocab=$SHARED/vocab/tiktoken/cl100k_base.tiktoken
+
+# pipeline_ini FILE NAME TASKS DEDUP(yes|no)
+pipeline_ini() {
+    {
+        printf 'input = %s/*\nwork = %s/%s-work\noutput = %s/%s-out\ntasks = %s\n[ingest]\n[filter]\n' \
+            "$in" "$BENCH_TMP" "$2" "$BENCH_TMP" "$2" "$3"
+        if [ "$4" = yes ]; then printf '[dedup]\n'; fi
+        printf '[tokenize]\nencoding = cl100k_base\nvocab = %s\nno-eos\n' "$vocab"
+        printf '[shard]\nvocab-size = 100277\ntokenizer = cl100k_base\neos = 100257\n'
+    } > "$1"
+}
+
+echo "# Pipeline throughput (winnow run: WARC in, shards out)"
+echo
+echo "$(machine_line)."
+echo "Input: $nfiles files, each $COPIES copies of four real WARCs (Common Crawl 2020 and 2024, ClueWeb09,"
+echo "iana.org), $((warc_bytes / 1000000)) MB uncompressed WARC in all. The copies make dedup drop most"
+echo "documents after the first copy, so the 'no dedup' rows are the harder case for tokenize."
+echo "MB/s wall: uncompressed WARC bytes over elapsed time; per core: over the CPU time of all processes."
+echo
+echo "| pipeline | tasks x threads | wall s | MB/s wall | MB/s per core |"
+echo "|---|---|---|---|---|"
+for dedup in yes no; do
+    for cores in 1 $(nproc); do
+        name="d$dedup-c$cores"
+        pipeline_ini "$BENCH_TMP/$name.ini" "$name" "$cores" "$dedup"
+        set -- $(cpu_seconds "$WINNOW" run -q --threads 1 -j "$cores" "$BENCH_TMP/$name.ini")
+        if [ "$dedup" = yes ]; then label="ingest, filter, dedup, tokenize, shard"; else label="ingest, filter, tokenize, shard"; fi
+        echo "| $label | $cores x 1 | $1 | $(mbps "$warc_bytes" "$1") | $(mbps "$warc_bytes" "$2") |"
+        rm -rf "$BENCH_TMP/$name-work" "$BENCH_TMP/$name-out"
+    done
+done
+rm -rf "$in"

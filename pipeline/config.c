@@ -1,0 +1,212 @@
+/* config.c - reading the pipeline description file. */
+#include "pipeline/config.h"
+
+#include <ctype.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+#define MAX_TASKS 1000000
+
+/* Options the pipeline sets itself; a stage section may not set them. */
+static const char *const reserved_keys[] = {"output", "o", "stats", "rejects", "jobs", "j", "quiet", "q",
+                                            "zstd", "z", "work", "rank", "world-size", "format", "help"};
+
+static const char *const known_sections[] = {"pipeline", "ingest", "filter", "dedup", "tokenize", "shard", "slurm"};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s)) s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1])) *--e = 0;
+    return s;
+}
+
+/* path made absolute against dir (unless it already is). */
+static char *absolute(const char *dir, const char *path)
+{
+    if (path[0] == '/') return xstrdup(path);
+    size_t n = strlen(dir) + strlen(path) + 2;
+    char *r = xmalloc(n);
+    snprintf(r, n, "%s/%s", dir, path);
+    return r;
+}
+
+static pl_section *add_section(pl_config *c, const char *name)
+{
+    c->sections = xrealloc(c->sections, (size_t)(c->nsections + 1) * sizeof *c->sections);
+    pl_section *s = &c->sections[c->nsections++];
+    memset(s, 0, sizeof *s);
+    s->name = xstrdup(name);
+    return s;
+}
+
+static void add_option(pl_section *s, const char *key, const char *value, int line)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 8;
+        s->opts = xrealloc(s->opts, (size_t)s->cap * sizeof *s->opts);
+    }
+    s->opts[s->n++] = (pl_option){xstrdup(key), value ? xstrdup(value) : NULL, line};
+}
+
+/* Applies one key of the [pipeline] part. */
+static int set_run_key(pl_config *c, const char *key, const char *value, const char *where, char *err, size_t errlen)
+{
+    if (!value || !*value) return fail(err, errlen, "%s: '%s' needs a value", where, key);
+    if (!strcmp(key, "input")) {
+        c->globs = xrealloc(c->globs, (size_t)(c->nglobs + 1) * sizeof *c->globs);
+        c->globs[c->nglobs++] = absolute(c->base_dir, value);
+    } else if (!strcmp(key, "work")) {
+        free(c->work);
+        c->work = absolute(c->base_dir, value);
+    } else if (!strcmp(key, "output")) {
+        free(c->output);
+        c->output = absolute(c->base_dir, value);
+    } else if (!strcmp(key, "tasks") || !strcmp(key, "jobs")) {
+        long long v = parse_count(value);
+        if (v < 1 || v > MAX_TASKS) return fail(err, errlen, "%s: %s wants a number from 1 to %d, not '%s'", where, key, MAX_TASKS, value);
+        if (key[0] == 't') c->tasks = (int)v;
+        else c->jobs = (int)v;
+    } else if (!strcmp(key, "compress") || !strcmp(key, "rejects")) {
+        bool *flag = key[0] == 'c' ? &c->compress : &c->rejects;
+        if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "1")) *flag = true;
+        else if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "0")) *flag = false;
+        else return fail(err, errlen, "%s: %s wants true or false, not '%s'", where, key, value);
+    } else {
+        return fail(err, errlen, "%s: unknown key '%s' (input, work, output, tasks, jobs, compress, rejects)", where, key);
+    }
+    return 0;
+}
+
+static bool known_section(const char *name)
+{
+    for (size_t i = 0; i < sizeof known_sections / sizeof *known_sections; i++)
+        if (!strcmp(name, known_sections[i])) return true;
+    return false;
+}
+
+int pl_config_load(const char *path, pl_config *c, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    c->compress = true;
+    c->path = xstrdup(path);
+    char *copy = xstrdup(path), resolved[PATH_MAX];
+    const char *dir = dirname(copy);
+    c->base_dir = xstrdup(realpath(dir, resolved) ? resolved : dir);
+    free(copy);
+
+    FILE *f = fopen(path, "r");
+    if (!f) return fail(err, errlen, "%s: cannot open: %m", path);
+    char *line = NULL;
+    size_t cap = 0;
+    int lineno = 0, rc = 0;
+    pl_section *cur = NULL; /* NULL: the [pipeline] part */
+    while (rc == 0 && getline(&line, &cap, f) != -1) {
+        lineno++;
+        char where[PATH_MAX + 32];
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
+        char *s = trim(line);
+        if (!*s || *s == '#' || *s == ';') continue;
+        if (*s == '[') {
+            char *close = strchr(s, ']');
+            if (!close || *trim(close + 1)) {
+                rc = fail(err, errlen, "%s: a section header is [name]", where);
+                break;
+            }
+            *close = 0;
+            char *name = trim(s + 1);
+            if (!known_section(name)) {
+                rc = fail(err, errlen, "%s: unknown section [%s] (pipeline, ingest, filter, dedup, tokenize, shard, slurm)", where, name);
+                break;
+            }
+            if (pl_config_section(c, name)) {
+                rc = fail(err, errlen, "%s: section [%s] appears twice", where, name);
+                break;
+            }
+            cur = strcmp(name, "pipeline") ? add_section(c, name) : NULL;
+            continue;
+        }
+        char *eq = strchr(s, '='), *value = NULL;
+        if (eq) {
+            *eq = 0;
+            value = trim(eq + 1);
+        }
+        char *key = trim(s);
+        if (!*key || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-_.") != strlen(key)) {
+            rc = fail(err, errlen, "%s: '%s' is not a key (lower-case letters, digits, '-', '_')", where, key);
+            break;
+        }
+        if (!cur) {
+            rc = set_run_key(c, key, value, where, err, errlen);
+            continue;
+        }
+        for (size_t k = 0; k < sizeof reserved_keys / sizeof *reserved_keys; k++)
+            if (strcmp(cur->name, "slurm") && !strcmp(key, reserved_keys[k]))
+                rc = fail(err, errlen, "%s: [%s] %s is set by the pipeline itself", where, cur->name, key);
+        add_option(cur, key, value, lineno);
+    }
+    free(line);
+    fclose(f);
+    if (rc) return rc;
+    if (!c->nglobs) return fail(err, errlen, "%s: no 'input =' line", path);
+    if (!c->work) return fail(err, errlen, "%s: no 'work =' line (the work directory)", path);
+    if (!c->output) return fail(err, errlen, "%s: no 'output =' line (the output directory)", path);
+    if (!c->tasks) c->tasks = 1;
+    return 0;
+}
+
+const pl_section *pl_config_section(const pl_config *c, const char *name)
+{
+    for (int i = 0; i < c->nsections; i++)
+        if (!strcmp(c->sections[i].name, name)) return &c->sections[i];
+    return NULL;
+}
+
+const char *pl_section_get(const pl_section *s, const char *key, bool *present)
+{
+    if (present) *present = false;
+    if (!s) return NULL;
+    for (int i = s->n - 1; i >= 0; i--)
+        if (!strcmp(s->opts[i].key, key)) {
+            if (present) *present = true;
+            return s->opts[i].value;
+        }
+    return NULL;
+}
+
+void pl_config_free(pl_config *c)
+{
+    for (int i = 0; i < c->nsections; i++) {
+        for (int j = 0; j < c->sections[i].n; j++) {
+            free(c->sections[i].opts[j].key);
+            free(c->sections[i].opts[j].value);
+        }
+        free(c->sections[i].opts);
+        free(c->sections[i].name);
+    }
+    free(c->sections);
+    for (int i = 0; i < c->nglobs; i++) free(c->globs[i]);
+    free(c->globs);
+    free(c->work);
+    free(c->output);
+    free(c->path);
+    free(c->base_dir);
+    memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,300 @@
+/* steps.c - the work of one rank of one step. */
+#include "pipeline/steps.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/input.h"
+#include "core/output.h"
+#include "core/util.h"
+#include "pipeline/report.h"
+#include "pipeline/spawn.h"
+
+#define MESSAGE_MAX 1024
+#define OUTPUT_ZSTD_LEVEL 3
+#define COPY_CHUNK (1 << 20)
+
+/* Starts a stage command: winnow STAGE [SUB] -q -j T, then its section's options. */
+static void stage_command(const pl_plan *p, pl_argv *a, const char *stage, const char *sub, int threads)
+{
+    pl_argv_push(a, p->winnow);
+    pl_argv_push(a, stage);
+    if (sub) pl_argv_push(a, sub);
+    pl_argv_push(a, "-q");
+    pl_argv_pushf(a, "-j%d", threads);
+    const pl_section *s = pl_config_section(&p->cfg, stage);
+    for (int i = 0; s && i < s->n; i++) {
+        if (s->opts[i].value) pl_argv_pushf(a, "--%s=%s", s->opts[i].key, s->opts[i].value);
+        else pl_argv_pushf(a, "--%s", s->opts[i].key);
+    }
+}
+
+static void remove_file(const char *path)
+{
+    if (unlink(path) != 0 && errno != ENOENT) warnf("cannot remove %s: %m", path);
+}
+
+/* True when a stage's last message says the work directory cannot take
+ * more (disk full, read-only, quota, no permission): not the input's fault,
+ * so the run stops instead of marking the file failed. */
+static bool work_unwritable(const pl_plan *p, const char *message)
+{
+    static const char *const always[] = {"No space left on device", "Read-only file system", "Disk quota exceeded"};
+    for (size_t k = 0; k < sizeof always / sizeof *always; k++)
+        if (strstr(message, always[k])) return true;
+    return strstr(message, "Permission denied") && strstr(message, p->cfg.work);
+}
+
+/* Records why input i failed, for the report and the user. */
+static void record_failure(const pl_plan *p, int i, const char *why, const char *last, const char *log_path)
+{
+    char msg[3 * MESSAGE_MAX];
+    if (work_unwritable(p, last))
+        dief(EXIT_FATAL, "%s: cannot write the work directory: %s. Finished files are kept: make room and rerun",
+             p->files[i], last);
+    snprintf(msg, sizeof msg, "%s: %s%s%s\n", p->files[i], why, *last ? ": " : "", last);
+    warnf("input file failed: %s (log: %s)", msg, log_path);
+    char *path = pl_path(p, "failed/%06d", i);
+    woutput *o = output_open(path, 0);
+    output_write(o, msg, strlen(msg));
+    output_close(o);
+    free(path);
+    static const char *const stages[] = {"ingest", "filter"};
+    for (int k = 0; k < 2; k++) {
+        char *st = pl_path(p, "stats/%06d.%s.json", i, stages[k]);
+        remove_file(st);
+        free(st);
+    }
+}
+
+/* --rejects WORK/rejects/NNNNNN.STAGE.jsonl[.zst] when the pipeline asks for rejects. */
+static void push_rejects(const pl_plan *p, pl_argv *a, int i, const char *stage)
+{
+    if (!p->cfg.rejects) return;
+    char *path = pl_path(p, "rejects/%06d.%s.jsonl", i, stage);
+    pl_argv_pushf(a, "--rejects=%s", path);
+    free(path);
+}
+
+/* ingest -> filter for input file i, its output renamed into place only when
+ * every process succeeded. Returns 0 or 2. */
+static int run_unit(const pl_plan *p, int i, const pl_step_opts *o)
+{
+    char *out = pl_docs_path(p, i), *failed = pl_path(p, "failed/%06d", i);
+    if (pl_exists(out)) {
+        free(out);
+        free(failed);
+        return 0;
+    }
+    remove_file(failed);
+    char *part = pl_path(p, "docs/%06d.part", i), *log = pl_path(p, "logs/%06d.log", i);
+    char *st_ingest = pl_path(p, "stats/%06d.ingest.json", i), *st_filter = pl_path(p, "stats/%06d.filter.json", i);
+    pl_argv cmds[2] = {{0}};
+    int n = 0;
+    stage_command(p, &cmds[n], "ingest", NULL, o->threads);
+    pl_argv_push(&cmds[n], "--stats");
+    pl_argv_push(&cmds[n], st_ingest);
+    push_rejects(p, &cmds[n], i, "ingest");
+    pl_argv_push(&cmds[n], "--");
+    pl_argv_push(&cmds[n], p->files[i]);
+    n++;
+    if (p->has_filter) {
+        stage_command(p, &cmds[n], "filter", NULL, o->threads);
+        pl_argv_push(&cmds[n], "--stats");
+        pl_argv_push(&cmds[n], st_filter);
+        push_rejects(p, &cmds[n], i, "filter");
+        n++;
+    }
+    pl_argv_push(&cmds[n - 1], "-o");
+    pl_argv_push(&cmds[n - 1], part);
+    if (p->cfg.compress) pl_argv_push(&cmds[n - 1], "-z");
+    char why[MESSAGE_MAX], last[MESSAGE_MAX];
+    int rc = pl_run_chain(cmds, n, log, why, sizeof why, last, sizeof last);
+    if (rc == 0 && rename(part, out) != 0) {
+        snprintf(why, sizeof why, "cannot rename %s to %s", part, out);
+        snprintf(last, sizeof last, "%s", strerror(errno));
+        rc = 1;
+    }
+    if (rc) {
+        remove_file(part);
+        record_failure(p, i, why, last, log);
+    }
+    for (int k = 0; k < n; k++) pl_argv_free(&cmds[k]);
+    free(out), free(failed), free(part), free(log), free(st_ingest), free(st_filter);
+    return rc ? EXIT_FATAL : 0;
+}
+
+static int step_docs(const pl_plan *p, int rank, const pl_step_opts *o)
+{
+    int files = 0, failures = 0;
+    for (int i = rank; i < p->nfiles; i += p->cfg.tasks) {
+        files++;
+        if (run_unit(p, i, o) == 0) continue;
+        failures++;
+        if (o->fail_fast) return EXIT_FATAL;
+    }
+    char note[128];
+    snprintf(note, sizeof note, "files %d failed %d\n", files, failures);
+    pl_mark_done(p, STEP_DOCS, rank, note);
+    return 0;
+}
+
+/* The per-file documents that exist (input files that did not fail), in order. */
+static void push_document_files(const pl_plan *p, pl_argv *a, bool after_dedup)
+{
+    for (int i = 0; i < p->nfiles; i++) {
+        char *path = after_dedup ? pl_final_docs_path(p, i) : pl_docs_path(p, i);
+        if (pl_exists(path)) pl_argv_push(a, path);
+        free(path);
+    }
+}
+
+/* Exit status 1 with a message unless every rank of step s is done. */
+static int require_done(const pl_plan *p, pl_step s, pl_step wanted_by)
+{
+    if (!pl_step_enabled(p, s)) return 0;
+    for (int r = 0; r < pl_step_ranks(p, s); r++)
+        if (!pl_done(p, s, r)) {
+            warnf("step %s needs step %s finished, and its rank %d has no completion marker (%s/done/%s.%d)",
+                  pl_step_name(wanted_by), pl_step_name(s), r, p->cfg.work, pl_step_name(s), r);
+            return EXIT_USAGE;
+        }
+    return 0;
+}
+
+/* True when at least one input file has documents (did not fail). */
+static bool any_documents(const pl_plan *p)
+{
+    for (int i = 0; i < p->nfiles; i++) {
+        char *path = pl_docs_path(p, i);
+        bool found = pl_exists(path);
+        free(path);
+        if (found) return true;
+    }
+    return false;
+}
+
+static int step_dedup(const pl_plan *p, pl_step s, int rank, const pl_step_opts *o)
+{
+    if (!any_documents(p)) {
+        pl_mark_done(p, s, rank, "no documents: every input file failed\n");
+        return 0;
+    }
+    char *work = pl_path(p, "dedup"), *out = pl_path(p, "dedup-out"), *stats = pl_path(p, "stats/dedup");
+    char *log = pl_path(p, "logs/%s.%d.log", pl_step_name(s), rank);
+    pl_mkdirs(stats);
+    pl_argv cmd = {0};
+    stage_command(p, &cmd, "dedup", pl_step_name(s), o->threads);
+    pl_argv_pushf(&cmd, "--work=%s", work);
+    pl_argv_pushf(&cmd, "--rank=%d", rank);
+    pl_argv_pushf(&cmd, "--world-size=%d", p->cfg.tasks);
+    if (s == STEP_APPLY) {
+        pl_argv_push(&cmd, "-o");
+        pl_argv_push(&cmd, out);
+        pl_argv_pushf(&cmd, "--stats=%s", stats);
+        if (p->cfg.compress) pl_argv_push(&cmd, "-z");
+        if (p->cfg.rejects) {
+            char *rejects = pl_path(p, "rejects/dedup");
+            pl_mkdirs(rejects);
+            pl_argv_pushf(&cmd, "--rejects=%s", rejects);
+            free(rejects);
+        }
+    }
+    if (s == STEP_SIGNATURES) {
+        pl_argv_push(&cmd, "--");
+        push_document_files(p, &cmd, false);
+    }
+    char why[MESSAGE_MAX], last[MESSAGE_MAX];
+    int rc = pl_run_chain(&cmd, 1, log, why, sizeof why, last, sizeof last);
+    if (rc) {
+        warnf("dedup %s rank %d failed: %s%s%s (log: %s)", pl_step_name(s), rank, why, *last ? ": " : "", last, log);
+    } else {
+        pl_mark_done(p, s, rank, "ok\n");
+    }
+    pl_argv_free(&cmd);
+    free(work), free(out), free(stats), free(log);
+    return rc ? EXIT_FATAL : 0;
+}
+
+/* Without [tokenize]: the final documents, concatenated, are the output. */
+static int concatenate_documents(const pl_plan *p)
+{
+    pl_mkdirs(p->cfg.output);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/documents.jsonl%s", p->cfg.output, p->cfg.compress ? ".zst" : "");
+    woutput *out = output_open(path, p->cfg.compress ? OUTPUT_ZSTD_LEVEL : 0);
+    char *chunk = xmalloc(COPY_CHUNK);
+    for (int i = 0; i < p->nfiles; i++) {
+        char *src = pl_final_docs_path(p, i);
+        if (pl_exists(src)) {
+            winput *in = input_open(src);
+            if (!in) dief(EXIT_FATAL, "cannot read %s", src);
+            size_t n;
+            while ((n = input_read(in, chunk, COPY_CHUNK)) > 0) output_write(out, chunk, n);
+            if (input_errors(in)) dief(EXIT_FATAL, "%s is damaged; remove it and its completion marker, then rerun", src);
+            input_close(in);
+        }
+        free(src);
+    }
+    free(chunk);
+    output_close(out);
+    return 0;
+}
+
+static int step_shards(const pl_plan *p, const pl_step_opts *o)
+{
+    int rc = 0;
+    if (p->has_tokenize) {
+        char *st_tok = pl_path(p, "stats/tokenize.json"), *st_shard = pl_path(p, "stats/shard.json");
+        char *log = pl_path(p, "logs/shards.log");
+        pl_argv cmds[2] = {{0}};
+        stage_command(p, &cmds[0], "tokenize", NULL, o->threads);
+        pl_argv_push(&cmds[0], "--format=bin");
+        pl_argv_pushf(&cmds[0], "--stats=%s", st_tok);
+        pl_argv_push(&cmds[0], "--");
+        push_document_files(p, &cmds[0], true);
+        stage_command(p, &cmds[1], "shard", NULL, o->threads);
+        pl_argv_pushf(&cmds[1], "--stats=%s", st_shard);
+        pl_argv_push(&cmds[1], "-o");
+        pl_argv_push(&cmds[1], p->cfg.output);
+        char why[MESSAGE_MAX], last[MESSAGE_MAX];
+        rc = pl_run_chain(cmds, 2, log, why, sizeof why, last, sizeof last);
+        if (rc) {
+            warnf("tokenize | shard failed: %s%s%s (log: %s)", why, *last ? ": " : "", last, log);
+            rc = EXIT_FATAL;
+        }
+        pl_argv_free(&cmds[0]);
+        pl_argv_free(&cmds[1]);
+        free(st_tok), free(st_shard), free(log);
+    } else {
+        rc = concatenate_documents(p);
+    }
+    if (rc) return rc;
+    pl_report_write(p, !o->quiet);
+    pl_mark_done(p, STEP_SHARDS, 0, "ok\n");
+    return 0;
+}
+
+int pl_step_run(const pl_plan *p, pl_step s, int rank, const pl_step_opts *o)
+{
+    if (!pl_step_enabled(p, s)) return 0;
+    if (rank < 0 || rank >= pl_step_ranks(p, s))
+        dief(EXIT_USAGE, "step %s has ranks 0 to %d; %d is not one", pl_step_name(s), pl_step_ranks(p, s) - 1, rank);
+    if (pl_done(p, s, rank)) return 0;
+    for (int before = 0; before < (int)s; before++) {
+        int rc = require_done(p, (pl_step)before, s);
+        if (rc) return rc;
+    }
+    switch (s) {
+    case STEP_DOCS: return step_docs(p, rank, o);
+    case STEP_SIGNATURES:
+    case STEP_BUCKETS:
+    case STEP_APPLY: return step_dedup(p, s, rank, o);
+    case STEP_SHARDS: return step_shards(p, o);
+    default: return EXIT_USAGE;
+    }
+}

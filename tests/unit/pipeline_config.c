@@ -1,0 +1,89 @@
+/* pipeline_config - the pipeline file parser: keys, sections, switches,
+ * relative paths, and the errors with file and line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pipeline/config.h"
+#include "tests/tap.h"
+
+static char dir[] = "/tmp/winnow-plconf.XXXXXX";
+
+/* Writes text to DIR/name and loads it; returns the loader's status. */
+static int load(const char *name, const char *text, pl_config *c, char *err, size_t errlen)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    return pl_config_load(path, c, err, errlen);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) skip_all("no temporary directory");
+    char err[512], want[512];
+    pl_config c;
+
+    int rc = load("good.ini",
+                  "# a comment\n; another\n\ninput = crawl/*.warc.gz\ninput = /abs/*.jsonl\n"
+                  "work = w\noutput = /out\ntasks = 4k\ncompress = false\n"
+                  "[filter]\n  min-words = 50  \nno-lang\n[dedup]\nbands=20\n[slurm]\nexclusive\n",
+                  &c, err, sizeof err);
+    is_int(rc, 0, "a good file loads");
+    is_int(c.nglobs, 2, "input repeats");
+    snprintf(want, sizeof want, "%s/crawl/*.warc.gz", dir);
+    is_str(c.globs[0], want, "relative input is relative to the file's directory");
+    is_str(c.globs[1], "/abs/*.jsonl", "absolute input stays");
+    snprintf(want, sizeof want, "%s/w", dir);
+    is_str(c.work, want, "relative work directory");
+    is_int(c.tasks, 4000, "tasks takes k suffixes");
+    ok(!c.compress, "compress = false");
+    const pl_section *f = pl_config_section(&c, "filter");
+    ok(f && f->n == 2, "filter section has two options");
+    bool present;
+    is_str(pl_section_get(f, "min-words", &present), "50", "value trimmed");
+    ok(pl_section_get(f, "no-lang", &present) == NULL && present, "bare key is a present switch");
+    is_str(pl_section_get(pl_config_section(&c, "dedup"), "bands", NULL), "20", "key=value without spaces");
+    ok(pl_config_section(&c, "tokenize") == NULL, "absent section is NULL");
+    pl_config_free(&c);
+
+    rc = load("defaults.ini", "input = a\nwork = w\noutput = o\n", &c, err, sizeof err);
+    is_int(rc, 0, "minimal file loads");
+    is_int(c.tasks, 1, "tasks defaults to 1");
+    ok(c.compress, "compress defaults to true");
+    pl_config_free(&c);
+
+    struct {
+        const char *text, *message;
+    } bad[] = {
+        {"input = a\nwork = w\noutput = o\n[filtre]\n", "bad.ini:4: unknown section [filtre]"},
+        {"input = a\nwork = w\noutput = o\n[filter\n", "bad.ini:4: a section header is [name]"},
+        {"input = a\nwork = w\noutput = o\n[filter]\n[filter]\n", "bad.ini:5: section [filter] appears twice"},
+        {"input = a\nwork = w\noutput = o\ntasks = 0\n", "bad.ini:4: tasks wants a number from 1"},
+        {"input = a\nwork = w\noutput = o\ncolour = red\n", "bad.ini:4: unknown key 'colour'"},
+        {"input = a\nwork = w\noutput = o\n[tokenize]\nFormat = bin\n", "bad.ini:5: 'Format' is not a key"},
+        {"input = a\nwork = w\noutput = o\n[filter]\nstats = x\n", "bad.ini:5: [filter] stats is set by the pipeline"},
+        {"input = a\nwork = w\noutput = o\ncompress = maybe\n", "bad.ini:4: compress wants true or false"},
+        {"input =\nwork = w\noutput = o\n", "bad.ini:1: 'input' needs a value"},
+        {"work = w\noutput = o\n", "no 'input =' line"},
+        {"input = a\noutput = o\n", "no 'work =' line"},
+        {"input = a\nwork = w\n", "no 'output =' line"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        rc = load("bad.ini", bad[i].text, &c, err, sizeof err);
+        ok(rc == -1 && strstr(err, bad[i].message), "refused: %s", bad[i].message);
+        if (!strstr(err, bad[i].message)) printf("#   got: %s\n", err);
+        pl_config_free(&c);
+    }
+    rc = pl_config_load("/nonexistent/p.ini", &c, err, sizeof err);
+    ok(rc == -1 && strstr(err, "/nonexistent/p.ini: cannot open"), "missing file named");
+    pl_config_free(&c);
+
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) printf("# could not remove %s\n", dir);
+    return done_testing();
+}
