@@ -44,13 +44,12 @@ typedef struct {
     bool allow_special, eos, bos;
     worker_state *workers;
     shard_writer *shards; /* --format shards */
+    gpu_bpe *gpu; /* NULL: the CPU path */
+    pthread_mutex_t gpu_lock;
 } tokenize_ctx;
 
 enum { OPT_ENCODING = OPT_STAGE_FIRST_FREE, OPT_VOCAB, OPT_PATTERN, OPT_FORMAT, OPT_ALLOW_SPECIAL, OPT_EOS,
-       OPT_NO_EOS, OPT_BOS, OPT_NO_BOS, OPT_DECODE, OPT_IDS, OPT_SHARD_TOKENS, OPT_SPLIT_DOCS };
-    gpu_bpe *gpu; /* NULL: the CPU path */
-    pthread_mutex_t gpu_lock;
-       OPT_NO_EOS, OPT_BOS, OPT_NO_BOS, OPT_DECODE, OPT_DEVICE };
+       OPT_NO_EOS, OPT_BOS, OPT_NO_BOS, OPT_DECODE, OPT_IDS, OPT_SHARD_TOKENS, OPT_SPLIT_DOCS, OPT_DEVICE };
 
 static void usage(FILE *f)
 {
@@ -79,7 +78,7 @@ static void usage(FILE *f)
             "  --decode            read --format bin streams and write each document's text back as\n"
             "                      a JSON line {\"text\":...} (special tokens appear as their names)\n"
             "  --ids LIST          with --decode: write the text of these ids (\"15339,1917\") as raw\n"
-            "                      bytes instead of reading streams\n\n");
+            "                      bytes instead of reading streams\n"
             "  --device D          auto: the GPU when one is usable, else the CPU (default);\n"
             "                      cpu; gpu: fail when no GPU is usable. Same ids on both\n"
             "                      (--allow-special always runs on the CPU)\n\n");
@@ -383,8 +382,6 @@ int cmd_tokenize(int argc, char **argv)
     bool decode = false, format_given = false;
     shard_writer_options wo;
     shard_writer_options_init(&wo);
-    const char *encoding = NULL, *vocab = NULL, *pattern = NULL;
-    bool decode = false;
     const char *device = "auto";
     int opt;
     optind = 1;

@@ -10,18 +10,15 @@ typedef struct {
     const char *summary;
 } winnow_command;
 
-/* Weak while the stages are developed in parallel branches: a command whose
- * code is not linked in yet is left out of `winnow help`. */
-int cmd_ingest(int argc, char **argv); /* implemented: a weak reference would not pull it from libwinnow.a */
 int cmd_score_extraction(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
 int cmd_vocab(int argc, char **argv);
 int cmd_shard(int argc, char **argv);
 int cmd_shards(int argc, char **argv);
-int cmd_filter(int argc, char **argv); /* strong: a weak reference does not pull filter/cli.o out of libwinnow.a */
-int cmd_dedup(int argc, char **argv); /* strong: a weak reference does not pull cli.o out of libwinnow.a */
-int cmd_run(int argc, char **argv);   /* implemented: a weak reference would not pull it from libwinnow.a */
-int cmd_slurm(int argc, char **argv); /* likewise */
+int cmd_filter(int argc, char **argv);
+int cmd_dedup(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_slurm(int argc, char **argv);
 
 #endif

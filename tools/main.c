@@ -8,15 +8,15 @@
 
 static const winnow_command commands[] = {
     {"ingest", cmd_ingest, "read WARC/WET/JSONL/HTML/text/archives, write the document stream"},
-    {"score-extraction", cmd_score_extraction, "score main-content extraction against an article benchmark"},
-    {"tokenize", cmd_tokenize, "add token ids to each document (tiktoken-exact BPE: gpt2, cl100k, o200k, llama3)"},
-    {"vocab", cmd_vocab, "list, fetch and verify tokenizer vocabularies in the local cache"},
-    {"shard", cmd_shard, "the --format bin token stream in, a zstd token shard directory out"},
-    {"shards", cmd_shards, "inspect, verify, cat or export a shard directory"},
     {"filter", cmd_filter, "quality rules (Gopher, C4, FineWeb), language ID, PII, block lists"},
     {"dedup", cmd_dedup, "drop exact and near-duplicate documents (MinHash LSH; streaming or staged)"},
+    {"tokenize", cmd_tokenize, "add token ids to each document (tiktoken-exact BPE: gpt2, cl100k, o200k, llama3)"},
+    {"shard", cmd_shard, "the --format bin token stream in, a zstd token shard directory out"},
+    {"shards", cmd_shards, "inspect, verify, cat or export a shard directory"},
+    {"vocab", cmd_vocab, "list, fetch and verify tokenizer vocabularies in the local cache"},
     {"run", cmd_run, "run a pipeline file on this machine: resumable nightly batch"},
     {"slurm", cmd_slurm, "submit a pipeline file to Slurm as job arrays"},
+    {"score-extraction", cmd_score_extraction, "score main-content extraction against an article benchmark"},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 
@@ -27,7 +27,7 @@ static void usage(FILE *f)
                "       winnow <command> --help\n"
                "       winnow --version\n\ncommands:\n", WINNOW_VERSION);
     for (int i = 0; i < ncommands; i++)
-        if (commands[i].run) fprintf(f, "  %-17s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-17s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "  %-17s %s\n", "help", "show this help, or a command's (winnow help ingest)");
     fprintf(f, "\nStages read JSON Lines documents and compose in a pipe:\n"
                "  winnow ingest crawl/*.warc.gz | winnow filter | winnow dedup | winnow tokenize -o shards/\n");
@@ -36,7 +36,7 @@ static void usage(FILE *f)
 static const winnow_command *find_command(const char *name)
 {
     for (int i = 0; i < ncommands; i++)
-        if (commands[i].run && strcmp(commands[i].name, name) == 0) return &commands[i];
+        if (strcmp(commands[i].name, name) == 0) return &commands[i];
     return NULL;
 }
 
