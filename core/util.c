@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
+
 const char *winnow_prog = "winnow";
 
 static void out_of_memory(size_t n)
@@ -101,4 +103,24 @@ long long parse_count(const char *s)
     if (*end) return -1;
     if (v > (unsigned long long)INT64_MAX / mul) return -1;
     return (long long)(v * mul);
+}
+
+char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    wbuf b = WBUF_INIT;
+    char chunk[1 << 16];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&b, chunk, n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        buf_free(&b);
+        errno = EIO;
+        return NULL;
+    }
+    if (!b.data) buf_puts(&b, "");
+    if (len) *len = b.len;
+    return b.data;
 }

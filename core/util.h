@@ -30,6 +30,10 @@ void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "winnow STAGE: message" and exits with status (EXIT_USAGE or EXIT_FATAL). */
 void dief(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
+/* Reads a whole file into a NUL-terminated heap buffer and stores its size in
+ * *len (len may be NULL). Returns NULL with errno set when it cannot. */
+char *read_file(const char *path, size_t *len);
+
 /* Number of online CPU cores (at least 1). */
 int cpu_count(void);
 

@@ -61,26 +61,11 @@ static bool exists(const char *path) { return access(path, F_OK) == 0; }
 static void mark_done(const char *path) { output_close(output_open(path, 0)); }
 
 /* Reads a whole file; NULL (and a message) when it cannot. */
-static char *read_file(const char *path, size_t *len)
+static char *read_file_or_warn(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        warnf("%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    wbuf b = WBUF_INIT;
-    char chunk[1 << 16];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&b, chunk, n);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        warnf("%s: read error", path);
-        buf_free(&b);
-        return NULL;
-    }
-    *len = b.len;
-    return b.data ? b.data : xcalloc(1, 1);
+    char *data = read_file(path, len);
+    if (!data) warnf("%s: %s", path, strerror(errno));
+    return data;
 }
 
 /* ---- the plan: parameters and files every stage must agree on ---- */
@@ -102,7 +87,7 @@ static void plan_text(const dedup_config *c, int partitions, char **files, int n
 static void plan_parse(const char *path, plan *p)
 {
     size_t len;
-    p->text = read_file(path, &len);
+    p->text = read_file_or_warn(path, &len);
     if (!p->text) dief(EXIT_USAGE, "no plan at %s: run `winnow dedup signatures` first", path);
     unsigned long long seed;
     int used = 0;
@@ -225,7 +210,7 @@ int dedup_staged_signatures(const stage_opts *o, const dedup_config *c, const st
     char *plan_path = pathf("%s/plan", so->work);
     if (exists(plan_path)) {
         size_t len;
-        char *have = read_file(plan_path, &len);
+        char *have = read_file_or_warn(plan_path, &len);
         if (!have || len != want.len || memcmp(have, want.data, len) != 0)
             dief(EXIT_USAGE, "%s belongs to a run with other parameters or files; use a new --work", so->work);
         free(have);
@@ -301,7 +286,7 @@ static int bucket_partition(const staged_opts *so, const plan *pl, int p)
     for (int f = 0; f < pl->nfiles; f++) {
         char *path = pathf("%s/sig/f%06d.p%05d", so->work, f, p);
         size_t len;
-        char *data = read_file(path, &len);
+        char *data = read_file_or_warn(path, &len);
         free(path);
         if (!data) return EXIT_FATAL;
         if (len % sizeof(key_record)) dief(EXIT_FATAL, "%s/sig/f%06d.p%05d: damaged (size %zu)", so->work, f, p, len);
@@ -388,7 +373,7 @@ static const id_list *ids_of(apply_ctx *a, int f)
     if (l->data) return l;
     char *path = pathf("%s/ids/f%06d", a->so->work, f);
     size_t len;
-    l->data = read_file(path, &len);
+    l->data = read_file_or_warn(path, &len);
     if (!l->data) dief(EXIT_FATAL, "%s: cannot read ids", path);
     free(path);
     size_t cap = 1024;
@@ -430,7 +415,7 @@ static void load_removals(apply_ctx *a, const plan *pl, int f)
     for (int p = 0; p < pl->partitions; p++) {
         char *path = pathf("%s/rm/p%05d", a->so->work, p);
         size_t len;
-        char *data = read_file(path, &len);
+        char *data = read_file_or_warn(path, &len);
         if (!data) dief(EXIT_FATAL, "%s: cannot read removals", path);
         free(path);
         const removal *r = (const removal *)data;

@@ -145,19 +145,6 @@ static void plan_text(const pl_plan *p, wbuf *b)
     for (int i = 0; i < p->nfiles; i++) buf_printf(b, "%s\n", p->files[i]);
 }
 
-static char *read_small_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    wbuf b = WBUF_INIT;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&b, chunk, n);
-    fclose(f);
-    if (!b.data) buf_puts(&b, "");
-    return b.data;
-}
-
 /* Replaces the expanded input list with the one in plan text (the run's own). */
 static void take_plan_files(pl_plan *p, char *text)
 {
@@ -191,7 +178,7 @@ static void check_plan(pl_plan *p)
     wbuf want = WBUF_INIT;
     plan_text(p, &want);
     char *path = pl_path(p, "plan");
-    char *have = read_small_file(path);
+    char *have = read_file(path, NULL);
     if (!have) {
         if (!p->nfiles) dief(EXIT_USAGE, "%s: the input patterns match no file", p->cfg.path);
         woutput *o = output_open(path, 0);

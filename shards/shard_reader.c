@@ -54,20 +54,6 @@ void shard_reader_close(shard_reader *r)
     free(r);
 }
 
-static char *read_whole(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    wbuf b = WBUF_INIT;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&b, chunk, n);
-    fclose(f);
-    *len = b.len;
-    if (!b.data) buf_puts(&b, "");
-    return b.data;
-}
-
 /* Loads shard i's seek table and index and checks them against the manifest. */
 static int open_shard(shard_reader *r, const char *dir, uint32_t i, char *err, size_t errlen)
 {
@@ -97,7 +83,7 @@ static int open_shard(shard_reader *r, const char *dir, uint32_t i, char *err, s
     char *ipath = xmalloc(plen);
     snprintf(ipath, plen, "%s/%s", dir, ms->index);
     size_t len = 0;
-    char *bytes = read_whole(ipath, &len);
+    char *bytes = read_file(ipath, &len);
     const char *why = NULL;
     uint64_t where = 0;
     if (!bytes) why = "cannot read";

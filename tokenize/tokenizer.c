@@ -20,27 +20,11 @@ static void sha256_hex(const char *p, size_t n, char hex[SHA256_HEX])
     for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
-static char *read_file(const char *path, size_t *n, wbuf *err)
+static char *read_vocab_file(const char *path, size_t *n, wbuf *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        buf_printf(err, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    wbuf b = WBUF_INIT;
-    char chunk[1 << 16];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&b, chunk, got);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        buf_printf(err, "%s: read error", path);
-        buf_free(&b);
-        return NULL;
-    }
-    *n = b.len;
-    if (!b.data) b.data = xcalloc(1, 1);
-    return b.data;
+    char *data = read_file(path, n);
+    if (!data) buf_printf(err, "%s: %s", path, strerror(errno));
+    return data;
 }
 
 int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t n, int family, wbuf *err)
@@ -87,7 +71,7 @@ int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t 
 int tokenizer_load(tokenizer *t, const char *name, const char *path, int family, wbuf *err)
 {
     size_t n;
-    char *text = read_file(path, &n, err);
+    char *text = read_vocab_file(path, &n, err);
     if (!text) {
         memset(t, 0, sizeof *t);
         return -1;
