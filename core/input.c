@@ -42,13 +42,48 @@ struct winput {
     struct archive *ar;
 };
 
+/* Reports damage (each place once) and counts it. */
+static void input_report(winput *in, const char *what)
+{
+    warnf("%s: %s at offset %llu (compressed), %llu bytes decoded before it", in->name, what,
+          (unsigned long long)in->raw_consumed, (unsigned long long)(in->offset + (in->end - in->start)));
+    in->errors++;
+}
+
+/* Damage that ends the input: nothing after it can be decoded. */
 static void input_fail(winput *in, const char *what)
 {
-    if (!in->errors)
-        warnf("%s: %s at offset %llu (compressed), %llu bytes decoded before it", in->name, what,
-              (unsigned long long)in->raw_consumed, (unsigned long long)(in->offset + (in->end - in->start)));
-    in->errors++;
+    input_report(in, what);
     in->eof = true;
+}
+
+static bool raw_fill(winput *in);
+static size_t raw_avail(const winput *in);
+static void raw_consume(winput *in, size_t n);
+
+/* After bad deflate data: skips to the next gzip member header (1f 8b 08)
+ * so that the members after a damaged one are still read. False at the end. */
+static bool gzip_resync(winput *in)
+{
+    raw_consume(in, raw_avail(in) ? 1 : 0);
+    for (;;) {
+        const unsigned char *p = in->raw + in->raw_pos;
+        size_t n = raw_avail(in);
+        for (size_t i = 0; i + 3 <= n; i++) {
+            if (p[i] == 0x1f && p[i + 1] == 0x8b && p[i + 2] == 0x08) {
+                raw_consume(in, i);
+                inflateReset(&in->z);
+                in->z_in_member = true;
+                return true;
+            }
+        }
+        size_t keep = n < 2 ? n : 2; /* a header may straddle the refill */
+        raw_consume(in, n - keep);
+        if (!raw_fill(in)) {
+            raw_consume(in, raw_avail(in));
+            return false;
+        }
+    }
 }
 
 /* Reads more raw bytes; returns false at end of file. */
@@ -176,8 +211,13 @@ static bool decode_more(winput *in)
         if (r == Z_STREAM_END) in->z_in_member = false;
         else if (r == Z_BUF_ERROR && !in->z.avail_in) raw_fill(in);
         else if (r != Z_OK && r != Z_BUF_ERROR) {
-            input_fail(in, in->z.msg ? in->z.msg : "bad gzip data");
-            return false;
+            input_report(in, in->z.msg ? in->z.msg : "bad gzip data");
+            if (!gzip_resync(in)) {
+                in->eof = true;
+                return false;
+            }
+            warnf("%s: reading on from the next gzip member at offset %llu (compressed)", in->name,
+                  (unsigned long long)in->raw_consumed);
         }
         return true;
     }

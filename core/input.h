@@ -3,9 +3,10 @@
  * The codec is found from the first bytes, never from the file name: gzip
  * (any number of concatenated members), zstd (any number of frames), and
  * anything else libarchive's filters read (bzip2, xz, lz4, ...); other bytes
- * are read as they are. A damaged stream (truncated member, bad deflate data)
- * is reported once with its position, counted in input_errors(), and reading
- * stops there: everything decoded before it is delivered. */
+ * are read as they are. Damage is reported with its position and counted in
+ * input_errors(); everything decoded before it is delivered. Bad deflate data
+ * inside a gzip member skips to the next member header, so the members after
+ * a damaged one are still read; any other damage ends the input there. */
 #ifndef WINNOW_INPUT_H
 #define WINNOW_INPUT_H
 
@@ -46,7 +47,7 @@ input_codec input_get_codec(const winput *in);
 /* Short name of a codec: "plain", "gzip", "zstd", "other". */
 const char *input_codec_name(input_codec c);
 
-/* Number of damaged-stream errors met (0 or 1: reading stops at the first). */
+/* Number of damaged-stream errors met. */
 int input_errors(const winput *in);
 
 /* Closes the input and frees it. */
