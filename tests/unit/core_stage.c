@@ -8,6 +8,7 @@
 #include "core/input.h"
 #include "core/pool.h"
 #include "core/stage.h"
+#include "core/util.h"
 #include "tests/tap.h"
 
 #define SHORT_TEXT 500
@@ -45,20 +46,6 @@ static void tag_map(void *ctx, int worker, stage_batch *b)
     buf_free(&scratch);
     buf_free(&meta);
     buf_free(&line);
-}
-
-static char *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)size + 1);
-    *n = fread(p, 1, (size_t)size, f);
-    p[*n] = 0;
-    fclose(f);
-    return p;
 }
 
 int main(void)

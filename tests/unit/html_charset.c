@@ -9,20 +9,8 @@
 #include "core/utf8.h"
 #include "ingest/charset.h"
 #include "ingest/html.h"
+#include "core/util.h"
 #include "tests/tap.h"
-
-static char *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)len + 1);
-    *n = fread(p, 1, (size_t)len, f);
-    fclose(f);
-    return p;
-}
 
 /* Re-encodes UTF-8 to charset (characters it lacks are dropped). */
 static char *encode(const char *utf8, size_t n, const char *charset, size_t *out_n)
