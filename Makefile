@@ -52,14 +52,24 @@ NVCC :=
 endif
 NVCCFLAGS = -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
             -Xcompiler -fPIC -I.
-CUDA_HOME = $(patsubst %/bin/nvcc,%,$(NVCC))
+# nvcc may be a wrapper script (e.g. /usr/local/bin/nvcc), so the CUDA runtime
+# library is looked for where toolkits put it rather than derived from nvcc's
+# path; with CUDA=auto and no libcudart_static.a the build is CPU-only.
+CUDART_STATIC ?= $(firstword $(foreach d,$(patsubst %/bin/nvcc,%,$(NVCC))/lib64 \
+                 /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib \
+                 /usr/lib/x86_64-linux-gnu,$(wildcard $(d)/libcudart_static.a)))
+ifneq ($(CUDA),1)
+ifeq ($(CUDART_STATIC),)
+NVCC :=
+endif
+endif
 
 LIB_DIRS  = core ingest filter dedup tokenize shards pipeline
 LIB_C     = $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_CXX   = $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cc))
 ifneq ($(NVCC),)
 GPU_SRC   = $(wildcard gpu/*.cu) $(filter-out gpu/none.c gpu/%_none.c,$(wildcard gpu/*.c))
-LDLIBS   += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
+LDLIBS   += -L$(dir $(CUDART_STATIC)) -lcudart_static -ldl -lrt
 CPPFLAGS += -DWINNOW_CUDA=1
 else
 GPU_SRC   = $(wildcard gpu/none.c gpu/*_none.c)
