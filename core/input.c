@@ -310,10 +310,38 @@ size_t input_peek(winput *in, size_t n, const char **p)
     return in->end - in->start;
 }
 
+/* Plain input with nothing buffered: read() straight into dst, no copy. */
+static size_t read_plain_direct(winput *in, char *dst, size_t n)
+{
+    for (;;) {
+        ssize_t r = read(in->fd, dst, n);
+        if (r > 0) {
+            in->raw_consumed += (uint64_t)r;
+            in->offset += (uint64_t)r;
+            return (size_t)r;
+        }
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            warnf("%s: read error: %s", in->name, strerror(errno));
+            in->errors++;
+        }
+        in->eof = true;
+        return 0;
+    }
+}
+
 size_t input_read(winput *in, void *dst, size_t n)
 {
     size_t got = 0;
     while (got < n) {
+        if (in->start == in->end && in->codec == CODEC_PLAIN && !raw_avail(in) && n - got >= DECODED_CHUNK) {
+            if (in->eof) break;
+            size_t k = read_plain_direct(in, (char *)dst + got, n - got);
+            if (!k) break;
+            got += k;
+            in->scanned = 0;
+            continue;
+        }
         if (in->start == in->end && !decode_more(in)) break;
         size_t k = in->end - in->start;
         if (k > n - got) k = n - got;

@@ -1,11 +1,14 @@
 /* json.c - a validating one-pass JSON scanner for document lines, and the
- * string writer. Strings are scanned 16 bytes at a time (SSE2): a block with
- * no quote, backslash, control byte or non-ASCII byte is skipped whole. */
+ * string writer. The whole line's UTF-8 is validated first with vector code;
+ * string bodies are then skipped 16 or 32 bytes at a time, stopping only at a
+ * quote, a backslash or a control byte. A line that is not valid UTF-8 is
+ * scanned stopping at every non-ASCII byte too, to report where it breaks. */
 #include "json.h"
 
-#include <emmintrin.h>
+#include <immintrin.h>
 #include <string.h>
 
+#include "simd.h"
 #include "utf8.h"
 
 #define JSON_MAX_DEPTH 512
@@ -15,6 +18,7 @@ typedef struct {
     size_t n, i;
     const char *err;
     int depth;
+    bool utf8_checked; /* the whole line is valid UTF-8: strings need not check it */
 } scanner;
 
 static int fail(scanner *sc, const char *why)
@@ -32,16 +36,55 @@ static inline void skip_ws(scanner *sc)
     }
 }
 
-/* Mask of the bytes in a 16-byte block that end the fast path: '"', '\\',
- * control bytes (< 0x20) and non-ASCII bytes (>= 0x80). */
-static inline unsigned special_mask(const char *p)
+/* Mask of the bytes in a 16-byte block that end a plain run in a string:
+ * '"', '\\', control bytes (< 0x20) and, when stop_high, bytes >= 0x80. */
+static inline unsigned special_mask(__m128i v, bool stop_high)
 {
-    __m128i v = _mm_loadu_si128((const __m128i *)p);
     __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
     __m128i bslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
-    /* signed compare: bytes >= 0x80 are negative, so v < 0x20 catches both */
-    __m128i low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+    /* signed v < 0x20 also catches bytes >= 0x80; unsigned min(v, 0x1F) == v does not */
+    __m128i low = stop_high ? _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))
+                            : _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v);
     return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, bslash), low));
+}
+
+static inline bool is_special(unsigned char c, bool stop_high)
+{
+    return c == '"' || c == '\\' || c < 0x20 || (stop_high && c >= 0x80);
+}
+
+/* The first special byte at or after i (see special_mask), or n. */
+static inline size_t find_special_sse(const char *s, size_t i, size_t n, bool stop_high)
+{
+    while (i + 16 <= n) {
+        unsigned m = special_mask(_mm_loadu_si128((const __m128i *)(s + i)), stop_high);
+        if (m) return i + (size_t)__builtin_ctz(m);
+        i += 16;
+    }
+    while (i < n && !is_special((unsigned char)s[i], stop_high)) i++;
+    return i;
+}
+
+/* The same, 32 bytes at a time; only for UTF-8-checked lines. */
+__attribute__((target("avx2"))) static size_t find_special_avx2(const char *s, size_t i, size_t n)
+{
+    const __m256i quote = _mm256_set1_epi8('"'), bslash = _mm256_set1_epi8('\\'), ctl = _mm256_set1_epi8(0x1F);
+    while (i + 32 <= n) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(s + i));
+        __m256i hit = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, bslash)),
+                                      _mm256_cmpeq_epi8(_mm256_min_epu8(v, ctl), v));
+        unsigned m = (unsigned)_mm256_movemask_epi8(hit);
+        if (m) return i + (size_t)__builtin_ctz(m);
+        i += 32;
+    }
+    return find_special_sse(s, i, n, false);
+}
+
+static inline size_t find_special(const scanner *sc, size_t i)
+{
+    if (!sc->utf8_checked) return find_special_sse(sc->s, i, sc->n, true);
+    if (simd_avx2()) return find_special_avx2(sc->s, i, sc->n);
+    return find_special_sse(sc->s, i, sc->n, false);
 }
 
 static inline int is_hex(char c)
@@ -56,12 +99,7 @@ static int scan_string(scanner *sc, jvalue *v)
     size_t i = sc->i + 1, n = sc->n;
     bool escapes = false;
     for (;;) {
-        while (i + 16 <= n) {
-            unsigned m = special_mask(s + i);
-            if (!m) { i += 16; continue; }
-            i += (size_t)__builtin_ctz(m);
-            break;
-        }
+        i = find_special(sc, i);
         if (i >= n) return fail(sc, "unterminated string");
         unsigned char c = (unsigned char)s[i];
         if (c == '"') break;
@@ -84,15 +122,13 @@ static int scan_string(scanner *sc, jvalue *v)
         } else if (c < 0x20) {
             sc->i = i;
             return fail(sc, "control character in string");
-        } else if (c >= 0x80) {
+        } else { /* c >= 0x80, met only when the line's UTF-8 is not known to be valid */
             size_t k = utf8_valid_seq((const unsigned char *)s + i, n - i);
             if (!k) {
                 sc->i = i;
                 return fail(sc, "invalid UTF-8 in string");
             }
             i += k;
-        } else {
-            i++;
         }
     }
     v->p = s + sc->i + 1;
@@ -218,7 +254,7 @@ static int scan_value(scanner *sc, jvalue *v, jdoc *doc)
 
 int json_scan_doc(const char *line, size_t len, jdoc *doc, const char **err, size_t *err_pos)
 {
-    scanner sc = {line, len, 0, NULL, 0};
+    scanner sc = {line, len, 0, NULL, 0, utf8_valid(line, len)};
     memset(doc, 0, sizeof *doc);
     skip_ws(&sc);
     if (sc.i >= sc.n || line[sc.i] != '{') {
@@ -243,44 +279,97 @@ static unsigned hex4(const char *p)
     return v;
 }
 
+/* Writes code point cp (never a surrogate, at most U+10FFFF) as UTF-8 at d;
+ * returns the byte after it. */
+static inline char *put_utf8(char *d, uint32_t cp)
+{
+    if (cp < 0x80) {
+        *d++ = (char)cp;
+    } else if (cp < 0x800) {
+        *d++ = (char)(0xC0 | (cp >> 6));
+        *d++ = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        *d++ = (char)(0xE0 | (cp >> 12));
+        *d++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *d++ = (char)(0x80 | (cp & 0x3F));
+    } else {
+        *d++ = (char)(0xF0 | (cp >> 18));
+        *d++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+        *d++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *d++ = (char)(0x80 | (cp & 0x3F));
+    }
+    return d;
+}
+
+/* Decodes the escape after a backslash at s (end bounds it) to d; advances both. */
+static inline void unescape_one(const char **sp, char **dp, const char *end)
+{
+    const char *s = *sp;
+    char *d = *dp;
+    char e = *s++;
+    switch (e) {
+    case 'b': *d++ = '\b'; break;
+    case 'f': *d++ = '\f'; break;
+    case 'n': *d++ = '\n'; break;
+    case 'r': *d++ = '\r'; break;
+    case 't': *d++ = '\t'; break;
+    case 'u': {
+        if (end - s < 4) { s = end; break; }
+        uint32_t cp = hex4(s);
+        s += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (end - s >= 6 && s[0] == '\\' && s[1] == 'u') {
+                uint32_t lo = hex4(s + 2);
+                if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    s += 6;
+                } else cp = UTF8_REPLACEMENT;
+            } else cp = UTF8_REPLACEMENT;
+        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            cp = UTF8_REPLACEMENT;
+        }
+        d = put_utf8(d, cp);
+        break;
+    }
+    default: *d++ = e; break; /* \" \\ \/ */
+    }
+    *sp = s;
+    *dp = d;
+}
+
+/* Decoding never makes a string longer (an escape of 2, 6 or 12 bytes gives at
+ * most 1, 3 or 4), so the output is written in place with 16-byte stores:
+ * each block is copied whole, then the write position moves to its first
+ * backslash, if any. */
 void json_unescape(const jvalue *v, wbuf *out)
 {
     const char *s = v->p, *end = s + v->len;
-    buf_reserve(out, v->len);
+    buf_reserve(out, v->len + 16);
+    char *d = out->data + out->len;
+    const __m128i bslash = _mm_set1_epi8('\\');
     while (s < end) {
-        const char *bs = memchr(s, '\\', (size_t)(end - s));
-        if (!bs) { buf_append(out, s, (size_t)(end - s)); break; }
-        buf_append(out, s, (size_t)(bs - s));
-        s = bs + 1;
-        if (s >= end) break;
-        char e = *s++;
-        switch (e) {
-        case 'b': buf_putc(out, '\b'); break;
-        case 'f': buf_putc(out, '\f'); break;
-        case 'n': buf_putc(out, '\n'); break;
-        case 'r': buf_putc(out, '\r'); break;
-        case 't': buf_putc(out, '\t'); break;
-        case 'u': {
-            if (end - s < 4) { s = end; break; }
-            uint32_t cp = hex4(s);
-            s += 4;
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                if (end - s >= 6 && s[0] == '\\' && s[1] == 'u') {
-                    uint32_t lo = hex4(s + 2);
-                    if (lo >= 0xDC00 && lo <= 0xDFFF) {
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                        s += 6;
-                    } else cp = UTF8_REPLACEMENT;
-                } else cp = UTF8_REPLACEMENT;
-            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                cp = UTF8_REPLACEMENT;
+        if (end - s >= 16) {
+            __m128i block = _mm_loadu_si128((const __m128i *)s);
+            _mm_storeu_si128((__m128i *)d, block);
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(block, bslash));
+            if (!m) {
+                s += 16;
+                d += 16;
+                continue;
             }
-            utf8_append(out, cp);
-            break;
+            unsigned k = (unsigned)__builtin_ctz(m);
+            s += k;
+            d += k;
+        } else {
+            while (s < end && *s != '\\') *d++ = *s++;
+            if (s == end) break;
         }
-        default: buf_putc(out, e); break; /* \" \\ \/ */
-        }
+        s++; /* the backslash */
+        if (s >= end) break;
+        unescape_one(&s, &d, end);
     }
+    out->len = (size_t)(d - out->data);
+    out->data[out->len] = 0;
 }
 
 const char *json_string(const jvalue *v, wbuf *scratch, size_t *len)
@@ -302,7 +391,7 @@ void json_put_string(wbuf *out, const char *s, size_t n)
     size_t i = 0, run = 0;
     while (i < n) {
         while (i + 16 <= n) {
-            unsigned m = special_mask(s + i);
+            unsigned m = special_mask(_mm_loadu_si128((const __m128i *)(s + i)), true);
             if (!m) { i += 16; continue; }
             i += (size_t)__builtin_ctz(m);
             break;

@@ -1,0 +1,15 @@
+/* simd.c - choosing the vector unit once, at program start. */
+#include "simd.h"
+
+bool simd_avx2_enabled;
+
+__attribute__((constructor)) static void simd_detect(void)
+{
+    simd_force_baseline(false);
+}
+
+void simd_force_baseline(bool baseline)
+{
+    __builtin_cpu_init();
+    simd_avx2_enabled = !baseline && __builtin_cpu_supports("avx2");
+}
