@@ -338,14 +338,11 @@ static inline void unescape_one(const char **sp, char **dp, const char *end)
 }
 
 /* Decoding never makes a string longer (an escape of 2, 6 or 12 bytes gives at
- * most 1, 3 or 4), so the output is written in place with 16-byte stores:
- * each block is copied whole, then the write position moves to its first
- * backslash, if any. */
-void json_unescape(const jvalue *v, wbuf *out)
+ * most 1, 3 or 4), so the output is written in place with whole-block stores:
+ * each 16-byte block is copied, then the write position moves to its first
+ * backslash, if any. Returns the end of the output. */
+static char *unescape_sse(const char *s, const char *end, char *d)
 {
-    const char *s = v->p, *end = s + v->len;
-    buf_reserve(out, v->len + 16);
-    char *d = out->data + out->len;
     const __m128i bslash = _mm_set1_epi8('\\');
     while (s < end) {
         if (end - s >= 16) {
@@ -368,6 +365,36 @@ void json_unescape(const jvalue *v, wbuf *out)
         if (s >= end) break;
         unescape_one(&s, &d, end);
     }
+    return d;
+}
+
+/* The same with 32-byte blocks. */
+__attribute__((target("avx2"))) static char *unescape_avx2(const char *s, const char *end, char *d)
+{
+    const __m256i bslash = _mm256_set1_epi8('\\');
+    while (end - s >= 32) {
+        __m256i block = _mm256_loadu_si256((const __m256i *)s);
+        _mm256_storeu_si256((__m256i *)d, block);
+        unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(block, bslash));
+        if (!m) {
+            s += 32;
+            d += 32;
+            continue;
+        }
+        unsigned k = (unsigned)__builtin_ctz(m);
+        s += k + 1;
+        d += k;
+        if (s >= end) return d;
+        unescape_one(&s, &d, end);
+    }
+    return unescape_sse(s, end, d);
+}
+
+void json_unescape(const jvalue *v, wbuf *out)
+{
+    buf_reserve(out, v->len + 32);
+    char *d = out->data + out->len;
+    d = simd_avx2() ? unescape_avx2(v->p, v->p + v->len, d) : unescape_sse(v->p, v->p + v->len, d);
     out->len = (size_t)(d - out->data);
     out->data[out->len] = 0;
 }

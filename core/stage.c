@@ -11,7 +11,7 @@
 #include "progress.h"
 #include "util.h"
 
-#define BATCH_BYTES (4u << 20) /* input read per batch; a longer line makes a bigger batch */
+#define BATCH_BYTES (1u << 20) /* input read per batch; a longer line makes a bigger batch */
 #define ZSTD_DEFAULT_LEVEL 3
 
 const char STAGE_COMMON_HELP[] =
