@@ -25,38 +25,44 @@ enum {
     CARRY = TOO_SHORT | TOO_LONG | TWO_CONTS
 };
 
-#define PREV_HIGH_TABLE                                                                          \
-    TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TWO_CONTS,   \
-        TWO_CONTS, TWO_CONTS, TWO_CONTS, TOO_SHORT | OVERLONG_2, TOO_SHORT,                      \
-        TOO_SHORT | OVERLONG_3 | SURROGATE, TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4
-#define PREV_LOW_TABLE                                                                          \
-    CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, CARRY | OVERLONG_2, CARRY, CARRY,             \
-        CARRY | TOO_LARGE, CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000, \
-        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,                  \
-        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,                  \
-        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,                  \
-        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE, CARRY | TOO_LARGE | TOO_LARGE_1000,      \
-        CARRY | TOO_LARGE | TOO_LARGE_1000
-#define CUR_HIGH_TABLE                                                                           \
-    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,      \
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,            \
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,                              \
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,                               \
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE, TOO_SHORT, TOO_SHORT,          \
-        TOO_SHORT, TOO_SHORT
-/* A block ending in these bytes or above has a sequence running past it. */
-#define FF13 -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
-#define INCOMPLETE_TABLE FF13, (char)0xEF, (char)0xDF, (char)0xBF
-#define FF16 FF13, -1, -1, -1
+static const unsigned char prev_high_table[16] = {
+    TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
+    TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS,
+    TOO_SHORT | OVERLONG_2, TOO_SHORT, TOO_SHORT | OVERLONG_3 | SURROGATE,
+    TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4};
+static const unsigned char prev_low_table[16] = {
+    CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, CARRY | OVERLONG_2, CARRY, CARRY, CARRY | TOO_LARGE,
+    CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE, CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000};
+static const unsigned char cur_high_table[16] = {
+    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+    TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
+    TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
+    TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+    TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT};
+/* A block whose last three bytes exceed these has a sequence running past it
+ * (the 16-byte check uses the last 16 entries). */
+static const unsigned char block_end_max[32] = {
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xEF, 0xDF, 0xBF};
+
+static inline __m128i load16(const unsigned char *table)
+{
+    return _mm_loadu_si128((const __m128i *)table);
+}
 
 /* Errors (nonzero bytes) in block `in`, given the block `prev` before it. */
 static inline __m128i utf8_block_errors(__m128i in, __m128i prev)
 {
     const __m128i nibble = _mm_set1_epi8(0x0F);
     __m128i prev1 = _mm_alignr_epi8(in, prev, 15);
-    __m128i prev_high = _mm_shuffle_epi8(_mm_setr_epi8(PREV_HIGH_TABLE), _mm_and_si128(_mm_srli_epi16(prev1, 4), nibble));
-    __m128i prev_low = _mm_shuffle_epi8(_mm_setr_epi8(PREV_LOW_TABLE), _mm_and_si128(prev1, nibble));
-    __m128i cur_high = _mm_shuffle_epi8(_mm_setr_epi8(CUR_HIGH_TABLE), _mm_and_si128(_mm_srli_epi16(in, 4), nibble));
+    __m128i prev_high = _mm_shuffle_epi8(load16(prev_high_table), _mm_and_si128(_mm_srli_epi16(prev1, 4), nibble));
+    __m128i prev_low = _mm_shuffle_epi8(load16(prev_low_table), _mm_and_si128(prev1, nibble));
+    __m128i cur_high = _mm_shuffle_epi8(load16(cur_high_table), _mm_and_si128(_mm_srli_epi16(in, 4), nibble));
     __m128i special = _mm_and_si128(_mm_and_si128(prev_high, prev_low), cur_high);
     /* bytes 2 and 3 after a lead of 3 or 4 bytes must be continuations */
     __m128i third = _mm_subs_epu8(_mm_alignr_epi8(in, prev, 14), _mm_set1_epi8((char)(0xE0 - 0x80)));
@@ -67,7 +73,7 @@ static inline __m128i utf8_block_errors(__m128i in, __m128i prev)
 
 static inline __m128i utf8_incomplete(__m128i in)
 {
-    return _mm_subs_epu8(in, _mm_setr_epi8(INCOMPLETE_TABLE));
+    return _mm_subs_epu8(in, load16(block_end_max + 16));
 }
 
 static bool utf8_valid_sse(const unsigned char *p, size_t n)
@@ -103,10 +109,10 @@ __attribute__((target("avx2"))) static inline __m256i utf8_block_errors_avx2(__m
     const __m256i nibble = _mm256_set1_epi8(0x0F);
     __m256i shifted = _mm256_permute2x128_si256(prev, in, 0x21); /* prev's high lane, in's low lane */
     __m256i prev1 = _mm256_alignr_epi8(in, shifted, 15);
-    __m256i prev_high = _mm256_shuffle_epi8(_mm256_setr_epi8(PREV_HIGH_TABLE, PREV_HIGH_TABLE),
+    __m256i prev_high = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(load16(prev_high_table)),
                                             _mm256_and_si256(_mm256_srli_epi16(prev1, 4), nibble));
-    __m256i prev_low = _mm256_shuffle_epi8(_mm256_setr_epi8(PREV_LOW_TABLE, PREV_LOW_TABLE), _mm256_and_si256(prev1, nibble));
-    __m256i cur_high = _mm256_shuffle_epi8(_mm256_setr_epi8(CUR_HIGH_TABLE, CUR_HIGH_TABLE),
+    __m256i prev_low = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(load16(prev_low_table)), _mm256_and_si256(prev1, nibble));
+    __m256i cur_high = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(load16(cur_high_table)),
                                            _mm256_and_si256(_mm256_srli_epi16(in, 4), nibble));
     __m256i special = _mm256_and_si256(_mm256_and_si256(prev_high, prev_low), cur_high);
     __m256i third = _mm256_subs_epu8(_mm256_alignr_epi8(in, shifted, 14), _mm256_set1_epi8((char)(0xE0 - 0x80)));
@@ -117,7 +123,7 @@ __attribute__((target("avx2"))) static inline __m256i utf8_block_errors_avx2(__m
 
 __attribute__((target("avx2"))) static bool utf8_valid_avx2(const unsigned char *p, size_t n)
 {
-    const __m256i incomplete_max = _mm256_setr_epi8(FF16, INCOMPLETE_TABLE);
+    const __m256i end_max = _mm256_loadu_si256((const __m256i *)block_end_max);
     __m256i err = _mm256_setzero_si256(), prev = _mm256_setzero_si256(), incomplete = _mm256_setzero_si256();
     size_t i = 0;
     /* two blocks at a time while both are ASCII, the common case */
@@ -130,7 +136,7 @@ __attribute__((target("avx2"))) static bool utf8_valid_avx2(const unsigned char 
         } else {
             err = _mm256_or_si256(err, utf8_block_errors_avx2(a, prev));
             err = _mm256_or_si256(err, utf8_block_errors_avx2(b, a));
-            incomplete = _mm256_subs_epu8(b, incomplete_max);
+            incomplete = _mm256_subs_epu8(b, end_max);
         }
         prev = b;
         i += 64;
@@ -149,7 +155,7 @@ __attribute__((target("avx2"))) static bool utf8_valid_avx2(const unsigned char 
             incomplete = _mm256_setzero_si256();
         } else {
             err = _mm256_or_si256(err, utf8_block_errors_avx2(in, prev));
-            incomplete = _mm256_subs_epu8(in, incomplete_max);
+            incomplete = _mm256_subs_epu8(in, end_max);
         }
         prev = in;
         if (i + 32 > n) break;

@@ -1,12 +1,26 @@
-/* jsonl_reader fuzz target: scan any bytes as a document line; when it scans,
- * unescaping, re-writing and rewriting must hold their promises. */
+/* jsonl_reader fuzz target: scan any bytes as a document line; the baseline
+ * and AVX2 scanners must agree on everything; when it scans, unescaping,
+ * re-writing and rewriting must hold their promises. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/doc.h"
 #include "core/json.h"
+#include "core/simd.h"
 #include "core/utf8.h"
+
+static bool same_value(const jvalue *a, const jvalue *b)
+{
+    return a->p == b->p && a->len == b->len && a->kind == b->kind && a->has_escapes == b->has_escapes;
+}
+
+static bool same_doc(const jdoc *a, const jdoc *b)
+{
+    return same_value(&a->id, &b->id) && same_value(&a->text, &b->text) && same_value(&a->url, &b->url) &&
+           same_value(&a->date, &b->date) && same_value(&a->source, &b->source) &&
+           same_value(&a->metadata, &b->metadata) && a->close_brace == b->close_brace;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -14,15 +28,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *err;
     size_t pos;
     const char *line = (const char *)data;
-    if (json_scan_doc(line, size, &d, &err, &pos) != 0) {
-        if (pos > size) abort();
+    simd_force_baseline(true);
+    jdoc base;
+    const char *base_err;
+    size_t base_pos;
+    int base_rc = json_scan_doc(line, size, &base, &base_err, &base_pos);
+    wbuf base_text = WBUF_INIT;
+    if (base_rc == 0 && base.text.kind == JSON_STRING) json_unescape(&base.text, &base_text);
+    bool base_valid = utf8_valid(line, size);
+    simd_force_baseline(false);
+    int rc = json_scan_doc(line, size, &d, &err, &pos);
+    if (rc != base_rc || utf8_valid(line, size) != base_valid) abort();
+    if (rc != 0) {
+        if (pos > size || pos != base_pos || strcmp(err, base_err)) abort();
+        buf_free(&base_text);
         return 0;
     }
+    if (!same_doc(&d, &base)) abort();
     wbuf text = WBUF_INIT, out = WBUF_INIT, meta = WBUF_INIT;
     if (d.text.kind == JSON_STRING) {
         json_unescape(&d.text, &text);
         if (!utf8_valid(text.data ? text.data : "", text.len)) abort();
+        if (text.len != base_text.len || memcmp(text.data, base_text.data, text.len)) abort();
     }
+    buf_free(&base_text);
     meta_add_str(&meta, "k", "v", 1);
     doc_rewrite(line, size, &d, "new", 3, &meta, &out);
     jdoc d2;

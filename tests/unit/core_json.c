@@ -6,6 +6,7 @@
 #include "core/doc.h"
 #include "core/input.h"
 #include "core/json.h"
+#include "core/simd.h"
 #include "tests/tap.h"
 
 static int scans(const char *line)
@@ -77,7 +78,8 @@ static void real_file(const char *rel, long want_lines)
     buf_free(&text2);
 }
 
-int main(void)
+/* Every check, run once per vector path. */
+static void all_checks(void)
 {
     ok(scans("{\"text\":\"a\"}"), "minimal document");
     ok(scans("  {\"text\" : \"a\" , \"n\" : [1, -2.5e+3, true, false, null, {\"x\": {}}]}  "), "whitespace and nesting");
@@ -172,5 +174,15 @@ int main(void)
     real_file("jsonl/dolma/tests/data/formats/zst/CC-MAIN-20190717121559-20190717143559-00140.jsonl.zst", 697);
     real_file("jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz", 1000);
     real_file("jsonl/dclm/data/majority_data.jsonl", 499);
+}
+
+int main(void)
+{
+    simd_force_baseline(true);
+    diag("baseline (SSE4.2) scanner");
+    all_checks();
+    simd_force_baseline(false);
+    diag("%s scanner", simd_avx2() ? "AVX2" : "baseline (no AVX2 on this CPU)");
+    all_checks();
     return done_testing();
 }
