@@ -1,9 +1,12 @@
 /* docstream_bench - throughput of the document stream on the hot path:
  * read a line, scan it, get text and id unescaped, write the kept line back.
- * usage: docstream_bench FILE.jsonl THREADS   (output goes to /dev/null) */
+ * usage: docstream_bench FILE.jsonl THREADS [baseline]   (output goes to /dev/null)
+ * "baseline" runs the SSE4.2 scanners even where the CPU has AVX2. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "core/simd.h"
 #include "core/stage.h"
 #include "core/util.h"
 
@@ -29,7 +32,9 @@ static void touch_fields(void *ctx, int worker, stage_batch *b)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) dief(EXIT_USAGE, "usage: docstream_bench FILE THREADS");
+    if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "baseline")))
+        dief(EXIT_USAGE, "usage: docstream_bench FILE THREADS [baseline]");
+    simd_force_baseline(argc == 4);
     static bench_ctx ctx;
     stage_ops ops = {.name = "docstream", .ctx = &ctx, .map = touch_fields};
     stage_opts o;

@@ -87,6 +87,11 @@ static inline size_t find_special(const scanner *sc, size_t i)
     return find_special_sse(sc->s, i, sc->n, false);
 }
 
+/* What each one-letter escape stands for; 0 for letters that are not one
+ * (\\u is handled on its own). A table, not a switch: it costs no branch. */
+static const unsigned char escaped_byte[256] = {
+    ['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b', ['f'] = '\f', ['n'] = '\n', ['r'] = '\r', ['t'] = '\t'};
+
 static inline int is_hex(char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -113,7 +118,7 @@ static int scan_string(scanner *sc, jvalue *v)
                     return fail(sc, "bad \\u escape");
                 }
                 i += 6;
-            } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
+            } else if (escaped_byte[(unsigned char)e]) {
                 i += 2;
             } else {
                 sc->i = i;
@@ -306,15 +311,12 @@ static inline void unescape_one(const char **sp, char **dp, const char *end)
 {
     const char *s = *sp;
     char *d = *dp;
-    char e = *s++;
-    switch (e) {
-    case 'b': *d++ = '\b'; break;
-    case 'f': *d++ = '\f'; break;
-    case 'n': *d++ = '\n'; break;
-    case 'r': *d++ = '\r'; break;
-    case 't': *d++ = '\t'; break;
-    case 'u': {
-        if (end - s < 4) { s = end; break; }
+    unsigned char e = (unsigned char)*s++;
+    if (e != 'u') {
+        *d++ = (char)(escaped_byte[e] ? escaped_byte[e] : e); /* the scanner lets only valid ones through */
+    } else if (end - s < 4) {
+        s = end;
+    } else {
         uint32_t cp = hex4(s);
         s += 4;
         if (cp >= 0xD800 && cp <= 0xDBFF) {
@@ -329,9 +331,6 @@ static inline void unescape_one(const char **sp, char **dp, const char *end)
             cp = UTF8_REPLACEMENT;
         }
         d = put_utf8(d, cp);
-        break;
-    }
-    default: *d++ = e; break; /* \" \\ \/ */
     }
     *sp = s;
     *dp = d;

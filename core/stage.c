@@ -82,8 +82,9 @@ typedef struct {
     const stage_opts *opts;
 } engine;
 
-/* Splits the batch's block of text into documents (non-blank lines). */
-static void split_lines(stage_batch *b)
+/* Splits the batch's block of text into documents (non-blank lines);
+ * returns the number of the line after the block. */
+static uint64_t split_lines(stage_batch *b)
 {
     char *p = b->text.data, *end = p + b->text.len;
     uint64_t lineno = b->first_line;
@@ -109,14 +110,14 @@ static void split_lines(stage_batch *b)
         lineno++;
         p += span;
     }
+    return lineno;
 }
 
-/* Worker: split and scan every line, then the stage's map. */
+/* Worker: scan every line (split by the reader), then the stage's map. */
 static void engine_work(void *ctx, int worker, void *item)
 {
     engine *e = ctx;
     stage_batch *b = item;
-    split_lines(b);
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         const char *err;
@@ -225,18 +226,6 @@ static void finish_batch(engine *e, sink *s, stage_batch *b)
     progress_add((uint64_t)b->n, bytes);
 }
 
-/* Number of '\n' bytes in p[0..n). */
-static uint64_t count_newlines(const char *p, size_t n)
-{
-    uint64_t count = 0;
-    const char *end = p + n;
-    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        count++;
-        p++;
-    }
-    return count;
-}
-
 int stage_run(const stage_opts *o, const stage_ops *ops)
 {
     engine e = {ops, o};
@@ -252,7 +241,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     wbuf carry = WBUF_INIT; /* a line begun in the previous block */
     progress_start(ops->name, o->quiet);
 
-    /* The main thread only reads blocks of whole lines; workers split and scan. */
+    /* The main thread reads blocks of whole lines and splits them; workers scan. */
     int ninputs = o->ninputs ? o->ninputs : 1;
     for (int f = 0; f < ninputs; f++) {
         const char *path = o->ninputs ? o->inputs[f] : "-";
@@ -293,7 +282,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
             }
             b->file = xstrdup(input_name(in));
             b->first_line = lineno;
-            lineno += count_newlines(b->text.data, b->text.len);
+            lineno = split_lines(b); /* one pass: the reader needs the line count anyway */
             if (pool_full(pool)) {
                 stage_batch *done = pool_pop(pool);
                 finish_batch(&e, &s, done);
