@@ -307,7 +307,7 @@ static inline char *put_utf8(char *d, uint32_t cp)
 }
 
 /* Decodes the escape after a backslash at s (end bounds it) to d; advances both. */
-static inline void unescape_one(const char **sp, char **dp, const char *end)
+__attribute__((always_inline)) static inline void unescape_one(const char **sp, char **dp, const char *end)
 {
     const char *s = *sp;
     char *d = *dp;
