@@ -86,7 +86,7 @@ static bool utf8_valid_sse(const unsigned char *p, size_t n)
             in = _mm_loadu_si128((const __m128i *)(p + i));
         } else { /* the last block, padded with zeros (ASCII) */
             unsigned char last[16] = {0};
-            memcpy(last, p + i, n - i);
+            if (i < n) memcpy(last, p + i, n - i);
             in = _mm_loadu_si128((const __m128i *)last);
         }
         if (!_mm_movemask_epi8(in)) {
@@ -147,7 +147,7 @@ __attribute__((target("avx2"))) static bool utf8_valid_avx2(const unsigned char 
             in = _mm256_loadu_si256((const __m256i *)(p + i));
         } else {
             unsigned char last[32] = {0};
-            memcpy(last, p + i, n - i);
+            if (i < n) memcpy(last, p + i, n - i);
             in = _mm256_loadu_si256((const __m256i *)last);
         }
         if (!_mm256_movemask_epi8(in)) {
