@@ -112,13 +112,14 @@ $(BUILD)/%.o: %.cc
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c tests/tap.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -MF $@.d -o $@ $< $(LIB) $(LDLIBS)
 
--include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d)
+# Header dependencies of every object and unit test (gcc and nvcc -MMD -MP).
+-include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(UNIT_BIN:=.d)
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \
