@@ -151,6 +151,15 @@ $(BUILD)/bench/simdjson_lines: bench/simdjson_lines.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) $$(pkg-config --cflags simdjson) -o $@ $< $$(pkg-config --libs simdjson)
 
+# The GPU tokenizer's bench programs (bench/gpu_tokenize.sh builds them; they need nvcc).
+$(BUILD)/bench/gpu_tokenize_bench: bench/gpu_tokenize_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -MF $@.d -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/bench/gpu_bandwidth: bench/gpu_bandwidth.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -o $@ $< -lpthread
+-include $(BUILD)/bench/gpu_tokenize_bench.d
+
 # BENCH=name runs one bench/NAME.sh; default all of them.
 bench: deps all $(BENCH_BIN)
 	@WINNOW=$(abspath bin/winnow) BUILD=$(abspath $(BUILD)) SHARED=$(abspath ../shared/data) sh bench/run.sh $(BENCH)

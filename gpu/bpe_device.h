@@ -26,9 +26,9 @@
 #define GB_NO_RANK UINT32_MAX
 #define GB_HASH_MUL1 0x9E3779B97F4A7C15ull
 #define GB_HASH_MUL2 0xC2B2AE3D27D4EB4Full
-/* An id with this bit set stands for long piece number (id & ~GB_LONG_PIECE),
- * merged on the host. Real ids stay below 2^31. */
-#define GB_LONG_PIECE 0x80000000u
+/* Pieces up to this many bytes that are not one token are merged on the
+ * device (gb_merge); longer ones on the host by tokenize/bpe.c. */
+#define GB_MERGE_MAX 128
 
 /* Everything a thread reads besides the text: device (or host) pointers. */
 typedef struct {
@@ -328,34 +328,40 @@ static HD uint32_t gb_join_id(const gb_tables *t, const uint8_t *s, size_t len, 
     return id;
 }
 
-/* bpe.c's merge_by_scan for a piece of 2..BPE_SCAN_MAX bytes; writes the ids
- * to out and returns how many. */
-static HD size_t gb_merge_by_scan(const gb_tables *t, const uint8_t *s, size_t n, uint32_t *out)
+/* bpe.c's merge_by_scan (parts as a linked list over byte positions, the
+ * lowest rank joined first, the leftmost on ties) for a piece of
+ * 2..GB_MERGE_MAX bytes; writes the ids to out and returns how many. */
+static HD uint32_t gb_merge(const gb_tables *t, const uint8_t *s, uint32_t n, uint32_t *out)
 {
-    uint8_t start[BPE_SCAN_MAX + 1];
-    uint32_t rank[BPE_SCAN_MAX], join[BPE_SCAN_MAX], id[BPE_SCAN_MAX];
-    size_t nparts = n;
-    for (size_t i = 0; i <= n; i++) start[i] = (uint8_t)i;
-    for (size_t i = 0; i < n; i++) id[i] = t->byte_id[s[i]];
-    for (size_t i = 0; i + 1 < n; i++) join[i] = gb_join_id(t, s + i, 2, &rank[i]);
-    while (nparts > 1) {
-        size_t best = 0;
-        uint32_t best_rank = GB_NO_RANK;
-        for (size_t i = 0; i + 1 < nparts; i++)
-            if (rank[i] < best_rank) best_rank = rank[i], best = i;
-        if (best_rank == GB_NO_RANK) break;
-        id[best] = join[best];
-        for (size_t i = best + 1; i < nparts; i++) start[i] = start[i + 1];
-        for (size_t i = best + 1; i + 1 < nparts; i++) id[i] = id[i + 1];
-        for (size_t i = best + 1; i + 2 < nparts; i++) rank[i] = rank[i + 1], join[i] = join[i + 1];
-        nparts--;
-        if (best + 1 < nparts)
-            join[best] = gb_join_id(t, s + start[best], start[best + 2] - start[best], &rank[best]);
-        if (best > 0)
-            join[best - 1] = gb_join_id(t, s + start[best - 1], start[best + 1] - start[best - 1], &rank[best - 1]);
+    uint8_t next[GB_MERGE_MAX], prev[GB_MERGE_MAX]; /* n: none */
+    uint32_t rank[GB_MERGE_MAX], join[GB_MERGE_MAX], id[GB_MERGE_MAX];
+    for (uint32_t i = 0; i < n; i++) {
+        next[i] = (uint8_t)(i + 1);
+        prev[i] = (uint8_t)(i ? i - 1 : n);
+        id[i] = t->byte_id[s[i]];
     }
-    for (size_t k = 0; k < nparts; k++) out[k] = id[k];
-    return nparts;
+    for (uint32_t i = 0; i + 1 < n; i++) join[i] = gb_join_id(t, s + i, 2, &rank[i]);
+    rank[n - 1] = GB_NO_RANK;
+    for (;;) {
+        uint32_t best = 0, best_rank = GB_NO_RANK;
+        for (uint32_t p = 0; p + 1 < n; p++)
+            if (rank[p] < best_rank) best_rank = rank[p], best = p;
+        if (best_rank == GB_NO_RANK) break;
+        uint32_t gone = next[best], before = prev[best];
+        id[best] = join[best];
+        rank[gone] = GB_NO_RANK;
+        next[best] = next[gone];
+        if (next[best] < n) {
+            prev[next[best]] = (uint8_t)best;
+            join[best] = gb_join_id(t, s + best, next[next[best]] - best, &rank[best]);
+        } else {
+            rank[best] = GB_NO_RANK;
+        }
+        if (before < n) join[before] = gb_join_id(t, s + before, next[best] - before, &rank[before]);
+    }
+    uint32_t m = 0;
+    for (uint32_t p = 0; p < n; p = next[p]) out[m++] = id[p];
+    return m;
 }
 
 #endif
