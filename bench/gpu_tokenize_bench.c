@@ -156,9 +156,9 @@ int main(int argc, char **argv)
         printf("| %s | winnow GPU kernels only (ids written to host memory), %s | %.0f MB/s | |\n", argv[2], what,
                mb / best_kernel);
         printf("| %s | kernel time by phase, one batch at a time, %s | cut %.1f, encode %.1f, merge %.1f, scan %.1f, "
-               "gather %.1f ms per run | |\n",
+               "gather %.1f, copy to host %.1f ms per run | |\n",
                argv[2], what, (p1[0] - p0[0]) * 1e3 / RUNS, (p1[1] - p0[1]) * 1e3 / RUNS, (p1[2] - p0[2]) * 1e3 / RUNS,
-               (p1[3] - p0[3]) * 1e3 / RUNS, (p1[4] - p0[4]) * 1e3 / RUNS);
+               (p1[3] - p0[3]) * 1e3 / RUNS, (p1[4] - p0[4]) * 1e3 / RUNS, (p1[5] - p0[5]) * 1e3 / RUNS);
         fflush(stdout);
     }
     /* the same ids as the CPU path, document by document */

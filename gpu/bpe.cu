@@ -15,11 +15,13 @@
  *   3. merge:  one thread per queued piece merges it (gb_merge) into a
  *              scratch array at the piece's byte offset. The queue is kept
  *              in buckets by piece length, so a warp's pieces take about
- *              as long as each other;
+ *              as long as each other, and the longest go first;
  *   4. scan:   exclusive sum of the per-chunk id counts (CUB);
  *   5. gather: one warp per chunk expands the markers and writes its ids
- *              to their final place in mapped pinned host memory;
- *              per-segment first ids follow.
+ *              to their final place; per-segment first ids follow, and a
+ *              copy kernel moves the ids to mapped pinned host memory in
+ *              16-byte stores (a copy engine would need their number on
+ *              the host first).
  * NSLOTS batch slots rotate on their own streams, so batch b's transfer and
  * kernels run while the host packs the next batch and unpacks an earlier
  * one. Batches start small and end small, so that the device starts early
@@ -53,6 +55,7 @@ extern "C" {
 #define NSLOTS 3             /* batches in flight */
 #define HOST_THREADS_MAX 16  /* threads that pack texts and unpack ids */
 #define MERGE_BLOCKS_PER_SM 16
+#define COPY_BLOCKS_PER_SM 4
 
 /* Markers in the scratch ids (real ids stay below 2^24): a piece merged on
  * the device (low bits: its merge queue entry) or on the host (low bits: its
@@ -95,10 +98,11 @@ typedef struct {
 typedef struct {
     uint32_t nlong;
     uint32_t nmerge[NBUCKETS];
+    uint32_t total; /* ids in the batch, once gathered */
 } gb_counters;
 
-/* Arrays one batch works in (device pointers; ids, first, longs and info
- * are mapped host memory). */
+/* Arrays one batch works in (device pointers; host_ids, first, longs and
+ * info are mapped host memory). */
 typedef struct {
     const uint8_t *text;
     const uint32_t *seg_off; /* nseg + 1 */
@@ -109,8 +113,9 @@ typedef struct {
     uint32_t *merged;             /* merged ids, at their piece's byte offset */
     gb_counters *counters;
     gb_long *longs;
-    uint32_t *ids;
-    uint32_t *first; /* per segment */
+    uint32_t *ids;      /* gathered (emulation: host_ids itself) */
+    uint32_t *host_ids; /* where the host reads them */
+    uint32_t *first;    /* per segment */
     gb_info *info;
 } gb_batch;
 
@@ -228,10 +233,11 @@ static HD void merge_body(const gb_tables *t, const gb_batch *b, uint32_t i)
     add_count(&b->count[m->chunk], n - 1);
 }
 
-/* The queue entry of the i-th merge (bucket by bucket), or UINT32_MAX past the last. */
+/* The queue entry of the i-th merge (bucket by bucket, the longest pieces
+ * first, so that they start first), or UINT32_MAX past the last. */
 static HD uint32_t merge_entry(const gb_batch *b, uint32_t i)
 {
-    for (uint32_t bk = 0; bk < NBUCKETS; bk++) {
+    for (uint32_t bk = NBUCKETS; bk-- > 0;) {
         uint32_t n = b->counters->nmerge[bk];
         if (i < n) return b->merge_base[bk] + i;
         i -= n;
@@ -322,9 +328,20 @@ __global__ void gather_kernel(gb_batch b)
         at += __shfl_sync(FULL_WARP, end, WARP - 1);
     }
     if (k == b.nslots - 1 && lane == 0) {
-        b.info->total = at;
+        b.counters->total = b.info->total = at;
         b.info->nlong = b.counters->nlong;
     }
+}
+
+/* Copies the gathered ids to mapped host memory, 16 bytes per thread and
+ * step, so that each warp writes whole 512-byte runs over PCIe. */
+__global__ void copy_ids_kernel(gb_batch b)
+{
+    uint32_t n = b.counters->total, stride = gridDim.x * blockDim.x, tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint4 *src = (const uint4 *)b.ids;
+    uint4 *dst = (uint4 *)b.host_ids;
+    for (uint32_t i = tid; i < n / 4; i += stride) dst[i] = src[i];
+    if (tid < n % 4) b.host_ids[n / 4 * 4 + tid] = b.ids[n / 4 * 4 + tid];
 }
 
 __global__ void first_kernel(gb_batch b)
@@ -358,7 +375,7 @@ typedef struct {
     void *d_cub;
     size_t cub_bytes;
     cudaStream_t stream;
-    cudaEvent_t phase[GPU_BPE_PHASES + 1]; /* before cut, encode, merge, scan, gather; after gather */
+    cudaEvent_t phase[GPU_BPE_PHASES + 1]; /* before cut, encode, merge, scan, gather, copy; after copy */
     /* which segments it holds */
     size_t seg_begin, seg_end;
     bool busy;
@@ -372,7 +389,7 @@ struct gpu_bpe {
     int ndev_mem;
     batch_slot slots[NSLOTS];
     size_t batch_bytes; /* what the slots hold */
-    int merge_blocks;
+    int merge_blocks, copy_blocks;
     double kernel_seconds, phase_seconds[GPU_BPE_PHASES];
     uint32_t slot_bytes;
     int in_flight; /* batch slots used: NSLOTS, or 1 to time kernels alone */
@@ -468,6 +485,7 @@ static int device_tables(gpu_bpe *g, wbuf *err)
     CUDA_TRY(cudaGetDevice(&dev));
     CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     g->merge_blocks = (sms > 0 ? sms : 1) * MERGE_BLOCKS_PER_SM;
+    g->copy_blocks = (sms > 0 ? sms : 1) * COPY_BLOCKS_PER_SM;
     return 0;
 }
 
@@ -514,7 +532,7 @@ static int slot_alloc(gpu_bpe *g, batch_slot *s, wbuf *err)
         b->text = s->h_text;
         b->seg_off = s->h_seg_off;
         b->longs = s->h_longs;
-        b->ids = s->h_ids;
+        b->ids = b->host_ids = s->h_ids;
         b->first = s->h_first;
         b->info = s->h_info;
         return 0;
@@ -526,7 +544,7 @@ static int slot_alloc(gpu_bpe *g, batch_slot *s, wbuf *err)
     CUDA_TRY(cudaHostAlloc((void **)&s->h_first, BATCH_SEGS * sizeof(uint32_t), cudaHostAllocMapped));
     CUDA_TRY(cudaHostAlloc((void **)&s->h_longs, nlongs * sizeof(gb_long), cudaHostAllocMapped));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->info, s->h_info, 0));
-    CUDA_TRY(cudaHostGetDevicePointer((void **)&b->ids, s->h_ids, 0));
+    CUDA_TRY(cudaHostGetDevicePointer((void **)&b->host_ids, s->h_ids, 0));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->first, s->h_first, 0));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->longs, s->h_longs, 0));
     CUDA_TRY(cudaMalloc((void **)&s->d_text, bytes));
@@ -538,6 +556,7 @@ static int slot_alloc(gpu_bpe *g, batch_slot *s, wbuf *err)
     CUDA_TRY(cudaMalloc((void **)&b->off, nslots * sizeof(uint32_t)));
     CUDA_TRY(cudaMalloc((void **)&b->tmp, bytes * sizeof(uint32_t)));
     CUDA_TRY(cudaMalloc((void **)&b->merged, bytes * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->ids, bytes * sizeof(uint32_t)));
     CUDA_TRY(cudaMalloc((void **)&b->merges, nmerges * sizeof(gb_merge_piece)));
     CUDA_TRY(cudaMalloc((void **)&b->seg_chunk, BATCH_SEGS * sizeof(uint32_t)));
     CUDA_TRY(cudaMalloc((void **)&b->seg_local, BATCH_SEGS * sizeof(uint32_t)));
@@ -563,7 +582,7 @@ static void slot_free(gpu_bpe *g, batch_slot *s)
         cudaFreeHost(s->h_text), cudaFreeHost(s->h_seg_off), cudaFreeHost(s->h_info), cudaFreeHost(s->h_ids);
         cudaFreeHost(s->h_first), cudaFreeHost(s->h_longs);
         cudaFree(s->d_text), cudaFree(s->d_seg_off), cudaFree(b->cut), cudaFree(b->cut_seg), cudaFree(b->raw);
-        cudaFree(b->count), cudaFree(b->off), cudaFree(b->tmp), cudaFree(b->merged), cudaFree(b->merges);
+        cudaFree(b->count), cudaFree(b->off), cudaFree(b->tmp), cudaFree(b->merged), cudaFree(b->merges), cudaFree(b->ids);
         cudaFree(b->seg_chunk), cudaFree(b->seg_local), cudaFree(b->counters), cudaFree(s->d_cub);
         if (s->stream) cudaStreamDestroy(s->stream);
         for (int i = 0; i <= GPU_BPE_PHASES; i++)
@@ -796,6 +815,8 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
     gather_kernel<<<blocks((size_t)b->nslots * WARP, THREADS), THREADS, 0, st>>>(*b);
     first_kernel<<<blocks(b->nseg, THREADS), THREADS, 0, st>>>(*b);
     CUDA_TRY(cudaEventRecord(s->phase[5], st));
+    copy_ids_kernel<<<g->copy_blocks, THREADS, 0, st>>>(*b);
+    CUDA_TRY(cudaEventRecord(s->phase[6], st));
     CUDA_TRY(cudaGetLastError());
     return 0;
 }

@@ -63,9 +63,9 @@ int gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, size_t batch_bytes, bool overla
 double gpu_bpe_kernel_seconds(const gpu_bpe *g);
 
 /* The same split by phase: finding cuts, encoding chunks, merging the
- * pieces that are not whole tokens, the scan of id counts, gathering ids
- * into host memory. */
-#define GPU_BPE_PHASES 5
+ * pieces that are not whole tokens, the scan of id counts, gathering ids,
+ * copying them into host memory. */
+#define GPU_BPE_PHASES 6
 void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES]);
 
 /* Frees g and its device memory. */

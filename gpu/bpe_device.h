@@ -259,16 +259,23 @@ static HD size_t gb_pretok_next(const gb_tables *t, const uint8_t *s, size_t n, 
 /* ---- safe cut points ---- */
 
 /* True when every family's scan, started anywhere before, ends a piece at
- * p: the character before p is a letter and the one at p is not a letter,
- * not a mark and not an apostrophe. Every alternative that can hold a
- * letter (letter runs, o200k's words with marks and a contraction after)
- * stops there, and no other alternative holds a letter. c1 is the class of
- * the character that ends at p, c2 that of the one at p (whose first byte
- * is b2). */
+ * p, so that scanning from p gives the pieces a scan of the whole text
+ * gives from there. c1 is the class of the character that ends at p, c2
+ * that of the one at p (whose first byte is b2). Three cases:
+ *  - a letter, then neither letter, mark nor apostrophe: every alternative
+ *    that can hold a letter (letter runs, o200k's words with marks and a
+ *    contraction after) stops there, and no other alternative holds one;
+ *  - a digit (\p{N}), then no digit: digits occur only in the digit
+ *    alternatives (\p{N}{1,3}, gpt2's " ?\p{N}+"), which stop there;
+ *  - neither letter, digit nor white space, then a digit: that character
+ *    is in a punctuation run (or o200k's marks of a word), which stops
+ *    before a digit, and it can prefix letters only, not digits. */
 static HD bool gb_is_safe_cut(uint8_t c1, uint8_t c2, uint8_t b2)
 {
     const uint8_t wordish = UCLASS_L | UCLASS_UPPERISH | UCLASS_LOWERISH;
-    return (c1 & UCLASS_L) && !(c2 & wordish) && b2 != '\'';
+    if (c1 & UCLASS_L) return !(c2 & wordish) && b2 != '\'';
+    if (c1 & UCLASS_N) return !(c2 & UCLASS_N);
+    return !(c1 & GB_CLASS_WORDY) && (c2 & UCLASS_N);
 }
 
 /* The first safe cut p with from < p < to (to <= n), or 0 when none.
