@@ -131,6 +131,7 @@ int main(int argc, char **argv)
         if (batch_mb) snprintf(what, sizeof what, "%zu-byte chunks, %zu MB batches", chunk, batch_mb);
         else snprintf(what, sizeof what, "%zu-byte chunks, default batches", chunk);
         double best = 1e30, best_kernel = 1e30, p0[GPU_BPE_PHASES], p1[GPU_BPE_PHASES];
+        double h0[GPU_BPE_HOST_PHASES], h1[GPU_BPE_HOST_PHASES];
         /* end to end with batches overlapping; kernels timed with one batch at a time */
         for (int overlap = 1; overlap >= 0; overlap--) {
             if (gpu_bpe_tune(g, chunk, batch_mb << 20, overlap, &err)) {
@@ -138,6 +139,7 @@ int main(int argc, char **argv)
                 return 1;
             }
             gpu_bpe_phase_seconds(g, p0);
+            gpu_bpe_host_seconds(g, h0);
             for (int run = 0; run < RUNS; run++) {
                 ids.n = 0;
                 double k0 = gpu_bpe_kernel_seconds(g), t0 = now();
@@ -149,6 +151,7 @@ int main(int argc, char **argv)
                 if (overlap && s < best) best = s;
                 if (!overlap && k < best_kernel) best_kernel = k;
             }
+            if (overlap) gpu_bpe_host_seconds(g, h1);
         }
         gpu_bpe_phase_seconds(g, p1);
         printf("| %s | winnow GPU end-to-end (host text to host ids), %s | %.0f MB/s | %zu tokens |\n", argv[2], what,
@@ -159,6 +162,9 @@ int main(int argc, char **argv)
                "gather %.1f, copy to host %.1f ms per run | |\n",
                argv[2], what, (p1[0] - p0[0]) * 1e3 / RUNS, (p1[1] - p0[1]) * 1e3 / RUNS, (p1[2] - p0[2]) * 1e3 / RUNS,
                (p1[3] - p0[3]) * 1e3 / RUNS, (p1[4] - p0[4]) * 1e3 / RUNS, (p1[5] - p0[5]) * 1e3 / RUNS);
+        printf("| %s | host thread in end-to-end runs, %s | pack %.1f, wait for the device %.1f, unpack %.1f ms per "
+               "run | |\n",
+               argv[2], what, (h1[0] - h0[0]) * 1e3 / RUNS, (h1[1] - h0[1]) * 1e3 / RUNS, (h1[2] - h0[2]) * 1e3 / RUNS);
         fflush(stdout);
     }
     /* the same ids as the CPU path, document by document */

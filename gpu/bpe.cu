@@ -15,7 +15,9 @@
  *   3. merge:  one thread per queued piece merges it (gb_merge) into a
  *              scratch array at the piece's byte offset. The queue is kept
  *              in buckets by piece length, so a warp's pieces take about
- *              as long as each other, and the longest go first;
+ *              as long as each other, and the longest go first; pieces of
+ *              65-128 bytes get a warp each (gb_merge_warp), so that none
+ *              takes one thread O(n^2) steps;
  *   4. scan:   exclusive sum of the per-chunk id counts (CUB);
  *   5. gather: one warp per chunk expands the markers and writes its ids
  *              to their final place; per-segment first ids follow, and a
@@ -36,6 +38,7 @@ extern "C" {
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpu/bpe_device.h"
@@ -64,8 +67,10 @@ extern "C" {
 #define GB_LONG_PIECE 0x80000000u
 #define GB_MARK_INDEX 0x3FFFFFFFu
 
-/* Merge queue buckets by piece length: 2-8, 9-16, 17-32, 33-64, 65-128. */
+/* Merge queue buckets by piece length: 2-8, 9-16, 17-32, 33-64, 65-128;
+ * the last is merged a warp per piece, the others a thread per piece. */
 #define NBUCKETS 5
+#define WARP_BUCKET (NBUCKETS - 1)
 
 static HD uint32_t bucket_of(uint32_t len) { return len <= 8 ? 0 : len <= 16 ? 1 : len <= 32 ? 2 : len <= 64 ? 3 : 4; }
 
@@ -233,11 +238,12 @@ static HD void merge_body(const gb_tables *t, const gb_batch *b, uint32_t i)
     add_count(&b->count[m->chunk], n - 1);
 }
 
-/* The queue entry of the i-th merge (bucket by bucket, the longest pieces
- * first, so that they start first), or UINT32_MAX past the last. */
-static HD uint32_t merge_entry(const gb_batch *b, uint32_t i)
+/* The queue entry of the i-th merge in buckets below nbuckets (bucket by
+ * bucket, the longest pieces first, so that they start first), or
+ * UINT32_MAX past the last. */
+static HD uint32_t merge_entry(const gb_batch *b, uint32_t i, uint32_t nbuckets)
 {
-    for (uint32_t bk = NBUCKETS; bk-- > 0;) {
+    for (uint32_t bk = nbuckets; bk-- > 0;) {
         uint32_t n = b->counters->nmerge[bk];
         if (i < n) return b->merge_base[bk] + i;
         i -= n;
@@ -302,9 +308,26 @@ __global__ void encode_kernel(gb_tables t, gb_batch b)
 __global__ void merge_kernel(gb_tables t, gb_batch b)
 {
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;; i += gridDim.x * blockDim.x) {
-        uint32_t e = merge_entry(&b, i);
+        uint32_t e = merge_entry(&b, i, WARP_BUCKET);
         if (e == UINT32_MAX) return;
         merge_body(&t, &b, e);
+    }
+}
+
+/* One warp per piece of the last bucket (gb_merge_warp). */
+__global__ void merge_warp_kernel(gb_tables t, gb_batch b)
+{
+    __shared__ gb_warp_merge work[THREADS / WARP];
+    uint32_t lane = threadIdx.x % WARP, nwarps = gridDim.x * blockDim.x / WARP;
+    gb_warp_merge *w = &work[threadIdx.x / WARP];
+    for (uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / WARP; k < b.counters->nmerge[WARP_BUCKET]; k += nwarps) {
+        gb_merge_piece *m = &b.merges[b.merge_base[WARP_BUCKET] + k];
+        uint32_t n = gb_merge_warp(&t, b.text + m->p, m->len, b.merged + m->p, w);
+        if (lane == 0) {
+            m->nids = (uint16_t)n;
+            atomicAdd(&b.count[m->chunk], n - 1);
+        }
+        __syncwarp();
     }
 }
 
@@ -390,7 +413,7 @@ struct gpu_bpe {
     batch_slot slots[NSLOTS];
     size_t batch_bytes; /* what the slots hold */
     int merge_blocks, copy_blocks;
-    double kernel_seconds, phase_seconds[GPU_BPE_PHASES];
+    double kernel_seconds, phase_seconds[GPU_BPE_PHASES], host_seconds[GPU_BPE_HOST_PHASES];
     uint32_t slot_bytes;
     int in_flight; /* batch slots used: NSLOTS, or 1 to time kernels alone */
     int host_threads;
@@ -667,6 +690,18 @@ extern "C" void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_P
     memcpy(seconds, g->phase_seconds, sizeof g->phase_seconds);
 }
 
+extern "C" void gpu_bpe_host_seconds(const gpu_bpe *g, double seconds[GPU_BPE_HOST_PHASES])
+{
+    memcpy(seconds, g->host_seconds, sizeof g->host_seconds);
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* Runs fn(arg, t, nt) for every t < nt on the pool's threads and waits for all. */
 static void run_parallel(gpu_bpe *g, void (*fn)(void *, int, int), void *arg, int nt)
 {
@@ -790,7 +825,7 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
         memset(b->counters, 0, sizeof *b->counters);
         for (uint32_t k = 0; k < b->nslots; k++) cut_body(t, b, k);
         for (uint32_t k = 0; k < b->nslots; k++) encode_body(t, b, k);
-        for (uint32_t i = 0, e; (e = merge_entry(b, i)) != UINT32_MAX; i++) merge_body(t, b, e);
+        for (uint32_t i = 0, e; (e = merge_entry(b, i, NBUCKETS)) != UINT32_MAX; i++) merge_body(t, b, e);
         uint32_t sum = 0;
         for (uint32_t k = 0; k < b->nslots; k++) b->off[k] = sum, sum += b->count[k];
         for (uint32_t k = 0; k < b->nslots; k++) gather_body(b, k);
@@ -808,6 +843,7 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
     CUDA_TRY(cudaEventRecord(s->phase[1], st));
     encode_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
     CUDA_TRY(cudaEventRecord(s->phase[2], st));
+    merge_warp_kernel<<<g->merge_blocks, THREADS, 0, st>>>(g->dev_tables, *b);
     merge_kernel<<<g->merge_blocks, THREADS, 0, st>>>(g->dev_tables, *b);
     CUDA_TRY(cudaEventRecord(s->phase[3], st));
     CUDA_TRY(cub::DeviceScan::ExclusiveSum(s->d_cub, s->cub_bytes, b->count, b->off, (int)b->nslots, st));
@@ -909,14 +945,19 @@ static void copy_ids(void *arg, int t, int nt)
 static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf *err)
 {
     const segment *first_seg = &g->segs[s->seg_begin];
+    double t0 = seconds_now();
     s->busy = false;
     if (first_seg->cpu) {
         tokenizer_encode(g->tok, (const char *)first_seg->text, first_seg->len, false, &g->scratch[0], out);
         doc_end[first_seg->doc] = out->n;
+        g->host_seconds[2] += seconds_now() - t0;
         return 0;
     }
     if (g->mode == GPU_BPE_DEVICE && s->b.nbytes) {
         CUDA_TRY(cudaStreamSynchronize(s->stream));
+        double t1 = seconds_now();
+        g->host_seconds[1] += t1 - t0;
+        t0 = t1;
         for (int i = 0; i < GPU_BPE_PHASES; i++) {
             float ms = 0;
             CUDA_TRY(cudaEventElapsedTime(&ms, s->phase[i], s->phase[i + 1]));
@@ -955,6 +996,7 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
         doc_end[g->segs[s->seg_begin + d].doc] = out->n + (d + 1 < nseg ? seg_pos[d + 1] : grown);
     out->n += grown;
     free(seg_pos);
+    g->host_seconds[2] += seconds_now() - t0;
     return 0;
 }
 
@@ -969,7 +1011,9 @@ extern "C" int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t
         batch_slot *s = &g->slots[turn];
         if (s->busy) rc = unpack(g, s, out, doc_end, err);
         if (rc) break;
+        double t0 = seconds_now();
         pack(g, s, &next);
+        g->host_seconds[0] += seconds_now() - t0;
         rc = launch(g, s, err);
         s->busy = true;
         turn = (turn + 1) % g->in_flight;

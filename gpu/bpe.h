@@ -68,6 +68,12 @@ double gpu_bpe_kernel_seconds(const gpu_bpe *g);
 #define GPU_BPE_PHASES 6
 void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES]);
 
+/* Seconds the calling thread spent since open packing texts into pinned
+ * memory, waiting for the device, and unpacking ids (with the merges of
+ * long pieces), in that order. */
+#define GPU_BPE_HOST_PHASES 3
+void gpu_bpe_host_seconds(const gpu_bpe *g, double seconds[GPU_BPE_HOST_PHASES]);
+
 /* Frees g and its device memory. */
 void gpu_bpe_close(gpu_bpe *g);
 

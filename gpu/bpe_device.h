@@ -371,4 +371,59 @@ static HD uint32_t gb_merge(const gb_tables *t, const uint8_t *s, uint32_t n, ui
     return m;
 }
 
+/* gb_merge's state for one warp, in shared memory. */
+typedef struct {
+    uint32_t rank[GB_MERGE_MAX], join[GB_MERGE_MAX], id[GB_MERGE_MAX];
+    uint8_t next[GB_MERGE_MAX], prev[GB_MERGE_MAX];
+} gb_warp_merge;
+
+/* gb_merge done by a whole warp (every lane calls it with the same piece):
+ * the lanes share the search for the lowest rank (leftmost on ties, as a
+ * minimum of rank << 32 | position) and the two lookups after each join,
+ * so a long piece costs O(n) steps of O(n / 32) each. Returns the number of
+ * ids, in every lane. */
+static __device__ uint32_t gb_merge_warp(const gb_tables *t, const uint8_t *s, uint32_t n, uint32_t *out,
+                                         gb_warp_merge *w)
+{
+    const uint32_t lane = threadIdx.x % 32, all = 0xFFFFFFFFu;
+    for (uint32_t i = lane; i < n; i += 32) {
+        w->next[i] = (uint8_t)(i + 1);
+        w->prev[i] = (uint8_t)(i ? i - 1 : n);
+        w->id[i] = t->byte_id[s[i]];
+        if (i + 1 < n) w->join[i] = gb_join_id(t, s + i, 2, &w->rank[i]);
+        else w->rank[i] = GB_NO_RANK;
+    }
+    __syncwarp();
+    for (;;) {
+        uint64_t best = UINT64_MAX;
+        for (uint32_t i = lane; i + 1 < n; i += 32) {
+            uint64_t key = (uint64_t)w->rank[i] << 32 | i;
+            if (key < best) best = key;
+        }
+        for (int d = 16; d; d >>= 1) {
+            uint64_t other = __shfl_xor_sync(all, best, d);
+            if (other < best) best = other;
+        }
+        uint32_t at = (uint32_t)best;
+        if ((uint32_t)(best >> 32) == GB_NO_RANK) break;
+        if (lane == 0) {
+            uint32_t gone = w->next[at];
+            w->id[at] = w->join[at];
+            w->rank[gone] = GB_NO_RANK;
+            w->next[at] = w->next[gone];
+            if (w->next[at] < n) w->prev[w->next[at]] = (uint8_t)at;
+            else w->rank[at] = GB_NO_RANK;
+        }
+        __syncwarp();
+        uint32_t after = w->next[at], before = w->prev[at];
+        if (lane == 0 && after < n) w->join[at] = gb_join_id(t, s + at, w->next[after] - at, &w->rank[at]);
+        if (lane == 1 && before < n) w->join[before] = gb_join_id(t, s + before, after - before, &w->rank[before]);
+        __syncwarp();
+    }
+    uint32_t m = 0;
+    if (lane == 0)
+        for (uint32_t p = 0; p < n; p = w->next[p]) out[m++] = w->id[p];
+    return __shfl_sync(all, m, 0);
+}
+
 #endif

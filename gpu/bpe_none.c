@@ -42,4 +42,10 @@ void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES])
     for (int i = 0; i < GPU_BPE_PHASES; i++) seconds[i] = 0;
 }
 
+void gpu_bpe_host_seconds(const gpu_bpe *g, double seconds[GPU_BPE_HOST_PHASES])
+{
+    (void)g;
+    for (int i = 0; i < GPU_BPE_HOST_PHASES; i++) seconds[i] = 0;
+}
+
 void gpu_bpe_close(gpu_bpe *g) { (void)g; }
