@@ -139,7 +139,7 @@ int main(int argc, char **argv)
                 return 1;
             }
             gpu_bpe_phase_seconds(g, p0);
-            gpu_bpe_host_seconds(g, h0);
+            if (overlap) gpu_bpe_host_seconds(g, h0);
             for (int run = 0; run < RUNS; run++) {
                 ids.n = 0;
                 double k0 = gpu_bpe_kernel_seconds(g), t0 = now();

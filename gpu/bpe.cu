@@ -16,8 +16,8 @@
  *              scratch array at the piece's byte offset. The queue is kept
  *              in buckets by piece length, so a warp's pieces take about
  *              as long as each other, and the longest go first; pieces of
- *              65-128 bytes get a warp each (gb_merge_warp), so that none
- *              takes one thread O(n^2) steps;
+ *              33-128 bytes get a warp each (gb_merge_warp), so that none
+ *              takes one thread O(n^2) steps of O(n);
  *   4. scan:   exclusive sum of the per-chunk id counts (CUB);
  *   5. gather: one warp per chunk expands the markers and writes its ids
  *              to their final place; per-segment first ids follow, and a
@@ -46,8 +46,8 @@ extern "C" {
 #define SLOT_BYTES 64                       /* text per cut-finding thread, by default */
 #define MIN_SLOT_BYTES 64
 #define MAX_SLOT_BYTES 4096
-#define BATCH_BYTES ((size_t)32 << 20)      /* text per batch, by default */
-#define MIN_BATCH_BYTES ((size_t)2 << 20)   /* the first and the last batches of a call */
+#define BATCH_BYTES ((size_t)64 << 20)      /* text per batch, by default */
+#define MIN_BATCH_BYTES ((size_t)4 << 20)   /* the first and the last batches of a call */
 #define MAX_BATCH_BYTES ((size_t)256 << 20) /* offsets and markers stay below 2^30 */
 #define BATCH_SEGS ((size_t)1 << 20)        /* segments per batch */
 #define NO_CUT UINT32_MAX
@@ -57,7 +57,6 @@ extern "C" {
 #define FULL_WARP 0xFFFFFFFFu
 #define NSLOTS 3             /* batches in flight */
 #define HOST_THREADS_MAX 16  /* threads that pack texts and unpack ids */
-#define MERGE_BLOCKS_PER_SM 16
 #define COPY_BLOCKS_PER_SM 4
 
 /* Markers in the scratch ids (real ids stay below 2^24): a piece merged on
@@ -68,9 +67,12 @@ extern "C" {
 #define GB_MARK_INDEX 0x3FFFFFFFu
 
 /* Merge queue buckets by piece length: 2-8, 9-16, 17-32, 33-64, 65-128;
- * the last is merged a warp per piece, the others a thread per piece. */
+ * those from WARP_BUCKETS on are merged a warp per piece, the others a
+ * thread per piece. */
 #define NBUCKETS 5
-#define WARP_BUCKET (NBUCKETS - 1)
+#define WARP_BUCKETS 3
+#define BYTES_PER_MERGE_THREAD 16  /* threads launched: enough for a merge every 16 bytes */
+#define BYTES_PER_MERGE_WARP 4096  /* warps launched: one per 4 KB */
 
 static HD uint32_t bucket_of(uint32_t len) { return len <= 8 ? 0 : len <= 16 ? 1 : len <= 32 ? 2 : len <= 64 ? 3 : 4; }
 
@@ -238,12 +240,12 @@ static HD void merge_body(const gb_tables *t, const gb_batch *b, uint32_t i)
     add_count(&b->count[m->chunk], n - 1);
 }
 
-/* The queue entry of the i-th merge in buckets below nbuckets (bucket by
- * bucket, the longest pieces first, so that they start first), or
- * UINT32_MAX past the last. */
-static HD uint32_t merge_entry(const gb_batch *b, uint32_t i, uint32_t nbuckets)
+/* The queue entry of the i-th merge in buckets lo..hi-1 (bucket by bucket,
+ * the longest pieces first, so that they start first), or UINT32_MAX past
+ * the last. */
+static HD uint32_t merge_entry(const gb_batch *b, uint32_t i, uint32_t lo, uint32_t hi)
 {
-    for (uint32_t bk = nbuckets; bk-- > 0;) {
+    for (uint32_t bk = hi; bk-- > lo;) {
         uint32_t n = b->counters->nmerge[bk];
         if (i < n) return b->merge_base[bk] + i;
         i -= n;
@@ -308,20 +310,22 @@ __global__ void encode_kernel(gb_tables t, gb_batch b)
 __global__ void merge_kernel(gb_tables t, gb_batch b)
 {
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;; i += gridDim.x * blockDim.x) {
-        uint32_t e = merge_entry(&b, i, WARP_BUCKET);
+        uint32_t e = merge_entry(&b, i, 0, WARP_BUCKETS);
         if (e == UINT32_MAX) return;
         merge_body(&t, &b, e);
     }
 }
 
-/* One warp per piece of the last bucket (gb_merge_warp). */
+/* One warp per piece of the buckets from WARP_BUCKETS on (gb_merge_warp). */
 __global__ void merge_warp_kernel(gb_tables t, gb_batch b)
 {
     __shared__ gb_warp_merge work[THREADS / WARP];
     uint32_t lane = threadIdx.x % WARP, nwarps = gridDim.x * blockDim.x / WARP;
     gb_warp_merge *w = &work[threadIdx.x / WARP];
-    for (uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / WARP; k < b.counters->nmerge[WARP_BUCKET]; k += nwarps) {
-        gb_merge_piece *m = &b.merges[b.merge_base[WARP_BUCKET] + k];
+    for (uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / WARP;; k += nwarps) {
+        uint32_t e = merge_entry(&b, k, WARP_BUCKETS, NBUCKETS);
+        if (e == UINT32_MAX) return;
+        gb_merge_piece *m = &b.merges[e];
         uint32_t n = gb_merge_warp(&t, b.text + m->p, m->len, b.merged + m->p, w);
         if (lane == 0) {
             m->nids = (uint16_t)n;
@@ -412,7 +416,7 @@ struct gpu_bpe {
     int ndev_mem;
     batch_slot slots[NSLOTS];
     size_t batch_bytes; /* what the slots hold */
-    int merge_blocks, copy_blocks;
+    int copy_blocks;
     double kernel_seconds, phase_seconds[GPU_BPE_PHASES], host_seconds[GPU_BPE_HOST_PHASES];
     uint32_t slot_bytes;
     int in_flight; /* batch slots used: NSLOTS, or 1 to time kernels alone */
@@ -507,7 +511,6 @@ static int device_tables(gpu_bpe *g, wbuf *err)
     int dev, sms = 0;
     CUDA_TRY(cudaGetDevice(&dev));
     CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    g->merge_blocks = (sms > 0 ? sms : 1) * MERGE_BLOCKS_PER_SM;
     g->copy_blocks = (sms > 0 ? sms : 1) * COPY_BLOCKS_PER_SM;
     return 0;
 }
@@ -825,7 +828,7 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
         memset(b->counters, 0, sizeof *b->counters);
         for (uint32_t k = 0; k < b->nslots; k++) cut_body(t, b, k);
         for (uint32_t k = 0; k < b->nslots; k++) encode_body(t, b, k);
-        for (uint32_t i = 0, e; (e = merge_entry(b, i, NBUCKETS)) != UINT32_MAX; i++) merge_body(t, b, e);
+        for (uint32_t i = 0, e; (e = merge_entry(b, i, 0, NBUCKETS)) != UINT32_MAX; i++) merge_body(t, b, e);
         uint32_t sum = 0;
         for (uint32_t k = 0; k < b->nslots; k++) b->off[k] = sum, sum += b->count[k];
         for (uint32_t k = 0; k < b->nslots; k++) gather_body(b, k);
@@ -843,8 +846,9 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
     CUDA_TRY(cudaEventRecord(s->phase[1], st));
     encode_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
     CUDA_TRY(cudaEventRecord(s->phase[2], st));
-    merge_warp_kernel<<<g->merge_blocks, THREADS, 0, st>>>(g->dev_tables, *b);
-    merge_kernel<<<g->merge_blocks, THREADS, 0, st>>>(g->dev_tables, *b);
+    uint32_t merge_threads = b->nbytes / BYTES_PER_MERGE_THREAD, merge_warps = b->nbytes / BYTES_PER_MERGE_WARP;
+    merge_warp_kernel<<<blocks((size_t)merge_warps * WARP + 1, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
+    merge_kernel<<<blocks(merge_threads + 1, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
     CUDA_TRY(cudaEventRecord(s->phase[3], st));
     CUDA_TRY(cub::DeviceScan::ExclusiveSum(s->d_cub, s->cub_bytes, b->count, b->off, (int)b->nslots, st));
     CUDA_TRY(cudaEventRecord(s->phase[4], st));
