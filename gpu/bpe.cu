@@ -89,9 +89,10 @@ typedef struct {
     uint32_t nlong; /* long pieces left to the host */
 } gb_info;
 
-/* Long piece: batch byte offset and length. */
+/* Long piece: batch byte offset and length, and where its marker lands
+ * among the batch's ids. */
 typedef struct {
-    uint32_t off, len;
+    uint32_t off, len, at;
 } gb_long;
 
 /* A piece queued for merging: batch byte offset, chunk, length, and (once
@@ -200,7 +201,7 @@ static HD uint32_t encode_piece(const gb_tables *t, const gb_batch *b, uint32_t 
         return 1;
     }
     uint32_t i = take_index(&b->counters->nlong);
-    b->longs[i] = (gb_long){p, len};
+    b->longs[i] = (gb_long){p, len, 0};
     out[0] = GB_LONG_PIECE | i;
     return 1;
 }
@@ -259,11 +260,13 @@ static HD uint32_t ids_of(const gb_batch *b, uint32_t id)
     return id & GB_MERGED ? b->merges[id & GB_MARK_INDEX].nids : 1;
 }
 
-/* Writes the ids scratch entry id stands for at dst. */
+/* Writes the ids scratch entry id stands for at dst (a long piece's
+ * marker as it is, noting where it lands). */
 static HD void put_ids(const gb_batch *b, uint32_t id, uint32_t *dst)
 {
     if (!(id & GB_MERGED)) {
         dst[0] = id;
+        if (id & GB_LONG_PIECE) b->longs[id & GB_MARK_INDEX].at = (uint32_t)(dst - b->ids);
         return;
     }
     const gb_merge_piece *m = &b->merges[id & GB_MARK_INDEX];
@@ -861,16 +864,21 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
     return 0;
 }
 
-/* Unpacking a batch's ids into the caller's array, in parallel: the ids are
- * split into equal ranges, one per thread; a long piece's marker expands to
- * the ids the host merge gives it, so each range first counts how much it
- * grows, then writes at its offset and notes where segments start. */
+/* Unpacking a batch's ids into the caller's array, in parallel. The device
+ * recorded where each long piece's marker landed; the host merges the long
+ * pieces, sorts the markers by place, and each thread copies its equal
+ * share of the batch's ids with memcpy, splicing in the merged ids of the
+ * markers in its share. */
+typedef struct {
+    uint32_t at, piece; /* marker's place in the batch's ids; long piece number */
+} long_mark;
+
 typedef struct {
     gpu_bpe *g;
     const batch_slot *s;
-    uint32_t *out;   /* where the batch's first id goes */
-    size_t *shift;   /* per thread: growth before its range (after count_growth: its own growth) */
-    size_t *seg_pos; /* per segment: output index of its first id */
+    uint32_t *out;      /* where the batch's first id goes */
+    const long_mark *marks; /* by place */
+    const size_t *grow; /* per mark: extra ids of the marks before it; one more entry: all of them */
 } unpack_job;
 
 static inline void id_range(uint32_t total, int t, int nt, uint32_t *lo, uint32_t *hi)
@@ -894,55 +902,40 @@ static void merge_long_pieces(void *arg, int t, int nt)
     }
 }
 
-static void count_growth(void *arg, int t, int nt)
+/* The number of marks placed before id place k. */
+static uint32_t marks_before(const long_mark *marks, uint32_t nmarks, uint32_t k)
 {
-    unpack_job *j = (unpack_job *)arg;
-    uint32_t lo, hi;
-    id_range(j->s->h_info->total, t, nt, &lo, &hi);
-    size_t grow = 0;
-    for (uint32_t k = lo; k < hi; k++)
-        if (j->s->h_ids[k] & GB_LONG_PIECE) grow += j->g->long_n[j->s->h_ids[k] & ~GB_LONG_PIECE] - 1;
-    j->shift[t] = grow;
-}
-
-static void write_ids(void *arg, int t, int nt)
-{
-    unpack_job *j = (unpack_job *)arg;
-    const batch_slot *s = j->s;
-    const gpu_bpe *g = j->g;
-    uint32_t lo, hi, nseg = s->b.nseg, d;
-    id_range(s->h_info->total, t, nt, &lo, &hi);
-    size_t shift = j->shift[t];
-    /* first segment starting at or after lo */
-    uint32_t a = 0, e = nseg;
+    uint32_t a = 0, e = nmarks;
     while (a < e) {
         uint32_t mid = (a + e) / 2;
-        if (s->h_first[mid] < lo) a = mid + 1;
+        if (marks[mid].at < k) a = mid + 1;
         else e = mid;
     }
-    d = a;
-    for (uint32_t k = lo; k < hi; k++) {
-        while (d < nseg && s->h_first[d] == k) j->seg_pos[d++] = k + shift;
-        uint32_t id = s->h_ids[k];
-        if (!(id & GB_LONG_PIECE)) {
-            j->out[k + shift] = id;
-            continue;
-        }
-        uint32_t i = id & ~GB_LONG_PIECE, n = g->long_n[i];
-        memcpy(j->out + k + shift, g->long_ids[i % nt].ids + g->long_at[i], n * sizeof(uint32_t));
-        shift += n - 1;
-    }
-    if (t == nt - 1)
-        while (d < nseg) j->seg_pos[d++] = hi + shift;
+    return a;
 }
 
-/* Copies id share t of nt as it is (a batch without long pieces). */
+/* Copies id share t of nt, the marks in it expanded. */
 static void copy_ids(void *arg, int t, int nt)
 {
     unpack_job *j = (unpack_job *)arg;
-    uint32_t lo, hi;
+    const gpu_bpe *g = j->g;
+    uint32_t lo, hi, nmarks = j->s->h_info->nlong;
     id_range(j->s->h_info->total, t, nt, &lo, &hi);
-    memcpy(j->out + lo, j->s->h_ids + lo, (size_t)(hi - lo) * sizeof(uint32_t));
+    const uint32_t *src = j->s->h_ids;
+    for (uint32_t k = lo, r = marks_before(j->marks, nmarks, lo); k < hi; r++) {
+        uint32_t end = r < nmarks && j->marks[r].at < hi ? j->marks[r].at : hi;
+        memcpy(j->out + k + j->grow[r], src + k, (size_t)(end - k) * sizeof(uint32_t));
+        if (end == hi) break;
+        uint32_t i = j->marks[r].piece;
+        memcpy(j->out + end + j->grow[r], g->long_ids[i % nt].ids + g->long_at[i], g->long_n[i] * sizeof(uint32_t));
+        k = end + 1;
+    }
+}
+
+static int mark_order(const void *a, const void *b)
+{
+    uint32_t x = ((const long_mark *)a)->at, y = ((const long_mark *)b)->at;
+    return (x > y) - (x < y);
 }
 
 /* Waits for slot s and appends its segments' ids to out. */
@@ -976,30 +969,30 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
         else next_first = s->h_first[d];
     }
     int nt = g->host_threads;
-    size_t shift[HOST_THREADS_MAX], grown = total;
-    size_t *seg_pos = (size_t *)xmalloc(((size_t)nseg + 1) * sizeof *seg_pos);
-    unpack_job job = {g, s, NULL, shift, seg_pos};
-    if (s->h_info->nlong) {
+    uint32_t nlong = s->h_info->nlong;
+    long_mark *marks = (long_mark *)xmalloc(((size_t)nlong + 1) * sizeof *marks);
+    size_t *grow = (size_t *)xmalloc(((size_t)nlong + 1) * sizeof *grow);
+    unpack_job job = {g, s, NULL, marks, grow};
+    grow[0] = 0;
+    if (nlong) {
         run_parallel(g, merge_long_pieces, &job, nt);
-        run_parallel(g, count_growth, &job, nt);
-        for (int t = 0; t < nt; t++) {
-            size_t own = shift[t];
-            shift[t] = grown - total;
-            grown += own;
-        }
-    } else {
-        for (uint32_t d = 0; d < nseg; d++) seg_pos[d] = s->h_first[d];
+        for (uint32_t i = 0; i < nlong; i++) marks[i] = (long_mark){s->h_longs[i].at, i};
+        qsort(marks, nlong, sizeof *marks, mark_order);
+        for (uint32_t r = 0; r < nlong; r++) grow[r + 1] = grow[r] + g->long_n[marks[r].piece] - 1;
     }
+    size_t grown = total + grow[nlong];
     if (out->cap < out->n + grown) {
         out->cap = (out->n + grown) * 2;
         out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
     }
     job.out = out->ids + out->n;
-    run_parallel(g, s->h_info->nlong ? write_ids : copy_ids, &job, nt);
-    for (uint32_t d = 0; d < nseg; d++)
-        doc_end[g->segs[s->seg_begin + d].doc] = out->n + (d + 1 < nseg ? seg_pos[d + 1] : grown);
+    run_parallel(g, copy_ids, &job, nt);
+    for (uint32_t d = 0; d < nseg; d++) {
+        size_t end = d + 1 < nseg ? s->h_first[d + 1] + grow[marks_before(marks, nlong, s->h_first[d + 1])] : grown;
+        doc_end[g->segs[s->seg_begin + d].doc] = out->n + end;
+    }
     out->n += grown;
-    free(seg_pos);
+    free(marks), free(grow);
     g->host_seconds[2] += seconds_now() - t0;
     return 0;
 }
