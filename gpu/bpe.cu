@@ -46,7 +46,7 @@ extern "C" {
 #define SLOT_BYTES 64                       /* text per cut-finding thread, by default */
 #define MIN_SLOT_BYTES 64
 #define MAX_SLOT_BYTES 4096
-#define BATCH_BYTES ((size_t)64 << 20)      /* text per batch, by default */
+#define BATCH_BYTES ((size_t)32 << 20)      /* text per batch, by default */
 #define MIN_BATCH_BYTES ((size_t)4 << 20)   /* the first and the last batches of a call */
 #define MAX_BATCH_BYTES ((size_t)256 << 20) /* offsets and markers stay below 2^30 */
 #define BATCH_SEGS ((size_t)1 << 20)        /* segments per batch */

@@ -53,7 +53,7 @@ int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, siz
 
 /* Tuning for benchmarks (ids never depend on it): the text each
  * cut-finding thread scans (default 64 bytes, kept within 64..4096), the
- * text per batch (0: the default, 64 MB; kept within 4..256 MB), and
+ * text per batch (0: the default, 32 MB; kept within 4..256 MB), and
  * whether batches overlap (default true; false runs one batch at a time,
  * so that kernel time is measured alone). Returns 0, or -1 with a message
  * in err when the batch buffers cannot be allocated (g is then unusable). */
