@@ -27,6 +27,6 @@ cp "$shared/vocab/gpt2/encoder.json" "$shared/vocab/gpt2/vocab.bpe" "$dir/shared
 cp "$shared/vectors/gpt-tokenizer/TestPlans.txt" "$dir/shared/vectors/gpt-tokenizer/"
 cp "$shared/vectors/blns/blns.txt" "$dir/shared/vectors/blns/"
 cp "$shared/jsonl/dclm/data/majority_data.jsonl" "$dir/shared/jsonl/dclm/data/"
-cp "$here/scripts/gpu_tokenize_device.sh" "$here/bench/gpu_tokenize_peers.py" "$here/tests/e2e/gpu_tokenize_device.sh" \
-    "$here/tests/lib.sh" "$dir/"
+cp "$here/scripts/gpu_tokenize_device.sh" "$here/bench/gpu_tokenize_peers.py" "$here/tests/lib.sh" "$dir/"
+cp "$here/tests/e2e/gpu_tokenize_device.sh" "$dir/e2e_gpu_tokenize_device.sh"
 du -sh "$dir"

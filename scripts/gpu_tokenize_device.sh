@@ -24,7 +24,7 @@ if [ "${EXACT:-1}" = 1 ]; then
     echo "gpu_bpe_exact: $(grep -c '^ok' "$out/exact.txt") ok, $(grep -c '^not ok' "$out/exact.txt") not ok"
 fi
 if [ "${E2E:-1}" = 1 ]; then
-    (cd "$dir" && mkdir -p tests && cp lib.sh tests/lib.sh && WINNOW="$bin/winnow" sh gpu_tokenize_device.sh) > "$out/e2e.txt" 2>&1
+    (cd "$dir" && mkdir -p tests && cp lib.sh tests/lib.sh && WINNOW="$bin/winnow" sh e2e_gpu_tokenize_device.sh) > "$out/e2e.txt" 2>&1
     grep -E "^not ok" "$out/e2e.txt"
     echo "gpu_tokenize_device.sh: $(grep -c '^ok' "$out/e2e.txt") ok, $(grep -c '^not ok' "$out/e2e.txt") not ok"
 fi
