@@ -72,7 +72,7 @@ int main(int argc, char **argv)
         return !f || fwrite(text, 1, n, f) != n || fclose(f);
     }
     if (argc != 7 && argc != 8) {
-        fprintf(stderr, "usage: gpu_tokenize_bench VOCAB ENCODING CORPUS.txt.zst CORPUS.idx.tsv THREADS REPEAT [CHUNKS]\n");
+        fprintf(stderr, "usage: gpu_tokenize_bench VOCAB ENCODING CORPUS.txt.zst CORPUS.idx.tsv THREADS REPEAT [VARIANTS]\n");
         return 1;
     }
     const char *variants = argc == 8 ? argv[7] : "64";
