@@ -112,13 +112,14 @@ $(BUILD)/%.o: %.cc
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c tests/tap.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -MF $@.d -o $@ $< $(LIB) $(LDLIBS)
 
--include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d)
+# Header dependencies of every object and unit test (gcc and nvcc -MMD -MP).
+-include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(UNIT_BIN:=.d)
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \
@@ -149,6 +150,15 @@ $(BUILD)/bench/docstream_bench: bench/docstream_bench.c $(LIB)
 $(BUILD)/bench/simdjson_lines: bench/simdjson_lines.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) $$(pkg-config --cflags simdjson) -o $@ $< $$(pkg-config --libs simdjson)
+
+# The GPU tokenizer's bench programs (bench/gpu_tokenize.sh builds them; they need nvcc).
+$(BUILD)/bench/gpu_tokenize_bench: bench/gpu_tokenize_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -MF $@.d -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/bench/gpu_bandwidth: bench/gpu_bandwidth.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -o $@ $< -lpthread
+-include $(BUILD)/bench/gpu_tokenize_bench.d
 
 # BENCH=name runs one bench/NAME.sh; default all of them.
 bench: deps all $(BENCH_BIN)

@@ -8,8 +8,8 @@
 #
 # Environment: SHARED (test data, default ../shared/data), GPU_BENCH_BIN (a
 # folder with prebuilt gpu_tokenize_bench and gpu_bandwidth; default: build
-# them into build/bench), THREADS (16), REPEAT (4), CHUNKS (GPU chunk sizes to
-# try, comma-separated, default 64).
+# them into build/bench), THREADS (16), REPEAT (4), VARIANTS (GPU settings to
+# try, comma-separated CHUNK_BYTES or CHUNK_BYTES:BATCH_MB, default 64).
 set -e
 SHARED=${SHARED:-../shared/data}
 THREADS=${THREADS:-16}
@@ -17,13 +17,7 @@ REPEAT=${REPEAT:-4}
 BIN=${GPU_BENCH_BIN:-build/bench}
 HERE=$(dirname "$0")
 if [ -z "$GPU_BENCH_BIN" ]; then
-    mkdir -p "$BIN"
-    make -s build/libwinnow.a
-    NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-    LIBS=$(make -s -p -n 2>/dev/null | sed -n 's/^LDLIBS *[:+]*= *//p' | tr '\n' ' ')
-    cc -std=c11 -O2 -I. -D_GNU_SOURCE -DWINNOW_CUDA=1 -pthread -o "$BIN/gpu_tokenize_bench" \
-        "$HERE/gpu_tokenize_bench.c" build/libwinnow.a $LIBS
-    [ -x "$NVCC" ] && "$NVCC" -O2 -o "$BIN/gpu_bandwidth" "$HERE/gpu_bandwidth.cu"
+    make -s build/bench/gpu_tokenize_bench build/bench/gpu_bandwidth
 fi
 DAY=$(date -u +%F)
 RESULT=${RESULT:-bench/results/gpu_tokenize-$DAY.md}
@@ -40,7 +34,7 @@ mkdir -p "$(dirname "$RESULT")"
     [ -x "$BIN/gpu_bandwidth" ] && "$BIN/gpu_bandwidth"
     for enc in cl100k_base o200k_base r50k_base; do
         "$BIN/gpu_tokenize_bench" "$SHARED/vocab/tiktoken/$enc.tiktoken" "$enc" \
-            "$SHARED/tokref/en_code.txt.zst" "$SHARED/tokref/en_code.idx.tsv" "$THREADS" "$REPEAT" "${CHUNKS:-64}" || true
+            "$SHARED/tokref/en_code.txt.zst" "$SHARED/tokref/en_code.idx.tsv" "$THREADS" "$REPEAT" "${VARIANTS:-64}" || true
     done
     TEXT=${TMPDIR:-/tmp}/gpu_tokenize_en_code.$$.txt
     "$BIN/gpu_tokenize_bench" --dump "$SHARED/tokref/en_code.txt.zst" "$TEXT"

@@ -3,9 +3,10 @@
  * path on N threads, on a tokref corpus repeated R times; checks that both
  * give the same ids. Prints one markdown table row per measurement.
  *
- *   gpu_tokenize_bench VOCAB_FILE ENCODING CORPUS.txt.zst CORPUS.idx.tsv THREADS REPEAT [CHUNKS]
+ *   gpu_tokenize_bench VOCAB_FILE ENCODING CORPUS.txt.zst CORPUS.idx.tsv THREADS REPEAT [VARIANTS]
  *   gpu_tokenize_bench --dump CORPUS.txt.zst OUT.txt   (decompressed text, for the Python peers)
- * CHUNKS: comma-separated GPU chunk sizes in bytes to try (default 64). */
+ * VARIANTS: comma-separated GPU settings to try, each CHUNK_BYTES or
+ * CHUNK_BYTES:BATCH_MB (default 64, with the default batch size). */
 #include <pthread.h>
 #include <time.h>
 
@@ -71,10 +72,10 @@ int main(int argc, char **argv)
         return !f || fwrite(text, 1, n, f) != n || fclose(f);
     }
     if (argc != 7 && argc != 8) {
-        fprintf(stderr, "usage: gpu_tokenize_bench VOCAB ENCODING CORPUS.txt.zst CORPUS.idx.tsv THREADS REPEAT [CHUNKS]\n");
+        fprintf(stderr, "usage: gpu_tokenize_bench VOCAB ENCODING CORPUS.txt.zst CORPUS.idx.tsv THREADS REPEAT [VARIANTS]\n");
         return 1;
     }
-    const char *chunks = argc == 8 ? argv[7] : "64";
+    const char *variants = argc == 8 ? argv[7] : "64";
     int nthreads = atoi(argv[5]), repeat = atoi(argv[6]);
     if (nthreads < 1 || nthreads > 256 || repeat < 1) return 1;
     tokenizer t;
@@ -123,13 +124,22 @@ int main(int argc, char **argv)
     }
     tok_ids ids = {0};
     size_t *doc_end = malloc(ndocs * sizeof *doc_end);
-    for (const char *c = chunks; *c; c += strcspn(c, ","), c += *c == ',') {
-        size_t chunk = strtoull(c, NULL, 10);
+    for (const char *c = variants; *c; c += strcspn(c, ","), c += *c == ',') {
+        char *rest;
+        size_t chunk = strtoull(c, &rest, 10), batch_mb = *rest == ':' ? strtoull(rest + 1, NULL, 10) : 0;
+        char what[64];
+        if (batch_mb) snprintf(what, sizeof what, "%zu-byte chunks, %zu MB batches", chunk, batch_mb);
+        else snprintf(what, sizeof what, "%zu-byte chunks, default batches", chunk);
         double best = 1e30, best_kernel = 1e30, p0[GPU_BPE_PHASES], p1[GPU_BPE_PHASES];
+        double h0[GPU_BPE_HOST_PHASES], h1[GPU_BPE_HOST_PHASES];
         /* end to end with batches overlapping; kernels timed with one batch at a time */
         for (int overlap = 1; overlap >= 0; overlap--) {
-            gpu_bpe_tune(g, chunk, overlap);
+            if (gpu_bpe_tune(g, chunk, batch_mb << 20, overlap, &err)) {
+                fprintf(stderr, "%s\n", err.data);
+                return 1;
+            }
             gpu_bpe_phase_seconds(g, p0);
+            if (overlap) gpu_bpe_host_seconds(g, h0);
             for (int run = 0; run < RUNS; run++) {
                 ids.n = 0;
                 double k0 = gpu_bpe_kernel_seconds(g), t0 = now();
@@ -141,16 +151,20 @@ int main(int argc, char **argv)
                 if (overlap && s < best) best = s;
                 if (!overlap && k < best_kernel) best_kernel = k;
             }
+            if (overlap) gpu_bpe_host_seconds(g, h1);
         }
         gpu_bpe_phase_seconds(g, p1);
-        printf("| %s | winnow GPU end-to-end (host text to host ids), %zu-byte chunks | %.0f MB/s | %zu tokens |\n",
-               argv[2], chunk, mb / best, ids.n);
-        printf("| %s | winnow GPU kernels only (ids written to host memory), %zu-byte chunks | %.0f MB/s | |\n",
-               argv[2], chunk, mb / best_kernel);
-        printf("| %s | kernel time by phase, one batch at a time, %zu-byte chunks | cut %.1f, encode %.1f, scan %.1f, "
-               "gather %.1f ms per run | |\n",
-               argv[2], chunk, (p1[0] - p0[0]) * 1e3 / RUNS, (p1[1] - p0[1]) * 1e3 / RUNS,
-               (p1[2] - p0[2]) * 1e3 / RUNS, (p1[3] - p0[3]) * 1e3 / RUNS);
+        printf("| %s | winnow GPU end-to-end (host text to host ids), %s | %.0f MB/s | %zu tokens |\n", argv[2], what,
+               mb / best, ids.n);
+        printf("| %s | winnow GPU kernels only (ids written to host memory), %s | %.0f MB/s | |\n", argv[2], what,
+               mb / best_kernel);
+        printf("| %s | kernel time by phase, one batch at a time, %s | cut %.1f, encode %.1f, merge %.1f, scan %.1f, "
+               "gather %.1f, copy to host %.1f ms per run | |\n",
+               argv[2], what, (p1[0] - p0[0]) * 1e3 / RUNS, (p1[1] - p0[1]) * 1e3 / RUNS, (p1[2] - p0[2]) * 1e3 / RUNS,
+               (p1[3] - p0[3]) * 1e3 / RUNS, (p1[4] - p0[4]) * 1e3 / RUNS, (p1[5] - p0[5]) * 1e3 / RUNS);
+        printf("| %s | host thread in end-to-end runs, %s | pack %.1f, wait for the device %.1f, unpack %.1f ms per "
+               "run | |\n",
+               argv[2], what, (h1[0] - h0[0]) * 1e3 / RUNS, (h1[1] - h0[1]) * 1e3 / RUNS, (h1[2] - h0[2]) * 1e3 / RUNS);
         fflush(stdout);
     }
     /* the same ids as the CPU path, document by document */

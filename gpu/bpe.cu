@@ -3,42 +3,85 @@
  *
  * One batch is a run of segments (documents, or pieces of documents longer
  * than a batch cut at safe points) packed back to back. Per batch:
- *   1. cut:    one thread per SLOT_BYTES slot finds the slot's first chunk
- *              start: a segment start or a safe cut (gb_find_cut), if any;
+ *   1. cut:    one thread per slot of slot_bytes finds the slot's first
+ *              chunk start: a segment start or a safe cut (gb_find_cut), if
+ *              any;
  *   2. encode: one thread per chunk (a slot with a cut, up to the next cut)
- *              pre-tokenises and encodes its pieces, writing ids at the
- *              chunk's own byte offset in a scratch array (a piece never has
- *              more ids than bytes) and recording where each segment starts;
- *   3. scan:   exclusive sum of the per-chunk id counts (CUB);
- *   4. gather: one warp per chunk copies its ids to their final place in
- *              mapped pinned host memory; per-segment first ids follow.
- * Two batch slots alternate on two streams, so batch b's transfer and
- * kernels run while the host packs batch b+1 and unpacks batch b-1. */
+ *              pre-tokenises its text and looks each piece up, writing ids
+ *              at the chunk's own byte offset in a scratch array (a piece
+ *              never has more ids than bytes). A piece that is not one
+ *              token gets a marker and joins a merge queue, so that no
+ *              thread merges while the rest of its warp waits;
+ *   3. merge:  one thread per queued piece merges it (gb_merge) into a
+ *              scratch array at the piece's byte offset. The queue is kept
+ *              in buckets by piece length, so a warp's pieces take about
+ *              as long as each other, and the longest go first; pieces of
+ *              33-128 bytes get a warp each (gb_merge_warp), so that none
+ *              takes one thread O(n^2) steps of O(n);
+ *   4. scan:   exclusive sum of the per-chunk id counts (CUB);
+ *   5. gather: one warp per chunk expands the markers and writes its ids
+ *              to their final place; per-segment first ids follow, and a
+ *              copy kernel moves the ids to mapped pinned host memory in
+ *              16-byte stores (a copy engine would need their number on
+ *              the host first).
+ * NSLOTS batch slots rotate on their own streams, so batch b's transfer and
+ * kernels run while the host packs the next batch and unpacks an earlier
+ * one. Batches start small and end small, so that the device starts early
+ * and the host's last unpack is short. */
 extern "C" {
 #include "gpu/bpe.h"
+#include "core/pool.h"
 #include "core/util.h"
 }
 
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpu/bpe_device.h"
 
-#define SLOT_BYTES 64                  /* text per cut-finding thread, by default */
+#define SLOT_BYTES 64                       /* text per cut-finding thread, by default */
 #define MIN_SLOT_BYTES 64
 #define MAX_SLOT_BYTES 4096
-#define BATCH_BYTES ((size_t)64 << 20) /* text per batch */
-#define BATCH_SEGS ((size_t)1 << 20)   /* segments per batch */
+#define BATCH_BYTES ((size_t)32 << 20)      /* text per batch, by default */
+#define MIN_BATCH_BYTES ((size_t)4 << 20)   /* the first and the last batches of a call */
+#define MAX_BATCH_BYTES ((size_t)256 << 20) /* offsets and markers stay below 2^30 */
+#define BATCH_SEGS ((size_t)1 << 20)        /* segments per batch */
 #define NO_CUT UINT32_MAX
 #define NO_FIRST UINT32_MAX
 #define THREADS 128
 #define WARP 32
-#define NSLOTS 2 /* batches in flight */
-#define HOST_THREADS_MAX 8 /* threads that pack texts and unpack ids */
+#define FULL_WARP 0xFFFFFFFFu
+#define NSLOTS 3             /* batches in flight */
+#define HOST_THREADS_MAX 16  /* threads that pack texts and unpack ids */
+#define COPY_BLOCKS_PER_SM 4
+
+/* Markers in the scratch ids (real ids stay below 2^24): a piece merged on
+ * the device (low bits: its merge queue entry) or on the host (low bits: its
+ * long piece number). */
+#define GB_MERGED 0x40000000u
+#define GB_LONG_PIECE 0x80000000u
+#define GB_MARK_INDEX 0x3FFFFFFFu
+
+/* Merge queue buckets by piece length: 2-8, 9-16, 17-32, 33-64, 65-128;
+ * those from WARP_BUCKETS on are merged a warp per piece, the others a
+ * thread per piece. */
+#define NBUCKETS 5
+#define WARP_BUCKETS 3
+#define BYTES_PER_MERGE_THREAD 16  /* threads launched: enough for a merge every 16 bytes */
+#define BYTES_PER_MERGE_WARP 4096  /* warps launched: one per 4 KB */
+
+static HD uint32_t bucket_of(uint32_t len) { return len <= 8 ? 0 : len <= 16 ? 1 : len <= 32 ? 2 : len <= 64 ? 3 : 4; }
+
+/* Most entries bucket b can get in a batch of nbytes (each covers at least its shortest length). */
+static HD uint32_t bucket_cap(uint32_t b, size_t nbytes)
+{
+    uint32_t shortest = b == 0 ? 2 : (4u << b) + 1;
+    return (uint32_t)(nbytes / shortest + 1);
+}
 
 /* Counters a batch reports back. */
 typedef struct {
@@ -46,22 +89,42 @@ typedef struct {
     uint32_t nlong; /* long pieces left to the host */
 } gb_info;
 
-/* Long piece: batch byte offset and length. */
+/* Long piece: batch byte offset and length, and where its marker lands
+ * among the batch's ids. */
 typedef struct {
-    uint32_t off, len;
+    uint32_t off, len, at;
 } gb_long;
 
-/* Arrays one batch works in (device pointers; the h_ ones are host views). */
+/* A piece queued for merging: batch byte offset, chunk, length, and (once
+ * merged) how many ids it became. */
+typedef struct {
+    uint32_t p, chunk;
+    uint16_t len, nids;
+} gb_merge_piece;
+
+/* Device counters, zeroed per batch. */
+typedef struct {
+    uint32_t nlong;
+    uint32_t nmerge[NBUCKETS];
+    uint32_t total; /* ids in the batch, once gathered */
+} gb_counters;
+
+/* Arrays one batch works in (device pointers; host_ids, first, longs and
+ * info are mapped host memory). */
 typedef struct {
     const uint8_t *text;
     const uint32_t *seg_off; /* nseg + 1 */
     uint32_t nbytes, nseg, nslots, slot_bytes;
-    uint32_t *cut, *count, *off, *tmp, *seg_chunk, *seg_local;
-    uint32_t *nlong;
-    gb_long *longs; /* mapped */
-    uint32_t *ids;  /* mapped */
-    uint32_t *first; /* mapped, per segment */
-    gb_info *info;  /* mapped */
+    uint32_t *cut, *cut_seg, *raw, *count, *off, *tmp, *seg_chunk, *seg_local;
+    gb_merge_piece *merges;       /* bucket b's entries from merge_base[b] */
+    uint32_t merge_base[NBUCKETS];
+    uint32_t *merged;             /* merged ids, at their piece's byte offset */
+    gb_counters *counters;
+    gb_long *longs;
+    uint32_t *ids;      /* gathered (emulation: host_ids itself) */
+    uint32_t *host_ids; /* where the host reads them */
+    uint32_t *first;    /* per segment */
+    gb_info *info;
 } gb_batch;
 
 /* ---- per-thread bodies (device and emulation) ---- */
@@ -89,19 +152,37 @@ static HD void cut_body(const gb_tables *t, const gb_batch *b, uint32_t k)
         else if (de < hi) cut = de;
     }
     b->cut[k] = cut;
+    b->cut_seg[k] = d; /* a segment at or before the cut */
 }
 
-static HD uint32_t take_long_index(uint32_t *counter)
+/* A fresh index from counter, shared out among the lanes that ask for the
+ * same counter at once (one atomic per counter and warp). */
+static HD uint32_t take_index(uint32_t *counter)
 {
 #ifdef __CUDA_ARCH__
-    return atomicAdd(counter, 1u);
+    uint32_t active = __activemask(), lane = threadIdx.x % WARP;
+    uint32_t peers = __match_any_sync(active, (unsigned long long)counter);
+    uint32_t leader = __ffs(peers) - 1, base = 0;
+    if (lane == leader) base = atomicAdd(counter, __popc(peers));
+    base = __shfl_sync(peers, base, leader);
+    return base + __popc(peers & ((1u << lane) - 1));
 #else
     return (*counter)++;
 #endif
 }
 
-/* Writes the ids of piece text[p, p+len) at out; returns how many. */
-static HD uint32_t encode_piece(const gb_tables *t, const gb_batch *b, uint32_t p, uint32_t len, uint32_t *out)
+static HD void add_count(uint32_t *count, uint32_t n)
+{
+#ifdef __CUDA_ARCH__
+    atomicAdd(count, n);
+#else
+    *count += n;
+#endif
+}
+
+/* Writes the ids (or a marker) of piece text[p, p+len) of chunk k at out; returns how many. */
+static HD uint32_t encode_piece(const gb_tables *t, const gb_batch *b, uint32_t k, uint32_t p, uint32_t len,
+                                uint32_t *out)
 {
     const uint8_t *s = b->text + p;
     if (len == 1) {
@@ -113,9 +194,14 @@ static HD uint32_t encode_piece(const gb_tables *t, const gb_batch *b, uint32_t 
         out[0] = id;
         return 1;
     }
-    if (len <= BPE_SCAN_MAX) return (uint32_t)gb_merge_by_scan(t, s, len, out);
-    uint32_t i = take_long_index(b->nlong);
-    b->longs[i] = (gb_long){p, len};
+    if (len <= GB_MERGE_MAX) {
+        uint32_t bk = bucket_of(len), i = b->merge_base[bk] + take_index(&b->counters->nmerge[bk]);
+        b->merges[i] = (gb_merge_piece){p, k, (uint16_t)len, 0};
+        out[0] = GB_MERGED | i;
+        return 1;
+    }
+    uint32_t i = take_index(&b->counters->nlong);
+    b->longs[i] = (gb_long){p, len, 0};
     out[0] = GB_LONG_PIECE | i;
     return 1;
 }
@@ -124,14 +210,14 @@ static HD void encode_body(const gb_tables *t, const gb_batch *b, uint32_t k)
 {
     uint32_t p = b->cut[k];
     if (p == NO_CUT) {
-        b->count[k] = 0;
+        b->raw[k] = b->count[k] = 0;
         return;
     }
     uint32_t j = k + 1;
     while (j < b->nslots && b->cut[j] == NO_CUT) j++;
     uint32_t e = j < b->nslots ? b->cut[j] : b->nbytes;
-    uint32_t d = seg_containing(b->seg_off, b->nseg, p), m = 0;
-    uint32_t *out = b->tmp + b->cut[k];
+    uint32_t d = b->cut_seg[k], m = 0;
+    uint32_t *out = b->tmp + p;
     while (p < e) {
         while (b->seg_off[d + 1] <= p) d++;
         uint32_t ds = b->seg_off[d], n = b->seg_off[d + 1] - ds;
@@ -140,16 +226,74 @@ static HD void encode_body(const gb_tables *t, const gb_batch *b, uint32_t k)
             b->seg_local[d] = m;
         }
         uint32_t end = ds + (uint32_t)gb_pretok_next(t, b->text + ds, n, p - ds);
-        m += encode_piece(t, b, p, end - p, out + m);
+        m += encode_piece(t, b, k, p, end - p, out + m);
         p = end;
     }
-    b->count[k] = m;
+    b->raw[k] = b->count[k] = m;
+}
+
+/* Merges queue entry i and adds its extra ids to its chunk's count. */
+static HD void merge_body(const gb_tables *t, const gb_batch *b, uint32_t i)
+{
+    gb_merge_piece *m = &b->merges[i];
+    uint32_t n = gb_merge(t, b->text + m->p, m->len, b->merged + m->p);
+    m->nids = (uint16_t)n;
+    add_count(&b->count[m->chunk], n - 1);
+}
+
+/* The queue entry of the i-th merge in buckets lo..hi-1 (bucket by bucket,
+ * the longest pieces first, so that they start first), or UINT32_MAX past
+ * the last. */
+static HD uint32_t merge_entry(const gb_batch *b, uint32_t i, uint32_t lo, uint32_t hi)
+{
+    for (uint32_t bk = hi; bk-- > lo;) {
+        uint32_t n = b->counters->nmerge[bk];
+        if (i < n) return b->merge_base[bk] + i;
+        i -= n;
+    }
+    return UINT32_MAX;
+}
+
+/* How many ids scratch entry id stands for (long pieces count 1 until the host expands them). */
+static HD uint32_t ids_of(const gb_batch *b, uint32_t id)
+{
+    return id & GB_MERGED ? b->merges[id & GB_MARK_INDEX].nids : 1;
+}
+
+/* Writes the ids scratch entry id stands for at dst (a long piece's
+ * marker as it is, noting where it lands). */
+static HD void put_ids(const gb_batch *b, uint32_t id, uint32_t *dst)
+{
+    if (!(id & GB_MERGED)) {
+        dst[0] = id;
+        if (id & GB_LONG_PIECE) b->longs[id & GB_MARK_INDEX].at = (uint32_t)(dst - b->ids);
+        return;
+    }
+    const gb_merge_piece *m = &b->merges[id & GB_MARK_INDEX];
+    for (uint32_t j = 0; j < m->nids; j++) dst[j] = b->merged[m->p + j];
 }
 
 static HD void first_body(const gb_batch *b, uint32_t d)
 {
-    bool empty = b->seg_off[d] == b->seg_off[d + 1];
-    b->first[d] = empty ? NO_FIRST : b->off[b->seg_chunk[d]] + b->seg_local[d];
+    if (b->seg_off[d] == b->seg_off[d + 1]) {
+        b->first[d] = NO_FIRST;
+        return;
+    }
+    uint32_t k = b->seg_chunk[d], at = b->off[k];
+    const uint32_t *src = b->tmp + b->cut[k];
+    for (uint32_t r = 0; r < b->seg_local[d]; r++) at += ids_of(b, src[r]);
+    b->first[d] = at;
+}
+
+/* One thread's share of the gather (emulation): chunk k's ids in order. */
+static void gather_body(const gb_batch *b, uint32_t k)
+{
+    const uint32_t *src = b->tmp + b->cut[k];
+    uint32_t *dst = b->ids + b->off[k];
+    for (uint32_t r = 0; r < b->raw[k]; r++) {
+        put_ids(b, src[r], dst);
+        dst += ids_of(b, src[r]);
+    }
 }
 
 /* ---- kernels ---- */
@@ -166,18 +310,68 @@ __global__ void encode_kernel(gb_tables t, gb_batch b)
     if (k < b.nslots) encode_body(&t, &b, k);
 }
 
+__global__ void merge_kernel(gb_tables t, gb_batch b)
+{
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;; i += gridDim.x * blockDim.x) {
+        uint32_t e = merge_entry(&b, i, 0, WARP_BUCKETS);
+        if (e == UINT32_MAX) return;
+        merge_body(&t, &b, e);
+    }
+}
+
+/* One warp per piece of the buckets from WARP_BUCKETS on (gb_merge_warp). */
+__global__ void merge_warp_kernel(gb_tables t, gb_batch b)
+{
+    __shared__ gb_warp_merge work[THREADS / WARP];
+    uint32_t lane = threadIdx.x % WARP, nwarps = gridDim.x * blockDim.x / WARP;
+    gb_warp_merge *w = &work[threadIdx.x / WARP];
+    for (uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / WARP;; k += nwarps) {
+        uint32_t e = merge_entry(&b, k, WARP_BUCKETS, NBUCKETS);
+        if (e == UINT32_MAX) return;
+        gb_merge_piece *m = &b.merges[e];
+        uint32_t n = gb_merge_warp(&t, b.text + m->p, m->len, b.merged + m->p, w);
+        if (lane == 0) {
+            m->nids = (uint16_t)n;
+            atomicAdd(&b.count[m->chunk], n - 1);
+        }
+        __syncwarp();
+    }
+}
+
+/* One warp per chunk: each lane takes one scratch entry of a window of 32,
+ * a warp scan of their id counts gives each its place. */
 __global__ void gather_kernel(gb_batch b)
 {
     uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / WARP, lane = threadIdx.x % WARP;
     if (k >= b.nslots) return;
-    uint32_t n = b.count[k];
+    uint32_t n = b.raw[k], at = b.off[k];
     const uint32_t *src = b.tmp + (n ? b.cut[k] : 0);
-    uint32_t *dst = b.ids + b.off[k];
-    for (uint32_t i = lane; i < n; i += WARP) dst[i] = src[i];
-    if (k == b.nslots - 1 && lane == 0) {
-        b.info->total = b.off[k] + n;
-        b.info->nlong = *b.nlong;
+    for (uint32_t w = 0; w < n; w += WARP) {
+        uint32_t id = 0, size = 0;
+        if (w + lane < n) id = src[w + lane], size = ids_of(&b, id);
+        uint32_t end = size; /* inclusive scan */
+        for (uint32_t d = 1; d < WARP; d *= 2) {
+            uint32_t y = __shfl_up_sync(FULL_WARP, end, d);
+            if (lane >= d) end += y;
+        }
+        if (size) put_ids(&b, id, b.ids + at + end - size);
+        at += __shfl_sync(FULL_WARP, end, WARP - 1);
     }
+    if (k == b.nslots - 1 && lane == 0) {
+        b.counters->total = b.info->total = at;
+        b.info->nlong = b.counters->nlong;
+    }
+}
+
+/* Copies the gathered ids to mapped host memory, 16 bytes per thread and
+ * step, so that each warp writes whole 512-byte runs over PCIe. */
+__global__ void copy_ids_kernel(gb_batch b)
+{
+    uint32_t n = b.counters->total, stride = gridDim.x * blockDim.x, tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint4 *src = (const uint4 *)b.ids;
+    uint4 *dst = (uint4 *)b.host_ids;
+    for (uint32_t i = tid; i < n / 4; i += stride) dst[i] = src[i];
+    if (tid < n % 4) b.host_ids[n / 4 * 4 + tid] = b.ids[n / 4 * 4 + tid];
 }
 
 __global__ void first_kernel(gb_batch b)
@@ -211,7 +405,7 @@ typedef struct {
     void *d_cub;
     size_t cub_bytes;
     cudaStream_t stream;
-    cudaEvent_t phase[GPU_BPE_PHASES + 1]; /* before cut, encode, scan, gather; after gather */
+    cudaEvent_t phase[GPU_BPE_PHASES + 1]; /* before cut, encode, merge, scan, gather, copy; after copy */
     /* which segments it holds */
     size_t seg_begin, seg_end;
     bool busy;
@@ -224,15 +418,19 @@ struct gpu_bpe {
     void *dev_mem[8]; /* table copies */
     int ndev_mem;
     batch_slot slots[NSLOTS];
-    double kernel_seconds, phase_seconds[GPU_BPE_PHASES];
+    size_t batch_bytes; /* what the slots hold */
+    int copy_blocks;
+    double kernel_seconds, phase_seconds[GPU_BPE_PHASES], host_seconds[GPU_BPE_HOST_PHASES];
     uint32_t slot_bytes;
     int in_flight; /* batch slots used: NSLOTS, or 1 to time kernels alone */
     int host_threads;
+    wpool *pool;
     bpe_scratch scratch[HOST_THREADS_MAX];
     tok_ids long_ids[HOST_THREADS_MAX]; /* long pieces' ids, by the thread that merged them */
     uint32_t *long_at, *long_n;         /* per long piece: where in long_ids[i % threads], how many */
     segment *segs;
     size_t nsegs, segs_cap;
+    size_t packed, unpacked_bytes; /* batches packed in this call; bytes of segments not yet packed */
 };
 
 #define CUDA_TRY(call)                                                                             \
@@ -313,60 +511,88 @@ static int device_tables(gpu_bpe *g, wbuf *err)
     d->pair_id = (const uint32_t *)p;
     if (to_device(g, v->byte_id, sizeof v->byte_id, &p, err)) return -1;
     d->byte_id = (const uint32_t *)p;
+    int dev, sms = 0;
+    CUDA_TRY(cudaGetDevice(&dev));
+    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    g->copy_blocks = (sms > 0 ? sms : 1) * COPY_BLOCKS_PER_SM;
     return 0;
 }
 
-#define MAX_SLOTS ((BATCH_BYTES + MIN_SLOT_BYTES - 1) / MIN_SLOT_BYTES)
-#define MAX_LONGS (BATCH_BYTES / (BPE_SCAN_MAX + 1) + 1)
+static size_t max_slots(size_t batch_bytes) { return batch_bytes / MIN_SLOT_BYTES + 1; }
+static size_t max_longs(size_t batch_bytes) { return batch_bytes / (GB_MERGE_MAX + 1) + 1; }
 
-/* Allocates a batch slot's buffers: on the device, or (emulation) on the host. */
+/* Sets the merge queue's bucket bases for batches of up to batch_bytes; returns the entries it needs. */
+static size_t merge_layout(gb_batch *b, size_t batch_bytes)
+{
+    size_t n = 0;
+    for (uint32_t bk = 0; bk < NBUCKETS; bk++) {
+        b->merge_base[bk] = (uint32_t)n;
+        n += bucket_cap(bk, batch_bytes);
+    }
+    return n;
+}
+
+/* Allocates a batch slot's buffers for batches of g->batch_bytes: on the
+ * device (ids, first ids, long pieces and counters in mapped host memory),
+ * or (emulation) on the host. */
 static int slot_alloc(gpu_bpe *g, batch_slot *s, wbuf *err)
 {
     gb_batch *b = &s->b;
+    size_t bytes = g->batch_bytes, nslots = max_slots(bytes), nlongs = max_longs(bytes);
+    size_t nmerges = merge_layout(b, bytes);
     if (g->mode == GPU_BPE_EMULATE) {
-        s->h_text = (uint8_t *)xmalloc(BATCH_BYTES);
+        s->h_text = (uint8_t *)xmalloc(bytes);
         s->h_seg_off = (uint32_t *)xmalloc((BATCH_SEGS + 1) * sizeof(uint32_t));
         s->h_info = (gb_info *)xmalloc(sizeof(gb_info));
-        s->h_ids = (uint32_t *)xmalloc(BATCH_BYTES * sizeof(uint32_t));
+        s->h_ids = (uint32_t *)xmalloc(bytes * sizeof(uint32_t));
         s->h_first = (uint32_t *)xmalloc(BATCH_SEGS * sizeof(uint32_t));
-        s->h_longs = (gb_long *)xmalloc(MAX_LONGS * sizeof(gb_long));
-        b->cut = (uint32_t *)xmalloc(MAX_SLOTS * sizeof(uint32_t));
-        b->count = (uint32_t *)xmalloc(MAX_SLOTS * sizeof(uint32_t));
-        b->off = (uint32_t *)xmalloc(MAX_SLOTS * sizeof(uint32_t));
-        b->tmp = (uint32_t *)xmalloc(BATCH_BYTES * sizeof(uint32_t));
+        s->h_longs = (gb_long *)xmalloc(nlongs * sizeof(gb_long));
+        b->cut = (uint32_t *)xmalloc(nslots * sizeof(uint32_t));
+        b->cut_seg = (uint32_t *)xmalloc(nslots * sizeof(uint32_t));
+        b->raw = (uint32_t *)xmalloc(nslots * sizeof(uint32_t));
+        b->count = (uint32_t *)xmalloc(nslots * sizeof(uint32_t));
+        b->off = (uint32_t *)xmalloc(nslots * sizeof(uint32_t));
+        b->tmp = (uint32_t *)xmalloc(bytes * sizeof(uint32_t));
+        b->merged = (uint32_t *)xmalloc(bytes * sizeof(uint32_t));
+        b->merges = (gb_merge_piece *)xmalloc(nmerges * sizeof(gb_merge_piece));
         b->seg_chunk = (uint32_t *)xmalloc(BATCH_SEGS * sizeof(uint32_t));
         b->seg_local = (uint32_t *)xmalloc(BATCH_SEGS * sizeof(uint32_t));
-        b->nlong = (uint32_t *)xmalloc(sizeof(uint32_t));
+        b->counters = (gb_counters *)xmalloc(sizeof(gb_counters));
         b->text = s->h_text;
         b->seg_off = s->h_seg_off;
         b->longs = s->h_longs;
-        b->ids = s->h_ids;
+        b->ids = b->host_ids = s->h_ids;
         b->first = s->h_first;
         b->info = s->h_info;
         return 0;
     }
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_text, BATCH_BYTES, cudaHostAllocDefault));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_text, bytes, cudaHostAllocDefault));
     CUDA_TRY(cudaHostAlloc((void **)&s->h_seg_off, (BATCH_SEGS + 1) * sizeof(uint32_t), cudaHostAllocDefault));
     CUDA_TRY(cudaHostAlloc((void **)&s->h_info, sizeof(gb_info), cudaHostAllocMapped));
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_ids, BATCH_BYTES * sizeof(uint32_t), cudaHostAllocMapped));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_ids, bytes * sizeof(uint32_t), cudaHostAllocMapped));
     CUDA_TRY(cudaHostAlloc((void **)&s->h_first, BATCH_SEGS * sizeof(uint32_t), cudaHostAllocMapped));
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_longs, MAX_LONGS * sizeof(gb_long), cudaHostAllocMapped));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_longs, nlongs * sizeof(gb_long), cudaHostAllocMapped));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->info, s->h_info, 0));
-    CUDA_TRY(cudaHostGetDevicePointer((void **)&b->ids, s->h_ids, 0));
+    CUDA_TRY(cudaHostGetDevicePointer((void **)&b->host_ids, s->h_ids, 0));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->first, s->h_first, 0));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->longs, s->h_longs, 0));
-    CUDA_TRY(cudaMalloc((void **)&s->d_text, BATCH_BYTES));
+    CUDA_TRY(cudaMalloc((void **)&s->d_text, bytes));
     CUDA_TRY(cudaMalloc((void **)&s->d_seg_off, (BATCH_SEGS + 1) * sizeof(uint32_t)));
-    CUDA_TRY(cudaMalloc((void **)&b->cut, MAX_SLOTS * sizeof(uint32_t)));
-    CUDA_TRY(cudaMalloc((void **)&b->count, MAX_SLOTS * sizeof(uint32_t)));
-    CUDA_TRY(cudaMalloc((void **)&b->off, MAX_SLOTS * sizeof(uint32_t)));
-    CUDA_TRY(cudaMalloc((void **)&b->tmp, BATCH_BYTES * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->cut, nslots * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->cut_seg, nslots * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->raw, nslots * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->count, nslots * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->off, nslots * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->tmp, bytes * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->merged, bytes * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->ids, bytes * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->merges, nmerges * sizeof(gb_merge_piece)));
     CUDA_TRY(cudaMalloc((void **)&b->seg_chunk, BATCH_SEGS * sizeof(uint32_t)));
     CUDA_TRY(cudaMalloc((void **)&b->seg_local, BATCH_SEGS * sizeof(uint32_t)));
-    CUDA_TRY(cudaMalloc((void **)&b->nlong, sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&b->counters, sizeof(gb_counters)));
     b->text = s->d_text;
     b->seg_off = s->d_seg_off;
-    CUDA_TRY(cub::DeviceScan::ExclusiveSum(NULL, s->cub_bytes, b->count, b->off, (int)MAX_SLOTS));
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(NULL, s->cub_bytes, b->count, b->off, (int)nslots));
     CUDA_TRY(cudaMalloc(&s->d_cub, s->cub_bytes));
     CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     for (int i = 0; i <= GPU_BPE_PHASES; i++) CUDA_TRY(cudaEventCreate(&s->phase[i]));
@@ -378,18 +604,46 @@ static void slot_free(gpu_bpe *g, batch_slot *s)
     gb_batch *b = &s->b;
     if (g->mode == GPU_BPE_EMULATE) {
         free(s->h_text), free(s->h_seg_off), free(s->h_info), free(s->h_ids), free(s->h_first);
-        free(s->h_longs), free(b->cut), free(b->count), free(b->off), free(b->tmp);
-        free(b->seg_chunk), free(b->seg_local), free(b->nlong);
-        return;
+        free(s->h_longs), free(b->cut), free(b->cut_seg), free(b->raw), free(b->count), free(b->off);
+        free(b->tmp), free(b->merged), free(b->merges), free(b->seg_chunk), free(b->seg_local), free(b->counters);
+    } else {
+        if (s->stream) cudaStreamSynchronize(s->stream);
+        cudaFreeHost(s->h_text), cudaFreeHost(s->h_seg_off), cudaFreeHost(s->h_info), cudaFreeHost(s->h_ids);
+        cudaFreeHost(s->h_first), cudaFreeHost(s->h_longs);
+        cudaFree(s->d_text), cudaFree(s->d_seg_off), cudaFree(b->cut), cudaFree(b->cut_seg), cudaFree(b->raw);
+        cudaFree(b->count), cudaFree(b->off), cudaFree(b->tmp), cudaFree(b->merged), cudaFree(b->merges), cudaFree(b->ids);
+        cudaFree(b->seg_chunk), cudaFree(b->seg_local), cudaFree(b->counters), cudaFree(s->d_cub);
+        if (s->stream) cudaStreamDestroy(s->stream);
+        for (int i = 0; i <= GPU_BPE_PHASES; i++)
+            if (s->phase[i]) cudaEventDestroy(s->phase[i]);
     }
-    if (s->stream) cudaStreamSynchronize(s->stream);
-    cudaFreeHost(s->h_text), cudaFreeHost(s->h_seg_off), cudaFreeHost(s->h_info), cudaFreeHost(s->h_ids);
-    cudaFreeHost(s->h_first), cudaFreeHost(s->h_longs);
-    cudaFree(s->d_text), cudaFree(s->d_seg_off), cudaFree(b->cut), cudaFree(b->count), cudaFree(b->off);
-    cudaFree(b->tmp), cudaFree(b->seg_chunk), cudaFree(b->seg_local), cudaFree(b->nlong), cudaFree(s->d_cub);
-    if (s->stream) cudaStreamDestroy(s->stream);
-    for (int i = 0; i <= GPU_BPE_PHASES; i++)
-        if (s->phase[i]) cudaEventDestroy(s->phase[i]);
+    memset(s, 0, sizeof *s);
+}
+
+/* (Re)allocates every batch slot and the long-piece tables for batches of batch_bytes. */
+static int alloc_slots(gpu_bpe *g, size_t batch_bytes, wbuf *err)
+{
+    for (int i = 0; i < NSLOTS; i++) slot_free(g, &g->slots[i]);
+    g->batch_bytes = batch_bytes;
+    g->long_at = (uint32_t *)xrealloc(g->long_at, max_longs(batch_bytes) * sizeof(uint32_t));
+    g->long_n = (uint32_t *)xrealloc(g->long_n, max_longs(batch_bytes) * sizeof(uint32_t));
+    for (int i = 0; i < NSLOTS; i++)
+        if (slot_alloc(g, &g->slots[i], err)) return -1;
+    return 0;
+}
+
+/* A host task: fn(arg, t, nt). */
+typedef struct {
+    void (*fn)(void *arg, int t, int nt);
+    void *arg;
+    int t, nt;
+} host_task;
+
+static void host_task_run(void *ctx, int worker, void *item)
+{
+    (void)ctx, (void)worker;
+    host_task *h = (host_task *)item;
+    h->fn(h->arg, h->t, h->nt);
 }
 
 extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err)
@@ -401,12 +655,11 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
     g->in_flight = NSLOTS;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     g->host_threads = cpus < 1 ? 1 : cpus > HOST_THREADS_MAX ? HOST_THREADS_MAX : (int)cpus;
-    g->long_at = (uint32_t *)xmalloc(MAX_LONGS * sizeof(uint32_t));
-    g->long_n = (uint32_t *)xmalloc(MAX_LONGS * sizeof(uint32_t));
+    g->pool = pool_create(g->host_threads, g->host_threads, host_task_run, NULL);
     host_tables(t, &g->host_tables);
     int rc = 0;
     if (mode == GPU_BPE_DEVICE) rc = device_tables(g, err);
-    for (int i = 0; i < NSLOTS && !rc; i++) rc = slot_alloc(g, &g->slots[i], err);
+    if (!rc) rc = alloc_slots(g, BATCH_BYTES, err);
     if (rc) {
         gpu_bpe_close(g);
         return NULL;
@@ -420,16 +673,20 @@ extern "C" void gpu_bpe_close(gpu_bpe *g)
     for (int i = 0; i < NSLOTS; i++) slot_free(g, &g->slots[i]);
     for (int i = 0; i < g->ndev_mem; i++) cudaFree(g->dev_mem[i]);
     for (int t = 0; t < HOST_THREADS_MAX; t++) bpe_scratch_free(&g->scratch[t]), ids_free(&g->long_ids[t]);
+    if (g->pool) pool_destroy(g->pool);
     free(g->long_at), free(g->long_n);
     free(g->segs);
     free(g);
 }
 
-extern "C" void gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, bool overlap)
+extern "C" int gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, size_t batch_bytes, bool overlap, wbuf *err)
 {
-    size_t b = chunk_bytes;
-    g->slot_bytes = (uint32_t)(b < MIN_SLOT_BYTES ? MIN_SLOT_BYTES : b > MAX_SLOT_BYTES ? MAX_SLOT_BYTES : b);
+    size_t c = chunk_bytes;
+    g->slot_bytes = (uint32_t)(c < MIN_SLOT_BYTES ? MIN_SLOT_BYTES : c > MAX_SLOT_BYTES ? MAX_SLOT_BYTES : c);
     g->in_flight = overlap ? NSLOTS : 1;
+    size_t b = batch_bytes ? batch_bytes : BATCH_BYTES;
+    b = b < MIN_BATCH_BYTES ? MIN_BATCH_BYTES : b > MAX_BATCH_BYTES ? MAX_BATCH_BYTES : b;
+    return b == g->batch_bytes ? 0 : alloc_slots(g, b, err);
 }
 
 extern "C" double gpu_bpe_kernel_seconds(const gpu_bpe *g) { return g->kernel_seconds; }
@@ -439,33 +696,27 @@ extern "C" void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_P
     memcpy(seconds, g->phase_seconds, sizeof g->phase_seconds);
 }
 
-typedef struct {
-    void (*fn)(void *arg, int t, int nt);
-    void *arg;
-    int t, nt;
-} host_task;
-
-static void *host_task_run(void *p)
+extern "C" void gpu_bpe_host_seconds(const gpu_bpe *g, double seconds[GPU_BPE_HOST_PHASES])
 {
-    host_task *h = (host_task *)p;
-    h->fn(h->arg, h->t, h->nt);
-    return NULL;
+    memcpy(seconds, g->host_seconds, sizeof g->host_seconds);
 }
 
-/* Runs fn(arg, t, nt) for every t < nt, on nt threads (t = 0 on the caller). */
-static void run_parallel(void (*fn)(void *, int, int), void *arg, int nt)
+static double seconds_now(void)
 {
-    pthread_t th[HOST_THREADS_MAX];
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Runs fn(arg, t, nt) for every t < nt on the pool's threads and waits for all. */
+static void run_parallel(gpu_bpe *g, void (*fn)(void *, int, int), void *arg, int nt)
+{
     host_task h[HOST_THREADS_MAX];
-    int started = 1;
-    for (int t = 1; t < nt; t++) {
+    for (int t = 0; t < nt; t++) {
         h[t] = (host_task){fn, arg, t, nt};
-        if (pthread_create(&th[t], NULL, host_task_run, &h[t])) break;
-        started++;
+        pool_push(g->pool, &h[t]);
     }
-    for (int t = started; t < nt; t++) fn(arg, t, nt); /* no thread: do it here */
-    fn(arg, 0, nt);
-    for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+    for (int t = 0; t < nt; t++) pool_pop(g->pool);
 }
 
 static void push_segment(gpu_bpe *g, segment s)
@@ -477,24 +728,27 @@ static void push_segment(gpu_bpe *g, segment s)
     g->segs[g->nsegs++] = s;
 }
 
-/* Splits the documents into segments of at most BATCH_BYTES, cutting long
+/* Splits the documents into segments of at most a batch, cutting long
  * documents at safe cuts (in the second half of each stretch when there is
  * one there); a stretch with no safe cut at all goes to the host. */
 static void make_segments(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs)
 {
+    size_t max = g->batch_bytes;
     g->nsegs = 0;
+    g->unpacked_bytes = 0;
     for (size_t d = 0; d < ndocs; d++) {
         const uint8_t *s = (const uint8_t *)texts[d];
         size_t n = lens[d], pos = 0;
-        while (n - pos > BATCH_BYTES) {
-            size_t c = gb_find_cut(&g->host_tables, s, n, pos + BATCH_BYTES / 2, pos + BATCH_BYTES);
-            if (!c) c = gb_find_cut(&g->host_tables, s, n, pos, pos + BATCH_BYTES);
+        while (n - pos > max) {
+            size_t c = gb_find_cut(&g->host_tables, s, n, pos + max / 2, pos + max);
+            if (!c) c = gb_find_cut(&g->host_tables, s, n, pos, pos + max);
             if (!c) break;
             push_segment(g, (segment){d, s + pos, c - pos, false});
             pos = c;
         }
-        bool cpu = n - pos > BATCH_BYTES;
+        bool cpu = n - pos > max;
         push_segment(g, (segment){d, s + pos, n - pos, cpu});
+        g->unpacked_bytes += n;
     }
 }
 
@@ -516,32 +770,48 @@ static void copy_texts(void *arg, int t, int nt)
     }
 }
 
-/* Packs segments from *next into slot s, as many as fit; a host-only
- * segment goes alone. */
+/* Text for the next batch: the first batches of a call double from
+ * MIN_BATCH_BYTES, and near the end each takes half of what is left, so the
+ * device starts early and the host's last unpack is short. */
+static size_t batch_limit(const gpu_bpe *g)
+{
+    size_t limit = g->batch_bytes, ramp = g->packed < 16 ? MIN_BATCH_BYTES << g->packed : limit;
+    size_t tail = g->unpacked_bytes / 2 > MIN_BATCH_BYTES ? g->unpacked_bytes / 2 : MIN_BATCH_BYTES;
+    if (ramp < limit) limit = ramp;
+    if (tail < limit) limit = tail;
+    return limit;
+}
+
+/* Packs segments from *next into slot s: the first always, more while they
+ * fit batch_limit(); a host-only segment goes alone. */
 static void pack(gpu_bpe *g, batch_slot *s, size_t *next)
 {
-    size_t i = *next, bytes = 0;
+    size_t i = *next, bytes = 0, limit = batch_limit(g);
     s->seg_begin = i;
+    g->packed++;
     if (g->segs[i].cpu) {
         s->seg_end = i + 1;
         *next = i + 1;
+        g->unpacked_bytes -= g->segs[i].len;
         return;
     }
     s->h_seg_off[0] = 0;
-    while (i < g->nsegs && !g->segs[i].cpu && i - s->seg_begin < BATCH_SEGS && bytes + g->segs[i].len <= BATCH_BYTES) {
+    while (i < g->nsegs && !g->segs[i].cpu && i - s->seg_begin < BATCH_SEGS &&
+           (i == s->seg_begin || bytes + g->segs[i].len <= limit)) {
         bytes += g->segs[i].len;
         s->h_seg_off[i - s->seg_begin + 1] = (uint32_t)bytes;
         i++;
     }
     s->seg_end = i;
     *next = i;
+    g->unpacked_bytes -= bytes;
     gb_batch *b = &s->b;
     b->nbytes = (uint32_t)bytes;
     b->nseg = (uint32_t)(i - s->seg_begin);
     b->slot_bytes = g->slot_bytes;
     b->nslots = (uint32_t)((bytes + g->slot_bytes - 1) / g->slot_bytes);
     slot_job job = {g, s};
-    if (bytes) run_parallel(copy_texts, &job, g->host_threads);
+    if (bytes) run_parallel(g, copy_texts, &job, g->host_threads);
 }
 
 static uint32_t blocks(size_t n, size_t per_block) { return (uint32_t)((n + per_block - 1) / per_block); }
@@ -558,46 +828,57 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
     }
     if (g->mode == GPU_BPE_EMULATE) {
         const gb_tables *t = &g->host_tables;
-        *b->nlong = 0;
+        memset(b->counters, 0, sizeof *b->counters);
         for (uint32_t k = 0; k < b->nslots; k++) cut_body(t, b, k);
         for (uint32_t k = 0; k < b->nslots; k++) encode_body(t, b, k);
+        for (uint32_t i = 0, e; (e = merge_entry(b, i, 0, NBUCKETS)) != UINT32_MAX; i++) merge_body(t, b, e);
         uint32_t sum = 0;
         for (uint32_t k = 0; k < b->nslots; k++) b->off[k] = sum, sum += b->count[k];
-        for (uint32_t k = 0; k < b->nslots; k++)
-            if (b->count[k]) memcpy(b->ids + b->off[k], b->tmp + b->cut[k], b->count[k] * sizeof(uint32_t));
+        for (uint32_t k = 0; k < b->nslots; k++) gather_body(b, k);
         b->info->total = sum;
-        b->info->nlong = *b->nlong;
+        b->info->nlong = b->counters->nlong;
         for (uint32_t d = 0; d < b->nseg; d++) first_body(b, d);
         return 0;
     }
     cudaStream_t st = s->stream;
     CUDA_TRY(cudaMemcpyAsync(s->d_text, s->h_text, b->nbytes, cudaMemcpyHostToDevice, st));
     CUDA_TRY(cudaMemcpyAsync(s->d_seg_off, s->h_seg_off, (b->nseg + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
-    CUDA_TRY(cudaMemsetAsync(b->nlong, 0, sizeof(uint32_t), st));
+    CUDA_TRY(cudaMemsetAsync(b->counters, 0, sizeof(gb_counters), st));
     CUDA_TRY(cudaEventRecord(s->phase[0], st));
     cut_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
     CUDA_TRY(cudaEventRecord(s->phase[1], st));
     encode_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
     CUDA_TRY(cudaEventRecord(s->phase[2], st));
-    CUDA_TRY(cub::DeviceScan::ExclusiveSum(s->d_cub, s->cub_bytes, b->count, b->off, (int)b->nslots, st));
+    uint32_t merge_threads = b->nbytes / BYTES_PER_MERGE_THREAD, merge_warps = b->nbytes / BYTES_PER_MERGE_WARP;
+    merge_warp_kernel<<<blocks((size_t)merge_warps * WARP + 1, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
+    merge_kernel<<<blocks(merge_threads + 1, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
     CUDA_TRY(cudaEventRecord(s->phase[3], st));
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(s->d_cub, s->cub_bytes, b->count, b->off, (int)b->nslots, st));
+    CUDA_TRY(cudaEventRecord(s->phase[4], st));
     gather_kernel<<<blocks((size_t)b->nslots * WARP, THREADS), THREADS, 0, st>>>(*b);
     first_kernel<<<blocks(b->nseg, THREADS), THREADS, 0, st>>>(*b);
-    CUDA_TRY(cudaEventRecord(s->phase[4], st));
+    CUDA_TRY(cudaEventRecord(s->phase[5], st));
+    copy_ids_kernel<<<g->copy_blocks, THREADS, 0, st>>>(*b);
+    CUDA_TRY(cudaEventRecord(s->phase[6], st));
     CUDA_TRY(cudaGetLastError());
     return 0;
 }
 
-/* Unpacking a batch's ids into the caller's array, in parallel: the ids are
- * split into equal ranges, one per thread; a long piece's marker expands to
- * the ids the host merge gives it, so each range first counts how much it
- * grows, then writes at its offset and notes where segments start. */
+/* Unpacking a batch's ids into the caller's array, in parallel. The device
+ * recorded where each long piece's marker landed; the host merges the long
+ * pieces, sorts the markers by place, and each thread copies its equal
+ * share of the batch's ids with memcpy, splicing in the merged ids of the
+ * markers in its share. */
+typedef struct {
+    uint32_t at, piece; /* marker's place in the batch's ids; long piece number */
+} long_mark;
+
 typedef struct {
     gpu_bpe *g;
     const batch_slot *s;
-    uint32_t *out;   /* where the batch's first id goes */
-    size_t *shift;   /* per thread: growth before its range (after count_growth: its own growth) */
-    size_t *seg_pos; /* per segment: output index of its first id */
+    uint32_t *out;      /* where the batch's first id goes */
+    const long_mark *marks; /* by place */
+    const size_t *grow; /* per mark: extra ids of the marks before it; one more entry: all of them */
 } unpack_job;
 
 static inline void id_range(uint32_t total, int t, int nt, uint32_t *lo, uint32_t *hi)
@@ -621,69 +902,59 @@ static void merge_long_pieces(void *arg, int t, int nt)
     }
 }
 
-static void count_growth(void *arg, int t, int nt)
+/* The number of marks placed before id place k. */
+static uint32_t marks_before(const long_mark *marks, uint32_t nmarks, uint32_t k)
 {
-    unpack_job *j = (unpack_job *)arg;
-    uint32_t lo, hi;
-    id_range(j->s->h_info->total, t, nt, &lo, &hi);
-    size_t grow = 0;
-    for (uint32_t k = lo; k < hi; k++)
-        if (j->s->h_ids[k] & GB_LONG_PIECE) grow += j->g->long_n[j->s->h_ids[k] & ~GB_LONG_PIECE] - 1;
-    j->shift[t] = grow;
-}
-
-static void write_ids(void *arg, int t, int nt)
-{
-    unpack_job *j = (unpack_job *)arg;
-    const batch_slot *s = j->s;
-    const gpu_bpe *g = j->g;
-    uint32_t lo, hi, nseg = s->b.nseg, d;
-    id_range(s->h_info->total, t, nt, &lo, &hi);
-    size_t shift = j->shift[t];
-    /* first segment starting at or after lo */
-    uint32_t a = 0, e = nseg;
+    uint32_t a = 0, e = nmarks;
     while (a < e) {
         uint32_t mid = (a + e) / 2;
-        if (s->h_first[mid] < lo) a = mid + 1;
+        if (marks[mid].at < k) a = mid + 1;
         else e = mid;
     }
-    d = a;
-    for (uint32_t k = lo; k < hi; k++) {
-        while (d < nseg && s->h_first[d] == k) j->seg_pos[d++] = k + shift;
-        uint32_t id = s->h_ids[k];
-        if (!(id & GB_LONG_PIECE)) {
-            j->out[k + shift] = id;
-            continue;
-        }
-        uint32_t i = id & ~GB_LONG_PIECE, n = g->long_n[i];
-        memcpy(j->out + k + shift, g->long_ids[i % nt].ids + g->long_at[i], n * sizeof(uint32_t));
-        shift += n - 1;
-    }
-    if (t == nt - 1)
-        while (d < nseg) j->seg_pos[d++] = hi + shift;
+    return a;
 }
 
-/* Copies id share t of nt as it is (a batch without long pieces). */
+/* Copies id share t of nt, the marks in it expanded. */
 static void copy_ids(void *arg, int t, int nt)
 {
     unpack_job *j = (unpack_job *)arg;
-    uint32_t lo, hi;
+    const gpu_bpe *g = j->g;
+    uint32_t lo, hi, nmarks = j->s->h_info->nlong;
     id_range(j->s->h_info->total, t, nt, &lo, &hi);
-    memcpy(j->out + lo, j->s->h_ids + lo, (size_t)(hi - lo) * sizeof(uint32_t));
+    const uint32_t *src = j->s->h_ids;
+    for (uint32_t k = lo, r = marks_before(j->marks, nmarks, lo); k < hi; r++) {
+        uint32_t end = r < nmarks && j->marks[r].at < hi ? j->marks[r].at : hi;
+        memcpy(j->out + k + j->grow[r], src + k, (size_t)(end - k) * sizeof(uint32_t));
+        if (end == hi) break;
+        uint32_t i = j->marks[r].piece;
+        memcpy(j->out + end + j->grow[r], g->long_ids[i % nt].ids + g->long_at[i], g->long_n[i] * sizeof(uint32_t));
+        k = end + 1;
+    }
+}
+
+static int mark_order(const void *a, const void *b)
+{
+    uint32_t x = ((const long_mark *)a)->at, y = ((const long_mark *)b)->at;
+    return (x > y) - (x < y);
 }
 
 /* Waits for slot s and appends its segments' ids to out. */
 static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf *err)
 {
     const segment *first_seg = &g->segs[s->seg_begin];
+    double t0 = seconds_now();
     s->busy = false;
     if (first_seg->cpu) {
         tokenizer_encode(g->tok, (const char *)first_seg->text, first_seg->len, false, &g->scratch[0], out);
         doc_end[first_seg->doc] = out->n;
+        g->host_seconds[2] += seconds_now() - t0;
         return 0;
     }
     if (g->mode == GPU_BPE_DEVICE && s->b.nbytes) {
         CUDA_TRY(cudaStreamSynchronize(s->stream));
+        double t1 = seconds_now();
+        g->host_seconds[1] += t1 - t0;
+        t0 = t1;
         for (int i = 0; i < GPU_BPE_PHASES; i++) {
             float ms = 0;
             CUDA_TRY(cudaEventElapsedTime(&ms, s->phase[i], s->phase[i + 1]));
@@ -698,30 +969,31 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
         else next_first = s->h_first[d];
     }
     int nt = g->host_threads;
-    size_t shift[HOST_THREADS_MAX], grown = total;
-    size_t *seg_pos = (size_t *)xmalloc(((size_t)nseg + 1) * sizeof *seg_pos);
-    unpack_job job = {g, s, NULL, shift, seg_pos};
-    if (s->h_info->nlong) {
-        run_parallel(merge_long_pieces, &job, nt);
-        run_parallel(count_growth, &job, nt);
-        for (int t = 0; t < nt; t++) {
-            size_t own = shift[t];
-            shift[t] = grown - total;
-            grown += own;
-        }
-    } else {
-        for (uint32_t d = 0; d < nseg; d++) seg_pos[d] = s->h_first[d];
+    uint32_t nlong = s->h_info->nlong;
+    long_mark *marks = (long_mark *)xmalloc(((size_t)nlong + 1) * sizeof *marks);
+    size_t *grow = (size_t *)xmalloc(((size_t)nlong + 1) * sizeof *grow);
+    unpack_job job = {g, s, NULL, marks, grow};
+    grow[0] = 0;
+    if (nlong) {
+        run_parallel(g, merge_long_pieces, &job, nt);
+        for (uint32_t i = 0; i < nlong; i++) marks[i] = (long_mark){s->h_longs[i].at, i};
+        qsort(marks, nlong, sizeof *marks, mark_order);
+        for (uint32_t r = 0; r < nlong; r++) grow[r + 1] = grow[r] + g->long_n[marks[r].piece] - 1;
     }
+    size_t grown = total + grow[nlong];
     if (out->cap < out->n + grown) {
         out->cap = (out->n + grown) * 2;
         out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
     }
     job.out = out->ids + out->n;
-    run_parallel(s->h_info->nlong ? write_ids : copy_ids, &job, nt);
-    for (uint32_t d = 0; d < nseg; d++)
-        doc_end[g->segs[s->seg_begin + d].doc] = out->n + (d + 1 < nseg ? seg_pos[d + 1] : grown);
+    run_parallel(g, copy_ids, &job, nt);
+    for (uint32_t d = 0; d < nseg; d++) {
+        size_t end = d + 1 < nseg ? s->h_first[d + 1] + grow[marks_before(marks, nlong, s->h_first[d + 1])] : grown;
+        doc_end[g->segs[s->seg_begin + d].doc] = out->n + end;
+    }
     out->n += grown;
-    free(seg_pos);
+    free(marks), free(grow);
+    g->host_seconds[2] += seconds_now() - t0;
     return 0;
 }
 
@@ -729,13 +1001,16 @@ extern "C" int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t
                               size_t *doc_end, wbuf *err)
 {
     make_segments(g, texts, lens, ndocs);
+    g->packed = 0;
     size_t next = 0;
     int turn = 0, rc = 0;
     while (next < g->nsegs && !rc) {
         batch_slot *s = &g->slots[turn];
         if (s->busy) rc = unpack(g, s, out, doc_end, err);
         if (rc) break;
+        double t0 = seconds_now();
         pack(g, s, &next);
+        g->host_seconds[0] += seconds_now() - t0;
         rc = launch(g, s, err);
         s->busy = true;
         turn = (turn + 1) % g->in_flight;

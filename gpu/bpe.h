@@ -2,18 +2,18 @@
  * tokenize/tokenizer_encode() (ordinary text, no special tokens), which is
  * the reference: the ids are identical for every input.
  *
- * A batch of documents goes to the device in one transfer; there each
- * document is cut into chunks at positions where every pre-tokenisation
- * pattern is sure to end a piece (a letter followed by a character that is
- * neither letter, mark nor apostrophe), one thread per chunk runs the same
- * scanner as tokenize/pretokenize.c over device copies of the Unicode class
- * tables, looks each piece up in a device copy of the vocabulary hash table
- * and merges the pieces that are not whole tokens by tiktoken's rule; the
- * ids are compacted with per-document offsets and written straight into
- * pinned host memory. Two batches are in flight so that transfers and host
- * work overlap compute. Pieces longer than BPE_SCAN_MAX bytes (a megabyte
- * of one letter) are merged on the host by tokenize/bpe.c, which keeps them
- * O(n log n).
+ * Batches of documents go to the device, several in flight on their own
+ * streams; there each document is cut into chunks at positions where every
+ * pre-tokenisation pattern is sure to end a piece (a letter followed by a
+ * character that is neither letter, mark nor apostrophe), one thread per
+ * chunk runs the same scanner as tokenize/pretokenize.c over device copies
+ * of the Unicode class tables and looks each piece up in a device copy of
+ * the vocabulary hash table; the pieces that are not whole tokens are
+ * queued and merged by tiktoken's rule in a second kernel, one thread per
+ * piece, grouped by length; the ids are compacted with per-document offsets
+ * and written straight into pinned host memory. Pieces longer than
+ * GB_MERGE_MAX (128) bytes (a megabyte of one letter) are merged on the host
+ * by tokenize/bpe.c, which keeps them O(n log n).
  *
  * The same functions exist in builds without CUDA (gpu/bpe_none.c), where
  * gpu_bpe_usable() says no; the "emulated" mode runs the very device code
@@ -52,18 +52,27 @@ int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, siz
                    size_t *doc_end, wbuf *err);
 
 /* Tuning for benchmarks (ids never depend on it): the text each
- * cut-finding thread scans (default 64 bytes, kept within 64..4096), and
+ * cut-finding thread scans (default 64 bytes, kept within 64..4096), the
+ * text per batch (0: the default, 32 MB; kept within 4..256 MB), and
  * whether batches overlap (default true; false runs one batch at a time,
- * so that kernel time is measured alone). */
-void gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, bool overlap);
+ * so that kernel time is measured alone). Returns 0, or -1 with a message
+ * in err when the batch buffers cannot be allocated (g is then unusable). */
+int gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, size_t batch_bytes, bool overlap, wbuf *err);
 
 /* Seconds the device spent in kernels (transfers excluded) since open. */
 double gpu_bpe_kernel_seconds(const gpu_bpe *g);
 
-/* The same split by phase: finding cuts, encoding chunks, the scan of id
- * counts, gathering ids into host memory. */
-#define GPU_BPE_PHASES 4
+/* The same split by phase: finding cuts, encoding chunks, merging the
+ * pieces that are not whole tokens, the scan of id counts, gathering ids,
+ * copying them into host memory. */
+#define GPU_BPE_PHASES 6
 void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES]);
+
+/* Seconds the calling thread spent since open packing texts into pinned
+ * memory, waiting for the device, and unpacking ids (with the merges of
+ * long pieces), in that order. */
+#define GPU_BPE_HOST_PHASES 3
+void gpu_bpe_host_seconds(const gpu_bpe *g, double seconds[GPU_BPE_HOST_PHASES]);
 
 /* Frees g and its device memory. */
 void gpu_bpe_close(gpu_bpe *g);

@@ -26,9 +26,9 @@
 #define GB_NO_RANK UINT32_MAX
 #define GB_HASH_MUL1 0x9E3779B97F4A7C15ull
 #define GB_HASH_MUL2 0xC2B2AE3D27D4EB4Full
-/* An id with this bit set stands for long piece number (id & ~GB_LONG_PIECE),
- * merged on the host. Real ids stay below 2^31. */
-#define GB_LONG_PIECE 0x80000000u
+/* Pieces up to this many bytes that are not one token are merged on the
+ * device (gb_merge); longer ones on the host by tokenize/bpe.c. */
+#define GB_MERGE_MAX 128
 
 /* Everything a thread reads besides the text: device (or host) pointers. */
 typedef struct {
@@ -259,16 +259,23 @@ static HD size_t gb_pretok_next(const gb_tables *t, const uint8_t *s, size_t n, 
 /* ---- safe cut points ---- */
 
 /* True when every family's scan, started anywhere before, ends a piece at
- * p: the character before p is a letter and the one at p is not a letter,
- * not a mark and not an apostrophe. Every alternative that can hold a
- * letter (letter runs, o200k's words with marks and a contraction after)
- * stops there, and no other alternative holds a letter. c1 is the class of
- * the character that ends at p, c2 that of the one at p (whose first byte
- * is b2). */
+ * p, so that scanning from p gives the pieces a scan of the whole text
+ * gives from there. c1 is the class of the character that ends at p, c2
+ * that of the one at p (whose first byte is b2). Three cases:
+ *  - a letter, then neither letter, mark nor apostrophe: every alternative
+ *    that can hold a letter (letter runs, o200k's words with marks and a
+ *    contraction after) stops there, and no other alternative holds one;
+ *  - a digit (\p{N}), then no digit: digits occur only in the digit
+ *    alternatives (\p{N}{1,3}, gpt2's " ?\p{N}+"), which stop there;
+ *  - neither letter, digit nor white space, then a digit: that character
+ *    is in a punctuation run (or o200k's marks of a word), which stops
+ *    before a digit, and it can prefix letters only, not digits. */
 static HD bool gb_is_safe_cut(uint8_t c1, uint8_t c2, uint8_t b2)
 {
     const uint8_t wordish = UCLASS_L | UCLASS_UPPERISH | UCLASS_LOWERISH;
-    return (c1 & UCLASS_L) && !(c2 & wordish) && b2 != '\'';
+    if (c1 & UCLASS_L) return !(c2 & wordish) && b2 != '\'';
+    if (c1 & UCLASS_N) return !(c2 & UCLASS_N);
+    return !(c1 & GB_CLASS_WORDY) && (c2 & UCLASS_N);
 }
 
 /* The first safe cut p with from < p < to (to <= n), or 0 when none.
@@ -328,34 +335,95 @@ static HD uint32_t gb_join_id(const gb_tables *t, const uint8_t *s, size_t len, 
     return id;
 }
 
-/* bpe.c's merge_by_scan for a piece of 2..BPE_SCAN_MAX bytes; writes the ids
- * to out and returns how many. */
-static HD size_t gb_merge_by_scan(const gb_tables *t, const uint8_t *s, size_t n, uint32_t *out)
+/* bpe.c's merge_by_scan (parts as a linked list over byte positions, the
+ * lowest rank joined first, the leftmost on ties) for a piece of
+ * 2..GB_MERGE_MAX bytes; writes the ids to out and returns how many. */
+static HD uint32_t gb_merge(const gb_tables *t, const uint8_t *s, uint32_t n, uint32_t *out)
 {
-    uint8_t start[BPE_SCAN_MAX + 1];
-    uint32_t rank[BPE_SCAN_MAX], join[BPE_SCAN_MAX], id[BPE_SCAN_MAX];
-    size_t nparts = n;
-    for (size_t i = 0; i <= n; i++) start[i] = (uint8_t)i;
-    for (size_t i = 0; i < n; i++) id[i] = t->byte_id[s[i]];
-    for (size_t i = 0; i + 1 < n; i++) join[i] = gb_join_id(t, s + i, 2, &rank[i]);
-    while (nparts > 1) {
-        size_t best = 0;
-        uint32_t best_rank = GB_NO_RANK;
-        for (size_t i = 0; i + 1 < nparts; i++)
-            if (rank[i] < best_rank) best_rank = rank[i], best = i;
-        if (best_rank == GB_NO_RANK) break;
-        id[best] = join[best];
-        for (size_t i = best + 1; i < nparts; i++) start[i] = start[i + 1];
-        for (size_t i = best + 1; i + 1 < nparts; i++) id[i] = id[i + 1];
-        for (size_t i = best + 1; i + 2 < nparts; i++) rank[i] = rank[i + 1], join[i] = join[i + 1];
-        nparts--;
-        if (best + 1 < nparts)
-            join[best] = gb_join_id(t, s + start[best], start[best + 2] - start[best], &rank[best]);
-        if (best > 0)
-            join[best - 1] = gb_join_id(t, s + start[best - 1], start[best + 1] - start[best - 1], &rank[best - 1]);
+    uint8_t next[GB_MERGE_MAX], prev[GB_MERGE_MAX]; /* n: none */
+    uint32_t rank[GB_MERGE_MAX], join[GB_MERGE_MAX], id[GB_MERGE_MAX];
+    for (uint32_t i = 0; i < n; i++) {
+        next[i] = (uint8_t)(i + 1);
+        prev[i] = (uint8_t)(i ? i - 1 : n);
+        id[i] = t->byte_id[s[i]];
     }
-    for (size_t k = 0; k < nparts; k++) out[k] = id[k];
-    return nparts;
+    for (uint32_t i = 0; i + 1 < n; i++) join[i] = gb_join_id(t, s + i, 2, &rank[i]);
+    rank[n - 1] = GB_NO_RANK;
+    for (;;) {
+        uint32_t best = 0, best_rank = GB_NO_RANK;
+        for (uint32_t p = 0; p + 1 < n; p++)
+            if (rank[p] < best_rank) best_rank = rank[p], best = p;
+        if (best_rank == GB_NO_RANK) break;
+        uint32_t gone = next[best], before = prev[best];
+        id[best] = join[best];
+        rank[gone] = GB_NO_RANK;
+        next[best] = next[gone];
+        if (next[best] < n) {
+            prev[next[best]] = (uint8_t)best;
+            join[best] = gb_join_id(t, s + best, next[next[best]] - best, &rank[best]);
+        } else {
+            rank[best] = GB_NO_RANK;
+        }
+        if (before < n) join[before] = gb_join_id(t, s + before, next[best] - before, &rank[before]);
+    }
+    uint32_t m = 0;
+    for (uint32_t p = 0; p < n; p = next[p]) out[m++] = id[p];
+    return m;
+}
+
+/* gb_merge's state for one warp, in shared memory. */
+typedef struct {
+    uint32_t rank[GB_MERGE_MAX], join[GB_MERGE_MAX], id[GB_MERGE_MAX];
+    uint8_t next[GB_MERGE_MAX], prev[GB_MERGE_MAX];
+} gb_warp_merge;
+
+/* gb_merge done by a whole warp (every lane calls it with the same piece):
+ * the lanes share the search for the lowest rank (leftmost on ties, as a
+ * minimum of rank << 32 | position) and the two lookups after each join,
+ * so a long piece costs O(n) steps of O(n / 32) each. Returns the number of
+ * ids, in every lane. */
+static __device__ uint32_t gb_merge_warp(const gb_tables *t, const uint8_t *s, uint32_t n, uint32_t *out,
+                                         gb_warp_merge *w)
+{
+    const uint32_t lane = threadIdx.x % 32, all = 0xFFFFFFFFu;
+    for (uint32_t i = lane; i < n; i += 32) {
+        w->next[i] = (uint8_t)(i + 1);
+        w->prev[i] = (uint8_t)(i ? i - 1 : n);
+        w->id[i] = t->byte_id[s[i]];
+        if (i + 1 < n) w->join[i] = gb_join_id(t, s + i, 2, &w->rank[i]);
+        else w->rank[i] = GB_NO_RANK;
+    }
+    __syncwarp();
+    for (;;) {
+        uint64_t best = UINT64_MAX;
+        for (uint32_t i = lane; i + 1 < n; i += 32) {
+            uint64_t key = (uint64_t)w->rank[i] << 32 | i;
+            if (key < best) best = key;
+        }
+        for (int d = 16; d; d >>= 1) {
+            uint64_t other = __shfl_xor_sync(all, best, d);
+            if (other < best) best = other;
+        }
+        uint32_t at = (uint32_t)best;
+        if ((uint32_t)(best >> 32) == GB_NO_RANK) break;
+        if (lane == 0) {
+            uint32_t gone = w->next[at];
+            w->id[at] = w->join[at];
+            w->rank[gone] = GB_NO_RANK;
+            w->next[at] = w->next[gone];
+            if (w->next[at] < n) w->prev[w->next[at]] = (uint8_t)at;
+            else w->rank[at] = GB_NO_RANK;
+        }
+        __syncwarp();
+        uint32_t after = w->next[at], before = w->prev[at];
+        if (lane == 0 && after < n) w->join[at] = gb_join_id(t, s + at, w->next[after] - at, &w->rank[at]);
+        if (lane == 1 && before < n) w->join[before] = gb_join_id(t, s + before, after - before, &w->rank[before]);
+        __syncwarp();
+    }
+    uint32_t m = 0;
+    if (lane == 0)
+        for (uint32_t p = 0; p < n; p = w->next[p]) out[m++] = w->id[p];
+    return __shfl_sync(all, m, 0);
 }
 
 #endif

@@ -23,9 +23,11 @@ int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, siz
     return -1;
 }
 
-void gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, bool overlap)
+int gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, size_t batch_bytes, bool overlap, wbuf *err)
 {
-    (void)g, (void)chunk_bytes, (void)overlap;
+    (void)g, (void)chunk_bytes, (void)batch_bytes, (void)overlap;
+    buf_puts(err, "winnow was built without CUDA (no nvcc at build time)");
+    return -1;
 }
 
 double gpu_bpe_kernel_seconds(const gpu_bpe *g)
@@ -38,6 +40,12 @@ void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES])
 {
     (void)g;
     for (int i = 0; i < GPU_BPE_PHASES; i++) seconds[i] = 0;
+}
+
+void gpu_bpe_host_seconds(const gpu_bpe *g, double seconds[GPU_BPE_HOST_PHASES])
+{
+    (void)g;
+    for (int i = 0; i < GPU_BPE_HOST_PHASES; i++) seconds[i] = 0;
 }
 
 void gpu_bpe_close(gpu_bpe *g) { (void)g; }
