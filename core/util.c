@@ -105,6 +105,15 @@ long long parse_count(const char *s)
     return (long long)(v * mul);
 }
 
+bool option_name_equal(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a == '-' ? '_' : *a, y = *b == '-' ? '_' : *b;
+        if (x != y) return false;
+    }
+    return *a == *b;
+}
+
 char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
