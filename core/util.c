@@ -47,12 +47,18 @@ char *xstrdup(const char *s)
     return d;
 }
 
-double now_seconds(void)
+static double clock_seconds(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+double now_seconds(void) { return clock_seconds(CLOCK_MONOTONIC); }
+
+double thread_cpu_seconds(void) { return clock_seconds(CLOCK_THREAD_CPUTIME_ID); }
+
+double process_cpu_seconds(void) { return clock_seconds(CLOCK_PROCESS_CPUTIME_ID); }
 
 static void vmessage(const char *fmt, va_list ap)
 {

@@ -25,6 +25,12 @@ char *xstrdup(const char *s);
 /* Seconds on a monotonic clock. */
 double now_seconds(void);
 
+/* CPU seconds (user + system) the calling thread has used. */
+double thread_cpu_seconds(void);
+
+/* CPU seconds (user + system) this process has used, all its threads together. */
+double process_cpu_seconds(void);
+
 /* Prints "winnow STAGE: message" on stderr. */
 void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -14,6 +14,7 @@
 #include "core/buf.h"
 #include "core/output.h"
 #include "core/util.h"
+#include "pipeline/stage_options.h"
 
 #define PLAN_MAGIC "winnow-pipeline-plan 1"
 
@@ -211,6 +212,7 @@ void pl_plan_load(const char *pipeline_path, pl_plan *p)
     memset(p, 0, sizeof *p);
     char err[PATH_MAX + 256];
     if (pl_config_load(pipeline_path, &p->cfg, err, sizeof err) != 0) dief(EXIT_USAGE, "%s", err);
+    if (pl_stage_options_read(&p->cfg, &p->ingest, &p->filter, err, sizeof err) != 0) dief(EXIT_USAGE, "%s", err);
     p->has_filter = pl_config_section(&p->cfg, "filter") != NULL;
     p->has_dedup = pl_config_section(&p->cfg, "dedup") != NULL;
     p->has_tokenize = pl_config_section(&p->cfg, "tokenize") != NULL;
@@ -237,5 +239,6 @@ void pl_plan_free(pl_plan *p)
     free(p->files);
     free(p->sizes);
     free(p->winnow);
+    filter_config_free(&p->filter);
     pl_config_free(&p->cfg);
 }

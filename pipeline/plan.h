@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "filter/config.h"
+#include "ingest/ingest.h"
 #include "pipeline/config.h"
 
 typedef struct {
@@ -29,6 +31,8 @@ typedef struct {
     int nfiles;
     char *winnow;      /* absolute path of this binary, for child processes */
     bool has_filter, has_dedup, has_tokenize;
+    ingest_options ingest; /* [ingest], read with `winnow ingest`'s option parser */
+    filter_config filter;  /* [filter], read with `winnow filter`'s (defaults without [filter]) */
 } pl_plan;
 
 /* The steps of a run, in order; each has tasks ranks except STEP_SHARDS (one). */
@@ -44,7 +48,8 @@ bool pl_step_enabled(const pl_plan *p, pl_step s);
 /* Number of ranks of a step. */
 int pl_step_ranks(const pl_plan *p, pl_step s);
 
-/* Loads the pipeline file, expands and sorts the inputs, and checks them
+/* Loads the pipeline file (its [ingest] and [filter] options included),
+ * expands and sorts the inputs, and checks them
  * against WORK/plan (writing it on the first run; later runs keep its input
  * list). Exits with status 1 and a clear message when the file is wrong or
  * the work directory belongs to a run with another task count. */
