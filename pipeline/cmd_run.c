@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/output.h"
 #include "core/util.h"
 #include "pipeline/plan.h"
 #include "pipeline/report.h"
@@ -127,16 +128,20 @@ static void progress_poll(progress *g, bool final)
 }
 
 /* Cleans up what killed processes of an earlier run left: temporary files of
- * atomic writes and half-made per-file outputs. Only under the lock. */
+ * atomic writes (in the work and output directories) and half-made per-file
+ * outputs. Only under the lock. */
 static void remove_leftovers(const pl_plan *p)
 {
-    static const char *const dirs[] = {"docs", "stats", "failed", "done", "dedup-out", "stats/dedup", "rejects", ""};
+    static const char *const dirs[] = {"docs", "stats", "failed", "done", "dedup-out", "stats/dedup", "rejects",
+                                       "rejects/dedup", ""};
     for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++) {
         char *dir = pl_path(p, "%s", dirs[k]);
+        output_remove_temporaries(dir);
         DIR *d = opendir(dir);
         struct dirent *e;
         while (d && (e = readdir(d))) {
-            if (!strstr(e->d_name, ".tmp.") && !strstr(e->d_name, ".part")) continue;
+            size_t n = strlen(e->d_name);
+            if (n < 5 || strcmp(e->d_name + n - 5, ".part")) continue;
             char *path = pl_path(p, "%s/%s", dirs[k], e->d_name);
             unlink(path);
             free(path);
@@ -144,6 +149,7 @@ static void remove_leftovers(const pl_plan *p)
         if (d) closedir(d);
         free(dir);
     }
+    output_remove_temporaries(p->cfg.output);
 }
 
 /* Takes WORK/lock; exits when another run holds it. The descriptor is

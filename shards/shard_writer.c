@@ -332,6 +332,7 @@ shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o)
         return NULL;
     }
     free(manifest);
+    output_remove_temporaries(dir); /* a killed writer's: never part of this run's output */
     w->o = *o;
     w->dtype_bytes = o->vocab_size <= UINT16_VOCAB_LIMIT ? 2 : 4;
     w->frame_cap = SHARD_FRAME_BYTES;

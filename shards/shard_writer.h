@@ -38,7 +38,8 @@ typedef struct shard_writer shard_writer;
 /* Sets the defaults above. */
 void shard_writer_options_init(shard_writer_options *o);
 
-/* Creates dir when needed and removes its old manifest.json. Returns NULL
+/* Creates dir when needed and removes its old manifest.json and the
+ * temporary files a killed writer left in it. Returns NULL
  * and prints why when the options are invalid or dir cannot be used. */
 shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o);
 
