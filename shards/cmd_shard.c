@@ -76,7 +76,6 @@ static bool shard_input(winput *in, shard_writer *w, wstats *st, uint32_t **ids,
         uint8_t head[4];
         size_t got = read_full(in, head, 4);
         if (got == 0) break;
-        st->in++;
         uint32_t count = got == 4 ? (uint32_t)head[0] | (uint32_t)head[1] << 8 | (uint32_t)head[2] << 16 | (uint32_t)head[3] << 24 : 0;
         size_t have = 0;
         while (got == 4 && have < count) { /* grow with the data, not with the claimed count */
@@ -90,6 +89,7 @@ static bool shard_input(winput *in, shard_writer *w, wstats *st, uint32_t **ids,
             if (bytes < want * 4) break;
         }
         if (got < 4 || have < count) {
+            st->in++;
             warnf("%s: document %" PRIu64 " at offset %" PRIu64 ": stream ends inside the document (%zu of %u ids)",
                   input_name(in), doc, offset, have, count);
             stats_fail(st, "truncated");
@@ -99,14 +99,7 @@ static bool shard_input(winput *in, shard_writer *w, wstats *st, uint32_t **ids,
             const uint8_t *b = (const uint8_t *)&(*ids)[i];
             (*ids)[i] = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
         }
-        st->bytes_in += 4 + 4 * (uint64_t)count;
-        if (shard_writer_add_document(w, *ids, count)) {
-            warnf("%s: document %" PRIu64 " at offset %" PRIu64 ": %s; document skipped", input_name(in), doc, offset,
-                  shard_writer_error(w));
-            stats_fail(st, "bad_id");
-            continue;
-        }
-        st->out++;
+        if (!shard_writer_add_counted(w, *ids, count, st, input_name(in), doc, offset)) continue;
         progress_add(1, 4 + 4 * (uint64_t)count);
     }
     return true;
