@@ -152,7 +152,7 @@ int pl_docs_unit_run(const pl_docs_unit *d)
         }
     }
     ingest_doc_hook hook = {on_document, on_filter_batch, &u};
-    ingest_options io = p->ingest;
+    ingest_options io = p->stages.ingest;
     io.threads = d->threads;
     io.want_rejects = u.want_rejects;
     io.hook = u.f ? &hook : NULL;

@@ -2,8 +2,6 @@
 #include "pipeline/stage_options.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "core/util.h"
 
@@ -15,12 +13,32 @@ static int fail(const pl_config *c, const pl_section *s, const pl_option *o, con
     return -1;
 }
 
-static int read_ingest(const pl_config *c, ingest_options *io, char *err, size_t errlen)
+/* One stage's setter, as the stage's options module has it. */
+typedef int (*option_setter)(void *settings, const char *name, const char *value, char *err, size_t errlen);
+
+static int set_ingest(void *o, const char *name, const char *value, char *err, size_t errlen)
 {
-    const pl_section *s = pl_config_section(c, "ingest");
+    return ingest_options_set(o, name, value, err, errlen);
+}
+
+static int set_tokenize(void *o, const char *name, const char *value, char *err, size_t errlen)
+{
+    return tokenize_options_set(o, name, value, err, errlen);
+}
+
+static int set_shard(void *o, const char *name, const char *value, char *err, size_t errlen)
+{
+    return shard_options_set(o, name, value, err, errlen);
+}
+
+/* Every option of section `stage` through set. */
+static int read_section(const pl_config *c, const char *stage, option_setter set, void *settings, char *err,
+                        size_t errlen)
+{
+    const pl_section *s = pl_config_section(c, stage);
     for (int i = 0; s && i < s->n; i++) {
         char why[MESSAGE_MAX];
-        if (ingest_options_set(io, s->opts[i].key, s->opts[i].value, why, sizeof why) != 0)
+        if (set(settings, s->opts[i].key, s->opts[i].value, why, sizeof why) != 0)
             return fail(c, s, &s->opts[i], why, err, errlen);
     }
     return 0;
@@ -33,11 +51,7 @@ static int read_filter(const pl_config *c, filter_config *fc, char *err, size_t 
         const pl_option *o = &s->opts[i];
         if (!option_name_equal(o->key, "config")) continue;
         if (!o->value || !*o->value) return fail(c, s, o, "config needs a file", err, errlen);
-        char *path = xmalloc(strlen(c->base_dir) + strlen(o->value) + 2);
-        if (o->value[0] == '/') strcpy(path, o->value);
-        else sprintf(path, "%s/%s", c->base_dir, o->value);
-        filter_config_load(fc, path); /* exits naming the file and line on an error */
-        free(path);
+        filter_config_load(fc, o->value); /* exits naming the file and line on an error */
     }
     for (int i = 0; s && i < s->n; i++) {
         const pl_option *o = &s->opts[i];
@@ -49,10 +63,16 @@ static int read_filter(const pl_config *c, filter_config *fc, char *err, size_t 
     return 0;
 }
 
-int pl_stage_options_read(const pl_config *c, ingest_options *io, filter_config *fc, char *err, size_t errlen)
+int pl_stage_options_read(const pl_config *c, pl_stage_options *o, char *err, size_t errlen)
 {
-    ingest_options_init(io);
-    filter_config_defaults(fc);
-    if (read_ingest(c, io, err, errlen) != 0) return -1;
-    return read_filter(c, fc, err, errlen);
+    ingest_options_init(&o->ingest);
+    filter_config_defaults(&o->filter);
+    tokenize_options_init(&o->tokenize);
+    shard_options_init(&o->shard);
+    if (read_section(c, "ingest", set_ingest, &o->ingest, err, errlen) != 0) return -1;
+    if (read_filter(c, &o->filter, err, errlen) != 0) return -1;
+    if (read_section(c, "tokenize", set_tokenize, &o->tokenize, err, errlen) != 0) return -1;
+    return read_section(c, "shard", set_shard, &o->shard, err, errlen);
 }
+
+void pl_stage_options_free(pl_stage_options *o) { filter_config_free(&o->filter); }

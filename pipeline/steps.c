@@ -13,6 +13,7 @@
 #include "core/util.h"
 #include "pipeline/docs_unit.h"
 #include "pipeline/report.h"
+#include "pipeline/shards_step.h"
 #include "pipeline/spawn.h"
 
 #define MESSAGE_MAX 1024
@@ -115,7 +116,7 @@ static int run_unit(const pl_plan *p, const filter *f, int i, const pl_step_opts
 static int step_docs(const pl_plan *p, int rank, const pl_step_opts *o)
 {
     int files = 0, failures = 0;
-    filter *f = p->has_filter ? filter_create(&p->filter) : NULL; /* once; every file's process shares it */
+    filter *f = p->has_filter ? filter_create(&p->stages.filter) : NULL; /* once; every file's process shares it */
     for (int i = rank; i < p->nfiles; i += p->cfg.tasks) {
         files++;
         if (run_unit(p, f, i, o) == 0) continue;
@@ -234,31 +235,29 @@ static int concatenate_documents(const pl_plan *p)
     return 0;
 }
 
+/* The child process of the shards step: tokenize and shard in-process. */
+static int shards_main(void *arg)
+{
+    winnow_prog = "winnow run (tokenize | shard)";
+    return pl_shards_run(arg);
+}
+
 static int step_shards(const pl_plan *p, const pl_step_opts *o)
 {
     int rc = 0;
     if (p->has_tokenize) {
-        char *st_tok = pl_path(p, "stats/tokenize.json"), *st_shard = pl_path(p, "stats/shard.json");
+        pl_argv inputs = {0};
+        push_document_files(p, &inputs, true);
+        pl_shards_work work = {p, inputs.argv, inputs.argc, o->threads};
         char *log = pl_path(p, "logs/shards.log");
-        pl_argv cmds[2] = {{0}};
-        stage_command(p, &cmds[0], "tokenize", NULL, o->threads);
-        pl_argv_push(&cmds[0], "--format=bin");
-        pl_argv_pushf(&cmds[0], "--stats=%s", st_tok);
-        pl_argv_push(&cmds[0], "--");
-        push_document_files(p, &cmds[0], true);
-        stage_command(p, &cmds[1], "shard", NULL, o->threads);
-        pl_argv_pushf(&cmds[1], "--stats=%s", st_shard);
-        pl_argv_push(&cmds[1], "-o");
-        pl_argv_push(&cmds[1], p->cfg.output);
         char why[MESSAGE_MAX], last[MESSAGE_MAX];
-        rc = pl_run_chain(cmds, 2, log, why, sizeof why, last, sizeof last);
+        rc = pl_run_call(shards_main, &work, "tokenize | shard", log, why, sizeof why, last, sizeof last);
         if (rc) {
             warnf("tokenize | shard failed: %s%s%s (log: %s)", why, *last ? ": " : "", last, log);
             rc = EXIT_FATAL;
         }
-        pl_argv_free(&cmds[0]);
-        pl_argv_free(&cmds[1]);
-        free(st_tok), free(st_shard), free(log);
+        pl_argv_free(&inputs);
+        free(log);
     } else {
         rc = concatenate_documents(p);
     }

@@ -10,8 +10,9 @@
  *   signatures, buckets, apply
  *               rank R of `winnow dedup signatures|buckets|apply` over the
  *               documents of every input file that did not fail
- *   shards      winnow tokenize --format bin | winnow shard -o OUTPUT over
- *               the final documents (or, without [tokenize], the documents
+ *   shards      a child process tokenizing the final documents and writing
+ *               their ids straight into the shard writer at OUTPUT
+ *               (shards_step.h; or, without [tokenize], the documents
  *               concatenated into OUTPUT/documents.jsonl[.zst]); then the
  *               merged stats report */
 #ifndef WINNOW_PIPELINE_STEPS_H

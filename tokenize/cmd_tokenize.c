@@ -224,7 +224,7 @@ int cmd_tokenize(int argc, char **argv)
         so.output = NULL; /* the engine's own output stays empty */
     }
     tokenize_shard_sink sink = {writer, NULL};
-    int rc = tokenize_run(&tok, &o, &so, format, &sink, NULL);
+    int rc = tokenize_run(&tok, &o, &so, format, &sink);
     if (writer) shard_writer_close(writer);
     tokenizer_free(&tok);
     return rc;

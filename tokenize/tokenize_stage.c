@@ -23,7 +23,6 @@ typedef struct {
     wbuf batch_text;
     tok_ids batch_ids;
     size_t *doc_end, doc_cap;
-    double cpu; /* seconds this worker spent tokenizing */
 } worker_state;
 
 /* Ids of one batch for --format bin: per document a count (0 for documents
@@ -127,7 +126,6 @@ static void tokenize_map(void *ctx, int worker, stage_batch *b)
 {
     tokenize_ctx *c = ctx;
     worker_state *ws = &c->workers[worker];
-    double started = thread_cpu_seconds();
     batch_ids *bi = NULL;
     if (c->format != TOKENIZE_JSONL) {
         bi = xcalloc(1, sizeof *bi);
@@ -151,7 +149,6 @@ static void tokenize_map(void *ctx, int worker, stage_batch *b)
         }
     }
     stats_add(&b->stats, "tokens", (double)ntokens);
-    ws->cpu += thread_cpu_seconds() - started;
 }
 
 static void tokenize_emit_bin(void *ctx, stage_batch *b, woutput *out)
@@ -247,7 +244,7 @@ void tokenize_check(const tokenizer *t, const tokenize_options *o)
 }
 
 int tokenize_run(const tokenizer *t, const tokenize_options *o, const stage_opts *so, tokenize_format format,
-                 const tokenize_shard_sink *sink, double *cpu_seconds)
+                 const tokenize_shard_sink *sink)
 {
     tokenize_ctx c = {.tok = t, .format = format, .allow_special = o->allow_special, .eos = o->eos, .bos = o->bos,
                       .sink = sink};
@@ -260,10 +257,8 @@ int tokenize_run(const tokenizer *t, const tokenize_options *o, const stage_opts
         .emit = format == TOKENIZE_BIN ? tokenize_emit_bin : format == TOKENIZE_SHARDS ? tokenize_emit_shards : NULL,
     };
     int rc = stage_run(so, &ops);
-    if (cpu_seconds) *cpu_seconds = 0;
     for (int w = 0; w < so->threads; w++) {
         worker_state *ws = &c.workers[w];
-        if (cpu_seconds) *cpu_seconds += ws->cpu;
         buf_free(&ws->text);
         buf_free(&ws->line);
         ids_free(&ws->ids);

@@ -29,9 +29,8 @@ void tokenize_check(const tokenizer *t, const tokenize_options *o);
 
 /* Runs the stage over so's inputs with t as o asks (--eos, --bos,
  * --allow-special, --device). With TOKENIZE_SHARDS the ids go to sink, in
- * input order; *cpu_seconds (when not NULL) gets the CPU time its workers
- * spent tokenizing. Returns the stage's exit status. */
+ * input order. Returns the stage's exit status. */
 int tokenize_run(const tokenizer *t, const tokenize_options *o, const stage_opts *so, tokenize_format format,
-                 const tokenize_shard_sink *sink, double *cpu_seconds);
+                 const tokenize_shard_sink *sink);
 
 #endif
