@@ -31,6 +31,11 @@ static int set_shard(void *o, const char *name, const char *value, char *err, si
     return shard_options_set(o, name, value, err, errlen);
 }
 
+static int set_dedup(void *o, const char *name, const char *value, char *err, size_t errlen)
+{
+    return dedup_options_set(o, name, value, err, errlen);
+}
+
 /* Every option of section `stage` through set. */
 static int read_section(const pl_config *c, const char *stage, option_setter set, void *settings, char *err,
                         size_t errlen)
@@ -69,8 +74,10 @@ int pl_stage_options_read(const pl_config *c, pl_stage_options *o, char *err, si
     filter_config_defaults(&o->filter);
     tokenize_options_init(&o->tokenize);
     shard_options_init(&o->shard);
+    dedup_options_init(&o->dedup);
     if (read_section(c, "ingest", set_ingest, &o->ingest, err, errlen) != 0) return -1;
     if (read_filter(c, &o->filter, err, errlen) != 0) return -1;
+    if (read_section(c, "dedup", set_dedup, &o->dedup, err, errlen) != 0) return -1;
     if (read_section(c, "tokenize", set_tokenize, &o->tokenize, err, errlen) != 0) return -1;
     return read_section(c, "shard", set_shard, &o->shard, err, errlen);
 }
