@@ -75,11 +75,13 @@ int pl_stage_options_read(const pl_config *c, pl_stage_options *o, char *err, si
     tokenize_options_init(&o->tokenize);
     shard_options_init(&o->shard);
     dedup_options_init(&o->dedup);
-    if (read_section(c, "ingest", set_ingest, &o->ingest, err, errlen) != 0) return -1;
-    if (read_filter(c, &o->filter, err, errlen) != 0) return -1;
-    if (read_section(c, "dedup", set_dedup, &o->dedup, err, errlen) != 0) return -1;
-    if (read_section(c, "tokenize", set_tokenize, &o->tokenize, err, errlen) != 0) return -1;
-    return read_section(c, "shard", set_shard, &o->shard, err, errlen);
+    if (read_section(c, "ingest", set_ingest, &o->ingest, err, errlen) == 0 && read_filter(c, &o->filter, err, errlen) == 0 &&
+        read_section(c, "dedup", set_dedup, &o->dedup, err, errlen) == 0 &&
+        read_section(c, "tokenize", set_tokenize, &o->tokenize, err, errlen) == 0 &&
+        read_section(c, "shard", set_shard, &o->shard, err, errlen) == 0)
+        return 0;
+    pl_stage_options_free(o);
+    return -1;
 }
 
 void pl_stage_options_free(pl_stage_options *o) { filter_config_free(&o->filter); }

@@ -27,7 +27,7 @@ typedef struct {
 
 /* Fills o (defaults, then the sections' options; strings point into c).
  * Returns 0, or -1 with "FILE:LINE: [stage] what" in err for an unknown
- * or bad option. */
+ * or bad option (o then holds nothing to free). */
 int pl_stage_options_read(const pl_config *c, pl_stage_options *o, char *err, size_t errlen);
 
 /* Frees what o owns. */
