@@ -91,6 +91,12 @@ ok "per-stage seconds are CPU seconds: together at most the run's CPU time ($sta
     awk -v s="$stage_cpu" -v u="$(cut -d' ' -f1 "$TMP/time")" -v y="$(cut -d' ' -f2 "$TMP/time")" 'BEGIN { exit !(s > 0 && s <= u + y + 0.01) }'
 ok "per-file logs in the work directory" test -e "$TMP/work/logs/000000.log"
 
+# Without [filter] and [tokenize]: ingest alone, the documents concatenated.
+printf 'input = %s/*\nwork = %s\noutput = %s\ntasks = 2\ncompress = false\n[ingest]\nextract = full\n' "$TMP/in" "$TMP/iwork" "$TMP/iout" > "$TMP/i.ini"
+"$WINNOW" run -q "$TMP/i.ini"; is "$?" 0 "a pipeline of ingest alone runs"
+for f in $(ls "$TMP/in" | sort); do "$WINNOW" ingest -q --extract=full "$TMP/in/$f" 2> /dev/null; done > "$TMP/ingest-ref.jsonl"
+ok "its documents are those of winnow ingest, file by file" cmp "$TMP/ingest-ref.jsonl" "$TMP/iout/documents.jsonl"
+
 # A killed writer's temporaries in the output: removed, the output unchanged.
 touch "$TMP/out/shard_00000.tok.zst.tmp.999999" "$TMP/out/manifest.json.tmp.1" "$TMP/work/docs/000001.jsonl.zst.tmp.7"
 rm "$TMP/work/done/shards.0"
