@@ -2,7 +2,9 @@
 # pipeline - end-to-end throughput of `winnow run`: real WARCs in, token
 # shards out (ingest -> filter -> staged dedup -> tokenize -> shard), in MB/s
 # of uncompressed WARC, per core (one task, one thread per stage) and on all
-# cores (one task per core). Goal (issue 9): 1.2 GB/s per 16-core + H100 machine.
+# cores (one task per core); then the docs step alone (ingest and filter of
+# every file) in MB of uncompressed WARC per CPU-second.
+# Goal (issue 9): 1.2 GB/s per 16-core + H100 machine.
 . bench/lib.sh
 set -eu
 COPIES=${PIPELINE_COPIES:-4}
@@ -57,4 +59,14 @@ for dedup in yes no; do
         rm -rf "$BENCH_TMP/$name-work" "$BENCH_TMP/$name-out"
     done
 done
-rm -rf "$in"
+
+echo
+echo "Docs step alone (\`winnow run --step docs\`: ingest and filter of every file, 1 task, --threads 1);"
+echo "MB per CPU-second: uncompressed WARC bytes over the CPU time of all its processes."
+echo
+echo "| step | CPU s | MB per CPU-second |"
+echo "|---|---|---|"
+pipeline_ini "$BENCH_TMP/docs.ini" docs 1 no
+set -- $(cpu_seconds "$WINNOW" run -q --threads 1 --step docs --rank 0 "$BENCH_TMP/docs.ini")
+echo "| docs (ingest, filter) | $2 | $(mbps "$warc_bytes" "$2") |"
+rm -rf "$BENCH_TMP/docs-work" "$BENCH_TMP/docs-out" "$in"

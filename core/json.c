@@ -410,11 +410,29 @@ const char *json_string(const jvalue *v, wbuf *scratch, size_t *len)
 
 static const char hexdigits[] = "0123456789abcdef";
 
-void json_put_string(wbuf *out, const char *s, size_t n)
+/* The escape that stands for the byte c (below 0x20, '"' or '\\') in a JSON string; its length. */
+static size_t escape_of(unsigned char c, char esc[6])
 {
-    buf_reserve(out, n + 2);
-    buf_putc(out, '"');
-    size_t i = 0, run = 0;
+    static const char short_escape[] = {['"'] = '"', ['\\'] = '\\', ['\n'] = 'n', ['\r'] = 'r',
+                                        ['\t'] = 't', ['\b'] = 'b', ['\f'] = 'f'};
+    esc[0] = '\\';
+    if (c < sizeof short_escape && short_escape[c]) {
+        esc[1] = short_escape[c];
+        return 2;
+    }
+    esc[1] = 'u', esc[2] = '0', esc[3] = '0', esc[4] = hexdigits[c >> 4], esc[5] = hexdigits[c & 15];
+    return 6;
+}
+
+/* Appends s as a quoted JSON string to out, or only counts its bytes when
+ * out is NULL; returns that count. */
+static size_t put_string(wbuf *out, const char *s, size_t n)
+{
+    if (out) {
+        buf_reserve(out, n + 2);
+        buf_putc(out, '"');
+    }
+    size_t i = 0, run = 0, size = n + 2;
     while (i < n) {
         while (i + 16 <= n) {
             unsigned m = special_mask(_mm_loadu_si128((const __m128i *)(s + i)), true);
@@ -427,31 +445,34 @@ void json_put_string(wbuf *out, const char *s, size_t n)
         if (c >= 0x80) {
             size_t k = utf8_valid_seq((const unsigned char *)s + i, n - i);
             if (k) { i += k; continue; }
-            buf_append(out, s + run, i - run);
-            buf_append(out, "\xEF\xBF\xBD", 3);
+            if (out) {
+                buf_append(out, s + run, i - run);
+                buf_append(out, "\xEF\xBF\xBD", 3);
+            }
+            size += 2; /* one byte becomes U+FFFD's three */
             run = ++i;
             continue;
         }
         if (c != '"' && c != '\\' && c >= 0x20) { i++; continue; }
-        buf_append(out, s + run, i - run);
-        switch (c) {
-        case '"': buf_append(out, "\\\"", 2); break;
-        case '\\': buf_append(out, "\\\\", 2); break;
-        case '\n': buf_append(out, "\\n", 2); break;
-        case '\r': buf_append(out, "\\r", 2); break;
-        case '\t': buf_append(out, "\\t", 2); break;
-        case '\b': buf_append(out, "\\b", 2); break;
-        case '\f': buf_append(out, "\\f", 2); break;
-        default: {
-            char u[6] = {'\\', 'u', '0', '0', hexdigits[c >> 4], hexdigits[c & 15]};
-            buf_append(out, u, 6);
+        char esc[6];
+        size_t k = escape_of(c, esc);
+        if (out) {
+            buf_append(out, s + run, i - run);
+            buf_append(out, esc, k);
         }
-        }
+        size += k - 1;
         run = ++i;
     }
-    buf_append(out, s + run, n - run);
-    buf_putc(out, '"');
+    if (out) {
+        buf_append(out, s + run, n - run);
+        buf_putc(out, '"');
+    }
+    return size;
 }
+
+void json_put_string(wbuf *out, const char *s, size_t n) { put_string(out, s, n); }
+
+size_t json_string_size(const char *s, size_t n) { return put_string(NULL, s, n); }
 
 void json_put_key(wbuf *out, const char *key)
 {

@@ -47,6 +47,9 @@ const char *json_string(const jvalue *v, wbuf *scratch, size_t *len);
 /* Appends s as a quoted JSON string; invalid UTF-8 becomes U+FFFD. */
 void json_put_string(wbuf *out, const char *s, size_t n);
 
+/* The number of bytes json_put_string(out, s, n) appends. */
+size_t json_string_size(const char *s, size_t n);
+
 /* Appends `"key":` (key must be plain ASCII needing no escapes). */
 void json_put_key(wbuf *out, const char *key);
 

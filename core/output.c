@@ -1,6 +1,7 @@
 /* output.c - buffered, optionally zstd-compressed, atomically renamed output. */
 #include "output.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -62,6 +63,31 @@ static void write_all(woutput *o, const char *p, size_t n)
     }
 }
 
+#define TEMPORARY_MARK ".tmp."
+
+bool output_is_temporary(const char *name)
+{
+    const char *mark = strstr(name, TEMPORARY_MARK), *pid = NULL;
+    for (; mark; mark = strstr(mark + 1, TEMPORARY_MARK)) pid = mark + strlen(TEMPORARY_MARK);
+    return pid && *pid && strspn(pid, "0123456789") == strlen(pid);
+}
+
+void output_remove_temporaries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!output_is_temporary(e->d_name)) continue;
+        size_t n = strlen(dir) + strlen(e->d_name) + 2;
+        char *path = xmalloc(n);
+        snprintf(path, n, "%s/%s", dir, e->d_name);
+        if (unlink(path) != 0 && errno != ENOENT) warnf("cannot remove %s: %s", path, strerror(errno));
+        free(path);
+    }
+    closedir(d);
+}
+
 woutput *output_open(const char *path, int zstd_level)
 {
     woutput *o = xcalloc(1, sizeof *o);
@@ -76,7 +102,7 @@ woutput *output_open(const char *path, int zstd_level)
         o->path = xstrdup(path);
         size_t n = strlen(path) + 32;
         o->tmp = xmalloc(n);
-        snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+        snprintf(o->tmp, n, "%s" TEMPORARY_MARK "%ld", path, (long)getpid());
         o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (o->fd < 0) dief(EXIT_FATAL, "%s: cannot create: %s", path, strerror(errno));
         track(o, true);

@@ -7,6 +7,7 @@
 #ifndef WINNOW_OUTPUT_H
 #define WINNOW_OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,15 @@ void output_close(woutput *out);
 
 /* Removes the temporary file without renaming it; frees out. */
 void output_abort(woutput *out);
+
+/* True when name (a file name, no directory) is a temporary output_open()
+ * makes: NAME.tmp.PID. */
+bool output_is_temporary(const char *name);
+
+/* Removes the temporaries in dir that writers killed before output_close()
+ * left behind. Only for a directory whose writer is this process (no other
+ * process may be writing there). */
+void output_remove_temporaries(const char *dir);
 
 /* Removes every temporary file still open; for fatal-error paths. */
 void output_abort_all(void);

@@ -310,6 +310,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     output_close(s.out);
     if (s.rejects) output_close(s.rejects);
     if (o->stats_path) stats_write_json(&s.stats, ops->name, o->stats_path);
+    if (o->counts) stats_merge(o->counts, &s.stats);
     if (!o->quiet) stats_print_summary(&s.stats, winnow_prog);
     stats_free(&s.stats);
     buf_free(&s.scratch);

@@ -37,6 +37,7 @@ typedef struct {
     bool quiet;
     char **inputs; /* positional arguments; none means stdin */
     int ninputs;
+    wstats *counts; /* when set, stage_run adds its final counts to it */
 } stage_opts;
 
 /* Long options every stage accepts; put STAGE_COMMON_LONGOPTS inside a

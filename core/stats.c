@@ -100,8 +100,12 @@ static void put_table(wbuf *b, const char *key, const stats_table *t)
 
 void stats_write_json(const wstats *s, const char *stage, const char *path)
 {
+    stats_write_json_timed(s, stage, path, now_seconds() - s->started);
+}
+
+void stats_write_json_timed(const wstats *s, const char *stage, const char *path, double secs)
+{
     wbuf b = WBUF_INIT;
-    double secs = now_seconds() - s->started;
     buf_puts(&b, "{\n  \"stage\": ");
     json_put_string(&b, stage, strlen(stage));
     buf_printf(&b, ",\n  \"in\": %llu,\n  \"out\": %llu,\n  \"dropped\": %llu,\n  \"failed\": %llu",

@@ -54,8 +54,12 @@ void stats_merge(wstats *dst, const wstats *src);
 /* True when in == out + dropped + failed and the reason tables sum up. */
 bool stats_balanced(const wstats *s);
 
-/* Writes the counts as JSON to path (atomically). stage names the stage. */
+/* Writes the counts as JSON to path (atomically). stage names the stage;
+ * "seconds" is the time since stats_init. */
 void stats_write_json(const wstats *s, const char *stage, const char *path);
+
+/* The same with "seconds" given (e.g. the CPU time of a stage that shares its process). */
+void stats_write_json_timed(const wstats *s, const char *stage, const char *path, double seconds);
 
 /* Prints a short human summary on stderr. */
 void stats_print_summary(const wstats *s, const char *stage);

@@ -47,12 +47,18 @@ char *xstrdup(const char *s)
     return d;
 }
 
-double now_seconds(void)
+static double clock_seconds(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+double now_seconds(void) { return clock_seconds(CLOCK_MONOTONIC); }
+
+double thread_cpu_seconds(void) { return clock_seconds(CLOCK_THREAD_CPUTIME_ID); }
+
+double process_cpu_seconds(void) { return clock_seconds(CLOCK_PROCESS_CPUTIME_ID); }
 
 static void vmessage(const char *fmt, va_list ap)
 {
@@ -103,6 +109,15 @@ long long parse_count(const char *s)
     if (*end) return -1;
     if (v > (unsigned long long)INT64_MAX / mul) return -1;
     return (long long)(v * mul);
+}
+
+bool option_name_equal(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a == '-' ? '_' : *a, y = *b == '-' ? '_' : *b;
+        if (x != y) return false;
+    }
+    return *a == *b;
 }
 
 char *read_file(const char *path, size_t *len)

@@ -6,6 +6,7 @@
 #ifndef WINNOW_UTIL_H
 #define WINNOW_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,12 @@ char *xstrdup(const char *s);
 /* Seconds on a monotonic clock. */
 double now_seconds(void);
 
+/* CPU seconds (user + system) the calling thread has used. */
+double thread_cpu_seconds(void);
+
+/* CPU seconds (user + system) this process has used, all its threads together. */
+double process_cpu_seconds(void);
+
 /* Prints "winnow STAGE: message" on stderr. */
 void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -36,6 +43,9 @@ char *read_file(const char *path, size_t *len);
 
 /* Number of online CPU cores (at least 1). */
 int cpu_count(void);
+
+/* True when two option names are the same, '-' and '_' alike ("min-words" == "min_words"). */
+bool option_name_equal(const char *a, const char *b);
 
 /* Parses a non-negative integer with optional k/M/G suffix (powers of 1000); -1 when malformed. */
 long long parse_count(const char *s);

@@ -7,14 +7,13 @@
 
 #include "core/stage.h"
 #include "core/util.h"
+#include "dedup/options.h"
 #include "dedup/staged.h"
 #include "dedup/stream.h"
 #include "gpu/gpu.h"
 
-enum {
-    OPT_BANDS = OPT_STAGE_FIRST_FREE, OPT_ROWS, OPT_NGRAM, OPT_SEED, OPT_EXPECTED, OPT_MARK, OPT_VERIFY,
-    OPT_DEVICE, OPT_WORK, OPT_PARTITIONS, OPT_RANK, OPT_WORLD
-};
+/* The options of options.h are OPT_SETTING. */
+enum { OPT_SETTING = OPT_STAGE_FIRST_FREE, OPT_WORK, OPT_RANK, OPT_WORLD };
 
 static const char USAGE[] =
     "usage: winnow dedup [options] [files...]                 streaming: one pass, documents in input order\n"
@@ -77,63 +76,41 @@ int cmd_dedup(int argc, char **argv)
     }
     static const struct option longopts[] = {
         STAGE_COMMON_LONGOPTS,
-        {"bands", required_argument, 0, OPT_BANDS},
-        {"rows", required_argument, 0, OPT_ROWS},
-        {"ngram", required_argument, 0, OPT_NGRAM},
-        {"seed", required_argument, 0, OPT_SEED},
-        {"expected-docs", required_argument, 0, OPT_EXPECTED},
-        {"mark", no_argument, 0, OPT_MARK},
-        {"verify", required_argument, 0, OPT_VERIFY},
-        {"device", required_argument, 0, OPT_DEVICE},
+        {"bands", required_argument, 0, OPT_SETTING},
+        {"rows", required_argument, 0, OPT_SETTING},
+        {"ngram", required_argument, 0, OPT_SETTING},
+        {"seed", required_argument, 0, OPT_SETTING},
+        {"expected-docs", required_argument, 0, OPT_SETTING},
+        {"mark", no_argument, 0, OPT_SETTING},
+        {"verify", required_argument, 0, OPT_SETTING},
+        {"device", required_argument, 0, OPT_SETTING},
+        {"partitions", required_argument, 0, OPT_SETTING},
         {"work", required_argument, 0, OPT_WORK},
-        {"partitions", required_argument, 0, OPT_PARTITIONS},
         {"rank", required_argument, 0, OPT_RANK},
         {"world-size", required_argument, 0, OPT_WORLD},
         {0, 0, 0, 0},
     };
     stage_opts o;
     stage_opts_init(&o);
-    int bands = MINHASH_DEFAULT_BANDS, rows = MINHASH_DEFAULT_ROWS, ngram = MINHASH_DEFAULT_NGRAM;
-    uint64_t seed = MINHASH_DEFAULT_SEED;
-    dedup_config c = {0};
-    wdevice device = DEVICE_AUTO;
-    staged_opts so = {.partitions = STAGED_DEFAULT_PARTITIONS};
+    dedup_options d;
+    dedup_options_init(&d);
+    staged_opts so = {0};
     rank_defaults(&so);
-    int opt;
+    int opt, long_index = -1;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, &long_index)) != -1) {
         if (opt == 'h') {
             usage(stdout);
             return EXIT_OK;
         }
         if (stage_parse_common(&o, opt, optarg)) continue;
         switch (opt) {
-        case OPT_BANDS: bands = parse_int_option(optarg, "bands", 1, MINHASH_MAX_PERMUTATIONS); break;
-        case OPT_ROWS: rows = parse_int_option(optarg, "rows", 1, MINHASH_MAX_PERMUTATIONS); break;
-        case OPT_NGRAM: ngram = parse_int_option(optarg, "ngram", 1, 1000); break;
-        case OPT_SEED: {
-            char *end;
-            seed = strtoull(optarg, &end, 0);
-            if (!*optarg || *end) dief(EXIT_USAGE, "--seed wants an unsigned integer, not '%s'", optarg);
+        case OPT_SETTING: {
+            char err[256];
+            if (dedup_options_set(&d, longopts[long_index].name, optarg, err, sizeof err) != 0) dief(EXIT_USAGE, "%s", err);
             break;
         }
-        case OPT_EXPECTED:
-            if (parse_count(optarg) < 0) dief(EXIT_USAGE, "--expected-docs wants a count, not '%s'", optarg);
-            c.expected_docs = (uint64_t)parse_count(optarg);
-            break;
-        case OPT_MARK: c.mark = true; break;
-        case OPT_VERIFY: {
-            char *end;
-            c.verify = strtod(optarg, &end);
-            if (!*optarg || *end || c.verify <= 0 || c.verify > 1)
-                dief(EXIT_USAGE, "--verify wants a Jaccard threshold in (0, 1], not '%s'", optarg);
-            break;
-        }
-        case OPT_DEVICE:
-            if (device_parse(optarg, &device) != 0) dief(EXIT_USAGE, "--device wants auto, cpu or gpu, not '%s'", optarg);
-            break;
         case OPT_WORK: so.work = optarg; break;
-        case OPT_PARTITIONS: so.partitions = parse_int_option(optarg, "partitions", 1, STAGED_MAX_PARTITIONS); break;
         case OPT_RANK: so.rank = parse_int_option(optarg, "rank", 0, 1 << 30); break;
         case OPT_WORLD: so.world_size = parse_int_option(optarg, "world-size", 1, 1 << 30); break;
         default:
@@ -142,15 +119,17 @@ int cmd_dedup(int argc, char **argv)
         }
     }
     stage_take_inputs(&o, argc, argv);
-    if ((long)bands * rows > MINHASH_MAX_PERMUTATIONS)
+    so.partitions = d.partitions;
+    dedup_config c = {.expected_docs = d.expected_docs, .mark = d.mark, .verify = d.verify};
+    if ((long)d.bands * d.rows > MINHASH_MAX_PERMUTATIONS)
         dief(EXIT_USAGE, "--bands x --rows must be at most %d", MINHASH_MAX_PERMUTATIONS);
     if (so.world_size < 1 || so.rank < 0 || so.rank >= so.world_size)
         dief(EXIT_USAGE, "rank %d is not below world size %d", so.rank, so.world_size);
     char why[256];
-    int gpu = device_resolve(device, why, sizeof why);
+    int gpu = device_resolve(d.device, why, sizeof why);
     if (gpu < 0) dief(EXIT_USAGE, "--device gpu: %s", why);
     c.use_gpu = gpu == 1;
-    minhash_params_init(&c.params, bands, rows, ngram, seed);
+    minhash_params_init(&c.params, d.bands, d.rows, d.ngram, d.seed);
 
     int status;
     if (!sub) {

@@ -10,15 +10,12 @@
 #include "filter/filter.h"
 #include "filter/langid.h"
 
-/* Buffers each worker thread uses: decoded text, metadata, new line, url. */
-#define SCRATCH_PER_WORKER 4
-
 enum { OPT_CONFIG = OPT_STAGE_FIRST_FREE, OPT_PRINT_CONFIG, OPT_LIST_LANGUAGES, OPT_SETTING_FIRST };
 
 typedef struct {
     const filter *f;
     filter_worker **workers; /* one per thread, made on first use */
-    wbuf *scratch;           /* per thread: decoded text, metadata, new line, url */
+    wbuf *lines;             /* per thread: a rewritten line */
 } filter_stage;
 
 static void usage(FILE *out)
@@ -39,61 +36,27 @@ static void usage(FILE *out)
     fprintf(out, "\n%s", STAGE_COMMON_HELP);
 }
 
-/* The document's URL for the URL block list: the top-level "url", else
- * metadata.url (where Dolma keeps it); NULL when there is none or no list. */
-static const char *document_url(const filter_stage *st, const stage_doc *d, wbuf *scratch, size_t *len)
-{
-    if (!*filter_get_config(st->f)->url_blocklist) return NULL;
-    jvalue url = d->json.url;
-    if (url.kind != JSON_STRING && d->json.metadata.kind == JSON_OBJECT) {
-        /* the metadata value is itself a scanned, valid object: scan its members */
-        jdoc meta;
-        const char *err;
-        size_t pos;
-        if (json_scan_doc(d->json.metadata.p, d->json.metadata.len, &meta, &err, &pos) == 0) url = meta.url;
-    }
-    if (url.kind != JSON_STRING) return NULL;
-    return json_string(&url, scratch, len);
-}
-
 static void filter_map(void *ctx, int worker, stage_batch *b)
 {
     filter_stage *st = ctx;
     if (!st->workers[worker]) st->workers[worker] = filter_worker_create(st->f);
     filter_worker *w = st->workers[worker];
-    wbuf *text_buf = &st->scratch[worker * SCRATCH_PER_WORKER], *meta = text_buf + 1, *line = text_buf + 2,
-         *url_buf = text_buf + 3;
+    wbuf *line = &st->lines[worker];
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         if (d->verdict != DOC_KEEP) continue;
-        size_t len;
-        const char *text = json_string(&d->json.text, text_buf, &len);
-        size_t url_len = 0;
-        const char *url = document_url(st, d, url_buf, &url_len);
-        filter_result r;
-        filter_document(st->f, w, text, len, url, url_len, &r);
-        if (r.reason) {
-            stage_doc_drop(b, i, r.reason, NULL);
-            continue;
-        }
-        if (!r.has_lang && !r.text_changed) continue;
-        buf_clear(meta);
-        if (r.has_lang) {
-            meta_add_str(meta, "lang", r.lang, strlen(r.lang));
-            meta_add_num(meta, "lang_score", r.lang_score);
-        }
-        if (r.c4_lines_removed) meta_add_int(meta, "c4_lines_removed", (long long)r.c4_lines_removed);
-        if (r.pii_replaced) meta_add_int(meta, "pii_replaced", (long long)r.pii_replaced);
         buf_clear(line);
-        doc_rewrite(d->line, d->len, &d->json, r.text_changed ? r.text : NULL, r.text_len, meta, line);
-        stage_doc_rewrite(b, i, line);
+        bool rewritten;
+        const char *reason = filter_json_line(st->f, w, d->line, d->len, &d->json, line, &rewritten);
+        if (reason) stage_doc_drop(b, i, reason, NULL);
+        else if (rewritten) stage_doc_rewrite(b, i, line);
     }
 }
 
 /* A setting given on the command line, applied after --config. */
 typedef struct {
-    const char *key;
-    const char *value;
+    const char *name;  /* the option's name, e.g. "no-langid" */
+    const char *value; /* NULL when given bare */
 } flag_setting;
 
 /* The option table, built once: common options, ours, then one per setting
@@ -140,7 +103,8 @@ int cmd_filter(int argc, char **argv)
     flag_setting *flags = xcalloc((size_t)argc, sizeof *flags);
     int nflags = 0;
     int opt;
-    while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+    int long_index = -1;
+    while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, &long_index)) != -1) {
         if (opt == 'h') {
             usage(stdout);
             free(flags);
@@ -158,10 +122,8 @@ int cmd_filter(int argc, char **argv)
         } else if (opt == OPT_PRINT_CONFIG) {
             print_config = true;
         } else if (opt >= OPT_SETTING_FIRST && opt < OPT_SETTING_FIRST + 2 * nset) {
-            int i = (opt - OPT_SETTING_FIRST) / 2;
-            bool negated = (opt - OPT_SETTING_FIRST) % 2;
-            flags[nflags].key = filter_config_name(i);
-            flags[nflags].value = negated ? "false" : optarg ? optarg : "true";
+            flags[nflags].name = longopts[long_index].name;
+            flags[nflags].value = optarg;
             nflags++;
         } else {
             usage(stderr);
@@ -176,7 +138,7 @@ int cmd_filter(int argc, char **argv)
     if (config_path) filter_config_load(&config, config_path);
     for (int i = 0; i < nflags; i++) {
         char err[256];
-        if (filter_config_set(&config, flags[i].key, flags[i].value, err, sizeof err)) {
+        if (filter_config_set_option(&config, flags[i].name, flags[i].value, err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", winnow_prog, err);
             usage(stderr);
             filter_config_free(&config);
@@ -194,14 +156,14 @@ int cmd_filter(int argc, char **argv)
     filter *f = filter_create(&config);
     filter_stage st = {f, NULL, NULL};
     st.workers = xcalloc((size_t)opts.threads, sizeof *st.workers);
-    st.scratch = xcalloc((size_t)opts.threads * SCRATCH_PER_WORKER, sizeof *st.scratch);
+    st.lines = xcalloc((size_t)opts.threads, sizeof *st.lines);
     stage_ops ops = {"filter", &st, filter_map, NULL, NULL};
     int rc = stage_run(&opts, &ops);
 
     for (int i = 0; i < opts.threads; i++) filter_worker_destroy(st.workers[i]);
-    for (int i = 0; i < opts.threads * SCRATCH_PER_WORKER; i++) buf_free(&st.scratch[i]);
+    for (int i = 0; i < opts.threads; i++) buf_free(&st.lines[i]);
     free(st.workers);
-    free(st.scratch);
+    free(st.lines);
     filter_destroy(f);
     filter_config_free(&config);
     return rc;

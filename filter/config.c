@@ -88,16 +88,6 @@ int filter_config_count(void) { return nsettings; }
 const char *filter_config_name(int i) { return settings[i].name; }
 bool filter_config_is_bool(int i) { return settings[i].kind == K_BOOL; }
 
-/* Compares names treating '-' and '_' as the same. */
-static bool same_name(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++) {
-        char x = *a == '-' ? '_' : *a, y = *b == '-' ? '_' : *b;
-        if (x != y) return false;
-    }
-    return *a == *b;
-}
-
 static int set_value(filter_config *c, const setting *s, const char *value, char *err, size_t errlen)
 {
     char *field = (char *)c + s->offset;
@@ -132,7 +122,7 @@ static int set_value(filter_config *c, const setting *s, const char *value, char
 int filter_config_set(filter_config *c, const char *key, const char *value, char *err, size_t errlen)
 {
     for (int i = 0; i < nsettings; i++)
-        if (same_name(settings[i].name, key)) return set_value(c, &settings[i], value, err, errlen);
+        if (option_name_equal(settings[i].name, key)) return set_value(c, &settings[i], value, err, errlen);
     snprintf(err, errlen, "unknown setting '%s'", key);
     return -1;
 }

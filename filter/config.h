@@ -68,6 +68,11 @@ void filter_config_free(filter_config *c);
  * message in err (size errlen) for an unknown key or a bad value. */
 int filter_config_set(filter_config *c, const char *key, const char *value, char *err, size_t errlen);
 
+/* Sets one setting as the option --name[=value] does: value NULL is a bare
+ * --X (true for a switch), --no-X sets a switch false; '-' and '_' alike.
+ * Returns 0, or -1 with a message in err for an unknown name or a bad value. */
+int filter_config_set_option(filter_config *c, const char *name, const char *value, char *err, size_t errlen);
+
 /* Reads a `key = value` file into c; exits with status 1 naming the file and
  * line on an error. */
 void filter_config_load(filter_config *c, const char *path);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/doc.h"
 #include "core/utf8.h"
 #include "core/util.h"
 #include "filter/blocklist.h"
@@ -30,6 +31,7 @@ struct filter_worker {
     fwords words;
     rule_scratch rules;
     wbuf c4_text, pii_text, scratch;
+    wbuf line_text, line_url, line_meta; /* filter_json_line's decoded text and url, new metadata */
     pii_scratch *pii;
 };
 
@@ -115,6 +117,9 @@ void filter_worker_destroy(filter_worker *w)
     buf_free(&w->c4_text);
     buf_free(&w->pii_text);
     buf_free(&w->scratch);
+    buf_free(&w->line_text);
+    buf_free(&w->line_url);
+    buf_free(&w->line_meta);
     pii_scratch_free(w->pii);
     free(w);
 }
@@ -201,4 +206,52 @@ void filter_document(const filter *f, filter_worker *w, const char *text, size_t
     if (c->langid && !lang_filters) identify_language(f, w, text, n, r);
     r->text = cur;
     r->text_len = cur_len;
+}
+
+bool filter_wants_url(const filter *f) { return f->urls != NULL; }
+
+void filter_result_meta(const filter_result *r, wbuf *meta)
+{
+    if (!r->has_lang && !r->text_changed) return;
+    if (r->has_lang) {
+        meta_add_str(meta, "lang", r->lang, strlen(r->lang));
+        meta_add_num(meta, "lang_score", r->lang_score);
+    }
+    if (r->c4_lines_removed) meta_add_int(meta, "c4_lines_removed", (long long)r->c4_lines_removed);
+    if (r->pii_replaced) meta_add_int(meta, "pii_replaced", (long long)r->pii_replaced);
+}
+
+/* The document's URL for the URL block list: the top-level "url", else
+ * metadata.url (where Dolma keeps it); NULL when there is none or no list. */
+static const char *line_url(const filter *f, filter_worker *w, const jdoc *d, size_t *len)
+{
+    if (!f->urls) return NULL;
+    jvalue url = d->url;
+    if (url.kind != JSON_STRING && d->metadata.kind == JSON_OBJECT) {
+        /* the metadata value is itself a scanned, valid object: scan its members */
+        jdoc meta;
+        const char *err;
+        size_t pos;
+        if (json_scan_doc(d->metadata.p, d->metadata.len, &meta, &err, &pos) == 0) url = meta.url;
+    }
+    if (url.kind != JSON_STRING) return NULL;
+    return json_string(&url, &w->line_url, len);
+}
+
+const char *filter_json_line(const filter *f, filter_worker *w, const char *line, size_t len, const jdoc *d,
+                             wbuf *out, bool *rewritten)
+{
+    *rewritten = false;
+    size_t text_len, url_len = 0;
+    const char *text = json_string(&d->text, &w->line_text, &text_len);
+    const char *url = line_url(f, w, d, &url_len);
+    filter_result r;
+    filter_document(f, w, text, text_len, url, url_len, &r);
+    if (r.reason) return r.reason;
+    if (!r.has_lang && !r.text_changed) return NULL;
+    buf_clear(&w->line_meta);
+    filter_result_meta(&r, &w->line_meta);
+    doc_rewrite(line, len, d, r.text_changed ? r.text : NULL, r.text_len, &w->line_meta, out);
+    *rewritten = true;
+    return NULL;
 }

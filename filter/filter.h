@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "core/buf.h"
+#include "core/json.h"
 #include "filter/config.h"
 
 typedef struct filter filter;
@@ -45,5 +46,20 @@ void filter_worker_destroy(filter_worker *w);
 /* Decides on one document: text (valid UTF-8 or not), url (may be NULL). */
 void filter_document(const filter *f, filter_worker *w, const char *text, size_t n, const char *url,
                      size_t url_len, filter_result *r);
+
+/* True when the filter reads URLs (it has a URL block list). */
+bool filter_wants_url(const filter *f);
+
+/* Appends the metadata members a kept document gains (lang, lang_score,
+ * c4_lines_removed, pii_replaced); appends nothing when the document is kept
+ * as it is (no language annotation, text unchanged). */
+void filter_result_meta(const filter_result *r, wbuf *meta);
+
+/* Decides on one document line of the stream (scanned into d, with a text
+ * string), as `winnow filter` does: returns the drop reason, or NULL when
+ * kept; then *rewritten says whether out got the new line (ending in '\n')
+ * or the line goes on byte for byte. */
+const char *filter_json_line(const filter *f, filter_worker *w, const char *line, size_t len, const jdoc *d,
+                             wbuf *out, bool *rewritten);
 
 #endif

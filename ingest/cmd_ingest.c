@@ -61,8 +61,9 @@ int cmd_ingest(int argc, char **argv)
             return EXIT_OK;
         }
         if (c == OPT_EXTRACT) {
-            if (extract_mode_parse(optarg, &io.extract) != 0) {
-                fprintf(stderr, "%s: --extract must be main or full, not '%s'\n\n", winnow_prog, optarg);
+            char err[128];
+            if (ingest_options_set(&io, "extract", optarg, err, sizeof err) != 0) {
+                fprintf(stderr, "%s: %s\n\n", winnow_prog, err);
                 usage(stderr);
                 return EXIT_USAGE;
             }

@@ -41,7 +41,7 @@ struct ingest {
 static void work(void *ctx, int worker_index, void *item)
 {
     ingest *g = ctx;
-    ingest_run_batch(&g->workers[worker_index], item, g->opt.extract, g->opt.want_rejects);
+    ingest_run_batch(&g->workers[worker_index], item, &g->opt);
 }
 
 void ingest_options_init(ingest_options *o)
@@ -49,6 +49,7 @@ void ingest_options_init(ingest_options *o)
     o->extract = EXTRACT_MAIN;
     o->threads = cpu_count();
     o->want_rejects = false;
+    o->hook = NULL;
 }
 
 ingest *ingest_create(const ingest_options *o, const ingest_sink *sink)
@@ -58,6 +59,7 @@ ingest *ingest_create(const ingest_options *o, const ingest_sink *sink)
     if (g->opt.threads < 1) g->opt.threads = 1;
     g->sink = *sink;
     g->workers = xcalloc((size_t)g->opt.threads, sizeof *g->workers);
+    for (int i = 0; i < g->opt.threads; i++) g->workers[i].index = i;
     g->pool = pool_create(g->opt.threads, 0, work, g);
     stats_init(&g->stats);
     return g;
@@ -73,8 +75,11 @@ ingest_batch *ingest_batch_current(ingest *g)
         buf_clear(&b->arena);
         buf_clear(&b->out);
         buf_clear(&b->rejects);
+        buf_clear(&b->hook_rejects);
         stats_free(&b->stats);
         stats_init(&b->stats);
+        stats_free(&b->hook_stats);
+        stats_init(&b->hook_stats);
         g->current = b;
     }
     return g->current;
@@ -87,7 +92,8 @@ static void emit(ingest *g, ingest_batch *b)
 {
     if (b->out.len) g->sink.docs(g->sink.ctx, b->out.data, b->out.len);
     if (b->rejects.len && g->sink.rejects) g->sink.rejects(g->sink.ctx, b->rejects.data, b->rejects.len);
-    b->stats.bytes_out += b->out.len;
+    if (g->opt.hook) g->opt.hook->batch_done(g->opt.hook->ctx, b->hook_rejects.data, b->hook_rejects.len, &b->hook_stats);
+    else b->stats.bytes_out += b->out.len; /* with a hook, counted document by document */
     progress_add(b->stats.out, 0);
     b->stats.started = g->stats.started;
     stats_merge(&g->stats, &b->stats);
@@ -134,7 +140,9 @@ static void free_batch(ingest_batch *b)
     buf_free(&b->arena);
     buf_free(&b->out);
     buf_free(&b->rejects);
+    buf_free(&b->hook_rejects);
     stats_free(&b->stats);
+    stats_free(&b->hook_stats);
     free(b);
 }
 

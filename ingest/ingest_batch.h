@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "core/stats.h"
 #include "ingest/html.h"
+#include "ingest/ingest.h"
 
 /* A batch is handed to the pool when it holds this many jobs or arena bytes,
  * or has counted this many inputs. */
@@ -43,6 +44,8 @@ typedef struct ingest_batch {
     wbuf out;      /* document lines made by the worker */
     wbuf rejects;  /* reject lines (reader's and worker's) */
     wstats stats;  /* in/out/dropped/failed of this batch */
+    wbuf hook_rejects;  /* the document hook's reject lines */
+    wstats hook_stats;  /* the document hook's counts */
     struct ingest_batch *next_free;
 } ingest_batch;
 
@@ -57,12 +60,14 @@ static inline const char *batch_str(const ingest_batch *b, arena_str s) { return
 
 /* Per-worker scratch state. */
 typedef struct {
+    int index; /* 0..threads-1 */
     html_result html;
     wbuf text, line, tmp, meta;
 } ingest_worker;
 
-/* Turns every job of b into a document line, a drop or a failure (worker thread). */
-void ingest_run_batch(ingest_worker *w, ingest_batch *b, extract_mode mode, bool want_rejects);
+/* Turns every job of b into a document line (or hands it to o->hook), a
+ * drop or a failure (worker thread). */
+void ingest_run_batch(ingest_worker *w, ingest_batch *b, const ingest_options *o);
 
 /* Appends a rejects line for a document that has no text. */
 void ingest_reject(ingest_batch *b, const char *reason, const char *id, size_t id_len, const char *url,

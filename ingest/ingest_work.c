@@ -37,22 +37,57 @@ static void put_member(wbuf *line, const char *key, const char *v, size_t n)
     json_put_string(line, v, n);
 }
 
-/* Appends {"id":..,"text":..,"url":..,"date":..,"source":..,"metadata":{..}}\n. */
-static void write_doc(wbuf *line, const ingest_batch *b, const ingest_job *j, const char *text, size_t text_len,
-                      const wbuf *meta)
+void ingest_doc_write(const ingest_doc *d, const char *text, size_t text_len, const wbuf *extra_meta, wbuf *line)
 {
+    if (!text) text = d->text, text_len = d->text_len;
+    bool extra = extra_meta && extra_meta->len;
     buf_putc(line, '{');
-    put_member(line, "id", batch_str(b, j->id), j->id.len);
+    put_member(line, "id", d->id, d->id_len);
     put_member(line, "text", text, text_len);
-    if (j->url.len) put_member(line, "url", batch_str(b, j->url), j->url.len);
-    if (j->date.len) put_member(line, "date", batch_str(b, j->date), j->date.len);
-    if (j->source.len) put_member(line, "source", batch_str(b, j->source), j->source.len);
-    if (meta->len) {
+    if (d->url_len) put_member(line, "url", d->url, d->url_len);
+    if (d->date_len) put_member(line, "date", d->date, d->date_len);
+    if (d->source_len) put_member(line, "source", d->source, d->source_len);
+    if (d->meta_len || extra) {
         buf_append(line, ",\"metadata\":{", 13);
-        buf_append(line, meta->data, meta->len);
+        buf_append(line, d->meta, d->meta_len);
+        if (d->meta_len && extra) buf_putc(line, ',');
+        if (extra) buf_append(line, extra_meta->data, extra_meta->len);
         buf_putc(line, '}');
     }
     buf_append(line, "}\n", 2);
+}
+
+/* The fields of a document made from job j. */
+static void job_doc(const ingest_batch *b, const ingest_job *j, const char *text, size_t text_len, const wbuf *meta,
+                    ingest_doc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->id = batch_str(b, j->id), d->id_len = j->id.len;
+    d->text = text, d->text_len = text_len;
+    d->url = batch_str(b, j->url), d->url_len = j->url.len;
+    d->date = batch_str(b, j->date), d->date_len = j->date.len;
+    d->source = batch_str(b, j->source), d->source_len = j->source.len;
+    d->meta = meta->len ? meta->data : "", d->meta_len = meta->len;
+}
+
+/* Writes a made document's line, or hands the document to the hook (with
+ * the size its line would have). */
+static void put_doc(ingest_worker *w, ingest_batch *b, const ingest_options *o, ingest_doc *d)
+{
+    b->stats.out++;
+    if (!o->hook) {
+        ingest_doc_write(d, NULL, 0, NULL, &b->out);
+        return;
+    }
+    if (d->line) {
+        d->line_size = d->line_len + 1;
+    } else { /* the line without its text, plus the text as it would be written */
+        buf_clear(&w->line);
+        ingest_doc_write(d, "", 0, NULL, &w->line);
+        d->line_size = w->line.len - 2 + json_string_size(d->text, d->text_len);
+    }
+    b->stats.bytes_out += d->line_size;
+    o->hook->doc(o->hook->ctx, w->index, d, &b->out, &b->hook_rejects, &b->hook_stats);
 }
 
 void ingest_reject(ingest_batch *b, const char *reason, const char *id, size_t id_len, const char *url,
@@ -109,12 +144,12 @@ static void charset_meta(wbuf *meta, const charset_info *ci)
     meta_add_str(meta, "charset_source", src, strlen(src));
 }
 
-static void run_html(ingest_worker *w, ingest_batch *b, const ingest_job *j, extract_mode mode, bool want_rejects)
+static void run_html(ingest_worker *w, ingest_batch *b, const ingest_job *j, const ingest_options *o)
 {
     html_result_clear(&w->html);
-    html_extract(batch_str(b, j->payload), j->payload.len, j->charset[0] ? j->charset : NULL, mode, &w->html);
+    html_extract(batch_str(b, j->payload), j->payload.len, j->charset[0] ? j->charset : NULL, o->extract, &w->html);
     if (!has_text(w->html.text.data, w->html.text.len)) {
-        job_drop(b, j, "empty_text", want_rejects);
+        job_drop(b, j, "empty_text", o->want_rejects);
         return;
     }
     buf_clear(&w->meta);
@@ -126,29 +161,63 @@ static void run_html(ingest_worker *w, ingest_batch *b, const ingest_job *j, ext
         buf_putc(&w->meta, ',');
         buf_append(&w->meta, w->html.meta.data, w->html.meta.len);
     }
-    write_doc(&b->out, b, j, w->html.text.data, w->html.text.len, &w->meta);
-    b->stats.out++;
+    ingest_doc d;
+    job_doc(b, j, w->html.text.data, w->html.text.len, &w->meta, &d);
+    put_doc(w, b, o, &d);
 }
 
-static void run_text(ingest_worker *w, ingest_batch *b, const ingest_job *j, bool want_rejects)
+static void run_text(ingest_worker *w, ingest_batch *b, const ingest_job *j, const ingest_options *o)
 {
     charset_info ci;
     buf_clear(&w->text);
     text_to_utf8(batch_str(b, j->payload), j->payload.len, j->charset[0] ? j->charset : NULL, 0, &w->text, &ci);
     if (!has_text(w->text.data, w->text.len)) {
-        job_drop(b, j, "empty_text", want_rejects);
+        job_drop(b, j, "empty_text", o->want_rejects);
         return;
     }
     buf_clear(&w->meta);
     common_meta(&w->meta, b, j);
     charset_meta(&w->meta, &ci);
-    write_doc(&b->out, b, j, w->text.data, w->text.len, &w->meta);
-    b->stats.out++;
+    ingest_doc d;
+    job_doc(b, j, w->text.data, w->text.len, &w->meta, &d);
+    put_doc(w, b, o, &d);
+}
+
+/* Appends line with a string id: the source and line number when it has
+ * none, its number as a string when it is one; ends with '\n'. */
+static void with_string_id(ingest_worker *w, const ingest_batch *b, const ingest_job *j, const char *line, size_t len,
+                           const jdoc *d, wbuf *out)
+{
+    if (d->id.kind == JSON_MISSING) {
+        buf_clear(&w->tmp);
+        buf_printf(&w->tmp, "%.*s#%llu", (int)j->source.len, batch_str(b, j->source),
+                   (unsigned long long)j->ordinal);
+        size_t brace = (size_t)(memchr(line, '{', len) - (void *)line);
+        buf_append(out, line, brace + 1);
+        json_put_key(out, "id");
+        json_put_string(out, w->tmp.data, w->tmp.len);
+        size_t k = brace + 1;
+        while (k < len && (line[k] == ' ' || line[k] == '\t')) k++;
+        if (k < len && line[k] != '}') buf_putc(out, ',');
+        buf_append(out, line + brace + 1, len - brace - 1);
+    } else { /* a number or other value: the same member as a string */
+        size_t at = (size_t)(d->id.p - line);
+        buf_append(out, line, at);
+        if (d->id.kind == JSON_NUMBER) json_put_string(out, d->id.p, d->id.len);
+        else {
+            buf_clear(&w->tmp);
+            buf_printf(&w->tmp, "%.*s#%llu", (int)j->source.len, batch_str(b, j->source),
+                       (unsigned long long)j->ordinal);
+            json_put_string(out, w->tmp.data, w->tmp.len);
+        }
+        buf_append(out, d->id.p + d->id.len, len - at - d->id.len);
+    }
+    buf_putc(out, '\n');
 }
 
 /* JSON line: checked, given an id when it has none (source + line number),
  * its id made a string when it is a number; everything else kept as is. */
-static void run_jsonl(ingest_worker *w, ingest_batch *b, const ingest_job *j)
+static void run_jsonl(ingest_worker *w, ingest_batch *b, const ingest_job *j, const ingest_options *o)
 {
     const char *line = batch_str(b, j->payload);
     size_t len = j->payload.len;
@@ -167,46 +236,31 @@ static void run_jsonl(ingest_worker *w, ingest_batch *b, const ingest_job *j)
         stats_fail(&b->stats, "no_text");
         return;
     }
-    if (d.id.kind == JSON_STRING) {
+    ingest_doc doc = {.line = line, .line_len = len};
+    if (d.id.kind == JSON_STRING && !o->hook) {
         buf_append(&b->out, line, len);
         buf_putc(&b->out, '\n');
-    } else if (d.id.kind == JSON_MISSING) {
-        buf_clear(&w->tmp);
-        buf_printf(&w->tmp, "%.*s#%llu", (int)j->source.len, batch_str(b, j->source),
-                   (unsigned long long)j->ordinal);
-        size_t brace = (size_t)(memchr(line, '{', len) - (void *)line);
-        buf_append(&b->out, line, brace + 1);
-        json_put_key(&b->out, "id");
-        json_put_string(&b->out, w->tmp.data, w->tmp.len);
-        size_t k = brace + 1;
-        while (k < len && (line[k] == ' ' || line[k] == '\t')) k++;
-        if (k < len && line[k] != '}') buf_putc(&b->out, ',');
-        buf_append(&b->out, line + brace + 1, len - brace - 1);
-        buf_putc(&b->out, '\n');
-    } else { /* a number or other value: the same member as a string */
-        size_t at = (size_t)(d.id.p - line);
-        buf_append(&b->out, line, at);
-        if (d.id.kind == JSON_NUMBER) json_put_string(&b->out, d.id.p, d.id.len);
-        else {
-            buf_clear(&w->tmp);
-            buf_printf(&w->tmp, "%.*s#%llu", (int)j->source.len, batch_str(b, j->source),
-                       (unsigned long long)j->ordinal);
-            json_put_string(&b->out, w->tmp.data, w->tmp.len);
-        }
-        buf_append(&b->out, d.id.p + d.id.len, len - at - d.id.len);
-        buf_putc(&b->out, '\n');
+    } else if (d.id.kind != JSON_STRING) {
+        wbuf *out = o->hook ? &w->line : &b->out;
+        if (o->hook) buf_clear(out);
+        with_string_id(w, b, j, line, len, &d, out);
+        doc.line = out->data, doc.line_len = out->len - 1;
+    }
+    if (o->hook) {
+        put_doc(w, b, o, &doc);
+        return;
     }
     b->stats.out++;
 }
 
-void ingest_run_batch(ingest_worker *w, ingest_batch *b, extract_mode mode, bool want_rejects)
+void ingest_run_batch(ingest_worker *w, ingest_batch *b, const ingest_options *o)
 {
     for (int i = 0; i < b->njobs; i++) {
         const ingest_job *j = &b->jobs[i];
         switch (j->kind) {
-        case JOB_HTML: run_html(w, b, j, mode, want_rejects); break;
-        case JOB_TEXT: run_text(w, b, j, want_rejects); break;
-        case JOB_JSONL: run_jsonl(w, b, j); break;
+        case JOB_HTML: run_html(w, b, j, o); break;
+        case JOB_TEXT: run_text(w, b, j, o); break;
+        case JOB_JSONL: run_jsonl(w, b, j, o); break;
         }
     }
 }

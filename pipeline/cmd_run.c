@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/output.h"
 #include "core/util.h"
 #include "pipeline/plan.h"
 #include "pipeline/report.h"
@@ -34,18 +35,21 @@ static void usage(FILE *f)
             "usage: winnow run [options] PIPELINE\n\n"
             "Runs the pipeline file PIPELINE (docs/pipeline.md) on this machine: the sorted input\n"
             "files split over its tasks (task t takes files t, t+N, ...), per input file\n"
-            "ingest | filter into the work directory, then global dedup (winnow dedup\n"
-            "signatures, buckets, apply), then tokenize | shard into the output directory, and\n"
-            "a merged stats report (WORK/report.json, WORK/report.txt). Every finished file,\n"
-            "task and step is recorded; after a crash or kill the same command goes on from\n"
-            "there and the output is byte-identical to an uninterrupted run.\n\n"
+            "ingest and filter in one process (no JSON between them) into the work directory,\n"
+            "then global dedup (winnow dedup signatures, buckets, apply), then tokenize and\n"
+            "the shard writer in one process into the output directory, and a merged stats\n"
+            "report (WORK/report.json, WORK/report.txt).\n"
+            "Stage options in the file are read by the stages' own option parsers when it is\n"
+            "loaded: a bad one stops the run before it starts, naming FILE:LINE. Every\n"
+            "finished file, task and step is recorded; after a crash or kill the same command\n"
+            "goes on from there and the output is byte-identical to an uninterrupted run.\n\n"
             "options:\n"
             "  -j, --jobs N        tasks run at once (default: 'jobs' from the file, else\n"
             "                      the smaller of tasks and cores)\n"
-            "      --threads N     threads of each stage process (default: cores / jobs, at least 1;\n"
-            "                      the shards step, one process, all cores)\n"
-            "      --fail-fast     stop at the first input file that fails (default: report it,\n"
-            "                      count it, go on)\n"
+            "      --threads N     worker threads of each file's process (default: cores / jobs,\n"
+            "                      at least 1; the shards step, one process, all cores)\n"
+            "      --fail-fast     stop at the first input file that fails or crashes (default:\n"
+            "                      report it, count it, go on)\n"
             "  -q, --quiet         no progress and no summary on stderr\n"
             "      --step STEP     run only rank --rank of one step (docs, signatures, buckets,\n"
             "      --rank R        apply, shards) and return; what `winnow slurm` array tasks run\n"
@@ -127,16 +131,20 @@ static void progress_poll(progress *g, bool final)
 }
 
 /* Cleans up what killed processes of an earlier run left: temporary files of
- * atomic writes and half-made per-file outputs. Only under the lock. */
+ * atomic writes (in the work and output directories) and half-made per-file
+ * outputs. Only under the lock. */
 static void remove_leftovers(const pl_plan *p)
 {
-    static const char *const dirs[] = {"docs", "stats", "failed", "done", "dedup-out", "stats/dedup", "rejects", ""};
+    static const char *const dirs[] = {"docs", "stats", "failed", "done", "dedup-out", "stats/dedup", "rejects",
+                                       "rejects/dedup", ""};
     for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++) {
         char *dir = pl_path(p, "%s", dirs[k]);
+        output_remove_temporaries(dir);
         DIR *d = opendir(dir);
         struct dirent *e;
         while (d && (e = readdir(d))) {
-            if (!strstr(e->d_name, ".tmp.") && !strstr(e->d_name, ".part")) continue;
+            size_t n = strlen(e->d_name);
+            if (n < 5 || strcmp(e->d_name + n - 5, ".part")) continue;
             char *path = pl_path(p, "%s/%s", dirs[k], e->d_name);
             unlink(path);
             free(path);
@@ -144,6 +152,7 @@ static void remove_leftovers(const pl_plan *p)
         if (d) closedir(d);
         free(dir);
     }
+    output_remove_temporaries(p->cfg.output);
 }
 
 /* Takes WORK/lock; exits when another run holds it. The descriptor is

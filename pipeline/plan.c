@@ -211,6 +211,7 @@ void pl_plan_load(const char *pipeline_path, pl_plan *p)
     memset(p, 0, sizeof *p);
     char err[PATH_MAX + 256];
     if (pl_config_load(pipeline_path, &p->cfg, err, sizeof err) != 0) dief(EXIT_USAGE, "%s", err);
+    if (pl_stage_options_read(&p->cfg, &p->stages, err, sizeof err) != 0) dief(EXIT_USAGE, "%s", err);
     p->has_filter = pl_config_section(&p->cfg, "filter") != NULL;
     p->has_dedup = pl_config_section(&p->cfg, "dedup") != NULL;
     p->has_tokenize = pl_config_section(&p->cfg, "tokenize") != NULL;
@@ -237,5 +238,6 @@ void pl_plan_free(pl_plan *p)
     free(p->files);
     free(p->sizes);
     free(p->winnow);
+    pl_stage_options_free(&p->stages);
     pl_config_free(&p->cfg);
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "pipeline/config.h"
+#include "pipeline/stage_options.h"
 
 typedef struct {
     pl_config cfg;
@@ -29,6 +30,7 @@ typedef struct {
     int nfiles;
     char *winnow;      /* absolute path of this binary, for child processes */
     bool has_filter, has_dedup, has_tokenize;
+    pl_stage_options stages; /* options of the stages run in-process, read at load */
 } pl_plan;
 
 /* The steps of a run, in order; each has tasks ranks except STEP_SHARDS (one). */
@@ -44,7 +46,8 @@ bool pl_step_enabled(const pl_plan *p, pl_step s);
 /* Number of ranks of a step. */
 int pl_step_ranks(const pl_plan *p, pl_step s);
 
-/* Loads the pipeline file, expands and sorts the inputs, and checks them
+/* Loads the pipeline file (the options of the stages run in-process included),
+ * expands and sorts the inputs, and checks them
  * against WORK/plan (writing it on the first run; later runs keep its input
  * list). Exits with status 1 and a clear message when the file is wrong or
  * the work directory belongs to a run with another task count. */

@@ -45,16 +45,24 @@ void pl_argv_free(pl_argv *a)
     memset(a, 0, sizeof *a);
 }
 
-/* In the child: wires fds, asks to die with the parent, execs. Never returns. */
-static void exec_child(pl_argv *cmd, int in_fd, int out_fd, int err_fd, pid_t parent)
+/* What a child process does: exec a command, or call a function. */
+typedef struct {
+    pl_argv *cmd;
+    int (*fn)(void *arg);
+    void *arg;
+} child_work;
+
+/* In the child: wires fds, asks to die with the parent, runs the work. Never returns. */
+static void run_child(const child_work *work, int in_fd, int out_fd, int err_fd, pid_t parent)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127); /* the parent died before prctl */
     dup2(in_fd, 0);
     dup2(out_fd, 1);
     dup2(err_fd, 2);
-    execv(cmd->argv[0], cmd->argv);
-    fprintf(stderr, "cannot run %s: %s\n", cmd->argv[0], strerror(errno));
+    if (work->fn) exit(work->fn(work->arg));
+    execv(work->cmd->argv[0], work->cmd->argv);
+    fprintf(stderr, "cannot run %s: %s\n", work->cmd->argv[0], strerror(errno));
     _exit(127);
 }
 
@@ -90,7 +98,9 @@ static void drain_messages(int fd, int log_fd, char *last, size_t lastlen)
     snprintf(last, lastlen, "%s", line ? line + 1 : tail);
 }
 
-int pl_run_chain(pl_argv *cmds, int n, const char *log_path, char *why, size_t whylen, char *last, size_t lastlen)
+/* Runs works[0] | works[1] | ... (see pl_run_chain); names[i] names work i in why. */
+static int run_children(const child_work *works, const char *const *names, int n, const char *log_path, char *why,
+                        size_t whylen, char *last, size_t lastlen)
 {
     if (n < 1 || n > MAX_CHAIN) dief(EXIT_FATAL, "internal: a chain of %d commands", n);
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -106,7 +116,7 @@ int pl_run_chain(pl_argv *cmds, int n, const char *log_path, char *why, size_t w
         fflush(NULL);
         pids[i] = fork();
         if (pids[i] < 0) dief(EXIT_FATAL, "fork: %m");
-        if (pids[i] == 0) exec_child(&cmds[i], in_fd, out_fd, err_pipe[1], parent);
+        if (pids[i] == 0) run_child(&works[i], in_fd, out_fd, err_pipe[1], parent);
         if (in_fd != devnull) close(in_fd);
         if (i + 1 < n) close(pipe_fd[1]);
         in_fd = pipe_fd[0];
@@ -122,12 +132,31 @@ int pl_run_chain(pl_argv *cmds, int n, const char *log_path, char *why, size_t w
             if (errno != EINTR) dief(EXIT_FATAL, "waitpid: %m");
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
         if (!failed) {
-            const char *name = cmds[i].argc > 1 ? cmds[i].argv[1] : cmds[i].argv[0];
-            if (WIFEXITED(status)) snprintf(why, whylen, "winnow %s exited with status %d", name, WEXITSTATUS(status));
-            else snprintf(why, whylen, "winnow %s was killed by signal %d", name, WTERMSIG(status));
+            if (WIFEXITED(status)) snprintf(why, whylen, "%s exited with status %d", names[i], WEXITSTATUS(status));
+            else snprintf(why, whylen, "%s was killed by signal %d", names[i], WTERMSIG(status));
         }
         failed = 1;
     }
     close(devnull);
     return failed;
+}
+
+int pl_run_chain(pl_argv *cmds, int n, const char *log_path, char *why, size_t whylen, char *last, size_t lastlen)
+{
+    child_work works[MAX_CHAIN];
+    char names[MAX_CHAIN][64];
+    const char *name_ptrs[MAX_CHAIN];
+    for (int i = 0; i < n && i < MAX_CHAIN; i++) {
+        works[i] = (child_work){&cmds[i], NULL, NULL};
+        snprintf(names[i], sizeof names[i], "winnow %s", cmds[i].argc > 1 ? cmds[i].argv[1] : cmds[i].argv[0]);
+        name_ptrs[i] = names[i];
+    }
+    return run_children(works, name_ptrs, n, log_path, why, whylen, last, lastlen);
+}
+
+int pl_run_call(int (*fn)(void *arg), void *arg, const char *name, const char *log_path, char *why, size_t whylen,
+                char *last, size_t lastlen)
+{
+    child_work work = {NULL, fn, arg};
+    return run_children(&work, &name, 1, log_path, why, whylen, last, lastlen);
 }

@@ -11,14 +11,17 @@
 #include "core/input.h"
 #include "core/output.h"
 #include "core/util.h"
+#include "pipeline/docs_unit.h"
 #include "pipeline/report.h"
+#include "pipeline/shards_step.h"
 #include "pipeline/spawn.h"
 
 #define MESSAGE_MAX 1024
 #define OUTPUT_ZSTD_LEVEL 3
 #define COPY_CHUNK (1 << 20)
 
-/* Starts a stage command: winnow STAGE [SUB] -q -j T, then its section's options. */
+/* Starts a stage command: winnow STAGE [SUB] -q -j T, then its section's
+ * options as long options ('_' in a key written '-', as the stages spell them). */
 static void stage_command(const pl_plan *p, pl_argv *a, const char *stage, const char *sub, int threads)
 {
     pl_argv_push(a, p->winnow);
@@ -28,8 +31,12 @@ static void stage_command(const pl_plan *p, pl_argv *a, const char *stage, const
     pl_argv_pushf(a, "-j%d", threads);
     const pl_section *s = pl_config_section(&p->cfg, stage);
     for (int i = 0; s && i < s->n; i++) {
-        if (s->opts[i].value) pl_argv_pushf(a, "--%s=%s", s->opts[i].key, s->opts[i].value);
-        else pl_argv_pushf(a, "--%s", s->opts[i].key);
+        char *key = xstrdup(s->opts[i].key);
+        for (char *c = key; *c; c++)
+            if (*c == '_') *c = '-';
+        if (s->opts[i].value) pl_argv_pushf(a, "--%s=%s", key, s->opts[i].value);
+        else pl_argv_pushf(a, "--%s", key);
+        free(key);
     }
 }
 
@@ -71,18 +78,16 @@ static void record_failure(const pl_plan *p, int i, const char *why, const char 
     }
 }
 
-/* --rejects WORK/rejects/NNNNNN.STAGE.jsonl[.zst] when the pipeline asks for rejects. */
-static void push_rejects(const pl_plan *p, pl_argv *a, int i, const char *stage)
+/* The child process of one input file: its stages in-process. */
+static int docs_unit_main(void *arg)
 {
-    if (!p->cfg.rejects) return;
-    char *path = pl_path(p, "rejects/%06d.%s.jsonl", i, stage);
-    pl_argv_pushf(a, "--rejects=%s", path);
-    free(path);
+    winnow_prog = "winnow run (ingest | filter)";
+    return pl_docs_unit_run(arg);
 }
 
-/* ingest -> filter for input file i, its output renamed into place only when
- * every process succeeded. Returns 0 or 2. */
-static int run_unit(const pl_plan *p, int i, const pl_step_opts *o)
+/* ingest -> filter for input file i in a child process, its output renamed
+ * into place only when the child succeeded. Returns 0 or 2. */
+static int run_unit(const pl_plan *p, const filter *f, int i, const pl_step_opts *o)
 {
     char *out = pl_docs_path(p, i), *failed = pl_path(p, "failed/%06d", i);
     if (pl_exists(out)) {
@@ -92,28 +97,9 @@ static int run_unit(const pl_plan *p, int i, const pl_step_opts *o)
     }
     remove_file(failed);
     char *part = pl_path(p, "docs/%06d.part", i), *log = pl_path(p, "logs/%06d.log", i);
-    char *st_ingest = pl_path(p, "stats/%06d.ingest.json", i), *st_filter = pl_path(p, "stats/%06d.filter.json", i);
-    pl_argv cmds[2] = {{0}};
-    int n = 0;
-    stage_command(p, &cmds[n], "ingest", NULL, o->threads);
-    pl_argv_push(&cmds[n], "--stats");
-    pl_argv_push(&cmds[n], st_ingest);
-    push_rejects(p, &cmds[n], i, "ingest");
-    pl_argv_push(&cmds[n], "--");
-    pl_argv_push(&cmds[n], p->files[i]);
-    n++;
-    if (p->has_filter) {
-        stage_command(p, &cmds[n], "filter", NULL, o->threads);
-        pl_argv_push(&cmds[n], "--stats");
-        pl_argv_push(&cmds[n], st_filter);
-        push_rejects(p, &cmds[n], i, "filter");
-        n++;
-    }
-    pl_argv_push(&cmds[n - 1], "-o");
-    pl_argv_push(&cmds[n - 1], part);
-    if (p->cfg.compress) pl_argv_push(&cmds[n - 1], "-z");
+    pl_docs_unit unit = {p, f, i, part, o->threads};
     char why[MESSAGE_MAX], last[MESSAGE_MAX];
-    int rc = pl_run_chain(cmds, n, log, why, sizeof why, last, sizeof last);
+    int rc = pl_run_call(docs_unit_main, &unit, f ? "ingest | filter" : "ingest", log, why, sizeof why, last, sizeof last);
     if (rc == 0 && rename(part, out) != 0) {
         snprintf(why, sizeof why, "cannot rename %s to %s", part, out);
         snprintf(last, sizeof last, "%s", strerror(errno));
@@ -123,20 +109,24 @@ static int run_unit(const pl_plan *p, int i, const pl_step_opts *o)
         remove_file(part);
         record_failure(p, i, why, last, log);
     }
-    for (int k = 0; k < n; k++) pl_argv_free(&cmds[k]);
-    free(out), free(failed), free(part), free(log), free(st_ingest), free(st_filter);
+    free(out), free(failed), free(part), free(log);
     return rc ? EXIT_FATAL : 0;
 }
 
 static int step_docs(const pl_plan *p, int rank, const pl_step_opts *o)
 {
     int files = 0, failures = 0;
+    filter *f = p->has_filter ? filter_create(&p->stages.filter) : NULL; /* once; every file's process shares it */
     for (int i = rank; i < p->nfiles; i += p->cfg.tasks) {
         files++;
-        if (run_unit(p, i, o) == 0) continue;
+        if (run_unit(p, f, i, o) == 0) continue;
         failures++;
-        if (o->fail_fast) return EXIT_FATAL;
+        if (o->fail_fast) {
+            filter_destroy(f);
+            return EXIT_FATAL;
+        }
     }
+    filter_destroy(f);
     char note[128];
     snprintf(note, sizeof note, "files %d failed %d\n", files, failures);
     pl_mark_done(p, STEP_DOCS, rank, note);
@@ -245,31 +235,29 @@ static int concatenate_documents(const pl_plan *p)
     return 0;
 }
 
+/* The child process of the shards step: tokenize and shard in-process. */
+static int shards_main(void *arg)
+{
+    winnow_prog = "winnow run (tokenize | shard)";
+    return pl_shards_run(arg);
+}
+
 static int step_shards(const pl_plan *p, const pl_step_opts *o)
 {
     int rc = 0;
     if (p->has_tokenize) {
-        char *st_tok = pl_path(p, "stats/tokenize.json"), *st_shard = pl_path(p, "stats/shard.json");
+        pl_argv inputs = {0};
+        push_document_files(p, &inputs, true);
+        pl_shards_work work = {p, inputs.argv, inputs.argc, o->threads};
         char *log = pl_path(p, "logs/shards.log");
-        pl_argv cmds[2] = {{0}};
-        stage_command(p, &cmds[0], "tokenize", NULL, o->threads);
-        pl_argv_push(&cmds[0], "--format=bin");
-        pl_argv_pushf(&cmds[0], "--stats=%s", st_tok);
-        pl_argv_push(&cmds[0], "--");
-        push_document_files(p, &cmds[0], true);
-        stage_command(p, &cmds[1], "shard", NULL, o->threads);
-        pl_argv_pushf(&cmds[1], "--stats=%s", st_shard);
-        pl_argv_push(&cmds[1], "-o");
-        pl_argv_push(&cmds[1], p->cfg.output);
         char why[MESSAGE_MAX], last[MESSAGE_MAX];
-        rc = pl_run_chain(cmds, 2, log, why, sizeof why, last, sizeof last);
+        rc = pl_run_call(shards_main, &work, "tokenize | shard", log, why, sizeof why, last, sizeof last);
         if (rc) {
             warnf("tokenize | shard failed: %s%s%s (log: %s)", why, *last ? ": " : "", last, log);
             rc = EXIT_FATAL;
         }
-        pl_argv_free(&cmds[0]);
-        pl_argv_free(&cmds[1]);
-        free(st_tok), free(st_shard), free(log);
+        pl_argv_free(&inputs);
+        free(log);
     } else {
         rc = concatenate_documents(p);
     }

@@ -2,14 +2,17 @@
  * (`winnow run`) and Slurm array tasks (`winnow run --step S --rank R`) both
  * come here, so both share the completion markers and produce the same files.
  *
- *   docs        task R: for each of its input files without output yet,
- *               winnow ingest | winnow filter into WORK/docs (renamed into
- *               place only when every stage of the chain succeeded)
+ *   docs        task R: for each of its input files without output yet, a
+ *               child process running ingest and filter in-process
+ *               (docs_unit.h) into WORK/docs (renamed into place only when
+ *               the child succeeded; a file whose process fails or crashes
+ *               is recorded in WORK/failed and counted)
  *   signatures, buckets, apply
  *               rank R of `winnow dedup signatures|buckets|apply` over the
  *               documents of every input file that did not fail
- *   shards      winnow tokenize --format bin | winnow shard -o OUTPUT over
- *               the final documents (or, without [tokenize], the documents
+ *   shards      a child process tokenizing the final documents and writing
+ *               their ids straight into the shard writer at OUTPUT
+ *               (shards_step.h; or, without [tokenize], the documents
  *               concatenated into OUTPUT/documents.jsonl[.zst]); then the
  *               merged stats report */
 #ifndef WINNOW_PIPELINE_STEPS_H
@@ -21,7 +24,7 @@
 
 typedef struct {
     bool fail_fast; /* a failing input file fails the step (else: recorded, counted, skipped) */
-    int threads;    /* -j given to each stage process */
+    int threads;    /* worker threads of each stage process (-j) */
     bool quiet;     /* no report summary on stderr */
 } pl_step_opts;
 

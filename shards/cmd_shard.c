@@ -4,6 +4,7 @@
  * u32 little-endian count, then that many u32 little-endian ids. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +14,11 @@
 #include "core/stage.h"
 #include "core/stats.h"
 #include "core/util.h"
-#include "shards/shard_format.h"
+#include "shards/shard_options.h"
 #include "shards/shard_writer.h"
-#include "shards/vocab_hash.h"
 
-enum {
-    OPT_VOCAB_SIZE = OPT_STAGE_FIRST_FREE, OPT_TOKENIZER, OPT_VOCAB, OPT_VOCAB_SHA256, OPT_EOS, OPT_BOS,
-    OPT_NO_APPEND_EOS, OPT_PREPEND_BOS, OPT_SHARD_TOKENS, OPT_SPLIT_DOCS, OPT_LEVEL
-};
+/* The options of shard_options.h are OPT_SETTING. */
+enum { OPT_SETTING = OPT_STAGE_FIRST_FREE };
 
 static const char usage_text[] =
     "usage: winnow shard -o DIR --vocab-size N [options] [FILE...]\n"
@@ -47,13 +45,6 @@ static const char usage_text[] =
     "Documents with an id not below --vocab-size are reported, counted as failed (bad_id)\n"
     "and skipped; a stream that ends inside a document counts it as failed (truncated).\n";
 
-static long long parse_id(const char *opt, const char *arg)
-{
-    long long v = parse_count(arg);
-    if (v < 0 || v > UINT32_MAX) dief(EXIT_USAGE, "%s wants a token id, not '%s'", opt, arg);
-    return v;
-}
-
 /* Reads exactly n bytes; returns how many it got. */
 static size_t read_full(winput *in, void *dst, size_t n)
 {
@@ -76,7 +67,6 @@ static bool shard_input(winput *in, shard_writer *w, wstats *st, uint32_t **ids,
         uint8_t head[4];
         size_t got = read_full(in, head, 4);
         if (got == 0) break;
-        st->in++;
         uint32_t count = got == 4 ? (uint32_t)head[0] | (uint32_t)head[1] << 8 | (uint32_t)head[2] << 16 | (uint32_t)head[3] << 24 : 0;
         size_t have = 0;
         while (got == 4 && have < count) { /* grow with the data, not with the claimed count */
@@ -90,6 +80,7 @@ static bool shard_input(winput *in, shard_writer *w, wstats *st, uint32_t **ids,
             if (bytes < want * 4) break;
         }
         if (got < 4 || have < count) {
+            st->in++;
             warnf("%s: document %" PRIu64 " at offset %" PRIu64 ": stream ends inside the document (%zu of %u ids)",
                   input_name(in), doc, offset, have, count);
             stats_fail(st, "truncated");
@@ -99,14 +90,7 @@ static bool shard_input(winput *in, shard_writer *w, wstats *st, uint32_t **ids,
             const uint8_t *b = (const uint8_t *)&(*ids)[i];
             (*ids)[i] = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
         }
-        st->bytes_in += 4 + 4 * (uint64_t)count;
-        if (shard_writer_add_document(w, *ids, count)) {
-            warnf("%s: document %" PRIu64 " at offset %" PRIu64 ": %s; document skipped", input_name(in), doc, offset,
-                  shard_writer_error(w));
-            stats_fail(st, "bad_id");
-            continue;
-        }
-        st->out++;
+        if (!shard_writer_add_counted(w, *ids, count, st, input_name(in), doc, offset)) continue;
         progress_add(1, 4 + 4 * (uint64_t)count);
     }
     return true;
@@ -116,76 +100,52 @@ int cmd_shard(int argc, char **argv)
 {
     static const struct option longopts[] = {
         STAGE_COMMON_LONGOPTS,
-        {"vocab-size", required_argument, 0, OPT_VOCAB_SIZE},
-        {"tokenizer", required_argument, 0, OPT_TOKENIZER},
-        {"vocab", required_argument, 0, OPT_VOCAB},
-        {"vocab-sha256", required_argument, 0, OPT_VOCAB_SHA256},
-        {"eos", required_argument, 0, OPT_EOS},
-        {"bos", required_argument, 0, OPT_BOS},
-        {"no-append-eos", no_argument, 0, OPT_NO_APPEND_EOS},
-        {"prepend-bos", no_argument, 0, OPT_PREPEND_BOS},
-        {"shard-tokens", required_argument, 0, OPT_SHARD_TOKENS},
-        {"split-docs", no_argument, 0, OPT_SPLIT_DOCS},
-        {"level", required_argument, 0, OPT_LEVEL},
+        {"vocab-size", required_argument, 0, OPT_SETTING},
+        {"tokenizer", required_argument, 0, OPT_SETTING},
+        {"vocab", required_argument, 0, OPT_SETTING},
+        {"vocab-sha256", required_argument, 0, OPT_SETTING},
+        {"eos", required_argument, 0, OPT_SETTING},
+        {"bos", required_argument, 0, OPT_SETTING},
+        {"no-append-eos", no_argument, 0, OPT_SETTING},
+        {"prepend-bos", no_argument, 0, OPT_SETTING},
+        {"shard-tokens", required_argument, 0, OPT_SETTING},
+        {"split-docs", no_argument, 0, OPT_SETTING},
+        {"level", required_argument, 0, OPT_SETTING},
         {0, 0, 0, 0}};
     stage_opts so;
     stage_opts_init(&so);
-    shard_writer_options wo;
-    shard_writer_options_init(&wo);
-    wo.append_eos = false;
-    bool no_append_eos = false;
-    const char *vocab_file = NULL;
-    int opt;
+    shard_options o;
+    shard_options_init(&o);
+    char err[PATH_MAX + 128];
+    int opt, long_index = -1;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        long long v;
-        switch (opt) {
-        case 'h': fputs(usage_text, stdout); return EXIT_OK;
-        case OPT_VOCAB_SIZE:
-            v = parse_count(optarg);
-            if (v < 1 || v > UINT32_MAX) dief(EXIT_USAGE, "--vocab-size wants 1..4294967295, not '%s'", optarg);
-            wo.vocab_size = (uint64_t)v;
-            break;
-        case OPT_TOKENIZER: wo.tokenizer_name = optarg; break;
-        case OPT_VOCAB: vocab_file = optarg; break;
-        case OPT_VOCAB_SHA256: wo.vocab_sha256 = optarg; break;
-        case OPT_EOS: wo.eos_id = parse_id("--eos", optarg); wo.append_eos = true; break;
-        case OPT_BOS: wo.bos_id = parse_id("--bos", optarg); break;
-        case OPT_NO_APPEND_EOS: no_append_eos = true; break;
-        case OPT_PREPEND_BOS: wo.prepend_bos = true; break;
-        case OPT_SHARD_TOKENS:
-            v = parse_count(optarg);
-            if (v < 1) dief(EXIT_USAGE, "--shard-tokens wants a positive count, not '%s'", optarg);
-            wo.shard_tokens = (uint64_t)v;
-            break;
-        case OPT_SPLIT_DOCS: wo.split_docs = true; break;
-        case OPT_LEVEL:
-            v = parse_count(optarg);
-            if (v < 1 || v > 22) dief(EXIT_USAGE, "--level wants 1..22, not '%s'", optarg);
-            wo.zstd_level = (int)v;
-            break;
-        default:
-            if (opt != '?' && stage_parse_common(&so, opt, optarg)) break;
-            fputs(usage_text, stderr);
-            return EXIT_USAGE;
+    while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, &long_index)) != -1) {
+        if (opt == 'h') {
+            fputs(usage_text, stdout);
+            return EXIT_OK;
         }
+        if (opt == OPT_SETTING) {
+            if (shard_options_set(&o, longopts[long_index].name, optarg, err, sizeof err) != 0) dief(EXIT_USAGE, "%s", err);
+            continue;
+        }
+        if (opt != '?' && stage_parse_common(&so, opt, optarg)) continue;
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
     }
     stage_take_inputs(&so, argc, argv);
-    if (no_append_eos) wo.append_eos = false;
-    if (!so.output || !wo.vocab_size) {
+    if (!so.output || !o.writer.vocab_size) {
         warnf("-o DIR and --vocab-size are required");
         fputs(usage_text, stderr);
         return EXIT_USAGE;
     }
     if (so.zstd_level) dief(EXIT_USAGE, "-z does not apply: shards are always zstd-compressed (see --level)");
     if (so.rejects_path) dief(EXIT_USAGE, "--rejects does not apply: shard drops nothing, failures are counted");
-    char sha[65];
-    if (vocab_file) {
-        if (vocab_file_sha256(vocab_file, sha)) return EXIT_USAGE;
-        wo.vocab_sha256 = sha;
+    if (shard_options_finish(&o, err, sizeof err) != 0) {
+        warnf("%s", err);
+        return EXIT_USAGE;
     }
-    wo.threads = so.threads;
-    shard_writer *w = shard_writer_open(so.output, &wo);
+    o.writer.threads = so.threads;
+    shard_writer *w = shard_writer_open(so.output, &o.writer);
     if (!w) return EXIT_USAGE;
 
     wstats st;

@@ -36,6 +36,7 @@ typedef struct frame_job {
     uint8_t *comp; /* compressed frame, filled by a worker */
     size_t clen;
     uint32_t checksum;
+    double cpu; /* seconds its compression took */
     struct frame_job *next_free;
 } frame_job;
 
@@ -63,6 +64,7 @@ struct shard_writer {
     uint64_t file_bytes;
 
     shard_manifest m; /* finished shards and totals */
+    double cpu;       /* seconds spent adding documents and compressing frames */
     uint32_t shards_cap;
     char err[256];
 };
@@ -82,12 +84,14 @@ static void compress_frame(void *ctx, int worker, void *item)
 {
     shard_writer *w = ctx;
     frame_job *job = item;
+    double started = thread_cpu_seconds();
     size_t bound = ZSTD_compressBound(job->len);
     job->comp = xrealloc(job->comp, bound);
     size_t r = ZSTD_compress2(w->cctx[worker], job->comp, bound, job->data, job->len);
     if (ZSTD_isError(r)) dief(EXIT_FATAL, "zstd: %s", ZSTD_getErrorName(r));
     job->clen = r;
     job->checksum = seek_checksum(job->data, job->len);
+    job->cpu = thread_cpu_seconds() - started;
 }
 
 static frame_job *new_job(shard_writer *w)
@@ -113,6 +117,7 @@ static void shard_put(shard_writer *w, const void *p, size_t n)
 /* Appends a compressed frame to the shard file and recycles its job. */
 static void emit_frame(shard_writer *w, frame_job *job)
 {
+    w->cpu += job->cpu;
     shard_put(w, job->comp, job->clen);
     if (w->nentries == w->entries_cap) {
         w->entries_cap = w->entries_cap ? 2 * w->entries_cap : 64;
@@ -242,6 +247,7 @@ static void put_tokens(shard_writer *w, const uint32_t *ids, size_t n)
 
 int shard_writer_add_document(shard_writer *w, const uint32_t *ids, size_t n)
 {
+    double started = thread_cpu_seconds();
     for (size_t i = 0; i < n; i++)
         if (ids[i] >= w->o.vocab_size) {
             snprintf(w->err, sizeof w->err, "token %zu of %zu is id %" PRIu32 ", not below the vocabulary size %" PRIu64,
@@ -266,8 +272,26 @@ int shard_writer_add_document(shard_writer *w, const uint32_t *ids, size_t n)
     if (w->o.append_eos) put_tokens(w, &eos, 1);
     push_end(w);
     w->m.documents++;
+    w->cpu += thread_cpu_seconds() - started;
     return 0;
 }
+
+bool shard_writer_add_counted(shard_writer *w, const uint32_t *ids, size_t n, wstats *st, const char *source,
+                              uint64_t doc, uint64_t offset)
+{
+    st->in++;
+    st->bytes_in += 4 + 4 * (uint64_t)n;
+    if (shard_writer_add_document(w, ids, n)) {
+        warnf("%s: document %" PRIu64 " at offset %" PRIu64 ": %s; document skipped", source, doc, offset,
+              shard_writer_error(w));
+        stats_fail(st, "bad_id");
+        return false;
+    }
+    st->out++;
+    return true;
+}
+
+double shard_writer_cpu_seconds(const shard_writer *w) { return w->cpu; }
 
 const char *shard_writer_error(const shard_writer *w)
 {
@@ -332,6 +356,7 @@ shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o)
         return NULL;
     }
     free(manifest);
+    output_remove_temporaries(dir); /* a killed writer's: never part of this run's output */
     w->o = *o;
     w->dtype_bytes = o->vocab_size <= UINT16_VOCAB_LIMIT ? 2 : 4;
     w->frame_cap = SHARD_FRAME_BYTES;

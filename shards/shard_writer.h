@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/stats.h"
+
 typedef struct {
     const char *tokenizer_name; /* recorded in the manifest; NULL: "" */
     const char *vocab_sha256;   /* 64 lowercase hex digits, or NULL when unknown */
@@ -38,7 +40,8 @@ typedef struct shard_writer shard_writer;
 /* Sets the defaults above. */
 void shard_writer_options_init(shard_writer_options *o);
 
-/* Creates dir when needed and removes its old manifest.json. Returns NULL
+/* Creates dir when needed and removes its old manifest.json and the
+ * temporary files a killed writer left in it. Returns NULL
  * and prints why when the options are invalid or dir cannot be used. */
 shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o);
 
@@ -49,6 +52,17 @@ int shard_writer_add_document(shard_writer *w, const uint32_t *ids, size_t n);
 
 /* Why the last shard_writer_add_document() failed. */
 const char *shard_writer_error(const shard_writer *w);
+
+/* Adds one document as `winnow shard` does and counts it in st: in, and
+ * bytes_in as its --format bin bytes (a u32 count, then its ids); then out,
+ * or failed (bad_id) with a warning naming source, document number and
+ * offset, the document skipped. Returns true when it was added. */
+bool shard_writer_add_counted(shard_writer *w, const uint32_t *ids, size_t n, wstats *st, const char *source,
+                              uint64_t doc, uint64_t offset);
+
+/* CPU seconds spent adding documents and compressing their frames so far
+ * (all threads together; frames still being compressed not yet counted). */
+double shard_writer_cpu_seconds(const shard_writer *w);
 
 /* Documents and tokens (with bos/eos) added so far. */
 uint64_t shard_writer_documents(const shard_writer *w);

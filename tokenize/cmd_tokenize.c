@@ -1,6 +1,5 @@
 /* cmd_tokenize.c - `winnow tokenize`: the document stream to token ids. */
 #include <getopt.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,45 +10,13 @@
 #include "core/stage.h"
 #include "core/util.h"
 #include "shards/shard_writer.h"
-#include "shards/vocab_hash.h"
-#include "gpu/bpe.h"
-#include "tokenize/tokenizer.h"
-#include "tokenize/vocab_cache.h"
+#include "tokenize/tokenize_stage.h"
+#include "tokenize/vocab.h"
 
 #define DEFAULT_ENCODING "cl100k_base"
-#define U32_DIGITS 10
 
-typedef enum { FORMAT_JSONL, FORMAT_BIN, FORMAT_SHARDS } out_format;
-
-typedef struct {
-    wbuf text, line;
-    tok_ids ids;
-    bpe_scratch scratch;
-    /* --device gpu: the batch's texts back to back, their ids, per-document ends */
-    wbuf batch_text;
-    tok_ids batch_ids;
-    size_t *doc_end, doc_cap;
-} worker_state;
-
-/* Ids of one batch for --format bin: per document a count (0 for documents
- * that are not written) and the ids back to back. */
-typedef struct {
-    uint32_t *count;
-    tok_ids ids;
-} batch_ids;
-
-typedef struct {
-    tokenizer tok;
-    out_format format;
-    bool allow_special, eos, bos;
-    worker_state *workers;
-    shard_writer *shards; /* --format shards */
-    gpu_bpe *gpu; /* NULL: the CPU path */
-    pthread_mutex_t gpu_lock;
-} tokenize_ctx;
-
-enum { OPT_ENCODING = OPT_STAGE_FIRST_FREE, OPT_VOCAB, OPT_PATTERN, OPT_FORMAT, OPT_ALLOW_SPECIAL, OPT_EOS,
-       OPT_NO_EOS, OPT_BOS, OPT_NO_BOS, OPT_DECODE, OPT_IDS, OPT_SHARD_TOKENS, OPT_SPLIT_DOCS, OPT_DEVICE };
+/* The options of tokenize_options.h are OPT_SETTING; the rest are the CLI's own. */
+enum { OPT_SETTING = OPT_STAGE_FIRST_FREE, OPT_FORMAT, OPT_DECODE, OPT_IDS };
 
 static void usage(FILE *f)
 {
@@ -83,153 +50,6 @@ static void usage(FILE *f)
             "                      cpu; gpu: fail when no GPU is usable. Same ids on both\n"
             "                      (--allow-special always runs on the CPU)\n\n");
     fputs(STAGE_COMMON_HELP, f);
-}
-
-/* Appends the decimal digits of v. */
-static inline void put_u32(wbuf *b, uint32_t v)
-{
-    char tmp[U32_DIGITS];
-    int n = 0;
-    do tmp[n++] = (char)('0' + v % 10), v /= 10;
-    while (v);
-    buf_reserve(b, (size_t)n);
-    while (n) b->data[b->len++] = tmp[--n];
-    b->data[b->len] = 0;
-}
-
-/* Encodes one document's text into ws->ids with BOS/EOS as asked. */
-static void encode_doc(tokenize_ctx *c, worker_state *ws, const stage_doc *d)
-{
-    size_t len;
-    buf_clear(&ws->text);
-    const char *text = json_string(&d->json.text, &ws->text, &len);
-    ws->ids.n = 0;
-    if (c->bos) ids_push(&ws->ids, c->tok.bos);
-    tokenizer_encode(&c->tok, text, len, c->allow_special, &ws->scratch, &ws->ids);
-    if (c->eos) ids_push(&ws->ids, c->tok.eos);
-}
-
-/* --device gpu: encodes the texts of the batch's documents in one call to
- * the GPU (one batch at a time); false after a CUDA error, with a warning. */
-static bool encode_batch_gpu(tokenize_ctx *c, worker_state *ws, const stage_batch *b)
-{
-    buf_clear(&ws->batch_text);
-    const char **texts = xmalloc(((size_t)b->n + 1) * sizeof *texts);
-    size_t *lens = xmalloc(((size_t)b->n + 1) * sizeof *lens), *at = xmalloc(((size_t)b->n + 1) * sizeof *at);
-    for (int i = 0; i < b->n; i++) {
-        const stage_doc *d = &b->docs[i];
-        lens[i] = 0;
-        at[i] = ws->batch_text.len;
-        if (d->verdict == DOC_FAIL) continue;
-        buf_clear(&ws->text);
-        const char *text = json_string(&d->json.text, &ws->text, &lens[i]);
-        buf_append(&ws->batch_text, text, lens[i]);
-    }
-    for (int i = 0; i < b->n; i++) texts[i] = ws->batch_text.data + at[i];
-    if ((size_t)b->n > ws->doc_cap) {
-        ws->doc_cap = (size_t)b->n;
-        ws->doc_end = xrealloc(ws->doc_end, ws->doc_cap * sizeof *ws->doc_end);
-    }
-    ws->batch_ids.n = 0;
-    wbuf err = WBUF_INIT;
-    pthread_mutex_lock(&c->gpu_lock);
-    int rc = gpu_bpe_encode(c->gpu, texts, lens, (size_t)b->n, &ws->batch_ids, ws->doc_end, &err);
-    pthread_mutex_unlock(&c->gpu_lock);
-    if (rc) warnf("tokenize: %s; this batch goes to the CPU", err.data);
-    buf_free(&err);
-    free(texts), free(lens), free(at);
-    return rc == 0;
-}
-
-/* Document i's ids from the GPU batch into ws->ids with BOS/EOS as asked. */
-static void take_gpu_ids(tokenize_ctx *c, worker_state *ws, int i)
-{
-    size_t from = i ? ws->doc_end[i - 1] : 0;
-    ws->ids.n = 0;
-    if (c->bos) ids_push(&ws->ids, c->tok.bos);
-    for (size_t k = from; k < ws->doc_end[i]; k++) ids_push(&ws->ids, ws->batch_ids.ids[k]);
-    if (c->eos) ids_push(&ws->ids, c->tok.eos);
-}
-
-/* The line with ,"tokens":[...] added as its last member. */
-static void rewrite_with_tokens(const stage_doc *d, const tok_ids *ids, wbuf *line)
-{
-    buf_clear(line);
-    buf_append(line, d->line, d->json.close_brace);
-    buf_puts(line, ",\"tokens\":[");
-    for (size_t k = 0; k < ids->n; k++) {
-        if (k) buf_putc(line, ',');
-        put_u32(line, ids->ids[k]);
-    }
-    buf_puts(line, "]}\n");
-}
-
-static void tokenize_map(void *ctx, int worker, stage_batch *b)
-{
-    tokenize_ctx *c = ctx;
-    worker_state *ws = &c->workers[worker];
-    batch_ids *bi = NULL;
-    if (c->format != FORMAT_JSONL) {
-        bi = xcalloc(1, sizeof *bi);
-        bi->count = xcalloc((size_t)b->n + 1, sizeof *bi->count);
-        b->user = bi;
-    }
-    size_t ntokens = 0;
-    bool on_gpu = c->gpu && encode_batch_gpu(c, ws, b);
-    for (int i = 0; i < b->n; i++) {
-        stage_doc *d = &b->docs[i];
-        if (d->verdict == DOC_FAIL) continue;
-        if (on_gpu) take_gpu_ids(c, ws, i);
-        else encode_doc(c, ws, d);
-        ntokens += ws->ids.n;
-        if (bi) {
-            bi->count[i] = (uint32_t)ws->ids.n;
-            for (size_t k = 0; k < ws->ids.n; k++) ids_push(&bi->ids, ws->ids.ids[k]);
-        } else {
-            rewrite_with_tokens(d, &ws->ids, &ws->line);
-            stage_doc_rewrite(b, i, &ws->line);
-        }
-    }
-    stats_add(&b->stats, "tokens", (double)ntokens);
-}
-
-static void tokenize_emit_bin(void *ctx, stage_batch *b, woutput *out)
-{
-    (void)ctx;
-    batch_ids *bi = b->user;
-    size_t at = 0;
-    for (int i = 0; i < b->n; i++) {
-        if (b->docs[i].verdict == DOC_FAIL) continue;
-        uint32_t n = bi->count[i];
-        output_write(out, &n, sizeof n); /* little-endian hosts only (x86-64, arm64) */
-        output_write(out, bi->ids.ids + at, n * sizeof *bi->ids.ids);
-        at += n;
-    }
-    ids_free(&bi->ids);
-    free(bi->count);
-    free(bi);
-    b->user = NULL;
-}
-
-/* --format shards: each document's ids to the shard writer, in input order. */
-static void tokenize_emit_shards(void *ctx, stage_batch *b, woutput *out)
-{
-    tokenize_ctx *c = ctx;
-    (void)out;
-    batch_ids *bi = b->user;
-    size_t at = 0;
-    for (int i = 0; i < b->n; i++) {
-        if (b->docs[i].verdict == DOC_FAIL) continue;
-        uint32_t n = bi->count[i];
-        if (shard_writer_add_document(c->shards, bi->ids.ids + at, n))
-            dief(EXIT_FATAL, "%s: document %llu: %s", b->file, (unsigned long long)b->docs[i].ordinal,
-                 shard_writer_error(c->shards));
-        at += n;
-    }
-    ids_free(&bi->ids);
-    free(bi->count);
-    free(bi);
-    b->user = NULL;
 }
 
 /* True when -o names a directory: an existing one, or a path ending in '/'. */
@@ -312,89 +132,50 @@ static int decode_id_list(const tokenizer *t, const char *list)
     return unknown ? EXIT_FATAL : EXIT_OK;
 }
 
-/* Loads the tokenizer the options name; exits 1 when it cannot. Sets the
- * vocabulary file's SHA-256 in sha256 (65 bytes). */
-static void load_tokenizer(tokenizer *t, const char *encoding, const char *vocab, const char *pattern, char *sha256)
-{
-    int family = -1;
-    if (pattern) {
-        static const char *const names[PRETOK_NFAMILIES] = {"gpt2", "cl100k", "o200k"};
-        for (int f = 0; f < PRETOK_NFAMILIES; f++)
-            if (!strcmp(pattern, names[f])) family = f;
-        if (family < 0) dief(EXIT_USAGE, "--pattern must be gpt2, cl100k or o200k, not '%s'", pattern);
-    }
-    if (!encoding && !vocab) encoding = DEFAULT_ENCODING;
-    const encoding_info *e = encoding ? encoding_find(encoding) : NULL;
-    if (encoding && !e) dief(EXIT_USAGE, "unknown encoding '%s' (see winnow vocab list)", encoding);
-    wbuf path = WBUF_INIT, err = WBUF_INIT;
-    if (vocab) buf_puts(&path, vocab);
-    else {
-        vocab_cache_path(e, &path);
-        FILE *f = fopen(path.data, "rb");
-        if (!f)
-            dief(EXIT_USAGE, "no vocabulary for %s in the cache (%s): run `winnow vocab fetch %s` or give --vocab",
-                 e->name, path.data, encoding);
-        fclose(f);
-    }
-    if (tokenizer_load(t, e ? e->name : NULL, path.data, family, &err)) dief(EXIT_USAGE, "%s", err.data);
-    if (vocab_file_sha256(path.data, sha256)) exit(EXIT_USAGE);
-    buf_free(&path);
-    buf_free(&err);
-}
-
-/* Sets c->gpu as --device asks: auto takes the GPU when one is usable,
- * gpu exits 1 when none is. --allow-special always runs on the CPU. */
-static void open_gpu(tokenize_ctx *c, const char *device)
-{
-    if (!strcmp(device, "cpu") || (c->allow_special && !strcmp(device, "auto"))) return;
-    wbuf why = WBUF_INIT;
-    if (c->allow_special) dief(EXIT_USAGE, "--device gpu does not take --allow-special (use --device cpu)");
-    if (gpu_bpe_usable(&why)) c->gpu = gpu_bpe_open(&c->tok, GPU_BPE_DEVICE, &why);
-    if (!c->gpu && !strcmp(device, "gpu")) dief(EXIT_USAGE, "--device gpu: %s", why.data);
-    pthread_mutex_init(&c->gpu_lock, NULL);
-    buf_free(&why);
-}
-
 int cmd_tokenize(int argc, char **argv)
 {
     static const struct option longopts[] = {
         STAGE_COMMON_LONGOPTS,
-        {"encoding", required_argument, 0, OPT_ENCODING},
-        {"vocab", required_argument, 0, OPT_VOCAB},
-        {"pattern", required_argument, 0, OPT_PATTERN},
+        {"encoding", required_argument, 0, OPT_SETTING},
+        {"vocab", required_argument, 0, OPT_SETTING},
+        {"pattern", required_argument, 0, OPT_SETTING},
+        {"allow-special", no_argument, 0, OPT_SETTING},
+        {"eos", no_argument, 0, OPT_SETTING},
+        {"no-eos", no_argument, 0, OPT_SETTING},
+        {"bos", no_argument, 0, OPT_SETTING},
+        {"no-bos", no_argument, 0, OPT_SETTING},
+        {"shard-tokens", required_argument, 0, OPT_SETTING},
+        {"split-docs", no_argument, 0, OPT_SETTING},
+        {"device", required_argument, 0, OPT_SETTING},
         {"format", required_argument, 0, OPT_FORMAT},
-        {"allow-special", no_argument, 0, OPT_ALLOW_SPECIAL},
-        {"eos", no_argument, 0, OPT_EOS},
-        {"no-eos", no_argument, 0, OPT_NO_EOS},
-        {"bos", no_argument, 0, OPT_BOS},
-        {"no-bos", no_argument, 0, OPT_NO_BOS},
         {"decode", no_argument, 0, OPT_DECODE},
         {"ids", required_argument, 0, OPT_IDS},
-        {"shard-tokens", required_argument, 0, OPT_SHARD_TOKENS},
-        {"split-docs", no_argument, 0, OPT_SPLIT_DOCS},
-        {"device", required_argument, 0, OPT_DEVICE},
         {0, 0, 0, 0},
     };
-    stage_opts o;
-    stage_opts_init(&o);
-    tokenize_ctx c = {.format = FORMAT_JSONL, .eos = true};
-    const char *encoding = NULL, *vocab = NULL, *pattern = NULL, *id_list = NULL;
+    stage_opts so;
+    stage_opts_init(&so);
+    tokenize_options o;
+    tokenize_options_init(&o);
+    tokenize_format format = TOKENIZE_JSONL;
+    const char *id_list = NULL;
     bool decode = false, format_given = false;
-    shard_writer_options wo;
-    shard_writer_options_init(&wo);
-    const char *device = "auto";
-    int opt;
+    int opt, long_index = -1;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, &long_index)) != -1) {
+        char err[256];
         switch (opt) {
         case 'h': usage(stdout); return EXIT_OK;
-        case OPT_ENCODING: encoding = optarg; break;
-        case OPT_VOCAB: vocab = optarg; break;
-        case OPT_PATTERN: pattern = optarg; break;
+        case OPT_SETTING:
+            if (tokenize_options_set(&o, longopts[long_index].name, optarg, err, sizeof err) != 0) {
+                fprintf(stderr, "winnow tokenize: %s\n\n", err);
+                usage(stderr);
+                return EXIT_USAGE;
+            }
+            break;
         case OPT_FORMAT:
-            if (!strcmp(optarg, "jsonl")) c.format = FORMAT_JSONL;
-            else if (!strcmp(optarg, "bin")) c.format = FORMAT_BIN;
-            else if (!strcmp(optarg, "shards")) c.format = FORMAT_SHARDS;
+            if (!strcmp(optarg, "jsonl")) format = TOKENIZE_JSONL;
+            else if (!strcmp(optarg, "bin")) format = TOKENIZE_BIN;
+            else if (!strcmp(optarg, "shards")) format = TOKENIZE_SHARDS;
             else {
                 fprintf(stderr, "winnow tokenize: --format must be jsonl, bin or shards\n\n");
                 usage(stderr);
@@ -402,83 +183,49 @@ int cmd_tokenize(int argc, char **argv)
             }
             format_given = true;
             break;
-        case OPT_SHARD_TOKENS: {
-            long long v = parse_count(optarg);
-            if (v < 1) dief(EXIT_USAGE, "--shard-tokens wants a positive count, not '%s'", optarg);
-            wo.shard_tokens = (uint64_t)v;
-            break;
-        }
-        case OPT_SPLIT_DOCS: wo.split_docs = true; break;
-        case OPT_ALLOW_SPECIAL: c.allow_special = true; break;
-        case OPT_EOS: c.eos = true; break;
-        case OPT_NO_EOS: c.eos = false; break;
-        case OPT_BOS: c.bos = true; break;
-        case OPT_NO_BOS: c.bos = false; break;
         case OPT_DECODE: decode = true; break;
         case OPT_IDS: id_list = optarg; break;
-        case OPT_DEVICE:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "gpu")) {
-                fprintf(stderr, "winnow tokenize: --device must be auto, cpu or gpu\n\n");
-                usage(stderr);
-                return EXIT_USAGE;
-            }
-            device = optarg;
-            break;
         default:
-            if (!stage_parse_common(&o, opt, optarg)) {
+            if (!stage_parse_common(&so, opt, optarg)) {
                 usage(stderr);
                 return EXIT_USAGE;
             }
         }
     }
-    stage_take_inputs(&o, argc, argv);
+    stage_take_inputs(&so, argc, argv);
     if (id_list && !decode) dief(EXIT_USAGE, "--ids goes with --decode");
     char sha256[65];
-    load_tokenizer(&c.tok, encoding, vocab, pattern, sha256);
+    tokenizer tok;
+    tokenize_load(&tok, &o, sha256);
     if (decode) {
-        int rc = id_list ? decode_id_list(&c.tok, id_list) : decode_streams(&c.tok, &o);
-        tokenizer_free(&c.tok);
+        int rc = id_list ? decode_id_list(&tok, id_list) : decode_streams(&tok, &so);
+        tokenizer_free(&tok);
         return rc;
     }
-    if (c.eos && c.tok.eos == VOCAB_NO_TOKEN)
-        dief(EXIT_USAGE, "%s has no end-of-text token: use --no-eos", c.tok.name);
-    if (c.bos && c.tok.bos == VOCAB_NO_TOKEN) dief(EXIT_USAGE, "%s has no begin-of-text token", c.tok.name);
-    if (!format_given && output_is_dir(o.output)) c.format = FORMAT_SHARDS;
-    if (c.format == FORMAT_SHARDS) { /* the writer adds bos/eos and records that it did */
-        if (!o.output || !strcmp(o.output, "-")) dief(EXIT_USAGE, "--format shards needs -o DIR");
-        wo.tokenizer_name = c.tok.name;
+    tokenize_check(&tok, &o);
+    if (!format_given && output_is_dir(so.output)) format = TOKENIZE_SHARDS;
+    shard_writer *writer = NULL;
+    if (format == TOKENIZE_SHARDS) { /* the writer adds bos/eos and records that it did */
+        if (!so.output || !strcmp(so.output, "-")) dief(EXIT_USAGE, "--format shards needs -o DIR");
+        shard_writer_options wo;
+        shard_writer_options_init(&wo);
+        if (o.shard_tokens) wo.shard_tokens = o.shard_tokens;
+        wo.split_docs = o.split_docs;
+        wo.tokenizer_name = tok.name;
         wo.vocab_sha256 = sha256;
-        wo.vocab_size = c.tok.vocab.nids;
-        wo.eos_id = c.tok.eos == VOCAB_NO_TOKEN ? -1 : (int64_t)c.tok.eos;
-        wo.bos_id = c.tok.bos == VOCAB_NO_TOKEN ? -1 : (int64_t)c.tok.bos;
-        wo.append_eos = c.eos;
-        wo.prepend_bos = c.bos;
-        wo.threads = o.threads;
-        c.eos = c.bos = false;
-        if (!(c.shards = shard_writer_open(o.output, &wo))) return EXIT_USAGE;
-        o.output = NULL; /* the engine's own output stays empty */
+        wo.vocab_size = tok.vocab.nids;
+        wo.eos_id = tok.eos == VOCAB_NO_TOKEN ? -1 : (int64_t)tok.eos;
+        wo.bos_id = tok.bos == VOCAB_NO_TOKEN ? -1 : (int64_t)tok.bos;
+        wo.append_eos = o.eos;
+        wo.prepend_bos = o.bos;
+        wo.threads = so.threads;
+        o.eos = o.bos = false;
+        if (!(writer = shard_writer_open(so.output, &wo))) return EXIT_USAGE;
+        so.output = NULL; /* the engine's own output stays empty */
     }
-    c.workers = xcalloc((size_t)o.threads, sizeof *c.workers);
-    open_gpu(&c, device);
-    stage_ops ops = {
-        .name = "tokenize",
-        .ctx = &c,
-        .map = tokenize_map,
-        .emit = c.format == FORMAT_BIN ? tokenize_emit_bin : c.format == FORMAT_SHARDS ? tokenize_emit_shards : NULL,
-    };
-    int rc = stage_run(&o, &ops);
-    if (c.shards) shard_writer_close(c.shards);
-    for (int w = 0; w < o.threads; w++) {
-        buf_free(&c.workers[w].text);
-        buf_free(&c.workers[w].line);
-        ids_free(&c.workers[w].ids);
-        bpe_scratch_free(&c.workers[w].scratch);
-        buf_free(&c.workers[w].batch_text);
-        ids_free(&c.workers[w].batch_ids);
-        free(c.workers[w].doc_end);
-    }
-    gpu_bpe_close(c.gpu);
-    free(c.workers);
-    tokenizer_free(&c.tok);
+    tokenize_shard_sink sink = {writer, NULL};
+    int rc = tokenize_run(&tok, &o, &so, format, &sink);
+    if (writer) shard_writer_close(writer);
+    tokenizer_free(&tok);
     return rc;
 }

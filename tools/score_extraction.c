@@ -242,14 +242,6 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* CPU seconds used by this thread (load on the machine does not inflate it). */
-static double thread_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void usage(FILE *f)
 {
     fprintf(f, "usage: winnow score-extraction [options] ARTICLES_DIR\n\n"

@@ -1,0 +1,62 @@
+/* shards_step.c - tokenize -> shard writer, in this process. */
+#include "pipeline/shards_step.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/stage.h"
+#include "core/util.h"
+#include "tokenize/tokenize_stage.h"
+
+#define MESSAGE_MAX 512
+
+int pl_shards_run(const pl_shards_work *work)
+{
+    const pl_plan *p = work->p;
+    tokenizer tok;
+    char vocab_sha256[65], err[MESSAGE_MAX];
+    tokenize_load(&tok, &p->stages.tokenize, vocab_sha256);
+    tokenize_check(&tok, &p->stages.tokenize);
+    shard_options so = p->stages.shard;
+    if (shard_options_finish(&so, err, sizeof err) != 0) {
+        warnf("[shard] %s", err);
+        tokenizer_free(&tok);
+        return EXIT_USAGE;
+    }
+    so.writer.threads = work->threads;
+    shard_writer *writer = shard_writer_open(p->cfg.output, &so.writer);
+    if (!writer) {
+        tokenizer_free(&tok);
+        return EXIT_FATAL;
+    }
+
+    wstats tokenize_stats, shard_stats;
+    stats_init(&tokenize_stats);
+    stats_init(&shard_stats);
+    stage_opts o;
+    stage_opts_init(&o);
+    o.threads = work->threads;
+    o.quiet = true;
+    o.inputs = work->inputs;
+    o.ninputs = work->ninputs;
+    o.counts = &tokenize_stats;
+    tokenize_shard_sink sink = {writer, &shard_stats};
+    int rc = tokenize_run(&tok, &p->stages.tokenize, &o, TOKENIZE_SHARDS, &sink);
+    tokenize_stats.bytes_out = shard_stats.bytes_in; /* the --format bin stream it stands for */
+    stats_set(&shard_stats, "tokens", (double)shard_writer_tokens(writer));
+    double shard_cpu = shard_writer_cpu_seconds(writer), before_close = process_cpu_seconds();
+    if (rc == 0) shard_writer_close(writer);
+    else shard_writer_abort(writer); /* no manifest: the step is not done */
+    double total = process_cpu_seconds();
+    shard_cpu += total - before_close;
+    char *path = pl_path(p, "stats/tokenize.json");
+    stats_write_json_timed(&tokenize_stats, "tokenize", path, total - shard_cpu);
+    free(path);
+    path = pl_path(p, "stats/shard.json");
+    stats_write_json_timed(&shard_stats, "shard", path, shard_cpu);
+    free(path);
+    stats_free(&tokenize_stats);
+    stats_free(&shard_stats);
+    tokenizer_free(&tok);
+    return rc;
+}

@@ -1,0 +1,22 @@
+/* shards_step.h - the shards step's tokenize and shard in one process: the
+ * tokenize stage hands each document's ids straight to the shard writer (no
+ * --format bin stream between them). Writes OUTPUT and the two stages'
+ * stats, each with the CPU seconds spent in it, as `winnow tokenize
+ * --format bin | winnow shard` would. */
+#ifndef WINNOW_PIPELINE_SHARDS_STEP_H
+#define WINNOW_PIPELINE_SHARDS_STEP_H
+
+#include "pipeline/plan.h"
+
+typedef struct {
+    const pl_plan *p;
+    char **inputs; /* the final documents of the input files that did not fail */
+    int ninputs;
+    int threads;
+} pl_shards_work;
+
+/* Runs it in this process; returns an exit status (0, 1 for options the
+ * stages refuse, 2 for failures). Fatal errors exit with status 2. */
+int pl_shards_run(const pl_shards_work *w);
+
+#endif

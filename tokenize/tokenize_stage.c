@@ -1,0 +1,273 @@
+/* tokenize_stage.c - the tokenize stage: documents in, token ids out. */
+#include "tokenize/tokenize_stage.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/output.h"
+#include "core/util.h"
+#include "gpu/bpe.h"
+#include "shards/vocab_hash.h"
+#include "tokenize/vocab_cache.h"
+
+#define DEFAULT_ENCODING "cl100k_base"
+#define U32_DIGITS 10
+
+typedef struct {
+    wbuf text, line;
+    tok_ids ids;
+    bpe_scratch scratch;
+    /* --device gpu: the batch's texts back to back, their ids, per-document ends */
+    wbuf batch_text;
+    tok_ids batch_ids;
+    size_t *doc_end, doc_cap;
+} worker_state;
+
+/* Ids of one batch for --format bin: per document a count (0 for documents
+ * that are not written) and the ids back to back. */
+typedef struct {
+    uint32_t *count;
+    tok_ids ids;
+} batch_ids;
+
+typedef struct {
+    const tokenizer *tok;
+    tokenize_format format;
+    bool allow_special, eos, bos;
+    worker_state *workers;
+    const tokenize_shard_sink *sink; /* TOKENIZE_SHARDS */
+    uint64_t bin_offset;             /* TOKENIZE_SHARDS: bytes of the --format bin stream it stands for */
+    gpu_bpe *gpu; /* NULL: the CPU path */
+    pthread_mutex_t gpu_lock;
+} tokenize_ctx;
+
+/* Appends the decimal digits of v. */
+static inline void put_u32(wbuf *b, uint32_t v)
+{
+    char tmp[U32_DIGITS];
+    int n = 0;
+    do tmp[n++] = (char)('0' + v % 10), v /= 10;
+    while (v);
+    buf_reserve(b, (size_t)n);
+    while (n) b->data[b->len++] = tmp[--n];
+    b->data[b->len] = 0;
+}
+
+/* Encodes one document's text into ws->ids with BOS/EOS as asked. */
+static void encode_doc(tokenize_ctx *c, worker_state *ws, const stage_doc *d)
+{
+    size_t len;
+    buf_clear(&ws->text);
+    const char *text = json_string(&d->json.text, &ws->text, &len);
+    ws->ids.n = 0;
+    if (c->bos) ids_push(&ws->ids, c->tok->bos);
+    tokenizer_encode(c->tok, text, len, c->allow_special, &ws->scratch, &ws->ids);
+    if (c->eos) ids_push(&ws->ids, c->tok->eos);
+}
+
+/* --device gpu: encodes the texts of the batch's documents in one call to
+ * the GPU (one batch at a time); false after a CUDA error, with a warning. */
+static bool encode_batch_gpu(tokenize_ctx *c, worker_state *ws, const stage_batch *b)
+{
+    buf_clear(&ws->batch_text);
+    const char **texts = xmalloc(((size_t)b->n + 1) * sizeof *texts);
+    size_t *lens = xmalloc(((size_t)b->n + 1) * sizeof *lens), *at = xmalloc(((size_t)b->n + 1) * sizeof *at);
+    for (int i = 0; i < b->n; i++) {
+        const stage_doc *d = &b->docs[i];
+        lens[i] = 0;
+        at[i] = ws->batch_text.len;
+        if (d->verdict == DOC_FAIL) continue;
+        buf_clear(&ws->text);
+        const char *text = json_string(&d->json.text, &ws->text, &lens[i]);
+        buf_append(&ws->batch_text, text, lens[i]);
+    }
+    for (int i = 0; i < b->n; i++) texts[i] = ws->batch_text.data + at[i];
+    if ((size_t)b->n > ws->doc_cap) {
+        ws->doc_cap = (size_t)b->n;
+        ws->doc_end = xrealloc(ws->doc_end, ws->doc_cap * sizeof *ws->doc_end);
+    }
+    ws->batch_ids.n = 0;
+    wbuf err = WBUF_INIT;
+    pthread_mutex_lock(&c->gpu_lock);
+    int rc = gpu_bpe_encode(c->gpu, texts, lens, (size_t)b->n, &ws->batch_ids, ws->doc_end, &err);
+    pthread_mutex_unlock(&c->gpu_lock);
+    if (rc) warnf("tokenize: %s; this batch goes to the CPU", err.data);
+    buf_free(&err);
+    free(texts), free(lens), free(at);
+    return rc == 0;
+}
+
+/* Document i's ids from the GPU batch into ws->ids with BOS/EOS as asked. */
+static void take_gpu_ids(tokenize_ctx *c, worker_state *ws, int i)
+{
+    size_t from = i ? ws->doc_end[i - 1] : 0;
+    ws->ids.n = 0;
+    if (c->bos) ids_push(&ws->ids, c->tok->bos);
+    for (size_t k = from; k < ws->doc_end[i]; k++) ids_push(&ws->ids, ws->batch_ids.ids[k]);
+    if (c->eos) ids_push(&ws->ids, c->tok->eos);
+}
+
+/* The line with ,"tokens":[...] added as its last member. */
+static void rewrite_with_tokens(const stage_doc *d, const tok_ids *ids, wbuf *line)
+{
+    buf_clear(line);
+    buf_append(line, d->line, d->json.close_brace);
+    buf_puts(line, ",\"tokens\":[");
+    for (size_t k = 0; k < ids->n; k++) {
+        if (k) buf_putc(line, ',');
+        put_u32(line, ids->ids[k]);
+    }
+    buf_puts(line, "]}\n");
+}
+
+static void tokenize_map(void *ctx, int worker, stage_batch *b)
+{
+    tokenize_ctx *c = ctx;
+    worker_state *ws = &c->workers[worker];
+    batch_ids *bi = NULL;
+    if (c->format != TOKENIZE_JSONL) {
+        bi = xcalloc(1, sizeof *bi);
+        bi->count = xcalloc((size_t)b->n + 1, sizeof *bi->count);
+        b->user = bi;
+    }
+    size_t ntokens = 0;
+    bool on_gpu = c->gpu && encode_batch_gpu(c, ws, b);
+    for (int i = 0; i < b->n; i++) {
+        stage_doc *d = &b->docs[i];
+        if (d->verdict == DOC_FAIL) continue;
+        if (on_gpu) take_gpu_ids(c, ws, i);
+        else encode_doc(c, ws, d);
+        ntokens += ws->ids.n;
+        if (bi) {
+            bi->count[i] = (uint32_t)ws->ids.n;
+            for (size_t k = 0; k < ws->ids.n; k++) ids_push(&bi->ids, ws->ids.ids[k]);
+        } else {
+            rewrite_with_tokens(d, &ws->ids, &ws->line);
+            stage_doc_rewrite(b, i, &ws->line);
+        }
+    }
+    stats_add(&b->stats, "tokens", (double)ntokens);
+}
+
+static void tokenize_emit_bin(void *ctx, stage_batch *b, woutput *out)
+{
+    (void)ctx;
+    batch_ids *bi = b->user;
+    size_t at = 0;
+    for (int i = 0; i < b->n; i++) {
+        if (b->docs[i].verdict == DOC_FAIL) continue;
+        uint32_t n = bi->count[i];
+        output_write(out, &n, sizeof n); /* little-endian hosts only (x86-64, arm64) */
+        output_write(out, bi->ids.ids + at, n * sizeof *bi->ids.ids);
+        at += n;
+    }
+    ids_free(&bi->ids);
+    free(bi->count);
+    free(bi);
+    b->user = NULL;
+}
+
+/* --format shards: each document's ids to the shard writer, in input order. */
+static void tokenize_emit_shards(void *ctx, stage_batch *b, woutput *out)
+{
+    tokenize_ctx *c = ctx;
+    (void)out;
+    batch_ids *bi = b->user;
+    size_t at = 0;
+    for (int i = 0; i < b->n; i++) {
+        if (b->docs[i].verdict == DOC_FAIL) continue;
+        uint32_t n = bi->count[i];
+        const uint32_t *ids = bi->ids.ids + at;
+        if (c->sink->stats)
+            shard_writer_add_counted(c->sink->writer, ids, n, c->sink->stats, b->file, b->docs[i].ordinal, c->bin_offset);
+        else if (shard_writer_add_document(c->sink->writer, ids, n))
+            dief(EXIT_FATAL, "%s: document %llu: %s", b->file, (unsigned long long)b->docs[i].ordinal,
+                 shard_writer_error(c->sink->writer));
+        c->bin_offset += 4 + 4 * (uint64_t)n;
+        at += n;
+    }
+    ids_free(&bi->ids);
+    free(bi->count);
+    free(bi);
+    b->user = NULL;
+}
+
+void tokenize_load(tokenizer *t, const tokenize_options *o, char sha256[65])
+{
+    const char *encoding = o->encoding, *vocab = o->vocab, *pattern = o->pattern;
+    int family = -1;
+    if (pattern) {
+        static const char *const names[PRETOK_NFAMILIES] = {"gpt2", "cl100k", "o200k"};
+        for (int f = 0; f < PRETOK_NFAMILIES; f++)
+            if (!strcmp(pattern, names[f])) family = f;
+        if (family < 0) dief(EXIT_USAGE, "--pattern must be gpt2, cl100k or o200k, not '%s'", pattern);
+    }
+    if (!encoding && !vocab) encoding = DEFAULT_ENCODING;
+    const encoding_info *e = encoding ? encoding_find(encoding) : NULL;
+    if (encoding && !e) dief(EXIT_USAGE, "unknown encoding '%s' (see winnow vocab list)", encoding);
+    wbuf path = WBUF_INIT, err = WBUF_INIT;
+    if (vocab) buf_puts(&path, vocab);
+    else {
+        vocab_cache_path(e, &path);
+        FILE *f = fopen(path.data, "rb");
+        if (!f)
+            dief(EXIT_USAGE, "no vocabulary for %s in the cache (%s): run `winnow vocab fetch %s` or give --vocab",
+                 e->name, path.data, encoding);
+        fclose(f);
+    }
+    if (tokenizer_load(t, e ? e->name : NULL, path.data, family, &err)) dief(EXIT_USAGE, "%s", err.data);
+    if (vocab_file_sha256(path.data, sha256)) exit(EXIT_USAGE);
+    buf_free(&path);
+    buf_free(&err);
+}
+
+/* Sets c->gpu as --device asks: auto takes the GPU when one is usable,
+ * gpu exits 1 when none is. --allow-special always runs on the CPU. */
+static void open_gpu(tokenize_ctx *c, const char *device)
+{
+    if (!strcmp(device, "cpu") || (c->allow_special && !strcmp(device, "auto"))) return;
+    wbuf why = WBUF_INIT;
+    if (c->allow_special) dief(EXIT_USAGE, "--device gpu does not take --allow-special (use --device cpu)");
+    if (gpu_bpe_usable(&why)) c->gpu = gpu_bpe_open(c->tok, GPU_BPE_DEVICE, &why);
+    if (!c->gpu && !strcmp(device, "gpu")) dief(EXIT_USAGE, "--device gpu: %s", why.data);
+    pthread_mutex_init(&c->gpu_lock, NULL);
+    buf_free(&why);
+}
+
+
+void tokenize_check(const tokenizer *t, const tokenize_options *o)
+{
+    if (o->eos && t->eos == VOCAB_NO_TOKEN) dief(EXIT_USAGE, "%s has no end-of-text token: use --no-eos", t->name);
+    if (o->bos && t->bos == VOCAB_NO_TOKEN) dief(EXIT_USAGE, "%s has no begin-of-text token", t->name);
+}
+
+int tokenize_run(const tokenizer *t, const tokenize_options *o, const stage_opts *so, tokenize_format format,
+                 const tokenize_shard_sink *sink)
+{
+    tokenize_ctx c = {.tok = t, .format = format, .allow_special = o->allow_special, .eos = o->eos, .bos = o->bos,
+                      .sink = sink};
+    c.workers = xcalloc((size_t)so->threads, sizeof *c.workers);
+    open_gpu(&c, o->device);
+    stage_ops ops = {
+        .name = "tokenize",
+        .ctx = &c,
+        .map = tokenize_map,
+        .emit = format == TOKENIZE_BIN ? tokenize_emit_bin : format == TOKENIZE_SHARDS ? tokenize_emit_shards : NULL,
+    };
+    int rc = stage_run(so, &ops);
+    for (int w = 0; w < so->threads; w++) {
+        worker_state *ws = &c.workers[w];
+        buf_free(&ws->text);
+        buf_free(&ws->line);
+        ids_free(&ws->ids);
+        bpe_scratch_free(&ws->scratch);
+        buf_free(&ws->batch_text);
+        ids_free(&ws->batch_ids);
+        free(ws->doc_end);
+    }
+    gpu_bpe_close(c.gpu);
+    free(c.workers);
+    return rc;
+}
