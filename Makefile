@@ -142,8 +142,8 @@ demo: deps
 	$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh
 
-BENCH_BIN = $(BUILD)/bench/docstream_bench $(BUILD)/bench/simdjson_lines
-$(BUILD)/bench/docstream_bench: bench/docstream_bench.c $(LIB)
+BENCH_BIN = $(BUILD)/bench/docstream_bench $(BUILD)/bench/tokenize_encode $(BUILD)/bench/simdjson_lines
+$(BUILD)/bench/docstream_bench $(BUILD)/bench/tokenize_encode: $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 $(BUILD)/bench/simdjson_lines: bench/simdjson_lines.cc
