@@ -1,6 +1,7 @@
 /* bpe.c - byte-pair merging of one piece (see bpe.h). */
 #include "tokenize/bpe.h"
 
+#include <smmintrin.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,12 +33,37 @@ static inline uint32_t join_id(const tok_vocab *v, const uint8_t *s, size_t len,
     return id;
 }
 
-/* join_id when at least 8 bytes are readable at s. */
-static inline uint32_t join_id_wide(const tok_vocab *v, const uint8_t *s, size_t len, uint32_t *rank)
+/* join_id when at least 16 bytes are readable at s, through the scratch's
+ * recent lookups. */
+static inline uint32_t join_id_wide(const tok_vocab *v, bpe_scratch *scratch, const uint8_t *s, size_t len,
+                                    uint32_t *rank)
 {
-    uint32_t id = len == 2 ? vocab_find_pair(v, s) : vocab_find_wide(v, s, len);
+    uint32_t id;
+    if (len == 2) {
+        id = vocab_find_pair(v, s);
+    } else {
+        uint64_t head = vocab_head_wide(s, len), tail = len > VOCAB_HEAD_BYTES ? vocab_tail(s, len, true) : 0;
+        id = bpe_find_token(v, scratch, s, len, head, tail, vocab_hash_parts(s, len, head, tail));
+    }
     *rank = id == VOCAB_NO_TOKEN ? NO_RANK : vocab_rank(v, id);
     return id;
+}
+
+#define RANK_LANES 4 /* ranks compared at once */
+
+/* The position of the lowest rank in rank[0..words) (words a multiple of
+ * RANK_LANES, rank 16-byte aligned), the leftmost on ties. */
+static inline size_t lowest_rank(const uint32_t *rank, size_t words)
+{
+    __m128i low = _mm_set1_epi32(-1);
+    for (size_t p = 0; p < words; p += RANK_LANES) low = _mm_min_epu32(low, _mm_load_si128((const __m128i *)(rank + p)));
+    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(1, 0, 3, 2)));
+    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(2, 3, 0, 1)));
+    for (size_t p = 0;; p += RANK_LANES) {
+        __m128i eq = _mm_cmpeq_epi32(low, _mm_load_si128((const __m128i *)(rank + p)));
+        int lanes = _mm_movemask_ps(_mm_castsi128_ps(eq));
+        if (lanes) return p + (size_t)__builtin_ctz((unsigned)lanes);
+    }
 }
 
 /* tiktoken's method: each part knows the rank (and id) of joining it to the
@@ -45,36 +71,34 @@ static inline uint32_t join_id_wide(const tok_vocab *v, const uint8_t *s, size_t
  * neighbouring joins. Parts are a doubly linked list over byte positions and
  * rank[] stays indexed by position (NO_RANK where no part starts or no join
  * exists), so a join moves nothing and the search is a plain array scan. */
-static void merge_by_scan(const tok_vocab *v, const uint8_t *piece, size_t n, tok_ids *out)
+static void merge_by_scan(const tok_vocab *v, bpe_scratch *scratch, const uint8_t *piece, size_t n, tok_ids *out)
 {
-    uint8_t s[BPE_SCAN_MAX + VOCAB_HEAD_BYTES] = {0}; /* a copy with room for 8-byte loads */
+    uint8_t s[BPE_SCAN_MAX + 2 * VOCAB_HEAD_BYTES] = {0}; /* a copy with room for 16-byte loads */
     memcpy(s, piece, n);
     uint8_t next[BPE_SCAN_MAX + 1], prev[BPE_SCAN_MAX]; /* n: none */
-    uint32_t rank[BPE_SCAN_MAX], join[BPE_SCAN_MAX], id[BPE_SCAN_MAX];
+    uint32_t rank[BPE_SCAN_MAX + RANK_LANES] __attribute__((aligned(16))), join[BPE_SCAN_MAX], id[BPE_SCAN_MAX];
     for (size_t i = 0; i < n; i++) {
         next[i] = (uint8_t)(i + 1);
         prev[i] = (uint8_t)(i ? i - 1 : n);
         id[i] = v->byte_id[s[i]];
     }
-    for (size_t i = 0; i + 1 < n; i++) join[i] = join_id_wide(v, s + i, 2, &rank[i]);
-    rank[n - 1] = NO_RANK;
+    for (size_t i = 0; i + 1 < n; i++) join[i] = join_id_wide(v, scratch, s + i, 2, &rank[i]);
+    for (size_t i = n - 1; i < n + RANK_LANES; i++) rank[i] = NO_RANK;
+    size_t words = (n + RANK_LANES - 1) / RANK_LANES * RANK_LANES;
     for (;;) {
-        size_t best = 0;
-        uint32_t best_rank = NO_RANK;
-        for (size_t p = 0; p + 1 < n; p++)
-            if (rank[p] < best_rank) best_rank = rank[p], best = p;
-        if (best_rank == NO_RANK) break;
+        size_t best = lowest_rank(rank, words);
+        if (rank[best] == NO_RANK) break;
         size_t gone = next[best], before = prev[best];
         id[best] = join[best];
         rank[gone] = NO_RANK;
         next[best] = next[gone];
         if (next[best] < n) {
             prev[next[best]] = (uint8_t)best;
-            join[best] = join_id_wide(v, s + best, next[next[best]] - best, &rank[best]);
+            join[best] = join_id_wide(v, scratch, s + best, next[next[best]] - best, &rank[best]);
         } else {
             rank[best] = NO_RANK;
         }
-        if (before < n) join[before] = join_id_wide(v, s + before, next[best] - before, &rank[before]);
+        if (before < n) join[before] = join_id_wide(v, scratch, s + before, next[best] - before, &rank[before]);
     }
     for (size_t p = 0; p < n; p = next[p]) ids_push(out, id[p]);
 }
@@ -188,7 +212,7 @@ static void merge_long(const tok_vocab *v, const uint8_t *s, size_t n, uint64_t 
         }
     }
     size_t first = out->n;
-    if (n <= BPE_SCAN_MAX) merge_by_scan(v, s, n, out);
+    if (n <= BPE_SCAN_MAX) merge_by_scan(v, scratch, s, n, out);
     else bpe_encode_piece_heap(v, s, n, scratch, out);
     if (!e) return;
     free(e->mem);
@@ -200,11 +224,23 @@ static void merge_long(const tok_vocab *v, const uint8_t *s, size_t n, uint64_t 
     memcpy(e->mem + n, out->ids + first, e->nids * sizeof(uint32_t));
 }
 
-/* Empties the caches when they hold another vocabulary's results. */
-static void caches_for(const tok_vocab *v, bpe_scratch *scratch)
+#define CACHE_LINE 64
+
+/* A zeroed array of n elements of size bytes, aligned to a cache line. */
+static void *aligned_table(size_t n, size_t size)
+{
+    void *p = aligned_alloc(CACHE_LINE, n * size);
+    if (!p) dief(EXIT_FATAL, "out of memory");
+    return memset(p, 0, n * size);
+}
+
+void bpe_scratch_ready(const tok_vocab *v, bpe_scratch *scratch)
 {
     if (scratch->cache_vocab == v) return;
-    if (scratch->cache) memset(scratch->cache, 0, BPE_CACHE_SLOTS * sizeof *scratch->cache);
+    if (!scratch->hot) scratch->hot = aligned_table(BPE_HOT_SLOTS, sizeof *scratch->hot);
+    else memset(scratch->hot, 0, BPE_HOT_SLOTS * sizeof *scratch->hot);
+    if (!scratch->cache) scratch->cache = aligned_table(BPE_CACHE_SLOTS, sizeof *scratch->cache);
+    else memset(scratch->cache, 0, BPE_CACHE_SLOTS * sizeof *scratch->cache);
     if (scratch->long_cache)
         for (int i = 0; i < BPE_LONG_CACHE_SLOTS; i++) {
             free(scratch->long_cache[i].mem);
@@ -216,20 +252,22 @@ static void caches_for(const tok_vocab *v, bpe_scratch *scratch)
 void bpe_merge_piece(const tok_vocab *v, const uint8_t *s, size_t n, uint64_t hash, bpe_scratch *scratch,
                      tok_ids *out)
 {
-    caches_for(v, scratch);
+    bpe_scratch_ready(v, scratch);
     if (n > BPE_CACHE_BYTES) {
         merge_long(v, s, n, hash, scratch, out);
         return;
     }
-    if (!scratch->cache) scratch->cache = xcalloc(BPE_CACHE_SLOTS, sizeof *scratch->cache);
     bpe_cache_entry *e = &scratch->cache[(hash >> 32) & (BPE_CACHE_SLOTS - 1)];
-    if (e->hash == hash && e->len == n && !memcmp(e->bytes, s, n)) {
-        for (int k = 0; k < e->nids; k++) ids_push(out, e->ids[k]);
+    if (e->hash == (uint32_t)hash && e->len == n && !memcmp(e->bytes, s, n)) {
+        ids_reserve(out, e->nids);
+        memcpy(out->ids + out->n, e->ids, e->nids * sizeof *e->ids);
+        out->n += e->nids;
         return;
     }
     size_t first = out->n;
-    merge_by_scan(v, s, n, out);
-    e->hash = hash;
+    merge_by_scan(v, scratch, s, n, out);
+    if (out->n - first > BPE_CACHE_IDS) return;
+    e->hash = (uint32_t)hash;
     e->len = (uint8_t)n;
     e->nids = (uint8_t)(out->n - first);
     memcpy(e->bytes, s, n);
@@ -247,6 +285,7 @@ void bpe_encode_piece(const tok_vocab *v, const uint8_t *s, size_t n, bpe_scratc
 void bpe_scratch_free(bpe_scratch *scratch)
 {
     free(scratch->mem);
+    free(scratch->hot);
     free(scratch->cache);
     if (scratch->long_cache)
         for (int i = 0; i < BPE_LONG_CACHE_SLOTS; i++) free(scratch->long_cache[i].mem);

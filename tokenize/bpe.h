@@ -15,19 +15,33 @@
 /* Pieces up to this many bytes merge by scanning; longer ones with a heap. */
 #define BPE_SCAN_MAX 64
 
-/* Pieces up to this many bytes have their merge result remembered. */
-#define BPE_CACHE_BYTES 32
-#define BPE_CACHE_SLOTS 8192 /* a power of two */
+/* Pieces up to this many bytes that merge into at most BPE_CACHE_IDS ids
+ * have their merge result remembered in a 64-byte entry; longer pieces go to
+ * the long-piece cache. */
+#define BPE_CACHE_BYTES 24
+#define BPE_CACHE_IDS 8
+#define BPE_CACHE_SLOTS 16384 /* a power of two */
 #define BPE_LONG_CACHE_SLOTS 1024 /* longer pieces: separator lines, long identifiers */
 #define BPE_LONG_CACHE_MAX 4096   /* longer than this: not remembered */
 
-/* One remembered merge: the piece and its ids. */
+/* One remembered merge: the piece and its ids (one cache line). */
 typedef struct {
-    uint64_t hash;
+    uint32_t hash; /* the low half of the piece's hash */
     uint8_t len, nids; /* len 0: empty */
     uint8_t bytes[BPE_CACHE_BYTES];
-    uint32_t ids[BPE_CACHE_BYTES];
+    uint32_t ids[BPE_CACHE_IDS];
 } bpe_cache_entry;
+
+/* Recent lookups of byte strings of up to 16 bytes in the vocabulary, found
+ * or not: a small direct-mapped table that stays in the core's cache, in
+ * front of the vocabulary's hash (frequent tokens hit it). */
+#define BPE_HOT_SLOTS 16384 /* a power of two */
+#define BPE_HOT_MAX_LEN 16
+
+typedef struct {
+    uint64_t head, tail; /* vocab_head and vocab_tail of the string */
+    uint32_t len, id;    /* len 0: empty; id VOCAB_NO_TOKEN: not a token */
+} bpe_hot_entry;
 
 /* One remembered merge of a longer piece: bytes, then ids, in mem. */
 typedef struct {
@@ -45,10 +59,35 @@ typedef struct {
 typedef struct {
     void *mem;
     size_t cap;
+    bpe_hot_entry *hot;
     bpe_cache_entry *cache;
     bpe_long_entry *long_cache;
     const tok_vocab *cache_vocab; /* the vocabulary the caches hold results of */
 } bpe_scratch;
+
+/* Makes the scratch ready for encoding with v (allocates and, when it held
+ * another vocabulary's results, empties its tables). */
+void bpe_scratch_ready(const tok_vocab *v, bpe_scratch *scratch);
+
+/* The id of the byte string s[0..len) (len >= 1) or VOCAB_NO_TOKEN, given its
+ * head, tail (len > 8) and hash, through the scratch's table of recent
+ * lookups (after bpe_scratch_ready). */
+static inline uint32_t bpe_find_token(const tok_vocab *v, bpe_scratch *scratch, const uint8_t *s, size_t len,
+                                      uint64_t head, uint64_t tail, uint64_t hash)
+{
+    if (len > BPE_HOT_MAX_LEN) return vocab_find_parts(v, s, len, head, tail, hash);
+    bpe_hot_entry *e = &scratch->hot[(hash >> 48) & (BPE_HOT_SLOTS - 1)];
+    if (e->head == head && e->tail == tail && e->len == len) return e->id;
+    uint32_t id = vocab_find_parts(v, s, len, head, tail, hash);
+    *e = (bpe_hot_entry){head, tail, (uint32_t)len, id};
+    return id;
+}
+
+/* Starts loading the recent-lookup entry for this hash. */
+static inline void bpe_prefetch_token(const bpe_scratch *scratch, uint64_t hash)
+{
+    __builtin_prefetch(&scratch->hot[(hash >> 48) & (BPE_HOT_SLOTS - 1)]);
+}
 
 /* A growable array of token ids. */
 typedef struct {
@@ -64,6 +103,12 @@ static inline void ids_push(tok_ids *t, uint32_t id)
 {
     if (t->n == t->cap) ids_grow(t);
     t->ids[t->n++] = id;
+}
+
+/* Makes room for at least m more ids. */
+static inline void ids_reserve(tok_ids *t, size_t m)
+{
+    while (t->cap - t->n < m) ids_grow(t);
 }
 
 /* Frees the ids. */

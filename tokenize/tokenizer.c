@@ -110,30 +110,63 @@ void tokenizer_free(tokenizer *t)
 
 #define PIECE_BATCH 32 /* pieces split ahead, so their hash slots load in parallel */
 
-/* Encodes ordinary text (no special tokens): splits a batch of pieces,
- * prefetches each piece's hash slot, then looks each up whole and merges
- * the ones that are not single tokens. */
-static void encode_ordinary(const tokenizer *t, const uint8_t *s, size_t n, bpe_scratch *scratch, tok_ids *out)
+/* A batch of pieces split from the text, hashed, their slots prefetched. */
+typedef struct {
+    size_t bound[PIECE_BATCH + 1]; /* piece i is s[bound[i]..bound[i+1]) */
+    uint64_t hash[PIECE_BATCH], head[PIECE_BATCH], tail[PIECE_BATCH];
+    int k; /* pieces */
+} piece_batch;
+
+/* Splits up to PIECE_BATCH pieces from pos, hashes them and starts loading
+ * their hash slots; b->k is 0 at the end of the text. */
+static void split_batch(const tokenizer *t, const uint8_t *s, size_t n, size_t pos, const bpe_scratch *scratch,
+                        piece_batch *b)
 {
     const tok_vocab *v = &t->vocab;
-    size_t bound[PIECE_BATCH + 1];
-    uint64_t hash[PIECE_BATCH], head[PIECE_BATCH];
-    bound[0] = 0;
-    for (size_t pos = 0; pos < n; pos = bound[0]) {
-        int k = pretok_split(t->family, s, n, pos, bound + 1, PIECE_BATCH);
-        for (int i = 0; i < k; i++) {
-            size_t at = bound[i], len = bound[i + 1] - at;
-            head[i] = at + VOCAB_HEAD_BYTES <= n ? vocab_head_wide(s + at, len) : vocab_head(s + at, len);
-            hash[i] = vocab_hash_head(s + at, len, head[i]);
-            vocab_prefetch(v, hash[i]);
+    b->bound[0] = pos;
+    b->k = pos < n ? pretok_split(t->family, s, n, pos, b->bound + 1, PIECE_BATCH) : 0;
+    for (int i = 0; i < b->k; i++) {
+        size_t at = b->bound[i], len = b->bound[i + 1] - at;
+        bool wide = at + 2 * VOCAB_HEAD_BYTES <= n;
+        b->head[i] = wide ? vocab_head_wide(s + at, len) : vocab_head(s + at, len);
+        b->tail[i] = len > VOCAB_HEAD_BYTES ? vocab_tail(s + at, len, wide) : 0;
+        b->hash[i] = vocab_hash_parts(s + at, len, b->head[i], b->tail[i]);
+        vocab_prefetch(v, b->hash[i], len);
+        bpe_prefetch_token(scratch, b->hash[i]);
+    }
+}
+
+/* Appends the ids of a batch's pieces: each looked up whole, merged when it
+ * is not a single token. */
+static void encode_batch(const tok_vocab *v, const uint8_t *s, const piece_batch *b, bpe_scratch *scratch,
+                         tok_ids *out)
+{
+    ids_reserve(out, (size_t)b->k);
+    for (int i = 0; i < b->k; i++) {
+        size_t at = b->bound[i], len = b->bound[i + 1] - at;
+        uint32_t id = bpe_find_token(v, scratch, s + at, len, b->head[i], b->tail[i], b->hash[i]);
+        if (id != VOCAB_NO_TOKEN) {
+            out->ids[out->n++] = id;
+        } else {
+            bpe_merge_piece(v, s + at, len, b->hash[i], scratch, out);
+            ids_reserve(out, (size_t)(b->k - i));
         }
-        for (int i = 0; i < k; i++) {
-            size_t len = bound[i + 1] - bound[i];
-            uint32_t id = vocab_find_head(v, s + bound[i], len, head[i], hash[i]);
-            if (id != VOCAB_NO_TOKEN) ids_push(out, id);
-            else bpe_merge_piece(v, s + bound[i], len, hash[i], scratch, out);
-        }
-        bound[0] = bound[k];
+    }
+}
+
+/* Encodes ordinary text (no special tokens), one batch of pieces behind the
+ * splitting, so a batch's slots load while the next one is split. */
+static void encode_ordinary(const tokenizer *t, const uint8_t *s, size_t n, bpe_scratch *scratch, tok_ids *out)
+{
+    piece_batch batch[2];
+    int cur = 0;
+    bpe_scratch_ready(&t->vocab, scratch);
+    split_batch(t, s, n, 0, scratch, &batch[cur]);
+    while (batch[cur].k) {
+        const piece_batch *b = &batch[cur];
+        split_batch(t, s, n, b->bound[b->k], scratch, &batch[!cur]);
+        encode_batch(&t->vocab, s, b, scratch, out);
+        cur = !cur;
     }
 }
 

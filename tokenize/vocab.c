@@ -25,6 +25,7 @@ void vocab_free(tok_vocab *v)
     free(v->tok_rank);
     free(v->slots);
     free(v->pair_id);
+    free(v->slot_tail);
     for (int i = 0; i < v->nspecials; i++) free(v->specials[i].name);
     free(v->specials);
     memset(v, 0, sizeof *v);
@@ -116,6 +117,12 @@ void vocab_finish(tok_vocab *v)
     for (unsigned p = 0; p < NPAIRS; p++) {
         uint8_t two[2] = {(uint8_t)(p & 0xFF), (uint8_t)(p >> 8)};
         v->pair_id[p] = vocab_find(v, two, 2);
+    }
+    free(v->slot_tail);
+    v->slot_tail = xcalloc((size_t)v->mask + 1, sizeof *v->slot_tail);
+    for (uint32_t i = 0; i <= v->mask; i++) {
+        const vocab_slot *sl = &v->slots[i];
+        if (sl->len > VOCAB_HEAD_BYTES) v->slot_tail[i] = vocab_tail(v->bytes + v->tok_off[sl->id], sl->len, false);
     }
 }
 
