@@ -85,28 +85,26 @@ static void usage(FILE *f)
     fputs(STAGE_COMMON_HELP, f);
 }
 
-/* Appends the decimal digits of v. */
-static inline void put_u32(wbuf *b, uint32_t v)
+/* Writes the decimal digits of v at p; returns the end. */
+static inline char *write_u32(char *p, uint32_t v)
 {
-    char tmp[U32_DIGITS];
-    int n = 0;
-    do tmp[n++] = (char)('0' + v % 10), v /= 10;
+    char tmp[U32_DIGITS], *t = tmp + U32_DIGITS;
+    do *--t = (char)('0' + v % 10), v /= 10;
     while (v);
-    buf_reserve(b, (size_t)n);
-    while (n) b->data[b->len++] = tmp[--n];
-    b->data[b->len] = 0;
+    size_t n = (size_t)(tmp + U32_DIGITS - t);
+    memcpy(p, t, n);
+    return p + n;
 }
 
-/* Encodes one document's text into ws->ids with BOS/EOS as asked. */
-static void encode_doc(tokenize_ctx *c, worker_state *ws, const stage_doc *d)
+/* Appends one document's ids to ids with BOS/EOS as asked. */
+static void encode_doc(tokenize_ctx *c, worker_state *ws, const stage_doc *d, tok_ids *ids)
 {
     size_t len;
     buf_clear(&ws->text);
     const char *text = json_string(&d->json.text, &ws->text, &len);
-    ws->ids.n = 0;
-    if (c->bos) ids_push(&ws->ids, c->tok.bos);
-    tokenizer_encode(&c->tok, text, len, c->allow_special, &ws->scratch, &ws->ids);
-    if (c->eos) ids_push(&ws->ids, c->tok.eos);
+    if (c->bos) ids_push(ids, c->tok.bos);
+    tokenizer_encode(&c->tok, text, len, c->allow_special, &ws->scratch, ids);
+    if (c->eos) ids_push(ids, c->tok.eos);
 }
 
 /* --device gpu: encodes the texts of the batch's documents in one call to
@@ -141,14 +139,13 @@ static bool encode_batch_gpu(tokenize_ctx *c, worker_state *ws, const stage_batc
     return rc == 0;
 }
 
-/* Document i's ids from the GPU batch into ws->ids with BOS/EOS as asked. */
-static void take_gpu_ids(tokenize_ctx *c, worker_state *ws, int i)
+/* Appends document i's ids from the GPU batch to ids with BOS/EOS as asked. */
+static void take_gpu_ids(tokenize_ctx *c, worker_state *ws, int i, tok_ids *ids)
 {
     size_t from = i ? ws->doc_end[i - 1] : 0;
-    ws->ids.n = 0;
-    if (c->bos) ids_push(&ws->ids, c->tok.bos);
-    for (size_t k = from; k < ws->doc_end[i]; k++) ids_push(&ws->ids, ws->batch_ids.ids[k]);
-    if (c->eos) ids_push(&ws->ids, c->tok.eos);
+    if (c->bos) ids_push(ids, c->tok.bos);
+    for (size_t k = from; k < ws->doc_end[i]; k++) ids_push(ids, ws->batch_ids.ids[k]);
+    if (c->eos) ids_push(ids, c->tok.eos);
 }
 
 /* The line with ,"tokens":[...] added as its last member. */
@@ -157,10 +154,13 @@ static void rewrite_with_tokens(const stage_doc *d, const tok_ids *ids, wbuf *li
     buf_clear(line);
     buf_append(line, d->line, d->json.close_brace);
     buf_puts(line, ",\"tokens\":[");
+    buf_reserve(line, ids->n * (U32_DIGITS + 1));
+    char *p = line->data + line->len;
     for (size_t k = 0; k < ids->n; k++) {
-        if (k) buf_putc(line, ',');
-        put_u32(line, ids->ids[k]);
+        if (k) *p++ = ',';
+        p = write_u32(p, ids->ids[k]);
     }
+    line->len = (size_t)(p - line->data);
     buf_puts(line, "]}\n");
 }
 
@@ -179,12 +179,14 @@ static void tokenize_map(void *ctx, int worker, stage_batch *b)
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         if (d->verdict == DOC_FAIL) continue;
-        if (on_gpu) take_gpu_ids(c, ws, i);
-        else encode_doc(c, ws, d);
-        ntokens += ws->ids.n;
+        tok_ids *ids = bi ? &bi->ids : &ws->ids; /* bin and shards: straight into the batch's ids */
+        size_t first = bi ? bi->ids.n : 0;
+        ws->ids.n = 0;
+        if (on_gpu) take_gpu_ids(c, ws, i, ids);
+        else encode_doc(c, ws, d, ids);
+        ntokens += ids->n - first;
         if (bi) {
-            bi->count[i] = (uint32_t)ws->ids.n;
-            for (size_t k = 0; k < ws->ids.n; k++) ids_push(&bi->ids, ws->ids.ids[k]);
+            bi->count[i] = (uint32_t)(ids->n - first);
         } else {
             rewrite_with_tokens(d, &ws->ids, &ws->line);
             stage_doc_rewrite(b, i, &ws->line);
@@ -337,7 +339,8 @@ static void load_tokenizer(tokenizer *t, const char *encoding, const char *vocab
         fclose(f);
     }
     if (tokenizer_load(t, e ? e->name : NULL, path.data, family, &err)) dief(EXIT_USAGE, "%s", err.data);
-    if (vocab_file_sha256(path.data, sha256)) exit(EXIT_USAGE);
+    if (e) snprintf(sha256, 65, "%s", e->sha256); /* tokenizer_load checked the file against it */
+    else if (vocab_file_sha256(path.data, sha256)) exit(EXIT_USAGE);
     buf_free(&path);
     buf_free(&err);
 }
