@@ -73,10 +73,10 @@ static inline size_t lowest_rank(const uint32_t *rank, size_t words)
  * exists), so a join moves nothing and the search is a plain array scan. */
 static void merge_by_scan(const tok_vocab *v, bpe_scratch *scratch, const uint8_t *piece, size_t n, tok_ids *out)
 {
-    uint8_t s[BPE_SCAN_MAX + 2 * VOCAB_HEAD_BYTES] = {0}; /* a copy with room for 16-byte loads */
+    uint8_t s[BPE_CPU_SCAN_MAX + 2 * VOCAB_HEAD_BYTES] = {0}; /* a copy with room for 16-byte loads */
     memcpy(s, piece, n);
-    uint8_t next[BPE_SCAN_MAX + 1], prev[BPE_SCAN_MAX]; /* n: none */
-    uint32_t rank[BPE_SCAN_MAX + RANK_LANES] __attribute__((aligned(16))), join[BPE_SCAN_MAX], id[BPE_SCAN_MAX];
+    uint8_t next[BPE_CPU_SCAN_MAX + 1], prev[BPE_CPU_SCAN_MAX]; /* n: none */
+    uint32_t rank[BPE_CPU_SCAN_MAX + RANK_LANES] __attribute__((aligned(16))), join[BPE_CPU_SCAN_MAX], id[BPE_CPU_SCAN_MAX];
     for (size_t i = 0; i < n; i++) {
         next[i] = (uint8_t)(i + 1);
         prev[i] = (uint8_t)(i ? i - 1 : n);
@@ -212,7 +212,7 @@ static void merge_long(const tok_vocab *v, const uint8_t *s, size_t n, uint64_t 
         }
     }
     size_t first = out->n;
-    if (n <= BPE_SCAN_MAX) merge_by_scan(v, scratch, s, n, out);
+    if (n <= BPE_CPU_SCAN_MAX) merge_by_scan(v, scratch, s, n, out);
     else bpe_encode_piece_heap(v, s, n, scratch, out);
     if (!e) return;
     free(e->mem);

@@ -12,8 +12,12 @@
 
 #include "tokenize/vocab.h"
 
-/* Pieces up to this many bytes merge by scanning; longer ones with a heap. */
+/* Pieces up to this many bytes merge by scanning on the GPU; longer ones
+ * with a heap. */
 #define BPE_SCAN_MAX 64
+/* The same limit on the CPU, where the scan compares four ranks at once
+ * (at most 255: positions are bytes). */
+#define BPE_CPU_SCAN_MAX 255
 
 /* Pieces up to this many bytes that merge into at most BPE_CACHE_IDS ids
  * have their merge result remembered in a 64-byte entry; longer pieces go to
