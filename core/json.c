@@ -243,23 +243,40 @@ static unsigned hex4(const char *p)
     return v;
 }
 
+/* Copies s[0..) to o up to the first backslash before end, 16 bytes at a
+ * time (o has room: unescaped text is never longer than escaped); returns
+ * how many bytes were copied. */
+static inline size_t copy_to_backslash(const char *s, const char *end, char *o)
+{
+    const char *p = s;
+    for (; end - p >= 16; p += 16, o += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        _mm_storeu_si128((__m128i *)o, v);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+        if (m) return (size_t)(p - s) + (size_t)__builtin_ctz(m);
+    }
+    while (p < end && *p != '\\') *o++ = *p++;
+    return (size_t)(p - s);
+}
+
 void json_unescape(const jvalue *v, wbuf *out)
 {
     const char *s = v->p, *end = s + v->len;
-    buf_reserve(out, v->len);
+    buf_reserve(out, v->len); /* every escape is at least as long as what it stands for */
     while (s < end) {
-        const char *bs = memchr(s, '\\', (size_t)(end - s));
-        if (!bs) { buf_append(out, s, (size_t)(end - s)); break; }
-        buf_append(out, s, (size_t)(bs - s));
-        s = bs + 1;
+        size_t run = copy_to_backslash(s, end, out->data + out->len);
+        out->len += run;
+        s += run;
+        if (s >= end) break;
+        s++; /* the backslash */
         if (s >= end) break;
         char e = *s++;
         switch (e) {
-        case 'b': buf_putc(out, '\b'); break;
-        case 'f': buf_putc(out, '\f'); break;
-        case 'n': buf_putc(out, '\n'); break;
-        case 'r': buf_putc(out, '\r'); break;
-        case 't': buf_putc(out, '\t'); break;
+        case 'b': out->data[out->len++] = '\b'; break;
+        case 'f': out->data[out->len++] = '\f'; break;
+        case 'n': out->data[out->len++] = '\n'; break;
+        case 'r': out->data[out->len++] = '\r'; break;
+        case 't': out->data[out->len++] = '\t'; break;
         case 'u': {
             if (end - s < 4) { s = end; break; }
             uint32_t cp = hex4(s);
@@ -278,9 +295,10 @@ void json_unescape(const jvalue *v, wbuf *out)
             utf8_append(out, cp);
             break;
         }
-        default: buf_putc(out, e); break; /* \" \\ \/ */
+        default: out->data[out->len++] = e; break; /* \" \\ \/ */
         }
     }
+    out->data[out->len] = 0;
 }
 
 const char *json_string(const jvalue *v, wbuf *scratch, size_t *len)

@@ -2,6 +2,7 @@
 #include "tokenize/bpe.h"
 
 #include <smmintrin.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,19 +34,38 @@ static inline uint32_t join_id(const tok_vocab *v, const uint8_t *s, size_t len,
     return id;
 }
 
-/* join_id when at least 16 bytes are readable at s, through the scratch's
- * recent lookups. */
-static inline uint32_t join_id_wide(const tok_vocab *v, bpe_scratch *scratch, const uint8_t *s, size_t len,
-                                    uint32_t *rank)
+/* The rank of token id, NO_RANK for VOCAB_NO_TOKEN. */
+static inline uint32_t rank_of(const tok_vocab *v, uint32_t id)
 {
-    uint32_t id;
-    if (len == 2) {
-        id = vocab_find_pair(v, s);
-    } else {
-        uint64_t head = vocab_head_wide(s, len), tail = len > VOCAB_HEAD_BYTES ? vocab_tail(s, len, true) : 0;
-        id = bpe_find_token(v, scratch, s, len, head, tail, vocab_hash_parts(s, len, head, tail));
-    }
-    *rank = id == VOCAB_NO_TOKEN ? NO_RANK : vocab_rank(v, id);
+    return id == VOCAB_NO_TOKEN ? NO_RANK : vocab_rank(v, id);
+}
+
+/* A join about to be looked up: the byte string and its hash-table parts. */
+typedef struct {
+    const uint8_t *s;
+    size_t len;
+    uint64_t head, tail, hash;
+} join_key;
+
+/* Prepares the lookup of s[0..len) (len >= 3, 16 bytes readable at s) and
+ * starts loading what it will read, so two joins' loads overlap. */
+static inline void join_start(const tok_vocab *v, const bpe_scratch *scratch, const uint8_t *s, size_t len,
+                              join_key *k)
+{
+    k->s = s;
+    k->len = len;
+    k->head = vocab_head_wide(s, len);
+    k->tail = len > VOCAB_HEAD_BYTES ? vocab_tail(s, len, true) : 0;
+    k->hash = vocab_hash_parts(s, len, k->head, k->tail);
+    bpe_prefetch_token(scratch, k->hash);
+    vocab_prefetch(v, k->hash, len);
+}
+
+/* The id of a prepared join (VOCAB_NO_TOKEN: none); its rank in *rank. */
+static inline uint32_t join_finish(const tok_vocab *v, bpe_scratch *scratch, const join_key *k, uint32_t *rank)
+{
+    uint32_t id = bpe_find_token(v, scratch, k->s, k->len, k->head, k->tail, k->hash);
+    *rank = rank_of(v, id);
     return id;
 }
 
@@ -82,7 +102,7 @@ static void merge_by_scan(const tok_vocab *v, bpe_scratch *scratch, const uint8_
         prev[i] = (uint8_t)(i ? i - 1 : n);
         id[i] = v->byte_id[s[i]];
     }
-    for (size_t i = 0; i + 1 < n; i++) join[i] = join_id_wide(v, scratch, s + i, 2, &rank[i]);
+    for (size_t i = 0; i + 1 < n; i++) rank[i] = rank_of(v, join[i] = vocab_find_pair(v, s + i));
     for (size_t i = n - 1; i < n + RANK_LANES; i++) rank[i] = NO_RANK;
     size_t words = (n + RANK_LANES - 1) / RANK_LANES * RANK_LANES;
     for (;;) {
@@ -92,13 +112,16 @@ static void merge_by_scan(const tok_vocab *v, bpe_scratch *scratch, const uint8_
         id[best] = join[best];
         rank[gone] = NO_RANK;
         next[best] = next[gone];
-        if (next[best] < n) {
+        bool has_after = next[best] < n, has_before = before < n;
+        join_key after_key, before_key; /* the joins with the next part and with the one before */
+        if (has_after) {
             prev[next[best]] = (uint8_t)best;
-            join[best] = join_id_wide(v, scratch, s + best, next[next[best]] - best, &rank[best]);
-        } else {
-            rank[best] = NO_RANK;
+            join_start(v, scratch, s + best, next[next[best]] - best, &after_key);
         }
-        if (before < n) join[before] = join_id_wide(v, scratch, s + before, next[best] - before, &rank[before]);
+        if (has_before) join_start(v, scratch, s + before, next[best] - before, &before_key);
+        if (has_after) join[best] = join_finish(v, scratch, &after_key, &rank[best]);
+        else rank[best] = NO_RANK;
+        if (has_before) join[before] = join_finish(v, scratch, &before_key, &rank[before]);
     }
     for (size_t p = 0; p < n; p = next[p]) ids_push(out, id[p]);
 }

@@ -73,24 +73,47 @@ typedef struct {
  * another vocabulary's results, empties its tables). */
 void bpe_scratch_ready(const tok_vocab *v, bpe_scratch *scratch);
 
+#define BPE_NOT_RECENT (VOCAB_NO_TOKEN - 1) /* never an id: ids are at most VOCAB_MAX_ID */
+
+/* The recent-lookup entry of a string of len bytes with this head, tail
+ * (len > 8) and hash (after bpe_scratch_ready). */
+static inline bpe_hot_entry *bpe_recent_entry(const bpe_scratch *scratch, uint64_t hash)
+{
+    return &scratch->hot[(hash >> 48) & (BPE_HOT_SLOTS - 1)];
+}
+
+/* What the recent lookups say of the string: its id, VOCAB_NO_TOKEN, or
+ * BPE_NOT_RECENT when they do not hold it. */
+static inline uint32_t bpe_recent_token(const bpe_scratch *scratch, size_t len, uint64_t head, uint64_t tail,
+                                        uint64_t hash)
+{
+    const bpe_hot_entry *e = bpe_recent_entry(scratch, hash);
+    return len <= BPE_HOT_MAX_LEN && e->head == head && e->tail == tail && e->len == len ? e->id : BPE_NOT_RECENT;
+}
+
+/* The vocabulary's answer for the string (id or VOCAB_NO_TOKEN), remembered
+ * among the recent lookups. */
+static inline uint32_t bpe_lookup_token(const tok_vocab *v, bpe_scratch *scratch, const uint8_t *s, size_t len,
+                                        uint64_t head, uint64_t tail, uint64_t hash)
+{
+    uint32_t id = vocab_find_parts(v, s, len, head, tail, hash);
+    if (len <= BPE_HOT_MAX_LEN) *bpe_recent_entry(scratch, hash) = (bpe_hot_entry){head, tail, (uint32_t)len, id};
+    return id;
+}
+
 /* The id of the byte string s[0..len) (len >= 1) or VOCAB_NO_TOKEN, given its
- * head, tail (len > 8) and hash, through the scratch's table of recent
- * lookups (after bpe_scratch_ready). */
+ * head, tail (len > 8) and hash, through the recent lookups. */
 static inline uint32_t bpe_find_token(const tok_vocab *v, bpe_scratch *scratch, const uint8_t *s, size_t len,
                                       uint64_t head, uint64_t tail, uint64_t hash)
 {
-    if (len > BPE_HOT_MAX_LEN) return vocab_find_parts(v, s, len, head, tail, hash);
-    bpe_hot_entry *e = &scratch->hot[(hash >> 48) & (BPE_HOT_SLOTS - 1)];
-    if (e->head == head && e->tail == tail && e->len == len) return e->id;
-    uint32_t id = vocab_find_parts(v, s, len, head, tail, hash);
-    *e = (bpe_hot_entry){head, tail, (uint32_t)len, id};
-    return id;
+    uint32_t id = bpe_recent_token(scratch, len, head, tail, hash);
+    return id != BPE_NOT_RECENT ? id : bpe_lookup_token(v, scratch, s, len, head, tail, hash);
 }
 
 /* Starts loading the recent-lookup entry for this hash. */
 static inline void bpe_prefetch_token(const bpe_scratch *scratch, uint64_t hash)
 {
-    __builtin_prefetch(&scratch->hot[(hash >> 48) & (BPE_HOT_SLOTS - 1)]);
+    __builtin_prefetch(bpe_recent_entry(scratch, hash));
 }
 
 /* A growable array of token ids. */

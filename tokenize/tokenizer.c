@@ -108,21 +108,21 @@ void tokenizer_free(tokenizer *t)
     vocab_free(&t->vocab);
 }
 
-#define PIECE_BATCH 32 /* pieces split ahead, so their hash slots load in parallel */
+#define PIECE_BATCH 32 /* pieces split ahead, so their memory loads overlap */
 
-/* A batch of pieces split from the text, hashed, their slots prefetched. */
+/* A batch of pieces on its way through three stages (see encode_ordinary). */
 typedef struct {
     size_t bound[PIECE_BATCH + 1]; /* piece i is s[bound[i]..bound[i+1]) */
     uint64_t hash[PIECE_BATCH], head[PIECE_BATCH], tail[PIECE_BATCH];
-    int k; /* pieces */
+    uint32_t id[PIECE_BATCH]; /* after probe_batch: the id, VOCAB_NO_TOKEN or BPE_NOT_RECENT */
+    int k;                    /* pieces */
 } piece_batch;
 
-/* Splits up to PIECE_BATCH pieces from pos, hashes them and starts loading
- * their hash slots; b->k is 0 at the end of the text. */
+/* Stage 1: splits up to PIECE_BATCH pieces from pos, hashes them and starts
+ * loading their recent-lookup entries; b->k is 0 at the end of the text. */
 static void split_batch(const tokenizer *t, const uint8_t *s, size_t n, size_t pos, const bpe_scratch *scratch,
                         piece_batch *b)
 {
-    const tok_vocab *v = &t->vocab;
     b->bound[0] = pos;
     b->k = pos < n ? pretok_split(t->family, s, n, pos, b->bound + 1, PIECE_BATCH) : 0;
     for (int i = 0; i < b->k; i++) {
@@ -131,20 +131,31 @@ static void split_batch(const tokenizer *t, const uint8_t *s, size_t n, size_t p
         b->head[i] = wide ? vocab_head_wide(s + at, len) : vocab_head(s + at, len);
         b->tail[i] = len > VOCAB_HEAD_BYTES ? vocab_tail(s + at, len, wide) : 0;
         b->hash[i] = vocab_hash_parts(s + at, len, b->head[i], b->tail[i]);
-        vocab_prefetch(v, b->hash[i], len);
         bpe_prefetch_token(scratch, b->hash[i]);
     }
 }
 
-/* Appends the ids of a batch's pieces: each looked up whole, merged when it
- * is not a single token. */
+/* Stage 2: takes the answers the recent lookups hold and starts loading the
+ * vocabulary's hash slots of the other pieces. */
+static void probe_batch(const tok_vocab *v, const bpe_scratch *scratch, piece_batch *b)
+{
+    for (int i = 0; i < b->k; i++) {
+        size_t len = b->bound[i + 1] - b->bound[i];
+        b->id[i] = bpe_recent_token(scratch, len, b->head[i], b->tail[i], b->hash[i]);
+        if (b->id[i] == BPE_NOT_RECENT) vocab_prefetch(v, b->hash[i], len);
+    }
+}
+
+/* Stage 3: appends the ids of the batch's pieces: looked up whole, merged
+ * when a piece is not a single token. */
 static void encode_batch(const tok_vocab *v, const uint8_t *s, const piece_batch *b, bpe_scratch *scratch,
                          tok_ids *out)
 {
     ids_reserve(out, (size_t)b->k);
     for (int i = 0; i < b->k; i++) {
         size_t at = b->bound[i], len = b->bound[i + 1] - at;
-        uint32_t id = bpe_find_token(v, scratch, s + at, len, b->head[i], b->tail[i], b->hash[i]);
+        uint32_t id = b->id[i];
+        if (id == BPE_NOT_RECENT) id = bpe_lookup_token(v, scratch, s + at, len, b->head[i], b->tail[i], b->hash[i]);
         if (id != VOCAB_NO_TOKEN) {
             out->ids[out->n++] = id;
         } else {
@@ -154,19 +165,24 @@ static void encode_batch(const tok_vocab *v, const uint8_t *s, const piece_batch
     }
 }
 
-/* Encodes ordinary text (no special tokens), one batch of pieces behind the
- * splitting, so a batch's slots load while the next one is split. */
+#define STAGES 3
+
+/* Encodes ordinary text (no special tokens) in batches of pieces through
+ * three stages, each batch a stage behind the one before, so that what a
+ * stage starts loading has arrived when the next stage needs it. */
 static void encode_ordinary(const tokenizer *t, const uint8_t *s, size_t n, bpe_scratch *scratch, tok_ids *out)
 {
-    piece_batch batch[2];
-    int cur = 0;
-    bpe_scratch_ready(&t->vocab, scratch);
-    split_batch(t, s, n, 0, scratch, &batch[cur]);
-    while (batch[cur].k) {
-        const piece_batch *b = &batch[cur];
-        split_batch(t, s, n, b->bound[b->k], scratch, &batch[!cur]);
-        encode_batch(&t->vocab, s, b, scratch, out);
-        cur = !cur;
+    const tok_vocab *v = &t->vocab;
+    piece_batch batch[STAGES];
+    bpe_scratch_ready(v, scratch);
+    split_batch(t, s, n, 0, scratch, &batch[0]);
+    split_batch(t, s, n, batch[0].bound[batch[0].k], scratch, &batch[1]);
+    probe_batch(v, scratch, &batch[0]);
+    for (int b = 0; batch[b].k; b = (b + 1) % STAGES) {
+        piece_batch *next = &batch[(b + 1) % STAGES], *after = &batch[(b + 2) % STAGES];
+        split_batch(t, s, n, next->bound[next->k], scratch, after);
+        probe_batch(v, scratch, next);
+        encode_batch(v, s, &batch[b], scratch, out);
     }
 }
 
