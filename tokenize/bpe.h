@@ -24,7 +24,7 @@
  * the long-piece cache. */
 #define BPE_CACHE_BYTES 24
 #define BPE_CACHE_IDS 8
-#define BPE_CACHE_SLOTS 16384 /* a power of two */
+#define BPE_CACHE_SLOTS 65536 /* a power of two */
 #define BPE_LONG_CACHE_SLOTS 1024 /* longer pieces: separator lines, long identifiers */
 #define BPE_LONG_CACHE_MAX 4096   /* longer than this: not remembered */
 
@@ -108,6 +108,13 @@ static inline uint32_t bpe_find_token(const tok_vocab *v, bpe_scratch *scratch, 
 {
     uint32_t id = bpe_recent_token(scratch, len, head, tail, hash);
     return id != BPE_NOT_RECENT ? id : bpe_lookup_token(v, scratch, s, len, head, tail, hash);
+}
+
+/* Starts loading the remembered merge a piece of len bytes with this hash
+ * would have (after bpe_scratch_ready). */
+static inline void bpe_prefetch_merge(const bpe_scratch *scratch, uint64_t hash, size_t len)
+{
+    if (len <= BPE_CACHE_BYTES) __builtin_prefetch(&scratch->cache[(hash >> 32) & (BPE_CACHE_SLOTS - 1)]);
 }
 
 /* Starts loading the recent-lookup entry for this hash. */

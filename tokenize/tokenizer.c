@@ -136,13 +136,16 @@ static void split_batch(const tokenizer *t, const uint8_t *s, size_t n, size_t p
 }
 
 /* Stage 2: takes the answers the recent lookups hold and starts loading the
- * vocabulary's hash slots of the other pieces. */
+ * vocabulary's hash slots (and remembered merges) of the other pieces. */
 static void probe_batch(const tok_vocab *v, const bpe_scratch *scratch, piece_batch *b)
 {
     for (int i = 0; i < b->k; i++) {
         size_t len = b->bound[i + 1] - b->bound[i];
         b->id[i] = bpe_recent_token(scratch, len, b->head[i], b->tail[i], b->hash[i]);
-        if (b->id[i] == BPE_NOT_RECENT) vocab_prefetch(v, b->hash[i], len);
+        if (b->id[i] == BPE_NOT_RECENT) {
+            vocab_prefetch(v, b->hash[i], len);
+            bpe_prefetch_merge(scratch, b->hash[i], len);
+        }
     }
 }
 
