@@ -45,6 +45,7 @@ typedef struct {
 typedef struct {
     uint64_t head, tail; /* vocab_head and vocab_tail of the string */
     uint32_t len, id;    /* len 0: empty; id VOCAB_NO_TOKEN: not a token */
+    uint64_t unused;     /* 32 bytes: an entry never straddles two cache lines */
 } bpe_hot_entry;
 
 /* One remembered merge of a longer piece: bytes, then ids, in mem. */
@@ -97,7 +98,7 @@ static inline uint32_t bpe_lookup_token(const tok_vocab *v, bpe_scratch *scratch
                                         uint64_t head, uint64_t tail, uint64_t hash)
 {
     uint32_t id = vocab_find_parts(v, s, len, head, tail, hash);
-    if (len <= BPE_HOT_MAX_LEN) *bpe_recent_entry(scratch, hash) = (bpe_hot_entry){head, tail, (uint32_t)len, id};
+    if (len <= BPE_HOT_MAX_LEN) *bpe_recent_entry(scratch, hash) = (bpe_hot_entry){head, tail, (uint32_t)len, id, 0};
     return id;
 }
 
