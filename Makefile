@@ -112,7 +112,7 @@ $(BUILD)/%.o: %.cc
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -MD -MF $(@:.o=.d) -c $< -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c tests/tap.h $(LIB)
 	@mkdir -p $(dir $@)
