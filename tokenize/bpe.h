@@ -84,12 +84,13 @@ static inline bpe_hot_entry *bpe_recent_entry(const bpe_scratch *scratch, uint64
 }
 
 /* What the recent lookups say of the string: its id, VOCAB_NO_TOKEN, or
- * BPE_NOT_RECENT when they do not hold it. */
+ * BPE_NOT_RECENT when they do not hold it (they hold strings of at most
+ * BPE_HOT_MAX_LEN bytes, so a longer one never matches an entry). */
 static inline uint32_t bpe_recent_token(const bpe_scratch *scratch, size_t len, uint64_t head, uint64_t tail,
                                         uint64_t hash)
 {
     const bpe_hot_entry *e = bpe_recent_entry(scratch, hash);
-    return len <= BPE_HOT_MAX_LEN && e->head == head && e->tail == tail && e->len == len ? e->id : BPE_NOT_RECENT;
+    return (e->head == head) & (e->tail == tail) & (e->len == len) ? e->id : BPE_NOT_RECENT;
 }
 
 /* The vocabulary's answer for the string (id or VOCAB_NO_TOKEN), remembered

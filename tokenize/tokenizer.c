@@ -114,6 +114,8 @@ void tokenizer_free(tokenizer *t)
 typedef struct {
     size_t bound[PIECE_BATCH + 1]; /* piece i is s[bound[i]..bound[i+1]) */
     uint64_t hash[PIECE_BATCH], head[PIECE_BATCH], tail[PIECE_BATCH];
+    uint32_t len[PIECE_BATCH];
+    const bpe_hot_entry *recent[PIECE_BATCH]; /* the piece's recent-lookup entry */
     uint32_t id[PIECE_BATCH]; /* after probe_batch: the id, VOCAB_NO_TOKEN or BPE_NOT_RECENT */
     int k;                    /* pieces */
 } piece_batch;
@@ -128,10 +130,12 @@ static void split_batch(const tokenizer *t, const uint8_t *s, size_t n, size_t p
     for (int i = 0; i < b->k; i++) {
         size_t at = b->bound[i], len = b->bound[i + 1] - at;
         bool wide = at + 2 * VOCAB_HEAD_BYTES <= n;
-        b->head[i] = wide ? vocab_head_wide(s + at, len) : vocab_head(s + at, len);
-        b->tail[i] = len > VOCAB_HEAD_BYTES ? vocab_tail(s + at, len, wide) : 0;
-        b->hash[i] = vocab_hash_parts(s + at, len, b->head[i], b->tail[i]);
-        bpe_prefetch_token(scratch, b->hash[i]);
+        uint64_t head = wide ? vocab_head_wide(s + at, len) : vocab_head(s + at, len);
+        uint64_t tail = len > VOCAB_HEAD_BYTES ? vocab_tail(s + at, len, wide) : 0;
+        uint64_t hash = vocab_hash_parts(s + at, len, head, tail);
+        b->head[i] = head, b->tail[i] = tail, b->hash[i] = hash, b->len[i] = (uint32_t)len;
+        b->recent[i] = bpe_recent_entry(scratch, hash);
+        __builtin_prefetch(b->recent[i]);
     }
 }
 
@@ -140,11 +144,12 @@ static void split_batch(const tokenizer *t, const uint8_t *s, size_t n, size_t p
 static void probe_batch(const tok_vocab *v, const bpe_scratch *scratch, piece_batch *b)
 {
     for (int i = 0; i < b->k; i++) {
-        size_t len = b->bound[i + 1] - b->bound[i];
-        b->id[i] = bpe_recent_token(scratch, len, b->head[i], b->tail[i], b->hash[i]);
-        if (b->id[i] == BPE_NOT_RECENT) {
-            vocab_prefetch(v, b->hash[i], len);
-            bpe_prefetch_merge(scratch, b->hash[i], len);
+        const bpe_hot_entry *e = b->recent[i];
+        bool hit = (e->head == b->head[i]) & (e->tail == b->tail[i]) & (e->len == b->len[i]);
+        b->id[i] = hit ? e->id : BPE_NOT_RECENT;
+        if (!hit) {
+            vocab_prefetch(v, b->hash[i], b->len[i]);
+            bpe_prefetch_merge(scratch, b->hash[i], b->len[i]);
         }
     }
 }
@@ -156,13 +161,13 @@ static void encode_batch(const tok_vocab *v, const uint8_t *s, const piece_batch
 {
     ids_reserve(out, (size_t)b->k);
     for (int i = 0; i < b->k; i++) {
-        size_t at = b->bound[i], len = b->bound[i + 1] - at;
         uint32_t id = b->id[i];
-        if (id == BPE_NOT_RECENT) id = bpe_lookup_token(v, scratch, s + at, len, b->head[i], b->tail[i], b->hash[i]);
+        if (id == BPE_NOT_RECENT)
+            id = bpe_lookup_token(v, scratch, s + b->bound[i], b->len[i], b->head[i], b->tail[i], b->hash[i]);
         if (id != VOCAB_NO_TOKEN) {
             out->ids[out->n++] = id;
         } else {
-            bpe_merge_piece(v, s + at, len, b->hash[i], scratch, out);
+            bpe_merge_piece(v, s + b->bound[i], b->len[i], b->hash[i], scratch, out);
             ids_reserve(out, (size_t)(b->k - i));
         }
     }
