@@ -247,22 +247,12 @@ static void merge_long(const tok_vocab *v, const uint8_t *s, size_t n, uint64_t 
     memcpy(e->mem + n, out->ids + first, e->nids * sizeof(uint32_t));
 }
 
-#define CACHE_LINE 64
-
-/* A zeroed array of n elements of size bytes, aligned to a cache line. */
-static void *aligned_table(size_t n, size_t size)
-{
-    void *p = aligned_alloc(CACHE_LINE, n * size);
-    if (!p) dief(EXIT_FATAL, "out of memory");
-    return memset(p, 0, n * size);
-}
-
 void bpe_scratch_ready(const tok_vocab *v, bpe_scratch *scratch)
 {
     if (scratch->cache_vocab == v) return;
-    if (!scratch->hot) scratch->hot = aligned_table(BPE_HOT_SLOTS, sizeof *scratch->hot);
+    if (!scratch->hot) scratch->hot = xcalloc_huge(BPE_HOT_SLOTS, sizeof *scratch->hot);
     else memset(scratch->hot, 0, BPE_HOT_SLOTS * sizeof *scratch->hot);
-    if (!scratch->cache) scratch->cache = aligned_table(BPE_CACHE_SLOTS, sizeof *scratch->cache);
+    if (!scratch->cache) scratch->cache = xcalloc_huge(BPE_CACHE_SLOTS, sizeof *scratch->cache);
     else memset(scratch->cache, 0, BPE_CACHE_SLOTS * sizeof *scratch->cache);
     if (scratch->long_cache)
         for (int i = 0; i < BPE_LONG_CACHE_SLOTS; i++) {
