@@ -12,9 +12,10 @@
 
 #define IDS_INITIAL 256
 
-void ids_grow(tok_ids *t)
+void ids_grow_to(tok_ids *t, size_t need)
 {
-    t->cap = t->cap ? t->cap * 2 : IDS_INITIAL;
+    size_t cap = t->cap ? t->cap * 2 : IDS_INITIAL;
+    t->cap = cap > need ? cap : need;
     t->ids = xrealloc(t->ids, t->cap * sizeof *t->ids);
 }
 

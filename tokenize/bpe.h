@@ -131,20 +131,21 @@ typedef struct {
     size_t n, cap;
 } tok_ids;
 
-/* Makes room for one more id (the slow path of ids_push). */
-void ids_grow(tok_ids *t);
+/* Makes room for at least need ids in all, at least doubling (the slow
+ * path of ids_push and ids_reserve). */
+void ids_grow_to(tok_ids *t, size_t need);
 
 /* Appends one id. */
 static inline void ids_push(tok_ids *t, uint32_t id)
 {
-    if (t->n == t->cap) ids_grow(t);
+    if (t->n == t->cap) ids_grow_to(t, t->n + 1);
     t->ids[t->n++] = id;
 }
 
 /* Makes room for at least m more ids. */
 static inline void ids_reserve(tok_ids *t, size_t m)
 {
-    while (t->cap - t->n < m) ids_grow(t);
+    if (t->cap - t->n < m) ids_grow_to(t, t->n + m);
 }
 
 /* Frees the ids. */

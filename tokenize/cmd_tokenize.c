@@ -18,6 +18,7 @@
 
 #define DEFAULT_ENCODING "cl100k_base"
 #define U32_DIGITS 10
+#define IDS_PER_TEXT_BYTE_BOUND 2 /* bytes of text per id reserved up front (ids grow beyond if needed) */
 
 typedef enum { FORMAT_JSONL, FORMAT_BIN, FORMAT_SHARDS } out_format;
 
@@ -173,6 +174,11 @@ static void tokenize_map(void *ctx, int worker, stage_batch *b)
         bi = xcalloc(1, sizeof *bi);
         bi->count = xcalloc((size_t)b->n + 1, sizeof *bi->count);
         b->user = bi;
+        /* room for one id per two text bytes (more than any real text needs),
+         * so the ids never move while growing; pages never written cost nothing */
+        size_t text_bytes = 0;
+        for (int i = 0; i < b->n; i++) text_bytes += b->docs[i].json.text.len;
+        ids_reserve(&bi->ids, text_bytes / IDS_PER_TEXT_BYTE_BOUND + 3 * (size_t)b->n);
     }
     size_t ntokens = 0;
     bool on_gpu = c->gpu && encode_batch_gpu(c, ws, b);
