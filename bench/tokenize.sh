@@ -1,17 +1,22 @@
 #!/bin/sh
 # bench/tokenize.sh - winnow tokenize throughput on the tokref corpora
-# ($SHARED/tokref): single thread MB/s for cl100k_base and o200k_base (and
-# gpt2), the scaling with -j, and side by side the npm peers this machine has
-# (tiktoken = OpenAI's Rust core as WASM, tokenizers = HF's Rust core as a
-# native Node module), installed with npm into a scratch dir outside the repo
-# ($WINNOW_BENCH_NPM, default ~/.cache/winnow-bench/npm). Also checks that the
-# ids equal tiktoken's reference before timing anything.
+# ($SHARED/tokref): for cl100k_base and o200k_base (and gpt2), the BPE encoder
+# alone ($BUILD/bench/tokenize_encode: text in memory to ids) and the whole
+# command (JSONL in, --format bin ids out), one thread, in MB per CPU-second
+# (text bytes / (user + sys)), the scaling with -j, and side by side the npm
+# peers this machine has (tiktoken = OpenAI's Rust core as WASM, tokenizers =
+# HF's Rust core as a native Node module), installed with npm into a scratch
+# dir outside the repo ($WINNOW_BENCH_NPM, default ~/.cache/winnow-bench/npm).
+# Also checks that the ids equal tiktoken's reference before timing anything.
 #
-# MB/s counts the documents' text bytes (not JSON), as the peers see them;
-# winnow's time includes reading and parsing the JSONL and writing --format bin.
+# MB counts the documents' text bytes (not JSON), as the peers see them;
+# the command's time includes loading the vocabulary, reading and parsing the
+# JSONL and writing --format bin. The peers time their encode loop (wall).
 set -e
 cd "$(dirname "$0")/.."
 WINNOW=${WINNOW:-$(pwd)/bin/winnow}
+BUILD=${BUILD:-$(pwd)/build}
+ENCODE=$BUILD/bench/tokenize_encode
 SHARED=${SHARED:-$(pwd)/../shared/data}
 NPM_DIR=${WINNOW_BENCH_NPM:-$HOME/.cache/winnow-bench/npm}
 RUNS=${RUNS:-3}
@@ -23,17 +28,18 @@ PY="python3 scripts/tokenize_tokref.py"
 # bench/run.sh saves stdout as the results file; run alone, this script saves it
 OUT=$TMP/table.md
 
-# best (lowest) wall seconds of $RUNS runs of a command
+# best (lowest) wall and CPU (user + sys) seconds of $RUNS runs of a command: "WALL CPU"
 best_of() {
-    best=
+    bw=; bc=
     for _ in $(seq "$RUNS"); do
-        t0=$(date +%s.%N); "$@" > /dev/null; t1=$(date +%s.%N)
-        best=$(echo "$t0 $t1 $best" | awk '{d=$2-$1; if ($3 == "" || d < $3) print d; else print $3}')
+        /usr/bin/time -f "%e %U %S" -o $TMP/time "$@" > /dev/null
+        read -r w u s < $TMP/time
+        bw=$(echo "$w $bw" | awk '{print ($2 == "" || $1 < $2) ? $1 : $2}')
+        bc=$(echo "$u $s $bc" | awk '{c = $1 + $2; print ($3 == "" || c < $3) ? c : $3}')
     done
-    echo "$best"
+    echo "$bw $bc"
 }
 mbps() { echo "$1 $2" | awk '{printf "%.1f", $1 / 1e6 / $2}'; }
-
 for c in en_code multi; do $PY jsonl $R/$c.txt.zst $R/$c.idx.tsv > $TMP/$c.jsonl; done
 text_bytes() { awk -F'\t' '{s += $2} END {print s}' $R/$1.idx.tsv; }
 
@@ -64,28 +70,31 @@ vocab_of() { case $1 in gpt2) echo "$V/tiktoken/r50k_base.tiktoken";; *) echo "$
 NCPU=$(nproc)
 JOBS=$(printf '1\n2\n4\n%s\n' "$NCPU" | awk -v n="$NCPU" '$1 <= n' | sort -nu | tr '\n' ' ')
 jcols=; jsep=
-for j in $JOBS; do jcols="$jcols winnow -j$j |"; jsep="$jsep---|"; done
+for j in $JOBS; do [ $j = 1 ] && continue; jcols="$jcols -j$j MB/s (MB/CPU-s) |"; jsep="$jsep---|"; done
 {
 echo "## winnow tokenize - $(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), load average $(cut -d' ' -f1 /proc/loadavg) at start"
 echo
-echo "Single thread unless noted; MB/s of document text; best of $RUNS runs. Every winnow run's ids were first"
+echo "MB of document text per CPU-second (user + sys), best of $RUNS runs, one thread unless noted; the"
+echo "-j columns give wall MB/s with MB per CPU-second in brackets. Every winnow run's ids were first"
 echo "checked equal to tiktoken's reference ids for the corpus."
 echo
-echo "| corpus | encoding |$jcols tiktoken (npm, WASM) | HF tokenizers (npm) | winnow -j1 / tiktoken |"
-echo "|---|---|$jsep---|---|---|"
+echo "| corpus | encoding | encoder alone | winnow tokenize -j1 |$jcols tiktoken (npm, WASM) | HF tokenizers (npm) | -j1 / tiktoken |"
+echo "|---|---|---|---|$jsep---|---|---|"
 } > $OUT
 for corpus in en_code multi; do
     bytes=$(text_bytes $corpus)
     for enc in cl100k_base o200k_base gpt2; do
         [ $corpus = en_code ] && [ $enc = gpt2 ] && continue
-        args="tokenize -q --encoding $enc --vocab $(vocab_of $enc) --format bin --no-eos"
+        args="tokenize -q --device cpu --encoding $enc --vocab $(vocab_of $enc) --format bin --no-eos"
         $WINNOW $args -j$NCPU $TMP/$corpus.jsonl > $TMP/got.bin
-        zstd -dc $R/$corpus.$enc.bin.zst | cmp -s - $TMP/got.bin || { echo "bench: $corpus/$enc ids differ from tiktoken" >&2; exit 1; }
+        zstd -dc $R/$corpus.$enc.bin.zst > $TMP/want.bin
+        cmp -s $TMP/want.bin $TMP/got.bin || { echo "bench: $corpus/$enc ids differ from tiktoken" >&2; exit 1; }
+        encoder=$($ENCODE $enc $(vocab_of $enc) $R/$corpus.txt.zst $R/$corpus.idx.tsv $TMP/want.bin $RUNS | cut -d' ' -f2)
         row=
         for j in $JOBS; do
-            w=$(mbps $bytes $(best_of $WINNOW $args -j$j $TMP/$corpus.jsonl))
-            [ $j = 1 ] && w1=$w
-            row="$row $w |"
+            set -- $(best_of $WINNOW $args -j$j $TMP/$corpus.jsonl)
+            if [ $j = 1 ]; then w1=$(mbps $bytes $2); row="$row $w1 |"
+            else row="$row $(mbps $bytes $1) ($(mbps $bytes $2)) |"; fi
         done
         tk=-; hf=-; ratio=-
         if [ $have_peers = 1 ]; then
@@ -95,7 +104,7 @@ for corpus in en_code multi; do
                 hf=$(node scripts/tokenize_peers.js "$NPM_DIR/node_modules" tokenizers $TMP/gpt2.json $TMP/$corpus.jsonl | cut -d' ' -f1) || hf=failed
             fi
         fi
-        echo "| $corpus ($(echo $bytes | awk '{printf "%.1f", $1/1e6}') MB) | $enc |$row $tk | $hf | $ratio |" >> $OUT
+        echo "| $corpus ($(echo $bytes | awk '{printf "%.1f", $1/1e6}') MB) | $enc | $encoder |$row $tk | $hf | $ratio |" >> $OUT
     done
 done
 {
@@ -104,8 +113,8 @@ echo "Pathological single pieces (1 MB each), winnow, cl100k_base:"
 python3 -c "import json; print(json.dumps({'text': 'a' * (1 << 20)}))" > $TMP/a.jsonl
 python3 -c "import json, base64, random; random.seed(1); print(json.dumps({'text': base64.b64encode(random.randbytes(786432)).decode()}))" > $TMP/b64.jsonl
 for f in a b64; do
-    s=$(best_of $WINNOW tokenize -q -j1 --encoding cl100k_base --vocab $V/tiktoken/cl100k_base.tiktoken --format bin $TMP/$f.jsonl)
-    echo "- $f: $s s (including loading the vocabulary)"
+    s=$(best_of $WINNOW tokenize -q -j1 --device cpu --encoding cl100k_base --vocab $V/tiktoken/cl100k_base.tiktoken --format bin $TMP/$f.jsonl | cut -d' ' -f2)
+    echo "- $f: $s CPU-seconds (including loading the vocabulary)"
 done
 } >> $OUT
 cat $OUT

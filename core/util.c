@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +31,17 @@ void *xcalloc(size_t count, size_t size)
     void *p = calloc(count ? count : 1, size ? size : 1);
     if (!p) out_of_memory(count * size);
     return p;
+}
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *xcalloc_huge(size_t count, size_t size)
+{
+    size_t n = count * size, rounded = n ? (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : HUGE_PAGE;
+    void *p = aligned_alloc(HUGE_PAGE, rounded);
+    if (!p) out_of_memory(n);
+    madvise(p, rounded, MADV_HUGEPAGE); /* a hint: without it the memory works the same */
+    return memset(p, 0, rounded);
 }
 
 void *xrealloc(void *p, size_t n)

@@ -22,6 +22,11 @@ void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 
+/* count * size zeroed bytes for a large table read at random: aligned to
+ * 2 MiB and, where the kernel allows, backed by huge pages (fewer TLB misses).
+ * Free with free(). Exits(2) when memory runs out. */
+void *xcalloc_huge(size_t count, size_t size);
+
 /* Seconds on a monotonic clock. */
 double now_seconds(void);
 

@@ -1,6 +1,8 @@
 /* bpe.c - byte-pair merging of one piece (see bpe.h). */
 #include "tokenize/bpe.h"
 
+#include <smmintrin.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,9 +12,10 @@
 
 #define IDS_INITIAL 256
 
-void ids_grow(tok_ids *t)
+void ids_grow_to(tok_ids *t, size_t need)
 {
-    t->cap = t->cap ? t->cap * 2 : IDS_INITIAL;
+    size_t cap = t->cap ? t->cap * 2 : IDS_INITIAL;
+    t->cap = cap > need ? cap : need;
     t->ids = xrealloc(t->ids, t->cap * sizeof *t->ids);
 }
 
@@ -32,12 +35,56 @@ static inline uint32_t join_id(const tok_vocab *v, const uint8_t *s, size_t len,
     return id;
 }
 
-/* join_id when at least 8 bytes are readable at s. */
-static inline uint32_t join_id_wide(const tok_vocab *v, const uint8_t *s, size_t len, uint32_t *rank)
+/* The rank of token id, NO_RANK for VOCAB_NO_TOKEN. */
+static inline uint32_t rank_of(const tok_vocab *v, uint32_t id)
 {
-    uint32_t id = len == 2 ? vocab_find_pair(v, s) : vocab_find_wide(v, s, len);
-    *rank = id == VOCAB_NO_TOKEN ? NO_RANK : vocab_rank(v, id);
+    return id == VOCAB_NO_TOKEN ? NO_RANK : vocab_rank(v, id);
+}
+
+/* A join about to be looked up: the byte string and its hash-table parts. */
+typedef struct {
+    const uint8_t *s;
+    size_t len;
+    uint64_t head, tail, hash;
+} join_key;
+
+/* Prepares the lookup of s[0..len) (len >= 3, 16 bytes readable at s) and
+ * starts loading what it will read, so two joins' loads overlap. */
+static inline void join_start(const tok_vocab *v, const bpe_scratch *scratch, const uint8_t *s, size_t len,
+                              join_key *k)
+{
+    k->s = s;
+    k->len = len;
+    k->head = vocab_head_wide(s, len);
+    k->tail = len > VOCAB_HEAD_BYTES ? vocab_tail(s, len, true) : 0;
+    k->hash = vocab_hash_parts(s, len, k->head, k->tail);
+    bpe_prefetch_token(scratch, k->hash);
+    vocab_prefetch(v, k->hash, len);
+}
+
+/* The id of a prepared join (VOCAB_NO_TOKEN: none); its rank in *rank. */
+static inline uint32_t join_finish(const tok_vocab *v, bpe_scratch *scratch, const join_key *k, uint32_t *rank)
+{
+    uint32_t id = bpe_find_token(v, scratch, k->s, k->len, k->head, k->tail, k->hash);
+    *rank = rank_of(v, id);
     return id;
+}
+
+#define RANK_LANES 4 /* ranks compared at once */
+
+/* The position of the lowest rank in rank[0..words) (words a multiple of
+ * RANK_LANES, rank 16-byte aligned), the leftmost on ties. */
+static inline size_t lowest_rank(const uint32_t *rank, size_t words)
+{
+    __m128i low = _mm_set1_epi32(-1);
+    for (size_t p = 0; p < words; p += RANK_LANES) low = _mm_min_epu32(low, _mm_load_si128((const __m128i *)(rank + p)));
+    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(1, 0, 3, 2)));
+    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(2, 3, 0, 1)));
+    for (size_t p = 0;; p += RANK_LANES) {
+        __m128i eq = _mm_cmpeq_epi32(low, _mm_load_si128((const __m128i *)(rank + p)));
+        int lanes = _mm_movemask_ps(_mm_castsi128_ps(eq));
+        if (lanes) return p + (size_t)__builtin_ctz((unsigned)lanes);
+    }
 }
 
 /* tiktoken's method: each part knows the rank (and id) of joining it to the
@@ -45,36 +92,37 @@ static inline uint32_t join_id_wide(const tok_vocab *v, const uint8_t *s, size_t
  * neighbouring joins. Parts are a doubly linked list over byte positions and
  * rank[] stays indexed by position (NO_RANK where no part starts or no join
  * exists), so a join moves nothing and the search is a plain array scan. */
-static void merge_by_scan(const tok_vocab *v, const uint8_t *piece, size_t n, tok_ids *out)
+static void merge_by_scan(const tok_vocab *v, bpe_scratch *scratch, const uint8_t *piece, size_t n, tok_ids *out)
 {
-    uint8_t s[BPE_SCAN_MAX + VOCAB_HEAD_BYTES] = {0}; /* a copy with room for 8-byte loads */
+    uint8_t s[BPE_CPU_SCAN_MAX + 2 * VOCAB_HEAD_BYTES] = {0}; /* a copy with room for 16-byte loads */
     memcpy(s, piece, n);
-    uint8_t next[BPE_SCAN_MAX + 1], prev[BPE_SCAN_MAX]; /* n: none */
-    uint32_t rank[BPE_SCAN_MAX], join[BPE_SCAN_MAX], id[BPE_SCAN_MAX];
+    uint8_t next[BPE_CPU_SCAN_MAX + 1], prev[BPE_CPU_SCAN_MAX]; /* n: none */
+    uint32_t rank[BPE_CPU_SCAN_MAX + RANK_LANES] __attribute__((aligned(16))), join[BPE_CPU_SCAN_MAX], id[BPE_CPU_SCAN_MAX];
     for (size_t i = 0; i < n; i++) {
         next[i] = (uint8_t)(i + 1);
         prev[i] = (uint8_t)(i ? i - 1 : n);
         id[i] = v->byte_id[s[i]];
     }
-    for (size_t i = 0; i + 1 < n; i++) join[i] = join_id_wide(v, s + i, 2, &rank[i]);
-    rank[n - 1] = NO_RANK;
+    for (size_t i = 0; i + 1 < n; i++) rank[i] = rank_of(v, join[i] = vocab_find_pair(v, s + i));
+    for (size_t i = n - 1; i < n + RANK_LANES; i++) rank[i] = NO_RANK;
+    size_t words = (n + RANK_LANES - 1) / RANK_LANES * RANK_LANES;
     for (;;) {
-        size_t best = 0;
-        uint32_t best_rank = NO_RANK;
-        for (size_t p = 0; p + 1 < n; p++)
-            if (rank[p] < best_rank) best_rank = rank[p], best = p;
-        if (best_rank == NO_RANK) break;
+        size_t best = lowest_rank(rank, words);
+        if (rank[best] == NO_RANK) break;
         size_t gone = next[best], before = prev[best];
         id[best] = join[best];
         rank[gone] = NO_RANK;
         next[best] = next[gone];
-        if (next[best] < n) {
+        bool has_after = next[best] < n, has_before = before < n;
+        join_key after_key, before_key; /* the joins with the next part and with the one before */
+        if (has_after) {
             prev[next[best]] = (uint8_t)best;
-            join[best] = join_id_wide(v, s + best, next[next[best]] - best, &rank[best]);
-        } else {
-            rank[best] = NO_RANK;
+            join_start(v, scratch, s + best, next[next[best]] - best, &after_key);
         }
-        if (before < n) join[before] = join_id_wide(v, s + before, next[best] - before, &rank[before]);
+        if (has_before) join_start(v, scratch, s + before, next[best] - before, &before_key);
+        if (has_after) join[best] = join_finish(v, scratch, &after_key, &rank[best]);
+        else rank[best] = NO_RANK;
+        if (has_before) join[before] = join_finish(v, scratch, &before_key, &rank[before]);
     }
     for (size_t p = 0; p < n; p = next[p]) ids_push(out, id[p]);
 }
@@ -188,7 +236,7 @@ static void merge_long(const tok_vocab *v, const uint8_t *s, size_t n, uint64_t 
         }
     }
     size_t first = out->n;
-    if (n <= BPE_SCAN_MAX) merge_by_scan(v, s, n, out);
+    if (n <= BPE_CPU_SCAN_MAX) merge_by_scan(v, scratch, s, n, out);
     else bpe_encode_piece_heap(v, s, n, scratch, out);
     if (!e) return;
     free(e->mem);
@@ -200,11 +248,13 @@ static void merge_long(const tok_vocab *v, const uint8_t *s, size_t n, uint64_t 
     memcpy(e->mem + n, out->ids + first, e->nids * sizeof(uint32_t));
 }
 
-/* Empties the caches when they hold another vocabulary's results. */
-static void caches_for(const tok_vocab *v, bpe_scratch *scratch)
+void bpe_scratch_ready(const tok_vocab *v, bpe_scratch *scratch)
 {
     if (scratch->cache_vocab == v) return;
-    if (scratch->cache) memset(scratch->cache, 0, BPE_CACHE_SLOTS * sizeof *scratch->cache);
+    if (!scratch->hot) scratch->hot = xcalloc_huge(BPE_HOT_SLOTS, sizeof *scratch->hot);
+    else memset(scratch->hot, 0, BPE_HOT_SLOTS * sizeof *scratch->hot);
+    if (!scratch->cache) scratch->cache = xcalloc_huge(BPE_CACHE_SLOTS, sizeof *scratch->cache);
+    else memset(scratch->cache, 0, BPE_CACHE_SLOTS * sizeof *scratch->cache);
     if (scratch->long_cache)
         for (int i = 0; i < BPE_LONG_CACHE_SLOTS; i++) {
             free(scratch->long_cache[i].mem);
@@ -216,20 +266,22 @@ static void caches_for(const tok_vocab *v, bpe_scratch *scratch)
 void bpe_merge_piece(const tok_vocab *v, const uint8_t *s, size_t n, uint64_t hash, bpe_scratch *scratch,
                      tok_ids *out)
 {
-    caches_for(v, scratch);
+    bpe_scratch_ready(v, scratch);
     if (n > BPE_CACHE_BYTES) {
         merge_long(v, s, n, hash, scratch, out);
         return;
     }
-    if (!scratch->cache) scratch->cache = xcalloc(BPE_CACHE_SLOTS, sizeof *scratch->cache);
     bpe_cache_entry *e = &scratch->cache[(hash >> 32) & (BPE_CACHE_SLOTS - 1)];
-    if (e->hash == hash && e->len == n && !memcmp(e->bytes, s, n)) {
-        for (int k = 0; k < e->nids; k++) ids_push(out, e->ids[k]);
+    if (e->hash == (uint32_t)hash && e->len == n && !memcmp(e->bytes, s, n)) {
+        ids_reserve(out, e->nids);
+        memcpy(out->ids + out->n, e->ids, e->nids * sizeof *e->ids);
+        out->n += e->nids;
         return;
     }
     size_t first = out->n;
-    merge_by_scan(v, s, n, out);
-    e->hash = hash;
+    merge_by_scan(v, scratch, s, n, out);
+    if (out->n - first > BPE_CACHE_IDS) return;
+    e->hash = (uint32_t)hash;
     e->len = (uint8_t)n;
     e->nids = (uint8_t)(out->n - first);
     memcpy(e->bytes, s, n);
@@ -247,6 +299,7 @@ void bpe_encode_piece(const tok_vocab *v, const uint8_t *s, size_t n, bpe_scratc
 void bpe_scratch_free(bpe_scratch *scratch)
 {
     free(scratch->mem);
+    free(scratch->hot);
     free(scratch->cache);
     if (scratch->long_cache)
         for (int i = 0; i < BPE_LONG_CACHE_SLOTS; i++) free(scratch->long_cache[i].mem);

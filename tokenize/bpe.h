@@ -12,22 +12,41 @@
 
 #include "tokenize/vocab.h"
 
-/* Pieces up to this many bytes merge by scanning; longer ones with a heap. */
+/* Pieces up to this many bytes merge by scanning on the GPU; longer ones
+ * with a heap. */
 #define BPE_SCAN_MAX 64
+/* The same limit on the CPU, where the scan compares four ranks at once
+ * (at most 255: positions are bytes). */
+#define BPE_CPU_SCAN_MAX 255
 
-/* Pieces up to this many bytes have their merge result remembered. */
-#define BPE_CACHE_BYTES 32
-#define BPE_CACHE_SLOTS 8192 /* a power of two */
+/* Pieces up to this many bytes that merge into at most BPE_CACHE_IDS ids
+ * have their merge result remembered in a 64-byte entry; longer pieces go to
+ * the long-piece cache. */
+#define BPE_CACHE_BYTES 24
+#define BPE_CACHE_IDS 8
+#define BPE_CACHE_SLOTS 65536 /* a power of two */
 #define BPE_LONG_CACHE_SLOTS 1024 /* longer pieces: separator lines, long identifiers */
 #define BPE_LONG_CACHE_MAX 4096   /* longer than this: not remembered */
 
-/* One remembered merge: the piece and its ids. */
+/* One remembered merge: the piece and its ids (one cache line). */
 typedef struct {
-    uint64_t hash;
+    uint32_t hash; /* the low half of the piece's hash */
     uint8_t len, nids; /* len 0: empty */
     uint8_t bytes[BPE_CACHE_BYTES];
-    uint32_t ids[BPE_CACHE_BYTES];
+    uint32_t ids[BPE_CACHE_IDS];
 } bpe_cache_entry;
+
+/* Recent lookups of byte strings of up to 16 bytes in the vocabulary, found
+ * or not: a small direct-mapped table that stays in the core's cache, in
+ * front of the vocabulary's hash (frequent tokens hit it). */
+#define BPE_HOT_SLOTS 16384 /* a power of two */
+#define BPE_HOT_MAX_LEN 16
+
+typedef struct {
+    uint64_t head, tail; /* vocab_head and vocab_tail of the string */
+    uint32_t len, id;    /* len 0: empty; id VOCAB_NO_TOKEN: not a token */
+    uint64_t unused;     /* 32 bytes: an entry never straddles two cache lines */
+} bpe_hot_entry;
 
 /* One remembered merge of a longer piece: bytes, then ids, in mem. */
 typedef struct {
@@ -45,10 +64,66 @@ typedef struct {
 typedef struct {
     void *mem;
     size_t cap;
+    bpe_hot_entry *hot;
     bpe_cache_entry *cache;
     bpe_long_entry *long_cache;
     const tok_vocab *cache_vocab; /* the vocabulary the caches hold results of */
 } bpe_scratch;
+
+/* Makes the scratch ready for encoding with v (allocates and, when it held
+ * another vocabulary's results, empties its tables). */
+void bpe_scratch_ready(const tok_vocab *v, bpe_scratch *scratch);
+
+#define BPE_NOT_RECENT (VOCAB_NO_TOKEN - 1) /* never an id: ids are at most VOCAB_MAX_ID */
+
+/* The recent-lookup entry of a string of len bytes with this head, tail
+ * (len > 8) and hash (after bpe_scratch_ready). */
+static inline bpe_hot_entry *bpe_recent_entry(const bpe_scratch *scratch, uint64_t hash)
+{
+    return &scratch->hot[(hash >> 48) & (BPE_HOT_SLOTS - 1)];
+}
+
+/* What the recent lookups say of the string: its id, VOCAB_NO_TOKEN, or
+ * BPE_NOT_RECENT when they do not hold it (they hold strings of at most
+ * BPE_HOT_MAX_LEN bytes, so a longer one never matches an entry). */
+static inline uint32_t bpe_recent_token(const bpe_scratch *scratch, size_t len, uint64_t head, uint64_t tail,
+                                        uint64_t hash)
+{
+    const bpe_hot_entry *e = bpe_recent_entry(scratch, hash);
+    return (e->head == head) & (e->tail == tail) & (e->len == len) ? e->id : BPE_NOT_RECENT;
+}
+
+/* The vocabulary's answer for the string (id or VOCAB_NO_TOKEN), remembered
+ * among the recent lookups. */
+static inline uint32_t bpe_lookup_token(const tok_vocab *v, bpe_scratch *scratch, const uint8_t *s, size_t len,
+                                        uint64_t head, uint64_t tail, uint64_t hash)
+{
+    uint32_t id = vocab_find_parts(v, s, len, head, tail, hash);
+    if (len <= BPE_HOT_MAX_LEN) *bpe_recent_entry(scratch, hash) = (bpe_hot_entry){head, tail, (uint32_t)len, id, 0};
+    return id;
+}
+
+/* The id of the byte string s[0..len) (len >= 1) or VOCAB_NO_TOKEN, given its
+ * head, tail (len > 8) and hash, through the recent lookups. */
+static inline uint32_t bpe_find_token(const tok_vocab *v, bpe_scratch *scratch, const uint8_t *s, size_t len,
+                                      uint64_t head, uint64_t tail, uint64_t hash)
+{
+    uint32_t id = bpe_recent_token(scratch, len, head, tail, hash);
+    return id != BPE_NOT_RECENT ? id : bpe_lookup_token(v, scratch, s, len, head, tail, hash);
+}
+
+/* Starts loading the remembered merge a piece of len bytes with this hash
+ * would have (after bpe_scratch_ready). */
+static inline void bpe_prefetch_merge(const bpe_scratch *scratch, uint64_t hash, size_t len)
+{
+    if (len <= BPE_CACHE_BYTES) __builtin_prefetch(&scratch->cache[(hash >> 32) & (BPE_CACHE_SLOTS - 1)]);
+}
+
+/* Starts loading the recent-lookup entry for this hash. */
+static inline void bpe_prefetch_token(const bpe_scratch *scratch, uint64_t hash)
+{
+    __builtin_prefetch(bpe_recent_entry(scratch, hash));
+}
 
 /* A growable array of token ids. */
 typedef struct {
@@ -56,14 +131,21 @@ typedef struct {
     size_t n, cap;
 } tok_ids;
 
-/* Makes room for one more id (the slow path of ids_push). */
-void ids_grow(tok_ids *t);
+/* Makes room for at least need ids in all, at least doubling (the slow
+ * path of ids_push and ids_reserve). */
+void ids_grow_to(tok_ids *t, size_t need);
 
 /* Appends one id. */
 static inline void ids_push(tok_ids *t, uint32_t id)
 {
-    if (t->n == t->cap) ids_grow(t);
+    if (t->n == t->cap) ids_grow_to(t, t->n + 1);
     t->ids[t->n++] = id;
+}
+
+/* Makes room for at least m more ids. */
+static inline void ids_reserve(tok_ids *t, size_t m)
+{
+    if (t->cap - t->n < m) ids_grow_to(t, t->n + m);
 }
 
 /* Frees the ids. */

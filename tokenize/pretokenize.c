@@ -7,6 +7,7 @@
  * the alternative each branch implements. */
 #include "tokenize/pretokenize.h"
 
+#include <immintrin.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -126,6 +127,46 @@ static inline size_t run_newlines(const uint8_t *s, size_t n, size_t i, bool sla
     return i;
 }
 
+/* ---- ASCII fast paths: each stops at the first byte >= 0x80, where the
+ * caller goes on with the general run of the same class ---- */
+
+#define SIMD_WIDTH 16
+
+/* End of the run of ASCII letters in [lo, lo+26) from i (with fold, either
+ * case of lo's letters: lo must be 'a'), 16 bytes at a time with SSE2. */
+static inline size_t ascii_letter_run(const uint8_t *s, size_t n, size_t i, uint8_t lo, uint8_t fold)
+{
+    const __m128i fold_v = _mm_set1_epi8((char)fold), shift = _mm_set1_epi8((char)(0x80 - lo)),
+                  limit = _mm_set1_epi8((char)(-0x80 + 26));
+    for (; i + SIMD_WIDTH <= n; i += SIMD_WIDTH) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        /* letters map to -128..-103 (signed); every other byte, >= 0x80 included, above */
+        __m128i in = _mm_cmplt_epi8(_mm_add_epi8(_mm_or_si128(v, fold_v), shift), limit);
+        unsigned out = ~(unsigned)_mm_movemask_epi8(in) & 0xFFFF;
+        if (out) return i + (size_t)__builtin_ctz(out);
+    }
+    while (i < n && (uint8_t)((s[i] | fold) - lo) < 26) i++;
+    return i;
+}
+
+/* End of the \p{L}+ run from i: the ASCII run, then the general one when a
+ * non-ASCII byte follows. */
+static inline size_t letter_run(const uint8_t *s, size_t n, size_t i)
+{
+    i = ascii_letter_run(s, n, i, 'a', 0x20);
+    return i < n && s[i] >= 0x80 ? run_with(s, n, i, UCLASS_L) : i;
+}
+
+/* End of the run of [^\s\p{L}\p{N}] from i: ASCII bytes first. */
+static inline size_t other_run(const uint8_t *s, size_t n, size_t i)
+{
+    while (i < n && s[i] < 0x80 && !(ASCII_CLASS(s[i]) & CLASS_WORDY)) i++;
+    return i < n && s[i] >= 0x80 ? run_other(s, n, i) : i;
+}
+
+/* True for an ASCII letter. */
+static inline bool is_ascii_letter(uint8_t b) { return (uint8_t)((b | 0x20) - 'a') < 26; }
+
 /* Length of the contraction 's|'t|'re|'ve|'m|'ll|'d at i (s[i] == '\''), or 0.
  * ignore_case follows Unicode simple case folding, where U+017F LONG S is s. */
 static size_t contraction_at(const uint8_t *s, size_t n, size_t i, bool ignore_case)
@@ -147,7 +188,7 @@ static size_t contraction_at(const uint8_t *s, size_t n, size_t i, bool ignore_c
 
 /* The whitespace alternatives shared by every family, at a whitespace
  * character i: (with_newline_run) \s*[\r\n]+, then \s+(?!\S), then \s+. */
-static size_t whitespace_piece(const uint8_t *s, size_t n, size_t i, bool with_newline_run)
+static size_t whitespace_piece_general(const uint8_t *s, size_t n, size_t i, bool with_newline_run)
 {
     size_t j = i, last = i, len;
     size_t after_newline = 0; /* end of the last \r or \n in the run */
@@ -162,14 +203,29 @@ static size_t whitespace_piece(const uint8_t *s, size_t n, size_t i, bool with_n
     return j;                                                   /* \s+ */
 }
 
+/* whitespace_piece_general, shortened for a run of ASCII whitespace that
+ * does not end at a non-ASCII byte (which might continue it). */
+static inline size_t whitespace_piece(const uint8_t *s, size_t n, size_t i, bool with_newline_run)
+{
+    size_t j = i, after_newline = 0;
+    while (j < n && s[j] < 0x80 && (ASCII_CLASS(s[j]) & UCLASS_WS)) {
+        if (is_cr_or_lf(s[j])) after_newline = j + 1;
+        j++;
+    }
+    if (j == i || (j < n && s[j] >= 0x80)) return whitespace_piece_general(s, n, i, with_newline_run);
+    if (with_newline_run && after_newline) return after_newline; /* \s*[\r\n]+ */
+    if (j == n) return j;                                       /* \s+(?!\S) at the end */
+    if (j - 1 > i) return j - 1;                                /* \s+(?!\S): all but the last */
+    return j;                                                   /* \s+ */
+}
+
 /* ---- gpt2 / r50k / p50k ---- */
 
 static inline __attribute__((always_inline)) size_t next_gpt2(const uint8_t *s, size_t n, size_t i)
 {
     /* the common cases first: an ASCII letter, or a space and an ASCII letter */
-    if (s[i] < 0x80 && (ASCII_CLASS(s[i]) & UCLASS_L)) return run_with(s, n, i + 1, UCLASS_L);
-    if (s[i] == ' ' && i + 1 < n && s[i + 1] < 0x80 && (ASCII_CLASS(s[i + 1]) & UCLASS_L))
-        return run_with(s, n, i + 2, UCLASS_L);
+    if (is_ascii_letter(s[i])) return letter_run(s, n, i + 1);
+    if (s[i] == ' ' && i + 1 < n && is_ascii_letter(s[i + 1])) return letter_run(s, n, i + 2);
     size_t k = s[i] == '\'' ? contraction_at(s, n, i, false) : 0;
     if (k) return i + k; /* 's|'t|'re|'ve|'m|'ll|'d */
     size_t len, len1;
@@ -213,10 +269,19 @@ static inline bool is_letter_prefix(uint8_t c, uint8_t b)
 
 static inline __attribute__((always_inline)) size_t next_cl100k(const uint8_t *s, size_t n, size_t i)
 {
-    /* the common cases first: an ASCII letter, or a space and an ASCII letter */
-    if (s[i] < 0x80 && (ASCII_CLASS(s[i]) & UCLASS_L)) return run_with(s, n, i + 1, UCLASS_L);
-    if (s[i] == ' ' && i + 1 < n && s[i + 1] < 0x80 && (ASCII_CLASS(s[i + 1]) & UCLASS_L))
-        return run_with(s, n, i + 2, UCLASS_L);
+    uint8_t b = s[i];
+    if (is_ascii_letter(b)) return letter_run(s, n, i + 1); /* [^\r\n\p{L}\p{N}]?\p{L}+ */
+    /* two ASCII characters other than an apostrophe (a contraction may start
+     * there): the alternatives below, in the regex's order, decided by them */
+    if (i + 1 < n && b < 0x80 && s[i + 1] < 0x80 && b != '\'') {
+        uint8_t c = ASCII_CLASS(b), b1 = s[i + 1];
+        if (c & UCLASS_N) return digits_up_to_three(s, n, i);                         /* \p{N}{1,3} */
+        if (!is_cr_or_lf(b) && is_ascii_letter(b1)) return letter_run(s, n, i + 2);  /* prefix, \p{L}+ */
+        if (!(c & UCLASS_WS)) return run_newlines(s, n, other_run(s, n, i), false); /* [^\s\p{L}\p{N}]+[\r\n]* */
+        if (b == ' ' && !(ASCII_CLASS(b1) & CLASS_WORDY))                             /*  [^\s\p{L}\p{N}]+[\r\n]* */
+            return run_newlines(s, n, other_run(s, n, i + 1), false);
+        return whitespace_piece(s, n, i, true);
+    }
     size_t k = s[i] == '\'' ? contraction_at(s, n, i, true) : 0;
     if (k) return i + k; /* (?i:'s|'t|'re|'ve|'m|'ll|'d) */
     size_t len, len1;
@@ -264,14 +329,48 @@ static size_t upper_run_then_lower(const uint8_t *s, size_t n, size_t st)
     return with_contraction(s, n, run_with(s, n, j, UCLASS_LOWERISH));
 }
 
+/* End of the [\p{Ll}\p{Lm}\p{Lo}\p{M}]* run from i: ASCII lowercase first. */
+static inline size_t lower_run(const uint8_t *s, size_t n, size_t i)
+{
+    i = ascii_letter_run(s, n, i, 'a', 0);
+    return i < n && s[i] >= 0x80 ? run_with(s, n, i, UCLASS_LOWERISH) : i;
+}
+
+/* Both word alternatives from the ASCII letter at st when the word's letters
+ * are all ASCII: [A-Z]*[a-z]* (uppercase letters are only U, lowercase only
+ * W, so either alternative ends there), then the contraction; 0 when a
+ * non-ASCII byte follows the letters and the general path must decide. */
+static inline size_t o200k_ascii_word(const uint8_t *s, size_t n, size_t st)
+{
+    size_t j = ascii_letter_run(s, n, ascii_letter_run(s, n, st, 'A', 0), 'a', 0);
+    if (j < n && s[j] >= 0x80) return 0;
+    return with_contraction(s, n, j);
+}
+
 static inline __attribute__((always_inline)) size_t next_o200k(const uint8_t *s, size_t n, size_t i)
 {
-    /* the common cases first: an ASCII lowercase letter, or a space and one:
-     * the uppercase run is empty, so the word is the lowercase-class run */
-    if (s[i] >= 'a' && s[i] <= 'z') return with_contraction(s, n, run_with(s, n, i + 1, UCLASS_LOWERISH));
-    if (s[i] == ' ' && i + 1 < n && s[i + 1] >= 'a' && s[i + 1] <= 'z')
-        return with_contraction(s, n, run_with(s, n, i + 2, UCLASS_LOWERISH));
+    /* the common case first: an ASCII lowercase letter: the uppercase run is
+     * empty, so the word is the lowercase-class run */
+    uint8_t b = s[i];
     size_t len, e;
+    if (b >= 'a' && b <= 'z') return with_contraction(s, n, lower_run(s, n, i + 1));
+    /* two ASCII characters: the alternatives below, in the regex's order */
+    if (i + 1 < n && b < 0x80 && s[i + 1] < 0x80) {
+        uint8_t c = ASCII_CLASS(b), b1 = s[i + 1];
+        if (c & UCLASS_L) {
+            if ((e = o200k_ascii_word(s, n, i))) return e;
+        } else if (c & UCLASS_N) {
+            return digits_up_to_three(s, n, i); /* \p{N}{1,3} */
+        } else if (!is_cr_or_lf(b) && is_ascii_letter(b1)) {
+            if ((e = o200k_ascii_word(s, n, i + 1))) return e; /* with the prefix */
+        } else if (!(c & UCLASS_WS)) {
+            return run_newlines(s, n, other_run(s, n, i), true); /* [^\s\p{L}\p{N}]+[\r\n/]* */
+        } else if (b == ' ' && !(ASCII_CLASS(b1) & CLASS_WORDY)) {
+            return run_newlines(s, n, other_run(s, n, i + 1), true); /*  [^\s\p{L}\p{N}]+[\r\n/]* */
+        } else {
+            return whitespace_piece(s, n, i, true);
+        }
+    }
     uint8_t c = class_at(s, n, i, &len);
     bool prefix = is_letter_prefix(c, s[i]) && i + len < n; /* [^\r\n\p{L}\p{N}]? */
     if (prefix && (e = upper_then_lower(s, n, i + len))) return e;

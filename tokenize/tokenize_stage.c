@@ -14,6 +14,7 @@
 
 #define DEFAULT_ENCODING "cl100k_base"
 #define U32_DIGITS 10
+#define IDS_PER_TEXT_BYTE_BOUND 2 /* bytes of text per id reserved up front (ids grow beyond if needed) */
 
 typedef struct {
     wbuf text, line;
@@ -43,28 +44,26 @@ typedef struct {
     pthread_mutex_t gpu_lock;
 } tokenize_ctx;
 
-/* Appends the decimal digits of v. */
-static inline void put_u32(wbuf *b, uint32_t v)
+/* Writes the decimal digits of v at p; returns the end. */
+static inline char *write_u32(char *p, uint32_t v)
 {
-    char tmp[U32_DIGITS];
-    int n = 0;
-    do tmp[n++] = (char)('0' + v % 10), v /= 10;
+    char tmp[U32_DIGITS], *t = tmp + U32_DIGITS;
+    do *--t = (char)('0' + v % 10), v /= 10;
     while (v);
-    buf_reserve(b, (size_t)n);
-    while (n) b->data[b->len++] = tmp[--n];
-    b->data[b->len] = 0;
+    size_t n = (size_t)(tmp + U32_DIGITS - t);
+    memcpy(p, t, n);
+    return p + n;
 }
 
-/* Encodes one document's text into ws->ids with BOS/EOS as asked. */
-static void encode_doc(tokenize_ctx *c, worker_state *ws, const stage_doc *d)
+/* Appends one document's ids to ids with BOS/EOS as asked. */
+static void encode_doc(tokenize_ctx *c, worker_state *ws, const stage_doc *d, tok_ids *ids)
 {
     size_t len;
     buf_clear(&ws->text);
     const char *text = json_string(&d->json.text, &ws->text, &len);
-    ws->ids.n = 0;
-    if (c->bos) ids_push(&ws->ids, c->tok->bos);
-    tokenizer_encode(c->tok, text, len, c->allow_special, &ws->scratch, &ws->ids);
-    if (c->eos) ids_push(&ws->ids, c->tok->eos);
+    if (c->bos) ids_push(ids, c->tok->bos);
+    tokenizer_encode(c->tok, text, len, c->allow_special, &ws->scratch, ids);
+    if (c->eos) ids_push(ids, c->tok->eos);
 }
 
 /* --device gpu: encodes the texts of the batch's documents in one call to
@@ -99,14 +98,13 @@ static bool encode_batch_gpu(tokenize_ctx *c, worker_state *ws, const stage_batc
     return rc == 0;
 }
 
-/* Document i's ids from the GPU batch into ws->ids with BOS/EOS as asked. */
-static void take_gpu_ids(tokenize_ctx *c, worker_state *ws, int i)
+/* Appends document i's ids from the GPU batch to ids with BOS/EOS as asked. */
+static void take_gpu_ids(tokenize_ctx *c, worker_state *ws, int i, tok_ids *ids)
 {
     size_t from = i ? ws->doc_end[i - 1] : 0;
-    ws->ids.n = 0;
-    if (c->bos) ids_push(&ws->ids, c->tok->bos);
-    for (size_t k = from; k < ws->doc_end[i]; k++) ids_push(&ws->ids, ws->batch_ids.ids[k]);
-    if (c->eos) ids_push(&ws->ids, c->tok->eos);
+    if (c->bos) ids_push(ids, c->tok->bos);
+    for (size_t k = from; k < ws->doc_end[i]; k++) ids_push(ids, ws->batch_ids.ids[k]);
+    if (c->eos) ids_push(ids, c->tok->eos);
 }
 
 /* The line with ,"tokens":[...] added as its last member. */
@@ -115,10 +113,13 @@ static void rewrite_with_tokens(const stage_doc *d, const tok_ids *ids, wbuf *li
     buf_clear(line);
     buf_append(line, d->line, d->json.close_brace);
     buf_puts(line, ",\"tokens\":[");
+    buf_reserve(line, ids->n * (U32_DIGITS + 1));
+    char *p = line->data + line->len;
     for (size_t k = 0; k < ids->n; k++) {
-        if (k) buf_putc(line, ',');
-        put_u32(line, ids->ids[k]);
+        if (k) *p++ = ',';
+        p = write_u32(p, ids->ids[k]);
     }
+    line->len = (size_t)(p - line->data);
     buf_puts(line, "]}\n");
 }
 
@@ -131,18 +132,25 @@ static void tokenize_map(void *ctx, int worker, stage_batch *b)
         bi = xcalloc(1, sizeof *bi);
         bi->count = xcalloc((size_t)b->n + 1, sizeof *bi->count);
         b->user = bi;
+        /* room for one id per two text bytes (more than any real text needs),
+         * so the ids never move while growing; pages never written cost nothing */
+        size_t text_bytes = 0;
+        for (int i = 0; i < b->n; i++) text_bytes += b->docs[i].json.text.len;
+        ids_reserve(&bi->ids, text_bytes / IDS_PER_TEXT_BYTE_BOUND + 3 * (size_t)b->n);
     }
     size_t ntokens = 0;
     bool on_gpu = c->gpu && encode_batch_gpu(c, ws, b);
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         if (d->verdict == DOC_FAIL) continue;
-        if (on_gpu) take_gpu_ids(c, ws, i);
-        else encode_doc(c, ws, d);
-        ntokens += ws->ids.n;
+        tok_ids *ids = bi ? &bi->ids : &ws->ids; /* bin and shards: straight into the batch's ids */
+        size_t first = bi ? bi->ids.n : 0;
+        ws->ids.n = 0;
+        if (on_gpu) take_gpu_ids(c, ws, i, ids);
+        else encode_doc(c, ws, d, ids);
+        ntokens += ids->n - first;
         if (bi) {
-            bi->count[i] = (uint32_t)ws->ids.n;
-            for (size_t k = 0; k < ws->ids.n; k++) ids_push(&bi->ids, ws->ids.ids[k]);
+            bi->count[i] = (uint32_t)(ids->n - first);
         } else {
             rewrite_with_tokens(d, &ws->ids, &ws->line);
             stage_doc_rewrite(b, i, &ws->line);
@@ -218,7 +226,8 @@ void tokenize_load(tokenizer *t, const tokenize_options *o, char sha256[65])
         fclose(f);
     }
     if (tokenizer_load(t, e ? e->name : NULL, path.data, family, &err)) dief(EXIT_USAGE, "%s", err.data);
-    if (vocab_file_sha256(path.data, sha256)) exit(EXIT_USAGE);
+    if (e) snprintf(sha256, 65, "%s", e->sha256); /* tokenizer_load checked the file against it */
+    else if (vocab_file_sha256(path.data, sha256)) exit(EXIT_USAGE);
     buf_free(&path);
     buf_free(&err);
 }

@@ -108,32 +108,89 @@ void tokenizer_free(tokenizer *t)
     vocab_free(&t->vocab);
 }
 
-#define PIECE_BATCH 32 /* pieces split ahead, so their hash slots load in parallel */
+#define PIECE_BATCH 32 /* pieces split ahead, so their memory loads overlap */
 
-/* Encodes ordinary text (no special tokens): splits a batch of pieces,
- * prefetches each piece's hash slot, then looks each up whole and merges
- * the ones that are not single tokens. */
+/* A batch of pieces on its way through three stages (see encode_ordinary). */
+typedef struct {
+    size_t bound[PIECE_BATCH + 1]; /* piece i is s[bound[i]..bound[i+1]) */
+    uint64_t hash[PIECE_BATCH], head[PIECE_BATCH], tail[PIECE_BATCH];
+    uint32_t len[PIECE_BATCH];
+    const bpe_hot_entry *recent[PIECE_BATCH]; /* the piece's recent-lookup entry */
+    uint32_t id[PIECE_BATCH]; /* after probe_batch: the id, VOCAB_NO_TOKEN or BPE_NOT_RECENT */
+    int k;                    /* pieces */
+} piece_batch;
+
+/* Stage 1: splits up to PIECE_BATCH pieces from pos, hashes them and starts
+ * loading their recent-lookup entries; b->k is 0 at the end of the text. */
+static void split_batch(const tokenizer *t, const uint8_t *s, size_t n, size_t pos, const bpe_scratch *scratch,
+                        piece_batch *b)
+{
+    b->bound[0] = pos;
+    b->k = pos < n ? pretok_split(t->family, s, n, pos, b->bound + 1, PIECE_BATCH) : 0;
+    for (int i = 0; i < b->k; i++) {
+        size_t at = b->bound[i], len = b->bound[i + 1] - at;
+        bool wide = at + 2 * VOCAB_HEAD_BYTES <= n;
+        uint64_t head = wide ? vocab_head_wide(s + at, len) : vocab_head(s + at, len);
+        uint64_t tail = len > VOCAB_HEAD_BYTES ? vocab_tail(s + at, len, wide) : 0;
+        uint64_t hash = vocab_hash_parts(s + at, len, head, tail);
+        b->head[i] = head, b->tail[i] = tail, b->hash[i] = hash, b->len[i] = (uint32_t)len;
+        b->recent[i] = bpe_recent_entry(scratch, hash);
+        __builtin_prefetch(b->recent[i]);
+    }
+}
+
+/* Stage 2: takes the answers the recent lookups hold and starts loading the
+ * vocabulary's hash slots (and remembered merges) of the other pieces. */
+static void probe_batch(const tok_vocab *v, const bpe_scratch *scratch, piece_batch *b)
+{
+    for (int i = 0; i < b->k; i++) {
+        const bpe_hot_entry *e = b->recent[i];
+        bool hit = (e->head == b->head[i]) & (e->tail == b->tail[i]) & (e->len == b->len[i]);
+        b->id[i] = hit ? e->id : BPE_NOT_RECENT;
+        if (!hit) {
+            vocab_prefetch(v, b->hash[i], b->len[i]);
+            bpe_prefetch_merge(scratch, b->hash[i], b->len[i]);
+        }
+    }
+}
+
+/* Stage 3: appends the ids of the batch's pieces: looked up whole, merged
+ * when a piece is not a single token. */
+static void encode_batch(const tok_vocab *v, const uint8_t *s, const piece_batch *b, bpe_scratch *scratch,
+                         tok_ids *out)
+{
+    ids_reserve(out, (size_t)b->k);
+    for (int i = 0; i < b->k; i++) {
+        uint32_t id = b->id[i];
+        if (id == BPE_NOT_RECENT)
+            id = bpe_lookup_token(v, scratch, s + b->bound[i], b->len[i], b->head[i], b->tail[i], b->hash[i]);
+        if (id != VOCAB_NO_TOKEN) {
+            out->ids[out->n++] = id;
+        } else {
+            bpe_merge_piece(v, s + b->bound[i], b->len[i], b->hash[i], scratch, out);
+            ids_reserve(out, (size_t)(b->k - i));
+        }
+    }
+}
+
+#define STAGES 3
+
+/* Encodes ordinary text (no special tokens) in batches of pieces through
+ * three stages, each batch a stage behind the one before, so that what a
+ * stage starts loading has arrived when the next stage needs it. */
 static void encode_ordinary(const tokenizer *t, const uint8_t *s, size_t n, bpe_scratch *scratch, tok_ids *out)
 {
     const tok_vocab *v = &t->vocab;
-    size_t bound[PIECE_BATCH + 1];
-    uint64_t hash[PIECE_BATCH], head[PIECE_BATCH];
-    bound[0] = 0;
-    for (size_t pos = 0; pos < n; pos = bound[0]) {
-        int k = pretok_split(t->family, s, n, pos, bound + 1, PIECE_BATCH);
-        for (int i = 0; i < k; i++) {
-            size_t at = bound[i], len = bound[i + 1] - at;
-            head[i] = at + VOCAB_HEAD_BYTES <= n ? vocab_head_wide(s + at, len) : vocab_head(s + at, len);
-            hash[i] = vocab_hash_head(s + at, len, head[i]);
-            vocab_prefetch(v, hash[i]);
-        }
-        for (int i = 0; i < k; i++) {
-            size_t len = bound[i + 1] - bound[i];
-            uint32_t id = vocab_find_head(v, s + bound[i], len, head[i], hash[i]);
-            if (id != VOCAB_NO_TOKEN) ids_push(out, id);
-            else bpe_merge_piece(v, s + bound[i], len, hash[i], scratch, out);
-        }
-        bound[0] = bound[k];
+    piece_batch batch[STAGES];
+    bpe_scratch_ready(v, scratch);
+    split_batch(t, s, n, 0, scratch, &batch[0]);
+    split_batch(t, s, n, batch[0].bound[batch[0].k], scratch, &batch[1]);
+    probe_batch(v, scratch, &batch[0]);
+    for (int b = 0; batch[b].k; b = (b + 1) % STAGES) {
+        piece_batch *next = &batch[(b + 1) % STAGES], *after = &batch[(b + 2) % STAGES];
+        split_batch(t, s, n, next->bound[next->k], scratch, after);
+        probe_batch(v, scratch, next);
+        encode_batch(v, s, &batch[b], scratch, out);
     }
 }
 

@@ -25,6 +25,7 @@ void vocab_free(tok_vocab *v)
     free(v->tok_rank);
     free(v->slots);
     free(v->pair_id);
+    free(v->slot_tail);
     for (int i = 0; i < v->nspecials; i++) free(v->specials[i].name);
     free(v->specials);
     memset(v, 0, sizeof *v);
@@ -112,10 +113,21 @@ void vocab_finish(tok_vocab *v)
         uint8_t byte = (uint8_t)b;
         v->byte_id[b] = vocab_find(v, &byte, 1);
     }
-    if (!v->pair_id) v->pair_id = xmalloc(NPAIRS * sizeof *v->pair_id);
+    if (!v->pair_id) v->pair_id = xcalloc_huge(NPAIRS, sizeof *v->pair_id);
     for (unsigned p = 0; p < NPAIRS; p++) {
         uint8_t two[2] = {(uint8_t)(p & 0xFF), (uint8_t)(p >> 8)};
         v->pair_id[p] = vocab_find(v, two, 2);
+    }
+    size_t nslots = (size_t)v->mask + 1;
+    vocab_slot *slots = xcalloc_huge(nslots, sizeof *slots); /* the encoder reads it at random */
+    memcpy(slots, v->slots, nslots * sizeof *slots);
+    free(v->slots);
+    v->slots = slots;
+    free(v->slot_tail);
+    v->slot_tail = xcalloc_huge(nslots, sizeof *v->slot_tail);
+    for (uint32_t i = 0; i <= v->mask; i++) {
+        const vocab_slot *sl = &v->slots[i];
+        if (sl->len > VOCAB_HEAD_BYTES) v->slot_tail[i] = vocab_tail(v->bytes + v->tok_off[sl->id], sl->len, false);
     }
 }
 

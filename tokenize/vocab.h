@@ -46,6 +46,10 @@ typedef struct {
      * of each two-byte string (index b0 | b1 << 8), VOCAB_NO_TOKEN when none */
     uint32_t byte_id[256];
     uint32_t *pair_id;
+    /* by slot (after vocab_finish): bytes 8..15 of the slot's token as a
+     * little-endian integer, zero-padded, so the encoder compares tokens of
+     * up to 16 bytes without reaching their bytes */
+    uint64_t *slot_tail;
 } tok_vocab;
 
 /* An empty vocabulary. */
@@ -110,10 +114,12 @@ static inline uint64_t vocab_hash(const uint8_t *s, size_t len)
     return vocab_hash_head(s, len, vocab_head(s, len));
 }
 
-/* Starts loading the slot a lookup with this hash will read first. */
-static inline void vocab_prefetch(const tok_vocab *v, uint64_t hash)
+/* Starts loading the slot a lookup of len bytes with this hash will read
+ * first (and its tail, after vocab_finish, when len > 8). */
+static inline void vocab_prefetch(const tok_vocab *v, uint64_t hash, size_t len)
 {
     __builtin_prefetch(&v->slots[(uint32_t)hash & v->mask]);
+    if (len > VOCAB_HEAD_BYTES) __builtin_prefetch(&v->slot_tail[(uint32_t)hash & v->mask]);
 }
 
 /* vocab_find with the head and hash already computed (len >= 1). */
@@ -127,6 +133,55 @@ static inline uint32_t vocab_find_head(const tok_vocab *v, const uint8_t *s, siz
             (len <= VOCAB_HEAD_BYTES || !memcmp(v->bytes + v->tok_off[sl->id] + VOCAB_HEAD_BYTES,
                                                 s + VOCAB_HEAD_BYTES, len - VOCAB_HEAD_BYTES)))
             return sl->id;
+    }
+}
+
+/* Bytes 8..15 of s (len > 8) as a little-endian integer, zero-padded; with
+ * wide, at least 16 bytes are readable at s. */
+static inline uint64_t vocab_tail(const uint8_t *s, size_t len, bool wide)
+{
+    uint64_t t = 0;
+    if (wide) {
+        memcpy(&t, s + VOCAB_HEAD_BYTES, VOCAB_HEAD_BYTES);
+        return len >= 2 * VOCAB_HEAD_BYTES ? t : t & ((1ull << (8 * (len - VOCAB_HEAD_BYTES))) - 1);
+    }
+    memcpy(&t, s + VOCAB_HEAD_BYTES, len < 2 * VOCAB_HEAD_BYTES ? len - VOCAB_HEAD_BYTES : VOCAB_HEAD_BYTES);
+    return t;
+}
+
+/* vocab_hash from the head and (len > 8) the tail already loaded. */
+static inline uint64_t vocab_hash_parts(const uint8_t *s, size_t len, uint64_t head, uint64_t tail)
+{
+    uint64_t h = (head ^ len) * VOCAB_HASH_MUL1;
+    if (len > VOCAB_HEAD_BYTES) {
+        h = (h ^ tail) * VOCAB_HASH_MUL2;
+        h ^= h >> 29;
+        for (size_t i = 2 * VOCAB_HEAD_BYTES; i < len; i += VOCAB_HEAD_BYTES) {
+            uint64_t w = 0;
+            memcpy(&w, s + i, len - i < VOCAB_HEAD_BYTES ? len - i : VOCAB_HEAD_BYTES);
+            h = (h ^ w) * VOCAB_HASH_MUL2;
+            h ^= h >> 29;
+        }
+    }
+    return h ^ (h >> 32);
+}
+
+/* The encoder's lookup (after vocab_finish): vocab_find with the head, the
+ * tail (when len > 8) and the hash already computed. */
+static inline uint32_t vocab_find_parts(const tok_vocab *v, const uint8_t *s, size_t len, uint64_t head,
+                                        uint64_t tail, uint64_t hash)
+{
+    for (uint32_t i = (uint32_t)hash & v->mask;; i = (i + 1) & v->mask) {
+        const vocab_slot *sl = &v->slots[i];
+        if (sl->head == head && sl->len == len) {
+            if (len <= VOCAB_HEAD_BYTES) return sl->id;
+            if (v->slot_tail[i] == tail &&
+                (len <= 2 * VOCAB_HEAD_BYTES || !memcmp(v->bytes + v->tok_off[sl->id] + 2 * VOCAB_HEAD_BYTES,
+                                                        s + 2 * VOCAB_HEAD_BYTES, len - 2 * VOCAB_HEAD_BYTES)))
+                return sl->id;
+        } else if (!sl->len) {
+            return VOCAB_NO_TOKEN;
+        }
     }
 }
 

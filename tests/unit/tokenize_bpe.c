@@ -23,7 +23,7 @@ static void load(tokenizer *t, const char *name)
     buf_free(&err);
 }
 
-/* Byte strings of every length 2..BPE_SCAN_MAX cut from the corpus at
+/* Byte strings of every length 2..BPE_CPU_SCAN_MAX cut from the corpus at
  * pseudo-random places (not piece boundaries, so merges cross words too). */
 static void scan_equals_heap(const tokenizer *t, const tok_corpus *c)
 {
@@ -33,7 +33,7 @@ static void scan_equals_heap(const tokenizer *t, const tok_corpus *c)
     int bad = 0;
     for (int i = 0; i < SAMPLES; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        size_t len = 2 + x % (BPE_SCAN_MAX - 1);
+        size_t len = 2 + x % (BPE_CPU_SCAN_MAX - 1);
         size_t off = (x >> 20) % (c->size - len);
         a.n = b.n = 0;
         bpe_encode_piece(&t->vocab, (const uint8_t *)c->text + off, len, &scratch, &a);
