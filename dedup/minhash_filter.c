@@ -11,17 +11,17 @@
  * of G0, G1 times h0 < 2^31, h1 < 2^30; c within 2^-21; each fma within
  * 2^-21) sum below 2^-19, which the 2^-19 in c turns into a one-sided error:
  *     2^20 y <= F <= 2^20 y + SLACK           (SLACK = 4),
- * unless y >= 1 - SLACK/2^20, where x may wrap and F be small ("wrapped").
+ * except that x may wrap when y >= 1 - SLACK/2^20: then F < SLACK.
  *
  * The search. For 8 permutations at a time, every hash of a block gets its F
  * and the block's smallest and second-smallest keys F << 12 | index are kept
- * (32-bit lanes: the shifts move F of 4 permutations into the even lanes and
- * of the next 4 into the odd ones). Then, per permutation, v_j of the
+ * (in 32-bit lanes: a shuffle packs the low halves of 8 doubles, a shift
+ * drops their integer bits). Then, per permutation, v_j of the
  * smallest key's hash j is computed exactly; it is the block's minimum when
- * no other hash can be below it: the second key's F - SLACK >= 2^20 y_j, and
- * y_j < 1 - SLACK/2^20 (no wrapped hash can be smaller). Otherwise (near
- * ties, repeated shingles) the hashes whose F allows a smaller value are
- * computed exactly, or all of them when y_j is that close to 1. */
+ * the second key's F - SLACK >= 2^20 y_j: every other hash then has
+ * F >= SLACK (so did not wrap) and 2^20 y >= F - SLACK >= 2^20 y_j.
+ * Otherwise (near ties, repeated shingles) the hashes whose F allows a
+ * smaller value are computed exactly. */
 #include "dedup/minhash_filter.h"
 
 #include <stdlib.h>
@@ -95,16 +95,6 @@ static const double *constants_of(const minhash_filter *f, int i)
     return f->tab + (size_t)(i / 8) * GROUP_DOUBLES + (i % 8 / 4) * 12 + i % 4;
 }
 
-/* F of one hash (h0, h1 as doubles) for permutation i, as the vector loop computes it. */
-__attribute__((target("fma"))) static uint32_t estimate(const minhash_filter *f, int i, double h0, double h1)
-{
-    const double *t = constants_of(f, i);
-    double x = __builtin_fma(h1, t[4], __builtin_fma(h0, t[0], t[8]));
-    uint64_t bits;
-    __builtin_memcpy(&bits, &x, sizeof bits);
-    return (uint32_t)(bits & ((1u << FRAC_BITS) - 1));
-}
-
 /* Smallest and second-smallest keys of every permutation over the block's
  * m hashes (h0, h1), into best[] and second[] in lane order (lane_of()). */
 __attribute__((target("avx2,fma"))) static void search_block(const minhash_filter *f, const double *h0,
@@ -121,9 +111,8 @@ __attribute__((target("avx2,fma"))) static void search_block(const minhash_filte
             __m256d x0 = _mm256_broadcast_sd(h0 + i), x1 = _mm256_broadcast_sd(h1 + i);
             __m256d xa = _mm256_fmadd_pd(x1, g1a, _mm256_fmadd_pd(x0, g0a, ca));
             __m256d xb = _mm256_fmadd_pd(x1, g1b, _mm256_fmadd_pd(x0, g0b, cb));
-            __m256i ka = _mm256_slli_epi64(_mm256_castpd_si256(xa), 32 - FRAC_BITS);
-            __m256i kb = _mm256_slli_epi64(_mm256_castpd_si256(xb), 64 - FRAC_BITS);
-            __m256i key = _mm256_or_si256(_mm256_blend_epi32(ka, kb, 0xAA), index);
+            __m256 low = _mm256_shuffle_ps(_mm256_castpd_ps(xa), _mm256_castpd_ps(xb), 0x88);
+            __m256i key = _mm256_or_si256(_mm256_slli_epi32(_mm256_castps_si256(low), 32 - FRAC_BITS), index);
             index = _mm256_add_epi32(index, one);
             __m256i larger = _mm256_max_epu32(lo, key);
             lo = _mm256_min_epu32(lo, key);
@@ -134,54 +123,89 @@ __attribute__((target("avx2,fma"))) static void search_block(const minhash_filte
     }
 }
 
-/* Lane of permutation i in search_block()'s output: the first 4 of each 8
- * sit in even lanes, the next 4 in odd ones. */
+/* Lane of permutation i in search_block()'s output: the shuffle packs the
+ * low halves of permutations 0-3 (a) and 4-7 (b) of 8 as a0 a1 b0 b1 a2 a3 b2 b3. */
 static int lane_of(int i)
 {
-    int q = i % 8;
-    return i - q + (q < 4 ? 2 * q : 2 * (q - 4) + 1);
+    static const int lane[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+    return i - i % 8 + lane[i % 8];
 }
 
-/* The exact minimum of permutation i over the block when the search could
- * not certify hash j's value v: every hash whose estimate allows a value
- * below v is computed exactly (all of them when v is near P). */
-static uint64_t settle(const minhash_filter *f, int i, const uint64_t *hashes, const double *h0, const double *h1,
-                       size_t m, uint64_t v)
+/* True when every hash whose estimate is e has a value of at least v for
+ * its permutation: 2^20 y >= e - SLACK >= 2^20 v / P, checked as
+ * e - SLACK >= (v >> 41) + 1, which implies it (a little stricter). */
+static int estimate_clears(uint32_t e, uint64_t v)
 {
-    unsigned __int128 scaled = (unsigned __int128)v << FRAC_BITS;
-    int near_top = scaled >= (unsigned __int128)MINHASH_PRIME * ((1u << FRAC_BITS) - SLACK);
-    for (size_t n = 0; n < m; n++) {
-        if (!near_top) {
-            uint32_t e = estimate(f, i, h0[n], h1[n]);
-            if (e >= SLACK && (unsigned __int128)(e - SLACK) * MINHASH_PRIME >= scaled) continue;
+    return e >= (uint32_t)(v >> (61 - FRAC_BITS)) + SLACK + 1;
+}
+
+/* The exact minimum of permutation i over the block's hashes hr (m of
+ * them, padded to a multiple of 4 with copies of the first) when the search
+ * could not certify value v of hash hv: every other hash whose estimate
+ * allows a smaller value is computed exactly (a wrapped hash has F < SLACK,
+ * so is one). Repeated shingles bring most of these calls: they tie. */
+__attribute__((target("avx2,fma"))) static uint64_t settle(const minhash_filter *f, int i, const uint64_t *hr,
+                                                           const double *h0, const double *h1, size_t m,
+                                                           uint64_t hv, uint64_t v)
+{
+    const double *t = constants_of(f, i);
+    __m256d g0 = _mm256_set1_pd(t[0]), g1 = _mm256_set1_pd(t[4]), c = _mm256_set1_pd(t[8]);
+    const __m256i frac = _mm256_set1_epi64x((1 << FRAC_BITS) - 1);
+    __m256i bar = _mm256_set1_epi64x((long long)(v >> (61 - FRAC_BITS)) + SLACK + 1); /* see estimate_clears() */
+    for (size_t n = 0; n < m; n += 4) {
+        __m256d x = _mm256_fmadd_pd(_mm256_loadu_pd(h1 + n), g1, _mm256_fmadd_pd(_mm256_loadu_pd(h0 + n), g0, c));
+        __m256i e = _mm256_and_si256(_mm256_castpd_si256(x), frac);
+        int below = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(bar, e)));
+        for (; below; below &= below - 1) {
+            uint64_t h = hr[n + (size_t)__builtin_ctz((unsigned)below)];
+            if (h == hv) continue;
+            uint64_t w = minhash_permute(f->a[i], f->b[i], h);
+            if (w < v) v = w, hv = h;
         }
-        uint64_t w = minhash_permute(f->a[i], f->b[i], hashes[n]);
-        v = w < v ? w : v;
     }
     return v;
 }
 
+/* Reduces the n hashes in hr mod P, in place, and splits each into doubles
+ * h0 = low 31 bits and h1 = the rest. */
+__attribute__((target("avx2"))) static void split_hashes(uint64_t *hr, size_t n, double *h0, double *h1)
+{
+    const __m256i prime = _mm256_set1_epi64x((long long)MINHASH_PRIME);
+    const __m256i below_prime = _mm256_set1_epi64x((long long)MINHASH_PRIME - 1);
+    const __m256i low31 = _mm256_set1_epi64x(0x7FFFFFFF);
+    const __m256i two52 = _mm256_castpd_si256(_mm256_set1_pd(0x1p52)); /* x | bits(2^52) is 2^52 + x for x < 2^52 */
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m256i h = _mm256_loadu_si256((const __m256i *)(hr + i));
+        __m256i r = _mm256_add_epi64(_mm256_and_si256(h, prime), _mm256_srli_epi64(h, 61)); /* <= P + 7 */
+        r = _mm256_sub_epi64(r, _mm256_and_si256(_mm256_cmpgt_epi64(r, below_prime), prime));
+        _mm256_storeu_si256((__m256i *)(hr + i), r);
+        __m256d lo = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(r, low31), two52));
+        __m256d hi = _mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(r, 31), two52));
+        _mm256_storeu_pd(h0 + i, _mm256_sub_pd(lo, _mm256_castsi256_pd(two52)));
+        _mm256_storeu_pd(h1 + i, _mm256_sub_pd(hi, _mm256_castsi256_pd(two52)));
+    }
+    for (; i < n; i++) {
+        hr[i] = minhash_permute(1, 0, hr[i]);
+        h0[i] = (double)(hr[i] & 0x7FFFFFFF);
+        h1[i] = (double)(hr[i] >> 31);
+    }
+}
+
 void minhash_filter_signature(const minhash_filter *f, const uint64_t *hashes, size_t n, uint64_t *sig)
 {
-    _Alignas(32) double h0[BLOCK], h1[BLOCK];
+    _Alignas(32) double h0[BLOCK + 3], h1[BLOCK + 3];
+    uint64_t hr[BLOCK + 3];
     uint32_t best[MINHASH_MAX_PERMUTATIONS], second[MINHASH_MAX_PERMUTATIONS];
     for (size_t base = 0; base < n; base += BLOCK) {
         size_t m = n - base < BLOCK ? n - base : BLOCK;
-        const uint64_t *h = hashes + base;
-        for (size_t i = 0; i < m; i++) {
-            uint64_t hr = minhash_permute(1, 0, h[i]);
-            h0[i] = (double)(hr & 0x7FFFFFFFu);
-            h1[i] = (double)(hr >> 31);
-        }
+        for (size_t i = 0; i < m + 3; i++) hr[i] = hashes[base + (i < m ? i : 0)];
+        split_hashes(hr, m + 3, h0, h1);
         search_block(f, h0, h1, m, best, second);
         for (int i = 0; i < f->width; i++) {
             uint32_t first = best[lane_of(i)], next = second[lane_of(i)];
-            uint64_t v = minhash_permute(f->a[i], f->b[i], h[first & ((1u << INDEX_BITS) - 1)]);
-            unsigned __int128 scaled = (unsigned __int128)v << FRAC_BITS;
-            uint32_t e = next >> INDEX_BITS;
-            int alone = next == NO_KEY || (e >= SLACK && (unsigned __int128)(e - SLACK) * MINHASH_PRIME >= scaled);
-            int clear_of_top = scaled < (unsigned __int128)MINHASH_PRIME * ((1u << FRAC_BITS) - SLACK);
-            if (!alone || !clear_of_top) v = settle(f, i, h, h0, h1, m, v);
+            uint64_t hv = hr[first & ((1u << INDEX_BITS) - 1)], v = minhash_permute(f->a[i], f->b[i], hv);
+            if (next != NO_KEY && !estimate_clears(next >> INDEX_BITS, v)) v = settle(f, i, hr, h0, h1, m, hv, v);
             if (v < sig[i]) sig[i] = v;
         }
     }
@@ -204,6 +228,32 @@ int minhash_filter_width(const minhash_filter *f)
 {
     (void)f;
     return 0;
+}
+
+/* Reduces the n hashes in hr mod P, in place, and splits each into doubles
+ * h0 = low 31 bits and h1 = the rest. */
+__attribute__((target("avx2"))) static void split_hashes(uint64_t *hr, size_t n, double *h0, double *h1)
+{
+    const __m256i prime = _mm256_set1_epi64x((long long)MINHASH_PRIME);
+    const __m256i below_prime = _mm256_set1_epi64x((long long)MINHASH_PRIME - 1);
+    const __m256i low31 = _mm256_set1_epi64x(0x7FFFFFFF);
+    const __m256i two52 = _mm256_castpd_si256(_mm256_set1_pd(0x1p52)); /* x | bits(2^52) is 2^52 + x for x < 2^52 */
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m256i h = _mm256_loadu_si256((const __m256i *)(hr + i));
+        __m256i r = _mm256_add_epi64(_mm256_and_si256(h, prime), _mm256_srli_epi64(h, 61)); /* <= P + 7 */
+        r = _mm256_sub_epi64(r, _mm256_and_si256(_mm256_cmpgt_epi64(r, below_prime), prime));
+        _mm256_storeu_si256((__m256i *)(hr + i), r);
+        __m256d lo = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(r, low31), two52));
+        __m256d hi = _mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(r, 31), two52));
+        _mm256_storeu_pd(h0 + i, _mm256_sub_pd(lo, _mm256_castsi256_pd(two52)));
+        _mm256_storeu_pd(h1 + i, _mm256_sub_pd(hi, _mm256_castsi256_pd(two52)));
+    }
+    for (; i < n; i++) {
+        hr[i] = minhash_permute(1, 0, hr[i]);
+        h0[i] = (double)(hr[i] & 0x7FFFFFFF);
+        h1[i] = (double)(hr[i] >> 31);
+    }
 }
 
 void minhash_filter_signature(const minhash_filter *f, const uint64_t *hashes, size_t n, uint64_t *sig)
