@@ -4,6 +4,9 @@
 
 #include <stdlib.h>
 #include <utf8proc.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/util.h"
 
@@ -88,13 +91,37 @@ static int ascii_letter(unsigned char c)
     return (unsigned char)((c | 0x20) - 'a') < 26;
 }
 
+/* Length of the run of ASCII letters at p (at most e - p), and the run
+ * lowercased at w; w has room for 16 bytes more than the run. */
+static size_t copy_ascii_letters(const unsigned char *p, const unsigned char *e, char *w)
+{
+    size_t n = 0;
+#ifdef __SSE2__
+    const __m128i case_bit = _mm_set1_epi8(0x20), shift = _mm_set1_epi8((char)(0x80 - 'a'));
+    const __m128i past_z = _mm_set1_epi8((char)(0x80 + 26));
+    while (e - p - n >= 16) {
+        __m128i lower = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + n)), case_bit);
+        /* letters map to the 26 smallest signed bytes */
+        unsigned letters = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(_mm_add_epi8(lower, shift), past_z));
+        _mm_storeu_si128((__m128i *)(w + n), lower);
+        if (letters != 0xFFFF) return n + (size_t)__builtin_ctz(~letters);
+        n += 16;
+    }
+#endif
+    while (p + n < e && ascii_letter(p[n])) {
+        w[n] = (char)(p[n] | 0x20);
+        n++;
+    }
+    return n;
+}
+
 /* Writes the run of ASCII letters starting at p, lowercased; returns its
  * end. The usual case (a word after a separator) is written inline. */
 static const unsigned char *put_ascii_letters(normalizer *z, const unsigned char *p, const unsigned char *e)
 {
     dedup_text *t = z->t;
     wbuf *b = &t->text;
-    buf_reserve(b, (size_t)(e - p) + 1);
+    if (b->cap - b->len < (size_t)(e - p) + 18) buf_reserve(b, (size_t)(e - p) + 17);
     if (z->pending_space || !z->unit_open) {
         close_unit(z);
         if (z->pending_space && b->len) b->data[b->len++] = ' ';
@@ -104,11 +131,10 @@ static const unsigned char *put_ascii_letters(normalizer *z, const unsigned char
         z->unit_open = 1;
     }
     z->in_digits = 0;
-    char *w = b->data + b->len;
-    while (p < e && ascii_letter(*p)) *w++ = (char)(*p++ | 0x20);
-    b->len = (size_t)(w - b->data);
+    size_t n = copy_ascii_letters(p, e, b->data + b->len);
+    b->len += n;
     b->data[b->len] = 0;
-    return p;
+    return p + n;
 }
 
 static void put_digit(normalizer *z)
