@@ -150,7 +150,52 @@ static void put_space(normalizer *z)
     z->in_digits = 0;
 }
 
-/* Writes the canonical decomposition of cp without its nonspacing marks. */
+/* What a non-ASCII code point becomes. */
+enum { CP_SPACE, CP_DIGIT, CP_NOTHING, CP_CHARS };
+
+#define CACHED_CHARS 3     /* characters a cached decomposition keeps (Hangul syllables need 3) */
+#define CACHE_SLOTS 2048   /* per thread, direct-mapped */
+
+/* One code point's outcome: its kind and, for CP_CHARS, the characters
+ * written (UTF-8 bytes back to back, each with its length and whether it
+ * belongs to a character script); nchars > CACHED_CHARS: not kept, redo. */
+typedef struct {
+    int32_t cp; /* 0 (ASCII, never looked up): a free slot */
+    uint8_t kind, nchars;
+    uint8_t len[CACHED_CHARS], char_script[CACHED_CHARS];
+    unsigned char bytes[4 * CACHED_CHARS];
+} cp_outcome;
+
+/* utf8proc's lookups cost more than all the rest of normalising, and a
+ * text uses few distinct non-ASCII characters: each thread keeps them. */
+static _Thread_local cp_outcome cp_cache[CACHE_SLOTS];
+
+/* The canonical decomposition of cp without its nonspacing marks, into o. */
+static void decompose(utf8proc_int32_t cp, cp_outcome *o)
+{
+    utf8proc_int32_t parts[MAX_DECOMPOSITION];
+    int boundclass = 0;
+    utf8proc_ssize_t n = utf8proc_decompose_char(cp, parts, MAX_DECOMPOSITION, UTF8PROC_DECOMPOSE, &boundclass);
+    if (n < 0 || n > MAX_DECOMPOSITION) {
+        parts[0] = cp;
+        n = 1;
+    }
+    o->kind = CP_CHARS;
+    o->nchars = 0;
+    size_t used = 0;
+    for (utf8proc_ssize_t i = 0; i < n; i++) {
+        if (utf8proc_category(parts[i]) == UTF8PROC_CATEGORY_MN) continue;
+        if (o->nchars == CACHED_CHARS) {
+            o->nchars = CACHED_CHARS + 1;
+            return;
+        }
+        o->len[o->nchars] = (uint8_t)utf8proc_encode_char(parts[i], o->bytes + used);
+        o->char_script[o->nchars] = (uint8_t)dedup_is_char_script((uint32_t)parts[i]);
+        used += o->len[o->nchars++];
+    }
+}
+
+/* Writes the canonical decomposition of cp without its nonspacing marks, however long. */
 static void put_decomposed(normalizer *z, utf8proc_int32_t cp)
 {
     utf8proc_int32_t parts[MAX_DECOMPOSITION];
@@ -168,25 +213,53 @@ static void put_decomposed(normalizer *z, utf8proc_int32_t cp)
     }
 }
 
-static void put_codepoint(normalizer *z, utf8proc_int32_t cp)
+/* The outcome of cp, from the cache or worked out into it. */
+static const cp_outcome *outcome_of(utf8proc_int32_t cp)
 {
+    cp_outcome *o = &cp_cache[((uint32_t)cp * 2654435761u) >> 21 & (CACHE_SLOTS - 1)];
+    if (o->cp == cp) return o;
+    o->cp = cp;
     utf8proc_int32_t lower = utf8proc_tolower(cp);
     switch (utf8proc_category(lower)) {
     case UTF8PROC_CATEGORY_ND:
-        put_digit(z);
+        o->kind = CP_DIGIT;
         break;
     case UTF8PROC_CATEGORY_MN:
     case UTF8PROC_CATEGORY_CF:
+        o->kind = CP_NOTHING;
         break;
     case UTF8PROC_CATEGORY_PC: case UTF8PROC_CATEGORY_PD: case UTF8PROC_CATEGORY_PS:
     case UTF8PROC_CATEGORY_PE: case UTF8PROC_CATEGORY_PI: case UTF8PROC_CATEGORY_PF:
     case UTF8PROC_CATEGORY_PO: case UTF8PROC_CATEGORY_SM: case UTF8PROC_CATEGORY_SC:
     case UTF8PROC_CATEGORY_SK: case UTF8PROC_CATEGORY_SO: case UTF8PROC_CATEGORY_ZS:
     case UTF8PROC_CATEGORY_ZL: case UTF8PROC_CATEGORY_ZP: case UTF8PROC_CATEGORY_CC:
-        put_space(z);
+        o->kind = CP_SPACE;
         break;
     default:
-        put_decomposed(z, lower);
+        decompose(lower, o);
+    }
+    return o;
+}
+
+static void put_codepoint(normalizer *z, utf8proc_int32_t cp)
+{
+    const cp_outcome *o = outcome_of(cp);
+    switch (o->kind) {
+    case CP_DIGIT:
+        put_digit(z);
+        break;
+    case CP_SPACE:
+        put_space(z);
+        break;
+    case CP_NOTHING:
+        break;
+    default:
+        if (o->nchars > CACHED_CHARS) {
+            put_decomposed(z, utf8proc_tolower(cp));
+            break;
+        }
+        for (size_t i = 0, used = 0; i < o->nchars; used += o->len[i++])
+            put_char(z, (const char *)o->bytes + used, o->len[i], o->char_script[i]);
     }
 }
 
