@@ -3,6 +3,7 @@
 #include "dedup/normalize.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <utf8proc.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -61,7 +62,7 @@ static void close_unit(normalizer *z)
 /* Gets ready to write a character of a unit: writes the pending separator
  * and opens a unit when none is open (or, for a character-script character,
  * always a fresh one). */
-static void begin_char(normalizer *z, int char_script)
+static inline void begin_char(normalizer *z, int char_script)
 {
     dedup_text *t = z->t;
     if (z->pending_space) {
@@ -79,10 +80,14 @@ static void begin_char(normalizer *z, int char_script)
 }
 
 /* Writes one character (its UTF-8 bytes) that belongs to a unit. */
-static void put_char(normalizer *z, const char *bytes, size_t n, int char_script)
+static inline void put_char(normalizer *z, const char *bytes, size_t n, int char_script)
 {
     begin_char(z, char_script);
-    buf_append(&z->t->text, bytes, n);
+    wbuf *b = &z->t->text;
+    if (b->len + n + 1 > b->cap) buf_reserve(b, n);
+    memcpy(b->data + b->len, bytes, n);
+    b->len += n;
+    b->data[b->len] = 0;
     if (char_script) close_unit(z);
 }
 
