@@ -60,6 +60,12 @@ static double offset_of(uint64_t b)
     return 0x1p32 + (double)(q + 2) * 0x1p-20;
 }
 
+/* The estimate's constants of permutation i: g0, g1, c. */
+static const double *constants_of(const minhash_filter *f, int i)
+{
+    return f->tab + (size_t)(i / 8) * GROUP_DOUBLES + (i % 8 / 4) * 12 + i % 4;
+}
+
 minhash_filter *minhash_filter_create(int k, const uint64_t *a, const uint64_t *b)
 {
     if (k < 8 || !__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return NULL;
@@ -69,7 +75,7 @@ minhash_filter *minhash_filter_create(int k, const uint64_t *a, const uint64_t *
     f->b = b;
     f->tab = xmalloc((size_t)f->width / 8 * GROUP_DOUBLES * sizeof *f->tab);
     for (int i = 0; i < f->width; i++) {
-        double *t = f->tab + (size_t)(i / 8) * GROUP_DOUBLES + (i % 8 / 4) * 12 + i % 4;
+        double *t = (double *)constants_of(f, i);
         t[0] = fraction_of_prime(a[i]);
         t[4] = fraction_of_prime(minhash_permute(a[i], 0, UINT64_C(1) << 31));
         t[8] = offset_of(b[i]);
@@ -87,12 +93,6 @@ void minhash_filter_free(minhash_filter *f)
 int minhash_filter_width(const minhash_filter *f)
 {
     return f->width;
-}
-
-/* The estimate's constants of permutation i: g0, g1, c. */
-static const double *constants_of(const minhash_filter *f, int i)
-{
-    return f->tab + (size_t)(i / 8) * GROUP_DOUBLES + (i % 8 / 4) * 12 + i % 4;
 }
 
 /* Smallest and second-smallest keys of every permutation over the block's
@@ -212,6 +212,12 @@ void minhash_filter_signature(const minhash_filter *f, const uint64_t *hashes, s
 }
 
 #else
+
+/* The estimate's constants of permutation i: g0, g1, c. */
+static const double *constants_of(const minhash_filter *f, int i)
+{
+    return f->tab + (size_t)(i / 8) * GROUP_DOUBLES + (i % 8 / 4) * 12 + i % 4;
+}
 
 minhash_filter *minhash_filter_create(int k, const uint64_t *a, const uint64_t *b)
 {
