@@ -32,14 +32,17 @@ int minhash_params_init(minhash_params *p, int bands, int rows, int ngram, uint6
         p->a[i] = 1 + splitmix64_next(&state) % (MINHASH_PRIME - 1);
         p->b[i] = splitmix64_next(&state) % MINHASH_PRIME;
     }
+    p->filter = minhash_filter_create(p->k, p->a, p->b);
     return 0;
 }
 
 void minhash_params_free(minhash_params *p)
 {
+    minhash_filter_free(p->filter);
     free(p->a);
     free(p->b);
     p->a = p->b = NULL;
+    p->filter = NULL;
 }
 
 size_t minhash_shingle_count(const dedup_text *t, int ngram)
@@ -65,93 +68,19 @@ void minhash_shingle_hashes(const dedup_text *t, int ngram, uint64_t **hashes, s
     *len += n;
 }
 
-/* Shingles per block of the signature loop: the block's hashes, reduced
- * mod P once, stay in L1 while every permutation runs over them. */
-#define SIGNATURE_BLOCK 64
-#define LANES 8 /* 64-bit lanes of an AVX-512 register */
-
-static void signature_scalar(const minhash_params *p, const uint64_t *hashes, size_t n, uint64_t *sig)
-{
-    for (size_t base = 0; base < n; base += SIGNATURE_BLOCK) {
-        size_t m = n - base < SIGNATURE_BLOCK ? n - base : SIGNATURE_BLOCK;
-        const uint64_t *h = hashes + base;
-        for (int k = 0; k < p->k; k++) {
-            uint64_t a = p->a[k], b = p->b[k], best = sig[k];
-            for (size_t i = 0; i < m; i++) {
-                uint64_t v = minhash_permute(a, b, h[i]);
-                best = v < best ? v : best;
-            }
-            sig[k] = best;
-        }
-    }
-}
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define HAVE_AVX512_PATH 1
-
-/* The same arithmetic as minhash_permute() on 8 permutations at once, in
- * 32-bit limbs (AVX-512F multiplies 32x32 -> 64 bits per lane): with
- * a = a1*2^32 + a0 and h = h1*2^32 + h0 (h reduced below P + 8),
- * a*h = a1h1*2^64 + (a1h0 + a0h1)*2^32 + a0h0, and since 2^61 = 1 mod P,
- * 2^64 = 8 and mid*2^32 = (mid >> 29) + (mid mod 2^29)*2^32; the parts sum
- * below 2^64, one fold and one conditional subtraction finish the job. */
-__attribute__((target("avx512f"))) static void signature_avx512(const minhash_params *p, const uint64_t *hashes,
-                                                                 size_t n, uint64_t *sig)
-{
-    const __m512i prime = _mm512_set1_epi64((long long)MINHASH_PRIME);
-    const __m512i low29 = _mm512_set1_epi64((1LL << 29) - 1);
-    uint64_t h0[SIGNATURE_BLOCK], h1[SIGNATURE_BLOCK];
-    for (size_t base = 0; base < n; base += SIGNATURE_BLOCK) {
-        size_t m = n - base < SIGNATURE_BLOCK ? n - base : SIGNATURE_BLOCK;
-        for (size_t i = 0; i < m; i++) {
-            uint64_t h = hashes[base + i];
-            uint64_t hr = (h & MINHASH_PRIME) + (h >> 61);
-            h0[i] = hr & 0xFFFFFFFFu;
-            h1[i] = hr >> 32;
-        }
-        for (int k = 0; k + LANES <= p->k; k += LANES) {
-            __m512i a = _mm512_loadu_si512(p->a + k), b = _mm512_loadu_si512(p->b + k);
-            __m512i a1 = _mm512_srli_epi64(a, 32); /* a0 is a itself: mul_epu32 reads the low half */
-            __m512i best = _mm512_loadu_si512(sig + k);
-            for (size_t i = 0; i < m; i++) {
-                __m512i x0 = _mm512_set1_epi64((long long)h0[i]), x1 = _mm512_set1_epi64((long long)h1[i]);
-                __m512i lo = _mm512_mul_epu32(a, x0);
-                __m512i mid = _mm512_add_epi64(_mm512_mul_epu32(a1, x0), _mm512_mul_epu32(a, x1));
-                __m512i hi = _mm512_mul_epu32(a1, x1);
-                __m512i s = _mm512_add_epi64(_mm512_and_si512(lo, prime), _mm512_srli_epi64(lo, 61));
-                s = _mm512_add_epi64(s, _mm512_slli_epi64(hi, 3));
-                s = _mm512_add_epi64(s, _mm512_srli_epi64(mid, 29));
-                s = _mm512_add_epi64(s, _mm512_slli_epi64(_mm512_and_si512(mid, low29), 32));
-                s = _mm512_add_epi64(s, b);
-                s = _mm512_add_epi64(_mm512_and_si512(s, prime), _mm512_srli_epi64(s, 61));
-                s = _mm512_mask_sub_epi64(s, _mm512_cmpge_epu64_mask(s, prime), s, prime);
-                best = _mm512_min_epu64(best, s);
-            }
-            _mm512_storeu_si512(sig + k, best);
-        }
-    }
-    int done = p->k - p->k % LANES;
-    if (done < p->k) { /* the last k mod 8 permutations */
-        minhash_params rest = *p;
-        rest.k = p->k - done;
-        rest.a = p->a + done;
-        rest.b = p->b + done;
-        signature_scalar(&rest, hashes, n, sig + done);
-    }
-}
-#endif
-
 void minhash_signature(const minhash_params *p, const uint64_t *hashes, size_t n, uint64_t *sig)
 {
+    int done = p->filter ? minhash_filter_width(p->filter) : 0;
     for (int k = 0; k < p->k; k++) sig[k] = MINHASH_EMPTY;
-#ifdef HAVE_AVX512_PATH
-    if (__builtin_cpu_supports("avx512f")) {
-        signature_avx512(p, hashes, n, sig);
-        return;
+    if (done) minhash_filter_signature(p->filter, hashes, n, sig);
+    for (int k = done; k < p->k; k++) {
+        uint64_t a = p->a[k], b = p->b[k], best = MINHASH_EMPTY;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = minhash_permute(a, b, hashes[i]);
+            best = v < best ? v : best;
+        }
+        sig[k] = best;
     }
-#endif
-    signature_scalar(p, hashes, n, sig);
 }
 
 void minhash_band_keys(const minhash_params *p, const uint64_t *sig, uint64_t *keys)

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dedup/minhash_filter.h"
 #include "dedup/normalize.h"
 
 #define MINHASH_PRIME ((UINT64_C(1) << 61) - 1)
@@ -35,6 +36,7 @@ typedef struct {
     uint64_t seed;
     int k;           /* bands * rows */
     uint64_t *a, *b; /* k multipliers and offsets */
+    minhash_filter *filter; /* the fast signature loop's constants; NULL where the CPU lacks it */
 } minhash_params;
 
 /* Fills p for the given shape and seed; returns -1 (p untouched) when the

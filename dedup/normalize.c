@@ -3,7 +3,11 @@
 #include "dedup/normalize.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <utf8proc.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/util.h"
 
@@ -58,7 +62,7 @@ static void close_unit(normalizer *z)
 /* Gets ready to write a character of a unit: writes the pending separator
  * and opens a unit when none is open (or, for a character-script character,
  * always a fresh one). */
-static void begin_char(normalizer *z, int char_script)
+static inline void begin_char(normalizer *z, int char_script)
 {
     dedup_text *t = z->t;
     if (z->pending_space) {
@@ -76,10 +80,14 @@ static void begin_char(normalizer *z, int char_script)
 }
 
 /* Writes one character (its UTF-8 bytes) that belongs to a unit. */
-static void put_char(normalizer *z, const char *bytes, size_t n, int char_script)
+static inline void put_char(normalizer *z, const char *bytes, size_t n, int char_script)
 {
     begin_char(z, char_script);
-    buf_append(&z->t->text, bytes, n);
+    wbuf *b = &z->t->text;
+    if (b->len + n + 1 > b->cap) buf_reserve(b, n);
+    memcpy(b->data + b->len, bytes, n);
+    b->len += n;
+    b->data[b->len] = 0;
     if (char_script) close_unit(z);
 }
 
@@ -88,13 +96,37 @@ static int ascii_letter(unsigned char c)
     return (unsigned char)((c | 0x20) - 'a') < 26;
 }
 
+/* Length of the run of ASCII letters at p (at most e - p), and the run
+ * lowercased at w; w has room for 16 bytes more than the run. */
+static size_t copy_ascii_letters(const unsigned char *p, const unsigned char *e, char *w)
+{
+    size_t n = 0;
+#ifdef __SSE2__
+    const __m128i case_bit = _mm_set1_epi8(0x20), shift = _mm_set1_epi8((char)(0x80 - 'a'));
+    const __m128i past_z = _mm_set1_epi8((char)(0x80 + 26));
+    while (e - p - n >= 16) {
+        __m128i lower = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + n)), case_bit);
+        /* letters map to the 26 smallest signed bytes */
+        unsigned letters = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(_mm_add_epi8(lower, shift), past_z));
+        _mm_storeu_si128((__m128i *)(w + n), lower);
+        if (letters != 0xFFFF) return n + (size_t)__builtin_ctz(~letters);
+        n += 16;
+    }
+#endif
+    while (p + n < e && ascii_letter(p[n])) {
+        w[n] = (char)(p[n] | 0x20);
+        n++;
+    }
+    return n;
+}
+
 /* Writes the run of ASCII letters starting at p, lowercased; returns its
  * end. The usual case (a word after a separator) is written inline. */
 static const unsigned char *put_ascii_letters(normalizer *z, const unsigned char *p, const unsigned char *e)
 {
     dedup_text *t = z->t;
     wbuf *b = &t->text;
-    buf_reserve(b, (size_t)(e - p) + 1);
+    if (b->cap - b->len < (size_t)(e - p) + 18) buf_reserve(b, (size_t)(e - p) + 17);
     if (z->pending_space || !z->unit_open) {
         close_unit(z);
         if (z->pending_space && b->len) b->data[b->len++] = ' ';
@@ -104,11 +136,10 @@ static const unsigned char *put_ascii_letters(normalizer *z, const unsigned char
         z->unit_open = 1;
     }
     z->in_digits = 0;
-    char *w = b->data + b->len;
-    while (p < e && ascii_letter(*p)) *w++ = (char)(*p++ | 0x20);
-    b->len = (size_t)(w - b->data);
+    size_t n = copy_ascii_letters(p, e, b->data + b->len);
+    b->len += n;
     b->data[b->len] = 0;
-    return p;
+    return p + n;
 }
 
 static void put_digit(normalizer *z)
@@ -124,7 +155,52 @@ static void put_space(normalizer *z)
     z->in_digits = 0;
 }
 
-/* Writes the canonical decomposition of cp without its nonspacing marks. */
+/* What a non-ASCII code point becomes. */
+enum { CP_SPACE, CP_DIGIT, CP_NOTHING, CP_CHARS };
+
+#define CACHED_CHARS 3     /* characters a cached decomposition keeps (Hangul syllables need 3) */
+#define CACHE_SLOTS 2048   /* per thread, direct-mapped */
+
+/* One code point's outcome: its kind and, for CP_CHARS, the characters
+ * written (UTF-8 bytes back to back, each with its length and whether it
+ * belongs to a character script); nchars > CACHED_CHARS: not kept, redo. */
+typedef struct {
+    int32_t cp; /* 0 (ASCII, never looked up): a free slot */
+    uint8_t kind, nchars;
+    uint8_t len[CACHED_CHARS], char_script[CACHED_CHARS];
+    unsigned char bytes[4 * CACHED_CHARS];
+} cp_outcome;
+
+/* utf8proc's lookups cost more than all the rest of normalising, and a
+ * text uses few distinct non-ASCII characters: each thread keeps them. */
+static _Thread_local cp_outcome cp_cache[CACHE_SLOTS];
+
+/* The canonical decomposition of cp without its nonspacing marks, into o. */
+static void decompose(utf8proc_int32_t cp, cp_outcome *o)
+{
+    utf8proc_int32_t parts[MAX_DECOMPOSITION];
+    int boundclass = 0;
+    utf8proc_ssize_t n = utf8proc_decompose_char(cp, parts, MAX_DECOMPOSITION, UTF8PROC_DECOMPOSE, &boundclass);
+    if (n < 0 || n > MAX_DECOMPOSITION) {
+        parts[0] = cp;
+        n = 1;
+    }
+    o->kind = CP_CHARS;
+    o->nchars = 0;
+    size_t used = 0;
+    for (utf8proc_ssize_t i = 0; i < n; i++) {
+        if (utf8proc_category(parts[i]) == UTF8PROC_CATEGORY_MN) continue;
+        if (o->nchars == CACHED_CHARS) {
+            o->nchars = CACHED_CHARS + 1;
+            return;
+        }
+        o->len[o->nchars] = (uint8_t)utf8proc_encode_char(parts[i], o->bytes + used);
+        o->char_script[o->nchars] = (uint8_t)dedup_is_char_script((uint32_t)parts[i]);
+        used += o->len[o->nchars++];
+    }
+}
+
+/* Writes the canonical decomposition of cp without its nonspacing marks, however long. */
 static void put_decomposed(normalizer *z, utf8proc_int32_t cp)
 {
     utf8proc_int32_t parts[MAX_DECOMPOSITION];
@@ -142,25 +218,53 @@ static void put_decomposed(normalizer *z, utf8proc_int32_t cp)
     }
 }
 
-static void put_codepoint(normalizer *z, utf8proc_int32_t cp)
+/* The outcome of cp, from the cache or worked out into it. */
+static const cp_outcome *outcome_of(utf8proc_int32_t cp)
 {
+    cp_outcome *o = &cp_cache[((uint32_t)cp * 2654435761u) >> 21 & (CACHE_SLOTS - 1)];
+    if (o->cp == cp) return o;
+    o->cp = cp;
     utf8proc_int32_t lower = utf8proc_tolower(cp);
     switch (utf8proc_category(lower)) {
     case UTF8PROC_CATEGORY_ND:
-        put_digit(z);
+        o->kind = CP_DIGIT;
         break;
     case UTF8PROC_CATEGORY_MN:
     case UTF8PROC_CATEGORY_CF:
+        o->kind = CP_NOTHING;
         break;
     case UTF8PROC_CATEGORY_PC: case UTF8PROC_CATEGORY_PD: case UTF8PROC_CATEGORY_PS:
     case UTF8PROC_CATEGORY_PE: case UTF8PROC_CATEGORY_PI: case UTF8PROC_CATEGORY_PF:
     case UTF8PROC_CATEGORY_PO: case UTF8PROC_CATEGORY_SM: case UTF8PROC_CATEGORY_SC:
     case UTF8PROC_CATEGORY_SK: case UTF8PROC_CATEGORY_SO: case UTF8PROC_CATEGORY_ZS:
     case UTF8PROC_CATEGORY_ZL: case UTF8PROC_CATEGORY_ZP: case UTF8PROC_CATEGORY_CC:
-        put_space(z);
+        o->kind = CP_SPACE;
         break;
     default:
-        put_decomposed(z, lower);
+        decompose(lower, o);
+    }
+    return o;
+}
+
+static void put_codepoint(normalizer *z, utf8proc_int32_t cp)
+{
+    const cp_outcome *o = outcome_of(cp);
+    switch (o->kind) {
+    case CP_DIGIT:
+        put_digit(z);
+        break;
+    case CP_SPACE:
+        put_space(z);
+        break;
+    case CP_NOTHING:
+        break;
+    default:
+        if (o->nchars > CACHED_CHARS) {
+            put_decomposed(z, utf8proc_tolower(cp));
+            break;
+        }
+        for (size_t i = 0, used = 0; i < o->nchars; used += o->len[i++])
+            put_char(z, (const char *)o->bytes + used, o->len[i], o->char_script[i]);
     }
 }
 

@@ -1,0 +1,186 @@
+/* dedup_normalize.c - dedup_normalize() (with its fast paths: 16 ASCII
+ * letters at a time, a cache of what each non-ASCII character becomes)
+ * gives the same normal form and units as a plain character-by-character
+ * normaliser written here from the definition in dedup/normalize.h, on
+ * every document of the real JSONL data, the UDHR translations and the
+ * naughty strings, and on random mixes of ASCII, other scripts, combining
+ * marks, digits and invalid bytes cut at every length. */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+#include "core/input.h"
+#include "core/json.h"
+#include "dedup/normalize.h"
+#include "tests/tap.h"
+
+/* ---- the reference: one character at a time, utf8proc for everything ---- */
+
+typedef struct {
+    wbuf text;
+    uint32_t start[1 << 20], end[1 << 20];
+    size_t nunits;
+    int pending_space, in_digits, unit_open;
+} reference;
+
+static void ref_close(reference *r)
+{
+    if (r->unit_open) r->end[r->nunits++] = (uint32_t)r->text.len;
+    r->unit_open = 0;
+}
+
+/* One character of a unit (its UTF-8 bytes). */
+static void ref_char(reference *r, const utf8proc_uint8_t *bytes, size_t n, int char_script)
+{
+    if (r->pending_space) {
+        ref_close(r);
+        if (r->text.len) buf_putc(&r->text, ' ');
+        r->pending_space = 0;
+    }
+    r->in_digits = 0;
+    if (char_script) ref_close(r);
+    if (!r->unit_open) {
+        r->start[r->nunits] = (uint32_t)r->text.len;
+        r->unit_open = 1;
+    }
+    buf_append(&r->text, bytes, n);
+    if (char_script) ref_close(r);
+}
+
+static void ref_codepoint(reference *r, utf8proc_int32_t cp)
+{
+    utf8proc_int32_t lower = utf8proc_tolower(cp);
+    utf8proc_category_t cat = utf8proc_category(lower);
+    if (cat == UTF8PROC_CATEGORY_ND) {
+        if (!r->in_digits) ref_char(r, (const utf8proc_uint8_t *)"0", 1, 0);
+        r->in_digits = 1;
+    } else if (cat == UTF8PROC_CATEGORY_MN || cat == UTF8PROC_CATEGORY_CF) {
+        /* vanishes */
+    } else if ((cat >= UTF8PROC_CATEGORY_PC && cat <= UTF8PROC_CATEGORY_ZP) || cat == UTF8PROC_CATEGORY_CC) {
+        r->pending_space = 1;
+        r->in_digits = 0;
+    } else {
+        utf8proc_int32_t parts[8];
+        int boundclass = 0;
+        utf8proc_ssize_t n = utf8proc_decompose_char(lower, parts, 8, UTF8PROC_DECOMPOSE, &boundclass);
+        if (n < 0 || n > 8) parts[0] = lower, n = 1;
+        for (utf8proc_ssize_t i = 0; i < n; i++) {
+            if (utf8proc_category(parts[i]) == UTF8PROC_CATEGORY_MN) continue;
+            utf8proc_uint8_t bytes[4];
+            ref_char(r, bytes, (size_t)utf8proc_encode_char(parts[i], bytes), dedup_is_char_script((uint32_t)parts[i]));
+        }
+    }
+}
+
+static void ref_normalize(reference *r, const char *s, size_t n)
+{
+    buf_clear(&r->text);
+    r->nunits = 0;
+    r->pending_space = r->in_digits = r->unit_open = 0;
+    const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s, *e = p + n;
+    while (p < e) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t len = utf8proc_iterate(p, e - p, &cp);
+        if (len <= 0) cp = 0xFFFD, len = 1;
+        p += len;
+        ref_codepoint(r, cp);
+    }
+    ref_close(r);
+}
+
+/* ---- comparison ---- */
+
+static reference ref;
+static dedup_text got;
+static long compared, differing;
+
+static void compare(const char *s, size_t n)
+{
+    if (n > sizeof ref.start / sizeof ref.start[0] / 2) n = sizeof ref.start / sizeof ref.start[0] / 2;
+    ref_normalize(&ref, s, n);
+    dedup_normalize(s, n, &got);
+    int same = got.text.len == ref.text.len && !memcmp(got.text.data ? got.text.data : "", ref.text.data ? ref.text.data : "", ref.text.len) &&
+               got.nunits == ref.nunits && !memcmp(got.start, ref.start, ref.nunits * sizeof *ref.start) &&
+               !memcmp(got.end, ref.end, ref.nunits * sizeof *ref.end);
+    if (!same && differing++ < 3) diag("differs on %.60s (%zu bytes)", s, n);
+    compared++;
+}
+
+static int on_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    if (type != FTW_F || !strstr(path, ".json")) return 0;
+    winput *in = input_open(path);
+    if (!in) return 0;
+    wbuf scratch = WBUF_INIT;
+    const char *line;
+    size_t len;
+    while (input_getline(in, &line, &len)) {
+        jdoc d;
+        const char *err;
+        size_t pos, tlen;
+        if (json_scan_doc(line, len, &d, &err, &pos) != 0 || d.text.kind != JSON_STRING) continue;
+        const char *text = json_string(&d.text, &scratch, &tlen);
+        compare(text, tlen);
+    }
+    input_close(in);
+    buf_free(&scratch);
+    return 0;
+}
+
+static void test_real_text(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/jsonl", shared_dir());
+    nftw(path, on_file, 16, FTW_PHYS);
+    snprintf(path, sizeof path, "%s/multilingual/udhr/udhr_text_DERIVED.jsonl", shared_dir());
+    on_file(path, NULL, FTW_F, NULL);
+    long docs = compared;
+    snprintf(path, sizeof path, "%s/vectors/blns/blns.txt", shared_dir());
+    winput *in = input_open(path);
+    const char *line;
+    size_t len;
+    while (in && input_getline(in, &line, &len)) compare(line, len);
+    if (in) input_close(in);
+    ok(docs > 3000 && compared > docs + 400, "%ld documents and %ld naughty strings read", docs, compared - docs);
+    is_int(differing, 0, "normal form and units equal the reference's on all of them");
+}
+
+static void test_random_mixes(void)
+{
+    static const char *pieces[] = {
+        "a", "Word", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef", "xyz", " ", "  ", "\t\n", ",", ". ", "-", "'", "7", "2024",
+        "é", "É", "ß", "ǅ", "ﬁ", "Ω", "ά", "ё", "Ё", "é" /* e + combining acute */, "\xCC\x81", "\xC2\xAD", "\xE2\x80\x8B",
+        "\xC2\xA0", "—", "“", "”", "…", "€", "٣", "५", "日本", "語", "한국어", "각", "ไทย", "ພາສາ", "ကို", "ខ្មែរ", "カタカナ",
+        "ｶﾀｶﾅ", "Ⅻ", "①", "𝐀", "𠀀", "😀", "\xFF", "\xC3", "\xE2\x82", "\xED\xA0\x80", "\xC0\xAF", "\xF4\x90\x80\x80",
+        "\x01", "\x7F", "İ", "ǈ", "ᾼ", "Å", "Å",
+    };
+    enum { NPIECES = sizeof pieces / sizeof *pieces };
+    uint64_t x = 5;
+    char s[512];
+    long before = compared;
+    differing = 0;
+    for (int round = 0; round < 200000; round++) {
+        size_t n = 0;
+        int count = 1 + (int)((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 59);
+        for (int i = 0; i < count; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            const char *piece = pieces[(x >> 33) % NPIECES];
+            size_t len = strlen(piece);
+            if (n + len < sizeof s) memcpy(s + n, piece, len), n += len;
+        }
+        compare(s, (size_t)(x >> 40) % (n + 1)); /* cut anywhere, mid-character too */
+    }
+    is_int(differing, 0, "%ld random mixes cut at random lengths equal the reference", compared - before);
+}
+
+int main(void)
+{
+    test_real_text();
+    test_random_mixes();
+    dedup_text_free(&got);
+    buf_free(&ref.text);
+    return done_testing();
+}
