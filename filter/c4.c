@@ -16,6 +16,27 @@ static bool contains(const char *hay, size_t len, const char *needle)
     return memmem(hay, len, needle, strlen(needle)) != NULL;
 }
 
+/* The phrases the line rules look for, each checked once on the whole
+ * (lower-cased) text: a line, a part of the text, can only contain a phrase
+ * the text contains. Lines rewritten by citation removal are not parts of
+ * the text and are always checked. */
+typedef struct {
+    bool lorem, javascript, policy, cookie;
+} phrase_presence;
+
+static phrase_presence find_phrases(const filter_config *c, const char *lower, size_t n)
+{
+    phrase_presence p = {false, false, false, false};
+    p.lorem = c->c4_lorem_ipsum && contains(lower, n, "lorem ipsum");
+    p.javascript = c->c4_javascript && contains(lower, n, "javascript");
+    if (c->c4_policy) {
+        for (size_t k = 0; k < sizeof policy_phrases / sizeof policy_phrases[0] && !p.policy; k++)
+            p.policy = contains(lower, n, policy_phrases[k]);
+        p.cookie = contains(lower, n, "cookie");
+    }
+    return p;
+}
+
 /* ASCII lower case of s into out (same length, other bytes unchanged). */
 static void ascii_lower(const char *s, size_t n, wbuf *out)
 {
@@ -100,6 +121,7 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
     size_t sentences = 0, line_index = 0;
     size_t max_word = (size_t)c->c4_max_word_length;
     const char *reason = NULL;
+    const phrase_presence in_text = find_phrases(c, r->text_lower.data, n);
     for (size_t pos = 0; pos < n && !reason; line_index++) {
         size_t a = pos, b;
         pos = uc_line_end(s, n, pos, &b);
@@ -118,7 +140,9 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
         /* the line, and its lower case, after citation removal */
         const char *line = s + a, *lower = r->text_lower.data + a;
         size_t len = b - a;
+        phrase_presence may = in_text;
         if (c->c4_remove_citations && memchr(line, '[', len)) {
+            may = (phrase_presence){true, true, true, true};
             buf_clear(&r->line);
             remove_citations(s, a, b, &r->line);
             ascii_lower(r->line.data, r->line.len, &r->lower);
@@ -128,20 +152,20 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
         }
         if (c->c4_terminal_punct && !ends_with_terminal_punct(line, len)) continue;
         if (words < c->c4_min_words_per_line) continue;
-        if (c->c4_lorem_ipsum && contains(lower, len, "lorem ipsum")) {
+        if (c->c4_lorem_ipsum && may.lorem && contains(lower, len, "lorem ipsum")) {
             reason = "c4:lorem_ipsum";
             break;
         }
-        if (c->c4_javascript && contains(lower, len, "javascript")) continue;
+        if (c->c4_javascript && may.javascript && contains(lower, len, "javascript")) continue;
         if (c->c4_curly_bracket && memchr(line, '{', len)) {
             reason = "c4:curly_bracket";
             break;
         }
         if (c->c4_policy) {
             bool policy = false;
-            for (size_t k = 0; k < sizeof policy_phrases / sizeof policy_phrases[0] && !policy; k++)
+            for (size_t k = 0; k < sizeof policy_phrases / sizeof policy_phrases[0] && !policy && may.policy; k++)
                 policy = contains(lower, len, policy_phrases[k]);
-            if (!policy && contains(lower, len, "cookie"))
+            if (!policy && may.cookie && contains(lower, len, "cookie"))
                 for (size_t k = 0; k < sizeof cookie_phrases / sizeof cookie_phrases[0] && !policy; k++)
                     policy = contains(lower, len, cookie_phrases[k]);
             if (policy) continue;

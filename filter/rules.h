@@ -20,8 +20,11 @@
 /* Per-thread working memory the rules reuse from document to document. */
 typedef struct {
     count_table table, grams;
-    uint64_t *gram_hash;  /* rolling n-gram hashes, one per word position */
-    uint32_t *gram_count; /* occurrences of the 5-gram at each position */
+    uint64_t *gram_hash;  /* n-gram hashes, one per word position */
+    uint32_t *gram_pos;   /* positions whose 5-gram may repeat */
+    uint32_t *gram_slot;  /* table slot of each counted key */
+    uint32_t *word_count; /* occurrences of the word at each position */
+    uint32_t *min_count;  /* occurrences of the rarest word of the n-gram at each position */
     uint64_t *char_prefix; /* code points of words[0..i) */
     size_t gram_cap;
     uint8_t *line_kept;   /* C4: per splitlines() line, kept or not */

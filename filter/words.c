@@ -105,15 +105,26 @@ static bool is_abbreviation(const char *w, size_t len)
     return false;
 }
 
-/* True when w (len bytes) is one of the stop words. */
-static inline bool is_stop_word(const stopword_set *stop, const char *w, size_t len)
+/* Table slot where the lookup of packed word x starts. */
+static inline size_t stop_slot(uint64_t x)
+{
+    return (size_t)((x * 0x9E3779B97F4A7C15ULL) >> 57) & (STOPWORD_SLOTS - 1);
+}
+
+/* True when w (len bytes, with the text going on to end) is one of the stop words. */
+static inline bool is_stop_word(const stopword_set *stop, const char *w, size_t len, const char *end)
 {
     if (len > stop->max_len) return false;
-    if (stop->max_len <= sizeof(uint64_t)) { /* compare as integers */
+    if (stop->max_len <= sizeof(uint64_t)) { /* look the word up as an integer */
         uint64_t x = 0;
-        memcpy(&x, w, len);
-        for (int k = 0; k < stop->n; k++)
-            if (stop->packed[k] == x && stop->lens[k] == len) return true;
+        if (end - w >= (ptrdiff_t)sizeof x) {
+            memcpy(&x, w, sizeof x);
+            if (len < sizeof x) x &= (1ULL << (8 * len)) - 1;
+        } else {
+            memcpy(&x, w, len);
+        }
+        for (size_t i = stop_slot(x); stop->slot_len[i]; i = (i + 1) & (STOPWORD_SLOTS - 1))
+            if (stop->slot_word[i] == x && stop->slot_len[i] == len) return true;
         return false;
     }
     for (int k = 0; k < stop->n; k++)
@@ -150,7 +161,7 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
         nchars++;
     }
     w->nchars = nchars;
-    if (stop && is_stop_word(stop, s + off, len)) flags |= WORD_STOP;
+    if (stop && is_stop_word(stop, s + off, len, ws->text_end)) flags |= WORD_STOP;
     w->flags = flags;
 }
 
@@ -170,7 +181,7 @@ static void push_plain_word(fwords *ws, const char *s, size_t off, size_t len, u
     w->nchars = (uint32_t)len;
     w->hash = XXH3_64bits(s + off, len);
     uint32_t flags = alpha ? WORD_ALPHA : 0;
-    if (stop && is_stop_word(stop, s + off, len)) flags |= WORD_STOP;
+    if (stop && is_stop_word(stop, s + off, len, ws->text_end)) flags |= WORD_STOP;
     w->flags = flags;
 }
 
@@ -297,6 +308,7 @@ static void split_icu(chunk_ctx *c, size_t a, size_t b)
 void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop)
 {
     ws->n = 0;
+    ws->text_end = s + n;
     ws->text_chars = uc_count(s, n);
     chunk_ctx c = {ws, s, 0, stop, true};
     size_t i = 0;
@@ -423,8 +435,14 @@ size_t count_sentences(const char *s, size_t a, size_t b)
 
 void stopwords_pack(stopword_set *set)
 {
+    memset(set->slot_len, 0, sizeof set->slot_len);
     for (int k = 0; k < set->n; k++) {
         set->packed[k] = 0;
-        if (set->lens[k] <= sizeof(uint64_t)) memcpy(&set->packed[k], set->words[k], set->lens[k]);
+        if (set->lens[k] > sizeof(uint64_t) || set->lens[k] == 0) continue;
+        memcpy(&set->packed[k], set->words[k], set->lens[k]);
+        size_t i = stop_slot(set->packed[k]);
+        while (set->slot_len[i]) i = (i + 1) & (STOPWORD_SLOTS - 1);
+        set->slot_word[i] = set->packed[k];
+        set->slot_len[i] = (uint8_t)set->lens[k];
     }
 }
