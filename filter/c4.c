@@ -42,10 +42,9 @@ static void ascii_lower(const char *s, size_t n, wbuf *out)
 {
     buf_clear(out);
     buf_reserve(out, n);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        out->data[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-    }
+    const unsigned char *restrict in = (const unsigned char *)s;
+    unsigned char *restrict to = (unsigned char *)out->data;
+    for (size_t i = 0; i < n; i++) to[i] = (unsigned char)(in[i] + ((unsigned char)(in[i] - 'A') < 26 ? 32 : 0));
     out->len = n;
     out->data[n] = 0;
 }

@@ -49,11 +49,29 @@ static const uint8_t maybe_break[256] = {
     ['\n'] = 1, [0x0B] = 1, [0x0C] = 1, ['\r'] = 1, [0x1C] = 1, [0x1D] = 1, [0x1E] = 1, [0xC2] = 1, [0xE2] = 1,
 };
 
+/* True when one of the 8 bytes of x is below 0x20 or is 0xC2 or 0xE2 (the
+ * bytes maybe_break marks): exact as a whole, not per byte. */
+static inline bool block_may_break(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t below_space = (x - ones * 0x20) & ~x & highs;
+    uint64_t c2 = x ^ (ones * 0xC2), e2 = x ^ (ones * 0xE2);
+    return (below_space | ((c2 - ones) & ~c2 & highs) | ((e2 - ones) & ~e2 & highs)) != 0;
+}
+
 size_t uc_line_end(const char *s, size_t n, size_t pos, size_t *end)
 {
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = pos; i < n; i++) {
-        if (!maybe_break[u[i]]) continue;
+        if (!maybe_break[u[i]]) {
+            while (i + 9 <= n) { /* skip 8 bytes at a time while none can start a break */
+                uint64_t x;
+                memcpy(&x, u + i + 1, sizeof x);
+                if (block_may_break(x)) break;
+                i += 8;
+            }
+            continue;
+        }
         unsigned char c = u[i];
         if (c == 0xC2) {
             if (i + 1 < n && u[i + 1] == 0x85) {
