@@ -7,15 +7,15 @@
 #include <string.h>
 #include <unicode/ubrk.h>
 #include <unicode/utext.h>
-#define XXH_INLINE_ALL /* short keys: inlined hashing is several times faster */
-#include <xxhash.h>
 
 #include "core/util.h"
 #include "filter/uchar.h"
 
 /* ASCII classes, looked up once per byte. */
 enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_CLOSER = 32, A_ALNUM = 64, A_DOT = 128 };
-static uint8_t ascii_class[128];
+static uint8_t ascii_class[256]; /* bytes >= 0x80 (parts of wider characters): none */
+
+static void pack_abbreviations(void);
 
 static void fill_ascii_class(void)
 {
@@ -32,6 +32,7 @@ static void fill_ascii_class(void)
         if (strchr(")]}>\"'", c) && c) k |= A_CLOSER;
         ascii_class[c] = k;
     }
+    pack_abbreviations();
 }
 
 /* Fills the class table once, whichever thread gets here first. */
@@ -90,19 +91,73 @@ static const struct {
 };
 #undef ABBR
 
+#define N_ABBREVIATIONS (sizeof abbreviations / sizeof abbreviations[0])
+
+/* A word of up to 7 bytes, lower-cased, and its length as one integer. */
+static uint64_t pack_lower(const char *w, size_t len)
+{
+    uint64_t x = (uint64_t)len << 56;
+    for (size_t k = 0; k < len; k++) x |= (uint64_t)(unsigned char)tolower((unsigned char)w[k]) << (8 * k);
+    return x;
+}
+
+static uint64_t abbreviation_packed[N_ABBREVIATIONS]; /* pack_lower of each, filled once */
+
+static void pack_abbreviations(void)
+{
+    for (size_t i = 0; i < N_ABBREVIATIONS; i++)
+        abbreviation_packed[i] = pack_lower(abbreviations[i].word, abbreviations[i].len);
+}
+
 static bool is_abbreviation(const char *w, size_t len)
 {
     if (len == 0) return true;
     if (len == 1 && isalpha((unsigned char)w[0])) return true; /* an initial: "J." */
     if (memchr(w, '.', len)) return true;                      /* "U.S." "e.g." */
     if (len > 6) return false;
-    for (size_t i = 0; i < sizeof abbreviations / sizeof abbreviations[0]; i++) {
-        if (abbreviations[i].len != len) continue;
-        size_t k = 0;
-        while (k < len && tolower((unsigned char)w[k]) == abbreviations[i].word[k]) k++;
-        if (k == len) return true;
-    }
+    uint64_t x = pack_lower(w, len);
+    for (size_t i = 0; i < N_ABBREVIATIONS; i++)
+        if (abbreviation_packed[i] == x) return true;
     return false;
+}
+
+/* Spreads the bits of x; a bijection, so distinct inputs stay distinct. */
+static inline uint64_t mix_bits(uint64_t x)
+{
+    x ^= x >> 32;
+    x *= 0xD6E8FEB86659FD93ULL;
+    x ^= x >> 32;
+    x *= 0xD6E8FEB86659FD93ULL;
+    x ^= x >> 32;
+    return x;
+}
+
+/* Hash of the word w (len bytes, with the text going on to end). Words of up
+ * to 7 bytes map to distinct hashes (their bytes and length, packed, then
+ * mixed by a bijection); longer ones are hashed 8 bytes at a time. */
+static inline uint64_t word_hash(const char *w, size_t len, const char *end)
+{
+    uint64_t x = 0;
+    if (len < 8) {
+        if (end - w >= 8) {
+            memcpy(&x, w, 8);
+            x &= (1ULL << (8 * len)) - 1;
+        } else {
+            memcpy(&x, w, len);
+        }
+        return mix_bits(x | (uint64_t)len << 56);
+    }
+    uint64_t h = 0x9E3779B97F4A7C15ULL * len;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&x, w + i, 8);
+        h = mix_bits(h ^ x) + 0x632BE59BD9B4E019ULL;
+    }
+    if (i < len) { /* the last 8 bytes, overlapping the block before */
+        memcpy(&x, w + len - 8, 8);
+        h = mix_bits(h ^ x) + 0x632BE59BD9B4E019ULL;
+    }
+    return mix_bits(h);
 }
 
 /* Table slot where the lookup of packed word x starts. */
@@ -144,7 +199,7 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
     w->off = (uint32_t)off;
     w->len = (uint32_t)len;
     w->line = line;
-    w->hash = XXH3_64bits(s + off, len);
+    w->hash = word_hash(s + off, len, ws->text_end);
     uint32_t flags = WORD_SYMBOL, nchars = 0;
     for (size_t i = off, end = off + len; i < end;) {
         unsigned char c = (unsigned char)s[i];
@@ -179,7 +234,7 @@ static void push_plain_word(fwords *ws, const char *s, size_t off, size_t len, u
     w->len = (uint32_t)len;
     w->line = line;
     w->nchars = (uint32_t)len;
-    w->hash = XXH3_64bits(s + off, len);
+    w->hash = word_hash(s + off, len, ws->text_end);
     uint32_t flags = alpha ? WORD_ALPHA : 0;
     if (stop && is_stop_word(stop, s + off, len, ws->text_end)) flags |= WORD_STOP;
     w->flags = flags;
@@ -331,30 +386,33 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
                 continue;
             }
         }
-        /* one chunk of non-space characters */
+        /* one chunk of non-space characters; the common case first: ASCII
+         * letters and digits only, one word with nothing to split */
         size_t a = i;
-        bool nospace = false, plain = true; /* plain: ASCII letters and digits only */
-        uint8_t seen = 0;
+        uint8_t seen = 0, k;
+        while (i < n && ((k = ascii_class[(unsigned char)s[i]]) & A_ALNUM)) {
+            seen |= k;
+            i++;
+        }
+        if (i == n || (ascii_class[(unsigned char)s[i]] & A_SPACE)) {
+            push_plain_word(ws, s, a, i - a, c.line, (seen & A_ALPHA) != 0, stop);
+            continue;
+        }
+        bool nospace = false;
         while (i < n) {
             ch = (unsigned char)s[i];
             if (ch < 128) {
-                uint8_t k = ascii_class[ch];
+                k = ascii_class[ch];
                 if (k & A_SPACE) break;
                 seen |= k;
-                plain = plain && (k & A_ALNUM);
                 i++;
             } else {
                 size_t t = i;
                 uint32_t cp = uc_next(s, n, &t);
                 if (uc_is_space(cp)) break;
                 if (uc_is_nospace_script(cp)) nospace = true;
-                plain = false;
                 i = t;
             }
-        }
-        if (plain) { /* the common case: one word, nothing to split */
-            push_plain_word(ws, s, a, i - a, c.line, (seen & A_ALPHA) != 0, stop);
-            continue;
         }
         /* a final period is split off at a sentence end: one where the next
          * chunk does not start in lower case */
