@@ -34,19 +34,10 @@ void ct_reset(count_table *t, size_t expected)
     t->n = 0;
 }
 
-/* Spreads the bits of a hash that may be a plain combination. */
-static inline uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
-}
-
 /* The slot of key, or the empty slot where it would go. */
 static ct_slot *probe(const count_table *t, uint64_t key)
 {
-    for (size_t i = mix64(key) & t->mask;; i = (i + 1) & t->mask) {
+    for (size_t i = ct_mix(key) & t->mask;; i = (i + 1) & t->mask) {
         ct_slot *s = &t->slots[i];
         if (s->gen != t->gen || s->key == key) return s;
     }

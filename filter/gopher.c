@@ -18,6 +18,7 @@ void rule_scratch_free(rule_scratch *r)
     free(r->gram_slot);
     free(r->word_count);
     free(r->min_count);
+    free(r->word_counters);
     free(r->char_prefix);
     free(r->line_kept);
     buf_free(&r->line);
@@ -191,12 +192,22 @@ static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
     r->char_prefix = xrealloc(r->char_prefix, r->gram_cap * sizeof *r->char_prefix);
 }
 
-/* Sets r->word_count[i] to the occurrences of word i in the document. */
+/* Sets r->word_count[i] to at least the occurrences of word i in the
+ * document: words are counted in an array of counters picked by their hash
+ * (exact unless two words share a counter, then more). The rules below only
+ * need upper bounds, and counting this way needs no probing and no branch. */
 static void count_words(rule_scratch *r, const fword *w, size_t nw)
 {
-    ct_reset(&r->table, nw); /* sized for every key: slots do not move while adding */
-    for (size_t i = 0; i < nw; i++) r->gram_slot[i] = (uint32_t)(ct_add(&r->table, w[i].hash, 0) - r->table.slots);
-    for (size_t i = 0; i < nw; i++) r->word_count[i] = r->table.slots[r->gram_slot[i]].count;
+    unsigned bits = 10;
+    while (bits < WORD_COUNTER_BITS_MAX && ((size_t)1 << bits) < nw * 4) bits++;
+    if (!r->word_counters) r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
+    uint32_t *counter = r->word_counters, *index = r->gram_slot;
+    for (size_t i = 0; i < nw; i++) {
+        index[i] = (uint32_t)(w[i].hash >> (64 - bits));
+        counter[index[i]]++;
+    }
+    for (size_t i = 0; i < nw; i++) r->word_count[i] = counter[index[i]];
+    for (size_t i = 0; i < nw; i++) counter[index[i]] = 0; /* all zero again for the next document */
 }
 
 static const char *const top_reasons[] = {

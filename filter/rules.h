@@ -17,13 +17,17 @@
 #include "filter/count_table.h"
 #include "filter/words.h"
 
+/* Words are counted in at most 2^this counters (see count_words). */
+#define WORD_COUNTER_BITS_MAX 18
+
 /* Per-thread working memory the rules reuse from document to document. */
 typedef struct {
     count_table table, grams;
     uint64_t *gram_hash;  /* n-gram hashes, one per word position */
     uint32_t *gram_pos;   /* positions whose 5-gram may repeat */
     uint32_t *gram_slot;  /* table slot of each counted key */
-    uint32_t *word_count; /* occurrences of the word at each position */
+    uint32_t *word_count; /* occurrences of the word at each position (or more) */
+    uint32_t *word_counters; /* 1 << WORD_COUNTER_BITS_MAX counters, zero between documents */
     uint32_t *min_count;  /* occurrences of the rarest word of the n-gram at each position */
     uint64_t *char_prefix; /* code points of words[0..i) */
     size_t gram_cap;
