@@ -444,11 +444,24 @@ static bool has_text(const char *s, size_t a, size_t b)
     return false;
 }
 
+/* True when one of the 8 bytes of x is '.', '?' or '!' (exact as a whole). */
+static inline bool block_has_terminator(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t dot = x ^ (ones * '.'), question = x ^ (ones * '?'), bang = x ^ (ones * '!');
+    return (((dot - ones) & ~dot) | ((question - ones) & ~question) | ((bang - ones) & ~bang)) & highs;
+}
+
 size_t count_sentences(const char *s, size_t a, size_t b)
 {
     init_ascii_class();
     size_t sentences = 0, open = a; /* open: where the current sentence starts */
     for (size_t p = a; p < b; p++) {
+        for (uint64_t x; p + 8 <= b; p += 8) { /* skip 8 bytes at a time while none ends a sentence */
+            memcpy(&x, s + p, 8);
+            if (block_has_terminator(x)) break;
+        }
+        if (p >= b) break;
         char ch = s[p];
         if (ch != '.' && ch != '?' && ch != '!') continue;
         /* a run of terminators, then closing quotes and brackets */
