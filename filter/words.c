@@ -5,6 +5,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <unicode/ubrk.h>
 #include <unicode/utext.h>
 
@@ -360,6 +363,36 @@ static void split_icu(chunk_ctx *c, size_t a, size_t b)
         push_word(ws, c->s, a + (size_t)prev, (size_t)(next - prev), c->line, c->stop);
 }
 
+/* End of the run of ASCII letters and digits from s[i]; ORs the classes of
+ * its bytes into *seen. */
+static inline size_t alnum_run_end(const char *s, size_t n, size_t i, uint8_t *seen)
+{
+#ifdef __SSE2__
+    /* 16 bytes at a time: a byte is a digit or a letter by two range tests */
+    const __m128i digit_lo = _mm_set1_epi8((char)('0' + 128)), digit_n = _mm_set1_epi8((char)(10 - 128));
+    const __m128i alpha_lo = _mm_set1_epi8((char)('a' + 128)), alpha_n = _mm_set1_epi8((char)(26 - 128));
+    const __m128i case_bit = _mm_set1_epi8(0x20);
+    while (i + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i digit = _mm_cmplt_epi8(_mm_sub_epi8(v, digit_lo), digit_n);
+        __m128i alpha = _mm_cmplt_epi8(_mm_sub_epi8(_mm_or_si128(v, case_bit), alpha_lo), alpha_n);
+        unsigned alnum = (unsigned)_mm_movemask_epi8(_mm_or_si128(digit, alpha));
+        unsigned run = (unsigned)__builtin_ctz(~alnum); /* bit 16 of ~alnum is set */
+        unsigned in_run = (1u << run) - 1;
+        if (run) *seen |= A_ALNUM;
+        if ((unsigned)_mm_movemask_epi8(alpha) & in_run) *seen |= A_ALPHA;
+        i += run;
+        if (run < 16) return i;
+    }
+#endif
+    uint8_t k;
+    while (i < n && ((k = ascii_class[(unsigned char)s[i]]) & A_ALNUM)) {
+        *seen |= k;
+        i++;
+    }
+    return i;
+}
+
 void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop)
 {
     ws->n = 0;
@@ -390,10 +423,7 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
          * letters and digits only, one word with nothing to split */
         size_t a = i;
         uint8_t seen = 0, k;
-        while (i < n && ((k = ascii_class[(unsigned char)s[i]]) & A_ALNUM)) {
-            seen |= k;
-            i++;
-        }
+        i = alnum_run_end(s, n, i, &seen);
         if (i == n || (ascii_class[(unsigned char)s[i]] & A_SPACE)) {
             push_plain_word(ws, s, a, i - a, c.line, (seen & A_ALPHA) != 0, stop);
             continue;
