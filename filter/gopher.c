@@ -17,7 +17,6 @@ void rule_scratch_free(rule_scratch *r)
     free(r->gram_pos);
     free(r->gram_slot);
     free(r->word_count);
-    free(r->min_count);
     free(r->word_counters);
     free(r->char_prefix);
     free(r->line_kept);
@@ -188,7 +187,6 @@ static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
     r->gram_pos = xrealloc(r->gram_pos, r->gram_cap * sizeof *r->gram_pos);
     r->gram_slot = xrealloc(r->gram_slot, r->gram_cap * sizeof *r->gram_slot);
     r->word_count = xrealloc(r->word_count, r->gram_cap * sizeof *r->word_count);
-    r->min_count = xrealloc(r->min_count, r->gram_cap * sizeof *r->min_count);
     r->char_prefix = xrealloc(r->char_prefix, r->gram_cap * sizeof *r->char_prefix);
 }
 
@@ -229,26 +227,29 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
                                    double text_chars)
 {
     const uint64_t *prefix = r->char_prefix;
-    uint32_t *min_count = r->min_count; /* rarest word of the k-gram at i */
+    const uint32_t *count = r->word_count;
+    /* per k, in one pass: the most characters of a k-gram, and the most
+     * (characters + k - 1) times the count of the k-gram's rarest word */
+    uint64_t longest[FILTER_TOP_NGRAM_MAX + 1] = {0}, bound[FILTER_TOP_NGRAM_MAX + 1] = {0};
+    for (size_t i = 0; i < nw; i++) {
+        uint32_t rarest = count[i];
+        for (size_t k = 2; k <= FILTER_TOP_NGRAM_MAX && i + k <= nw; k++) {
+            if (count[i + k - 1] < rarest) rarest = count[i + k - 1];
+            uint64_t chars = prefix[i + k] - prefix[i];
+            if (chars > longest[k]) longest[k] = chars;
+            if ((chars + k - 1) * rarest > bound[k]) bound[k] = (chars + k - 1) * rarest;
+        }
+    }
     uint32_t prev_best = UINT32_MAX;
-    memcpy(min_count, r->word_count, nw * sizeof *min_count);
     for (size_t k = 2; k <= FILTER_TOP_NGRAM_MAX && k <= nw; k++) {
         size_t grams = nw - k + 1;
-        uint64_t bound = 0, longest = 0;
-        for (size_t i = 0; i < grams; i++) {
-            uint32_t m = min_count[i] < r->word_count[i + k - 1] ? min_count[i] : r->word_count[i + k - 1];
-            min_count[i] = m;
-            uint64_t chars = prefix[i + k] - prefix[i];
-            if (chars > longest) longest = chars;
-            if ((chars + k - 1) * m > bound) bound = (chars + k - 1) * m;
-        }
         double limit = c->rep_top_ngram[k];
         if (!limit) {
             prev_best = UINT32_MAX;
             continue;
         }
-        if ((double)bound / text_chars <= limit) continue;
-        if (prev_best != UINT32_MAX && (double)(longest + (uint64_t)(k - 1)) * prev_best / text_chars <= limit)
+        if ((double)bound[k] / text_chars <= limit) continue;
+        if (prev_best != UINT32_MAX && (double)(longest[k] + (uint64_t)(k - 1)) * prev_best / text_chars <= limit)
             continue;
         ct_reset(&r->table, grams);
         uint32_t best_count = 0, best_first = 0;

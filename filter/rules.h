@@ -28,7 +28,6 @@ typedef struct {
     uint32_t *gram_slot;  /* table slot of each counted key */
     uint32_t *word_count; /* occurrences of the word at each position (or more) */
     uint32_t *word_counters; /* 1 << WORD_COUNTER_BITS_MAX counters, zero between documents */
-    uint32_t *min_count;  /* occurrences of the rarest word of the n-gram at each position */
     uint64_t *char_prefix; /* code points of words[0..i) */
     size_t gram_cap;
     uint8_t *line_kept;   /* C4: per splitlines() line, kept or not */
