@@ -363,6 +363,39 @@ static void split_icu(chunk_ctx *c, size_t a, size_t b)
         push_word(ws, c->s, a + (size_t)prev, (size_t)(next - prev), c->line, c->stop);
 }
 
+/* Next to the plain word, the next most common chunks: a word of ASCII
+ * letters and digits s[a, i) followed by one ',' ';' ':' or '.' and then a
+ * space or the end. Emits them as split_chunk would and returns true, or
+ * returns false (emitting nothing) for any other chunk. */
+static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
+{
+    const char *s = c->s;
+    size_t n = (size_t)(c->ws->text_end - s);
+    if (i + 1 < n && !(ascii_class[(unsigned char)s[i + 1]] & A_SPACE)) return false;
+    char mark = s[i];
+    if (mark == ',' || mark == ';' || mark == ':') { /* always a token of its own before a space */
+        push_plain_word(c->ws, s, a, i - a, c->line, alpha, c->stop);
+        push_word(c->ws, s, i, 1, c->line, c->stop);
+        return true;
+    }
+    if (mark != '.') return false;
+    /* the period is split off at a sentence end (the next chunk does not
+     * start in lower case) unless the word is an abbreviation */
+    size_t j = i + 1;
+    while (j < n) {
+        size_t t = j;
+        if (!uc_is_space(uc_next(s, n, &t))) break;
+        j = t;
+    }
+    if ((j >= n || !is_lower_start(s, n, j)) && !is_abbreviation(s + a, i - a)) {
+        push_plain_word(c->ws, s, a, i - a, c->line, alpha, c->stop);
+        push_word(c->ws, s, i, 1, c->line, c->stop);
+    } else {
+        push_word(c->ws, s, a, i + 1 - a, c->line, c->stop);
+    }
+    return true;
+}
+
 /* End of the run of ASCII letters and digits from s[i]; ORs the classes of
  * its bytes into *seen. */
 static inline size_t alnum_run_end(const char *s, size_t n, size_t i, uint8_t *seen)
@@ -426,6 +459,10 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
         i = alnum_run_end(s, n, i, &seen);
         if (i == n || (ascii_class[(unsigned char)s[i]] & A_SPACE)) {
             push_plain_word(ws, s, a, i - a, c.line, (seen & A_ALPHA) != 0, stop);
+            continue;
+        }
+        if (i > a && split_word_and_mark(&c, a, i, (seen & A_ALPHA) != 0)) {
+            i++;
             continue;
         }
         bool nospace = false;
