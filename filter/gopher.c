@@ -304,6 +304,15 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
         if (k > n5)
             for (size_t h = 0; h < nhot; h++) g[hot[h]] = gram_extend(g[hot[h]], w[hot[h] + k - 1].hash);
         if (!c->rep_dup_ngram[k]) continue;
+        /* repeated grams do not overlap and all start at hot positions, so
+         * the characters the hot k-grams cover bound what can be counted */
+        uint64_t covered = 0;
+        for (size_t h = 0, end = 0; h < nhot; h++) {
+            size_t from = hot[h] > end ? hot[h] : end;
+            end = hot[h] + k;
+            covered += prefix[end] - prefix[from];
+        }
+        if ((double)covered / text_chars <= c->rep_dup_ngram[k]) continue;
         ct_reset(&r->table, nhot);
         uint64_t repeated_chars = 0;
         size_t next = 0; /* the scan's position */
