@@ -34,6 +34,15 @@ void ct_reset(count_table *t, size_t expected)
     t->n = 0;
 }
 
+/* Spreads the bits of a hash that may be a plain combination. */
+static inline uint64_t ct_mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
 /* The slot of key, or the empty slot where it would go. */
 static ct_slot *probe(const count_table *t, uint64_t key)
 {

@@ -34,25 +34,6 @@ ct_slot *ct_add(count_table *t, uint64_t key, uint32_t pos);
 /* The slot of key, or NULL. */
 ct_slot *ct_find(const count_table *t, uint64_t key);
 
-/* Spreads the bits of a hash that may be a plain combination. */
-static inline uint64_t ct_mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
-}
-
-/* Asks the CPU to fetch the slot where key's lookup starts (a hint: a later
- * ct_add of key then waits less). */
-static inline void ct_prefetch(const count_table *t, uint64_t key)
-{
-    __builtin_prefetch(&t->slots[ct_mix(key) & t->mask], 1);
-}
-
-/* True when slot s of t holds a key of the current generation. */
-static inline bool ct_slot_used(const count_table *t, const ct_slot *s) { return s->gen == t->gen; }
-
 /* Frees t's memory. */
 void ct_free(count_table *t);
 

@@ -25,7 +25,7 @@ typedef struct {
     count_table table, grams;
     uint64_t *gram_hash;  /* n-gram hashes, one per word position */
     uint32_t *gram_pos;   /* positions whose 5-gram may repeat */
-    uint32_t *gram_slot;  /* table slot of each counted key */
+    uint32_t *gram_slot;  /* per position: the counter of its word, or the table slot of its 5-gram */
     uint32_t *word_count; /* occurrences of the word at each position (or more) */
     uint32_t *word_counters; /* 1 << WORD_COUNTER_BITS_MAX counters, zero between documents */
     uint64_t *char_prefix; /* code points of words[0..i) */
