@@ -1,6 +1,7 @@
 /* c4.c - C4 rules (Raffel et al. 2020) as datatrove's C4QualityFilter
  * applies them: line rules remove lines, document rules drop the document. */
 #include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -16,12 +17,46 @@ static bool contains(const char *hay, size_t len, const char *needle)
     return memmem(hay, len, needle, strlen(needle)) != NULL;
 }
 
-/* ASCII lower case of s into out (same length, other bytes unchanged). */
+/* The phrases the line rules look for, each checked once on the whole
+ * (lower-cased) text: a line, a part of the text, can only contain a phrase
+ * the text contains. Lines rewritten by citation removal are not parts of
+ * the text and are always checked. */
+typedef struct {
+    bool lorem, javascript, policy, cookie;
+} phrase_presence;
+
+static phrase_presence find_phrases(const filter_config *c, const char *lower, size_t n)
+{
+    phrase_presence p = {false, false, false, false};
+    p.lorem = c->c4_lorem_ipsum && contains(lower, n, "lorem ipsum");
+    p.javascript = c->c4_javascript && contains(lower, n, "javascript");
+    if (c->c4_policy) {
+        for (size_t k = 0; k < sizeof policy_phrases / sizeof policy_phrases[0] && !p.policy; k++)
+            p.policy = contains(lower, n, policy_phrases[k]);
+        p.cookie = contains(lower, n, "cookie");
+    }
+    return p;
+}
+
+/* ASCII lower case of s into out (same length, other bytes unchanged),
+ * 8 bytes at a time. */
 static void ascii_lower(const char *s, size_t n, wbuf *out)
 {
     buf_clear(out);
     buf_reserve(out, n);
-    for (size_t i = 0; i < n; i++) {
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        uint64_t low7 = x & ~highs;
+        /* bit 7 of each byte: at least 'A', above 'Z' (no carry leaves a byte) */
+        uint64_t from_a = low7 + ones * (0x80 - 'A'), past_z = low7 + ones * (0x80 - 'Z' - 1);
+        uint64_t upper = from_a & ~past_z & ~x & highs;
+        x |= upper >> 2; /* 0x80 >> 2 = 0x20 */
+        memcpy(out->data + i, &x, 8);
+    }
+    for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         out->data[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
     }
@@ -100,6 +135,7 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
     size_t sentences = 0, line_index = 0;
     size_t max_word = (size_t)c->c4_max_word_length;
     const char *reason = NULL;
+    const phrase_presence in_text = find_phrases(c, r->text_lower.data, n);
     for (size_t pos = 0; pos < n && !reason; line_index++) {
         size_t a = pos, b;
         pos = uc_line_end(s, n, pos, &b);
@@ -118,7 +154,9 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
         /* the line, and its lower case, after citation removal */
         const char *line = s + a, *lower = r->text_lower.data + a;
         size_t len = b - a;
+        phrase_presence may = in_text;
         if (c->c4_remove_citations && memchr(line, '[', len)) {
+            may = (phrase_presence){true, true, true, true};
             buf_clear(&r->line);
             remove_citations(s, a, b, &r->line);
             ascii_lower(r->line.data, r->line.len, &r->lower);
@@ -128,20 +166,20 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
         }
         if (c->c4_terminal_punct && !ends_with_terminal_punct(line, len)) continue;
         if (words < c->c4_min_words_per_line) continue;
-        if (c->c4_lorem_ipsum && contains(lower, len, "lorem ipsum")) {
+        if (c->c4_lorem_ipsum && may.lorem && contains(lower, len, "lorem ipsum")) {
             reason = "c4:lorem_ipsum";
             break;
         }
-        if (c->c4_javascript && contains(lower, len, "javascript")) continue;
+        if (c->c4_javascript && may.javascript && contains(lower, len, "javascript")) continue;
         if (c->c4_curly_bracket && memchr(line, '{', len)) {
             reason = "c4:curly_bracket";
             break;
         }
         if (c->c4_policy) {
             bool policy = false;
-            for (size_t k = 0; k < sizeof policy_phrases / sizeof policy_phrases[0] && !policy; k++)
+            for (size_t k = 0; k < sizeof policy_phrases / sizeof policy_phrases[0] && !policy && may.policy; k++)
                 policy = contains(lower, len, policy_phrases[k]);
-            if (!policy && contains(lower, len, "cookie"))
+            if (!policy && may.cookie && contains(lower, len, "cookie"))
                 for (size_t k = 0; k < sizeof cookie_phrases / sizeof cookie_phrases[0] && !policy; k++)
                     policy = contains(lower, len, cookie_phrases[k]);
             if (policy) continue;

@@ -1,7 +1,7 @@
 /* count_table.h - an open-addressing table from 64-bit hashes to counts,
- * reused from document to document: each use clears only as many slots as
- * it needs (twice the keys it expects). Rules count lines, paragraphs and
- * n-grams in it by their hashes. */
+ * reused from document to document: a reset only starts a new generation
+ * (slots of older ones read as empty), so it costs nothing per slot. Rules
+ * count lines, paragraphs, words and n-grams in it by their hashes. */
 #ifndef WINNOW_FILTER_COUNT_TABLE_H
 #define WINNOW_FILTER_COUNT_TABLE_H
 
@@ -11,15 +11,17 @@
 
 typedef struct {
     uint64_t key;
-    uint32_t count; /* 0: empty slot */
+    uint32_t count; /* valid in the slot's generation only */
     uint32_t first; /* caller's position of the first insertion */
+    uint32_t gen;   /* generation that filled the slot; another: empty */
 } ct_slot;
 
 typedef struct {
     ct_slot *slots;
-    size_t cap;  /* slots allocated */
-    size_t mask; /* slots in use - 1 */
-    size_t n;    /* keys */
+    size_t cap;   /* slots allocated */
+    size_t mask;  /* slots in use - 1 */
+    size_t n;     /* keys */
+    uint32_t gen; /* current generation (0: none yet) */
 } count_table;
 
 /* Empties t and makes room for up to expected keys: slots stay where they

@@ -14,7 +14,10 @@ void rule_scratch_free(rule_scratch *r)
     ct_free(&r->table);
     ct_free(&r->grams);
     free(r->gram_hash);
-    free(r->gram_count);
+    free(r->gram_pos);
+    free(r->gram_slot);
+    free(r->word_count);
+    free(r->word_counters);
     free(r->char_prefix);
     free(r->line_kept);
     buf_free(&r->line);
@@ -27,19 +30,14 @@ void rule_scratch_free(rule_scratch *r)
 static size_t count_ellipses(const char *s, size_t n)
 {
     size_t count = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '.' && (unsigned char)s[i] != 0xE2) continue;
-        if (s[i] == '.') {
-            size_t run = 1;
-            while (i + run < n && s[i + run] == '.') run++;
-            count += run / 3;
-            i += run - 1;
-        } else if ((unsigned char)s[i] == 0xE2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
-                   (unsigned char)s[i + 2] == 0xA6) {
-            count++;
-            i += 2;
-        }
+    for (const char *p = s, *end = s + n; (p = memchr(p, '.', (size_t)(end - p))) != NULL;) {
+        size_t run = 1;
+        while (p + run < end && p[run] == '.') run++;
+        count += run / 3;
+        p += run;
     }
+    for (const char *p = s, *end = s + n; (p = memchr(p, 0xE2, (size_t)(end - p))) != NULL; p++)
+        if (end - p >= 3 && (unsigned char)p[1] == 0x80 && (unsigned char)p[2] == 0xA6) count++;
     return count;
 }
 
@@ -166,11 +164,19 @@ static dup_count line_duplicates(count_table *t, const char *s, size_t n)
     return d;
 }
 
-/* Extends each position's (n-1)-gram hash by the next word. */
+/* Extends an (n-1)-gram hash by the next word. */
 static inline uint64_t gram_extend(uint64_t g, uint64_t word_hash)
 {
     g = (g << 23 | g >> 41) ^ word_hash;
     return g * 0x9E3779B97F4A7C15ULL;
+}
+
+/* Hash of the k words from position i. */
+static inline uint64_t gram_hash(const fword *w, size_t i, size_t k)
+{
+    uint64_t g = w[i].hash;
+    for (size_t j = 1; j < k; j++) g = gram_extend(g, w[i + j].hash);
+    return g;
 }
 
 static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
@@ -178,8 +184,28 @@ static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
     if (r->gram_cap >= nwords + 1) return;
     r->gram_cap = (nwords + 1) * 2;
     r->gram_hash = xrealloc(r->gram_hash, r->gram_cap * sizeof *r->gram_hash);
-    r->gram_count = xrealloc(r->gram_count, r->gram_cap * sizeof *r->gram_count);
+    r->gram_pos = xrealloc(r->gram_pos, r->gram_cap * sizeof *r->gram_pos);
+    r->gram_slot = xrealloc(r->gram_slot, r->gram_cap * sizeof *r->gram_slot);
+    r->word_count = xrealloc(r->word_count, r->gram_cap * sizeof *r->word_count);
     r->char_prefix = xrealloc(r->char_prefix, r->gram_cap * sizeof *r->char_prefix);
+}
+
+/* Sets r->word_count[i] to at least the occurrences of word i in the
+ * document: words are counted in an array of counters picked by their hash
+ * (exact unless two words share a counter, then more). The rules below only
+ * need upper bounds, and counting this way needs no probing and no branch. */
+static void count_words(rule_scratch *r, const fword *w, size_t nw)
+{
+    unsigned bits = 10;
+    while (bits < WORD_COUNTER_BITS_MAX && ((size_t)1 << bits) < nw * 4) bits++;
+    if (!r->word_counters) r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
+    uint32_t *counter = r->word_counters, *index = r->gram_slot;
+    for (size_t i = 0; i < nw; i++) {
+        index[i] = (uint32_t)(w[i].hash >> (64 - bits));
+        counter[index[i]]++;
+    }
+    for (size_t i = 0; i < nw; i++) r->word_count[i] = counter[index[i]];
+    for (size_t i = 0; i < nw; i++) counter[index[i]] = 0; /* all zero again for the next document */
 }
 
 static const char *const top_reasons[] = {
@@ -191,6 +217,119 @@ static const char *const dup_reasons[] = {
     "gopher_repetition:duplicated_7_n_grams", "gopher_repetition:duplicated_8_n_grams",
     "gopher_repetition:duplicated_9_n_grams", "gopher_repetition:duplicated_10_n_grams",
 };
+
+/* datatrove's top n-gram rules: characters of " ".join(gram) times its count,
+ * for the most frequent gram (the first seen among equals, like
+ * Counter.most_common). A k-gram occurs at most as often as its rarest word
+ * and as the most frequent (k-1)-gram, so when those bounds cannot pass the
+ * limit, the k-grams are not counted: the decision is the same. */
+static const char *top_ngram_check(const filter_config *c, rule_scratch *r, const fword *w, size_t nw,
+                                   double text_chars)
+{
+    const uint64_t *prefix = r->char_prefix;
+    const uint32_t *count = r->word_count;
+    /* per k, in one pass: the most characters of a k-gram, and the most
+     * (characters + k - 1) times the count of the k-gram's rarest word */
+    uint64_t longest[FILTER_TOP_NGRAM_MAX + 1] = {0}, bound[FILTER_TOP_NGRAM_MAX + 1] = {0};
+    for (size_t i = 0; i < nw; i++) {
+        uint32_t rarest = count[i];
+        for (size_t k = 2; k <= FILTER_TOP_NGRAM_MAX && i + k <= nw; k++) {
+            if (count[i + k - 1] < rarest) rarest = count[i + k - 1];
+            uint64_t chars = prefix[i + k] - prefix[i];
+            if (chars > longest[k]) longest[k] = chars;
+            if ((chars + k - 1) * rarest > bound[k]) bound[k] = (chars + k - 1) * rarest;
+        }
+    }
+    uint32_t prev_best = UINT32_MAX;
+    for (size_t k = 2; k <= FILTER_TOP_NGRAM_MAX && k <= nw; k++) {
+        size_t grams = nw - k + 1;
+        double limit = c->rep_top_ngram[k];
+        if (!limit) {
+            prev_best = UINT32_MAX;
+            continue;
+        }
+        if ((double)bound[k] / text_chars <= limit) continue;
+        if (prev_best != UINT32_MAX && (double)(longest[k] + (uint64_t)(k - 1)) * prev_best / text_chars <= limit)
+            continue;
+        ct_reset(&r->table, grams);
+        uint32_t best_count = 0, best_first = 0;
+        for (size_t i = 0; i < grams; i++) {
+            ct_slot *slot = ct_add(&r->table, gram_hash(w, i, k), (uint32_t)i);
+            if (slot->count > best_count || (slot->count == best_count && slot->first < best_first)) {
+                best_count = slot->count;
+                best_first = slot->first;
+            }
+        }
+        double gram_chars = (double)(prefix[best_first + k] - prefix[best_first]) + (double)(k - 1);
+        if (gram_chars * best_count / text_chars > limit) return top_reasons[k];
+        prev_best = best_count;
+    }
+    return NULL;
+}
+
+/* datatrove's duplicated n-gram rules (find_all_duplicate): scan left to
+ * right, a gram seen before adds its characters ("".join) and skips n words.
+ * A gram can only have been seen before where its leading 5-gram occurs twice
+ * or more (a "hot" position), and a 5-gram can only occur twice when each of
+ * its words does; elsewhere the scan just moves on, so only those positions
+ * are hashed and looked at. */
+static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, const fword *w, size_t nw,
+                                   double text_chars)
+{
+    const size_t n5 = FILTER_DUP_NGRAM_MIN;
+    if (nw < n5) return NULL;
+    const uint64_t *prefix = r->char_prefix;
+    uint32_t *hot = r->gram_pos, *slot_of = r->gram_slot;
+    uint64_t *g = r->gram_hash;
+    /* positions whose 5 words all occur twice or more */
+    size_t ncand = 0, run = 0;
+    for (size_t j = 0; j < nw; j++) {
+        run = r->word_count[j] > 1 ? run + 1 : 0;
+        if (run >= n5) hot[ncand++] = (uint32_t)(j + 1 - n5);
+    }
+    if (ncand < 2) return NULL;
+    ct_reset(&r->grams, ncand); /* sized for every key: slots do not move while adding */
+    for (size_t h = 0; h < ncand; h++) {
+        size_t i = hot[h];
+        g[i] = gram_hash(w, i, n5);
+        slot_of[h] = (uint32_t)(ct_add(&r->grams, g[i], (uint32_t)i) - r->grams.slots);
+    }
+    size_t nhot = 0;
+    for (size_t h = 0; h < ncand; h++)
+        if (r->grams.slots[slot_of[h]].count > 1) hot[nhot++] = hot[h]; /* in place: nhot <= h */
+    if (nhot == 0) return NULL;
+    for (size_t k = n5; k <= FILTER_DUP_NGRAM_MAX && k <= nw; k++) {
+        size_t grams = nw - k + 1;
+        while (nhot > 0 && hot[nhot - 1] >= grams) nhot--; /* too close to the end for a k-gram */
+        if (k > n5)
+            for (size_t h = 0; h < nhot; h++) g[hot[h]] = gram_extend(g[hot[h]], w[hot[h] + k - 1].hash);
+        if (!c->rep_dup_ngram[k]) continue;
+        /* repeated grams do not overlap and all start at hot positions, so
+         * the characters the hot k-grams cover bound what can be counted */
+        uint64_t covered = 0;
+        for (size_t h = 0, end = 0; h < nhot; h++) {
+            size_t from = hot[h] > end ? hot[h] : end;
+            end = hot[h] + k;
+            covered += prefix[end] - prefix[from];
+        }
+        if ((double)covered / text_chars <= c->rep_dup_ngram[k]) continue;
+        ct_reset(&r->table, nhot);
+        uint64_t repeated_chars = 0;
+        size_t next = 0; /* the scan's position */
+        for (size_t h = 0; h < nhot; h++) {
+            size_t i = hot[h];
+            if (i < next) continue; /* inside a duplicate the scan jumped over */
+            ct_slot *slot = ct_add(&r->table, g[i], (uint32_t)i);
+            if (slot->count > 1) {
+                repeated_chars += prefix[i + k] - prefix[i];
+                slot->count--; /* a set, not a counter */
+                next = i + k;
+            }
+        }
+        if ((double)repeated_chars / text_chars > c->rep_dup_ngram[k]) return dup_reasons[k];
+    }
+    return NULL;
+}
 
 const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, const char *s, size_t n,
                                     const fwords *w)
@@ -211,86 +350,11 @@ const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, con
         return "gopher_repetition:dup_line_char_frac";
 
     size_t nw = w->n;
+    if (nw < 2) return NULL;
     ensure_gram_arrays(r, nw);
-    uint64_t *g = r->gram_hash, *prefix = r->char_prefix;
-    prefix[0] = 0;
-    for (size_t i = 0; i < nw; i++) {
-        g[i] = w->w[i].hash;
-        prefix[i + 1] = prefix[i] + w->w[i].nchars;
-    }
-
-    /* top n-grams: characters of " ".join(gram) times its count, for the most
-     * frequent gram (the first seen among equals, like Counter.most_common).
-     * No k-gram occurs more often than the most frequent (k-1)-gram, so when
-     * that count times the longest k-gram cannot pass the limit, the k-gram
-     * count is skipped: the decision is the same. */
-    uint32_t prev_best = UINT32_MAX;
-    for (int k = 2; k <= FILTER_DUP_NGRAM_MAX; k++) {
-        if (nw < (size_t)k) break;
-        size_t grams = nw - (size_t)k + 1;
-        for (size_t i = 0; i < grams; i++) g[i] = gram_extend(g[i], w->w[i + (size_t)k - 1].hash);
-        if (k > FILTER_TOP_NGRAM_MAX) break;
-        uint64_t longest = 0;
-        if (prev_best != UINT32_MAX && c->rep_top_ngram[k])
-            for (size_t i = 0; i < grams; i++)
-                if (prefix[i + (size_t)k] - prefix[i] > longest) longest = prefix[i + (size_t)k] - prefix[i];
-        if (!c->rep_top_ngram[k]) {
-            prev_best = UINT32_MAX;
-            continue;
-        }
-        if (prev_best != UINT32_MAX &&
-            (double)(longest + (uint64_t)(k - 1)) * prev_best / text_chars <= c->rep_top_ngram[k])
-            continue;
-        ct_reset(&r->table, grams);
-        uint32_t best_count = 0, best_first = 0;
-        for (size_t i = 0; i < grams; i++) {
-            ct_slot *slot = ct_add(&r->table, g[i], (uint32_t)i);
-            if (slot->count > best_count || (slot->count == best_count && slot->first < best_first)) {
-                best_count = slot->count;
-                best_first = slot->first;
-            }
-        }
-        double gram_chars = (double)(prefix[best_first + (size_t)k] - prefix[best_first]) + (k - 1);
-        if (gram_chars * best_count / text_chars > c->rep_top_ngram[k]) return top_reasons[k];
-        prev_best = best_count;
-    }
-
-    /* duplicated n-grams, datatrove's find_all_duplicate: scan left to right,
-     * a gram seen before adds its characters ("".join) and skips n words.
-     * A gram can only have been seen before where its leading 5-gram occurs
-     * twice or more in the document (a "hot" position); elsewhere the scan
-     * just moves on, so only hot positions are hashed and looked at. */
-    if (nw < FILTER_DUP_NGRAM_MIN) return NULL;
-    size_t grams5 = nw - FILTER_DUP_NGRAM_MIN + 1;
-    uint32_t *hot = r->gram_count;
-    /* g holds 5-gram hashes now (extended up to k = 5 above) */
-    ct_reset(&r->grams, grams5); /* sized for every key: slots do not move while adding */
-    for (size_t i = 0; i < grams5; i++) hot[i] = (uint32_t)(ct_add(&r->grams, g[i], (uint32_t)i) - r->grams.slots);
-    size_t nhot = 0;
-    for (size_t i = 0; i < grams5; i++)
-        if (r->grams.slots[hot[i]].count > 1) hot[nhot++] = (uint32_t)i; /* in place: nhot <= i */
-    if (nhot == 0) return NULL;
-    for (int k = FILTER_DUP_NGRAM_MIN; k <= FILTER_DUP_NGRAM_MAX; k++) {
-        if (nw < (size_t)k) break;
-        size_t grams = nw - (size_t)k + 1;
-        while (nhot > 0 && hot[nhot - 1] >= grams) nhot--; /* too close to the end for a k-gram */
-        if (k > FILTER_DUP_NGRAM_MIN)
-            for (size_t h = 0; h < nhot; h++) g[hot[h]] = gram_extend(g[hot[h]], w->w[hot[h] + (size_t)k - 1].hash);
-        if (!c->rep_dup_ngram[k]) continue;
-        ct_reset(&r->table, nhot);
-        uint64_t repeated_chars = 0;
-        size_t next = 0; /* the scan's position */
-        for (size_t h = 0; h < nhot; h++) {
-            size_t i = hot[h];
-            if (i < next) continue; /* inside a duplicate the scan jumped over */
-            ct_slot *slot = ct_add(&r->table, g[i], (uint32_t)i);
-            if (slot->count > 1) {
-                repeated_chars += prefix[i + (size_t)k] - prefix[i];
-                slot->count--; /* a set, not a counter */
-                next = i + (size_t)k;
-            }
-        }
-        if ((double)repeated_chars / text_chars > c->rep_dup_ngram[k]) return dup_reasons[k];
-    }
-    return NULL;
+    r->char_prefix[0] = 0;
+    for (size_t i = 0; i < nw; i++) r->char_prefix[i + 1] = r->char_prefix[i] + w->w[i].nchars;
+    count_words(r, w->w, nw);
+    const char *reason = top_ngram_check(c, r, w->w, nw, text_chars);
+    return reason ? reason : dup_ngram_check(c, r, w->w, nw, text_chars);
 }

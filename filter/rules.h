@@ -17,11 +17,17 @@
 #include "filter/count_table.h"
 #include "filter/words.h"
 
+/* Words are counted in at most 2^this counters (see count_words). */
+#define WORD_COUNTER_BITS_MAX 18
+
 /* Per-thread working memory the rules reuse from document to document. */
 typedef struct {
     count_table table, grams;
-    uint64_t *gram_hash;  /* rolling n-gram hashes, one per word position */
-    uint32_t *gram_count; /* occurrences of the 5-gram at each position */
+    uint64_t *gram_hash;  /* n-gram hashes, one per word position */
+    uint32_t *gram_pos;   /* positions whose 5-gram may repeat */
+    uint32_t *gram_slot;  /* per position: the counter of its word, or the table slot of its 5-gram */
+    uint32_t *word_count; /* occurrences of the word at each position (or more) */
+    uint32_t *word_counters; /* 1 << WORD_COUNTER_BITS_MAX counters, zero between documents */
     uint64_t *char_prefix; /* code points of words[0..i) */
     size_t gram_cap;
     uint8_t *line_kept;   /* C4: per splitlines() line, kept or not */

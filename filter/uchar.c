@@ -49,11 +49,29 @@ static const uint8_t maybe_break[256] = {
     ['\n'] = 1, [0x0B] = 1, [0x0C] = 1, ['\r'] = 1, [0x1C] = 1, [0x1D] = 1, [0x1E] = 1, [0xC2] = 1, [0xE2] = 1,
 };
 
+/* True when one of the 8 bytes of x is below 0x20 or is 0xC2 or 0xE2 (the
+ * bytes maybe_break marks): exact as a whole, not per byte. */
+static inline bool block_may_break(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t below_space = (x - ones * 0x20) & ~x & highs;
+    uint64_t c2 = x ^ (ones * 0xC2), e2 = x ^ (ones * 0xE2);
+    return (below_space | ((c2 - ones) & ~c2 & highs) | ((e2 - ones) & ~e2 & highs)) != 0;
+}
+
 size_t uc_line_end(const char *s, size_t n, size_t pos, size_t *end)
 {
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = pos; i < n; i++) {
-        if (!maybe_break[u[i]]) continue;
+        if (!maybe_break[u[i]]) {
+            while (i + 9 <= n) { /* skip 8 bytes at a time while none can start a break */
+                uint64_t x;
+                memcpy(&x, u + i + 1, sizeof x);
+                if (block_may_break(x)) break;
+                i += 8;
+            }
+            continue;
+        }
         unsigned char c = u[i];
         if (c == 0xC2) {
             if (i + 1 < n && u[i + 1] == 0x85) {
@@ -108,14 +126,6 @@ bool uc_is_word(uint32_t cp)
            (c >= UTF8PROC_CATEGORY_ND && c <= UTF8PROC_CATEGORY_NO);
 }
 
-/* datatrove.utils.text.PUNCTUATION, non-ASCII part. */
-static const uint32_t datatrove_punct_wide[] = {
-    0x2014, 0x201D, 0xFF05, 0xFF11, 0x3008, 0x3001, 0x2501, 0x3010, 0x300C, 0x300D,
-    0xFF0C, 0x3011, 0xFF1B, 0x201C, 0x300A, 0x201E, 0x2019, 0x2236, 0x00B4, 0xFF0E,
-    0xFF08, 0x2013, 0xFF1F, 0xFF01, 0xFF1A, 0xFF5E, 0x00AB, 0x3009, 0x300B, 0xFF09,
-    0x3002, 0x2026, 0x25BA, 0x00BB,
-};
-
 bool uc_is_datatrove_punct(uint32_t cp)
 {
     if (cp < 0x80) {
@@ -124,9 +134,16 @@ bool uc_is_datatrove_punct(uint32_t cp)
         return cp != ' ' && !((cp | 0x20) >= 'a' && (cp | 0x20) <= 'z') && !(cp >= '0' && cp <= '9');
     }
     if (cp < 160) return true;
-    for (size_t i = 0; i < sizeof datatrove_punct_wide / sizeof datatrove_punct_wide[0]; i++)
-        if (datatrove_punct_wide[i] == cp) return true;
-    return false;
+    switch (cp) { /* datatrove.utils.text.PUNCTUATION, non-ASCII part */
+    case 0x00AB: case 0x00B4: case 0x00BB: case 0x2013: case 0x2014: case 0x2019: case 0x201C:
+    case 0x201D: case 0x201E: case 0x2026: case 0x2236: case 0x2501: case 0x25BA: case 0x3001:
+    case 0x3002: case 0x3008: case 0x3009: case 0x300A: case 0x300B: case 0x300C: case 0x300D:
+    case 0x3010: case 0x3011: case 0xFF01: case 0xFF05: case 0xFF08: case 0xFF09: case 0xFF0C:
+    case 0xFF0E: case 0xFF11: case 0xFF1A: case 0xFF1B: case 0xFF1F: case 0xFF5E:
+        return true;
+    default:
+        return false;
+    }
 }
 
 bool uc_is_nospace_script(uint32_t cp)

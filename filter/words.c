@@ -5,17 +5,20 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <unicode/ubrk.h>
 #include <unicode/utext.h>
-#define XXH_INLINE_ALL /* short keys: inlined hashing is several times faster */
-#include <xxhash.h>
 
 #include "core/util.h"
 #include "filter/uchar.h"
 
 /* ASCII classes, looked up once per byte. */
 enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_CLOSER = 32, A_ALNUM = 64, A_DOT = 128 };
-static uint8_t ascii_class[128];
+static uint8_t ascii_class[256]; /* bytes >= 0x80 (parts of wider characters): none */
+
+static void pack_abbreviations(void);
 
 static void fill_ascii_class(void)
 {
@@ -32,6 +35,7 @@ static void fill_ascii_class(void)
         if (strchr(")]}>\"'", c) && c) k |= A_CLOSER;
         ascii_class[c] = k;
     }
+    pack_abbreviations();
 }
 
 /* Fills the class table once, whichever thread gets here first. */
@@ -90,30 +94,95 @@ static const struct {
 };
 #undef ABBR
 
+#define N_ABBREVIATIONS (sizeof abbreviations / sizeof abbreviations[0])
+
+/* A word of up to 7 bytes, lower-cased, and its length as one integer. */
+static uint64_t pack_lower(const char *w, size_t len)
+{
+    uint64_t x = (uint64_t)len << 56;
+    for (size_t k = 0; k < len; k++) x |= (uint64_t)(unsigned char)tolower((unsigned char)w[k]) << (8 * k);
+    return x;
+}
+
+static uint64_t abbreviation_packed[N_ABBREVIATIONS]; /* pack_lower of each, filled once */
+
+static void pack_abbreviations(void)
+{
+    for (size_t i = 0; i < N_ABBREVIATIONS; i++)
+        abbreviation_packed[i] = pack_lower(abbreviations[i].word, abbreviations[i].len);
+}
+
 static bool is_abbreviation(const char *w, size_t len)
 {
     if (len == 0) return true;
     if (len == 1 && isalpha((unsigned char)w[0])) return true; /* an initial: "J." */
     if (memchr(w, '.', len)) return true;                      /* "U.S." "e.g." */
     if (len > 6) return false;
-    for (size_t i = 0; i < sizeof abbreviations / sizeof abbreviations[0]; i++) {
-        if (abbreviations[i].len != len) continue;
-        size_t k = 0;
-        while (k < len && tolower((unsigned char)w[k]) == abbreviations[i].word[k]) k++;
-        if (k == len) return true;
-    }
+    uint64_t x = pack_lower(w, len);
+    for (size_t i = 0; i < N_ABBREVIATIONS; i++)
+        if (abbreviation_packed[i] == x) return true;
     return false;
 }
 
-/* True when w (len bytes) is one of the stop words. */
-static inline bool is_stop_word(const stopword_set *stop, const char *w, size_t len)
+/* Spreads the bits of x; a bijection, so distinct inputs stay distinct. */
+static inline uint64_t mix_bits(uint64_t x)
+{
+    x ^= x >> 32;
+    x *= 0xD6E8FEB86659FD93ULL;
+    x ^= x >> 32;
+    x *= 0xD6E8FEB86659FD93ULL;
+    x ^= x >> 32;
+    return x;
+}
+
+/* Hash of the word w (len bytes, with the text going on to end). Words of up
+ * to 7 bytes map to distinct hashes (their bytes and length, packed, then
+ * mixed by a bijection); longer ones are hashed 8 bytes at a time. */
+static inline uint64_t word_hash(const char *w, size_t len, const char *end)
+{
+    uint64_t x = 0;
+    if (len < 8) {
+        if (end - w >= 8) {
+            memcpy(&x, w, 8);
+            x &= (1ULL << (8 * len)) - 1;
+        } else {
+            memcpy(&x, w, len);
+        }
+        return mix_bits(x | (uint64_t)len << 56);
+    }
+    uint64_t h = 0x9E3779B97F4A7C15ULL * len;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&x, w + i, 8);
+        h = mix_bits(h ^ x) + 0x632BE59BD9B4E019ULL;
+    }
+    if (i < len) { /* the last 8 bytes, overlapping the block before */
+        memcpy(&x, w + len - 8, 8);
+        h = mix_bits(h ^ x) + 0x632BE59BD9B4E019ULL;
+    }
+    return mix_bits(h);
+}
+
+/* Table slot where the lookup of packed word x starts. */
+static inline size_t stop_slot(uint64_t x)
+{
+    return (size_t)((x * 0x9E3779B97F4A7C15ULL) >> 57) & (STOPWORD_SLOTS - 1);
+}
+
+/* True when w (len bytes, with the text going on to end) is one of the stop words. */
+static inline bool is_stop_word(const stopword_set *stop, const char *w, size_t len, const char *end)
 {
     if (len > stop->max_len) return false;
-    if (stop->max_len <= sizeof(uint64_t)) { /* compare as integers */
+    if (stop->max_len <= sizeof(uint64_t)) { /* look the word up as an integer */
         uint64_t x = 0;
-        memcpy(&x, w, len);
-        for (int k = 0; k < stop->n; k++)
-            if (stop->packed[k] == x && stop->lens[k] == len) return true;
+        if (end - w >= (ptrdiff_t)sizeof x) {
+            memcpy(&x, w, sizeof x);
+            if (len < sizeof x) x &= (1ULL << (8 * len)) - 1;
+        } else {
+            memcpy(&x, w, len);
+        }
+        for (size_t i = stop_slot(x); stop->slot_len[i]; i = (i + 1) & (STOPWORD_SLOTS - 1))
+            if (stop->slot_word[i] == x && stop->slot_len[i] == len) return true;
         return false;
     }
     for (int k = 0; k < stop->n; k++)
@@ -133,7 +202,7 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
     w->off = (uint32_t)off;
     w->len = (uint32_t)len;
     w->line = line;
-    w->hash = XXH3_64bits(s + off, len);
+    w->hash = word_hash(s + off, len, ws->text_end);
     uint32_t flags = WORD_SYMBOL, nchars = 0;
     for (size_t i = off, end = off + len; i < end;) {
         unsigned char c = (unsigned char)s[i];
@@ -150,7 +219,7 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
         nchars++;
     }
     w->nchars = nchars;
-    if (stop && is_stop_word(stop, s + off, len)) flags |= WORD_STOP;
+    if (stop && is_stop_word(stop, s + off, len, ws->text_end)) flags |= WORD_STOP;
     w->flags = flags;
 }
 
@@ -168,9 +237,9 @@ static void push_plain_word(fwords *ws, const char *s, size_t off, size_t len, u
     w->len = (uint32_t)len;
     w->line = line;
     w->nchars = (uint32_t)len;
-    w->hash = XXH3_64bits(s + off, len);
+    w->hash = word_hash(s + off, len, ws->text_end);
     uint32_t flags = alpha ? WORD_ALPHA : 0;
-    if (stop && is_stop_word(stop, s + off, len)) flags |= WORD_STOP;
+    if (stop && is_stop_word(stop, s + off, len, ws->text_end)) flags |= WORD_STOP;
     w->flags = flags;
 }
 
@@ -294,9 +363,73 @@ static void split_icu(chunk_ctx *c, size_t a, size_t b)
         push_word(ws, c->s, a + (size_t)prev, (size_t)(next - prev), c->line, c->stop);
 }
 
+/* Next to the plain word, the next most common chunks: a word of ASCII
+ * letters and digits s[a, i) followed by one ',' ';' ':' or '.' and then a
+ * space or the end. Emits them as split_chunk would and returns true, or
+ * returns false (emitting nothing) for any other chunk. */
+static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
+{
+    const char *s = c->s;
+    size_t n = (size_t)(c->ws->text_end - s);
+    if (i + 1 < n && !(ascii_class[(unsigned char)s[i + 1]] & A_SPACE)) return false;
+    char mark = s[i];
+    if (mark == ',' || mark == ';' || mark == ':') { /* always a token of its own before a space */
+        push_plain_word(c->ws, s, a, i - a, c->line, alpha, c->stop);
+        push_word(c->ws, s, i, 1, c->line, c->stop);
+        return true;
+    }
+    if (mark != '.') return false;
+    /* the period is split off at a sentence end (the next chunk does not
+     * start in lower case) unless the word is an abbreviation */
+    size_t j = i + 1;
+    while (j < n) {
+        size_t t = j;
+        if (!uc_is_space(uc_next(s, n, &t))) break;
+        j = t;
+    }
+    if ((j >= n || !is_lower_start(s, n, j)) && !is_abbreviation(s + a, i - a)) {
+        push_plain_word(c->ws, s, a, i - a, c->line, alpha, c->stop);
+        push_word(c->ws, s, i, 1, c->line, c->stop);
+    } else {
+        push_word(c->ws, s, a, i + 1 - a, c->line, c->stop);
+    }
+    return true;
+}
+
+/* End of the run of ASCII letters and digits from s[i]; ORs the classes of
+ * its bytes into *seen. */
+static inline size_t alnum_run_end(const char *s, size_t n, size_t i, uint8_t *seen)
+{
+#ifdef __SSE2__
+    /* 16 bytes at a time: a byte is a digit or a letter by two range tests */
+    const __m128i digit_lo = _mm_set1_epi8((char)('0' + 128)), digit_n = _mm_set1_epi8((char)(10 - 128));
+    const __m128i alpha_lo = _mm_set1_epi8((char)('a' + 128)), alpha_n = _mm_set1_epi8((char)(26 - 128));
+    const __m128i case_bit = _mm_set1_epi8(0x20);
+    while (i + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i digit = _mm_cmplt_epi8(_mm_sub_epi8(v, digit_lo), digit_n);
+        __m128i alpha = _mm_cmplt_epi8(_mm_sub_epi8(_mm_or_si128(v, case_bit), alpha_lo), alpha_n);
+        unsigned alnum = (unsigned)_mm_movemask_epi8(_mm_or_si128(digit, alpha));
+        unsigned run = (unsigned)__builtin_ctz(~alnum); /* bit 16 of ~alnum is set */
+        unsigned in_run = (1u << run) - 1;
+        if (run) *seen |= A_ALNUM;
+        if ((unsigned)_mm_movemask_epi8(alpha) & in_run) *seen |= A_ALPHA;
+        i += run;
+        if (run < 16) return i;
+    }
+#endif
+    uint8_t k;
+    while (i < n && ((k = ascii_class[(unsigned char)s[i]]) & A_ALNUM)) {
+        *seen |= k;
+        i++;
+    }
+    return i;
+}
+
 void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop)
 {
     ws->n = 0;
+    ws->text_end = s + n;
     ws->text_chars = uc_count(s, n);
     chunk_ctx c = {ws, s, 0, stop, true};
     size_t i = 0;
@@ -319,30 +452,34 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
                 continue;
             }
         }
-        /* one chunk of non-space characters */
+        /* one chunk of non-space characters; the common case first: ASCII
+         * letters and digits only, one word with nothing to split */
         size_t a = i;
-        bool nospace = false, plain = true; /* plain: ASCII letters and digits only */
-        uint8_t seen = 0;
+        uint8_t seen = 0, k;
+        i = alnum_run_end(s, n, i, &seen);
+        if (i == n || (ascii_class[(unsigned char)s[i]] & A_SPACE)) {
+            push_plain_word(ws, s, a, i - a, c.line, (seen & A_ALPHA) != 0, stop);
+            continue;
+        }
+        if (i > a && split_word_and_mark(&c, a, i, (seen & A_ALPHA) != 0)) {
+            i++;
+            continue;
+        }
+        bool nospace = false;
         while (i < n) {
             ch = (unsigned char)s[i];
             if (ch < 128) {
-                uint8_t k = ascii_class[ch];
+                k = ascii_class[ch];
                 if (k & A_SPACE) break;
                 seen |= k;
-                plain = plain && (k & A_ALNUM);
                 i++;
             } else {
                 size_t t = i;
                 uint32_t cp = uc_next(s, n, &t);
                 if (uc_is_space(cp)) break;
                 if (uc_is_nospace_script(cp)) nospace = true;
-                plain = false;
                 i = t;
             }
-        }
-        if (plain) { /* the common case: one word, nothing to split */
-            push_plain_word(ws, s, a, i - a, c.line, (seen & A_ALPHA) != 0, stop);
-            continue;
         }
         /* a final period is split off at a sentence end: one where the next
          * chunk does not start in lower case */
@@ -374,11 +511,24 @@ static bool has_text(const char *s, size_t a, size_t b)
     return false;
 }
 
+/* True when one of the 8 bytes of x is '.', '?' or '!' (exact as a whole). */
+static inline bool block_has_terminator(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t dot = x ^ (ones * '.'), question = x ^ (ones * '?'), bang = x ^ (ones * '!');
+    return (((dot - ones) & ~dot) | ((question - ones) & ~question) | ((bang - ones) & ~bang)) & highs;
+}
+
 size_t count_sentences(const char *s, size_t a, size_t b)
 {
     init_ascii_class();
     size_t sentences = 0, open = a; /* open: where the current sentence starts */
     for (size_t p = a; p < b; p++) {
+        for (uint64_t x; p + 8 <= b; p += 8) { /* skip 8 bytes at a time while none ends a sentence */
+            memcpy(&x, s + p, 8);
+            if (block_has_terminator(x)) break;
+        }
+        if (p >= b) break;
         char ch = s[p];
         if (ch != '.' && ch != '?' && ch != '!') continue;
         /* a run of terminators, then closing quotes and brackets */
@@ -423,8 +573,14 @@ size_t count_sentences(const char *s, size_t a, size_t b)
 
 void stopwords_pack(stopword_set *set)
 {
+    memset(set->slot_len, 0, sizeof set->slot_len);
     for (int k = 0; k < set->n; k++) {
         set->packed[k] = 0;
-        if (set->lens[k] <= sizeof(uint64_t)) memcpy(&set->packed[k], set->words[k], set->lens[k]);
+        if (set->lens[k] > sizeof(uint64_t) || set->lens[k] == 0) continue;
+        memcpy(&set->packed[k], set->words[k], set->lens[k]);
+        size_t i = stop_slot(set->packed[k]);
+        while (set->slot_len[i]) i = (i + 1) & (STOPWORD_SLOTS - 1);
+        set->slot_word[i] = set->packed[k];
+        set->slot_len[i] = (uint8_t)set->lens[k];
     }
 }

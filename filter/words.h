@@ -31,6 +31,8 @@ typedef struct {
     uint32_t flags;
 } fword;
 
+#define STOPWORD_SLOTS 128 /* more than twice the most stop words a filter takes */
+
 /* A set of stop words (exact, case-sensitive, as datatrove compares them). */
 typedef struct {
     char **words;
@@ -38,15 +40,20 @@ typedef struct {
     uint64_t *packed; /* words of up to 8 bytes as zero-padded integers (stopwords_pack) */
     size_t max_len;
     int n;
+    /* when max_len <= 8: an open-addressing table of the packed words (stopwords_pack) */
+    uint64_t slot_word[STOPWORD_SLOTS];
+    uint8_t slot_len[STOPWORD_SLOTS]; /* 0: empty slot */
 } stopword_set;
 
-/* Fills set->packed (n entries, caller-allocated) from its words. */
+/* Fills set->packed (n entries, caller-allocated) and the lookup table from
+ * its words. */
 void stopwords_pack(stopword_set *set);
 
 typedef struct {
     fword *w;
     size_t n, cap;
     size_t text_chars; /* len(text) in code points */
+    const char *text_end; /* end of the text being split */
     void *icu_breaker; /* UBreakIterator, made on first use */
     void *icu_text;    /* UText */
 } fwords;

@@ -56,7 +56,7 @@ int main(void)
     ok(ws.n == 2 && ws.w[0].nchars == 5 && (ws.w[0].flags & WORD_ALPHA), "lengths in code points");
     ok(ws.text_chars == 10, "text length in code points");
 
-    stopword_set stop = {(char *[]){"the", "and"}, (size_t[]){3, 3}, (uint64_t[2]){0}, 3, 2};
+    stopword_set stop = {.words = (char *[]){"the", "and"}, .lens = (size_t[]){3, 3}, .packed = (uint64_t[2]){0}, .max_len = 3, .n = 2};
     stopwords_pack(&stop);
     words_tokenize(&ws, "The the and... ##", 16, &stop);
     ok(ws.n == 5 && !(ws.w[0].flags & WORD_STOP) && (ws.w[1].flags & WORD_STOP) && (ws.w[2].flags & WORD_STOP) &&
