@@ -11,7 +11,7 @@
 #include "progress.h"
 #include "util.h"
 
-#define BATCH_BYTES (1u << 20) /* input read per batch; a longer line makes a bigger batch */
+#define BATCH_BYTES (1u << 20) /* default input read per batch; a longer line makes a bigger batch */
 #define ZSTD_DEFAULT_LEVEL 3
 
 const char STAGE_COMMON_HELP[] =
@@ -242,6 +242,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     progress_start(ops->name, o->quiet);
 
     /* The main thread reads blocks of whole lines and splits them; workers scan. */
+    size_t batch_bytes = o->batch_bytes ? o->batch_bytes : BATCH_BYTES;
     int ninputs = o->ninputs ? o->ninputs : 1;
     for (int f = 0; f < ninputs; f++) {
         const char *path = o->ninputs ? o->inputs[f] : "-";
@@ -262,8 +263,8 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
             char *nl = NULL;
             while (!nl && !last) {
                 size_t from = b->text.len;
-                buf_reserve(&b->text, BATCH_BYTES);
-                size_t got = input_read(in, b->text.data + from, BATCH_BYTES);
+                buf_reserve(&b->text, batch_bytes);
+                size_t got = input_read(in, b->text.data + from, batch_bytes);
                 b->text.len += got;
                 b->text.data[b->text.len] = 0;
                 last = got == 0;

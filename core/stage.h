@@ -32,6 +32,7 @@ typedef struct {
     const char *output;
     int zstd_level;
     int threads;
+    size_t batch_bytes; /* input read per batch; 0: the engine's default (1 MiB) */
     const char *stats_path;
     const char *rejects_path;
     bool quiet;

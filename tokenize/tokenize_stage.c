@@ -14,6 +14,9 @@
 
 #define DEFAULT_ENCODING "cl100k_base"
 #define U32_DIGITS 10
+/* With the GPU each batch is one encode call with a fixed cost, so batches
+ * are read much bigger than the engine's default. */
+#define GPU_BATCH_BYTES ((size_t)32 << 20)
 #define IDS_PER_TEXT_BYTE_BOUND 2 /* bytes of text per id reserved up front (ids grow beyond if needed) */
 
 typedef struct {
@@ -265,7 +268,9 @@ int tokenize_run(const tokenizer *t, const tokenize_options *o, const stage_opts
         .map = tokenize_map,
         .emit = format == TOKENIZE_BIN ? tokenize_emit_bin : format == TOKENIZE_SHARDS ? tokenize_emit_shards : NULL,
     };
-    int rc = stage_run(so, &ops);
+    stage_opts run_opts = *so;
+    if (c.gpu) run_opts.batch_bytes = GPU_BATCH_BYTES;
+    int rc = stage_run(&run_opts, &ops);
     for (int w = 0; w < so->threads; w++) {
         worker_state *ws = &c.workers[w];
         buf_free(&ws->text);
