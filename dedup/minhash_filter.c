@@ -213,12 +213,7 @@ void minhash_filter_signature(const minhash_filter *f, const uint64_t *hashes, s
 
 #else
 
-/* The estimate's constants of permutation i: g0, g1, c. */
-static const double *constants_of(const minhash_filter *f, int i)
-{
-    return f->tab + (size_t)(i / 8) * GROUP_DOUBLES + (i % 8 / 4) * 12 + i % 4;
-}
-
+/* Not x86-64: no filter; callers use the exact scalar loop. */
 minhash_filter *minhash_filter_create(int k, const uint64_t *a, const uint64_t *b)
 {
     (void)k, (void)a, (void)b;
@@ -234,32 +229,6 @@ int minhash_filter_width(const minhash_filter *f)
 {
     (void)f;
     return 0;
-}
-
-/* Reduces the n hashes in hr mod P, in place, and splits each into doubles
- * h0 = low 31 bits and h1 = the rest. */
-__attribute__((target("avx2"))) static void split_hashes(uint64_t *hr, size_t n, double *h0, double *h1)
-{
-    const __m256i prime = _mm256_set1_epi64x((long long)MINHASH_PRIME);
-    const __m256i below_prime = _mm256_set1_epi64x((long long)MINHASH_PRIME - 1);
-    const __m256i low31 = _mm256_set1_epi64x(0x7FFFFFFF);
-    const __m256i two52 = _mm256_castpd_si256(_mm256_set1_pd(0x1p52)); /* x | bits(2^52) is 2^52 + x for x < 2^52 */
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        __m256i h = _mm256_loadu_si256((const __m256i *)(hr + i));
-        __m256i r = _mm256_add_epi64(_mm256_and_si256(h, prime), _mm256_srli_epi64(h, 61)); /* <= P + 7 */
-        r = _mm256_sub_epi64(r, _mm256_and_si256(_mm256_cmpgt_epi64(r, below_prime), prime));
-        _mm256_storeu_si256((__m256i *)(hr + i), r);
-        __m256d lo = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(r, low31), two52));
-        __m256d hi = _mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(r, 31), two52));
-        _mm256_storeu_pd(h0 + i, _mm256_sub_pd(lo, _mm256_castsi256_pd(two52)));
-        _mm256_storeu_pd(h1 + i, _mm256_sub_pd(hi, _mm256_castsi256_pd(two52)));
-    }
-    for (; i < n; i++) {
-        hr[i] = minhash_permute(1, 0, hr[i]);
-        h0[i] = (double)(hr[i] & 0x7FFFFFFF);
-        h1[i] = (double)(hr[i] >> 31);
-    }
 }
 
 void minhash_filter_signature(const minhash_filter *f, const uint64_t *hashes, size_t n, uint64_t *sig)

@@ -175,16 +175,24 @@ typedef struct {
  * text uses few distinct non-ASCII characters: each thread keeps them. */
 static _Thread_local cp_outcome cp_cache[CACHE_SLOTS];
 
-/* The canonical decomposition of cp without its nonspacing marks, into o. */
-static void decompose(utf8proc_int32_t cp, cp_outcome *o)
+/* The canonical decomposition of cp into parts (cp itself when it has none
+ * that fits); returns how many code points. */
+static utf8proc_ssize_t canonical_parts(utf8proc_int32_t cp, utf8proc_int32_t parts[MAX_DECOMPOSITION])
 {
-    utf8proc_int32_t parts[MAX_DECOMPOSITION];
     int boundclass = 0;
     utf8proc_ssize_t n = utf8proc_decompose_char(cp, parts, MAX_DECOMPOSITION, UTF8PROC_DECOMPOSE, &boundclass);
     if (n < 0 || n > MAX_DECOMPOSITION) {
         parts[0] = cp;
         n = 1;
     }
+    return n;
+}
+
+/* The canonical decomposition of cp without its nonspacing marks, into o. */
+static void decompose(utf8proc_int32_t cp, cp_outcome *o)
+{
+    utf8proc_int32_t parts[MAX_DECOMPOSITION];
+    utf8proc_ssize_t n = canonical_parts(cp, parts);
     o->kind = CP_CHARS;
     o->nchars = 0;
     size_t used = 0;
@@ -204,12 +212,7 @@ static void decompose(utf8proc_int32_t cp, cp_outcome *o)
 static void put_decomposed(normalizer *z, utf8proc_int32_t cp)
 {
     utf8proc_int32_t parts[MAX_DECOMPOSITION];
-    int boundclass = 0;
-    utf8proc_ssize_t n = utf8proc_decompose_char(cp, parts, MAX_DECOMPOSITION, UTF8PROC_DECOMPOSE, &boundclass);
-    if (n < 0 || n > MAX_DECOMPOSITION) {
-        parts[0] = cp;
-        n = 1;
-    }
+    utf8proc_ssize_t n = canonical_parts(cp, parts);
     for (utf8proc_ssize_t i = 0; i < n; i++) {
         if (utf8proc_category(parts[i]) == UTF8PROC_CATEGORY_MN) continue;
         utf8proc_uint8_t bytes[4];
