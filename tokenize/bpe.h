@@ -90,7 +90,7 @@ static inline uint32_t bpe_recent_token(const bpe_scratch *scratch, size_t len, 
                                         uint64_t hash)
 {
     const bpe_hot_entry *e = bpe_recent_entry(scratch, hash);
-    return (e->head == head) & (e->tail == tail) & (e->len == len) ? e->id : BPE_NOT_RECENT;
+    return ((e->head == head) & (e->tail == tail) & (e->len == len)) ? e->id : BPE_NOT_RECENT;
 }
 
 /* The vocabulary's answer for the string (id or VOCAB_NO_TOKEN), remembered
