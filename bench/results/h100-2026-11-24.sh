@@ -71,3 +71,7 @@ for dev in cpu auto; do
   cp $W/$dev-work/report.txt $O/report-$dev.txt; grep -E '^(winnow|ingest|filter|dedup|tokenize|shard) ' $W/$dev-work/report.txt
 done
 diff -r auto-out cpu-out > /dev/null && echo "same: pipeline shards auto == cpu"
+#!/bin/bash
+D=$(cd "$(dirname "$0")" && pwd); W=/tmp/w; mkdir -p $W && cd $W
+tar -xJf "$D/tok/bin.tar.xz" && tar -xJf "$D/dedup_tests.tar.xz"
+SHARED=$D/tok/shared ./dedup_gpu; SHARED=$D/tok/shared ./dedup_signature | tail -3

@@ -7,13 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/input.h"
-#include "core/json.h"
 #include "dedup/minhash.h"
 #include "dedup/normalize.h"
 #include "gpu/gpu.h"
 #include "gpu/minhash.h"
 #include "tests/tap.h"
+#include "tests/unit/jsonl_texts.h"
 
 #define MAX_FILES 256
 #define BATCH_HASHES (1 << 22)
@@ -49,33 +48,31 @@ static void add_doc(corpus *c, const uint64_t *h, size_t n)
     c->offsets[++c->ndocs] = c->n;
 }
 
+/* What load_corpus carries from one document to the next. */
+typedef struct {
+    corpus *c;
+    int ngram;
+    dedup_text t;
+    uint64_t *h;
+    size_t cap;
+} corpus_loader;
+
+static void load_document(const char *text, size_t len, void *ctx)
+{
+    corpus_loader *l = ctx;
+    size_t nh = 0;
+    dedup_normalize(text, len, &l->t);
+    minhash_shingle_hashes(&l->t, l->ngram, &l->h, &nh, &l->cap);
+    add_doc(l->c, l->h, nh);
+    l->c->text_bytes += len;
+}
+
 static void load_corpus(corpus *c, int ngram)
 {
-    dedup_text t = {0};
-    wbuf scratch = WBUF_INIT;
-    uint64_t *h = NULL;
-    size_t cap = 0;
-    for (int f = 0; f < nfiles; f++) {
-        winput *in = input_open(files[f]);
-        if (!in) continue;
-        const char *line;
-        size_t len;
-        while (input_getline(in, &line, &len)) {
-            jdoc d;
-            const char *err;
-            size_t pos, tlen, nh = 0;
-            if (json_scan_doc(line, len, &d, &err, &pos) != 0 || d.text.kind != JSON_STRING) continue;
-            const char *text = json_string(&d.text, &scratch, &tlen);
-            dedup_normalize(text, tlen, &t);
-            minhash_shingle_hashes(&t, ngram, &h, &nh, &cap);
-            add_doc(c, h, nh);
-            c->text_bytes += tlen;
-        }
-        input_close(in);
-    }
-    free(h);
-    buf_free(&scratch);
-    dedup_text_free(&t);
+    corpus_loader l = {.c = c, .ngram = ngram};
+    for (int f = 0; f < nfiles; f++) jsonl_for_each_text(files[f], load_document, &l);
+    free(l.h);
+    dedup_text_free(&l.t);
 }
 
 /* Compares GPU and CPU signatures of documents [from, to) of c. */

@@ -11,10 +11,9 @@
 #include <string.h>
 #include <utf8proc.h>
 
-#include "core/input.h"
-#include "core/json.h"
 #include "dedup/normalize.h"
 #include "tests/tap.h"
+#include "tests/unit/jsonl_texts.h"
 
 /* ---- the reference: one character at a time, utf8proc for everything ---- */
 
@@ -108,25 +107,16 @@ static void compare(const char *s, size_t n)
     compared++;
 }
 
+static void compare_text(const char *text, size_t len, void *ctx)
+{
+    (void)ctx;
+    compare(text, len);
+}
+
 static int on_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
     (void)st, (void)ftw;
-    if (type != FTW_F || !strstr(path, ".json")) return 0;
-    winput *in = input_open(path);
-    if (!in) return 0;
-    wbuf scratch = WBUF_INIT;
-    const char *line;
-    size_t len;
-    while (input_getline(in, &line, &len)) {
-        jdoc d;
-        const char *err;
-        size_t pos, tlen;
-        if (json_scan_doc(line, len, &d, &err, &pos) != 0 || d.text.kind != JSON_STRING) continue;
-        const char *text = json_string(&d.text, &scratch, &tlen);
-        compare(text, tlen);
-    }
-    input_close(in);
-    buf_free(&scratch);
+    if (type == FTW_F && strstr(path, ".json")) jsonl_for_each_text(path, compare_text, NULL);
     return 0;
 }
 

@@ -6,11 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/input.h"
-#include "core/json.h"
 #include "dedup/minhash.h"
 #include "dedup/normalize.h"
 #include "tests/tap.h"
+#include "tests/unit/jsonl_texts.h"
 
 #define P MINHASH_PRIME
 
@@ -56,6 +55,26 @@ static uint64_t preimage(uint64_t a, uint64_t b, uint64_t v)
     return mulmod((v + P - b) % P, inverse(a));
 }
 
+/* What test_real_data carries from one document to the next. */
+typedef struct {
+    minhash_params *p;
+    dedup_text t;
+    uint64_t *h;
+    size_t cap, docs, shingles;
+    int bad;
+} real_data;
+
+static void check_document(const char *text, size_t len, void *ctx)
+{
+    real_data *r = ctx;
+    size_t n = 0;
+    dedup_normalize(text, len, &r->t);
+    minhash_shingle_hashes(&r->t, r->p->ngram, &r->h, &n, &r->cap);
+    r->bad += mismatches(r->p, r->h, n);
+    r->docs++;
+    r->shingles += n;
+}
+
 static void test_real_data(void)
 {
     char path[3][512];
@@ -65,35 +84,12 @@ static void test_real_data(void)
     minhash_params p;
     minhash_params_init(&p, MINHASH_DEFAULT_BANDS, MINHASH_DEFAULT_ROWS, MINHASH_DEFAULT_NGRAM, 1);
     diag("fast signature loop %s on this CPU", p.filter ? "used" : "not available");
-    dedup_text t = {0};
-    wbuf scratch = WBUF_INIT;
-    uint64_t *h = NULL;
-    size_t cap = 0, docs = 0, shingles = 0;
-    int bad = 0;
-    for (int f = 0; f < 3; f++) {
-        winput *in = input_open(path[f]);
-        if (!in) continue;
-        const char *line;
-        size_t len;
-        while (input_getline(in, &line, &len)) {
-            jdoc d;
-            const char *err;
-            size_t pos, tlen, n = 0;
-            if (json_scan_doc(line, len, &d, &err, &pos) != 0 || d.text.kind != JSON_STRING) continue;
-            const char *text = json_string(&d.text, &scratch, &tlen);
-            dedup_normalize(text, tlen, &t);
-            minhash_shingle_hashes(&t, p.ngram, &h, &n, &cap);
-            bad += mismatches(&p, h, n);
-            docs++;
-            shingles += n;
-        }
-        input_close(in);
-    }
-    ok(docs > 2000 && shingles > 1000000, "real data read: %zu documents, %zu shingles", docs, shingles);
-    is_int(bad, 0, "signatures of every real document equal the definition's");
-    free(h);
-    buf_free(&scratch);
-    dedup_text_free(&t);
+    real_data r = {.p = &p};
+    for (int f = 0; f < 3; f++) jsonl_for_each_text(path[f], check_document, &r);
+    ok(r.docs > 2000 && r.shingles > 1000000, "real data read: %zu documents, %zu shingles", r.docs, r.shingles);
+    is_int(r.bad, 0, "signatures of every real document equal the definition's");
+    free(r.h);
+    dedup_text_free(&r.t);
     minhash_params_free(&p);
 }
 
