@@ -9,14 +9,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/input.h"
-#include "core/json.h"
 #include "core/util.h"
 #include "dedup/index.h"
 #include "dedup/minhash.h"
 #include "dedup/normalize.h"
 #include "gpu/gpu.h"
 #include "gpu/minhash.h"
+#include "tests/unit/jsonl_texts.h"
 
 #define GPU_REPEAT 16
 #define INDEX_DOCS 2000000 /* documents of unique keys: a 390 MB index, in DRAM */
@@ -30,37 +29,38 @@ static double cpu_now(void)
 }
 #define GPU_BATCH_HASHES (8u << 20) /* shingles per GPU call, about 50 MB of text */
 
+/* The corpus: every document's shingle hashes back to back, with offsets. */
+typedef struct {
+    const minhash_params *p;
+    dedup_text t;
+    uint64_t *hashes, *offsets, text_bytes;
+    size_t nh, cap, ndocs, cap_docs;
+    double shingle_s; /* CPU seconds normalising and hashing */
+} corpus;
+
+static void add_document(const char *text, size_t len, void *ctx)
+{
+    corpus *c = ctx;
+    double t0 = cpu_now();
+    dedup_normalize(text, len, &c->t);
+    minhash_shingle_hashes(&c->t, c->p->ngram, &c->hashes, &c->nh, &c->cap);
+    c->shingle_s += cpu_now() - t0;
+    if (c->ndocs + 2 > c->cap_docs) c->offsets = xrealloc(c->offsets, (c->cap_docs *= 2) * sizeof *c->offsets);
+    c->offsets[++c->ndocs] = c->nh;
+    c->text_bytes += len;
+}
+
 int main(int argc, char **argv)
 {
     minhash_params p;
     minhash_params_init(&p, MINHASH_DEFAULT_BANDS, MINHASH_DEFAULT_ROWS, MINHASH_DEFAULT_NGRAM, 1);
-    dedup_text t = {0};
-    wbuf scratch = WBUF_INIT;
-    uint64_t *hashes = NULL, *offsets = xmalloc(sizeof *offsets), text_bytes = 0;
-    size_t nh = 0, cap = 0, ndocs = 0, cap_docs = 1;
-    offsets[0] = 0;
-    double shingle_s = 0;
-    for (int f = 1; f < argc; f++) {
-        winput *in = input_open(argv[f]);
-        if (!in) return 2;
-        const char *line;
-        size_t len;
-        while (input_getline(in, &line, &len)) {
-            jdoc d;
-            const char *err;
-            size_t pos, tlen;
-            if (json_scan_doc(line, len, &d, &err, &pos) != 0 || d.text.kind != JSON_STRING) continue;
-            const char *text = json_string(&d.text, &scratch, &tlen);
-            double t0 = cpu_now();
-            dedup_normalize(text, tlen, &t);
-            minhash_shingle_hashes(&t, p.ngram, &hashes, &nh, &cap);
-            shingle_s += cpu_now() - t0;
-            if (ndocs + 2 > cap_docs) offsets = xrealloc(offsets, (cap_docs *= 2) * sizeof *offsets);
-            offsets[++ndocs] = nh;
-            text_bytes += tlen;
-        }
-        input_close(in);
-    }
+    corpus c = {.p = &p, .offsets = xcalloc(1, sizeof *c.offsets), .cap_docs = 1};
+    for (int f = 1; f < argc; f++)
+        if (jsonl_for_each_text(argv[f], add_document, &c) < 0) return 2;
+    uint64_t *hashes = c.hashes, *offsets = c.offsets, text_bytes = c.text_bytes;
+    size_t nh = c.nh, ndocs = c.ndocs;
+    double shingle_s = c.shingle_s;
+    dedup_text_free(&c.t);
     printf("docs %zu\ntext_mb %.1f\nshingles %zu\n", ndocs, text_bytes / 1e6, nh);
     printf("normalise_shingle_mbps %.1f\n", text_bytes / 1e6 / shingle_s);
 
