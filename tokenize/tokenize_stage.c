@@ -162,6 +162,16 @@ static void tokenize_map(void *ctx, int worker, stage_batch *b)
     stats_add(&b->stats, "tokens", (double)ntokens);
 }
 
+/* Frees the batch's ids once they are written. */
+static void release_batch_ids(stage_batch *b)
+{
+    batch_ids *bi = b->user;
+    ids_free(&bi->ids);
+    free(bi->count);
+    free(bi);
+    b->user = NULL;
+}
+
 static void tokenize_emit_bin(void *ctx, stage_batch *b, woutput *out)
 {
     (void)ctx;
@@ -174,10 +184,7 @@ static void tokenize_emit_bin(void *ctx, stage_batch *b, woutput *out)
         output_write(out, bi->ids.ids + at, n * sizeof *bi->ids.ids);
         at += n;
     }
-    ids_free(&bi->ids);
-    free(bi->count);
-    free(bi);
-    b->user = NULL;
+    release_batch_ids(b);
 }
 
 /* --format shards: each document's ids to the shard writer, in input order. */
@@ -199,10 +206,7 @@ static void tokenize_emit_shards(void *ctx, stage_batch *b, woutput *out)
         c->bin_offset += 4 + 4 * (uint64_t)n;
         at += n;
     }
-    ids_free(&bi->ids);
-    free(bi->count);
-    free(bi);
-    b->user = NULL;
+    release_batch_ids(b);
 }
 
 void tokenize_load(tokenizer *t, const tokenize_options *o, char sha256[65])
