@@ -34,7 +34,8 @@ static const char USAGE[] =
     "      --mark             keep duplicates, add metadata.dup_of and metadata.dup_reason\n"
     "      --verify J         drop a near-duplicate candidate only when the Jaccard estimated\n"
     "                         from both signatures is >= J (keeps 8*K bytes per document; streaming only)\n"
-    "      --device D         auto | cpu | gpu (default auto: the GPU when one is usable)\n"
+    "      --device D         auto | cpu | gpu (default auto: the GPU, when one is usable, once\n"
+    "                         256 MiB of text is signed; the same signatures either way)\n"
     "Staged mode:\n"
     "      --work DIR         intermediate files and completion markers (shared by all ranks)\n"
     "      --partitions P     key-range partitions written by signatures (default 16)\n"
@@ -126,9 +127,8 @@ int cmd_dedup(int argc, char **argv)
     if (so.world_size < 1 || so.rank < 0 || so.rank >= so.world_size)
         dief(EXIT_USAGE, "rank %d is not below world size %d", so.rank, so.world_size);
     char why[256];
-    int gpu = device_resolve(d.device, why, sizeof why);
-    if (gpu < 0) dief(EXIT_USAGE, "--device gpu: %s", why);
-    c.use_gpu = gpu == 1;
+    if (d.device == DEVICE_GPU && !gpu_usable(why, sizeof why)) dief(EXIT_USAGE, "--device gpu: %s", why);
+    c.device = d.device; /* auto decides later, by the amount of text (fingerprint.h) */
     minhash_params_init(&c.params, d.bands, d.rows, d.ngram, d.seed);
 
     int status;

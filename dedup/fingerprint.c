@@ -5,7 +5,8 @@
 
 #include "core/util.h"
 
-batch_prints *batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_batch *b)
+/* The fingerprints of b's documents with signer s. */
+static batch_prints *batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_batch *b)
 {
     batch_prints *bp = xcalloc(1, sizeof *bp);
     bp->n = b->n;
@@ -51,17 +52,51 @@ void signer_set_init(signer_set *ss, const dedup_config *c, int threads)
     ss->config = c;
     ss->nworkers = threads < 1 ? 1 : threads;
     ss->by_worker = xcalloc((size_t)ss->nworkers, sizeof *ss->by_worker);
+    ss->auto_tried = xcalloc((size_t)ss->nworkers, sizeof *ss->auto_tried);
+    atomic_init(&ss->text_bytes, 0);
+    atomic_init(&ss->gpu_state, 0);
 }
 
-dedup_signer *signer_set_get(signer_set *ss, int worker)
+/* --device auto: whether the run has signed enough text for the GPU to pay,
+ * deciding once (by the first worker past the mark) whether one is usable. */
+static bool auto_gpu_ready(signer_set *ss)
 {
-    if (!ss->by_worker[worker])
-        ss->by_worker[worker] = dedup_signer_create(&ss->config->params, ss->config->use_gpu);
-    return ss->by_worker[worker];
+    int state = atomic_load(&ss->gpu_state);
+    if (state || atomic_load(&ss->text_bytes) < DEDUP_AUTO_GPU_MIN_BYTES) return state > 0;
+    char why[256];
+    int decided = gpu_usable(why, sizeof why) ? 1 : -1;
+    if (atomic_compare_exchange_strong(&ss->gpu_state, &state, decided)) return decided > 0;
+    return state > 0;
+}
+
+/* Moves signer s to the GPU, or says why it stays on the CPU. */
+static void signer_take_gpu(dedup_signer *s)
+{
+    char why[256];
+    if (!dedup_signer_use_gpu(s, why, sizeof why))
+        warnf("GPU unavailable, signatures on the CPU: %s", why);
+}
+
+batch_prints *signer_set_prints(signer_set *ss, int worker, stage_batch *b)
+{
+    dedup_signer *s = ss->by_worker[worker];
+    if (!s) {
+        s = ss->by_worker[worker] = dedup_signer_create(&ss->config->params);
+        if (ss->config->device == DEVICE_GPU) signer_take_gpu(s);
+    }
+    if (ss->config->device == DEVICE_AUTO && !ss->auto_tried[worker] && auto_gpu_ready(ss)) {
+        ss->auto_tried[worker] = true;
+        signer_take_gpu(s);
+    }
+    uint64_t before = dedup_signer_bytes(s);
+    batch_prints *bp = batch_prints_compute(s, &ss->config->params, b);
+    atomic_fetch_add(&ss->text_bytes, dedup_signer_bytes(s) - before);
+    return bp;
 }
 
 void signer_set_free(signer_set *ss)
 {
     for (int i = 0; i < ss->nworkers; i++) dedup_signer_destroy(ss->by_worker[i]);
     free(ss->by_worker);
+    free(ss->auto_tried);
 }

@@ -3,13 +3,22 @@
 #ifndef WINNOW_DEDUP_FINGERPRINT_H
 #define WINNOW_DEDUP_FINGERPRINT_H
 
+#include <stdatomic.h>
+
 #include "core/stage.h"
 #include "dedup/sign.h"
+#include "gpu/gpu.h"
+
+/* With --device auto, signatures move to the GPU only once a run has signed
+ * this much text: starting a CUDA context costs about a second, which a
+ * smaller input (a pipeline's per-task slice, a test) would not win back.
+ * CPU and GPU give the same signatures, so the switch changes nothing else. */
+#define DEDUP_AUTO_GPU_MIN_BYTES (256u << 20)
 
 /* What dedup needs from one run: shape, seed, and where signatures run. */
 typedef struct {
     minhash_params params;
-    bool use_gpu;
+    wdevice device;         /* DEVICE_GPU only when a GPU is known to be usable */
     uint64_t expected_docs; /* 0: unknown */
     bool mark;              /* keep duplicates, annotate metadata.dup_of */
     double verify;          /* 0: off; else the Jaccard estimate needed to drop */
@@ -24,9 +33,6 @@ typedef struct {
     uint64_t *keys; /* n * bands */
 } batch_prints;
 
-/* Computes the fingerprints of b's documents with signer s. */
-batch_prints *batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_batch *b);
-
 /* Frees what batch_prints_compute() made. */
 void batch_prints_free(batch_prints *bp);
 
@@ -34,14 +40,18 @@ void batch_prints_free(batch_prints *bp);
 typedef struct {
     const dedup_config *config;
     dedup_signer **by_worker;
+    bool *auto_tried;                /* --device auto: worker's signer was offered the GPU */
     int nworkers;
+    atomic_uint_fast64_t text_bytes; /* signed so far by all workers */
+    atomic_int gpu_state;            /* --device auto: 0 not yet, 1 use the GPU, -1 never */
 } signer_set;
 
 /* Makes room for threads workers' signers. */
 void signer_set_init(signer_set *ss, const dedup_config *c, int threads);
 
-/* The signer of a worker (made on its first call). */
-dedup_signer *signer_set_get(signer_set *ss, int worker);
+/* Computes the fingerprints of b's documents with worker's signer (made on
+ * its first call; on the GPU as the config's device says). */
+batch_prints *signer_set_prints(signer_set *ss, int worker, stage_batch *b);
 
 /* Frees the signers. */
 void signer_set_free(signer_set *ss);

@@ -18,19 +18,20 @@ struct dedup_signer {
     uint64_t bytes;
 };
 
-dedup_signer *dedup_signer_create(const minhash_params *p, bool use_gpu)
+dedup_signer *dedup_signer_create(const minhash_params *p)
 {
     dedup_signer *s = xcalloc(1, sizeof *s);
     s->p = p;
     s->cap_texts = 64;
     s->offsets = xmalloc((s->cap_texts + 1) * sizeof *s->offsets);
     s->offsets[0] = 0;
-    if (use_gpu) {
-        char why[256];
-        s->gpu = gpu_minhash_create(p->k, p->a, p->b, why, sizeof why);
-        if (!s->gpu) warnf("GPU unavailable, signatures on the CPU: %s", why);
-    }
     return s;
+}
+
+bool dedup_signer_use_gpu(dedup_signer *s, char *why, size_t n)
+{
+    if (!s->gpu) s->gpu = gpu_minhash_create(s->p->k, s->p->a, s->p->b, why, n);
+    return s->gpu != NULL;
 }
 
 void dedup_signer_destroy(dedup_signer *s)

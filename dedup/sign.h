@@ -20,9 +20,12 @@ typedef struct {
 
 typedef struct dedup_signer dedup_signer;
 
-/* Makes a signer for params p (kept by reference); use_gpu asks for a GPU
- * context (when that fails the signer warns and uses the CPU). */
-dedup_signer *dedup_signer_create(const minhash_params *p, bool use_gpu);
+/* Makes a signer for params p (kept by reference); it signs on the CPU. */
+dedup_signer *dedup_signer_create(const minhash_params *p);
+
+/* Moves s's signatures to the GPU from its next finish() on; false (with
+ * the reason in why, n bytes) when no GPU context can be made. */
+bool dedup_signer_use_gpu(dedup_signer *s, char *why, size_t n);
 
 /* Frees the signer. */
 void dedup_signer_destroy(dedup_signer *s);

@@ -143,7 +143,7 @@ typedef struct {
 static void sig_map(void *ctx, int worker, stage_batch *b)
 {
     sig_ctx *s = ctx;
-    b->user = batch_prints_compute(signer_set_get(&s->signers, worker), &s->config->params, b);
+    b->user = signer_set_prints(&s->signers, worker, b);
 }
 
 static int partition_of(uint64_t key, int partitions)

@@ -25,7 +25,7 @@ typedef struct {
 static void stream_map(void *ctx, int worker, stage_batch *b)
 {
     stream_ctx *s = ctx;
-    b->user = batch_prints_compute(signer_set_get(&s->signers, worker), &s->config->params, b);
+    b->user = signer_set_prints(&s->signers, worker, b);
 }
 
 /* Writes `"dup_of":"ID"` for the earliest document collided with. */

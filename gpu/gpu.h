@@ -27,13 +27,4 @@ static inline int device_parse(const char *s, wdevice *d)
     return 0;
 }
 
-/* Decides whether to use the GPU for choice d: returns 1 (GPU), 0 (CPU), or
- * -1 when d is DEVICE_GPU and no GPU is usable (the reason is in why). */
-static inline int device_resolve(wdevice d, char *why, size_t n)
-{
-    if (d == DEVICE_CPU) return 0;
-    if (gpu_usable(why, n)) return 1;
-    return d == DEVICE_GPU ? -1 : 0;
-}
-
 #endif
