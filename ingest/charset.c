@@ -164,8 +164,14 @@ static utf8_census utf8_count(const char *s, size_t n)
 {
     utf8_census c = {0, 0};
     const unsigned char *u = (const unsigned char *)s;
-    if (utf8_valid(s, n)) { /* the usual case: every lead byte starts one valid sequence */
-        for (size_t i = 0; i < n; i++) c.multibyte += u[i] >= 0xC0;
+    if (utf8_valid(s, n)) { /* the usual case: every lead byte (0b11xxxxxx) starts one valid sequence */
+        size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            uint64_t w;
+            memcpy(&w, u + i, 8);
+            c.multibyte += (size_t)__builtin_popcountll(w & (w << 1) & 0x8080808080808080ull);
+        }
+        for (; i < n; i++) c.multibyte += u[i] >= 0xC0;
         return c;
     }
     size_t i = 0;

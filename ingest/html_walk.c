@@ -456,6 +456,32 @@ static const char *const hidden_classes[] = {"d-none", "hidden", "hide", "is-hid
                                              "visually-hidden", "screen-reader-text", "invisible",
                                              "element-invisible", "visuallyhidden"};
 
+/* Whether a class token (its first HINT_ATTR_MAX bytes) names a display
+ * ("block", "flex", "inline", "grid", "table") that shows an element on
+ * screen, i.e. without "print" in it: one pass over the token. */
+static int shows_on_screen(const char *t, size_t n)
+{
+    if (n > HINT_ATTR_MAX) n = HINT_ATTR_MAX;
+    int shows = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *w;
+        switch (t[i]) {
+        case 'p': w = "print"; break;
+        case 'b': w = "block"; break;
+        case 'f': w = "flex"; break;
+        case 'i': w = "inline"; break;
+        case 'g': w = "grid"; break;
+        case 't': w = "table"; break;
+        default: continue;
+        }
+        size_t k = strlen(w);
+        if (k > n - i || memcmp(t + i, w, k)) continue;
+        if (t[i] == 'p') return 0;
+        shows = 1;
+    }
+    return shows;
+}
+
 /* True when class value v hides the element: a hiding class and no
  * responsive class that shows it again on screen ("d-none d-md-block",
  * "hidden md:flex"; "d-print-block" is for paper and does not count). */
@@ -470,11 +496,7 @@ static int hidden_by_class(const char *v)
         if (!n) break;
         for (size_t i = 0; i < sizeof hidden_classes / sizeof hidden_classes[0]; i++)
             if (strlen(hidden_classes[i]) == n && !memcmp(t, hidden_classes[i], n)) hides = 1;
-        size_t m = n < HINT_ATTR_MAX ? n : HINT_ATTR_MAX; /* only so much of a token is looked at */
-        if (!memmem(t, m, "print", 5) && (memmem(t, m, "block", 5) || memmem(t, m, "flex", 4) ||
-                                          memmem(t, m, "inline", 6) || memmem(t, m, "grid", 4) ||
-                                          memmem(t, m, "table", 5)))
-            return 0;
+        if (shows_on_screen(t, n)) return 0;
     }
     return hides;
 }
