@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <iconv.h>
 #include <pthread.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include "core/utf8.h"
 #include "core/util.h"
+#include "ingest/charset_table.h"
 
 /* How far into a page a <meta charset> is looked for (WHATWG says 1024;
  * real pages put long scripts first). */
@@ -242,110 +242,6 @@ static size_t convert_iconv(iconv_t cd, const char *p, size_t n, wbuf *out)
     return replaced;
 }
 
-/* ---- single-byte charsets by table ---- */
-
-/* Charsets whose glibc converter maps each byte on its own, with no state and
- * no composition (CP1255 and CP1258 compose, so they are not here). */
-static int is_table_charset(const char *name)
-{
-    static const char *const names[] = {
-        "WINDOWS-1250", "WINDOWS-1251", "WINDOWS-1252", "WINDOWS-1253", "WINDOWS-1254", "WINDOWS-1256",
-        "WINDOWS-1257", "CP1250",       "CP1251",       "CP1252",       "CP1253",       "CP1254",
-        "CP1256",       "CP1257",       "WINDOWS-874",  "CP874",        "ISO-8859-2",   "ISO-8859-3",
-        "ISO-8859-4",   "ISO-8859-5",   "ISO-8859-6",   "ISO-8859-7",   "ISO-8859-8",   "ISO-8859-10",
-        "ISO-8859-13",  "ISO-8859-14",  "ISO-8859-15",  "ISO-8859-16",  "KOI8-R",       "KOI8-U",
-        "IBM866",       "CP866",
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(name, names[i])) return 1;
-    return 0;
-}
-
-/* What iconv makes of each byte of a single-byte charset: converting through
- * it gives exactly iconv's output (a byte iconv rejects becomes U+FFFD, as in
- * convert_iconv) at a fraction of the cost. */
-typedef struct {
-    char name[40];
-    bool usable;
-    bool ascii_same;     /* bytes below 0x80 map to themselves */
-    uint8_t len[256];    /* UTF-8 bytes of each byte's character (1..3), 0 when iconv rejects it */
-    char utf8[256][4];
-} byte_table;
-
-static _Thread_local byte_table *tl_table;
-
-/* Fills t from iconv for t->name; false when a byte does not convert on its own. */
-static bool fill_byte_table(byte_table *t)
-{
-    iconv_t cd = get_iconv(t->name);
-    if (cd == (iconv_t)-1) return false;
-    t->ascii_same = true;
-    for (unsigned b = 0; b < 256; b++) {
-        char in = (char)b, out[8];
-        char *ip = &in, *op = out;
-        size_t il = 1, ol = sizeof out;
-        iconv(cd, NULL, NULL, NULL, NULL);
-        size_t r = iconv(cd, &ip, &il, &op, &ol);
-        if (r == (size_t)-1) {
-            if (errno != EILSEQ || op != out) return false; /* EINVAL: a byte that starts a sequence */
-            t->len[b] = 0;
-            t->ascii_same = t->ascii_same && b >= 0x80;
-            continue;
-        }
-        if (iconv(cd, NULL, NULL, &op, &ol) == (size_t)-1) return false;
-        size_t k = (size_t)(op - out);
-        if (!k || k > 3 || !utf8_valid(out, k)) return false;
-        t->len[b] = (uint8_t)k;
-        memcpy(t->utf8[b], out, k);
-        if (b < 0x80 && (k != 1 || (unsigned char)out[0] != b)) t->ascii_same = false;
-    }
-    iconv(cd, NULL, NULL, NULL, NULL);
-    return true;
-}
-
-/* The table for charset name, or NULL when it is not a table charset. */
-static const byte_table *get_byte_table(const char *name)
-{
-    if (!is_table_charset(name)) return NULL;
-    if (!tl_table || strcmp(tl_table->name, name)) {
-        if (!tl_table) tl_table = xmalloc(sizeof *tl_table);
-        snprintf(tl_table->name, sizeof tl_table->name, "%s", name);
-        tl_table->usable = fill_byte_table(tl_table);
-    }
-    return tl_table->usable ? tl_table : NULL;
-}
-
-/* Converts p[0..n) through table t into out; returns the count of bytes replaced by U+FFFD. */
-static size_t convert_table(const byte_table *t, const char *p, size_t n, wbuf *out)
-{
-    buf_reserve(out, 3 * n + 4); /* at most 3 bytes out per byte in, and one word of slack */
-    const unsigned char *u = (const unsigned char *)p;
-    char *d = out->data + out->len;
-    size_t replaced = 0, i = 0;
-    while (i < n) {
-        uint64_t word;
-        if (t->ascii_same && i + 8 <= n && (memcpy(&word, u + i, 8), !(word & 0x8080808080808080ull))) {
-            memcpy(d, &word, 8);
-            d += 8;
-            i += 8;
-            continue;
-        }
-        unsigned k = t->len[u[i]];
-        if (k) {
-            memcpy(d, t->utf8[u[i]], 4);
-            d += k;
-        } else {
-            memcpy(d, REPLACEMENT_UTF8, 3);
-            d += 3;
-            replaced++;
-        }
-        i++;
-    }
-    out->len = (size_t)(d - out->data);
-    out->data[out->len] = 0;
-    return replaced;
-}
-
 /* The output of iconv is trusted to be valid UTF-8 except that some converters
  * pass surrogates or noncharacters through; repair it in place when needed. */
 static size_t repair_tail(wbuf *out, size_t from)
@@ -478,9 +374,9 @@ int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sni
         else info->replaced = utf8_repair(out, p, n);
         return 0;
     }
-    const byte_table *table = get_byte_table(info->name);
-    if (table) {
-        info->replaced = convert_table(table, p, n, out);
+    ssize_t replaced = charset_table_convert(info->name, p, n, out);
+    if (replaced >= 0) {
+        info->replaced = (size_t)replaced;
         return 0;
     }
     iconv_t cd = get_iconv(info->name);
@@ -518,8 +414,7 @@ static void release_thread_state(void *unused)
     tl_iconv_name[0] = 0;
     if (tl_detector) uchardet_delete(tl_detector);
     tl_detector = NULL;
-    free(tl_table);
-    tl_table = NULL;
+    charset_table_thread_free();
 }
 
 static void make_thread_key(void)
