@@ -268,24 +268,9 @@ static int nfc_inert(uint32_t cp)
            (cp >= 0xAC00 && cp < 0xD7A4) || (cp >= 0xFF00 && cp < 0xFFF0) || cp == 0xFFFD;
 }
 
-void utf8_append_nfc(wbuf *out, const char *s, size_t n)
+/* Appends the NFC form of s[0..n) (valid UTF-8) to out through utf8proc. */
+static void append_nfc_utf8proc(wbuf *out, const char *s, size_t n)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        if (u[i] < 0xCC) { /* every lead byte below 0xCC starts a code point below U+0300 */
-            i++;
-            continue;
-        }
-        size_t len;
-        uint32_t cp = utf8_decode(u + i, n - i, &len);
-        if (!nfc_inert(cp)) break;
-        i += len;
-    }
-    if (i == n) {
-        buf_append(out, s, n);
-        return;
-    }
     utf8proc_uint8_t *dst = NULL;
     utf8proc_ssize_t m = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &dst,
                                       UTF8PROC_STABLE | UTF8PROC_COMPOSE);
@@ -295,6 +280,36 @@ void utf8_append_nfc(wbuf *out, const char *s, size_t n)
         buf_append(out, dst, (size_t)m);
     }
     free(dst);
+}
+
+/* Only the stretches around code points that NFC may change go through
+ * utf8proc. A stretch runs from an ASCII byte to the next: an ASCII character
+ * is a starter that never composes with what precedes it, so the NFC of a
+ * text is the NFC of its pieces cut before ASCII characters. */
+void utf8_append_nfc(wbuf *out, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t done = 0, i = 0; /* s[0..done) is in out; s[done..i) is inert */
+    while (i < n) {
+        if (u[i] < 0xCC) { /* every lead byte below 0xCC starts a code point below U+0300 */
+            i++;
+            continue;
+        }
+        size_t len;
+        uint32_t cp = utf8_decode(u + i, n - i, &len);
+        if (nfc_inert(cp)) {
+            i += len;
+            continue;
+        }
+        size_t from = i, to = i + len;
+        while (from > done && u[from - 1] >= 0x80) from--;
+        if (from > done) from--; /* the ASCII character before may compose with what follows it */
+        while (to < n && u[to] >= 0x80) to++;
+        buf_append(out, s + done, from - done);
+        append_nfc_utf8proc(out, s + from, to - from);
+        done = i = to;
+    }
+    buf_append(out, s + done, n - done);
 }
 
 /* ---- the decision ---- */
