@@ -176,6 +176,11 @@ static utf8_census utf8_count(const char *s, size_t n)
     }
     size_t i = 0;
     while (i < n) {
+        uint64_t w;
+        if (i + 8 <= n && (memcpy(&w, u + i, 8), !(w & 0x8080808080808080ull))) { /* eight ASCII bytes */
+            i += 8;
+            continue;
+        }
         if (u[i] < 0x80) {
             i++;
             continue;
