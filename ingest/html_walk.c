@@ -2,6 +2,7 @@
 #include "ingest/html_walk.h"
 
 #include <ctype.h>
+#include <immintrin.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +334,33 @@ static int is_space_byte(unsigned char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
+/* True for a byte append_text copies as it is: not whitespace or a control
+ * character, and not the lead byte of a no-break space, C1 control,
+ * zero-width space or BOM. */
+static inline int ordinary_byte(unsigned char c)
+{
+    return c >= 0x21 && c != 0x7F && c != 0xC2 && c != 0xE2 && c != 0xEF;
+}
+
+/* Length of the run of ordinary bytes at the start of s[0..n), sixteen bytes a step (SSE2). */
+static size_t ordinary_run(const unsigned char *s, size_t n)
+{
+    const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7F), c2 = _mm_set1_epi8((char)0xC2),
+                  e2 = _mm_set1_epi8((char)0xE2), ef = _mm_set1_epi8((char)0xEF);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i special = _mm_cmpeq_epi8(_mm_max_epu8(x, space), space); /* x <= 0x20 */
+        special = _mm_or_si128(special, _mm_cmpeq_epi8(x, del));
+        special = _mm_or_si128(special, _mm_or_si128(_mm_cmpeq_epi8(x, c2), _mm_cmpeq_epi8(x, e2)));
+        special = _mm_or_si128(special, _mm_cmpeq_epi8(x, ef));
+        unsigned mask = (unsigned)_mm_movemask_epi8(special);
+        if (mask) return i + (size_t)__builtin_ctz(mask);
+    }
+    while (i < n && ordinary_byte(s[i])) i++;
+    return i;
+}
+
 /* Appends visible text to dst, collapsing whitespace (unless pre) and
  * dropping control characters; *pending_space carries a space between calls.
  * Returns the bytes appended. */
@@ -344,15 +372,19 @@ static size_t append_text(wbuf *dst, size_t block_start, const unsigned char *s,
     size_t i = 0;
     while (i < n) {
         unsigned char c = s[i];
-        if (c >= 0x21 && c != 0x7F && c != 0xC2 && c != 0xE2 && c != 0xEF) {
-            /* a run of ordinary bytes */
-            size_t j = i + 1;
-            while (j < n && s[j] >= 0x21 && s[j] != 0x7F && s[j] != 0xC2 && s[j] != 0xE2 && s[j] != 0xEF) j++;
+        if (ordinary_byte(c)) {
+            size_t j = i + 1 + ordinary_run(s + i + 1, n - i - 1);
             if (*pending_space && dst->len > block_start) dst->data[dst->len++] = ' ';
             *pending_space = 0;
             memcpy(dst->data + dst->len, s + i, j - i);
             dst->len += j - i;
             i = j;
+            continue;
+        }
+        if (!pre && is_space_byte(c)) { /* a run of whitespace (indentation between tags, mostly) */
+            *pending_space = 1;
+            do i++;
+            while (i < n && is_space_byte(s[i]));
             continue;
         }
         if (c == 0xC2 && i + 1 < n && s[i + 1] == 0xA0) { /* no-break space */
