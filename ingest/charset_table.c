@@ -28,6 +28,9 @@ static const char *const table_charsets[] = {
 #define MAX_SEQ 4
 /* Tables kept per thread (pages of a crawl use a handful of charsets). */
 #define CACHED_TABLES 4
+/* Most trie nodes (1 KB each) a table grows to; past that (GB18030's
+ * four-byte space, explored by junk) the charset goes back to iconv. */
+#define MAX_NODES 4096
 
 /* A table is a trie over bytes: each node has an entry per next byte, filled
  * the first time the sequence is met. An entry is a kind in its low 2 bits
@@ -131,7 +134,7 @@ static uint32_t lookup(charset_table *t, uint32_t node, const unsigned char *u, 
     if (e != ENTRY_UNKNOWN) return e;
     e = ask_iconv(t->cd, u, k);
     if ((e & 3) == ENTRY_MORE) {
-        if (k == MAX_SEQ) return ENTRY_UNKNOWN;
+        if (k == MAX_SEQ || t->nnodes == MAX_NODES) return ENTRY_UNKNOWN;
         e = ENTRY(ENTRY_MORE, new_node(t));
     }
     if (e != ENTRY_UNKNOWN) t->nodes[node].next[u[k - 1]] = e;
