@@ -15,6 +15,7 @@
 
 #include "core/utf8.h"
 #include "core/util.h"
+#include "ingest/charset_table.h"
 
 /* How far into a page a <meta charset> is looked for (WHATWG says 1024;
  * real pages put long scripts first). */
@@ -163,8 +164,23 @@ static utf8_census utf8_count(const char *s, size_t n)
 {
     utf8_census c = {0, 0};
     const unsigned char *u = (const unsigned char *)s;
+    if (utf8_valid(s, n)) { /* the usual case: every lead byte (0b11xxxxxx) starts one valid sequence */
+        size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            uint64_t w;
+            memcpy(&w, u + i, 8);
+            c.multibyte += (size_t)__builtin_popcountll(w & (w << 1) & 0x8080808080808080ull);
+        }
+        for (; i < n; i++) c.multibyte += u[i] >= 0xC0;
+        return c;
+    }
     size_t i = 0;
     while (i < n) {
+        uint64_t w;
+        if (i + 8 <= n && (memcpy(&w, u + i, 8), !(w & 0x8080808080808080ull))) { /* eight ASCII bytes */
+            i += 8;
+            continue;
+        }
         if (u[i] < 0x80) {
             i++;
             continue;
@@ -257,24 +273,9 @@ static int nfc_inert(uint32_t cp)
            (cp >= 0xAC00 && cp < 0xD7A4) || (cp >= 0xFF00 && cp < 0xFFF0) || cp == 0xFFFD;
 }
 
-void utf8_append_nfc(wbuf *out, const char *s, size_t n)
+/* Appends the NFC form of s[0..n) (valid UTF-8) to out through utf8proc. */
+static void append_nfc_utf8proc(wbuf *out, const char *s, size_t n)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        if (u[i] < 0xCC) { /* every lead byte below 0xCC starts a code point below U+0300 */
-            i++;
-            continue;
-        }
-        size_t len;
-        uint32_t cp = utf8_decode(u + i, n - i, &len);
-        if (!nfc_inert(cp)) break;
-        i += len;
-    }
-    if (i == n) {
-        buf_append(out, s, n);
-        return;
-    }
     utf8proc_uint8_t *dst = NULL;
     utf8proc_ssize_t m = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &dst,
                                       UTF8PROC_STABLE | UTF8PROC_COMPOSE);
@@ -284,6 +285,36 @@ void utf8_append_nfc(wbuf *out, const char *s, size_t n)
         buf_append(out, dst, (size_t)m);
     }
     free(dst);
+}
+
+/* Only the stretches around code points that NFC may change go through
+ * utf8proc. A stretch runs from an ASCII byte to the next: an ASCII character
+ * is a starter that never composes with what precedes it, so the NFC of a
+ * text is the NFC of its pieces cut before ASCII characters. */
+void utf8_append_nfc(wbuf *out, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t done = 0, i = 0; /* s[0..done) is in out; s[done..i) is inert */
+    while (i < n) {
+        if (u[i] < 0xCC) { /* every lead byte below 0xCC starts a code point below U+0300 */
+            i++;
+            continue;
+        }
+        size_t len;
+        uint32_t cp = utf8_decode(u + i, n - i, &len);
+        if (nfc_inert(cp)) {
+            i += len;
+            continue;
+        }
+        size_t from = i, to = i + len;
+        while (from > done && u[from - 1] >= 0x80) from--;
+        if (from > done) from--; /* the ASCII character before may compose with what follows it */
+        while (to < n && u[to] >= 0x80) to++;
+        buf_append(out, s + done, from - done);
+        append_nfc_utf8proc(out, s + from, to - from);
+        done = i = to;
+    }
+    buf_append(out, s + done, n - done);
 }
 
 /* ---- the decision ---- */
@@ -363,6 +394,11 @@ int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sni
         else info->replaced = utf8_repair(out, p, n);
         return 0;
     }
+    ssize_t replaced = charset_table_convert(info->name, p, n, out);
+    if (replaced >= 0) {
+        info->replaced = (size_t)replaced;
+        return 0;
+    }
     iconv_t cd = get_iconv(info->name);
     if (cd == (iconv_t)-1) { /* resolve_charset checked it; only memory can fail here */
         set_info(info, "UTF-8", CHARSET_DEFAULT);
@@ -398,6 +434,7 @@ static void release_thread_state(void *unused)
     tl_iconv_name[0] = 0;
     if (tl_detector) uchardet_delete(tl_detector);
     tl_detector = NULL;
+    charset_table_thread_free();
 }
 
 static void make_thread_key(void)

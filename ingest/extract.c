@@ -182,11 +182,18 @@ static int is_page_title(const html_walk *w, const walk_block *b)
 }
 
 /* Lines that only label an advertisement slot, in a few languages. */
-static const char *const ad_labels[] = {
-    "advertisement", "advertisements", "advert", "ad", "ads", "sponsored", "sponsored content",
-    "anzeige", "werbung", "publicité", "publicidad", "pubblicità", "publicidade", "reclame", "reklama",
-    "реклама", "Реклама", "广告", "広告", "광고",
+#define AD_LABEL(s) {s, sizeof s - 1}
+static const struct {
+    const char *s;
+    size_t n;
+} ad_labels[] = {
+    AD_LABEL("advertisement"), AD_LABEL("advertisements"), AD_LABEL("advert"), AD_LABEL("ad"), AD_LABEL("ads"),
+    AD_LABEL("sponsored"), AD_LABEL("sponsored content"), AD_LABEL("anzeige"), AD_LABEL("werbung"),
+    AD_LABEL("publicité"), AD_LABEL("publicidad"), AD_LABEL("pubblicità"), AD_LABEL("publicidade"),
+    AD_LABEL("reclame"), AD_LABEL("reklama"), AD_LABEL("реклама"), AD_LABEL("Реклама"), AD_LABEL("广告"),
+    AD_LABEL("広告"), AD_LABEL("광고"),
 };
+#undef AD_LABEL
 
 /* True when block b is nothing but an advertisement label. */
 static int is_ad_label(const html_walk *w, const walk_block *b)
@@ -197,9 +204,8 @@ static int is_ad_label(const html_walk *w, const walk_block *b)
     const char *s = w->text.data + b->off;
     while (n && (s[n - 1] == ' ' || s[n - 1] == ':')) n--;
     for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)s[i]);
-    low[n] = 0;
     for (size_t i = 0; i < sizeof ad_labels / sizeof ad_labels[0]; i++)
-        if (!strcmp(low, ad_labels[i])) return 1;
+        if (ad_labels[i].n == n && !memcmp(low, ad_labels[i].s, n)) return 1;
     return 0;
 }
 

@@ -2,6 +2,7 @@
 #include "ingest/html_walk.h"
 
 #include <ctype.h>
+#include <immintrin.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,61 +29,93 @@ struct walk_frame {
     uint8_t breaks;   /* break strength at its start and end: 0 inline, 1 line, 2 paragraph */
 };
 
+/* What the walk does specially with a few tags besides their flags. */
+enum { SPECIAL_NONE, SPECIAL_HTML, SPECIAL_BODY, SPECIAL_META, SPECIAL_SCRIPT };
+
 typedef struct {
     const char *name;
     uint32_t flags;
+    uint8_t hints;   /* HINT_* the tag itself gives */
+    uint8_t special; /* SPECIAL_* */
 } tag_info;
 
-/* Sorted by name (binary search). Tags not listed are inline. */
+#define T(name, flags) {name, flags, 0, SPECIAL_NONE}
+#define TH(name, flags, hints) {name, flags, hints, SPECIAL_NONE}
+#define TS(name, flags, special) {name, flags, 0, special}
+/* Sorted by name; a tag's id is its index. Tags not listed are inline. */
 static const tag_info tag_table[] = {
-    {"a", TAG_LINK}, {"address", TAG_BLOCK}, {"applet", TAG_SKIP}, {"area", TAG_VOID}, {"article", TAG_BLOCK},
-    {"aside", TAG_BLOCK}, {"audio", TAG_SKIP}, {"base", TAG_VOID}, {"blockquote", TAG_BLOCK | TAG_QUOTE},
-    {"body", TAG_BLOCK}, {"br", TAG_LINE | TAG_VOID}, {"button", TAG_SKIP}, {"canvas", TAG_SKIP},
-    {"caption", TAG_LINE}, {"center", TAG_BLOCK}, {"col", TAG_VOID}, {"colgroup", TAG_SKIP},
-    {"datalist", TAG_SKIP}, {"dd", TAG_LINE | TAG_ITEM}, {"details", TAG_BLOCK}, {"dialog", TAG_BLOCK},
-    {"dir", TAG_BLOCK}, {"div", TAG_BLOCK}, {"dl", TAG_BLOCK},
-    {"dt", TAG_LINE | TAG_ITEM}, {"embed", TAG_SKIP}, {"fieldset", TAG_BLOCK},
-    {"figcaption", TAG_BLOCK}, {"figure", TAG_BLOCK}, {"footer", TAG_BLOCK}, {"form", TAG_BLOCK},
-    {"frame", TAG_SKIP}, {"frameset", TAG_BLOCK}, {"h1", TAG_BLOCK | TAG_HEADING}, {"h2", TAG_BLOCK | TAG_HEADING},
-    {"h3", TAG_BLOCK | TAG_HEADING}, {"h4", TAG_BLOCK | TAG_HEADING}, {"h5", TAG_BLOCK | TAG_HEADING},
-    {"h6", TAG_BLOCK | TAG_HEADING}, {"head", TAG_HEAD}, {"header", TAG_BLOCK}, {"hgroup", TAG_BLOCK},
-    {"hr", TAG_BLOCK | TAG_VOID}, {"html", TAG_BLOCK}, {"iframe", TAG_SKIP}, {"img", TAG_VOID},
-    {"input", TAG_VOID}, {"legend", TAG_LINE}, {"li", TAG_LINE | TAG_ITEM}, {"link", TAG_VOID},
-    {"main", TAG_BLOCK}, {"map", TAG_SKIP}, {"menu", TAG_BLOCK}, {"meta", TAG_VOID},
-    {"meter", TAG_SKIP}, {"nav", TAG_BLOCK}, {"noembed", TAG_SKIP}, {"noframes", TAG_SKIP},
-    {"noscript", TAG_SKIP}, {"object", TAG_SKIP}, {"ol", TAG_BLOCK}, {"optgroup", TAG_SKIP},
-    {"option", TAG_SKIP}, {"output", TAG_SKIP}, {"p", TAG_BLOCK | TAG_PARA}, {"param", TAG_VOID},
-    {"picture", TAG_VOID}, {"pre", TAG_BLOCK | TAG_PRE}, {"progress", TAG_SKIP}, {"script", TAG_SKIP},
-    {"section", TAG_BLOCK}, {"select", TAG_SKIP}, {"source", TAG_VOID}, {"style", TAG_SKIP},
-    {"summary", TAG_BLOCK}, {"svg", TAG_SKIP}, {"table", TAG_BLOCK}, {"tbody", TAG_BLOCK},
-    {"td", TAG_LINE | TAG_CELL}, {"template", TAG_SKIP}, {"textarea", TAG_SKIP}, {"tfoot", TAG_BLOCK},
-    {"th", TAG_LINE | TAG_CELL}, {"thead", TAG_BLOCK}, {"title", TAG_TITLE}, {"tr", TAG_LINE},
-    {"track", TAG_VOID}, {"ul", TAG_BLOCK}, {"video", TAG_SKIP}, {"wbr", TAG_VOID},
-    {"xmp", TAG_BLOCK | TAG_PRE},
+    T("a", TAG_LINK), T("address", TAG_BLOCK), T("applet", TAG_SKIP), T("area", TAG_VOID), T("article", TAG_BLOCK),
+    TH("aside", TAG_BLOCK, HINT_BOILER), T("audio", TAG_SKIP), T("base", TAG_VOID),
+    T("blockquote", TAG_BLOCK | TAG_QUOTE),
+    TS("body", TAG_BLOCK, SPECIAL_BODY), T("br", TAG_LINE | TAG_VOID), T("button", TAG_SKIP), T("canvas", TAG_SKIP),
+    T("caption", TAG_LINE), T("center", TAG_BLOCK), T("col", TAG_VOID), T("colgroup", TAG_SKIP),
+    T("datalist", TAG_SKIP), T("dd", TAG_LINE | TAG_ITEM), T("details", TAG_BLOCK), T("dialog", TAG_BLOCK),
+    T("dir", TAG_BLOCK), T("div", TAG_BLOCK), T("dl", TAG_BLOCK),
+    T("dt", TAG_LINE | TAG_ITEM), T("embed", TAG_SKIP), T("fieldset", TAG_BLOCK),
+    TH("figcaption", TAG_BLOCK, HINT_CAPTION), T("figure", TAG_BLOCK), TH("footer", TAG_BLOCK, HINT_BOILER),
+    T("form", TAG_BLOCK), T("frame", TAG_SKIP), T("frameset", TAG_BLOCK), T("h1", TAG_BLOCK | TAG_HEADING),
+    T("h2", TAG_BLOCK | TAG_HEADING), T("h3", TAG_BLOCK | TAG_HEADING), T("h4", TAG_BLOCK | TAG_HEADING),
+    T("h5", TAG_BLOCK | TAG_HEADING), T("h6", TAG_BLOCK | TAG_HEADING), T("head", TAG_HEAD), T("header", TAG_BLOCK),
+    T("hgroup", TAG_BLOCK), T("hr", TAG_BLOCK | TAG_VOID), TS("html", TAG_BLOCK, SPECIAL_HTML), T("iframe", TAG_SKIP),
+    T("img", TAG_VOID), T("input", TAG_VOID), T("legend", TAG_LINE), T("li", TAG_LINE | TAG_ITEM), T("link", TAG_VOID),
+    T("main", TAG_BLOCK), T("map", TAG_SKIP), T("menu", TAG_BLOCK), TS("meta", TAG_VOID, SPECIAL_META),
+    T("meter", TAG_SKIP), TH("nav", TAG_BLOCK, HINT_BOILER), T("noembed", TAG_SKIP), T("noframes", TAG_SKIP),
+    T("noscript", TAG_SKIP), T("object", TAG_SKIP), T("ol", TAG_BLOCK), T("optgroup", TAG_SKIP),
+    T("option", TAG_SKIP), T("output", TAG_SKIP), T("p", TAG_BLOCK | TAG_PARA), T("param", TAG_VOID),
+    T("picture", TAG_VOID), T("pre", TAG_BLOCK | TAG_PRE), T("progress", TAG_SKIP),
+    TS("script", TAG_SKIP, SPECIAL_SCRIPT),
+    T("section", TAG_BLOCK), T("select", TAG_SKIP), T("source", TAG_VOID), T("style", TAG_SKIP),
+    T("summary", TAG_BLOCK), T("svg", TAG_SKIP), T("table", TAG_BLOCK), T("tbody", TAG_BLOCK),
+    T("td", TAG_LINE | TAG_CELL), T("template", TAG_SKIP), T("textarea", TAG_SKIP), T("tfoot", TAG_BLOCK),
+    T("th", TAG_LINE | TAG_CELL), T("thead", TAG_BLOCK), T("title", TAG_TITLE), T("tr", TAG_LINE),
+    T("track", TAG_VOID), T("ul", TAG_BLOCK), T("video", TAG_SKIP), T("wbr", TAG_VOID),
+    T("xmp", TAG_BLOCK | TAG_PRE),
 };
+#undef T
+#undef TH
+#undef TS
 enum { TAG_COUNT = sizeof tag_table / sizeof tag_table[0], TAG_ID_INLINE = TAG_COUNT };
 
-const char *html_tag_name(uint16_t tag_id)
+/* Open-addressing hash of the tag names (slot holds id + 1, 0 when empty),
+ * built once: a start tag costs one hash and usually one compare. */
+#define TAG_SLOTS 256
+_Static_assert(TAG_COUNT < 255 && 2 * TAG_COUNT < TAG_SLOTS, "tag ids fit a slot, the table stays sparse");
+static uint8_t tag_slots[TAG_SLOTS];
+
+static unsigned tag_hash(const char *name, size_t n)
 {
-    return tag_id < TAG_COUNT ? tag_table[tag_id].name : "inline";
+    return ((unsigned)n * 61u + (unsigned char)name[0] * 31u + (unsigned char)name[n - 1] * 7u +
+            (unsigned char)name[n / 2]) % TAG_SLOTS;
+}
+
+static void build_tag_slots(void)
+{
+    for (unsigned id = 0; id < TAG_COUNT; id++) {
+        const char *name = tag_table[id].name;
+        unsigned h = tag_hash(name, strlen(name));
+        while (tag_slots[h]) h = (h + 1) % TAG_SLOTS;
+        tag_slots[h] = (uint8_t)(id + 1);
+    }
 }
 
 static uint16_t tag_lookup(const char *name)
 {
-    int lo = 0, hi = TAG_COUNT - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        int c = strcmp(name, tag_table[mid].name);
-        if (!c) return (uint16_t)mid;
-        if (c < 0) hi = mid - 1;
-        else lo = mid + 1;
-    }
+    size_t n = strlen(name);
+    if (!n) return TAG_ID_INLINE;
+    for (unsigned h = tag_hash(name, n); tag_slots[h]; h = (h + 1) % TAG_SLOTS)
+        if (!strcmp(name, tag_table[tag_slots[h] - 1].name)) return (uint16_t)(tag_slots[h] - 1);
     return TAG_ID_INLINE; /* unknown and custom elements are inline */
 }
 
-static uint32_t tag_flags(uint16_t id)
+static const tag_info *tag_of(uint16_t id)
 {
-    return id < TAG_COUNT ? tag_table[id].flags : 0;
+    static const tag_info inline_tag = {"inline", 0, 0, SPECIAL_NONE};
+    return id < TAG_COUNT ? &tag_table[id] : &inline_tag;
+}
+
+const char *html_tag_name(uint16_t tag_id)
+{
+    return tag_of(tag_id)->name;
 }
 
 /* ---- hints from class, id and role ---- */
@@ -106,13 +139,101 @@ static const char *const caption_words[] = {"caption", "credit"};
 static const char *const byline_words[] = {"byline", "author", "dateline", "timestamp",
                                            "date", "publish", "posted", "entry-meta", "post-meta"};
 
-static int has_any(const char *s, const char *const *words, size_t n)
+/* What finding a word of each list means (a value can contain several). */
+enum { WORDS_BODY = 1, WORDS_COMMENT = 2, WORDS_BOILER = 4, WORDS_CAPTION = 8, WORDS_BYLINE = 16 };
+
+/* The hint words indexed by their first two bytes, so that a value is scanned
+ * once for all of them: a position whose two bytes start no word costs two
+ * table look-ups. Found anywhere in the value, as a substring. */
+#define WORD_CHAR_CLASSES 32 /* 0: a byte that starts no word; others numbered as met */
+#define MAX_HINT_WORDS 96
+typedef struct {
+    const char *word[MAX_HINT_WORDS];
+    uint8_t len[MAX_HINT_WORDS], bits[MAX_HINT_WORDS];
+    uint8_t first[WORD_CHAR_CLASSES * WORD_CHAR_CLASSES + 1]; /* bigram k's words: [first[k], first[k + 1]) */
+    size_t count;
+} word_index;
+
+static word_index body_index, other_index;
+static uint8_t word_char[256];
+static unsigned word_char_classes = 1;
+
+static unsigned word_char_class(unsigned char c)
 {
-    for (size_t i = 0; i < n; i++)
-        if (strstr(s, words[i])) return 1;
-    return 0;
+    if (!word_char[c]) {
+        if (word_char_classes == WORD_CHAR_CLASSES) abort(); /* the word lists outgrew the index */
+        word_char[c] = (uint8_t)word_char_classes++;
+    }
+    return word_char[c];
 }
-#define HAS_ANY(s, list) has_any(s, list, sizeof list / sizeof list[0])
+
+static unsigned bigram(const char *w)
+{
+    return word_char_class((unsigned char)w[0]) * WORD_CHAR_CLASSES + word_char_class((unsigned char)w[1]);
+}
+
+/* Adds a list's words (each at least two bytes) to ix, marked with bits. */
+static void index_words(word_index *ix, const char *const *words, size_t n, uint8_t bits)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (ix->count == MAX_HINT_WORDS || strlen(words[i]) < 2) abort();
+        ix->word[ix->count] = words[i];
+        ix->len[ix->count] = (uint8_t)strlen(words[i]);
+        ix->bits[ix->count++] = bits;
+    }
+}
+#define INDEX_WORDS(ix, list, bits) index_words(ix, list, sizeof list / sizeof list[0], bits)
+
+/* Orders ix's words by bigram (a counting sort) and fills first[]. */
+static void sort_index(word_index *ix)
+{
+    enum { K = WORD_CHAR_CLASSES * WORD_CHAR_CLASSES };
+    unsigned count[K + 1] = {0};
+    for (size_t i = 0; i < ix->count; i++) count[bigram(ix->word[i]) + 1]++;
+    for (unsigned k = 0; k < K; k++) count[k + 1] += count[k];
+    word_index sorted = *ix;
+    unsigned at[K];
+    memcpy(at, count, sizeof at);
+    for (size_t i = 0; i < ix->count; i++) {
+        unsigned j = at[bigram(ix->word[i])]++;
+        sorted.word[j] = ix->word[i];
+        sorted.len[j] = ix->len[i];
+        sorted.bits[j] = ix->bits[i];
+    }
+    for (unsigned k = 0; k <= K; k++) sorted.first[k] = (uint8_t)count[k];
+    *ix = sorted;
+}
+
+static void build_word_index(void)
+{
+    INDEX_WORDS(&body_index, body_words, WORDS_BODY);
+    INDEX_WORDS(&other_index, comment_words, WORDS_COMMENT);
+    INDEX_WORDS(&other_index, boiler_words, WORDS_BOILER);
+    INDEX_WORDS(&other_index, caption_words, WORDS_CAPTION);
+    INDEX_WORDS(&other_index, byline_words, WORDS_BYLINE);
+    sort_index(&body_index);
+    sort_index(&other_index);
+}
+
+/* The bits of every word of ix that occurs in s[0..n). */
+static unsigned find_words(const word_index *ix, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    unsigned found = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        unsigned a = word_char[u[i]], b;
+        if (!a || !(b = word_char[u[i + 1]])) continue;
+        unsigned k = a * WORD_CHAR_CLASSES + b;
+        for (unsigned j = ix->first[k]; j < ix->first[k + 1]; j++)
+            if (ix->len[j] <= n - i && !memcmp(s + i + 2, ix->word[j] + 2, ix->len[j] - 2u)) found |= ix->bits[j];
+    }
+    return found;
+}
+
+static char ascii_lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c + ('a' - 'A')) : c;
+}
 
 /* Hints from one class/id value. */
 static uint8_t hints_from_names(const char *value)
@@ -120,27 +241,18 @@ static uint8_t hints_from_names(const char *value)
     char low[HINT_ATTR_MAX + 1], squeezed[HINT_ATTR_MAX + 1];
     size_t n = 0, m = 0;
     for (; value[n] && n < HINT_ATTR_MAX; n++) {
-        char c = (char)tolower((unsigned char)value[n]);
+        char c = ascii_lower(value[n]);
         low[n] = c;
         if (c != '-' && c != '_') squeezed[m++] = c;
     }
-    low[n] = 0;
-    squeezed[m] = 0;
+    if (find_words(&body_index, squeezed, m)) return HINT_ARTICLE_BODY;
+    unsigned found = find_words(&other_index, low, n);
     uint8_t h = 0;
-    if (HAS_ANY(squeezed, body_words)) return HINT_ARTICLE_BODY;
-    if (HAS_ANY(low, comment_words)) h |= HINT_COMMENTS;
-    if (HAS_ANY(low, boiler_words)) h |= HINT_BOILER;
-    if (HAS_ANY(low, caption_words)) return h | HINT_CAPTION;
-    if (HAS_ANY(low, byline_words)) return h | HINT_BYLINE;
+    if (found & WORDS_COMMENT) h |= HINT_COMMENTS;
+    if (found & WORDS_BOILER) h |= HINT_BOILER;
+    if (found & WORDS_CAPTION) return h | HINT_CAPTION;
+    if (found & WORDS_BYLINE) return h | HINT_BYLINE;
     return h;
-}
-
-static uint8_t hints_from_tag(uint16_t id)
-{
-    const char *name = html_tag_name(id);
-    if (!strcmp(name, "nav") || !strcmp(name, "footer") || !strcmp(name, "aside")) return HINT_BOILER;
-    if (!strcmp(name, "figcaption")) return HINT_CAPTION;
-    return 0;
 }
 
 static uint8_t hints_from_role(const char *role)
@@ -222,6 +334,33 @@ static int is_space_byte(unsigned char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
+/* True for a byte append_text copies as it is: not whitespace or a control
+ * character, and not the lead byte of a no-break space, C1 control,
+ * zero-width space or BOM. */
+static inline int ordinary_byte(unsigned char c)
+{
+    return c >= 0x21 && c != 0x7F && c != 0xC2 && c != 0xE2 && c != 0xEF;
+}
+
+/* Length of the run of ordinary bytes at the start of s[0..n), sixteen bytes a step (SSE2). */
+static size_t ordinary_run(const unsigned char *s, size_t n)
+{
+    const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7F), c2 = _mm_set1_epi8((char)0xC2),
+                  e2 = _mm_set1_epi8((char)0xE2), ef = _mm_set1_epi8((char)0xEF);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i special = _mm_cmpeq_epi8(_mm_max_epu8(x, space), space); /* x <= 0x20 */
+        special = _mm_or_si128(special, _mm_cmpeq_epi8(x, del));
+        special = _mm_or_si128(special, _mm_or_si128(_mm_cmpeq_epi8(x, c2), _mm_cmpeq_epi8(x, e2)));
+        special = _mm_or_si128(special, _mm_cmpeq_epi8(x, ef));
+        unsigned mask = (unsigned)_mm_movemask_epi8(special);
+        if (mask) return i + (size_t)__builtin_ctz(mask);
+    }
+    while (i < n && ordinary_byte(s[i])) i++;
+    return i;
+}
+
 /* Appends visible text to dst, collapsing whitespace (unless pre) and
  * dropping control characters; *pending_space carries a space between calls.
  * Returns the bytes appended. */
@@ -233,15 +372,19 @@ static size_t append_text(wbuf *dst, size_t block_start, const unsigned char *s,
     size_t i = 0;
     while (i < n) {
         unsigned char c = s[i];
-        if (c >= 0x21 && c != 0x7F && c != 0xC2 && c != 0xE2 && c != 0xEF) {
-            /* a run of ordinary bytes */
-            size_t j = i + 1;
-            while (j < n && s[j] >= 0x21 && s[j] != 0x7F && s[j] != 0xC2 && s[j] != 0xE2 && s[j] != 0xEF) j++;
+        if (ordinary_byte(c)) {
+            size_t j = i + 1 + ordinary_run(s + i + 1, n - i - 1);
             if (*pending_space && dst->len > block_start) dst->data[dst->len++] = ' ';
             *pending_space = 0;
             memcpy(dst->data + dst->len, s + i, j - i);
             dst->len += j - i;
             i = j;
+            continue;
+        }
+        if (!pre && is_space_byte(c)) { /* a run of whitespace (indentation between tags, mostly) */
+            *pending_space = 1;
+            do i++;
+            while (i < n && is_space_byte(s[i]));
             continue;
         }
         if (c == 0xC2 && i + 1 < n && s[i + 1] == 0xA0) { /* no-break space */
@@ -300,12 +443,43 @@ static void on_characters(void *ctx, const xmlChar *ch, int len)
 
 /* ---- elements ---- */
 
-static const char *attr(const xmlChar **atts, const char *name)
+/* The attributes the walk reads. */
+enum { ATT_CLASS, ATT_ID, ATT_ROLE, ATT_STYLE, ATT_HIDDEN, ATT_ITEMPROP, ATT_NAME, ATT_PROPERTY, ATT_CONTENT,
+       ATT_LANG, ATT_XML_LANG, ATT_TYPE, ATT_COUNT };
+
+/* An element's values of the attributes the walk reads: NULL when absent,
+ * "" for an attribute without a value; the first wins when one repeats. */
+typedef struct {
+    const char *v[ATT_COUNT];
+} att_values;
+
+/* ATT_* of attribute name s (libxml2 gives names lower-cased), or -1. */
+static int att_kind(const char *s)
 {
-    if (!atts) return NULL;
-    for (int i = 0; atts[i]; i += 2)
-        if (!strcmp((const char *)atts[i], name)) return atts[i + 1] ? (const char *)atts[i + 1] : "";
-    return NULL;
+    switch (s[0]) {
+    case 'c': return !strcmp(s, "class") ? ATT_CLASS : !strcmp(s, "content") ? ATT_CONTENT : -1;
+    case 'h': return !strcmp(s, "hidden") ? ATT_HIDDEN : -1;
+    case 'i': return !strcmp(s, "id") ? ATT_ID : !strcmp(s, "itemprop") ? ATT_ITEMPROP : -1;
+    case 'l': return !strcmp(s, "lang") ? ATT_LANG : -1;
+    case 'n': return !strcmp(s, "name") ? ATT_NAME : -1;
+    case 'p': return !strcmp(s, "property") ? ATT_PROPERTY : -1;
+    case 'r': return !strcmp(s, "role") ? ATT_ROLE : -1;
+    case 's': return !strcmp(s, "style") ? ATT_STYLE : -1;
+    case 't': return !strcmp(s, "type") ? ATT_TYPE : -1;
+    case 'x': return !strcmp(s, "xml:lang") ? ATT_XML_LANG : -1;
+    default: return -1;
+    }
+}
+
+/* Reads atts (name, value pairs, NULL-terminated) into a, in one pass. */
+static void read_atts(const xmlChar **atts, att_values *a)
+{
+    memset(a, 0, sizeof *a);
+    if (!atts) return;
+    for (int i = 0; atts[i]; i += 2) {
+        int k = att_kind((const char *)atts[i]);
+        if (k >= 0 && !a->v[k]) a->v[k] = atts[i + 1] ? (const char *)atts[i + 1] : "";
+    }
 }
 
 /* Class names that CSS frameworks use to hide an element (Bootstrap, Tailwind,
@@ -313,6 +487,32 @@ static const char *attr(const xmlChar **atts, const char *name)
 static const char *const hidden_classes[] = {"d-none", "hidden", "hide", "is-hidden", "sr-only",
                                              "visually-hidden", "screen-reader-text", "invisible",
                                              "element-invisible", "visuallyhidden"};
+
+/* Whether a class token (its first HINT_ATTR_MAX bytes) names a display
+ * ("block", "flex", "inline", "grid", "table") that shows an element on
+ * screen, i.e. without "print" in it: one pass over the token. */
+static int shows_on_screen(const char *t, size_t n)
+{
+    if (n > HINT_ATTR_MAX) n = HINT_ATTR_MAX;
+    int shows = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *w;
+        switch (t[i]) {
+        case 'p': w = "print"; break;
+        case 'b': w = "block"; break;
+        case 'f': w = "flex"; break;
+        case 'i': w = "inline"; break;
+        case 'g': w = "grid"; break;
+        case 't': w = "table"; break;
+        default: continue;
+        }
+        size_t k = strlen(w);
+        if (k > n - i || memcmp(t + i, w, k)) continue;
+        if (t[i] == 'p') return 0;
+        shows = 1;
+    }
+    return shows;
+}
 
 /* True when class value v hides the element: a hiding class and no
  * responsive class that shows it again on screen ("d-none d-md-block",
@@ -328,24 +528,17 @@ static int hidden_by_class(const char *v)
         if (!n) break;
         for (size_t i = 0; i < sizeof hidden_classes / sizeof hidden_classes[0]; i++)
             if (strlen(hidden_classes[i]) == n && !memcmp(t, hidden_classes[i], n)) hides = 1;
-        char tok[HINT_ATTR_MAX + 1];
-        size_t m = n < HINT_ATTR_MAX ? n : HINT_ATTR_MAX;
-        memcpy(tok, t, m);
-        tok[m] = 0;
-        if (!strstr(tok, "print") && (strstr(tok, "block") || strstr(tok, "flex") || strstr(tok, "inline") ||
-                                      strstr(tok, "grid") || strstr(tok, "table")))
-            return 0;
+        if (shows_on_screen(t, n)) return 0;
     }
     return hides;
 }
 
-static int is_hidden(const xmlChar **atts)
+static int is_hidden(const att_values *a)
 {
-    if (!atts) return 0;
-    if (attr(atts, "hidden")) return 1;
-    const char *cls = attr(atts, "class");
+    if (a->v[ATT_HIDDEN]) return 1;
+    const char *cls = a->v[ATT_CLASS];
     if (cls && hidden_by_class(cls)) return 1;
-    const char *style = attr(atts, "style");
+    const char *style = a->v[ATT_STYLE];
     if (style) {
         char low[HINT_ATTR_MAX + 1];
         size_t n = 0, m = 0;
@@ -357,12 +550,12 @@ static int is_hidden(const xmlChar **atts)
     return 0;
 }
 
-static void keep_meta(html_walk *w, const xmlChar **atts)
+static void keep_meta(html_walk *w, const att_values *a)
 {
-    const char *key = attr(atts, "name");
-    if (!key) key = attr(atts, "property");
-    if (!key) key = attr(atts, "itemprop");
-    const char *content = attr(atts, "content");
+    const char *key = a->v[ATT_NAME];
+    if (!key) key = a->v[ATT_PROPERTY];
+    if (!key) key = a->v[ATT_ITEMPROP];
+    const char *content = a->v[ATT_CONTENT];
     if (!key || !content || !*content) return;
     char low[64];
     size_t n = 0;
@@ -381,9 +574,9 @@ static void keep_meta(html_walk *w, const xmlChar **atts)
 static void on_start(void *ctx, const xmlChar *xname, const xmlChar **atts)
 {
     html_walk *w = ctx;
-    const char *name = (const char *)xname;
-    uint16_t id = tag_lookup(name);
-    uint32_t flags = tag_flags(id);
+    uint16_t id = tag_lookup((const char *)xname);
+    const tag_info *tag = tag_of(id);
+    uint32_t flags = tag->flags;
     int32_t parent_node = current_node(w);
     struct walk_frame *f = push_frame(w);
     f->tag = flags;
@@ -398,20 +591,22 @@ static void on_start(void *ctx, const xmlChar *xname, const xmlChar **atts)
         w->in_title++;
         return;
     }
-    if (!strcmp(name, "meta")) {
-        keep_meta(w, atts);
+    att_values a;
+    read_atts(atts, &a);
+    if (tag->special == SPECIAL_META) {
+        keep_meta(w, &a);
         return;
     }
-    if (!strcmp(name, "html")) {
-        const char *lang = attr(atts, "lang");
-        if (!lang) lang = attr(atts, "xml:lang");
+    if (tag->special == SPECIAL_HTML) {
+        const char *lang = a.v[ATT_LANG];
+        if (!lang) lang = a.v[ATT_XML_LANG];
         if (lang && !w->lang.len) {
             int sp = 0;
             append_text(&w->lang, 0, (const unsigned char *)lang, strnlen(lang, 64), 0, &sp);
         }
     }
     if (flags & TAG_SKIP) {
-        const char *type = !strcmp(name, "script") ? attr(atts, "type") : NULL;
+        const char *type = tag->special == SPECIAL_SCRIPT ? a.v[ATT_TYPE] : NULL;
         if (type && strstr(type, "ld+json")) {
             f->jsonld = 1;
             w->in_jsonld = 1;
@@ -421,7 +616,7 @@ static void on_start(void *ctx, const xmlChar *xname, const xmlChar **atts)
         return;
     }
     if (w->head_depth) return;
-    if (is_hidden(atts)) {
+    if (is_hidden(&a)) {
         w->skip_depth = 1;
         f->skip_root = 1;
         return;
@@ -429,13 +624,13 @@ static void on_start(void *ctx, const xmlChar *xname, const xmlChar **atts)
     if (flags & TAG_LINK) w->link_depth++;
     if (flags & TAG_PRE) w->pre_depth++;
     uint8_t h = 0;
-    if (strcmp(name, "body") && strcmp(name, "html") && !(flags & TAG_VOID)) {
-        h = hints_from_tag(id);
+    if (tag->special != SPECIAL_BODY && tag->special != SPECIAL_HTML && !(flags & TAG_VOID)) {
+        h = tag->hints;
         const char *v;
-        if ((v = attr(atts, "class"))) h |= hints_from_names(v);
-        if ((v = attr(atts, "id"))) h |= hints_from_names(v);
-        if ((v = attr(atts, "role"))) h |= hints_from_role(v);
-        if ((v = attr(atts, "itemprop")) && (!strcmp(v, "articleBody") || !strcmp(v, "text")))
+        if ((v = a.v[ATT_CLASS])) h |= hints_from_names(v);
+        if ((v = a.v[ATT_ID])) h |= hints_from_names(v);
+        if ((v = a.v[ATT_ROLE])) h |= hints_from_role(v);
+        if ((v = a.v[ATT_ITEMPROP]) && (!strcmp(v, "articleBody") || !strcmp(v, "text")))
             h |= HINT_ARTICLE_BODY;
     }
     /* an inline caption or byline becomes a line of its own */
@@ -493,10 +688,12 @@ static void on_end(void *ctx, const xmlChar *name)
 
 /* ---- driver ---- */
 
-static pthread_once_t libxml_once = PTHREAD_ONCE_INIT;
-static void libxml_init(void)
+static pthread_once_t walk_once = PTHREAD_ONCE_INIT;
+static void walk_init(void)
 {
     xmlInitParser();
+    build_tag_slots();
+    build_word_index();
 }
 
 static void ignore_error(void *ctx, const char *msg, ...)
@@ -535,7 +732,7 @@ void html_walk_free(html_walk *w)
 
 void html_walk_run(html_walk *w, const char *html, size_t n)
 {
-    pthread_once(&libxml_once, libxml_init);
+    pthread_once(&walk_once, walk_init);
     html_walk_reset(w);
     if (n > INT32_MAX) n = INT32_MAX;
     htmlParserCtxtPtr ctxt = htmlCreateMemoryParserCtxt(html, (int)n);

@@ -12,6 +12,40 @@
 #include "core/util.h"
 #include "tests/tap.h"
 
+#include <utf8proc.h>
+
+/* NFC by stretches (utf8_append_nfc) equals utf8proc's NFC of the whole text,
+ * on random mixes of ASCII, combining marks, Hangul jamo and syllables,
+ * precomposed letters, CJK and other scripts. */
+static void nfc_by_stretches(void)
+{
+    static const char *const pieces[] = {
+        "a", "e", "o", " ", ".", "\n", "\xcc\x81", "\xcc\x88", "\xcc\xa3", "\xcd\x85", "\xc3\xa9", "\xc3\xb6",
+        "\xe1\x84\x80", "\xe1\x85\xa1", "\xe1\x86\xa8", "\xea\xb0\x80", "\xe4\xb8\xad", "\xe3\x81\x8b", "\xe3\x82\x99",
+        "\xd0\x98", "\xcc\x86", "\xe2\x84\xa6", "\xef\xac\x80", "\xe0\xa4\x95", "\xe0\xa4\xbc", "\xd7\x90", "\xd6\xb8",
+        "\xf0\x9d\x85\x97", "\xf0\x9d\x85\xa5", "\xc5\xbf", "\xe1\xba\x9b", "\xe0\xbd\xb1", "\xe0\xbd\xb2",
+    };
+    wbuf text = WBUF_INIT, got = WBUF_INIT;
+    int good = 1;
+    srand(3);
+    for (int round = 0; round < 2000 && good; round++) {
+        buf_clear(&text);
+        int len = rand() % 40;
+        for (int k = 0; k < len; k++) buf_puts(&text, pieces[rand() % (sizeof pieces / sizeof pieces[0])]);
+        buf_clear(&got);
+        utf8_append_nfc(&got, text.data ? text.data : "", text.len);
+        utf8proc_uint8_t *want = NULL;
+        utf8proc_ssize_t m = utf8proc_map((const utf8proc_uint8_t *)(text.data ? text.data : ""),
+                                          (utf8proc_ssize_t)text.len, &want, UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+        good = m >= 0 && (size_t)m == got.len && !memcmp(want, got.data, got.len);
+        if (!good) diag("differs on '%s'", text.data);
+        free(want);
+    }
+    ok(good, "NFC by stretches equals NFC of the whole text (2000 random mixes)");
+    buf_free(&text);
+    buf_free(&got);
+}
+
 /* Re-encodes UTF-8 to charset (characters it lacks are dropped). */
 static char *encode(const char *utf8, size_t n, const char *charset, size_t *out_n)
 {
@@ -110,5 +144,6 @@ int main(void)
     html_result_free(&ref);
     html_result_free(&got);
     buf_free(&out);
+    nfc_by_stretches();
     return done_testing();
 }
