@@ -12,17 +12,15 @@
 void rule_scratch_free(rule_scratch *r)
 {
     ct_free(&r->table);
-    ct_free(&r->grams);
     free(r->gram_hash);
     free(r->gram_pos);
     free(r->gram_slot);
     free(r->word_count);
     free(r->word_counters);
     free(r->char_prefix);
+    free(r->rarest);
     free(r->line_kept);
     buf_free(&r->line);
-    buf_free(&r->lower);
-    buf_free(&r->text_lower);
     memset(r, 0, sizeof *r);
 }
 
@@ -188,6 +186,20 @@ static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
     r->gram_slot = xrealloc(r->gram_slot, r->gram_cap * sizeof *r->gram_slot);
     r->word_count = xrealloc(r->word_count, r->gram_cap * sizeof *r->word_count);
     r->char_prefix = xrealloc(r->char_prefix, r->gram_cap * sizeof *r->char_prefix);
+    r->rarest = xrealloc(r->rarest, r->gram_cap * sizeof *r->rarest);
+}
+
+/* Sets r->word_count[i] to at least the occurrences of word i in the
+ * document: words are counted in an array of counters picked by their hash
+ * (exact unless two words share a counter, then more). The rules below only
+ * need upper bounds, and counting this way needs no probing and no branch. */
+/* Counters enough for n keys: few keys share one (at least 2^10, at most
+ * 2^WORD_COUNTER_BITS_MAX); returns their number's log2. */
+static unsigned counter_bits(size_t n, size_t per_key)
+{
+    unsigned bits = 10;
+    while (bits < WORD_COUNTER_BITS_MAX && ((size_t)1 << bits) < n * per_key) bits++;
+    return bits;
 }
 
 /* Sets r->word_count[i] to at least the occurrences of word i in the
@@ -196,9 +208,7 @@ static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
  * need upper bounds, and counting this way needs no probing and no branch. */
 static void count_words(rule_scratch *r, const fword *w, size_t nw)
 {
-    unsigned bits = 10;
-    while (bits < WORD_COUNTER_BITS_MAX && ((size_t)1 << bits) < nw * 4) bits++;
-    if (!r->word_counters) r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
+    unsigned bits = counter_bits(nw, 4);
     uint32_t *counter = r->word_counters, *index = r->gram_slot;
     for (size_t i = 0; i < nw; i++) {
         index[i] = (uint32_t)(w[i].hash >> (64 - bits));
@@ -228,17 +238,22 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
 {
     const uint64_t *prefix = r->char_prefix;
     const uint32_t *count = r->word_count;
-    /* per k, in one pass: the most characters of a k-gram, and the most
+    uint32_t *rarest = r->rarest; /* per position: the count of the rarest word of its k-gram */
+    /* per k, one pass: the most characters of a k-gram, and the most
      * (characters + k - 1) times the count of the k-gram's rarest word */
     uint64_t longest[FILTER_TOP_NGRAM_MAX + 1] = {0}, bound[FILTER_TOP_NGRAM_MAX + 1] = {0};
-    for (size_t i = 0; i < nw; i++) {
-        uint32_t rarest = count[i];
-        for (size_t k = 2; k <= FILTER_TOP_NGRAM_MAX && i + k <= nw; k++) {
-            if (count[i + k - 1] < rarest) rarest = count[i + k - 1];
-            uint64_t chars = prefix[i + k] - prefix[i];
-            if (chars > longest[k]) longest[k] = chars;
-            if ((chars + k - 1) * rarest > bound[k]) bound[k] = (chars + k - 1) * rarest;
+    memcpy(rarest, count, nw * sizeof *rarest);
+    for (size_t k = 2; k <= FILTER_TOP_NGRAM_MAX && k <= nw; k++) {
+        uint64_t most_chars = 0, most = 0;
+        for (size_t i = 0; i + k <= nw; i++) {
+            uint32_t least = count[i + k - 1] < rarest[i] ? count[i + k - 1] : rarest[i];
+            rarest[i] = least;
+            uint64_t chars = prefix[i + k] - prefix[i], b = (chars + k - 1) * least;
+            most_chars = chars > most_chars ? chars : most_chars;
+            most = b > most ? b : most;
         }
+        longest[k] = most_chars;
+        bound[k] = most;
     }
     uint32_t prev_best = UINT32_MAX;
     for (size_t k = 2; k <= FILTER_TOP_NGRAM_MAX && k <= nw; k++) {
@@ -283,20 +298,30 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
     uint64_t *g = r->gram_hash;
     /* positions whose 5 words all occur twice or more */
     size_t ncand = 0, run = 0;
-    for (size_t j = 0; j < nw; j++) {
-        run = r->word_count[j] > 1 ? run + 1 : 0;
-        if (run >= n5) hot[ncand++] = (uint32_t)(j + 1 - n5);
+    for (size_t j = 0; j < nw; j++) { /* without branches: which words repeat is unpredictable */
+        run = (run + 1) & -(size_t)(r->word_count[j] > 1);
+        hot[ncand] = (uint32_t)(j + 1 - n5);
+        ncand += run >= n5;
     }
     if (ncand < 2) return NULL;
-    ct_reset(&r->grams, ncand); /* sized for every key: slots do not move while adding */
+    /* of those, the positions whose 5-gram may occur twice, counted like the
+     * words: in counters picked by the hash, so a few positions whose 5-gram
+     * occurs once stay too. They change nothing below: their grams match no
+     * other position's, they only cost a look-up. */
+    unsigned bits = counter_bits(ncand, 16);
+    uint32_t *counter = r->word_counters;
     for (size_t h = 0; h < ncand; h++) {
         size_t i = hot[h];
         g[i] = gram_hash(w, i, n5);
-        slot_of[h] = (uint32_t)(ct_add(&r->grams, g[i], (uint32_t)i) - r->grams.slots);
+        slot_of[h] = (uint32_t)(g[i] >> (64 - bits));
+        counter[slot_of[h]]++;
     }
     size_t nhot = 0;
-    for (size_t h = 0; h < ncand; h++)
-        if (r->grams.slots[slot_of[h]].count > 1) hot[nhot++] = hot[h]; /* in place: nhot <= h */
+    for (size_t h = 0; h < ncand; h++) { /* in place: nhot <= h */
+        hot[nhot] = hot[h];
+        nhot += counter[slot_of[h]] > 1;
+    }
+    for (size_t h = 0; h < ncand; h++) counter[slot_of[h]] = 0;
     if (nhot == 0) return NULL;
     for (size_t k = n5; k <= FILTER_DUP_NGRAM_MAX && k <= nw; k++) {
         size_t grams = nw - k + 1;
@@ -354,6 +379,7 @@ const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, con
     ensure_gram_arrays(r, nw);
     r->char_prefix[0] = 0;
     for (size_t i = 0; i < nw; i++) r->char_prefix[i + 1] = r->char_prefix[i] + w->w[i].nchars;
+    if (!r->word_counters) r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
     count_words(r, w->w, nw);
     const char *reason = top_ngram_check(c, r, w->w, nw, text_chars);
     return reason ? reason : dup_ngram_check(c, r, w->w, nw, text_chars);
