@@ -511,12 +511,20 @@ static bool has_text(const char *s, size_t a, size_t b)
     return false;
 }
 
-/* True when one of the 8 bytes of x is '.', '?' or '!' (exact as a whole). */
-static inline bool block_has_terminator(uint64_t x)
+/* First position in s[p, b) of '.', '?' or '!', or b. */
+static inline size_t next_terminator(const char *s, size_t p, size_t b)
 {
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    uint64_t dot = x ^ (ones * '.'), question = x ^ (ones * '?'), bang = x ^ (ones * '!');
-    return (((dot - ones) & ~dot) | ((question - ones) & ~question) | ((bang - ones) & ~bang)) & highs;
+#ifdef __SSE2__
+    const __m128i dot = _mm_set1_epi8('.'), question = _mm_set1_epi8('?'), bang = _mm_set1_epi8('!');
+    for (; p + 16 <= b; p += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + p));
+        __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, dot), _mm_or_si128(_mm_cmpeq_epi8(v, question), _mm_cmpeq_epi8(v, bang)));
+        unsigned bits = (unsigned)_mm_movemask_epi8(hit);
+        if (bits) return p + (size_t)__builtin_ctz(bits);
+    }
+#endif
+    while (p < b && s[p] != '.' && s[p] != '?' && s[p] != '!') p++;
+    return p;
 }
 
 size_t count_sentences(const char *s, size_t a, size_t b)
@@ -524,13 +532,8 @@ size_t count_sentences(const char *s, size_t a, size_t b)
     init_ascii_class();
     size_t sentences = 0, open = a; /* open: where the current sentence starts */
     for (size_t p = a; p < b; p++) {
-        for (uint64_t x; p + 8 <= b; p += 8) { /* skip 8 bytes at a time while none ends a sentence */
-            memcpy(&x, s + p, 8);
-            if (block_has_terminator(x)) break;
-        }
+        p = next_terminator(s, p, b);
         if (p >= b) break;
-        char ch = s[p];
-        if (ch != '.' && ch != '?' && ch != '!') continue;
         /* a run of terminators, then closing quotes and brackets */
         size_t q = p;
         while (q < b && (s[q] == '.' || s[q] == '?' || s[q] == '!')) q++;
