@@ -17,6 +17,7 @@ void rule_scratch_free(rule_scratch *r)
     free(r->gram_slot);
     free(r->word_count);
     free(r->word_counters);
+    free(r->gram_seen);
     free(r->char_prefix);
     free(r->rarest);
     free(r->line_kept);
@@ -308,13 +309,13 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
      * words: in counters picked by the hash, so a few positions whose 5-gram
      * occurs once stay too. They change nothing below: their grams match no
      * other position's, they only cost a look-up. */
-    unsigned bits = counter_bits(ncand, 16);
-    uint32_t *counter = r->word_counters;
+    unsigned bits = counter_bits(ncand, 8);
+    uint8_t *counter = r->gram_seen; /* 0, 1, or 2 for twice or more: a byte keeps them in cache */
     for (size_t h = 0; h < ncand; h++) {
         size_t i = hot[h];
         g[i] = gram_hash(w, i, n5);
         slot_of[h] = (uint32_t)(g[i] >> (64 - bits));
-        counter[slot_of[h]]++;
+        counter[slot_of[h]] += counter[slot_of[h]] < 2;
     }
     size_t nhot = 0;
     for (size_t h = 0; h < ncand; h++) { /* in place: nhot <= h */
@@ -379,7 +380,10 @@ const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, con
     ensure_gram_arrays(r, nw);
     r->char_prefix[0] = 0;
     for (size_t i = 0; i < nw; i++) r->char_prefix[i + 1] = r->char_prefix[i] + w->w[i].nchars;
-    if (!r->word_counters) r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
+    if (!r->word_counters) {
+        r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
+        r->gram_seen = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->gram_seen);
+    }
     count_words(r, w->w, nw);
     const char *reason = top_ngram_check(c, r, w->w, nw, text_chars);
     return reason ? reason : dup_ngram_check(c, r, w->w, nw, text_chars);

@@ -28,6 +28,7 @@ typedef struct {
     uint32_t *gram_slot;  /* per position: the counter of its word, or of its 5-gram */
     uint32_t *word_count; /* occurrences of the word at each position (or more) */
     uint32_t *word_counters; /* 1 << WORD_COUNTER_BITS_MAX counters, zero between documents */
+    uint8_t *gram_seen;      /* as many 5-gram counters (0, 1, 2: twice or more), zero between documents */
     uint64_t *char_prefix; /* code points of words[0..i) */
     uint32_t *rarest;      /* top n-gram bounds: per position, the count of its gram's rarest word */
     size_t gram_cap;

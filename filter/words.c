@@ -135,21 +135,26 @@ static inline uint64_t mix_bits(uint64_t x)
     return x;
 }
 
-/* Hash of the word w (len bytes, with the text going on to end). Words of up
- * to 7 bytes map to distinct hashes (their bytes and length, packed, then
- * mixed by a bijection); longer ones are hashed 8 bytes at a time. */
-static inline uint64_t word_hash(const char *w, size_t len, const char *end)
+/* The first min(len, 8) bytes of w (with the text going on to end) as a
+ * zero-padded integer. */
+static inline uint64_t word_prefix(const char *w, size_t len, const char *end)
 {
     uint64_t x = 0;
-    if (len < 8) {
-        if (end - w >= 8) {
-            memcpy(&x, w, 8);
-            x &= (1ULL << (8 * len)) - 1;
-        } else {
-            memcpy(&x, w, len);
-        }
-        return mix_bits(x | (uint64_t)len << 56);
+    if (end - w >= 8) {
+        memcpy(&x, w, 8);
+        if (len < 8) x &= (1ULL << (8 * len)) - 1;
+    } else {
+        memcpy(&x, w, len < 8 ? len : 8);
     }
+    return x;
+}
+
+/* Hash of the word w (len bytes, its word_prefix x). Words of up to 7 bytes
+ * map to distinct hashes (their bytes and length, packed, then mixed by a
+ * bijection); longer ones are hashed 8 bytes at a time. */
+static inline uint64_t word_hash(uint64_t x, const char *w, size_t len)
+{
+    if (len < 8) return mix_bits(x | (uint64_t)len << 56);
     uint64_t h = 0x9E3779B97F4A7C15ULL * len;
     size_t i = 0;
     for (; i + 8 <= len; i += 8) {
@@ -169,18 +174,11 @@ static inline size_t stop_slot(uint64_t x)
     return (size_t)((x * 0x9E3779B97F4A7C15ULL) >> 57) & (STOPWORD_SLOTS - 1);
 }
 
-/* True when w (len bytes, with the text going on to end) is one of the stop words. */
-static inline bool is_stop_word(const stopword_set *stop, const char *w, size_t len, const char *end)
+/* True when w (len bytes, its word_prefix x) is one of the stop words. */
+static inline bool is_stop_word(const stopword_set *stop, uint64_t x, const char *w, size_t len)
 {
     if (len > stop->max_len) return false;
     if (stop->max_len <= sizeof(uint64_t)) { /* look the word up as an integer */
-        uint64_t x = 0;
-        if (end - w >= (ptrdiff_t)sizeof x) {
-            memcpy(&x, w, sizeof x);
-            if (len < sizeof x) x &= (1ULL << (8 * len)) - 1;
-        } else {
-            memcpy(&x, w, len);
-        }
         for (size_t i = stop_slot(x); stop->slot_len[i]; i = (i + 1) & (STOPWORD_SLOTS - 1))
             if (stop->slot_word[i] == x && stop->slot_len[i] == len) return true;
         return false;
@@ -202,7 +200,8 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
     w->off = (uint32_t)off;
     w->len = (uint32_t)len;
     w->line = line;
-    w->hash = word_hash(s + off, len, ws->text_end);
+    uint64_t prefix = word_prefix(s + off, len, ws->text_end);
+    w->hash = word_hash(prefix, s + off, len);
     uint32_t flags = WORD_SYMBOL, nchars = 0;
     for (size_t i = off, end = off + len; i < end;) {
         unsigned char c = (unsigned char)s[i];
@@ -219,7 +218,7 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
         nchars++;
     }
     w->nchars = nchars;
-    if (stop && is_stop_word(stop, s + off, len, ws->text_end)) flags |= WORD_STOP;
+    if (stop && is_stop_word(stop, prefix, s + off, len)) flags |= WORD_STOP;
     w->flags = flags;
 }
 
@@ -237,9 +236,10 @@ static void push_plain_word(fwords *ws, const char *s, size_t off, size_t len, u
     w->len = (uint32_t)len;
     w->line = line;
     w->nchars = (uint32_t)len;
-    w->hash = word_hash(s + off, len, ws->text_end);
+    uint64_t prefix = word_prefix(s + off, len, ws->text_end);
+    w->hash = word_hash(prefix, s + off, len);
     uint32_t flags = alpha ? WORD_ALPHA : 0;
-    if (stop && is_stop_word(stop, s + off, len, ws->text_end)) flags |= WORD_STOP;
+    if (stop && is_stop_word(stop, prefix, s + off, len)) flags |= WORD_STOP;
     w->flags = flags;
 }
 
