@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -17,6 +18,43 @@
 /* ASCII classes, looked up once per byte. */
 enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_CLOSER = 32, A_ALNUM = 64, A_DOT = 128 };
 static uint8_t ascii_class[256]; /* bytes >= 0x80 (parts of wider characters): none */
+
+/* Classes of wider characters, as uchar.h defines them; those of the Basic
+ * Multilingual Plane are looked up in a table, filled 256 code points at a
+ * time when one of them is first seen (by any thread). */
+enum { W_ALPHA = 1, W_PUNCT = 2, W_SPACE = 4, W_BREAK = 8, W_NOSPACE = 16 };
+#define WIDE_TABLE_SIZE 0x10000
+#define WIDE_PAGE_BITS 8
+static uint8_t wide_class[WIDE_TABLE_SIZE];
+static atomic_bool wide_page_ready[WIDE_TABLE_SIZE >> WIDE_PAGE_BITS];
+static pthread_mutex_t wide_fill_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint8_t wide_flags_of(uint32_t cp)
+{
+    return (uint8_t)((uc_is_alpha(cp) ? W_ALPHA : 0) | (uc_is_datatrove_punct(cp) ? W_PUNCT : 0) |
+                     (uc_is_space(cp) ? W_SPACE : 0) | (uc_is_line_break(cp) ? W_BREAK : 0) |
+                     (uc_is_nospace_script(cp) ? W_NOSPACE : 0));
+}
+
+static void fill_wide_page(uint32_t page)
+{
+    pthread_mutex_lock(&wide_fill_lock);
+    if (!atomic_load_explicit(&wide_page_ready[page], memory_order_relaxed)) {
+        for (uint32_t cp = page << WIDE_PAGE_BITS, end = cp + (1u << WIDE_PAGE_BITS); cp < end; cp++)
+            wide_class[cp] = wide_flags_of(cp);
+        atomic_store_explicit(&wide_page_ready[page], true, memory_order_release);
+    }
+    pthread_mutex_unlock(&wide_fill_lock);
+}
+
+/* The classes of code point cp (>= 0x80). */
+static inline uint8_t wide_flags(uint32_t cp)
+{
+    if (cp >= WIDE_TABLE_SIZE) return wide_flags_of(cp);
+    uint32_t page = cp >> WIDE_PAGE_BITS;
+    if (!atomic_load_explicit(&wide_page_ready[page], memory_order_acquire)) fill_wide_page(page);
+    return wide_class[cp];
+}
 
 static void pack_abbreviations(void);
 
@@ -211,9 +249,9 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
             if (!(k & A_PUNCT)) flags &= ~(uint32_t)WORD_SYMBOL;
             i++;
         } else {
-            uint32_t cp = uc_next(s, end, &i);
-            if (uc_is_alpha(cp)) flags |= WORD_ALPHA;
-            if (!uc_is_datatrove_punct(cp)) flags &= ~(uint32_t)WORD_SYMBOL;
+            uint8_t k = wide_flags(uc_next(s, end, &i));
+            if (k & W_ALPHA) flags |= WORD_ALPHA;
+            if (!(k & W_PUNCT)) flags &= ~(uint32_t)WORD_SYMBOL;
         }
         nchars++;
     }
@@ -445,9 +483,9 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
             }
         } else {
             size_t t = i;
-            uint32_t cp = uc_next(s, n, &t);
-            if (uc_is_space(cp)) {
-                if (uc_is_line_break(cp)) c.line++;
+            uint8_t k = wide_flags(uc_next(s, n, &t));
+            if (k & W_SPACE) {
+                if (k & W_BREAK) c.line++;
                 i = t;
                 continue;
             }
@@ -475,9 +513,9 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
                 i++;
             } else {
                 size_t t = i;
-                uint32_t cp = uc_next(s, n, &t);
-                if (uc_is_space(cp)) break;
-                if (uc_is_nospace_script(cp)) nospace = true;
+                uint8_t wide = wide_flags(uc_next(s, n, &t));
+                if (wide & W_SPACE) break;
+                if (wide & W_NOSPACE) nospace = true;
                 i = t;
             }
         }
