@@ -19,7 +19,6 @@ void rule_scratch_free(rule_scratch *r)
     free(r->word_counters);
     free(r->gram_seen);
     free(r->char_prefix);
-    free(r->rarest);
     free(r->line_kept);
     buf_free(&r->line);
     memset(r, 0, sizeof *r);
@@ -187,7 +186,6 @@ static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
     r->gram_slot = xrealloc(r->gram_slot, r->gram_cap * sizeof *r->gram_slot);
     r->word_count = xrealloc(r->word_count, r->gram_cap * sizeof *r->word_count);
     r->char_prefix = xrealloc(r->char_prefix, r->gram_cap * sizeof *r->char_prefix);
-    r->rarest = xrealloc(r->rarest, r->gram_cap * sizeof *r->rarest);
 }
 
 /* Sets r->word_count[i] to at least the occurrences of word i in the
@@ -229,6 +227,45 @@ static const char *const dup_reasons[] = {
     "gopher_repetition:duplicated_9_n_grams", "gopher_repetition:duplicated_10_n_grams",
 };
 
+static inline uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static inline uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+_Static_assert(FILTER_TOP_NGRAM_MAX == 4, "top_ngram_bounds handles 2-, 3- and 4-grams");
+
+/* For k = 2..4, in one pass with everything in registers: the most
+ * characters of a k-gram (longest[k]), and the most (characters + k - 1)
+ * times the count of the k-gram's rarest word (bound[k]). */
+static void top_ngram_bounds(const uint64_t *prefix, const uint32_t *count, size_t nw, uint64_t *longest,
+                             uint64_t *bound)
+{
+    uint64_t l2 = 0, l3 = 0, l4 = 0, b2 = 0, b3 = 0, b4 = 0;
+    size_t i = 0;
+    for (; i + 4 <= nw; i++) {
+        uint32_t r2 = min_u32(count[i], count[i + 1]), r3 = min_u32(r2, count[i + 2]), r4 = min_u32(r3, count[i + 3]);
+        uint64_t c2 = prefix[i + 2] - prefix[i], c3 = prefix[i + 3] - prefix[i], c4 = prefix[i + 4] - prefix[i];
+        l2 = max_u64(l2, c2);
+        l3 = max_u64(l3, c3);
+        l4 = max_u64(l4, c4);
+        b2 = max_u64(b2, (c2 + 1) * r2);
+        b3 = max_u64(b3, (c3 + 2) * r3);
+        b4 = max_u64(b4, (c4 + 3) * r4);
+    }
+    for (; i + 2 <= nw; i++) { /* the last positions start no 4-gram */
+        uint32_t r2 = min_u32(count[i], count[i + 1]);
+        uint64_t c2 = prefix[i + 2] - prefix[i];
+        l2 = max_u64(l2, c2);
+        b2 = max_u64(b2, (c2 + 1) * r2);
+        if (i + 3 <= nw) {
+            uint32_t r3 = min_u32(r2, count[i + 2]);
+            uint64_t c3 = prefix[i + 3] - prefix[i];
+            l3 = max_u64(l3, c3);
+            b3 = max_u64(b3, (c3 + 2) * r3);
+        }
+    }
+    longest[2] = l2, longest[3] = l3, longest[4] = l4;
+    bound[2] = b2, bound[3] = b3, bound[4] = b4;
+}
+
 /* datatrove's top n-gram rules: characters of " ".join(gram) times its count,
  * for the most frequent gram (the first seen among equals, like
  * Counter.most_common). A k-gram occurs at most as often as its rarest word
@@ -238,24 +275,8 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
                                    double text_chars)
 {
     const uint64_t *prefix = r->char_prefix;
-    const uint32_t *count = r->word_count;
-    uint32_t *rarest = r->rarest; /* per position: the count of the rarest word of its k-gram */
-    /* per k, one pass: the most characters of a k-gram, and the most
-     * (characters + k - 1) times the count of the k-gram's rarest word */
     uint64_t longest[FILTER_TOP_NGRAM_MAX + 1] = {0}, bound[FILTER_TOP_NGRAM_MAX + 1] = {0};
-    memcpy(rarest, count, nw * sizeof *rarest);
-    for (size_t k = 2; k <= FILTER_TOP_NGRAM_MAX && k <= nw; k++) {
-        uint64_t most_chars = 0, most = 0;
-        for (size_t i = 0; i + k <= nw; i++) {
-            uint32_t least = count[i + k - 1] < rarest[i] ? count[i + k - 1] : rarest[i];
-            rarest[i] = least;
-            uint64_t chars = prefix[i + k] - prefix[i], b = (chars + k - 1) * least;
-            most_chars = chars > most_chars ? chars : most_chars;
-            most = b > most ? b : most;
-        }
-        longest[k] = most_chars;
-        bound[k] = most;
-    }
+    top_ngram_bounds(prefix, r->word_count, nw, longest, bound);
     uint32_t prev_best = UINT32_MAX;
     for (size_t k = 2; k <= FILTER_TOP_NGRAM_MAX && k <= nw; k++) {
         size_t grams = nw - k + 1;

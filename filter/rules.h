@@ -30,7 +30,6 @@ typedef struct {
     uint32_t *word_counters; /* 1 << WORD_COUNTER_BITS_MAX counters, zero between documents */
     uint8_t *gram_seen;      /* as many 5-gram counters (0, 1, 2: twice or more), zero between documents */
     uint64_t *char_prefix; /* code points of words[0..i) */
-    uint32_t *rarest;      /* top n-gram bounds: per position, the count of its gram's rarest word */
     size_t gram_cap;
     uint8_t *line_kept;   /* C4: per splitlines() line, kept or not */
     size_t line_cap;
