@@ -260,10 +260,11 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
     w->flags = flags;
 }
 
-/* push_word for a word of ASCII letters and digits, whose flags the
- * caller's scan already knows. */
-static void push_plain_word(fwords *ws, const char *s, size_t off, size_t len, uint32_t line, bool alpha,
-                            const stopword_set *stop)
+/* push_word for a word of ASCII characters whose WORD_ALPHA and WORD_SYMBOL
+ * flags the caller's scan already knows. Inlined: most words come this way. */
+static inline __attribute__((always_inline)) void push_ascii_word(fwords *ws, const char *s, size_t off, size_t len,
+                                                                   uint32_t line, uint32_t flags,
+                                                                   const stopword_set *stop)
 {
     if (ws->n == ws->cap) {
         ws->cap = ws->cap ? ws->cap * 2 : 1024;
@@ -276,7 +277,6 @@ static void push_plain_word(fwords *ws, const char *s, size_t off, size_t len, u
     w->nchars = (uint32_t)len;
     uint64_t prefix = word_prefix(s + off, len, ws->text_end);
     w->hash = word_hash(prefix, s + off, len);
-    uint32_t flags = alpha ? WORD_ALPHA : 0;
     if (stop && is_stop_word(stop, prefix, s + off, len)) flags |= WORD_STOP;
     w->flags = flags;
 }
@@ -412,8 +412,8 @@ static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
     if (i + 1 < n && !(ascii_class[(unsigned char)s[i + 1]] & A_SPACE)) return false;
     char mark = s[i];
     if (mark == ',' || mark == ';' || mark == ':') { /* always a token of its own before a space */
-        push_plain_word(c->ws, s, a, i - a, c->line, alpha, c->stop);
-        push_word(c->ws, s, i, 1, c->line, c->stop);
+        push_ascii_word(c->ws, s, a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
+        push_ascii_word(c->ws, s, i, 1, c->line, WORD_SYMBOL, c->stop);
         return true;
     }
     if (mark != '.') return false;
@@ -426,8 +426,8 @@ static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
         j = t;
     }
     if ((j >= n || !is_lower_start(s, n, j)) && !is_abbreviation(s + a, i - a)) {
-        push_plain_word(c->ws, s, a, i - a, c->line, alpha, c->stop);
-        push_word(c->ws, s, i, 1, c->line, c->stop);
+        push_ascii_word(c->ws, s, a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
+        push_ascii_word(c->ws, s, i, 1, c->line, WORD_SYMBOL, c->stop);
     } else {
         push_word(c->ws, s, a, i + 1 - a, c->line, c->stop);
     }
@@ -496,7 +496,7 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
         uint8_t seen = 0, k;
         i = alnum_run_end(s, n, i, &seen);
         if (i == n || (ascii_class[(unsigned char)s[i]] & A_SPACE)) {
-            push_plain_word(ws, s, a, i - a, c.line, (seen & A_ALPHA) != 0, stop);
+            push_ascii_word(ws, s, a, i - a, c.line, seen & A_ALPHA ? WORD_ALPHA : 0, stop);
             continue;
         }
         if (i > a && split_word_and_mark(&c, a, i, (seen & A_ALPHA) != 0)) {
