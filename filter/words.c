@@ -134,20 +134,34 @@ static const struct {
 
 #define N_ABBREVIATIONS (sizeof abbreviations / sizeof abbreviations[0])
 
+/* tolower() of the "C" locale, which winnow never leaves: ASCII letters only. */
+static inline int ascii_lower(int c) { return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c; }
+
 /* A word of up to 7 bytes, lower-cased, and its length as one integer. */
 static uint64_t pack_lower(const char *w, size_t len)
 {
     uint64_t x = (uint64_t)len << 56;
-    for (size_t k = 0; k < len; k++) x |= (uint64_t)(unsigned char)tolower((unsigned char)w[k]) << (8 * k);
+    for (size_t k = 0; k < len; k++) x |= (uint64_t)(unsigned char)ascii_lower((unsigned char)w[k]) << (8 * k);
     return x;
 }
 
-static uint64_t abbreviation_packed[N_ABBREVIATIONS]; /* pack_lower of each, filled once */
+/* The abbreviations, packed, in an open-addressing table (0: empty slot), filled once. */
+#define ABBREVIATION_SLOTS 128 /* more than twice their number */
+static uint64_t abbreviation_slot[ABBREVIATION_SLOTS];
+
+static inline size_t abbreviation_start(uint64_t x)
+{
+    return (size_t)((x * 0x9E3779B97F4A7C15ULL) >> 57) & (ABBREVIATION_SLOTS - 1);
+}
 
 static void pack_abbreviations(void)
 {
-    for (size_t i = 0; i < N_ABBREVIATIONS; i++)
-        abbreviation_packed[i] = pack_lower(abbreviations[i].word, abbreviations[i].len);
+    for (size_t i = 0; i < N_ABBREVIATIONS; i++) {
+        uint64_t x = pack_lower(abbreviations[i].word, abbreviations[i].len);
+        size_t k = abbreviation_start(x);
+        while (abbreviation_slot[k]) k = (k + 1) & (ABBREVIATION_SLOTS - 1);
+        abbreviation_slot[k] = x;
+    }
 }
 
 static bool is_abbreviation(const char *w, size_t len)
@@ -156,9 +170,9 @@ static bool is_abbreviation(const char *w, size_t len)
     if (len == 1 && isalpha((unsigned char)w[0])) return true; /* an initial: "J." */
     if (memchr(w, '.', len)) return true;                      /* "U.S." "e.g." */
     if (len > 6) return false;
-    uint64_t x = pack_lower(w, len);
-    for (size_t i = 0; i < N_ABBREVIATIONS; i++)
-        if (abbreviation_packed[i] == x) return true;
+    uint64_t x = pack_lower(w, len); /* never 0: the length is in it */
+    for (size_t k = abbreviation_start(x); abbreviation_slot[k]; k = (k + 1) & (ABBREVIATION_SLOTS - 1))
+        if (abbreviation_slot[k] == x) return true;
     return false;
 }
 
@@ -285,13 +299,13 @@ static inline __attribute__((always_inline)) void push_ascii_word(fwords *ws, co
 static size_t contraction_len(const char *w, size_t len)
 {
     if (len >= 3 && w[len - 2] == '\'') {
-        char c = (char)tolower((unsigned char)w[len - 1]);
+        char c = (char)ascii_lower((unsigned char)w[len - 1]);
         if (c == 's' || c == 'm' || c == 'd') return 2;
     }
     if (len >= 4) {
         const char *t = w + len - 3;
-        char a = (char)tolower((unsigned char)t[0]), b = (char)tolower((unsigned char)t[1]),
-             c = (char)tolower((unsigned char)t[2]);
+        char a = (char)ascii_lower((unsigned char)t[0]), b = (char)ascii_lower((unsigned char)t[1]),
+             c = (char)ascii_lower((unsigned char)t[2]);
         if (a == '\'' && ((b == 'l' && c == 'l') || (b == 'r' && c == 'e') || (b == 'v' && c == 'e'))) return 3;
         if (a == 'n' && b == '\'' && c == 't') return 3;
     }
