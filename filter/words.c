@@ -22,18 +22,20 @@ static uint8_t ascii_class[256]; /* bytes >= 0x80 (parts of wider characters): n
 /* Classes of wider characters, as uchar.h defines them; those of the Basic
  * Multilingual Plane are looked up in a table, filled 256 code points at a
  * time when one of them is first seen (by any thread). */
-enum { W_ALPHA = 1, W_PUNCT = 2, W_SPACE = 4, W_BREAK = 8, W_NOSPACE = 16 };
+enum { W_ALPHA = 1, W_PUNCT = 2, W_SPACE = 4, W_BREAK = 8, W_NOSPACE = 16, W_QUOTE = 32 };
 #define WIDE_TABLE_SIZE 0x10000
 #define WIDE_PAGE_BITS 8
 static uint8_t wide_class[WIDE_TABLE_SIZE];
 static atomic_bool wide_page_ready[WIDE_TABLE_SIZE >> WIDE_PAGE_BITS];
 static pthread_mutex_t wide_fill_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static bool is_wide_quote(uint32_t cp);
+
 static uint8_t wide_flags_of(uint32_t cp)
 {
     return (uint8_t)((uc_is_alpha(cp) ? W_ALPHA : 0) | (uc_is_datatrove_punct(cp) ? W_PUNCT : 0) |
                      (uc_is_space(cp) ? W_SPACE : 0) | (uc_is_line_break(cp) ? W_BREAK : 0) |
-                     (uc_is_nospace_script(cp) ? W_NOSPACE : 0));
+                     (uc_is_nospace_script(cp) ? W_NOSPACE : 0) | (is_wide_quote(cp) ? W_QUOTE : 0));
 }
 
 static void fill_wide_page(uint32_t page)
@@ -274,10 +276,10 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
     w->flags = flags;
 }
 
-/* push_word for a word of ASCII characters whose WORD_ALPHA and WORD_SYMBOL
+/* push_word for a word whose code points and WORD_ALPHA and WORD_SYMBOL
  * flags the caller's scan already knows. Inlined: most words come this way. */
-static inline __attribute__((always_inline)) void push_ascii_word(fwords *ws, const char *s, size_t off, size_t len,
-                                                                   uint32_t line, uint32_t flags,
+static inline __attribute__((always_inline)) void push_known_word(fwords *ws, const char *s, size_t off, size_t len,
+                                                                   size_t nchars, uint32_t line, uint32_t flags,
                                                                    const stopword_set *stop)
 {
     if (ws->n == ws->cap) {
@@ -288,7 +290,7 @@ static inline __attribute__((always_inline)) void push_ascii_word(fwords *ws, co
     w->off = (uint32_t)off;
     w->len = (uint32_t)len;
     w->line = line;
-    w->nchars = (uint32_t)len;
+    w->nchars = (uint32_t)nchars;
     uint64_t prefix = word_prefix(s + off, len, ws->text_end);
     w->hash = word_hash(prefix, s + off, len);
     if (stop && is_stop_word(stop, prefix, s + off, len)) flags |= WORD_STOP;
@@ -426,8 +428,8 @@ static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
     if (i + 1 < n && !(ascii_class[(unsigned char)s[i + 1]] & A_SPACE)) return false;
     char mark = s[i];
     if (mark == ',' || mark == ';' || mark == ':') { /* always a token of its own before a space */
-        push_ascii_word(c->ws, s, a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
-        push_ascii_word(c->ws, s, i, 1, c->line, WORD_SYMBOL, c->stop);
+        push_known_word(c->ws, s, a, i - a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
+        push_known_word(c->ws, s, i, 1, 1, c->line, WORD_SYMBOL, c->stop);
         return true;
     }
     if (mark != '.') return false;
@@ -440,8 +442,8 @@ static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
         j = t;
     }
     if ((j >= n || !is_lower_start(s, n, j)) && !is_abbreviation(s + a, i - a)) {
-        push_ascii_word(c->ws, s, a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
-        push_ascii_word(c->ws, s, i, 1, c->line, WORD_SYMBOL, c->stop);
+        push_known_word(c->ws, s, a, i - a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
+        push_known_word(c->ws, s, i, 1, 1, c->line, WORD_SYMBOL, c->stop);
     } else {
         push_word(c->ws, s, a, i + 1 - a, c->line, c->stop);
     }
@@ -510,7 +512,7 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
         uint8_t seen = 0, k;
         i = alnum_run_end(s, n, i, &seen);
         if (i == n || (ascii_class[(unsigned char)s[i]] & A_SPACE)) {
-            push_ascii_word(ws, s, a, i - a, c.line, seen & A_ALPHA ? WORD_ALPHA : 0, stop);
+            push_known_word(ws, s, a, i - a, i - a, c.line, seen & A_ALPHA ? WORD_ALPHA : 0, stop);
             continue;
         }
         if (i > a && split_word_and_mark(&c, a, i, (seen & A_ALPHA) != 0)) {
@@ -518,6 +520,8 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
             continue;
         }
         bool nospace = false;
+        size_t wide_chars = 0, wide_bytes = 0;
+        uint8_t wide_any = 0, wide_all = W_PUNCT; /* classes of the wider characters: of one, of all */
         while (i < n) {
             ch = (unsigned char)s[i];
             if (ch < 128) {
@@ -530,8 +534,22 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
                 uint8_t wide = wide_flags(uc_next(s, n, &t));
                 if (wide & W_SPACE) break;
                 if (wide & W_NOSPACE) nospace = true;
+                wide_any |= wide;
+                wide_all &= wide;
+                wide_chars++;
+                wide_bytes += t - i;
                 i = t;
             }
+        }
+        /* ASCII letters and digits and wider characters the splitter leaves
+         * alone (no quote, no script without spaces): one word, as
+         * split_chunk would find, its flags known from this scan */
+        if (!nospace && !(seen & ~(A_ALPHA | A_ALNUM)) && !(wide_any & W_QUOTE)) {
+            size_t ascii = i - a - wide_bytes;
+            uint32_t flags = (seen & A_ALPHA) || (wide_any & W_ALPHA) ? WORD_ALPHA : 0;
+            if (!ascii && (wide_all & W_PUNCT)) flags |= WORD_SYMBOL;
+            push_known_word(ws, s, a, i - a, ascii + wide_chars, c.line, flags, stop);
+            continue;
         }
         /* a final period is split off at a sentence end: one where the next
          * chunk does not start in lower case */
