@@ -2,9 +2,11 @@
  * datatrove's definitions. */
 #include <stdlib.h>
 #include <string.h>
+#include <immintrin.h>
 #define XXH_INLINE_ALL /* short keys: inlined hashing is several times faster */
 #include <xxhash.h>
 
+#include "core/simd.h"
 #include "core/util.h"
 #include "filter/rules.h"
 #include "filter/uchar.h"
@@ -232,14 +234,14 @@ static inline uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 _Static_assert(FILTER_TOP_NGRAM_MAX == 4, "top_ngram_bounds handles 2-, 3- and 4-grams");
 
-/* For k = 2..4, in one pass with everything in registers: the most
- * characters of a k-gram (longest[k]), and the most (characters + k - 1)
- * times the count of the k-gram's rarest word (bound[k]). */
-static void top_ngram_bounds(const uint64_t *prefix, const uint32_t *count, size_t nw, uint64_t *longest,
-                             uint64_t *bound)
+/* The running maxima of top_ngram_bounds: most characters of a 2-, 3-,
+ * 4-gram, then most (characters + k - 1) x rarest word count. */
+enum { L2, L3, L4, B2, B3, B4, N_BOUNDS };
+
+/* top_ngram_bounds over the positions from i on, into m. */
+static void ngram_bounds_from(const uint64_t *prefix, const uint32_t *count, size_t nw, size_t i, uint64_t *m)
 {
-    uint64_t l2 = 0, l3 = 0, l4 = 0, b2 = 0, b3 = 0, b4 = 0;
-    size_t i = 0;
+    uint64_t l2 = m[L2], l3 = m[L3], l4 = m[L4], b2 = m[B2], b3 = m[B3], b4 = m[B4];
     for (; i + 4 <= nw; i++) {
         uint32_t r2 = min_u32(count[i], count[i + 1]), r3 = min_u32(r2, count[i + 2]), r4 = min_u32(r3, count[i + 3]);
         uint64_t c2 = prefix[i + 2] - prefix[i], c3 = prefix[i + 3] - prefix[i], c4 = prefix[i + 4] - prefix[i];
@@ -262,8 +264,69 @@ static void top_ngram_bounds(const uint64_t *prefix, const uint32_t *count, size
             b3 = max_u64(b3, (c3 + 2) * r3);
         }
     }
-    longest[2] = l2, longest[3] = l3, longest[4] = l4;
-    bound[2] = b2, bound[3] = b3, bound[4] = b4;
+    m[L2] = l2, m[L3] = l3, m[L4] = l4, m[B2] = b2, m[B3] = b3, m[B4] = b4;
+}
+
+/* Lane-wise maximum of values below 2^63. */
+__attribute__((target("avx2"))) static inline __m256i max_epi64(__m256i a, __m256i b)
+{
+    return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a));
+}
+
+/* The largest of the four lanes of v into *m. */
+__attribute__((target("avx2"))) static inline void fold_max(__m256i v, uint64_t *m)
+{
+    uint64_t lane[4];
+    _mm256_storeu_si256((__m256i *)lane, v);
+    for (int k = 0; k < 4; k++) *m = max_u64(*m, lane[k]);
+}
+
+/* ngram_bounds_from(..., 0, m) four positions at a time; the products fit in
+ * 32 x 32 -> 64-bit multiplies because the text has fewer than 2^32 - 4 code
+ * points (the caller checks). */
+__attribute__((target("avx2"))) static void ngram_bounds_avx2(const uint64_t *prefix, const uint32_t *count, size_t nw,
+                                                              uint64_t *m)
+{
+    __m256i l2 = _mm256_setzero_si256(), l3 = l2, l4 = l2, b2 = l2, b3 = l2, b4 = l2;
+    const __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2), three = _mm256_set1_epi64x(3);
+    size_t i = 0;
+    for (; i + 7 <= nw; i += 4) { /* positions i..i+3 read counts up to i+6 and prefixes up to i+7 */
+        __m128i w0 = _mm_loadu_si128((const __m128i *)(count + i)), w1 = _mm_loadu_si128((const __m128i *)(count + i + 1));
+        __m128i w2 = _mm_loadu_si128((const __m128i *)(count + i + 2)), w3 = _mm_loadu_si128((const __m128i *)(count + i + 3));
+        __m128i r2 = _mm_min_epu32(w0, w1), r3 = _mm_min_epu32(r2, w2), r4 = _mm_min_epu32(r3, w3);
+        __m256i p0 = _mm256_loadu_si256((const __m256i *)(prefix + i));
+        __m256i c2 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(prefix + i + 2)), p0);
+        __m256i c3 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(prefix + i + 3)), p0);
+        __m256i c4 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(prefix + i + 4)), p0);
+        l2 = max_epi64(l2, c2);
+        l3 = max_epi64(l3, c3);
+        l4 = max_epi64(l4, c4);
+        b2 = max_epi64(b2, _mm256_mul_epu32(_mm256_add_epi64(c2, one), _mm256_cvtepu32_epi64(r2)));
+        b3 = max_epi64(b3, _mm256_mul_epu32(_mm256_add_epi64(c3, two), _mm256_cvtepu32_epi64(r3)));
+        b4 = max_epi64(b4, _mm256_mul_epu32(_mm256_add_epi64(c4, three), _mm256_cvtepu32_epi64(r4)));
+    }
+    fold_max(l2, &m[L2]);
+    fold_max(l3, &m[L3]);
+    fold_max(l4, &m[L4]);
+    fold_max(b2, &m[B2]);
+    fold_max(b3, &m[B3]);
+    fold_max(b4, &m[B4]);
+    ngram_bounds_from(prefix, count, nw, i, m);
+}
+
+/* For k = 2..4, in one pass: the most characters of a k-gram (longest[k]),
+ * and the most (characters + k - 1) times the count of the k-gram's rarest
+ * word (bound[k]). */
+static void top_ngram_bounds(const uint64_t *prefix, const uint32_t *count, size_t nw, uint64_t *longest,
+                             uint64_t *bound)
+{
+    uint64_t m[N_BOUNDS] = {0};
+    if (simd_avx2() && prefix[nw] < UINT32_MAX - FILTER_TOP_NGRAM_MAX)
+        ngram_bounds_avx2(prefix, count, nw, m);
+    else
+        ngram_bounds_from(prefix, count, nw, 0, m);
+    longest[2] = m[L2], longest[3] = m[L3], longest[4] = m[L4];
+    bound[2] = m[B2], bound[3] = m[B3], bound[4] = m[B4];
 }
 
 /* datatrove's top n-gram rules: characters of " ".join(gram) times its count,
