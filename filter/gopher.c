@@ -281,9 +281,10 @@ __attribute__((target("avx2"))) static inline void fold_max(__m256i v, uint64_t 
     for (int k = 0; k < 4; k++) *m = max_u64(*m, lane[k]);
 }
 
-/* ngram_bounds_from(..., 0, m) four positions at a time; the products fit in
- * 32 x 32 -> 64-bit multiplies because the text has fewer than 2^32 - 4 code
- * points (the caller checks). */
+/* ngram_bounds_from(..., 0, m) four positions at a time. The caller checks
+ * that the text has fewer than 2^31 code points: then every character count
+ * plus 3 and every word count fits the 32 x 32 -> 64-bit multiplies, and the
+ * products (below 2^62) the signed 64-bit compares. */
 __attribute__((target("avx2"))) static void ngram_bounds_avx2(const uint64_t *prefix, const uint32_t *count, size_t nw,
                                                               uint64_t *m)
 {
@@ -321,7 +322,7 @@ static void top_ngram_bounds(const uint64_t *prefix, const uint32_t *count, size
                              uint64_t *bound)
 {
     uint64_t m[N_BOUNDS] = {0};
-    if (simd_avx2() && prefix[nw] < UINT32_MAX - FILTER_TOP_NGRAM_MAX)
+    if (simd_avx2() && prefix[nw] < (uint64_t)1 << 31)
         ngram_bounds_avx2(prefix, count, nw, m);
     else
         ngram_bounds_from(prefix, count, nw, 0, m);
