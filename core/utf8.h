@@ -41,8 +41,22 @@ static inline size_t utf8_valid_seq(const unsigned char *s, size_t n)
 bool utf8_valid(const char *s, size_t n);
 
 /* Decodes one code point at s (n bytes available); stores its length in *len.
- * Invalid bytes decode as U+FFFD with length 1. */
-uint32_t utf8_decode(const unsigned char *s, size_t n, size_t *len);
+ * Invalid bytes decode as U+FFFD with length 1. Inline: the filter's
+ * character loops call it for every non-ASCII character. */
+static inline uint32_t utf8_decode(const unsigned char *s, size_t n, size_t *len)
+{
+    size_t k = utf8_valid_seq(s, n);
+    *len = k ? k : 1;
+    switch (k) {
+    case 1: return s[0];
+    case 2: return ((uint32_t)(s[0] & 0x1F) << 6) | (s[1] & 0x3F);
+    case 3: return ((uint32_t)(s[0] & 0x0F) << 12) | ((uint32_t)(s[1] & 0x3F) << 6) | (s[2] & 0x3F);
+    case 4:
+        return ((uint32_t)(s[0] & 0x07) << 18) | ((uint32_t)(s[1] & 0x3F) << 12) |
+               ((uint32_t)(s[2] & 0x3F) << 6) | (s[3] & 0x3F);
+    default: return UTF8_REPLACEMENT;
+    }
+}
 
 /* Appends the UTF-8 encoding of code point cp (U+FFFD for surrogates and values above U+10FFFF). */
 void utf8_append(wbuf *out, uint32_t cp);

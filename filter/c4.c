@@ -3,6 +3,9 @@
 #include <ctype.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/util.h"
 #include "filter/rules.h"
@@ -12,56 +15,60 @@ static const char *const policy_phrases[] = {"terms of use", "privacy policy"};
 /* the other policy phrases all contain "cookie": looked for only after it */
 static const char *const cookie_phrases[] = {"cookie policy", "uses cookies", "use of cookies", "use cookies"};
 
+/* ASCII lower case of one byte (other bytes unchanged). */
+static inline unsigned char lower_byte(unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+/* Whether the text, ASCII lower-cased, contains needle (lower case, its
+ * first and last bytes letters, at least 2 bytes): 16 positions at a time,
+ * where the first and last bytes match, then the bytes between. The text is
+ * never copied. */
 static bool contains(const char *hay, size_t len, const char *needle)
 {
-    return memmem(hay, len, needle, strlen(needle)) != NULL;
+    size_t m = strlen(needle), i = 0;
+    if (m > len) return false;
+    const unsigned char *h = (const unsigned char *)hay, *nd = (const unsigned char *)needle;
+#ifdef __SSE2__
+    /* a letter's two cases differ in bit 5 only: set it and compare */
+    const __m128i case_bit = _mm_set1_epi8(0x20), first = _mm_set1_epi8((char)nd[0]),
+                  last = _mm_set1_epi8((char)nd[m - 1]);
+    for (; i + m - 1 + 16 <= len; i += 16) {
+        __m128i a = _mm_or_si128(_mm_loadu_si128((const __m128i *)(h + i)), case_bit);
+        __m128i b = _mm_or_si128(_mm_loadu_si128((const __m128i *)(h + i + m - 1)), case_bit);
+        unsigned hits = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last)));
+        for (; hits; hits &= hits - 1) {
+            size_t at = i + (size_t)__builtin_ctz(hits), k = 1;
+            while (k < m - 1 && lower_byte(h[at + k]) == nd[k]) k++;
+            if (k == m - 1) return true;
+        }
+    }
+#endif
+    for (; i + m <= len; i++) {
+        size_t k = 0;
+        while (k < m && lower_byte(h[i + k]) == nd[k]) k++;
+        if (k == m) return true;
+    }
+    return false;
 }
 
 /* The phrases the line rules look for, each checked once on the whole
- * (lower-cased) text: a line, a part of the text, can only contain a phrase
+ * text (ASCII letters of either case): a line, a part of the text, can only contain a phrase
  * the text contains. Lines rewritten by citation removal are not parts of
  * the text and are always checked. */
 typedef struct {
     bool lorem, javascript, policy, cookie;
 } phrase_presence;
 
-static phrase_presence find_phrases(const filter_config *c, const char *lower, size_t n)
+static phrase_presence find_phrases(const filter_config *c, const char *s, size_t n)
 {
     phrase_presence p = {false, false, false, false};
-    p.lorem = c->c4_lorem_ipsum && contains(lower, n, "lorem ipsum");
-    p.javascript = c->c4_javascript && contains(lower, n, "javascript");
+    p.lorem = c->c4_lorem_ipsum && contains(s, n, "lorem ipsum");
+    p.javascript = c->c4_javascript && contains(s, n, "javascript");
     if (c->c4_policy) {
         for (size_t k = 0; k < sizeof policy_phrases / sizeof policy_phrases[0] && !p.policy; k++)
-            p.policy = contains(lower, n, policy_phrases[k]);
-        p.cookie = contains(lower, n, "cookie");
+            p.policy = contains(s, n, policy_phrases[k]);
+        p.cookie = contains(s, n, "cookie");
     }
     return p;
-}
-
-/* ASCII lower case of s into out (same length, other bytes unchanged),
- * 8 bytes at a time. */
-static void ascii_lower(const char *s, size_t n, wbuf *out)
-{
-    buf_clear(out);
-    buf_reserve(out, n);
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x;
-        memcpy(&x, s + i, 8);
-        uint64_t low7 = x & ~highs;
-        /* bit 7 of each byte: at least 'A', above 'Z' (no carry leaves a byte) */
-        uint64_t from_a = low7 + ones * (0x80 - 'A'), past_z = low7 + ones * (0x80 - 'Z' - 1);
-        uint64_t upper = from_a & ~past_z & ~x & highs;
-        x |= upper >> 2; /* 0x80 >> 2 = 0x20 */
-        memcpy(out->data + i, &x, 8);
-    }
-    for (; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        out->data[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-    }
-    out->len = n;
-    out->data[n] = 0;
 }
 
 /* Appends s[a, b) to out without the citation markers [123], [], [edit],
@@ -131,11 +138,10 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
 {
     buf_clear(out);
     size_t nonempty = 0, kept = 0;
-    ascii_lower(s, n, &r->text_lower);
     size_t sentences = 0, line_index = 0;
     size_t max_word = (size_t)c->c4_max_word_length;
     const char *reason = NULL;
-    const phrase_presence in_text = find_phrases(c, r->text_lower.data, n);
+    const phrase_presence in_text = find_phrases(c, s, n);
     for (size_t pos = 0; pos < n && !reason; line_index++) {
         size_t a = pos, b;
         pos = uc_line_end(s, n, pos, &b);
@@ -151,26 +157,24 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
         size_t words = split_words(s, a, b, b - a > max_word ? max_word : 0, (size_t)c->c4_min_words_per_line,
                                    &too_long);
         if (too_long) continue;
-        /* the line, and its lower case, after citation removal */
-        const char *line = s + a, *lower = r->text_lower.data + a;
+        /* the line after citation removal */
+        const char *line = s + a;
         size_t len = b - a;
         phrase_presence may = in_text;
         if (c->c4_remove_citations && memchr(line, '[', len)) {
             may = (phrase_presence){true, true, true, true};
             buf_clear(&r->line);
             remove_citations(s, a, b, &r->line);
-            ascii_lower(r->line.data, r->line.len, &r->lower);
             line = r->line.data;
-            lower = r->lower.data;
             len = r->line.len;
         }
         if (c->c4_terminal_punct && !ends_with_terminal_punct(line, len)) continue;
         if (words < c->c4_min_words_per_line) continue;
-        if (c->c4_lorem_ipsum && may.lorem && contains(lower, len, "lorem ipsum")) {
+        if (c->c4_lorem_ipsum && may.lorem && contains(line, len, "lorem ipsum")) {
             reason = "c4:lorem_ipsum";
             break;
         }
-        if (c->c4_javascript && may.javascript && contains(lower, len, "javascript")) continue;
+        if (c->c4_javascript && may.javascript && contains(line, len, "javascript")) continue;
         if (c->c4_curly_bracket && memchr(line, '{', len)) {
             reason = "c4:curly_bracket";
             break;
@@ -178,10 +182,10 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
         if (c->c4_policy) {
             bool policy = false;
             for (size_t k = 0; k < sizeof policy_phrases / sizeof policy_phrases[0] && !policy && may.policy; k++)
-                policy = contains(lower, len, policy_phrases[k]);
-            if (!policy && may.cookie && contains(lower, len, "cookie"))
+                policy = contains(line, len, policy_phrases[k]);
+            if (!policy && may.cookie && contains(line, len, "cookie"))
                 for (size_t k = 0; k < sizeof cookie_phrases / sizeof cookie_phrases[0] && !policy; k++)
-                    policy = contains(lower, len, cookie_phrases[k]);
+                    policy = contains(line, len, cookie_phrases[k]);
             if (policy) continue;
         }
         sentences += count_sentences(line, 0, len);

@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tables are kept at most half full. */
+#define CT_LOAD_FACTOR 2
+
 typedef struct {
     uint64_t key;
     uint32_t count; /* valid in the slot's generation only */
@@ -28,11 +31,54 @@ typedef struct {
  * are until more keys than that are added (then the table grows). */
 void ct_reset(count_table *t, size_t expected);
 
-/* Counts key once; returns its slot (count 1 and first = pos when new). */
-ct_slot *ct_add(count_table *t, uint64_t key, uint32_t pos);
+/* Doubles t's slots, keeping its keys (ct_add's slow path). */
+void ct_grow(count_table *t);
+
+/* Spreads the bits of a hash that may be a plain combination. */
+static inline uint64_t ct_mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* The slot of key, or the empty slot where it would go. */
+static inline ct_slot *ct_probe(const count_table *t, uint64_t key)
+{
+    for (size_t i = ct_mix(key) & t->mask;; i = (i + 1) & t->mask) {
+        ct_slot *s = &t->slots[i];
+        if (s->gen != t->gen || s->key == key) return s;
+    }
+}
+
+/* Counts key once; returns its slot (count 1 and first = pos when new).
+ * Inline: the rules call it once per line, paragraph and n-gram. */
+static inline ct_slot *ct_add(count_table *t, uint64_t key, uint32_t pos)
+{
+    ct_slot *s = ct_probe(t, key);
+    if (s->gen == t->gen) {
+        s->count++;
+        return s;
+    }
+    if ((t->n + 1) * CT_LOAD_FACTOR > t->mask + 1) {
+        ct_grow(t);
+        s = ct_probe(t, key);
+    }
+    t->n++;
+    s->key = key;
+    s->count = 1;
+    s->first = pos;
+    s->gen = t->gen;
+    return s;
+}
 
 /* The slot of key, or NULL. */
-ct_slot *ct_find(const count_table *t, uint64_t key);
+static inline ct_slot *ct_find(const count_table *t, uint64_t key)
+{
+    ct_slot *s = ct_probe(t, key);
+    return s->gen == t->gen ? s : NULL;
+}
 
 /* Frees t's memory. */
 void ct_free(count_table *t);

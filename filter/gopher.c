@@ -2,9 +2,11 @@
  * datatrove's definitions. */
 #include <stdlib.h>
 #include <string.h>
+#include <immintrin.h>
 #define XXH_INLINE_ALL /* short keys: inlined hashing is several times faster */
 #include <xxhash.h>
 
+#include "core/simd.h"
 #include "core/util.h"
 #include "filter/rules.h"
 #include "filter/uchar.h"
@@ -12,17 +14,15 @@
 void rule_scratch_free(rule_scratch *r)
 {
     ct_free(&r->table);
-    ct_free(&r->grams);
     free(r->gram_hash);
     free(r->gram_pos);
     free(r->gram_slot);
     free(r->word_count);
     free(r->word_counters);
+    free(r->gram_seen);
     free(r->char_prefix);
     free(r->line_kept);
     buf_free(&r->line);
-    buf_free(&r->lower);
-    buf_free(&r->text_lower);
     memset(r, 0, sizeof *r);
 }
 
@@ -194,11 +194,22 @@ static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
  * document: words are counted in an array of counters picked by their hash
  * (exact unless two words share a counter, then more). The rules below only
  * need upper bounds, and counting this way needs no probing and no branch. */
-static void count_words(rule_scratch *r, const fword *w, size_t nw)
+/* Counters enough for n keys: few keys share one (at least 2^10, at most
+ * 2^WORD_COUNTER_BITS_MAX); returns their number's log2. */
+static unsigned counter_bits(size_t n, size_t per_key)
 {
     unsigned bits = 10;
-    while (bits < WORD_COUNTER_BITS_MAX && ((size_t)1 << bits) < nw * 4) bits++;
-    if (!r->word_counters) r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
+    while (bits < WORD_COUNTER_BITS_MAX && ((size_t)1 << bits) < n * per_key) bits++;
+    return bits;
+}
+
+/* Sets r->word_count[i] to at least the occurrences of word i in the
+ * document: words are counted in an array of counters picked by their hash
+ * (exact unless two words share a counter, then more). The rules below only
+ * need upper bounds, and counting this way needs no probing and no branch. */
+static void count_words(rule_scratch *r, const fword *w, size_t nw)
+{
+    unsigned bits = counter_bits(nw, 4);
     uint32_t *counter = r->word_counters, *index = r->gram_slot;
     for (size_t i = 0; i < nw; i++) {
         index[i] = (uint32_t)(w[i].hash >> (64 - bits));
@@ -218,6 +229,107 @@ static const char *const dup_reasons[] = {
     "gopher_repetition:duplicated_9_n_grams", "gopher_repetition:duplicated_10_n_grams",
 };
 
+static inline uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static inline uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+_Static_assert(FILTER_TOP_NGRAM_MAX == 4, "top_ngram_bounds handles 2-, 3- and 4-grams");
+
+/* The running maxima of top_ngram_bounds: most characters of a 2-, 3-,
+ * 4-gram, then most (characters + k - 1) x rarest word count. */
+enum { L2, L3, L4, B2, B3, B4, N_BOUNDS };
+
+/* top_ngram_bounds over the positions from i on, into m. */
+static void ngram_bounds_from(const uint64_t *prefix, const uint32_t *count, size_t nw, size_t i, uint64_t *m)
+{
+    uint64_t l2 = m[L2], l3 = m[L3], l4 = m[L4], b2 = m[B2], b3 = m[B3], b4 = m[B4];
+    for (; i + 4 <= nw; i++) {
+        uint32_t r2 = min_u32(count[i], count[i + 1]), r3 = min_u32(r2, count[i + 2]), r4 = min_u32(r3, count[i + 3]);
+        uint64_t c2 = prefix[i + 2] - prefix[i], c3 = prefix[i + 3] - prefix[i], c4 = prefix[i + 4] - prefix[i];
+        l2 = max_u64(l2, c2);
+        l3 = max_u64(l3, c3);
+        l4 = max_u64(l4, c4);
+        b2 = max_u64(b2, (c2 + 1) * r2);
+        b3 = max_u64(b3, (c3 + 2) * r3);
+        b4 = max_u64(b4, (c4 + 3) * r4);
+    }
+    for (; i + 2 <= nw; i++) { /* the last positions start no 4-gram */
+        uint32_t r2 = min_u32(count[i], count[i + 1]);
+        uint64_t c2 = prefix[i + 2] - prefix[i];
+        l2 = max_u64(l2, c2);
+        b2 = max_u64(b2, (c2 + 1) * r2);
+        if (i + 3 <= nw) {
+            uint32_t r3 = min_u32(r2, count[i + 2]);
+            uint64_t c3 = prefix[i + 3] - prefix[i];
+            l3 = max_u64(l3, c3);
+            b3 = max_u64(b3, (c3 + 2) * r3);
+        }
+    }
+    m[L2] = l2, m[L3] = l3, m[L4] = l4, m[B2] = b2, m[B3] = b3, m[B4] = b4;
+}
+
+/* Lane-wise maximum of values below 2^63. */
+__attribute__((target("avx2"))) static inline __m256i max_epi64(__m256i a, __m256i b)
+{
+    return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a));
+}
+
+/* The largest of the four lanes of v into *m. */
+__attribute__((target("avx2"))) static inline void fold_max(__m256i v, uint64_t *m)
+{
+    uint64_t lane[4];
+    _mm256_storeu_si256((__m256i *)lane, v);
+    for (int k = 0; k < 4; k++) *m = max_u64(*m, lane[k]);
+}
+
+/* ngram_bounds_from(..., 0, m) four positions at a time. The caller checks
+ * that the text has fewer than 2^31 code points: then every character count
+ * plus 3 and every word count fits the 32 x 32 -> 64-bit multiplies, and the
+ * products (below 2^62) the signed 64-bit compares. */
+__attribute__((target("avx2"))) static void ngram_bounds_avx2(const uint64_t *prefix, const uint32_t *count, size_t nw,
+                                                              uint64_t *m)
+{
+    __m256i l2 = _mm256_setzero_si256(), l3 = l2, l4 = l2, b2 = l2, b3 = l2, b4 = l2;
+    const __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2), three = _mm256_set1_epi64x(3);
+    size_t i = 0;
+    for (; i + 7 <= nw; i += 4) { /* positions i..i+3 read counts up to i+6 and prefixes up to i+7 */
+        __m128i w0 = _mm_loadu_si128((const __m128i *)(count + i)), w1 = _mm_loadu_si128((const __m128i *)(count + i + 1));
+        __m128i w2 = _mm_loadu_si128((const __m128i *)(count + i + 2)), w3 = _mm_loadu_si128((const __m128i *)(count + i + 3));
+        __m128i r2 = _mm_min_epu32(w0, w1), r3 = _mm_min_epu32(r2, w2), r4 = _mm_min_epu32(r3, w3);
+        __m256i p0 = _mm256_loadu_si256((const __m256i *)(prefix + i));
+        __m256i c2 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(prefix + i + 2)), p0);
+        __m256i c3 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(prefix + i + 3)), p0);
+        __m256i c4 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(prefix + i + 4)), p0);
+        l2 = max_epi64(l2, c2);
+        l3 = max_epi64(l3, c3);
+        l4 = max_epi64(l4, c4);
+        b2 = max_epi64(b2, _mm256_mul_epu32(_mm256_add_epi64(c2, one), _mm256_cvtepu32_epi64(r2)));
+        b3 = max_epi64(b3, _mm256_mul_epu32(_mm256_add_epi64(c3, two), _mm256_cvtepu32_epi64(r3)));
+        b4 = max_epi64(b4, _mm256_mul_epu32(_mm256_add_epi64(c4, three), _mm256_cvtepu32_epi64(r4)));
+    }
+    fold_max(l2, &m[L2]);
+    fold_max(l3, &m[L3]);
+    fold_max(l4, &m[L4]);
+    fold_max(b2, &m[B2]);
+    fold_max(b3, &m[B3]);
+    fold_max(b4, &m[B4]);
+    ngram_bounds_from(prefix, count, nw, i, m);
+}
+
+/* For k = 2..4, in one pass: the most characters of a k-gram (longest[k]),
+ * and the most (characters + k - 1) times the count of the k-gram's rarest
+ * word (bound[k]). */
+static void top_ngram_bounds(const uint64_t *prefix, const uint32_t *count, size_t nw, uint64_t *longest,
+                             uint64_t *bound)
+{
+    uint64_t m[N_BOUNDS] = {0};
+    if (simd_avx2() && prefix[nw] < (uint64_t)1 << 31)
+        ngram_bounds_avx2(prefix, count, nw, m);
+    else
+        ngram_bounds_from(prefix, count, nw, 0, m);
+    longest[2] = m[L2], longest[3] = m[L3], longest[4] = m[L4];
+    bound[2] = m[B2], bound[3] = m[B3], bound[4] = m[B4];
+}
+
 /* datatrove's top n-gram rules: characters of " ".join(gram) times its count,
  * for the most frequent gram (the first seen among equals, like
  * Counter.most_common). A k-gram occurs at most as often as its rarest word
@@ -227,19 +339,8 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
                                    double text_chars)
 {
     const uint64_t *prefix = r->char_prefix;
-    const uint32_t *count = r->word_count;
-    /* per k, in one pass: the most characters of a k-gram, and the most
-     * (characters + k - 1) times the count of the k-gram's rarest word */
     uint64_t longest[FILTER_TOP_NGRAM_MAX + 1] = {0}, bound[FILTER_TOP_NGRAM_MAX + 1] = {0};
-    for (size_t i = 0; i < nw; i++) {
-        uint32_t rarest = count[i];
-        for (size_t k = 2; k <= FILTER_TOP_NGRAM_MAX && i + k <= nw; k++) {
-            if (count[i + k - 1] < rarest) rarest = count[i + k - 1];
-            uint64_t chars = prefix[i + k] - prefix[i];
-            if (chars > longest[k]) longest[k] = chars;
-            if ((chars + k - 1) * rarest > bound[k]) bound[k] = (chars + k - 1) * rarest;
-        }
-    }
+    top_ngram_bounds(prefix, r->word_count, nw, longest, bound);
     uint32_t prev_best = UINT32_MAX;
     for (size_t k = 2; k <= FILTER_TOP_NGRAM_MAX && k <= nw; k++) {
         size_t grams = nw - k + 1;
@@ -283,20 +384,30 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
     uint64_t *g = r->gram_hash;
     /* positions whose 5 words all occur twice or more */
     size_t ncand = 0, run = 0;
-    for (size_t j = 0; j < nw; j++) {
-        run = r->word_count[j] > 1 ? run + 1 : 0;
-        if (run >= n5) hot[ncand++] = (uint32_t)(j + 1 - n5);
+    for (size_t j = 0; j < nw; j++) { /* without branches: which words repeat is unpredictable */
+        run = (run + 1) & -(size_t)(r->word_count[j] > 1);
+        hot[ncand] = (uint32_t)(j + 1 - n5);
+        ncand += run >= n5;
     }
     if (ncand < 2) return NULL;
-    ct_reset(&r->grams, ncand); /* sized for every key: slots do not move while adding */
+    /* of those, the positions whose 5-gram may occur twice, counted like the
+     * words: in counters picked by the hash, so a few positions whose 5-gram
+     * occurs once stay too. They change nothing below: their grams match no
+     * other position's, they only cost a look-up. */
+    unsigned bits = counter_bits(ncand, 8);
+    uint8_t *counter = r->gram_seen; /* 0, 1, or 2 for twice or more: a byte keeps them in cache */
     for (size_t h = 0; h < ncand; h++) {
         size_t i = hot[h];
         g[i] = gram_hash(w, i, n5);
-        slot_of[h] = (uint32_t)(ct_add(&r->grams, g[i], (uint32_t)i) - r->grams.slots);
+        slot_of[h] = (uint32_t)(g[i] >> (64 - bits));
+        counter[slot_of[h]] += counter[slot_of[h]] < 2;
     }
     size_t nhot = 0;
-    for (size_t h = 0; h < ncand; h++)
-        if (r->grams.slots[slot_of[h]].count > 1) hot[nhot++] = hot[h]; /* in place: nhot <= h */
+    for (size_t h = 0; h < ncand; h++) { /* in place: nhot <= h */
+        hot[nhot] = hot[h];
+        nhot += counter[slot_of[h]] > 1;
+    }
+    for (size_t h = 0; h < ncand; h++) counter[slot_of[h]] = 0;
     if (nhot == 0) return NULL;
     for (size_t k = n5; k <= FILTER_DUP_NGRAM_MAX && k <= nw; k++) {
         size_t grams = nw - k + 1;
@@ -354,6 +465,10 @@ const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, con
     ensure_gram_arrays(r, nw);
     r->char_prefix[0] = 0;
     for (size_t i = 0; i < nw; i++) r->char_prefix[i + 1] = r->char_prefix[i] + w->w[i].nchars;
+    if (!r->word_counters) {
+        r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
+        r->gram_seen = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->gram_seen);
+    }
     count_words(r, w->w, nw);
     const char *reason = top_ngram_check(c, r, w->w, nw, text_chars);
     return reason ? reason : dup_ngram_check(c, r, w->w, nw, text_chars);

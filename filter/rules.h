@@ -22,19 +22,18 @@
 
 /* Per-thread working memory the rules reuse from document to document. */
 typedef struct {
-    count_table table, grams;
+    count_table table;
     uint64_t *gram_hash;  /* n-gram hashes, one per word position */
     uint32_t *gram_pos;   /* positions whose 5-gram may repeat */
-    uint32_t *gram_slot;  /* per position: the counter of its word, or the table slot of its 5-gram */
+    uint32_t *gram_slot;  /* per position: the counter of its word, or of its 5-gram */
     uint32_t *word_count; /* occurrences of the word at each position (or more) */
     uint32_t *word_counters; /* 1 << WORD_COUNTER_BITS_MAX counters, zero between documents */
+    uint8_t *gram_seen;      /* as many 5-gram counters (0, 1, 2: twice or more), zero between documents */
     uint64_t *char_prefix; /* code points of words[0..i) */
     size_t gram_cap;
     uint8_t *line_kept;   /* C4: per splitlines() line, kept or not */
     size_t line_cap;
     wbuf line;            /* C4: one line after citation removal */
-    wbuf lower;           /* C4: that line lower-cased */
-    wbuf text_lower;      /* C4: the whole text, ASCII lower-cased */
 } rule_scratch;
 
 /* Frees the scratch memory. */

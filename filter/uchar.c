@@ -3,6 +3,9 @@
 
 #include <string.h>
 #include <utf8proc.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/utf8.h"
 
@@ -33,6 +36,14 @@ size_t uc_count(const char *s, size_t n)
     /* code points = bytes that are not continuation bytes (exact for valid
      * UTF-8, which is all the document stream carries) */
     size_t cont = 0, i = 0;
+#ifdef __SSE2__
+    /* 16 bytes at a time: continuation bytes 0x80-0xBF are, as signed bytes, below -64 */
+    const __m128i below = _mm_set1_epi8(-64);
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        cont += (size_t)__builtin_popcount((unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, below)));
+    }
+#endif
     /* eight bytes at a time: a continuation byte has bit 7 set and bit 6 clear */
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
@@ -49,30 +60,31 @@ static const uint8_t maybe_break[256] = {
     ['\n'] = 1, [0x0B] = 1, [0x0C] = 1, ['\r'] = 1, [0x1C] = 1, [0x1D] = 1, [0x1E] = 1, [0xC2] = 1, [0xE2] = 1,
 };
 
-/* True when one of the 8 bytes of x is below 0x20 or is 0xC2 or 0xE2 (the
- * bytes maybe_break marks): exact as a whole, not per byte. */
-static inline bool block_may_break(uint64_t x)
+/* First position from i (n if none) of a byte that may start a line break:
+ * every byte maybe_break marks is found, and a few others (tab, other
+ * controls). */
+static inline size_t next_break_candidate(const unsigned char *u, size_t n, size_t i)
 {
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    uint64_t below_space = (x - ones * 0x20) & ~x & highs;
-    uint64_t c2 = x ^ (ones * 0xC2), e2 = x ^ (ones * 0xE2);
-    return (below_space | ((c2 - ones) & ~c2 & highs) | ((e2 - ones) & ~e2 & highs)) != 0;
+#ifdef __SSE2__
+    const __m128i control_max = _mm_set1_epi8(0x1F), c2 = _mm_set1_epi8((char)0xC2), e2 = _mm_set1_epi8((char)0xE2);
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(u + i));
+        __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(v, control_max), control_max); /* v <= 0x1F */
+        __m128i hit = _mm_or_si128(control, _mm_or_si128(_mm_cmpeq_epi8(v, c2), _mm_cmpeq_epi8(v, e2)));
+        unsigned bits = (unsigned)_mm_movemask_epi8(hit);
+        if (bits) return i + (size_t)__builtin_ctz(bits);
+    }
+#endif
+    while (i < n && !maybe_break[u[i]]) i++;
+    return i;
 }
 
 size_t uc_line_end(const char *s, size_t n, size_t pos, size_t *end)
 {
     const unsigned char *u = (const unsigned char *)s;
-    for (size_t i = pos; i < n; i++) {
-        if (!maybe_break[u[i]]) {
-            while (i + 9 <= n) { /* skip 8 bytes at a time while none can start a break */
-                uint64_t x;
-                memcpy(&x, u + i + 1, sizeof x);
-                if (block_may_break(x)) break;
-                i += 8;
-            }
-            continue;
-        }
+    for (size_t i = next_break_candidate(u, n, pos); i < n; i = next_break_candidate(u, n, i + 1)) {
         unsigned char c = u[i];
+        if (!maybe_break[c]) continue;
         if (c == 0xC2) {
             if (i + 1 < n && u[i + 1] == 0x85) {
                 *end = i;

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -17,6 +18,45 @@
 /* ASCII classes, looked up once per byte. */
 enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_CLOSER = 32, A_ALNUM = 64, A_DOT = 128 };
 static uint8_t ascii_class[256]; /* bytes >= 0x80 (parts of wider characters): none */
+
+/* Classes of wider characters, as uchar.h defines them; those of the Basic
+ * Multilingual Plane are looked up in a table, filled 256 code points at a
+ * time when one of them is first seen (by any thread). */
+enum { W_ALPHA = 1, W_PUNCT = 2, W_SPACE = 4, W_BREAK = 8, W_NOSPACE = 16, W_QUOTE = 32 };
+#define WIDE_TABLE_SIZE 0x10000
+#define WIDE_PAGE_BITS 8
+static uint8_t wide_class[WIDE_TABLE_SIZE];
+static atomic_bool wide_page_ready[WIDE_TABLE_SIZE >> WIDE_PAGE_BITS];
+static pthread_mutex_t wide_fill_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool is_wide_quote(uint32_t cp);
+
+static uint8_t wide_flags_of(uint32_t cp)
+{
+    return (uint8_t)((uc_is_alpha(cp) ? W_ALPHA : 0) | (uc_is_datatrove_punct(cp) ? W_PUNCT : 0) |
+                     (uc_is_space(cp) ? W_SPACE : 0) | (uc_is_line_break(cp) ? W_BREAK : 0) |
+                     (uc_is_nospace_script(cp) ? W_NOSPACE : 0) | (is_wide_quote(cp) ? W_QUOTE : 0));
+}
+
+static void fill_wide_page(uint32_t page)
+{
+    pthread_mutex_lock(&wide_fill_lock);
+    if (!atomic_load_explicit(&wide_page_ready[page], memory_order_relaxed)) {
+        for (uint32_t cp = page << WIDE_PAGE_BITS, end = cp + (1u << WIDE_PAGE_BITS); cp < end; cp++)
+            wide_class[cp] = wide_flags_of(cp);
+        atomic_store_explicit(&wide_page_ready[page], true, memory_order_release);
+    }
+    pthread_mutex_unlock(&wide_fill_lock);
+}
+
+/* The classes of code point cp (>= 0x80). */
+static inline uint8_t wide_flags(uint32_t cp)
+{
+    if (cp >= WIDE_TABLE_SIZE) return wide_flags_of(cp);
+    uint32_t page = cp >> WIDE_PAGE_BITS;
+    if (!atomic_load_explicit(&wide_page_ready[page], memory_order_acquire)) fill_wide_page(page);
+    return wide_class[cp];
+}
 
 static void pack_abbreviations(void);
 
@@ -96,20 +136,34 @@ static const struct {
 
 #define N_ABBREVIATIONS (sizeof abbreviations / sizeof abbreviations[0])
 
+/* tolower() of the "C" locale, which winnow never leaves: ASCII letters only. */
+static inline int ascii_lower(int c) { return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c; }
+
 /* A word of up to 7 bytes, lower-cased, and its length as one integer. */
 static uint64_t pack_lower(const char *w, size_t len)
 {
     uint64_t x = (uint64_t)len << 56;
-    for (size_t k = 0; k < len; k++) x |= (uint64_t)(unsigned char)tolower((unsigned char)w[k]) << (8 * k);
+    for (size_t k = 0; k < len; k++) x |= (uint64_t)(unsigned char)ascii_lower((unsigned char)w[k]) << (8 * k);
     return x;
 }
 
-static uint64_t abbreviation_packed[N_ABBREVIATIONS]; /* pack_lower of each, filled once */
+/* The abbreviations, packed, in an open-addressing table (0: empty slot), filled once. */
+#define ABBREVIATION_SLOTS 128 /* more than twice their number */
+static uint64_t abbreviation_slot[ABBREVIATION_SLOTS];
+
+static inline size_t abbreviation_start(uint64_t x)
+{
+    return (size_t)((x * 0x9E3779B97F4A7C15ULL) >> 57) & (ABBREVIATION_SLOTS - 1);
+}
 
 static void pack_abbreviations(void)
 {
-    for (size_t i = 0; i < N_ABBREVIATIONS; i++)
-        abbreviation_packed[i] = pack_lower(abbreviations[i].word, abbreviations[i].len);
+    for (size_t i = 0; i < N_ABBREVIATIONS; i++) {
+        uint64_t x = pack_lower(abbreviations[i].word, abbreviations[i].len);
+        size_t k = abbreviation_start(x);
+        while (abbreviation_slot[k]) k = (k + 1) & (ABBREVIATION_SLOTS - 1);
+        abbreviation_slot[k] = x;
+    }
 }
 
 static bool is_abbreviation(const char *w, size_t len)
@@ -118,9 +172,9 @@ static bool is_abbreviation(const char *w, size_t len)
     if (len == 1 && isalpha((unsigned char)w[0])) return true; /* an initial: "J." */
     if (memchr(w, '.', len)) return true;                      /* "U.S." "e.g." */
     if (len > 6) return false;
-    uint64_t x = pack_lower(w, len);
-    for (size_t i = 0; i < N_ABBREVIATIONS; i++)
-        if (abbreviation_packed[i] == x) return true;
+    uint64_t x = pack_lower(w, len); /* never 0: the length is in it */
+    for (size_t k = abbreviation_start(x); abbreviation_slot[k]; k = (k + 1) & (ABBREVIATION_SLOTS - 1))
+        if (abbreviation_slot[k] == x) return true;
     return false;
 }
 
@@ -135,21 +189,26 @@ static inline uint64_t mix_bits(uint64_t x)
     return x;
 }
 
-/* Hash of the word w (len bytes, with the text going on to end). Words of up
- * to 7 bytes map to distinct hashes (their bytes and length, packed, then
- * mixed by a bijection); longer ones are hashed 8 bytes at a time. */
-static inline uint64_t word_hash(const char *w, size_t len, const char *end)
+/* The first min(len, 8) bytes of w (with the text going on to end) as a
+ * zero-padded integer. */
+static inline uint64_t word_prefix(const char *w, size_t len, const char *end)
 {
     uint64_t x = 0;
-    if (len < 8) {
-        if (end - w >= 8) {
-            memcpy(&x, w, 8);
-            x &= (1ULL << (8 * len)) - 1;
-        } else {
-            memcpy(&x, w, len);
-        }
-        return mix_bits(x | (uint64_t)len << 56);
+    if (end - w >= 8) {
+        memcpy(&x, w, 8);
+        if (len < 8) x &= (1ULL << (8 * len)) - 1;
+    } else {
+        memcpy(&x, w, len < 8 ? len : 8);
     }
+    return x;
+}
+
+/* Hash of the word w (len bytes, its word_prefix x). Words of up to 7 bytes
+ * map to distinct hashes (their bytes and length, packed, then mixed by a
+ * bijection); longer ones are hashed 8 bytes at a time. */
+static inline uint64_t word_hash(uint64_t x, const char *w, size_t len)
+{
+    if (len < 8) return mix_bits(x | (uint64_t)len << 56);
     uint64_t h = 0x9E3779B97F4A7C15ULL * len;
     size_t i = 0;
     for (; i + 8 <= len; i += 8) {
@@ -169,18 +228,11 @@ static inline size_t stop_slot(uint64_t x)
     return (size_t)((x * 0x9E3779B97F4A7C15ULL) >> 57) & (STOPWORD_SLOTS - 1);
 }
 
-/* True when w (len bytes, with the text going on to end) is one of the stop words. */
-static inline bool is_stop_word(const stopword_set *stop, const char *w, size_t len, const char *end)
+/* True when w (len bytes, its word_prefix x) is one of the stop words. */
+static inline bool is_stop_word(const stopword_set *stop, uint64_t x, const char *w, size_t len)
 {
     if (len > stop->max_len) return false;
     if (stop->max_len <= sizeof(uint64_t)) { /* look the word up as an integer */
-        uint64_t x = 0;
-        if (end - w >= (ptrdiff_t)sizeof x) {
-            memcpy(&x, w, sizeof x);
-            if (len < sizeof x) x &= (1ULL << (8 * len)) - 1;
-        } else {
-            memcpy(&x, w, len);
-        }
         for (size_t i = stop_slot(x); stop->slot_len[i]; i = (i + 1) & (STOPWORD_SLOTS - 1))
             if (stop->slot_word[i] == x && stop->slot_len[i] == len) return true;
         return false;
@@ -202,7 +254,8 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
     w->off = (uint32_t)off;
     w->len = (uint32_t)len;
     w->line = line;
-    w->hash = word_hash(s + off, len, ws->text_end);
+    uint64_t prefix = word_prefix(s + off, len, ws->text_end);
+    w->hash = word_hash(prefix, s + off, len);
     uint32_t flags = WORD_SYMBOL, nchars = 0;
     for (size_t i = off, end = off + len; i < end;) {
         unsigned char c = (unsigned char)s[i];
@@ -212,21 +265,22 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
             if (!(k & A_PUNCT)) flags &= ~(uint32_t)WORD_SYMBOL;
             i++;
         } else {
-            uint32_t cp = uc_next(s, end, &i);
-            if (uc_is_alpha(cp)) flags |= WORD_ALPHA;
-            if (!uc_is_datatrove_punct(cp)) flags &= ~(uint32_t)WORD_SYMBOL;
+            uint8_t k = wide_flags(uc_next(s, end, &i));
+            if (k & W_ALPHA) flags |= WORD_ALPHA;
+            if (!(k & W_PUNCT)) flags &= ~(uint32_t)WORD_SYMBOL;
         }
         nchars++;
     }
     w->nchars = nchars;
-    if (stop && is_stop_word(stop, s + off, len, ws->text_end)) flags |= WORD_STOP;
+    if (stop && is_stop_word(stop, prefix, s + off, len)) flags |= WORD_STOP;
     w->flags = flags;
 }
 
-/* push_word for a word of ASCII letters and digits, whose flags the
- * caller's scan already knows. */
-static void push_plain_word(fwords *ws, const char *s, size_t off, size_t len, uint32_t line, bool alpha,
-                            const stopword_set *stop)
+/* push_word for a word whose code points and WORD_ALPHA and WORD_SYMBOL
+ * flags the caller's scan already knows. Inlined: most words come this way. */
+static inline __attribute__((always_inline)) void push_known_word(fwords *ws, const char *s, size_t off, size_t len,
+                                                                   size_t nchars, uint32_t line, uint32_t flags,
+                                                                   const stopword_set *stop)
 {
     if (ws->n == ws->cap) {
         ws->cap = ws->cap ? ws->cap * 2 : 1024;
@@ -236,10 +290,10 @@ static void push_plain_word(fwords *ws, const char *s, size_t off, size_t len, u
     w->off = (uint32_t)off;
     w->len = (uint32_t)len;
     w->line = line;
-    w->nchars = (uint32_t)len;
-    w->hash = word_hash(s + off, len, ws->text_end);
-    uint32_t flags = alpha ? WORD_ALPHA : 0;
-    if (stop && is_stop_word(stop, s + off, len, ws->text_end)) flags |= WORD_STOP;
+    w->nchars = (uint32_t)nchars;
+    uint64_t prefix = word_prefix(s + off, len, ws->text_end);
+    w->hash = word_hash(prefix, s + off, len);
+    if (stop && is_stop_word(stop, prefix, s + off, len)) flags |= WORD_STOP;
     w->flags = flags;
 }
 
@@ -247,13 +301,13 @@ static void push_plain_word(fwords *ws, const char *s, size_t off, size_t len, u
 static size_t contraction_len(const char *w, size_t len)
 {
     if (len >= 3 && w[len - 2] == '\'') {
-        char c = (char)tolower((unsigned char)w[len - 1]);
+        char c = (char)ascii_lower((unsigned char)w[len - 1]);
         if (c == 's' || c == 'm' || c == 'd') return 2;
     }
     if (len >= 4) {
         const char *t = w + len - 3;
-        char a = (char)tolower((unsigned char)t[0]), b = (char)tolower((unsigned char)t[1]),
-             c = (char)tolower((unsigned char)t[2]);
+        char a = (char)ascii_lower((unsigned char)t[0]), b = (char)ascii_lower((unsigned char)t[1]),
+             c = (char)ascii_lower((unsigned char)t[2]);
         if (a == '\'' && ((b == 'l' && c == 'l') || (b == 'r' && c == 'e') || (b == 'v' && c == 'e'))) return 3;
         if (a == 'n' && b == '\'' && c == 't') return 3;
     }
@@ -374,8 +428,8 @@ static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
     if (i + 1 < n && !(ascii_class[(unsigned char)s[i + 1]] & A_SPACE)) return false;
     char mark = s[i];
     if (mark == ',' || mark == ';' || mark == ':') { /* always a token of its own before a space */
-        push_plain_word(c->ws, s, a, i - a, c->line, alpha, c->stop);
-        push_word(c->ws, s, i, 1, c->line, c->stop);
+        push_known_word(c->ws, s, a, i - a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
+        push_known_word(c->ws, s, i, 1, 1, c->line, WORD_SYMBOL, c->stop);
         return true;
     }
     if (mark != '.') return false;
@@ -388,8 +442,8 @@ static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
         j = t;
     }
     if ((j >= n || !is_lower_start(s, n, j)) && !is_abbreviation(s + a, i - a)) {
-        push_plain_word(c->ws, s, a, i - a, c->line, alpha, c->stop);
-        push_word(c->ws, s, i, 1, c->line, c->stop);
+        push_known_word(c->ws, s, a, i - a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
+        push_known_word(c->ws, s, i, 1, 1, c->line, WORD_SYMBOL, c->stop);
     } else {
         push_word(c->ws, s, a, i + 1 - a, c->line, c->stop);
     }
@@ -445,9 +499,9 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
             }
         } else {
             size_t t = i;
-            uint32_t cp = uc_next(s, n, &t);
-            if (uc_is_space(cp)) {
-                if (uc_is_line_break(cp)) c.line++;
+            uint8_t k = wide_flags(uc_next(s, n, &t));
+            if (k & W_SPACE) {
+                if (k & W_BREAK) c.line++;
                 i = t;
                 continue;
             }
@@ -458,7 +512,7 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
         uint8_t seen = 0, k;
         i = alnum_run_end(s, n, i, &seen);
         if (i == n || (ascii_class[(unsigned char)s[i]] & A_SPACE)) {
-            push_plain_word(ws, s, a, i - a, c.line, (seen & A_ALPHA) != 0, stop);
+            push_known_word(ws, s, a, i - a, i - a, c.line, seen & A_ALPHA ? WORD_ALPHA : 0, stop);
             continue;
         }
         if (i > a && split_word_and_mark(&c, a, i, (seen & A_ALPHA) != 0)) {
@@ -466,6 +520,8 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
             continue;
         }
         bool nospace = false;
+        size_t wide_chars = 0, wide_bytes = 0;
+        uint8_t wide_any = 0, wide_all = W_PUNCT; /* classes of the wider characters: of one, of all */
         while (i < n) {
             ch = (unsigned char)s[i];
             if (ch < 128) {
@@ -475,11 +531,25 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
                 i++;
             } else {
                 size_t t = i;
-                uint32_t cp = uc_next(s, n, &t);
-                if (uc_is_space(cp)) break;
-                if (uc_is_nospace_script(cp)) nospace = true;
+                uint8_t wide = wide_flags(uc_next(s, n, &t));
+                if (wide & W_SPACE) break;
+                if (wide & W_NOSPACE) nospace = true;
+                wide_any |= wide;
+                wide_all &= wide;
+                wide_chars++;
+                wide_bytes += t - i;
                 i = t;
             }
+        }
+        /* ASCII letters and digits and wider characters the splitter leaves
+         * alone (no quote, no script without spaces): one word, as
+         * split_chunk would find, its flags known from this scan */
+        if (!nospace && !(seen & ~(A_ALPHA | A_ALNUM)) && !(wide_any & W_QUOTE)) {
+            size_t ascii = i - a - wide_bytes;
+            uint32_t flags = (seen & A_ALPHA) || (wide_any & W_ALPHA) ? WORD_ALPHA : 0;
+            if (!ascii && (wide_all & W_PUNCT)) flags |= WORD_SYMBOL;
+            push_known_word(ws, s, a, i - a, ascii + wide_chars, c.line, flags, stop);
+            continue;
         }
         /* a final period is split off at a sentence end: one where the next
          * chunk does not start in lower case */
@@ -511,12 +581,20 @@ static bool has_text(const char *s, size_t a, size_t b)
     return false;
 }
 
-/* True when one of the 8 bytes of x is '.', '?' or '!' (exact as a whole). */
-static inline bool block_has_terminator(uint64_t x)
+/* First position in s[p, b) of '.', '?' or '!', or b. */
+static inline size_t next_terminator(const char *s, size_t p, size_t b)
 {
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    uint64_t dot = x ^ (ones * '.'), question = x ^ (ones * '?'), bang = x ^ (ones * '!');
-    return (((dot - ones) & ~dot) | ((question - ones) & ~question) | ((bang - ones) & ~bang)) & highs;
+#ifdef __SSE2__
+    const __m128i dot = _mm_set1_epi8('.'), question = _mm_set1_epi8('?'), bang = _mm_set1_epi8('!');
+    for (; p + 16 <= b; p += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + p));
+        __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, dot), _mm_or_si128(_mm_cmpeq_epi8(v, question), _mm_cmpeq_epi8(v, bang)));
+        unsigned bits = (unsigned)_mm_movemask_epi8(hit);
+        if (bits) return p + (size_t)__builtin_ctz(bits);
+    }
+#endif
+    while (p < b && s[p] != '.' && s[p] != '?' && s[p] != '!') p++;
+    return p;
 }
 
 size_t count_sentences(const char *s, size_t a, size_t b)
@@ -524,13 +602,8 @@ size_t count_sentences(const char *s, size_t a, size_t b)
     init_ascii_class();
     size_t sentences = 0, open = a; /* open: where the current sentence starts */
     for (size_t p = a; p < b; p++) {
-        for (uint64_t x; p + 8 <= b; p += 8) { /* skip 8 bytes at a time while none ends a sentence */
-            memcpy(&x, s + p, 8);
-            if (block_has_terminator(x)) break;
-        }
+        p = next_terminator(s, p, b);
         if (p >= b) break;
-        char ch = s[p];
-        if (ch != '.' && ch != '?' && ch != '!') continue;
         /* a run of terminators, then closing quotes and brackets */
         size_t q = p;
         while (q < b && (s[q] == '.' || s[q] == '?' || s[q] == '!')) q++;
