@@ -19,7 +19,6 @@
 struct filter {
     filter_config config;
     stopword_set stop;
-    char *stop_words_copy; /* the words of stop point into it */
     const char *langs[FILTER_MAX_LANGS];
     int nlangs;
     url_blocklist *urls;
@@ -57,16 +56,8 @@ filter *filter_create(const filter_config *c)
                      &fc->pii_ipv6, &fc->url_blocklist, &fc->badwords};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) *strs[i] = xstrdup(*strs[i] ? *strs[i] : "");
 
-    f->stop_words_copy = xstrdup(fc->gopher_stop_words);
-    f->stop.words = xcalloc(FILTER_MAX_LANGS, sizeof *f->stop.words);
-    f->stop.n = split_list(f->stop_words_copy, f->stop.words, FILTER_MAX_LANGS);
-    f->stop.lens = xcalloc(FILTER_MAX_LANGS, sizeof *f->stop.lens);
-    f->stop.packed = xcalloc(FILTER_MAX_LANGS, sizeof *f->stop.packed);
-    for (int i = 0; i < f->stop.n; i++) {
-        f->stop.lens[i] = strlen(f->stop.words[i]);
-        if (f->stop.lens[i] > f->stop.max_len) f->stop.max_len = f->stop.lens[i];
-    }
-    stopwords_pack(&f->stop);
+    if (!stopwords_init(&f->stop, fc->gopher_stop_words))
+        dief(EXIT_USAGE, "too many Gopher stop words (at most %d)", STOPWORDS_MAX);
 
     char *lang_copy = xstrdup(fc->lang);
     char *codes[FILTER_MAX_LANGS];
@@ -88,10 +79,7 @@ filter *filter_create(const filter_config *c)
 void filter_destroy(filter *f)
 {
     if (!f) return;
-    free(f->stop_words_copy);
-    free(f->stop.words);
-    free(f->stop.lens);
-    free(f->stop.packed);
+    stopwords_free(&f->stop);
     url_blocklist_free(f->urls);
     word_blocklist_free(f->badwords);
     pii_free(f->pii);

@@ -644,7 +644,8 @@ size_t count_sentences(const char *s, size_t a, size_t b)
     return sentences + (has_text(s, open, b) ? 1 : 0);
 }
 
-void stopwords_pack(stopword_set *set)
+/* Fills set->packed and the lookup table from its words. */
+static void stopwords_pack(stopword_set *set)
 {
     memset(set->slot_len, 0, sizeof set->slot_len);
     for (int k = 0; k < set->n; k++) {
@@ -656,4 +657,35 @@ void stopwords_pack(stopword_set *set)
         set->slot_word[i] = set->packed[k];
         set->slot_len[i] = (uint8_t)set->lens[k];
     }
+}
+
+bool stopwords_init(stopword_set *set, const char *list)
+{
+    memset(set, 0, sizeof *set);
+    set->copy = xstrdup(list);
+    set->words = xcalloc(STOPWORDS_MAX, sizeof *set->words);
+    set->lens = xcalloc(STOPWORDS_MAX, sizeof *set->lens);
+    set->packed = xcalloc(STOPWORDS_MAX, sizeof *set->packed);
+    char *save = NULL;
+    for (char *w = strtok_r(set->copy, ", \t", &save); w; w = strtok_r(NULL, ", \t", &save)) {
+        if (set->n == STOPWORDS_MAX) {
+            stopwords_free(set);
+            return false;
+        }
+        set->words[set->n] = w;
+        set->lens[set->n] = strlen(w);
+        if (set->lens[set->n] > set->max_len) set->max_len = set->lens[set->n];
+        set->n++;
+    }
+    stopwords_pack(set);
+    return true;
+}
+
+void stopwords_free(stopword_set *set)
+{
+    free(set->copy);
+    free(set->words);
+    free(set->lens);
+    free(set->packed);
+    memset(set, 0, sizeof *set);
 }

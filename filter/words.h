@@ -31,10 +31,12 @@ typedef struct {
     uint32_t flags;
 } fword;
 
-#define STOPWORD_SLOTS 128 /* more than twice the most stop words a filter takes */
+#define STOPWORDS_MAX 64     /* most stop words a set takes */
+#define STOPWORD_SLOTS 128   /* more than twice STOPWORDS_MAX */
 
 /* A set of stop words (exact, case-sensitive, as datatrove compares them). */
 typedef struct {
+    char *copy;       /* the list the words point into */
     char **words;
     size_t *lens;
     uint64_t *packed; /* words of up to 8 bytes as zero-padded integers (stopwords_pack) */
@@ -45,9 +47,12 @@ typedef struct {
     uint8_t slot_len[STOPWORD_SLOTS]; /* 0: empty slot */
 } stopword_set;
 
-/* Fills set->packed (n entries, caller-allocated) and the lookup table from
- * its words. */
-void stopwords_pack(stopword_set *set);
+/* Makes set from a list of words separated by commas, spaces or tabs; false
+ * (set empty) when the list has more than STOPWORDS_MAX words. */
+bool stopwords_init(stopword_set *set, const char *list);
+
+/* Frees what stopwords_init() made. */
+void stopwords_free(stopword_set *set);
 
 typedef struct {
     fword *w;

@@ -215,8 +215,7 @@ static int detect_charset(const char *p, size_t n, char *name, size_t size)
 
 static const char REPLACEMENT_UTF8[] = "\xEF\xBF\xBD";
 
-/* Converts with iconv; each byte iconv rejects becomes U+FFFD. Returns the count replaced. */
-static size_t convert_iconv(iconv_t cd, const char *p, size_t n, wbuf *out)
+size_t charset_iconv_convert(iconv_t cd, const char *p, size_t n, wbuf *out)
 {
     size_t replaced = 0;
     char *in = (char *)p;
@@ -405,7 +404,7 @@ int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sni
         info->replaced = utf8_repair(out, p, n);
         return 0;
     }
-    info->replaced = convert_iconv(cd, p, n, out);
+    info->replaced = charset_iconv_convert(cd, p, n, out);
     info->replaced += repair_tail(out, start);
     return 0;
 }

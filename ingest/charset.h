@@ -10,6 +10,7 @@
 #ifndef WINNOW_CHARSET_H
 #define WINNOW_CHARSET_H
 
+#include <iconv.h>
 #include <stddef.h>
 
 #include "core/buf.h"
@@ -21,6 +22,10 @@ typedef struct {
     charset_source source;  /* how it was found */
     size_t replaced;        /* invalid sequences replaced by U+FFFD */
 } charset_info;
+
+/* Appends p[0..n) converted by iconv descriptor cd (to UTF-8) to out, each
+ * byte iconv rejects becoming U+FFFD; returns the count replaced. */
+size_t charset_iconv_convert(iconv_t cd, const char *p, size_t n, wbuf *out);
 
 /* Converts bytes in any charset to valid NFC UTF-8 appended to out. declared (may be NULL)
  * is the HTTP header charset; for HTML, html_sniff=1 also looks at <meta charset>/http-equiv.

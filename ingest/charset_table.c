@@ -61,6 +61,11 @@ static bool is_table_charset(const char *name)
     return false;
 }
 
+const char *charset_table_name(size_t i)
+{
+    return i < sizeof table_charsets / sizeof table_charsets[0] ? table_charsets[i] : NULL;
+}
+
 static void table_free(charset_table *t)
 {
     if (!t) return;

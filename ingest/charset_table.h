@@ -18,6 +18,9 @@
  * handled here (the caller then uses iconv). */
 ssize_t charset_table_convert(const char *name, const char *p, size_t n, wbuf *out);
 
+/* The i-th charset handled here (an iconv name), NULL past the last. */
+const char *charset_table_name(size_t i);
+
 /* Frees the calling thread's tables. */
 void charset_table_thread_free(void);
 

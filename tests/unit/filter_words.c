@@ -56,8 +56,8 @@ int main(void)
     ok(ws.n == 2 && ws.w[0].nchars == 5 && (ws.w[0].flags & WORD_ALPHA), "lengths in code points");
     ok(ws.text_chars == 10, "text length in code points");
 
-    stopword_set stop = {.words = (char *[]){"the", "and"}, .lens = (size_t[]){3, 3}, .packed = (uint64_t[2]){0}, .max_len = 3, .n = 2};
-    stopwords_pack(&stop);
+    stopword_set stop;
+    stopwords_init(&stop, "the,and");
     words_tokenize(&ws, "The the and... ##", 16, &stop);
     ok(ws.n == 5 && !(ws.w[0].flags & WORD_STOP) && (ws.w[1].flags & WORD_STOP) && (ws.w[2].flags & WORD_STOP) &&
            (ws.w[3].flags & WORD_SYMBOL) && (ws.w[4].flags & WORD_SYMBOL),
@@ -71,5 +71,6 @@ int main(void)
     uc_strip(" \xc2\xa0x y\t", &a, &b);
     ok(a == 3 && b == 6, "strip removes Unicode whitespace");
     words_free(&ws);
+    stopwords_free(&stop);
     return done_testing();
 }
