@@ -94,8 +94,9 @@ static inline size_t lowest_rank(const uint32_t *rank, size_t words)
  * exists), so a join moves nothing and the search is a plain array scan. */
 static void merge_by_scan(const tok_vocab *v, bpe_scratch *scratch, const uint8_t *piece, size_t n, tok_ids *out)
 {
-    uint8_t s[BPE_CPU_SCAN_MAX + 2 * VOCAB_HEAD_BYTES] = {0}; /* a copy with room for 16-byte loads */
+    uint8_t s[BPE_CPU_SCAN_MAX + 2 * VOCAB_HEAD_BYTES]; /* a copy with room for 16-byte loads */
     memcpy(s, piece, n);
+    memset(s + n, 0, 2 * VOCAB_HEAD_BYTES);
     uint8_t next[BPE_CPU_SCAN_MAX + 1], prev[BPE_CPU_SCAN_MAX]; /* n: none */
     uint32_t rank[BPE_CPU_SCAN_MAX + RANK_LANES] __attribute__((aligned(16))), join[BPE_CPU_SCAN_MAX], id[BPE_CPU_SCAN_MAX];
     for (size_t i = 0; i < n; i++) {
