@@ -140,17 +140,16 @@ static void split_batch(const tokenizer *t, const uint8_t *s, size_t n, size_t p
 }
 
 /* Stage 2: takes the answers the recent lookups hold and starts loading the
- * vocabulary's hash slots (and remembered merges) of the other pieces. */
+ * vocabulary's hash slots of the other pieces, and the remembered merges of
+ * the pieces that are not (or may not be) one token. */
 static void probe_batch(const tok_vocab *v, const bpe_scratch *scratch, piece_batch *b)
 {
     for (int i = 0; i < b->k; i++) {
         const bpe_hot_entry *e = b->recent[i];
         bool hit = (e->head == b->head[i]) & (e->tail == b->tail[i]) & (e->len == b->len[i]);
         b->id[i] = hit ? e->id : BPE_NOT_RECENT;
-        if (!hit) {
-            vocab_prefetch(v, b->hash[i], b->len[i]);
-            bpe_prefetch_merge(scratch, b->hash[i], b->len[i]);
-        }
+        if (!hit) vocab_prefetch(v, b->hash[i], b->len[i]);
+        if (b->id[i] >= BPE_NOT_RECENT) bpe_prefetch_merge(scratch, b->hash[i], b->len[i]);
     }
 }
 
