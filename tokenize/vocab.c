@@ -9,6 +9,7 @@
 #define INITIAL_SLOTS 1024
 #define MAX_LOAD_PERCENT 50
 #define NO_OFFSET UINT64_MAX
+#define HUGE_TABLE_BYTES ((size_t)1 << 20) /* hash tables this big go in huge pages */
 
 void vocab_init(tok_vocab *v)
 {
@@ -49,10 +50,12 @@ static bool too_few_slots(uint64_t nslots, uint64_t ntokens)
     return ntokens * 100 > nslots * MAX_LOAD_PERCENT;
 }
 
-/* Rehashes the table into nslots slots (a power of two). */
+/* Rehashes the table into nslots slots (a power of two); a big table goes
+ * in huge pages, since the encoder reads it at random. */
 static void resize_slots(tok_vocab *v, uint32_t nslots)
 {
-    vocab_slot *slots = xcalloc(nslots, sizeof *slots);
+    size_t bytes = (size_t)nslots * sizeof(vocab_slot);
+    vocab_slot *slots = bytes >= HUGE_TABLE_BYTES ? xcalloc_huge(nslots, sizeof *slots) : xcalloc(nslots, sizeof *slots);
     for (uint32_t i = 0; i <= v->mask; i++) {
         const vocab_slot *sl = &v->slots[i];
         if (sl->len) insert_slot(slots, nslots - 1, v->bytes + v->tok_off[sl->id], sl->len, sl->id);
@@ -135,7 +138,7 @@ void vocab_finish(tok_vocab *v)
 {
     /* from the tokens of one and two bytes (no two tokens have the same bytes) */
     for (int b = 0; b < 256; b++) v->byte_id[b] = VOCAB_NO_TOKEN;
-    if (!v->pair_id) v->pair_id = xcalloc_huge(NPAIRS, sizeof *v->pair_id);
+    if (!v->pair_id) v->pair_id = xmalloc(NPAIRS * sizeof *v->pair_id);
     for (unsigned p = 0; p < NPAIRS; p++) v->pair_id[p] = VOCAB_NO_TOKEN;
     for (uint32_t id = 0; id < v->nids; id++) {
         if (v->tok_off[id] == NO_OFFSET || v->tok_len[id] > 2) continue;
@@ -144,10 +147,6 @@ void vocab_finish(tok_vocab *v)
         else v->pair_id[b[0] | (unsigned)b[1] << 8] = id;
     }
     size_t nslots = (size_t)v->mask + 1;
-    vocab_slot *slots = xcalloc_huge(nslots, sizeof *slots); /* the encoder reads it at random */
-    memcpy(slots, v->slots, nslots * sizeof *slots);
-    free(v->slots);
-    v->slots = slots;
     free(v->slot_tail);
     v->slot_tail = xcalloc_huge(nslots, sizeof *v->slot_tail);
     for (uint32_t i = 0; i <= v->mask; i++) {
