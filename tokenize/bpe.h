@@ -141,13 +141,13 @@ static inline uint32_t bpe_find_token(const tok_vocab *v, bpe_scratch *scratch, 
 
 /* Starts loading the remembered merge a piece of len bytes with this hash
  * would have (after bpe_scratch_ready). */
-static inline void bpe_prefetch_merge(const bpe_scratch *scratch, uint64_t hash, size_t len)
+VOCAB_PREFETCH_INLINE void bpe_prefetch_merge(const bpe_scratch *scratch, uint64_t hash, size_t len)
 {
     if (len <= BPE_CACHE_BYTES) __builtin_prefetch(&scratch->cache[(hash >> 32) & (BPE_CACHE_SLOTS - 1)]);
 }
 
 /* Starts loading the recent-lookup entry for this hash. */
-static inline void bpe_prefetch_token(const bpe_scratch *scratch, uint64_t hash)
+VOCAB_PREFETCH_INLINE void bpe_prefetch_token(const bpe_scratch *scratch, uint64_t hash)
 {
     __builtin_prefetch(bpe_recent_entry(scratch, hash));
 }

@@ -122,9 +122,14 @@ static inline uint64_t vocab_hash(const uint8_t *s, size_t len)
     return vocab_hash_head(s, len, vocab_head(s, len));
 }
 
+/* Prefetch helpers must be inlined early: GCC 12 finds a function whose
+ * only effect is __builtin_prefetch pure and deletes the call before its
+ * inliner runs, so the loads would never start. */
+#define VOCAB_PREFETCH_INLINE static inline __attribute__((always_inline))
+
 /* Starts loading the slot a lookup of len bytes with this hash will read
  * first (and its tail, after vocab_finish, when len > 8). */
-static inline void vocab_prefetch(const tok_vocab *v, uint64_t hash, size_t len)
+VOCAB_PREFETCH_INLINE void vocab_prefetch(const tok_vocab *v, uint64_t hash, size_t len)
 {
     __builtin_prefetch(&v->slots[(uint32_t)hash & v->mask]);
     if (len > VOCAB_HEAD_BYTES) __builtin_prefetch(&v->slot_tail[(uint32_t)hash & v->mask]);
