@@ -151,7 +151,7 @@ static inline size_t ascii_letter_run(const uint8_t *s, size_t n, size_t i, uint
 
 /* End of the \p{L}+ run from i: the ASCII run, then the general one when a
  * non-ASCII byte follows. */
-static inline size_t letter_run(const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t letter_run(const uint8_t *s, size_t n, size_t i)
 {
     i = ascii_letter_run(s, n, i, 'a', 0x20);
     return i < n && s[i] >= 0x80 ? run_with(s, n, i, UCLASS_L) : i;
