@@ -271,6 +271,7 @@ static inline __attribute__((always_inline)) size_t next_cl100k(const uint8_t *s
 {
     uint8_t b = s[i];
     if (is_ascii_letter(b)) return letter_run(s, n, i + 1); /* [^\r\n\p{L}\p{N}]?\p{L}+ */
+    if (b == ' ' && i + 1 < n && is_ascii_letter(s[i + 1])) return letter_run(s, n, i + 2); /* the same, prefixed */
     /* two ASCII characters other than an apostrophe (a contraction may start
      * there): the alternatives below, in the regex's order, decided by them */
     if (i + 1 < n && b < 0x80 && s[i + 1] < 0x80 && b != '\'') {
@@ -354,6 +355,7 @@ static inline __attribute__((always_inline)) size_t next_o200k(const uint8_t *s,
     uint8_t b = s[i];
     size_t len, e;
     if (b >= 'a' && b <= 'z') return with_contraction(s, n, lower_run(s, n, i + 1));
+    if (b == ' ' && i + 1 < n && is_ascii_letter(s[i + 1]) && (e = o200k_ascii_word(s, n, i + 1))) return e;
     /* two ASCII characters: the alternatives below, in the regex's order */
     if (i + 1 < n && b < 0x80 && s[i + 1] < 0x80) {
         uint8_t c = ASCII_CLASS(b), b1 = s[i + 1];
