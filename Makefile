@@ -147,6 +147,7 @@ BENCH_BIN = $(BUILD)/bench/docstream_bench $(BUILD)/bench/simdjson_lines $(BUILD
 $(BUILD)/bench/docstream_bench $(BUILD)/bench/tokenize_encode: $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -MF $@.d -o $@ $< $(LIB) $(LDLIBS)
+-include $(BUILD)/bench/docstream_bench.d $(BUILD)/bench/tokenize_encode.d
 $(BUILD)/bench/simdjson_lines: bench/simdjson_lines.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) $$(pkg-config --cflags simdjson) -o $@ $< $$(pkg-config --libs simdjson)
