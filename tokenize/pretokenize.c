@@ -203,15 +203,33 @@ static size_t whitespace_piece_general(const uint8_t *s, size_t n, size_t i, boo
     return j;                                                   /* \s+ */
 }
 
+/* End of the run of ASCII whitespace (9..13 and space) from i, 16 bytes at
+ * a time with SSE2; *after_newline gets the end of the run's last \r or \n
+ * (unchanged when it has none). */
+static inline size_t ascii_space_run(const uint8_t *s, size_t n, size_t i, size_t *after_newline)
+{
+    const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'), four = _mm_set1_epi8(4),
+                  lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    for (; i + SIMD_WIDTH <= n; i += SIMD_WIDTH) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i)), from_tab = _mm_sub_epi8(v, tab);
+        /* \t..\r are tab + 0..4 (unsigned); bytes >= 0x80 are neither */
+        __m128i ws = _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(_mm_min_epu8(from_tab, four), from_tab));
+        unsigned stop = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFF;
+        unsigned nl = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)));
+        if (stop) nl &= (1u << __builtin_ctz(stop)) - 1;
+        if (nl) *after_newline = i + 32 - (size_t)__builtin_clz(nl);
+        if (stop) return i + (size_t)__builtin_ctz(stop);
+    }
+    for (; i < n && s[i] < 0x80 && (ASCII_CLASS(s[i]) & UCLASS_WS); i++)
+        if (is_cr_or_lf(s[i])) *after_newline = i + 1;
+    return i;
+}
+
 /* whitespace_piece_general, shortened for a run of ASCII whitespace that
  * does not end at a non-ASCII byte (which might continue it). */
 static inline size_t whitespace_piece(const uint8_t *s, size_t n, size_t i, bool with_newline_run)
 {
-    size_t j = i, after_newline = 0;
-    while (j < n && s[j] < 0x80 && (ASCII_CLASS(s[j]) & UCLASS_WS)) {
-        if (is_cr_or_lf(s[j])) after_newline = j + 1;
-        j++;
-    }
+    size_t after_newline = 0, j = ascii_space_run(s, n, i, &after_newline);
     if (j == i || (j < n && s[j] >= 0x80)) return whitespace_piece_general(s, n, i, with_newline_run);
     if (with_newline_run && after_newline) return after_newline; /* \s*[\r\n]+ */
     if (j == n) return j;                                       /* \s+(?!\S) at the end */
