@@ -158,7 +158,7 @@ static inline __attribute__((always_inline)) size_t letter_run(const uint8_t *s,
 }
 
 /* End of the run of [^\s\p{L}\p{N}] from i: ASCII bytes first. */
-static inline size_t other_run(const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t other_run(const uint8_t *s, size_t n, size_t i)
 {
     while (i < n && s[i] < 0x80 && !(ASCII_CLASS(s[i]) & CLASS_WORDY)) i++;
     return i < n && s[i] >= 0x80 ? run_other(s, n, i) : i;
