@@ -355,13 +355,33 @@ static inline size_t lower_run(const uint8_t *s, size_t n, size_t i)
     return i < n && s[i] >= 0x80 ? run_with(s, n, i, UCLASS_LOWERISH) : i;
 }
 
+/* Bits of the bytes of v in [lo, lo+26). */
+static inline unsigned ascii_range_mask(__m128i v, uint8_t lo)
+{
+    __m128i in = _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char)(0x80 - lo))), _mm_set1_epi8((char)(-0x80 + 26)));
+    return (unsigned)_mm_movemask_epi8(in);
+}
+
+/* End of [A-Z]*[a-z]* from i: both runs from one 16-byte block when the
+ * word ends inside it. */
+static inline size_t ascii_upper_lower_run(const uint8_t *s, size_t n, size_t i)
+{
+    if (i + SIMD_WIDTH > n) return ascii_letter_run(s, n, ascii_letter_run(s, n, i, 'A', 0), 'a', 0);
+    __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+    const unsigned past = 1u << SIMD_WIDTH; /* a stop bit past the block */
+    unsigned upper = (unsigned)__builtin_ctz(~ascii_range_mask(v, 'A') | past);
+    if (upper == SIMD_WIDTH) return ascii_letter_run(s, n, ascii_letter_run(s, n, i + upper, 'A', 0), 'a', 0);
+    unsigned end = upper + (unsigned)__builtin_ctz((~ascii_range_mask(v, 'a') | past) >> upper);
+    return end < SIMD_WIDTH ? i + end : ascii_letter_run(s, n, i + end, 'a', 0);
+}
+
 /* Both word alternatives from the ASCII letter at st when the word's letters
  * are all ASCII: [A-Z]*[a-z]* (uppercase letters are only U, lowercase only
  * W, so either alternative ends there), then the contraction; 0 when a
  * non-ASCII byte follows the letters and the general path must decide. */
 static inline size_t o200k_ascii_word(const uint8_t *s, size_t n, size_t st)
 {
-    size_t j = ascii_letter_run(s, n, ascii_letter_run(s, n, st, 'A', 0), 'a', 0);
+    size_t j = ascii_upper_lower_run(s, n, st);
     if (j < n && s[j] >= 0x80) return 0;
     return with_contraction(s, n, j);
 }
