@@ -87,6 +87,24 @@ static inline size_t lowest_rank(const uint32_t *rank, size_t words)
     }
 }
 
+/* Of the joins at parts a and b, the one of lower rank (the leftmost on ties). */
+static inline size_t lower_join(const uint32_t *rank, size_t a, size_t b)
+{
+    return rank[b] < rank[a] || (rank[b] == rank[a] && b < a) ? b : a;
+}
+
+/* Starts loading what the lookups after joining part p (which has a next
+ * part) to its next would read: the new part joined with the part after it
+ * and with the one before. */
+static inline void prefetch_joins_after(const tok_vocab *v, const bpe_scratch *scratch, const uint8_t *s, size_t n,
+                                        const uint8_t *next, const uint8_t *prev, size_t p)
+{
+    size_t end = next[next[p]];
+    join_key unused;
+    if (end < n) join_start(v, scratch, s + p, next[end] - p, &unused);
+    if (prev[p] < n) join_start(v, scratch, s + prev[p], end - prev[p], &unused);
+}
+
 /* tiktoken's method: each part knows the rank (and id) of joining it to the
  * next; find the lowest rank (leftmost on ties), join, update the two
  * neighbouring joins. Parts are a doubly linked list over byte positions and
@@ -94,8 +112,9 @@ static inline size_t lowest_rank(const uint32_t *rank, size_t words)
  * exists), so a join moves nothing and the search is a plain array scan. */
 static void merge_by_scan(const tok_vocab *v, bpe_scratch *scratch, const uint8_t *piece, size_t n, tok_ids *out)
 {
-    uint8_t s[BPE_CPU_SCAN_MAX + 2 * VOCAB_HEAD_BYTES] = {0}; /* a copy with room for 16-byte loads */
+    uint8_t s[BPE_CPU_SCAN_MAX + 2 * VOCAB_HEAD_BYTES]; /* a copy with room for 16-byte loads */
     memcpy(s, piece, n);
+    memset(s + n, 0, 2 * VOCAB_HEAD_BYTES);
     uint8_t next[BPE_CPU_SCAN_MAX + 1], prev[BPE_CPU_SCAN_MAX]; /* n: none */
     uint32_t rank[BPE_CPU_SCAN_MAX + RANK_LANES] __attribute__((aligned(16))), join[BPE_CPU_SCAN_MAX], id[BPE_CPU_SCAN_MAX];
     for (size_t i = 0; i < n; i++) {
@@ -106,9 +125,7 @@ static void merge_by_scan(const tok_vocab *v, bpe_scratch *scratch, const uint8_
     for (size_t i = 0; i + 1 < n; i++) rank[i] = rank_of(v, join[i] = vocab_find_pair(v, s + i));
     for (size_t i = n - 1; i < n + RANK_LANES; i++) rank[i] = NO_RANK;
     size_t words = (n + RANK_LANES - 1) / RANK_LANES * RANK_LANES;
-    for (;;) {
-        size_t best = lowest_rank(rank, words);
-        if (rank[best] == NO_RANK) break;
+    for (size_t best = lowest_rank(rank, words); rank[best] != NO_RANK;) {
         size_t gone = next[best], before = prev[best];
         id[best] = join[best];
         rank[gone] = NO_RANK;
@@ -120,9 +137,17 @@ static void merge_by_scan(const tok_vocab *v, bpe_scratch *scratch, const uint8_
             join_start(v, scratch, s + best, next[next[best]] - best, &after_key);
         }
         if (has_before) join_start(v, scratch, s + before, next[best] - before, &before_key);
+        /* while they load, the lowest rank of the other joins, which did not
+         * change; its join is likely next, so its lookups start loading too */
+        rank[best] = NO_RANK;
+        if (has_before) rank[before] = NO_RANK;
+        size_t guess = lowest_rank(rank, words);
+        if (rank[guess] != NO_RANK) prefetch_joins_after(v, scratch, s, n, next, prev, guess);
         if (has_after) join[best] = join_finish(v, scratch, &after_key, &rank[best]);
-        else rank[best] = NO_RANK;
         if (has_before) join[before] = join_finish(v, scratch, &before_key, &rank[before]);
+        /* the next join: the lowest of the guess and the two new ranks */
+        size_t low = lower_join(rank, guess, best);
+        best = has_before ? lower_join(rank, low, before) : low;
     }
     for (size_t p = 0; p < n; p = next[p]) ids_push(out, id[p]);
 }

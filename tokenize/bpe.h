@@ -7,6 +7,7 @@
 #ifndef WINNOW_TOKENIZE_BPE_H
 #define WINNOW_TOKENIZE_BPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,15 +39,21 @@ typedef struct {
 
 /* Recent lookups of byte strings of up to 16 bytes in the vocabulary, found
  * or not: a small direct-mapped table that stays in the core's cache, in
- * front of the vocabulary's hash (frequent tokens hit it). */
+ * front of the vocabulary's hash (frequent tokens hit it). A string that is
+ * not a token and, as a piece, merges into two or three ids keeps them here
+ * too, so that a frequent such piece needs no remembered-merge lookup. */
 #define BPE_HOT_SLOTS 16384 /* a power of two */
 #define BPE_HOT_MAX_LEN 16
+#define BPE_HOT_IDS 3 /* ids of a merged piece an entry holds */
 
 typedef struct {
     uint64_t head, tail; /* vocab_head and vocab_tail of the string */
-    uint32_t len, id;    /* len 0: empty; id VOCAB_NO_TOKEN: not a token */
-    uint64_t unused;     /* 32 bytes: an entry never straddles two cache lines */
-} bpe_hot_entry;
+    uint32_t len;        /* 0: empty */
+    /* ids[0]: the token, VOCAB_NO_TOKEN when the string is not one; or, when
+     * ids[1] is not VOCAB_NO_TOKEN, the string is not a token and these are
+     * the ids it merges into as a piece (ids[2] VOCAB_NO_TOKEN when two) */
+    uint32_t ids[BPE_HOT_IDS];
+} bpe_hot_entry; /* 32 bytes: an entry never straddles two cache lines */
 
 /* One remembered merge of a longer piece: bytes, then ids, in mem. */
 typedef struct {
@@ -83,6 +90,12 @@ static inline bpe_hot_entry *bpe_recent_entry(const bpe_scratch *scratch, uint64
     return &scratch->hot[(hash >> 48) & (BPE_HOT_SLOTS - 1)];
 }
 
+/* True when entry e holds the string of len bytes with this head and tail. */
+static inline bool bpe_recent_holds(const bpe_hot_entry *e, size_t len, uint64_t head, uint64_t tail)
+{
+    return (e->head == head) & (e->tail == tail) & (e->len == len);
+}
+
 /* What the recent lookups say of the string: its id, VOCAB_NO_TOKEN, or
  * BPE_NOT_RECENT when they do not hold it (they hold strings of at most
  * BPE_HOT_MAX_LEN bytes, so a longer one never matches an entry). */
@@ -90,7 +103,8 @@ static inline uint32_t bpe_recent_token(const bpe_scratch *scratch, size_t len, 
                                         uint64_t hash)
 {
     const bpe_hot_entry *e = bpe_recent_entry(scratch, hash);
-    return ((e->head == head) & (e->tail == tail) & (e->len == len)) ? e->id : BPE_NOT_RECENT;
+    if (!bpe_recent_holds(e, len, head, tail)) return BPE_NOT_RECENT;
+    return e->ids[1] == VOCAB_NO_TOKEN ? e->ids[0] : VOCAB_NO_TOKEN;
 }
 
 /* The vocabulary's answer for the string (id or VOCAB_NO_TOKEN), remembered
@@ -99,8 +113,21 @@ static inline uint32_t bpe_lookup_token(const tok_vocab *v, bpe_scratch *scratch
                                         uint64_t head, uint64_t tail, uint64_t hash)
 {
     uint32_t id = vocab_find_parts(v, s, len, head, tail, hash);
-    if (len <= BPE_HOT_MAX_LEN) *bpe_recent_entry(scratch, hash) = (bpe_hot_entry){head, tail, (uint32_t)len, id, 0};
+    if (len <= BPE_HOT_MAX_LEN)
+        *bpe_recent_entry(scratch, hash) =
+            (bpe_hot_entry){head, tail, (uint32_t)len, {id, VOCAB_NO_TOKEN, VOCAB_NO_TOKEN}};
     return id;
+}
+
+/* Remembers among the recent lookups that the piece of len bytes with this
+ * head, tail and hash, not a token, merges into ids[0..nids), when it is
+ * short enough and they are two or three. */
+static inline void bpe_remember_piece(bpe_scratch *scratch, size_t len, uint64_t head, uint64_t tail, uint64_t hash,
+                                      const uint32_t *ids, size_t nids)
+{
+    if (len > BPE_HOT_MAX_LEN || nids < 2 || nids > BPE_HOT_IDS) return;
+    *bpe_recent_entry(scratch, hash) =
+        (bpe_hot_entry){head, tail, (uint32_t)len, {ids[0], ids[1], nids > 2 ? ids[2] : VOCAB_NO_TOKEN}};
 }
 
 /* The id of the byte string s[0..len) (len >= 1) or VOCAB_NO_TOKEN, given its
@@ -114,13 +141,13 @@ static inline uint32_t bpe_find_token(const tok_vocab *v, bpe_scratch *scratch, 
 
 /* Starts loading the remembered merge a piece of len bytes with this hash
  * would have (after bpe_scratch_ready). */
-static inline void bpe_prefetch_merge(const bpe_scratch *scratch, uint64_t hash, size_t len)
+VOCAB_PREFETCH_INLINE void bpe_prefetch_merge(const bpe_scratch *scratch, uint64_t hash, size_t len)
 {
     if (len <= BPE_CACHE_BYTES) __builtin_prefetch(&scratch->cache[(hash >> 32) & (BPE_CACHE_SLOTS - 1)]);
 }
 
 /* Starts loading the recent-lookup entry for this hash. */
-static inline void bpe_prefetch_token(const bpe_scratch *scratch, uint64_t hash)
+VOCAB_PREFETCH_INLINE void bpe_prefetch_token(const bpe_scratch *scratch, uint64_t hash)
 {
     __builtin_prefetch(bpe_recent_entry(scratch, hash));
 }

@@ -151,14 +151,14 @@ static inline size_t ascii_letter_run(const uint8_t *s, size_t n, size_t i, uint
 
 /* End of the \p{L}+ run from i: the ASCII run, then the general one when a
  * non-ASCII byte follows. */
-static inline size_t letter_run(const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t letter_run(const uint8_t *s, size_t n, size_t i)
 {
     i = ascii_letter_run(s, n, i, 'a', 0x20);
     return i < n && s[i] >= 0x80 ? run_with(s, n, i, UCLASS_L) : i;
 }
 
 /* End of the run of [^\s\p{L}\p{N}] from i: ASCII bytes first. */
-static inline size_t other_run(const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t other_run(const uint8_t *s, size_t n, size_t i)
 {
     while (i < n && s[i] < 0x80 && !(ASCII_CLASS(s[i]) & CLASS_WORDY)) i++;
     return i < n && s[i] >= 0x80 ? run_other(s, n, i) : i;
@@ -203,15 +203,33 @@ static size_t whitespace_piece_general(const uint8_t *s, size_t n, size_t i, boo
     return j;                                                   /* \s+ */
 }
 
+/* End of the run of ASCII whitespace (9..13 and space) from i, 16 bytes at
+ * a time with SSE2; *after_newline gets the end of the run's last \r or \n
+ * (unchanged when it has none). */
+static inline size_t ascii_space_run(const uint8_t *s, size_t n, size_t i, size_t *after_newline)
+{
+    const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'), four = _mm_set1_epi8(4),
+                  lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    for (; i + SIMD_WIDTH <= n; i += SIMD_WIDTH) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i)), from_tab = _mm_sub_epi8(v, tab);
+        /* \t..\r are tab + 0..4 (unsigned); bytes >= 0x80 are neither */
+        __m128i ws = _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(_mm_min_epu8(from_tab, four), from_tab));
+        unsigned stop = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFF;
+        unsigned nl = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)));
+        if (stop) nl &= (1u << __builtin_ctz(stop)) - 1;
+        if (nl) *after_newline = i + 32 - (size_t)__builtin_clz(nl);
+        if (stop) return i + (size_t)__builtin_ctz(stop);
+    }
+    for (; i < n && s[i] < 0x80 && (ASCII_CLASS(s[i]) & UCLASS_WS); i++)
+        if (is_cr_or_lf(s[i])) *after_newline = i + 1;
+    return i;
+}
+
 /* whitespace_piece_general, shortened for a run of ASCII whitespace that
  * does not end at a non-ASCII byte (which might continue it). */
 static inline size_t whitespace_piece(const uint8_t *s, size_t n, size_t i, bool with_newline_run)
 {
-    size_t j = i, after_newline = 0;
-    while (j < n && s[j] < 0x80 && (ASCII_CLASS(s[j]) & UCLASS_WS)) {
-        if (is_cr_or_lf(s[j])) after_newline = j + 1;
-        j++;
-    }
+    size_t after_newline = 0, j = ascii_space_run(s, n, i, &after_newline);
     if (j == i || (j < n && s[j] >= 0x80)) return whitespace_piece_general(s, n, i, with_newline_run);
     if (with_newline_run && after_newline) return after_newline; /* \s*[\r\n]+ */
     if (j == n) return j;                                       /* \s+(?!\S) at the end */
@@ -271,6 +289,7 @@ static inline __attribute__((always_inline)) size_t next_cl100k(const uint8_t *s
 {
     uint8_t b = s[i];
     if (is_ascii_letter(b)) return letter_run(s, n, i + 1); /* [^\r\n\p{L}\p{N}]?\p{L}+ */
+    if (b == ' ' && i + 1 < n && is_ascii_letter(s[i + 1])) return letter_run(s, n, i + 2); /* the same, prefixed */
     /* two ASCII characters other than an apostrophe (a contraction may start
      * there): the alternatives below, in the regex's order, decided by them */
     if (i + 1 < n && b < 0x80 && s[i + 1] < 0x80 && b != '\'') {
@@ -336,13 +355,33 @@ static inline size_t lower_run(const uint8_t *s, size_t n, size_t i)
     return i < n && s[i] >= 0x80 ? run_with(s, n, i, UCLASS_LOWERISH) : i;
 }
 
+/* Bits of the bytes of v in [lo, lo+26). */
+static inline unsigned ascii_range_mask(__m128i v, uint8_t lo)
+{
+    __m128i in = _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char)(0x80 - lo))), _mm_set1_epi8((char)(-0x80 + 26)));
+    return (unsigned)_mm_movemask_epi8(in);
+}
+
+/* End of [A-Z]*[a-z]* from i: both runs from one 16-byte block when the
+ * word ends inside it. */
+static inline size_t ascii_upper_lower_run(const uint8_t *s, size_t n, size_t i)
+{
+    if (i + SIMD_WIDTH > n) return ascii_letter_run(s, n, ascii_letter_run(s, n, i, 'A', 0), 'a', 0);
+    __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+    const unsigned past = 1u << SIMD_WIDTH; /* a stop bit past the block */
+    unsigned upper = (unsigned)__builtin_ctz(~ascii_range_mask(v, 'A') | past);
+    if (upper == SIMD_WIDTH) return ascii_letter_run(s, n, ascii_letter_run(s, n, i + upper, 'A', 0), 'a', 0);
+    unsigned end = upper + (unsigned)__builtin_ctz((~ascii_range_mask(v, 'a') | past) >> upper);
+    return end < SIMD_WIDTH ? i + end : ascii_letter_run(s, n, i + end, 'a', 0);
+}
+
 /* Both word alternatives from the ASCII letter at st when the word's letters
  * are all ASCII: [A-Z]*[a-z]* (uppercase letters are only U, lowercase only
  * W, so either alternative ends there), then the contraction; 0 when a
  * non-ASCII byte follows the letters and the general path must decide. */
 static inline size_t o200k_ascii_word(const uint8_t *s, size_t n, size_t st)
 {
-    size_t j = ascii_letter_run(s, n, ascii_letter_run(s, n, st, 'A', 0), 'a', 0);
+    size_t j = ascii_upper_lower_run(s, n, st);
     if (j < n && s[j] >= 0x80) return 0;
     return with_contraction(s, n, j);
 }
@@ -354,6 +393,7 @@ static inline __attribute__((always_inline)) size_t next_o200k(const uint8_t *s,
     uint8_t b = s[i];
     size_t len, e;
     if (b >= 'a' && b <= 'z') return with_contraction(s, n, lower_run(s, n, i + 1));
+    if (b == ' ' && i + 1 < n && is_ascii_letter(s[i + 1]) && (e = o200k_ascii_word(s, n, i + 1))) return e;
     /* two ASCII characters: the alternatives below, in the regex's order */
     if (i + 1 < n && b < 0x80 && s[i + 1] < 0x80) {
         uint8_t c = ASCII_CLASS(b), b1 = s[i + 1];

@@ -109,6 +109,7 @@ void tokenizer_free(tokenizer *t)
 }
 
 #define PIECE_BATCH 32 /* pieces split ahead, so their memory loads overlap */
+#define RECENT_MERGE (BPE_NOT_RECENT - 1) /* never an id: the recent lookups hold the piece's merge */
 
 /* A batch of pieces on its way through three stages (see encode_ordinary). */
 typedef struct {
@@ -116,7 +117,8 @@ typedef struct {
     uint64_t hash[PIECE_BATCH], head[PIECE_BATCH], tail[PIECE_BATCH];
     uint32_t len[PIECE_BATCH];
     const bpe_hot_entry *recent[PIECE_BATCH]; /* the piece's recent-lookup entry */
-    uint32_t id[PIECE_BATCH]; /* after probe_batch: the id, VOCAB_NO_TOKEN or BPE_NOT_RECENT */
+    /* after probe_batch: the id, VOCAB_NO_TOKEN, BPE_NOT_RECENT or RECENT_MERGE */
+    uint32_t id[PIECE_BATCH];
     int k;                    /* pieces */
 } piece_batch;
 
@@ -140,35 +142,48 @@ static void split_batch(const tokenizer *t, const uint8_t *s, size_t n, size_t p
 }
 
 /* Stage 2: takes the answers the recent lookups hold and starts loading the
- * vocabulary's hash slots (and remembered merges) of the other pieces. */
+ * vocabulary's hash slots of the other pieces, and the remembered merges of
+ * the pieces that are not (or may not be) one token. */
 static void probe_batch(const tok_vocab *v, const bpe_scratch *scratch, piece_batch *b)
 {
     for (int i = 0; i < b->k; i++) {
         const bpe_hot_entry *e = b->recent[i];
-        bool hit = (e->head == b->head[i]) & (e->tail == b->tail[i]) & (e->len == b->len[i]);
-        b->id[i] = hit ? e->id : BPE_NOT_RECENT;
-        if (!hit) {
-            vocab_prefetch(v, b->hash[i], b->len[i]);
-            bpe_prefetch_merge(scratch, b->hash[i], b->len[i]);
-        }
+        bool hit = bpe_recent_holds(e, b->len[i], b->head[i], b->tail[i]);
+        b->id[i] = !hit ? BPE_NOT_RECENT : e->ids[1] == VOCAB_NO_TOKEN ? e->ids[0] : RECENT_MERGE;
+        if (!hit) vocab_prefetch(v, b->hash[i], b->len[i]);
+        if (b->id[i] >= BPE_NOT_RECENT) bpe_prefetch_merge(scratch, b->hash[i], b->len[i]);
     }
 }
 
+/* Appends the ids of piece i of the batch when the recent lookups still
+ * hold its merge; false when they no longer do. */
+static bool take_recent_merge(const piece_batch *b, int i, const bpe_scratch *scratch, tok_ids *out)
+{
+    const bpe_hot_entry *e = bpe_recent_entry(scratch, b->hash[i]);
+    if (!bpe_recent_holds(e, b->len[i], b->head[i], b->tail[i]) || e->ids[1] == VOCAB_NO_TOKEN) return false;
+    for (int k = 0; k < BPE_HOT_IDS && e->ids[k] != VOCAB_NO_TOKEN; k++) out->ids[out->n++] = e->ids[k];
+    return true;
+}
+
 /* Stage 3: appends the ids of the batch's pieces: looked up whole, merged
- * when a piece is not a single token. */
+ * when a piece is not a single token (and the merge of a short piece
+ * remembered among the recent lookups). */
 static void encode_batch(const tok_vocab *v, const uint8_t *s, const piece_batch *b, bpe_scratch *scratch,
                          tok_ids *out)
 {
-    ids_reserve(out, (size_t)b->k);
+    ids_reserve(out, (size_t)b->k * BPE_HOT_IDS);
     for (int i = 0; i < b->k; i++) {
         uint32_t id = b->id[i];
         if (id == BPE_NOT_RECENT)
             id = bpe_lookup_token(v, scratch, s + b->bound[i], b->len[i], b->head[i], b->tail[i], b->hash[i]);
-        if (id != VOCAB_NO_TOKEN) {
+        if (id <= VOCAB_MAX_ID) {
             out->ids[out->n++] = id;
-        } else {
+        } else if (id != RECENT_MERGE || !take_recent_merge(b, i, scratch, out)) {
+            size_t first = out->n;
             bpe_merge_piece(v, s + b->bound[i], b->len[i], b->hash[i], scratch, out);
-            ids_reserve(out, (size_t)(b->k - i));
+            bpe_remember_piece(scratch, b->len[i], b->head[i], b->tail[i], b->hash[i], out->ids + first,
+                               out->n - first);
+            ids_reserve(out, (size_t)(b->k - i) * BPE_HOT_IDS);
         }
     }
 }

@@ -9,6 +9,7 @@
 #define INITIAL_SLOTS 1024
 #define MAX_LOAD_PERCENT 50
 #define NO_OFFSET UINT64_MAX
+#define HUGE_TABLE_BYTES ((size_t)1 << 20) /* hash tables this big go in huge pages */
 
 void vocab_init(tok_vocab *v)
 {
@@ -43,10 +44,18 @@ static void insert_slot(vocab_slot *slots, uint32_t mask, const uint8_t *s, size
     slots[i] = (vocab_slot){vocab_head(s, len), (uint32_t)len, id};
 }
 
-static void grow_slots(tok_vocab *v)
+/* True when nslots slots are too few for ntokens tokens. */
+static bool too_few_slots(uint64_t nslots, uint64_t ntokens)
 {
-    uint32_t nslots = (v->mask + 1) * 2;
-    vocab_slot *slots = xcalloc(nslots, sizeof *slots);
+    return ntokens * 100 > nslots * MAX_LOAD_PERCENT;
+}
+
+/* Rehashes the table into nslots slots (a power of two); a big table goes
+ * in huge pages, since the encoder reads it at random. */
+static void resize_slots(tok_vocab *v, uint32_t nslots)
+{
+    size_t bytes = (size_t)nslots * sizeof(vocab_slot);
+    vocab_slot *slots = bytes >= HUGE_TABLE_BYTES ? xcalloc_huge(nslots, sizeof *slots) : xcalloc(nslots, sizeof *slots);
     for (uint32_t i = 0; i <= v->mask; i++) {
         const vocab_slot *sl = &v->slots[i];
         if (sl->len) insert_slot(slots, nslots - 1, v->bytes + v->tok_off[sl->id], sl->len, sl->id);
@@ -54,6 +63,13 @@ static void grow_slots(tok_vocab *v)
     free(v->slots);
     v->slots = slots;
     v->mask = nslots - 1;
+}
+
+void vocab_reserve(tok_vocab *v, size_t ntokens)
+{
+    uint64_t nslots = (uint64_t)v->mask + 1;
+    while (too_few_slots(nslots, ntokens) && nslots <= UINT32_MAX / 2) nslots *= 2;
+    if (nslots > (uint64_t)v->mask + 1) resize_slots(v, (uint32_t)nslots);
 }
 
 /* Makes ids up to id addressable (arrays grow by doubling). */
@@ -86,11 +102,23 @@ static uint64_t store_bytes(tok_vocab *v, const void *bytes, size_t len)
     return v->nbytes - len;
 }
 
+void vocab_prefetch_add(const tok_vocab *v, const void *bytes, size_t len)
+{
+    if (len) __builtin_prefetch(&v->slots[(uint32_t)vocab_hash(bytes, len) & v->mask]);
+}
+
 bool vocab_add(tok_vocab *v, const void *bytes, size_t len, uint32_t id, uint32_t rank)
 {
     if (len == 0 || id == VOCAB_NO_TOKEN) return false;
     if (id < v->nids && v->tok_off[id] != NO_OFFSET) return false;
-    if (vocab_find(v, bytes, len) != VOCAB_NO_TOKEN) return false;
+    if (too_few_slots((uint64_t)v->mask + 1, (uint64_t)v->ntokens + 1)) resize_slots(v, (v->mask + 1) * 2);
+    /* one probe finds both a token with these bytes and the free slot for this one */
+    uint64_t head = vocab_head(bytes, len);
+    uint32_t i = (uint32_t)vocab_hash(bytes, len) & v->mask;
+    for (; v->slots[i].len; i = (i + 1) & v->mask) {
+        const vocab_slot *sl = &v->slots[i];
+        if (sl->len == len && sl->head == head && !memcmp(v->bytes + v->tok_off[sl->id], bytes, len)) return false;
+    }
     reserve_id(v, id);
     if (rank != id && !v->tok_rank) {
         v->tok_rank = xmalloc(v->ids_cap * sizeof *v->tok_rank);
@@ -99,8 +127,7 @@ bool vocab_add(tok_vocab *v, const void *bytes, size_t len, uint32_t id, uint32_
     if (v->tok_rank) v->tok_rank[id] = rank;
     v->tok_off[id] = store_bytes(v, bytes, len);
     v->tok_len[id] = (uint32_t)len;
-    if ((uint64_t)(v->ntokens + 1) * 100 > (uint64_t)(v->mask + 1) * MAX_LOAD_PERCENT) grow_slots(v);
-    insert_slot(v->slots, v->mask, v->bytes + v->tok_off[id], len, id);
+    v->slots[i] = (vocab_slot){head, (uint32_t)len, id};
     v->ntokens++;
     return true;
 }
@@ -109,20 +136,17 @@ bool vocab_add(tok_vocab *v, const void *bytes, size_t len, uint32_t id, uint32_
 
 void vocab_finish(tok_vocab *v)
 {
-    for (int b = 0; b < 256; b++) {
-        uint8_t byte = (uint8_t)b;
-        v->byte_id[b] = vocab_find(v, &byte, 1);
-    }
-    if (!v->pair_id) v->pair_id = xcalloc_huge(NPAIRS, sizeof *v->pair_id);
-    for (unsigned p = 0; p < NPAIRS; p++) {
-        uint8_t two[2] = {(uint8_t)(p & 0xFF), (uint8_t)(p >> 8)};
-        v->pair_id[p] = vocab_find(v, two, 2);
+    /* from the tokens of one and two bytes (no two tokens have the same bytes) */
+    for (int b = 0; b < 256; b++) v->byte_id[b] = VOCAB_NO_TOKEN;
+    if (!v->pair_id) v->pair_id = xmalloc(NPAIRS * sizeof *v->pair_id);
+    for (unsigned p = 0; p < NPAIRS; p++) v->pair_id[p] = VOCAB_NO_TOKEN;
+    for (uint32_t id = 0; id < v->nids; id++) {
+        if (v->tok_off[id] == NO_OFFSET || v->tok_len[id] > 2) continue;
+        const uint8_t *b = v->bytes + v->tok_off[id];
+        if (v->tok_len[id] == 1) v->byte_id[b[0]] = id;
+        else v->pair_id[b[0] | (unsigned)b[1] << 8] = id;
     }
     size_t nslots = (size_t)v->mask + 1;
-    vocab_slot *slots = xcalloc_huge(nslots, sizeof *slots); /* the encoder reads it at random */
-    memcpy(slots, v->slots, nslots * sizeof *slots);
-    free(v->slots);
-    v->slots = slots;
     free(v->slot_tail);
     v->slot_tail = xcalloc_huge(nslots, sizeof *v->slot_tail);
     for (uint32_t i = 0; i <= v->mask; i++) {

@@ -62,6 +62,14 @@ void vocab_free(tok_vocab *v);
  * string or the id is already there. */
 bool vocab_add(tok_vocab *v, const void *bytes, size_t len, uint32_t id, uint32_t rank);
 
+/* Starts loading the hash slot vocab_add of these bytes probes first. */
+void vocab_prefetch_add(const tok_vocab *v, const void *bytes, size_t len);
+
+/* Makes room for ntokens tokens in all, so adding them never rehashes
+ * (a loader that knows the count calls it first; the table is the same size
+ * it would have grown to). */
+void vocab_reserve(tok_vocab *v, size_t ntokens);
+
 /* Builds the direct tables; call after the last vocab_add. */
 void vocab_finish(tok_vocab *v);
 
@@ -114,9 +122,14 @@ static inline uint64_t vocab_hash(const uint8_t *s, size_t len)
     return vocab_hash_head(s, len, vocab_head(s, len));
 }
 
+/* Prefetch helpers must be inlined early: GCC 12 finds a function whose
+ * only effect is __builtin_prefetch pure and deletes the call before its
+ * inliner runs, so the loads would never start. */
+#define VOCAB_PREFETCH_INLINE static inline __attribute__((always_inline))
+
 /* Starts loading the slot a lookup of len bytes with this hash will read
  * first (and its tail, after vocab_finish, when len > 8). */
-static inline void vocab_prefetch(const tok_vocab *v, uint64_t hash, size_t len)
+VOCAB_PREFETCH_INLINE void vocab_prefetch(const tok_vocab *v, uint64_t hash, size_t len)
 {
     __builtin_prefetch(&v->slots[(uint32_t)hash & v->mask]);
     if (len > VOCAB_HEAD_BYTES) __builtin_prefetch(&v->slot_tail[(uint32_t)hash & v->mask]);

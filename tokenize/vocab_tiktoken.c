@@ -1,10 +1,13 @@
 /* vocab_tiktoken.c - the tiktoken vocabulary format: "BASE64 RANK\n" lines. */
 #include <openssl/evp.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "core/util.h"
 #include "tokenize/vocab_load.h"
 
 #define MAX_TOKEN_BYTES 4096 /* longer lines are malformed */
+#define LOAD_BATCH 16        /* lines parsed before their tokens are added */
 
 /* Decodes standard base64 (with padding) into out; returns the length or -1. */
 static int base64_decode(const char *s, size_t n, unsigned char *out)
@@ -18,11 +21,67 @@ static int base64_decode(const char *s, size_t n, unsigned char *out)
     return len;
 }
 
+/* Parses one non-empty line "BASE64 RANK" into bytes (*blen of them) and
+ * *rank; -1 with a message naming line lineno when it is malformed. */
+static int parse_line(const char *line, size_t len, size_t lineno, unsigned char *bytes, int *blen, uint32_t *rank,
+                      wbuf *err)
+{
+    const char *sp = memchr(line, ' ', len);
+    if (!sp) {
+        buf_printf(err, "line %zu: expected \"BASE64 RANK\"", lineno);
+        return -1;
+    }
+    *blen = base64_decode(line, (size_t)(sp - line), bytes);
+    if (*blen <= 0) {
+        buf_printf(err, "line %zu: bad base64 token", lineno);
+        return -1;
+    }
+    unsigned long long r = 0;
+    size_t digits = 0;
+    for (const char *p = sp + 1; p < line + len; p++, digits++) {
+        if (*p < '0' || *p > '9' || r > UINT32_MAX / 10) {
+            buf_printf(err, "line %zu: bad rank", lineno);
+            return -1;
+        }
+        r = r * 10 + (unsigned)(*p - '0');
+    }
+    if (!digits || r > VOCAB_MAX_ID) {
+        buf_printf(err, "line %zu: bad rank", lineno);
+        return -1;
+    }
+    *rank = (uint32_t)r;
+    return 0;
+}
+
+/* A parsed line waiting to be added. */
+typedef struct {
+    unsigned char bytes[MAX_TOKEN_BYTES];
+    int len;
+    uint32_t rank;
+    size_t lineno;
+} pending_token;
+
+/* Adds the batch's tokens in order; -1 with a message at a repeated one. */
+static int add_batch(tok_vocab *v, const pending_token *batch, int k, wbuf *err)
+{
+    for (int i = 0; i < k; i++) vocab_prefetch_add(v, batch[i].bytes, (size_t)batch[i].len);
+    for (int i = 0; i < k; i++)
+        if (!vocab_add(v, batch[i].bytes, (size_t)batch[i].len, batch[i].rank, batch[i].rank)) {
+            buf_printf(err, "line %zu: token or rank %u given twice", batch[i].lineno, batch[i].rank);
+            return -1;
+        }
+    return 0;
+}
+
 int vocab_parse_tiktoken(tok_vocab *v, const char *text, size_t n, wbuf *err)
 {
-    unsigned char bytes[MAX_TOKEN_BYTES];
-    size_t lineno = 0;
-    for (size_t pos = 0; pos < n;) {
+    size_t lineno = 0, lines = 0;
+    for (const char *p = text; (p = memchr(p, '\n', (size_t)(text + n - p))); p++) lines++;
+    vocab_reserve(v, lines + 1); /* a token a line */
+    /* lines are added in batches whose hash slots load together */
+    pending_token *batch = xmalloc(LOAD_BATCH * sizeof *batch);
+    int k = 0, rc = 0;
+    for (size_t pos = 0; pos < n && rc == 0;) {
         const char *line = text + pos;
         const char *nl = memchr(line, '\n', n - pos);
         size_t len = nl ? (size_t)(nl - line) : n - pos;
@@ -30,37 +89,16 @@ int vocab_parse_tiktoken(tok_vocab *v, const char *text, size_t n, wbuf *err)
         lineno++;
         if (len && line[len - 1] == '\r') len--;
         if (len == 0) continue;
-        const char *sp = memchr(line, ' ', len);
-        if (!sp) {
-            buf_printf(err, "line %zu: expected \"BASE64 RANK\"", lineno);
-            return -1;
-        }
-        int blen = base64_decode(line, (size_t)(sp - line), bytes);
-        if (blen <= 0) {
-            buf_printf(err, "line %zu: bad base64 token", lineno);
-            return -1;
-        }
-        unsigned long long rank = 0;
-        size_t digits = 0;
-        for (const char *p = sp + 1; p < line + len; p++, digits++) {
-            if (*p < '0' || *p > '9' || rank > UINT32_MAX / 10) {
-                buf_printf(err, "line %zu: bad rank", lineno);
-                return -1;
-            }
-            rank = rank * 10 + (unsigned)(*p - '0');
-        }
-        if (!digits || rank > VOCAB_MAX_ID) {
-            buf_printf(err, "line %zu: bad rank", lineno);
-            return -1;
-        }
-        if (!vocab_add(v, bytes, (size_t)blen, (uint32_t)rank, (uint32_t)rank)) {
-            buf_printf(err, "line %zu: token or rank %llu given twice", lineno, rank);
-            return -1;
-        }
+        pending_token *t = &batch[k];
+        t->lineno = lineno;
+        rc = parse_line(line, len, lineno, t->bytes, &t->len, &t->rank, err);
+        if (rc == 0 && ++k == LOAD_BATCH) rc = add_batch(v, batch, k, err), k = 0;
     }
-    if (v->ntokens == 0) {
+    if (rc == 0) rc = add_batch(v, batch, k, err);
+    free(batch);
+    if (rc == 0 && v->ntokens == 0) {
         buf_printf(err, "no tokens");
-        return -1;
+        rc = -1;
     }
-    return 0;
+    return rc;
 }
