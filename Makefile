@@ -143,11 +143,12 @@ demo: deps
 	$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh
 
-BENCH_BIN = $(BUILD)/bench/docstream_bench $(BUILD)/bench/simdjson_lines $(BUILD)/bench/tokenize_encode
-$(BUILD)/bench/docstream_bench $(BUILD)/bench/tokenize_encode: $(BUILD)/bench/%: bench/%.c $(LIB)
+BENCH_C   = $(BUILD)/bench/docstream_bench $(BUILD)/bench/tokenize_encode $(BUILD)/bench/dedup_sig
+BENCH_BIN = $(BENCH_C) $(BUILD)/bench/simdjson_lines
+$(BENCH_C): $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -MF $@.d -o $@ $< $(LIB) $(LDLIBS)
--include $(BUILD)/bench/docstream_bench.d $(BUILD)/bench/tokenize_encode.d
+-include $(patsubst %,%.d,$(BENCH_C))
 $(BUILD)/bench/simdjson_lines: bench/simdjson_lines.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) $$(pkg-config --cflags simdjson) -o $@ $< $$(pkg-config --libs simdjson)

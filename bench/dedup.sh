@@ -7,7 +7,6 @@
 # stage on 1 and all cores, CPU and GPU; the staged mode's three steps.
 . bench/lib.sh
 set -eu
-make -s -f Makefile -f bench/dedup.mk "$BUILD/bench/dedup_sig" >&2
 J=$SHARED/jsonl
 REPEAT=${DEDUP_BENCH_REPEAT:-8}
 data="$BENCH_TMP/dedup.jsonl"

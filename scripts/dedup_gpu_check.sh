@@ -1,7 +1,7 @@
 #!/bin/sh
 # dedup_gpu_check.sh - the dedup GPU checks and numbers on a GPU machine that
 # has no build tools: run from a bundle made here with
-#     make && make -f Makefile -f bench/dedup.mk build/bench/dedup_sig build/tests/dedup_gpu
+#     make all build/bench/dedup_sig build/tests/dedup_gpu
 #     sh scripts/gpu_bundle.sh dist-gpu bin/winnow build/tests/dedup_gpu build/bench/dedup_sig
 # then, there:  sh scripts/dedup_gpu_check.sh dist-gpu SHARED_DATA_DIR [OUT.md]
 # It runs the GPU-vs-CPU signature test on all real JSONL, the signature
