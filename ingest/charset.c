@@ -229,11 +229,15 @@ size_t charset_iconv_convert(iconv_t cd, const char *p, size_t n, wbuf *out)
         out->data[out->len] = 0;
         if (r != (size_t)-1) break;
         if (errno == E2BIG) continue;
-        /* EILSEQ or EINVAL (truncated at the end): replace one byte, go on */
+        /* EILSEQ or EINVAL (truncated at the end): replace one byte, go on;
+         * glibc's UHC (CP949) converter may have consumed the bytes it
+         * rejects up to the end, leaving none to skip */
         buf_append(out, REPLACEMENT_UTF8, 3);
         replaced++;
-        in++;
-        left--;
+        if (left) {
+            in++;
+            left--;
+        }
         iconv(cd, NULL, NULL, NULL, NULL);
     }
     /* flush a stateful encoding's shift state */

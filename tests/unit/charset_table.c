@@ -74,6 +74,14 @@ int main(void)
     ok(charset_table_convert("UTF-16", "ab", 2, &b) < 0 && b.len == 0, "a charset it does not handle: -1, nothing written");
     ok(charset_table_convert("CP1255", "ab", 2, &b) < 0, "CP1255 (glibc composes) is left to iconv");
     ok(charset_table_convert("CP949", "ab", 2, &b) < 0, "CP949 (glibc consumes some bytes it rejects) is left to iconv");
+    /* glibc's UHC rejects A2 E8 after consuming both bytes (a fuzzer found
+     * the skip past the end this once caused) */
+    iconv_t uhc = iconv_open("UTF-8", "UHC");
+    buf_clear(&a);
+    size_t bad = charset_iconv_convert(uhc, "x\xA2\xE8", 3, &a);
+    iconv_close(uhc);
+    ok(bad == 1 && a.len == 4 && !memcmp(a.data, "x\xEF\xBF\xBD", 4),
+       "UHC bytes iconv consumes while rejecting them: one U+FFFD, nothing read past the end");
     charset_table_thread_free();
     free(bytes);
     free(text);
