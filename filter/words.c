@@ -10,7 +10,7 @@
 #include <emmintrin.h>
 #endif
 #include <unicode/ubrk.h>
-#include <unicode/utext.h>
+#include <unicode/ustring.h>
 
 #include "core/util.h"
 #include "filter/uchar.h"
@@ -95,7 +95,7 @@ void words_free(fwords *ws)
 {
     free(ws->w);
     if (ws->icu_breaker) ubrk_close(ws->icu_breaker);
-    if (ws->icu_text) utext_close(ws->icu_text);
+    free(ws->icu_u16);
     memset(ws, 0, sizeof *ws);
 }
 
@@ -404,17 +404,33 @@ static void split_icu(chunk_ctx *c, size_t a, size_t b)
 {
     fwords *ws = c->ws;
     UErrorCode err = U_ZERO_ERROR;
-    ws->icu_text = utext_openUTF8(ws->icu_text, c->s + a, (int64_t)(b - a), &err);
+    size_t need = b - a + 1;
+    if (ws->icu_cap < need) {
+        free(ws->icu_u16);
+        ws->icu_cap = need * 2;
+        ws->icu_u16 = xmalloc(ws->icu_cap * sizeof *ws->icu_u16);
+    }
+    int32_t n16 = 0;
+    u_strFromUTF8(ws->icu_u16, (int32_t)ws->icu_cap, &n16, c->s + a, (int32_t)(b - a), &err);
     if (!ws->icu_breaker && U_SUCCESS(err)) ws->icu_breaker = ubrk_open(UBRK_WORD, "", NULL, 0, &err);
-    if (U_SUCCESS(err)) ubrk_setUText(ws->icu_breaker, ws->icu_text, &err);
+    if (U_SUCCESS(err)) ubrk_setText(ws->icu_breaker, ws->icu_u16, n16, &err);
     if (U_FAILURE(err)) { /* ICU unusable: fall back to the plain splitter */
         split_chunk(c, a, b);
         return;
     }
-    int32_t prev = ubrk_first(ws->icu_breaker);
-    for (int32_t next = ubrk_next(ws->icu_breaker); next != UBRK_DONE;
-         prev = next, next = ubrk_next(ws->icu_breaker))
-        push_word(ws, c->s, a + (size_t)prev, (size_t)(next - prev), c->line, c->stop);
+    /* UTF-16 offsets back to UTF-8 offsets, walking both forward */
+    size_t pos8 = a;
+    int32_t pos16 = ubrk_first(ws->icu_breaker);
+    for (int32_t next = ubrk_next(ws->icu_breaker); next != UBRK_DONE; next = ubrk_next(ws->icu_breaker)) {
+        size_t start8 = pos8;
+        while (pos16 < next) {
+            unsigned char lead = (unsigned char)c->s[pos8];
+            size_t len = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+            pos8 += len;
+            pos16 += len == 4 ? 2 : 1;
+        }
+        push_word(ws, c->s, start8, pos8 - start8, c->line, c->stop);
+    }
 }
 
 /* Next to the plain word, the next most common chunks: a word of ASCII

@@ -60,7 +60,8 @@ typedef struct {
     size_t text_chars; /* len(text) in code points */
     const char *text_end; /* end of the text being split */
     void *icu_breaker; /* UBreakIterator, made on first use */
-    void *icu_text;    /* UText */
+    uint16_t *icu_u16; /* the chunk in UTF-16 for ICU */
+    size_t icu_cap;    /* UTF-16 units icu_u16 holds */
 } fwords;
 
 /* Empties ws (no memory yet). */

@@ -104,7 +104,7 @@ int main(void)
     }
     is_int(docs, 532, "UDHR texts read");
     diag("%zu words, digest %016llx", words, (unsigned long long)digest);
-    ok(digest == 0x89286BCFDC3163E0ULL, "the splitting of every UDHR text is the one pinned");
+    ok(digest == 0xA575006A2210AA87ULL, "the splitting of every UDHR text is the one pinned");
     is_int(moved_differ, 0, "the words do not depend on where the text sits in memory");
     is_int(runs_split, 0, "each run of ASCII letters and digits between spaces is one word");
     buf_free(&text);
