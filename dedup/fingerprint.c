@@ -54,19 +54,22 @@ void signer_set_init(signer_set *ss, const dedup_config *c, int threads)
     ss->by_worker = xcalloc((size_t)ss->nworkers, sizeof *ss->by_worker);
     ss->auto_tried = xcalloc((size_t)ss->nworkers, sizeof *ss->auto_tried);
     atomic_init(&ss->text_bytes, 0);
-    atomic_init(&ss->gpu_state, 0);
+    atomic_init(&ss->gpu_state, AUTO_UNDECIDED);
 }
 
-/* --device auto: whether the run has signed enough text for the GPU to pay,
- * deciding once (by the first worker past the mark) whether one is usable. */
+/* --device auto: whether the run has signed enough text for the GPU to pay.
+ * The first worker past the mark claims the decision and probes the GPU
+ * (gpu_usable() is not safe to call from two threads at once); the others
+ * keep the CPU until it is made. */
 static bool auto_gpu_ready(signer_set *ss)
 {
     int state = atomic_load(&ss->gpu_state);
-    if (state || atomic_load(&ss->text_bytes) < DEDUP_AUTO_GPU_MIN_BYTES) return state > 0;
+    if (state != AUTO_UNDECIDED || atomic_load(&ss->text_bytes) < DEDUP_AUTO_GPU_MIN_BYTES) return state == AUTO_GPU;
+    if (!atomic_compare_exchange_strong(&ss->gpu_state, &state, AUTO_DECIDING)) return state == AUTO_GPU;
     char why[256];
-    int decided = gpu_usable(why, sizeof why) ? 1 : -1;
-    if (atomic_compare_exchange_strong(&ss->gpu_state, &state, decided)) return decided > 0;
-    return state > 0;
+    state = gpu_usable(why, sizeof why) ? AUTO_GPU : AUTO_CPU;
+    atomic_store(&ss->gpu_state, state);
+    return state == AUTO_GPU;
 }
 
 /* Moves signer s to the GPU, or says why it stays on the CPU. */

@@ -33,8 +33,11 @@ typedef struct {
     uint64_t *keys; /* n * bands */
 } batch_prints;
 
-/* Frees what batch_prints_compute() made. */
+/* Frees what signer_set_prints() made. */
 void batch_prints_free(batch_prints *bp);
+
+/* Where --device auto stands: not yet decided, being decided, decided. */
+enum { AUTO_UNDECIDED, AUTO_DECIDING, AUTO_GPU, AUTO_CPU };
 
 /* Per-thread signers for a stage run: one per worker, made on first use. */
 typedef struct {
@@ -43,7 +46,7 @@ typedef struct {
     bool *auto_tried;                /* --device auto: worker's signer was offered the GPU */
     int nworkers;
     atomic_uint_fast64_t text_bytes; /* signed so far by all workers */
-    atomic_int gpu_state;            /* --device auto: 0 not yet, 1 use the GPU, -1 never */
+    atomic_int gpu_state;            /* --device auto: AUTO_* */
 } signer_set;
 
 /* Makes room for threads workers' signers. */
