@@ -284,28 +284,6 @@ static unsigned hex4(const char *p)
     return v;
 }
 
-/* Writes code point cp (never a surrogate, at most U+10FFFF) as UTF-8 at d;
- * returns the byte after it. */
-static inline char *put_utf8(char *d, uint32_t cp)
-{
-    if (cp < 0x80) {
-        *d++ = (char)cp;
-    } else if (cp < 0x800) {
-        *d++ = (char)(0xC0 | (cp >> 6));
-        *d++ = (char)(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        *d++ = (char)(0xE0 | (cp >> 12));
-        *d++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-        *d++ = (char)(0x80 | (cp & 0x3F));
-    } else {
-        *d++ = (char)(0xF0 | (cp >> 18));
-        *d++ = (char)(0x80 | ((cp >> 12) & 0x3F));
-        *d++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-        *d++ = (char)(0x80 | (cp & 0x3F));
-    }
-    return d;
-}
-
 /* Decodes the escape after a backslash at s (end bounds it) to d; advances both. */
 __attribute__((always_inline)) static inline void unescape_one(const char **sp, char **dp, const char *end)
 {
@@ -330,7 +308,7 @@ __attribute__((always_inline)) static inline void unescape_one(const char **sp, 
         } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
             cp = UTF8_REPLACEMENT;
         }
-        d = put_utf8(d, cp);
+        d = utf8_put(d, cp);
     }
     *sp = s;
     *dp = d;

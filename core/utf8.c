@@ -173,18 +173,8 @@ bool utf8_valid(const char *s, size_t n)
 void utf8_append(wbuf *out, uint32_t cp)
 {
     char b[4];
-    size_t n;
     if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = UTF8_REPLACEMENT;
-    if (cp < 0x80) { b[0] = (char)cp; n = 1; }
-    else if (cp < 0x800) { b[0] = (char)(0xC0 | (cp >> 6)); b[1] = (char)(0x80 | (cp & 0x3F)); n = 2; }
-    else if (cp < 0x10000) {
-        b[0] = (char)(0xE0 | (cp >> 12)); b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        b[2] = (char)(0x80 | (cp & 0x3F)); n = 3;
-    } else {
-        b[0] = (char)(0xF0 | (cp >> 18)); b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); b[3] = (char)(0x80 | (cp & 0x3F)); n = 4;
-    }
-    buf_append(out, b, n);
+    buf_append(out, b, (size_t)(utf8_put(b, cp) - b));
 }
 
 size_t utf8_repair(wbuf *out, const char *s, size_t n)

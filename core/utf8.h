@@ -58,6 +58,28 @@ static inline uint32_t utf8_decode(const unsigned char *s, size_t n, size_t *len
     }
 }
 
+/* Writes code point cp (never a surrogate, at most U+10FFFF) as UTF-8 at d;
+ * returns the byte after it. */
+static inline char *utf8_put(char *d, uint32_t cp)
+{
+    if (cp < 0x80) {
+        *d++ = (char)cp;
+    } else if (cp < 0x800) {
+        *d++ = (char)(0xC0 | (cp >> 6));
+        *d++ = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        *d++ = (char)(0xE0 | (cp >> 12));
+        *d++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *d++ = (char)(0x80 | (cp & 0x3F));
+    } else {
+        *d++ = (char)(0xF0 | (cp >> 18));
+        *d++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+        *d++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *d++ = (char)(0x80 | (cp & 0x3F));
+    }
+    return d;
+}
+
 /* Appends the UTF-8 encoding of code point cp (U+FFFD for surrogates and values above U+10FFFF). */
 void utf8_append(wbuf *out, uint32_t cp);
 

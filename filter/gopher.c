@@ -190,10 +190,6 @@ static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
     r->char_prefix = xrealloc(r->char_prefix, r->gram_cap * sizeof *r->char_prefix);
 }
 
-/* Sets r->word_count[i] to at least the occurrences of word i in the
- * document: words are counted in an array of counters picked by their hash
- * (exact unless two words share a counter, then more). The rules below only
- * need upper bounds, and counting this way needs no probing and no branch. */
 /* Counters enough for n keys: few keys share one (at least 2^10, at most
  * 2^WORD_COUNTER_BITS_MAX); returns their number's log2. */
 static unsigned counter_bits(size_t n, size_t per_key)

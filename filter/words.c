@@ -242,42 +242,8 @@ static inline bool is_stop_word(const stopword_set *stop, uint64_t x, const char
     return false;
 }
 
-static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_t line,
-                      const stopword_set *stop)
-{
-    if (len == 0) return;
-    if (ws->n == ws->cap) {
-        ws->cap = ws->cap ? ws->cap * 2 : 1024;
-        ws->w = xrealloc(ws->w, ws->cap * sizeof *ws->w);
-    }
-    fword *w = &ws->w[ws->n++];
-    w->off = (uint32_t)off;
-    w->len = (uint32_t)len;
-    w->line = line;
-    uint64_t prefix = word_prefix(s + off, len, ws->text_end);
-    w->hash = word_hash(prefix, s + off, len);
-    uint32_t flags = WORD_SYMBOL, nchars = 0;
-    for (size_t i = off, end = off + len; i < end;) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 128) {
-            uint8_t k = ascii_class[c];
-            if (k & A_ALPHA) flags |= WORD_ALPHA;
-            if (!(k & A_PUNCT)) flags &= ~(uint32_t)WORD_SYMBOL;
-            i++;
-        } else {
-            uint8_t k = wide_flags(uc_next(s, end, &i));
-            if (k & W_ALPHA) flags |= WORD_ALPHA;
-            if (!(k & W_PUNCT)) flags &= ~(uint32_t)WORD_SYMBOL;
-        }
-        nchars++;
-    }
-    w->nchars = nchars;
-    if (stop && is_stop_word(stop, prefix, s + off, len)) flags |= WORD_STOP;
-    w->flags = flags;
-}
-
-/* push_word for a word whose code points and WORD_ALPHA and WORD_SYMBOL
- * flags the caller's scan already knows. Inlined: most words come this way. */
+/* Appends the word s[off, off + len), whose code points and WORD_ALPHA and
+ * WORD_SYMBOL flags the caller's scan already knows. Inlined: most words come this way. */
 static inline __attribute__((always_inline)) void push_known_word(fwords *ws, const char *s, size_t off, size_t len,
                                                                    size_t nchars, uint32_t line, uint32_t flags,
                                                                    const stopword_set *stop)
@@ -295,6 +261,30 @@ static inline __attribute__((always_inline)) void push_known_word(fwords *ws, co
     w->hash = word_hash(prefix, s + off, len);
     if (stop && is_stop_word(stop, prefix, s + off, len)) flags |= WORD_STOP;
     w->flags = flags;
+}
+
+/* Appends the word s[off, off + len) (nothing when empty), finding its code
+ * points and flags. */
+static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_t line,
+                      const stopword_set *stop)
+{
+    if (len == 0) return;
+    uint32_t flags = WORD_SYMBOL, nchars = 0;
+    for (size_t i = off, end = off + len; i < end;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 128) {
+            uint8_t k = ascii_class[c];
+            if (k & A_ALPHA) flags |= WORD_ALPHA;
+            if (!(k & A_PUNCT)) flags &= ~(uint32_t)WORD_SYMBOL;
+            i++;
+        } else {
+            uint8_t k = wide_flags(uc_next(s, end, &i));
+            if (k & W_ALPHA) flags |= WORD_ALPHA;
+            if (!(k & W_PUNCT)) flags &= ~(uint32_t)WORD_SYMBOL;
+        }
+        nchars++;
+    }
+    push_known_word(ws, s, off, len, nchars, line, flags, stop);
 }
 
 /* Length of a contraction suffix NLTK splits off the end of w, or 0. */

@@ -148,21 +148,6 @@ static uint32_t lookup(charset_table *t, uint32_t node, const unsigned char *u, 
 
 static const char REPLACEMENT_UTF8[] = "\xEF\xBF\xBD";
 
-/* Encodes code point cp (a valid scalar value) at d; returns the bytes written. */
-static size_t put_utf8(char *d, uint32_t cp)
-{
-    if (cp < 0x80) { d[0] = (char)cp; return 1; }
-    if (cp < 0x800) { d[0] = (char)(0xC0 | (cp >> 6)); d[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
-    if (cp < 0x10000) {
-        d[0] = (char)(0xE0 | (cp >> 12)); d[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        d[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    d[0] = (char)(0xF0 | (cp >> 18)); d[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    d[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); d[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 ssize_t charset_table_convert(const char *name, const char *p, size_t n, wbuf *out)
 {
     charset_table *t = get_table(name);
@@ -199,7 +184,7 @@ ssize_t charset_table_convert(const char *name, const char *p, size_t n, wbuf *o
             return -1;
         }
         if ((e & 3) == ENTRY_CHAR) {
-            d += put_utf8(d, e >> 2);
+            d = utf8_put(d, e >> 2);
             i += k;
         } else {
             memcpy(d, REPLACEMENT_UTF8, 3);
