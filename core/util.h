@@ -27,6 +27,13 @@ char *xstrdup(const char *s);
  * Free with free(). Exits(2) when memory runs out. */
 void *xcalloc_huge(size_t count, size_t size);
 
+/* ASCII lower case of byte c: 'A'-'Z' only, other bytes unchanged (tolower()
+ * of the "C" locale, which winnow never leaves, without the call). */
+static inline unsigned char ascii_lower(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
+}
+
 /* Seconds on a monotonic clock. */
 double now_seconds(void);
 

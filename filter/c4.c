@@ -15,9 +15,6 @@ static const char *const policy_phrases[] = {"terms of use", "privacy policy"};
 /* the other policy phrases all contain "cookie": looked for only after it */
 static const char *const cookie_phrases[] = {"cookie policy", "uses cookies", "use of cookies", "use cookies"};
 
-/* ASCII lower case of one byte (other bytes unchanged). */
-static inline unsigned char lower_byte(unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
-
 /* Whether the text, ASCII lower-cased, contains needle (lower case, its
  * first and last bytes letters, at least 2 bytes): 16 positions at a time,
  * where the first and last bytes match, then the bytes between. The text is
@@ -37,14 +34,14 @@ static bool contains(const char *hay, size_t len, const char *needle)
         unsigned hits = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last)));
         for (; hits; hits &= hits - 1) {
             size_t at = i + (size_t)__builtin_ctz(hits), k = 1;
-            while (k < m - 1 && lower_byte(h[at + k]) == nd[k]) k++;
+            while (k < m - 1 && ascii_lower(h[at + k]) == nd[k]) k++;
             if (k == m - 1) return true;
         }
     }
 #endif
     for (; i + m <= len; i++) {
         size_t k = 0;
-        while (k < m && lower_byte(h[i + k]) == nd[k]) k++;
+        while (k < m && ascii_lower(h[i + k]) == nd[k]) k++;
         if (k == m) return true;
     }
     return false;

@@ -136,14 +136,11 @@ static const struct {
 
 #define N_ABBREVIATIONS (sizeof abbreviations / sizeof abbreviations[0])
 
-/* tolower() of the "C" locale, which winnow never leaves: ASCII letters only. */
-static inline int ascii_lower(int c) { return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c; }
-
 /* A word of up to 7 bytes, lower-cased, and its length as one integer. */
 static uint64_t pack_lower(const char *w, size_t len)
 {
     uint64_t x = (uint64_t)len << 56;
-    for (size_t k = 0; k < len; k++) x |= (uint64_t)(unsigned char)ascii_lower((unsigned char)w[k]) << (8 * k);
+    for (size_t k = 0; k < len; k++) x |= (uint64_t)ascii_lower((unsigned char)w[k]) << (8 * k);
     return x;
 }
 

@@ -230,18 +230,13 @@ static unsigned find_words(const word_index *ix, const char *s, size_t n)
     return found;
 }
 
-static char ascii_lower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? (char)(c + ('a' - 'A')) : c;
-}
-
 /* Hints from one class/id value. */
 static uint8_t hints_from_names(const char *value)
 {
     char low[HINT_ATTR_MAX + 1], squeezed[HINT_ATTR_MAX + 1];
     size_t n = 0, m = 0;
     for (; value[n] && n < HINT_ATTR_MAX; n++) {
-        char c = ascii_lower(value[n]);
+        char c = (char)ascii_lower((unsigned char)value[n]);
         low[n] = c;
         if (c != '-' && c != '_') squeezed[m++] = c;
     }
