@@ -172,12 +172,14 @@ FUZZ_BIN = $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
 FUZZ_LIB_OBJ = $(patsubst %.c,build-fuzz/%.o,$(LIB_C) $(wildcard gpu/none.c gpu/*_none.c)) $(patsubst %.cc,build-fuzz/%.o,$(LIB_CXX))
 build-fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
 build-fuzz/%.o: %.cc
 	@mkdir -p $(dir $@)
-	clang++ $(FUZZ_CPPFLAGS) -std=c++17 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+	clang++ $(FUZZ_CPPFLAGS) -std=c++17 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
-	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS) -Wl,--push-state,--no-as-needed -lcld2_full -Wl,--pop-state -lcld2 -lstdc++ -lm -pthread
+	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer,address,undefined -MMD -MP -MF $@.d -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS) -Wl,--push-state,--no-as-needed -lcld2_full -Wl,--pop-state -lcld2 -lstdc++ -lm -pthread
+# Header dependencies of the fuzz objects and targets (clang -MMD -MP).
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d)
 fuzz: deps $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
 	  n=$$(basename $$f); mkdir -p build-fuzz/corpus/$$n; \

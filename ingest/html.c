@@ -101,7 +101,7 @@ int html_extract(const char *html, size_t n, const char *http_charset, extract_m
     html_result_clear(r);
     buf_clear(&tl_utf8);
     text_to_utf8_raw(html ? html : "", html ? n : 0, http_charset, 1, &tl_utf8, &r->charset);
-    /* libxml2 stops at a NUL byte; a NUL is never text */
+    /* a NUL is never text, and attribute values reach the walk as C strings */
     for (char *p = tl_utf8.len ? memchr(tl_utf8.data, 0, tl_utf8.len) : NULL; p;
          p = memchr(p, 0, tl_utf8.len - (size_t)(p - tl_utf8.data)))
         *p = ' ';

@@ -7,11 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/HTMLparser.h>
-#include <libxml/parser.h>
-#include <libxml/parserInternals.h>
-
 #include "core/util.h"
+#include "ingest/html_parse.h"
 
 /* Longest class/id/role value that is searched for hints. */
 #define HINT_ATTR_MAX 200
@@ -413,10 +410,11 @@ static size_t append_text(wbuf *dst, size_t block_start, const unsigned char *s,
     return dst->len - before;
 }
 
-static void on_characters(void *ctx, const xmlChar *ch, int len)
+static void on_characters(void *ctx, const char *text, size_t len)
 {
     html_walk *w = ctx;
-    if (len <= 0) return;
+    const unsigned char *ch = (const unsigned char *)text;
+    if (!len) return;
     if (w->in_jsonld) {
         if (w->jsonld.len + (size_t)len < JSONLD_MAX) buf_append(&w->jsonld, ch, (size_t)len);
         return;
@@ -448,7 +446,7 @@ typedef struct {
     const char *v[ATT_COUNT];
 } att_values;
 
-/* ATT_* of attribute name s (libxml2 gives names lower-cased), or -1. */
+/* ATT_* of attribute name s (the parser gives names lower-cased), or -1. */
 static int att_kind(const char *s)
 {
     switch (s[0]) {
@@ -467,13 +465,12 @@ static int att_kind(const char *s)
 }
 
 /* Reads atts (name, value pairs, NULL-terminated) into a, in one pass. */
-static void read_atts(const xmlChar **atts, att_values *a)
+static void read_atts(const char *const *atts, att_values *a)
 {
     memset(a, 0, sizeof *a);
-    if (!atts) return;
     for (int i = 0; atts[i]; i += 2) {
-        int k = att_kind((const char *)atts[i]);
-        if (k >= 0 && !a->v[k]) a->v[k] = atts[i + 1] ? (const char *)atts[i + 1] : "";
+        int k = att_kind(atts[i]);
+        if (k >= 0 && !a->v[k]) a->v[k] = atts[i + 1];
     }
 }
 
@@ -566,10 +563,10 @@ static void keep_meta(html_walk *w, const att_values *a)
     buf_putc(&w->meta_kv, 0);
 }
 
-static void on_start(void *ctx, const xmlChar *xname, const xmlChar **atts)
+static void on_start(void *ctx, const char *name, const char *const *atts)
 {
     html_walk *w = ctx;
-    uint16_t id = tag_lookup((const char *)xname);
+    uint16_t id = tag_lookup(name);
     const tag_info *tag = tag_of(id);
     uint32_t flags = tag->flags;
     int32_t parent_node = current_node(w);
@@ -646,7 +643,7 @@ static void on_start(void *ctx, const xmlChar *xname, const xmlChar **atts)
     }
 }
 
-static void on_end(void *ctx, const xmlChar *name)
+static void on_end(void *ctx, const char *name)
 {
     html_walk *w = ctx;
     (void)name;
@@ -686,15 +683,8 @@ static void on_end(void *ctx, const xmlChar *name)
 static pthread_once_t walk_once = PTHREAD_ONCE_INIT;
 static void walk_init(void)
 {
-    xmlInitParser();
     build_tag_slots();
     build_word_index();
-}
-
-static void ignore_error(void *ctx, const char *msg, ...)
-{
-    (void)ctx;
-    (void)msg;
 }
 
 void html_walk_reset(html_walk *w)
@@ -722,6 +712,7 @@ void html_walk_free(html_walk *w)
     free(w->blocks);
     free(w->nodes);
     free(w->stack);
+    html_parser_free(&w->parser);
     memset(w, 0, sizeof *w);
 }
 
@@ -729,25 +720,8 @@ void html_walk_run(html_walk *w, const char *html, size_t n)
 {
     pthread_once(&walk_once, walk_init);
     html_walk_reset(w);
-    if (n > INT32_MAX) n = INT32_MAX;
-    htmlParserCtxtPtr ctxt = htmlCreateMemoryParserCtxt(html, (int)n);
-    if (!ctxt) return;
-    xmlSAXHandler *sax = ctxt->sax;
-    memset(sax, 0, sizeof *sax);
-    sax->startElement = on_start;
-    sax->endElement = on_end;
-    sax->characters = on_characters;
-    sax->cdataBlock = on_characters;
-    sax->ignorableWhitespace = on_characters;
-    sax->warning = ignore_error;
-    sax->error = ignore_error;
-    ctxt->userData = w;
-    htmlCtxtUseOptions(ctxt, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-                                 HTML_PARSE_NONET | HTML_PARSE_IGNORE_ENC | HTML_PARSE_NOIMPLIED);
-    xmlSwitchEncoding(ctxt, XML_CHAR_ENCODING_UTF8);
-    htmlParseDocument(ctxt);
-    htmlFreeParserCtxt(ctxt);
-    while (w->depth) on_end(w, NULL);
+    static const html_events events = {on_start, on_end, on_characters};
+    html_parse(&w->parser, html, n, &events, w);
     flush_block(w, 2);
     /* title: drop a trailing collapsed space */
     while (w->title.len && w->title.data[w->title.len - 1] == ' ') w->title.data[--w->title.len] = 0;

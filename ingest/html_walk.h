@@ -1,4 +1,4 @@
-/* html_walk.h - one pass of libxml2's SAX HTML parser over a UTF-8 page,
+/* html_walk.h - one pass of the HTML parser (html_parse.h) over a UTF-8 page,
  * producing the page's visible text as a flat list of blocks (one per
  * paragraph, heading, list item, cell, line) and the tree of block-level
  * elements they sit in, with what main-content extraction needs to know about
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "ingest/html_parse.h"
 
 /* What a tag is to the walk (a tag can be several). */
 enum {
@@ -80,6 +81,7 @@ typedef struct {
     int pending_space, pending_brk, title_space;
     uint32_t cur_start, cur_link, cur_lead;
     int32_t cur_node;
+    html_parser parser;
 } html_walk;
 
 /* Empties w for reuse, keeping memory. */

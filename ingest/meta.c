@@ -33,7 +33,7 @@ static const char *meta_lookup(const html_walk *w, const char *const *keys, size
 {
     const char *bestv = NULL;
     size_t best_rank = nkeys;
-    const char *p = w->meta_kv.data, *end = p + w->meta_kv.len;
+    const char *p = w->meta_kv.data, *end = p ? p + w->meta_kv.len : NULL;
     while (p && p < end) {
         const char *key = p;
         const char *val = key + strlen(key) + 1;
