@@ -72,44 +72,64 @@ static const element elements[] = {
     {"link", EL_VOID | EL_IN_HEAD, RANK_BLOCK}, {"meta", EL_VOID | EL_IN_HEAD, RANK_BLOCK},
     {"param", EL_VOID, RANK_BLOCK}, {"source", EL_VOID, RANK_BLOCK}, {"track", EL_VOID, RANK_BLOCK},
     {"wbr", EL_VOID, RANK_BLOCK},
+    /* inline elements the walk treats specially */
+    {"audio", 0, RANK_INLINE}, {"video", 0, RANK_INLINE}, {"canvas", 0, RANK_INLINE}, {"map", 0, RANK_INLINE},
+    {"meter", 0, RANK_INLINE}, {"progress", 0, RANK_INLINE}, {"output", 0, RANK_INLINE},
+    {"datalist", 0, RANK_INLINE}, {"picture", 0, RANK_INLINE}, {"legend", 0, RANK_INLINE},
 };
 #undef B
 enum { EL_P, EL_LI, EL_DD, EL_DT, EL_TD, EL_TH, EL_TR, EL_TBODY, EL_THEAD, EL_TFOOT, EL_TABLE, EL_OPTION,
        EL_OPTGROUP, EL_A, EL_HTML, EL_HEAD, EL_BODY, EL_BR, EL_DIV, EL_ADDRESS, EL_SVG, EL_MATH, EL_H1, EL_H2, EL_H3, EL_H4, EL_H5,
        EL_H6 };
-enum { ELEMENT_COUNT = sizeof elements / sizeof elements[0], EL_UNKNOWN = ELEMENT_COUNT };
+enum { ELEMENT_COUNT = sizeof elements / sizeof elements[0], EL_UNKNOWN = HTML_ELEMENT_UNKNOWN };
 _Static_assert(ELEMENT_COUNT <= HTML_PARSE_MAX_ELEMENTS, "open_count has a slot per element");
 
 static const element unknown_element = {"", 0, RANK_INLINE};
 
-/* Open-addressing hash of the names (slot holds id + 1, 0 when empty). */
+/* Open-addressing hash of the names (slot holds id + 1, 0 when empty), with
+ * each name's length. */
 #define ELEMENT_SLOTS 512
 static uint8_t element_slots[ELEMENT_SLOTS];
+static uint8_t element_len[ELEMENT_COUNT];
 static pthread_once_t element_once = PTHREAD_ONCE_INIT;
+
+/* Hash of a name; read_tag_name computes the same while it reads. */
+#define NAME_HASH_SEED 0x9E37u
+#define NAME_HASH_STEP(h, c) ((h) * 33u + (unsigned char)(c))
 
 static unsigned name_hash(const char *s, size_t n)
 {
-    unsigned h = (unsigned)n * 0x9E37u;
-    for (size_t i = 0; i < n; i++) h = h * 33u + (unsigned char)s[i];
-    return h % ELEMENT_SLOTS;
+    unsigned h = NAME_HASH_SEED;
+    for (size_t i = 0; i < n; i++) h = NAME_HASH_STEP(h, s[i]);
+    return h;
 }
 
 static void build_element_slots(void)
 {
     for (unsigned id = 0; id < ELEMENT_COUNT; id++) {
-        unsigned h = name_hash(elements[id].name, strlen(elements[id].name));
+        size_t n = strlen(elements[id].name);
+        element_len[id] = (uint8_t)n;
+        unsigned h = name_hash(elements[id].name, n) % ELEMENT_SLOTS;
         while (element_slots[h]) h = (h + 1) % ELEMENT_SLOTS;
         element_slots[h] = (uint8_t)(id + 1);
     }
 }
 
-static uint16_t element_id(const char *s, size_t n)
+/* Id of name s[0..n) whose name_hash() is hash. */
+static uint16_t element_id(const char *s, size_t n, unsigned hash)
 {
-    for (unsigned h = name_hash(s, n); element_slots[h]; h = (h + 1) % ELEMENT_SLOTS) {
-        const element *e = &elements[element_slots[h] - 1];
-        if (!strncmp(e->name, s, n) && !e->name[n]) return (uint16_t)(element_slots[h] - 1);
+    for (unsigned h = hash % ELEMENT_SLOTS; element_slots[h]; h = (h + 1) % ELEMENT_SLOTS) {
+        unsigned id = element_slots[h] - 1u;
+        if (element_len[id] == n && !memcmp(elements[id].name, s, n)) return (uint16_t)id;
     }
     return EL_UNKNOWN;
+}
+
+uint16_t html_element_id(const char *name)
+{
+    pthread_once(&element_once, build_element_slots);
+    size_t n = strlen(name);
+    return element_id(name, n, name_hash(name, n));
 }
 
 static const element *element_of(uint16_t id)
@@ -184,8 +204,8 @@ static void pop_open(parse *ps)
 {
     html_parser *p = ps->p;
     size_t k = p->depth - 1;
-    ps->ev->end(ps->ctx, open_name(ps, k));
     html_open *o = &p->open[k];
+    ps->ev->end(ps->ctx, open_name(ps, k), o->id);
     if (o->id < ELEMENT_COUNT) p->open_count[o->id]--;
     else p->names.len = o->name_off;
     p->depth = k;
@@ -368,13 +388,18 @@ static size_t read_tag_name(parse *ps, size_t i)
 {
     const char *s = ps->s;
     size_t n = ps->n, len = 0;
+    unsigned hash = NAME_HASH_SEED;
     while (i < n && !is_ws((unsigned char)s[i]) && s[i] != '/' && s[i] != '>') {
-        if (len < sizeof ps->name - 1) ps->name[len++] = (char)ascii_lower((unsigned char)s[i]);
+        if (len < sizeof ps->name - 1) {
+            char c = (char)ascii_lower((unsigned char)s[i]);
+            ps->name[len++] = c;
+            hash = NAME_HASH_STEP(hash, c);
+        }
         i++;
     }
     ps->name[len] = 0;
     ps->name_len = len;
-    ps->id = element_id(ps->name, len);
+    ps->id = element_id(ps->name, len, hash);
     return i;
 }
 
@@ -453,9 +478,9 @@ static size_t start_tag(parse *ps, size_t i)
     for (size_t k = 0; k < natt; k++) p->att_ptrs[k] = p->atts.data + p->att_offs[k];
     p->att_ptrs[natt] = NULL;
     const char *name = id < ELEMENT_COUNT ? e->name : ps->name;
-    ps->ev->start(ps->ctx, name, p->att_ptrs);
+    ps->ev->start(ps->ctx, name, id, p->att_ptrs);
     if (e->flags & EL_VOID) {
-        ps->ev->end(ps->ctx, name);
+        ps->ev->end(ps->ctx, name, id);
         return i;
     }
     push_open(ps, id, ps->name, ps->name_len);
@@ -487,8 +512,8 @@ static size_t end_tag(parse *ps, size_t i)
     case EL_HEAD: close_head(ps); return i;
     case EL_BR: /* </br> is read as <br> */
         close_head(ps);
-        ps->ev->start(ps->ctx, "br", no_atts);
-        ps->ev->end(ps->ctx, "br");
+        ps->ev->start(ps->ctx, "br", EL_BR, no_atts);
+        ps->ev->end(ps->ctx, "br", EL_BR);
         return i;
     default: break;
     }
@@ -511,8 +536,8 @@ static size_t end_tag(parse *ps, size_t i)
     if (k >= 0) pop_to(ps, (size_t)k);
     else if (id == EL_P) { /* </p> without <p>: an empty paragraph, as HTML5 makes */
         close_head(ps);
-        ps->ev->start(ps->ctx, "p", no_atts);
-        ps->ev->end(ps->ctx, "p");
+        ps->ev->start(ps->ctx, "p", EL_P, no_atts);
+        ps->ev->end(ps->ctx, "p", EL_P);
     }
     return i;
 }

@@ -15,14 +15,20 @@
 
 #include "core/buf.h"
 
-/* What the parser reports. Names are lower-case and NUL-terminated; atts is
- * name, value, name, value, ..., NULL with entities decoded, "" for an
- * attribute without a value. Every start is matched by one end (void
- * elements get theirs at once; whatever is open at the end of input is
- * closed there). Text arrives in pieces, entities decoded, in document order. */
+/* Elements the parser knows by name (the rest are inline), and the id it
+ * gives every other element. */
+#define HTML_PARSE_MAX_ELEMENTS 128
+#define HTML_ELEMENT_UNKNOWN HTML_PARSE_MAX_ELEMENTS
+
+/* What the parser reports. Names are lower-case and NUL-terminated, element
+ * is html_element_id(name); atts is name, value, name, value, ..., NULL
+ * with entities decoded, "" for an attribute without a value. Every start
+ * is matched by one end (void elements get theirs at once; whatever is open
+ * at the end of input is closed there). Text arrives in pieces, entities
+ * decoded, in document order. */
 typedef struct {
-    void (*start)(void *ctx, const char *name, const char *const *atts);
-    void (*end)(void *ctx, const char *name);
+    void (*start)(void *ctx, const char *name, uint16_t element, const char *const *atts);
+    void (*end)(void *ctx, const char *name, uint16_t element);
     void (*text)(void *ctx, const char *s, size_t n);
 } html_events;
 
@@ -32,9 +38,6 @@ typedef struct {
     uint16_t id;
     uint32_t name_off;
 } html_open;
-
-/* Elements the parser knows by name (the rest are inline). */
-#define HTML_PARSE_MAX_ELEMENTS 128
 
 /* A parser's reusable memory (zero-initialise; html_parser_free releases it). */
 typedef struct {
@@ -51,6 +54,10 @@ typedef struct {
 
 /* Parses html[0..n) (any bytes; meant for UTF-8) and reports it through ev. */
 void html_parse(html_parser *p, const char *html, size_t n, const html_events *ev, void *ctx);
+
+/* The parser's id of a lower-case element name, HTML_ELEMENT_UNKNOWN for
+ * one it does not know. */
+uint16_t html_element_id(const char *name);
 
 /* Releases p's memory. */
 void html_parser_free(html_parser *p);

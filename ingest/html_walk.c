@@ -72,36 +72,20 @@ static const tag_info tag_table[] = {
 #undef TH
 #undef TS
 enum { TAG_COUNT = sizeof tag_table / sizeof tag_table[0], TAG_ID_INLINE = TAG_COUNT };
+_Static_assert(TAG_ID_INLINE <= UINT8_MAX, "walk tag ids fit a byte");
 
-/* Open-addressing hash of the tag names (slot holds id + 1, 0 when empty),
- * built once: a start tag costs one hash and usually one compare. */
-#define TAG_SLOTS 256
-_Static_assert(TAG_COUNT < 255 && 2 * TAG_COUNT < TAG_SLOTS, "tag ids fit a slot, the table stays sparse");
-static uint8_t tag_slots[TAG_SLOTS];
+/* The walk's tag id of each parser element (TAG_ID_INLINE for the rest),
+ * built once: a start tag costs one array read. */
+static uint8_t tag_of_element[HTML_PARSE_MAX_ELEMENTS];
 
-static unsigned tag_hash(const char *name, size_t n)
+static void build_tag_of_element(void)
 {
-    return ((unsigned)n * 61u + (unsigned char)name[0] * 31u + (unsigned char)name[n - 1] * 7u +
-            (unsigned char)name[n / 2]) % TAG_SLOTS;
-}
-
-static void build_tag_slots(void)
-{
+    memset(tag_of_element, TAG_ID_INLINE, sizeof tag_of_element);
     for (unsigned id = 0; id < TAG_COUNT; id++) {
-        const char *name = tag_table[id].name;
-        unsigned h = tag_hash(name, strlen(name));
-        while (tag_slots[h]) h = (h + 1) % TAG_SLOTS;
-        tag_slots[h] = (uint8_t)(id + 1);
+        uint16_t e = html_element_id(tag_table[id].name);
+        if (e == HTML_ELEMENT_UNKNOWN) abort(); /* the parser must know every tag the walk does */
+        tag_of_element[e] = (uint8_t)id;
     }
-}
-
-static uint16_t tag_lookup(const char *name)
-{
-    size_t n = strlen(name);
-    if (!n) return TAG_ID_INLINE;
-    for (unsigned h = tag_hash(name, n); tag_slots[h]; h = (h + 1) % TAG_SLOTS)
-        if (!strcmp(name, tag_table[tag_slots[h] - 1].name)) return (uint16_t)(tag_slots[h] - 1);
-    return TAG_ID_INLINE; /* unknown and custom elements are inline */
 }
 
 static const tag_info *tag_of(uint16_t id)
@@ -563,10 +547,11 @@ static void keep_meta(html_walk *w, const att_values *a)
     buf_putc(&w->meta_kv, 0);
 }
 
-static void on_start(void *ctx, const char *name, const char *const *atts)
+static void on_start(void *ctx, const char *name, uint16_t element, const char *const *atts)
 {
     html_walk *w = ctx;
-    uint16_t id = tag_lookup(name);
+    (void)name;
+    uint16_t id = element < HTML_PARSE_MAX_ELEMENTS ? tag_of_element[element] : TAG_ID_INLINE;
     const tag_info *tag = tag_of(id);
     uint32_t flags = tag->flags;
     int32_t parent_node = current_node(w);
@@ -643,10 +628,11 @@ static void on_start(void *ctx, const char *name, const char *const *atts)
     }
 }
 
-static void on_end(void *ctx, const char *name)
+static void on_end(void *ctx, const char *name, uint16_t element)
 {
     html_walk *w = ctx;
     (void)name;
+    (void)element;
     if (!w->depth) return;
     struct walk_frame f = w->stack[--w->depth];
     if (w->skip_depth) {
@@ -683,7 +669,7 @@ static void on_end(void *ctx, const char *name)
 static pthread_once_t walk_once = PTHREAD_ONCE_INIT;
 static void walk_init(void)
 {
-    build_tag_slots();
+    build_tag_of_element();
     build_word_index();
 }
 

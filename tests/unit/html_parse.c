@@ -11,17 +11,19 @@
 static wbuf out;
 static html_parser parser;
 
-static void on_start(void *ctx, const char *name, const char *const *atts)
+static void on_start(void *ctx, const char *name, uint16_t element, const char *const *atts)
 {
     (void)ctx;
+    if (element != html_element_id(name)) buf_puts(&out, "(wrong id)");
     buf_printf(&out, "<%s", name);
     for (int i = 0; atts[i]; i += 2) buf_printf(&out, " %s=%s", atts[i], atts[i + 1]);
     buf_putc(&out, '>');
 }
 
-static void on_end(void *ctx, const char *name)
+static void on_end(void *ctx, const char *name, uint16_t element)
 {
     (void)ctx;
+    if (element != html_element_id(name)) buf_puts(&out, "(wrong id)");
     buf_printf(&out, "</%s>", name);
 }
 
