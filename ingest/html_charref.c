@@ -13,9 +13,12 @@
 
 /* Longest entity name in the table ("thetasym") and a bound past it. */
 #define ENTITY_NAME_MAX 8
-/* libxml2's HTML 4 entities all have code points below this (the largest is
- * U+2666, &diams;): the table is read by asking for each one. */
-#define ENTITY_VALUE_LIMIT 0x3000
+/* libxml2's table is read by asking for each code point in the two ranges
+ * that hold all of HTML 4's entities (Latin-1, Latin Extended, spacing
+ * modifiers and Greek; then punctuation, letterlike symbols, arrows, math,
+ * technical, shapes, up to &diams; U+2666). tests/unit/html_parse.c checks
+ * names at both ends of each range. */
+static const unsigned entity_ranges[][2] = {{1, 0x400}, {0x2000, 0x2700}};
 #define ENTITY_SLOTS 1024
 
 typedef struct {
@@ -36,15 +39,16 @@ static unsigned entity_hash(const char *s, size_t n)
 
 static void build_entity_slots(void)
 {
-    for (unsigned v = 1; v < ENTITY_VALUE_LIMIT; v++) {
-        const htmlEntityDesc *e = htmlEntityValueLookup(v);
-        if (!e || e->value != v) continue;
-        size_t n = strlen(e->name);
-        if (n > ENTITY_NAME_MAX) continue;
-        unsigned h = entity_hash(e->name, n);
-        while (entity_slots[h].name) h = (h + 1) % ENTITY_SLOTS;
-        entity_slots[h] = (entity_slot){e->name, (uint8_t)n, (uint16_t)v};
-    }
+    for (size_t r = 0; r < sizeof entity_ranges / sizeof entity_ranges[0]; r++)
+        for (unsigned v = entity_ranges[r][0]; v < entity_ranges[r][1]; v++) {
+            const htmlEntityDesc *e = htmlEntityValueLookup(v);
+            if (!e || e->value != v) continue;
+            size_t n = strlen(e->name);
+            if (n > ENTITY_NAME_MAX) continue;
+            unsigned h = entity_hash(e->name, n);
+            while (entity_slots[h].name) h = (h + 1) % ENTITY_SLOTS;
+            entity_slots[h] = (entity_slot){e->name, (uint8_t)n, (uint16_t)v};
+        }
 }
 
 /* Code point of entity name s[0..n), or 0. */

@@ -460,9 +460,15 @@ static void read_atts(const char *const *atts, att_values *a)
 
 /* Class names that CSS frameworks use to hide an element (Bootstrap, Tailwind,
  * WordPress, Drupal, screen-reader-only text). */
-static const char *const hidden_classes[] = {"d-none", "hidden", "hide", "is-hidden", "sr-only",
-                                             "visually-hidden", "screen-reader-text", "invisible",
-                                             "element-invisible", "visuallyhidden"};
+#define HIDDEN_CLASS(s) {s, sizeof s - 1}
+static const struct {
+    const char *name;
+    size_t len;
+} hidden_classes[] = {HIDDEN_CLASS("d-none"), HIDDEN_CLASS("hidden"), HIDDEN_CLASS("hide"),
+                      HIDDEN_CLASS("is-hidden"), HIDDEN_CLASS("sr-only"), HIDDEN_CLASS("visually-hidden"),
+                      HIDDEN_CLASS("screen-reader-text"), HIDDEN_CLASS("invisible"),
+                      HIDDEN_CLASS("element-invisible"), HIDDEN_CLASS("visuallyhidden")};
+#undef HIDDEN_CLASS
 
 /* Whether a class token (its first HINT_ATTR_MAX bytes) names a display
  * ("block", "flex", "inline", "grid", "table") that shows an element on
@@ -503,17 +509,58 @@ static int hidden_by_class(const char *v)
         size_t n = (size_t)(v - t);
         if (!n) break;
         for (size_t i = 0; i < sizeof hidden_classes / sizeof hidden_classes[0]; i++)
-            if (strlen(hidden_classes[i]) == n && !memcmp(t, hidden_classes[i], n)) hides = 1;
+            if (hidden_classes[i].len == n && !memcmp(t, hidden_classes[i].name, n)) hides = 1;
         if (shows_on_screen(t, n)) return 0;
     }
     return hides;
 }
 
-static int is_hidden(const att_values *a)
+/* What a class or id value says, worked out once per distinct value: a
+ * site's pages repeat the same few on many elements. */
+typedef struct {
+    uint8_t hints;  /* hints_from_names() */
+    uint8_t hidden; /* hidden_by_class(), meaningful for class values */
+} name_facts;
+
+/* Direct-mapped, one per walk (so per thread), kept from page to page;
+ * values longer than NAME_CACHE_VALUE_MAX are worked out every time. */
+#define NAME_CACHE_SLOTS 256
+#define NAME_CACHE_VALUE_MAX 40
+typedef struct {
+    uint8_t len; /* 0: empty */
+    name_facts facts;
+    char value[NAME_CACHE_VALUE_MAX];
+} name_slot;
+struct name_cache {
+    name_slot slot[NAME_CACHE_SLOTS];
+};
+
+static name_facts facts_of(const char *value)
 {
-    if (a->v[ATT_HIDDEN]) return 1;
-    const char *cls = a->v[ATT_CLASS];
-    if (cls && hidden_by_class(cls)) return 1;
+    return (name_facts){hints_from_names(value), (uint8_t)hidden_by_class(value)};
+}
+
+static name_facts cached_facts(html_walk *w, const char *value)
+{
+    unsigned h = 0;
+    size_t n = 0;
+    for (; value[n] && n <= NAME_CACHE_VALUE_MAX; n++) h = h * 31u + (unsigned char)value[n];
+    if (!n || n > NAME_CACHE_VALUE_MAX) return facts_of(value);
+    if (!w->name_cache) w->name_cache = xcalloc(1, sizeof *w->name_cache);
+    name_slot *slot = &w->name_cache->slot[(h ^ (h >> 8)) % NAME_CACHE_SLOTS];
+    if (slot->len != n || memcmp(slot->value, value, n)) {
+        slot->facts = facts_of(value);
+        slot->len = (uint8_t)n;
+        memcpy(slot->value, value, n);
+    }
+    return slot->facts;
+}
+
+/* Whether the element is hidden: the hidden attribute, a hiding class
+ * (class_hides, from its class value), or an inline style that hides it. */
+static int is_hidden(const att_values *a, int class_hides)
+{
+    if (a->v[ATT_HIDDEN] || class_hides) return 1;
     const char *style = a->v[ATT_STYLE];
     if (style) {
         char low[HINT_ATTR_MAX + 1];
@@ -593,7 +640,8 @@ static void on_start(void *ctx, const char *name, uint16_t element, const char *
         return;
     }
     if (w->head_depth) return;
-    if (is_hidden(&a)) {
+    name_facts class_facts = a.v[ATT_CLASS] ? cached_facts(w, a.v[ATT_CLASS]) : (name_facts){0, 0};
+    if (is_hidden(&a, class_facts.hidden)) {
         w->skip_depth = 1;
         f->skip_root = 1;
         return;
@@ -604,8 +652,8 @@ static void on_start(void *ctx, const char *name, uint16_t element, const char *
     if (tag->special != SPECIAL_BODY && tag->special != SPECIAL_HTML && !(flags & TAG_VOID)) {
         h = tag->hints;
         const char *v;
-        if ((v = a.v[ATT_CLASS])) h |= hints_from_names(v);
-        if ((v = a.v[ATT_ID])) h |= hints_from_names(v);
+        h |= class_facts.hints;
+        if ((v = a.v[ATT_ID])) h |= cached_facts(w, v).hints;
         if ((v = a.v[ATT_ROLE])) h |= hints_from_role(v);
         if ((v = a.v[ATT_ITEMPROP]) && (!strcmp(v, "articleBody") || !strcmp(v, "text")))
             h |= HINT_ARTICLE_BODY;
@@ -698,6 +746,7 @@ void html_walk_free(html_walk *w)
     free(w->blocks);
     free(w->nodes);
     free(w->stack);
+    free(w->name_cache);
     html_parser_free(&w->parser);
     memset(w, 0, sizeof *w);
 }

@@ -82,6 +82,7 @@ typedef struct {
     uint32_t cur_start, cur_link, cur_lead;
     int32_t cur_node;
     html_parser parser;
+    struct name_cache *name_cache; /* what class/id values met before say, kept from page to page */
 } html_walk;
 
 /* Empties w for reuse, keeping memory. */

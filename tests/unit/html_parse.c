@@ -121,6 +121,14 @@ int main(void)
     is_str(decode("&#65"), "A", "a numeric one does not");
     is_str(decode("&apos;"), "'", "&apos; is known");
     is_str(decode("&thetasym;"), "\xCF\x91", "the longest name is known");
+    static const char *const range_ends[][2] = {
+        {"&quot;", "\""}, {"&yuml;", "\xC3\xBF"}, {"&OElig;", "\xC5\x92"}, {"&fnof;", "\xC6\x92"},
+        {"&circ;", "\xCB\x86"}, {"&Alpha;", "\xCE\x91"}, {"&piv;", "\xCF\x96"}, {"&ensp;", "\xE2\x80\x82"},
+        {"&euro;", "\xE2\x82\xAC"}, {"&alefsym;", "\xE2\x84\xB5"}, {"&larr;", "\xE2\x86\x90"},
+        {"&lang;", "\xE2\x8C\xA9"}, {"&loz;", "\xE2\x97\x8A"}, {"&diams;", "\xE2\x99\xA6"},
+    };
+    for (size_t i = 0; i < sizeof range_ends / sizeof range_ends[0]; i++)
+        is_str(decode(range_ends[i][0]), range_ends[i][1], "entity table: %s", range_ends[i][0]);
     is_str(decode("&Eacute;"), "\xC3\x89", "names are case-sensitive (&Eacute;)");
     is_str(decode("&eacutex;"), "(none)", "an unknown name is no reference");
     is_str(decode("&#x;"), "(none)", "&#x; without digits is no reference");
