@@ -9,6 +9,7 @@
 #include "core/util.h"
 #include "filter/blocklist.h"
 #include "filter/langid.h"
+#include "filter/uchar.h"
 #include "filter/pii.h"
 #include "filter/rules.h"
 #include "filter/words.h"
@@ -162,9 +163,13 @@ void filter_document(const filter *f, filter_worker *w, const char *text, size_t
         r->reason = "badwords";
         return;
     }
+    /* the repetition rule's line and paragraph checks need no words: a
+     * document they drop is never split into words */
+    if (c->gopher_repetition && (r->reason = gopher_repetition_text_check(c, &w->rules, text, n, uc_count(text, n))))
+        return;
     bool need_words = c->gopher_repetition || c->gopher_quality || c->fineweb;
     if (need_words) words_tokenize(&w->words, text, n, &f->stop);
-    if (c->gopher_repetition && (r->reason = gopher_repetition_check(c, &w->rules, text, n, &w->words))) return;
+    if (c->gopher_repetition && (r->reason = gopher_repetition_word_check(c, &w->rules, &w->words))) return;
     if (c->gopher_quality && (r->reason = gopher_quality_check(c, text, n, &w->words))) return;
 
     const char *cur = text;

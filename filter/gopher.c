@@ -438,26 +438,30 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
     return NULL;
 }
 
-const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, const char *s, size_t n,
-                                    const fwords *w)
+const char *gopher_repetition_text_check(const filter_config *c, rule_scratch *r, const char *s, size_t n,
+                                         size_t text_chars)
 {
-    double text_chars = (double)w->text_chars;
     if (text_chars == 0) return "gopher_repetition:empty";
 
     dup_count para = paragraph_duplicates(&r->table, s, n);
     if (c->rep_dup_para_frac && (double)para.dup_elements / (double)para.elements > c->rep_dup_para_frac)
         return "gopher_repetition:dup_para_frac";
-    if (c->rep_dup_para_char_frac && (double)para.dup_chars / text_chars > c->rep_dup_para_char_frac)
+    if (c->rep_dup_para_char_frac && (double)para.dup_chars / (double)text_chars > c->rep_dup_para_char_frac)
         return "gopher_repetition:dup_para_char_frac";
 
     dup_count line = line_duplicates(&r->table, s, n);
     if (c->rep_dup_line_frac && (double)line.dup_elements / (double)line.elements > c->rep_dup_line_frac)
         return "gopher_repetition:dup_line_frac";
-    if (c->rep_dup_line_char_frac && (double)line.dup_chars / text_chars > c->rep_dup_line_char_frac)
+    if (c->rep_dup_line_char_frac && (double)line.dup_chars / (double)text_chars > c->rep_dup_line_char_frac)
         return "gopher_repetition:dup_line_char_frac";
+    return NULL;
+}
 
+const char *gopher_repetition_word_check(const filter_config *c, rule_scratch *r, const fwords *w)
+{
+    double text_chars = (double)w->text_chars;
     size_t nw = w->n;
-    if (nw < 2) return NULL;
+    if (nw < 2 || text_chars == 0) return NULL;
     ensure_gram_arrays(r, nw);
     r->char_prefix[0] = 0;
     for (size_t i = 0; i < nw; i++) r->char_prefix[i + 1] = r->char_prefix[i] + w->w[i].nchars;
@@ -468,4 +472,11 @@ const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, con
     count_words(r, w->w, nw);
     const char *reason = top_ngram_check(c, r, w->w, nw, text_chars);
     return reason ? reason : dup_ngram_check(c, r, w->w, nw, text_chars);
+}
+
+const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, const char *s, size_t n,
+                                    const fwords *w)
+{
+    const char *reason = gopher_repetition_text_check(c, r, s, n, w->text_chars);
+    return reason ? reason : gopher_repetition_word_check(c, r, w);
 }

@@ -46,6 +46,14 @@ const char *gopher_quality_check(const filter_config *c, const char *s, size_t n
 const char *gopher_repetition_check(const filter_config *c, rule_scratch *r, const char *s, size_t n,
                                     const fwords *w);
 
+/* Its first half, which needs no words: empty text, duplicate paragraphs and
+ * lines; text_chars is s's length in code points. */
+const char *gopher_repetition_text_check(const filter_config *c, rule_scratch *r, const char *s, size_t n,
+                                         size_t text_chars);
+
+/* Its second half: top and duplicated n-grams of w. */
+const char *gopher_repetition_word_check(const filter_config *c, rule_scratch *r, const fwords *w);
+
 /* C4 rules. Writes the text made of the kept lines to out (datatrove's
  * output: stripped lines joined by '\n'), sets *changed when it differs from
  * s, *removed to the number of non-empty lines it removed, and marks kept
