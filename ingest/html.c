@@ -126,6 +126,6 @@ int html_extract(const char *html, size_t n, const char *http_charset, extract_m
 
     release_if_huge(&tl_utf8);
     release_if_huge(&tl_text);
-    if (w->text.cap > SCRATCH_KEEP_BYTES) html_walk_free(w);
+    if (w->text.cap > SCRATCH_KEEP_BYTES || w->parser.atts.cap > SCRATCH_KEEP_BYTES) html_walk_free(w);
     return 0;
 }
