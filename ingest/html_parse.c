@@ -144,6 +144,14 @@ static int is_ws(unsigned char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
+/* Bytes that end a tag name (whitespace, '/', '>'), an attribute name (those
+ * and '=') and an unquoted value (whitespace, '>'). */
+enum { ENDS_TAG = 1, ENDS_NAME = 2, ENDS_UNQUOTED = 4, ENDS_ALL = ENDS_TAG | ENDS_NAME | ENDS_UNQUOTED };
+static const uint8_t tag_byte[256] = {
+    [' '] = ENDS_ALL, ['\t'] = ENDS_ALL, ['\n'] = ENDS_ALL, ['\r'] = ENDS_ALL, ['\f'] = ENDS_ALL, ['>'] = ENDS_ALL,
+    ['/'] = ENDS_TAG | ENDS_NAME, ['='] = ENDS_NAME,
+};
+
 static int is_alpha(unsigned char c)
 {
     return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
@@ -350,7 +358,7 @@ static size_t read_attributes(parse *ps, size_t i, int keep, size_t *natt)
         if (i >= n) return 0;
         if (s[i] == '>') return i + 1;
         size_t name_start = i++; /* the first character may be '=' */
-        while (i < n && !is_ws((unsigned char)s[i]) && s[i] != '/' && s[i] != '>' && s[i] != '=') i++;
+        while (i < n && !(tag_byte[(unsigned char)s[i]] & ENDS_NAME)) i++;
         size_t name_end = i;
         while (i < n && is_ws((unsigned char)s[i])) i++;
         size_t value_start = 0, value_end = 0;
@@ -367,15 +375,18 @@ static size_t read_attributes(parse *ps, size_t i, int keep, size_t *natt)
                 i = value_end + 1;
             } else {
                 value_start = i;
-                while (i < n && !is_ws((unsigned char)s[i]) && s[i] != '>') i++;
+                while (i < n && !(tag_byte[(unsigned char)s[i]] & ENDS_UNQUOTED)) i++;
                 value_end = i;
             }
             has_value = 1;
         }
         if (!keep) continue;
         add_att_off(p, natt, (uint32_t)p->atts.len);
-        for (size_t k = name_start; k < name_end; k++) buf_putc(&p->atts, (char)ascii_lower((unsigned char)s[k]));
-        buf_putc(&p->atts, 0);
+        buf_reserve(&p->atts, name_end - name_start + 1);
+        char *name = p->atts.data + p->atts.len;
+        for (size_t k = name_start; k < name_end; k++) *name++ = (char)ascii_lower((unsigned char)s[k]);
+        *name++ = 0;
+        p->atts.len = (size_t)(name - p->atts.data);
         add_att_off(p, natt, (uint32_t)p->atts.len);
         if (has_value) append_value(ps, value_start, value_end);
         buf_putc(&p->atts, 0);
@@ -389,7 +400,7 @@ static size_t read_tag_name(parse *ps, size_t i)
     const char *s = ps->s;
     size_t n = ps->n, len = 0;
     unsigned hash = NAME_HASH_SEED;
-    while (i < n && !is_ws((unsigned char)s[i]) && s[i] != '/' && s[i] != '>') {
+    while (i < n && !(tag_byte[(unsigned char)s[i]] & ENDS_TAG)) {
         if (len < sizeof ps->name - 1) {
             char c = (char)ascii_lower((unsigned char)s[i]);
             ps->name[len++] = c;

@@ -305,17 +305,28 @@ static void flush_block(html_walk *w, int brk)
 
 /* ---- text ---- */
 
-static int is_space_byte(unsigned char c)
+/* What each byte is to append_text: whitespace, or ordinary (copied as it
+ * is: not whitespace or a control character, and not the lead byte of a
+ * no-break space, C1 control, zero-width space or BOM). Filled once. */
+enum { BYTE_SPACE = 1, BYTE_ORDINARY = 2 };
+static uint8_t text_byte[256];
+
+static void build_text_bytes(void)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+    for (unsigned c = 0x21; c < 256; c++)
+        if (c != 0x7F && c != 0xC2 && c != 0xE2 && c != 0xEF) text_byte[c] = BYTE_ORDINARY;
+    static const char spaces[] = " \t\n\r\f\v";
+    for (const char *p = spaces; *p; p++) text_byte[(unsigned char)*p] = BYTE_SPACE;
 }
 
-/* True for a byte append_text copies as it is: not whitespace or a control
- * character, and not the lead byte of a no-break space, C1 control,
- * zero-width space or BOM. */
+static inline int is_space_byte(unsigned char c)
+{
+    return text_byte[c] & BYTE_SPACE;
+}
+
 static inline int ordinary_byte(unsigned char c)
 {
-    return c >= 0x21 && c != 0x7F && c != 0xC2 && c != 0xE2 && c != 0xEF;
+    return text_byte[c] & BYTE_ORDINARY;
 }
 
 /* Length of the run of ordinary bytes at the start of s[0..n), sixteen bytes a step (SSE2). */
@@ -719,6 +730,7 @@ static void walk_init(void)
 {
     build_tag_of_element();
     build_word_index();
+    build_text_bytes();
 }
 
 void html_walk_reset(html_walk *w)
