@@ -56,10 +56,17 @@ for dedup in yes no; do
         set -- $(cpu_seconds "$WINNOW" run -q --threads 1 -j "$cores" "$BENCH_TMP/$name.ini")
         if [ "$dedup" = yes ]; then label="ingest, filter, dedup, tokenize, shard"; else label="ingest, filter, tokenize, shard"; fi
         echo "| $label | $cores x 1 | $1 | $(mbps "$warc_bytes" "$1") | $(mbps "$warc_bytes" "$2") |"
+        if [ "$dedup" = yes ]; then wall_all=$(mbps "$warc_bytes" "$1"); per_core=$(mbps "$warc_bytes" "$2"); fi
         rm -rf "$BENCH_TMP/$name-work" "$BENCH_TMP/$name-out"
     done
 done
 
+echo
+echo "Against the goal of issue 9, 1,200 MB/s of WARC per GPU machine (16 cores + GPU, 100 TB a day):"
+projected=$(awk -v c="$per_core" 'BEGIN { printf "%.0f MB/s, %.0f%% of the goal", 16 * c, 16 * c / 12 }')
+echo "this machine's $(nproc) cores do $wall_all MB/s with every stage; at $per_core MB/s per core, 16 such cores"
+echo "would do $projected."
+echo "The GPU machine's own runs (same input files, 64 of them, 16 tasks) are in bench/results/h*-DATE.md."
 echo
 echo "Docs step alone (\`winnow run --step docs\`: ingest and filter of every file, 1 task, --threads 1);"
 echo "MB per CPU-second: uncompressed WARC bytes over the CPU time of all its processes."
