@@ -411,7 +411,7 @@ static void on_characters(void *ctx, const char *text, size_t len)
     const unsigned char *ch = (const unsigned char *)text;
     if (!len) return;
     if (w->in_jsonld) {
-        if (w->jsonld.len + (size_t)len < JSONLD_MAX) buf_append(&w->jsonld, ch, (size_t)len);
+        if (w->jsonld.len + len < JSONLD_MAX) buf_append(&w->jsonld, ch, len);
         return;
     }
     if (w->skip_depth) return;
@@ -422,7 +422,7 @@ static void on_characters(void *ctx, const char *text, size_t len)
     if (w->head_depth) return;
     if (w->text.len == w->cur_start) w->cur_node = current_node(w);
     size_t before = w->text.len - w->cur_start;
-    size_t added = append_text(&w->text, w->cur_start, ch, (size_t)len, w->pre_depth > 0, &w->pending_space);
+    size_t added = append_text(&w->text, w->cur_start, ch, len, w->pre_depth > 0, &w->pending_space);
     if (w->link_depth) {
         w->cur_link += (uint32_t)added;
         if (w->cur_lead == before) w->cur_lead += (uint32_t)added;
@@ -767,6 +767,7 @@ void html_walk_run(html_walk *w, const char *html, size_t n)
 {
     pthread_once(&walk_once, walk_init);
     html_walk_reset(w);
+    if (n > INT32_MAX) n = INT32_MAX; /* text and block offsets are 32-bit; the text is never longer than the page */
     static const html_events events = {on_start, on_end, on_characters};
     html_parse(&w->parser, html, n, &events, w);
     flush_block(w, 2);
