@@ -12,7 +12,6 @@
 #include "util.h"
 
 #define BATCH_BYTES (1u << 20) /* default input read per batch; a longer line makes a bigger batch */
-#define ZSTD_DEFAULT_LEVEL 3
 
 const char STAGE_COMMON_HELP[] =
     "common options:\n"
@@ -35,7 +34,7 @@ bool stage_parse_common(stage_opts *o, int opt, const char *arg)
 {
     switch (opt) {
     case 'o': o->output = arg; return true;
-    case 'z': o->zstd_level = ZSTD_DEFAULT_LEVEL; return true;
+    case 'z': o->zstd_level = STAGE_ZSTD_LEVEL; return true;
     case 'j': {
         long long n = parse_count(arg);
         if (n < 1 || n > 4096) dief(EXIT_USAGE, "-j wants a thread count from 1 to 4096, not '%s'", arg);

@@ -28,6 +28,9 @@
 #include "output.h"
 #include "stats.h"
 
+/* The zstd level of -z. */
+#define STAGE_ZSTD_LEVEL 3
+
 typedef struct {
     const char *output;
     int zstd_level;

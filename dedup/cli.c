@@ -10,7 +10,6 @@
 #include "dedup/options.h"
 #include "dedup/staged.h"
 #include "dedup/stream.h"
-#include "gpu/gpu.h"
 
 /* The options of options.h are OPT_SETTING. */
 enum { OPT_SETTING = OPT_STAGE_FIRST_FREE, OPT_WORK, OPT_RANK, OPT_WORLD };
@@ -121,15 +120,11 @@ int cmd_dedup(int argc, char **argv)
     }
     stage_take_inputs(&o, argc, argv);
     so.partitions = d.partitions;
-    dedup_config c = {.expected_docs = d.expected_docs, .mark = d.mark, .verify = d.verify};
-    if ((long)d.bands * d.rows > MINHASH_MAX_PERMUTATIONS)
-        dief(EXIT_USAGE, "--bands x --rows must be at most %d", MINHASH_MAX_PERMUTATIONS);
     if (so.world_size < 1 || so.rank < 0 || so.rank >= so.world_size)
         dief(EXIT_USAGE, "rank %d is not below world size %d", so.rank, so.world_size);
-    char why[256];
-    if (d.device == DEVICE_GPU && !gpu_usable(why, sizeof why)) dief(EXIT_USAGE, "--device gpu: %s", why);
-    c.device = d.device; /* auto decides later, by the amount of text (fingerprint.h) */
-    minhash_params_init(&c.params, d.bands, d.rows, d.ngram, d.seed);
+    dedup_config c;
+    char err[256];
+    if (dedup_config_make(&d, &c, err, sizeof err) != 0) dief(EXIT_USAGE, "%s", err);
 
     int status;
     if (!sub) {

@@ -80,3 +80,20 @@ int dedup_options_set(dedup_options *o, const char *name, const char *value, cha
     default: return set_int("partitions", value, 1, STAGED_MAX_PARTITIONS, &o->partitions, err, errlen);
     }
 }
+
+int dedup_config_make(const dedup_options *o, dedup_config *c, char *err, size_t errlen)
+{
+    *c = (dedup_config){.expected_docs = o->expected_docs, .mark = o->mark, .verify = o->verify};
+    if ((long)o->bands * o->rows > MINHASH_MAX_PERMUTATIONS) {
+        snprintf(err, errlen, "--bands x --rows must be at most %d", MINHASH_MAX_PERMUTATIONS);
+        return -1;
+    }
+    char why[256];
+    if (o->device == DEVICE_GPU && !gpu_usable(why, sizeof why)) {
+        snprintf(err, errlen, "--device gpu: %s", why);
+        return -1;
+    }
+    c->device = o->device; /* auto decides later, by the amount of text (fingerprint.h) */
+    minhash_params_init(&c->params, o->bands, o->rows, o->ngram, o->seed);
+    return 0;
+}

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dedup/fingerprint.h"
 #include "gpu/gpu.h"
 
 typedef struct {
@@ -27,5 +28,10 @@ void dedup_options_init(dedup_options *o);
  * bad value. The staged mode's --work, --rank and --world-size are not
  * settings. */
 int dedup_options_set(dedup_options *o, const char *name, const char *value, char *err, size_t errlen);
+
+/* Makes the run's configuration c from the settings o (free c->params with
+ * minhash_params_free). Returns 0, or -1 with a message in err when bands x
+ * rows is too many or --device gpu finds no usable GPU. */
+int dedup_config_make(const dedup_options *o, dedup_config *c, char *err, size_t errlen);
 
 #endif

@@ -2,9 +2,8 @@
  * read when it is loaded with the same parsers as those stages' command
  * lines: full option names, '-' and '_' alike, a bare key for a switch
  * (no-KEY turns a filter switch off). A filter `config = FILE` is read
- * first, as --config is, whatever its line. [ingest], [filter], [tokenize]
- * and [shard] run in-process with these settings; [dedup] runs `winnow
- * dedup` processes, given its lines as long options. */
+ * first, as --config is, whatever its line. Every stage runs in-process
+ * with these settings. */
 #ifndef WINNOW_PIPELINE_STAGE_OPTIONS_H
 #define WINNOW_PIPELINE_STAGE_OPTIONS_H
 
@@ -22,7 +21,7 @@ typedef struct {
     filter_config filter;
     tokenize_options tokenize;
     shard_options shard;
-    dedup_options dedup; /* checked only: the dedup processes read their options themselves */
+    dedup_options dedup;
 } pl_stage_options;
 
 /* Fills o (defaults, then the sections' options; strings point into c).

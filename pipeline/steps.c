@@ -11,6 +11,7 @@
 #include "core/input.h"
 #include "core/output.h"
 #include "core/util.h"
+#include "pipeline/dedup_step.h"
 #include "pipeline/docs_unit.h"
 #include "pipeline/report.h"
 #include "pipeline/shards_step.h"
@@ -19,26 +20,6 @@
 #define MESSAGE_MAX 1024
 #define OUTPUT_ZSTD_LEVEL 3
 #define COPY_CHUNK (1 << 20)
-
-/* Starts a stage command: winnow STAGE [SUB] -q -j T, then its section's
- * options as long options ('_' in a key written '-', as the stages spell them). */
-static void stage_command(const pl_plan *p, pl_argv *a, const char *stage, const char *sub, int threads)
-{
-    pl_argv_push(a, p->winnow);
-    pl_argv_push(a, stage);
-    if (sub) pl_argv_push(a, sub);
-    pl_argv_push(a, "-q");
-    pl_argv_pushf(a, "-j%d", threads);
-    const pl_section *s = pl_config_section(&p->cfg, stage);
-    for (int i = 0; s && i < s->n; i++) {
-        char *key = xstrdup(s->opts[i].key);
-        for (char *c = key; *c; c++)
-            if (*c == '_') *c = '-';
-        if (s->opts[i].value) pl_argv_pushf(a, "--%s=%s", key, s->opts[i].value);
-        else pl_argv_pushf(a, "--%s", key);
-        free(key);
-    }
-}
 
 static void remove_file(const char *path)
 {
@@ -168,6 +149,13 @@ static bool any_documents(const pl_plan *p)
     return false;
 }
 
+/* The child process of a dedup step. */
+static int dedup_main(void *arg)
+{
+    winnow_prog = "winnow dedup";
+    return pl_dedup_run(arg);
+}
+
 static int step_dedup(const pl_plan *p, pl_step s, int rank, const pl_step_opts *o)
 {
     if (!any_documents(p)) {
@@ -175,38 +163,33 @@ static int step_dedup(const pl_plan *p, pl_step s, int rank, const pl_step_opts 
         return 0;
     }
     char *work = pl_path(p, "dedup"), *out = pl_path(p, "dedup-out"), *stats = pl_path(p, "stats/dedup");
-    char *log = pl_path(p, "logs/%s.%d.log", pl_step_name(s), rank);
+    char *log = pl_path(p, "logs/%s.%d.log", pl_step_name(s), rank), *rejects = NULL;
     pl_mkdirs(stats);
-    pl_argv cmd = {0};
-    stage_command(p, &cmd, "dedup", pl_step_name(s), o->threads);
-    pl_argv_pushf(&cmd, "--work=%s", work);
-    pl_argv_pushf(&cmd, "--rank=%d", rank);
-    pl_argv_pushf(&cmd, "--world-size=%d", p->cfg.tasks);
+    pl_dedup_work w = {p, s, rank, o->threads, work, NULL, NULL, NULL, NULL, 0};
     if (s == STEP_APPLY) {
-        pl_argv_push(&cmd, "-o");
-        pl_argv_push(&cmd, out);
-        pl_argv_pushf(&cmd, "--stats=%s", stats);
-        if (p->cfg.compress) pl_argv_push(&cmd, "-z");
+        w.output = out;
+        w.stats = stats;
         if (p->cfg.rejects) {
-            char *rejects = pl_path(p, "rejects/dedup");
+            rejects = pl_path(p, "rejects/dedup");
             pl_mkdirs(rejects);
-            pl_argv_pushf(&cmd, "--rejects=%s", rejects);
-            free(rejects);
+            w.rejects = rejects;
         }
     }
+    pl_argv inputs = {0};
     if (s == STEP_SIGNATURES) {
-        pl_argv_push(&cmd, "--");
-        push_document_files(p, &cmd, false);
+        push_document_files(p, &inputs, false);
+        w.inputs = inputs.argv;
+        w.ninputs = inputs.argc;
     }
     char why[MESSAGE_MAX], last[MESSAGE_MAX];
-    int rc = pl_run_chain(&cmd, 1, log, why, sizeof why, last, sizeof last);
+    int rc = pl_run_call(dedup_main, &w, "winnow dedup", log, why, sizeof why, last, sizeof last);
     if (rc) {
         warnf("dedup %s rank %d failed: %s%s%s (log: %s)", pl_step_name(s), rank, why, *last ? ": " : "", last, log);
     } else {
         pl_mark_done(p, s, rank, "ok\n");
     }
-    pl_argv_free(&cmd);
-    free(work), free(out), free(stats), free(log);
+    pl_argv_free(&inputs);
+    free(work), free(out), free(stats), free(log), free(rejects);
     return rc ? EXIT_FATAL : 0;
 }
 
