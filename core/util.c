@@ -6,10 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
+
+#define READ_FILE_STEP ((size_t)1 << 16)
 
 const char *winnow_prog = "winnow";
 
@@ -137,9 +140,17 @@ char *read_file(const char *path, size_t *len)
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     wbuf b = WBUF_INIT;
-    char chunk[1 << 16];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&b, chunk, n);
+    struct stat st;
+    /* a regular file is read into a buffer of its size at once (one byte
+     * more, to see its end); a pipe, or a file that grew, 64 KiB at a time */
+    size_t step = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : READ_FILE_STEP;
+    for (;;) {
+        buf_reserve(&b, step);
+        size_t n = fread(b.data + b.len, 1, step, f);
+        b.len += n;
+        if (n < step) break; /* the end, or an error */
+        step = READ_FILE_STEP;
+    }
     int bad = ferror(f);
     fclose(f);
     if (bad) {
@@ -147,7 +158,7 @@ char *read_file(const char *path, size_t *len)
         errno = EIO;
         return NULL;
     }
-    if (!b.data) buf_puts(&b, "");
+    b.data[b.len] = 0;
     if (len) *len = b.len;
     return b.data;
 }

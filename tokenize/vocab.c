@@ -65,11 +65,29 @@ static void resize_slots(tok_vocab *v, uint32_t nslots)
     v->mask = nslots - 1;
 }
 
-void vocab_reserve(tok_vocab *v, size_t ntokens)
+/* Makes room for ids below cap in the by-id arrays. */
+static void grow_ids(tok_vocab *v, uint32_t cap)
+{
+    v->ids_cap = cap;
+    v->tok_off = xrealloc(v->tok_off, v->ids_cap * sizeof *v->tok_off);
+    v->tok_len = xrealloc(v->tok_len, v->ids_cap * sizeof *v->tok_len);
+    if (v->tok_rank) v->tok_rank = xrealloc(v->tok_rank, v->ids_cap * sizeof *v->tok_rank);
+}
+
+/* Makes room for nbytes more token bytes. */
+static void grow_bytes(tok_vocab *v, size_t nbytes)
+{
+    v->bytes_cap = (v->nbytes + nbytes) * 2 + 4096;
+    v->bytes = xrealloc(v->bytes, v->bytes_cap);
+}
+
+void vocab_reserve(tok_vocab *v, size_t ntokens, size_t nbytes)
 {
     uint64_t nslots = (uint64_t)v->mask + 1;
     while (too_few_slots(nslots, ntokens) && nslots <= UINT32_MAX / 2) nslots *= 2;
     if (nslots > (uint64_t)v->mask + 1) resize_slots(v, (uint32_t)nslots);
+    if (ntokens > v->ids_cap && ntokens <= (size_t)VOCAB_MAX_ID + 1) grow_ids(v, (uint32_t)ntokens);
+    if (v->nbytes + nbytes > v->bytes_cap) grow_bytes(v, nbytes);
 }
 
 /* Makes ids up to id addressable (arrays grow by doubling). */
@@ -77,12 +95,7 @@ static void reserve_id(tok_vocab *v, uint32_t id)
 {
     if (id < v->nids) return;
     uint32_t n = id + 1, old = v->nids;
-    if (n > v->ids_cap) {
-        v->ids_cap = n > 2 * v->ids_cap ? n : 2 * v->ids_cap;
-        v->tok_off = xrealloc(v->tok_off, v->ids_cap * sizeof *v->tok_off);
-        v->tok_len = xrealloc(v->tok_len, v->ids_cap * sizeof *v->tok_len);
-        if (v->tok_rank) v->tok_rank = xrealloc(v->tok_rank, v->ids_cap * sizeof *v->tok_rank);
-    }
+    if (n > v->ids_cap) grow_ids(v, n > 2 * v->ids_cap ? n : 2 * v->ids_cap);
     for (uint32_t i = old; i < n; i++) {
         v->tok_off[i] = NO_OFFSET;
         v->tok_len[i] = 0;
@@ -93,28 +106,30 @@ static void reserve_id(tok_vocab *v, uint32_t id)
 
 static uint64_t store_bytes(tok_vocab *v, const void *bytes, size_t len)
 {
-    if (v->nbytes + len > v->bytes_cap) {
-        v->bytes_cap = (v->nbytes + len) * 2 + 4096;
-        v->bytes = xrealloc(v->bytes, v->bytes_cap);
-    }
+    if (v->nbytes + len > v->bytes_cap) grow_bytes(v, len);
     memcpy(v->bytes + v->nbytes, bytes, len);
     v->nbytes += len;
     return v->nbytes - len;
 }
 
-void vocab_prefetch_add(const tok_vocab *v, const void *bytes, size_t len)
+void vocab_prefetch_add(const tok_vocab *v, uint64_t hash)
 {
-    if (len) __builtin_prefetch(&v->slots[(uint32_t)vocab_hash(bytes, len) & v->mask]);
+    __builtin_prefetch(&v->slots[(uint32_t)hash & v->mask]);
 }
 
 bool vocab_add(tok_vocab *v, const void *bytes, size_t len, uint32_t id, uint32_t rank)
 {
-    if (len == 0 || id == VOCAB_NO_TOKEN) return false;
+    return len && vocab_add_hashed(v, bytes, len, vocab_hash(bytes, len), id, rank);
+}
+
+bool vocab_add_hashed(tok_vocab *v, const void *bytes, size_t len, uint64_t hash, uint32_t id, uint32_t rank)
+{
+    if (id == VOCAB_NO_TOKEN) return false;
     if (id < v->nids && v->tok_off[id] != NO_OFFSET) return false;
     if (too_few_slots((uint64_t)v->mask + 1, (uint64_t)v->ntokens + 1)) resize_slots(v, (v->mask + 1) * 2);
     /* one probe finds both a token with these bytes and the free slot for this one */
     uint64_t head = vocab_head(bytes, len);
-    uint32_t i = (uint32_t)vocab_hash(bytes, len) & v->mask;
+    uint32_t i = (uint32_t)hash & v->mask;
     for (; v->slots[i].len; i = (i + 1) & v->mask) {
         const vocab_slot *sl = &v->slots[i];
         if (sl->len == len && sl->head == head && !memcmp(v->bytes + v->tok_off[sl->id], bytes, len)) return false;

@@ -62,13 +62,17 @@ void vocab_free(tok_vocab *v);
  * string or the id is already there. */
 bool vocab_add(tok_vocab *v, const void *bytes, size_t len, uint32_t id, uint32_t rank);
 
-/* Starts loading the hash slot vocab_add of these bytes probes first. */
-void vocab_prefetch_add(const tok_vocab *v, const void *bytes, size_t len);
+/* vocab_add of len >= 1 bytes whose vocab_hash is hash. */
+bool vocab_add_hashed(tok_vocab *v, const void *bytes, size_t len, uint64_t hash, uint32_t id, uint32_t rank);
 
-/* Makes room for ntokens tokens in all, so adding them never rehashes
- * (a loader that knows the count calls it first; the table is the same size
- * it would have grown to). */
-void vocab_reserve(tok_vocab *v, size_t ntokens);
+/* Starts loading the hash slot vocab_add of bytes with this vocab_hash probes first. */
+void vocab_prefetch_add(const tok_vocab *v, uint64_t hash);
+
+/* Makes room for ntokens tokens of nbytes bytes in all and ids below
+ * ntokens, so adding them never rehashes or grows an array (a loader that
+ * knows the counts calls it first; the table is the same size it would have
+ * grown to). */
+void vocab_reserve(tok_vocab *v, size_t ntokens, size_t nbytes);
 
 /* Builds the direct tables; call after the last vocab_add. */
 void vocab_finish(tok_vocab *v);

@@ -58,15 +58,19 @@ typedef struct {
     unsigned char bytes[MAX_TOKEN_BYTES];
     int len;
     uint32_t rank;
+    uint64_t hash; /* vocab_hash of the bytes */
     size_t lineno;
 } pending_token;
 
 /* Adds the batch's tokens in order; -1 with a message at a repeated one. */
-static int add_batch(tok_vocab *v, const pending_token *batch, int k, wbuf *err)
+static int add_batch(tok_vocab *v, pending_token *batch, int k, wbuf *err)
 {
-    for (int i = 0; i < k; i++) vocab_prefetch_add(v, batch[i].bytes, (size_t)batch[i].len);
+    for (int i = 0; i < k; i++) {
+        batch[i].hash = vocab_hash(batch[i].bytes, (size_t)batch[i].len);
+        vocab_prefetch_add(v, batch[i].hash);
+    }
     for (int i = 0; i < k; i++)
-        if (!vocab_add(v, batch[i].bytes, (size_t)batch[i].len, batch[i].rank, batch[i].rank)) {
+        if (!vocab_add_hashed(v, batch[i].bytes, (size_t)batch[i].len, batch[i].hash, batch[i].rank, batch[i].rank)) {
             buf_printf(err, "line %zu: token or rank %u given twice", batch[i].lineno, batch[i].rank);
             return -1;
         }
@@ -77,7 +81,7 @@ int vocab_parse_tiktoken(tok_vocab *v, const char *text, size_t n, wbuf *err)
 {
     size_t lineno = 0, lines = 0;
     for (const char *p = text; (p = memchr(p, '\n', (size_t)(text + n - p))); p++) lines++;
-    vocab_reserve(v, lines + 1); /* a token a line */
+    vocab_reserve(v, lines + 1, n / 4 * 3); /* a token a line, of at most 3 bytes per 4 base64 characters */
     /* lines are added in batches whose hash slots load together */
     pending_token *batch = xmalloc(LOAD_BATCH * sizeof *batch);
     int k = 0, rc = 0;
