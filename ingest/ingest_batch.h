@@ -14,9 +14,12 @@
 #include "ingest/ingest.h"
 
 /* A batch is handed to the pool when it holds this many jobs or arena bytes,
- * or has counted this many inputs. */
+ * or has counted this many inputs. Up to 4 batches a worker are in flight,
+ * each arena first touched by every process that reads a file (the pipeline
+ * forks one a file): 1 MiB of HTML (tens of pages) is still far more work
+ * than handing a batch over costs. */
 #define BATCH_JOBS 256
-#define BATCH_BYTES ((size_t)4 << 20)
+#define BATCH_BYTES ((size_t)1 << 20)
 #define BATCH_INPUTS 4096
 
 typedef enum { JOB_HTML, JOB_TEXT, JOB_JSONL } job_kind;
