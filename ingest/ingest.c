@@ -69,8 +69,12 @@ ingest_batch *ingest_batch_current(ingest *g)
 {
     if (!g->current) {
         ingest_batch *b = g->free_list;
-        if (b) g->free_list = b->next_free;
-        else b = xcalloc(1, sizeof *b);
+        if (b) {
+            g->free_list = b->next_free;
+        } else {
+            b = xcalloc(1, sizeof *b);
+            buf_reserve(&b->arena, BATCH_BYTES); /* filled once to about this: no growing copies */
+        }
         b->njobs = 0;
         buf_clear(&b->arena);
         buf_clear(&b->out);
