@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "dedup/sigfile.h"
 
 /* A record of signatures -> buckets: one key of one document. Exact keys are
  * the 128-bit hash (k0 = high, k1 = low); band keys have k1 = 0. pos holds
@@ -29,7 +30,7 @@ typedef struct {
 #define POS_FILE_SHIFT 40
 #define POS_ORDINAL_MASK ((UINT64_C(1) << POS_FILE_SHIFT) - 1)
 #define MAX_FILES (1 << 23)
-#define PLAN_MAGIC "winnow-dedup-plan 1"
+#define PLAN_MAGIC "winnow-dedup-plan 2" /* 2: one signature file per input file (sigfile.h) */
 
 static uint64_t pos_make(int file, uint64_t ordinal) { return (uint64_t)file << POS_FILE_SHIFT | ordinal; }
 static int pos_file(uint64_t pos) { return (int)((pos & ~POS_BAND_BIT) >> POS_FILE_SHIFT); }
@@ -135,7 +136,7 @@ static char *output_base(const char *path)
 typedef struct {
     const dedup_config *config;
     signer_set signers;
-    woutput **parts;
+    sig_writer *sig; /* the current input file's */
     int partitions, file;
     wbuf scratch;
 } sig_ctx;
@@ -154,7 +155,7 @@ static int partition_of(uint64_t key, int partitions)
 static void put_record(sig_ctx *s, uint64_t k0, uint64_t k1, uint64_t pos, uint64_t route)
 {
     key_record r = {k0, k1, pos};
-    output_write(s->parts[partition_of(route, s->partitions)], &r, sizeof r);
+    sig_writer_add(s->sig, partition_of(route, s->partitions), &r, sizeof r);
 }
 
 /* Writes each document's keys to the partitions and its id to out. */
@@ -225,7 +226,6 @@ int dedup_staged_signatures(const stage_opts *o, const dedup_config *c, const st
     int status = EXIT_OK;
     sig_ctx s = {.config = c, .partitions = so->partitions};
     signer_set_init(&s.signers, c, o->threads);
-    s.parts = xcalloc((size_t)so->partitions, sizeof *s.parts);
     for (int f = so->rank; f < o->ninputs; f += so->world_size) {
         char *marker = pathf("%s/done/signatures.f%06d", so->work, f);
         if (exists(marker)) {
@@ -234,11 +234,9 @@ int dedup_staged_signatures(const stage_opts *o, const dedup_config *c, const st
             continue;
         }
         s.file = f;
-        for (int p = 0; p < so->partitions; p++) {
-            char *path = pathf("%s/sig/f%06d.p%05d", so->work, f, p);
-            s.parts[p] = output_open(path, 0);
-            free(path);
-        }
+        char *path = pathf("%s/sig/f%06d", so->work, f);
+        s.sig = sig_writer_open(path, so->partitions);
+        free(path);
         stage_opts one = *o;
         char *ids = pathf("%s/ids/f%06d", so->work, f);
         one.inputs = &o->inputs[f];
@@ -249,13 +247,12 @@ int dedup_staged_signatures(const stage_opts *o, const dedup_config *c, const st
         one.stats_path = NULL;
         stage_ops ops = {.name = "dedup", .ctx = &s, .map = sig_map, .emit = sig_emit};
         int st = stage_run(&one, &ops);
-        for (int p = 0; p < so->partitions; p++) st == EXIT_OK ? output_close(s.parts[p]) : output_abort(s.parts[p]);
+        st == EXIT_OK ? sig_writer_close(s.sig) : sig_writer_abort(s.sig);
         if (st == EXIT_OK) mark_done(marker);
         else status = st;
         free(ids);
         free(marker);
     }
-    free(s.parts);
     signer_set_free(&s.signers);
     buf_free(&s.scratch);
     return status;
@@ -281,21 +278,23 @@ static int compare_removals(const void *x, const void *y)
 
 static int bucket_partition(const staged_opts *so, const plan *pl, int p)
 {
-    key_record *recs = NULL;
-    size_t n = 0;
+    wbuf all = WBUF_INIT;
     for (int f = 0; f < pl->nfiles; f++) {
-        char *path = pathf("%s/sig/f%06d.p%05d", so->work, f, p);
-        size_t len;
-        char *data = read_file_or_warn(path, &len);
+        char *path = pathf("%s/sig/f%06d", so->work, f), err[512];
+        size_t before = all.len;
+        if (sig_file_read(path, p, &all, err, sizeof err) != 0) {
+            warnf("%s", err);
+            free(path);
+            buf_free(&all);
+            return EXIT_FATAL;
+        }
+        if ((all.len - before) % sizeof(key_record))
+            dief(EXIT_FATAL, "%s: damaged (partition %d holds %zu bytes)", path, p, all.len - before);
         free(path);
-        if (!data) return EXIT_FATAL;
-        if (len % sizeof(key_record)) dief(EXIT_FATAL, "%s/sig/f%06d.p%05d: damaged (size %zu)", so->work, f, p, len);
-        recs = xrealloc(recs, (n + len / sizeof(key_record) + 1) * sizeof *recs);
-        memcpy(recs + n, data, len);
-        n += len / sizeof(key_record);
-        free(data);
     }
-    qsort(recs, n, sizeof *recs, compare_records);
+    key_record *recs = (key_record *)all.data; /* malloc's alignment */
+    size_t n = all.len / sizeof(key_record);
+    if (n) qsort(recs, n, sizeof *recs, compare_records);
     removal *rm = xmalloc((n + 1) * sizeof *rm);
     size_t nrm = 0;
     for (size_t i = 0; i < n;) {
@@ -311,7 +310,7 @@ static int bucket_partition(const staged_opts *so, const plan *pl, int p)
         }
         i = j;
     }
-    free(recs);
+    buf_free(&all);
     qsort(rm, nrm, sizeof *rm, compare_removals);
     char *path = pathf("%s/rm/p%05d", so->work, p);
     woutput *w = output_open(path, 0);

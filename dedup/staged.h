@@ -3,8 +3,8 @@
  *
  *   signatures  per input file f (rank r takes f = r, r+N, ...): every
  *               document's exact hash and band keys with its position
- *               (f, line ordinal), split by key range into P partition
- *               files; its ids into an ids file
+ *               (f, line ordinal), split by key range into P partitions
+ *               of one signature file (sigfile.h); its ids into an ids file
  *   buckets     per partition p: for each key, every holder but the
  *               earliest is a duplicate -> a removal list sorted by position
  *   apply       per input file: drops the listed documents (exact_dup when
