@@ -260,6 +260,9 @@ int dedup_staged_signatures(const stage_opts *o, const dedup_config *c, const st
 
 /* ---- step 2: buckets ---- */
 
+/* WORK/rm/pPPPPP, partition p's removal list (the caller frees). */
+static char *removals_path(const staged_opts *so, int p) { return pathf("%s/rm/p%05d", so->work, p); }
+
 static int compare_records(const void *x, const void *y)
 {
     const key_record *a = x, *b = y;
@@ -312,7 +315,7 @@ static int bucket_partition(const staged_opts *so, const plan *pl, int p)
     }
     buf_free(&all);
     qsort(rm, nrm, sizeof *rm, compare_removals);
-    char *path = pathf("%s/rm/p%05d", so->work, p);
+    char *path = removals_path(so, p);
     woutput *w = output_open(path, 0);
     output_write(w, rm, nrm * sizeof *rm);
     output_close(w);
@@ -334,15 +337,13 @@ int dedup_staged_buckets(const stage_opts *o, const staged_opts *so)
     }
     int status = EXIT_OK;
     for (int p = so->rank; p < pl.partitions; p += so->world_size) {
-        char *marker = pathf("%s/done/buckets.p%05d", so->work, p);
-        if (exists(marker)) {
+        char *removals = removals_path(so, p); /* renamed into place when complete: its own marker */
+        if (exists(removals)) {
             if (!o->quiet) warnf("partition %d already done, skipped", p);
-        } else if (bucket_partition(so, &pl, p) == EXIT_OK) {
-            mark_done(marker);
-        } else {
+        } else if (bucket_partition(so, &pl, p) != EXIT_OK) {
             status = EXIT_FATAL;
         }
-        free(marker);
+        free(removals);
     }
     plan_free(&pl);
     return status;
@@ -412,7 +413,7 @@ static void load_removals(apply_ctx *a, const plan *pl, int f)
     a->nrm = a->next = 0;
     size_t cap = 0;
     for (int p = 0; p < pl->partitions; p++) {
-        char *path = pathf("%s/rm/p%05d", a->so->work, p);
+        char *path = removals_path(a->so, p);
         size_t len;
         char *data = read_file_or_warn(path, &len);
         if (!data) dief(EXIT_FATAL, "%s: cannot read removals", path);
@@ -448,9 +449,9 @@ int dedup_staged_apply(const stage_opts *o, const staged_opts *so)
     plan_parse(plan_path, &pl);
     free(plan_path);
     for (int p = 0; p < pl.partitions; p++) {
-        char *marker = pathf("%s/done/buckets.p%05d", so->work, p);
-        if (!exists(marker)) dief(EXIT_FATAL, "buckets of partition %d are not done (no %s)", p, marker);
-        free(marker);
+        char *removals = removals_path(so, p);
+        if (!exists(removals)) dief(EXIT_FATAL, "buckets of partition %d are not done (no %s)", p, removals);
+        free(removals);
     }
     make_dir(o->output);
     if (o->rejects_path) make_dir(o->rejects_path);

@@ -13,8 +13,9 @@
  *
  * Work directory (--work): plan (parameters and file list, written by the
  * first signatures rank and checked by every later one), sig/, ids/, rm/, and
- * done/ with one completion marker per file or partition, each written
- * atomically; a rerun skips work whose marker exists. */
+ * done/ with one completion marker per input file of signatures and apply,
+ * each written atomically (a partition's removal list in rm/, renamed into
+ * place when complete, is its own); a rerun skips work whose marker exists. */
 #ifndef WINNOW_DEDUP_STAGED_H
 #define WINNOW_DEDUP_STAGED_H
 
