@@ -2,6 +2,7 @@
 #include "dedup/staged.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -406,6 +407,49 @@ static void apply_reduce(void *ctx, stage_batch *b)
     }
 }
 
+#define REMOVALS_CHUNK 4096 /* removals read at a time */
+
+/* Reads removals [i, i + k) of the list open as fd. */
+static void read_removals(int fd, const char *path, removal *dst, size_t i, size_t k)
+{
+    size_t want = k * sizeof *dst, got = 0;
+    while (got < want) {
+        ssize_t r = pread(fd, (char *)dst + got, want - got, (off_t)(i * sizeof *dst + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) dief(EXIT_FATAL, "%s: cannot read removals: %s", path, r ? strerror(errno) : "too short");
+        got += (size_t)r;
+    }
+}
+
+/* Appends file f's removals from the removal list at path: the list is
+ * sorted by position, so a binary search finds the first and the rest
+ * follow it (a rank reads its files' share of each list, not all of it
+ * once per file). */
+static void append_removals_of(apply_ctx *a, const char *path, int f, size_t *cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) dief(EXIT_FATAL, "%s: cannot read removals: %s", path, strerror(errno));
+    size_t n = (size_t)st.st_size / sizeof(removal), lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        removal r;
+        read_removals(fd, path, &r, mid, 1);
+        if (pos_file(r.pos) < f) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t i = lo; i < n;) {
+        size_t k = n - i < REMOVALS_CHUNK ? n - i : REMOVALS_CHUNK, take = 0;
+        if (a->nrm + k > *cap) a->rm = xrealloc(a->rm, (*cap = 2 * (a->nrm + k)) * sizeof *a->rm);
+        read_removals(fd, path, a->rm + a->nrm, i, k);
+        while (take < k && pos_file(a->rm[a->nrm + take].pos) == f) take++;
+        a->nrm += take;
+        i += k;
+        if (take < k) break;
+    }
+    close(fd);
+}
+
 /* Collects file f's removals from every partition, one per document:
  * exact when any of its entries is, first = the earliest named. */
 static void load_removals(apply_ctx *a, const plan *pl, int f)
@@ -414,18 +458,8 @@ static void load_removals(apply_ctx *a, const plan *pl, int f)
     size_t cap = 0;
     for (int p = 0; p < pl->partitions; p++) {
         char *path = removals_path(a->so, p);
-        size_t len;
-        char *data = read_file_or_warn(path, &len);
-        if (!data) dief(EXIT_FATAL, "%s: cannot read removals", path);
+        append_removals_of(a, path, f, &cap);
         free(path);
-        const removal *r = (const removal *)data;
-        size_t n = len / sizeof *r;
-        for (size_t i = 0; i < n; i++) {
-            if (pos_file(r[i].pos) != f) continue;
-            if (a->nrm == cap) a->rm = xrealloc(a->rm, (cap = cap ? cap * 2 : 1024) * sizeof *a->rm);
-            a->rm[a->nrm++] = r[i];
-        }
-        free(data);
     }
     if (a->nrm > 1) qsort(a->rm, a->nrm, sizeof *a->rm, compare_removals);
     size_t out = 0;
