@@ -30,6 +30,15 @@ void stage_opts_init(stage_opts *o)
     o->threads = cpu_count();
 }
 
+void stage_opts_init_quiet(stage_opts *o, int threads, char **inputs, int ninputs)
+{
+    stage_opts_init(o);
+    o->threads = threads;
+    o->quiet = true;
+    o->inputs = inputs;
+    o->ninputs = ninputs;
+}
+
 bool stage_parse_common(stage_opts *o, int opt, const char *arg)
 {
     switch (opt) {

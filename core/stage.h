@@ -63,6 +63,10 @@ extern const char STAGE_COMMON_HELP[];
 /* Sets defaults (threads = cpu_count()). */
 void stage_opts_init(stage_opts *o);
 
+/* Sets defaults for a run inside another command (a pipeline step): quiet,
+ * threads threads, over the files inputs[0..ninputs). */
+void stage_opts_init_quiet(stage_opts *o, int threads, char **inputs, int ninputs);
+
 /* Handles one common option from getopt_long; returns true when it was one.
  * Bad values exit with status 1 and a message. */
 bool stage_parse_common(stage_opts *o, int opt, const char *arg);

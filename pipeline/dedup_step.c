@@ -16,11 +16,7 @@ int pl_dedup_run(const pl_dedup_work *w)
     if (dedup_config_make(&p->stages.dedup, &c, err, sizeof err) != 0) dief(EXIT_USAGE, "%s", err);
     if (c.verify || c.mark) dief(EXIT_USAGE, "--verify and --mark are for the streaming mode");
     stage_opts o;
-    stage_opts_init(&o);
-    o.threads = w->threads;
-    o.quiet = true;
-    o.inputs = w->inputs;
-    o.ninputs = w->ninputs;
+    stage_opts_init_quiet(&o, w->threads, w->inputs, w->ninputs);
     o.output = w->output;
     o.stats_path = w->stats;
     o.rejects_path = w->rejects;

@@ -34,11 +34,7 @@ int pl_shards_run(const pl_shards_work *work)
     stats_init(&tokenize_stats);
     stats_init(&shard_stats);
     stage_opts o;
-    stage_opts_init(&o);
-    o.threads = work->threads;
-    o.quiet = true;
-    o.inputs = work->inputs;
-    o.ninputs = work->ninputs;
+    stage_opts_init_quiet(&o, work->threads, work->inputs, work->ninputs);
     o.counts = &tokenize_stats;
     tokenize_shard_sink sink = {writer, &shard_stats};
     int rc = tokenize_run(&tok, &p->stages.tokenize, &o, TOKENIZE_SHARDS, &sink);
