@@ -162,3 +162,21 @@ char *read_file(const char *path, size_t *len)
     if (len) *len = b.len;
     return b.data;
 }
+
+int pread_full(int fd, void *dst, size_t n, uint64_t offset)
+{
+    char *p = dst;
+    while (n) {
+        ssize_t r = pread(fd, p, n, (off_t)offset);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) {
+            errno = 0;
+            return -1;
+        }
+        p += r;
+        n -= (size_t)r;
+        offset += (uint64_t)r;
+    }
+    return 0;
+}

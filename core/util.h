@@ -53,6 +53,11 @@ void dief(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3),
  * *len (len may be NULL). Returns NULL with errno set when it cannot. */
 char *read_file(const char *path, size_t *len);
 
+/* Reads exactly n bytes at offset of fd into dst (pread, again after EINTR
+ * and short reads). Returns 0, or -1 with errno set, errno 0 when the file
+ * ends first. */
+int pread_full(int fd, void *dst, size_t n, uint64_t offset);
+
 /* Number of online CPU cores (at least 1). */
 int cpu_count(void);
 

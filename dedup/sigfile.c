@@ -91,20 +91,6 @@ void sig_writer_abort(sig_writer *w)
     release(w);
 }
 
-/* Reads n bytes at offset; false when it cannot (error or end of file). */
-static bool read_at(int fd, void *dst, size_t n, uint64_t offset)
-{
-    while (n) {
-        ssize_t r = pread(fd, dst, n, (off_t)offset);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return false;
-        dst = (char *)dst + r;
-        n -= (size_t)r;
-        offset += (uint64_t)r;
-    }
-    return true;
-}
-
 int sig_file_read(const char *path, int p, wbuf *out, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -117,12 +103,12 @@ int sig_file_read(const char *path, int p, wbuf *out, char *err, size_t errlen)
     block_entry *index = NULL;
     bool ok = fstat(fd, &st) == 0 && (uint64_t)st.st_size >= sizeof f;
     uint64_t size = ok ? (uint64_t)st.st_size - sizeof f : 0;
-    ok = ok && read_at(fd, &f, sizeof f, size) && !memcmp(f.magic, SIG_FILE_MAGIC, sizeof f.magic) &&
+    ok = ok && !pread_full(fd, &f, sizeof f, size) && !memcmp(f.magic, SIG_FILE_MAGIC, sizeof f.magic) &&
          f.index_offset <= size && f.nblocks == (size - f.index_offset) / sizeof *index &&
          (size - f.index_offset) % sizeof *index == 0;
     if (ok) {
         index = xmalloc((size_t)f.nblocks * sizeof *index + 1);
-        ok = read_at(fd, index, (size_t)f.nblocks * sizeof *index, f.index_offset);
+        ok = !pread_full(fd, index, (size_t)f.nblocks * sizeof *index, f.index_offset);
     }
     for (uint64_t i = 0; ok && i < f.nblocks; i++) {
         const block_entry *e = &index[i];
@@ -130,7 +116,7 @@ int sig_file_read(const char *path, int p, wbuf *out, char *err, size_t errlen)
         ok = e->offset <= f.index_offset && e->length <= f.index_offset - e->offset;
         if (!ok) break;
         buf_reserve(out, (size_t)e->length);
-        ok = read_at(fd, out->data + out->len, (size_t)e->length, e->offset);
+        ok = !pread_full(fd, out->data + out->len, (size_t)e->length, e->offset);
         if (ok) out->len += (size_t)e->length;
     }
     if (out->data) out->data[out->len] = 0;

@@ -412,13 +412,8 @@ static void apply_reduce(void *ctx, stage_batch *b)
 /* Reads removals [i, i + k) of the list open as fd. */
 static void read_removals(int fd, const char *path, removal *dst, size_t i, size_t k)
 {
-    size_t want = k * sizeof *dst, got = 0;
-    while (got < want) {
-        ssize_t r = pread(fd, (char *)dst + got, want - got, (off_t)(i * sizeof *dst + got));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) dief(EXIT_FATAL, "%s: cannot read removals: %s", path, r ? strerror(errno) : "too short");
-        got += (size_t)r;
-    }
+    if (pread_full(fd, dst, k * sizeof *dst, (uint64_t)i * sizeof *dst))
+        dief(EXIT_FATAL, "%s: cannot read removals: %s", path, errno ? strerror(errno) : "too short");
 }
 
 /* Appends file f's removals from the removal list at path: the list is

@@ -13,20 +13,6 @@
 #include "core/util.h"
 #include "shards/shard_format.h"
 
-static int read_at(int fd, void *dst, size_t n, uint64_t off)
-{
-    uint8_t *p = dst;
-    while (n) {
-        ssize_t r = pread(fd, p, n, (off_t)off);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        p += r;
-        n -= (size_t)r;
-        off += (uint64_t)r;
-    }
-    return 0;
-}
-
 int shard_file_open(const char *path, shard_file *f, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
@@ -45,7 +31,7 @@ int shard_file_open(const char *path, shard_file *f, char *err, size_t errlen)
     uint64_t table_len = 0;
     if (f->size < SEEK_FRAME_HEADER_BYTES + SEEK_FOOTER_BYTES) {
         why = "file too short for a seek table";
-    } else if (read_at(f->fd, footer, sizeof footer, f->size - sizeof footer)) {
+    } else if (pread_full(f->fd, footer, sizeof footer, f->size - sizeof footer)) {
         why = "read error";
         where = f->size - sizeof footer;
     } else if ((table_len = seek_table_size_from_footer(footer, &why)) == 0 || table_len > f->size) {
@@ -53,7 +39,7 @@ int shard_file_open(const char *path, shard_file *f, char *err, size_t errlen)
         where = f->size - sizeof footer;
     } else {
         uint8_t *table = xmalloc(table_len);
-        if (read_at(f->fd, table, table_len, f->size - table_len)) {
+        if (pread_full(f->fd, table, table_len, f->size - table_len)) {
             why = "read error";
             where = f->size - table_len;
         } else {
@@ -77,8 +63,9 @@ int shard_file_read_frame(shard_file *f, uint32_t i, ZSTD_DCtx *dctx, uint8_t *d
         f->ccap = e->csize;
         f->cbuf = xrealloc(f->cbuf, f->ccap);
     }
-    if (read_at(f->fd, f->cbuf, e->csize, off)) {
-        snprintf(err, errlen, "frame %u at offset %" PRIu64 ": read error: %s", i, off, strerror(errno));
+    if (pread_full(f->fd, f->cbuf, e->csize, off)) {
+        snprintf(err, errlen, "frame %u at offset %" PRIu64 ": read error: %s", i, off,
+                 errno ? strerror(errno) : "the file ends first");
         return -1;
     }
     size_t fsize = ZSTD_findFrameCompressedSize(f->cbuf, e->csize);
