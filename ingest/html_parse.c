@@ -284,8 +284,8 @@ static void emit_text(parse *ps, const char *s, size_t n)
     ps->ev->text(ps->ctx, s, n);
 }
 
-/* Reports text s[from..to) with character references decoded. */
-static void emit_decoded(parse *ps, size_t from, size_t to)
+/* Passes s[from..to) to put in pieces, character references decoded. */
+static void decode_refs(parse *ps, size_t from, size_t to, void (*put)(parse *ps, const char *s, size_t n))
 {
     const char *s = ps->s;
     size_t i = from, text_start = from;
@@ -296,37 +296,19 @@ static void emit_decoded(parse *ps, size_t from, size_t to)
         char utf8[CHARREF_MAX_UTF8];
         size_t len, used = charref_decode(s + j, to - j, utf8, &len);
         if (used) {
-            emit_text(ps, s + text_start, j - text_start);
-            emit_text(ps, utf8, len);
+            put(ps, s + text_start, j - text_start);
+            put(ps, utf8, len);
             text_start = j + used;
         }
         i = used ? j + used : j + 1;
     }
-    emit_text(ps, s + text_start, to - text_start);
+    put(ps, s + text_start, to - text_start);
 }
 
-/* Reads an attribute value's bytes s[from..to) into the attribute buffer,
- * references decoded. */
-static void append_value(parse *ps, size_t from, size_t to)
+/* Appends to the current tag's attribute buffer. */
+static void put_attribute_bytes(parse *ps, const char *s, size_t n)
 {
-    wbuf *b = &ps->p->atts;
-    const char *s = ps->s;
-    size_t i = from;
-    for (;;) {
-        const char *amp = memchr(s + i, '&', to - i);
-        size_t j = amp ? (size_t)(amp - s) : to;
-        buf_append(b, s + i, j - i);
-        if (j == to) return;
-        char utf8[CHARREF_MAX_UTF8];
-        size_t len, used = charref_decode(s + j, to - j, utf8, &len);
-        if (used) {
-            buf_append(b, utf8, len);
-            i = j + used;
-        } else {
-            buf_putc(b, '&');
-            i = j + 1;
-        }
-    }
+    buf_append(&ps->p->atts, s, n);
 }
 
 /* Makes room for `need` attribute offsets and pointers. */
@@ -388,7 +370,7 @@ static size_t read_attributes(parse *ps, size_t i, int keep, size_t *natt)
         *name++ = 0;
         p->atts.len = (size_t)(name - p->atts.data);
         add_att_off(p, natt, (uint32_t)p->atts.len);
-        if (has_value) append_value(ps, value_start, value_end);
+        if (has_value) decode_refs(ps, value_start, value_end, put_attribute_bytes);
         buf_putc(&p->atts, 0);
     }
 }
@@ -499,7 +481,7 @@ static size_t start_tag(parse *ps, size_t i)
         size_t content_end, after = ps->n;
         if (e->flags & EL_PLAINTEXT) content_end = ps->n;
         else after = find_raw_end(ps, i, e->name, strlen(e->name), &content_end);
-        if (e->flags & EL_RCDATA) emit_decoded(ps, i, content_end);
+        if (e->flags & EL_RCDATA) decode_refs(ps, i, content_end, emit_text);
         else emit_text(ps, ps->s + i, content_end - i);
         pop_open(ps);
         size_t end = after < ps->n ? read_attributes(ps, after, 0, NULL) : 0;
