@@ -253,8 +253,8 @@ static void write_scores(const classifiers *cs, classify_scratch *s, int i)
     for (int k = 0; k < cs->top_k + c->nlabels; k++) {
         int pick = -1;
         if (k < cs->top_k) { /* the next best label not yet written */
-            for (int l = 0; l < c->nlabels; l++)
-                if (!s->written[l] && (pick < 0 || p[l] > p[pick])) pick = l;
+            for (int l = 0; l < c->nlabels; l++) /* 0: a label fastText's search left out */
+                if (!s->written[l] && p[l] > 0 && (pick < 0 || p[l] > p[pick])) pick = l;
         } else if (c->ruled[k - cs->top_k] && !s->written[k - cs->top_k]) {
             pick = k - cs->top_k;
         }
@@ -290,6 +290,12 @@ const char *classify_document(const classifiers *cs, classify_scratch *s, const 
     *json = s->json.data;
     *len = s->json.len;
     return NULL;
+}
+
+const float *const *classify_all(const classifiers *cs, classify_scratch *s, const char *text, size_t n)
+{
+    for (int i = 0; i < cs->n; i++) score(cs, s, i, text, n);
+    return (const float *const *)s->probs;
 }
 
 int classifiers_count(const classifiers *cs) { return cs ? cs->n : 0; }

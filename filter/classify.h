@@ -44,6 +44,10 @@ void classify_language(const classifiers *cs, classify_scratch *s, const char *t
 const char *classify_document(const classifiers *cs, classify_scratch *s, const char *text, size_t n,
                               const char **json, size_t *len);
 
+/* Scores text with every classifier, the language one too: returns one
+ * array of nlabels probabilities per classifier, owned by s. */
+const float *const *classify_all(const classifiers *cs, classify_scratch *s, const char *text, size_t n);
+
 /* Number of classifiers, classifier i's name and model (0 <= i < count). */
 int classifiers_count(const classifiers *cs);
 const char *classifiers_name(const classifiers *cs, int i);
