@@ -173,9 +173,10 @@ FUZZ_LIB_OBJ = $(patsubst %.c,build-fuzz/%.o,$(LIB_C) $(wildcard gpu/none.c gpu/
 build-fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+# (-fno-sanitize=vptr: the targets link with clang, without UBSan's C++ runtime)
 build-fuzz/%.o: %.cc
 	@mkdir -p $(dir $@)
-	clang++ $(FUZZ_CPPFLAGS) -std=c++17 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+	clang++ $(FUZZ_CPPFLAGS) -std=c++17 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr -MMD -MP -c $< -o $@
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
 	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer,address,undefined -MMD -MP -MF $@.d -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS) -Wl,--push-state,--no-as-needed -lcld2_full -Wl,--pop-state -lcld2 -lstdc++ -lm -pthread
 # Header dependencies of the fuzz objects and targets (clang -MMD -MP).

@@ -213,7 +213,10 @@ size_t classify_text_len(const classifiers *cs, const char *text, size_t n)
 
 static void score(const classifiers *cs, classify_scratch *s, int i, const char *text, size_t n)
 {
-    fasttext_model_predict(cs->c[i].model, s->ft, text, classify_text_len(cs, text, n), s->probs[i]);
+    /* fasttext_check's weight bound keeps fastText's sums finite: a refusal
+     * here is a broken invariant, not a property of the document */
+    if (!fasttext_model_predict(cs->c[i].model, s->ft, text, classify_text_len(cs, text, n), s->probs[i]))
+        dief(EXIT_FATAL, "classifier %s: fastText refused to score a document (NaN)", cs->c[i].name);
 }
 
 bool classifiers_identify_language(const classifiers *cs) { return cs && cs->langid >= 0; }

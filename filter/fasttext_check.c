@@ -13,9 +13,13 @@
 #define FASTTEXT_LOSS_OVA 4
 #define FASTTEXT_ENTRY_WORD 0
 #define FASTTEXT_ENTRY_LABEL 1
+#define FASTTEXT_HS_MAX_COUNT 1000000000000000LL /* HierarchicalSoftmaxLoss's tree sentinel, 1e15 */
 #define FASTTEXT_PQ_KSUB 256        /* centroids per sub-quantizer (ProductQuantizer::ksub_) */
 #define FASTTEXT_MAX_DIM (1 << 20)  /* far above any published model (lid.176: 16, DCLM: 256) */
 #define FASTTEXT_MAX_WORD_NGRAMS 64 /* cost per document grows with words x wordNgrams */
+/* Trained weights are small (|w| < 100); with |w| <= 1e6 and dim <= 2^20, no
+ * sum or dot product fastText forms can overflow a float into inf or NaN. */
+#define FASTTEXT_MAX_WEIGHT 1e6f
 
 typedef struct {
     const unsigned char *p;
@@ -68,6 +72,24 @@ static bool take_bool(reader *r, bool *out, const char *field)
     return true;
 }
 
+/* Skips count floats, each finite and within +-FASTTEXT_MAX_WEIGHT. */
+static bool skip_weights(reader *r, uint64_t count, const char *field)
+{
+    size_t at = r->pos;
+    if (!skip(r, count, sizeof(float), field)) return false;
+    for (uint64_t i = 0; i < count; i++) {
+        float w;
+        memcpy(&w, r->p + at + i * sizeof w, sizeof w);
+        if (!(w >= -FASTTEXT_MAX_WEIGHT && w <= FASTTEXT_MAX_WEIGHT)) { /* NaN fails too */
+            r->pos = at + i * sizeof w;
+            char what[96];
+            snprintf(what, sizeof what, "%s holds a weight out of range (%g)", field, (double)w);
+            return fail(r, what);
+        }
+    }
+    return true;
+}
+
 /* A dense matrix: m, n (int64), m*n floats; checks n == dim and m >= rows
  * (m == rows when exact). */
 static bool check_dense(reader *r, int32_t dim, int64_t rows, bool exact, const char *name)
@@ -82,7 +104,12 @@ static bool check_dense(reader *r, int32_t dim, int64_t rows, bool exact, const 
                  (long long)n, exact ? "" : "at least ", (long long)rows, dim);
         return fail(r, what);
     }
-    return skip(r, (uint64_t)m, (uint64_t)n * sizeof(float), name);
+    if ((uint64_t)m > (uint64_t)(r->n - r->pos) / sizeof(float) / (uint64_t)n) {
+        char what[96];
+        snprintf(what, sizeof what, "%s larger than the rest of the file", name);
+        return fail(r, what);
+    }
+    return skip_weights(r, (uint64_t)m * (uint64_t)n, name);
 }
 
 /* A product quantizer of vectors of size dim (ProductQuantizer::load). */
@@ -102,7 +129,7 @@ static bool check_pq(reader *r, int32_t dim, const char *name)
                  pq_dim, nsubq, dsub, lastdsub);
         return fail(r, what);
     }
-    return skip(r, (uint64_t)dim * FASTTEXT_PQ_KSUB, sizeof(float), name);
+    return skip_weights(r, (uint64_t)dim * FASTTEXT_PQ_KSUB, name);
 }
 
 /* A quantized matrix (QuantMatrix::load): qnorm, m, n, codesize, codes, pq,
@@ -161,6 +188,8 @@ static bool check_args(reader *r, int32_t version, fasttext_info *info)
         snprintf(what, sizeof what, "dim %d out of range", info->dim);
     else if (info->word_ngrams < 1 || info->word_ngrams > FASTTEXT_MAX_WORD_NGRAMS)
         snprintf(what, sizeof what, "wordNgrams %d out of range 1..%d", info->word_ngrams, FASTTEXT_MAX_WORD_NGRAMS);
+    else if (info->minn < 0 || info->maxn < 0) /* fastText compares them with unsigned lengths */
+        snprintf(what, sizeof what, "char n-gram lengths %d..%d out of range", info->minn, info->maxn);
     else if (info->bucket < 0 || (info->bucket == 0 && (info->word_ngrams > 1 || info->maxn > 0)))
         snprintf(what, sizeof what, "bucket %d with wordNgrams %d and maxn %d", info->bucket, info->word_ngrams,
                  info->maxn);
@@ -188,6 +217,7 @@ static bool check_dictionary(reader *r, fasttext_info *info, int64_t *ngram_rows
                  info->nlabels);
         return fail(r, what);
     }
+    int64_t last_count = 0;
     for (int32_t i = 0; i < size; i++) {
         const unsigned char *nul = memchr(r->p + r->pos, 0, r->n - r->pos);
         if (!nul) return fail(r, "file ends inside a dictionary word");
@@ -196,12 +226,18 @@ static bool check_dictionary(reader *r, fasttext_info *info, int64_t *ngram_rows
         unsigned char type;
         if (!take(r, &count, 8, "a dictionary entry") || !take(r, &type, 1, "a dictionary entry")) return false;
         unsigned char want = i < info->nwords ? FASTTEXT_ENTRY_WORD : FASTTEXT_ENTRY_LABEL;
-        if (type != want || count < 0) {
+        /* hs builds its Huffman tree in one pass that needs the labels by
+         * falling count (as fastText sorts them), below its 1e15 sentinel */
+        bool hs_order = info->loss != FASTTEXT_LOSS_HS || i < info->nwords ||
+                        (count < FASTTEXT_HS_MAX_COUNT && (i == info->nwords || count <= last_count));
+        if (type != want || count < 0 || !hs_order) {
             r->pos -= 9;
-            char what[96];
-            snprintf(what, sizeof what, "dictionary entry %d has type %u and count %lld", i, type, (long long)count);
+            char what[128];
+            snprintf(what, sizeof what, "dictionary entry %d has type %u and count %lld%s", i, type,
+                     (long long)count, hs_order ? "" : " (hs needs labels by falling count)");
             return fail(r, what);
         }
+        last_count = count;
     }
     *ngram_rows = prune_size < 0 ? info->bucket : 0;
     for (int64_t i = 0; i < prune_size; i++) {

@@ -106,7 +106,7 @@ fasttext_scratch *fasttext_scratch_create(void) { return new fasttext_scratch; }
 
 void fasttext_scratch_free(fasttext_scratch *s) { delete s; }
 
-void fasttext_model_predict(const fasttext_model *m, fasttext_scratch *s, const char *text, size_t n, float *probs)
+bool fasttext_model_predict(const fasttext_model *m, fasttext_scratch *s, const char *text, size_t n, float *probs)
 {
     // the line predict-prob reads: the text with its newlines as spaces, then
     // the newline that ends it (read as the end-of-sentence token </s>)
@@ -120,6 +120,11 @@ void fasttext_model_predict(const fasttext_model *m, fasttext_scratch *s, const 
     s->predictions.clear();
     int nlabels = (int)m->labels.size();
     for (int i = 0; i < nlabels; i++) probs[i] = 0.0f;
-    m->ft.predict(nlabels, s->words, s->predictions, 0.0);
+    try {
+        m->ft.predict(nlabels, s->words, s->predictions, 0.0);
+    } catch (const std::exception &) { // fastText's NaN check; fasttext_check's weight bound rules it out
+        return false;
+    }
     for (const auto &p : s->predictions) probs[p.second] = std::exp(p.first);
+    return true;
 }

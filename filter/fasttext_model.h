@@ -42,8 +42,9 @@ void fasttext_scratch_free(fasttext_scratch *s);
 /* Sets probs[i] (nlabels entries) to the probability of label i for text
  * read as one line, newlines as spaces: the numbers `fasttext predict-prob`
  * prints for that line with k = nlabels (0 for a label it leaves out).
- * Thread-safe with one scratch per thread. */
-void fasttext_model_predict(const fasttext_model *m, fasttext_scratch *s, const char *text, size_t n, float *probs);
+ * Returns false, all probabilities 0, when fastText refuses to score (a NaN
+ * in its sums). Thread-safe with one scratch per thread. */
+bool fasttext_model_predict(const fasttext_model *m, fasttext_scratch *s, const char *text, size_t n, float *probs);
 
 #ifdef __cplusplus
 }
