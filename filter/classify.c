@@ -21,6 +21,7 @@ typedef struct {
     fasttext_model *model;
     int nlabels;
     bool *ruled; /* labels a keep rule names: always written */
+    int k;       /* labels to score: the top k written, or every label when a rule names one */
 } classifier;
 
 typedef enum { CMP_GE, CMP_GT, CMP_LE, CMP_LT } cmp_op;
@@ -142,6 +143,11 @@ classifiers *classifiers_create(const filter_config *c)
     cs->langid = -1;
     for_each_entry(cs, c->classifier, add_classifier);
     for_each_entry(cs, c->keep, add_rule);
+    for (int i = 0; i < cs->n; i++) {
+        cs->c[i].k = cs->top_k;
+        for (int r = 0; r < cs->nrules; r++)
+            if (cs->rules[r].classifier == i) cs->c[i].k = 0;
+    }
     if (c->langid_model && *c->langid_model) {
         if ((cs->langid = find_classifier(cs, c->langid_model)) < 0)
             dief(EXIT_USAGE, "langid-model: no classifier named '%s'", c->langid_model);
@@ -211,11 +217,12 @@ size_t classify_text_len(const classifiers *cs, const char *text, size_t n)
     return cut;
 }
 
-static void score(const classifiers *cs, classify_scratch *s, int i, const char *text, size_t n)
+/* Scores text with classifier i, its best k labels (k <= 0: every label). */
+static void score(const classifiers *cs, classify_scratch *s, int i, int k, const char *text, size_t n)
 {
     /* fasttext_check's weight bound keeps fastText's sums finite: a refusal
      * here is a broken invariant, not a property of the document */
-    if (!fasttext_model_predict(cs->c[i].model, s->ft, text, classify_text_len(cs, text, n), s->probs[i]))
+    if (!fasttext_model_predict(cs->c[i].model, s->ft, text, classify_text_len(cs, text, n), k, s->probs[i]))
         dief(EXIT_FATAL, "classifier %s: fastText refused to score a document (NaN)", cs->c[i].name);
 }
 
@@ -224,7 +231,7 @@ bool classifiers_identify_language(const classifiers *cs) { return cs && cs->lan
 void classify_language(const classifiers *cs, classify_scratch *s, const char *text, size_t n, const char **code,
                        double *p)
 {
-    score(cs, s, cs->langid, text, n);
+    score(cs, s, cs->langid, 1, text, n);
     const float *probs = s->probs[cs->langid];
     int best = 0;
     for (int i = 1; i < cs->c[cs->langid].nlabels; i++)
@@ -276,7 +283,7 @@ const char *classify_document(const classifiers *cs, classify_scratch *s, const 
                               const char **json, size_t *len)
 {
     for (int i = 0; i < cs->n; i++)
-        if (i != cs->langid) score(cs, s, i, text, n);
+        if (i != cs->langid) score(cs, s, i, cs->c[i].k, text, n);
     for (int r = 0; r < cs->nrules; r++) {
         const keep_rule *k = &cs->rules[r];
         if (!rule_holds(k, s->probs[k->classifier][k->label])) return k->reason;
@@ -297,7 +304,7 @@ const char *classify_document(const classifiers *cs, classify_scratch *s, const 
 
 const float *const *classify_all(const classifiers *cs, classify_scratch *s, const char *text, size_t n)
 {
-    for (int i = 0; i < cs->n; i++) score(cs, s, i, text, n);
+    for (int i = 0; i < cs->n; i++) score(cs, s, i, 0, text, n);
     return (const float *const *)s->probs;
 }
 

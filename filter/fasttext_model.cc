@@ -106,7 +106,8 @@ fasttext_scratch *fasttext_scratch_create(void) { return new fasttext_scratch; }
 
 void fasttext_scratch_free(fasttext_scratch *s) { delete s; }
 
-bool fasttext_model_predict(const fasttext_model *m, fasttext_scratch *s, const char *text, size_t n, float *probs)
+bool fasttext_model_predict(const fasttext_model *m, fasttext_scratch *s, const char *text, size_t n, int k,
+                            float *probs)
 {
     // the line predict-prob reads: the text with its newlines as spaces, then
     // the newline that ends it (read as the end-of-sentence token </s>)
@@ -121,7 +122,7 @@ bool fasttext_model_predict(const fasttext_model *m, fasttext_scratch *s, const 
     int nlabels = (int)m->labels.size();
     for (int i = 0; i < nlabels; i++) probs[i] = 0.0f;
     try {
-        m->ft.predict(nlabels, s->words, s->predictions, 0.0);
+        m->ft.predict(k > 0 && k < nlabels ? k : nlabels, s->words, s->predictions, 0.0);
     } catch (const std::exception &) { // fastText's NaN check; fasttext_check's weight bound rules it out
         return false;
     }

@@ -41,10 +41,12 @@ void fasttext_scratch_free(fasttext_scratch *s);
 
 /* Sets probs[i] (nlabels entries) to the probability of label i for text
  * read as one line, newlines as spaces: the numbers `fasttext predict-prob`
- * prints for that line with k = nlabels (0 for a label it leaves out).
- * Returns false, all probabilities 0, when fastText refuses to score (a NaN
- * in its sums). Thread-safe with one scratch per thread. */
-bool fasttext_model_predict(const fasttext_model *m, fasttext_scratch *s, const char *text, size_t n, float *probs);
+ * prints for that line with k labels (k <= 0: every label), 0 for the labels
+ * it leaves out. A small k is much cheaper for hs models (the tree search
+ * prunes). Returns false, all probabilities 0, when fastText refuses to score
+ * (a NaN in its sums). Thread-safe with one scratch per thread. */
+bool fasttext_model_predict(const fasttext_model *m, fasttext_scratch *s, const char *text, size_t n, int k,
+                            float *probs);
 
 #ifdef __cplusplus
 }

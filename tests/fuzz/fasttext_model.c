@@ -22,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int n = fasttext_model_nlabels(m);
         float *probs = calloc((size_t)n, sizeof *probs);
         static const char text[] = "Article 1. All human beings are born free\nand equal in dignity and rights.";
-        if (!fasttext_model_predict(m, s, text, sizeof text - 1, probs)) abort();
-        if (!fasttext_model_predict(m, s, (const char *)data, size < 256 ? size : 256, probs)) abort();
+        if (!fasttext_model_predict(m, s, text, sizeof text - 1, 0, probs)) abort();
+        if (!fasttext_model_predict(m, s, (const char *)data, size < 256 ? size : 256, 1, probs)) abort();
         for (int i = 0; i < n; i++)
             if (!(probs[i] >= 0 && probs[i] <= 1.0001f)) abort();
         free(probs);
