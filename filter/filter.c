@@ -58,7 +58,8 @@ filter *filter_create(const filter_config *c)
     /* own copies of the strings */
     filter_config *fc = &f->config;
     char **strs[] = {&fc->gopher_stop_words, &fc->lang, &fc->pii_email, &fc->pii_ipv4,
-                     &fc->pii_ipv6, &fc->url_blocklist, &fc->badwords};
+                     &fc->pii_ipv6, &fc->url_blocklist, &fc->badwords, &fc->classifier, &fc->keep,
+                     &fc->langid_model};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) *strs[i] = xstrdup(*strs[i] ? *strs[i] : "");
 
     if (!stopwords_init(&f->stop, fc->gopher_stop_words))
