@@ -19,9 +19,9 @@ DEB_PACKAGES = build-essential g++ pkg-config perl python3 zstd gzip tar zip \
   libzstd-dev libxxhash-dev libarchive-dev libuchardet-dev libutf8proc-dev \
   libxml2-dev libcld2-dev libpcre2-dev zlib1g-dev libdeflate-dev libicu-dev libbrotli-dev libssl-dev \
   python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev libsimdjson-dev \
-  time xz-utils bzip2
+  time xz-utils bzip2 fasttext libfasttext-dev
 
-PKGS = libzstd libxxhash libcrypto libarchive uchardet libutf8proc libxml-2.0 libpcre2-8 zlib libdeflate icu-uc icu-i18n libbrotlidec
+PKGS = libzstd libxxhash libcrypto libarchive uchardet libutf8proc libxml-2.0 libpcre2-8 zlib libdeflate icu-uc icu-i18n libbrotlidec fasttext
 
 ifeq ($(SANITIZE),1)
 BUILD    = build-asan
@@ -173,9 +173,10 @@ FUZZ_LIB_OBJ = $(patsubst %.c,build-fuzz/%.o,$(LIB_C) $(wildcard gpu/none.c gpu/
 build-fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+# (-fno-sanitize=vptr: the targets link with clang, without UBSan's C++ runtime)
 build-fuzz/%.o: %.cc
 	@mkdir -p $(dir $@)
-	clang++ $(FUZZ_CPPFLAGS) -std=c++17 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+	clang++ $(FUZZ_CPPFLAGS) -std=c++17 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr -MMD -MP -c $< -o $@
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
 	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer,address,undefined -MMD -MP -MF $@.d -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS) -Wl,--push-state,--no-as-needed -lcld2_full -Wl,--pop-state -lcld2 -lstdc++ -lm -pthread
 # Header dependencies of the fuzz objects and targets (clang -MMD -MP).

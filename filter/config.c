@@ -9,7 +9,7 @@
 
 #include "core/util.h"
 
-typedef enum { K_BOOL, K_NUM, K_STR } setting_kind;
+typedef enum { K_BOOL, K_NUM, K_STR, K_LIST } setting_kind; /* K_LIST: entries, one per line */
 
 typedef struct {
     const char *name;
@@ -81,6 +81,12 @@ static const setting settings[] = {
 
     S(url_blocklist, K_STR, "", "file of blocked domains/URLs, one per line"),
     S(badwords, K_STR, "", "file of blocked words/phrases, one per line"),
+
+    S(classifier, K_LIST, "", "NAME=FILE: a fastText model (.bin/.ftz) scoring every kept document (repeatable)"),
+    S(keep, K_LIST, "", "keep rule on a score, e.g. 'dclm:__label__hq >= 0.018' (repeatable; >=, >, <=, <)"),
+    S(langid_model, K_STR, "", "NAME of a classifier that identifies the language instead of CLD2"),
+    S(classifier_top_k, K_NUM, "2", "labels of each classifier written to metadata.scores (plus those of keep rules)"),
+    S(classifier_max_bytes, K_NUM, "0", "classifiers read at most this many bytes of each text (0: all)"),
 };
 static const int nsettings = (int)(sizeof settings / sizeof settings[0]);
 
@@ -111,6 +117,13 @@ static int set_value(filter_config *c, const setting *s, const char *value, char
             return -1;
         }
         *(double *)field = v;
+    } else if (s->kind == K_LIST && *value && *(char **)field && **(char **)field) {
+        char **p = (char **)field;
+        size_t n = strlen(*p) + strlen(value) + 2;
+        char *joined = xmalloc(n);
+        snprintf(joined, n, "%s\n%s", *p, value);
+        free(*p);
+        *p = joined;
     } else {
         char **p = (char **)field;
         free(*p);
@@ -138,7 +151,7 @@ void filter_config_defaults(filter_config *c)
 void filter_config_free(filter_config *c)
 {
     for (int i = 0; i < nsettings; i++)
-        if (settings[i].kind == K_STR) {
+        if (settings[i].kind == K_STR || settings[i].kind == K_LIST) {
             char **p = (char **)((char *)c + settings[i].offset);
             free(*p);
             *p = NULL;
@@ -185,8 +198,23 @@ void filter_config_print_help(FILE *f)
         snprintf(flag, sizeof flag, "%s", s->name);
         for (char *p = flag; *p; p++)
             if (*p == '_') *p = '-';
-        fprintf(f, "  --%-27s %s (default %s%s%s)\n", flag, s->help, s->kind == K_STR ? "'" : "",
-                s->def, s->kind == K_STR ? "'" : "");
+        bool quoted = s->kind == K_STR || s->kind == K_LIST;
+        fprintf(f, "  --%-27s %s (default %s%s%s)\n", flag, s->help, quoted ? "'" : "", s->def, quoted ? "'" : "");
+    }
+}
+
+/* Prints a list setting as one `name = entry` line per entry (one empty
+ * line when it has none, which reads back as the empty list). */
+static void print_list(FILE *f, const char *name, const char *entries)
+{
+    if (!entries || !*entries) {
+        fprintf(f, "%s =\n", name);
+        return;
+    }
+    for (const char *p = entries; *p;) {
+        size_t n = strcspn(p, "\n");
+        fprintf(f, "%s = %.*s\n", name, (int)n, p);
+        p += n + (p[n] == '\n');
     }
 }
 
@@ -199,6 +227,8 @@ void filter_config_print(const filter_config *c, FILE *f)
             fprintf(f, "%s = %s\n", s->name, *(const bool *)field ? "true" : "false");
         else if (s->kind == K_NUM)
             fprintf(f, "%s = %g\n", s->name, *(const double *)field);
+        else if (s->kind == K_LIST)
+            print_list(f, s->name, *(char *const *)field);
         else
             fprintf(f, "%s = %s\n", s->name, *(char *const *)field ? *(char *const *)field : "");
     }

@@ -56,6 +56,13 @@ typedef struct {
 
     /* block lists */
     char *url_blocklist, *badwords; /* file paths; empty: none */
+
+    /* model classifiers (fastText), docs/filter.md "Model classifiers" */
+    char *classifier;   /* NAME=FILE entries, one per line */
+    char *keep;         /* keep rules "NAME:LABEL >= X", one per line */
+    char *langid_model; /* NAME of the classifier that identifies the language instead of CLD2 */
+    double classifier_top_k;     /* labels of each classifier written to metadata.scores */
+    double classifier_max_bytes; /* classifiers read at most this many bytes of a text (0: all) */
 } filter_config;
 
 /* Fills c with the defaults (FineWeb's rule set + language annotation). */
@@ -77,8 +84,9 @@ int filter_config_set_option(filter_config *c, const char *name, const char *val
  * line on an error. */
 void filter_config_load(filter_config *c, const char *path);
 
-/* Number of settings in the table, and the i-th's name, kind ("bool",
- * "number", "string") and help. */
+/* Number of settings in the table, and the i-th's name and whether it is a
+ * switch. A list setting (classifier, keep) gains an entry each time it is
+ * set; set to an empty value, it becomes empty. */
 int filter_config_count(void);
 const char *filter_config_name(int i);
 bool filter_config_is_bool(int i);

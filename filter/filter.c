@@ -8,6 +8,7 @@
 #include "core/utf8.h"
 #include "core/util.h"
 #include "filter/blocklist.h"
+#include "filter/classify.h"
 #include "filter/langid.h"
 #include "filter/uchar.h"
 #include "filter/pii.h"
@@ -25,6 +26,8 @@ struct filter {
     url_blocklist *urls;
     word_blocklist *badwords;
     pii_matcher *pii;
+    classifiers *models; /* NULL when no classifier is given */
+    char *lang_copy;     /* the split --lang list langs[] points into */
 };
 
 struct filter_worker {
@@ -33,6 +36,7 @@ struct filter_worker {
     wbuf c4_text, pii_text, scratch;
     wbuf line_text, line_url, line_meta; /* filter_json_line's decoded text and url, new metadata */
     pii_scratch *pii;
+    classify_scratch *models;
 };
 
 /* Splits a comma-separated list in place into out (at most max). */
@@ -54,21 +58,27 @@ filter *filter_create(const filter_config *c)
     /* own copies of the strings */
     filter_config *fc = &f->config;
     char **strs[] = {&fc->gopher_stop_words, &fc->lang, &fc->pii_email, &fc->pii_ipv4,
-                     &fc->pii_ipv6, &fc->url_blocklist, &fc->badwords};
+                     &fc->pii_ipv6, &fc->url_blocklist, &fc->badwords, &fc->classifier, &fc->keep,
+                     &fc->langid_model};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) *strs[i] = xstrdup(*strs[i] ? *strs[i] : "");
 
     if (!stopwords_init(&f->stop, fc->gopher_stop_words))
         dief(EXIT_USAGE, "too many Gopher stop words (at most %d)", STOPWORDS_MAX);
 
-    char *lang_copy = xstrdup(fc->lang);
+    f->models = classifiers_create(fc);
+    /* with a language classifier, --lang names its labels as they are; CLD2's
+     * codes are canonicalised (names and aliases accepted) */
+    bool by_model = classifiers_identify_language(f->models);
+    f->lang_copy = xstrdup(fc->lang);
     char *codes[FILTER_MAX_LANGS];
-    int n = split_list(lang_copy, codes, FILTER_MAX_LANGS);
+    int n = split_list(f->lang_copy, codes, FILTER_MAX_LANGS);
     for (int i = 0; i < n; i++) {
-        const char *code = langid_canonical_code(codes[i]);
+        const char *code = by_model ? codes[i] : langid_canonical_code(codes[i]);
         if (!code) dief(EXIT_USAGE, "--lang: CLD2 does not know the language '%s'", codes[i]);
         f->langs[f->nlangs++] = code;
     }
-    free(lang_copy);
+    if (classifiers_identify_language(f->models) && !fc->langid)
+        dief(EXIT_USAGE, "--langid-model replaces CLD2 in language identification: it needs --langid");
     if ((f->nlangs || fc->min_lang_score > 0) && !fc->langid)
         dief(EXIT_USAGE, "--lang and --min-lang-score need language identification (--langid)");
     if (*fc->url_blocklist) f->urls = url_blocklist_load(fc->url_blocklist);
@@ -84,6 +94,8 @@ void filter_destroy(filter *f)
     url_blocklist_free(f->urls);
     word_blocklist_free(f->badwords);
     pii_free(f->pii);
+    classifiers_free(f->models);
+    free(f->lang_copy);
     filter_config_free(&f->config);
     free(f);
 }
@@ -95,6 +107,7 @@ filter_worker *filter_worker_create(const filter *f)
     filter_worker *w = xcalloc(1, sizeof *w);
     words_init(&w->words);
     if (f->pii) w->pii = pii_scratch_create(f->pii);
+    if (f->models) w->models = classify_scratch_create(f->models);
     return w;
 }
 
@@ -110,6 +123,7 @@ void filter_worker_destroy(filter_worker *w)
     buf_free(&w->line_url);
     buf_free(&w->line_meta);
     pii_scratch_free(w->pii);
+    classify_scratch_free(w->models);
     free(w);
 }
 
@@ -127,6 +141,13 @@ static const char *identify_language(const filter *f, filter_worker *w, const ch
                                      filter_result *r)
 {
     const filter_config *c = &f->config;
+    r->has_lang = true;
+    if (classifiers_identify_language(f->models)) {
+        classify_language(f->models, w->models, text, n, &r->lang, &r->lang_score);
+        if (!lang_allowed(f, r->lang)) return "lang:not_wanted";
+        if (r->lang_score < c->min_lang_score) return "lang:low_score";
+        return NULL;
+    }
     langid_result lr;
     if (utf8_valid(text, n)) {
         langid_detect(text, n, (size_t)c->langid_max_bytes, &lr);
@@ -135,7 +156,6 @@ static const char *identify_language(const filter *f, filter_worker *w, const ch
         utf8_repair(&w->scratch, text, n);
         langid_detect(w->scratch.data, w->scratch.len, (size_t)c->langid_max_bytes, &lr);
     }
-    r->has_lang = true;
     r->lang = lr.code;
     r->lang_score = lr.score;
     if (!lang_allowed(f, lr.code)) return "lang:not_wanted";
@@ -187,6 +207,8 @@ void filter_document(const filter *f, filter_worker *w, const char *text, size_t
         }
     }
     if (c->fineweb && (r->reason = fineweb_check(c, &w->rules, cur, cur_len, nwords))) return;
+    if (f->models && (r->reason = classify_document(f->models, w->models, cur, cur_len, &r->scores, &r->scores_len)))
+        return;
     if (f->pii) {
         size_t k = pii_replace(f->pii, w->pii, cur, cur_len, &w->pii_text);
         if (k) {
@@ -205,11 +227,12 @@ bool filter_wants_url(const filter *f) { return f->urls != NULL; }
 
 void filter_result_meta(const filter_result *r, wbuf *meta)
 {
-    if (!r->has_lang && !r->text_changed) return;
+    if (!r->has_lang && !r->text_changed && !r->scores_len) return;
     if (r->has_lang) {
         meta_add_str(meta, "lang", r->lang, strlen(r->lang));
         meta_add_num(meta, "lang_score", r->lang_score);
     }
+    if (r->scores_len) meta_add_raw(meta, "scores", r->scores, r->scores_len);
     if (r->c4_lines_removed) meta_add_int(meta, "c4_lines_removed", (long long)r->c4_lines_removed);
     if (r->pii_replaced) meta_add_int(meta, "pii_replaced", (long long)r->pii_replaced);
 }
@@ -241,7 +264,7 @@ const char *filter_json_line(const filter *f, filter_worker *w, const char *line
     filter_result r;
     filter_document(f, w, text, text_len, url, url_len, &r);
     if (r.reason) return r.reason;
-    if (!r.has_lang && !r.text_changed) return NULL;
+    if (!r.has_lang && !r.text_changed && !r.scores_len) return NULL;
     buf_clear(&w->line_meta);
     filter_result_meta(&r, &w->line_meta);
     doc_rewrite(line, len, d, r.text_changed ? r.text : NULL, r.text_len, &w->line_meta, out);

@@ -4,7 +4,8 @@
  *
  * Order (FineWeb's pipeline): URL block list, language ID (and --lang /
  * --min-lang-score), word block list, Gopher repetition, Gopher quality, C4
- * (may rewrite the text), FineWeb (on C4's text), then PII replacement.
+ * (may rewrite the text), FineWeb (on C4's text), model classifiers and
+ * their keep rules (on that text), then PII replacement.
  * Language ID sees the original text; when it only annotates (no --lang,
  * no --min-lang-score) it runs after the rules, on kept documents only. */
 #ifndef WINNOW_FILTER_FILTER_H
@@ -30,6 +31,8 @@ typedef struct {
     double lang_score;
     size_t pii_replaced;
     size_t c4_lines_removed; /* non-empty lines C4's line rules removed */
+    const char *scores;      /* the classifiers' metadata.scores object (owned by the worker), or NULL */
+    size_t scores_len;
 } filter_result;
 
 /* Builds a filter from c (copied); reads the block lists. Exits with status
@@ -51,7 +54,7 @@ void filter_document(const filter *f, filter_worker *w, const char *text, size_t
 bool filter_wants_url(const filter *f);
 
 /* Appends the metadata members a kept document gains (lang, lang_score,
- * c4_lines_removed, pii_replaced); appends nothing when the document is kept
+ * scores, c4_lines_removed, pii_replaced); appends nothing when the document is kept
  * as it is (no language annotation, text unchanged). */
 void filter_result_meta(const filter_result *r, wbuf *meta);
 

@@ -17,6 +17,7 @@ int cmd_vocab(int argc, char **argv);
 int cmd_shard(int argc, char **argv);
 int cmd_shards(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
+int cmd_score(int argc, char **argv);
 int cmd_dedup(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_slurm(int argc, char **argv);

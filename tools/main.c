@@ -9,6 +9,7 @@
 static const winnow_command commands[] = {
     {"ingest", cmd_ingest, "read WARC/WET/JSONL/HTML/text/archives, write the document stream"},
     {"filter", cmd_filter, "quality rules (Gopher, C4, FineWeb), language ID, PII, block lists"},
+    {"score", cmd_score, "score documents with fastText classifiers: quantiles for keep-rule thresholds"},
     {"dedup", cmd_dedup, "drop exact and near-duplicate documents (MinHash LSH; streaming or staged)"},
     {"tokenize", cmd_tokenize, "add token ids to each document (tiktoken-exact BPE: gpt2, cl100k, o200k, llama3)"},
     {"shard", cmd_shard, "the --format bin token stream in, a zstd token shard directory out"},

@@ -1,0 +1,166 @@
+#!/bin/sh
+# filter_fasttext.sh - fastText classifiers in `winnow filter` and `winnow
+# score`, against Debian's fastText 0.9.2 itself: models trained here (language
+# ID on UDHR lines, quality on DCLM's human labels) with every loss, quantized
+# (.ftz, with and without pruning and a quantized output), and one of dim 256,
+# word bigrams and 2 M buckets; every label's probability for every test
+# document must equal `fasttext predict-prob`'s to 1e-6. Keep rules and the
+# language classifier keep exactly the documents those probabilities say;
+# truncated and corrupted models are refused with the file and byte offset.
+. "$(dirname "$0")/../lib.sh"
+DCLM_TRAIN=$SHARED/jsonl/dclm/data/majority_data.jsonl
+DCLM_TEST=$SHARED/jsonl/dclm/data/agreement_data.jsonl
+UDHR=$SHARED/multilingual/udhr/udhr_text_DERIVED.jsonl
+for f in "$DCLM_TRAIN" "$DCLM_TEST" "$UDHR"; do
+    [ -f "$f" ] || { echo "not ok 1 - missing test data $f"; echo "1..1"; exit 1; }
+done
+command -v fasttext >/dev/null || { echo "not ok 1 - the fasttext program is missing (make deps installs it)"; echo "1..1"; exit 1; }
+cd "$TMP" || exit 1
+
+# Training and test sets: UDHR lines of 24 languages (every 5th line held out)
+# and DCLM documents labelled hq (1) or cc (0); the test stream mixes the
+# held-out lines with DCLM's agreement documents (many lines each).
+python3 - "$UDHR" "$DCLM_TRAIN" "$DCLM_TEST" <<'EOF'
+import json, sys
+udhr, dclm_train, dclm_test = sys.argv[1:]
+langs = {'eng','fra','deu','spa','ita','por','nld','pol','rus','ukr','tur','swe','fin','hun','ces',
+         'ell','arb','heb','hin','ben','jpn','kor','vie','ind'}
+with open('lid.train', 'w') as tr, open('lid_all.train', 'w') as tr_all, open('test.jsonl', 'w') as te:
+    for line in open(udhr):
+        r = json.loads(line)
+        if r['stage'] != '4':
+            continue
+        for i, l in enumerate(x.strip() for x in r['text'].split('\n') if x.strip()):
+            if i % 5 == 0 and r['iso6393'] in langs:
+                te.write(json.dumps({'id': '%s-%d' % (r['code'], i), 'text': l}) + '\n')
+            elif i % 5:
+                tr_all.write('__label__%s %s\n' % (r['bcp47'], l))
+                if r['iso6393'] in langs:
+                    tr.write('__label__%s %s\n' % (r['bcp47'], l))
+    for line in open(dclm_test):
+        te.write(json.dumps({'text': json.loads(line)['text']}) + '\n')
+with open('q.train', 'w') as tr:
+    for line in open(dclm_train):
+        d = json.loads(line)
+        tr.write('__label__%s %s\n' % ('hq' if d['label'] else 'cc', d['text'].replace('\n', ' ')))
+# what predict-prob reads: one document a line, newlines as spaces
+with open('test.txt', 'w') as f:
+    for line in open('test.jsonl'):
+        f.write(json.loads(line)['text'].replace('\n', ' ') + '\n')
+EOF
+ndocs=$(wc -l < test.jsonl)
+
+# compare MODEL: every label of every document, winnow's metadata.scores
+# against predict-prob's output; prints "docs=N worst=X" or the first mismatch.
+cat > compare.py <<'EOF'
+import json, sys
+name, ref_path, out_path = sys.argv[1:]
+ref = [l.split() for l in open(ref_path)]
+out = [json.loads(l) for l in open(out_path)]
+if len(ref) != len(out):
+    sys.exit('documents: predict-prob %d, winnow %d' % (len(ref), len(out)))
+# predict-prob prints 6 significant digits: a probability matches when it
+# prints the same or lies within 1e-6 of the printed value
+worst = 0.0
+for i, (r, o) in enumerate(zip(ref, out)):
+    want = dict(zip(r[0::2], r[1::2]))
+    got = o['metadata']['scores'][name]
+    if set(want) != set(got):
+        sys.exit('document %d: labels differ: %s vs %s' % (i, sorted(want), sorted(got)))
+    for label, p in want.items():
+        if '%g' % got[label] != p:
+            worst = max(worst, abs(got[label] - float(p)))
+print('docs=%d worst=%s' % (len(out), 'ok' if worst <= 1e-6 else worst))
+EOF
+rules_off="--no-gopher-quality --no-gopher-repetition --no-c4 --no-fineweb --no-langid"
+nlid=$(cut -d' ' -f1 lid.train | sort -u | wc -l)
+
+# check NAME MODEL NLABELS DESCRIPTION
+check() {
+    fasttext predict-prob "$2" test.txt "$3" > "ref.$1" 2>/dev/null
+    "$WINNOW" filter -q -j2 $rules_off --classifier "$1=$2" --classifier-top-k "$3" test.jsonl > "out.$1" 2> "err.$1"
+    is "$(python3 compare.py "$1" "ref.$1" "out.$1" 2>&1)" "docs=$ndocs worst=ok" "$4: every label's probability equals predict-prob's"
+}
+
+for loss in softmax hs ns ova; do
+    fasttext supervised -input lid.train -output "lid_$loss" -dim 16 -minn 2 -maxn 4 -loss "$loss" \
+        -epoch 10 -lr 0.5 -bucket 100000 -thread 1 -verbose 0 >/dev/null 2>&1
+    check "lid_$loss" "lid_$loss.bin" "$nlid" "language ID, loss $loss, char n-grams 2-4"
+done
+fasttext quantize -input lid.train -output lid_softmax -qnorm -retrain -cutoff 2000 -epoch 2 -thread 1 -verbose 0 >/dev/null 2>&1
+check lid_softmax_ftz lid_softmax.ftz "$nlid" "quantized .ftz, pruned to 2000 rows, quantized norms"
+# a quantized output needs 256 labels or more: every UDHR language
+fasttext supervised -input lid_all.train -output lid_all -dim 16 -minn 2 -maxn 4 -loss hs \
+    -epoch 5 -lr 0.5 -bucket 100000 -thread 2 -verbose 0 >/dev/null 2>&1
+fasttext quantize -input lid_all.train -output lid_all -qout -dsub 4 -thread 2 -verbose 0 >/dev/null 2>&1
+check lid_all_ftz lid_all.ftz "$(cut -d' ' -f1 lid_all.train | sort -u | wc -l)" \
+    "quantized .ftz with a quantized output matrix (all UDHR languages), loss hs"
+fasttext supervised -input q.train -output q -dim 256 -wordNgrams 2 -bucket 2000000 -epoch 10 -lr 0.5 \
+    -thread 2 -verbose 0 >/dev/null 2>&1
+check q q.bin 2 "quality, dim 256, word bigrams, 2 M buckets"
+
+# keep rules keep exactly the documents whose probability passes
+"$WINNOW" filter -q $rules_off --classifier q=q.bin --keep 'q:__label__hq >= 0.5' \
+    --rejects rej.jsonl test.jsonl > kept.jsonl
+want=$(python3 -c "
+import sys
+n = 0
+for l in open('ref.q'):
+    r = l.split(); d = dict(zip(r[0::2], map(float, r[1::2]))); n += d['__label__hq'] >= 0.5
+print(n)")
+is "$(wc -l < kept.jsonl)" "$want" "--keep 'q:__label__hq >= 0.5' keeps the $want documents predict-prob scores >= 0.5"
+is "$(grep -c '"reason":"classifier:q:__label__hq"' rej.jsonl)" "$((ndocs - want))" "the others are rejected with the rule as reason"
+
+# a classifier as the language identifier (FineWeb's recipe: English >= 0.65)
+"$WINNOW" filter -q --no-gopher-quality --no-gopher-repetition --no-c4 --no-fineweb \
+    --classifier lid=lid_softmax.bin --langid-model lid --lang en --min-lang-score 0.65 test.jsonl > en.jsonl
+want=$(python3 -c "
+n = 0
+for l in open('ref.lid_softmax'):
+    r = l.split(); n += r[0] == '__label__en' and float(r[1]) >= 0.65
+print(n)")
+is "$(wc -l < en.jsonl)" "$want" "--langid-model lid --lang en --min-lang-score 0.65 keeps the $want documents predict-prob puts first as en >= 0.65"
+is "$(grep -c '"lang":"en","lang_score":' en.jsonl)" "$want" "kept documents carry lang en and its score"
+
+# output does not depend on threads; the config file and flags agree
+"$WINNOW" filter -q -j1 $rules_off --classifier q=q.bin test.jsonl > j1.jsonl
+"$WINNOW" filter -q -j2 $rules_off --classifier q=q.bin test.jsonl > j2.jsonl
+ok "classifier output does not depend on -j" cmp j1.jsonl j2.jsonl
+printf 'classifier = q=q.bin\nclassifier = lid=lid_hs.bin\nkeep = q:__label__hq >= 0.5\n' > conf
+"$WINNOW" filter --config conf --print-config > eff
+is "$(grep -E '^(classifier|keep) ' eff | tr '\n' '|')" "classifier = q=q.bin|classifier = lid=lid_hs.bin|keep = q:__label__hq >= 0.5|" \
+    "--print-config lists every classifier and keep rule"
+"$WINNOW" filter -q --config eff $rules_off test.jsonl > c1.jsonl
+"$WINNOW" filter -q $rules_off --classifier q=q.bin --classifier lid=lid_hs.bin --keep 'q:__label__hq >= 0.5' test.jsonl > c2.jsonl
+ok "a printed config reads back to the same run" cmp c1.jsonl c2.jsonl
+
+# winnow score: the nearest-rank quantiles of predict-prob's probabilities
+"$WINNOW" score -q --classifier q=q.bin test.jsonl > table.tsv
+is "$(python3 -c "
+import math
+p = sorted(dict(zip(l.split()[0::2], map(float, l.split()[1::2])))['__label__hq'] for l in open('ref.q'))
+row = [l.split('\t') for l in open('table.tsv') if l.startswith('q:__label__hq')][0]
+q = {0.1: 5, 0.5: 7, 0.9: 9}
+bad = [x for x, c in q.items() if abs(float(row[c]) - p[math.ceil(x * len(p)) - 1]) > 1e-6]
+print('docs', row[1], 'bad', bad)")" "docs $ndocs bad []" "winnow score: p10, p50 and p90 are predict-prob's nearest-rank quantiles"
+
+# broken models: refused with the file and the byte, never a crash
+size=$(wc -c < lid_all.ftz)
+for cut in 3 40 200 $((size / 2)) $((size - 1)); do
+    head -c "$cut" lid_all.ftz > cut.ftz
+    "$WINNOW" filter -q --classifier x=cut.ftz < /dev/null > /dev/null 2> cut.err
+    is "$?:$(grep -c 'cut.ftz: .*at byte [0-9]' cut.err)" "1:1" "a model cut to $cut bytes is refused naming the file and byte"
+done
+python3 -c "
+import struct
+b = bytearray(open('lid_softmax.bin', 'rb').read())
+b[64:68] = struct.pack('<i', 0x7fffffff)   # the dictionary's size
+open('big.bin', 'wb').write(b)"
+"$WINNOW" filter -q --classifier x=big.bin < /dev/null > /dev/null 2> big.err
+is "$?:$(grep -c 'big.bin: dictionary of 2147483647 entries.*at byte 64' big.err)" "1:1" "a dictionary size past the file is refused at its byte"
+printf 'not a model' > junk.bin
+"$WINNOW" filter -q --classifier x=junk.bin < /dev/null > /dev/null 2> junk.err
+is "$?:$(grep -c 'junk.bin: not a fastText model' junk.err)" "1:1" "a file that is not a model is refused"
+"$WINNOW" filter -q --keep 'q:__label__hq >= 0.5' < /dev/null > /dev/null 2>&1; is "$?" 1 "a keep rule without its classifier is a usage error"
+"$WINNOW" filter -q --classifier q=q.bin --keep 'q:__label__nope >= 0.5' < /dev/null > /dev/null 2>&1; is "$?" 1 "a keep rule on an unknown label is a usage error"
+done_testing
