@@ -250,10 +250,10 @@ void pl_report_write(const pl_plan *p, bool print)
     char *dedup_dir = pl_path(p, "stats/dedup");
     add_dir(&totals[2], dedup_dir);
     free(dedup_dir);
-    for (int k = 3; k < 5; k++) {
-        char *path = pl_path(p, "stats/%s.json", report_stages[k]);
-        add_file(&totals[k], path);
-        free(path);
+    for (int k = 3; k < 5; k++) { /* per shards rank: stats/tokenize/RRRRR.json, stats/shard/RRRRR.json */
+        char *dir = pl_path(p, "stats/%s", report_stages[k]);
+        add_dir(&totals[k], dir);
+        free(dir);
     }
 
     wbuf json = WBUF_INIT, text = WBUF_INIT;
