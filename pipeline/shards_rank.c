@@ -49,9 +49,9 @@ void pl_shards_share(const pl_plan *p, int rank, pl_argv *a)
         total += sizes[n++];
     }
     uint64_t before = 0, ranks = (uint64_t)pl_step_ranks(p, STEP_SHARDS);
+    uint64_t share = total / ranks + 1; /* bytes a rank's run of files starts within */
     for (int i = 0; i < n; i++) {
-        /* total == 0 (every file empty): all to rank 0 */
-        uint64_t owner = total ? (unsigned __int128)before * ranks / total : 0;
+        uint64_t owner = before / share;
         if (owner == (uint64_t)rank) pl_argv_push(a, paths[i]);
         before += sizes[i];
         free(paths[i]);

@@ -2,8 +2,9 @@
  *
  * Rank r of N takes a contiguous run of the final documents files (those of
  * the input files that did not fail, in input order): file i goes to rank
- * floor(N x bytes of the files before it / bytes of all), so the ranks get
- * about the same bytes, and the ranks' documents one after the other are
+ * floor(B / (T / N + 1)), B the bytes of the files before it and T of all
+ * (integer division), so the ranks get about the same bytes, and the ranks'
+ * documents one after the other are
  * every document in input-file order, whatever N. Only where shards end
  * depends on N (each rank starts a shard of its own).
  *
