@@ -168,7 +168,7 @@ static void add_dir(stage_total *t, const char *dir)
         names[n++] = xstrdup(e->d_name);
     }
     closedir(d);
-    qsort(names, (size_t)n, sizeof *names, compare_names);
+    if (n) qsort(names, (size_t)n, sizeof *names, compare_names); /* names is NULL when n is 0 */
     for (int i = 0; i < n; i++) {
         char *path = xmalloc(strlen(dir) + strlen(names[i]) + 2);
         sprintf(path, "%s/%s", dir, names[i]);

@@ -178,8 +178,13 @@ int pl_shards_rank_run(const pl_plan *p, int rank, int threads)
             rc = 1;
         }
     }
-    if (rc) {
-        remove_dir(tmp);
+    if (rc) remove_dir(tmp);
+    if (rc && pl_done(p, STEP_SHARDS, rank)) {
+        /* another copy of this rank finished first, and the merge may have
+         * removed this one's temporary part under it: the work is done */
+        warnf("shards rank %d: another copy finished it (this one stopped: %s)", rank, why);
+        rc = 0;
+    } else if (rc) {
         warnf("tokenize | shard of rank %d failed: %s%s%s (log: %s)", rank, why, *last ? ": " : "", last, log);
     } else {
         pl_mark_done(p, STEP_SHARDS, rank, "ok\n");
