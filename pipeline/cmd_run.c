@@ -18,6 +18,7 @@
 #include "core/util.h"
 #include "pipeline/plan.h"
 #include "pipeline/report.h"
+#include "pipeline/shards_rank.h"
 #include "pipeline/steps.h"
 #include "tools/commands.h"
 
@@ -36,9 +37,10 @@ static void usage(FILE *f)
             "Runs the pipeline file PIPELINE (docs/pipeline.md) on this machine: the sorted input\n"
             "files split over its tasks (task t takes files t, t+N, ...), per input file\n"
             "ingest and filter in one process (no JSON between them) into the work directory,\n"
-            "then global dedup (winnow dedup signatures, buckets, apply), then tokenize and\n"
-            "the shard writer in one process into the output directory, and a merged stats\n"
-            "report (WORK/report.json, WORK/report.txt).\n"
+            "then global dedup (winnow dedup signatures, buckets, apply), then in each task\n"
+            "tokenize and the shard writer in one process over its share of the documents,\n"
+            "then the merge of the tasks' shards into one shard directory (renames and one\n"
+            "manifest) and a merged stats report (WORK/report.json, WORK/report.txt).\n"
             "Stage options in the file are read by the stages' own option parsers when it is\n"
             "loaded: a bad one stops the run before it starts, naming FILE:LINE. Every\n"
             "finished file, task and step is recorded; after a crash or kill the same command\n"
@@ -47,12 +49,12 @@ static void usage(FILE *f)
             "  -j, --jobs N        tasks run at once (default: 'jobs' from the file, else\n"
             "                      the smaller of tasks and cores)\n"
             "      --threads N     worker threads of each file's process (default: cores / jobs,\n"
-            "                      at least 1; the shards step, one process, all cores)\n"
+            "                      at least 1; a step of one process, all cores)\n"
             "      --fail-fast     stop at the first input file that fails or crashes (default:\n"
             "                      report it, count it, go on)\n"
             "  -q, --quiet         no progress and no summary on stderr\n"
             "      --step STEP     run only rank --rank of one step (docs, signatures, buckets,\n"
-            "      --rank R        apply, shards) and return; what `winnow slurm` array tasks run\n"
+            "      --rank R        apply, shards, merge) and return; what `winnow slurm` array tasks run\n"
             "                      (--rank defaults to $SLURM_ARRAY_TASK_ID)\n"
             "  -h, --help          this help\n"
             "exit status: 0 done, 1 usage or pipeline file error, 2 a step failed\n");
@@ -153,6 +155,7 @@ static void remove_leftovers(const pl_plan *p)
         free(dir);
     }
     output_remove_temporaries(p->cfg.output);
+    pl_remove_parts(p, true);
 }
 
 /* Takes WORK/lock; exits when another run holds it. The descriptor is
@@ -254,7 +257,7 @@ static int run_step(const pl_plan *p, pl_step s, int jobs, const pl_step_opts *o
 static int run_one(const char *pipeline, const char *step, int rank, const pl_step_opts *o)
 {
     int s = pl_step_parse(step);
-    if (s < 0) dief(EXIT_USAGE, "--step wants docs, signatures, buckets, apply or shards, not '%s'", step);
+    if (s < 0) dief(EXIT_USAGE, "--step wants docs, signatures, buckets, apply, shards or merge, not '%s'", step);
     pl_plan p;
     pl_plan_load(pipeline, &p);
     int rc = pl_step_run(&p, (pl_step)s, rank, o);
@@ -318,8 +321,8 @@ int cmd_run(int argc, char **argv)
     if (jobs > p.cfg.tasks) jobs = p.cfg.tasks;
     bool threads_given = o.threads > 0;
     if (!threads_given) o.threads = cpu_count() / jobs > 1 ? cpu_count() / jobs : 1;
-    if (pl_done(&p, STEP_SHARDS, 0) && !o.quiet) {
-        fprintf(stderr, "winnow run: %s is already finished (%s/done/shards.0); its report:\n", pipeline, p.cfg.work);
+    if (!pl_step_unfinished(&p, STEP_MERGE) && !o.quiet) {
+        fprintf(stderr, "winnow run: %s is already finished (%s/done/merge.0); its report:\n", pipeline, p.cfg.work);
         print_file(pl_path(&p, "report.txt"));
     }
     progress g;
@@ -327,13 +330,13 @@ int cmd_run(int argc, char **argv)
     int rc = 0;
     for (int s = 0; s < STEP_COUNT && rc == 0; s++) {
         if (!pl_step_enabled(&p, (pl_step)s)) continue;
-        bool unfinished = false;
-        for (int r = 0; r < pl_step_ranks(&p, (pl_step)s); r++) unfinished |= !pl_done(&p, (pl_step)s, r);
-        if (!unfinished) continue;
-        if (s == STEP_SHARDS && !threads_given) o.threads = cpu_count(); /* one process: give it every core */
-        rc = run_step(&p, (pl_step)s, s == STEP_SHARDS ? 1 : jobs, &o, s == STEP_DOCS ? &g : NULL);
-        if (rc == 0 && !o.quiet && s != STEP_DOCS && s != STEP_SHARDS)
-            fprintf(stderr, "winnow run: dedup %s done (%.1f s)\n", pl_step_name((pl_step)s), now_seconds() - g.started);
+        if (!pl_step_unfinished(&p, (pl_step)s)) continue;
+        bool one_rank = pl_step_ranks(&p, (pl_step)s) == 1;
+        if (one_rank && !threads_given) o.threads = cpu_count(); /* one process: give it every core */
+        rc = run_step(&p, (pl_step)s, one_rank ? 1 : jobs, &o, s == STEP_DOCS ? &g : NULL);
+        if (rc == 0 && !o.quiet && s != STEP_DOCS && s != STEP_MERGE)
+            fprintf(stderr, "winnow run: %s%s done (%.1f s)\n", s == STEP_SHARDS ? "" : "dedup ", pl_step_name((pl_step)s),
+                    now_seconds() - g.started);
     }
     if (rc) warnf("stopped; rerun the same command to go on from where it stopped (finished work is kept)");
     free(g.seen);

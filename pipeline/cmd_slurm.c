@@ -21,12 +21,14 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: winnow slurm [options] PIPELINE\n\n"
             "Submits the pipeline file PIPELINE (docs/pipeline.md) to Slurm: one job array per\n"
-            "step (docs, dedup signatures, buckets, apply, shards), each depending on the one\n"
+            "step (docs, dedup signatures, buckets, apply, shards, merge), each depending on the one\n"
             "before (--dependency=afterok), each array task running\n"
             "  winnow run --step STEP --rank $SLURM_ARRAY_TASK_ID PIPELINE\n"
             "Ranks whose completion marker exists are left out, so submitting again after a\n"
-            "failure runs only what is missing. [slurm] settings become #SBATCH lines\n"
-            "(concurrency = N limits each array to N tasks at once: --array=...%%N).\n"
+            "failure runs only what is missing. [slurm] settings become #SBATCH lines of every\n"
+            "step; [slurm.STEP] ones (e.g. [slurm.signatures] gres = gpu:1) only of that step,\n"
+            "replacing [slurm] lines of the same key (concurrency = N limits each array to N\n"
+            "tasks at once: --array=...%%N).\n"
             "The scripts are written to WORK/slurm/STEP.sh, logs to WORK/slurm/logs/.\n\n"
             "options:\n"
             "      --dry-run       print the sbatch commands and scripts, submit nothing\n"
@@ -35,14 +37,21 @@ static void usage(FILE *f)
             "  -h, --help          this help\n");
 }
 
+/* True when rank r of step s is to run: no marker; for the merge, also when
+ * a shards rank is to run (it needs merging again). */
+static bool rank_pending(const pl_plan *p, pl_step s, int r)
+{
+    return !pl_done(p, s, r) || (s == STEP_MERGE && pl_step_unfinished(p, STEP_SHARDS));
+}
+
 /* "0-3,5,7-9" for the unfinished ranks of step s; empty when all are done. */
 static void array_spec(const pl_plan *p, pl_step s, wbuf *spec)
 {
     int ranks = pl_step_ranks(p, s);
     for (int r = 0; r < ranks; r++) {
-        if (pl_done(p, s, r)) continue;
+        if (!rank_pending(p, s, r)) continue;
         int end = r;
-        while (end + 1 < ranks && !pl_done(p, s, end + 1)) end++;
+        while (end + 1 < ranks && rank_pending(p, s, end + 1)) end++;
         buf_puts(spec, spec->len ? "," : "");
         if (end > r) buf_printf(spec, "%d-%d", r, end);
         else buf_printf(spec, "%d", r);
@@ -61,20 +70,34 @@ static void put_quoted(wbuf *b, const char *s)
     buf_putc(b, '\'');
 }
 
+/* The #SBATCH lines of section sec, except concurrency and the keys of skip. */
+static void put_sbatch_lines(wbuf *script, const pl_section *sec, const pl_section *skip)
+{
+    for (int i = 0; sec && i < sec->n; i++) {
+        const pl_option *o = &sec->opts[i];
+        bool present = false;
+        pl_section_get(skip, o->key, &present);
+        if (!strcmp(o->key, "concurrency") || present) continue;
+        if (o->value) buf_printf(script, "#SBATCH --%s=%s\n", o->key, o->value);
+        else buf_printf(script, "#SBATCH --%s\n", o->key);
+    }
+}
+
 static void write_script(const pl_plan *p, pl_step s, const char *spec, const char *pipeline_abs, bool fail_fast,
                          wbuf *script)
 {
-    const pl_section *sl = pl_config_section(&p->cfg, "slurm");
-    const char *concurrency = pl_section_get(sl, "concurrency", NULL);
+    const pl_section *all = pl_config_section(&p->cfg, "slurm");
+    char name[64];
+    snprintf(name, sizeof name, "slurm.%s", pl_step_name(s));
+    const pl_section *step = pl_config_section(&p->cfg, name); /* adds lines, replaces those of the same key */
+    const char *concurrency = pl_section_get(step, "concurrency", NULL);
+    if (!concurrency) concurrency = pl_section_get(all, "concurrency", NULL);
     char *logs = pl_path(p, "slurm/logs");
     buf_printf(script, "#!/bin/sh\n#SBATCH --job-name=winnow-%s\n#SBATCH --array=%s", pl_step_name(s), spec);
     if (concurrency) buf_printf(script, "%%%s", concurrency);
     buf_printf(script, "\n#SBATCH --output=%s/%s-%%A_%%a.out\n", logs, pl_step_name(s));
-    for (int i = 0; sl && i < sl->n; i++) {
-        if (!strcmp(sl->opts[i].key, "concurrency")) continue;
-        if (sl->opts[i].value) buf_printf(script, "#SBATCH --%s=%s\n", sl->opts[i].key, sl->opts[i].value);
-        else buf_printf(script, "#SBATCH --%s\n", sl->opts[i].key);
-    }
+    put_sbatch_lines(script, all, step);
+    put_sbatch_lines(script, step, NULL);
     buf_puts(script, "exec ");
     put_quoted(script, p->winnow);
     buf_printf(script, " run --step %s --rank \"$SLURM_ARRAY_TASK_ID\" --threads \"${SLURM_CPUS_PER_TASK:-1}\" %s",

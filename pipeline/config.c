@@ -20,6 +20,10 @@ static const char *const reserved_keys[] = {"output", "o", "stats", "rejects", "
 
 static const char *const known_sections[] = {"pipeline", "ingest", "filter", "dedup", "tokenize", "shard", "slurm"};
 
+/* [slurm.STEP]: sbatch settings of one step (the steps of pipeline/plan.h). */
+#define SLURM_STEP_PREFIX "slurm."
+static const char *const slurm_steps[] = {"docs", "signatures", "buckets", "apply", "shards", "merge"};
+
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -99,6 +103,9 @@ static bool known_section(const char *name)
 {
     for (size_t i = 0; i < sizeof known_sections / sizeof *known_sections; i++)
         if (!strcmp(name, known_sections[i])) return true;
+    if (strncmp(name, SLURM_STEP_PREFIX, strlen(SLURM_STEP_PREFIX))) return false;
+    for (size_t i = 0; i < sizeof slurm_steps / sizeof *slurm_steps; i++)
+        if (!strcmp(name + strlen(SLURM_STEP_PREFIX), slurm_steps[i])) return true;
     return false;
 }
 
@@ -133,7 +140,8 @@ int pl_config_load(const char *path, pl_config *c, char *err, size_t errlen)
             *close = 0;
             char *name = trim(s + 1);
             if (!known_section(name)) {
-                rc = fail(err, errlen, "%s: unknown section [%s] (pipeline, ingest, filter, dedup, tokenize, shard, slurm)", where, name);
+                rc = fail(err, errlen, "%s: unknown section [%s] (pipeline, ingest, filter, dedup, tokenize, shard, slurm, "
+                          "slurm.STEP for STEP docs, signatures, buckets, apply, shards or merge)", where, name);
                 break;
             }
             if (pl_config_section(c, name)) {
@@ -158,7 +166,7 @@ int pl_config_load(const char *path, pl_config *c, char *err, size_t errlen)
             continue;
         }
         for (size_t k = 0; k < sizeof reserved_keys / sizeof *reserved_keys; k++)
-            if (strcmp(cur->name, "slurm") && !strcmp(key, reserved_keys[k]))
+            if (strncmp(cur->name, "slurm", strlen("slurm")) && !strcmp(key, reserved_keys[k]))
                 rc = fail(err, errlen, "%s: [%s] %s is set by the pipeline itself", where, cur->name, key);
         add_option(cur, key, value, lineno);
     }

@@ -6,7 +6,9 @@
  * jobs, compress, rejects. The stage sections [ingest] [filter] [dedup] [tokenize]
  * [shard] turn each line into a command-line option of that stage
  * (`key = value` -> --key=value, a bare `key` -> --key); a stage runs when its
- * section is present (ingest always runs). [slurm] holds sbatch settings. */
+ * section is present (ingest always runs). [slurm] holds sbatch settings of
+ * every step, [slurm.STEP] (docs, signatures, buckets, apply, shards, merge)
+ * those of one step, adding to [slurm] or replacing its lines of the same key. */
 #ifndef WINNOW_PIPELINE_CONFIG_H
 #define WINNOW_PIPELINE_CONFIG_H
 

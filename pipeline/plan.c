@@ -17,7 +17,8 @@
 
 #define PLAN_MAGIC "winnow-pipeline-plan 1"
 
-static const char *const step_names[STEP_COUNT] = {"docs", "signatures", "buckets", "apply", "shards"};
+static const char *const step_names[STEP_COUNT] = {"docs", "signatures", "buckets", "apply", "shards",
+                                                          "merge"};
 
 const char *pl_step_name(pl_step s) { return step_names[s]; }
 
@@ -34,7 +35,19 @@ bool pl_step_enabled(const pl_plan *p, pl_step s)
     return true;
 }
 
-int pl_step_ranks(const pl_plan *p, pl_step s) { return s == STEP_SHARDS ? 1 : p->cfg.tasks; }
+int pl_step_ranks(const pl_plan *p, pl_step s)
+{
+    if (s == STEP_MERGE || (s == STEP_SHARDS && !p->has_tokenize)) return 1;
+    return p->cfg.tasks;
+}
+
+bool pl_step_unfinished(const pl_plan *p, pl_step s)
+{
+    if (!pl_step_enabled(p, s)) return false;
+    for (int r = 0; r < pl_step_ranks(p, s); r++)
+        if (!pl_done(p, s, r)) return true;
+    return s == STEP_MERGE && pl_step_unfinished(p, STEP_SHARDS);
+}
 
 char *pl_path(const pl_plan *p, const char *fmt, ...)
 {
@@ -96,6 +109,13 @@ void pl_mark_done(const pl_plan *p, pl_step s, int rank, const char *note)
     woutput *o = output_open(path, 0);
     output_write(o, note, strlen(note));
     output_close(o);
+    free(path);
+}
+
+void pl_unmark_done(const pl_plan *p, pl_step s, int rank)
+{
+    char *path = pl_path(p, "done/%s.%d", step_names[s], rank);
+    if (unlink(path) != 0 && errno != ENOENT) dief(EXIT_FATAL, "cannot remove %s: %m", path);
     free(path);
 }
 
@@ -223,7 +243,8 @@ void pl_plan_load(const char *pipeline_path, pl_plan *p)
     exe[n] = 0;
     p->winnow = xstrdup(exe);
     expand_inputs(p);
-    static const char *const dirs[] = {"", "docs", "stats", "failed", "logs", "done", "dedup", "dedup-out", "rejects"};
+    static const char *const dirs[] = {"", "docs", "stats", "failed", "logs", "done", "dedup", "dedup-out", "rejects",
+                                       "shards", "stats/tokenize", "stats/shard"};
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
         char *d = pl_path(p, "%s", dirs[i]);
         pl_mkdirs(d);

@@ -10,6 +10,7 @@
  *   WORK/logs/NNNNNN.log      the stages' messages for that file
  *   WORK/dedup/               `winnow dedup` staged work directory
  *   WORK/dedup-out/           deduplicated documents, one file per input
+ *   WORK/shards/RRRRR.json    the manifest of shards rank RRRRR's part (pipeline/shards_rank.h)
  *   WORK/done/STEP.RANK       completion marker of one rank of one step
  *   WORK/report.json, report.txt   the merged stats report
  *
@@ -33,8 +34,9 @@ typedef struct {
     pl_stage_options stages; /* options of the stages run in-process, read at load */
 } pl_plan;
 
-/* The steps of a run, in order; each has tasks ranks except STEP_SHARDS (one). */
-typedef enum { STEP_DOCS, STEP_SIGNATURES, STEP_BUCKETS, STEP_APPLY, STEP_SHARDS, STEP_COUNT } pl_step;
+/* The steps of a run, in order; each has tasks ranks, except STEP_MERGE (one)
+ * and STEP_SHARDS without [tokenize] (one: the documents concatenated). */
+typedef enum { STEP_DOCS, STEP_SIGNATURES, STEP_BUCKETS, STEP_APPLY, STEP_SHARDS, STEP_MERGE, STEP_COUNT } pl_step;
 
 /* "docs", "signatures", ...; and back (-1 when unknown). */
 const char *pl_step_name(pl_step s);
@@ -45,6 +47,10 @@ bool pl_step_enabled(const pl_plan *p, pl_step s);
 
 /* Number of ranks of a step. */
 int pl_step_ranks(const pl_plan *p, pl_step s);
+
+/* True when a rank of step s has no completion marker; the merge step also
+ * while a shards rank has none (a shards rank that runs again needs a merge). */
+bool pl_step_unfinished(const pl_plan *p, pl_step s);
 
 /* Loads the pipeline file (the options of the stages run in-process included),
  * expands and sorts the inputs, and checks them
@@ -67,6 +73,9 @@ bool pl_done(const pl_plan *p, pl_step s, int rank);
 
 /* Writes the completion marker of (step, rank) atomically, with a note inside. */
 void pl_mark_done(const pl_plan *p, pl_step s, int rank, const char *note);
+
+/* Removes the completion marker of (step, rank) when there is one. */
+void pl_unmark_done(const pl_plan *p, pl_step s, int rank);
 
 /* True when path exists. */
 bool pl_exists(const char *path);

@@ -168,7 +168,7 @@ static void add_dir(stage_total *t, const char *dir)
         names[n++] = xstrdup(e->d_name);
     }
     closedir(d);
-    qsort(names, (size_t)n, sizeof *names, compare_names);
+    if (n) qsort(names, (size_t)n, sizeof *names, compare_names); /* names is NULL when n is 0 */
     for (int i = 0; i < n; i++) {
         char *path = xmalloc(strlen(dir) + strlen(names[i]) + 2);
         sprintf(path, "%s/%s", dir, names[i]);
@@ -250,10 +250,10 @@ void pl_report_write(const pl_plan *p, bool print)
     char *dedup_dir = pl_path(p, "stats/dedup");
     add_dir(&totals[2], dedup_dir);
     free(dedup_dir);
-    for (int k = 3; k < 5; k++) {
-        char *path = pl_path(p, "stats/%s.json", report_stages[k]);
-        add_file(&totals[k], path);
-        free(path);
+    for (int k = 3; k < 5; k++) { /* per shards rank: stats/tokenize/RRRRR.json, stats/shard/RRRRR.json */
+        char *dir = pl_path(p, "stats/%s", report_stages[k]);
+        add_dir(&totals[k], dir);
+        free(dir);
     }
 
     wbuf json = WBUF_INIT, text = WBUF_INIT;

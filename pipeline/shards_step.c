@@ -24,7 +24,7 @@ int pl_shards_run(const pl_shards_work *work)
         return EXIT_USAGE;
     }
     so.writer.threads = work->threads;
-    shard_writer *writer = shard_writer_open(p->cfg.output, &so.writer);
+    shard_writer *writer = shard_writer_open(work->dir, &so.writer);
     if (!writer) {
         tokenizer_free(&tok);
         return EXIT_FATAL;
@@ -45,12 +45,8 @@ int pl_shards_run(const pl_shards_work *work)
     else shard_writer_abort(writer); /* no manifest: the step is not done */
     double total = process_cpu_seconds();
     shard_cpu += total - before_close;
-    char *path = pl_path(p, "stats/tokenize.json");
-    stats_write_json_timed(&tokenize_stats, "tokenize", path, total - shard_cpu);
-    free(path);
-    path = pl_path(p, "stats/shard.json");
-    stats_write_json_timed(&shard_stats, "shard", path, shard_cpu);
-    free(path);
+    stats_write_json_timed(&tokenize_stats, "tokenize", work->tokenize_stats, total - shard_cpu);
+    stats_write_json_timed(&shard_stats, "shard", work->shard_stats, shard_cpu);
     stats_free(&tokenize_stats);
     stats_free(&shard_stats);
     tokenizer_free(&tok);

@@ -1,6 +1,6 @@
 /* shards_step.h - the shards step's tokenize and shard in one process: the
  * tokenize stage hands each document's ids straight to the shard writer (no
- * --format bin stream between them). Writes OUTPUT and the two stages'
+ * --format bin stream between them). Writes the shard directory and the two stages'
  * stats, each with the CPU seconds spent in it, as `winnow tokenize
  * --format bin | winnow shard` would. */
 #ifndef WINNOW_PIPELINE_SHARDS_STEP_H
@@ -10,9 +10,12 @@
 
 typedef struct {
     const pl_plan *p;
-    char **inputs; /* the final documents of the input files that did not fail */
+    char **inputs; /* final documents files (this rank's share) */
     int ninputs;
     int threads;
+    const char *dir;            /* the shard directory to write */
+    const char *tokenize_stats; /* where the two stages' --stats go */
+    const char *shard_stats;
 } pl_shards_work;
 
 /* Runs it in this process; returns an exit status (0, 1 for options the

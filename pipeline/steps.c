@@ -13,8 +13,7 @@
 #include "core/util.h"
 #include "pipeline/dedup_step.h"
 #include "pipeline/docs_unit.h"
-#include "pipeline/report.h"
-#include "pipeline/shards_step.h"
+#include "pipeline/shards_rank.h"
 #include "pipeline/spawn.h"
 
 #define MESSAGE_MAX 1024
@@ -115,10 +114,10 @@ static int step_docs(const pl_plan *p, int rank, const pl_step_opts *o)
 }
 
 /* The per-file documents that exist (input files that did not fail), in order. */
-static void push_document_files(const pl_plan *p, pl_argv *a, bool after_dedup)
+static void push_document_files(const pl_plan *p, pl_argv *a)
 {
     for (int i = 0; i < p->nfiles; i++) {
-        char *path = after_dedup ? pl_final_docs_path(p, i) : pl_docs_path(p, i);
+        char *path = pl_docs_path(p, i);
         if (pl_exists(path)) pl_argv_push(a, path);
         free(path);
     }
@@ -177,7 +176,7 @@ static int step_dedup(const pl_plan *p, pl_step s, int rank, const pl_step_opts 
     }
     pl_argv inputs = {0};
     if (s == STEP_SIGNATURES) {
-        push_document_files(p, &inputs, false);
+        push_document_files(p, &inputs);
         w.inputs = inputs.argv;
         w.ninputs = inputs.argc;
     }
@@ -218,36 +217,14 @@ static int concatenate_documents(const pl_plan *p)
     return 0;
 }
 
-/* The child process of the shards step: tokenize and shard in-process. */
-static int shards_main(void *arg)
+/* Rank `rank` of the shards step: a part of the token shards, or without
+ * [tokenize] (one rank) the final documents concatenated. */
+static int step_shards(const pl_plan *p, int rank, const pl_step_opts *o)
 {
-    winnow_prog = "winnow run (tokenize | shard)";
-    return pl_shards_run(arg);
-}
-
-static int step_shards(const pl_plan *p, const pl_step_opts *o)
-{
-    int rc = 0;
-    if (p->has_tokenize) {
-        pl_argv inputs = {0};
-        push_document_files(p, &inputs, true);
-        pl_shards_work work = {p, inputs.argv, inputs.argc, o->threads};
-        char *log = pl_path(p, "logs/shards.log");
-        char why[MESSAGE_MAX], last[MESSAGE_MAX];
-        rc = pl_run_call(shards_main, &work, "tokenize | shard", log, why, sizeof why, last, sizeof last);
-        if (rc) {
-            warnf("tokenize | shard failed: %s%s%s (log: %s)", why, *last ? ": " : "", last, log);
-            rc = EXIT_FATAL;
-        }
-        pl_argv_free(&inputs);
-        free(log);
-    } else {
-        rc = concatenate_documents(p);
-    }
-    if (rc) return rc;
-    pl_report_write(p, !o->quiet);
-    pl_mark_done(p, STEP_SHARDS, 0, "ok\n");
-    return 0;
+    if (p->has_tokenize) return pl_shards_rank_run(p, rank, o->threads);
+    int rc = concatenate_documents(p);
+    if (rc == 0) pl_mark_done(p, STEP_SHARDS, 0, "ok\n");
+    return rc;
 }
 
 int pl_step_run(const pl_plan *p, pl_step s, int rank, const pl_step_opts *o)
@@ -265,7 +242,8 @@ int pl_step_run(const pl_plan *p, pl_step s, int rank, const pl_step_opts *o)
     case STEP_SIGNATURES:
     case STEP_BUCKETS:
     case STEP_APPLY: return step_dedup(p, s, rank, o);
-    case STEP_SHARDS: return step_shards(p, o);
+    case STEP_SHARDS: return step_shards(p, rank, o);
+    case STEP_MERGE: return pl_merge_run(p, o->quiet);
     default: return EXIT_USAGE;
     }
 }

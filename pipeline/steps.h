@@ -10,11 +10,13 @@
  *   signatures, buckets, apply
  *               rank R of `winnow dedup signatures|buckets|apply` over the
  *               documents of every input file that did not fail
- *   shards      a child process tokenizing the final documents and writing
- *               their ids straight into the shard writer at OUTPUT
- *               (shards_step.h; or, without [tokenize], the documents
- *               concatenated into OUTPUT/documents.jsonl[.zst]); then the
- *               merged stats report */
+ *   shards      rank R: a child process tokenizing its share of the final
+ *               documents and writing their ids straight into a shard
+ *               writer, a part of the output (shards_rank.h, shards_step.h);
+ *               or, without [tokenize], one rank: the documents
+ *               concatenated into OUTPUT/documents.jsonl[.zst]
+ *   merge       the parts into one shard directory at OUTPUT; the merged
+ *               stats report */
 #ifndef WINNOW_PIPELINE_STEPS_H
 #define WINNOW_PIPELINE_STEPS_H
 

@@ -38,7 +38,7 @@ seed=${PIPELINE_SEED:-$$}
 echo "# kill points from seed $seed; the uninterrupted run took ${ref_seconds}s"
 kills=0 finished=0
 for round in 1 2 3 4 5 6 7 8; do
-    [ -e "$TMP/work/done/shards.0" ] && break
+    [ -e "$TMP/work/done/merge.0" ] && break
     # a random point within the first quarter of a whole run's time: progress
     # accumulates over the rounds, so the kills land in every step
     delay=$(awk -v s="$seed" -v r="$round" -v t="$ref_seconds" 'BEGIN { srand(s * 7 + r); printf "%.2f", 0.05 + rand() * t / 4 }')
@@ -52,7 +52,7 @@ for round in 1 2 3 4 5 6 7 8; do
         echo "# round $round: killed after ${delay}s ($(ls "$TMP/work/done" 2> /dev/null | tr '\n' ' '))"
     fi
     wait "$pid" 2> /dev/null
-    if [ -z "${refused:-}" ] && [ -e "$TMP/work/plan" ] && [ ! -e "$TMP/work/done/shards.0" ]; then
+    if [ -z "${refused:-}" ] && [ -e "$TMP/work/plan" ] && [ ! -e "$TMP/work/done/merge.0" ]; then
         refused=yes
         sed 's/^tasks = 3/tasks = 4/' "$TMP/p.ini" > "$TMP/p4.ini"
         "$WINNOW" run -q "$TMP/p4.ini" 2> "$TMP/p4.err"
