@@ -122,7 +122,7 @@ static void read_row_group(tc_reader *r, pq_row_group *g, int *ncols)
 static char *dup_name(const uint8_t *p, uint32_t n)
 {
     char *s = xmalloc(n + 1);
-    memcpy(s, p, n);
+    if (n) memcpy(s, p, n);
     s[n] = 0;
     return s;
 }
@@ -150,14 +150,14 @@ static int walk_schema(schema_walk *w, int i, int depth, const char *top, const 
     if (e->num_children > 0) {
         if (e->num_children > w->nelems - next) { w->error = "a group has more children than the schema has elements"; next = -1; }
         for (int k = 0; k < e->num_children && next >= 0; k++)
-            next = walk_schema(w, next, depth + 1, depth == 1 ? name : top, full.data, here_nested);
+            next = walk_schema(w, next, depth + 1, depth == 1 ? name : top, full.data ? full.data : "", here_nested);
     } else if (!e->has_type) {
         w->error = "a leaf of the schema has no type";
         next = -1;
     } else {
         pq_column *c = &w->cols[w->ncols++];
         c->name = xstrdup(depth == 1 ? name : top);
-        c->path = xstrdup(full.data);
+        c->path = xstrdup(full.data ? full.data : "");
         c->type = e->type;
         c->type_length = e->type_length;
         c->optional = e->repetition == REP_OPTIONAL;

@@ -16,7 +16,6 @@
 /* Decoded row groups in flight are kept under this many bytes (as the footer
  * sizes them) by running fewer threads when row groups are big. */
 #define IN_FLIGHT_BYTES (2ll << 30)
-#define FLOAT_DIGITS_MIN 6
 #define DOUBLE_DIGITS_MIN 15
 #define DOUBLE_DIGITS_MAX 17
 #define NUMBER_MAX 40
@@ -52,19 +51,20 @@ struct pq_jsonl {
     int errors;
 };
 
-/* Shortest "%.*g" form of x that reads back as the same value (as float when is_float). */
-static void put_real(wbuf *out, double x, bool is_float)
+/* The shortest "%.*g" form of x that reads back as the same double (a FLOAT
+ * cell is written as its exact value as a double, as Arrow readers give it). */
+static void put_real(wbuf *out, double x)
 {
     if (!isfinite(x)) { /* JSON has no NaN or infinity */
         buf_puts(out, "null");
         return;
     }
     char s[NUMBER_MAX];
-    for (int digits = is_float ? FLOAT_DIGITS_MIN : DOUBLE_DIGITS_MIN; digits <= DOUBLE_DIGITS_MAX; digits++) {
+    for (int digits = DOUBLE_DIGITS_MIN; digits <= DOUBLE_DIGITS_MAX; digits++) {
         snprintf(s, sizeof s, "%.*g", digits, x);
-        if (is_float ? strtof(s, NULL) == (float)x : strtod(s, NULL) == x) break;
+        if (strtod(s, NULL) == x) break;
     }
-    if (!strpbrk(s, ".eEn")) strcat(s, ".0"); /* stays a float when read back */
+    if (!strpbrk(s, ".eE")) strcat(s, ".0"); /* stays a float when read back */
     buf_puts(out, s);
 }
 
@@ -79,8 +79,8 @@ static void put_value(wbuf *out, const pq_values *v, int64_t r)
     case PQ_BOOLEAN: buf_puts(out, v->ints[r] ? "true" : "false"); break;
     case PQ_INT32:
     case PQ_INT64: buf_printf(out, "%lld", (long long)v->ints[r]); break;
-    case PQ_FLOAT: put_real(out, v->reals[r], true); break;
-    case PQ_DOUBLE: put_real(out, v->reals[r], false); break;
+    case PQ_FLOAT:
+    case PQ_DOUBLE: put_real(out, v->reals[r]); break;
     default: buf_puts(out, "null"); break;
     }
 }
