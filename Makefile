@@ -143,7 +143,8 @@ demo: deps
 	$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh
 
-BENCH_C   = $(BUILD)/bench/docstream_bench $(BUILD)/bench/tokenize_encode $(BUILD)/bench/dedup_sig
+BENCH_C   = $(BUILD)/bench/docstream_bench $(BUILD)/bench/tokenize_encode $(BUILD)/bench/dedup_sig \
+            $(BUILD)/bench/parquet_read
 BENCH_BIN = $(BENCH_C) $(BUILD)/bench/simdjson_lines
 $(BENCH_C): $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)

@@ -296,7 +296,7 @@ pq_file *pq_open_fd(int fd, const uint8_t *head, size_t head_len, const char *na
     size_t n = 0;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
         n = (size_t)st.st_size;
-        map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+        map = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
         if (map == MAP_FAILED) map = NULL;
     }
     if (!map) {

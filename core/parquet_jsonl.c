@@ -19,6 +19,7 @@
 #define DOUBLE_DIGITS_MIN 15
 #define DOUBLE_DIGITS_MAX 17
 #define NUMBER_MAX 40
+#define CELL_OVERHEAD 24 /* bytes a cell adds besides its string: a number, quotes, a comma */
 
 static const char *text_column = DEFAULT_TEXT_COLUMN;
 static int decode_threads;
@@ -101,7 +102,12 @@ static void decode_group(void *ctx, int worker, void *item)
         job->failed = 1;
     } else {
         int64_t rows = pq_row_group_rows(j->f, job->group);
-        buf_reserve(&job->out, (size_t)rows * 64);
+        size_t estimate = 0; /* the JSON is about the strings plus a little per cell */
+        for (int c = 0; c < j->ncols; c++) {
+            estimate += (size_t)rows * (strlen(j->cols[c].key) + CELL_OVERHEAD);
+            for (int64_t r = 0; vals[c].bytes && r < rows; r++) estimate += vals[c].bytes[r].len;
+        }
+        buf_reserve(&job->out, estimate + estimate / 16);
         for (int64_t r = 0; r < rows; r++) {
             buf_putc(&job->out, '{');
             bool first = true, meta_open = false;
