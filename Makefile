@@ -19,7 +19,7 @@ DEB_PACKAGES = build-essential g++ pkg-config perl python3 zstd gzip tar zip \
   libzstd-dev libxxhash-dev libarchive-dev libuchardet-dev libutf8proc-dev \
   libxml2-dev libcld2-dev libpcre2-dev zlib1g-dev libdeflate-dev libicu-dev libbrotli-dev libssl-dev \
   libsnappy-dev python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev libsimdjson-dev \
-  time xz-utils bzip2
+  time xz-utils bzip2 nodejs
 
 PKGS = libzstd libxxhash libcrypto libarchive uchardet libutf8proc libxml-2.0 libpcre2-8 zlib libdeflate icu-uc icu-i18n libbrotlidec snappy
 
@@ -129,6 +129,11 @@ deps:
 	    SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	else echo "make deps: all packages present"; fi
+	@# the second Parquet implementation the tests read winnow's Parquet with (pinned in package-lock.json)
+	@# (Debian's npm package, unless a nodejs that brings its own npm is installed)
+	@command -v npm >/dev/null || { SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm >/dev/null; }
+	@[ -d tests/parquet/node_modules/hyparquet-compressors ] || (cd tests/parquet && npm ci --silent --no-audit --no-fund)
 
 # WINNOW points the shell tests at the binary under test; SHARED at ../shared/data.
 test: deps

@@ -34,7 +34,10 @@ typedef struct {
     int column;
     char *key;     /* `"name":` ready to append */
     bool top;      /* a top-level field; else under metadata */
+    bool merge;    /* the "metadata" string column: a JSON object's members join the metadata */
 } mapped;
+
+#define METADATA_COLUMN "metadata"
 
 typedef struct {
     int group;
@@ -88,6 +91,29 @@ static void put_value(wbuf *out, const pq_values *v, int64_t r)
 
 static bool is_null(const pq_values *v, int64_t r) { return v->valid && !v->valid[r]; }
 
+/* For the "metadata" column (what winnow's Parquet writer stores the metadata
+ * object in): true when row r is null (*n = 0) or a JSON object, with its
+ * members (the text between its braces, blanks trimmed) in *p, *n. */
+static bool merge_members(const pq_values *v, int64_t r, const char **p, size_t *n)
+{
+    *n = 0;
+    if (is_null(v, r)) return true;
+    const char *s = (const char *)v->bytes[r].p;
+    size_t len = v->bytes[r].len;
+    jdoc d;
+    const char *err;
+    size_t pos;
+    if (!len || json_scan_doc(s, len, &d, &err, &pos) != 0) return false;
+    size_t open = 0, close = d.close_brace;
+    while (open < close && s[open] != '{') open++;
+    open++;
+    while (open < close && (s[open] == ' ' || s[open] == '\n' || s[open] == '\t' || s[open] == '\r')) open++;
+    while (close > open && (s[close - 1] == ' ' || s[close - 1] == '\n' || s[close - 1] == '\t' || s[close - 1] == '\r')) close--;
+    *p = s + open;
+    *n = close - open;
+    return true;
+}
+
 /* Worker: decodes row group job->group and writes its rows as JSON lines. */
 static void decode_group(void *ctx, int worker, void *item)
 {
@@ -114,6 +140,10 @@ static void decode_group(void *ctx, int worker, void *item)
             for (int c = 0; c < j->ncols; c++) {
                 const mapped *m = &j->cols[c];
                 if (m->top && c > 0 && is_null(&vals[c], r)) continue; /* a missing id/url/date/source */
+                const char *members = NULL;
+                size_t members_len = 0;
+                if (m->merge && !merge_members(&vals[c], r, &members, &members_len)) members = NULL;
+                else if (m->merge && !members_len) continue; /* null, or an empty object */
                 if (!m->top && !meta_open) {
                     buf_append(&job->out, first ? "\"metadata\":{" : ",\"metadata\":{", first ? 12 : 13);
                     meta_open = true;
@@ -121,6 +151,10 @@ static void decode_group(void *ctx, int worker, void *item)
                 }
                 if (!first) buf_putc(&job->out, ',');
                 first = false;
+                if (members) {
+                    buf_append(&job->out, members, members_len);
+                    continue;
+                }
                 buf_puts(&job->out, m->key);
                 put_value(&job->out, &vals[c], r);
             }
@@ -168,7 +202,7 @@ static int plan_columns(pq_jsonl *j)
         return -1;
     }
     j->cols = xcalloc((size_t)n, sizeof *j->cols);
-    j->cols[j->ncols++] = (mapped){text, key_of("text"), true};
+    j->cols[j->ncols++] = (mapped){text, key_of("text"), true, false};
     for (int pass = 0; pass < 2; pass++) {
         for (int c = 0; c < n; c++) {
             const pq_column *col = pq_column_at(f, c);
@@ -181,7 +215,8 @@ static int plan_columns(pq_jsonl *j)
                           col->nested ? "nested (a group, list or map)" : "INT96 or fixed-length bytes");
                 continue;
             }
-            j->cols[j->ncols++] = (mapped){c, key_of(col->name), top};
+            bool merge = !top && col->type == PQ_BYTE_ARRAY && strcmp(col->name, METADATA_COLUMN) == 0;
+            j->cols[j->ncols++] = (mapped){c, key_of(col->name), top, merge};
         }
     }
     return 0;

@@ -202,3 +202,49 @@ void tc_skip(tc_reader *r, int type)
     default: tc_fail(r, "unknown Thrift type"); break;
     }
 }
+
+/* ---- writing ---- */
+
+static void put_varint(wbuf *b, uint64_t v)
+{
+    while (v >= 0x80) {
+        buf_putc(b, (char)(v | 0x80));
+        v >>= 7;
+    }
+    buf_putc(b, (char)v);
+}
+
+static uint64_t to_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+
+void tw_field(wbuf *b, int16_t *last_id, int16_t id, int type)
+{
+    int delta = id - *last_id;
+    if (delta > 0 && delta <= 15) {
+        buf_putc(b, (char)(delta << 4 | type));
+    } else {
+        buf_putc(b, (char)type);
+        put_varint(b, to_zigzag(id));
+    }
+    *last_id = id;
+}
+
+void tw_i32(wbuf *b, int32_t v) { put_varint(b, to_zigzag(v)); }
+void tw_i64(wbuf *b, int64_t v) { put_varint(b, to_zigzag(v)); }
+
+void tw_binary(wbuf *b, const void *p, size_t n)
+{
+    put_varint(b, n);
+    if (n) buf_append(b, p, n);
+}
+
+void tw_list(wbuf *b, int elem_type, uint32_t n)
+{
+    if (n < LONG_FORM_NIBBLE) {
+        buf_putc(b, (char)(n << 4 | (uint32_t)elem_type));
+    } else {
+        buf_putc(b, (char)(LONG_FORM_NIBBLE << 4 | elem_type));
+        put_varint(b, n);
+    }
+}
+
+void tw_stop(wbuf *b) { buf_putc(b, TC_STOP); }

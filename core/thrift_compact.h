@@ -1,5 +1,5 @@
-/* thrift_compact.h - a reader for the Thrift compact protocol (the encoding of
- * Parquet's footer and page headers), over a bounded byte range.
+/* thrift_compact.h - the Thrift compact protocol (the encoding of Parquet's
+ * footer and page headers): a reader over a bounded byte range, and a writer.
  *
  * Every read checks the range: a value that runs past the end, a varint
  * longer than 10 bytes, a length over the bytes left or nesting deeper than
@@ -65,5 +65,19 @@ void tc_struct_end(tc_reader *r);
 
 /* Skips a value of the given type (for fields a reader does not use). */
 void tc_skip(tc_reader *r, int type);
+
+/* ---- writing, into a wbuf ---- */
+
+#include "core/buf.h"
+
+/* Writes a field header; *last_id is the previous field id of the struct (start at 0). */
+void tw_field(wbuf *b, int16_t *last_id, int16_t id, int type);
+void tw_i32(wbuf *b, int32_t v);
+void tw_i64(wbuf *b, int64_t v);
+void tw_binary(wbuf *b, const void *p, size_t n);
+/* A list header: element type and count. */
+void tw_list(wbuf *b, int elem_type, uint32_t n);
+/* Ends a struct (its STOP byte). */
+void tw_stop(wbuf *b);
 
 #endif

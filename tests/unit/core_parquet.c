@@ -10,6 +10,7 @@
 
 #include "core/buf.h"
 #include "core/parquet.h"
+#include "core/parquet_writer.h"
 #include "core/util.h"
 #include "tests/tap.h"
 
@@ -304,6 +305,53 @@ static void damaged_footers(void)
     free(orig);
 }
 
+static void to_wbuf(void *ctx, const void *p, size_t n) { buf_append(ctx, p, n); }
+
+/* The writer closes a row group at about 128 MB of data (PQ_ROW_GROUP_BYTES):
+ * 2,200 documents of 64 KiB make two row groups, the first just over the size. */
+static void writer_row_groups(void)
+{
+    enum { DOCS = 2200, TEXT = 64 * 1024 };
+    wbuf file = WBUF_INIT, line = WBUF_INIT, err = WBUF_INIT;
+    pq_writer *w = pq_writer_new("big.parquet", to_wbuf, &file);
+    char *text = xmalloc(TEXT + 1);
+    for (int d = 0; d < DOCS; d++) {
+        for (int i = 0; i < TEXT; i++) text[i] = (char)('a' + (i * 7 + d) % 26);
+        text[TEXT] = 0;
+        buf_clear(&line);
+        buf_printf(&line, "{\"id\":\"doc-%d\",\"text\":\"%s\",\"metadata\":{\"n\":%d}}\n", d, text, d);
+        pq_writer_feed(w, line.data, line.len / 2); /* a line may come in pieces */
+        pq_writer_feed(w, line.data + line.len / 2, line.len - line.len / 2);
+    }
+    pq_writer_finish(w);
+    pq_file *f = pq_open_memory((const uint8_t *)file.data, file.len, "big.parquet", &err);
+    if (!ok(f != NULL, "the writer's %zu-byte file opens", file.len)) {
+        diag("%s", err.data);
+        return;
+    }
+    is_int(pq_num_row_groups(f), 2, "two row groups");
+    is_int(pq_num_rows(f), DOCS, "every document a row");
+    int64_t first = pq_row_group_bytes(f, 0);
+    ok(first >= (int64_t)PQ_ROW_GROUP_BYTES && first < (int64_t)PQ_ROW_GROUP_BYTES + 2 * TEXT,
+       "the first row group closes at about %u bytes of data (%lld)", PQ_ROW_GROUP_BYTES, (long long)first);
+    wbuf got = WBUF_INIT;
+    column_joined(f, "id", &got);
+    ok(got.len > 10 && strncmp(got.data, "doc-0|doc-1|", 12) == 0 && strstr(got.data, "|doc-2199") != NULL, "ids in order across row groups");
+    column_joined(f, "metadata", &got);
+    ok(strncmp(got.data, "{\"n\":0}|{\"n\":1}|", 16) == 0, "metadata as its JSON text");
+    pq_values v;
+    int c = pq_find_column(f, "text");
+    ok(pq_read_column(f, 1, c, &v, &err) == 0 && v.bytes[v.n - 1].len == TEXT && memcmp(v.bytes[v.n - 1].p, text, TEXT) == 0,
+       "the last text, in the second row group, byte for byte");
+    pq_values_free(&v);
+    pq_close(f);
+    free(text);
+    buf_free(&file);
+    buf_free(&line);
+    buf_free(&err);
+    buf_free(&got);
+}
+
 int main(void)
 {
     against_csv("delta_binary_packed.parquet", "delta_binary_packed_expect.csv");
@@ -314,5 +362,6 @@ int main(void)
     refusals();
     bad_data();
     damaged_footers();
+    writer_row_groups();
     return done_testing();
 }
