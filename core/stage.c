@@ -16,7 +16,8 @@
 
 const char STAGE_COMMON_HELP[] =
     "common options:\n"
-    "  -o, --output FILE   write to FILE (default: stdout); written atomically\n"
+    "  -o, --output FILE   write to FILE (default: stdout); written atomically; a name\n"
+    "                      ending in .parquet is written as Parquet (zstd)\n"
     "  -z, --zstd          zstd-compress the output\n"
     "  -j, --jobs N        worker threads (default: all cores)\n"
     "      --stats FILE    write counts (in/out/dropped by reason/failed by kind) as JSON\n"

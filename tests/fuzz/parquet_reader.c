@@ -1,7 +1,6 @@
 /* parquet_reader.c - fuzz the Parquet reader: the footer (Thrift compact),
  * every column chunk's pages, and the rows as JSON lines through core/input,
  * as every stage reads a .parquet file. */
-#define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
