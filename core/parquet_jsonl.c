@@ -21,10 +21,14 @@
 #define NUMBER_MAX 40
 #define CELL_OVERHEAD 24 /* bytes a cell adds besides its string: a number, quotes, a comma */
 
-static const char *text_column = DEFAULT_TEXT_COLUMN;
+static char *text_column_set; /* NULL: DEFAULT_TEXT_COLUMN */
 static int decode_threads;
 
-void parquet_set_text_column(const char *name) { text_column = name; }
+void parquet_set_text_column(const char *name)
+{
+    free(text_column_set);
+    text_column_set = xstrdup(name);
+}
 void parquet_set_threads(int threads) { decode_threads = threads; }
 
 /* Top-level document fields a column of the same name fills. */
@@ -186,6 +190,7 @@ static int plan_columns(pq_jsonl *j)
 {
     pq_file *f = j->f;
     int n = pq_num_columns(f);
+    const char *text_column = text_column_set ? text_column_set : DEFAULT_TEXT_COLUMN;
     int text = pq_find_column(f, text_column);
     if (text < 0) {
         wbuf names = WBUF_INIT;

@@ -126,6 +126,12 @@ EOT
     ok "winnow run: Parquet and JSON Lines give identical shards ($(wc -l < "$TMP/run_parquet.ids") documents)" \
         test -s "$TMP/run_parquet.ids" -a "$(wc -l < "$TMP/run_parquet.ids")" -gt 20
     ok "winnow run: ids identical" cmp -s "$TMP/run_parquet.ids" "$TMP/run_jsonl.ids"
+    mkdir "$TMP/in_url" && cp "$FX/types.wasm-zstd-v1.parquet" "$TMP/in_url/"
+    sed -e "s|$TMP/in_jsonl|$TMP/in_url|; s|work_jsonl|work_url|; s|out_jsonl|out_url|; s|^\[ingest\]|[ingest]\ntext-column = url|" \
+        "$TMP/jsonl.pipeline" > "$TMP/url.pipeline"
+    $WINNOW run -q "$TMP/url.pipeline" > /dev/null 2>&1
+    grep -q "^ingest  *150 in  *120 out  *0 dropped  *30 failed" "$TMP/work_url/report.txt"
+    is $? 0 "winnow run with [ingest] text-column = url: 120 documents, the 30 null urls failed"
     ;;
 esac
 
