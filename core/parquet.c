@@ -190,10 +190,10 @@ static int read_footer(pq_file *f, const uint8_t *p, size_t n, uint64_t at, wbuf
             f->num_rows = tc_i64(&r);
         } else if (id == 4 && t == TC_LIST && !f->groups) {
             int et;
-            uint32_t n = tc_list(&r, &et);
-            if (n && et != TC_STRUCT) { tc_fail(&r, "row groups are not structs"); break; }
-            f->groups = xcalloc(n ? n : 1, sizeof *f->groups);
-            for (uint32_t i = 0; i < n && !tc_failed(&r); i++) {
+            uint32_t ngroups = tc_list(&r, &et);
+            if (ngroups && et != TC_STRUCT) { tc_fail(&r, "row groups are not structs"); break; }
+            f->groups = xcalloc(ngroups ? ngroups : 1, sizeof *f->groups);
+            for (uint32_t i = 0; i < ngroups && !tc_failed(&r); i++) {
                 read_row_group(&r, &f->groups[i], &f->groups[i].nchunks);
                 f->ngroups = (int)i + 1;
             }
