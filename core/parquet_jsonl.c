@@ -160,7 +160,10 @@ static void decode_group(void *ctx, int worker, void *item)
                     continue;
                 }
                 buf_puts(&job->out, m->key);
+                bool quote = m->top && c > 0 && vals[c].type != PQ_BYTE_ARRAY; /* ids, urls, dates are strings */
+                if (quote) buf_putc(&job->out, '"');
                 put_value(&job->out, &vals[c], r);
+                if (quote) buf_putc(&job->out, '"');
             }
             buf_append(&job->out, meta_open ? "}}\n" : "}\n", meta_open ? 3 : 2);
         }
