@@ -143,11 +143,11 @@ static void decode_group(void *ctx, int worker, void *item)
             bool first = true, meta_open = false;
             for (int c = 0; c < j->ncols; c++) {
                 const mapped *m = &j->cols[c];
-                if (m->top && c > 0 && is_null(&vals[c], r)) continue; /* a missing id/url/date/source */
+                if (c > 0 && is_null(&vals[c], r)) continue; /* a null is a field the document does not have */
                 const char *members = NULL;
                 size_t members_len = 0;
                 if (m->merge && !merge_members(&vals[c], r, &members, &members_len)) members = NULL;
-                else if (m->merge && !members_len) continue; /* null, or an empty object */
+                else if (m->merge && !members_len) continue; /* an empty object */
                 if (!m->top && !meta_open) {
                     buf_append(&job->out, first ? "\"metadata\":{" : ",\"metadata\":{", first ? 12 : 13);
                     meta_open = true;

@@ -5,7 +5,7 @@
  * column (parquet_set_text_column, default "text") becomes "text"; columns
  * named id, url, date and source keep their names at the top level; every
  * other flat column goes under "metadata" with its type (strings, numbers,
- * booleans, null). Nested columns and INT96 / fixed-length columns are left
+ * booleans); a null cell is a field the document does not have. Nested columns and INT96 / fixed-length columns are left
  * out with a warning naming them; a nested or missing text column is an error. */
 #ifndef WINNOW_PARQUET_JSONL_H
 #define WINNOW_PARQUET_JSONL_H

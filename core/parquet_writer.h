@@ -1,10 +1,13 @@
 /* parquet_writer.h - the document stream written as a Parquet file.
  *
  * Fed JSON lines (documents), writes one row per document with the columns
- * text (required), id, url, date, source and metadata (optional strings; the
- * metadata object as its JSON text), as the Hugging Face Hub and datatrove
- * read them; winnow's own reader turns the metadata column back into the
- * metadata object, so a round trip gives the same documents. Pages are PLAIN
+ * text (required), id, url, date, source, metadata (optional strings), then one
+ * column per metadata key of the first row group's documents, typed by its
+ * values (string, INT64, DOUBLE, BOOLEAN), as the Hugging Face Hub and
+ * datatrove read them. A member that fits no column (a later key, another
+ * type, an object or array) stays, as JSON, in the row's metadata column,
+ * which winnow's reader merges back: a round trip gives the same documents
+ * (null metadata values become absent keys). Pages are PLAIN
  * with RLE definition levels, zstd-compressed, with CRCs; a row group is
  * closed at about PQ_ROW_GROUP_BYTES of data. Written from the format's
  * specification (apache/parquet-format), as core/parquet.c reads it. */
