@@ -18,10 +18,10 @@ CUDA        ?= auto
 DEB_PACKAGES = build-essential g++ pkg-config perl python3 zstd gzip tar zip \
   libzstd-dev libxxhash-dev libarchive-dev libuchardet-dev libutf8proc-dev \
   libxml2-dev libcld2-dev libpcre2-dev zlib1g-dev libdeflate-dev libicu-dev libbrotli-dev libssl-dev \
-  python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev libsimdjson-dev \
-  time xz-utils bzip2 fasttext libfasttext-dev
+  libsnappy-dev python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev libsimdjson-dev \
+  time xz-utils bzip2 nodejs fasttext libfasttext-dev
 
-PKGS = libzstd libxxhash libcrypto libarchive uchardet libutf8proc libxml-2.0 libpcre2-8 zlib libdeflate icu-uc icu-i18n libbrotlidec fasttext
+PKGS = libzstd libxxhash libcrypto libarchive uchardet libutf8proc libxml-2.0 libpcre2-8 zlib libdeflate icu-uc icu-i18n libbrotlidec snappy fasttext
 
 ifeq ($(SANITIZE),1)
 BUILD    = build-asan
@@ -129,6 +129,11 @@ deps:
 	    SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	else echo "make deps: all packages present"; fi
+	@# the second Parquet implementation the tests read winnow's Parquet with (pinned in package-lock.json)
+	@# (Debian's npm package, unless a nodejs that brings its own npm is installed)
+	@command -v npm >/dev/null || { SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm >/dev/null; }
+	@[ -d tests/parquet/node_modules/hyparquet-compressors ] || (cd tests/parquet && npm ci --silent --no-audit --no-fund)
 
 # WINNOW points the shell tests at the binary under test; SHARED at ../shared/data.
 test: deps
@@ -143,7 +148,8 @@ demo: deps
 	$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh
 
-BENCH_C   = $(BUILD)/bench/docstream_bench $(BUILD)/bench/tokenize_encode $(BUILD)/bench/dedup_sig
+BENCH_C   = $(BUILD)/bench/docstream_bench $(BUILD)/bench/tokenize_encode $(BUILD)/bench/dedup_sig \
+            $(BUILD)/bench/parquet_read
 BENCH_BIN = $(BENCH_C) $(BUILD)/bench/simdjson_lines
 $(BENCH_C): $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)

@@ -11,6 +11,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "parquet_jsonl.h"
 #include "util.h"
 
 #define RAW_CHUNK (256 * 1024)
@@ -23,6 +24,7 @@
 
 static const unsigned char GZIP_MAGIC[2] = {0x1f, 0x8b};
 static const unsigned char ZSTD_MAGIC[4] = {0x28, 0xb5, 0x2f, 0xfd};
+static const unsigned char PARQUET_MAGIC[4] = {'P', 'A', 'R', '1'};
 
 struct winput {
     int fd;
@@ -48,6 +50,7 @@ struct winput {
     ZSTD_DCtx *zd;
     bool zd_in_frame;
     struct archive *ar;
+    pq_jsonl *pq; /* Parquet: rows as JSON lines (core/parquet_jsonl.h) */
 };
 
 /* Reports damage (each place once) and counts it. */
@@ -276,6 +279,19 @@ static bool decode_more(winput *in)
         in->zd_in_frame = r != 0;
         return true;
     }
+    case CODEC_PARQUET: {
+        const char *p;
+        size_t n;
+        if (!in->pq || !pq_jsonl_next(in->pq, &p, &n)) {
+            if (in->pq) in->errors += pq_jsonl_errors(in->pq);
+            in->eof = true;
+            return false;
+        }
+        make_room(in, n);
+        memcpy(in->buf + in->end, p, n);
+        in->end += n;
+        return true;
+    }
     case CODEC_OTHER: {
         la_ssize_t r = archive_read_data(in->ar, in->buf + in->end, room);
         if (r > 0) { in->end += (size_t)r; return true; }
@@ -327,6 +343,14 @@ winput *input_open(const char *path)
         in->codec = CODEC_ZSTD;
         in->zd = ZSTD_createDCtx();
         in->zd_in_frame = true;
+    } else if (has_prefix(p, n, PARQUET_MAGIC, 4)) {
+        in->codec = CODEC_PARQUET;
+        in->pq = pq_jsonl_open(fd, in->raw, in->raw_len, in->name);
+        in->raw_pos = in->raw_len; /* the Parquet reader has the file from its start */
+        if (!in->pq) {
+            in->errors++;
+            in->eof = true;
+        }
     } else if (other_compression(p, n)) {
         in->codec = CODEC_OTHER;
         in->ar = archive_read_new();
@@ -441,6 +465,7 @@ const char *input_codec_name(input_codec c)
     case CODEC_PLAIN: return "plain";
     case CODEC_GZIP: return "gzip";
     case CODEC_ZSTD: return "zstd";
+    case CODEC_PARQUET: return "parquet";
     default: return "other";
     }
 }
@@ -452,6 +477,7 @@ void input_close(winput *in)
     if (in->ld) libdeflate_free_decompressor(in->ld);
     if (in->zd) ZSTD_freeDCtx(in->zd);
     if (in->ar) archive_read_free(in->ar);
+    pq_jsonl_close(in->pq);
     if (in->fd != STDIN_FILENO) close(in->fd);
     free(in->raw);
     free(in->buf);

@@ -3,7 +3,8 @@
  * The codec is found from the first bytes, never from the file name: gzip
  * (any number of concatenated members), zstd (any number of frames), and
  * anything else libarchive's filters read (bzip2, xz, lz4, ...); other bytes
- * are read as they are. Damage is reported with its position and counted in
+ * are read as they are. A Parquet file (PAR1) reads as its rows in JSON Lines
+ * (core/parquet_jsonl.h). Damage is reported with its position and counted in
  * input_errors(); everything decoded before it is delivered. Bad deflate data
  * inside a gzip member skips to the next member header, so the members after
  * a damaged one are still read; any other damage ends the input there. */
@@ -16,7 +17,7 @@
 
 typedef struct winput winput;
 
-typedef enum { CODEC_PLAIN, CODEC_GZIP, CODEC_ZSTD, CODEC_OTHER } input_codec;
+typedef enum { CODEC_PLAIN, CODEC_GZIP, CODEC_ZSTD, CODEC_OTHER, CODEC_PARQUET } input_codec;
 
 /* Opens path ("-" for stdin). Returns NULL and prints why when it cannot. */
 winput *input_open(const char *path);
@@ -44,7 +45,7 @@ uint64_t input_raw_offset(const winput *in);
 /* Codec found for this input. */
 input_codec input_get_codec(const winput *in);
 
-/* Short name of a codec: "plain", "gzip", "zstd", "other". */
+/* Short name of a codec: "plain", "gzip", "zstd", "other", "parquet". */
 const char *input_codec_name(input_codec c);
 
 /* Number of damaged-stream errors met. */

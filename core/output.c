@@ -13,9 +13,11 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "parquet_writer.h"
 #include "util.h"
 
 #define OUT_CHUNK (1 << 20)
+#define PARQUET_SUFFIX ".parquet" /* an output of this name is written as Parquet */
 
 struct woutput {
     int fd;
@@ -28,6 +30,7 @@ struct woutput {
     size_t zcap;
     uint64_t bytes;
     struct woutput *next_open; /* list of open temporaries, for output_abort_all */
+    pq_writer *parquet;        /* a NAME.parquet output: the document stream as Parquet */
 };
 
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -88,6 +91,15 @@ void output_remove_temporaries(const char *dir)
     closedir(d);
 }
 
+/* True for a path whose name ends in ".parquet". */
+static bool is_parquet_name(const char *path)
+{
+    size_t n = path ? strlen(path) : 0, k = strlen(PARQUET_SUFFIX);
+    return n > k && strcmp(path + n - k, PARQUET_SUFFIX) == 0;
+}
+
+static void write_raw(void *ctx, const void *p, size_t n);
+
 woutput *output_open(const char *path, int zstd_level)
 {
     woutput *o = xcalloc(1, sizeof *o);
@@ -115,6 +127,13 @@ woutput *output_open(const char *path, int zstd_level)
         o->zbuf = xmalloc(o->zcap);
     }
     o->buf = xmalloc(OUT_CHUNK);
+    if (is_parquet_name(path)) {
+        if (o->zc) { /* Parquet compresses its pages itself */
+            ZSTD_freeCCtx(o->zc);
+            o->zc = NULL;
+        }
+        o->parquet = pq_writer_new(path, write_raw, o);
+    }
     return o;
 }
 
@@ -137,9 +156,10 @@ static void flush_buf(woutput *o, bool last)
     o->len = 0;
 }
 
-void output_write(woutput *o, const void *p, size_t n)
+/* The bytes of the file itself (Parquet's writer calls this). */
+static void write_raw(void *ctx, const void *p, size_t n)
 {
-    o->bytes += n;
+    woutput *o = ctx;
     if (!o->zc && n >= OUT_CHUNK / 4) { /* large plain writes skip the buffer */
         flush_buf(o, false);
         write_all(o, p, n);
@@ -156,6 +176,13 @@ void output_write(woutput *o, const void *p, size_t n)
     }
 }
 
+void output_write(woutput *o, const void *p, size_t n)
+{
+    o->bytes += n;
+    if (o->parquet) pq_writer_feed(o->parquet, p, n);
+    else write_raw(o, p, n);
+}
+
 uint64_t output_bytes(const woutput *o) { return o->bytes; }
 
 static void release(woutput *o)
@@ -170,6 +197,8 @@ static void release(woutput *o)
 
 void output_close(woutput *o)
 {
+    if (o->parquet) pq_writer_finish(o->parquet);
+    o->parquet = NULL;
     flush_buf(o, true);
     if (o->path) {
         if (fsync(o->fd) != 0 && errno != EINVAL) {
@@ -191,6 +220,8 @@ void output_close(woutput *o)
 
 void output_abort(woutput *o)
 {
+    pq_writer_free(o->parquet);
+    o->parquet = NULL;
     if (o->path) {
         close(o->fd);
         unlink(o->tmp);

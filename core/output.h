@@ -14,7 +14,9 @@
 typedef struct woutput woutput;
 
 /* Opens path for writing ("-" or NULL: stdout). zstd_level 0 writes plain
- * bytes, 1..19 a zstd stream. Exits with status 2 when it cannot. */
+ * bytes, 1..19 a zstd stream. A path ending in ".parquet" takes the document
+ * stream (JSON lines) and is written as a Parquet file (core/parquet_writer.h;
+ * zstd_level then does not apply). Exits with status 2 when it cannot. */
 woutput *output_open(const char *path, int zstd_level);
 
 /* Writes n bytes (buffered). */

@@ -7,6 +7,7 @@
 
 #include "doc.h"
 #include "input.h"
+#include "parquet_jsonl.h"
 #include "pool.h"
 #include "progress.h"
 #include "util.h"
@@ -15,14 +16,17 @@
 
 const char STAGE_COMMON_HELP[] =
     "common options:\n"
-    "  -o, --output FILE   write to FILE (default: stdout); written atomically\n"
+    "  -o, --output FILE   write to FILE (default: stdout); written atomically; a name\n"
+    "                      ending in .parquet is written as Parquet (zstd)\n"
     "  -z, --zstd          zstd-compress the output\n"
     "  -j, --jobs N        worker threads (default: all cores)\n"
     "      --stats FILE    write counts (in/out/dropped by reason/failed by kind) as JSON\n"
     "      --rejects FILE  write every dropped document with its reason (JSONL)\n"
     "  -q, --quiet         no progress display on stderr\n"
+    "      --text-column C Parquet inputs: the column read as the document text (default: text)\n"
     "  -h, --help          this help\n"
-    "Inputs are files or '-' (stdin, the default): plain, gzip or zstd, found by content.\n";
+    "Inputs are files or '-' (stdin, the default): plain, gzip or zstd JSON Lines, or Parquet,\n"
+    "found by content.\n";
 
 void stage_opts_init(stage_opts *o)
 {
@@ -48,8 +52,10 @@ bool stage_parse_common(stage_opts *o, int opt, const char *arg)
         long long n = parse_count(arg);
         if (n < 1 || n > 4096) dief(EXIT_USAGE, "-j wants a thread count from 1 to 4096, not '%s'", arg);
         o->threads = (int)n;
+        parquet_set_threads(o->threads);
         return true;
     }
+    case OPT_TEXT_COLUMN: parquet_set_text_column(arg); return true;
     case OPT_STATS: o->stats_path = arg; return true;
     case OPT_REJECTS: o->rejects_path = arg; return true;
     case 'q': o->quiet = true; return true;

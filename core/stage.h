@@ -8,6 +8,7 @@
  *   --stats FILE     write counts as JSON
  *   --rejects FILE   write every dropped document with its reason
  *   -q, --quiet      no progress display
+ *   --text-column C  Parquet inputs: the column read as the text (default text)
  *
  * The engine (stage_run) reads JSONL documents from the inputs in order (or
  * stdin), in batches; map() runs on worker threads and decides per document;
@@ -46,7 +47,7 @@ typedef struct {
 
 /* Long options every stage accepts; put STAGE_COMMON_LONGOPTS inside a
  * stage's struct option array and STAGE_COMMON_SHORTOPTS in its optstring. */
-enum { OPT_STATS = 0x1000, OPT_REJECTS, OPT_QUIET, OPT_STAGE_FIRST_FREE = 0x1100 };
+enum { OPT_STATS = 0x1000, OPT_REJECTS, OPT_QUIET, OPT_TEXT_COLUMN, OPT_STAGE_FIRST_FREE = 0x1100 };
 #define STAGE_COMMON_SHORTOPTS "o:zj:qh"
 #define STAGE_COMMON_LONGOPTS                                  \
     {"output", required_argument, 0, 'o'},                     \
@@ -55,6 +56,7 @@ enum { OPT_STATS = 0x1000, OPT_REJECTS, OPT_QUIET, OPT_STAGE_FIRST_FREE = 0x1100
     {"stats", required_argument, 0, OPT_STATS},                \
     {"rejects", required_argument, 0, OPT_REJECTS},            \
     {"quiet", no_argument, 0, 'q'},                            \
+    {"text-column", required_argument, 0, OPT_TEXT_COLUMN},    \
     {"help", no_argument, 0, 'h'}
 
 /* Help text for the common options, to print after a stage's own. */

@@ -2,13 +2,22 @@
  * line and for the [ingest] section of a pipeline file alike. */
 #include <stdio.h>
 
+#include "core/parquet_jsonl.h"
 #include "core/util.h"
 #include "ingest/ingest.h"
 
 int ingest_options_set(ingest_options *o, const char *key, const char *value, char *err, size_t errlen)
 {
+    if (option_name_equal(key, "text-column")) { /* Parquet inputs: shared by every stage, like --text-column */
+        if (!value || !*value) {
+            snprintf(err, errlen, "--text-column wants a column name");
+            return -1;
+        }
+        parquet_set_text_column(value);
+        return 0;
+    }
     if (!option_name_equal(key, "extract")) {
-        snprintf(err, errlen, "unknown option '%s' (ingest has --extract)", key);
+        snprintf(err, errlen, "unknown option '%s' (ingest has --extract, --text-column)", key);
         return -1;
     }
     if (!value || extract_mode_parse(value, &o->extract) != 0) {

@@ -8,8 +8,7 @@
 
 /* Offset of the "ustar" magic in a tar header block. */
 #define TAR_MAGIC_OFFSET 257
-/* Markup is looked for in this many bytes after leading whitespace (comments and
- * XML prologues can push the first tag down). */
+/* Markup is looked for in the first this many bytes. */
 #define HTML_WINDOW SNIFF_BYTES
 
 static bool starts(const char *p, size_t n, const char *magic, size_t mlen)
@@ -48,6 +47,48 @@ static bool looks_html(const char *p, size_t n)
     return false;
 }
 
+/* Offset just past `close` from p + i, or 0 when it does not close in the window. */
+static size_t skip_past(const char *p, size_t n, size_t i, const char *close)
+{
+    size_t cl = strlen(close);
+    for (; i + cl <= n; i++)
+        if (memcmp(p + i, close, cl) == 0) return i + cl;
+    return 0;
+}
+
+/* Skips whitespace, comments (<!-- -->) and XML processing instructions
+ * (<?xml ...?>) from i: what may come before a page's first tag. One that does
+ * not close in the window is where the markup starts. */
+static size_t skip_preamble(const char *p, size_t n, size_t i)
+{
+    for (;;) {
+        while (i < n && isspace((unsigned char)p[i])) i++;
+        size_t next = 0;
+        if (starts(p + i, n - i, "<!--", 4)) next = skip_past(p, n, i + 4, "-->");
+        else if (starts(p + i, n - i, "<?", 2)) next = skip_past(p, n, i + 2, "?>");
+        if (!next) return i;
+        i = next;
+    }
+}
+
+/* True when a line of the window begins (after blanks) with a doctype or an
+ * <html> tag: a page with text before it (a server's warning, a stray line). */
+static bool html_line_start(const char *p, size_t n)
+{
+    static const char *const tags[] = {"<!doctype html", "<html>", "<html "};
+    if (n > HTML_WINDOW) n = HTML_WINDOW;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && p[i - 1] != '\n') continue;
+        size_t j = i;
+        while (j < n && (p[j] == ' ' || p[j] == '\t' || p[j] == '\r')) j++;
+        for (size_t t = 0; t < sizeof tags / sizeof tags[0]; t++) {
+            size_t tl = strlen(tags[t]);
+            if (n - j >= tl && strncasecmp(p + j, tags[t], tl) == 0) return true;
+        }
+    }
+    return false;
+}
+
 input_kind sniff_kind(const char *p, size_t n)
 {
     if (n == 0) return INPUT_EMPTY;
@@ -59,7 +100,9 @@ input_kind sniff_kind(const char *p, size_t n)
     if (starts(p + i, n - i, "WARC/", 5)) return INPUT_WARC;
     if (i < n && p[i] == '{') return INPUT_JSONL;
     if (memchr(p, 0, n) && !starts(p, n, "\xff\xfe", 2) && !starts(p, n, "\xfe\xff", 2)) return INPUT_BINARY;
-    if (i < n && p[i] == '<' && looks_html(p + i, n - i)) return INPUT_HTML;
+    size_t tag = skip_preamble(p, n, i);
+    if (tag < n && p[tag] == '<' && looks_html(p + tag, n - tag)) return INPUT_HTML;
+    if (html_line_start(p, n)) return INPUT_HTML;
     return INPUT_TEXT;
 }
 

@@ -5,14 +5,15 @@
 
 #include <stddef.h>
 
-/* Bytes looked at to decide. */
-#define SNIFF_BYTES 4096
+/* Bytes looked at to decide: enough for a long comment or banner before a page's first tag. */
+#define SNIFF_BYTES 8192
 
 typedef enum {
     INPUT_EMPTY,     /* no bytes at all */
     INPUT_WARC,      /* WARC, WET or WAT: starts with "WARC/" */
     INPUT_JSONL,     /* JSON Lines: starts with '{' */
-    INPUT_HTML,      /* markup: a doctype, <html>, <head>, <body> or common tags near the start */
+    INPUT_HTML,      /* markup: after a BOM, blanks, comments and <?xml?>, a doctype, <html>, <head>,
+                        <body> or a common tag; or a line that begins with a doctype or <html> */
     INPUT_TEXT,      /* anything else without NUL bytes */
     INPUT_ARCHIVE,   /* tar, zip, 7z, cpio, ar, ... (read with libarchive) */
     INPUT_COMPRESSED,/* a compressed stream (gzip, zstd, bzip2, xz, lz4) still to decode */

@@ -23,7 +23,7 @@ static const char usage_text[] =
     "       winnow shards verify DIR\n"
     "       winnow shards cat DIR [--format ids|bin] [--strip] [--first N] [--count N] [-o FILE]\n"
     "       winnow shards cat DIR --decode [--vocab FILE] [--encoding NAME] [--first N] [--count N] [-o FILE]\n"
-    "       winnow shards export --format megatron|llmc|datatrove [--shard-tokens N] [--eot ID] DIR OUT\n"
+    "       winnow shards export --format megatron|llmc|datatrove [--shard-tokens N] [--val-tokens N] [--eot ID] DIR OUT\n"
     "       winnow shards bench DIR [--random N] [--seed S]\n\n"
     "  inspect   summary: tokenizer, dtype, special ids, counts, compression, per-shard table\n"
     "  verify    checks every checksum, seek table, frame and index; names the shard, frame\n"
@@ -35,9 +35,12 @@ static const char usage_text[] =
     "            --decode writes each document's text as a JSON line {\"text\":...} (without the\n"
     "            bos/eos the writer added), with the manifest's tokenizer from the vocabulary\n"
     "            cache, or --encoding NAME / --vocab FILE (its SHA-256 must match the manifest's)\n"
-    "  export    OUT is a path prefix: megatron writes OUT.bin + OUT.idx; llmc writes\n"
-    "            OUT_000000.bin, ... (--shard-tokens N per file, default 100M; --eot ID,\n"
-    "            default the manifest's eos); datatrove writes OUT.ds, OUT.ds.index,\n"
+    "  export    OUT is a path prefix: megatron writes OUT.bin + OUT.idx (no sequence for\n"
+    "            an empty document, as preprocess_data.py --append-eod); llmc writes\n"
+    "            OUT_val_000000.bin (the first --val-tokens N tokens, default one file; 0: none),\n"
+    "            OUT_train_000001.bin, ... (--shard-tokens N per file, default 100M; uint16\n"
+    "            version 1 or uint32 version 7; --eot ID before each document, default the\n"
+    "            manifest's bos, else its eos); datatrove writes OUT.ds, OUT.ds.index,\n"
     "            OUT.ds.metadata. Formats that cannot hold the data are refused.\n"
     "  bench     sequential read throughput and random-document latency (--random N\n"
     "            documents, default 1000, --seed S)\n";
@@ -100,7 +103,7 @@ static int do_verify(const char *dir)
 }
 
 typedef struct {
-    const char *format, *output, *eot;
+    const char *format, *output, *eot, *val_tokens;
     const char *shard_tokens, *random, *seed;
     const char *first, *count;
     const char *vocab, *encoding;
@@ -184,7 +187,8 @@ static int do_cat(const char *dir, const sub_opts *so)
 
 static int do_export(const char *dir, const char *out, const sub_opts *so)
 {
-    export_options eo = {EXPORT_MEGATRON, LLMC_DEFAULT_SHARD_TOKENS, -1};
+    export_options eo;
+    export_options_init(&eo);
     int f = so->format ? export_format_parse(so->format) : -1;
     if (f < 0) dief(EXIT_USAGE, "export wants --format megatron, llmc or datatrove");
     eo.format = (export_format)f;
@@ -192,6 +196,11 @@ static int do_export(const char *dir, const char *out, const sub_opts *so)
         long long v = parse_count(so->shard_tokens);
         if (v < 1 || v > INT32_MAX) dief(EXIT_USAGE, "--shard-tokens wants 1..2147483647, not '%s'", so->shard_tokens);
         eo.llmc_shard_tokens = (uint64_t)v;
+    }
+    if (so->val_tokens) {
+        long long v = parse_count(so->val_tokens);
+        if (v < 0 || v > INT32_MAX) dief(EXIT_USAGE, "--val-tokens wants 0..2147483647, not '%s'", so->val_tokens);
+        eo.llmc_val_tokens = v;
     }
     if (so->eot) {
         long long v = parse_count(so->eot);
@@ -261,7 +270,7 @@ static int do_bench(const char *dir, const sub_opts *so)
     return EXIT_OK;
 }
 
-enum { OPT_FORMAT = 0x1000, OPT_STRIP, OPT_FIRST, OPT_COUNT, OPT_SHARD_TOKENS, OPT_EOT, OPT_RANDOM, OPT_SEED,
+enum { OPT_FORMAT = 0x1000, OPT_STRIP, OPT_FIRST, OPT_COUNT, OPT_SHARD_TOKENS, OPT_VAL_TOKENS, OPT_EOT, OPT_RANDOM, OPT_SEED,
        OPT_DECODE, OPT_VOCAB, OPT_ENCODING };
 
 int cmd_shards(int argc, char **argv)
@@ -274,6 +283,7 @@ int cmd_shards(int argc, char **argv)
         {"first", required_argument, 0, OPT_FIRST},
         {"count", required_argument, 0, OPT_COUNT},
         {"shard-tokens", required_argument, 0, OPT_SHARD_TOKENS},
+        {"val-tokens", required_argument, 0, OPT_VAL_TOKENS},
         {"eot", required_argument, 0, OPT_EOT},
         {"random", required_argument, 0, OPT_RANDOM},
         {"seed", required_argument, 0, OPT_SEED},
@@ -293,6 +303,7 @@ int cmd_shards(int argc, char **argv)
         case OPT_FIRST: so.first = optarg; break;
         case OPT_COUNT: so.count = optarg; break;
         case OPT_SHARD_TOKENS: so.shard_tokens = optarg; break;
+        case OPT_VAL_TOKENS: so.val_tokens = optarg; break;
         case OPT_EOT: so.eot = optarg; break;
         case OPT_RANDOM: so.random = optarg; break;
         case OPT_SEED: so.seed = optarg; break;

@@ -1,18 +1,21 @@
-/* shard_export.h - a shard directory in the formats existing trainers load.
+/* shard_export.h - a shard directory in the formats existing trainers load,
+ * each as that trainer's own writer makes it (docs/shards.md, Exports).
  *
  * OUT is a path prefix:
- *   megatron   OUT.bin + OUT.idx, Megatron-LM's indexed dataset ("MMIDIDX"
- *              version 1): one sequence per document, tokens as stored
- *              (uint16, dtype code 8; or int32, code 4).
- *   llmc       OUT_000000.bin, OUT_000001.bin, ...: llm.c token shards, an
- *              int32 header[256] = {20240520, 1, ntok, 0...} then ntok uint16
- *              tokens; every document preceded by one EOT token (the bos/eos
- *              the writer added are left out); shards of exactly shard_tokens
- *              tokens (the last holds the rest), documents cut where a shard ends.
- *   datatrove  OUT.ds (tokens as stored, uint16 or uint32), OUT.ds.index
- *              (uint64 end offset of each document, in tokens) and
- *              OUT.ds.metadata (tokenizer name, then token count), the layout
- *              datatrove's DocumentTokenizer writes and its readers load. */
+ *   megatron   OUT.bin + OUT.idx: Megatron-LM's indexed dataset as
+ *              tools/preprocess_data.py --append-eod writes it through
+ *              IndexedDatasetBuilder.add_document: one sequence per non-empty
+ *              document (its tokens, then the EOS the writer appended), none for
+ *              an empty one; uint16 below 65500 ids (DType.optimal_dtype), else int32.
+ *   llmc       OUT_val_000000.bin, OUT_train_000001.bin, ...: llm.c's token
+ *              shards as dev/data/fineweb.py writes them (data_common.py
+ *              write_datafile): int32 header[256] = {magic, version, ntok, 0...}
+ *              then ntok tokens, uint16 (20240520, version 1) or uint32
+ *              (20240801, version 7, Llama 3); every document preceded by one
+ *              delimiter token; the first val_tokens tokens in the val file, then
+ *              files of shard_tokens tokens, documents cut where a file fills.
+ *   datatrove  OUT.ds, OUT.ds.index, OUT.ds.metadata as datatrove's
+ *              TokenizedFile writes them (pipeline/tokens/tokenizer.py). */
 #ifndef WINNOW_SHARD_EXPORT_H
 #define WINNOW_SHARD_EXPORT_H
 
@@ -25,13 +28,19 @@ typedef enum { EXPORT_MEGATRON, EXPORT_LLMC, EXPORT_DATATROVE } export_format;
 typedef struct {
     export_format format;
     uint64_t llmc_shard_tokens; /* default 100M */
-    int64_t eot;                /* llm.c EOT id; -1: the manifest's eos */
+    int64_t llmc_val_tokens;    /* tokens in the val file; -1: llmc_shard_tokens; 0: no val file */
+    int64_t eot;                /* llm.c delimiter id; -1: the manifest's bos, else its eos */
 } export_options;
 
-#define LLMC_MAGIC 20240520
-#define LLMC_VERSION 1
+#define LLMC_MAGIC_UINT16 20240520 /* gpt-2 in llm.c's dev/data/data_common.py HEADERS_INFO */
+#define LLMC_VERSION_UINT16 1
+#define LLMC_MAGIC_UINT32 20240801 /* llama-3 there */
+#define LLMC_VERSION_UINT32 7
 #define LLMC_HEADER_INTS 256
 #define LLMC_DEFAULT_SHARD_TOKENS 100000000ull
+
+/* Sets the defaults: megatron, 100M-token llm.c files, the val file one of them. */
+void export_options_init(export_options *o);
 
 /* Parses "megatron", "llmc" or "datatrove"; -1 when it is none of them. */
 int export_format_parse(const char *name);

@@ -281,6 +281,12 @@ static void test_sniff(void)
     is_int(sniff_kind("  {\"text\":1}", 12), INPUT_JSONL, "sniff: JSONL");
     is_int(sniff_kind("\n<!DOCTYPE html><p>", 19), INPUT_HTML, "sniff: HTML");
     is_int(sniff_kind("<note>xml</note>", 16), INPUT_TEXT, "sniff: XML that is not HTML is text");
+    static const char after_text[] = "PHP Notice: x on line 3\n  <!DOCTYPE html><title>t</title>";
+    is_int(sniff_kind(after_text, sizeof after_text - 1), INPUT_HTML, "sniff: a doctype line after text is HTML");
+    static const char prose[] = "write <html> first\n";
+    is_int(sniff_kind(prose, sizeof prose - 1), INPUT_TEXT, "sniff: <html> inside a line of prose is text");
+    static const char unclosed[] = "<!-- never closed <div>";
+    is_int(sniff_kind(unclosed, sizeof unclosed - 1), INPUT_HTML, "sniff: a comment that runs past the window is markup");
     is_int(sniff_kind("PK\x03\x04zz", 6), INPUT_ARCHIVE, "sniff: zip");
     is_int(sniff_kind("\x1f\x8b\x08", 3), INPUT_COMPRESSED, "sniff: gzip");
     is_int(sniff_kind("ab\0cd", 5), INPUT_BINARY, "sniff: NUL bytes are binary");

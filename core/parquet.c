@@ -1,0 +1,349 @@
+/* parquet.c - opening a Parquet file: the magic, the footer (FileMetaData in
+ * the Thrift compact protocol), the schema's leaf columns and the row groups'
+ * column chunks. Pages are read by parquet_column.c. */
+#include "parquet_internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/thrift_compact.h"
+#include "core/util.h"
+
+#define PQ_MAGIC "PAR1"
+#define PQ_ENCRYPTED_MAGIC "PARE"
+#define PQ_MAGIC_LEN 4
+#define PQ_FOOTER_TAIL 8 /* u32 footer length + magic */
+#define PQ_SCHEMA_MAX_DEPTH 64
+#define READ_CHUNK (1 << 20)
+
+/* parquet.thrift FieldRepetitionType */
+enum { REP_REQUIRED = 0, REP_OPTIONAL = 1, REP_REPEATED = 2 };
+
+void pq_error(wbuf *err, const pq_file *f, uint64_t offset, const char *fmt, ...)
+{
+    buf_printf(err, "%s: offset %llu: ", f->name, (unsigned long long)offset);
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    buf_puts(err, msg);
+}
+
+/* A schema element as the footer has it. */
+typedef struct {
+    const uint8_t *name;
+    uint32_t name_len;
+    int type, type_length, repetition, num_children;
+    bool has_type;
+} schema_elem;
+
+static void read_schema_elem(tc_reader *r, schema_elem *e)
+{
+    memset(e, 0, sizeof *e);
+    e->repetition = REP_REQUIRED;
+    if (!tc_struct_begin(r)) return;
+    int16_t id, last = 0;
+    int t;
+    while (tc_field(r, &id, &t, &last)) {
+        if (id == 1 && t == TC_I32) { e->type = tc_i32(r); e->has_type = true; }
+        else if (id == 2 && t == TC_I32) e->type_length = tc_i32(r);
+        else if (id == 3 && t == TC_I32) e->repetition = tc_i32(r);
+        else if (id == 4 && t == TC_BINARY) e->name_len = tc_binary(r, &e->name);
+        else if (id == 5 && t == TC_I32) e->num_children = tc_i32(r);
+        else tc_skip(r, t);
+    }
+    tc_struct_end(r);
+}
+
+static void read_column_meta(tc_reader *r, pq_chunk *c)
+{
+    if (!tc_struct_begin(r)) return;
+    int16_t id, last = 0;
+    int t;
+    c->has_meta = true;
+    while (tc_field(r, &id, &t, &last)) {
+        if (id == 1 && t == TC_I32) c->type = tc_i32(r);
+        else if (id == 4 && t == TC_I32) c->codec = tc_i32(r);
+        else if (id == 5 && t == TC_I64) c->num_values = tc_i64(r);
+        else if (id == 7 && t == TC_I64) c->total_compressed_size = tc_i64(r);
+        else if (id == 9 && t == TC_I64) c->data_page_offset = tc_i64(r);
+        else if (id == 11 && t == TC_I64) c->dictionary_page_offset = tc_i64(r);
+        else tc_skip(r, t);
+    }
+    tc_struct_end(r);
+}
+
+static void read_column_chunk(tc_reader *r, pq_chunk *c)
+{
+    memset(c, 0, sizeof *c);
+    c->dictionary_page_offset = -1;
+    c->data_page_offset = -1;
+    if (!tc_struct_begin(r)) return;
+    int16_t id, last = 0;
+    int t;
+    while (tc_field(r, &id, &t, &last)) {
+        if (id == 3 && t == TC_STRUCT) read_column_meta(r, c);
+        else if ((id == 8 || id == 9) && (t == TC_STRUCT || t == TC_BINARY)) { c->encrypted = true; tc_skip(r, t); }
+        else tc_skip(r, t);
+    }
+    tc_struct_end(r);
+}
+
+/* Reads a RowGroup; *ncols gets the number of column chunks. */
+static void read_row_group(tc_reader *r, pq_row_group *g, int *ncols)
+{
+    memset(g, 0, sizeof *g);
+    *ncols = 0;
+    if (!tc_struct_begin(r)) return;
+    int16_t id, last = 0;
+    int t;
+    while (tc_field(r, &id, &t, &last)) {
+        if (id == 1 && t == TC_LIST && !g->chunks) {
+            int et;
+            uint32_t n = tc_list(r, &et);
+            if (n && et != TC_STRUCT) { tc_fail(r, "row group columns are not structs"); break; }
+            g->chunks = xcalloc(n ? n : 1, sizeof *g->chunks);
+            for (uint32_t i = 0; i < n && !tc_failed(r); i++) read_column_chunk(r, &g->chunks[i]);
+            *ncols = (int)n;
+        } else if (id == 2 && t == TC_I64) g->total_byte_size = tc_i64(r);
+        else if (id == 3 && t == TC_I64) g->num_rows = tc_i64(r);
+        else tc_skip(r, t);
+    }
+    tc_struct_end(r);
+}
+
+static char *dup_name(const uint8_t *p, uint32_t n)
+{
+    char *s = xmalloc(n + 1);
+    if (n) memcpy(s, p, n);
+    s[n] = 0;
+    return s;
+}
+
+typedef struct {
+    const schema_elem *elems;
+    int nelems;
+    pq_column *cols;
+    int ncols;
+    const char *error;
+} schema_walk;
+
+/* Adds the leaves under element i (depth below the root) and returns the
+ * index after its subtree; -1 on a malformed tree. */
+static int walk_schema(schema_walk *w, int i, int depth, const char *top, const char *path, bool nested)
+{
+    if (i >= w->nelems) { w->error = "the schema ends inside a group"; return -1; }
+    if (depth > PQ_SCHEMA_MAX_DEPTH) { w->error = "the schema is nested too deep"; return -1; }
+    const schema_elem *e = &w->elems[i];
+    char *name = dup_name(e->name, e->name_len);
+    wbuf full = WBUF_INIT;
+    buf_printf(&full, "%s%s%s", path, *path ? "." : "", name);
+    bool here_nested = nested || depth > 1 || e->repetition == REP_REPEATED;
+    int next = i + 1;
+    if (e->num_children > 0) {
+        if (e->num_children > w->nelems - next) { w->error = "a group has more children than the schema has elements"; next = -1; }
+        for (int k = 0; k < e->num_children && next >= 0; k++)
+            next = walk_schema(w, next, depth + 1, depth == 1 ? name : top, full.data ? full.data : "", here_nested);
+    } else if (!e->has_type) {
+        w->error = "a leaf of the schema has no type";
+        next = -1;
+    } else {
+        pq_column *c = &w->cols[w->ncols++];
+        c->name = xstrdup(depth == 1 ? name : top);
+        c->path = xstrdup(full.data ? full.data : "");
+        c->type = e->type;
+        c->type_length = e->type_length;
+        c->optional = e->repetition == REP_OPTIONAL;
+        c->nested = here_nested;
+    }
+    free(name);
+    buf_free(&full);
+    return next;
+}
+
+/* Decodes FileMetaData from the footer bytes. */
+static int read_footer(pq_file *f, const uint8_t *p, size_t n, uint64_t at, wbuf *err)
+{
+    tc_reader r;
+    tc_init(&r, p, n, at);
+    schema_elem *elems = NULL;
+    uint32_t nelems = 0;
+    bool have_schema = false;
+    int16_t id, last = 0;
+    int t;
+    while (tc_field(&r, &id, &t, &last)) {
+        if (id == 2 && t == TC_LIST && !have_schema) {
+            int et;
+            nelems = tc_list(&r, &et);
+            if (nelems && et != TC_STRUCT) { tc_fail(&r, "schema elements are not structs"); break; }
+            elems = xcalloc(nelems ? nelems : 1, sizeof *elems);
+            for (uint32_t i = 0; i < nelems && !tc_failed(&r); i++) read_schema_elem(&r, &elems[i]);
+            have_schema = true;
+        } else if (id == 3 && t == TC_I64) {
+            f->num_rows = tc_i64(&r);
+        } else if (id == 4 && t == TC_LIST && !f->groups) {
+            int et;
+            uint32_t ngroups = tc_list(&r, &et);
+            if (ngroups && et != TC_STRUCT) { tc_fail(&r, "row groups are not structs"); break; }
+            f->groups = xcalloc(ngroups ? ngroups : 1, sizeof *f->groups);
+            for (uint32_t i = 0; i < ngroups && !tc_failed(&r); i++) {
+                read_row_group(&r, &f->groups[i], &f->groups[i].nchunks);
+                f->ngroups = (int)i + 1;
+            }
+        } else {
+            tc_skip(&r, t);
+        }
+    }
+    int status = 0;
+    if (tc_failed(&r)) {
+        pq_error(err, f, r.error_at, "footer: %s", r.error);
+        status = -1;
+    } else if (!have_schema || nelems < 1) {
+        pq_error(err, f, at, "footer: no schema");
+        status = -1;
+    } else {
+        schema_walk w = {elems, (int)nelems, xcalloc(nelems, sizeof(pq_column)), 0, NULL};
+        int next = 1;
+        for (int k = 0; k < elems[0].num_children && next > 0; k++) next = walk_schema(&w, next, 1, "", "", false);
+        f->columns = w.cols;
+        f->ncolumns = w.ncols;
+        if (next < 0 || w.error) {
+            pq_error(err, f, at, "footer: schema: %s", w.error ? w.error : "malformed");
+            status = -1;
+        }
+        for (int g = 0; g < f->ngroups && !status; g++) {
+            if (f->groups[g].nchunks != f->ncolumns) {
+                pq_error(err, f, at, "footer: row group %d has %d column chunks, the schema %d columns", g,
+                         f->groups[g].nchunks, f->ncolumns);
+                status = -1;
+            } else if (f->groups[g].num_rows < 0) {
+                pq_error(err, f, at, "footer: row group %d has %lld rows", g, (long long)f->groups[g].num_rows);
+                status = -1;
+            }
+        }
+    }
+    free(elems);
+    return status;
+}
+
+pq_file *pq_open_memory(const uint8_t *data, size_t n, const char *name, wbuf *err)
+{
+    pq_file *f = xcalloc(1, sizeof *f);
+    f->name = xstrdup(name);
+    f->data = data;
+    f->size = n;
+    if (n < PQ_MAGIC_LEN + PQ_FOOTER_TAIL || memcmp(data, PQ_MAGIC, PQ_MAGIC_LEN) != 0) {
+        pq_error(err, f, 0, "not a Parquet file (%zu bytes; it needs PAR1 at both ends)", n);
+        pq_close(f);
+        return NULL;
+    }
+    const uint8_t *tail = data + n - PQ_FOOTER_TAIL;
+    if (memcmp(tail + 4, PQ_ENCRYPTED_MAGIC, PQ_MAGIC_LEN) == 0) {
+        pq_error(err, f, n - PQ_MAGIC_LEN, "encrypted Parquet file (footer magic PARE): not supported");
+        pq_close(f);
+        return NULL;
+    }
+    if (memcmp(tail + 4, PQ_MAGIC, PQ_MAGIC_LEN) != 0) {
+        pq_error(err, f, n - PQ_MAGIC_LEN, "no PAR1 magic at the end: truncated or not Parquet");
+        pq_close(f);
+        return NULL;
+    }
+    uint32_t footer_len = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 | (uint32_t)tail[3] << 24;
+    if (footer_len > n - PQ_MAGIC_LEN - PQ_FOOTER_TAIL) {
+        pq_error(err, f, n - PQ_FOOTER_TAIL, "footer length %u is more than the file holds", footer_len);
+        pq_close(f);
+        return NULL;
+    }
+    f->data_end = n - PQ_FOOTER_TAIL - footer_len;
+    if (read_footer(f, data + f->data_end, footer_len, f->data_end, err) != 0) {
+        pq_close(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* Reads the rest of a non-seekable descriptor after the head bytes already read. */
+static uint8_t *read_all(int fd, const uint8_t *head, size_t head_len, size_t *n)
+{
+    size_t cap = READ_CHUNK, len = head_len;
+    while (cap < head_len + 1) cap *= 2;
+    uint8_t *p = xmalloc(cap);
+    if (head_len) memcpy(p, head, head_len);
+    for (;;) {
+        if (len == cap) p = xrealloc(p, cap *= 2);
+        ssize_t r = read(fd, p + len, cap - len);
+        if (r > 0) { len += (size_t)r; continue; }
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) { free(p); return NULL; }
+        break;
+    }
+    *n = len;
+    return p;
+}
+
+pq_file *pq_open_fd(int fd, const uint8_t *head, size_t head_len, const char *name, wbuf *err)
+{
+    struct stat st;
+    uint8_t *owned = NULL;
+    void *map = NULL;
+    size_t n = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        n = (size_t)st.st_size;
+        map = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (map == MAP_FAILED) map = NULL;
+    }
+    if (!map) {
+        owned = read_all(fd, head, head_len, &n);
+        if (!owned) {
+            buf_printf(err, "%s: read error: %s", name, strerror(errno));
+            return NULL;
+        }
+    }
+    pq_file *f = pq_open_memory(map ? map : owned, n, name, err);
+    if (!f) {
+        if (map) munmap(map, n);
+        free(owned);
+        return NULL;
+    }
+    f->mapping = map;
+    f->owned = owned;
+    return f;
+}
+
+void pq_close(pq_file *f)
+{
+    if (!f) return;
+    for (int c = 0; c < f->ncolumns; c++) {
+        free(f->columns[c].name);
+        free(f->columns[c].path);
+    }
+    free(f->columns);
+    for (int g = 0; g < f->ngroups; g++) free(f->groups[g].chunks);
+    free(f->groups);
+    if (f->mapping) munmap(f->mapping, f->size);
+    free(f->owned);
+    free(f->name);
+    free(f);
+}
+
+int pq_num_columns(const pq_file *f) { return f->ncolumns; }
+const pq_column *pq_column_at(const pq_file *f, int c) { return &f->columns[c]; }
+int pq_num_row_groups(const pq_file *f) { return f->ngroups; }
+int64_t pq_row_group_rows(const pq_file *f, int g) { return f->groups[g].num_rows; }
+int64_t pq_row_group_bytes(const pq_file *f, int g) { return f->groups[g].total_byte_size; }
+int64_t pq_num_rows(const pq_file *f) { return f->num_rows; }
+const char *pq_name(const pq_file *f) { return f->name; }
+
+int pq_find_column(const pq_file *f, const char *name)
+{
+    for (int c = 0; c < f->ncolumns; c++)
+        if (strcmp(f->columns[c].name, name) == 0) return c;
+    return -1;
+}

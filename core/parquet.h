@@ -1,0 +1,93 @@
+/* parquet.h - a reader for Apache Parquet files, enough for datasets as they
+ * ship (FineWeb and the Hugging Face Hub's files): flat columns of strings,
+ * integers, floats and booleans.
+ *
+ * Written from the format's specification (apache/parquet-format: README,
+ * Encodings.md, Compression.md, parquet.thrift). No Debian 12 package reads
+ * Parquet from C (docs/ingest.md says why this is hand-written).
+ *
+ * Supported: compressions UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD; encodings
+ * PLAIN, PLAIN_DICTIONARY / RLE_DICTIONARY, RLE (levels and booleans),
+ * DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY; data pages
+ * v1 and v2; page CRCs checked when present. Refused with a message: nested
+ * columns (groups, lists, maps) when read, encrypted files, LZO/LZ4,
+ * BYTE_STREAM_SPLIT.
+ *
+ * Every offset and length in the file is checked before use: a damaged or
+ * hostile file gives an error naming the file and the byte offset, never a
+ * read outside the file. */
+#ifndef WINNOW_PARQUET_H
+#define WINNOW_PARQUET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+
+/* Physical types (parquet.thrift Type). */
+enum { PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_INT96 = 3, PQ_FLOAT = 4, PQ_DOUBLE = 5,
+       PQ_BYTE_ARRAY = 6, PQ_FIXED_LEN_BYTE_ARRAY = 7 };
+
+/* A leaf column of the schema, in file order (the order of column chunks). */
+typedef struct {
+    char *name;   /* the top-level field it belongs to */
+    char *path;   /* dotted path from the root, for messages */
+    int type;     /* physical type */
+    int type_length;
+    bool optional; /* may be null (definition level 1) */
+    bool nested;   /* inside a group or repeated: not readable here */
+} pq_column;
+
+typedef struct pq_file pq_file;
+
+/* Opens the n bytes at data (not copied: they must outlive the file) named
+ * name in messages. Returns NULL and writes why to err when the footer
+ * cannot be read. */
+pq_file *pq_open_memory(const uint8_t *data, size_t n, const char *name, wbuf *err);
+
+/* Opens an open file descriptor: a regular file is mapped whole (wherever the
+ * descriptor stands); anything else (a pipe) is read to its end after the
+ * head_len bytes already read from it, which come first. The descriptor may
+ * be closed afterwards. */
+pq_file *pq_open_fd(int fd, const uint8_t *head, size_t head_len, const char *name, wbuf *err);
+
+void pq_close(pq_file *f);
+
+int pq_num_columns(const pq_file *f);
+const pq_column *pq_column_at(const pq_file *f, int c);
+/* Index of the leaf column whose top-level name is name, or -1. */
+int pq_find_column(const pq_file *f, const char *name);
+int pq_num_row_groups(const pq_file *f);
+int64_t pq_row_group_rows(const pq_file *f, int g);
+/* Uncompressed bytes of row group g as the footer says (0 when unknown). */
+int64_t pq_row_group_bytes(const pq_file *f, int g);
+int64_t pq_num_rows(const pq_file *f);
+const char *pq_name(const pq_file *f);
+
+/* One byte-array value: points into the file or a decoded page. */
+typedef struct {
+    const uint8_t *p;
+    uint32_t len;
+} pq_bytes;
+
+/* A column of one row group, one entry per row. */
+typedef struct {
+    int64_t n;
+    int type;
+    uint8_t *valid;   /* 1 when the row has a value; NULL when every row has one */
+    pq_bytes *bytes;  /* BYTE_ARRAY */
+    int64_t *ints;    /* BOOLEAN, INT32, INT64 */
+    double *reals;    /* FLOAT, DOUBLE */
+    uint8_t **bufs;   /* decoded pages the values point into */
+    int nbufs, capbufs;
+} pq_values;
+
+/* Decodes column c of row group g into v (which pq_values_free releases).
+ * Returns 0, or -1 with "NAME: offset N: what" in err. Thread-safe: any
+ * number of threads may read columns of one file at once. */
+int pq_read_column(const pq_file *f, int g, int c, pq_values *v, wbuf *err);
+
+void pq_values_free(pq_values *v);
+
+#endif

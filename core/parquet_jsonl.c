@@ -1,0 +1,309 @@
+/* parquet_jsonl.c - Parquet rows as JSON lines, row groups in parallel. */
+#include "parquet_jsonl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/json.h"
+#include "core/parquet.h"
+#include "core/pool.h"
+#include "core/util.h"
+
+#define DEFAULT_TEXT_COLUMN "text"
+/* Decoded row groups in flight are kept under this many bytes (as the footer
+ * sizes them) by running fewer threads when row groups are big. */
+#define IN_FLIGHT_BYTES (2ll << 30)
+#define DOUBLE_DIGITS_MIN 15
+#define DOUBLE_DIGITS_MAX 17
+#define NUMBER_MAX 40
+#define CELL_OVERHEAD 24 /* bytes a cell adds besides its string: a number, quotes, a comma */
+
+static char *text_column_set; /* NULL: DEFAULT_TEXT_COLUMN */
+static int decode_threads;
+
+void parquet_set_text_column(const char *name)
+{
+    free(text_column_set);
+    text_column_set = xstrdup(name);
+}
+void parquet_set_threads(int threads) { decode_threads = threads; }
+
+/* Top-level document fields a column of the same name fills. */
+static const char *const top_fields[] = {"id", "url", "date", "source"};
+
+typedef struct {
+    int column;
+    char *key;     /* `"name":` ready to append */
+    bool top;      /* a top-level field; else under metadata */
+    bool merge;    /* the "metadata" string column: a JSON object's members join the metadata */
+} mapped;
+
+#define METADATA_COLUMN "metadata"
+
+typedef struct {
+    int group;
+    wbuf out, err;
+    int failed;
+} group_job;
+
+struct pq_jsonl {
+    pq_file *f;
+    mapped *cols; /* cols[0] is the text column */
+    int ncols;
+    wpool *pool;
+    int next_group;
+    group_job *current;
+    int errors;
+};
+
+/* The shortest "%.*g" form of x that reads back as the same double (a FLOAT
+ * cell is written as its exact value as a double, as Arrow readers give it). */
+static void put_real(wbuf *out, double x)
+{
+    if (!isfinite(x)) { /* JSON has no NaN or infinity */
+        buf_puts(out, "null");
+        return;
+    }
+    char s[NUMBER_MAX];
+    for (int digits = DOUBLE_DIGITS_MIN; digits <= DOUBLE_DIGITS_MAX; digits++) {
+        snprintf(s, sizeof s, "%.*g", digits, x);
+        if (strtod(s, NULL) == x) break;
+    }
+    if (!strpbrk(s, ".eE")) strcat(s, ".0"); /* stays a float when read back */
+    buf_puts(out, s);
+}
+
+static void put_value(wbuf *out, const pq_values *v, int64_t r)
+{
+    if (v->valid && !v->valid[r]) {
+        buf_puts(out, "null");
+        return;
+    }
+    switch (v->type) {
+    case PQ_BYTE_ARRAY: json_put_string(out, (const char *)v->bytes[r].p, v->bytes[r].len); break;
+    case PQ_BOOLEAN: buf_puts(out, v->ints[r] ? "true" : "false"); break;
+    case PQ_INT32:
+    case PQ_INT64: buf_printf(out, "%lld", (long long)v->ints[r]); break;
+    case PQ_FLOAT:
+    case PQ_DOUBLE: put_real(out, v->reals[r]); break;
+    default: buf_puts(out, "null"); break;
+    }
+}
+
+static bool is_null(const pq_values *v, int64_t r) { return v->valid && !v->valid[r]; }
+
+/* For the "metadata" column (what winnow's Parquet writer stores the metadata
+ * object in): true when row r is null (*n = 0) or a JSON object, with its
+ * members (the text between its braces, blanks trimmed) in *p, *n. */
+static bool merge_members(const pq_values *v, int64_t r, const char **p, size_t *n)
+{
+    *n = 0;
+    if (is_null(v, r)) return true;
+    const char *s = (const char *)v->bytes[r].p;
+    size_t len = v->bytes[r].len;
+    jdoc d;
+    const char *err;
+    size_t pos;
+    if (!len || json_scan_doc(s, len, &d, &err, &pos) != 0) return false;
+    size_t open = 0, close = d.close_brace;
+    while (open < close && s[open] != '{') open++;
+    open++;
+    while (open < close && (s[open] == ' ' || s[open] == '\n' || s[open] == '\t' || s[open] == '\r')) open++;
+    while (close > open && (s[close - 1] == ' ' || s[close - 1] == '\n' || s[close - 1] == '\t' || s[close - 1] == '\r')) close--;
+    *p = s + open;
+    *n = close - open;
+    return true;
+}
+
+/* Worker: decodes row group job->group and writes its rows as JSON lines. */
+static void decode_group(void *ctx, int worker, void *item)
+{
+    (void)worker;
+    pq_jsonl *j = ctx;
+    group_job *job = item;
+    pq_values *vals = xcalloc((size_t)j->ncols, sizeof *vals);
+    int got = 0;
+    for (; got < j->ncols; got++)
+        if (pq_read_column(j->f, job->group, j->cols[got].column, &vals[got], &job->err) != 0) break;
+    if (got < j->ncols) {
+        job->failed = 1;
+    } else {
+        int64_t rows = pq_row_group_rows(j->f, job->group);
+        size_t estimate = 0; /* the JSON is about the strings plus a little per cell */
+        for (int c = 0; c < j->ncols; c++) {
+            estimate += (size_t)rows * (strlen(j->cols[c].key) + CELL_OVERHEAD);
+            for (int64_t r = 0; vals[c].bytes && r < rows; r++) estimate += vals[c].bytes[r].len;
+        }
+        buf_reserve(&job->out, estimate + estimate / 16);
+        for (int64_t r = 0; r < rows; r++) {
+            buf_putc(&job->out, '{');
+            bool first = true, meta_open = false;
+            for (int c = 0; c < j->ncols; c++) {
+                const mapped *m = &j->cols[c];
+                if (c > 0 && is_null(&vals[c], r)) continue; /* a null is a field the document does not have */
+                const char *members = NULL;
+                size_t members_len = 0;
+                if (m->merge && !merge_members(&vals[c], r, &members, &members_len)) members = NULL;
+                else if (m->merge && !members_len) continue; /* an empty object */
+                if (!m->top && !meta_open) {
+                    buf_append(&job->out, first ? "\"metadata\":{" : ",\"metadata\":{", first ? 12 : 13);
+                    meta_open = true;
+                    first = true;
+                }
+                if (!first) buf_putc(&job->out, ',');
+                first = false;
+                if (members) {
+                    buf_append(&job->out, members, members_len);
+                    continue;
+                }
+                buf_puts(&job->out, m->key);
+                bool quote = m->top && c > 0 && vals[c].type != PQ_BYTE_ARRAY; /* ids, urls, dates are strings */
+                if (quote) buf_putc(&job->out, '"');
+                put_value(&job->out, &vals[c], r);
+                if (quote) buf_putc(&job->out, '"');
+            }
+            buf_append(&job->out, meta_open ? "}}\n" : "}\n", meta_open ? 3 : 2);
+        }
+    }
+    for (int c = 0; c < got && c < j->ncols; c++) pq_values_free(&vals[c]);
+    free(vals);
+}
+
+static char *key_of(const char *name)
+{
+    wbuf b = WBUF_INIT;
+    json_put_string(&b, name, strlen(name));
+    buf_putc(&b, ':');
+    return b.data;
+}
+
+static bool is_top_field(const char *name)
+{
+    for (size_t i = 0; i < sizeof top_fields / sizeof top_fields[0]; i++)
+        if (strcmp(name, top_fields[i]) == 0) return true;
+    return false;
+}
+
+/* Chooses the columns and their keys: the text column first, then the
+ * top-level fields, then the metadata columns, each group in file order. */
+static int plan_columns(pq_jsonl *j)
+{
+    pq_file *f = j->f;
+    int n = pq_num_columns(f);
+    const char *text_column = text_column_set ? text_column_set : DEFAULT_TEXT_COLUMN;
+    int text = pq_find_column(f, text_column);
+    if (text < 0) {
+        wbuf names = WBUF_INIT;
+        for (int c = 0; c < n; c++) buf_printf(&names, "%s%s", c ? ", " : "", pq_column_at(f, c)->path);
+        warnf("%s: no column '%s' (columns: %s); choose the text column with --text-column NAME", pq_name(f),
+              text_column, names.data ? names.data : "none");
+        buf_free(&names);
+        return -1;
+    }
+    const pq_column *tc = pq_column_at(f, text);
+    if (tc->nested || tc->type != PQ_BYTE_ARRAY) {
+        warnf("%s: the text column %s is %s; it must be a flat string column", pq_name(f), tc->path,
+              tc->nested ? "nested (a group, list or map)" : "not a string (BYTE_ARRAY) column");
+        return -1;
+    }
+    j->cols = xcalloc((size_t)n, sizeof *j->cols);
+    j->cols[j->ncols++] = (mapped){text, key_of("text"), true, false};
+    for (int pass = 0; pass < 2; pass++) {
+        for (int c = 0; c < n; c++) {
+            const pq_column *col = pq_column_at(f, c);
+            if (c == text) continue;
+            bool top = is_top_field(col->name) && !col->nested;
+            if (top != (pass == 0)) continue;
+            if (col->nested || col->type == PQ_INT96 || col->type == PQ_FIXED_LEN_BYTE_ARRAY) {
+                if (pass == 1)
+                    warnf("%s: column %s is %s: left out of the documents", pq_name(f), col->path,
+                          col->nested ? "nested (a group, list or map)" : "INT96 or fixed-length bytes");
+                continue;
+            }
+            bool merge = !top && col->type == PQ_BYTE_ARRAY && strcmp(col->name, METADATA_COLUMN) == 0;
+            j->cols[j->ncols++] = (mapped){c, key_of(col->name), top, merge};
+        }
+    }
+    return 0;
+}
+
+pq_jsonl *pq_jsonl_open(int fd, const uint8_t *head, size_t head_len, const char *name)
+{
+    wbuf err = WBUF_INIT;
+    pq_file *f = pq_open_fd(fd, head, head_len, name, &err);
+    if (!f) {
+        warnf("%s", err.data);
+        buf_free(&err);
+        return NULL;
+    }
+    buf_free(&err);
+    pq_jsonl *j = xcalloc(1, sizeof *j);
+    j->f = f;
+    if (plan_columns(j) != 0) {
+        pq_jsonl_close(j);
+        return NULL;
+    }
+    int threads = decode_threads > 0 ? decode_threads : cpu_count();
+    int64_t biggest = 1;
+    for (int g = 0; g < pq_num_row_groups(f); g++)
+        if (pq_row_group_bytes(f, g) > biggest) biggest = pq_row_group_bytes(f, g);
+    if (threads > IN_FLIGHT_BYTES / biggest) threads = (int)(IN_FLIGHT_BYTES / biggest);
+    if (threads > pq_num_row_groups(f)) threads = pq_num_row_groups(f);
+    if (threads < 1) threads = 1;
+    j->pool = pool_create(threads, threads, decode_group, j);
+    return j;
+}
+
+static void job_free(group_job *job)
+{
+    buf_free(&job->out);
+    buf_free(&job->err);
+    free(job);
+}
+
+bool pq_jsonl_next(pq_jsonl *j, const char **p, size_t *n)
+{
+    for (;;) {
+        if (j->current) {
+            job_free(j->current);
+            j->current = NULL;
+        }
+        while (j->next_group < pq_num_row_groups(j->f) && !pool_full(j->pool)) {
+            group_job *job = xcalloc(1, sizeof *job);
+            job->group = j->next_group++;
+            pool_push(j->pool, job);
+        }
+        if (pool_empty(j->pool)) return false;
+        group_job *job = pool_pop(j->pool);
+        j->current = job;
+        if (job->failed) {
+            warnf("%s; row group %d (%lld rows) skipped", job->err.data, job->group,
+                  (long long)pq_row_group_rows(j->f, job->group));
+            j->errors++;
+            continue;
+        }
+        if (!job->out.len) continue;
+        *p = job->out.data;
+        *n = job->out.len;
+        return true;
+    }
+}
+
+int pq_jsonl_errors(const pq_jsonl *j) { return j->errors; }
+
+void pq_jsonl_close(pq_jsonl *j)
+{
+    if (!j) return;
+    if (j->pool) {
+        while (!pool_empty(j->pool)) job_free(pool_pop(j->pool));
+        pool_destroy(j->pool);
+    }
+    if (j->current) job_free(j->current);
+    for (int c = 0; c < j->ncols; c++) free(j->cols[c].key);
+    free(j->cols);
+    pq_close(j->f);
+    free(j);
+}

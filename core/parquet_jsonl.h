@@ -1,0 +1,38 @@
+/* parquet_jsonl.h - a Parquet file as the document stream: one JSON line per
+ * row, row groups decoded in parallel and delivered in file order.
+ *
+ * Columns map to the document as docs/ingest.md (Parquet) says: the text
+ * column (parquet_set_text_column, default "text") becomes "text"; columns
+ * named id, url, date and source keep their names at the top level; every
+ * other flat column goes under "metadata" with its type (strings, numbers,
+ * booleans); a null cell is a field the document does not have. Nested columns and INT96 / fixed-length columns are left
+ * out with a warning naming them; a nested or missing text column is an error. */
+#ifndef WINNOW_PARQUET_JSONL_H
+#define WINNOW_PARQUET_JSONL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The column read as the document text (every later open uses it). */
+void parquet_set_text_column(const char *name);
+
+/* Threads that decode row groups (default: all cores). */
+void parquet_set_threads(int threads);
+
+typedef struct pq_jsonl pq_jsonl;
+
+/* Opens fd (head_len bytes already read from it, see pq_open_fd). Prints why
+ * and returns NULL when the file cannot be read as documents. */
+pq_jsonl *pq_jsonl_open(int fd, const uint8_t *head, size_t head_len, const char *name);
+
+/* The next block of whole JSON lines; false at the end. A row group that
+ * fails is reported (file, offset, row group, rows lost) and counted. */
+bool pq_jsonl_next(pq_jsonl *j, const char **p, size_t *n);
+
+/* Row groups that failed so far. */
+int pq_jsonl_errors(const pq_jsonl *j);
+
+void pq_jsonl_close(pq_jsonl *j);
+
+#endif
