@@ -234,6 +234,16 @@ static void finish_batch(engine *e, sink *s, stage_batch *b)
     progress_add((uint64_t)b->n, bytes);
 }
 
+/* Damaged compressed members that left no partial line each lost at least
+ * one document no line shows: one failed `damaged_member` each. */
+static void count_lost_members(sink *s, const winput *in)
+{
+    for (int k = input_lost_members(in); k > 0; k--) {
+        s->stats.in++;
+        stats_fail(&s->stats, "damaged_member");
+    }
+}
+
 int stage_run(const stage_opts *o, const stage_ops *ops)
 {
     engine e = {ops, o};
@@ -302,6 +312,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
             if (last && !carry.len) break;
         }
         if (input_errors(in)) status = EXIT_FATAL;
+        count_lost_members(&s, in);
         input_close(in);
     }
     while (!pool_empty(pool)) {

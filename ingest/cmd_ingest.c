@@ -91,6 +91,9 @@ int cmd_ingest(int argc, char **argv)
     output_close(outs.docs);
     if (outs.rejects) output_close(outs.rejects);
     const wstats *s = ingest_stats(g);
+    /* damaged compressed data: what decoded is written and counted, and the
+     * exit status says the input was not whole, as in every other stage */
+    if (stats_get(s, "damaged_streams") > 0) status = EXIT_FATAL;
     if (o.stats_path) stats_write_json(s, "ingest", o.stats_path);
     if (!o.quiet) stats_print_summary(s, winnow_prog);
     ingest_destroy(g);

@@ -380,6 +380,7 @@ static int ingest_file_or_dir(ingest *g, const char *path, int depth)
     ingest_batch *b = ingest_batch_current(g);
     b->stats.bytes_in += input_offset(in);
     if (input_errors(in)) stats_add(&b->stats, "damaged_streams", (double)input_errors(in));
+    for (int k = input_lost_members(in); k > 0; k--) count_failure(g, "damaged_member");
     input_close(in);
     ingest_batch_check(g);
     return 0;

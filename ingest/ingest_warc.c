@@ -203,6 +203,10 @@ void ingest_warc_input(struct ingest *g, isrc *src, const char *name)
             warnf("%s: record %llu at offset %llu: %s", name, (unsigned long long)rec.number,
                   (unsigned long long)rec.offset, r.message);
             stats_fail(&b->stats, kind);
+        } else if (isrc_damaged_within(src, rec.offset, isrc_offset(src))) {
+            warnf("%s: record %llu at offset %llu: cut by damaged compressed data; skipped", name,
+                  (unsigned long long)rec.number, (unsigned long long)rec.offset);
+            stats_fail(&b->stats, "damaged_record");
         } else {
             if (rec.warning) {
                 warnf("%s: record %llu at offset %llu: %s", name, (unsigned long long)rec.number,
