@@ -160,8 +160,10 @@ void filter_config_load(filter_config *c, const char *path)
     char *line = NULL;
     size_t cap = 0;
     int lineno = 0;
-    while (getline(&line, &cap, f) >= 0) {
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) >= 0) {
         lineno++;
+        if (memchr(line, 0, (size_t)len)) dief(EXIT_USAGE, "%s: line %d: a NUL byte; not a text file?", path, lineno);
         char *hash = strchr(line, '#');
         if (hash) *hash = 0;
         char *s = trim(line);

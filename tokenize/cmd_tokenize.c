@@ -221,7 +221,8 @@ int cmd_tokenize(int argc, char **argv)
         wo.prepend_bos = o.bos;
         wo.threads = so.threads;
         o.eos = o.bos = false;
-        if (!(writer = shard_writer_open(so.output, &wo))) return EXIT_USAGE;
+        if (!shard_writer_options_valid(&wo)) return EXIT_USAGE;
+        if (!(writer = shard_writer_open(so.output, &wo))) return EXIT_FATAL; /* the directory cannot be used */
         so.output = NULL; /* the engine's own output stays empty */
     }
     tokenize_shard_sink sink = {writer, NULL};
