@@ -1,7 +1,8 @@
 #!/bin/sh
-# Damaged compressed input (issue 16, points 4-6): a damaged gzip member loses
+# Damaged compressed input (issue 16, points 2, 4-6): a damaged gzip member loses
 # only its own record, that record is counted, and every stage exits 2 on a
-# damaged or truncated stream after writing what decoded.
+# damaged or truncated stream after writing what decoded; an archive member
+# over the size limit is skipped and the members after it are read.
 . "$(dirname "$0")/../lib.sh"
 
 # stat FILE KEY: a number from a --stats JSON file; 0 when absent
@@ -71,5 +72,21 @@ for stage in ingest filter dedup tokenize; do
     ok "truncated .gz: $stage says where" grep -q "cut.jsonl.gz: truncated gzip member at offset" "$TMP/err"
     ok "truncated .gz: $stage wrote what decoded" test -s "$TMP/out"
 done
+
+# an archive whose first member is over the 1 GiB member limit: that member
+# is reported and counted, the members after it are read (a sparse file of
+# zeros: tar and zstd make the 1.1 GB into a few KB in about a second)
+mkdir "$TMP/ar"
+truncate -s 1100M "$TMP/ar/a_big.bin"
+echo '{"id":"after1","text":"member after the big one"}' >"$TMP/ar/b.jsonl"
+echo '<html><body><p>second member after the big one</p></body></html>' >"$TMP/ar/c.html"
+(cd "$TMP/ar" && tar cf - a_big.bin b.jsonl c.html) | zstd -q -c >"$TMP/big.tar.zst"
+rm -rf "$TMP/ar"
+"$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/big.tar.zst" >"$TMP/out" 2>"$TMP/err"
+is "$?" 0 "archive with a member over 1 GiB: exit 0"
+is "$(grep -o '"id":"[^"]*"' "$TMP/out" | tr '\n' ' ')" '"id":"after1" "id":"'"$TMP"'/big.tar.zst/c.html" ' \
+    "archive with a member over 1 GiB: the members after it are read"
+is "$(stat "$TMP/s.json" in)/$(stat "$TMP/s.json" failed)" "3/1" "archive: the big member counted failed"
+ok "archive: the big member named" grep -q "member a_big.bin: over 1073741824 bytes; skipped" "$TMP/err"
 
 done_testing
