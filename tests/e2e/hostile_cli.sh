@@ -51,11 +51,17 @@ is "$?" 2 "ulimit -f: exit 2, not killed by SIGXFSZ"
 ok "ulimit -f: the write error is reported" grep -q "limited.jsonl: write error: File too large" "$TMP/err"
 is "$(ls "$TMP" | grep -c 'limited.jsonl')" 0 "ulimit -f: no output and no temporary left"
 # out of memory (a 30 MB line under a 100 MB address space): exit 2, no temporary left
-python3 -c 'import sys
+if grep -q __asan_init "$WINNOW" 2>/dev/null; then
+    for t in "exit 2" reported "no temporary left"; do
+        echo "ok $((_n+1)) # SKIP out of memory: $t (AddressSanitizer needs terabytes of address space)"; _n=$((_n+1))
+    done
+else
+    python3 -c 'import sys
 sys.stdout.write("{\"id\":\"big\",\"text\":\"" + "ab " * 10000000 + "\"}\n")' >"$TMP/big.jsonl"
-(ulimit -v 100000; exec "$WINNOW" ingest -q -j1 -o "$TMP/oom.jsonl" "$TMP/big.jsonl") 2>"$TMP/err"
-is "$?" 2 "out of memory: exit 2"
-ok "out of memory: reported" grep -q "out of memory" "$TMP/err"
-is "$(ls "$TMP" | grep -c 'oom.jsonl')" 0 "out of memory: no temporary left"
+    (ulimit -v 100000; exec "$WINNOW" ingest -q -j1 -o "$TMP/oom.jsonl" "$TMP/big.jsonl") 2>"$TMP/err"
+    is "$?" 2 "out of memory: exit 2"
+    ok "out of memory: reported" grep -q "out of memory" "$TMP/err"
+    is "$(ls "$TMP" | grep -c 'oom.jsonl')" 0 "out of memory: no temporary left"
+fi
 
 done_testing
