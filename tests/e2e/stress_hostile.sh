@@ -144,4 +144,43 @@ r=$(run "$WINNOW" tokenize -q -j2 --encoding cl100k_base --vocab "$SHARED/vocab/
     --stats "$TMP/s.json" "$TMP/mixed.jsonl")
 check tokenize "$want_in" "$r"
 
+# tokenize into shards: the shard writer gets every document tokenize keeps
+r=$(run "$WINNOW" tokenize -q -j2 --encoding cl100k_base --vocab "$SHARED/vocab/tiktoken/cl100k_base.tiktoken" \
+    --stats "$TMP/s.json" -o "$TMP/shards/" "$TMP/mixed.jsonl")
+set -- $r
+is "$1" 0 "tokenize -o DIR/: exit 0"
+is "$(stat "$TMP/s.json" in)/$(stat "$TMP/s.json" balanced)" "$want_in/true" "tokenize -o DIR/: every document accounted"
+ok "shards verify" "$WINNOW" shards verify "$TMP/shards"
+is "$(grep -o '"documents": [0-9]*' "$TMP/shards/manifest.json" | tail -1 | grep -o '[0-9]*$')" "$(stat "$TMP/s.json" out)" \
+    "the shards hold every document tokenize kept"
+[ $ASAN = 1 ] || ok "tokenize -o DIR/: peak memory $2 KB under $MEMORY_BOUND_KB KB" test "$2" -lt "$MEMORY_BOUND_KB"
+
+# the whole pipeline on the same inputs (the FIFO is not a regular file: not an input)
+cat >"$TMP/p.ini" <<EOT
+input = $TMP/in/*
+work = $TMP/work
+output = $TMP/pout
+tasks = 2
+[ingest]
+[filter]
+[dedup]
+[tokenize]
+encoding = cl100k_base
+vocab = $SHARED/vocab/tiktoken/cl100k_base.tiktoken
+[shard]
+vocab-size = 100277
+eos = 100257
+EOT
+timeout 300 "$WINNOW" run -q "$TMP/p.ini" 2>"$TMP/run.err"
+is "$?" 0 "winnow run: exit 0"
+python3 - "$TMP/work/report.json" >"$TMP/flow" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["stages"]
+print(s["filter"]["in"] == s["ingest"]["out"], s["dedup"]["in"] == s["filter"]["out"],
+      s["tokenize"]["in"] == s["dedup"]["out"], all(v["in"] == v["out"] + v["dropped"] + v["failed"] for v in s.values()))
+PY
+is "$(cat "$TMP/flow")" "True True True True" "winnow run: every stage balanced, and each takes what the one before gave"
+ok "winnow run: shards verify" "$WINNOW" shards verify "$TMP/pout"
+
 done_testing
