@@ -90,6 +90,16 @@ typedef struct {
     const stage_opts *opts;
 } engine;
 
+/* True when the line holds only spaces and tabs: not a document (as in
+ * ingest), neither counted nor written. */
+static bool blank(const char *p, size_t len)
+{
+    if (p[0] != ' ' && p[0] != '\t') return false; /* the usual case: one test */
+    for (size_t i = 1; i < len; i++)
+        if (p[i] != ' ' && p[i] != '\t') return false;
+    return true;
+}
+
 /* Splits the batch's block of text into documents (non-blank lines);
  * returns the number of the line after the block. */
 static uint64_t split_lines(stage_batch *b)
@@ -103,7 +113,7 @@ static uint64_t split_lines(stage_batch *b)
         size_t len = (size_t)(nl - p);
         size_t span = len + (nl < end);
         if (len && p[len - 1] == '\r') len--;
-        if (len) {
+        if (len && !blank(p, len)) {
             if (b->n == b->cap) {
                 b->cap = b->cap ? 2 * b->cap : 1024;
                 b->docs = xrealloc(b->docs, (size_t)b->cap * sizeof *b->docs);
