@@ -16,6 +16,10 @@
 #define ZLIB_GZIP_WINDOW (15 + 16)
 #define ZLIB_WINDOW 15
 #define ZLIB_RAW_WINDOW (-15)
+/* Bytes looked at to tell text from compressed data, and the fewest that
+ * can tell (64 random bytes hold no control byte once in ~1,700 tries). */
+#define TEXT_SNIFF 512
+#define TEXT_SNIFF_MIN 64
 
 static bool has_token(const char *v, size_t n, const char *token)
 {
@@ -119,13 +123,21 @@ static int unbrotli_to(const char *p, size_t n, wbuf *out, bool *cut)
 }
 
 /* True when p looks like a document already decoded: starts (after
- * whitespace and a BOM) with '<' or is mostly printable text. */
+ * whitespace and a BOM) with '<', or is text: no control byte other than
+ * whitespace in its first TEXT_SNIFF bytes (in any 8-bit charset or UTF-8;
+ * compressed bytes hold one in about every ninth byte). */
 static bool looks_decoded(const char *p, size_t n)
 {
     size_t i = 0;
     if (n >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF) i = 3;
     while (i < n && isspace((unsigned char)p[i])) i++;
-    return i < n && p[i] == '<';
+    if (i < n && p[i] == '<') return true;
+    if (n < TEXT_SNIFF_MIN) return false;
+    for (size_t k = 0; k < n && k < TEXT_SNIFF; k++) {
+        unsigned char c = (unsigned char)p[k];
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') || c == 0x7f) return false;
+    }
+    return true;
 }
 
 /* True when enc names a content coding the decoder undoes. */

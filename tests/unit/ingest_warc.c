@@ -249,6 +249,9 @@ static void test_encoding_lies(const wbuf *page, wbuf work[2])
     static const char binary[] = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00\xff\xfe\xfd binary";
     decode_relabelled("Content-Encoding: gzip", binary, sizeof binary - 1, work, &p, &n, &info);
     ok(info.undecodable, "lie: gzip label on bytes that no coding decodes: undecodable, not text");
+    static const char text[] = "Plain text that does not start with markup, under a lying gzip label.";
+    decode_relabelled("Content-Encoding: gzip", text, sizeof text - 1, work, &p, &n, &info);
+    ok(!info.undecodable && info.encoding_ignored && n == sizeof text - 1, "lie: gzip label on plain text: kept as text");
     decode_relabelled("Content-Encoding: identity", gz.data, gz.len, work, &p, &n, &info);
     ok(n == page->len && !memcmp(p, page->data, n), "gzip bytes that no header named are decoded by their magic");
     buf_free(&brotli);
