@@ -11,24 +11,30 @@ stat() {
     echo "${v:-0}"
 }
 
-# JSONL, each line its own gzip member, and member 5 of 10 damaged after its
-# header (flipped deflate bytes): 9 lines out, the damaged one counted failed
-python3 - "$TMP/lines.jsonl.gz" <<'PY'
+# JSONL, each line its own gzip member, and member 5 of 10 damaged (flipped
+# deflate bytes) from its first deflate byte (nothing of it decodes: one
+# failed damaged_member) or a little later (a partial line: failed bad_json):
+# the 9 intact lines come out
+NORULES="--no-langid --no-gopher-repetition --no-gopher-quality --no-c4 --no-fineweb"
+for from in 10 12; do
+    python3 - "$TMP/lines.jsonl.gz" $from <<'PY'
 import gzip, sys
 out = open(sys.argv[1], "wb")
 for i in range(1, 11):
     m = bytearray(gzip.compress(b'{"id":"d%d","text":"line number %d of ten"}\n' % (i, i)))
     if i == 5:
-        for k in range(12, len(m) - 8): m[k] ^= 0x55
+        for k in range(int(sys.argv[2]), len(m) - 8): m[k] ^= 0x55
     out.write(m)
 PY
-NORULES="--no-langid --no-gopher-repetition --no-gopher-quality --no-c4 --no-fineweb"
-for stage in ingest filter; do
-    opts=; [ $stage = filter ] && opts=$NORULES
-    "$WINNOW" $stage -q $opts --stats "$TMP/s.json" "$TMP/lines.jsonl.gz" >"$TMP/out" 2>"$TMP/err" </dev/null
-    is "$(grep -o '"id":"d[0-9]*"' "$TMP/out" | tr -d '"' | sed 's/id://' | tr '\n' ' ')" "d1 d2 d3 d4 d6 d7 d8 d9 d10 " \
-        "$stage: per-line gzip, member 5 damaged: the 9 intact lines come out"
-    is "$(stat "$TMP/s.json" in)/$(stat "$TMP/s.json" failed)" "10/1" "$stage: in 10, failed 1"
+    kind=bad_json; [ $from = 10 ] && kind=damaged_member
+    for stage in ingest filter; do
+        opts=; [ $stage = filter ] && opts=$NORULES
+        "$WINNOW" $stage -q $opts --stats "$TMP/s.json" "$TMP/lines.jsonl.gz" >"$TMP/out" 2>"$TMP/err" </dev/null
+        is "$(grep -o '"id":"d[0-9]*"' "$TMP/out" | tr -d '"' | sed 's/id://' | tr '\n' ' ')" "d1 d2 d3 d4 d6 d7 d8 d9 d10 " \
+            "$stage: per-line gzip, member 5 damaged from byte $from: the 9 intact lines come out"
+        is "$(stat "$TMP/s.json" in)/$(stat "$TMP/s.json" failed)/$(stat "$TMP/s.json" $kind)" "10/1/1" \
+            "$stage: damage from byte $from: in 10, failed 1 ($kind)"
+    done
 done
 
 # per-record-gzip WARC, record 3 of 5 damaged early (nothing of it decodes)
