@@ -173,6 +173,7 @@ eos = 100257
 EOT
 timeout 300 "$WINNOW" run -q "$TMP/p.ini" 2>"$TMP/run.err"
 is "$?" 0 "winnow run: exit 0"
+ok "winnow run: the FIFO is named as skipped" grep -q "zz.fifo: not a regular file" "$TMP/run.err"
 python3 - "$TMP/work/report.json" >"$TMP/flow" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
