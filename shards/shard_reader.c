@@ -179,10 +179,10 @@ static bool frame_id_out_of_range(shard_reader *r, uint32_t si, uint32_t fi)
     size_t width = (size_t)r->m.dtype_bytes;
     uint64_t ntok = (t->doffset[fi + 1] - t->doffset[fi]) / width;
     uint32_t top = 0;
-    if (width == 2)
-        for (uint64_t k = 0; k < ntok; k++) top = get_le16(r->frame + 2 * k) > top ? get_le16(r->frame + 2 * k) : top;
-    else
-        for (uint64_t k = 0; k < ntok; k++) top = get_le32(r->frame + 4 * k) > top ? get_le32(r->frame + 4 * k) : top;
+    for (uint64_t k = 0; k < ntok; k++) {
+        uint32_t id = width == 2 ? get_le16(r->frame + 2 * k) : get_le32(r->frame + 4 * k);
+        if (id > top) top = id;
+    }
     if (ntok == 0 || top < r->m.vocab_size) return false;
     snprintf(r->err, sizeof r->err, "%s: frame %u holds id %u, not below the vocabulary size %" PRIu64, r->s[si].path, fi,
              top, r->m.vocab_size);
