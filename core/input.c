@@ -51,7 +51,50 @@ struct winput {
     bool zd_in_frame;
     struct archive *ar;
     pq_jsonl *pq; /* Parquet: rows as JSON lines (core/parquet_jsonl.h) */
+
+    uint64_t member_start; /* decoded offset where the current gzip member began */
+    uint64_t member_raw_start; /* and its compressed offset */
+    char tail;             /* the last decoded byte (0 before the first) */
+    int lost_members;      /* damage that cut no partial line: see input_lost_members() */
+    uint64_t *damage;      /* decoded offsets where a damaged member's partial output ends */
+    size_t ndamage, damage_cap;
 };
+
+/* Decoded bytes produced so far (consumed or not). */
+static uint64_t decoded_total(const winput *in) { return in->offset + (in->end - in->start); }
+
+static void make_room(winput *in, size_t want);
+
+/* Damage skipped bytes here. Where the damaged member gave output, its end
+ * is remembered for record readers and a partial line is ended with '\n', so
+ * the next member starts a line of its own (line readers count the partial
+ * one as failed); a member that gave nothing lost at least one record
+ * unseen, counted in lost_members for the reader to count as failed. */
+static void mark_damage(winput *in)
+{
+    uint64_t total = decoded_total(in);
+    if (total == in->member_start) {
+        in->lost_members++;
+        return;
+    }
+    if (in->ndamage == in->damage_cap) {
+        in->damage_cap = in->damage_cap ? 2 * in->damage_cap : 8;
+        in->damage = xrealloc(in->damage, in->damage_cap * sizeof *in->damage);
+    }
+    in->damage[in->ndamage++] = total;
+    if (in->tail != '\n') {
+        make_room(in, 1);
+        in->buf[in->end++] = '\n';
+        in->tail = '\n';
+    }
+}
+
+/* Notes the start of a gzip member (for mark_damage). */
+static void member_begins(winput *in)
+{
+    in->member_start = decoded_total(in);
+    in->member_raw_start = in->raw_consumed;
+}
 
 /* Reports damage (each place once) and counts it. */
 static void input_report(winput *in, const char *what)
@@ -76,6 +119,14 @@ static void raw_consume(winput *in, size_t n);
  * so that the members after a damaged one are still read. False at the end. */
 static bool gzip_resync(winput *in)
 {
+    /* Damaged deflate data may have run on into the next members: look for
+     * the next header from just after the damaged member's own header when
+     * its bytes are still buffered. */
+    uint64_t back = in->raw_consumed - in->member_raw_start;
+    if (back <= in->raw_pos) {
+        in->raw_pos -= (size_t)back;
+        in->raw_consumed -= back;
+    }
     raw_consume(in, raw_avail(in) ? 1 : 0);
     for (;;) {
         const unsigned char *p = in->raw + in->raw_pos;
@@ -86,6 +137,7 @@ static bool gzip_resync(winput *in)
                 inflateReset(&in->z);
                 in->z_in_member = true;
                 in->member_fresh = true;
+                member_begins(in);
                 return true;
             }
         }
@@ -166,6 +218,7 @@ static bool whole_member(winput *in)
         return false;
     raw_consume(in, used_in);
     in->end += used_out;
+    if (used_out) in->tail = in->buf[in->end - 1];
     in->z_in_member = false;
     return true;
 }
@@ -214,7 +267,10 @@ static bool decode_more(winput *in)
     }
     case CODEC_GZIP: {
         if (!raw_avail(in) && !raw_fill(in)) {
-            if (in->z_in_member) input_fail(in, "truncated gzip member");
+            if (in->z_in_member) {
+                input_fail(in, "truncated gzip member");
+                mark_damage(in);
+            }
             in->eof = true;
             return false;
         }
@@ -226,6 +282,7 @@ static bool decode_more(winput *in)
                 inflateReset(&in->z);
                 in->z_in_member = true;
                 in->member_fresh = true;
+                member_begins(in);
             } else if (p[0] == 0) {
                 size_t k = 0;
                 while (k < raw_avail(in) && p[k] == 0) k++;
@@ -248,10 +305,12 @@ static bool decode_more(winput *in)
         int r = inflate(&in->z, Z_NO_FLUSH);
         raw_consume(in, raw_avail(in) - in->z.avail_in);
         in->end += room - in->z.avail_out;
+        if (room - in->z.avail_out) in->tail = in->buf[in->end - 1];
         if (r == Z_STREAM_END) in->z_in_member = false;
         else if (r == Z_BUF_ERROR && !in->z.avail_in) raw_fill(in);
         else if (r != Z_OK && r != Z_BUF_ERROR) {
             input_report(in, in->z.msg ? in->z.msg : "bad gzip data");
+            mark_damage(in);
             if (!gzip_resync(in)) {
                 in->eof = true;
                 return false;
@@ -263,7 +322,10 @@ static bool decode_more(winput *in)
     }
     case CODEC_ZSTD: {
         if (!raw_avail(in) && !raw_fill(in)) {
-            if (in->zd_in_frame) input_fail(in, "truncated zstd frame");
+            if (in->zd_in_frame) {
+                input_fail(in, "truncated zstd frame");
+                mark_damage(in);
+            }
             in->eof = true;
             return false;
         }
@@ -272,8 +334,10 @@ static bool decode_more(winput *in)
         size_t r = ZSTD_decompressStream(in->zd, &ob, &ib);
         raw_consume(in, ib.pos);
         in->end += ob.pos;
+        if (ob.pos) in->tail = in->buf[in->end - 1];
         if (ZSTD_isError(r)) {
             input_fail(in, ZSTD_getErrorName(r));
+            mark_damage(in);
             return false;
         }
         in->zd_in_frame = r != 0;
@@ -294,8 +358,15 @@ static bool decode_more(winput *in)
     }
     case CODEC_OTHER: {
         la_ssize_t r = archive_read_data(in->ar, in->buf + in->end, room);
-        if (r > 0) { in->end += (size_t)r; return true; }
-        if (r < 0) input_fail(in, archive_error_string(in->ar) ? archive_error_string(in->ar) : "bad compressed data");
+        if (r > 0) {
+            in->end += (size_t)r;
+            in->tail = in->buf[in->end - 1];
+            return true;
+        }
+        if (r < 0) {
+            input_fail(in, archive_error_string(in->ar) ? archive_error_string(in->ar) : "bad compressed data");
+            mark_damage(in);
+        }
         in->eof = true;
         return false;
     }
@@ -458,6 +529,14 @@ uint64_t input_offset(const winput *in) { return in->offset; }
 uint64_t input_raw_offset(const winput *in) { return in->raw_consumed; }
 input_codec input_get_codec(const winput *in) { return in->codec; }
 int input_errors(const winput *in) { return in->errors; }
+int input_lost_members(const winput *in) { return in->lost_members; }
+
+bool input_damaged_within(const winput *in, uint64_t from, uint64_t to)
+{
+    for (size_t i = 0; i < in->ndamage; i++)
+        if (in->damage[i] > from && in->damage[i] <= to) return true;
+    return false;
+}
 
 const char *input_codec_name(input_codec c)
 {
@@ -480,6 +559,7 @@ void input_close(winput *in)
     pq_jsonl_close(in->pq);
     if (in->fd != STDIN_FILENO) close(in->fd);
     free(in->raw);
+    free(in->damage);
     free(in->buf);
     free(in->name);
     free(in);

@@ -51,6 +51,17 @@ const char *input_codec_name(input_codec c);
 /* Number of damaged-stream errors met. */
 int input_errors(const winput *in);
 
+/* Damage ends a damaged member's partial line with an inserted '\n', so the
+ * next member starts on a line of its own and a line reader counts the
+ * partial line as a failed record. A damaged member that gave no output
+ * lost records no reader saw: this is how many times that happened, and
+ * readers count one failed record (`damaged_member`) for each. */
+int input_lost_members(const winput *in);
+
+/* True when the partial output of a damaged member ends in (from, to] of the
+ * decoded stream: the record read from those bytes is incomplete. */
+bool input_damaged_within(const winput *in, uint64_t from, uint64_t to);
+
 /* Closes the input and frees it. */
 void input_close(winput *in);
 

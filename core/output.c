@@ -31,15 +31,23 @@ struct woutput {
     uint64_t bytes;
     struct woutput *next_open; /* list of open temporaries, for output_abort_all */
     pq_writer *parquet;        /* a NAME.parquet output: the document stream as Parquet */
+    pid_t owner;               /* the process that made the temporary (a forked child inherits the list) */
 };
 
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static woutput *open_list;
 
+static void register_abort_at_exit(void) { atexit(output_abort_all); }
+
 static void track(woutput *o, bool add)
 {
+    static pthread_once_t at_exit_once = PTHREAD_ONCE_INIT;
+    /* every exit that is not a clean close (dief, out of memory, a write
+     * error) removes the temporaries: nothing half-written stays behind */
+    if (add) pthread_once(&at_exit_once, register_abort_at_exit);
     pthread_mutex_lock(&open_lock);
     if (add) {
+        o->owner = getpid();
         o->next_open = open_list;
         open_list = o;
     } else {
@@ -235,7 +243,9 @@ void output_abort(woutput *o)
 void output_abort_all(void)
 {
     pthread_mutex_lock(&open_lock);
-    for (woutput *o = open_list; o; o = o->next_open) unlink(o->tmp);
+    pid_t self = getpid();
+    for (woutput *o = open_list; o; o = o->next_open)
+        if (o->owner == self) unlink(o->tmp);
     open_list = NULL;
     pthread_mutex_unlock(&open_lock);
 }

@@ -96,6 +96,16 @@ typedef struct {
     const stage_opts *opts;
 } engine;
 
+/* True when the line holds only spaces and tabs: not a document (as in
+ * ingest), neither counted nor written. */
+static bool blank(const char *p, size_t len)
+{
+    if (p[0] != ' ' && p[0] != '\t') return false; /* the usual case: one test */
+    for (size_t i = 1; i < len; i++)
+        if (p[i] != ' ' && p[i] != '\t') return false;
+    return true;
+}
+
 /* Splits the batch's block of text into documents (non-blank lines);
  * returns the number of the line after the block. */
 static uint64_t split_lines(stage_batch *b)
@@ -109,7 +119,7 @@ static uint64_t split_lines(stage_batch *b)
         size_t len = (size_t)(nl - p);
         size_t span = len + (nl < end);
         if (len && p[len - 1] == '\r') len--;
-        if (len) {
+        if (len && !blank(p, len)) {
             if (b->n == b->cap) {
                 b->cap = b->cap ? 2 * b->cap : 1024;
                 b->docs = xrealloc(b->docs, (size_t)b->cap * sizeof *b->docs);
@@ -240,6 +250,16 @@ static void finish_batch(engine *e, sink *s, stage_batch *b)
     progress_add((uint64_t)b->n, bytes);
 }
 
+/* Damaged compressed members that left no partial line each lost at least
+ * one document no line shows: one failed `damaged_member` each. */
+static void count_lost_members(sink *s, const winput *in)
+{
+    for (int k = input_lost_members(in); k > 0; k--) {
+        s->stats.in++;
+        stats_fail(&s->stats, "damaged_member");
+    }
+}
+
 int stage_run(const stage_opts *o, const stage_ops *ops)
 {
     engine e = {ops, o};
@@ -308,6 +328,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
             if (last && !carry.len) break;
         }
         if (input_errors(in)) status = EXIT_FATAL;
+        count_lost_members(&s, in);
         input_close(in);
     }
     while (!pool_empty(pool)) {

@@ -53,6 +53,13 @@ void stats_add(wstats *s, const char *name, double v) { table_slot(&s->extra, na
 
 void stats_set(wstats *s, const char *name, double v) { table_slot(&s->extra, name)->value = v; }
 
+double stats_get(const wstats *s, const char *name)
+{
+    for (int i = 0; i < s->extra.n; i++)
+        if (strcmp(s->extra.items[i].name, name) == 0) return s->extra.items[i].value;
+    return 0;
+}
+
 static void table_merge(stats_table *dst, const stats_table *src)
 {
     for (int i = 0; i < src->n; i++) table_slot(dst, src->items[i].name)->value += src->items[i].value;

@@ -48,6 +48,9 @@ void stats_add(wstats *s, const char *name, double v);
 /* Sets a stage-specific number. */
 void stats_set(wstats *s, const char *name, double v);
 
+/* A stage-specific number (0 when never set). */
+double stats_get(const wstats *s, const char *name);
+
 /* Adds src's counts into dst. */
 void stats_merge(wstats *dst, const wstats *src);
 

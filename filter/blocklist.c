@@ -42,7 +42,10 @@ static size_t read_lines(const char *path, void (*line)(void *, char *, size_t),
     char *buf = NULL;
     size_t cap = 0, count = 0;
     ssize_t len;
+    int lineno = 0;
     while ((len = getline(&buf, &cap, f)) >= 0) {
+        lineno++;
+        if (memchr(buf, 0, (size_t)len)) dief(EXIT_USAGE, "%s: line %d: a NUL byte; not a text file?", path, lineno);
         char *s = buf;
         while (len > 0 && isspace((unsigned char)s[len - 1])) s[--len] = 0;
         while (*s && isspace((unsigned char)*s)) s++, len--;

@@ -23,6 +23,7 @@ typedef struct {
 #define SN(name, field, def, help) {name, K_NUM, offsetof(filter_config, field), def, help}
 
 static const setting settings[] = {
+    S(max_doc_bytes, K_NUM, "4194304", "drop longer texts (too_long) before any rule: bounds the rules' memory"),
     S(gopher_quality, K_BOOL, "true", "Gopher quality rules"),
     S(gopher_min_words, K_NUM, "50", "min words that are not all punctuation"),
     S(gopher_max_words, K_NUM, "100000", "max words that are not all punctuation"),
@@ -173,8 +174,10 @@ void filter_config_load(filter_config *c, const char *path)
     char *line = NULL;
     size_t cap = 0;
     int lineno = 0;
-    while (getline(&line, &cap, f) >= 0) {
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) >= 0) {
         lineno++;
+        if (memchr(line, 0, (size_t)len)) dief(EXIT_USAGE, "%s: line %d: a NUL byte; not a text file?", path, lineno);
         char *hash = strchr(line, '#');
         if (hash) *hash = 0;
         char *s = trim(line);

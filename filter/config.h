@@ -27,6 +27,11 @@ typedef struct {
     double gopher_min_stop_words;
     char *gopher_stop_words; /* comma-separated */
 
+    /* texts longer than this many bytes are dropped (too_long) before any
+     * rule runs: the rules need memory in proportion to the text (up to
+     * about 50 bytes per byte, for one letter and a space repeated) */
+    double max_doc_bytes;
+
     /* Gopher repetition */
     bool gopher_repetition;
     double rep_dup_line_frac, rep_dup_para_frac, rep_dup_line_char_frac, rep_dup_para_char_frac;

@@ -171,6 +171,10 @@ void filter_document(const filter *f, filter_worker *w, const char *text, size_t
     r->text = text;
     r->text_len = n;
 
+    if (c->max_doc_bytes && (double)n > c->max_doc_bytes) {
+        r->reason = "too_long";
+        return;
+    }
     if (f->urls && url && url_len && url_blocklist_match(f->urls, url, url_len, &w->scratch)) {
         r->reason = "url_blocklist";
         return;

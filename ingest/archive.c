@@ -26,19 +26,38 @@ static la_ssize_t read_source(struct archive *a, void *ctx, const void **buf)
     return (la_ssize_t)isrc_read(r->src, r->chunk, sizeof r->chunk);
 }
 
-/* Reads the current entry's data into out; returns 0, or -1 on an error. */
+enum { ENTRY_READ = 0, ENTRY_ERROR = -1, ENTRY_TOO_LARGE = 1 };
+
+/* Reads the current entry's data into out: ENTRY_READ, ENTRY_ERROR, or
+ * ENTRY_TOO_LARGE when it holds more than limit bytes (out then holds the
+ * first ones; the rest is still unread). */
 static int read_entry(struct archive *a, wbuf *out, size_t limit)
 {
     buf_clear(out);
     for (;;) {
         buf_reserve(out, DECOMPRESS_STEP);
         la_ssize_t got = archive_read_data(a, out->data + out->len, DECOMPRESS_STEP);
-        if (got < 0) return -1;
-        if (got == 0) return 0;
+        if (got < 0) return ENTRY_ERROR;
+        if (got == 0) return ENTRY_READ;
         out->len += (size_t)got;
         out->data[out->len] = 0;
-        if (out->len > limit) return -1;
+        if (out->len > limit) return ENTRY_TOO_LARGE;
     }
+}
+
+/* A member over ARCHIVE_MAX_MEMBER: skipped (decoded and thrown away, so
+ * the members after it are read), when its header says so before any of it
+ * is held in memory. ENTRY_READ when it fits and is in data. */
+static int read_member(struct archive *a, struct archive_entry *e, wbuf *data)
+{
+    int rc = archive_entry_size_is_set(e) && archive_entry_size(e) > (la_int64_t)ARCHIVE_MAX_MEMBER
+                 ? ENTRY_TOO_LARGE
+                 : read_entry(a, data, ARCHIVE_MAX_MEMBER);
+    if (rc == ENTRY_TOO_LARGE) {
+        buf_clear(data);
+        if (archive_read_data_skip(a) != ARCHIVE_OK) return ENTRY_ERROR;
+    }
+    return rc;
 }
 
 int archive_each_member(isrc *src, archive_member_fn member, archive_error_fn error, void *ctx)
@@ -63,12 +82,19 @@ int archive_each_member(isrc *src, archive_member_fn member, archive_error_fn er
             const char *name = archive_entry_pathname_utf8(e);
             if (!name) name = archive_entry_pathname(e);
             if (!name) name = "?";
-            if (read_entry(a, &data, ARCHIVE_MAX_MEMBER) != 0) {
-                snprintf(what, sizeof what, "member unreadable or over %zu bytes: %s", ARCHIVE_MAX_MEMBER,
-                         archive_error_string(a) ? archive_error_string(a) : "too large");
+            int got = read_member(a, e, &data);
+            if (got == ENTRY_TOO_LARGE) {
+                snprintf(what, sizeof what, "over %zu bytes; skipped", ARCHIVE_MAX_MEMBER);
                 error(ctx, name, what);
                 errors++;
-                break; /* the stream is out of step after a failed member */
+                continue;
+            }
+            if (got == ENTRY_ERROR) {
+                snprintf(what, sizeof what, "member unreadable: %s",
+                         archive_error_string(a) ? archive_error_string(a) : "bad data");
+                error(ctx, name, what);
+                errors++;
+                break; /* the stream is out of step after a damaged member */
             }
             member(ctx, name, data.data ? data.data : "", data.len);
         }
@@ -94,7 +120,7 @@ int decompress_memory(const char *p, size_t n, wbuf *out)
     int rc = -1;
     buf_clear(out);
     if (archive_read_open_memory(a, p, n) == ARCHIVE_OK && archive_read_next_header(a, &e) == ARCHIVE_OK)
-        rc = read_entry(a, out, ARCHIVE_MAX_MEMBER);
+        rc = read_entry(a, out, ARCHIVE_MAX_MEMBER) == ENTRY_READ ? 0 : -1;
     archive_read_free(a);
     return rc;
 }

@@ -9,7 +9,8 @@
 #include "core/buf.h"
 #include "ingest/source.h"
 
-/* Members larger than this are reported and skipped. */
+/* Members larger than this are reported and skipped; the members after
+ * them are read. */
 #define ARCHIVE_MAX_MEMBER ((size_t)1 << 30)
 
 /* Called once per regular-file member, in archive order, with its bytes. */

@@ -21,10 +21,11 @@ static void usage(FILE *f)
             "xz, lz4): WARC 0.17-1.1 (HTML responses and resources become documents), WET\n"
             "(conversion records, text as is), JSON Lines documents (passed through, an id\n"
             "added when missing), HTML files, plain text files, and tar/zip/7z archives of\n"
-            "any of these. A directory means every file under it, in name order; no input\n"
-            "or '-' reads stdin. Skipped records (requests, metadata, revisits, non-2xx,\n"
-            "non-HTML...) are counted by reason; damaged records are reported with file,\n"
-            "record number and offset, counted, and reading goes on.\n\n"
+            "any of these. A directory means every regular file under it, in name order\n"
+            "(FIFOs and devices are skipped); no input or '-' reads stdin. Skipped records\n"
+            "(requests, metadata, revisits, non-2xx, non-HTML...) are counted by reason;\n"
+            "damaged records are reported with file, record number and offset, counted,\n"
+            "and reading goes on.\n\n"
             "options:\n"
             "  --extract=MODE      main (default): the main content, without navigation and\n"
             "                      boilerplate; full: all visible text of the page\n");
@@ -91,6 +92,9 @@ int cmd_ingest(int argc, char **argv)
     output_close(outs.docs);
     if (outs.rejects) output_close(outs.rejects);
     const wstats *s = ingest_stats(g);
+    /* damaged compressed data: what decoded is written and counted, and the
+     * exit status says the input was not whole, as in every other stage */
+    if (stats_get(s, "damaged_streams") > 0) status = EXIT_FATAL;
     if (o.stats_path) stats_write_json(s, "ingest", o.stats_path);
     if (!o.quiet) stats_print_summary(s, winnow_prog);
     ingest_destroy(g);

@@ -46,6 +46,7 @@ typedef struct {
     const char *encoding;    /* Content-Encoding undone ("gzip", "deflate", "br") or NULL */
     bool encoding_ignored;   /* Content-Encoding said, body was not so encoded: kept as is */
     bool decode_error;       /* the encoded body was damaged: kept what decoded */
+    bool undecodable;        /* a coding was announced, and the bytes are neither decodable nor markup */
     bool cut;                /* decoded body hit HTTP_MAX_DECODED */
 } http_decode_info;
 

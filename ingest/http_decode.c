@@ -16,6 +16,10 @@
 #define ZLIB_GZIP_WINDOW (15 + 16)
 #define ZLIB_WINDOW 15
 #define ZLIB_RAW_WINDOW (-15)
+/* Bytes looked at to tell text from compressed data, and the fewest that
+ * can tell (64 random bytes hold no control byte once in ~1,700 tries). */
+#define TEXT_SNIFF 512
+#define TEXT_SNIFF_MIN 64
 
 static bool has_token(const char *v, size_t n, const char *token)
 {
@@ -119,45 +123,83 @@ static int unbrotli_to(const char *p, size_t n, wbuf *out, bool *cut)
 }
 
 /* True when p looks like a document already decoded: starts (after
- * whitespace and a BOM) with '<' or is mostly printable text. */
+ * whitespace and a BOM) with '<', or is text: no control byte other than
+ * whitespace in its first TEXT_SNIFF bytes (in any 8-bit charset or UTF-8;
+ * compressed bytes hold one in about every ninth byte). */
 static bool looks_decoded(const char *p, size_t n)
 {
     size_t i = 0;
     if (n >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF) i = 3;
     while (i < n && isspace((unsigned char)p[i])) i++;
-    return i < n && p[i] == '<';
+    if (i < n && p[i] == '<') return true;
+    if (n < TEXT_SNIFF_MIN) return false;
+    for (size_t k = 0; k < n && k < TEXT_SNIFF; k++) {
+        unsigned char c = (unsigned char)p[k];
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') || c == 0x7f) return false;
+    }
+    return true;
 }
 
-/* Undoes one content coding named by enc on the bytes *p (*n of them), using out for the result. */
+/* True when enc names a content coding the decoder undoes. */
+static bool names_coding(const char *enc, size_t len)
+{
+    return has_token(enc, len, "gzip") || has_token(enc, len, "x-gzip") || has_token(enc, len, "deflate") ||
+           has_token(enc, len, "br");
+}
+
+static bool gzip_magic(const unsigned char *u, size_t n) { return n >= 2 && u[0] == 0x1f && u[1] == 0x8b; }
+
+static bool zlib_magic(const unsigned char *u, size_t n)
+{
+    return n >= 2 && (u[0] & 0x0f) == 8 && ((u[0] << 8) | u[1]) % 31 == 0;
+}
+
+/* Undoes the content coding of the bytes *p (*n of them) that a header
+ * (enc, Content-Encoding or Transfer-Encoding) announced, using out for the
+ * result. The bytes decide, not the label: gzip and zlib by their magic
+ * numbers, whatever the label said (servers send br over gzip and gzip over
+ * brotli); markup is taken as already decoded (ClueWeb's gzip over plain
+ * HTML) unless it is brotli that decodes cleanly; other bytes must decode
+ * cleanly as brotli or raw deflate, else the body is undecodable: binary is
+ * never handed on as text. */
 static void undo_encoding(const char *enc, size_t enc_len, const char **p, size_t *n, wbuf *out,
                           http_decode_info *info)
 {
-    int rc;
-    const char *name;
     const unsigned char *u = (const unsigned char *)*p;
-    if (has_token(enc, enc_len, "gzip") || has_token(enc, enc_len, "x-gzip")) {
+    const char *name;
+    int rc;
+    if (gzip_magic(u, *n)) {
         name = "gzip";
-        if (*n < 2 || u[0] != 0x1f || u[1] != 0x8b) { info->encoding_ignored = true; return; }
         rc = inflate_to(*p, *n, ZLIB_GZIP_WINDOW, out, &info->cut);
-    } else if (has_token(enc, enc_len, "deflate")) {
+    } else if (zlib_magic(u, *n)) {
         name = "deflate";
-        bool zlib_header = *n >= 2 && (u[0] & 0x0f) == 8 && ((u[0] << 8) | u[1]) % 31 == 0;
-        rc = inflate_to(*p, *n, zlib_header ? ZLIB_WINDOW : ZLIB_RAW_WINDOW, out, &info->cut);
-        if (rc < 0 && looks_decoded(*p, *n)) { info->encoding_ignored = true; return; }
-    } else if (has_token(enc, enc_len, "br")) {
+        rc = inflate_to(*p, *n, ZLIB_WINDOW, out, &info->cut);
+    } else if (looks_decoded(*p, *n)) {
         name = "br";
-        if (looks_decoded(*p, *n)) { /* brotli has no magic; a '<' first is HTML */
-            rc = unbrotli_to(*p, *n, out, &info->cut);
-            if (rc != 0) { info->encoding_ignored = true; return; }
-        } else {
-            rc = unbrotli_to(*p, *n, out, &info->cut);
+        if (!has_token(enc, enc_len, "br") || unbrotli_to(*p, *n, out, &info->cut) != 0) {
+            info->encoding_ignored = true;
+            return;
         }
-    } else {
-        return; /* identity, or a coding we do not know: leave the bytes */
+        rc = 0;
+    } else { /* no magic, not markup: only a clean decode, or a damaged one of the announced coding */
+        int br = unbrotli_to(*p, *n, out, &info->cut);
+        int raw = br == 0 ? -1 : inflate_to(*p, *n, ZLIB_RAW_WINDOW, out, &info->cut);
+        if (br == 0) {
+            name = "br";
+            rc = 0;
+        } else if (raw == 0 || (raw > 0 && has_token(enc, enc_len, "deflate"))) {
+            name = "deflate";
+            rc = raw;
+        } else if (br > 0 && has_token(enc, enc_len, "br")) {
+            name = "br";
+            rc = unbrotli_to(*p, *n, out, &info->cut); /* its partial result again */
+        } else {
+            name = NULL;
+            rc = -1;
+        }
     }
-    if (rc < 0) { /* nothing decoded: the header lied or the body is damaged */
-        if (looks_decoded(*p, *n)) info->encoding_ignored = true;
-        else info->decode_error = true;
+    if (rc < 0) { /* nothing decoded and not markup */
+        info->undecodable = true;
         return;
     }
     if (rc > 0) info->decode_error = true;
@@ -182,8 +224,21 @@ void http_decode_body(const http_response *r, wbuf work[2], const char **payload
             n = work[0].len;
         }
     }
+    /* Transfer-Encoding gzip (rare, but sent) is undone like a content coding */
+    if (te && n && names_coding(te, vlen)) {
+        undo_encoding(te, vlen, &p, &n, &work[1], info);
+        if (info->encoding) { /* keep the result out of work[1], which the next decoding reuses */
+            buf_clear(&work[0]);
+            buf_append(&work[0], p, n);
+            p = work[0].data;
+        }
+    }
     const char *ce = http_header_get(r, "Content-Encoding", &vlen);
-    if (ce && n) undo_encoding(ce, vlen, &p, &n, &work[1], info);
+    if (!info->undecodable && n) {
+        if (ce && names_coding(ce, vlen)) undo_encoding(ce, vlen, &p, &n, &work[1], info);
+        else if (!info->encoding && gzip_magic((const unsigned char *)p, n)) /* gzip that no header named */
+            undo_encoding("gzip", 4, &p, &n, &work[1], info);
+    }
     *payload = p;
     *len = n;
 }

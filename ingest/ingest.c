@@ -314,6 +314,14 @@ static int compare_names(const void *a, const void *b)
 
 static int ingest_file_or_dir(ingest *g, const char *path, int depth);
 
+/* True when path (followed through symlinks) is a regular file or a
+ * directory, or does not exist (opening it then fails and says so). */
+static bool regular_or_directory(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode);
+}
+
 static int ingest_directory(ingest *g, const char *path, int depth)
 {
     if (depth > MAX_DIR_DEPTH) {
@@ -345,6 +353,12 @@ static int ingest_directory(ingest *g, const char *path, int depth)
         struct stat ls, st;
         if (lstat(child.data, &ls) == 0 && S_ISLNK(ls.st_mode) && stat(child.data, &st) == 0 && S_ISDIR(st.st_mode)) {
             warnf("%s: a symlink to a directory, not followed", child.data);
+            free(names[i]);
+            continue;
+        }
+        if (!regular_or_directory(child.data)) { /* a FIFO or /dev/zero would block or never end */
+            warnf("%s: not a regular file (a FIFO, device or socket); skipped", child.data);
+            count_failure(g, "not_regular_file");
             free(names[i]);
             continue;
         }
@@ -380,6 +394,7 @@ static int ingest_file_or_dir(ingest *g, const char *path, int depth)
     ingest_batch *b = ingest_batch_current(g);
     b->stats.bytes_in += input_offset(in);
     if (input_errors(in)) stats_add(&b->stats, "damaged_streams", (double)input_errors(in));
+    for (int k = input_lost_members(in); k > 0; k--) count_failure(g, "damaged_member");
     input_close(in);
     ingest_batch_check(g);
     return 0;

@@ -143,6 +143,12 @@ static void take_response(warc_ctx *c)
     http_decode_info info;
     http_decode_body(&r, c->work, &payload, &n, &info);
     ingest_batch *b = ingest_batch_current(c->g);
+    if (info.undecodable) { /* never binary as text */
+        warnf("%s: record %llu at offset %llu: body announced as encoded is neither decodable nor markup; skipped",
+              c->name, (unsigned long long)rec->number, (unsigned long long)rec->offset);
+        stats_fail(&b->stats, "undecodable_body");
+        return;
+    }
     if (info.dechunked) stats_add(&b->stats, "http_dechunked", 1);
     if (info.encoding) stats_add(&b->stats, "http_decoded", 1);
     if (info.encoding_ignored) stats_add(&b->stats, "http_encoding_header_ignored", 1);
@@ -203,6 +209,10 @@ void ingest_warc_input(struct ingest *g, isrc *src, const char *name)
             warnf("%s: record %llu at offset %llu: %s", name, (unsigned long long)rec.number,
                   (unsigned long long)rec.offset, r.message);
             stats_fail(&b->stats, kind);
+        } else if (isrc_damaged_within(src, rec.offset, isrc_offset(src))) {
+            warnf("%s: record %llu at offset %llu: cut by damaged compressed data; skipped", name,
+                  (unsigned long long)rec.number, (unsigned long long)rec.offset);
+            stats_fail(&b->stats, "damaged_record");
         } else {
             if (rec.warning) {
                 warnf("%s: record %llu at offset %llu: %s", name, (unsigned long long)rec.number,

@@ -55,6 +55,11 @@ uint64_t isrc_offset(const isrc *s)
     return s->in ? input_offset(s->in) : s->mem_pos;
 }
 
+bool isrc_damaged_within(const isrc *s, uint64_t from, uint64_t to)
+{
+    return s->in && input_damaged_within(s->in, from, to);
+}
+
 bool isrc_getline(isrc *s, const char **line, size_t *len)
 {
     if (s->in) return input_getline(s->in, line, len);

@@ -37,4 +37,8 @@ bool isrc_getline(isrc *s, const char **line, size_t *len);
 /* Offset of the next byte in the decoded stream. */
 uint64_t isrc_offset(const isrc *s);
 
+/* True when damaged compressed data cut the decoded stream in (from, to]
+ * (input_damaged_within(); never for a memory source). */
+bool isrc_damaged_within(const isrc *s, uint64_t from, uint64_t to);
+
 #endif

@@ -253,6 +253,12 @@ warc_status warc_next(warc_reader *r, warc_record *rec, const char **kind)
         want *= 2;
     }
 
+    if (isrc_damaged_within(s, rec->offset, rec->offset + hdr_end)) {
+        snprintf(r->message, sizeof r->message, "header cut by damaged compressed data");
+        isrc_read(s, NULL, 1);
+        resync(s);
+        return fail(kind, "damaged_record");
+    }
     const char *vl_end = memchr(p, '\n', hdr_end);
     size_t vlen = vl_end ? (size_t)(vl_end - p) : hdr_end;
     size_t vl_next = vl_end ? vlen + 1 : hdr_end;

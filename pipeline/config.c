@@ -125,10 +125,15 @@ int pl_config_load(const char *path, pl_config *c, char *err, size_t errlen)
     size_t cap = 0;
     int lineno = 0, rc = 0;
     pl_section *cur = NULL; /* NULL: the [pipeline] part */
-    while (rc == 0 && getline(&line, &cap, f) != -1) {
+    ssize_t len;
+    while (rc == 0 && (len = getline(&line, &cap, f)) != -1) {
         lineno++;
         char where[PATH_MAX + 32];
         snprintf(where, sizeof where, "%s:%d", path, lineno);
+        if (memchr(line, 0, (size_t)len)) {
+            rc = fail(err, errlen, "%s: a NUL byte; not a text file?", where);
+            break;
+        }
         char *s = trim(line);
         if (!*s || *s == '#' || *s == ';') continue;
         if (*s == '[') {

@@ -135,7 +135,11 @@ static void expand_inputs(pl_plan *p)
         if (rc != 0) dief(EXIT_FATAL, "input %s: cannot expand the pattern", p->cfg.globs[g]);
         for (size_t i = 0; i < gl.gl_pathc; i++) {
             struct stat st;
-            if (stat(gl.gl_pathv[i], &st) != 0 || !S_ISREG(st.st_mode)) continue;
+            if (stat(gl.gl_pathv[i], &st) != 0 || !S_ISREG(st.st_mode)) {
+                if (stat(gl.gl_pathv[i], &st) == 0 && !S_ISDIR(st.st_mode)) /* a FIFO or device would block */
+                    warnf("input %s: not a regular file (a FIFO, device or socket); skipped", gl.gl_pathv[i]);
+                continue;
+            }
             if (p->nfiles == cap) {
                 cap = cap ? 2 * cap : 64;
                 p->files = xrealloc(p->files, (size_t)cap * sizeof *p->files);

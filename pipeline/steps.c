@@ -13,6 +13,7 @@
 #include "core/util.h"
 #include "pipeline/dedup_step.h"
 #include "pipeline/docs_unit.h"
+#include "pipeline/rank_lock.h"
 #include "pipeline/shards_rank.h"
 #include "pipeline/spawn.h"
 
@@ -227,6 +228,19 @@ static int step_shards(const pl_plan *p, int rank, const pl_step_opts *o)
     return rc;
 }
 
+static int run_rank(const pl_plan *p, pl_step s, int rank, const pl_step_opts *o)
+{
+    switch (s) {
+    case STEP_DOCS: return step_docs(p, rank, o);
+    case STEP_SIGNATURES:
+    case STEP_BUCKETS:
+    case STEP_APPLY: return step_dedup(p, s, rank, o);
+    case STEP_SHARDS: return step_shards(p, rank, o);
+    case STEP_MERGE: return pl_merge_run(p, o->quiet);
+    default: return EXIT_USAGE;
+    }
+}
+
 int pl_step_run(const pl_plan *p, pl_step s, int rank, const pl_step_opts *o)
 {
     if (!pl_step_enabled(p, s)) return 0;
@@ -237,13 +251,8 @@ int pl_step_run(const pl_plan *p, pl_step s, int rank, const pl_step_opts *o)
         int rc = require_done(p, (pl_step)before, s);
         if (rc) return rc;
     }
-    switch (s) {
-    case STEP_DOCS: return step_docs(p, rank, o);
-    case STEP_SIGNATURES:
-    case STEP_BUCKETS:
-    case STEP_APPLY: return step_dedup(p, s, rank, o);
-    case STEP_SHARDS: return step_shards(p, rank, o);
-    case STEP_MERGE: return pl_merge_run(p, o->quiet);
-    default: return EXIT_USAGE;
-    }
+    int lock = pl_rank_lock(p, s, rank); /* a second copy of this rank waits here, then finds it done */
+    int rc = pl_done(p, s, rank) ? 0 : run_rank(p, s, rank, o);
+    pl_rank_unlock(lock);
+    return rc;
 }

@@ -145,8 +145,9 @@ int cmd_shard(int argc, char **argv)
         return EXIT_USAGE;
     }
     o.writer.threads = so.threads;
+    if (!shard_writer_options_valid(&o.writer)) return EXIT_USAGE;
     shard_writer *w = shard_writer_open(so.output, &o.writer);
-    if (!w) return EXIT_USAGE;
+    if (!w) return EXIT_FATAL; /* the directory cannot be used */
 
     wstats st;
     stats_init(&st);

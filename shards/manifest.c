@@ -13,6 +13,7 @@
 
 #include "core/json.h"
 #include "core/util.h"
+#include "shards/manifest_digest.h"
 #include "shards/shard_format.h"
 
 #define JSON_MAX_DEPTH 32
@@ -64,7 +65,10 @@ void manifest_write_json(const shard_manifest *m, wbuf *out)
                    s->tokens, s->documents, s->compressed_bytes, s->xxh3, s->file_xxh3,
                    s->continues ? "true" : "false");
     }
-    buf_puts(out, m->nshards ? "\n  ]\n}\n" : "]\n}\n");
+    char digest[65];
+    manifest_digest(m, digest);
+    buf_printf(out, m->nshards ? "\n  ],\n  \"manifest_sha256\": \"%s\"\n}\n" : "],\n  \"manifest_sha256\": \"%s\"\n}\n",
+               digest);
 }
 
 /* ---- a small JSON tree ---- */
@@ -142,6 +146,13 @@ static char *parse_string(jparser *j)
 
 static jnode *parse_value(jparser *j, int depth);
 
+static bool has_member(const jnode *obj, const char *key)
+{
+    for (const jnode *c = obj->child; c; c = c->next)
+        if (strcmp(c->key, key) == 0) return true;
+    return false;
+}
+
 static jnode *parse_container(jparser *j, int depth, bool object)
 {
     jnode *n = xcalloc(1, sizeof *n);
@@ -166,6 +177,11 @@ static jnode *parse_container(jparser *j, int depth, bool object)
                 break;
             }
             j->p++;
+        }
+        if (key && has_member(n, key)) { /* readers differ on which copy counts: refuse both */
+            free(key);
+            fail(j, "duplicate key");
+            break;
         }
         jnode *c = parse_value(j, depth + 1);
         if (!c) {
@@ -389,6 +405,15 @@ int manifest_parse(const char *text, size_t len, shard_manifest *m, char *err, s
             x->continues = get_bool(&c, s, "continues_document");
         }
     }
+    char *recorded = get_str(&c, root, "manifest_sha256", false);
+    if (!c.failed) {
+        char digest[65];
+        manifest_digest(m, digest);
+        if (strcmp(recorded, digest) != 0)
+            mfail(&c, "manifest_sha256 is %s, but the manifest's shard list and counts give another: it was edited or damaged",
+                  recorded);
+    }
+    free(recorded);
     jn_free(root);
     if (c.failed) {
         manifest_free(m);

@@ -8,11 +8,13 @@
  *    "totals":{"shards":N,"tokens":N,"documents":N,"compressed_bytes":N},
  *    "shards":[{"file":..,"index":..,"tokens":N,"documents":N,
  *               "compressed_bytes":N,"xxh3_64":"16 hex digits",
- *               "file_xxh3_64":"16 hex digits","continues_document":bool},..]}
+ *               "file_xxh3_64":"16 hex digits","continues_document":bool},..],
+ *    "manifest_sha256":"64 hex digits"}
  * xxh3_64 hashes the decompressed token bytes of the shard; file_xxh3_64 the
  * compressed file as stored. Per shard, documents counts the entries of its
  * index (a document split across shards is counted in each); totals.documents
- * counts whole documents. */
+ * counts whole documents. manifest_sha256 checksums the rest (manifest_digest.h);
+ * a reader refuses a manifest whose checksum differs, or with a key twice. */
 #ifndef WINNOW_MANIFEST_H
 #define WINNOW_MANIFEST_H
 

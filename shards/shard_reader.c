@@ -170,6 +170,25 @@ static uint32_t shard_of_token(const shard_reader *r, uint64_t tok)
     return lo;
 }
 
+/* True (with the message in r->err) when the frame just read holds an id
+ * not below the manifest's vocabulary size: every reader refuses such ids
+ * as `shards verify` does, rather than handing them to a trainer. */
+static bool frame_id_out_of_range(shard_reader *r, uint32_t si, uint32_t fi)
+{
+    const seek_table *t = &r->s[si].file.table;
+    size_t width = (size_t)r->m.dtype_bytes;
+    uint64_t ntok = (t->doffset[fi + 1] - t->doffset[fi]) / width;
+    uint32_t top = 0;
+    for (uint64_t k = 0; k < ntok; k++) {
+        uint32_t id = width == 2 ? get_le16(r->frame + 2 * k) : get_le32(r->frame + 4 * k);
+        if (id > top) top = id;
+    }
+    if (ntok == 0 || top < r->m.vocab_size) return false;
+    snprintf(r->err, sizeof r->err, "%s: frame %u holds id %u, not below the vocabulary size %" PRIu64, r->s[si].path, fi,
+             top, r->m.vocab_size);
+    return true;
+}
+
 static int load_frame(shard_reader *r, uint32_t si, uint32_t fi)
 {
     if (r->frame_shard == si && r->frame_no == fi) return 0;
@@ -179,6 +198,7 @@ static int load_frame(shard_reader *r, uint32_t si, uint32_t fi)
         snprintf(r->err, sizeof r->err, "%s: %s", r->s[si].path, why);
         return -1;
     }
+    if (frame_id_out_of_range(r, si, fi)) return -1;
     r->frame_shard = si;
     r->frame_no = fi;
     return 0;

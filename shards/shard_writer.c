@@ -322,7 +322,7 @@ static int make_dirs(const char *dir)
     return rc;
 }
 
-static bool options_valid(const shard_writer_options *o)
+bool shard_writer_options_valid(const shard_writer_options *o)
 {
     const char *why = NULL;
     if (o->vocab_size == 0 || o->vocab_size > UINT32_MAX) why = "the vocabulary size must be from 1 to 4294967295";
@@ -339,7 +339,7 @@ static bool options_valid(const shard_writer_options *o)
 
 shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o)
 {
-    if (!options_valid(o)) return NULL;
+    if (!shard_writer_options_valid(o)) return NULL;
     if (make_dirs(dir)) {
         warnf("%s: cannot create directory: %s", dir, strerror(errno));
         return NULL;

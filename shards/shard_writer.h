@@ -40,6 +40,11 @@ typedef struct shard_writer shard_writer;
 /* Sets the defaults above. */
 void shard_writer_options_init(shard_writer_options *o);
 
+/* True when the options can be used (else prints why): a false here is a
+ * usage error, where a NULL from shard_writer_open() with valid options is
+ * an I/O error (exit status 1 and 2). */
+bool shard_writer_options_valid(const shard_writer_options *o);
+
 /* Creates dir when needed and removes its old manifest.json and the
  * temporary files a killed writer left in it. Returns NULL
  * and prints why when the options are invalid or dir cannot be used. */

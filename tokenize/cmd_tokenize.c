@@ -221,7 +221,13 @@ int cmd_tokenize(int argc, char **argv)
         wo.prepend_bos = o.bos;
         wo.threads = so.threads;
         o.eos = o.bos = false;
-        if (!(writer = shard_writer_open(so.output, &wo))) return EXIT_USAGE;
+        int refused = !shard_writer_options_valid(&wo)                  ? EXIT_USAGE
+                      : !(writer = shard_writer_open(so.output, &wo)) ? EXIT_FATAL /* the directory cannot be used */
+                                                                      : EXIT_OK;
+        if (refused) {
+            tokenizer_free(&tok);
+            return refused;
+        }
         so.output = NULL; /* the engine's own output stays empty */
     }
     tokenize_shard_sink sink = {writer, NULL};

@@ -1,4 +1,5 @@
 /* main.c - the winnow entry point: dispatches to a subcommand. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,6 +75,10 @@ int main(int argc, char **argv)
         usage(stdout);
         return EXIT_OK;
     }
+    /* past a file size limit (ulimit -f) a write fails with EFBIG and is
+     * reported like any write error, instead of the signal killing the
+     * process silently with its temporary files left behind */
+    signal(SIGXFSZ, SIG_IGN);
     const winnow_command *c = find_command(name);
     if (!c) {
         fprintf(stderr, "winnow: unknown command '%s'\n\n", name);

@@ -16,13 +16,17 @@ plus an index of document end offsets.
 When torch is importable, WindowDataset(directory, seq_len) is a
 torch.utils.data.Dataset over the same windows.
 
-Every frame read is checked by zstd's own content checksum. The XXH3/XXH64
-checksums of the manifest and seek tables need the xxhash module, which is
+Every frame read is checked by zstd's own content checksum and its ids
+against the vocabulary size; the manifest by its manifest_sha256 (a shard
+list edited consistently is refused), its file names (plain names inside the
+directory) and duplicate keys, as the C reader does. The XXH3/XXH64
+checksums of the shards and seek tables need the xxhash module, which is
 not required here: `winnow shards verify DIR` checks them all.
 """
 
 import bisect
 import collections
+import hashlib
 import json
 import os
 import struct
@@ -47,6 +51,42 @@ __all__ = ["ShardReader", "ShardError", "FORMAT_VERSION"]
 
 class ShardError(Exception):
     """A shard directory that does not match the format."""
+
+
+def _no_duplicate_keys(pairs):
+    """json object hook: a key given twice is refused (the C reader does the same)."""
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ShardError(f"manifest: duplicate key {key!r}")
+        obj[key] = value
+    return obj
+
+
+def _plain_name(name):
+    """A shard or index file name must stay inside the directory (the C reader's rule)."""
+    return isinstance(name, str) and name != "" and not name.startswith(".") and "/" not in name
+
+
+def _manifest_digest(m):
+    """SHA-256 of the manifest's canonical text (shards/manifest_digest.h, docs/shards.md)."""
+    def truth(b):
+        return "true" if b else "false"
+
+    def ident(v):
+        return "null" if v is None else str(v)
+
+    t = m["tokenizer"]
+    lines = [f"winnow-shards {m['version']}", f"tokenizer {t['name']}", f"vocab_sha256 {ident(t['vocab_sha256'])}",
+             f"vocab_size {t['vocab_size']}", f"dtype {m['dtype']}",
+             f"special {ident(m['special']['eos'])} {ident(m['special']['bos'])}",
+             f"flags {truth(m['eos_appended'])} {truth(m['bos_prepended'])} {truth(m['split_docs'])}",
+             f"frames {m['frame_bytes']} {m['zstd_level']} {m['shard_tokens']}",
+             "totals {shards} {tokens} {documents} {compressed_bytes}".format(**m["totals"])]
+    for e in m["shards"]:
+        lines.append("shard {file} {index} {tokens} {documents} {compressed_bytes} {xxh3_64} {file_xxh3_64} ".format(**e)
+                     + truth(e["continues_document"]))
+    return hashlib.sha256(("\n".join(lines) + "\n").encode()).hexdigest()
 
 
 class _Shard:
@@ -118,9 +158,19 @@ class ShardReader:
     def __init__(self, directory):
         self.directory = directory
         with open(os.path.join(directory, "manifest.json"), "rb") as f:
-            self.manifest = m = json.load(f)
+            self.manifest = m = json.load(f, object_pairs_hook=_no_duplicate_keys)
         if m.get("format") != FORMAT_NAME or m.get("version") != FORMAT_VERSION:
             raise ShardError(f"{directory}: not a {FORMAT_NAME} version {FORMAT_VERSION} directory")
+        try:
+            digest = _manifest_digest(m)
+        except (KeyError, TypeError) as e:
+            raise ShardError(f"{directory}: manifest field missing or malformed: {e}") from None
+        if m.get("manifest_sha256") != digest:
+            raise ShardError(f"{directory}: manifest_sha256 does not match the manifest's shard list and counts: "
+                             "it was edited or damaged")
+        for e in m["shards"]:
+            if not _plain_name(e["file"]) or not _plain_name(e["index"]):
+                raise ShardError(f"{directory}: shard file name {e['file']!r} is not a plain name inside the directory")
         self.dtype = np.dtype("<u2") if m["dtype"] == "uint16" else np.dtype("<u4")
         self.eos = m["special"]["eos"]
         self.bos = m["special"]["bos"]
@@ -173,6 +223,8 @@ class ShardReader:
         if len(raw) != dsize:
             raise ShardError(f"{s.path}: frame {fi} at offset {start}: {len(raw)} bytes, the seek table says {dsize}")
         frame = np.frombuffer(raw, dtype=self.dtype)
+        if len(frame) and int(frame.max()) >= self.vocab_size:
+            raise ShardError(f"{s.path}: frame {fi} holds id {int(frame.max())}, not below the vocabulary size {self.vocab_size}")
         self._cache[key] = frame
         if len(self._cache) > FRAME_CACHE:
             self._cache.popitem(last=False)

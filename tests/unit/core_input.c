@@ -98,8 +98,10 @@ int main(void)
         snprintf(path, sizeof path, "%s/cut.gz", dir);
         slurp(path, &got, &e, &c);
         is_int(e, 1, "truncated gzip: one error reported");
-        ok(got.len > 9000 && got.len < plain.len && memcmp(got.data, plain.data, got.len) == 0,
-           "truncated gzip: the decodable prefix is delivered (%zu bytes)", got.len);
+        /* the partial last line is ended with '\n' (input_lost_members()) */
+        ok(got.len > 9000 && got.len <= plain.len && memcmp(got.data, plain.data, got.len - 1) == 0 &&
+               got.data[got.len - 1] == '\n',
+           "truncated gzip: the decodable prefix is delivered, its partial line ended (%zu bytes)", got.len);
         buf_free(&plain);
         buf_free(&got);
     }

@@ -200,6 +200,64 @@ static bool starts_html(const char *p, size_t n)
     return n > 5 && (!strncmp(p, "<!", 2) || !strncmp(p, "<html", 5) || !strncmp(p, "<HTML", 5));
 }
 
+/* A response with header line `header` over body[0..n), decoded. */
+static void decode_relabelled(const char *header, const char *body, size_t n, wbuf work[2], const char **p,
+                              size_t *len, http_decode_info *info)
+{
+    static wbuf msg = WBUF_INIT;
+    static http_response r;
+    buf_clear(&msg);
+    buf_printf(&msg, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n%s\r\n\r\n", header);
+    buf_append(&msg, body, n);
+    http_parse_response(msg.data, msg.len, &r);
+    http_decode_body(&r, work, p, len, info);
+}
+
+/* Headers that lie about the coding (issue 16): the bytes decide, or the
+ * body is undecodable; binary never comes out as the page. page is the
+ * decoded page of the brotli capture. */
+static void test_encoding_lies(const wbuf *page, wbuf work[2])
+{
+    http_response r;
+    const char *p;
+    size_t n;
+    http_decode_info info;
+    wbuf brotli = WBUF_INIT, gz = WBUF_INIT;
+    decode_file("ukwa-webarchive-discovery/compression/transfer_compression_brotli.warc", &r, &p, &n, &info, work);
+    buf_append(&brotli, r.body, r.body_len);
+    unsigned char *z = malloc(compressBound(page->len) + 64);
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    deflateInit2(&zs, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
+    zs.next_in = (unsigned char *)page->data;
+    zs.avail_in = (uInt)page->len;
+    zs.next_out = z;
+    zs.avail_out = (uInt)(compressBound(page->len) + 64);
+    deflate(&zs, Z_FINISH);
+    buf_append(&gz, z, zs.total_out);
+    deflateEnd(&zs);
+    free(z);
+
+    decode_relabelled("Content-Encoding: gzip", brotli.data, brotli.len, work, &p, &n, &info);
+    ok(!info.undecodable && n == page->len && !memcmp(p, page->data, n), "lie: gzip label on a brotli body decoded as brotli");
+    decode_relabelled("Content-Encoding: br", gz.data, gz.len, work, &p, &n, &info);
+    ok(!info.undecodable && n == page->len && !memcmp(p, page->data, n), "lie: br label on a gzip body decoded as gzip");
+    decode_relabelled("Transfer-Encoding: gzip", gz.data, gz.len, work, &p, &n, &info);
+    ok(!info.undecodable && n == page->len && !memcmp(p, page->data, n), "lie: Transfer-Encoding gzip undone");
+    decode_relabelled("Transfer-Encoding: chunked, gzip", "0\r\n\r\n", 5, work, &p, &n, &info);
+    ok(n == 0 && !info.undecodable, "Transfer-Encoding chunked, gzip: an empty body stays empty");
+    static const char binary[] = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00\xff\xfe\xfd binary";
+    decode_relabelled("Content-Encoding: gzip", binary, sizeof binary - 1, work, &p, &n, &info);
+    ok(info.undecodable, "lie: gzip label on bytes that no coding decodes: undecodable, not text");
+    static const char text[] = "Plain text that does not start with markup, under a lying gzip label.";
+    decode_relabelled("Content-Encoding: gzip", text, sizeof text - 1, work, &p, &n, &info);
+    ok(!info.undecodable && info.encoding_ignored && n == sizeof text - 1, "lie: gzip label on plain text: kept as text");
+    decode_relabelled("Content-Encoding: identity", gz.data, gz.len, work, &p, &n, &info);
+    ok(n == page->len && !memcmp(p, page->data, n), "gzip bytes that no header named are decoded by their magic");
+    buf_free(&brotli);
+    buf_free(&gz);
+}
+
 static void test_http(void)
 {
     http_response r;
@@ -228,6 +286,7 @@ static void test_http(void)
     buf_append(&br, p, n);
     decode_file("ukwa-webarchive-discovery/compression/transfer_compression_none.warc", &r, &p, &n, &info, work);
     ok(n == br.len && !memcmp(p, br.data, n), "brotli body equals the uncompressed capture");
+    test_encoding_lies(&br, work);
     buf_free(&br);
 
     decode_file("resiliparse/tests/data/clueweb-quirk.warc.gz", &r, &p, &n, &info, work);

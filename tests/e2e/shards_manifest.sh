@@ -1,0 +1,83 @@
+#!/bin/sh
+# The manifest's own integrity (issue 16, point 12): a shard list edited
+# consistently (a shard twice, two swapped, one dropped with the totals
+# fixed) is refused by verify, cat, export and the Python reader through
+# manifest_sha256; both readers refuse file names outside the directory,
+# ids not below vocab_size and duplicated keys alike.
+. "$(dirname "$0")/../lib.sh"
+PY=
+for p in /usr/bin/python3 python3; do
+    if $p -c 'import numpy, zstandard' 2>/dev/null; then PY=$p; break; fi
+done
+[ -n "$PY" ] || { echo "not ok 1 - no python3 with numpy and zstandard for the Python reader"; echo "1..1"; exit 1; }
+export PYTHONPATH="$(cd "$(dirname "$0")/../.." && pwd)/shards/python"
+
+# 60 documents of ids below 100 in several shards (vocabulary 1000: uint16)
+$PY -c 'import struct, sys
+out = open(sys.argv[1], "wb")
+for d in range(60):
+    ids = [(d * 7 + k) % 100 for k in range(20 + d)]
+    out.write(struct.pack("<I", len(ids)) + struct.pack("<%dI" % len(ids), *ids))' "$TMP/t.bin"
+"$WINNOW" shard -q -o "$TMP/clean" --vocab-size 1000 --shard-tokens 500 "$TMP/t.bin"
+ok "clean directory verifies" "$WINNOW" shards verify "$TMP/clean"
+ok "the Python reader opens it (its manifest_sha256 agrees with the C writer's)" \
+    $PY -c 'import sys; from winnow_shards import ShardReader; ShardReader(sys.argv[1])' "$TMP/clean"
+ok "several shards" test "$(grep -c '"file"' "$TMP/clean/manifest.json")" -ge 4
+
+# edit NAME PYTHON: a copy of the clean directory whose manifest the Python
+# statement changes (m is the manifest; fix=True recomputes manifest_sha256,
+# as a tool rewriting the manifest on purpose would)
+edit() {
+    rm -rf "$TMP/bad"; cp -r "$TMP/clean" "$TMP/bad"
+    $PY - "$TMP/bad/manifest.json" "$2" <<'PY'
+import json, sys
+import winnow_shards
+path, code = sys.argv[1], sys.argv[2]
+m = json.load(open(path))
+fix = False
+def totals():
+    m["totals"]["shards"] = len(m["shards"])
+    m["totals"]["tokens"] = sum(s["tokens"] for s in m["shards"])
+    m["totals"]["documents"] = sum(s["documents"] for s in m["shards"])
+    m["totals"]["compressed_bytes"] = sum(s["compressed_bytes"] for s in m["shards"])
+exec(code)
+if fix: m["manifest_sha256"] = winnow_shards._manifest_digest(m)
+text = json.dumps(m, indent=1)
+if "DUPKEY" in code: text = text.replace('"dtype"', '"dtype": "uint32",\n "dtype"', 1)
+open(path, "w").write(text)
+PY
+}
+# refused NAME PATTERN: verify, cat, export and the Python reader all refuse
+refused() {
+    "$WINNOW" shards verify "$TMP/bad" >/dev/null 2>"$TMP/err"; rv=$?
+    "$WINNOW" shards cat "$TMP/bad" >/dev/null 2>>"$TMP/err"; rc=$?
+    "$WINNOW" shards export --format megatron "$TMP/bad" "$TMP/exp" >/dev/null 2>>"$TMP/err"; re=$?
+    $PY -c 'import sys
+from winnow_shards import ShardReader, ShardError
+try:
+    r = ShardReader(sys.argv[1])
+    for d in r.documents(): pass
+except ShardError as e:
+    print(e, file=sys.stderr); sys.exit(2)' "$TMP/bad" 2>>"$TMP/err"; rp=$?
+    is "$rv $rc $re $rp" "2 2 2 2" "$1: verify, cat, export, Python reader refuse"
+    if grep -q "$2" "$TMP/err"; then echo "ok $((_n+1)) - $1: says '$2'"; else
+        echo "not ok $((_n+1)) - $1: says '$2'"; sed 's/^/#   /' "$TMP/err"; _fail=$((_fail+1)); fi
+    _n=$((_n+1))
+}
+
+edit "twice" 'm["shards"].insert(1, dict(m["shards"][0])); totals()'
+refused "a shard listed twice, totals fixed" "manifest_sha256"
+edit "swap" 'm["shards"][1], m["shards"][2] = m["shards"][2], m["shards"][1]'
+refused "two shards swapped" "manifest_sha256"
+edit "drop" 'del m["shards"][3]; totals()'
+refused "a shard dropped, totals fixed" "manifest_sha256"
+edit "parent" 'm["shards"][0]["file"] = "../x/shard.tok.zst"; fix = True'
+refused "a file name with ../ (checksum made to match)" "not a plain name"
+edit "absolute" 'm["shards"][0]["index"] = "/etc/passwd"; fix = True'
+refused "an absolute file name (checksum made to match)" "not a plain name"
+edit "vocab" 'm["tokenizer"]["vocab_size"] = 50; fix = True'
+refused "vocab_size below the stored ids (checksum made to match)" "not below the vocabulary size"
+edit "dupkey" 'fix = True  # DUPKEY'
+refused "a key given twice" "duplicate key"
+
+done_testing
