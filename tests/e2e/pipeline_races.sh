@@ -11,16 +11,16 @@ pipeline_inputs "$TMP/in" 6
 pipeline_file "$TMP/p.ini" "$TMP/in" "$TMP/work" "$TMP/out" 2
 
 # race: every step, each rank run by two processes at once
-for step in docs signatures buckets apply shards; do
-    ranks=2; [ $step = shards ] && ranks=1
+for step in docs signatures buckets apply shards merge; do
+    ranks=2; [ $step = merge ] && ranks=1
     r=0
     while [ $r -lt $ranks ]; do
         "$WINNOW" run -q --step $step --rank $r "$TMP/p.ini" 2>"$TMP/$step.$r.a.err" & a=$!
         "$WINNOW" run -q --step $step --rank $r "$TMP/p.ini" 2>"$TMP/$step.$r.b.err" & b=$!
-        [ $step = shards ] && { "$WINNOW" run -q --step $step --rank $r "$TMP/p.ini" 2>"$TMP/$step.$r.c.err" & c=$!; }
+        [ $step = merge ] && { "$WINNOW" run -q --step $step --rank $r "$TMP/p.ini" 2>"$TMP/$step.$r.c.err" & c=$!; }
         wait $a; ra=$?
         wait $b; rb=$?
-        rc=0; [ $step = shards ] && { wait $c; rc=$?; }
+        rc=0; [ $step = merge ] && { wait $c; rc=$?; }
         is "$ra $rb $rc" "0 0 0" "$step rank $r twice at once: both exit 0"
         r=$((r + 1))
     done
@@ -41,7 +41,7 @@ pipeline_file "$TMP/ref.ini" "$TMP/in" "$TMP/refwork" "$TMP/ref" 2
 is "$(cat "$TMP/out"/*.tok.zst | md5sum)" "$(cat "$TMP/ref"/*.tok.zst | md5sum)" "raced run: shards identical to a single run's"
 
 # leftovers of a kill during dedup signatures are removed by the next run
-rm -f "$TMP/work/done/signatures.0" "$TMP/work/done/buckets".* "$TMP/work/done/apply".* "$TMP/work/done/shards.0"
+rm -f "$TMP/work/done/signatures.0" "$TMP/work/done/buckets".* "$TMP/work/done/apply".* "$TMP/work/done/shards".* "$TMP/work/done/merge.0"
 for d in sig ids; do : >"$TMP/work/dedup/$d/f000000.tmp.999999"; done
 : >"$TMP/work/dedup/done/signatures.f000000.tmp.999999"
 "$WINNOW" run -q "$TMP/p.ini"
