@@ -18,6 +18,12 @@ typedef struct winput winput;
 
 typedef enum { CODEC_PLAIN, CODEC_GZIP, CODEC_ZSTD, CODEC_OTHER } input_codec;
 
+/* Inputs opened from now on inflate the members of a gzip file of many
+ * members (a WARC compressed record by record) on up to threads threads
+ * (default 1); the bytes read are the same for any number. A file that is
+ * one gzip member, stdin, and other codecs are decoded on the reading thread. */
+void input_set_threads(int threads);
+
 /* Opens path ("-" for stdin). Returns NULL and prints why when it cannot. */
 winput *input_open(const char *path);
 

@@ -243,6 +243,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     if (o->rejects_path) s.rejects = output_open(o->rejects_path, 0);
     int depth = 2 * o->threads + 2;
     wpool *pool = pool_create(o->threads, depth, engine_work, &e);
+    input_set_threads(o->threads);
     stage_batch **spare = xcalloc((size_t)depth + 1, sizeof *spare);
     int nspare = 0;
     int status = EXIT_OK;
