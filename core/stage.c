@@ -234,6 +234,14 @@ static void finish_batch(engine *e, sink *s, stage_batch *b)
     progress_add((uint64_t)b->n, bytes);
 }
 
+/* Opens input f of o (stdin when there are none); NULL, with status set, when it cannot. */
+static winput *open_nth(const stage_opts *o, int f, int *status)
+{
+    winput *in = input_open(o->ninputs ? o->inputs[f] : "-");
+    if (!in) *status = EXIT_FATAL;
+    return in;
+}
+
 int stage_run(const stage_opts *o, const stage_ops *ops)
 {
     engine e = {ops, o};
@@ -253,13 +261,14 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     /* The main thread reads blocks of whole lines and splits them; workers scan. */
     size_t batch_bytes = o->batch_bytes ? o->batch_bytes : BATCH_BYTES;
     int ninputs = o->ninputs ? o->ninputs : 1;
+    winput *next = open_nth(o, 0, &status);
     for (int f = 0; f < ninputs; f++) {
-        const char *path = o->ninputs ? o->inputs[f] : "-";
-        winput *in = input_open(path);
-        if (!in) {
-            status = EXIT_FATAL;
-            continue;
-        }
+        winput *in = next;
+        /* the next file opens before this one is read: the threads that
+         * inflate its gzip members start early (stdin opens in its turn) */
+        next = f + 1 < ninputs && strcmp(o->inputs[f + 1], "-") != 0 ? open_nth(o, f + 1, &status) : NULL;
+        if (!in && f > 0 && !strcmp(o->inputs[f], "-")) in = open_nth(o, f, &status);
+        if (!in) continue;
         uint64_t lineno = 1;
         buf_clear(&carry);
         for (;;) {

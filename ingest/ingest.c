@@ -323,6 +323,7 @@ static int compare_names(const void *a, const void *b)
 }
 
 static int ingest_file_or_dir(ingest *g, const char *path, int depth);
+static void read_oldest_opened(ingest *g);
 
 static int ingest_directory(ingest *g, const char *path, int depth)
 {
@@ -374,6 +375,8 @@ static int ingest_file_or_dir(ingest *g, const char *path, int depth)
 {
     struct stat st;
     if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return ingest_directory(g, path, depth);
+    if (!strcmp(path, "-")) /* stdin opened early would be read before an earlier "-" ends */
+        while (g->nopened) read_oldest_opened(g);
     winput *in = input_open(path);
     if (!in) {
         count_failure(g, "unreadable_input");
