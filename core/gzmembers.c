@@ -24,8 +24,8 @@ typedef struct {
     size_t start, end;  /* the members inflated: compressed bytes [start, end) */
     bool broken;        /* the member at `end` could not be taken (before the nominal end) */
     bool done;
-    char *out;          /* their inflated bytes */
-    size_t len, cap;
+    char *out;          /* GZM_HEADROOM free bytes, then their inflated bytes, then one free */
+    size_t len, cap;    /* len: inflated bytes; cap: the size of out */
     size_t *raw_ends, *out_ends; /* after member i: its compressed end and the output so far */
     size_t nmembers, mcap;
 } stretch;
@@ -61,15 +61,18 @@ static size_t inflate_member(struct libdeflate_decompressor *ld, const unsigned 
     if (!member_header_at(data + pos, size - pos)) return 0;
     size_t room = MEMBER_ROOM;
     for (;;) {
-        if (s->cap - s->len < room) {
-            size_t cap = s->cap ? s->cap : room;
-            while (cap - s->len < room) cap *= 2;
+        size_t need = GZM_HEADROOM + s->len + room + 1;
+        if (s->cap < need) {
+            size_t cap = s->cap > GZM_HEADROOM ? s->cap : GZM_HEADROOM + room;
+            while (cap < need) cap *= 2;
             s->out = xrealloc(s->out, cap);
             s->cap = cap;
         }
         size_t used_in, used_out;
-        enum libdeflate_result r = libdeflate_gzip_decompress_ex(ld, data + pos, size - pos, s->out + s->len,
-                                                                 s->cap - s->len, &used_in, &used_out);
+        char *at = s->out + GZM_HEADROOM + s->len;
+        enum libdeflate_result r =
+            libdeflate_gzip_decompress_ex(ld, data + pos, size - pos, at, s->cap - GZM_HEADROOM - s->len - 1, &used_in,
+                                          &used_out);
         if (r == LIBDEFLATE_SUCCESS) {
             s->len += used_out;
             if (s->nmembers == s->mcap) {
@@ -194,7 +197,7 @@ static bool output_from(const stretch *s, size_t at, size_t *off)
     return true;
 }
 
-bool gzm_next(gzmembers *g, const char **out, size_t *len, uint64_t *raw_end)
+bool gzm_next(gzmembers *g, char **out, size_t *len, uint64_t *raw_end)
 {
     pthread_mutex_lock(&g->lock);
     if (g->holding) {
@@ -218,7 +221,7 @@ bool gzm_next(gzmembers *g, const char **out, size_t *len, uint64_t *raw_end)
             continue;
         }
         g->holding = true;
-        *out = s->out + off;
+        *out = s->out + GZM_HEADROOM + off;
         *len = s->len - off;
         *raw_end = g->expected;
         pthread_mutex_unlock(&g->lock);
@@ -227,6 +230,17 @@ bool gzm_next(gzmembers *g, const char **out, size_t *len, uint64_t *raw_end)
     *raw_end = g->expected;
     pthread_mutex_unlock(&g->lock);
     return false;
+}
+
+void gzm_swap(gzmembers *g, char **buf, size_t *size)
+{
+    stretch *s = &g->ring[g->next_take % (size_t)g->window];
+    char *out = s->out;
+    size_t cap = s->cap;
+    s->out = *buf;
+    s->cap = *buf ? *size : 0;
+    *buf = out;
+    *size = cap;
 }
 
 void gzm_stop(gzmembers *g)

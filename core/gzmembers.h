@@ -32,11 +32,21 @@ typedef struct gzmembers gzmembers;
  * member starts at 0; data must outlive the reader). */
 gzmembers *gzm_start(const unsigned char *data, size_t size, int threads);
 
+/* Free bytes in front of every piece, where a reader can put the bytes it
+ * still holds from the piece before, then take the whole buffer (gzm_swap). */
+#define GZM_HEADROOM ((size_t)1 << 20)
+
 /* Next piece of inflated bytes, in file order: the members from where the
- * previous piece ended up to *raw_end (valid until the next call). Returns
+ * previous piece ended up to *raw_end (valid until the next call), with
+ * GZM_HEADROOM free bytes before *out and at least one after it. Returns
  * false when the chain of members stops: *raw_end is then where serial
  * decoding must go on (size when every byte was inflated). */
-bool gzm_next(gzmembers *g, const char **out, size_t *len, uint64_t *raw_end);
+bool gzm_next(gzmembers *g, char **out, size_t *len, uint64_t *raw_end);
+
+/* Exchanges the buffer holding the last piece (its start and size in
+ * bytes: *buf, *size) with the caller's malloc'd buffer *buf of *size bytes
+ * (NULL and 0 are fine), which the threads fill later. */
+void gzm_swap(gzmembers *g, char **buf, size_t *size);
 
 /* Stops the threads and frees the reader. */
 void gzm_stop(gzmembers *g);

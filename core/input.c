@@ -182,14 +182,29 @@ static bool whole_member(winput *in)
  * end of the file there), exactly as if it had read everything before. */
 static bool members_more(winput *in)
 {
-    const char *p;
+    char *p;
     size_t n;
     uint64_t raw_end;
     if (gzm_next(in->members, &p, &n, &raw_end)) {
-        make_room(in, n);
-        memcpy(in->buf + in->end, p, n);
-        in->end += n;
         in->raw_consumed = raw_end;
+        size_t held = in->end - in->start;
+        if (held > GZM_HEADROOM) { /* a record longer than the headroom: copied on */
+            make_room(in, n);
+            memcpy(in->buf + in->end, p, n);
+            in->end += n;
+            return true;
+        }
+        /* no copy of the piece: the bytes still held go in front of it, and
+         * its buffer becomes ours (ours goes to the threads) */
+        char *first = p - held;
+        if (held) memcpy(first, in->buf + in->start, held);
+        char *buf = in->buf;
+        size_t size = buf ? in->cap + 1 : 0;
+        gzm_swap(in->members, &buf, &size);
+        in->buf = buf;
+        in->cap = size - 1; /* one byte spare, as make_room keeps */
+        in->start = (size_t)(first - buf);
+        in->end = in->start + held + n;
         return true;
     }
     gzm_stop(in->members);
@@ -375,6 +390,7 @@ winput *input_open(const char *path)
         warnf("%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
+    if (is_stdin) pipe_widen(fd);
     winput *in = xcalloc(1, sizeof *in);
     in->fd = fd;
     in->name = xstrdup(is_stdin ? "stdin" : path);
@@ -460,6 +476,21 @@ size_t input_read(winput *in, void *dst, size_t n)
         in->scanned = 0;
     }
     return got;
+}
+
+size_t input_skip(winput *in, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        if (in->start == in->end && !decode_more(in)) break;
+        size_t k = in->end - in->start;
+        if (k > n - done) k = n - done;
+        in->start += k;
+        in->offset += k;
+        done += k;
+        in->scanned = 0;
+    }
+    return done;
 }
 
 bool input_getline(winput *in, const char **line, size_t *len)

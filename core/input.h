@@ -30,6 +30,11 @@ winput *input_open(const char *path);
 /* Reads up to n decoded bytes into dst; returns how many (0 at the end). */
 size_t input_read(winput *in, void *dst, size_t n);
 
+/* Consumes up to n decoded bytes without copying them; returns how many.
+ * Bytes made visible by input_peek stay where they are until the next call
+ * that decodes more. */
+size_t input_skip(winput *in, size_t n);
+
 /* Makes at least n decoded bytes visible without consuming them (fewer at the
  * end of input); returns how many are visible and points *p at them. */
 size_t input_peek(winput *in, size_t n, const char **p);
