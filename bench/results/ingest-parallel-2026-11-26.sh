@@ -4,6 +4,7 @@
 # record by record (Common Crawl 2020 and 2024, ClueWeb09, iana.org), page cache warm.
 # 1. `winnow ingest` of the 64 files, all cores: old (main 133c95d) and new, alternating;
 #    outputs compared (old = new, new -j1 = new default).
+# 1b. The 64 files concatenated into one per-record gzip WARC, old and new.
 # 2. The README's shell pipe (ingest | filter | dedup | tokenize -o shards/) against
 #    `winnow run` (16 tasks, every stage), new and old binary.
 # 3. Each stage alone on stdin at 16 threads, fed the new ingest output 4 times over.
@@ -39,6 +40,12 @@ timed ingest-new-j1 $B/winnow ingest -q -j1 -o ing.j1.jsonl pin/
 cmp ing.j1.jsonl ing.new.jsonl && echo "same: ingest new -j1 == new default"
 timed ingest-new-j2 $B/winnow ingest -q -j2 -o ing.j2.jsonl pin/
 cmp ing.j2.jsonl ing.new.jsonl && echo "same: ingest new -j2 == new default"
+echo "== 1b. one file: the 64 files concatenated (one per-record gzip WARC of $(($(cat pin/* | wc -c) / 1000000)) MB)"
+cat pin/* > one.warc.gz
+timed one-file-old-default $B/winnow-old ingest -q -o one.old.jsonl one.warc.gz
+timed one-file-new-default $B/winnow ingest -q -o one.new.jsonl one.warc.gz
+cmp one.old.jsonl one.new.jsonl && echo "same: one file old == new"
+rm -f one.warc.gz one.old.jsonl one.new.jsonl
 echo "== 2. shell pipe vs winnow run (16 tasks)"
 ini() { # tag
   printf 'input = %s/pin/*\nwork = %s/%s-work\noutput = %s/%s-out\ntasks = 16\n[ingest]\n[filter]\n[dedup]\n' $W $W $1 $W $1
