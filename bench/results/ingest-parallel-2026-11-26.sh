@@ -8,6 +8,7 @@
 # 2. The README's shell pipe (ingest | filter | dedup | tokenize -o shards/) against
 #    `winnow run` (16 tasks, every stage), new and old binary.
 # 3. Each stage alone on stdin at 16 threads, fed the new ingest output 4 times over.
+# 4. Some of the same with glibc malloc tunables that keep freed large blocks (sys time).
 set -u
 D=$(cd "$(dirname "$0")" && pwd)
 O=${OUT:-/tmp/out}; mkdir -p "$O"
@@ -73,4 +74,11 @@ timed dedup-stdin sh -c "cat docs4.jsonl | $B/winnow dedup -q -j16"
 rm -rf $W/tok; timed tokenize-stdin-shards sh -c "cat docs4.jsonl | $B/winnow tokenize -q -j16 --encoding cl100k_base --vocab $V -o $W/tok/"
 timed tokenize-stdin-jsonl sh -c "cat docs4.jsonl | $B/winnow tokenize -q -j16 --encoding cl100k_base --vocab $V"
 timed ingest-stdin-jsonl sh -c "cat docs4.jsonl | $B/winnow ingest -q -j16"
+echo "== 4. the same with glibc's malloc keeping freed blocks (no mmap/munmap per large buffer): where does sys time go?"
+T=glibc.malloc.mmap_threshold=268435456:glibc.malloc.trim_threshold=1073741824
+timed tokenize-stdin-jsonl-tunables env GLIBC_TUNABLES=$T sh -c "cat docs4.jsonl | $B/winnow tokenize -q -j16 --encoding cl100k_base --vocab $V"
+timed dedup-stdin-tunables env GLIBC_TUNABLES=$T sh -c "cat docs4.jsonl | $B/winnow dedup -q -j16"
+bytes=$((per * N))
+timed ingest-new-default-tunables env GLIBC_TUNABLES=$T $B/winnow ingest -q -o ing.t.jsonl pin/
+timed pipe-winnow-tunables env GLIBC_TUNABLES=$T bash -c "$(declare -f pipe); B=$B V=$V W=$W; pipe winnow pipe-t"
 echo "== done $(date -u)"
