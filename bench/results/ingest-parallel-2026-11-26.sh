@@ -39,8 +39,6 @@ done
 cmp ing.old.jsonl ing.new.jsonl && echo "same: ingest old == new ($(wc -c < ing.new.jsonl) bytes, $(wc -l < ing.new.jsonl) docs)"
 timed ingest-new-j1 $B/winnow ingest -q -j1 -o ing.j1.jsonl pin/
 cmp ing.j1.jsonl ing.new.jsonl && echo "same: ingest new -j1 == new default"
-timed ingest-new-j2 $B/winnow ingest -q -j2 -o ing.j2.jsonl pin/
-cmp ing.j2.jsonl ing.new.jsonl && echo "same: ingest new -j2 == new default"
 echo "== 1b. one file: the 64 files concatenated (one per-record gzip WARC of $(($(cat pin/* | wc -c) / 1000000)) MB)"
 cat pin/* > one.warc.gz
 timed one-file-old-default $B/winnow-old ingest -q -o one.old.jsonl one.warc.gz
