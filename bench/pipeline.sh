@@ -2,8 +2,10 @@
 # pipeline - end-to-end throughput of `winnow run`: real WARCs in, token
 # shards out (ingest -> filter -> staged dedup -> tokenize -> shard), in MB/s
 # of uncompressed WARC, per core (one task, one thread per stage) and on all
-# cores (one task per core); then the docs step alone (ingest and filter of
-# every file) in MB of uncompressed WARC per CPU-second.
+# cores (one task per core); the same files through the README's shell pipe
+# (ingest | filter | dedup | tokenize -o shards/) and through `winnow ingest`
+# alone, all cores, beside `winnow run` (issue 20); then the docs step alone
+# (ingest and filter of every file) in MB of uncompressed WARC per CPU-second.
 # Goal (issue 9): 1.2 GB/s per 16-core + H100 machine.
 . bench/lib.sh
 set -eu
@@ -56,7 +58,7 @@ for dedup in yes no; do
         set -- $(cpu_seconds "$WINNOW" run -q --threads 1 -j "$cores" "$BENCH_TMP/$name.ini")
         if [ "$dedup" = yes ]; then label="ingest, filter, dedup, tokenize, shard"; else label="ingest, filter, tokenize, shard"; fi
         echo "| $label | $cores x 1 | $1 | $(mbps "$warc_bytes" "$1") | $(mbps "$warc_bytes" "$2") |"
-        if [ "$dedup" = yes ]; then wall_all=$(mbps "$warc_bytes" "$1"); per_core=$(mbps "$warc_bytes" "$2"); fi
+        if [ "$dedup" = yes ]; then wall_all=$(mbps "$warc_bytes" "$1"); per_core=$(mbps "$warc_bytes" "$2"); run_wall=$1; run_cpu=$2; fi
         rm -rf "$BENCH_TMP/$name-work" "$BENCH_TMP/$name-out"
     done
 done
@@ -67,6 +69,22 @@ projected=$(awk -v c="$per_core" 'BEGIN { printf "%.0f MB/s, %.0f%% of the goal"
 echo "this machine's $(nproc) cores do $wall_all MB/s with every stage; at $per_core MB/s per core, 16 such cores"
 echo "would do $projected."
 echo "The GPU machine's own runs (same input files, 64 of them, 16 tasks) are in bench/results/h*-DATE.md."
+echo
+echo "The same files as one command on all $(nproc) cores: the README's shell pipe and \`winnow ingest\` alone,"
+echo "beside \`winnow run\` (every stage, $(nproc) tasks). Cores busy: CPU time of all processes over wall time."
+echo
+echo "| command | wall s | MB/s wall | MB/s per core | cores busy | of winnow run |"
+echo "|---|---|---|---|---|---|"
+row() { # label wall cpu
+    echo "| $1 | $2 | $(mbps "$warc_bytes" "$2") | $(mbps "$warc_bytes" "$3") | $(awk -v c="$3" -v w="$2" 'BEGIN { printf "%.1f", c / w }') | $(awk -v r="$run_wall" -v w="$2" 'BEGIN { printf "%.0f%%", 100 * r / w }') |"
+}
+row "\`winnow run\` -j $(nproc) (ingest, filter, dedup, tokenize, shard)" "$run_wall" "$run_cpu"
+set -- $(cpu_seconds sh -c "'$WINNOW' ingest -q '$in'/* | '$WINNOW' filter -q | '$WINNOW' dedup -q | '$WINNOW' tokenize -q --encoding cl100k_base --vocab '$vocab' -o '$BENCH_TMP/pipe-shards/'")
+row "shell pipe: ingest FILES \\| filter \\| dedup \\| tokenize -o shards/" "$1" "$2"
+rm -rf "$BENCH_TMP/pipe-shards"
+set -- $(cpu_seconds "$WINNOW" ingest -q "$in"/*)
+row "\`winnow ingest\` of the $nfiles files (-j $(nproc))" "$1" "$2"
+
 echo
 echo "Docs step alone (\`winnow run --step docs\`: ingest and filter of every file, 1 task, --threads 1);"
 echo "MB per CPU-second: uncompressed WARC bytes over the CPU time of all its processes."

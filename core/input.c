@@ -7,10 +7,13 @@
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
+#include "gzmembers.h"
 #include "parquet_jsonl.h"
 #include "util.h"
 
@@ -21,6 +24,9 @@
 #define WHOLE_MEMBER_ROOM (2 * 1024 * 1024)
 /* FLG bit of a gzip header that says a header CRC follows (zlib checks it, libdeflate does not). */
 #define GZIP_FHCRC 0x02
+
+/* Threads that inflate the members of one gzip file (input_set_threads). */
+static int inflate_threads = 1;
 
 static const unsigned char GZIP_MAGIC[2] = {0x1f, 0x8b};
 static const unsigned char ZSTD_MAGIC[4] = {0x28, 0xb5, 0x2f, 0xfd};
@@ -58,6 +64,10 @@ struct winput {
     int lost_members;      /* damage that cut no partial line: see input_lost_members() */
     uint64_t *damage;      /* decoded offsets where a damaged member's partial output ends */
     size_t ndamage, damage_cap;
+
+    gzmembers *members; /* a file of many gzip members inflated on several threads */
+    void *map;          /* the file, mapped for them */
+    size_t map_len;
 };
 
 /* Decoded bytes produced so far (consumed or not). */
@@ -223,6 +233,77 @@ static bool whole_member(winput *in)
     return true;
 }
 
+/* The next piece from the member threads. False when they stopped: serial
+ * decoding then goes on at the member where their chain broke (or finds the
+ * end of the file there), exactly as if it had read everything before. */
+static bool members_more(winput *in)
+{
+    char *p;
+    size_t n;
+    uint64_t raw_end;
+    if (gzm_next(in->members, &p, &n, &raw_end)) {
+        in->raw_consumed = raw_end;
+        size_t held = in->end - in->start;
+        if (held > GZM_HEADROOM) { /* a record longer than the headroom: copied on */
+            make_room(in, n);
+            memcpy(in->buf + in->end, p, n);
+            in->end += n;
+            return true;
+        }
+        /* no copy of the piece: the bytes still held go in front of it, and
+         * its buffer becomes ours (ours goes to the threads) */
+        char *first = p - held;
+        if (held) memcpy(first, in->buf + in->start, held);
+        char *buf = in->buf;
+        size_t size = buf ? in->cap + 1 : 0;
+        gzm_swap(in->members, &buf, &size);
+        in->buf = buf;
+        in->cap = size - 1; /* one byte spare, as make_room keeps */
+        in->start = (size_t)(first - buf);
+        in->end = in->start + held + n;
+        return true;
+    }
+    gzm_stop(in->members);
+    in->members = NULL;
+    munmap(in->map, in->map_len);
+    in->map = NULL;
+    in->raw_pos = in->raw_len = 0;
+    in->raw_consumed = raw_end;
+    in->raw_eof = false;
+    in->z_in_member = false;
+    in->member_fresh = false;
+    if (lseek(in->fd, (off_t)raw_end, SEEK_SET) < 0) {
+        warnf("%s: cannot seek: %s", in->name, strerror(errno));
+        in->errors++;
+        in->raw_eof = true;
+    }
+    return false;
+}
+
+/* A regular gzip file whose first member is a small one (inflated in one call
+ * from the bytes read at open) is taken to hold many: its members are
+ * inflated on the input threads. A file that is one big member (gzip of a
+ * whole file) stays with the serial decoder. */
+static void start_members(winput *in)
+{
+    struct stat st;
+    if (inflate_threads < 2 || in->fd == STDIN_FILENO || fstat(in->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (uint64_t)st.st_size < 2 * GZM_STRETCH)
+        return;
+    make_room(in, WHOLE_MEMBER_ROOM);
+    size_t used_in, used_out;
+    if (libdeflate_gzip_decompress_ex(in->ld, in->raw, in->raw_len, in->buf + in->end, in->cap - in->end, &used_in,
+                                      &used_out) != LIBDEFLATE_SUCCESS)
+        return;
+    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+    if (map == MAP_FAILED) return;
+    in->map = map;
+    in->map_len = (size_t)st.st_size;
+    in->members = gzm_start(map, in->map_len, inflate_threads);
+}
+
+void input_set_threads(int threads) { inflate_threads = threads < 1 ? 1 : threads; }
+
 static ssize_t archive_read_cb(struct archive *a, void *ctx, const void **out)
 {
     (void)a;
@@ -266,6 +347,7 @@ static bool decode_more(winput *in)
         }
     }
     case CODEC_GZIP: {
+        if (in->members && members_more(in)) return true;
         if (!raw_avail(in) && !raw_fill(in)) {
             if (in->z_in_member) {
                 input_fail(in, "truncated gzip member");
@@ -395,6 +477,7 @@ winput *input_open(const char *path)
         warnf("%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
+    if (is_stdin) pipe_widen(fd);
     winput *in = xcalloc(1, sizeof *in);
     in->fd = fd;
     in->name = xstrdup(is_stdin ? "stdin" : path);
@@ -410,6 +493,7 @@ winput *input_open(const char *path)
         in->member_fresh = true;
         in->ld = libdeflate_alloc_decompressor();
         if (!in->ld) dief(EXIT_FATAL, "libdeflate init failed");
+        start_members(in);
     } else if (has_prefix(p, n, ZSTD_MAGIC, 4)) {
         in->codec = CODEC_ZSTD;
         in->zd = ZSTD_createDCtx();
@@ -489,6 +573,21 @@ size_t input_read(winput *in, void *dst, size_t n)
     return got;
 }
 
+size_t input_skip(winput *in, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        if (in->start == in->end && !decode_more(in)) break;
+        size_t k = in->end - in->start;
+        if (k > n - done) k = n - done;
+        in->start += k;
+        in->offset += k;
+        done += k;
+        in->scanned = 0;
+    }
+    return done;
+}
+
 bool input_getline(winput *in, const char **line, size_t *len)
 {
     for (;;) {
@@ -552,6 +651,8 @@ const char *input_codec_name(input_codec c)
 void input_close(winput *in)
 {
     if (!in) return;
+    gzm_stop(in->members);
+    if (in->map) munmap(in->map, in->map_len);
     if (in->z_live) inflateEnd(&in->z);
     if (in->ld) libdeflate_free_decompressor(in->ld);
     if (in->zd) ZSTD_freeDCtx(in->zd);

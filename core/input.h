@@ -19,11 +19,22 @@ typedef struct winput winput;
 
 typedef enum { CODEC_PLAIN, CODEC_GZIP, CODEC_ZSTD, CODEC_OTHER, CODEC_PARQUET } input_codec;
 
+/* Inputs opened from now on inflate the members of a gzip file of many
+ * members (a WARC compressed record by record) on up to threads threads
+ * (default 1); the bytes read are the same for any number. A file that is
+ * one gzip member, stdin, and other codecs are decoded on the reading thread. */
+void input_set_threads(int threads);
+
 /* Opens path ("-" for stdin). Returns NULL and prints why when it cannot. */
 winput *input_open(const char *path);
 
 /* Reads up to n decoded bytes into dst; returns how many (0 at the end). */
 size_t input_read(winput *in, void *dst, size_t n);
+
+/* Consumes up to n decoded bytes without copying them; returns how many.
+ * Bytes made visible by input_peek stay where they are until the next call
+ * that decodes more. */
+size_t input_skip(winput *in, size_t n);
 
 /* Makes at least n decoded bytes visible without consuming them (fewer at the
  * end of input); returns how many are visible and points *p at them. */

@@ -114,6 +114,7 @@ woutput *output_open(const char *path, int zstd_level)
     struct stat st;
     if (!path || strcmp(path, "-") == 0) {
         o->fd = STDOUT_FILENO;
+        pipe_widen(o->fd);
     } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         /* a device or pipe (/dev/null): written in place, never renamed over */
         o->fd = open(path, O_WRONLY | O_CLOEXEC);

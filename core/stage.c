@@ -260,6 +260,14 @@ static void count_lost_members(sink *s, const winput *in)
     }
 }
 
+/* Opens input f of o (stdin when there are none); NULL, with status set, when it cannot. */
+static winput *open_nth(const stage_opts *o, int f, int *status)
+{
+    winput *in = input_open(o->ninputs ? o->inputs[f] : "-");
+    if (!in) *status = EXIT_FATAL;
+    return in;
+}
+
 int stage_run(const stage_opts *o, const stage_ops *ops)
 {
     engine e = {ops, o};
@@ -269,6 +277,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     if (o->rejects_path) s.rejects = output_open(o->rejects_path, 0);
     int depth = 2 * o->threads + 2;
     wpool *pool = pool_create(o->threads, depth, engine_work, &e);
+    input_set_threads(o->threads);
     stage_batch **spare = xcalloc((size_t)depth + 1, sizeof *spare);
     int nspare = 0;
     int status = EXIT_OK;
@@ -278,13 +287,14 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     /* The main thread reads blocks of whole lines and splits them; workers scan. */
     size_t batch_bytes = o->batch_bytes ? o->batch_bytes : BATCH_BYTES;
     int ninputs = o->ninputs ? o->ninputs : 1;
+    winput *next = open_nth(o, 0, &status);
     for (int f = 0; f < ninputs; f++) {
-        const char *path = o->ninputs ? o->inputs[f] : "-";
-        winput *in = input_open(path);
-        if (!in) {
-            status = EXIT_FATAL;
-            continue;
-        }
+        winput *in = next;
+        /* the next file opens before this one is read: the threads that
+         * inflate its gzip members start early (stdin opens in its turn) */
+        next = f + 1 < ninputs && strcmp(o->inputs[f + 1], "-") != 0 ? open_nth(o, f + 1, &status) : NULL;
+        if (!in && f > 0 && !strcmp(o->inputs[f], "-")) in = open_nth(o, f, &status);
+        if (!in) continue;
         uint64_t lineno = 1;
         buf_clear(&carry);
         for (;;) {

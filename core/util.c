@@ -1,6 +1,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 #include "buf.h"
 
 #define READ_FILE_STEP ((size_t)1 << 16)
+/* Pipe buffer asked for by pipe_widen: the default /proc/sys/fs/pipe-max-size. */
+#define PIPE_BYTES (1 << 20)
 
 const char *winnow_prog = "winnow";
 
@@ -179,4 +182,10 @@ int pread_full(int fd, void *dst, size_t n, uint64_t offset)
         offset += (uint64_t)r;
     }
     return 0;
+}
+
+void pipe_widen(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) (void)fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES);
 }

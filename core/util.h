@@ -49,6 +49,12 @@ void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "winnow STAGE: message" and exits with status (EXIT_USAGE or EXIT_FATAL). */
 void dief(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
+/* When fd is a pipe, asks for a pipe buffer of 1 MiB (the most an ordinary
+ * user may set by default): a stage's 1 MiB write to the next stage then
+ * returns at once instead of waiting for 16 reads of 64 KiB on the other
+ * side. A refusal leaves the pipe as it was. */
+void pipe_widen(int fd);
+
 /* Reads a whole file into a NUL-terminated heap buffer and stores its size in
  * *len (len may be NULL). Returns NULL with errno set when it cannot. */
 char *read_file(const char *path, size_t *len);

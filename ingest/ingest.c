@@ -25,6 +25,10 @@
 #define MAX_DIR_DEPTH 32
 /* Bytes read at a time from a single-document file. */
 #define READ_STEP 65536
+/* Files opened before the one being read is finished: the threads that
+ * inflate the gzip members of the next file (core/input) start while this
+ * one's records are still being split, so they never wait for a file to open. */
+#define OPEN_AHEAD 1
 
 struct ingest {
     ingest_options opt;
@@ -36,6 +40,8 @@ struct ingest {
     wbuf whole; /* a single-document file's bytes */
     winput *reading;        /* the file being read, for progress */
     uint64_t shown_offset;  /* its bytes already given to progress */
+    winput *opened[OPEN_AHEAD + 1]; /* files opened, not yet read, in input order */
+    int nopened;
 };
 
 static void work(void *ctx, int worker_index, void *item)
@@ -61,6 +67,7 @@ ingest *ingest_create(const ingest_options *o, const ingest_sink *sink)
     g->workers = xcalloc((size_t)g->opt.threads, sizeof *g->workers);
     for (int i = 0; i < g->opt.threads; i++) g->workers[i].index = i;
     g->pool = pool_create(g->opt.threads, 0, work, g);
+    input_set_threads(g->opt.threads);
     stats_init(&g->stats);
     return g;
 }
@@ -130,8 +137,11 @@ void ingest_batch_check(ingest *g)
     if (b && (b->njobs >= BATCH_JOBS || b->arena.len >= BATCH_BYTES || b->stats.in >= BATCH_INPUTS)) submit(g);
 }
 
+static void read_oldest_opened(ingest *g);
+
 void ingest_flush(ingest *g)
 {
+    while (g->nopened) read_oldest_opened(g);
     submit(g);
     while (!pool_empty(g->pool)) emit(g, pool_pop(g->pool));
 }
@@ -313,6 +323,7 @@ static int compare_names(const void *a, const void *b)
 }
 
 static int ingest_file_or_dir(ingest *g, const char *path, int depth);
+static void read_oldest_opened(ingest *g);
 
 /* True when path (followed through symlinks) is a regular file or a
  * directory, or does not exist (opening it then fails and says so). */
@@ -378,11 +389,24 @@ static int ingest_file_or_dir(ingest *g, const char *path, int depth)
 {
     struct stat st;
     if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return ingest_directory(g, path, depth);
+    if (!strcmp(path, "-")) /* stdin opened early would be read before an earlier "-" ends */
+        while (g->nopened) read_oldest_opened(g);
     winput *in = input_open(path);
     if (!in) {
         count_failure(g, "unreadable_input");
         return -1;
     }
+    g->opened[g->nopened++] = in;
+    if (g->nopened > OPEN_AHEAD) read_oldest_opened(g);
+    return 0;
+}
+
+/* Reads the oldest file opened and closes it. */
+static void read_oldest_opened(ingest *g)
+{
+    winput *in = g->opened[0];
+    memmove(g->opened, g->opened + 1, (size_t)(g->nopened - 1) * sizeof *g->opened);
+    g->nopened--;
     isrc s;
     isrc_from_input(&s, in);
     g->reading = in;
@@ -397,5 +421,4 @@ static int ingest_file_or_dir(ingest *g, const char *path, int depth)
     for (int k = input_lost_members(in); k > 0; k--) count_failure(g, "damaged_member");
     input_close(in);
     ingest_batch_check(g);
-    return 0;
 }

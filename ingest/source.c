@@ -3,9 +3,6 @@
 
 #include <string.h>
 
-/* Discards go through a stack buffer of this size. */
-#define DISCARD_CHUNK 65536
-
 void isrc_from_input(isrc *s, winput *in)
 {
     memset(s, 0, sizeof *s);
@@ -38,16 +35,7 @@ size_t isrc_read(isrc *s, void *dst, size_t n)
         s->mem_pos += n;
         return n;
     }
-    if (dst) return input_read(s->in, dst, n);
-    char chunk[DISCARD_CHUNK];
-    size_t done = 0;
-    while (done < n) {
-        size_t want = n - done < sizeof chunk ? n - done : sizeof chunk;
-        size_t got = input_read(s->in, chunk, want);
-        if (!got) break;
-        done += got;
-    }
-    return done;
+    return dst ? input_read(s->in, dst, n) : input_skip(s->in, n);
 }
 
 uint64_t isrc_offset(const isrc *s)

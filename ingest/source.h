@@ -27,7 +27,8 @@ void isrc_from_memory(isrc *s, const char *p, size_t n, const char *name);
  * returns how many are visible and points *p at them. */
 size_t isrc_peek(isrc *s, size_t n, const char **p);
 
-/* Consumes up to n bytes into dst (dst NULL: discards them); returns how many. */
+/* Consumes up to n bytes into dst (dst NULL: discards them, and bytes made
+ * visible by isrc_peek stay where they are until the next call); returns how many. */
 size_t isrc_read(isrc *s, void *dst, size_t n);
 
 /* Next line without its '\n' (and a '\r' before it); valid until the next

@@ -27,9 +27,20 @@ void warc_reader_init(warc_reader *r, isrc *src)
 void warc_record_free(warc_record *rec)
 {
     buf_free(&rec->head);
-    buf_free(&rec->block);
+    buf_free(&rec->copy);
     free(rec->fields);
     memset(rec, 0, sizeof *rec);
+}
+
+/* Reads the next n bytes of s as the record block, into rec->copy. */
+static void copy_block(isrc *s, warc_record *rec, size_t n)
+{
+    buf_clear(&rec->copy);
+    buf_reserve(&rec->copy, n);
+    rec->copy.len = isrc_read(s, rec->copy.data, n);
+    rec->copy.data[rec->copy.len] = 0;
+    rec->block.data = rec->copy.data;
+    rec->block.len = rec->copy.len;
 }
 
 static bool is_record_start(const char *p, size_t n)
@@ -207,7 +218,8 @@ warc_status warc_next(warc_reader *r, warc_record *rec, const char **kind)
     rec->number = ++r->records;
     rec->nfields = 0;
     buf_clear(&rec->head);
-    buf_clear(&rec->block);
+    rec->block.data = NULL;
+    rec->block.len = 0;
     rec->version[0] = 0;
 
     const char *p;
@@ -288,10 +300,10 @@ warc_status warc_next(warc_reader *r, warc_record *rec, const char **kind)
     }
     size_t L = (size_t)length;
     n = isrc_peek(s, L + TRAILER_PEEK, &p);
-    if (n >= L && trailer_ok(p + L, n - L)) {
-        buf_reserve(&rec->block, L);
-        rec->block.len = isrc_read(s, rec->block.data, L);
-        rec->block.data[rec->block.len] = 0;
+    if (n >= L && trailer_ok(p + L, n - L)) { /* the block lies whole in the source's buffer: no copy */
+        rec->block.data = p;
+        rec->block.len = L;
+        isrc_read(s, NULL, L);
         return WARC_RECORD;
     }
 
@@ -308,17 +320,13 @@ warc_status warc_next(warc_reader *r, warc_record *rec, const char **kind)
         size_t blen = n;
         while (blen && (p[blen - 1] == '\n' || p[blen - 1] == '\r' || p[blen - 1] == '\0')) blen--;
         snprintf(r->message, sizeof r->message, "Content-Length %zu is wrong: the last record is %zu bytes", L, blen);
-        buf_reserve(&rec->block, blen);
-        rec->block.len = isrc_read(s, rec->block.data, blen);
-        rec->block.data[rec->block.len] = 0;
+        copy_block(s, rec, blen);
         isrc_read(s, NULL, n - blen);
         rec->warning = "content_length_mismatch";
         return WARC_RECORD;
     }
     if (next == n) { /* no record follows in sight: keep the declared block, skip what trails */
-        buf_reserve(&rec->block, L);
-        rec->block.len = isrc_read(s, rec->block.data, L);
-        rec->block.data[rec->block.len] = 0;
+        copy_block(s, rec, L);
         snprintf(r->message, sizeof r->message, "Content-Length %zu is followed by junk, not a record", L);
         rec->warning = "junk_after_record";
         return WARC_RECORD;
@@ -326,9 +334,7 @@ warc_status warc_next(warc_reader *r, warc_record *rec, const char **kind)
     size_t blen = next;
     for (int k = 0; k < 4 && blen && (p[blen - 1] == '\n' || p[blen - 1] == '\r'); k++) blen--;
     snprintf(r->message, sizeof r->message, "Content-Length %zu is wrong: the record is %zu bytes", L, blen);
-    buf_reserve(&rec->block, blen);
-    rec->block.len = isrc_read(s, rec->block.data, blen);
-    rec->block.data[rec->block.len] = 0;
+    copy_block(s, rec, blen);
     isrc_read(s, NULL, next - blen);
     rec->warning = "content_length_mismatch";
     return WARC_RECORD;

@@ -39,7 +39,11 @@ typedef struct {
     wbuf head;              /* field names and values, each NUL-terminated */
     warc_field *fields;
     int nfields, fields_cap;
-    wbuf block;             /* the record block (Content-Length bytes) */
+    struct {                /* the record block (Content-Length bytes): in the source's */
+        const char *data;   /* buffer where it lies whole there, else in `copy`; valid */
+        size_t len;         /* until the next warc_next or read of the source */
+    } block;
+    wbuf copy;              /* the block when it had to be copied */
     uint64_t offset;        /* offset of "WARC/" in the decoded stream */
     uint64_t number;        /* 1-based position of this record in the file */
     const char *warning;    /* set when the record was recovered (e.g. wrong length); static */
