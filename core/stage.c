@@ -173,14 +173,12 @@ typedef struct {
     woutput *out, *rejects;
     wstats stats;
     wbuf scratch;
-    uint64_t next_ordinal;
 } sink;
 
 /* Main thread, input order: reduce, write, count. */
 static void finish_batch(engine *e, sink *s, stage_batch *b)
 {
     const stage_ops *ops = e->ops;
-    for (int i = 0; i < b->n; i++) b->docs[i].ordinal = s->next_ordinal++;
     if (ops->reduce) ops->reduce(ops->ctx, b);
     uint64_t out_before = s->out ? output_bytes(s->out) : 0;
     if (ops->emit) ops->emit(ops->ctx, b, s->out);
@@ -247,6 +245,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     int nspare = 0;
     int status = EXIT_OK;
     wbuf carry = WBUF_INIT; /* a line begun in the previous block */
+    uint64_t next_ordinal = 0;
     progress_start(ops->name, o->quiet);
 
     /* The main thread reads blocks of whole lines and splits them; workers scan. */
@@ -292,6 +291,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
             b->file = xstrdup(input_name(in));
             b->first_line = lineno;
             lineno = split_lines(b); /* one pass: the reader needs the line count anyway */
+            for (int i = 0; i < b->n; i++) b->docs[i].ordinal = next_ordinal++;
             if (pool_full(pool)) {
                 stage_batch *done = pool_pop(pool);
                 finish_batch(&e, &s, done);

@@ -88,7 +88,7 @@ typedef struct {
     size_t out_off, out_len;    /* DOC_REWRITE: the new line in batch->out */
     size_t extra_off, extra_len; /* extra members for the rejects line in batch->out */
     size_t span;          /* bytes of the line in the input, with its line end */
-    uint64_t ordinal;     /* position in the whole input (0-based); set before reduce() */
+    uint64_t ordinal;     /* position in the whole input (0-based); set before map() */
     uint64_t lineno;      /* line number in its file (1-based), for messages */
 } stage_doc;
 
