@@ -12,9 +12,10 @@ copy 1), so no 5-word shingle, exact hash or band key repeats across copies.
   short FILE DOCS      FILE: DOCS documents of 40 words drawn from en_code's
                        words by frequency (base documents repeated with a prefix per copy)
 
-Reads $SHARED/tokref/en_code.txt.zst and .idx.tsv (SHARED defaults to
-../shared/data). Copies are written by a process pool.
+Reads $SHARED/tokref/en_code.txt.zst (or en_code.txt.gz) and .idx.tsv
+(SHARED defaults to ../shared/data). Copies are written by a process pool.
 """
+import gzip
 import json
 import multiprocessing
 import os
@@ -26,12 +27,16 @@ import sys
 SHARED = os.environ.get("SHARED", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
 SHORT_WORDS = 40
 SHORT_BASE_DOCS = 50000
-WORD_AFTER_SPACE = re.compile(rb" ([A-Za-z])")
+SPACE_BEFORE_WORD = re.compile(rb" (?=[A-Za-z])")
 
 
 def en_code_texts():
-    data = subprocess.run(["zstd", "-dc", os.path.join(SHARED, "tokref", "en_code.txt.zst")],
-                          check=True, capture_output=True).stdout
+    gz = os.path.join(SHARED, "tokref", "en_code.txt.gz")  # where no zstd program is at hand
+    if os.path.exists(gz):
+        data = gzip.open(gz).read()
+    else:
+        data = subprocess.run(["zstd", "-dc", os.path.join(SHARED, "tokref", "en_code.txt.zst")],
+                              check=True, capture_output=True).stdout
     for line in open(os.path.join(SHARED, "tokref", "en_code.idx.tsv")):
         off, n = map(int, line.split("\t")[:2])
         yield data[off:off + n].decode("utf-8")
@@ -47,22 +52,18 @@ def prefix(copy):
     return b"q" + bytes([97 + copy // 26 % 26, 97 + copy % 26])
 
 
-def transform(base, copy):
-    p = prefix(copy)
-    return WORD_AFTER_SPACE.sub(b" " + p + rb"\1", base).replace(b'@"}\n', b"@" + str(copy).encode() + b'"}\n')
-
-
-BASE = b""  # set before the pool forks: the workers share it instead of pickling it
+PIECES = []  # the base split before each word that follows a space; set before the pool forks
 
 
 def write_copy(args):
     copy, path = args
+    data = (b" " + prefix(copy)).join(PIECES).replace(b'@"}\n', b"@" + str(copy).encode() + b'"}\n')
     with open(path, "wb") as f:
-        f.write(transform(BASE, copy))
+        f.write(data)
 
 
 def main():
-    global BASE
+    global PIECES
     kind, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     if kind == "long":
         base = jsonl(en_code_texts(), "en")
@@ -78,7 +79,7 @@ def main():
         jobs = [(c, parts[c]) for c in range(copies)]
     else:
         sys.exit("usage: dedup_unique_inputs.py long DIR COPIES | short FILE DOCS")
-    BASE = base
+    PIECES = SPACE_BEFORE_WORD.split(base)
     with multiprocessing.Pool(min(len(jobs), os.cpu_count() or 1)) as pool:
         pool.map(write_copy, jobs)
     if kind == "short":

@@ -12,6 +12,10 @@
 #include "util.h"
 
 #define BATCH_BYTES (1u << 20) /* default input read per batch; a longer line makes a bigger batch */
+/* Batches mapped and waiting for the writer thread, at most. The reader
+ * (main thread) and the writer each copy every byte once (read(), write()),
+ * so apart they keep up with twice the input rate they could together. */
+#define WRITER_DEPTH 4
 
 const char STAGE_COMMON_HELP[] =
     "common options:\n"
@@ -85,9 +89,12 @@ void stage_doc_drop(stage_batch *b, int i, const char *reason, const char *extra
     }
 }
 
+typedef struct sink sink;
+
 typedef struct {
     const stage_ops *ops;
     const stage_opts *opts;
+    sink *sink;
 } engine;
 
 /* Splits the batch's block of text into documents (non-blank lines);
@@ -169,13 +176,13 @@ static void batch_free(stage_batch *b)
     free(b);
 }
 
-typedef struct {
+struct sink {
     woutput *out, *rejects;
     wstats stats;
     wbuf scratch;
-} sink;
+};
 
-/* Main thread, input order: reduce, write, count. */
+/* The writer thread, input order: reduce, write, count. */
 static void finish_batch(engine *e, sink *s, stage_batch *b)
 {
     const stage_ops *ops = e->ops;
@@ -232,23 +239,44 @@ static void finish_batch(engine *e, sink *s, stage_batch *b)
     progress_add((uint64_t)b->n, bytes);
 }
 
+/* The writer thread's work: one batch, in input order (the pool has one thread). */
+static void writer_work(void *ctx, int worker, void *item)
+{
+    engine *e = ctx;
+    stage_batch *b = item;
+    (void)worker;
+    finish_batch(e, e->sink, b);
+    free((char *)b->file);
+    b->file = NULL;
+}
+
+/* Hands the oldest mapped batch to the writer; a batch the writer is done
+ * with comes back as a spare. */
+static void to_writer(wpool *pool, wpool *writer, stage_batch **spare, int *nspare)
+{
+    if (pool_full(writer)) spare[(*nspare)++] = pool_pop(writer);
+    pool_push(writer, pool_pop(pool));
+}
+
 int stage_run(const stage_opts *o, const stage_ops *ops)
 {
-    engine e = {ops, o};
     sink s = {0};
+    engine e = {ops, o, &s};
     stats_init(&s.stats);
     s.out = output_open(o->output, o->zstd_level);
     if (o->rejects_path) s.rejects = output_open(o->rejects_path, 0);
     int depth = 2 * o->threads + 2;
     wpool *pool = pool_create(o->threads, depth, engine_work, &e);
-    stage_batch **spare = xcalloc((size_t)depth + 1, sizeof *spare);
+    wpool *writer = pool_create(1, WRITER_DEPTH, writer_work, &e);
+    stage_batch **spare = xcalloc((size_t)depth + WRITER_DEPTH + 1, sizeof *spare);
     int nspare = 0;
     int status = EXIT_OK;
     wbuf carry = WBUF_INIT; /* a line begun in the previous block */
     uint64_t next_ordinal = 0;
     progress_start(ops->name, o->quiet);
 
-    /* The main thread reads blocks of whole lines and splits them; workers scan. */
+    /* The main thread reads blocks of whole lines and splits them; workers
+     * scan and map; the writer thread reduces and writes, in input order. */
     size_t batch_bytes = o->batch_bytes ? o->batch_bytes : BATCH_BYTES;
     int ninputs = o->ninputs ? o->ninputs : 1;
     for (int f = 0; f < ninputs; f++) {
@@ -292,25 +320,17 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
             b->first_line = lineno;
             lineno = split_lines(b); /* one pass: the reader needs the line count anyway */
             for (int i = 0; i < b->n; i++) b->docs[i].ordinal = next_ordinal++;
-            if (pool_full(pool)) {
-                stage_batch *done = pool_pop(pool);
-                finish_batch(&e, &s, done);
-                free((char *)done->file);
-                spare[nspare++] = done;
-            }
+            if (pool_full(pool)) to_writer(pool, writer, spare, &nspare);
             pool_push(pool, b);
             if (last && !carry.len) break;
         }
         if (input_errors(in)) status = EXIT_FATAL;
         input_close(in);
     }
-    while (!pool_empty(pool)) {
-        stage_batch *done = pool_pop(pool);
-        finish_batch(&e, &s, done);
-        free((char *)done->file);
-        spare[nspare++] = done;
-    }
+    while (!pool_empty(pool)) to_writer(pool, writer, spare, &nspare);
+    while (!pool_empty(writer)) spare[nspare++] = pool_pop(writer);
     pool_destroy(pool);
+    pool_destroy(writer);
     progress_stop();
     for (int i = 0; i < nspare; i++) batch_free(spare[i]);
     free(spare);

@@ -14,7 +14,7 @@
  * after the batch before it: so every partition sees its keys in document
  * order, batches pass through the partitions like a wavefront (one worker per
  * partition at a time, no locks), and every lookup answers "first had by
- * document d" exactly as a serial index would. The main thread then only
+ * document d" exactly as a serial index would. The reduce step (one thread) then only
  * combines each document's answers, in input order (dedup_index_decide).
  * The answers, and so the output, do not depend on the thread count or the
  * number of partitions.
@@ -48,7 +48,7 @@ typedef struct {
     int nparts;
     dedup_part *parts;
     atomic_uint_fast64_t table_bytes; /* all partitions' tables */
-    /* main thread only: */
+    /* the reduce step only: */
     uint64_t ndocs;        /* documents remembered */
     bool keep_ids;
     wbuf ids;              /* ids of documents, back to back */
@@ -84,11 +84,11 @@ void dedup_index_lookup(dedup_index *ix, const stage_batch *b, const batch_print
 /* Frees what dedup_index_lookup() put in bl. */
 void batch_lookup_free(batch_lookup *bl);
 
-/* Main thread, every document (failed ones too) in input order: keeps
+/* Reduce step, every document (failed ones too) in input order: keeps
  * document number doc's id and (with --verify) signature sig. */
 void dedup_index_remember(dedup_index *ix, uint64_t doc, const uint64_t *sig, const char *id, size_t id_len);
 
-/* Main thread, after remembering it: decides document i of the looked-up
+/* Reduce step, after remembering it: decides document i of the looked-up
  * batch; returns its kind and, for duplicates, the number of the earliest
  * document it collided with in *first. */
 dup_kind dedup_index_decide(const dedup_index *ix, const batch_prints *bp, const batch_lookup *bl, int i, uint32_t *first);

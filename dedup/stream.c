@@ -1,6 +1,7 @@
 /* stream.c - streaming dedup on the stage engine: workers fingerprint
- * batches and look their keys up in the partitioned index (map), the main
- * thread combines each document's answers in input order (reduce). */
+ * batches and look their keys up in the partitioned index (map), the
+ * engine's writer thread combines each document's answers in input order
+ * (reduce). */
 #include "dedup/stream.h"
 
 #include <stdlib.h>
