@@ -1,7 +1,6 @@
 /* index.c - the streaming dedup index, partitioned by key (see index.h). */
 #include "dedup/index.h"
 
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +54,9 @@ void dedup_index_init(dedup_index *ix, const minhash_params *p, uint64_t expecte
         bytes += keyset_bytes(&part->exact) + keyset_bytes(&part->bands);
     }
     atomic_init(&ix->table_bytes, bytes);
+    atomic_init(&ix->waiting, 0);
+    pthread_mutex_init(&ix->turn_lock, NULL);
+    pthread_cond_init(&ix->turn_moved, NULL);
 }
 
 void dedup_index_free(dedup_index *ix)
@@ -64,6 +66,8 @@ void dedup_index_free(dedup_index *ix)
         keyset_free(&ix->parts[i].bands);
     }
     free(ix->parts);
+    pthread_mutex_destroy(&ix->turn_lock);
+    pthread_cond_destroy(&ix->turn_moved);
     buf_free(&ix->ids);
     free(ix->id_end);
     free(ix->sigs);
@@ -91,10 +95,6 @@ static const uint64_t *key_of(const dedup_index *ix, const batch_prints *bp, uin
 static void route_keys(const dedup_index *ix, const stage_batch *b, const batch_prints *bp, batch_lookup *bl)
 {
     uint32_t slots = (uint32_t)ix->nbands + 1;
-    size_t nkeys = (size_t)b->n * slots;
-    bl->part_of = xrealloc(bl->part_of, (nkeys + 1) * sizeof *bl->part_of);
-    bl->route = xrealloc(bl->route, (nkeys + 1) * sizeof *bl->route);
-    bl->route_start = xrealloc(bl->route_start, ((size_t)ix->nparts + 1) * sizeof *bl->route_start);
     uint32_t *count = xcalloc((size_t)ix->nparts + 1, sizeof *count);
     for (int i = 0; i < b->n; i++) {
         if (b->docs[i].verdict == DOC_FAIL) continue;
@@ -154,6 +154,52 @@ static void lookup_part(dedup_index *ix, int p, const batch_prints *bp, batch_lo
     if (after != before) atomic_fetch_add(&ix->table_bytes, after - before);
 }
 
+/* Whether one of the partitions the batch has not been through is ready for it. */
+static bool some_turn_ready(dedup_index *ix, const batch_lookup *bl)
+{
+    for (int p = 0; p < ix->nparts; p++)
+        if (!bl->done[p] && atomic_load(&ix->parts[p].next) == bl->first) return true;
+    return false;
+}
+
+/* Sleeps until a partition's turn moves on (the batch before holds every
+ * partition this one still needs). A worker announces itself in waiting
+ * before its last look, and pass_turn() looks at waiting after moving a
+ * turn on, so no wake-up is lost. */
+static void wait_for_turn(dedup_index *ix, const batch_lookup *bl)
+{
+    pthread_mutex_lock(&ix->turn_lock);
+    atomic_fetch_add(&ix->waiting, 1);
+    while (!some_turn_ready(ix, bl)) pthread_cond_wait(&ix->turn_moved, &ix->turn_lock);
+    atomic_fetch_sub(&ix->waiting, 1);
+    pthread_mutex_unlock(&ix->turn_lock);
+}
+
+/* Gives partition p to the batch whose first document is next. */
+static void pass_turn(dedup_index *ix, int p, uint64_t next)
+{
+    atomic_store(&ix->parts[p].next, next);
+    if (atomic_load(&ix->waiting)) {
+        pthread_mutex_lock(&ix->turn_lock);
+        pthread_cond_broadcast(&ix->turn_moved);
+        pthread_mutex_unlock(&ix->turn_lock);
+    }
+}
+
+/* Makes room in bl for the batch's keys. */
+static void reserve_lookup(const dedup_index *ix, batch_lookup *bl, size_t nkeys)
+{
+    if (!bl->done) {
+        bl->done = xmalloc((size_t)ix->nparts * sizeof *bl->done);
+        bl->route_start = xmalloc(((size_t)ix->nparts + 1) * sizeof *bl->route_start);
+    }
+    if (nkeys + 1 <= bl->cap_keys) return;
+    bl->cap_keys = nkeys + 1 + nkeys / 2;
+    bl->holder = xrealloc(bl->holder, bl->cap_keys * sizeof *bl->holder);
+    bl->route = xrealloc(bl->route, bl->cap_keys * sizeof *bl->route);
+    bl->part_of = xrealloc(bl->part_of, bl->cap_keys * sizeof *bl->part_of);
+}
+
 void dedup_index_lookup(dedup_index *ix, const stage_batch *b, const batch_prints *bp, batch_lookup *bl)
 {
     bl->n = b->n;
@@ -161,24 +207,22 @@ void dedup_index_lookup(dedup_index *ix, const stage_batch *b, const batch_print
     bl->first = b->docs[0].ordinal;
     if (bl->first + (uint64_t)b->n >= NO_DOC)
         dief(EXIT_FATAL, "more than %u documents: use the staged mode (winnow dedup signatures)", NO_DOC - 1);
-    uint32_t slots = (uint32_t)ix->nbands + 1;
-    bl->holder = xrealloc(bl->holder, ((size_t)b->n * slots + 1) * sizeof *bl->holder);
+    reserve_lookup(ix, bl, (size_t)b->n * ((size_t)ix->nbands + 1));
     route_keys(ix, b, bp, bl);
-    bool *done = xcalloc((size_t)ix->nparts, sizeof *done);
+    memset(bl->done, 0, (size_t)ix->nparts * sizeof *bl->done);
     uint64_t next = bl->first + (uint64_t)b->n;
     for (int left = ix->nparts; left;) {
         int taken = 0;
         for (int p = 0; p < ix->nparts; p++) {
-            if (done[p] || atomic_load_explicit(&ix->parts[p].next, memory_order_acquire) != bl->first) continue;
+            if (bl->done[p] || atomic_load_explicit(&ix->parts[p].next, memory_order_acquire) != bl->first) continue;
             lookup_part(ix, p, bp, bl);
-            atomic_store_explicit(&ix->parts[p].next, next, memory_order_release);
-            done[p] = true;
+            pass_turn(ix, p, next);
+            bl->done[p] = true;
             taken++;
         }
         left -= taken;
-        if (left && !taken) sched_yield(); /* the batch before holds every partition left */
+        if (left && !taken) wait_for_turn(ix, bl);
     }
-    free(done);
 }
 
 void batch_lookup_free(batch_lookup *bl)
@@ -187,6 +231,7 @@ void batch_lookup_free(batch_lookup *bl)
     free(bl->route);
     free(bl->route_start);
     free(bl->part_of);
+    free(bl->done);
     memset(bl, 0, sizeof *bl);
 }
 

@@ -30,6 +30,7 @@
 #ifndef WINNOW_DEDUP_INDEX_H
 #define WINNOW_DEDUP_INDEX_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,6 +49,9 @@ typedef struct {
     int nparts;
     dedup_part *parts;
     atomic_uint_fast64_t table_bytes; /* all partitions' tables */
+    atomic_int waiting;               /* workers asleep until a partition's turn moves on */
+    pthread_mutex_t turn_lock;
+    pthread_cond_t turn_moved;
     /* the reduce step only: */
     uint64_t ndocs;        /* documents remembered */
     bool keep_ids;
@@ -66,6 +70,8 @@ typedef struct {
     uint32_t *route;   /* scratch: key numbers grouped by partition */
     uint32_t *route_start;
     uint16_t *part_of; /* scratch: partition of each key number */
+    bool *done;        /* scratch: partitions the batch went through */
+    size_t cap_keys;
 } batch_lookup;
 
 /* Makes an empty index sized for expected documents (0: grows from small),

@@ -4,6 +4,7 @@
  * (reduce). */
 #include "dedup/stream.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,26 +12,33 @@
 #include "core/util.h"
 #include "dedup/index.h"
 
+/* What map() hands reduce() for a batch; reused batch after batch. */
+typedef struct stream_batch {
+    batch_prints prints;
+    batch_lookup lookup;
+    struct stream_batch *next_free;
+} stream_batch;
+
 typedef struct {
     const dedup_config *config;
     signer_set signers;
     dedup_index index;
     uint64_t reported_table, reported_side; /* index bytes already given to stats */
     wbuf extra, line;
+    pthread_mutex_t free_lock;
+    stream_batch *free_list;
 } stream_ctx;
-
-/* What map() hands reduce() for a batch. */
-typedef struct {
-    batch_prints *prints;
-    batch_lookup lookup;
-} stream_batch;
 
 static void stream_map(void *ctx, int worker, stage_batch *b)
 {
     stream_ctx *s = ctx;
-    stream_batch *sb = xcalloc(1, sizeof *sb);
-    sb->prints = signer_set_prints(&s->signers, worker, b);
-    dedup_index_lookup(&s->index, b, sb->prints, &sb->lookup);
+    pthread_mutex_lock(&s->free_lock);
+    stream_batch *sb = s->free_list;
+    if (sb) s->free_list = sb->next_free;
+    pthread_mutex_unlock(&s->free_lock);
+    if (!sb) sb = xcalloc(1, sizeof *sb);
+    signer_set_prints_into(&s->signers, worker, b, &sb->prints);
+    dedup_index_lookup(&s->index, b, &sb->prints, &sb->lookup);
     b->user = sb;
 }
 
@@ -48,7 +56,7 @@ static void stream_reduce(void *ctx, stage_batch *b)
 {
     stream_ctx *s = ctx;
     stream_batch *sb = b->user;
-    batch_prints *bp = sb->prints;
+    batch_prints *bp = &sb->prints;
     const minhash_params *p = &s->config->params;
     int indexed = 0;
     for (int i = 0; i < b->n; i++) {
@@ -83,21 +91,30 @@ static void stream_reduce(void *ctx, stage_batch *b)
     stats_add(&b->stats, "indexed_docs", (double)indexed);
     s->reported_table = table;
     s->reported_side = side;
-    batch_prints_free(bp);
-    batch_lookup_free(&sb->lookup);
-    free(sb);
+    pthread_mutex_lock(&s->free_lock);
+    sb->next_free = s->free_list;
+    s->free_list = sb;
+    pthread_mutex_unlock(&s->free_lock);
     b->user = NULL;
 }
 
 int dedup_stream_run(const stage_opts *o, const dedup_config *c)
 {
     stream_ctx s = {.config = c};
+    pthread_mutex_init(&s.free_lock, NULL);
     signer_set_init(&s.signers, c, o->threads);
     bool keep_ids = o->rejects_path || c->mark;
     dedup_index_init(&s.index, &c->params, c->expected_docs, o->threads, keep_ids, c->verify);
     stage_ops ops = {.name = "dedup", .ctx = &s, .map = stream_map, .reduce = stream_reduce};
     int status = stage_run(o, &ops);
     dedup_index_free(&s.index);
+    for (stream_batch *sb = s.free_list, *next; sb; sb = next) {
+        next = sb->next_free;
+        batch_prints_release(&sb->prints);
+        batch_lookup_free(&sb->lookup);
+        free(sb);
+    }
+    pthread_mutex_destroy(&s.free_lock);
     signer_set_free(&s.signers);
     buf_free(&s.extra);
     buf_free(&s.line);
