@@ -94,6 +94,7 @@ int main(int argc, char **argv)
         double w0 = now_seconds();
         batch_lookup bl = {0};
         dedup_index_lookup(&ix, &b, &bp, &bl);
+        dedup_index_wait(&ix, &bl);
         for (int i = 0; i < INDEX_BATCH; i++) {
             uint32_t first;
             dedup_index_remember(&ix, done + (size_t)i, NULL, "", 0);

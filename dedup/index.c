@@ -22,8 +22,9 @@
 #define CACHE_LINE 64
 
 struct dedup_part {
-    _Alignas(CACHE_LINE) atomic_uint_fast64_t next; /* number of the first document of the batch whose turn it is */
-    _Alignas(CACHE_LINE) keyset exact, bands;       /* touched only by the batch whose turn it is */
+    _Alignas(CACHE_LINE) atomic_uint_fast64_t next; /* number of the first document of the batch it takes next */
+    atomic_flag busy;                               /* held by the thread stepping batches through it */
+    _Alignas(CACHE_LINE) keyset exact, bands;       /* touched only by the thread holding busy */
     int64_t first_empty;                            /* first document with an empty normal form, or -1 */
 };
 
@@ -48,15 +49,15 @@ void dedup_index_init(dedup_index *ix, const minhash_params *p, uint64_t expecte
         dedup_part *part = &ix->parts[i];
         memset(part, 0, sizeof *part);
         atomic_init(&part->next, 0);
+        atomic_flag_clear(&part->busy);
         keyset_init(&part->exact, 2, false, expected / (uint64_t)nparts);
         keyset_init(&part->bands, 1, true, expected * (uint64_t)p->bands / (uint64_t)nparts);
         part->first_empty = -1;
         bytes += keyset_bytes(&part->exact) + keyset_bytes(&part->bands);
     }
     atomic_init(&ix->table_bytes, bytes);
-    atomic_init(&ix->waiting, 0);
-    pthread_mutex_init(&ix->turn_lock, NULL);
-    pthread_cond_init(&ix->turn_moved, NULL);
+    pthread_mutex_init(&ix->lock, NULL);
+    pthread_cond_init(&ix->completed, NULL);
 }
 
 void dedup_index_free(dedup_index *ix)
@@ -66,8 +67,8 @@ void dedup_index_free(dedup_index *ix)
         keyset_free(&ix->parts[i].bands);
     }
     free(ix->parts);
-    pthread_mutex_destroy(&ix->turn_lock);
-    pthread_cond_destroy(&ix->turn_moved);
+    pthread_mutex_destroy(&ix->lock);
+    pthread_cond_destroy(&ix->completed);
     buf_free(&ix->ids);
     free(ix->id_end);
     free(ix->sigs);
@@ -120,8 +121,8 @@ static void route_keys(const dedup_index *ix, const stage_batch *b, const batch_
     free(count);
 }
 
-/* The batch's keys of partition p, in document order, while it is the
- * batch's turn there: each key's first document, adding the new ones. The
+/* The batch's keys of partition p, in document order, once every batch
+ * before it has been through p: each key's first document, adding the new ones. The
  * exact hash's holder[] is NO_DOC when new, else the first document with an
  * empty normal form (for an empty one) or the document itself (the earliest
  * holder is then found through its band keys). */
@@ -154,45 +155,63 @@ static void lookup_part(dedup_index *ix, int p, const batch_prints *bp, batch_lo
     if (after != before) atomic_fetch_add(&ix->table_bytes, after - before);
 }
 
-/* Whether one of the partitions the batch has not been through is ready for it. */
-static bool some_turn_ready(dedup_index *ix, const batch_lookup *bl)
+/* The queued batch whose first document is first, or NULL. */
+static batch_lookup *find_pending(dedup_index *ix, uint64_t first)
 {
-    for (int p = 0; p < ix->nparts; p++)
-        if (!bl->done[p] && atomic_load(&ix->parts[p].next) == bl->first) return true;
-    return false;
+    pthread_mutex_lock(&ix->lock);
+    batch_lookup *bl = ix->pending;
+    while (bl && bl->first < first) bl = bl->next_pending;
+    if (bl && bl->first != first) bl = NULL;
+    pthread_mutex_unlock(&ix->lock);
+    return bl;
 }
 
-/* Sleeps until a partition's turn moves on (the batch before holds every
- * partition this one still needs). A worker announces itself in waiting
- * before its last look, and pass_turn() looks at waiting after moving a
- * turn on, so no wake-up is lost. */
-static void wait_for_turn(dedup_index *ix, const batch_lookup *bl)
+/* Queues bl, keeping the queue in input order. */
+static void add_pending(dedup_index *ix, batch_lookup *bl)
 {
-    pthread_mutex_lock(&ix->turn_lock);
-    atomic_fetch_add(&ix->waiting, 1);
-    while (!some_turn_ready(ix, bl)) pthread_cond_wait(&ix->turn_moved, &ix->turn_lock);
-    atomic_fetch_sub(&ix->waiting, 1);
-    pthread_mutex_unlock(&ix->turn_lock);
+    pthread_mutex_lock(&ix->lock);
+    batch_lookup **at = &ix->pending;
+    while (*at && (*at)->first < bl->first) at = &(*at)->next_pending;
+    bl->next_pending = *at;
+    *at = bl;
+    pthread_mutex_unlock(&ix->lock);
 }
 
-/* Gives partition p to the batch whose first document is next. */
-static void pass_turn(dedup_index *ix, int p, uint64_t next)
+/* bl has been through its last partition: off the queue, and tell the reduce step. */
+static void complete(dedup_index *ix, batch_lookup *bl)
 {
-    atomic_store(&ix->parts[p].next, next);
-    if (atomic_load(&ix->waiting)) {
-        pthread_mutex_lock(&ix->turn_lock);
-        pthread_cond_broadcast(&ix->turn_moved);
-        pthread_mutex_unlock(&ix->turn_lock);
+    pthread_mutex_lock(&ix->lock);
+    batch_lookup **at = &ix->pending;
+    while (*at != bl) at = &(*at)->next_pending;
+    *at = bl->next_pending;
+    bl->complete = true;
+    pthread_cond_broadcast(&ix->completed);
+    pthread_mutex_unlock(&ix->lock);
+}
+
+/* Steps partition p through the queued batches whose turn it is, unless
+ * another thread is stepping it. Before letting go, a thread looks for a
+ * batch queued meanwhile (whose worker found p busy and left it to it). */
+static void step_part(dedup_index *ix, int p)
+{
+    dedup_part *part = &ix->parts[p];
+    for (;;) {
+        if (atomic_flag_test_and_set(&part->busy)) return;
+        batch_lookup *bl;
+        while ((bl = find_pending(ix, atomic_load(&part->next)))) {
+            lookup_part(ix, p, bl->prints, bl);
+            atomic_store(&part->next, bl->first + (uint64_t)bl->n);
+            if (atomic_fetch_sub(&bl->parts_left, 1) == 1) complete(ix, bl);
+        }
+        atomic_flag_clear(&part->busy);
+        if (!find_pending(ix, atomic_load(&part->next))) return;
     }
 }
 
 /* Makes room in bl for the batch's keys. */
 static void reserve_lookup(const dedup_index *ix, batch_lookup *bl, size_t nkeys)
 {
-    if (!bl->done) {
-        bl->done = xmalloc((size_t)ix->nparts * sizeof *bl->done);
-        bl->route_start = xmalloc(((size_t)ix->nparts + 1) * sizeof *bl->route_start);
-    }
+    if (!bl->route_start) bl->route_start = xmalloc(((size_t)ix->nparts + 1) * sizeof *bl->route_start);
     if (nkeys + 1 <= bl->cap_keys) return;
     bl->cap_keys = nkeys + 1 + nkeys / 2;
     bl->holder = xrealloc(bl->holder, bl->cap_keys * sizeof *bl->holder);
@@ -203,26 +222,24 @@ static void reserve_lookup(const dedup_index *ix, batch_lookup *bl, size_t nkeys
 void dedup_index_lookup(dedup_index *ix, const stage_batch *b, const batch_prints *bp, batch_lookup *bl)
 {
     bl->n = b->n;
-    if (!b->n) return; /* takes no turn: the next batch starts at the same number */
+    bl->complete = !b->n; /* a batch without documents takes no turn: the next one starts at the same number */
+    if (!b->n) return;
     bl->first = b->docs[0].ordinal;
     if (bl->first + (uint64_t)b->n >= NO_DOC)
         dief(EXIT_FATAL, "more than %u documents: use the staged mode (winnow dedup signatures)", NO_DOC - 1);
+    bl->prints = bp;
     reserve_lookup(ix, bl, (size_t)b->n * ((size_t)ix->nbands + 1));
     route_keys(ix, b, bp, bl);
-    memset(bl->done, 0, (size_t)ix->nparts * sizeof *bl->done);
-    uint64_t next = bl->first + (uint64_t)b->n;
-    for (int left = ix->nparts; left;) {
-        int taken = 0;
-        for (int p = 0; p < ix->nparts; p++) {
-            if (bl->done[p] || atomic_load_explicit(&ix->parts[p].next, memory_order_acquire) != bl->first) continue;
-            lookup_part(ix, p, bp, bl);
-            pass_turn(ix, p, next);
-            bl->done[p] = true;
-            taken++;
-        }
-        left -= taken;
-        if (left && !taken) wait_for_turn(ix, bl);
-    }
+    atomic_store(&bl->parts_left, ix->nparts);
+    add_pending(ix, bl);
+    for (int p = 0; p < ix->nparts; p++) step_part(ix, p);
+}
+
+void dedup_index_wait(dedup_index *ix, batch_lookup *bl)
+{
+    pthread_mutex_lock(&ix->lock);
+    while (!bl->complete) pthread_cond_wait(&ix->completed, &ix->lock);
+    pthread_mutex_unlock(&ix->lock);
 }
 
 void batch_lookup_free(batch_lookup *bl)
@@ -231,7 +248,6 @@ void batch_lookup_free(batch_lookup *bl)
     free(bl->route);
     free(bl->route_start);
     free(bl->part_of);
-    free(bl->done);
     memset(bl, 0, sizeof *bl);
 }
 

@@ -10,11 +10,13 @@
  * That is what makes it parallel. Keys are split by a hash of the key into
  * partitions, each its own pair of tables (exact hashes; band keys with the
  * first document's number). A worker that has fingerprinted a batch looks
- * its keys up itself, partition by partition, taking each partition's turn
- * after the batch before it: so every partition sees its keys in document
- * order, batches pass through the partitions like a wavefront (one worker per
- * partition at a time, no locks), and every lookup answers "first had by
- * document d" exactly as a serial index would. The reduce step (one thread) then only
+ * its keys up in every partition that no other thread is stepping, and in
+ * each it steps through, in input order, every batch that is queued there
+ * (its own and others'); a partition busy elsewhere is left to the thread
+ * stepping it, which looks for queued batches again before it lets go. So
+ * every partition sees its keys in document order, no worker ever waits for
+ * another, and every lookup answers "first had by document d" exactly as a
+ * serial index would. The reduce step (one thread) then only
  * combines each document's answers, in input order (dedup_index_decide).
  * The answers, and so the output, do not depend on the thread count or the
  * number of partitions.
@@ -49,9 +51,9 @@ typedef struct {
     int nparts;
     dedup_part *parts;
     atomic_uint_fast64_t table_bytes; /* all partitions' tables */
-    atomic_int waiting;               /* workers asleep until a partition's turn moves on */
-    pthread_mutex_t turn_lock;
-    pthread_cond_t turn_moved;
+    pthread_mutex_t lock;             /* guards pending and each batch's complete */
+    pthread_cond_t completed;
+    struct batch_lookup *pending;     /* batches not yet through every partition, by first document */
     /* the reduce step only: */
     uint64_t ndocs;        /* documents remembered */
     bool keep_ids;
@@ -63,14 +65,17 @@ typedef struct {
 } dedup_index;
 
 /* What the index found for one batch's keys (dedup_index_lookup). */
-typedef struct {
+typedef struct batch_lookup {
     uint64_t first;    /* number of the batch's first document */
     int n;
+    const batch_prints *prints;
+    atomic_int parts_left;           /* partitions the batch has yet to go through */
+    bool complete;                   /* every partition has answered (under the index's lock) */
+    struct batch_lookup *next_pending;
     uint32_t *holder;  /* n * (bands + 1): per band key the first document that had it; last, the exact hash (see index.c) */
     uint32_t *route;   /* scratch: key numbers grouped by partition */
     uint32_t *route_start;
     uint16_t *part_of; /* scratch: partition of each key number */
-    bool *done;        /* scratch: partitions the batch went through */
     size_t cap_keys;
 } batch_lookup;
 
@@ -81,11 +86,16 @@ void dedup_index_init(dedup_index *ix, const minhash_params *p, uint64_t expecte
 /* Frees the index. */
 void dedup_index_free(dedup_index *ix);
 
-/* On a worker: looks up (and adds) every key of b's documents, which have
- * fingerprints bp, partition by partition, each in its turn after the batch
- * before (batches must be handed out in input order, as the stage pool
- * does); fills *bl. Returns when every partition has seen the batch. */
+/* On a worker: queues every key of b's documents, which have fingerprints
+ * bp, for lookup (and adding) in its partition, and steps batches through
+ * every partition that is free; returns without waiting. Each partition takes
+ * the batches in input order, whichever thread steps it. bl and bp must stay
+ * until dedup_index_wait() has returned for bl. */
 void dedup_index_lookup(dedup_index *ix, const stage_batch *b, const batch_prints *bp, batch_lookup *bl);
+
+/* Reduce step: waits until every partition has answered for bl's batch
+ * (every batch before it has been looked up by then). */
+void dedup_index_wait(dedup_index *ix, batch_lookup *bl);
 
 /* Frees what dedup_index_lookup() put in bl. */
 void batch_lookup_free(batch_lookup *bl);

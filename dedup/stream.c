@@ -59,6 +59,7 @@ static void stream_reduce(void *ctx, stage_batch *b)
     batch_prints *bp = &sb->prints;
     const minhash_params *p = &s->config->params;
     int indexed = 0;
+    dedup_index_wait(&s->index, &sb->lookup);
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         if (d->verdict == DOC_FAIL) {

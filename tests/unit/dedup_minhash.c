@@ -257,6 +257,7 @@ static void test_index(void)
                 batch_prints bp = {.n = n, .fp = fp, .sigs = sigs, .keys = keys};
                 batch_lookup bl = {0};
                 dedup_index_lookup(&ix, &b, &bp, &bl);
+                dedup_index_wait(&ix, &bl);
                 for (int i = 0; i < n; i++) {
                     uint32_t first = 0;
                     dedup_index_remember(&ix, (uint64_t)(from + i), sigs + 2 * i, docs[from + i].id, 1);
