@@ -6,8 +6,8 @@
 
 #include "core/util.h"
 
-/* Partitions per worker thread: more than one, so a batch finds another
- * partition free while the batch before it is still in one. */
+/* Partitions per worker thread: more than one, so a worker mostly finds
+ * partitions that no other thread is stepping. */
 #define PARTS_PER_THREAD 4
 #define MAX_PARTS 1024
 /* A partition expected to hold fewer keys than this is not worth its own

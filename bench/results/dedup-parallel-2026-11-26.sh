@@ -105,3 +105,33 @@ if command -v perf > /dev/null; then
   perf report -i perf.data --no-children --sort symbol 2>/dev/null | grep '%' | head -30
 else echo "no perf"; fi
 echo "== done $(date -u)"
+
+# ---- call 3: prepared, NOT run (device time for helpers ran out) ----
+# ---- call 3 (commit c9d5fbf: no worker waits for another) against 3ac3df9 ("prev", call 2's build), same call ----
+set -u
+D=$(cd "$(dirname "$0")" && pwd)
+O=${OUT:-/tmp/out}; mkdir -p "$O"
+W=/tmp/w; rm -rf $W; mkdir -p $W && cd $W
+python3 -c "import tarfile, sys; tarfile.open(sys.argv[1]).extractall('.')" "$D/bin.tar.xz"
+B=$W; S=$D/shared
+TIMEFORMAT='%R %U %S'
+run() { tag=$1; shift; t=$( { time "$@" ; } 2>&1 | tail -1); echo "$tag: $t"; }
+same() { if cmp -s "$1" "$2"; then echo "   same: $3"; else echo "   DIFFERS: $3"; fi; rm -f "$1"; }
+echo "== machine $(date -u)"; nproc; grep -m1 'model name' /proc/cpuinfo; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+echo "dedup_stream: $(SHARED=$S $B/dedup_stream 2>/dev/null | tee $O/dedup_stream.txt | grep -c '^ok') ok, $(grep -c '^not ok' $O/dedup_stream.txt) not ok"
+run "make long inputs" env SHARED=$S python3 $D/dedup_unique_inputs.py long long 52
+run "make short inputs" env SHARED=$S python3 $D/dedup_unique_inputs.py short short.jsonl 2000000
+run "prev short gpu" $B/winnow-prev dedup -q -j16 --device gpu short.jsonl -o S.ref
+for r in 1 2; do
+  run "new short gpu" $B/winnow dedup -q -j16 --device gpu short.jsonl -o S.out; same S.out S.ref "new == prev"
+  run "prev short gpu" $B/winnow-prev dedup -q -j16 --device gpu short.jsonl -o /dev/null
+done
+run "new short cpu" $B/winnow dedup -q -j16 --device cpu short.jsonl -o S.out; same S.out S.ref "new cpu == prev gpu"
+run "new short gpu -o /dev/null" $B/winnow dedup -q -j16 --device gpu short.jsonl -o /dev/null
+run "prev long gpu -o file" $B/winnow-prev dedup -q -j16 --device gpu long/*.jsonl -o L.ref
+run "new long gpu -o file" $B/winnow dedup -q -j16 --device gpu long/*.jsonl -o L.out; same L.out L.ref "new == prev"
+for r in 1 2; do
+  run "new long gpu -o /dev/null" $B/winnow dedup -q -j16 --device gpu long/*.jsonl -o /dev/null
+  run "prev long gpu -o /dev/null" $B/winnow-prev dedup -q -j16 --device gpu long/*.jsonl -o /dev/null
+done
+echo "== done $(date -u)"
