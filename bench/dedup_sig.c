@@ -19,6 +19,7 @@
 
 #define GPU_REPEAT 16
 #define INDEX_DOCS 2000000 /* documents of unique keys: a 390 MB index, in DRAM */
+#define INDEX_BATCH 4000   /* documents per lookup, about a stage batch of short documents */
 
 /* CPU seconds of this thread: steadier than the wall clock on a shared machine. */
 static double cpu_now(void)
@@ -70,29 +71,45 @@ int main(int argc, char **argv)
         minhash_signature(&p, hashes + offsets[i], offsets[i + 1] - offsets[i], cpu + i * (size_t)p.k);
     printf("cpu_signature_mbps %.1f\n", text_bytes / 1e6 / (cpu_now() - t0));
 
-    /* The streaming index on the main thread: decisions per second once the
-     * tables are far bigger than the caches (the bound on streaming mode). */
+    /* The streaming index on one thread: lookups and decisions per second
+     * once the tables are far bigger than the caches. */
     dedup_index ix;
-    dedup_index_init(&ix, &p, INDEX_DOCS, false, 0);
-    dedup_fp *fps = xmalloc(INDEX_DOCS * sizeof *fps);
-    uint64_t *keys = xmalloc((size_t)INDEX_DOCS * p.bands * sizeof *keys), x = 1;
-    for (size_t i = 0; i < INDEX_DOCS; i++) {
-        fps[i].exact[0] = splitmix64_next(&x);
-        fps[i].exact[1] = splitmix64_next(&x);
-        fps[i].nshingles = 1;
-        for (int j = 0; j < p.bands; j++) keys[i * p.bands + j] = splitmix64_next(&x);
+    dedup_index_init(&ix, &p, INDEX_DOCS, 1, false, 0);
+    batch_prints bp = {.n = INDEX_BATCH};
+    bp.fp = xcalloc(INDEX_BATCH, sizeof *bp.fp);
+    bp.sigs = xcalloc((size_t)INDEX_BATCH * p.k, sizeof *bp.sigs);
+    bp.keys = xmalloc((size_t)INDEX_BATCH * p.bands * sizeof *bp.keys);
+    stage_batch b = {.n = INDEX_BATCH, .cap = INDEX_BATCH};
+    b.docs = xcalloc(INDEX_BATCH, sizeof *b.docs);
+    uint64_t x = 1;
+    double busy = 0;
+    for (size_t done = 0; done < INDEX_DOCS; done += INDEX_BATCH) {
+        for (int i = 0; i < INDEX_BATCH; i++) {
+            bp.fp[i].exact[0] = splitmix64_next(&x);
+            bp.fp[i].exact[1] = splitmix64_next(&x);
+            bp.fp[i].nshingles = 1;
+            for (int j = 0; j < p.bands; j++) bp.keys[(size_t)i * p.bands + j] = splitmix64_next(&x);
+            b.docs[i].ordinal = done + (size_t)i;
+        }
+        double w0 = now_seconds();
+        batch_lookup bl = {0};
+        dedup_index_lookup(&ix, &b, &bp, &bl);
+        dedup_index_wait(&ix, &bl);
+        for (int i = 0; i < INDEX_BATCH; i++) {
+            uint32_t first;
+            dedup_index_remember(&ix, done + (size_t)i, NULL, "", 0);
+            dedup_index_decide(&ix, &bp, &bl, i, &first);
+        }
+        batch_lookup_free(&bl);
+        busy += now_seconds() - w0;
     }
-    double w0 = now_seconds();
-    for (size_t i = 0; i < INDEX_DOCS; i++) {
-        uint32_t first;
-        if (i + 8 < INDEX_DOCS) dedup_index_prefetch(&ix, &fps[i + 8], keys + (i + 8) * p.bands);
-        dedup_index_decide(&ix, &fps[i], keys + i * p.bands, NULL, "", 0, &first);
-    }
-    printf("index_docs_per_s %.0f\nindex_bytes_per_doc %.1f\n", INDEX_DOCS / (now_seconds() - w0),
+    printf("index_docs_per_s %.0f\nindex_bytes_per_doc %.1f\n", INDEX_DOCS / busy,
            (double)dedup_index_table_bytes(&ix) / INDEX_DOCS);
     dedup_index_free(&ix);
-    free(fps);
-    free(keys);
+    free(bp.fp);
+    free(bp.sigs);
+    free(bp.keys);
+    free(b.docs);
 
     char why[256];
     gpu_minhash *g = gpu_usable(why, sizeof why) ? gpu_minhash_create(p.k, p.a, p.b, why, sizeof why) : NULL;

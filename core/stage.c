@@ -13,6 +13,10 @@
 #include "util.h"
 
 #define BATCH_BYTES (1u << 20) /* default input read per batch; a longer line makes a bigger batch */
+/* Batches mapped and waiting for the writer thread, at most. The reader
+ * (main thread) and the writer each copy every byte once (read(), write()),
+ * so apart they keep up with twice the input rate they could together. */
+#define WRITER_DEPTH 4
 
 const char STAGE_COMMON_HELP[] =
     "common options:\n"
@@ -91,9 +95,12 @@ void stage_doc_drop(stage_batch *b, int i, const char *reason, const char *extra
     }
 }
 
+typedef struct sink sink;
+
 typedef struct {
     const stage_ops *ops;
     const stage_opts *opts;
+    sink *sink;
 } engine;
 
 /* True when the line holds only spaces and tabs: not a document (as in
@@ -185,18 +192,16 @@ static void batch_free(stage_batch *b)
     free(b);
 }
 
-typedef struct {
+struct sink {
     woutput *out, *rejects;
     wstats stats;
     wbuf scratch;
-    uint64_t next_ordinal;
-} sink;
+};
 
-/* Main thread, input order: reduce, write, count. */
+/* The writer thread, input order: reduce, write, count. */
 static void finish_batch(engine *e, sink *s, stage_batch *b)
 {
     const stage_ops *ops = e->ops;
-    for (int i = 0; i < b->n; i++) b->docs[i].ordinal = s->next_ordinal++;
     if (ops->reduce) ops->reduce(ops->ctx, b);
     uint64_t out_before = s->out ? output_bytes(s->out) : 0;
     if (ops->emit) ops->emit(ops->ctx, b, s->out);
@@ -251,10 +256,11 @@ static void finish_batch(engine *e, sink *s, stage_batch *b)
 }
 
 /* Damaged compressed members that left no partial line each lost at least
- * one document no line shows: one failed `damaged_member` each. */
-static void count_lost_members(sink *s, const winput *in)
+ * one document no line shows: one failed `damaged_member` each. Called once
+ * the writer thread is done with s. */
+static void count_lost_members(sink *s, int lost)
 {
-    for (int k = input_lost_members(in); k > 0; k--) {
+    for (int k = lost; k > 0; k--) {
         s->stats.in++;
         stats_fail(&s->stats, "damaged_member");
     }
@@ -268,23 +274,45 @@ static winput *open_nth(const stage_opts *o, int f, int *status)
     return in;
 }
 
+/* The writer thread's work: one batch, in input order (the pool has one thread). */
+static void writer_work(void *ctx, int worker, void *item)
+{
+    engine *e = ctx;
+    stage_batch *b = item;
+    (void)worker;
+    finish_batch(e, e->sink, b);
+    free((char *)b->file);
+    b->file = NULL;
+}
+
+/* Hands the oldest mapped batch to the writer; a batch the writer is done
+ * with comes back as a spare. */
+static void to_writer(wpool *pool, wpool *writer, stage_batch **spare, int *nspare)
+{
+    if (pool_full(writer)) spare[(*nspare)++] = pool_pop(writer);
+    pool_push(writer, pool_pop(pool));
+}
+
 int stage_run(const stage_opts *o, const stage_ops *ops)
 {
-    engine e = {ops, o};
     sink s = {0};
+    engine e = {ops, o, &s};
     stats_init(&s.stats);
     s.out = output_open(o->output, o->zstd_level);
     if (o->rejects_path) s.rejects = output_open(o->rejects_path, 0);
     int depth = 2 * o->threads + 2;
     wpool *pool = pool_create(o->threads, depth, engine_work, &e);
+    wpool *writer = pool_create(1, WRITER_DEPTH, writer_work, &e);
     input_set_threads(o->threads);
-    stage_batch **spare = xcalloc((size_t)depth + 1, sizeof *spare);
-    int nspare = 0;
+    stage_batch **spare = xcalloc((size_t)depth + WRITER_DEPTH + 1, sizeof *spare);
+    int nspare = 0, lost_members = 0;
     int status = EXIT_OK;
     wbuf carry = WBUF_INIT; /* a line begun in the previous block */
+    uint64_t next_ordinal = 0;
     progress_start(ops->name, o->quiet);
 
-    /* The main thread reads blocks of whole lines and splits them; workers scan. */
+    /* The main thread reads blocks of whole lines and splits them; workers
+     * scan and map; the writer thread reduces and writes, in input order. */
     size_t batch_bytes = o->batch_bytes ? o->batch_bytes : BATCH_BYTES;
     int ninputs = o->ninputs ? o->ninputs : 1;
     winput *next = open_nth(o, 0, &status);
@@ -328,26 +356,20 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
             b->file = xstrdup(input_name(in));
             b->first_line = lineno;
             lineno = split_lines(b); /* one pass: the reader needs the line count anyway */
-            if (pool_full(pool)) {
-                stage_batch *done = pool_pop(pool);
-                finish_batch(&e, &s, done);
-                free((char *)done->file);
-                spare[nspare++] = done;
-            }
+            for (int i = 0; i < b->n; i++) b->docs[i].ordinal = next_ordinal++;
+            if (pool_full(pool)) to_writer(pool, writer, spare, &nspare);
             pool_push(pool, b);
             if (last && !carry.len) break;
         }
         if (input_errors(in)) status = EXIT_FATAL;
-        count_lost_members(&s, in);
+        lost_members += input_lost_members(in);
         input_close(in);
     }
-    while (!pool_empty(pool)) {
-        stage_batch *done = pool_pop(pool);
-        finish_batch(&e, &s, done);
-        free((char *)done->file);
-        spare[nspare++] = done;
-    }
+    while (!pool_empty(pool)) to_writer(pool, writer, spare, &nspare);
+    while (!pool_empty(writer)) spare[nspare++] = pool_pop(writer);
     pool_destroy(pool);
+    pool_destroy(writer);
+    count_lost_members(&s, lost_members);
     progress_stop();
     for (int i = 0; i < nspare; i++) batch_free(spare[i]);
     free(spare);

@@ -12,9 +12,9 @@
  *
  * The engine (stage_run) reads JSONL documents from the inputs in order (or
  * stdin), in batches; map() runs on worker threads and decides per document;
- * reduce(), when given, then sees each batch on the main thread in input
- * order (for decisions that depend on earlier documents, like dedup); the
- * engine writes kept lines (byte for byte unless rewritten), rejects and
+ * reduce(), when given, then sees each batch on one thread (the engine's
+ * writer) in input order (for decisions that depend on earlier documents,
+ * like dedup); the engine writes kept lines (byte for byte unless rewritten), rejects and
  * stats. Lines that are not valid JSON objects are reported with file and
  * line number, counted as failed (bad_json) and skipped. */
 #ifndef WINNOW_STAGE_H
@@ -90,7 +90,7 @@ typedef struct {
     size_t out_off, out_len;    /* DOC_REWRITE: the new line in batch->out */
     size_t extra_off, extra_len; /* extra members for the rejects line in batch->out */
     size_t span;          /* bytes of the line in the input, with its line end */
-    uint64_t ordinal;     /* position in the whole input (0-based); set before reduce() */
+    uint64_t ordinal;     /* position in the whole input (0-based); set before map() */
     uint64_t lineno;      /* line number in its file (1-based), for messages */
 } stage_doc;
 
@@ -111,7 +111,7 @@ typedef struct {
     void *ctx;               /* passed to every callback */
     /* Runs on a worker thread; worker is 0..threads-1. Sets verdicts. */
     void (*map)(void *ctx, int worker, stage_batch *b);
-    /* Optional; runs on the main thread, batches in input order. */
+    /* Optional; runs on the writer thread, batches in input order. */
     void (*reduce)(void *ctx, stage_batch *b);
     /* Optional; replaces writing kept lines: called in input order with each
      * batch after reduce, to write the stage's own output format. */

@@ -2,48 +2,62 @@
 #include "dedup/fingerprint.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/util.h"
 
-/* The fingerprints of b's documents with signer s. */
-static batch_prints *batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_batch *b)
+/* Makes room in bp for n documents. */
+static void reserve_prints(batch_prints *bp, const minhash_params *p, int n)
 {
-    batch_prints *bp = xcalloc(1, sizeof *bp);
+    if (n + 1 <= bp->cap) return;
+    bp->cap = n + 1 + n / 2;
+    size_t cap = (size_t)bp->cap;
+    bp->fp = xrealloc(bp->fp, cap * sizeof *bp->fp);
+    bp->sigs = xrealloc(bp->sigs, cap * (size_t)p->k * sizeof *bp->sigs);
+    bp->keys = xrealloc(bp->keys, cap * (size_t)p->bands * sizeof *bp->keys);
+    bp->packed = xrealloc(bp->packed, cap * (size_t)p->k * sizeof *bp->packed);
+    bp->signed_doc = xrealloc(bp->signed_doc, cap * sizeof *bp->signed_doc);
+}
+
+/* The fingerprints of b's documents with signer s, into bp. */
+static void batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_batch *b, batch_prints *bp)
+{
+    reserve_prints(bp, p, b->n);
     bp->n = b->n;
-    bp->fp = xcalloc((size_t)b->n + 1, sizeof *bp->fp);
-    bp->sigs = xmalloc(((size_t)b->n + 1) * (size_t)p->k * sizeof *bp->sigs);
-    bp->keys = xmalloc(((size_t)b->n + 1) * (size_t)p->bands * sizeof *bp->keys);
-    uint64_t *sigs = xmalloc(((size_t)b->n + 1) * (size_t)p->k * sizeof *sigs);
-    wbuf scratch = WBUF_INIT;
-    int *signed_doc = xmalloc(((size_t)b->n + 1) * sizeof *signed_doc);
+    memset(bp->fp, 0, ((size_t)b->n + 1) * sizeof *bp->fp);
     int nsigned = 0;
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         if (d->verdict == DOC_FAIL) continue;
         size_t len;
-        const char *text = json_string(&d->json.text, &scratch, &len);
+        const char *text = json_string(&d->json.text, &bp->scratch, &len);
         dedup_signer_add(s, text, len, &bp->fp[i]);
-        signed_doc[nsigned++] = i;
+        bp->signed_doc[nsigned++] = i;
     }
-    dedup_signer_finish(s, sigs);
+    dedup_signer_finish(s, bp->packed);
     for (int j = 0; j < nsigned; j++) {
-        int i = signed_doc[j];
+        int i = bp->signed_doc[j];
         uint64_t *sig = bp->sigs + (size_t)i * p->k;
-        for (int k = 0; k < p->k; k++) sig[k] = sigs[(size_t)j * p->k + k];
+        memcpy(sig, bp->packed + (size_t)j * p->k, (size_t)p->k * sizeof *sig);
         if (bp->fp[i].nshingles) minhash_band_keys(p, sig, bp->keys + (size_t)i * p->bands);
     }
-    free(signed_doc);
-    free(sigs);
-    buf_free(&scratch);
-    return bp;
+}
+
+void batch_prints_release(batch_prints *bp)
+{
+    free(bp->fp);
+    free(bp->sigs);
+    free(bp->keys);
+    free(bp->packed);
+    free(bp->signed_doc);
+    buf_free(&bp->scratch);
+    memset(bp, 0, sizeof *bp);
 }
 
 void batch_prints_free(batch_prints *bp)
 {
     if (!bp) return;
-    free(bp->fp);
-    free(bp->sigs);
-    free(bp->keys);
+    batch_prints_release(bp);
     free(bp);
 }
 
@@ -82,6 +96,13 @@ static void signer_take_gpu(dedup_signer *s)
 
 batch_prints *signer_set_prints(signer_set *ss, int worker, stage_batch *b)
 {
+    batch_prints *bp = xcalloc(1, sizeof *bp);
+    signer_set_prints_into(ss, worker, b, bp);
+    return bp;
+}
+
+void signer_set_prints_into(signer_set *ss, int worker, stage_batch *b, batch_prints *bp)
+{
     dedup_signer *s = ss->by_worker[worker];
     if (!s) {
         s = ss->by_worker[worker] = dedup_signer_create(&ss->config->params);
@@ -92,9 +113,8 @@ batch_prints *signer_set_prints(signer_set *ss, int worker, stage_batch *b)
         signer_take_gpu(s);
     }
     uint64_t before = dedup_signer_bytes(s);
-    batch_prints *bp = batch_prints_compute(s, &ss->config->params, b);
+    batch_prints_compute(s, &ss->config->params, b, bp);
     atomic_fetch_add(&ss->text_bytes, dedup_signer_bytes(s) - before);
-    return bp;
 }
 
 void signer_set_free(signer_set *ss)

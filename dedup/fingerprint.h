@@ -31,6 +31,12 @@ typedef struct {
     dedup_fp *fp;
     uint64_t *sigs; /* n * k */
     uint64_t *keys; /* n * bands */
+    /* kept for the next batch (a batch's worth of fresh memory per batch
+     * costs page faults and, with many threads, the kernel's time) */
+    int cap;
+    uint64_t *packed; /* signatures of the documents signed, back to back */
+    int *signed_doc;
+    wbuf scratch;
 } batch_prints;
 
 /* Frees what signer_set_prints() made. */
@@ -55,6 +61,12 @@ void signer_set_init(signer_set *ss, const dedup_config *c, int threads);
 /* Computes the fingerprints of b's documents with worker's signer (made on
  * its first call; on the GPU as the config's device says). */
 batch_prints *signer_set_prints(signer_set *ss, int worker, stage_batch *b);
+
+/* The same into bp (zeroed, or used before: its memory is reused). */
+void signer_set_prints_into(signer_set *ss, int worker, stage_batch *b, batch_prints *bp);
+
+/* Frees the memory of a batch_prints that signer_set_prints_into() filled. */
+void batch_prints_release(batch_prints *bp);
 
 /* Frees the signers. */
 void signer_set_free(signer_set *ss);

@@ -1,4 +1,4 @@
-/* index.c - the streaming dedup decisions (see index.h). */
+/* index.c - the streaming dedup index, partitioned by key (see index.h). */
 #include "dedup/index.h"
 
 #include <stdlib.h>
@@ -6,31 +6,258 @@
 
 #include "core/util.h"
 
-void dedup_index_init(dedup_index *ix, const minhash_params *p, uint64_t expected, bool keep_ids, double verify)
+/* Partitions per worker thread: more than one, so a worker mostly finds
+ * partitions that no other thread is stepping. */
+#define PARTS_PER_THREAD 4
+#define MAX_PARTS 1024
+/* A partition expected to hold fewer keys than this is not worth its own
+ * tables (presizing small tables per partition would cost memory). */
+#define MIN_KEYS_PER_PART 65536
+/* Hash constant that makes a key's partition independent of its bucket. */
+#define PART_SALT UINT64_C(0xD6E8FEB86659FD93)
+/* Key lookups started ahead of the one being made (cache misses overlap). */
+#define PREFETCH_KEYS_AHEAD 8
+/* holder[] of a band key or exact hash not seen before this document. */
+#define NO_DOC UINT32_MAX
+#define CACHE_LINE 64
+
+struct dedup_part {
+    _Alignas(CACHE_LINE) atomic_uint_fast64_t next; /* number of the first document of the batch it takes next */
+    atomic_flag busy;                               /* held by the thread stepping batches through it */
+    _Alignas(CACHE_LINE) keyset exact, bands;       /* touched only by the thread holding busy */
+    int64_t first_empty;                            /* first document with an empty normal form, or -1 */
+};
+
+void dedup_index_init(dedup_index *ix, const minhash_params *p, uint64_t expected, int threads, bool keep_ids, double verify)
 {
     memset(ix, 0, sizeof *ix);
     ix->nbands = p->bands;
     ix->k = p->k;
-    ix->first_empty = -1;
     ix->keep_ids = keep_ids;
     ix->verify = verify;
-    keyset_init(&ix->exact, 2, false, expected);
-    keyset_init(&ix->bands, 1, true, expected * (uint64_t)p->bands);
+    int nparts = threads <= 1 ? 1 : PARTS_PER_THREAD * threads;
+    if (nparts > MAX_PARTS) nparts = MAX_PARTS;
+    uint64_t keys = expected * (uint64_t)(p->bands + 1);
+    if (expected && keys / MIN_KEYS_PER_PART < (uint64_t)nparts) nparts = (int)(keys / MIN_KEYS_PER_PART);
+    if (nparts < 1) nparts = 1;
+    ix->nparts = nparts;
+    void *mem = NULL;
+    if (posix_memalign(&mem, CACHE_LINE, (size_t)nparts * sizeof *ix->parts) != 0) dief(EXIT_FATAL, "out of memory");
+    ix->parts = mem;
+    uint64_t bytes = 0;
+    for (int i = 0; i < nparts; i++) {
+        dedup_part *part = &ix->parts[i];
+        memset(part, 0, sizeof *part);
+        atomic_init(&part->next, 0);
+        atomic_flag_clear(&part->busy);
+        keyset_init(&part->exact, 2, false, expected / (uint64_t)nparts);
+        keyset_init(&part->bands, 1, true, expected * (uint64_t)p->bands / (uint64_t)nparts);
+        part->first_empty = -1;
+        bytes += keyset_bytes(&part->exact) + keyset_bytes(&part->bands);
+    }
+    atomic_init(&ix->table_bytes, bytes);
+    pthread_mutex_init(&ix->lock, NULL);
+    pthread_cond_init(&ix->completed, NULL);
 }
 
 void dedup_index_free(dedup_index *ix)
 {
-    keyset_free(&ix->exact);
-    keyset_free(&ix->bands);
+    for (int i = 0; i < ix->nparts; i++) {
+        keyset_free(&ix->parts[i].exact);
+        keyset_free(&ix->parts[i].bands);
+    }
+    free(ix->parts);
+    pthread_mutex_destroy(&ix->lock);
+    pthread_cond_destroy(&ix->completed);
     buf_free(&ix->ids);
     free(ix->id_end);
     free(ix->sigs);
 }
 
-static void remember(dedup_index *ix, const uint64_t *sig, const char *id, size_t id_len)
+/* The partition of a key (1 or 2 words), independent of its bucket. */
+static int part_of_key(const dedup_index *ix, const uint64_t *key, int words)
 {
-    if (ix->ndocs == UINT32_MAX) dief(EXIT_FATAL, "more than %u documents: use the staged mode (winnow dedup signatures)", UINT32_MAX - 1);
-    if (!ix->keep_ids && !ix->verify) return;
+    uint64_t h = key[0] ^ PART_SALT;
+    if (words == 2) h ^= key[1] * PART_SALT;
+    h = (h ^ (h >> 33)) * UINT64_C(0xFF51AFD7ED558CCD);
+    h ^= h >> 33;
+    return (int)(((unsigned __int128)h * (unsigned)ix->nparts) >> 64);
+}
+
+/* Key number e = doc * (bands + 1) + j: band key j, or the exact hash when j == bands. */
+static const uint64_t *key_of(const dedup_index *ix, const batch_prints *bp, uint32_t e, bool *exact)
+{
+    uint32_t slots = (uint32_t)ix->nbands + 1, i = e / slots, j = e % slots;
+    *exact = j == (uint32_t)ix->nbands;
+    return *exact ? bp->fp[i].exact : bp->keys + (size_t)i * ix->nbands + j;
+}
+
+/* Sorts the batch's key numbers by partition, document order kept. */
+static void route_keys(const dedup_index *ix, const stage_batch *b, const batch_prints *bp, batch_lookup *bl)
+{
+    uint32_t slots = (uint32_t)ix->nbands + 1;
+    uint32_t *count = xcalloc((size_t)ix->nparts + 1, sizeof *count);
+    for (int i = 0; i < b->n; i++) {
+        if (b->docs[i].verdict == DOC_FAIL) continue;
+        uint32_t e = (uint32_t)i * slots;
+        int nbands = bp->fp[i].nshingles ? ix->nbands : 0;
+        for (int j = 0; j < nbands; j++) count[bl->part_of[e + j] = (uint16_t)part_of_key(ix, bp->keys + (size_t)i * ix->nbands + j, 1)]++;
+        count[bl->part_of[e + ix->nbands] = (uint16_t)part_of_key(ix, bp->fp[i].exact, 2)]++;
+    }
+    uint32_t at = 0;
+    for (int p = 0; p < ix->nparts; p++) {
+        bl->route_start[p] = at;
+        at += count[p];
+        count[p] = bl->route_start[p];
+    }
+    bl->route_start[ix->nparts] = at;
+    for (int i = 0; i < b->n; i++) {
+        if (b->docs[i].verdict == DOC_FAIL) continue;
+        uint32_t e = (uint32_t)i * slots;
+        int nbands = bp->fp[i].nshingles ? ix->nbands : 0;
+        for (int j = 0; j < nbands; j++) bl->route[count[bl->part_of[e + j]]++] = e + (uint32_t)j;
+        bl->route[count[bl->part_of[e + ix->nbands]]++] = e + (uint32_t)ix->nbands;
+    }
+    free(count);
+}
+
+/* The batch's keys of partition p, in document order, once every batch
+ * before it has been through p: each key's first document, adding the new ones. The
+ * exact hash's holder[] is NO_DOC when new, else the first document with an
+ * empty normal form (for an empty one) or the document itself (the earliest
+ * holder is then found through its band keys). */
+static void lookup_part(dedup_index *ix, int p, const batch_prints *bp, batch_lookup *bl)
+{
+    dedup_part *part = &ix->parts[p];
+    uint64_t before = keyset_bytes(&part->exact) + keyset_bytes(&part->bands);
+    uint32_t slots = (uint32_t)ix->nbands + 1;
+    uint32_t from = bl->route_start[p], to = bl->route_start[p + 1];
+    for (uint32_t r = from; r < to; r++) {
+        bool exact;
+        if (r + PREFETCH_KEYS_AHEAD < to) {
+            const uint64_t *ahead = key_of(ix, bp, bl->route[r + PREFETCH_KEYS_AHEAD], &exact);
+            keyset_prefetch(exact ? &part->exact : &part->bands, ahead);
+        }
+        uint32_t e = bl->route[r], i = e / slots;
+        uint32_t doc = (uint32_t)(bl->first + i);
+        const uint64_t *key = key_of(ix, bp, e, &exact);
+        if (!exact) {
+            uint32_t holder;
+            bl->holder[e] = keyset_find_or_add(&part->bands, key, doc, &holder) ? holder : doc;
+        } else if (!keyset_find_or_add(&part->exact, key, 0, NULL)) {
+            bl->holder[e] = NO_DOC;
+            if (!bp->fp[i].nshingles) part->first_empty = doc;
+        } else {
+            bl->holder[e] = bp->fp[i].nshingles ? doc : (uint32_t)part->first_empty;
+        }
+    }
+    uint64_t after = keyset_bytes(&part->exact) + keyset_bytes(&part->bands);
+    if (after != before) atomic_fetch_add(&ix->table_bytes, after - before);
+}
+
+/* The queued batch whose first document is first, or NULL. */
+static batch_lookup *find_pending(dedup_index *ix, uint64_t first)
+{
+    pthread_mutex_lock(&ix->lock);
+    batch_lookup *bl = ix->pending;
+    while (bl && bl->first < first) bl = bl->next_pending;
+    if (bl && bl->first != first) bl = NULL;
+    pthread_mutex_unlock(&ix->lock);
+    return bl;
+}
+
+/* Queues bl, keeping the queue in input order. */
+static void add_pending(dedup_index *ix, batch_lookup *bl)
+{
+    pthread_mutex_lock(&ix->lock);
+    batch_lookup **at = &ix->pending;
+    while (*at && (*at)->first < bl->first) at = &(*at)->next_pending;
+    bl->next_pending = *at;
+    *at = bl;
+    pthread_mutex_unlock(&ix->lock);
+}
+
+/* bl has been through its last partition: off the queue, and tell the reduce step. */
+static void complete(dedup_index *ix, batch_lookup *bl)
+{
+    pthread_mutex_lock(&ix->lock);
+    batch_lookup **at = &ix->pending;
+    while (*at != bl) at = &(*at)->next_pending;
+    *at = bl->next_pending;
+    bl->complete = true;
+    pthread_cond_broadcast(&ix->completed);
+    pthread_mutex_unlock(&ix->lock);
+}
+
+/* Steps partition p through the queued batches whose turn it is, unless
+ * another thread is stepping it. Before letting go, a thread looks for a
+ * batch queued meanwhile (whose worker found p busy and left it to it). */
+static void step_part(dedup_index *ix, int p)
+{
+    dedup_part *part = &ix->parts[p];
+    for (;;) {
+        if (atomic_flag_test_and_set(&part->busy)) return;
+        batch_lookup *bl;
+        while ((bl = find_pending(ix, atomic_load(&part->next)))) {
+            lookup_part(ix, p, bl->prints, bl);
+            atomic_store(&part->next, bl->first + (uint64_t)bl->n);
+            if (atomic_fetch_sub(&bl->parts_left, 1) == 1) complete(ix, bl);
+        }
+        atomic_flag_clear(&part->busy);
+        if (!find_pending(ix, atomic_load(&part->next))) return;
+    }
+}
+
+/* Makes room in bl for the batch's keys. */
+static void reserve_lookup(const dedup_index *ix, batch_lookup *bl, size_t nkeys)
+{
+    if (!bl->route_start) bl->route_start = xmalloc(((size_t)ix->nparts + 1) * sizeof *bl->route_start);
+    if (nkeys + 1 <= bl->cap_keys) return;
+    bl->cap_keys = nkeys + 1 + nkeys / 2;
+    bl->holder = xrealloc(bl->holder, bl->cap_keys * sizeof *bl->holder);
+    bl->route = xrealloc(bl->route, bl->cap_keys * sizeof *bl->route);
+    bl->part_of = xrealloc(bl->part_of, bl->cap_keys * sizeof *bl->part_of);
+}
+
+void dedup_index_lookup(dedup_index *ix, const stage_batch *b, const batch_prints *bp, batch_lookup *bl)
+{
+    bl->n = b->n;
+    bl->complete = !b->n; /* a batch without documents takes no turn: the next one starts at the same number */
+    if (!b->n) return;
+    bl->first = b->docs[0].ordinal;
+    if (bl->first + (uint64_t)b->n >= NO_DOC)
+        dief(EXIT_FATAL, "more than %u documents: use the staged mode (winnow dedup signatures)", NO_DOC - 1);
+    bl->prints = bp;
+    reserve_lookup(ix, bl, (size_t)b->n * ((size_t)ix->nbands + 1));
+    route_keys(ix, b, bp, bl);
+    atomic_store(&bl->parts_left, ix->nparts);
+    add_pending(ix, bl);
+    for (int p = 0; p < ix->nparts; p++) step_part(ix, p);
+}
+
+void dedup_index_wait(dedup_index *ix, batch_lookup *bl)
+{
+    pthread_mutex_lock(&ix->lock);
+    while (!bl->complete) pthread_cond_wait(&ix->completed, &ix->lock);
+    pthread_mutex_unlock(&ix->lock);
+}
+
+void batch_lookup_free(batch_lookup *bl)
+{
+    free(bl->holder);
+    free(bl->route);
+    free(bl->route_start);
+    free(bl->part_of);
+    memset(bl, 0, sizeof *bl);
+}
+
+void dedup_index_remember(dedup_index *ix, uint64_t doc, const uint64_t *sig, const char *id, size_t id_len)
+{
+    if (doc != ix->ndocs) dief(EXIT_FATAL, "dedup index: document %llu remembered out of order", (unsigned long long)doc);
+    if (!ix->keep_ids && !ix->verify) {
+        ix->ndocs++;
+        return;
+    }
     if (ix->ndocs == ix->cap_docs) {
         ix->cap_docs = ix->cap_docs ? ix->cap_docs * 2 : 1024;
         if (ix->keep_ids) ix->id_end = xrealloc(ix->id_end, ix->cap_docs * sizeof *ix->id_end);
@@ -40,31 +267,24 @@ static void remember(dedup_index *ix, const uint64_t *sig, const char *id, size_
         buf_append(&ix->ids, id, id_len);
         ix->id_end[ix->ndocs] = ix->ids.len;
     }
-    if (ix->verify) memcpy(ix->sigs + (size_t)ix->ndocs * ix->k, sig, (size_t)ix->k * sizeof *sig);
+    if (ix->verify && sig) memcpy(ix->sigs + (size_t)ix->ndocs * ix->k, sig, (size_t)ix->k * sizeof *sig);
+    ix->ndocs++;
 }
 
-dup_kind dedup_index_decide(dedup_index *ix, const dedup_fp *fp, const uint64_t *band_keys, const uint64_t *sig,
-                            const char *id, size_t id_len, uint32_t *first)
+dup_kind dedup_index_decide(const dedup_index *ix, const batch_prints *bp, const batch_lookup *bl, int i, uint32_t *first)
 {
-    uint32_t doc = ix->ndocs;
-    remember(ix, sig, id, id_len);
-    ix->ndocs++;
+    uint32_t doc = (uint32_t)(bl->first + (uint64_t)i);
+    const uint32_t *holders = bl->holder + (size_t)i * ((size_t)ix->nbands + 1);
+    const uint64_t *sig = bp->sigs + (size_t)i * ix->k;
     dup_kind kind = DUP_NONE;
     uint32_t earliest = UINT32_MAX;
-    if (keyset_find(&ix->exact, fp->exact, NULL)) {
+    if (holders[ix->nbands] != NO_DOC) {
         kind = DUP_EXACT;
-        if (fp->nshingles == 0) earliest = (uint32_t)ix->first_empty;
-    } else {
-        keyset_add(&ix->exact, fp->exact, 0);
-        if (fp->nshingles == 0) ix->first_empty = doc;
+        if (!bp->fp[i].nshingles) earliest = holders[ix->nbands];
     }
-    for (int j = 0; j < ix->nbands && fp->nshingles; j++) {
-        uint32_t holder;
-        if (!keyset_find(&ix->bands, &band_keys[j], &holder)) {
-            keyset_add(&ix->bands, &band_keys[j], doc);
-            continue;
-        }
-        if (holder == doc) continue; /* two of its own bands share a key */
+    for (int j = 0; j < ix->nbands && bp->fp[i].nshingles; j++) {
+        uint32_t holder = holders[j];
+        if (holder == doc) continue; /* new, or two of its own bands share a key */
         if (kind != DUP_EXACT && ix->verify &&
             minhash_similarity(sig, ix->sigs + (size_t)holder * ix->k, ix->k) < ix->verify)
             continue;
@@ -73,12 +293,6 @@ dup_kind dedup_index_decide(dedup_index *ix, const dedup_fp *fp, const uint64_t 
     }
     *first = earliest;
     return kind;
-}
-
-void dedup_index_prefetch(const dedup_index *ix, const dedup_fp *fp, const uint64_t *band_keys)
-{
-    keyset_prefetch(&ix->exact, fp->exact);
-    for (int j = 0; j < ix->nbands && fp->nshingles; j++) keyset_prefetch(&ix->bands, &band_keys[j]);
 }
 
 const char *dedup_index_id(const dedup_index *ix, uint32_t doc, size_t *len)
@@ -92,9 +306,9 @@ const char *dedup_index_id(const dedup_index *ix, uint32_t doc, size_t *len)
     return ix->ids.data ? ix->ids.data + from : "";
 }
 
-uint64_t dedup_index_table_bytes(const dedup_index *ix)
+uint64_t dedup_index_table_bytes(dedup_index *ix)
 {
-    return keyset_bytes(&ix->exact) + keyset_bytes(&ix->bands);
+    return atomic_load(&ix->table_bytes);
 }
 
 uint64_t dedup_index_side_bytes(const dedup_index *ix)

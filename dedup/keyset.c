@@ -10,6 +10,11 @@
 #define SLOTS 8                 /* slots per bucket: 8 one-word keys fill one cache line */
 #define MAX_KICKS 2000          /* cuckoo displacements before growing */
 #define TARGET_LOAD 0.95        /* presizing aims at this fill (8-slot cuckoo buckets reach ~99%) */
+/* The set grows before an insert would fill it past this: near 99% the
+ * cuckoo walks get long (thousands of kicks per insert, most of a run's time
+ * when the set grew only on a failed insert), at 97% they stay short. */
+#define MAX_LOAD 0.97
+#define GROW_PREFETCH_SLOTS 16  /* how far ahead a growth asks for the new buckets of old keys */
 #define MIN_BUCKETS 64
 #define SECOND_BUCKET_MIX UINT64_C(0x9E3779B97F4A7C15)
 #define HUGE_PAGE ((size_t)2 << 20)
@@ -52,16 +57,22 @@ static size_t bucket2(const keyset *s, const uint64_t *key) { return range_of(mi
 
 static uint64_t *slot_key(const keyset *s, size_t slot) { return s->keys + slot * (size_t)s->words; }
 
+/* The all-zero key marks an empty slot (so a probe reads only keys). */
 static bool slot_used(const keyset *s, size_t slot)
 {
-    if (s->has_value) return s->values[slot] != KEYSET_EMPTY_VALUE;
     const uint64_t *k = slot_key(s, slot);
     return k[0] || (s->words == 2 && k[1]);
 }
 
 static bool is_zero_key(const keyset *s, const uint64_t *key)
 {
-    return !s->has_value && !key[0] && (s->words == 1 || !key[1]);
+    return !key[0] && (s->words == 1 || !key[1]);
+}
+
+static void copy_key(const keyset *s, uint64_t *to, const uint64_t *from)
+{
+    to[0] = from[0];
+    if (s->words == 2) to[1] = from[1];
 }
 
 static bool same_key(const keyset *s, size_t slot, const uint64_t *key)
@@ -75,11 +86,7 @@ static void alloc_table(keyset *s, size_t nbuckets)
     s->nbuckets = nbuckets;
     s->count = 0;
     s->keys = table_alloc(nbuckets * SLOTS * (size_t)s->words * sizeof *s->keys);
-    s->values = NULL;
-    if (s->has_value) {
-        s->values = table_alloc(nbuckets * SLOTS * sizeof *s->values);
-        for (size_t i = 0; i < nbuckets * SLOTS; i++) s->values[i] = KEYSET_EMPTY_VALUE;
-    }
+    s->values = s->has_value ? table_alloc(nbuckets * SLOTS * sizeof *s->values) : NULL;
 }
 
 void keyset_init(keyset *s, int words, bool has_value, uint64_t expected)
@@ -113,7 +120,10 @@ static long find_slot(const keyset *s, const uint64_t *key)
 
 bool keyset_find(const keyset *s, const uint64_t *key, uint32_t *value)
 {
-    if (is_zero_key(s, key)) return s->has_zero_key;
+    if (is_zero_key(s, key)) {
+        if (s->has_zero_key && value && s->has_value) *value = s->zero_value;
+        return s->has_zero_key;
+    }
     long slot = find_slot(s, key);
     if (slot < 0) return false;
     if (value && s->has_value) *value = s->values[slot];
@@ -126,7 +136,7 @@ static bool place(keyset *s, size_t b, const uint64_t *key, uint32_t value)
     for (int j = 0; j < SLOTS; j++) {
         size_t slot = b * SLOTS + (size_t)j;
         if (slot_used(s, slot)) continue;
-        memcpy(slot_key(s, slot), key, (size_t)s->words * sizeof *key);
+        copy_key(s, slot_key(s, slot), key);
         if (s->has_value) s->values[slot] = value;
         s->count++;
         return true;
@@ -146,19 +156,27 @@ static uint64_t next_random(uint64_t *state)
     return *state = x;
 }
 
+/* Rebuilds the set half as big again. Every key lands on a random bucket
+ * of the new table, so the buckets of keys a little further on are asked
+ * for ahead (a growth is otherwise a cache miss per key, in turn). */
 static void grow(keyset *s)
 {
     keyset old = *s;
     alloc_table(s, old.nbuckets + old.nbuckets / 2);
-    for (size_t b = 0; b < old.nbuckets; b++)
-        for (int j = 0; j < SLOTS; j++) {
-            size_t slot = b * SLOTS + (size_t)j;
-            if (!slot_used(&old, slot)) continue;
-            uint64_t key[2];
-            uint32_t value = old.has_value ? old.values[slot] : 0;
-            memcpy(key, old.keys + slot * (size_t)old.words, (size_t)old.words * sizeof *key);
-            while (!insert_new(s, key, &value)) grow(s);
+    size_t nslots = old.nbuckets * SLOTS;
+    for (size_t slot = 0; slot < nslots; slot++) {
+        size_t ahead = slot + GROW_PREFETCH_SLOTS;
+        if (ahead < nslots && slot_used(&old, ahead)) {
+            size_t b = bucket1(s, slot_key(&old, ahead));
+            __builtin_prefetch(slot_key(s, b * SLOTS), 1);
+            if (s->has_value) __builtin_prefetch(&s->values[b * SLOTS], 1);
         }
+        if (!slot_used(&old, slot)) continue;
+        uint64_t key[2];
+        uint32_t value = old.has_value ? old.values[slot] : 0;
+        copy_key(&old, key, slot_key(&old, slot));
+        while (!insert_new(s, key, &value)) grow(s);
+    }
     keyset_free(&old);
 }
 
@@ -171,12 +189,12 @@ static bool insert_new(keyset *s, uint64_t *key, uint32_t *value)
     for (int kick = 0; kick < MAX_KICKS; kick++) {
         int j = (int)(next_random(&s->rng) % SLOTS);
         size_t slot = b * SLOTS + (size_t)j;
-        uint64_t victim[2];
+        uint64_t victim[2] = {0, 0};
         uint32_t victim_value = s->has_value ? s->values[slot] : 0;
-        memcpy(victim, slot_key(s, slot), (size_t)s->words * sizeof *key);
-        memcpy(slot_key(s, slot), key, (size_t)s->words * sizeof *key);
+        copy_key(s, victim, slot_key(s, slot));
+        copy_key(s, slot_key(s, slot), key);
         if (s->has_value) s->values[slot] = *value;
-        memcpy(key, victim, (size_t)s->words * sizeof *key);
+        copy_key(s, key, victim);
         *value = victim_value;
         size_t b1 = bucket1(s, key), b2 = bucket2(s, key);
         b = b == b1 ? b2 : b1;
@@ -185,28 +203,50 @@ static bool insert_new(keyset *s, uint64_t *key, uint32_t *value)
     return false;
 }
 
+/* Inserts a key known to be absent, growing the set first when it is full. */
+static void insert_absent(keyset *s, const uint64_t *key, uint32_t value)
+{
+    if ((double)(s->count + 1) > MAX_LOAD * (double)(s->nbuckets * SLOTS)) grow(s);
+    uint64_t k[2] = {key[0], s->words == 2 ? key[1] : 0};
+    while (!insert_new(s, k, &value)) grow(s);
+}
+
 bool keyset_add(keyset *s, const uint64_t *key, uint32_t value)
 {
-    if (s->has_value && value == KEYSET_EMPTY_VALUE) dief(EXIT_FATAL, "keyset: value %u is reserved", value);
     if (is_zero_key(s, key)) {
         bool added = !s->has_zero_key;
+        if (added) s->zero_value = value;
         s->has_zero_key = true;
         return added;
     }
     if (find_slot(s, key) >= 0) return false;
-    uint64_t k[2] = {key[0], s->words == 2 ? key[1] : 0};
-    while (!insert_new(s, k, &value)) grow(s);
+    insert_absent(s, key, value);
     return true;
+}
+
+bool keyset_find_or_add(keyset *s, const uint64_t *key, uint32_t value, uint32_t *found)
+{
+    if (is_zero_key(s, key)) {
+        bool present = s->has_zero_key;
+        if (present && found) *found = s->zero_value;
+        if (!present) s->zero_value = value;
+        s->has_zero_key = true;
+        return present;
+    }
+    long slot = find_slot(s, key);
+    if (slot >= 0) {
+        if (found && s->has_value) *found = s->values[slot];
+        return true;
+    }
+    insert_absent(s, key, value);
+    return false;
 }
 
 void keyset_prefetch(const keyset *s, const uint64_t *key)
 {
     if (is_zero_key(s, key)) return;
     size_t b[2] = {bucket1(s, key), bucket2(s, key)};
-    for (int i = 0; i < 2; i++) {
-        __builtin_prefetch(slot_key(s, b[i] * SLOTS));
-        if (s->has_value) __builtin_prefetch(&s->values[b[i] * SLOTS]);
-    }
+    for (int i = 0; i < 2; i++) __builtin_prefetch(slot_key(s, b[i] * SLOTS)); /* values are read only on a hit */
 }
 
 size_t keyset_bytes(const keyset *s)

@@ -12,8 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KEYSET_EMPTY_VALUE UINT32_MAX
-
 typedef struct {
     int words;          /* 64-bit words per key: 1 or 2 */
     bool has_value;
@@ -21,7 +19,8 @@ typedef struct {
     size_t count;
     uint64_t *keys;     /* nbuckets * SLOTS * words */
     uint32_t *values;   /* nbuckets * SLOTS, when has_value */
-    bool has_zero_key;  /* valueless sets: the all-zero key marks empty slots, so it is kept here */
+    bool has_zero_key;  /* the all-zero key marks empty slots, so it is kept here */
+    uint32_t zero_value;
     uint64_t rng;       /* for the cuckoo walk; fixed seed, so runs repeat */
 } keyset;
 
@@ -35,9 +34,14 @@ void keyset_free(keyset *s);
  * (when value is not NULL and the set has values). */
 bool keyset_find(const keyset *s, const uint64_t *key, uint32_t *value);
 
-/* Adds key with value (below KEYSET_EMPTY_VALUE) unless present; returns
+/* Adds key with value unless present; returns
  * true when it was added. */
 bool keyset_add(keyset *s, const uint64_t *key, uint32_t value);
+
+/* Looks key up and adds it with value when absent: one probe for both.
+ * Returns true when it was present (its value in *found, when the set has
+ * values and found is not NULL), false when it was added. */
+bool keyset_find_or_add(keyset *s, const uint64_t *key, uint32_t value, uint32_t *found);
 
 /* Starts loading the two buckets key may sit in: a hint for a lookup soon
  * after, so lookups of many keys overlap their cache misses. */

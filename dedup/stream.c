@@ -1,7 +1,10 @@
 /* stream.c - streaming dedup on the stage engine: workers fingerprint
- * batches (map), the main thread decides in input order (reduce). */
+ * batches and look their keys up in the partitioned index (map), the
+ * engine's writer thread combines each document's answers in input order
+ * (reduce). */
 #include "dedup/stream.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,10 +12,12 @@
 #include "core/util.h"
 #include "dedup/index.h"
 
-/* How far ahead reduce() asks for the index entries of coming documents: a
- * big index lives in DRAM, and 15 lookups per document would otherwise each
- * wait for memory in turn on the main thread. */
-#define PREFETCH_DOCS_AHEAD 8
+/* What map() hands reduce() for a batch; reused batch after batch. */
+typedef struct stream_batch {
+    batch_prints prints;
+    batch_lookup lookup;
+    struct stream_batch *next_free;
+} stream_batch;
 
 typedef struct {
     const dedup_config *config;
@@ -20,12 +25,21 @@ typedef struct {
     dedup_index index;
     uint64_t reported_table, reported_side; /* index bytes already given to stats */
     wbuf extra, line;
+    pthread_mutex_t free_lock;
+    stream_batch *free_list;
 } stream_ctx;
 
 static void stream_map(void *ctx, int worker, stage_batch *b)
 {
     stream_ctx *s = ctx;
-    b->user = signer_set_prints(&s->signers, worker, b);
+    pthread_mutex_lock(&s->free_lock);
+    stream_batch *sb = s->free_list;
+    if (sb) s->free_list = sb->next_free;
+    pthread_mutex_unlock(&s->free_lock);
+    if (!sb) sb = xcalloc(1, sizeof *sb);
+    signer_set_prints_into(&s->signers, worker, b, &sb->prints);
+    dedup_index_lookup(&s->index, b, &sb->prints, &sb->lookup);
+    b->user = sb;
 }
 
 /* Writes `"dup_of":"ID"` for the earliest document collided with. */
@@ -41,21 +55,23 @@ static void dup_of_member(stream_ctx *s, uint32_t first, wbuf *out)
 static void stream_reduce(void *ctx, stage_batch *b)
 {
     stream_ctx *s = ctx;
-    batch_prints *bp = b->user;
+    stream_batch *sb = b->user;
+    batch_prints *bp = &sb->prints;
     const minhash_params *p = &s->config->params;
     int indexed = 0;
+    dedup_index_wait(&s->index, &sb->lookup);
     for (int i = 0; i < b->n; i++) {
-        int ahead = i + PREFETCH_DOCS_AHEAD;
-        if (ahead < b->n && b->docs[ahead].verdict != DOC_FAIL)
-            dedup_index_prefetch(&s->index, &bp->fp[ahead], bp->keys + (size_t)ahead * p->bands);
         stage_doc *d = &b->docs[i];
-        if (d->verdict == DOC_FAIL) continue;
+        if (d->verdict == DOC_FAIL) {
+            dedup_index_remember(&s->index, d->ordinal, NULL, "", 0);
+            continue;
+        }
         indexed++;
         size_t id_len = 0;
-        const char *id = d->json.id.kind == JSON_STRING ? json_string(&d->json.id, &s->line, &id_len) : "";
+        const char *id = s->index.keep_ids && d->json.id.kind == JSON_STRING ? json_string(&d->json.id, &s->line, &id_len) : "";
+        dedup_index_remember(&s->index, d->ordinal, bp->sigs + (size_t)i * p->k, id, id_len);
         uint32_t first;
-        dup_kind kind = dedup_index_decide(&s->index, &bp->fp[i], bp->keys + (size_t)i * p->bands,
-                                           bp->sigs + (size_t)i * p->k, id, id_len, &first);
+        dup_kind kind = dedup_index_decide(&s->index, bp, &sb->lookup, i, &first);
         if (kind == DUP_NONE) continue;
         const char *reason = kind == DUP_EXACT ? "exact_dup" : "near_dup";
         dup_of_member(s, first, &s->extra);
@@ -76,19 +92,30 @@ static void stream_reduce(void *ctx, stage_batch *b)
     stats_add(&b->stats, "indexed_docs", (double)indexed);
     s->reported_table = table;
     s->reported_side = side;
-    batch_prints_free(bp);
+    pthread_mutex_lock(&s->free_lock);
+    sb->next_free = s->free_list;
+    s->free_list = sb;
+    pthread_mutex_unlock(&s->free_lock);
     b->user = NULL;
 }
 
 int dedup_stream_run(const stage_opts *o, const dedup_config *c)
 {
     stream_ctx s = {.config = c};
+    pthread_mutex_init(&s.free_lock, NULL);
     signer_set_init(&s.signers, c, o->threads);
     bool keep_ids = o->rejects_path || c->mark;
-    dedup_index_init(&s.index, &c->params, c->expected_docs, keep_ids, c->verify);
+    dedup_index_init(&s.index, &c->params, c->expected_docs, o->threads, keep_ids, c->verify);
     stage_ops ops = {.name = "dedup", .ctx = &s, .map = stream_map, .reduce = stream_reduce};
     int status = stage_run(o, &ops);
     dedup_index_free(&s.index);
+    for (stream_batch *sb = s.free_list, *next; sb; sb = next) {
+        next = sb->next_free;
+        batch_prints_release(&sb->prints);
+        batch_lookup_free(&sb->lookup);
+        free(sb);
+    }
+    pthread_mutex_destroy(&s.free_lock);
     signer_set_free(&s.signers);
     buf_free(&s.extra);
     buf_free(&s.line);

@@ -210,17 +210,21 @@ static void test_keyset(void)
     ok(!keyset_find(&s, zero, NULL) && keyset_add(&s, zero, 0) && keyset_find(&s, zero, NULL) && !keyset_add(&s, zero, 0),
        "the all-zero key (the empty-slot mark) is a key like any other");
     keyset_free(&s);
+    keyset_init(&s, 1, true, 0);
+    uint32_t v = 0;
+    ok(!keyset_find_or_add(&s, zero, 7, &v) && keyset_find_or_add(&s, zero, 9, &v) && v == 7 && keyset_find(&s, zero, &v) && v == 7,
+       "the all-zero key keeps its value in a set with values");
+    keyset_free(&s);
     free(keys);
 }
 
 /* The rule on hand-made fingerprints: exact hits, band hits, the earliest
- * document named, keys of dropped documents still counting. */
+ * document named, keys of dropped documents still counting; with one
+ * partition and with many, the documents in one batch or in several. */
 static void test_index(void)
 {
     minhash_params p;
     minhash_params_init(&p, 2, 1, 5, 1);
-    dedup_index ix;
-    dedup_index_init(&ix, &p, 0, true, 0);
     struct { uint64_t hi, k0, k1; uint32_t sh; const char *id; int kind; uint32_t first; } docs[] = {
         {1, 10, 20, 3, "A", DUP_NONE, 0},
         {2, 11, 21, 3, "B", DUP_NONE, 0},
@@ -231,22 +235,47 @@ static void test_index(void)
         {6, 0, 0, 0, "G", DUP_NONE, 0},     /* empty text */
         {6, 0, 0, 0, "H", DUP_EXACT, 6},    /* empty text again */
     };
-    int bad = 0;
-    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
-        dedup_fp fp = {{docs[i].hi, 0}, docs[i].sh};
-        uint64_t keys[2] = {docs[i].k0, docs[i].k1}, sig[2] = {0, 0};
-        uint32_t first = 0;
-        dup_kind k = dedup_index_decide(&ix, &fp, keys, sig, docs[i].id, 1, &first);
-        if ((int)k != docs[i].kind || (k != DUP_NONE && first != docs[i].first)) {
-            bad++;
-            diag("doc %s: kind %d first %u", docs[i].id, (int)k, first);
+    enum { NDOCS = sizeof docs / sizeof *docs };
+    const int threads[] = {1, 8}, per_batch[] = {NDOCS, 3};
+    for (int t = 0; t < 2; t++)
+        for (int s = 0; s < 2; s++) {
+            dedup_index ix;
+            dedup_index_init(&ix, &p, 0, threads[t], true, 0);
+            int bad = 0;
+            for (int from = 0; from < NDOCS; from += per_batch[s]) {
+                int n = NDOCS - from < per_batch[s] ? NDOCS - from : per_batch[s];
+                stage_doc sd[NDOCS] = {0};
+                dedup_fp fp[NDOCS] = {0};
+                uint64_t keys[2 * NDOCS], sigs[2 * NDOCS] = {0};
+                for (int i = 0; i < n; i++) {
+                    sd[i].ordinal = (uint64_t)(from + i);
+                    fp[i] = (dedup_fp){{docs[from + i].hi, 0}, docs[from + i].sh};
+                    keys[2 * i] = docs[from + i].k0;
+                    keys[2 * i + 1] = docs[from + i].k1;
+                }
+                stage_batch b = {.docs = sd, .n = n};
+                batch_prints bp = {.n = n, .fp = fp, .sigs = sigs, .keys = keys};
+                batch_lookup bl = {0};
+                dedup_index_lookup(&ix, &b, &bp, &bl);
+                dedup_index_wait(&ix, &bl);
+                for (int i = 0; i < n; i++) {
+                    uint32_t first = 0;
+                    dedup_index_remember(&ix, (uint64_t)(from + i), sigs + 2 * i, docs[from + i].id, 1);
+                    dup_kind k = dedup_index_decide(&ix, &bp, &bl, i, &first);
+                    if ((int)k != docs[from + i].kind || (k != DUP_NONE && first != docs[from + i].first)) {
+                        bad++;
+                        diag("doc %s: kind %d first %u", docs[from + i].id, (int)k, first);
+                    }
+                }
+                batch_lookup_free(&bl);
+            }
+            is_int(bad, 0, "%d partitions, %d documents a batch: exact and band rule, earliest document, dropped documents' keys count",
+                   ix.nparts, per_batch[s]);
+            size_t len;
+            const char *id = dedup_index_id(&ix, 3, &len);
+            ok(len == 1 && *id == 'D', "ids kept for rejects");
+            dedup_index_free(&ix);
         }
-    }
-    is_int(bad, 0, "exact and band rule, earliest document, dropped documents' keys count");
-    size_t len;
-    const char *id = dedup_index_id(&ix, 3, &len);
-    ok(len == 1 && *id == 'D', "ids kept for rejects");
-    dedup_index_free(&ix);
     minhash_params_free(&p);
 }
 
