@@ -10,7 +10,7 @@
 W=$SHARED/warc
 A=$SHARED/extraction/articles
 # stats without the timing fields, which differ from run to run
-counts() { grep -v '"seconds"\|"docs_per_second"\|"mb_per_second"\|"started"\|"cpu' "$1"; }
+counts() { grep -v '"seconds"\|"index_bytes"\|"docs_per_second"\|"mb_per_second"\|"started"\|"cpu' "$1"; }
 
 # ingest_same NAME ARGS...: -j1, -j2 and -j16 agree on documents, rejects, stats, messages
 ingest_same() {
