@@ -2,6 +2,8 @@
 #   ok CMD...            one test point that passes when CMD succeeds
 #   is GOT WANT NAME     compare two strings
 #   skip_all REASON      plan 0 with a skip
+#   require_file PATH... a missing or unreadable data file (or folder) fails the
+#                        whole test with a message naming it: data is never optional
 #   done_testing         print the plan; exit non-zero if anything failed
 WINNOW=${WINNOW:-$(pwd)/bin/winnow}
 SHARED=${SHARED:-$(pwd)/../shared/data}
@@ -11,4 +13,12 @@ _n=0; _fail=0
 ok() { _n=$((_n+1)); name=$1; shift; if "$@" >/dev/null 2>&1; then echo "ok $_n - $name"; else echo "not ok $_n - $name"; _fail=$((_fail+1)); fi; }
 is() { _n=$((_n+1)); if [ "$1" = "$2" ]; then echo "ok $_n - $3"; else echo "not ok $_n - $3"; echo "#   got: '$1'"; echo "#  want: '$2'"; _fail=$((_fail+1)); fi; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+require_file() {
+    for f in "$@"; do
+        [ -r "$f" ] && continue
+        _n=$((_n+1)); echo "not ok $_n - data file missing or unreadable: $f"
+        echo "# (SHARED=$SHARED; the test data is ../shared/data, see its MANIFEST.md)"
+        echo "1..$_n"; exit 1
+    done
+}
 done_testing() { echo "1..$_n"; [ $_fail -eq 0 ]; }
