@@ -170,6 +170,15 @@ static void phrase_text(const char *phrase, int k, int m)
     for (int i = 0; i < m; i++) add("%su%04d", i ? " " : "", i);
 }
 
+/* k copies of phrase a, k of phrase b, then m fillers of 5 characters. */
+static void two_phrase_text(const char *a, const char *b, int k, int m)
+{
+    text[0] = 0;
+    for (int i = 0; i < k; i++) add("%s ", a);
+    for (int i = 0; i < k; i++) add("%s ", b);
+    for (int i = 0; i < m; i++) add("%su%04d", i ? " " : "", i);
+}
+
 static void test_gopher_repetition(void)
 {
     filter_config c = repetition_only(NULL, "rep_dup_line_frac", "0.3");
@@ -210,6 +219,17 @@ static void test_gopher_repetition(void)
     is_str(run(&c, text, NULL, 0), "keep", "repetition: top 4-gram 0.1597 keeps");
     phrase_text("ww xx yy zz", 10, 94); /* 110 / 683 = 0.1611 */
     is_str(run(&c, text, NULL, 0), "gopher_repetition:top_4_gram", "repetition: top 4-gram 0.1611 drops");
+
+    /* a tie between top 2-grams goes to the first seen: datatrove takes
+     * Counter(grams).most_common(1), and Python documents most_common as
+     * ordering equal counts by first insertion. Python gives ('xx yy', 5), 25
+     * of 249 characters = 0.1004 for the first text, ('longword1 longword2',
+     * 5), 95 / 249 = 0.3815 for the second */
+    c = repetition_only(&c, "rep_top_2gram", "0.2");
+    two_phrase_text("xx yy", "longword1 longword2", 5, 20);
+    is_str(run(&c, text, NULL, 0), "keep", "repetition: top 2-gram tie, the first seen (short, 0.1004) keeps");
+    two_phrase_text("longword1 longword2", "xx yy", 5, 20);
+    is_str(run(&c, text, NULL, 0), "gopher_repetition:top_2_gram", "repetition: top 2-gram tie, the first seen (long, 0.3815) drops");
 
     /* duplicated n-grams count "".join characters of each repeat after the first */
     c = repetition_only(&c, "rep_dup_5gram", "0.15");
