@@ -4,6 +4,9 @@
 #   skip_all REASON      plan 0 with a skip
 #   require_file PATH... a missing or unreadable data file (or folder) fails the
 #                        whole test with a message naming it: data is never optional
+#   points N PREFIX CMD...  runs a checker whose output lines "ok - NAME" / "not ok - NAME"
+#                        become test points "PREFIX: NAME" (other lines: comments), then
+#                        one more point: it exited 0 after printing exactly N of them
 #   done_testing         print the plan; exit non-zero if anything failed
 WINNOW=${WINNOW:-$(pwd)/bin/winnow}
 SHARED=${SHARED:-$(pwd)/../shared/data}
@@ -20,5 +23,18 @@ require_file() {
         echo "# (SHARED=$SHARED; the test data is ../shared/data, see its MANIFEST.md)"
         echo "1..$_n"; exit 1
     done
+}
+points() {
+    _want=$1 _prefix=$2; shift 2
+    "$@" > "$TMP/points.out" 2>&1
+    _rc=$? _got=0
+    while IFS= read -r _line; do
+        case $_line in
+            "ok - "*) _n=$((_n+1)); _got=$((_got+1)); echo "ok $_n - $_prefix: ${_line#ok - }" ;;
+            "not ok - "*) _n=$((_n+1)); _got=$((_got+1)); _fail=$((_fail+1)); echo "not ok $_n - $_prefix: ${_line#not ok - }" ;;
+            *) echo "# $_line" ;;
+        esac
+    done < "$TMP/points.out"
+    is "exit $_rc, $_got checks" "exit 0, $_want checks" "$_prefix: the checker ran to the end"
 }
 done_testing() { echo "1..$_n"; [ $_fail -eq 0 ]; }
