@@ -7,7 +7,7 @@
 . tests/lib.sh
 J=$SHARED/jsonl
 CC=$J/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz
-[ -r "$CC" ] || skip_all "no $CC"
+require_file "$CC"
 mkdir -p "$TMP/in"
 zcat "$CC" | split -l 200 -d - "$TMP/in/cc"
 gzip "$TMP/in/cc01"

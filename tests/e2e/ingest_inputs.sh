@@ -4,7 +4,7 @@
 # plain text, stdin; rejects; thread-count independence; CLI errors.
 . tests/lib.sh
 A=$SHARED/extraction/articles
-[ -d "$A/html" ] || skip_all "no $A/html"
+require_file "$A/html"
 stat() {
     v=$(grep -o "\"${2##*.}\": [0-9a-z.]*" "$1" | head -1 | sed 's/.*: //')
     echo "${v:-0}"

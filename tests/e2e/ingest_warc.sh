@@ -9,7 +9,7 @@
 # document (out) or drop it as empty_text when the page has no text at all.
 . tests/lib.sh
 W=$SHARED/warc
-[ -d "$W" ] || skip_all "no $W"
+require_file "$W"
 
 # stat FILE KEY: a number from a --stats JSON file (the last part of a
 # dotted key names it: "dropped_by_reason.empty_text"); 0 when absent

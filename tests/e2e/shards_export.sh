@@ -3,12 +3,13 @@
 # reader written here from the format's description, equal to the input ids.
 . "$(dirname "$0")/../lib.sh"
 REF=$SHARED/tokref
-[ -r "$REF/multi.gpt2.bin.zst" ] || skip_all "no tokref data in $SHARED"
+require_file "$REF/multi.gpt2.bin.zst" "$REF/multi.cl100k_base.bin.zst"
 PY=
 for p in /usr/bin/python3 python3; do
     if $p -c 'import numpy' 2>/dev/null; then PY=$p; break; fi
 done
-[ -n "$PY" ] || skip_all "no python3 with numpy for the format readers"
+# numpy comes with `make deps` (python3-numpy): without it the readers cannot run, a failure
+[ -n "$PY" ] || { is "none" "python3 with numpy" "a python3 that imports numpy"; done_testing; exit 1; }
 
 zstd -dcq "$REF/multi.gpt2.bin.zst" > "$TMP/gpt2.bin"
 zstd -dcq "$REF/multi.cl100k_base.bin.zst" > "$TMP/cl.bin"

@@ -3,7 +3,7 @@
 # name the shard and frame (or seek table / index offset) where it is.
 . "$(dirname "$0")/../lib.sh"
 REF=$SHARED/tokref
-[ -r "$REF/multi.gpt2.bin.zst" ] || skip_all "no tokref data in $SHARED"
+require_file "$REF/multi.gpt2.bin.zst"
 
 # the first 700 documents of the gpt2 reference ids, in three shards
 $WINNOW shard -q -o "$TMP/full" --vocab-size 50257 "$REF/multi.gpt2.bin.zst"

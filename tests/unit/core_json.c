@@ -87,6 +87,7 @@ static void real_file(const char *rel, long want_lines)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", shared_dir(), rel);
+    require_file(path);
     winput *in = input_open(path);
     if (!in) {
         ok(0, "open %s", rel);

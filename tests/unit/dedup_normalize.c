@@ -124,11 +124,14 @@ static void test_real_text(void)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/jsonl", shared_dir());
+    require_file(path);
     nftw(path, on_file, 16, FTW_PHYS);
     snprintf(path, sizeof path, "%s/multilingual/udhr/udhr_text_DERIVED.jsonl", shared_dir());
+    require_file(path);
     on_file(path, NULL, FTW_F, NULL);
     long docs = compared;
     snprintf(path, sizeof path, "%s/vectors/blns/blns.txt", shared_dir());
+    require_file(path);
     winput *in = input_open(path);
     const char *line;
     size_t len;

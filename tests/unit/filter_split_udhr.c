@@ -67,8 +67,9 @@ int main(void)
     char path[1024];
     snprintf(path, sizeof path, "%s/multilingual/udhr/udhr_text_DERIVED.jsonl", shared_dir());
     size_t size;
+    require_file(path);
     char *data = read_file(path, &size);
-    if (!data) skip_all("no UDHR data");
+    if (!ok(data != NULL, "read %s", path)) return done_testing();
 
     stopword_set stop;
     stopwords_init(&stop, "the,be,to,of,and,that,have,with");

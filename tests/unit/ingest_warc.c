@@ -22,6 +22,7 @@ static char *path_of(const char *rel)
 {
     static char path[1024];
     snprintf(path, sizeof path, "%s/warc/%s", shared_dir(), rel);
+    require_file(path);
     return path;
 }
 
@@ -315,9 +316,7 @@ int main(void)
 {
     char probe[1024];
     snprintf(probe, sizeof probe, "%s/warc/resiliparse/tests/data/warcfile.warc", shared_dir());
-    FILE *f = fopen(probe, "rb");
-    if (!f) skip_all("no shared WARC data");
-    fclose(f);
+    require_file(probe);
     test_common_crawl();
     test_damaged();
     test_http();

@@ -51,6 +51,7 @@ static corpus tokref(const char *name)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/tokref/%s", shared_dir(), name);
+    require_file(path);
     corpus c = {NULL, NULL, 0};
     winput *in = input_open(path);
     if (!in) return c;
