@@ -2,6 +2,7 @@
 #   ok CMD...            one test point that passes when CMD succeeds
 #   is GOT WANT NAME     compare two strings
 #   skip_all REASON      plan 0 with a skip
+#   skip REASON          one test point that did not run, with why (ok N # SKIP REASON)
 #   require_file PATH... a missing or unreadable data file (or folder) fails the
 #                        whole test with a message naming it: data is never optional
 #   points N PREFIX CMD...  runs a checker whose output lines "ok - NAME" / "not ok - NAME"
@@ -15,6 +16,7 @@ trap 'rm -rf "$TMP"' EXIT
 _n=0; _fail=0
 ok() { _n=$((_n+1)); name=$1; shift; if "$@" >/dev/null 2>&1; then echo "ok $_n - $name"; else echo "not ok $_n - $name"; _fail=$((_fail+1)); fi; }
 is() { _n=$((_n+1)); if [ "$1" = "$2" ]; then echo "ok $_n - $3"; else echo "not ok $_n - $3"; echo "#   got: '$1'"; echo "#  want: '$2'"; _fail=$((_fail+1)); fi; }
+skip() { _n=$((_n+1)); echo "ok $_n # SKIP $1"; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 require_file() {
     for f in "$@"; do
