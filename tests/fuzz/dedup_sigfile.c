@@ -2,7 +2,6 @@
  * records of each partition, their index and footer): any bytes as a
  * signature file, every partition read back. A damaged file must give an
  * error, never a crash or a read outside the file. */
-#define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

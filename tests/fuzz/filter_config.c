@@ -2,7 +2,6 @@
  * lists: the input, split at its first two NUL bytes, is a config file
  * (`winnow filter --config`), a URL block list and a word block list; what
  * follows a third NUL is a URL and a text matched against both lists. */
-#define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,7 +1,6 @@
 /* pipeline_file.c - fuzz target for the pipeline file parser (`winnow run` /
  * `winnow slurm`): any bytes as the file, then every section and key the
  * stages look up. */
-#define _GNU_SOURCE
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -3,7 +3,6 @@
  * streamed into a shard writer; ids out of range, huge counts and cut
  * documents must be counted and reported, never crash. The writer's shard
  * directory is one temporary directory, reused. */
-#define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
