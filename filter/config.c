@@ -72,7 +72,7 @@ static const setting settings[] = {
 
     S(langid, K_BOOL, "true", "language identification (CLD2): metadata.lang, lang_score"),
     S(lang, K_STR, "", "keep only these languages (comma-separated codes); empty keeps all"),
-    S(min_lang_score, K_NUM, "0", "drop documents whose lang_score is below this"),
+    S(min_lang_score, K_NUM, "0", "drop documents whose lang_score is not above this"),
     S(langid_max_bytes, K_NUM, "1024", "CLD2 reads at most this many bytes of each text (0: all)"),
 
     S(pii, K_BOOL, "false", "replace e-mail addresses and public IP addresses"),

@@ -139,7 +139,8 @@ static const char *identify_language(const filter *f, filter_worker *w, const ch
     r->lang = lr.code;
     r->lang_score = lr.score;
     if (!lang_allowed(f, lr.code)) return "lang:not_wanted";
-    if (lr.score < c->min_lang_score) return "lang:low_score";
+    /* datatrove's LanguageFilter keeps a document when score > threshold */
+    if (c->min_lang_score > 0 && lr.score <= c->min_lang_score) return "lang:low_score";
     return NULL;
 }
 

@@ -54,6 +54,12 @@ is "$(python3 -c "import json; s=json.load(open('$TMP/verify.json')); print(s['o
 ok "--verify 0.9 adds exactly the dissimilar candidate dk4tfw5x..." sh -c \
    "diff '$TMP/cpu.jsonl' '$TMP/verify.jsonl' | grep '^[<>]' | grep -c . | grep -qx 1 &&
     diff '$TMP/cpu.jsonl' '$TMP/verify.jsonl' | grep -q '^> {.*\"id\": *\"dk4tfw5xsbpav6xl7q5wpj5dwdtfl57w\"'"
+# --verify 1: only candidates whose signatures agree everywhere are dropped:
+# the CONICET lists, equal once normalised (digits become one "0"), estimate 1
+"$WINNOW" dedup -q --verify 1 "$CC" -o "$TMP/verify1.jsonl" --rejects "$TMP/verify1.rej"
+is "$(wc -l < "$TMP/verify1.jsonl" | tr -d ' ')" 659 "--verify 1 keeps 659 of 697"
+is "$(grep -c '"reason":"near_dup"' "$TMP/verify1.rej")" 1 "--verify 1 still drops the one candidate whose estimate is exactly 1"
+ok "that candidate is the CONICET list 2zmlwccm..." grep -q '"near_dup".*"id":"2zmlwccmm6jzgimkugqlv2hv2zv3cyaz"' "$TMP/verify1.rej"
 "$WINNOW" dedup -q "$CC" --rejects "$TMP/plain.rej" > /dev/null
 is "$(python3 - "$CC" "$TMP/plain.rej" <<'PYEOF'
 import gzip, json, re, sys

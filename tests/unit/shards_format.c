@@ -309,6 +309,19 @@ static void test_index(void)
         b.data[i] ^= 0x10;
     }
     is_int(caught, b.len, "index: a flipped bit anywhere is caught");
+    /* well-checksummed but inconsistent (docs/shards.md: end offsets never
+     * decrease, the last is the shard's token count) */
+    uint64_t down[3] = {5, 4, 9}, short_end[3] = {2, 5, 8}, past[3] = {2, 10, 9};
+    uint64_t *bad[] = {down, short_end, past};
+    const char *what[] = {"a decreasing end offset", "a last end short of the token count", "an end past the token count"};
+    for (int k = 0; k < 3; k++) {
+        shard_index z = {0, 3, 9, bad[k]};
+        buf_clear(&b);
+        shard_index_encode(&z, &b);
+        int r = shard_index_parse((uint8_t *)b.data, b.len, &y, &err, &pos);
+        ok(r == -1, "index: %s is refused (%s)", what[k], r ? err : "accepted");
+        if (r == 0) shard_index_free(&y);
+    }
     buf_free(&b);
 }
 
