@@ -30,6 +30,7 @@ import argparse
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -87,11 +88,17 @@ def copy_tree(dest):
 
 
 def run(cmd, cwd, env, timeout):
+    """Runs cmd in its own process group; on timeout the whole group is killed
+    (a mutant that loops forever must not outlive its test run)."""
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         start_new_session=True)
     try:
-        p = subprocess.run(cmd, cwd=cwd, env=env, timeout=timeout, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        return p.returncode, p.stdout.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired as e:
-        return 124, (e.stdout or b"").decode("utf-8", "replace") + f"\n(timed out after {timeout} s)"
+        out, _ = p.communicate(timeout=timeout)
+        return p.returncode, out.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        return 124, out.decode("utf-8", "replace") + f"\n(timed out after {timeout} s)"
 
 
 def build(tree, targets, env):
