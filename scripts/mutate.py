@@ -113,7 +113,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mutants", nargs="*")
     ap.add_argument("--all", action="store_true", help="run the equivalent mutants too")
-    ap.add_argument("--timeout", type=int, default=600, help="seconds for one mutant's tests (default 600)")
+    ap.add_argument("--timeout", type=int, default=300, help="seconds for one mutant's tests (default 300)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch tree")
     ap.add_argument("--no-baseline", action="store_true", help="skip the unmutated run of the named tests")
     args = ap.parse_args()

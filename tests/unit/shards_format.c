@@ -345,6 +345,13 @@ static void test_manifest(void)
     const char *bad[] = {"{", "{\"format\":\"winnow-shards\",\"version\":2}", "[]", "{\"format\":\"other\"}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ok(manifest_parse(bad[i], strlen(bad[i]), &p, err, sizeof err) == -1, "manifest: refuses %s (%s)", bad[i], err);
+    /* the same complete manifest as another format version */
+    m.version = 2;
+    buf_clear(&b);
+    manifest_write_json(&m, &b);
+    int r = manifest_parse(b.data, b.len, &p, err, sizeof err);
+    ok(r == -1 && strstr(err, "version"), "manifest: a complete manifest of version 2 is refused (%s)", r ? err : "read");
+    if (r == 0) manifest_free(&p);
     buf_free(&b);
 }
 
