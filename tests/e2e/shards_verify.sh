@@ -65,6 +65,16 @@ is "$missed" 0 "every one of $tried flipped bytes is caught"
 rm -rf "$TMP/bad"; cp -r "$TMP/clean" "$TMP/bad"; last=
 sed 's/"documents": 700/"documents": 701/' "$TMP/clean/manifest.json" > "$TMP/bad/manifest.json"
 expect_fail "manifest total" "totals"
+# the tokens' XXH3-64 in the manifest is checked on its own (the file hash still matches)
+rm -rf "$TMP/bad"; cp -r "$TMP/clean" "$TMP/bad"; last=
+python3 - "$TMP/bad/manifest.json" <<'PYEOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+h = m["shards"][0]["xxh3_64"]
+m["shards"][0]["xxh3_64"] = h[:-1] + ("0" if h[-1] != "0" else "1")
+json.dump(m, open(sys.argv[1], "w"), indent=2)
+PYEOF
+expect_fail "manifest's token hash of shard 0" "XXH3-64 of the tokens"
 rm -rf "$TMP/bad"; cp -r "$TMP/clean" "$TMP/bad"; rm "$TMP/bad/shard_00002.tok.zst"
 cp "$TMP/clean/manifest.json" "$TMP/bad/manifest.json"
 expect_fail "missing shard" "shard_00002.tok.zst"
