@@ -7,6 +7,8 @@
 #   make demo            deps + build + the whole pipeline on a sample the repo makes
 #   make bench           throughput benchmarks, written to bench/results/
 #   make fuzz            libFuzzer targets (clang), FUZZ_SECONDS each
+#   make mutate          the mutation check: each bug of tests/mutants/ (MUTANTS=names for some)
+#                        in a scratch copy, with the tests it names; prints the score and survivors
 #   make install         PREFIX=/usr/local
 
 PREFIX      ?= /usr/local
@@ -85,7 +87,7 @@ UNIT_BIN  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 E2E       = $(wildcard tests/e2e/*.sh)
 
 .SECONDARY:
-.PHONY: all deps test demo bench fuzz install clean check-full
+.PHONY: all deps test demo bench fuzz mutate install clean check-full
 all: bin/winnow
 
 bin/winnow: $(BIN)
@@ -193,6 +195,11 @@ fuzz: deps $(FUZZ_BIN)
 	  echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 -artifact_prefix=build-fuzz/$$n- build-fuzz/corpus/$$n tests/fuzz/seeds/$$n 2>build-fuzz/$$n.log \
 	    || { tail -40 build-fuzz/$$n.log; exit 1; }; done
+
+# Slow (minutes per mutant on 2 cores): run it before resolving an issue that changes tested code.
+mutate: deps
+	$(MAKE) --no-print-directory $(BIN) $(UNIT_BIN)
+	python3 scripts/mutate.py $(MUTANTS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/winnow/python

@@ -32,7 +32,7 @@ int dedup_is_char_script(uint32_t cp)
         || (cp >= 0xAA60 && cp <= 0xAA7F)      /* Myanmar extended-A */
         || (cp >= 0xF900 && cp <= 0xFAFF)      /* CJK compatibility ideographs */
         || (cp >= 0xFF66 && cp <= 0xFF9F)      /* halfwidth Katakana */
-        || (cp >= 0x20000 && cp <= 0x3134F);   /* CJK extensions B..G */
+        || (cp >= 0x20000 && cp <= 0x323AF);   /* CJK extensions B..H (Unicode 15.0), compatibility supplement */
 }
 
 /* The writer's state while one text is normalised. */

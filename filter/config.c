@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,7 @@ static const setting settings[] = {
 
     S(langid, K_BOOL, "true", "language identification (CLD2): metadata.lang, lang_score"),
     S(lang, K_STR, "", "keep only these languages (comma-separated codes); empty keeps all"),
-    S(min_lang_score, K_NUM, "0", "drop documents whose lang_score is below this"),
+    S(min_lang_score, K_NUM, "0", "drop documents whose lang_score is not above this"),
     S(langid_max_bytes, K_NUM, "1024", "CLD2 reads at most this many bytes of each text (0: all)"),
 
     S(pii, K_BOOL, "false", "replace e-mail addresses and public IP addresses"),
@@ -167,30 +168,48 @@ static char *trim(char *s)
     return s;
 }
 
-void filter_config_load(filter_config *c, const char *path)
+int filter_config_read(filter_config *c, FILE *f, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) dief(EXIT_USAGE, "%s: %s", path, strerror(errno));
     char *line = NULL;
     size_t cap = 0;
-    int lineno = 0;
+    int lineno = 0, rc = 0;
     ssize_t len;
-    while ((len = getline(&line, &cap, f)) >= 0) {
+    while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
         lineno++;
-        if (memchr(line, 0, (size_t)len)) dief(EXIT_USAGE, "%s: line %d: a NUL byte; not a text file?", path, lineno);
+        if (memchr(line, 0, (size_t)len)) {
+            snprintf(err, errlen, "%s: line %d: a NUL byte; not a text file?", path, lineno);
+            rc = -1;
+            break;
+        }
         char *hash = strchr(line, '#');
         if (hash) *hash = 0;
         char *s = trim(line);
         if (!*s) continue;
         char *eq = strchr(s, '=');
-        if (!eq) dief(EXIT_USAGE, "%s: line %d: expected key = value", path, lineno);
+        if (!eq) {
+            snprintf(err, errlen, "%s: line %d: expected key = value", path, lineno);
+            rc = -1;
+            break;
+        }
         *eq = 0;
-        char err[256];
-        if (filter_config_set(c, trim(s), trim(eq + 1), err, sizeof err))
-            dief(EXIT_USAGE, "%s: line %d: %s", path, lineno, err);
+        char why[256];
+        if (filter_config_set(c, trim(s), trim(eq + 1), why, sizeof why)) {
+            snprintf(err, errlen, "%s: line %d: %s", path, lineno, why);
+            rc = -1;
+        }
     }
     free(line);
+    return rc;
+}
+
+void filter_config_load(filter_config *c, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) dief(EXIT_USAGE, "%s: %s", path, strerror(errno));
+    char err[PATH_MAX + 300];
+    int rc = filter_config_read(c, f, path, err, sizeof err);
     fclose(f);
+    if (rc) dief(EXIT_USAGE, "%s", err);
 }
 
 void filter_config_print_help(FILE *f)

@@ -85,6 +85,10 @@ int filter_config_set(filter_config *c, const char *key, const char *value, char
  * Returns 0, or -1 with a message in err for an unknown name or a bad value. */
 int filter_config_set_option(filter_config *c, const char *name, const char *value, char *err, size_t errlen);
 
+/* Reads `key = value` lines ('#' comments) from f into c. Returns 0, or -1
+ * with "PATH: line N: what" in err at the first bad line. */
+int filter_config_read(filter_config *c, FILE *f, const char *path, char *err, size_t errlen);
+
 /* Reads a `key = value` file into c; exits with status 1 naming the file and
  * line on an error. */
 void filter_config_load(filter_config *c, const char *path);

@@ -145,7 +145,7 @@ static const char *identify_language(const filter *f, filter_worker *w, const ch
     if (classifiers_identify_language(f->models)) {
         classify_language(f->models, w->models, text, n, &r->lang, &r->lang_score);
         if (!lang_allowed(f, r->lang)) return "lang:not_wanted";
-        if (r->lang_score < c->min_lang_score) return "lang:low_score";
+        if (c->min_lang_score > 0 && r->lang_score <= c->min_lang_score) return "lang:low_score"; /* datatrove keeps > */
         return NULL;
     }
     langid_result lr;
@@ -159,7 +159,8 @@ static const char *identify_language(const filter *f, filter_worker *w, const ch
     r->lang = lr.code;
     r->lang_score = lr.score;
     if (!lang_allowed(f, lr.code)) return "lang:not_wanted";
-    if (lr.score < c->min_lang_score) return "lang:low_score";
+    /* datatrove's LanguageFilter keeps a document when score > threshold */
+    if (c->min_lang_score > 0 && lr.score <= c->min_lang_score) return "lang:low_score";
     return NULL;
 }
 

@@ -109,7 +109,8 @@ static bool known_section(const char *name)
     return false;
 }
 
-int pl_config_load(const char *path, pl_config *c, char *err, size_t errlen)
+/* pl_config_load without the cleanup on failure. */
+static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     c->compress = true;
@@ -183,6 +184,13 @@ int pl_config_load(const char *path, pl_config *c, char *err, size_t errlen)
     if (!c->output) return fail(err, errlen, "%s: no 'output =' line (the output directory)", path);
     if (!c->tasks) c->tasks = 1;
     return 0;
+}
+
+int pl_config_load(const char *path, pl_config *c, char *err, size_t errlen)
+{
+    int rc = load_into(path, c, err, errlen);
+    if (rc) pl_config_free(c); /* nothing half-read is left to the caller */
+    return rc;
 }
 
 const pl_section *pl_config_section(const pl_config *c, const char *name)

@@ -42,7 +42,8 @@ typedef struct {
     int nsections;
 } pl_config;
 
-/* Reads and checks path. Returns 0, or -1 with a message "FILE:LINE: what" in err. */
+/* Reads and checks path. Returns 0, or -1 with a message "FILE:LINE: what" in err
+ * (c then holds nothing to free). */
 int pl_config_load(const char *path, pl_config *c, char *err, size_t errlen);
 
 /* The section called name, or NULL when the file has none. */

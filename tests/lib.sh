@@ -2,6 +2,12 @@
 #   ok CMD...            one test point that passes when CMD succeeds
 #   is GOT WANT NAME     compare two strings
 #   skip_all REASON      plan 0 with a skip
+#   skip REASON          one test point that did not run, with why (ok N # SKIP REASON)
+#   require_file PATH... a missing or unreadable data file (or folder) fails the
+#                        whole test with a message naming it: data is never optional
+#   points N PREFIX CMD...  runs a checker whose output lines "ok - NAME" / "not ok - NAME"
+#                        become test points "PREFIX: NAME" (other lines: comments), then
+#                        one more point: it exited 0 after printing exactly N of them
 #   done_testing         print the plan; exit non-zero if anything failed
 WINNOW=${WINNOW:-$(pwd)/bin/winnow}
 SHARED=${SHARED:-$(pwd)/../shared/data}
@@ -10,5 +16,27 @@ trap 'rm -rf "$TMP"' EXIT
 _n=0; _fail=0
 ok() { _n=$((_n+1)); name=$1; shift; if "$@" >/dev/null 2>&1; then echo "ok $_n - $name"; else echo "not ok $_n - $name"; _fail=$((_fail+1)); fi; }
 is() { _n=$((_n+1)); if [ "$1" = "$2" ]; then echo "ok $_n - $3"; else echo "not ok $_n - $3"; echo "#   got: '$1'"; echo "#  want: '$2'"; _fail=$((_fail+1)); fi; }
+skip() { _n=$((_n+1)); echo "ok $_n # SKIP $1"; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+require_file() {
+    for f in "$@"; do
+        [ -r "$f" ] && continue
+        _n=$((_n+1)); echo "not ok $_n - data file missing or unreadable: $f"
+        echo "# (SHARED=$SHARED; the test data is ../shared/data, see its MANIFEST.md)"
+        echo "1..$_n"; exit 1
+    done
+}
+points() {
+    _want=$1 _prefix=$2; shift 2
+    "$@" > "$TMP/points.out" 2>&1
+    _rc=$? _got=0
+    while IFS= read -r _line; do
+        case $_line in
+            "ok - "*) _n=$((_n+1)); _got=$((_got+1)); echo "ok $_n - $_prefix: ${_line#ok - }" ;;
+            "not ok - "*) _n=$((_n+1)); _got=$((_got+1)); _fail=$((_fail+1)); echo "not ok $_n - $_prefix: ${_line#not ok - }" ;;
+            *) echo "# $_line" ;;
+        esac
+    done < "$TMP/points.out"
+    is "exit $_rc, $_got checks" "exit 0, $_want checks" "$_prefix: the checker ran to the end"
+}
 done_testing() { echo "1..$_n"; [ $_fail -eq 0 ]; }

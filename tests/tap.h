@@ -4,6 +4,7 @@
  *   is_int(got, want, "name");  compare integers, print both on failure
  *   is_str(got, want, "name");  compare strings
  *   skip_all("no GPU");         plan 0 and exit
+ *   require_file(path);         a missing data file fails the test, naming it
  *   return done_testing();      prints the plan; exit status 0 only if all passed
  */
 #ifndef WINNOW_TAP_H
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int tap_count, tap_failed;
 
@@ -78,6 +80,17 @@ static inline const char *shared_dir(void)
 {
     const char *s = getenv("SHARED");
     return s && *s ? s : "../shared/data";
+}
+
+/* Fails the whole test (a "not ok" naming path, the plan, exit 1) unless path
+ * can be read: a missing data file is a failure, never a skip. */
+static inline void require_file(const char *path)
+{
+    if (access(path, R_OK) == 0) return;
+    ok(0, "data file missing or unreadable: %s", path);
+    diag("(SHARED=%s; the test data is ../shared/data, see its MANIFEST.md)", shared_dir());
+    printf("1..%d\n", tap_count);
+    exit(1);
 }
 
 #endif

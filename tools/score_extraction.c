@@ -5,9 +5,11 @@
  * \w: letters, numbers, underscore), case kept; shingles are 4-grams of
  * tokens (a text of 1..3 tokens is one shingle, an empty text none); per page
  * tp/fp/fn are the multiset intersection and differences of predicted and
- * true shingles; precision = tp/(tp+fp), recall = tp/(tp+fn), both 1 when
- * fp = fn = 0; a page is left out of the precision mean when tp+fp = 0 and
- * out of the recall mean when tp+fn = 0; F1 = 2PR/(P+R) of the means. */
+ * true shingles; precision = tp/(tp+fp), recall = tp/(tp+fn); a page is
+ * left out of the precision mean when tp+fp = 0 and out of the recall mean
+ * when tp+fn = 0 (as evaluate.py does: a page with both texts empty counts in
+ * neither); F1 = 2PR/(P+R) of the means. tests/ref/article_metric.py is a
+ * second implementation that tests/e2e/extract_articles.sh compares with. */
 #include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -202,13 +204,8 @@ static void score_page(const char *pred, size_t pred_len, const char *truth, siz
         else j++;
     }
     size_t fp = ps.n - tp, fn = ts.n - tp;
-    double p = -1, r = -1;
-    if (fp == 0 && fn == 0) {
-        p = r = 1;
-    } else {
-        if (tp + fp) p = (double)tp / (double)(tp + fp);
-        if (tp + fn) r = (double)tp / (double)(tp + fn);
-    }
+    double p = tp + fp ? (double)tp / (double)(tp + fp) : -1;
+    double r = tp + fn ? (double)tp / (double)(tp + fn) : -1;
     if (p >= 0) sc->p_sum += p, sc->p_pages++;
     if (r >= 0) sc->r_sum += r, sc->r_pages++;
     sc->pages++;

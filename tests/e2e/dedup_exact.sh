@@ -6,7 +6,7 @@
 . tests/lib.sh
 CC=$SHARED/jsonl/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz
 TRAP=$SHARED/jsonl/dolma/tests/data/formats/zst/CC-MAIN-20190717121559-20190717143559-00140.jsonl.zst
-[ -r "$CC" ] || skip_all "no $CC"
+require_file "$CC"
 
 "$WINNOW" dedup -q -j 2 "$CC" -o "$TMP/out.jsonl" --rejects "$TMP/rej.jsonl" --stats "$TMP/stats.json"
 is "$?" 0 "dedup exits 0"

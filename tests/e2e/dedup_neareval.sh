@@ -5,7 +5,7 @@
 # 1-(1-s^8)^14 averaged over the bin; false positives on distinct real
 # documents at most 0.5%. A subset here; the full run is in docs/dedup.md.
 . tests/lib.sh
-[ -d "$SHARED/jsonl" ] || skip_all "no $SHARED/jsonl"
+require_file "$SHARED/jsonl"
 python3 scripts/dedup_neareval.py --winnow "$WINNOW" --shared "$SHARED" --out "$TMP" --pairs 400 > "$TMP/log" 2>&1
 is "$?" 0 "evaluation script runs"
 python3 - "$TMP/dedup_neareval.tsv" > "$TMP/bins" <<'PY'

@@ -7,7 +7,7 @@
 . tests/lib.sh
 J=$SHARED/jsonl
 CC=$J/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz
-[ -r "$CC" ] || skip_all "no $CC"
+require_file "$CC"
 mkdir -p "$TMP/in"
 zcat "$CC" | split -l 200 -d - "$TMP/in/cc"
 gzip "$TMP/in/cc01"
@@ -42,6 +42,15 @@ cp "$TMP/out/cc02" "$TMP/cc02.kept"
 rm "$W/done/apply.f000003" "$TMP/out/cc02"
 "$WINNOW" dedup apply -q --work "$W" -o "$TMP/out" 2>/dev/null
 ok "a file whose marker is gone is redone, the same" cmp "$TMP/out/cc02" "$TMP/cc02.kept"
+# a signature file whose footer magic ("WNSIG 1\n", the last 24 bytes' first 8) is
+# damaged is refused by buckets, naming it, rather than read
+cp -r "$W" "$TMP/w2"
+rm -f "$TMP/w2/rm/"*   # each partition's removal list is its buckets completion marker
+sig=$TMP/w2/sig/f000000
+printf 'XXSIG 1\n' | dd of="$sig" bs=1 seek=$(($(stat -c %s "$sig") - 24)) conv=notrunc 2>/dev/null
+"$WINNOW" dedup buckets -q --work "$TMP/w2" --rank 0 --world-size 1 2> "$TMP/badsig.err"
+ok "a signature file with a damaged footer fails buckets" test $? -ne 0
+ok "the message names the file as damaged" grep -q "f000000: damaged" "$TMP/badsig.err"
 "$WINNOW" dedup signatures -q --work "$W" --partitions 5 --bands 10 $FILES 2>/dev/null
 is "$?" 1 "a work directory of other parameters is refused"
 "$WINNOW" dedup buckets -q --work "$TMP/nowhere" 2>/dev/null

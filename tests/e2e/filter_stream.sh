@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 DCLM=$SHARED/jsonl/dclm/data/majority_data.jsonl
 UDHR=$SHARED/multilingual/udhr/udhr_text_DERIVED.jsonl
-[ -f "$DCLM" ] || skip_all "no $DCLM"
+require_file "$DCLM"
 
 ok "--help exits 0" "$WINNOW" filter --help
 "$WINNOW" filter --no-such-flag </dev/null >/dev/null 2>&1; is "$?" 1 "an unknown flag exits 1"

@@ -4,10 +4,15 @@
 # plain text, stdin; rejects; thread-count independence; CLI errors.
 . tests/lib.sh
 A=$SHARED/extraction/articles
-[ -d "$A/html" ] || skip_all "no $A/html"
+require_file "$A/html"
+# stat FILE KEY.PATH: the value at that path of a --stats file (0 when absent;
+# JSON's true/false as true/false)
 stat() {
-    v=$(grep -o "\"${2##*.}\": [0-9a-z.]*" "$1" | head -1 | sed 's/.*: //')
-    echo "${v:-0}"
+    python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v = v.get(k, 0) if isinstance(v, dict) else 0
+print(json.dumps(v))' "$1" "$2"
 }
 n_articles=$(ls "$A/html" | wc -l | tr -d ' ')
 
@@ -81,6 +86,8 @@ printf '{"id":7,"text":"a"}\n{"text":"b"}\nnot json\n{"no":"text"}\n\n' >"$TMP/m
 is "$(head -1 "$TMP/m.jsonl")" '{"id":"7","text":"a"}' "numeric id becomes a string"
 is "$(sed -n 2p "$TMP/m.jsonl")" "{\"id\":\"$TMP/mixed.jsonl#2\",\"text\":\"b\"}" "missing id generated"
 is "$(stat "$TMP/s.json" failed_by_kind.bad_json)/$(stat "$TMP/s.json" failed_by_kind.no_text)" "1/1" "bad JSON and text-less lines counted"
+is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" out) $(stat "$TMP/s.json" dropped) $(stat "$TMP/s.json" failed)" "4 2 0 2" \
+   "bad JSON and text-less lines are failed, not dropped: 4 in, 2 out, 0 dropped, 2 failed"
 ok "bad JSON reported with file and line" grep -q "mixed.jsonl: line 3: " "$TMP/err"
 
 # plain text and HTML files, and stdin

@@ -9,7 +9,7 @@
 # document (out) or drop it as empty_text when the page has no text at all.
 . tests/lib.sh
 W=$SHARED/warc
-[ -d "$W" ] || skip_all "no $W"
+require_file "$W"
 
 # stat FILE KEY: a number from a --stats JSON file (the last part of a
 # dotted key names it: "dropped_by_reason.empty_text"); 0 when absent
@@ -39,6 +39,10 @@ count "dolma sample-0000"            "$W/dolma/tests/data/warc/sample-0000.warc.
 count "dolma sample-0001"            "$W/dolma/tests/data/warc/sample-0001.warc.gz" 15
 count "pywb iana"                    "$W/pywb/sample_archive/warcs/iana.warc.gz" 16
 count "pywb dupes (revisits)"        "$W/pywb/sample_archive/warcs/dupes.warc.gz" 1
+# every revisit record is dropped as one, as many as zcat | grep counts in the file
+"$WINNOW" ingest -q --stats "$TMP/s.json" "$W/pywb/sample_archive/warcs/dupes.warc.gz" > /dev/null
+is "$(stat "$TMP/s.json" dropped_by_reason.revisit_record)" \
+   "$(zcat "$W/pywb/sample_archive/warcs/dupes.warc.gz" | grep -a -c '^WARC-Type: revisit')" "pywb dupes: each revisit record dropped as revisit_record"
 count "pywb example (bad length)"    "$W/pywb/sample_archive/warcs/example.warc" 1
 count "pywb example2 (gzip body)"    "$W/pywb/sample_archive/warcs/example2.warc.gz" 1
 count "pywb wget 1.14"               "$W/pywb/sample_archive/warcs/example-wget-1-14.warc.gz" 1

@@ -11,6 +11,11 @@ pipeline_inputs "$TMP/in"
 nfiles=$(ls "$TMP/in" | wc -l)
 pipeline_file "$TMP/ref.ini" "$TMP/in" "$TMP/ref-work" "$TMP/ref-out" 3
 sed -i 's/^tasks = 3/tasks = 3\nrejects = true/' "$TMP/ref.ini"
+# a step whose earlier step has not finished is refused, naming the missing marker
+"$WINNOW" run -q --step buckets --rank 0 "$TMP/ref.ini" 2> "$TMP/early.err"
+is "$?" 1 "--step buckets before docs has run exits 1"
+ok "the refusal names the missing completion marker" grep -q 'needs step docs finished.*done/docs.0' "$TMP/early.err"
+ok "and nothing of the step was done" test ! -e "$TMP/ref-work/done/buckets.0"
 t0=$(date +%s.%N)
 "$WINNOW" run -q "$TMP/ref.ini" 2> "$TMP/ref.err"
 is "$?" 0 "uninterrupted run exits 0"
@@ -22,6 +27,15 @@ is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["input_fil
 is "$(json_number "$r" filter in)" "$(json_number "$r" ingest out)" "filter got every document ingest wrote"
 is "$(json_number "$r" dedup in)" "$(json_number "$r" filter out)" "dedup got every document filter kept"
 is "$(json_number "$r" tokenize in)" "$(json_number "$r" dedup out)" "tokenize got every document dedup kept"
+sums=$(python3 - "$r" <<'PYEOF'
+import json, sys
+stages = json.load(open(sys.argv[1]))["stages"]
+wrong = [n for n, s in sorted(stages.items()) if sum(s.get("dropped_by_reason", {}).values()) != s["dropped"]]
+print("%s; reasons not adding up: %s" % (" ".join(sorted(stages)), " ".join(wrong) or "none"))
+PYEOF
+)
+is "$sums" "dedup filter ingest shard tokenize; reasons not adding up: none" \
+   "report: every stage's drop reasons add up to its dropped count, summed over the tasks"
 docs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["documents"])' "$TMP/ref-out/manifest.json")
 is "$docs" "$(json_number "$r" dedup out)" "the shards hold every document dedup kept"
 dups=$(json_number "$r" dedup dropped)
@@ -29,6 +43,14 @@ ok "the copied JSONL file is found as duplicates ($dups dropped)" test "$dups" -
 ok "readable summary names a filter rule" grep -q 'dropped gopher' "$TMP/ref-work/report.txt"
 is "$(cat "$TMP/ref-work/rejects/"*.filter.jsonl | wc -l)" "$(json_number "$r" filter dropped)" "rejects = true: one filter reject line per dropped document"
 is "$(cat "$TMP/ref-work/rejects/dedup/"* | wc -l)" "$dups" "rejects = true: one dedup reject line per duplicate"
+
+# a finished run, run again, redoes nothing: every completion marker holds
+stamp() { find "$TMP/ref-work/docs" "$TMP/ref-work/done" "$TMP/ref-out" -type f -exec stat -c '%n %i %y' {} + | sort; }
+stamp > "$TMP/stamp.before"
+"$WINNOW" run -q "$TMP/ref.ini"; is "$?" 0 "a finished run runs again with exit 0"
+"$WINNOW" run -q --step docs --rank 0 "$TMP/ref.ini"; is "$?" 0 "a finished step's rank runs again with exit 0"
+stamp > "$TMP/stamp.after"
+ok "and no output, document file or marker was rewritten" cmp "$TMP/stamp.before" "$TMP/stamp.after"
 
 descendants() { for c in $(ps -o pid= --ppid "$1"); do echo "$c"; descendants "$c"; done; }
 

@@ -15,11 +15,13 @@
 # on the tokref corpus plus empty and one-token documents, gpt2 (uint16) and cl100k (uint32).
 . "$(dirname "$0")/../lib.sh"
 REF=$SHARED/tokref
+require_file "$REF/multi.gpt2.bin.zst" "$REF/multi.cl100k_base.bin.zst"
 PY=
 for p in /usr/bin/python3 python3; do
     if $p -c 'import numpy' 2>/dev/null; then PY=$p; break; fi
 done
-[ -n "$PY" ] || skip_all "no python3 with numpy for the format readers"
+# numpy comes with `make deps` (python3-numpy): without it the readers cannot run, a failure
+[ -n "$PY" ] || { is "none" "python3 with numpy" "a python3 that imports numpy"; done_testing; exit 1; }
 
 # The token streams: an empty and a one-token document first, the tokref documents,
 # then more empty and one-token documents (the last document is empty).

@@ -3,7 +3,7 @@
 # an earlier run left in the same directory); a rerun completes it.
 . "$(dirname "$0")/../lib.sh"
 REF=$SHARED/tokref
-[ -r "$REF/multi.gpt2.bin.zst" ] || skip_all "no tokref data in $SHARED"
+require_file "$REF/multi.gpt2.bin.zst"
 command -v mkfifo > /dev/null || skip_all "no mkfifo"
 
 zstd -dcq "$REF/multi.gpt2.bin.zst" > "$TMP/in.bin"

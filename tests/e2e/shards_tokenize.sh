@@ -4,7 +4,7 @@
 . "$(dirname "$0")/../lib.sh"
 REF=$SHARED/tokref
 VOCAB=$SHARED/vocab/tiktoken/cl100k_base.tiktoken
-[ -r "$REF/multi.txt.zst" ] && [ -r "$VOCAB" ] || skip_all "no tokref data in $SHARED"
+require_file "$REF/multi.txt.zst" "$VOCAB"
 case ${BUILD:-} in
     *build-asan*) skip_all "loading a 100k vocabulary takes minutes under ASan; the writer is covered by the other shards tests there" ;;
 esac

@@ -3,7 +3,7 @@
 # name the shard and frame (or seek table / index offset) where it is.
 . "$(dirname "$0")/../lib.sh"
 REF=$SHARED/tokref
-[ -r "$REF/multi.gpt2.bin.zst" ] || skip_all "no tokref data in $SHARED"
+require_file "$REF/multi.gpt2.bin.zst"
 
 # the first 700 documents of the gpt2 reference ids, in three shards
 $WINNOW shard -q -o "$TMP/full" --vocab-size 50257 "$REF/multi.gpt2.bin.zst"
@@ -65,6 +65,20 @@ is "$missed" 0 "every one of $tried flipped bytes is caught"
 rm -rf "$TMP/bad"; cp -r "$TMP/clean" "$TMP/bad"; last=
 sed 's/"documents": 700/"documents": 701/' "$TMP/clean/manifest.json" > "$TMP/bad/manifest.json"
 expect_fail "manifest total (caught by the manifest checksum)" "manifest_sha256"
+# the tokens' XXH3-64 in the manifest is checked on its own (the file hash
+# still matches; the manifest is resealed with the Python reader's digest)
+rm -rf "$TMP/bad"; cp -r "$TMP/clean" "$TMP/bad"; last=
+/usr/bin/python3 - "$TMP/bad/manifest.json" "$(cd "$(dirname "$0")/../../shards/python" && pwd)" <<'PYEOF' # numpy: Debian's python3-numpy
+import json, sys
+sys.path.insert(0, sys.argv[2])
+import winnow_shards
+m = json.load(open(sys.argv[1]))
+h = m["shards"][0]["xxh3_64"]
+m["shards"][0]["xxh3_64"] = h[:-1] + ("0" if h[-1] != "0" else "1")
+m["manifest_sha256"] = winnow_shards._manifest_digest(m)
+json.dump(m, open(sys.argv[1], "w"), indent=2)
+PYEOF
+expect_fail "manifest's token hash of shard 0" "XXH3-64 of the tokens"
 rm -rf "$TMP/bad"; cp -r "$TMP/clean" "$TMP/bad"; rm "$TMP/bad/shard_00002.tok.zst"
 cp "$TMP/clean/manifest.json" "$TMP/bad/manifest.json"
 expect_fail "missing shard" "shard_00002.tok.zst"

@@ -55,6 +55,11 @@ $PY texts $TMP/edge.jsonl > $TMP/orig.txt
 ok "--decode turns the bin stream back into the documents' text" cmp $TMP/dec.txt $TMP/orig.txt
 
 is "$($WINNOW tokenize -q --decode $CL --ids 15339,100257)" "hello<|endoftext|>" "--decode --ids writes the ids' text"
+# cl100k_base has no id 100300 (its last is 100276): reported, counted, left out, exit 2
+$WINNOW tokenize -q --decode $CL --ids 15339,100300 > $TMP/unknown.out 2> $TMP/unknown.err
+is "$?" 2 "--decode --ids with an unknown id exits 2"
+is "$(cat $TMP/unknown.out)" "hello" "--decode --ids leaves out an id the vocabulary lacks"
+ok "and says how many ids were unknown" grep -q -- "--ids: 1 ids not in the vocabulary" $TMP/unknown.err
 
 # --- EOS/BOS and special tokens ---
 printf '{"text":"hello<|endoftext|>"}\n' > $TMP/sp.jsonl

@@ -1,4 +1,6 @@
 /* core_json - the document-line scanner, unescaper and writer. */
+#include <iconv.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +35,59 @@ static void text_is(const char *line, const char *want, const char *name)
     buf_free(&b);
 }
 
+/* Every Unicode scalar value written as a \uXXXX escape (a surrogate pair
+ * above U+FFFF), with hex digits in upper case and in lower case, unescapes to
+ * the UTF-8 that iconv makes from the code point: an independent reference. */
+static void escapes_match_iconv(void)
+{
+    iconv_t cd = iconv_open("UTF-8", "UTF-32LE");
+    if (cd == (iconv_t)-1) {
+        ok(0, "iconv UTF-32LE to UTF-8 opens");
+        return;
+    }
+    wbuf got = WBUF_INIT;
+    for (int upper = 0; upper <= 1; upper++) {
+        const char *fmt1 = upper ? "{\"text\":\"\\u%04X\"}" : "{\"text\":\"\\u%04x\"}";
+        const char *fmt2 = upper ? "{\"text\":\"\\u%04X\\u%04X\"}" : "{\"text\":\"\\u%04x\\u%04x\"}";
+        long bad = 0;
+        uint32_t first_bad = 0;
+        for (uint32_t cp = 0; cp <= 0x10FFFF; cp++) {
+            if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+            char line[64], want[8];
+            if (cp < 0x10000)
+                snprintf(line, sizeof line, fmt1, (unsigned)cp);
+            else
+                snprintf(line, sizeof line, fmt2, (unsigned)(0xD800 + ((cp - 0x10000) >> 10)),
+                         (unsigned)(0xDC00 + ((cp - 0x10000) & 0x3FF)));
+            unsigned char in[4] = {cp & 0xFF, (cp >> 8) & 0xFF, (cp >> 16) & 0xFF, 0};
+            char *inp = (char *)in, *outp = want;
+            size_t inleft = 4, outleft = sizeof want;
+            size_t conv = iconv(cd, &inp, &inleft, &outp, &outleft);
+            size_t want_len = sizeof want - outleft;
+            jdoc d;
+            const char *err;
+            size_t pos;
+            buf_clear(&got);
+            int same = conv != (size_t)-1 && json_scan_doc(line, strlen(line), &d, &err, &pos) == 0;
+            if (same) {
+                json_unescape(&d.text, &got);
+                same = got.len == want_len && !memcmp(got.data, want, want_len);
+            }
+            if (!same && !bad++) first_bad = cp;
+        }
+        ok(bad == 0, "every code point as a \\u escape (%s-case hex) unescapes to iconv's UTF-8", upper ? "upper" : "lower");
+        if (bad) diag("%ld code points differ, the first U+%04X", bad, (unsigned)first_bad);
+    }
+    buf_free(&got);
+    iconv_close(cd);
+}
+
 /* Every line of a real JSONL file scans and round-trips through the writer. */
 static void real_file(const char *rel, long want_lines)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", shared_dir(), rel);
+    require_file(path);
     winput *in = input_open(path);
     if (!in) {
         ok(0, "open %s", rel);
@@ -105,6 +155,7 @@ static void all_checks(void)
     deep[k] = 0;
     ok(!scans(deep), "nesting deeper than the limit is rejected, not a crash");
 
+    escapes_match_iconv();
     text_is("{\"text\":\"plain\"}", "plain", "plain text");
     text_is("{\"text\":\"a\\\"b\\\\c\\/d\\n\\t\\r\\b\\f\"}", "a\"b\\c/d\n\t\r\b\f", "simple escapes");
     text_is("{\"text\":\"\\u00e9\\u4e2d\"}", "\xC3\xA9\xE4\xB8\xAD", "BMP \\u escapes");

@@ -1,12 +1,24 @@
-/* core_utf8 - the vector UTF-8 validator agrees with the one-sequence-at-a-time
- * definition (utf8_valid_seq) on both vector paths, wherever a sequence sits
- * relative to the 16-, 32- and 64-byte blocks, including cut-off sequences. */
+/* core_utf8 - the vector UTF-8 validator and the one-sequence-at-a-time one
+ * (utf8_valid_seq) agree with ICU's UTF-8 decoder, an independent reference,
+ * on both vector paths, wherever a sequence sits relative to the 16-, 32- and
+ * 64-byte blocks, including cut-off sequences. */
 #include <stdlib.h>
 #include <string.h>
+#include <unicode/ustring.h>
 
 #include "core/simd.h"
 #include "core/utf8.h"
 #include "tests/tap.h"
+
+/* ICU's verdict: u_strFromUTF8 reports U_INVALID_CHAR_FOUND for any
+ * ill-formed sequence (overlong, surrogate, above U+10FFFF, cut off). */
+static bool valid_by_icu(const unsigned char *p, size_t n)
+{
+    UChar out[512];
+    UErrorCode e = U_ZERO_ERROR;
+    u_strFromUTF8(out, (int32_t)(sizeof out / sizeof *out), NULL, (const char *)p, (int32_t)n, &e);
+    return U_SUCCESS(e);
+}
 
 static bool valid_by_sequences(const unsigned char *p, size_t n)
 {
@@ -37,7 +49,8 @@ static long placed_sequences(void)
                     buf[off + 2] = (unsigned char)c;
                     buf[off + 3] = 0x80 + (unsigned char)(c & 0x3F);
                     for (size_t len = (size_t)off + 1; len <= (size_t)off + 6; len++)
-                        wrong += valid_by_sequences(buf, len) != utf8_valid((const char *)buf, len);
+                        wrong += valid_by_icu(buf, len) != utf8_valid((const char *)buf, len) ||
+                                 valid_by_icu(buf, len) != valid_by_sequences(buf, len);
                 }
     }
     return wrong;
@@ -56,7 +69,7 @@ static long random_strings(void)
             buf[i] = r < 4 ? 'a' : r == 4 ? (unsigned char)(0x80 + rand() % 64) : (unsigned char)(0xC0 + rand() % 64);
             if (rand() % 40 == 0) buf[i] = (unsigned char)rand();
         }
-        wrong += valid_by_sequences(buf, n) != utf8_valid((const char *)buf, n);
+        wrong += valid_by_icu(buf, n) != utf8_valid((const char *)buf, n) || valid_by_icu(buf, n) != valid_by_sequences(buf, n);
     }
     return wrong;
 }

@@ -234,6 +234,7 @@ static void test_index(void)
         {5, 13, 13, 3, "F", DUP_NONE, 0},   /* its two bands have the same key */
         {6, 0, 0, 0, "G", DUP_NONE, 0},     /* empty text */
         {6, 0, 0, 0, "H", DUP_EXACT, 6},    /* empty text again */
+        {7, 11, 10, 3, "I", DUP_NEAR, 0},   /* band 0 meets B's key, band 1 A's: dup_of the earliest, A */
     };
     enum { NDOCS = sizeof docs / sizeof *docs };
     const int threads[] = {1, 8}, per_batch[] = {NDOCS, 3};

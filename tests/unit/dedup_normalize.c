@@ -4,11 +4,15 @@
  * normaliser written here from the definition in dedup/normalize.h, on
  * every document of the real JSONL data, the UDHR translations and the
  * naughty strings, and on random mixes of ASCII, other scripts, combining
- * marks, digits and invalid bytes cut at every length. */
+ * marks, digits and invalid bytes cut at every length. Which characters are
+ * units of their own (CJK, Thai, ...) the reference takes from ICU's Unicode
+ * block property, not from winnow's table of ranges. */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unicode/uchar.h>
+#include <unicode/uscript.h>
 #include <utf8proc.h>
 
 #include "dedup/normalize.h"
@@ -16,6 +20,30 @@
 #include "tests/unit/jsonl_texts.h"
 
 /* ---- the reference: one character at a time, utf8proc for everything ---- */
+
+/* A character that is a unit by itself: one of the blocks of the scripts
+ * written without spaces that dedup/normalize.h lists (Thai, Lao, Tibetan,
+ * Myanmar, Khmer, CJK ideographs and radicals, kana), by ICU's block
+ * property; in the half- and full-width forms block, the Katakana ones. */
+static int icu_char_script(utf8proc_int32_t cp)
+{
+    switch (ublock_getCode(cp)) {
+    case UBLOCK_THAI: case UBLOCK_LAO: case UBLOCK_TIBETAN: case UBLOCK_MYANMAR: case UBLOCK_MYANMAR_EXTENDED_A:
+    case UBLOCK_MYANMAR_EXTENDED_B: case UBLOCK_KHMER: case UBLOCK_KHMER_SYMBOLS:
+    case UBLOCK_CJK_RADICALS_SUPPLEMENT: case UBLOCK_KANGXI_RADICALS: case UBLOCK_HIRAGANA: case UBLOCK_KATAKANA:
+    case UBLOCK_KATAKANA_PHONETIC_EXTENSIONS: case UBLOCK_CJK_UNIFIED_IDEOGRAPHS:
+    case UBLOCK_CJK_UNIFIED_IDEOGRAPHS_EXTENSION_A: case UBLOCK_CJK_UNIFIED_IDEOGRAPHS_EXTENSION_B:
+    case UBLOCK_CJK_UNIFIED_IDEOGRAPHS_EXTENSION_C: case UBLOCK_CJK_UNIFIED_IDEOGRAPHS_EXTENSION_D:
+    case UBLOCK_CJK_UNIFIED_IDEOGRAPHS_EXTENSION_E: case UBLOCK_CJK_UNIFIED_IDEOGRAPHS_EXTENSION_F:
+    case UBLOCK_CJK_UNIFIED_IDEOGRAPHS_EXTENSION_G: case UBLOCK_CJK_UNIFIED_IDEOGRAPHS_EXTENSION_H:
+    case UBLOCK_CJK_COMPATIBILITY_IDEOGRAPHS: case UBLOCK_CJK_COMPATIBILITY_IDEOGRAPHS_SUPPLEMENT:
+        return 1;
+    case UBLOCK_HALFWIDTH_AND_FULLWIDTH_FORMS:
+        return uscript_hasScript(cp, USCRIPT_KATAKANA);
+    default:
+        return 0;
+    }
+}
 
 typedef struct {
     wbuf text;
@@ -68,7 +96,7 @@ static void ref_codepoint(reference *r, utf8proc_int32_t cp)
         for (utf8proc_ssize_t i = 0; i < n; i++) {
             if (utf8proc_category(parts[i]) == UTF8PROC_CATEGORY_MN) continue;
             utf8proc_uint8_t bytes[4];
-            ref_char(r, bytes, (size_t)utf8proc_encode_char(parts[i], bytes), dedup_is_char_script((uint32_t)parts[i]));
+            ref_char(r, bytes, (size_t)utf8proc_encode_char(parts[i], bytes), icu_char_script(parts[i]));
         }
     }
 }
@@ -124,11 +152,14 @@ static void test_real_text(void)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/jsonl", shared_dir());
+    require_file(path);
     nftw(path, on_file, 16, FTW_PHYS);
     snprintf(path, sizeof path, "%s/multilingual/udhr/udhr_text_DERIVED.jsonl", shared_dir());
+    require_file(path);
     on_file(path, NULL, FTW_F, NULL);
     long docs = compared;
     snprintf(path, sizeof path, "%s/vectors/blns/blns.txt", shared_dir());
+    require_file(path);
     winput *in = input_open(path);
     const char *line;
     size_t len;
@@ -166,8 +197,30 @@ static void test_random_mixes(void)
     is_int(differing, 0, "%ld random mixes cut at random lengths equal the reference", compared - before);
 }
 
+/* Every assigned character the normaliser writes (letters, marks that stay,
+ * numbers other than digits, symbols, private use) is a unit by itself in
+ * dedup_normalize exactly when ICU puts it in one of those blocks. */
+static void test_char_script_table(void)
+{
+    long bad = 0;
+    UChar32 first_bad = 0;
+    for (UChar32 c = 0; c <= 0x10FFFF; c++) {
+        int8_t t = u_charType(c);
+        if (t == U_UNASSIGNED || t == U_SURROGATE || t == U_DECIMAL_DIGIT_NUMBER || t == U_NON_SPACING_MARK ||
+            t == U_FORMAT_CHAR || t == U_CONTROL_CHAR || t == U_SPACE_SEPARATOR || t == U_LINE_SEPARATOR ||
+            t == U_PARAGRAPH_SEPARATOR || (t >= U_DASH_PUNCTUATION && t <= U_OTHER_PUNCTUATION) ||
+            t == U_INITIAL_PUNCTUATION || t == U_FINAL_PUNCTUATION)
+            continue;
+        if (!dedup_is_char_script((uint32_t)c) != !icu_char_script(c) && !bad++) first_bad = c;
+    }
+    is_int(bad, 0, "characters that are units by themselves: the same as ICU's blocks say%s",
+           bad ? " (see the first difference below)" : "");
+    if (bad) diag("first difference: U+%04X", (unsigned)first_bad);
+}
+
 int main(void)
 {
+    test_char_script_table();
     test_real_text();
     test_random_mixes();
     dedup_text_free(&got);

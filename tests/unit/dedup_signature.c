@@ -81,6 +81,7 @@ static void test_real_data(void)
     snprintf(path[0], sizeof path[0], "%s/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz", shared_dir());
     snprintf(path[1], sizeof path[1], "%s/jsonl/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz", shared_dir());
     snprintf(path[2], sizeof path[2], "%s/jsonl/dclm/data/majority_data.jsonl", shared_dir());
+    for (int f = 0; f < 3; f++) require_file(path[f]);
     minhash_params p;
     minhash_params_init(&p, MINHASH_DEFAULT_BANDS, MINHASH_DEFAULT_ROWS, MINHASH_DEFAULT_NGRAM, 1);
     diag("fast signature loop %s on this CPU", p.filter ? "used" : "not available");

@@ -1,6 +1,7 @@
 /* filter_rules.c - pins every filter rule at its threshold on handmade
  * texts: just on the keeping side keeps, just past it drops. The arithmetic
  * for each case is in its comment. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,9 @@ static void test_gopher_quality(void)
     gopher_text(47, "cat");
     add(" at"); /* (3*49 + 2) / 50 = 2.98 */
     is_str(run(&c, text, NULL, 0), "gopher_quality:below_avg_word_len", "gopher: mean word length 2.98 drops");
+    gopher_text(48, "cat");
+    for (int i = 0; i < 10; i++) add(" ."); /* datatrove: the mean over non-symbol words only, 3.0 (not 150 / 60) */
+    is_str(run(&c, text, NULL, 0), "keep", "gopher: mean word length leaves out punctuation words");
     gopher_text(48, "abcdefghij"); /* (6 + 480) / 50 = 9.72 */
     is_str(run(&c, text, NULL, 0), "keep", "gopher: mean word length 9.72 keeps");
     gopher_text(48, "abcdefghijk"); /* (6 + 528) / 50 = 10.68 */
@@ -127,6 +131,10 @@ static void test_gopher_quality(void)
     gopher_text(37, "apple");
     for (int i = 0; i < 11; i++) add(" 123"); /* 39 of 50 = 0.78 */
     is_str(run(&c, text, NULL, 0), "gopher_quality:below_alpha_threshold", "gopher: 78%% alphabetic words drops");
+    gopher_text(40, "apple");
+    for (int i = 0; i < 9; i++) add(" 123");
+    add(" . . ."); /* datatrove divides by every word, punctuation too: 42 / 54 = 0.778 (not 42 / 51) */
+    is_str(run(&c, text, NULL, 0), "gopher_quality:below_alpha_threshold", "gopher: alphabetic ratio counts punctuation words");
 
     text[0] = 0;
     add("the");
@@ -170,6 +178,15 @@ static void phrase_text(const char *phrase, int k, int m)
     for (int i = 0; i < m; i++) add("%su%04d", i ? " " : "", i);
 }
 
+/* k copies of phrase a, k of phrase b, then m fillers of 5 characters. */
+static void two_phrase_text(const char *a, const char *b, int k, int m)
+{
+    text[0] = 0;
+    for (int i = 0; i < k; i++) add("%s ", a);
+    for (int i = 0; i < k; i++) add("%s ", b);
+    for (int i = 0; i < m; i++) add("%su%04d", i ? " " : "", i);
+}
+
 static void test_gopher_repetition(void)
 {
     filter_config c = repetition_only(NULL, "rep_dup_line_frac", "0.3");
@@ -210,6 +227,17 @@ static void test_gopher_repetition(void)
     is_str(run(&c, text, NULL, 0), "keep", "repetition: top 4-gram 0.1597 keeps");
     phrase_text("ww xx yy zz", 10, 94); /* 110 / 683 = 0.1611 */
     is_str(run(&c, text, NULL, 0), "gopher_repetition:top_4_gram", "repetition: top 4-gram 0.1611 drops");
+
+    /* a tie between top 2-grams goes to the first seen: datatrove takes
+     * Counter(grams).most_common(1), and Python documents most_common as
+     * ordering equal counts by first insertion. Python gives ('xx yy', 5), 25
+     * of 249 characters = 0.1004 for the first text, ('longword1 longword2',
+     * 5), 95 / 249 = 0.3815 for the second */
+    c = repetition_only(&c, "rep_top_2gram", "0.2");
+    two_phrase_text("xx yy", "longword1 longword2", 5, 20);
+    is_str(run(&c, text, NULL, 0), "keep", "repetition: top 2-gram tie, the first seen (short, 0.1004) keeps");
+    two_phrase_text("longword1 longword2", "xx yy", 5, 20);
+    is_str(run(&c, text, NULL, 0), "gopher_repetition:top_2_gram", "repetition: top 2-gram tie, the first seen (long, 0.3815) drops");
 
     /* duplicated n-grams count "".join characters of each repeat after the first */
     c = repetition_only(&c, "rep_dup_5gram", "0.15");
@@ -366,6 +394,7 @@ static void test_langid_pii_lists(void)
     filter_result r;
     filter_document(f, w, en, strlen(en), NULL, 0, &r);
     ok(r.has_lang && !strcmp(r.lang, "en") && r.lang_score > 0.9, "langid: English is en (%s %.2f)", r.lang, r.lang_score);
+    double en_score = r.lang_score;
     filter_document(f, w, de, strlen(de), NULL, 0, &r);
     ok(r.has_lang && !strcmp(r.lang, "de"), "langid: German is de (%s)", r.lang);
     filter_worker_destroy(w);
@@ -375,7 +404,13 @@ static void test_langid_pii_lists(void)
     is_str(run(&c, de, NULL, 0), "keep", "langid: --lang de,fr keeps German");
     set(&c, "lang", "German");
     is_str(run(&c, de, NULL, 0), "keep", "langid: --lang accepts language names");
+    /* datatrove's LanguageFilter keeps score > threshold: a score equal to
+     * --min-lang-score drops, one just below it keeps */
     set(&c, "lang", "");
+    c.min_lang_score = en_score;
+    is_str(run(&c, en, NULL, 0), "lang:low_score", "langid: a score equal to --min-lang-score (%.4f) drops", en_score);
+    c.min_lang_score = nextafter(en_score, 0);
+    is_str(run(&c, en, NULL, 0), "keep", "langid: a score just above --min-lang-score keeps");
     set(&c, "min_lang_score", "1.01");
     is_str(run(&c, en, NULL, 0), "lang:low_score", "langid: --min-lang-score above 1 drops");
 

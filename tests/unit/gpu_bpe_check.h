@@ -168,6 +168,7 @@ static inline void compare_all(gpu_bpe *g, const tokenizer *t, int multi_stride,
         char path[1024];
         size_t n;
         snprintf(path, sizeof path, "%s/%s", shared_dir(), line_files[f]);
+        require_file(path);
         char *text = slurp(path, &n);
         doc_set s = {0};
         docs_from_lines(&s, text, n);

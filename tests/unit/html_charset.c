@@ -123,6 +123,7 @@ int main(void)
     html_result ref = {0}, got = {0};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         snprintf(path, sizeof path, "%s/%s/%s", shared_dir(), dir, cases[i].file);
+        require_file(path);
         size_t n, en = 0;
         char *utf8 = read_file(path, &n);
         if (!utf8) {

@@ -47,9 +47,7 @@ int main(void)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/warc/resiliparse/tests/data/warcfile.warc.gz", shared_dir());
-    FILE *f = fopen(path, "rb");
-    if (!f) skip_all("no shared WARC data");
-    fclose(f);
+    require_file(path);
 
     collected one = {WBUF_INIT, WBUF_INIT}, three = {WBUF_INIT, WBUF_INIT};
     wstats s1, s3;

@@ -22,6 +22,7 @@ static char *path_of(const char *rel)
 {
     static char path[1024];
     snprintf(path, sizeof path, "%s/warc/%s", shared_dir(), rel);
+    require_file(path);
     return path;
 }
 
@@ -323,6 +324,30 @@ static void test_http(void)
     ok(info.bad_chunking && n == 5 && !memcmp(p, "hello", 5), "broken chunking keeps the parsed chunks");
     buf_free(&msg);
 
+    /* RFC 9112 7.1: chunk-size = 1*HEXDIG, and ABNF's HEXDIG matches "A"-"F"
+     * in either case; sizes with upper-case letters, lower-case and mixed */
+    static const char *const sizes[] = {"AB", "cd", "Fe", "1F", "C"};
+    wbuf body = WBUF_INIT;
+    buf_puts(&msg, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t size = strtoul(sizes[k], NULL, 16);
+        buf_puts(&msg, sizes[k]);
+        buf_puts(&msg, "\r\n");
+        for (size_t i = 0; i < size; i++) {
+            char c = (char)('a' + (k * 7 + i) % 26);
+            buf_append(&body, &c, 1);
+            buf_append(&msg, &c, 1);
+        }
+        buf_puts(&msg, "\r\n");
+    }
+    buf_puts(&msg, "0\r\n\r\n");
+    http_parse_response(msg.data, msg.len, &r);
+    http_decode_body(&r, work, &p, &n, &info);
+    ok(info.dechunked && !info.bad_chunking && n == body.len && !memcmp(p, body.data, n),
+       "chunk sizes in upper-, lower- and mixed-case hex: %zu bytes, the body exactly", body.len);
+    buf_free(&msg);
+    buf_free(&body);
+
     ok(http_parse_response("HTTPX/1.1 200 OK\r\n\r\n", 20, &r) != 0, "HTTPX is not a status line");
     ok(http_parse_response("HTTP/1.1 20 OK\r\n\r\n", 18, &r) != 0, "two-digit status rejected");
 
@@ -356,9 +381,7 @@ int main(void)
 {
     char probe[1024];
     snprintf(probe, sizeof probe, "%s/warc/resiliparse/tests/data/warcfile.warc", shared_dir());
-    FILE *f = fopen(probe, "rb");
-    if (!f) skip_all("no shared WARC data");
-    fclose(f);
+    require_file(probe);
     test_common_crawl();
     test_damaged();
     test_http();

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <zstd.h>
 
 #include "core/buf.h"
@@ -50,6 +51,7 @@ static corpus tokref(const char *name)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/tokref/%s", shared_dir(), name);
+    require_file(path);
     corpus c = {NULL, NULL, 0};
     winput *in = input_open(path);
     if (!in) return c;
@@ -234,6 +236,56 @@ static void test_seek_table(void)
     ok(seek_table_parse(tab, b.len - 157, b.len, &t, &err, &pos) == -1, "seek table: reserved bits refused");
     buf_free(&b);
     is_int(seek_checksum("", 0), (uint32_t)0xEF46DB3751D8E999ull, "XXH64 of nothing, low 32 bits (xxHash's published value)");
+
+    /* xxHash's own sanity vectors (cli/xsum_sanity_check.c): XXH64 with seed 0
+     * of the first len bytes of its test buffer; the seekable format's
+     * checksum is the low 32 bits of that digest */
+    static const struct { size_t len; uint64_t xxh64; } vec[] = {
+        {1, 0xE934A84ADB052768ull}, {4, 0x9136A0DCA57457EEull}, {14, 0x8282DCC4994E35C8ull}, {222, 0xB641AE8CB691C174ull}};
+    uint8_t sanity[222];
+    uint64_t gen = 2654435761u; /* xxHash's PRIME32_1 */
+    for (size_t i = 0; i < sizeof sanity; i++) {
+        sanity[i] = (uint8_t)(gen >> 56);
+        gen *= 11400714785074694797ull; /* PRIME64_1 */
+    }
+    for (size_t i = 0; i < sizeof vec / sizeof *vec; i++)
+        is_int(seek_checksum(sanity, vec[i].len), (uint32_t)vec[i].xxh64,
+               "frame checksum of %zu bytes: XXH64's published value, low 32 bits", vec[i].len);
+}
+
+/* Every frame of every shard in dir, decompressed with libzstd, has the
+ * checksum the seekable format defines: the low 32 bits of XXH64 (seed 0) of
+ * the frame's decompressed bytes, computed here with libxxhash directly. */
+static void frames_match_format(const char *dir, const char *what)
+{
+    char err[512], path[8192];
+    shard_reader *r = shard_reader_open(dir, err, sizeof err);
+    if (!ok(r != NULL, "%s: opens for the checksum check", what)) return;
+    const shard_manifest *m = shard_reader_manifest(r);
+    uint64_t frames = 0, bad = 0;
+    for (uint32_t i = 0; i < m->nshards; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, m->shards[i].file);
+        size_t len;
+        uint8_t *file = (uint8_t *)slurp(path, &len);
+        shard_file f;
+        if (!file || shard_file_open(path, &f, err, sizeof err)) {
+            bad++;
+            free(file);
+            continue;
+        }
+        for (uint32_t k = 0; k < f.table.nframes; k++, frames++) {
+            const seek_entry *e = &f.table.entries[k];
+            void *out = xmalloc(e->dsize ? e->dsize : 1);
+            size_t got = ZSTD_decompress(out, e->dsize, file + f.table.coffset[k], e->csize);
+            if (ZSTD_isError(got) || got != e->dsize || e->checksum != (uint32_t)XXH64(out, got, 0)) bad++;
+            free(out);
+        }
+        shard_file_close(&f);
+        free(file);
+    }
+    ok(frames > 0 && bad == 0, "%s: all %" PRIu64 " frame checksums are XXH64's low 32 bits of the frame (%" PRIu64 " differ)",
+       what, frames, bad);
+    shard_reader_close(r);
 }
 
 static void test_index(void)
@@ -257,6 +309,19 @@ static void test_index(void)
         b.data[i] ^= 0x10;
     }
     is_int(caught, b.len, "index: a flipped bit anywhere is caught");
+    /* well-checksummed but inconsistent (docs/shards.md: end offsets never
+     * decrease, the last is the shard's token count) */
+    uint64_t down[3] = {5, 4, 9}, short_end[3] = {2, 5, 8}, past[3] = {2, 10, 9};
+    uint64_t *bad[] = {down, short_end, past};
+    const char *what[] = {"a decreasing end offset", "a last end short of the token count", "an end past the token count"};
+    for (int k = 0; k < 3; k++) {
+        shard_index z = {0, 3, 9, bad[k]};
+        buf_clear(&b);
+        shard_index_encode(&z, &b);
+        int r = shard_index_parse((uint8_t *)b.data, b.len, &y, &err, &pos);
+        ok(r == -1, "index: %s is refused (%s)", what[k], r ? err : "accepted");
+        if (r == 0) shard_index_free(&y);
+    }
     buf_free(&b);
 }
 
@@ -280,6 +345,13 @@ static void test_manifest(void)
     const char *bad[] = {"{", "{\"format\":\"winnow-shards\",\"version\":2}", "[]", "{\"format\":\"other\"}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ok(manifest_parse(bad[i], strlen(bad[i]), &p, err, sizeof err) == -1, "manifest: refuses %s (%s)", bad[i], err);
+    /* the same complete manifest as another format version */
+    m.version = 2;
+    buf_clear(&b);
+    manifest_write_json(&m, &b);
+    int r = manifest_parse(b.data, b.len, &p, err, sizeof err);
+    ok(r == -1 && strstr(err, "version"), "manifest: a complete manifest of version 2 is refused (%s)", r ? err : "read");
+    if (r == 0) manifest_free(&p);
     buf_free(&b);
 }
 
@@ -304,6 +376,7 @@ int main(void)
     snprintf(dir, sizeof dir, "%s/a", tmp);
     ok(write_corpus(dir, &c, &o) == 0, "synthetic: written");
     check_roundtrip(dir, &c, &o, "synthetic uint16");
+    frames_match_format(dir, "synthetic uint16");
     {
         char err[512];
         shard_reader *r = shard_reader_open(dir, err, sizeof err);
@@ -394,6 +467,7 @@ int main(void)
         snprintf(dir, sizeof dir, "%s/t%d", tmp, i);
         ok(write_corpus(dir, &t, &o) == 0, "tokref %s: written", names[i]);
         check_roundtrip(dir, &t, &o, names[i]);
+        frames_match_format(dir, names[i]);
         free_corpus(&t);
     }
     char cmd[4200];

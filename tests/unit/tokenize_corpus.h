@@ -77,8 +77,10 @@ static inline void corpus_load(tok_corpus *c, const char *name)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/tokref/%s.txt.zst", shared_dir(), name);
+    require_file(path);
     c->text = slurp_zstd(path, &c->size);
     snprintf(path, sizeof path, "%s/tokref/%s.idx.tsv", shared_dir(), name);
+    require_file(path);
     size_t isz;
     char *idx = slurp(path, &isz);
     int cap = 1024;
@@ -106,6 +108,7 @@ static inline void reference_load(tok_reference *r, const char *corpus, const ch
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/tokref/%s.%s.bin.zst", shared_dir(), corpus, encoding);
+    require_file(path);
     size_t bytes;
     r->data = (uint32_t *)slurp_zstd(path, &bytes);
     r->n = bytes / 4;

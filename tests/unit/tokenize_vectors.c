@@ -44,6 +44,7 @@ int main(void)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/vectors/gpt-tokenizer/TestPlans.txt", shared_dir());
+    require_file(path);
     size_t n;
     char *text = slurp(path, &n);
     tok_ids want = {0}, got = {0};
