@@ -144,23 +144,21 @@ static const char *identify_language(const filter *f, filter_worker *w, const ch
     r->has_lang = true;
     if (classifiers_identify_language(f->models)) {
         classify_language(f->models, w->models, text, n, &r->lang, &r->lang_score);
-        if (!lang_allowed(f, r->lang)) return "lang:not_wanted";
-        if (c->min_lang_score > 0 && r->lang_score <= c->min_lang_score) return "lang:low_score"; /* datatrove keeps > */
-        return NULL;
+    } else {
+        langid_result lr;
+        if (utf8_valid(text, n)) {
+            langid_detect(text, n, (size_t)c->langid_max_bytes, &lr);
+        } else { /* CLD2 wants valid UTF-8; the stream always is, library callers may not be */
+            buf_clear(&w->scratch);
+            utf8_repair(&w->scratch, text, n);
+            langid_detect(w->scratch.data, w->scratch.len, (size_t)c->langid_max_bytes, &lr);
+        }
+        r->lang = lr.code;
+        r->lang_score = lr.score;
     }
-    langid_result lr;
-    if (utf8_valid(text, n)) {
-        langid_detect(text, n, (size_t)c->langid_max_bytes, &lr);
-    } else { /* CLD2 wants valid UTF-8; the stream always is, library callers may not be */
-        buf_clear(&w->scratch);
-        utf8_repair(&w->scratch, text, n);
-        langid_detect(w->scratch.data, w->scratch.len, (size_t)c->langid_max_bytes, &lr);
-    }
-    r->lang = lr.code;
-    r->lang_score = lr.score;
-    if (!lang_allowed(f, lr.code)) return "lang:not_wanted";
+    if (!lang_allowed(f, r->lang)) return "lang:not_wanted";
     /* datatrove's LanguageFilter keeps a document when score > threshold */
-    if (c->min_lang_score > 0 && lr.score <= c->min_lang_score) return "lang:low_score";
+    if (c->min_lang_score > 0 && r->lang_score <= c->min_lang_score) return "lang:low_score";
     return NULL;
 }
 
