@@ -1,9 +1,10 @@
 /* tokenize_blocks.c - the tokenize stage's path for the GPU (see tokenize_blocks.h).
  *
- * The main thread takes a block from the source, scans it on the team's
- * threads, encodes it (one GPU call, or the team on the CPU) and queues it
- * for the writer thread, which formats it on its own team and writes it;
- * blocks (their arrays kept) come back to the main thread for reuse. */
+ * Three threads, each with its own team of workers, pass blocks down two
+ * queues: the scanner takes a block from the source and scans it; the main
+ * thread encodes it (one GPU call, or its team on the CPU); the writer
+ * formats it and writes it. So block k+1 is scanned while block k is on the
+ * GPU and block k-1 is written. Blocks (their arrays kept) are reused. */
 #include "tokenize/tokenize_blocks.h"
 
 #include <pthread.h>
@@ -28,7 +29,7 @@
 /* JSONL per block in the test modes (TB_ENCODE_CPU, TB_ENCODE_EMULATE):
  * small, so that small test inputs cross many block boundaries. */
 #define TEST_BLOCK_BYTES ((size_t)1 << 20)
-/* Encoded blocks waiting for the writer. */
+/* Blocks waiting between two threads. */
 #define QUEUE_BLOCKS 2
 #define THREADS_MAX 64 /* team threads (more make ranges too small to pay) */
 /* Environment variable that makes the command print where its time went. */
@@ -61,6 +62,7 @@ typedef struct {
 
 typedef struct tb_block {
     source_block src;
+    tb_range *ranges; /* the scan's, one per scanner thread: decoded texts live there */
     size_t n, cap; /* documents (non-blank lines) */
     const char **texts, **lines, **fail;
     size_t *lens, *close, *doc_end;
@@ -69,9 +71,16 @@ typedef struct tb_block {
     struct tb_block *next_free;
 } tb_block;
 
+/* Blocks passed from one thread to the next, in order. */
+typedef struct {
+    tb_block *items[QUEUE_BLOCKS];
+    int head, n;
+    bool closed;
+} tb_queue;
+
 /* Seconds spent, for TIMES_ENV. */
 typedef struct {
-    double source, scan, encode_gpu, encode_cpu, queue, format, write, gpu_start, total;
+    double source, scan, scan_wait, encode_gpu, encode_cpu, encode_wait, format, write, finish, gpu_start, total;
     uint64_t blocks_gpu, blocks_cpu, bytes_gpu, bytes_cpu;
 } tb_times;
 
@@ -95,14 +104,18 @@ typedef struct {
     bool gpu_required;
     block_source *src;
     woutput *out;
-    wstats stats;
+    wstats stats, scan_stats;
     tb_times times;
     gpu_start gpu;
+    int nt; /* threads of each team */
 
-    /* main thread: scan and CPU encode */
+    /* scanner thread */
+    wteam *scan_team;
+    tb_block *scanning;
+    pthread_t scanner;
+
+    /* main thread: encode */
     wteam *team;
-    int nt;
-    tb_range *ranges;
     tok_ids *cpu_ids;
     bpe_scratch *scratch;
     size_t *bounds; /* per thread, its first document (nt + 1) */
@@ -116,11 +129,11 @@ typedef struct {
     uint64_t bin_offset, ordinal;
     tb_block *writing;
     pthread_t writer;
-    pthread_mutex_t lock;
+    /* the GPU library's own times, for TIMES_ENV */
+    double gpu_host[GPU_BPE_HOST_PHASES], gpu_dev[GPU_BPE_PHASES], gpu_kernels;
+    pthread_mutex_t lock; /* the queues and the free blocks */
     pthread_cond_t changed;
-    tb_block *queue[QUEUE_BLOCKS];
-    int qhead, qn;
-    bool done;
+    tb_queue scanned, encoded;
     tb_block *free_blocks;
 } tb_ctx;
 
@@ -148,9 +161,11 @@ static void gpu_start_begin(gpu_start *gs, const tokenizer *tok, gpu_bpe_mode mo
 /* ---- scan: line ends, JSON, the text's place ---- */
 
 /* Splits the block into nt ranges of whole lines. */
-static void split_ranges(tb_ctx *c, const source_block *sb)
+static void split_ranges(tb_ctx *c, tb_block *b)
 {
+    const source_block *sb = &b->src;
     const char *p = sb->data, *end = sb->data + sb->len;
+    if (!b->ranges) b->ranges = xcalloc((size_t)c->nt, sizeof *b->ranges);
     for (int t = 0; t < c->nt; t++) {
         const char *hi = t + 1 == c->nt ? end : sb->data + sb->len * (size_t)(t + 1) / (size_t)c->nt;
         if (hi < p) hi = p;
@@ -158,8 +173,8 @@ static void split_ranges(tb_ctx *c, const source_block *sb)
             const char *nl = memchr(hi - 1, '\n', (size_t)(end - (hi - 1)));
             hi = nl ? nl + 1 : end;
         }
-        c->ranges[t].lo = p;
-        c->ranges[t].hi = hi;
+        b->ranges[t].lo = p;
+        b->ranges[t].hi = hi;
         p = hi;
     }
 }
@@ -168,7 +183,7 @@ static void scan_range(void *arg, int t, int nt)
 {
     (void)nt;
     tb_ctx *c = arg;
-    tb_range *r = &c->ranges[t];
+    tb_range *r = &c->scanning->ranges[t];
     r->n = 0;
     r->lines = r->spans = 0;
     buf_clear(&r->decoded);
@@ -227,8 +242,8 @@ static void place_range(void *arg, int t, int nt)
 {
     (void)nt;
     tb_ctx *c = arg;
-    const tb_range *r = &c->ranges[t];
-    tb_block *b = c->cur;
+    tb_block *b = c->scanning;
+    const tb_range *r = &b->ranges[t];
     for (size_t i = 0; i < r->n; i++) {
         const tb_doc *d = &r->docs[i];
         size_t k = r->first_doc + i;
@@ -244,12 +259,13 @@ static void place_range(void *arg, int t, int nt)
  * number of the line after the block. */
 static uint64_t scan_block(tb_ctx *c, tb_block *b, uint64_t line_no)
 {
-    split_ranges(c, &b->src);
-    team_run(c->team, scan_range, c);
+    c->scanning = b;
+    split_ranges(c, b);
+    team_run(c->scan_team, scan_range, c);
     size_t n = 0;
     uint64_t spans = 0;
     for (int t = 0; t < c->nt; t++) {
-        tb_range *r = &c->ranges[t];
+        tb_range *r = &b->ranges[t];
         r->first_doc = n;
         n += r->n;
         spans += r->spans;
@@ -259,15 +275,15 @@ static uint64_t scan_block(tb_ctx *c, tb_block *b, uint64_t line_no)
             unsigned long long at = (unsigned long long)(line_no + d->line_no - 1);
             if (d->err) warnf("%s: line %llu: bad JSON at byte %zu: %s", b->src.file, at, d->err_pos + 1, d->err);
             else warnf("%s: line %llu: document has no \"text\" string", b->src.file, at);
-            stats_fail(&c->stats, d->fail);
+            stats_fail(&c->scan_stats, d->fail);
         }
         line_no += r->lines;
     }
     b->n = n;
     block_reserve(b, n);
-    team_run(c->team, place_range, c);
-    c->stats.in += n;
-    c->stats.bytes_in += spans;
+    team_run(c->scan_team, place_range, c);
+    c->scan_stats.in += n;
+    c->scan_stats.bytes_in += spans;
     progress_add(n, spans);
     return line_no;
 }
@@ -466,35 +482,40 @@ static void write_block(tb_ctx *c, tb_block *b)
     c->times.write += now_seconds() - t1;
 }
 
-static void *writer_main(void *arg)
+/* ---- passing blocks between the threads ---- */
+
+/* Adds b to q, waiting while q is full. */
+static void queue_push(tb_ctx *c, tb_queue *q, tb_block *b)
 {
-    tb_ctx *c = arg;
     pthread_mutex_lock(&c->lock);
-    for (;;) {
-        while (!c->qn && !c->done) pthread_cond_wait(&c->changed, &c->lock);
-        if (!c->qn) break;
-        tb_block *b = c->queue[c->qhead];
-        pthread_mutex_unlock(&c->lock);
-        write_block(c, b);
-        block_source_release(c->src, &b->src);
-        pthread_mutex_lock(&c->lock);
-        c->qhead = (c->qhead + 1) % QUEUE_BLOCKS;
-        c->qn--;
-        b->next_free = c->free_blocks;
-        c->free_blocks = b;
+    while (q->n == QUEUE_BLOCKS) pthread_cond_wait(&c->changed, &c->lock);
+    q->items[(q->head + q->n) % QUEUE_BLOCKS] = b;
+    q->n++;
+    pthread_cond_broadcast(&c->changed);
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* The oldest block of q, waiting for one; NULL once q is closed and empty. */
+static tb_block *queue_pop(tb_ctx *c, tb_queue *q)
+{
+    pthread_mutex_lock(&c->lock);
+    while (!q->n && !q->closed) pthread_cond_wait(&c->changed, &c->lock);
+    tb_block *b = NULL;
+    if (q->n) {
+        b = q->items[q->head];
+        q->head = (q->head + 1) % QUEUE_BLOCKS;
+        q->n--;
         pthread_cond_broadcast(&c->changed);
     }
     pthread_mutex_unlock(&c->lock);
-    return NULL;
+    return b;
 }
 
-/* Queues b for the writer (waiting while the queue is full). */
-static void queue_block(tb_ctx *c, tb_block *b)
+/* No more blocks will come into q. */
+static void queue_close(tb_ctx *c, tb_queue *q)
 {
     pthread_mutex_lock(&c->lock);
-    while (c->qn == QUEUE_BLOCKS) pthread_cond_wait(&c->changed, &c->lock);
-    c->queue[(c->qhead + c->qn) % QUEUE_BLOCKS] = b;
-    c->qn++;
+    q->closed = true;
     pthread_cond_broadcast(&c->changed);
     pthread_mutex_unlock(&c->lock);
 }
@@ -508,14 +529,24 @@ static tb_block *take_block(tb_ctx *c)
     return b ? b : xcalloc(1, sizeof *b);
 }
 
-static void free_block(tb_block *b)
+static void give_block(tb_ctx *c, tb_block *b)
 {
+    pthread_mutex_lock(&c->lock);
+    b->next_free = c->free_blocks;
+    c->free_blocks = b;
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void free_block(tb_block *b, int nt)
+{
+    for (int t = 0; b->ranges && t < nt; t++) free(b->ranges[t].docs), buf_free(&b->ranges[t].decoded);
+    free(b->ranges);
     free(b->texts), free(b->lines), free(b->fail), free(b->lens), free(b->close), free(b->doc_end);
     ids_free(&b->ids);
     free(b);
 }
 
-/* ---- the run ---- */
+/* ---- the three threads ---- */
 
 /* JSONL to ask the source for next. */
 static size_t block_bytes(const tb_ctx *c)
@@ -524,24 +555,86 @@ static size_t block_bytes(const tb_ctx *c)
     return atomic_load(&c->gpu.state) == GPU_READY ? GPU_BLOCK_BYTES : STARTING_BLOCK_BYTES;
 }
 
+static void *scanner_main(void *arg)
+{
+    tb_ctx *c = arg;
+    uint64_t line_no = 1, ordinal = 0;
+    for (;;) {
+        tb_block *b = take_block(c);
+        double t0 = now_seconds();
+        if (!block_source_next(c->src, block_bytes(c), &b->src)) {
+            give_block(c, b);
+            break;
+        }
+        double t1 = now_seconds();
+        if (b->src.file_start) line_no = 1;
+        b->first_ordinal = ordinal;
+        line_no = scan_block(c, b, line_no);
+        ordinal += b->n;
+        double t2 = now_seconds();
+        queue_push(c, &c->scanned, b);
+        c->times.source += t1 - t0;
+        c->times.scan += t2 - t1;
+        c->times.scan_wait += now_seconds() - t2;
+    }
+    queue_close(c, &c->scanned);
+    return NULL;
+}
+
+static void *writer_main(void *arg)
+{
+    tb_ctx *c = arg;
+    for (tb_block *b; (b = queue_pop(c, &c->encoded));) {
+        write_block(c, b);
+        block_source_release(c->src, &b->src);
+        give_block(c, b);
+    }
+    return NULL;
+}
+
+/* The main thread's part: encode each scanned block and pass it on. */
+static void encode_blocks(tb_ctx *c)
+{
+    for (tb_block *b; (b = queue_pop(c, &c->scanned));) {
+        c->cur = b;
+        encode_block(c, b);
+        size_t ok = 0;
+        for (size_t k = 0; k < b->n; k++) ok += !b->fail[k];
+        c->stats.out += ok;
+        uint64_t ntokens = b->ids.n + ok * ((c->bos != TOKEN_FORMAT_NONE) + (c->eos != TOKEN_FORMAT_NONE));
+        stats_add(&c->stats, "tokens", (double)ntokens);
+        double t0 = now_seconds();
+        queue_push(c, &c->encoded, b);
+        c->times.encode_wait += now_seconds() - t0;
+    }
+    queue_close(c, &c->encoded);
+}
+
+static void *close_gpu(void *arg)
+{
+    gpu_start *gs = arg;
+    if (gs->started) pthread_join(gs->thread, NULL);
+    gs->started = false;
+    gpu_bpe_close(gs->g);
+    return NULL;
+}
+
 static void print_times(const tb_ctx *c)
 {
     const tb_times *m = &c->times;
     fprintf(stderr,
-            "tokenize times (s): total %.3f | main: source %.3f scan %.3f encode-gpu %.3f (%llu blocks, %.0f MB) "
-            "encode-cpu %.3f (%llu blocks, %.0f MB) queue %.3f | writer: format %.3f write %.3f | gpu start %.3f\n",
-            m->total, m->source, m->scan, m->encode_gpu, (unsigned long long)m->blocks_gpu, m->bytes_gpu / 1e6,
-            m->encode_cpu, (unsigned long long)m->blocks_cpu, m->bytes_cpu / 1e6, m->queue, m->format, m->write,
-            m->gpu_start);
-    if (c->gpu.g) {
-        double host[GPU_BPE_HOST_PHASES], dev[GPU_BPE_PHASES];
-        gpu_bpe_host_seconds(c->gpu.g, host);
-        gpu_bpe_phase_seconds(c->gpu.g, dev);
+            "tokenize times (s): total %.3f | scanner: source %.3f scan %.3f wait %.3f | main: encode-gpu %.3f "
+            "(%llu blocks, %.0f MB) encode-cpu %.3f (%llu blocks, %.0f MB) wait %.3f | writer: format %.3f write "
+            "%.3f | finish %.3f | gpu start %.3f\n",
+            m->total, m->source, m->scan, m->scan_wait, m->encode_gpu, (unsigned long long)m->blocks_gpu,
+            m->bytes_gpu / 1e6, m->encode_cpu, (unsigned long long)m->blocks_cpu, m->bytes_cpu / 1e6, m->encode_wait,
+            m->format, m->write, m->finish, m->gpu_start);
+    if (m->blocks_gpu) {
+        const double *host = c->gpu_host, *dev = c->gpu_dev;
         fprintf(stderr,
                 "gpu library (s): pack %.3f wait %.3f unpack %.3f | kernels %.3f: cut %.3f encode %.3f merge %.3f "
                 "scan %.3f gather %.3f copy-out %.3f\n",
-                host[0], host[1], host[2], gpu_bpe_kernel_seconds(c->gpu.g), dev[0], dev[1], dev[2], dev[3], dev[4],
-                dev[5]);
+                host[0], host[1], host[2], c->gpu_kernels, dev[0], dev[1], dev[2], dev[3], dev[4], dev[5]);
     }
 }
 
@@ -557,9 +650,9 @@ static void ctx_init(tb_ctx *c, const tokenizer *t, const tokenize_options *o, c
     c->enc = enc;
     c->gpu_required = !strcmp(o->device, "gpu");
     c->nt = so->threads < 1 ? 1 : so->threads > THREADS_MAX ? THREADS_MAX : so->threads;
+    c->scan_team = team_create(c->nt);
     c->team = team_create(c->nt);
     c->wteam = team_create(c->nt);
-    c->ranges = xcalloc((size_t)c->nt, sizeof *c->ranges);
     c->cpu_ids = xcalloc((size_t)c->nt, sizeof *c->cpu_ids);
     c->scratch = xcalloc((size_t)c->nt, sizeof *c->scratch);
     c->bounds = xcalloc((size_t)c->nt + 1, sizeof *c->bounds);
@@ -567,29 +660,28 @@ static void ctx_init(tb_ctx *c, const tokenizer *t, const tokenize_options *o, c
     c->fmt_bounds = xcalloc((size_t)c->nt + 1, sizeof *c->fmt_bounds);
     c->fmt_bytes = xcalloc((size_t)c->nt, sizeof *c->fmt_bytes);
     stats_init(&c->stats);
+    stats_init(&c->scan_stats);
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->changed, NULL);
 }
 
 static void ctx_free(tb_ctx *c)
 {
+    team_destroy(c->scan_team);
     team_destroy(c->team);
     team_destroy(c->wteam);
     for (int t = 0; t < c->nt; t++) {
-        free(c->ranges[t].docs);
-        buf_free(&c->ranges[t].decoded);
         ids_free(&c->cpu_ids[t]);
         bpe_scratch_free(&c->scratch[t]);
         buf_free(&c->fmt[t]);
     }
-    free(c->ranges), free(c->cpu_ids), free(c->scratch), free(c->bounds);
+    free(c->cpu_ids), free(c->scratch), free(c->bounds);
     free(c->fmt), free(c->fmt_bounds), free(c->fmt_bytes);
     buf_free(&c->bin);
-    for (tb_block *b = c->free_blocks, *next; b; b = next) next = b->next_free, free_block(b);
-    if (c->gpu.started) pthread_join(c->gpu.thread, NULL);
-    gpu_bpe_close(c->gpu.g);
+    for (tb_block *b = c->free_blocks, *next; b; b = next) next = b->next_free, free_block(b, c->nt);
     buf_free(&c->gpu.why);
     stats_free(&c->stats);
+    stats_free(&c->scan_stats);
     pthread_mutex_destroy(&c->lock);
     pthread_cond_destroy(&c->changed);
 }
@@ -610,57 +702,36 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
     if (format != TOKENIZE_SHARDS) c.out = output_open(so->output, so->zstd_level);
     woutput *rejects = so->rejects_path ? output_open(so->rejects_path, 0) : NULL; /* tokenize drops nothing */
     c.src = block_source_open(so->inputs, so->ninputs, c.nt);
-    if (pthread_create(&c.writer, NULL, writer_main, &c)) dief(EXIT_FATAL, "cannot start a thread");
     progress_start("tokenize", so->quiet);
+    if (pthread_create(&c.scanner, NULL, scanner_main, &c) || pthread_create(&c.writer, NULL, writer_main, &c))
+        dief(EXIT_FATAL, "cannot start a thread");
 
-    uint64_t line_no = 1, ordinal = 0;
-    for (;;) {
-        tb_block *b = take_block(&c);
-        double t0 = now_seconds();
-        if (!block_source_next(c.src, block_bytes(&c), &b->src)) {
-            free_block(b);
-            break;
-        }
-        double t1 = now_seconds();
-        if (b->src.file_start) line_no = 1;
-        c.cur = b;
-        b->first_ordinal = ordinal;
-        line_no = scan_block(&c, b, line_no);
-        ordinal += b->n;
-        double t2 = now_seconds();
-        encode_block(&c, b);
-        size_t ok = 0;
-        for (size_t k = 0; k < b->n; k++) ok += !b->fail[k];
-        c.stats.out += ok;
-        uint64_t ntokens = b->ids.n + ok * ((c.bos != TOKEN_FORMAT_NONE) + (c.eos != TOKEN_FORMAT_NONE));
-        stats_add(&c.stats, "tokens", (double)ntokens);
-        double t3 = now_seconds();
-        queue_block(&c, b);
-        c.times.source += t1 - t0;
-        c.times.scan += t2 - t1;
-        c.times.queue += now_seconds() - t3;
+    encode_blocks(&c);
+    double finish = now_seconds();
+    if (c.gpu.g) { /* the statistics wanted for TIMES_ENV, before the library goes */
+        gpu_bpe_host_seconds(c.gpu.g, c.gpu_host);
+        gpu_bpe_phase_seconds(c.gpu.g, c.gpu_dev);
+        c.gpu_kernels = gpu_bpe_kernel_seconds(c.gpu.g);
     }
-    pthread_mutex_lock(&c.lock);
-    c.done = true;
-    pthread_cond_broadcast(&c.changed);
-    pthread_mutex_unlock(&c.lock);
+    pthread_t closer; /* the GPU's memory is given back while the writer finishes */
+    if (pthread_create(&closer, NULL, close_gpu, &c.gpu)) dief(EXIT_FATAL, "cannot start a thread");
+    pthread_join(c.scanner, NULL);
     pthread_join(c.writer, NULL);
     progress_stop();
     int status = block_source_close(c.src);
+    stats_merge(&c.stats, &c.scan_stats);
     if (c.out) {
         c.stats.bytes_out = output_bytes(c.out);
         output_close(c.out);
     }
     if (rejects) output_close(rejects);
+    pthread_join(closer, NULL);
     if (so->stats_path) stats_write_json(&c.stats, "tokenize", so->stats_path);
     if (so->counts) stats_merge(so->counts, &c.stats);
     if (!so->quiet) stats_print_summary(&c.stats, winnow_prog);
-    if (c.gpu.started) {
-        pthread_join(c.gpu.thread, NULL);
-        c.gpu.started = false;
-    }
     c.times.gpu_start = c.gpu.seconds;
     c.times.total = now_seconds() - started;
+    c.times.finish = now_seconds() - finish;
     if (getenv(TIMES_ENV)) print_times(&c);
     ctx_free(&c);
     return status;
