@@ -14,8 +14,6 @@
 #include "input.h"
 #include "util.h"
 
-/* Decoded text per block a decoding thread hands over (a longer line makes a bigger one). */
-#define DECODED_BLOCK_BYTES ((size_t)64 << 20)
 /* Decoded bytes waiting for the consumer: at most physical memory / this. */
 #define AHEAD_MEMORY_SHARE 4
 #define MIN_AHEAD_BYTES ((uint64_t)256 << 20)
@@ -49,6 +47,7 @@ struct block_source {
     pthread_mutex_t lock;
     pthread_cond_t changed;
     int decoders, running, next_start;
+    size_t decoded_bytes; /* per block a decoding thread hands over (a longer line makes a bigger one) */
     uint64_t ahead, ahead_limit;
     int status;
     bool closing;
@@ -143,7 +142,7 @@ static void *decode_input(void *arg)
     char *carry = NULL;
     size_t carry_len = 0;
     while (w) {
-        size_t cap = DECODED_BLOCK_BYTES > 2 * carry_len ? DECODED_BLOCK_BYTES : 2 * carry_len;
+        size_t cap = s->decoded_bytes > 2 * carry_len ? s->decoded_bytes : 2 * carry_len;
         char *data = xmalloc(cap);
         size_t len = carry_len;
         if (carry_len) memcpy(data, carry, carry_len);
@@ -186,7 +185,7 @@ static void *decode_input(void *arg)
     return NULL;
 }
 
-block_source *block_source_open(char **inputs, int ninputs, int decoders)
+block_source *block_source_open(char **inputs, int ninputs, int decoders, size_t decoded_bytes)
 {
     static char *const stdin_only[] = {"-"};
     block_source *s = xcalloc(1, sizeof *s);
@@ -194,6 +193,7 @@ block_source *block_source_open(char **inputs, int ninputs, int decoders)
     s->n = ninputs;
     s->in = xcalloc((size_t)ninputs, sizeof *s->in);
     s->decoders = decoders < 1 ? 1 : decoders;
+    s->decoded_bytes = decoded_bytes ? decoded_bytes : 1;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     s->ahead_limit = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / AHEAD_MEMORY_SHARE : MIN_AHEAD_BYTES;
     if (s->ahead_limit < MIN_AHEAD_BYTES) s->ahead_limit = MIN_AHEAD_BYTES;

@@ -30,9 +30,10 @@ typedef struct {
 } source_block;
 
 /* Opens the inputs (none: stdin) with at most decoders decoding threads at
- * once. Inputs that cannot be opened are reported (as input_open does) and
- * make block_source_close() return 2. */
-block_source *block_source_open(char **inputs, int ninputs, int decoders);
+ * once, which hand over blocks of about decoded_bytes. Inputs that cannot be
+ * opened are reported (as input_open does) and make block_source_close()
+ * return 2. */
+block_source *block_source_open(char **inputs, int ninputs, int decoders, size_t decoded_bytes);
 
 /* The next block of about want bytes (more when a line is longer); false
  * when every input is done. */

@@ -26,6 +26,8 @@
 /* JSONL per block while the CPU encodes because the GPU is still starting:
  * small, so that the GPU takes over soon after it is up. */
 #define STARTING_BLOCK_BYTES ((size_t)16 << 20)
+/* JSONL per block a decoding thread (compressed input) hands over. */
+#define DECODED_BLOCK_BYTES ((size_t)64 << 20)
 /* JSONL per block in the test modes (TB_ENCODE_CPU, TB_ENCODE_EMULATE):
  * small, so that small test inputs cross many block boundaries. */
 #define TEST_BLOCK_BYTES ((size_t)1 << 20)
@@ -701,7 +703,7 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
     }
     if (format != TOKENIZE_SHARDS) c.out = output_open(so->output, so->zstd_level);
     woutput *rejects = so->rejects_path ? output_open(so->rejects_path, 0) : NULL; /* tokenize drops nothing */
-    c.src = block_source_open(so->inputs, so->ninputs, c.nt);
+    c.src = block_source_open(so->inputs, so->ninputs, c.nt, enc == TB_ENCODE_GPU ? DECODED_BLOCK_BYTES : TEST_BLOCK_BYTES);
     progress_start("tokenize", so->quiet);
     if (pthread_create(&c.scanner, NULL, scanner_main, &c) || pthread_create(&c.writer, NULL, writer_main, &c))
         dief(EXIT_FATAL, "cannot start a thread");

@@ -16,7 +16,7 @@
 
 #define DEFAULT_ENCODING "cl100k_base"
 /* --device auto keeps to the CPU for input files smaller than this in all. */
-#define AUTO_GPU_MIN_BYTES ((uint64_t)256 << 20)
+#define AUTO_GPU_MIN_BYTES ((uint64_t)512 << 20)
 /* Environment variable for tests: "cpu" or "emulate" runs the block path
  * (tokenize_blocks.h) with the CPU encoder or the emulated GPU code. */
 #define BLOCKS_TEST_ENV "WINNOW_TOKENIZE_BLOCKS"
