@@ -15,8 +15,13 @@
 #include "tokenize/vocab_cache.h"
 
 #define DEFAULT_ENCODING "cl100k_base"
-/* --device auto keeps to the CPU for input files smaller than this in all. */
-#define AUTO_GPU_MIN_BYTES ((uint64_t)512 << 20)
+/* --device auto keeps to the CPU for input files smaller than this in all
+ * (bytes on disk). Measured on the 16-core H100 machine (2026-11-26,
+ * bench/results/gpu-tokenize-path-2026-11-26.md): the GPU path costs about
+ * 0.4 s of CUDA start-up (the CPU encodes meanwhile) and 0.3 s of CUDA
+ * teardown at exit, so it loses to the CPU at 607 MB of JSONL (1.10 s
+ * against 0.84 s) and wins at 946 MB (1.13-1.49 s against 1.44 s). */
+#define AUTO_GPU_MIN_BYTES ((uint64_t)1 << 30)
 /* Environment variable for tests: "cpu" or "emulate" runs the block path
  * (tokenize_blocks.h) with the CPU encoder or the emulated GPU code. */
 #define BLOCKS_TEST_ENV "WINNOW_TOKENIZE_BLOCKS"
@@ -174,7 +179,7 @@ void tokenize_load(tokenizer *t, const tokenize_options *o, char sha256[65])
 }
 
 /* Whether every input is a regular file and together they hold fewer than
- * AUTO_GPU_MIN_BYTES: work a CUDA start-up (about 0.6-0.9 s) would not pay for. */
+ * AUTO_GPU_MIN_BYTES: work the GPU's start-up and teardown would not pay for. */
 static bool inputs_small(const stage_opts *so)
 {
     if (so->ninputs <= 0) return false; /* stdin: the size is unknown */
