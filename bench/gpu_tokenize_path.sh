@@ -29,6 +29,7 @@ for i in $(seq 8 15); do cat multi.jsonl >> parts/p$i.jsonl; done
 cat parts/p*.jsonl > in946.jsonl
 head -c 10000000 in946.jsonl | sed '$d' > in10.jsonl
 { cat en.jsonl en.jsonl; cat multi.jsonl multi.jsonl multi.jsonl multi.jsonl multi.jsonl multi.jsonl multi.jsonl; } > in300.jsonl
+for k in 1 2 3 4 5 6; do cat en.jsonl multi.jsonl; done > in600.jsonl
 mkdir -p zst gz
 pids=
 for i in $(seq 0 15); do
@@ -36,8 +37,15 @@ for i in $(seq 0 15); do
     gzip -6 -c parts/p$i.jsonl > gz/p$i.jsonl.gz & pids="$pids $!"
 done
 wait $pids # (a bare wait would wait for the tee of the log too)
-if [ "${BIG:-1}" = 1 ]; then for k in $(seq 9); do cat in946.jsonl; done > in8g.jsonl; fi
-ls -l in*.jsonl; du -sh zst gz; date -u
+if [ "${BIG:-1}" = 1 ]; then
+    for k in $(seq 9); do cat in946.jsonl; done > in8g.jsonl
+    mkdir -p zst8 gz8
+    for i in $(seq 0 15); do
+        for k in $(seq 9); do cat zst/p$i.jsonl.zst; done > zst8/p$i.jsonl.zst # concatenated frames: one stream
+        for k in $(seq 9); do cat gz/p$i.jsonl.gz; done > gz8/p$i.jsonl.gz     # concatenated members: one stream
+    done
+fi
+ls -l in*.jsonl; du -sh zst gz zst8 gz8; date -u
 cat in*.jsonl parts/* zst/* gz/* > /dev/null
 
 echo "== ceilings"
@@ -47,14 +55,17 @@ t=$( { time (ls parts/* | xargs -P16 -n1 cat > /dev/null); } 2>&1 ); echo "page-
 t=$( { time cp in946.jsonl copy.jsonl; } 2>&1 ); echo "page-cache write, cp 946 MB: $t"; rm -f copy.jsonl
 $B/gpu_bandwidth
 
-tk() { # tag bin device format input [output]
-    local tag=$1 bin=$2 dev=$3 fmt=$4 in=$5 out=${6:-$W/out.$1}
+tk() { # tag bin device format input... ; DEST=file writes -o out.TAG (bin: fsync'ed at close), else stdout > /dev/null
+    local tag=$1 bin=$2 dev=$3 fmt=$4; shift 4
+    local out=$W/out.$tag t mb
     rm -rf "$out"
-    if [ "$fmt" = shards ]; then out=$out/; set -- -o "$out"; else set -- --format "$fmt" -o "$out"; fi
-    local t; t=$( { time timeout 150 $B/$bin tokenize -q --encoding cl100k_base --vocab $V --device $dev "$@" $in 2> err.$tag; } 2>&1 | tail -1)
-    local mb; mb=$(cat $in | wc -c)
-    case $in in *.zst*|*.gz*) mb=$(stat -c %s in946.jsonl) ;; esac
-    echo "RUN $tag $bin --device $dev --format $fmt: wall user sys = $t ; $(awk -v b=$mb -v t="${t%% *}" 'BEGIN{printf "%.2f GB/s of %.3f GB", b/t/1e9, b/1e9}')"
+    local o=(--format "$fmt" -o "$out")
+    [ "$fmt" = shards ] && o=(-o "$out/")
+    [ "$fmt" != shards ] && [ "${DEST:-null}" = null ] && o=(--format "$fmt" -o -) out=/dev/null
+    t=$( { time timeout 150 $B/$bin tokenize -q --encoding cl100k_base --vocab $V --device $dev "${o[@]}" "$@" > /dev/null 2> err.$tag; } 2>&1 | tail -1)
+    mb=$(cat "$@" | wc -c)
+    case $1 in zst/*|gz/*) mb=$(stat -c %s in946.jsonl) ;; zst8/*|gz8/*) mb=$(stat -c %s in8g.jsonl) ;; esac
+    echo "RUN $tag $bin --device $dev --format $fmt -> ${out#$W/}: wall user sys = $t ; $(awk -v b=$mb -v t="${t%% *}" 'BEGIN{printf "%.2f GB/s of %.3f GB", b/t/1e9, b/1e9}')"
     grep -h "times\|library" err.$tag
     grep -v "times\|library" err.$tag | head -3
 }
@@ -64,35 +75,34 @@ export WINNOW_TOKENIZE_TIMES=1
 echo "== main (133c95d) on 946 MB, --format bin"
 tk base-cpu winnow-base cpu bin in946.jsonl
 tk base-gpu winnow-base gpu bin in946.jsonl
-echo "== this branch"
-for size in 10 300 946; do
-    for fmt in bin shards; do
-        tk cpu-$size-$fmt winnow cpu $fmt in$size.jsonl
-        tk gpu-$size-$fmt winnow gpu $fmt in$size.jsonl
-        tk auto-$size-$fmt winnow auto $fmt in$size.jsonl
-        same out.cpu-$size-$fmt out.gpu-$size-$fmt; same out.cpu-$size-$fmt out.auto-$size-$fmt
-    done
+echo "== this branch: --format bin to stdout (/dev/null), then to -o FILE (compared), then -o shards/ (compared)"
+for size in 10 300 600 946; do
+    for dev in cpu gpu auto; do tk $dev-$size-bin winnow $dev bin in$size.jsonl; done
+    for dev in cpu gpu auto; do DEST=file tk $dev-$size-bin winnow $dev bin in$size.jsonl; done
+    same out.cpu-$size-bin out.gpu-$size-bin; same out.cpu-$size-bin out.auto-$size-bin
+    for dev in cpu gpu auto; do tk $dev-$size-shards winnow $dev shards in$size.jsonl; done
+    same out.cpu-$size-shards out.gpu-$size-shards; same out.cpu-$size-shards out.auto-$size-shards
 done
-same out.base-cpu out.cpu-946-bin; same out.base-gpu out.gpu-946-bin
-tk gpu-946-jsonl winnow gpu jsonl in946.jsonl; tk cpu-946-jsonl winnow cpu jsonl in946.jsonl
-same out.cpu-946-jsonl out.gpu-946-jsonl; rm -f out.*-jsonl
 echo "== 16 .jsonl.zst / 16 .jsonl.gz (the 946 MB)"
 for c in zst gz; do
-    tk gpu-$c-bin winnow gpu bin "$(ls $c/*)"; tk cpu-$c-bin winnow cpu bin "$(ls $c/*)"
-    same out.gpu-$c-bin out.cpu-946-bin; same out.cpu-$c-bin out.cpu-946-bin
-    tk gpu-$c-shards winnow gpu shards "$(ls $c/*)"; same out.gpu-$c-shards out.cpu-946-shards
+    tk gpu-$c-bin winnow gpu bin $c/*; tk cpu-$c-bin winnow cpu bin $c/*
+    DEST=file tk gpu-$c-bin winnow gpu bin $c/*; same out.gpu-$c-bin out.cpu-946-bin
+    tk gpu-$c-shards winnow gpu shards $c/*; same out.gpu-$c-shards out.cpu-946-shards
 done
 rm -rf out.*-946-* out.*-zst-* out.*-gz-* out.base-*
 if [ -e in8g.jsonl ]; then
     echo "== 8.5 GB"
-    for fmt in bin shards; do
-        tk gpu-8g-$fmt winnow gpu $fmt in8g.jsonl
-        tk auto-8g-$fmt winnow auto $fmt in8g.jsonl
-        same out.gpu-8g-$fmt out.auto-8g-$fmt; rm -rf out.auto-8g-$fmt
-        tk cpu-8g-$fmt winnow cpu $fmt in8g.jsonl
-        same out.gpu-8g-$fmt out.cpu-8g-$fmt; rm -rf out.*-8g-$fmt
+    for dev in gpu auto cpu; do tk $dev-8g-bin winnow $dev bin in8g.jsonl; done
+    for dev in gpu cpu; do DEST=file tk $dev-8g-bin winnow $dev bin in8g.jsonl; done
+    same out.gpu-8g-bin out.cpu-8g-bin; rm -rf out.*-8g-bin
+    for dev in gpu auto cpu; do tk $dev-8g-shards winnow $dev shards in8g.jsonl; done
+    same out.gpu-8g-shards out.cpu-8g-shards; same out.gpu-8g-shards out.auto-8g-shards; rm -rf out.*-8g-*
+    echo "== 16 .jsonl.zst / 16 .jsonl.gz (the 8.5 GB)"
+    for c in zst8 gz8; do
+        for dev in gpu auto cpu; do tk $dev-$c-bin winnow $dev bin $c/*; done
+        DEST=file tk gpu-$c-bin winnow gpu bin $c/*; DEST=file tk cpu-$c-bin winnow cpu bin $c/*
+        same out.gpu-$c-bin out.cpu-$c-bin; rm -rf out.*-$c-*
     done
-    tk gpu-8g-null winnow gpu bin in8g.jsonl /dev/null
 fi
 if [ "${PEERS:-1}" = 1 ]; then
     echo "== peers (tokref en_code, 80.8 MB of text, 16 threads)"
