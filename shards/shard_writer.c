@@ -235,7 +235,11 @@ static void put_tokens(shard_writer *w, const uint32_t *ids, size_t n)
         if (w->o.split_docs && k > w->o.shard_tokens - w->shard_tokens)
             k = (size_t)(w->o.shard_tokens - w->shard_tokens);
         uint8_t *p = w->cur->data + w->cur->len;
-        for (size_t i = 0; i < k; i++, p += w->dtype_bytes) encode_token(w, p, ids[i]);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (w->dtype_bytes == 4) memcpy(p, ids, k * sizeof *ids); /* u32 LE is the ids' own layout */
+        else
+#endif
+            for (size_t i = 0; i < k; i++, p += w->dtype_bytes) encode_token(w, p, ids[i]);
         w->cur->len += k * (size_t)w->dtype_bytes;
         w->shard_tokens += k;
         w->m.tokens += k;
@@ -248,7 +252,9 @@ static void put_tokens(shard_writer *w, const uint32_t *ids, size_t n)
 int shard_writer_add_document(shard_writer *w, const uint32_t *ids, size_t n)
 {
     double started = thread_cpu_seconds();
-    for (size_t i = 0; i < n; i++)
+    uint32_t top = 0;
+    for (size_t i = 0; i < n; i++) top = ids[i] > top ? ids[i] : top; /* vectorised; the search below is rare */
+    for (size_t i = 0; top >= w->o.vocab_size && i < n; i++)
         if (ids[i] >= w->o.vocab_size) {
             snprintf(w->err, sizeof w->err, "token %zu of %zu is id %" PRIu32 ", not below the vocabulary size %" PRIu64,
                      i, n, ids[i], w->o.vocab_size);

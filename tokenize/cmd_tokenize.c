@@ -47,7 +47,7 @@ static void usage(FILE *f)
             "  --ids LIST          with --decode: write the text of these ids (\"15339,1917\") as raw\n"
             "                      bytes instead of reading streams\n"
             "  --device D          auto: the GPU when one is usable, else the CPU (default;\n"
-            "                      input files under 256 MiB in all stay on the CPU);\n"
+            "                      input files under 1 GiB in all stay on the CPU);\n"
             "                      cpu; gpu: fail when no GPU is usable. Same ids on both\n"
             "                      (--allow-special always runs on the CPU)\n\n");
     fputs(STAGE_COMMON_HELP, f);

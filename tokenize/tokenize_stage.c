@@ -1,7 +1,6 @@
 /* tokenize_stage.c - the tokenize stage: documents in, token ids out. */
 #include "tokenize/tokenize_stage.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,25 +10,27 @@
 #include "core/util.h"
 #include "gpu/bpe.h"
 #include "shards/vocab_hash.h"
+#include "tokenize/token_format.h"
+#include "tokenize/tokenize_blocks.h"
 #include "tokenize/vocab_cache.h"
 
 #define DEFAULT_ENCODING "cl100k_base"
-#define U32_DIGITS 10
-/* With the GPU each batch is one encode call with a fixed cost, so batches
- * are read much bigger than the engine's default. */
-#define GPU_BATCH_BYTES ((size_t)32 << 20)
-/* --device auto keeps to the CPU for input files smaller than this in all. */
-#define AUTO_GPU_MIN_BYTES ((uint64_t)256 << 20)
+/* --device auto keeps to the CPU for input files smaller than this in all
+ * (bytes on disk). Measured on the 16-core H100 machine (2026-11-26,
+ * bench/results/gpu-tokenize-path-2026-11-26.md): the GPU path costs about
+ * 0.4 s of CUDA start-up (the CPU encodes meanwhile) and 0.3 s of CUDA
+ * teardown at exit, so it loses to the CPU at 607 MB of JSONL (1.10 s
+ * against 0.84 s) and wins at 946 MB (1.13-1.49 s against 1.44 s). */
+#define AUTO_GPU_MIN_BYTES ((uint64_t)1 << 30)
+/* Environment variable for tests: "cpu" or "emulate" runs the block path
+ * (tokenize_blocks.h) with the CPU encoder or the emulated GPU code. */
+#define BLOCKS_TEST_ENV "WINNOW_TOKENIZE_BLOCKS"
 #define IDS_PER_TEXT_BYTE_BOUND 2 /* bytes of text per id reserved up front (ids grow beyond if needed) */
 
 typedef struct {
     wbuf text, line;
     tok_ids ids;
     bpe_scratch scratch;
-    /* --device gpu: the batch's texts back to back, their ids, per-document ends */
-    wbuf batch_text;
-    tok_ids batch_ids;
-    size_t *doc_end, doc_cap;
 } worker_state;
 
 /* Ids of one batch for --format bin: per document a count (0 for documents
@@ -46,20 +47,7 @@ typedef struct {
     worker_state *workers;
     const tokenize_shard_sink *sink; /* TOKENIZE_SHARDS */
     uint64_t bin_offset;             /* TOKENIZE_SHARDS: bytes of the --format bin stream it stands for */
-    gpu_bpe *gpu; /* NULL: the CPU path */
-    pthread_mutex_t gpu_lock;
 } tokenize_ctx;
-
-/* Writes the decimal digits of v at p; returns the end. */
-static inline char *write_u32(char *p, uint32_t v)
-{
-    char tmp[U32_DIGITS], *t = tmp + U32_DIGITS;
-    do *--t = (char)('0' + v % 10), v /= 10;
-    while (v);
-    size_t n = (size_t)(tmp + U32_DIGITS - t);
-    memcpy(p, t, n);
-    return p + n;
-}
 
 /* Appends one document's ids to ids with BOS/EOS as asked. */
 static void encode_doc(tokenize_ctx *c, worker_state *ws, const stage_doc *d, tok_ids *ids)
@@ -72,61 +60,11 @@ static void encode_doc(tokenize_ctx *c, worker_state *ws, const stage_doc *d, to
     if (c->eos) ids_push(ids, c->tok->eos);
 }
 
-/* --device gpu: encodes the texts of the batch's documents in one call to
- * the GPU (one batch at a time); false after a CUDA error, with a warning. */
-static bool encode_batch_gpu(tokenize_ctx *c, worker_state *ws, const stage_batch *b)
-{
-    buf_clear(&ws->batch_text);
-    const char **texts = xmalloc(((size_t)b->n + 1) * sizeof *texts);
-    size_t *lens = xmalloc(((size_t)b->n + 1) * sizeof *lens), *at = xmalloc(((size_t)b->n + 1) * sizeof *at);
-    for (int i = 0; i < b->n; i++) {
-        const stage_doc *d = &b->docs[i];
-        lens[i] = 0;
-        at[i] = ws->batch_text.len;
-        if (d->verdict == DOC_FAIL) continue;
-        buf_clear(&ws->text);
-        const char *text = json_string(&d->json.text, &ws->text, &lens[i]);
-        buf_append(&ws->batch_text, text, lens[i]);
-    }
-    for (int i = 0; i < b->n; i++) texts[i] = ws->batch_text.data + at[i];
-    if ((size_t)b->n > ws->doc_cap) {
-        ws->doc_cap = (size_t)b->n;
-        ws->doc_end = xrealloc(ws->doc_end, ws->doc_cap * sizeof *ws->doc_end);
-    }
-    ws->batch_ids.n = 0;
-    wbuf err = WBUF_INIT;
-    pthread_mutex_lock(&c->gpu_lock);
-    int rc = gpu_bpe_encode(c->gpu, texts, lens, (size_t)b->n, &ws->batch_ids, ws->doc_end, &err);
-    pthread_mutex_unlock(&c->gpu_lock);
-    if (rc) warnf("tokenize: %s; this batch goes to the CPU", err.data);
-    buf_free(&err);
-    free(texts), free(lens), free(at);
-    return rc == 0;
-}
-
-/* Appends document i's ids from the GPU batch to ids with BOS/EOS as asked. */
-static void take_gpu_ids(tokenize_ctx *c, worker_state *ws, int i, tok_ids *ids)
-{
-    size_t from = i ? ws->doc_end[i - 1] : 0;
-    if (c->bos) ids_push(ids, c->tok->bos);
-    for (size_t k = from; k < ws->doc_end[i]; k++) ids_push(ids, ws->batch_ids.ids[k]);
-    if (c->eos) ids_push(ids, c->tok->eos);
-}
-
 /* The line with ,"tokens":[...] added as its last member. */
 static void rewrite_with_tokens(const stage_doc *d, const tok_ids *ids, wbuf *line)
 {
     buf_clear(line);
-    buf_append(line, d->line, d->json.close_brace);
-    buf_puts(line, ",\"tokens\":[");
-    buf_reserve(line, ids->n * (U32_DIGITS + 1));
-    char *p = line->data + line->len;
-    for (size_t k = 0; k < ids->n; k++) {
-        if (k) *p++ = ',';
-        p = write_u32(p, ids->ids[k]);
-    }
-    line->len = (size_t)(p - line->data);
-    buf_puts(line, "]}\n");
+    token_format_jsonl(line, d->line, d->json.close_brace, TOKEN_FORMAT_NONE, ids->ids, ids->n, TOKEN_FORMAT_NONE);
 }
 
 static void tokenize_map(void *ctx, int worker, stage_batch *b)
@@ -145,15 +83,13 @@ static void tokenize_map(void *ctx, int worker, stage_batch *b)
         ids_reserve(&bi->ids, text_bytes / IDS_PER_TEXT_BYTE_BOUND + 3 * (size_t)b->n);
     }
     size_t ntokens = 0;
-    bool on_gpu = c->gpu && encode_batch_gpu(c, ws, b);
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         if (d->verdict == DOC_FAIL) continue;
         tok_ids *ids = bi ? &bi->ids : &ws->ids; /* bin and shards: straight into the batch's ids */
         size_t first = bi ? bi->ids.n : 0;
         ws->ids.n = 0;
-        if (on_gpu) take_gpu_ids(c, ws, i, ids);
-        else encode_doc(c, ws, d, ids);
+        encode_doc(c, ws, d, ids);
         ntokens += ids->n - first;
         if (bi) {
             bi->count[i] = (uint32_t)(ids->n - first);
@@ -243,7 +179,7 @@ void tokenize_load(tokenizer *t, const tokenize_options *o, char sha256[65])
 }
 
 /* Whether every input is a regular file and together they hold fewer than
- * AUTO_GPU_MIN_BYTES: work a CUDA start-up (about 0.6-0.9 s) would not pay for. */
+ * AUTO_GPU_MIN_BYTES: work the GPU's start-up and teardown would not pay for. */
 static bool inputs_small(const stage_opts *so)
 {
     if (so->ninputs <= 0) return false; /* stdin: the size is unknown */
@@ -256,19 +192,30 @@ static bool inputs_small(const stage_opts *so)
     return total < AUTO_GPU_MIN_BYTES;
 }
 
-/* Sets c->gpu as --device asks: auto takes the GPU when one is usable and
- * the input is not known to be small, gpu exits 1 when none is.
- * --allow-special always runs on the CPU. */
-static void open_gpu(tokenize_ctx *c, const char *device, const stage_opts *so)
+/* Whether the block path (tokenize_blocks.h) runs, and with which encoder:
+ * --device gpu, and auto when a GPU is usable and the input is not known to
+ * be small; BLOCKS_TEST_ENV (tests) forces it with a GPU-less encoder.
+ * --device gpu exits 1 when no GPU is usable; --allow-special always runs
+ * on the CPU engine path (special tokens are split out before
+ * pre-tokenisation, which the GPU does not do). */
+static bool choose_blocks(const tokenize_options *o, const stage_opts *so, tb_encoder *enc)
 {
-    bool automatic = !strcmp(device, "auto");
-    if (!strcmp(device, "cpu") || (automatic && (c->allow_special || inputs_small(so)))) return;
+    const char *test = getenv(BLOCKS_TEST_ENV);
+    if (test && *test && !o->allow_special) {
+        if (!strcmp(test, "cpu")) *enc = TB_ENCODE_CPU;
+        else if (!strcmp(test, "emulate")) *enc = TB_ENCODE_EMULATE;
+        else dief(EXIT_USAGE, "%s must be cpu or emulate, not '%s'", BLOCKS_TEST_ENV, test);
+        return true;
+    }
+    bool automatic = !strcmp(o->device, "auto");
+    if (!strcmp(o->device, "cpu") || (automatic && (o->allow_special || inputs_small(so)))) return false;
+    if (o->allow_special) dief(EXIT_USAGE, "--device gpu does not take --allow-special (use --device cpu)");
     wbuf why = WBUF_INIT;
-    if (c->allow_special) dief(EXIT_USAGE, "--device gpu does not take --allow-special (use --device cpu)");
-    if (gpu_bpe_usable(&why)) c->gpu = gpu_bpe_open(c->tok, GPU_BPE_DEVICE, &why);
-    if (!c->gpu && !strcmp(device, "gpu")) dief(EXIT_USAGE, "--device gpu: %s", why.data);
-    pthread_mutex_init(&c->gpu_lock, NULL);
+    bool usable = gpu_bpe_usable(&why);
+    if (!usable && !automatic) dief(EXIT_USAGE, "--device gpu: %s", why.data);
     buf_free(&why);
+    *enc = TB_ENCODE_GPU;
+    return usable;
 }
 
 void tokenize_check(const tokenizer *t, const tokenize_options *o)
@@ -280,30 +227,25 @@ void tokenize_check(const tokenizer *t, const tokenize_options *o)
 int tokenize_run(const tokenizer *t, const tokenize_options *o, const stage_opts *so, tokenize_format format,
                  const tokenize_shard_sink *sink)
 {
+    tb_encoder enc;
+    if (choose_blocks(o, so, &enc)) return tokenize_blocks_run(t, o, so, format, sink, enc);
     tokenize_ctx c = {.tok = t, .format = format, .allow_special = o->allow_special, .eos = o->eos, .bos = o->bos,
                       .sink = sink};
     c.workers = xcalloc((size_t)so->threads, sizeof *c.workers);
-    open_gpu(&c, o->device, so);
     stage_ops ops = {
         .name = "tokenize",
         .ctx = &c,
         .map = tokenize_map,
         .emit = format == TOKENIZE_BIN ? tokenize_emit_bin : format == TOKENIZE_SHARDS ? tokenize_emit_shards : NULL,
     };
-    stage_opts run_opts = *so;
-    if (c.gpu) run_opts.batch_bytes = GPU_BATCH_BYTES;
-    int rc = stage_run(&run_opts, &ops);
+    int rc = stage_run(so, &ops);
     for (int w = 0; w < so->threads; w++) {
         worker_state *ws = &c.workers[w];
         buf_free(&ws->text);
         buf_free(&ws->line);
         ids_free(&ws->ids);
         bpe_scratch_free(&ws->scratch);
-        buf_free(&ws->batch_text);
-        ids_free(&ws->batch_ids);
-        free(ws->doc_end);
     }
-    gpu_bpe_close(c.gpu);
     free(c.workers);
     return rc;
 }

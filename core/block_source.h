@@ -1,0 +1,50 @@
+/* block_source.h - a stage's inputs, in order, as large blocks of whole lines.
+ *
+ * Made for consumers that work on a block with many threads at once (the GPU
+ * tokenize path): plain regular files are mapped and handed out as ranges of
+ * the mapping (no copy); every other input (gzip, zstd, other codecs, stdin,
+ * pipes) is decoded by a thread of its own, several files at once, ahead of
+ * the consumer, so that many compressed files decompress in parallel while
+ * the output keeps the input order. Decoded bytes waiting for the consumer
+ * are bounded (a quarter of physical memory); the file being consumed always
+ * goes on, so a small bound only lowers the parallelism. */
+#ifndef WINNOW_BLOCK_SOURCE_H
+#define WINNOW_BLOCK_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct block_source block_source;
+
+/* One block: whole lines separated by '\n'; only the last block of a file
+ * may end without one. Valid until block_source_release(). */
+typedef struct {
+    const char *data;
+    size_t len;
+    const char *file; /* the input's name for messages ("stdin" for "-") */
+    int file_index;   /* position of the input among the inputs */
+    bool file_start;  /* the first block of its input (line numbers restart at 1) */
+    void *owned;      /* private: the decoded buffer, or NULL for a mapping */
+    void *input;      /* private: the input it belongs to */
+} source_block;
+
+/* Opens the inputs (none: stdin) with at most decoders decoding threads at
+ * once, which hand over blocks of about decoded_bytes. Inputs that cannot be
+ * opened are reported (as input_open does) and make block_source_close()
+ * return 2. */
+block_source *block_source_open(char **inputs, int ninputs, int decoders, size_t decoded_bytes);
+
+/* The next block of about want bytes (more when a line is longer); false
+ * when every input is done. */
+bool block_source_next(block_source *s, size_t want, source_block *b);
+
+/* Gives a block's memory back (any order, any thread). */
+void block_source_release(block_source *s, source_block *b);
+
+/* Waits for the decoding threads and frees s; returns 0, or 2 when an input
+ * could not be opened or read or held damaged compressed data. Every block
+ * must have been released. */
+int block_source_close(block_source *s);
+
+#endif

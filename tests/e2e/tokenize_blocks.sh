@@ -1,0 +1,68 @@
+#!/bin/sh
+# tokenize_blocks - the GPU-shaped block path of `winnow tokenize`
+# (tokenize/tokenize_blocks.c: mapped and parallel-decoded input, parallel
+# scan, formatting on a writer thread) run with the CPU encoder
+# (WINNOW_TOKENIZE_BLOCKS=cpu, 1 MiB blocks, so every input below crosses
+# block boundaries) gives the bytes, warnings and --stats of the reference
+# engine path (--device cpu): tokref multi and edge, real web documents
+# (DCLM), a file with two bad lines, CRLF, blank lines, a document without text,
+# escapes and no final newline, gzip and zstd copies, several files, stdin;
+# --format bin, jsonl (--bos) and shards. Where the build has CUDA, the same
+# through the emulated GPU code (WINNOW_TOKENIZE_BLOCKS=emulate) on a subset.
+. tests/lib.sh
+
+VOCAB="$SHARED/vocab/tiktoken/cl100k_base.tiktoken"
+PY="python3 scripts/tokenize_tokref.py"
+$PY jsonl "$SHARED/tokref/multi.txt.zst" "$SHARED/tokref/multi.idx.tsv" 0 > "$TMP/multi.jsonl" || exit 1
+$PY jsonl "$SHARED/tokref/edge.txt.zst" "$SHARED/tokref/edge.idx.tsv" 0 > "$TMP/edge.jsonl" || exit 1
+DCLM="$SHARED/jsonl/dclm/data/majority_data.jsonl"
+[ -s "$DCLM" ] || { echo "missing $DCLM"; exit 1; }
+{ head -n 20 "$TMP/multi.jsonl"; echo 'not json'; printf '\r\n\n'; echo '{"id":1}'
+  printf '%s\n' '{"text":"caf\u00e9 \"quoted\"\n\ttab \ud83d\ude00 pair"}'; head -n 5 "$DCLM" | sed 's/$/\r/'
+  printf '{"text":"last line without newline"}'; } > "$TMP/odd.jsonl"
+gzip -c "$TMP/multi.jsonl" > "$TMP/multi.jsonl.gz"
+zstd -q -c "$DCLM" > "$TMP/dclm.jsonl.zst"
+INPUTS="$TMP/odd.jsonl $TMP/multi.jsonl.gz $TMP/dclm.jsonl.zst $TMP/edge.jsonl $DCLM"
+tok() { "$WINNOW" tokenize -q -j3 --encoding cl100k_base --vocab "$VOCAB" "$@"; }
+blocks() { WINNOW_TOKENIZE_BLOCKS=$MODE tok "$@"; }
+
+MODE=cpu
+for fmt in bin jsonl; do
+    tok --device cpu --format $fmt --bos --stats "$TMP/ref.stats" $INPUTS > "$TMP/ref.$fmt" 2> "$TMP/ref.err"
+    is "$?" 0 "--device cpu --format $fmt exits 0"
+    blocks --format $fmt --bos --stats "$TMP/blk.stats" $INPUTS > "$TMP/blk.$fmt" 2> "$TMP/blk.err"
+    is "$?" 0 "block path --format $fmt exits 0"
+    ok "block path --format $fmt: same bytes as the engine path" cmp "$TMP/ref.$fmt" "$TMP/blk.$fmt"
+    ok "block path --format $fmt: same warnings, same order" cmp "$TMP/ref.err" "$TMP/blk.err"
+    grep -v '"seconds"' "$TMP/ref.stats" > "$TMP/ref.s"; grep -v '"seconds"' "$TMP/blk.stats" > "$TMP/blk.s"
+    ok "block path --format $fmt: same --stats" cmp "$TMP/ref.s" "$TMP/blk.s"
+done
+is "$(grep -c 'bad JSON\|no "text"' "$TMP/blk.err")" 2 "the two bad lines of odd.jsonl are reported"
+ok "a bad line is named by file and line" grep -q "odd.jsonl: line 21: bad JSON at byte 1" "$TMP/blk.err"
+blocks --format bin < "$TMP/odd.jsonl" > "$TMP/stdin.bin" 2> /dev/null
+tok --device cpu --format bin "$TMP/odd.jsonl" > "$TMP/ref-odd.bin" 2> /dev/null
+ok "block path from stdin: same bytes" cmp "$TMP/ref-odd.bin" "$TMP/stdin.bin"
+tok --device cpu --shard-tokens 300k -o "$TMP/ref-shards/" $INPUTS 2> /dev/null
+blocks --shard-tokens 300k -o "$TMP/blk-shards/" $INPUTS 2> /dev/null
+is "$?" 0 "block path -o shards/ exits 0"
+ok "block path -o shards/: the same shard directory" diff -r "$TMP/ref-shards" "$TMP/blk-shards"
+ok "block path -o shards/: several shards were written" test -e "$TMP/blk-shards/shard_00002.tok.zst"
+
+MODE=emulate
+if blocks --format bin "$TMP/edge.jsonl" > "$TMP/emu.bin" 2> "$TMP/emu.err"; then
+    tok --device cpu --format bin "$TMP/edge.jsonl" > "$TMP/ref-edge.bin"
+    ok "emulated GPU code in the block path: same ids (edge)" cmp "$TMP/ref-edge.bin" "$TMP/emu.bin"
+    blocks --format bin "$TMP/odd.jsonl" "$DCLM" > "$TMP/emu2.bin" 2> /dev/null
+    tok --device cpu --format bin "$TMP/odd.jsonl" "$DCLM" > "$TMP/ref2.bin" 2> /dev/null
+    ok "emulated GPU code in the block path: same ids (odd lines, DCLM)" cmp "$TMP/ref2.bin" "$TMP/emu2.bin"
+else
+    ok "without CUDA the emulation says why" grep -q "without CUDA" "$TMP/emu.err"
+fi
+tok --device cpu --format bin "$TMP/edge.jsonl" "$TMP/absent.jsonl" "$TMP/odd.jsonl" > "$TMP/ref-absent.bin" 2> "$TMP/ref-absent.err"
+MODE=cpu blocks --format bin "$TMP/edge.jsonl" "$TMP/absent.jsonl" "$TMP/odd.jsonl" > "$TMP/blk-absent.bin" 2> "$TMP/blk-absent.err"
+is "$?" 2 "block path: an input that cannot be opened exits 2"
+ok "block path: ... says which" grep -q "absent.jsonl: cannot open" "$TMP/blk-absent.err"
+ok "block path: ... and the other inputs are written as by the engine path" cmp "$TMP/ref-absent.bin" "$TMP/blk-absent.bin"
+WINNOW_TOKENIZE_BLOCKS=tpu tok --format bin "$TMP/edge.jsonl" > /dev/null 2> "$TMP/bad.err"
+is "$?" 1 "an unknown WINNOW_TOKENIZE_BLOCKS is a usage error"
+done_testing

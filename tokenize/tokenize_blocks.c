@@ -1,0 +1,740 @@
+/* tokenize_blocks.c - the tokenize stage's path for the GPU (see tokenize_blocks.h).
+ *
+ * Three threads, each with its own team of workers, pass blocks down two
+ * queues: the scanner takes a block from the source and scans it; the main
+ * thread encodes it (one GPU call, or its team on the CPU); the writer
+ * formats it and writes it. So block k+1 is scanned while block k is on the
+ * GPU and block k-1 is written. Blocks (their arrays kept) are reused. */
+#include "tokenize/tokenize_blocks.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/block_source.h"
+#include "core/output.h"
+#include "core/progress.h"
+#include "core/team.h"
+#include "core/util.h"
+#include "gpu/bpe.h"
+#include "tokenize/token_format.h"
+
+/* JSONL per block once the GPU encodes: one encode call, its batches in flight. */
+#define GPU_BLOCK_BYTES ((size_t)256 << 20)
+/* JSONL per block while the CPU encodes because the GPU is still starting:
+ * small, so that the GPU takes over soon after it is up. */
+#define STARTING_BLOCK_BYTES ((size_t)16 << 20)
+/* JSONL per block a decoding thread (compressed input) hands over. */
+#define DECODED_BLOCK_BYTES ((size_t)64 << 20)
+/* JSONL per block in the test modes (TB_ENCODE_CPU, TB_ENCODE_EMULATE):
+ * small, so that small test inputs cross many block boundaries. */
+#define TEST_BLOCK_BYTES ((size_t)1 << 20)
+/* Blocks waiting between two threads. */
+#define QUEUE_BLOCKS 2
+#define THREADS_MAX 64 /* team threads (more make ranges too small to pay) */
+/* Environment variable that makes the command print where its time went. */
+#define TIMES_ENV "WINNOW_TOKENIZE_TIMES"
+
+enum { GPU_STARTING, GPU_READY, GPU_FAILED };
+
+/* A document as the scan finds it. */
+typedef struct {
+    const char *line;
+    size_t len; /* without the line end */
+    size_t close_brace;
+    const char *text; /* NULL: decoded, at text_off in the range's buffer */
+    size_t text_off, text_len;
+    const char *fail; /* NULL, or the failure kind */
+    const char *err;  /* bad_json: why, and where */
+    size_t err_pos;
+    uint64_t line_no; /* in the range, from 1 */
+} tb_doc;
+
+/* One thread's range of a block. */
+typedef struct {
+    const char *lo, *hi;
+    tb_doc *docs;
+    size_t n, cap;
+    wbuf decoded; /* texts with escapes, decoded */
+    uint64_t lines, spans;
+    size_t first_doc;
+} tb_range;
+
+typedef struct tb_block {
+    source_block src;
+    tb_range *ranges; /* the scan's, one per scanner thread: decoded texts live there */
+    size_t n, cap; /* documents (non-blank lines) */
+    const char **texts, **lines, **fail;
+    size_t *lens, *close, *doc_end;
+    uint64_t first_ordinal;
+    tok_ids ids;
+    struct tb_block *next_free;
+} tb_block;
+
+/* Blocks passed from one thread to the next, in order. */
+typedef struct {
+    tb_block *items[QUEUE_BLOCKS];
+    int head, n;
+    bool closed;
+} tb_queue;
+
+/* Seconds spent, for TIMES_ENV. */
+typedef struct {
+    double source, scan, scan_wait, encode_gpu, encode_cpu, encode_wait, format, write, finish, gpu_start, total;
+    uint64_t blocks_gpu, blocks_cpu, bytes_gpu, bytes_cpu;
+} tb_times;
+
+typedef struct {
+    const tokenizer *tok;
+    gpu_bpe_mode mode;
+    gpu_bpe *g;
+    wbuf why;
+    atomic_int state;
+    double seconds;
+    pthread_t thread;
+    bool started;
+} gpu_start;
+
+typedef struct {
+    const tokenizer *tok;
+    tokenize_format format;
+    uint32_t bos, eos; /* TOKEN_FORMAT_NONE when not added here */
+    const tokenize_shard_sink *sink;
+    tb_encoder enc;
+    bool gpu_required;
+    block_source *src;
+    woutput *out;
+    wstats stats, scan_stats;
+    tb_times times;
+    gpu_start gpu;
+    int nt; /* threads of each team */
+
+    /* scanner thread */
+    wteam *scan_team;
+    tb_block *scanning;
+    pthread_t scanner;
+
+    /* main thread: encode */
+    wteam *team;
+    tok_ids *cpu_ids;
+    bpe_scratch *scratch;
+    size_t *bounds; /* per thread, its first document (nt + 1) */
+    tb_block *cur;
+
+    /* writer thread */
+    wteam *wteam;
+    wbuf *fmt; /* per writer thread: JSONL lines */
+    size_t *fmt_bounds, *fmt_bytes;
+    wbuf bin;
+    uint64_t bin_offset, ordinal;
+    tb_block *writing;
+    pthread_t writer;
+    /* the GPU library's own times, for TIMES_ENV */
+    double gpu_host[GPU_BPE_HOST_PHASES], gpu_dev[GPU_BPE_PHASES], gpu_kernels;
+    pthread_mutex_t lock; /* the queues and the free blocks */
+    pthread_cond_t changed;
+    tb_queue scanned, encoded;
+    tb_block *free_blocks;
+} tb_ctx;
+
+/* ---- starting the GPU on a thread of its own ---- */
+
+static void *start_gpu(void *arg)
+{
+    gpu_start *gs = arg;
+    double t0 = now_seconds();
+    gs->g = gpu_bpe_open(gs->tok, gs->mode, &gs->why);
+    gs->seconds = now_seconds() - t0;
+    atomic_store(&gs->state, gs->g ? GPU_READY : GPU_FAILED);
+    return NULL;
+}
+
+static void gpu_start_begin(gpu_start *gs, const tokenizer *tok, gpu_bpe_mode mode)
+{
+    gs->tok = tok;
+    gs->mode = mode;
+    atomic_store(&gs->state, GPU_STARTING);
+    if (pthread_create(&gs->thread, NULL, start_gpu, gs)) dief(EXIT_FATAL, "cannot start a thread");
+    gs->started = true;
+}
+
+/* ---- scan: line ends, JSON, the text's place ---- */
+
+/* Splits the block into nt ranges of whole lines. */
+static void split_ranges(tb_ctx *c, tb_block *b)
+{
+    const source_block *sb = &b->src;
+    const char *p = sb->data, *end = sb->data + sb->len;
+    if (!b->ranges) b->ranges = xcalloc((size_t)c->nt, sizeof *b->ranges);
+    for (int t = 0; t < c->nt; t++) {
+        const char *hi = t + 1 == c->nt ? end : sb->data + sb->len * (size_t)(t + 1) / (size_t)c->nt;
+        if (hi < p) hi = p;
+        if (hi > p && hi < end) {
+            const char *nl = memchr(hi - 1, '\n', (size_t)(end - (hi - 1)));
+            hi = nl ? nl + 1 : end;
+        }
+        b->ranges[t].lo = p;
+        b->ranges[t].hi = hi;
+        p = hi;
+    }
+}
+
+static void scan_range(void *arg, int t, int nt)
+{
+    (void)nt;
+    tb_ctx *c = arg;
+    tb_range *r = &c->scanning->ranges[t];
+    r->n = 0;
+    r->lines = r->spans = 0;
+    buf_clear(&r->decoded);
+    for (const char *p = r->lo; p < r->hi;) {
+        const char *nl = memchr(p, '\n', (size_t)(r->hi - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(r->hi - p);
+        const char *next = nl ? nl + 1 : r->hi;
+        r->lines++;
+        if (len && p[len - 1] == '\r') len--;
+        if (len) {
+            if (r->n == r->cap) {
+                r->cap = r->cap ? 2 * r->cap : 1024;
+                r->docs = xrealloc(r->docs, r->cap * sizeof *r->docs);
+            }
+            tb_doc *d = &r->docs[r->n++];
+            memset(d, 0, sizeof *d);
+            d->line = p;
+            d->len = len;
+            d->line_no = r->lines;
+            r->spans += (size_t)(next - p) + (nl ? 0 : 1); /* the engine counts a missing last '\n' */
+            jdoc j;
+            if (json_scan_doc(p, len, &j, &d->err, &d->err_pos)) {
+                d->fail = "bad_json";
+            } else if (j.text.kind != JSON_STRING) {
+                d->fail = "missing_text";
+            } else {
+                d->close_brace = j.close_brace;
+                if (j.text.has_escapes) {
+                    d->text_off = r->decoded.len;
+                    json_unescape(&j.text, &r->decoded);
+                    d->text_len = r->decoded.len - d->text_off;
+                } else {
+                    d->text = j.text.p;
+                    d->text_len = j.text.len;
+                }
+            }
+        }
+        p = next;
+    }
+}
+
+static void block_reserve(tb_block *b, size_t n)
+{
+    if (n <= b->cap) return;
+    b->cap = n + n / 2;
+    b->texts = xrealloc(b->texts, b->cap * sizeof *b->texts);
+    b->lines = xrealloc(b->lines, b->cap * sizeof *b->lines);
+    b->fail = xrealloc(b->fail, b->cap * sizeof *b->fail);
+    b->lens = xrealloc(b->lens, b->cap * sizeof *b->lens);
+    b->close = xrealloc(b->close, b->cap * sizeof *b->close);
+    b->doc_end = xrealloc(b->doc_end, b->cap * sizeof *b->doc_end);
+}
+
+/* Puts range t's documents at their place in the block's arrays. */
+static void place_range(void *arg, int t, int nt)
+{
+    (void)nt;
+    tb_ctx *c = arg;
+    tb_block *b = c->scanning;
+    const tb_range *r = &b->ranges[t];
+    for (size_t i = 0; i < r->n; i++) {
+        const tb_doc *d = &r->docs[i];
+        size_t k = r->first_doc + i;
+        b->lines[k] = d->line;
+        b->close[k] = d->close_brace;
+        b->fail[k] = d->fail;
+        b->texts[k] = d->fail ? "" : d->text ? d->text : r->decoded.data + d->text_off;
+        b->lens[k] = d->fail ? 0 : d->text_len;
+    }
+}
+
+/* Scans block b; reports bad lines in input order; counts them. Returns the
+ * number of the line after the block. */
+static uint64_t scan_block(tb_ctx *c, tb_block *b, uint64_t line_no)
+{
+    c->scanning = b;
+    split_ranges(c, b);
+    team_run(c->scan_team, scan_range, c);
+    size_t n = 0;
+    uint64_t spans = 0;
+    for (int t = 0; t < c->nt; t++) {
+        tb_range *r = &b->ranges[t];
+        r->first_doc = n;
+        n += r->n;
+        spans += r->spans;
+        for (size_t i = 0; i < r->n; i++) {
+            const tb_doc *d = &r->docs[i];
+            if (!d->fail) continue;
+            unsigned long long at = (unsigned long long)(line_no + d->line_no - 1);
+            if (d->err) warnf("%s: line %llu: bad JSON at byte %zu: %s", b->src.file, at, d->err_pos + 1, d->err);
+            else warnf("%s: line %llu: document has no \"text\" string", b->src.file, at);
+            stats_fail(&c->scan_stats, d->fail);
+        }
+        line_no += r->lines;
+    }
+    b->n = n;
+    block_reserve(b, n);
+    team_run(c->scan_team, place_range, c);
+    c->scan_stats.in += n;
+    c->scan_stats.bytes_in += spans;
+    progress_add(n, spans);
+    return line_no;
+}
+
+/* ---- encode ---- */
+
+/* Sets bounds[0..nt] to split documents [0, n) into nt runs of about equal weight. */
+static void balance(const tb_block *b, int nt, size_t *bounds, const size_t *weight_end)
+{
+    uint64_t total = b->n ? weight_end[b->n - 1] : 0;
+    size_t k = 0;
+    bounds[0] = 0;
+    for (int t = 1; t < nt; t++) {
+        uint64_t goal = total * (uint64_t)t / (uint64_t)nt;
+        while (k < b->n && weight_end[k] <= goal) k++;
+        bounds[t] = k;
+    }
+    bounds[nt] = b->n;
+}
+
+static void encode_cpu_range(void *arg, int t, int nt)
+{
+    (void)nt;
+    tb_ctx *c = arg;
+    tb_block *b = c->cur;
+    tok_ids *ids = &c->cpu_ids[t];
+    ids->n = 0;
+    for (size_t k = c->bounds[t]; k < c->bounds[t + 1]; k++) {
+        if (!b->fail[k]) tokenizer_encode(c->tok, b->texts[k], b->lens[k], false, &c->scratch[t], ids);
+        b->doc_end[k] = ids->n;
+    }
+}
+
+static void join_cpu_range(void *arg, int t, int nt)
+{
+    (void)nt;
+    tb_ctx *c = arg;
+    tb_block *b = c->cur;
+    const tok_ids *ids = &c->cpu_ids[t];
+    size_t at = 0;
+    for (int u = 0; u < t; u++) at += c->cpu_ids[u].n;
+    memcpy(b->ids.ids + at, ids->ids, ids->n * sizeof *ids->ids);
+    for (size_t k = c->bounds[t]; k < c->bounds[t + 1]; k++) b->doc_end[k] += at;
+}
+
+/* Encodes block b on the team's threads, the documents split by text bytes. */
+static void encode_cpu(tb_ctx *c, tb_block *b)
+{
+    size_t sum = 0;
+    for (size_t k = 0; k < b->n; k++) b->doc_end[k] = sum += b->lens[k] + 1; /* text bytes as weights, for now */
+    balance(b, c->nt, c->bounds, b->doc_end);
+    team_run(c->team, encode_cpu_range, c);
+    size_t total = 0;
+    for (int t = 0; t < c->nt; t++) total += c->cpu_ids[t].n;
+    b->ids.n = 0;
+    ids_reserve(&b->ids, total);
+    b->ids.n = total;
+    team_run(c->team, join_cpu_range, c);
+}
+
+/* Encodes block b: on the GPU when it is up, else on the CPU. */
+static void encode_block(tb_ctx *c, tb_block *b)
+{
+    double t0 = now_seconds();
+    b->ids.n = 0;
+    int state = c->enc == TB_ENCODE_CPU ? GPU_FAILED : atomic_load(&c->gpu.state);
+    if (state == GPU_FAILED && c->gpu_required && c->gpu.started)
+        dief(EXIT_USAGE, "--device gpu: %s", c->gpu.why.data ? c->gpu.why.data : "the GPU did not start");
+    if (state == GPU_READY) {
+        wbuf err = WBUF_INIT;
+        if (gpu_bpe_encode(c->gpu.g, b->texts, b->lens, b->n, &b->ids, b->doc_end, &err) == 0) {
+            c->times.encode_gpu += now_seconds() - t0;
+            c->times.blocks_gpu++;
+            c->times.bytes_gpu += b->src.len;
+            buf_free(&err);
+            return;
+        }
+        warnf("tokenize: %s; this block goes to the CPU", err.data);
+        buf_free(&err);
+        b->ids.n = 0;
+    }
+    encode_cpu(c, b);
+    c->times.encode_cpu += now_seconds() - t0;
+    c->times.blocks_cpu++;
+    c->times.bytes_cpu += b->src.len;
+}
+
+/* ---- format and write (the writer thread) ---- */
+
+static size_t doc_ids(const tb_block *b, size_t k, const uint32_t **ids)
+{
+    size_t from = k ? b->doc_end[k - 1] : 0;
+    *ids = b->ids.ids + from;
+    return b->doc_end[k] - from;
+}
+
+/* Bytes of --format bin for the writer's range t. */
+static void bin_size_range(void *arg, int t, int nt)
+{
+    (void)nt;
+    tb_ctx *c = arg;
+    const tb_block *b = c->writing;
+    size_t extra = (c->bos != TOKEN_FORMAT_NONE) + (c->eos != TOKEN_FORMAT_NONE), bytes = 0;
+    for (size_t k = c->fmt_bounds[t]; k < c->fmt_bounds[t + 1]; k++) {
+        if (b->fail[k]) continue;
+        const uint32_t *ids;
+        bytes += sizeof(uint32_t) * (1 + extra + doc_ids(b, k, &ids));
+    }
+    c->fmt_bytes[t] = bytes;
+}
+
+static void bin_write_range(void *arg, int t, int nt)
+{
+    (void)nt;
+    tb_ctx *c = arg;
+    const tb_block *b = c->writing;
+    size_t at = 0;
+    for (int u = 0; u < t; u++) at += c->fmt_bytes[u];
+    uint32_t extra = (c->bos != TOKEN_FORMAT_NONE) + (c->eos != TOKEN_FORMAT_NONE);
+    char *p = c->bin.data + at;
+    for (size_t k = c->fmt_bounds[t]; k < c->fmt_bounds[t + 1]; k++) {
+        if (b->fail[k]) continue;
+        const uint32_t *ids;
+        size_t n = doc_ids(b, k, &ids);
+        uint32_t count = (uint32_t)n + extra; /* little-endian hosts only (x86-64, arm64), as the engine path */
+        memcpy(p, &count, sizeof count), p += sizeof count;
+        if (c->bos != TOKEN_FORMAT_NONE) memcpy(p, &c->bos, sizeof c->bos), p += sizeof c->bos;
+        memcpy(p, ids, n * sizeof *ids), p += n * sizeof *ids;
+        if (c->eos != TOKEN_FORMAT_NONE) memcpy(p, &c->eos, sizeof c->eos), p += sizeof c->eos;
+    }
+}
+
+static void jsonl_range(void *arg, int t, int nt)
+{
+    (void)nt;
+    tb_ctx *c = arg;
+    const tb_block *b = c->writing;
+    wbuf *out = &c->fmt[t];
+    buf_clear(out);
+    for (size_t k = c->fmt_bounds[t]; k < c->fmt_bounds[t + 1]; k++) {
+        if (b->fail[k]) continue;
+        const uint32_t *ids;
+        size_t n = doc_ids(b, k, &ids);
+        token_format_jsonl(out, b->lines[k], b->close[k], c->bos, ids, n, c->eos);
+    }
+}
+
+/* Each document's ids to the shard writer, in input order. */
+static void write_shards(tb_ctx *c, const tb_block *b)
+{
+    const tokenize_shard_sink *sink = c->sink;
+    for (size_t k = 0; k < b->n; k++) {
+        uint64_t ordinal = b->first_ordinal + k;
+        if (b->fail[k]) continue;
+        const uint32_t *ids;
+        size_t n = doc_ids(b, k, &ids);
+        if (sink->stats)
+            shard_writer_add_counted(sink->writer, ids, n, sink->stats, b->src.file, ordinal, c->bin_offset);
+        else if (shard_writer_add_document(sink->writer, ids, n))
+            dief(EXIT_FATAL, "%s: document %llu: %s", b->src.file, (unsigned long long)ordinal,
+                 shard_writer_error(sink->writer));
+        c->bin_offset += sizeof(uint32_t) * (1 + (uint64_t)n);
+    }
+}
+
+static void write_block(tb_ctx *c, tb_block *b)
+{
+    double t0 = now_seconds();
+    c->writing = b;
+    int nt = team_size(c->wteam);
+    for (size_t k = 0; k < b->n; k++) b->doc_end[k] += k; /* weights: ids and one per document */
+    balance(b, nt, c->fmt_bounds, b->doc_end);
+    for (size_t k = 0; k < b->n; k++) b->doc_end[k] -= k;
+    if (c->format == TOKENIZE_SHARDS) {
+        write_shards(c, b);
+        c->times.format += now_seconds() - t0;
+        return;
+    }
+    if (c->format == TOKENIZE_BIN) {
+        team_run(c->wteam, bin_size_range, c);
+        size_t total = 0;
+        for (int t = 0; t < nt; t++) total += c->fmt_bytes[t];
+        buf_clear(&c->bin);
+        buf_reserve(&c->bin, total);
+        team_run(c->wteam, bin_write_range, c);
+        double t1 = now_seconds();
+        c->times.format += t1 - t0;
+        output_write(c->out, c->bin.data, total);
+        c->times.write += now_seconds() - t1;
+        return;
+    }
+    team_run(c->wteam, jsonl_range, c);
+    double t1 = now_seconds();
+    c->times.format += t1 - t0;
+    for (int t = 0; t < nt; t++) output_write(c->out, c->fmt[t].data, c->fmt[t].len);
+    c->times.write += now_seconds() - t1;
+}
+
+/* ---- passing blocks between the threads ---- */
+
+/* Adds b to q, waiting while q is full. */
+static void queue_push(tb_ctx *c, tb_queue *q, tb_block *b)
+{
+    pthread_mutex_lock(&c->lock);
+    while (q->n == QUEUE_BLOCKS) pthread_cond_wait(&c->changed, &c->lock);
+    q->items[(q->head + q->n) % QUEUE_BLOCKS] = b;
+    q->n++;
+    pthread_cond_broadcast(&c->changed);
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* The oldest block of q, waiting for one; NULL once q is closed and empty. */
+static tb_block *queue_pop(tb_ctx *c, tb_queue *q)
+{
+    pthread_mutex_lock(&c->lock);
+    while (!q->n && !q->closed) pthread_cond_wait(&c->changed, &c->lock);
+    tb_block *b = NULL;
+    if (q->n) {
+        b = q->items[q->head];
+        q->head = (q->head + 1) % QUEUE_BLOCKS;
+        q->n--;
+        pthread_cond_broadcast(&c->changed);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return b;
+}
+
+/* No more blocks will come into q. */
+static void queue_close(tb_ctx *c, tb_queue *q)
+{
+    pthread_mutex_lock(&c->lock);
+    q->closed = true;
+    pthread_cond_broadcast(&c->changed);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static tb_block *take_block(tb_ctx *c)
+{
+    pthread_mutex_lock(&c->lock);
+    tb_block *b = c->free_blocks;
+    if (b) c->free_blocks = b->next_free;
+    pthread_mutex_unlock(&c->lock);
+    return b ? b : xcalloc(1, sizeof *b);
+}
+
+static void give_block(tb_ctx *c, tb_block *b)
+{
+    pthread_mutex_lock(&c->lock);
+    b->next_free = c->free_blocks;
+    c->free_blocks = b;
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void free_block(tb_block *b, int nt)
+{
+    for (int t = 0; b->ranges && t < nt; t++) free(b->ranges[t].docs), buf_free(&b->ranges[t].decoded);
+    free(b->ranges);
+    free(b->texts), free(b->lines), free(b->fail), free(b->lens), free(b->close), free(b->doc_end);
+    ids_free(&b->ids);
+    free(b);
+}
+
+/* ---- the three threads ---- */
+
+/* JSONL to ask the source for next. */
+static size_t block_bytes(const tb_ctx *c)
+{
+    if (c->enc != TB_ENCODE_GPU) return TEST_BLOCK_BYTES;
+    return atomic_load(&c->gpu.state) == GPU_READY ? GPU_BLOCK_BYTES : STARTING_BLOCK_BYTES;
+}
+
+static void *scanner_main(void *arg)
+{
+    tb_ctx *c = arg;
+    uint64_t line_no = 1, ordinal = 0;
+    for (;;) {
+        tb_block *b = take_block(c);
+        double t0 = now_seconds();
+        if (!block_source_next(c->src, block_bytes(c), &b->src)) {
+            give_block(c, b);
+            break;
+        }
+        double t1 = now_seconds();
+        if (b->src.file_start) line_no = 1;
+        b->first_ordinal = ordinal;
+        line_no = scan_block(c, b, line_no);
+        ordinal += b->n;
+        double t2 = now_seconds();
+        queue_push(c, &c->scanned, b);
+        c->times.source += t1 - t0;
+        c->times.scan += t2 - t1;
+        c->times.scan_wait += now_seconds() - t2;
+    }
+    queue_close(c, &c->scanned);
+    return NULL;
+}
+
+static void *writer_main(void *arg)
+{
+    tb_ctx *c = arg;
+    for (tb_block *b; (b = queue_pop(c, &c->encoded));) {
+        write_block(c, b);
+        block_source_release(c->src, &b->src);
+        give_block(c, b);
+    }
+    return NULL;
+}
+
+/* The main thread's part: encode each scanned block and pass it on. */
+static void encode_blocks(tb_ctx *c)
+{
+    for (tb_block *b; (b = queue_pop(c, &c->scanned));) {
+        c->cur = b;
+        encode_block(c, b);
+        size_t ok = 0;
+        for (size_t k = 0; k < b->n; k++) ok += !b->fail[k];
+        c->stats.out += ok;
+        uint64_t ntokens = b->ids.n + ok * ((c->bos != TOKEN_FORMAT_NONE) + (c->eos != TOKEN_FORMAT_NONE));
+        stats_add(&c->stats, "tokens", (double)ntokens);
+        double t0 = now_seconds();
+        queue_push(c, &c->encoded, b);
+        c->times.encode_wait += now_seconds() - t0;
+    }
+    queue_close(c, &c->encoded);
+}
+
+static void *close_gpu(void *arg)
+{
+    gpu_start *gs = arg;
+    if (gs->started) pthread_join(gs->thread, NULL);
+    gs->started = false;
+    gpu_bpe_close(gs->g);
+    return NULL;
+}
+
+static void print_times(const tb_ctx *c)
+{
+    const tb_times *m = &c->times;
+    fprintf(stderr,
+            "tokenize times (s): total %.3f | scanner: source %.3f scan %.3f wait %.3f | main: encode-gpu %.3f "
+            "(%llu blocks, %.0f MB) encode-cpu %.3f (%llu blocks, %.0f MB) wait %.3f | writer: format %.3f write "
+            "%.3f | finish %.3f | gpu start %.3f\n",
+            m->total, m->source, m->scan, m->scan_wait, m->encode_gpu, (unsigned long long)m->blocks_gpu,
+            m->bytes_gpu / 1e6, m->encode_cpu, (unsigned long long)m->blocks_cpu, m->bytes_cpu / 1e6, m->encode_wait,
+            m->format, m->write, m->finish, m->gpu_start);
+    if (m->blocks_gpu) {
+        const double *host = c->gpu_host, *dev = c->gpu_dev;
+        fprintf(stderr,
+                "gpu library (s): pack %.3f wait %.3f unpack %.3f | kernels %.3f: cut %.3f encode %.3f merge %.3f "
+                "scan %.3f gather %.3f copy-out %.3f\n",
+                host[0], host[1], host[2], c->gpu_kernels, dev[0], dev[1], dev[2], dev[3], dev[4], dev[5]);
+    }
+}
+
+static void ctx_init(tb_ctx *c, const tokenizer *t, const tokenize_options *o, const stage_opts *so,
+                     tokenize_format format, const tokenize_shard_sink *sink, tb_encoder enc)
+{
+    memset(c, 0, sizeof *c);
+    c->tok = t;
+    c->format = format;
+    c->bos = o->bos ? t->bos : TOKEN_FORMAT_NONE;
+    c->eos = o->eos ? t->eos : TOKEN_FORMAT_NONE;
+    c->sink = sink;
+    c->enc = enc;
+    c->gpu_required = !strcmp(o->device, "gpu");
+    c->nt = so->threads < 1 ? 1 : so->threads > THREADS_MAX ? THREADS_MAX : so->threads;
+    c->scan_team = team_create(c->nt);
+    c->team = team_create(c->nt);
+    c->wteam = team_create(c->nt);
+    c->cpu_ids = xcalloc((size_t)c->nt, sizeof *c->cpu_ids);
+    c->scratch = xcalloc((size_t)c->nt, sizeof *c->scratch);
+    c->bounds = xcalloc((size_t)c->nt + 1, sizeof *c->bounds);
+    c->fmt = xcalloc((size_t)c->nt, sizeof *c->fmt);
+    c->fmt_bounds = xcalloc((size_t)c->nt + 1, sizeof *c->fmt_bounds);
+    c->fmt_bytes = xcalloc((size_t)c->nt, sizeof *c->fmt_bytes);
+    stats_init(&c->stats);
+    stats_init(&c->scan_stats);
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->changed, NULL);
+}
+
+static void ctx_free(tb_ctx *c)
+{
+    team_destroy(c->scan_team);
+    team_destroy(c->team);
+    team_destroy(c->wteam);
+    for (int t = 0; t < c->nt; t++) {
+        ids_free(&c->cpu_ids[t]);
+        bpe_scratch_free(&c->scratch[t]);
+        buf_free(&c->fmt[t]);
+    }
+    free(c->cpu_ids), free(c->scratch), free(c->bounds);
+    free(c->fmt), free(c->fmt_bounds), free(c->fmt_bytes);
+    buf_free(&c->bin);
+    for (tb_block *b = c->free_blocks, *next; b; b = next) next = b->next_free, free_block(b, c->nt);
+    buf_free(&c->gpu.why);
+    stats_free(&c->stats);
+    stats_free(&c->scan_stats);
+    pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->changed);
+}
+
+int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const stage_opts *so, tokenize_format format,
+                        const tokenize_shard_sink *sink, tb_encoder enc)
+{
+    double started = now_seconds();
+    tb_ctx c;
+    ctx_init(&c, t, o, so, format, sink, enc);
+    if (enc == TB_ENCODE_GPU) gpu_start_begin(&c.gpu, t, GPU_BPE_DEVICE);
+    if (enc == TB_ENCODE_EMULATE) { /* tests: every block through the emulated GPU code */
+        gpu_start_begin(&c.gpu, t, GPU_BPE_EMULATE);
+        pthread_join(c.gpu.thread, NULL);
+        c.gpu.started = false;
+        if (!c.gpu.g) dief(EXIT_USAGE, "GPU emulation: %s", c.gpu.why.data);
+    }
+    if (format != TOKENIZE_SHARDS) c.out = output_open(so->output, so->zstd_level);
+    woutput *rejects = so->rejects_path ? output_open(so->rejects_path, 0) : NULL; /* tokenize drops nothing */
+    c.src = block_source_open(so->inputs, so->ninputs, c.nt, enc == TB_ENCODE_GPU ? DECODED_BLOCK_BYTES : TEST_BLOCK_BYTES);
+    progress_start("tokenize", so->quiet);
+    if (pthread_create(&c.scanner, NULL, scanner_main, &c) || pthread_create(&c.writer, NULL, writer_main, &c))
+        dief(EXIT_FATAL, "cannot start a thread");
+
+    encode_blocks(&c);
+    double finish = now_seconds();
+    if (c.gpu.g) { /* the statistics wanted for TIMES_ENV, before the library goes */
+        gpu_bpe_host_seconds(c.gpu.g, c.gpu_host);
+        gpu_bpe_phase_seconds(c.gpu.g, c.gpu_dev);
+        c.gpu_kernels = gpu_bpe_kernel_seconds(c.gpu.g);
+    }
+    pthread_t closer; /* the GPU's memory is given back while the writer finishes */
+    if (pthread_create(&closer, NULL, close_gpu, &c.gpu)) dief(EXIT_FATAL, "cannot start a thread");
+    pthread_join(c.scanner, NULL);
+    pthread_join(c.writer, NULL);
+    progress_stop();
+    int status = block_source_close(c.src);
+    stats_merge(&c.stats, &c.scan_stats);
+    if (c.out) {
+        c.stats.bytes_out = output_bytes(c.out);
+        output_close(c.out);
+    }
+    if (rejects) output_close(rejects);
+    pthread_join(closer, NULL);
+    if (so->stats_path) stats_write_json(&c.stats, "tokenize", so->stats_path);
+    if (so->counts) stats_merge(so->counts, &c.stats);
+    if (!so->quiet) stats_print_summary(&c.stats, winnow_prog);
+    c.times.gpu_start = c.gpu.seconds;
+    c.times.total = now_seconds() - started;
+    c.times.finish = now_seconds() - finish;
+    if (getenv(TIMES_ENV)) print_times(&c);
+    ctx_free(&c);
+    return status;
+}
