@@ -12,11 +12,6 @@ data="$BENCH_TMP/docstream.jsonl"
     cat "$SHARED/jsonl/dclm/data/majority_data.jsonl"
   done; } > "$data"
 bytes=$(stat -c %s "$data")
-# best_of_3 CMD...: "WALL CPU", each the smallest of three runs
-best_of_3() {
-    for run in 1 2 3; do cpu_seconds "$@"; done |
-        awk 'NR == 1 || $1 < w { w = $1 } NR == 1 || $2 < c { c = $2 } END { print w, c }'
-}
 row() { # row WHAT THREADS CMD...
     what=$1 threads=$2
     shift 2

@@ -1,9 +1,15 @@
 # lib.sh - helpers for the bench scripts.
 #   cpu_seconds CMD...   runs CMD (stdout to /dev/null), prints "WALL CPU" seconds
+#   best_of_3 CMD...     "WALL CPU", each the smallest of three runs of CMD
 #   machine_line         one line naming the machine, for the results header
 cpu_seconds() {
     /usr/bin/time -f "%e %U %S" -o "$BENCH_TMP/time" "$@" > /dev/null
     awk '{printf "%.3f %.3f\n", $1, $2 + $3}' "$BENCH_TMP/time"
+}
+# best_of_3 CMD...: "WALL CPU", each the smallest of three runs
+best_of_3() {
+    for run in 1 2 3; do cpu_seconds "$@"; done |
+        awk 'NR == 1 || $1 < w { w = $1 } NR == 1 || $2 < c { c = $2 } END { print w, c }'
 }
 machine_line() {
     echo "$(date -u +%Y-%m-%d), $(nproc) cores $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load average $(cut -d' ' -f1 /proc/loadavg) at start"

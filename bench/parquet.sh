@@ -12,10 +12,6 @@ data="$BENCH_TMP/fineweb-big.parquet"
 (cd tests/parquet && [ -d node_modules ] || npm ci --silent) >&2
 node tests/parquet/make_bench_file.mjs "$data" ${PARQUET_COPIES:-150} 20000 >&2
 text=$("$BUILD/bench/parquet_read" "$data" text)
-best_of_3() {
-    for run in 1 2 3; do cpu_seconds "$@"; done |
-        awk 'NR == 1 || $1 < w { w = $1 } NR == 1 || $2 < c { c = $2 } END { print w, c }'
-}
 row() { # row WHAT THREADS CMD...
     what=$1 threads=$2
     shift 2

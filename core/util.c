@@ -95,6 +95,15 @@ void warnf(const char *fmt, ...)
     va_end(ap);
 }
 
+int fail_msg(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
 void dief(int status, const char *fmt, ...)
 {
     va_list ap;

@@ -49,6 +49,10 @@ void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "winnow STAGE: message" and exits with status (EXIT_USAGE or EXIT_FATAL). */
 void dief(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
+/* Formats a message into err (size errlen) and returns -1: the error
+ * return of functions that report through a caller's buffer. */
+int fail_msg(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* When fd is a pipe, asks for a pipe buffer of 1 MiB (the most an ordinary
  * user may set by default): a stage's 1 MiB write to the next stage then
  * returns at once instead of waiting for 16 reads of 64 KiB on the other

@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <libgen.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,16 +22,6 @@ static const char *const known_sections[] = {"pipeline", "ingest", "filter", "de
 /* [slurm.STEP]: sbatch settings of one step (the steps of pipeline/plan.h). */
 #define SLURM_STEP_PREFIX "slurm."
 static const char *const slurm_steps[] = {"docs", "signatures", "buckets", "apply", "shards", "merge"};
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static char *trim(char *s)
 {
@@ -73,7 +62,7 @@ static void add_option(pl_section *s, const char *key, const char *value, int li
 /* Applies one key of the [pipeline] part. */
 static int set_run_key(pl_config *c, const char *key, const char *value, const char *where, char *err, size_t errlen)
 {
-    if (!value || !*value) return fail(err, errlen, "%s: '%s' needs a value", where, key);
+    if (!value || !*value) return fail_msg(err, errlen, "%s: '%s' needs a value", where, key);
     if (!strcmp(key, "input")) {
         c->globs = xrealloc(c->globs, (size_t)(c->nglobs + 1) * sizeof *c->globs);
         c->globs[c->nglobs++] = absolute(c->base_dir, value);
@@ -85,16 +74,16 @@ static int set_run_key(pl_config *c, const char *key, const char *value, const c
         c->output = absolute(c->base_dir, value);
     } else if (!strcmp(key, "tasks") || !strcmp(key, "jobs")) {
         long long v = parse_count(value);
-        if (v < 1 || v > MAX_TASKS) return fail(err, errlen, "%s: %s wants a number from 1 to %d, not '%s'", where, key, MAX_TASKS, value);
+        if (v < 1 || v > MAX_TASKS) return fail_msg(err, errlen, "%s: %s wants a number from 1 to %d, not '%s'", where, key, MAX_TASKS, value);
         if (key[0] == 't') c->tasks = (int)v;
         else c->jobs = (int)v;
     } else if (!strcmp(key, "compress") || !strcmp(key, "rejects")) {
         bool *flag = key[0] == 'c' ? &c->compress : &c->rejects;
         if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "1")) *flag = true;
         else if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "0")) *flag = false;
-        else return fail(err, errlen, "%s: %s wants true or false, not '%s'", where, key, value);
+        else return fail_msg(err, errlen, "%s: %s wants true or false, not '%s'", where, key, value);
     } else {
-        return fail(err, errlen, "%s: unknown key '%s' (input, work, output, tasks, jobs, compress, rejects)", where, key);
+        return fail_msg(err, errlen, "%s: unknown key '%s' (input, work, output, tasks, jobs, compress, rejects)", where, key);
     }
     return 0;
 }
@@ -121,7 +110,7 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
     free(copy);
 
     FILE *f = fopen(path, "r");
-    if (!f) return fail(err, errlen, "%s: cannot open: %m", path);
+    if (!f) return fail_msg(err, errlen, "%s: cannot open: %m", path);
     char *line = NULL;
     size_t cap = 0;
     int lineno = 0, rc = 0;
@@ -132,7 +121,7 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
         char where[PATH_MAX + 32];
         snprintf(where, sizeof where, "%s:%d", path, lineno);
         if (memchr(line, 0, (size_t)len)) {
-            rc = fail(err, errlen, "%s: a NUL byte; not a text file?", where);
+            rc = fail_msg(err, errlen, "%s: a NUL byte; not a text file?", where);
             break;
         }
         char *s = trim(line);
@@ -140,18 +129,18 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
         if (*s == '[') {
             char *close = strchr(s, ']');
             if (!close || *trim(close + 1)) {
-                rc = fail(err, errlen, "%s: a section header is [name]", where);
+                rc = fail_msg(err, errlen, "%s: a section header is [name]", where);
                 break;
             }
             *close = 0;
             char *name = trim(s + 1);
             if (!known_section(name)) {
-                rc = fail(err, errlen, "%s: unknown section [%s] (pipeline, ingest, filter, dedup, tokenize, shard, slurm, "
+                rc = fail_msg(err, errlen, "%s: unknown section [%s] (pipeline, ingest, filter, dedup, tokenize, shard, slurm, "
                           "slurm.STEP for STEP docs, signatures, buckets, apply, shards or merge)", where, name);
                 break;
             }
             if (pl_config_section(c, name)) {
-                rc = fail(err, errlen, "%s: section [%s] appears twice", where, name);
+                rc = fail_msg(err, errlen, "%s: section [%s] appears twice", where, name);
                 break;
             }
             cur = strcmp(name, "pipeline") ? add_section(c, name) : NULL;
@@ -164,7 +153,7 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
         }
         char *key = trim(s);
         if (!*key || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-_.") != strlen(key)) {
-            rc = fail(err, errlen, "%s: '%s' is not a key (lower-case letters, digits, '-', '_')", where, key);
+            rc = fail_msg(err, errlen, "%s: '%s' is not a key (lower-case letters, digits, '-', '_')", where, key);
             break;
         }
         if (!cur) {
@@ -173,15 +162,15 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
         }
         for (size_t k = 0; k < sizeof reserved_keys / sizeof *reserved_keys; k++)
             if (strncmp(cur->name, "slurm", strlen("slurm")) && !strcmp(key, reserved_keys[k]))
-                rc = fail(err, errlen, "%s: [%s] %s is set by the pipeline itself", where, cur->name, key);
+                rc = fail_msg(err, errlen, "%s: [%s] %s is set by the pipeline itself", where, cur->name, key);
         add_option(cur, key, value, lineno);
     }
     free(line);
     fclose(f);
     if (rc) return rc;
-    if (!c->nglobs) return fail(err, errlen, "%s: no 'input =' line", path);
-    if (!c->work) return fail(err, errlen, "%s: no 'work =' line (the work directory)", path);
-    if (!c->output) return fail(err, errlen, "%s: no 'output =' line (the output directory)", path);
+    if (!c->nglobs) return fail_msg(err, errlen, "%s: no 'input =' line", path);
+    if (!c->work) return fail_msg(err, errlen, "%s: no 'work =' line (the work directory)", path);
+    if (!c->output) return fail_msg(err, errlen, "%s: no 'output =' line (the output directory)", path);
     if (!c->tasks) c->tasks = 1;
     return 0;
 }

@@ -2,7 +2,6 @@
 #include "shards/shard_parts.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,16 +12,6 @@
 #include "core/output.h"
 #include "core/util.h"
 #include "shards/shard_format.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static bool same_text(const char *a, const char *b)
 {
@@ -61,7 +50,7 @@ static int move_file(const char *dir_from, const char *from, const char *dir_to,
     int rc = 0;
     if (rename(src, dst) != 0) {
         int e = errno;
-        if (e != ENOENT || !exists(dst)) rc = fail(err, errlen, "cannot move %s to %s: %s", src, dst, strerror(e));
+        if (e != ENOENT || !exists(dst)) rc = fail_msg(err, errlen, "cannot move %s to %s: %s", src, dst, strerror(e));
     }
     free(src);
     free(dst);
@@ -87,15 +76,15 @@ static void remove_stale_shards(const char *dir, uint32_t from)
 
 int shard_parts_merge(const char *dir, const shard_part *parts, int nparts, char *err, size_t errlen)
 {
-    if (nparts < 1) return fail(err, errlen, "%s: no parts to merge", dir);
+    if (nparts < 1) return fail_msg(err, errlen, "%s: no parts to merge", dir);
     uint64_t total = 0;
     for (int k = 0; k < nparts; k++) {
         if (!same_settings(parts[0].m, parts[k].m))
-            return fail(err, errlen, "%s: part %d was written with other settings than part 0 (tokenizer, dtype, "
+            return fail_msg(err, errlen, "%s: part %d was written with other settings than part 0 (tokenizer, dtype, "
                         "special ids or shard options differ)", parts[k].dir, k);
         total += parts[k].m->nshards;
     }
-    if (total > UINT32_MAX) return fail(err, errlen, "%s: too many shards (%llu)", dir, (unsigned long long)total);
+    if (total > UINT32_MAX) return fail_msg(err, errlen, "%s: too many shards (%llu)", dir, (unsigned long long)total);
 
     shard_manifest m = *parts[0].m; /* the settings; the shards and totals are the merge's */
     m.nshards = (uint32_t)total;
