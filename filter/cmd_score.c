@@ -176,25 +176,33 @@ int cmd_score(int argc, char **argv)
     int nspecs = 0, opt;
     char err[256];
     while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        int rc = -1; /* set when the command ends here */
         if (opt == 'h') {
             usage(stdout);
-            return EXIT_OK;
-        }
-        if (stage_parse_common(&opts, opt, optarg)) continue;
-        if (opt == OPT_LABEL) {
+            rc = EXIT_OK;
+        } else if (stage_parse_common(&opts, opt, optarg)) {
+            continue;
+        } else if (opt == OPT_LABEL) {
             label_specs[nspecs++] = optarg;
         } else if (opt == OPT_CLASSIFIER || opt == OPT_MAX_BYTES) {
             const char *key = opt == OPT_CLASSIFIER ? "classifier" : "classifier_max_bytes";
             if (filter_config_set(&config, key, optarg, err, sizeof err)) dief(EXIT_USAGE, "%s", err);
         } else {
             usage(stderr);
-            return EXIT_USAGE;
+            rc = EXIT_USAGE;
+        }
+        if (rc >= 0) {
+            free(label_specs);
+            filter_config_free(&config);
+            return rc;
         }
     }
     stage_take_inputs(&opts, argc, argv);
     if (!*config.classifier) {
         fprintf(stderr, "%s: --classifier NAME=FILE is needed\n", winnow_prog);
         usage(stderr);
+        free(label_specs);
+        filter_config_free(&config);
         return EXIT_USAGE;
     }
     classifiers *cs = classifiers_create(&config);

@@ -302,5 +302,10 @@ int main(void)
                 buf_free(&rejects);
             }
     unlink(in_path), unlink(out_path), unlink(rej_path), rmdir(dir);
+    for (size_t i = 0; i < real.n; i++) free(real.texts[i]);
+    for (size_t i = 0; i < d.n; i++) free(d.ids[i]), free(d.texts[i]);
+    free(real.texts), free(d.ids), free(d.texts);
+    buf_free(&want_kept), buf_free(&want_rejects);
+    minhash_params_free(&c.params);
     return done_testing();
 }
