@@ -9,6 +9,8 @@
 
 #include "core/util.h"
 #include "tokenize/encoding.h"
+#include "tokenize/hf_json.h"
+#include "tokenize/hf_pipeline.h"
 #include "tokenize/vocab_load.h"
 
 #define SHA256_HEX 65
@@ -27,6 +29,26 @@ static char *read_vocab_file(const char *path, size_t *n, wbuf *err)
     return data;
 }
 
+/* Loads a tokenizer.json: its pipeline, and the tokens by id into t->vocab. */
+static int load_hf(tokenizer *t, const char *text, size_t n, wbuf *err)
+{
+    hj_node root;
+    if (hj_parse(text, n, &root, err)) return -1;
+    t->hf = xmalloc(sizeof *t->hf);
+    int rc = hf_pipeline_load(t->hf, &root, &t->vocab, err);
+    hj_free(&root);
+    if (rc) {
+        hf_pipeline_free(t->hf);
+        free(t->hf);
+        t->hf = NULL;
+        return -1;
+    }
+    vocab_finish(&t->vocab);
+    t->bos = t->hf->bos;
+    t->eos = t->hf->eos;
+    return 0;
+}
+
 int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t n, int family, wbuf *err)
 {
     memset(t, 0, sizeof *t);
@@ -38,7 +60,9 @@ int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t 
         return -1;
     }
     int rc;
-    if (vocab_looks_like_json(text, n)) {
+    if (vocab_looks_like_json(text, n) && !e) {
+        return load_hf(t, text, n, err);
+    } else if (vocab_looks_like_json(text, n)) {
         rc = vocab_parse_hf_json(&t->vocab, text, n, &family, err);
     } else {
         if (e) family = (int)e->family;
@@ -105,6 +129,9 @@ int tokenizer_load(tokenizer *t, const char *name, const char *path, int family,
 
 void tokenizer_free(tokenizer *t)
 {
+    if (t->hf) hf_pipeline_free(t->hf);
+    free(t->hf);
+    t->hf = NULL;
     vocab_free(&t->vocab);
 }
 
@@ -226,6 +253,10 @@ static int special_at(const tok_vocab *v, const uint8_t *s, size_t n, size_t pos
 void tokenizer_encode(const tokenizer *t, const char *text, size_t n, bool allow_special, bpe_scratch *scratch,
                       tok_ids *out)
 {
+    if (t->hf) {
+        hf_encode(t->hf, &t->vocab, text, n, allow_special, scratch, out);
+        return;
+    }
     const uint8_t *s = (const uint8_t *)text;
     if (!allow_special || t->vocab.nspecials == 0) {
         encode_ordinary(t, s, n, scratch, out);

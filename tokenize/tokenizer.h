@@ -17,6 +17,7 @@ typedef struct {
     pretok_family family;
     uint32_t eos, bos; /* VOCAB_NO_TOKEN when the encoding has none */
     char name[64];     /* encoding name, or the vocabulary file's base name */
+    struct hf_pipeline *hf; /* a tokenizer.json: its whole pipeline (NULL: tiktoken-style) */
 } tokenizer;
 
 /* Loads the encoding called name from path (a .tiktoken file, Llama 3's

@@ -1,0 +1,350 @@
+/* hf_bpe.c - HF tokenizers' BPE model: merges ranked by their place in
+ * model.merges, applied to a word by a priority queue (lowest rank, then
+ * leftmost; a queued merge is dropped when its pair no longer makes the
+ * same token), as HF's Word::merge_all. ignore_merges looks the whole word
+ * up first; characters missing from the vocab become their "<0xXX>" byte
+ * tokens (byte_fallback) or the unknown token (fused with fuse_unk), or are
+ * dropped when there is neither. Byte-level models work on bytes (their
+ * token strings are decoded from GPT-2's byte alphabet), others on UTF-8
+ * characters. dropout, continuing_subword_prefix and end_of_word_suffix are
+ * refused. Each thread remembers the ids of recent words. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/utf8.h"
+#include "core/util.h"
+#include "tokenize/hf_pipeline.h"
+
+#define BYTE_ALPHABET 512 /* code points used by the byte-level alphabet */
+#define NO_BYTE (-1)
+#define CACHE_SLOTS (1u << 16) /* remembered words per thread */
+#define CACHE_MAX_WORD 256     /* longer words are not remembered */
+
+/* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
+static void byte_alphabet(int byte_of[BYTE_ALPHABET])
+{
+    for (int i = 0; i < BYTE_ALPHABET; i++) byte_of[i] = NO_BYTE;
+    int next = 256;
+    for (int b = 0; b < 256; b++) {
+        bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+        byte_of[printable ? b : next++] = b;
+    }
+}
+
+/* The bytes a token string stands for: decoded from the alphabet (byte-level) or itself. */
+static bool token_bytes(const int *byte_of, const char *s, size_t n, wbuf *out)
+{
+    buf_clear(out);
+    if (!byte_of) {
+        buf_append(out, s, n);
+        return n > 0;
+    }
+    for (size_t i = 0; i < n;) {
+        size_t len;
+        uint32_t cp = utf8_decode((const unsigned char *)s + i, n - i, &len);
+        if (cp >= BYTE_ALPHABET || byte_of[cp] == NO_BYTE) return false;
+        buf_putc(out, (char)byte_of[cp]);
+        i += len;
+    }
+    return out->len > 0;
+}
+
+static uint64_t merge_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32 | b) + 1; }
+
+static uint32_t merge_slot_of(uint64_t key, uint32_t mask)
+{
+    uint64_t h = key * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 32) & mask;
+}
+
+/* The merge of pair (a, b): true with its rank and new id. */
+static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *rank, uint32_t *new_id)
+{
+    uint64_t key = merge_key(a, b);
+    for (uint32_t i = merge_slot_of(key, m->merges_mask);; i = (i + 1) & m->merges_mask) {
+        const hf_merge_slot *sl = &m->merges[i];
+        if (sl->key == key) {
+            *rank = (uint32_t)(sl->value >> 32);
+            *new_id = (uint32_t)sl->value;
+            return true;
+        }
+        if (!sl->key) return false;
+    }
+}
+
+static void merge_put(hf_bpe *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id)
+{
+    uint64_t key = merge_key(a, b);
+    uint32_t i = merge_slot_of(key, m->merges_mask);
+    while (m->merges[i].key && m->merges[i].key != key) i = (i + 1) & m->merges_mask;
+    m->merges[i] = (hf_merge_slot){key, (uint64_t)rank << 32 | new_id}; /* a repeated pair: the later rank, as HF */
+}
+
+/* Reads the token string of a merge part: "a b" or ["a", "b"]. */
+static bool merge_parts(const hj_node *mg, const char **a, size_t *alen, const char **b, size_t *blen)
+{
+    if (mg->type == HJ_ARRAY && mg->len == 2 && mg->items[0].type == HJ_STRING && mg->items[1].type == HJ_STRING) {
+        *a = mg->items[0].str, *alen = mg->items[0].len;
+        *b = mg->items[1].str, *blen = mg->items[1].len;
+        return true;
+    }
+    if (mg->type != HJ_STRING) return false;
+    const char *sp = memchr(mg->str, ' ', mg->len);
+    if (!sp || memchr(sp + 1, ' ', mg->len - (size_t)(sp + 1 - mg->str))) return false;
+    *a = mg->str, *alen = (size_t)(sp - mg->str);
+    *b = sp + 1, *blen = mg->len - *alen - 1;
+    return true;
+}
+
+int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *vocab, wbuf *err)
+{
+    memset(m, 0, sizeof *m);
+    m->unk = VOCAB_NO_TOKEN;
+    for (int b = 0; b < 256; b++) m->byte_token[b] = VOCAB_NO_TOKEN;
+    m->byte_level = byte_level;
+    if (!hj_is_null(model, "dropout")) {
+        buf_printf(err, "model.dropout: must be null (dropout makes encoding random)");
+        return -1;
+    }
+    static const char *const empty_only[] = {"continuing_subword_prefix", "end_of_word_suffix"};
+    for (int i = 0; i < 2; i++) {
+        const hj_node *v = hj_get(model, empty_only[i]);
+        if (v && !(v->type == HJ_NULL || (v->type == HJ_STRING && v->len == 0))) {
+            buf_printf(err, "model.%s: not supported (only null or \"\")", empty_only[i]);
+            return -1;
+        }
+    }
+    const hj_node *v;
+    m->byte_fallback = (v = hj_get(model, "byte_fallback")) && v->type == HJ_BOOL && v->boolean;
+    m->fuse_unk = (v = hj_get(model, "fuse_unk")) && v->type == HJ_BOOL && v->boolean;
+    m->ignore_merges = (v = hj_get(model, "ignore_merges")) && v->type == HJ_BOOL && v->boolean;
+    const hj_node *voc = hj_get(model, "vocab"), *merges = hj_get(model, "merges");
+    if (!voc || voc->type != HJ_OBJECT) {
+        buf_printf(err, "model.vocab: not an object");
+        return -1;
+    }
+    if (!merges || merges->type != HJ_ARRAY) {
+        buf_printf(err, "model.merges: not an array");
+        return -1;
+    }
+    int byte_of_table[BYTE_ALPHABET];
+    int *byte_of = NULL;
+    if (byte_level) {
+        byte_alphabet(byte_of_table);
+        byte_of = byte_of_table;
+    }
+    size_t nbytes = 0;
+    for (size_t i = 0; i < voc->len; i++) nbytes += strlen(voc->keys[i]);
+    vocab_reserve(vocab, voc->len, nbytes);
+    wbuf tb = WBUF_INIT, tb2 = WBUF_INIT;
+    int rc = -1;
+    for (size_t i = 0; i < voc->len; i++) {
+        const hj_node *idn = &voc->items[i];
+        if (idn->type != HJ_NUMBER || idn->number < 0 || idn->number > VOCAB_MAX_ID || idn->number != (uint32_t)idn->number) {
+            buf_printf(err, "model.vocab[\"%.64s\"]: not a token id (0..%u)", voc->keys[i], VOCAB_MAX_ID);
+            goto out;
+        }
+        uint32_t id = (uint32_t)idn->number;
+        const char *key = voc->keys[i];
+        /* a string outside the byte alphabet can never be made from text: it only decodes */
+        if (!token_bytes(byte_of, key, strlen(key), &tb)) continue;
+        if (!vocab_add(vocab, tb.data, tb.len, id, id) && vocab_find(vocab, (const uint8_t *)tb.data, tb.len) != id) {
+            buf_printf(err, "model.vocab[\"%.64s\"]: id %u is given to another token too", key, id);
+            goto out;
+        }
+        if (m->byte_fallback && strlen(key) == 6 && !memcmp(key, "<0x", 3) && key[5] == '>') {
+            unsigned bval;
+            char hex[3] = {key[3], key[4], 0};
+            if (sscanf(hex, "%2X", &bval) == 1 && (key[3] < 'a') && (key[4] < 'a')) m->byte_token[bval] = id;
+        }
+    }
+    const char *unk = hj_get_str(model, "unk_token");
+    if (unk) {
+        token_bytes(byte_of, unk, strlen(unk), &tb);
+        m->unk = tb.len ? vocab_find(vocab, (const uint8_t *)tb.data, tb.len) : VOCAB_NO_TOKEN;
+        if (m->unk == VOCAB_NO_TOKEN) {
+            buf_printf(err, "model.unk_token: \"%.64s\" is not in the vocab", unk);
+            goto out;
+        }
+    }
+    uint32_t slots = 16;
+    while (slots < 2 * merges->len + 16) slots *= 2;
+    m->merges = xcalloc(slots, sizeof *m->merges);
+    m->merges_mask = slots - 1;
+    for (size_t i = 0; i < merges->len; i++) {
+        const char *a, *b;
+        size_t alen, blen;
+        if (!merge_parts(&merges->items[i], &a, &alen, &b, &blen)) {
+            buf_printf(err, "model.merges[%zu]: not \"A B\" nor [\"A\", \"B\"]", i);
+            goto out;
+        }
+        uint32_t ia = VOCAB_NO_TOKEN, ib = VOCAB_NO_TOKEN, inew = VOCAB_NO_TOKEN;
+        if (token_bytes(byte_of, a, alen, &tb)) ia = vocab_find(vocab, (const uint8_t *)tb.data, tb.len);
+        if (token_bytes(byte_of, b, blen, &tb2)) ib = vocab_find(vocab, (const uint8_t *)tb2.data, tb2.len);
+        if (ia != VOCAB_NO_TOKEN && ib != VOCAB_NO_TOKEN) {
+            buf_append(&tb, tb2.data, tb2.len);
+            inew = vocab_find(vocab, (const uint8_t *)tb.data, tb.len);
+        }
+        if (inew == VOCAB_NO_TOKEN) {
+            buf_printf(err, "model.merges[%zu]: a part or the merged token is not in model.vocab", i);
+            goto out;
+        }
+        merge_put(m, ia, ib, (uint32_t)i, inew);
+    }
+    rc = 0;
+out:
+    buf_free(&tb);
+    buf_free(&tb2);
+    return rc;
+}
+
+void hf_bpe_free(hf_bpe *m)
+{
+    free(m->merges);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- the queue: a binary min-heap on (rank, pos) ---- */
+
+static bool item_less(const hf_merge_item *a, const hf_merge_item *b)
+{
+    return a->rank != b->rank ? a->rank < b->rank : a->pos < b->pos;
+}
+
+static void heap_push(hf_scratch *h, size_t *n, hf_merge_item it)
+{
+    if (*n == h->heap_cap) {
+        h->heap_cap = h->heap_cap ? 2 * h->heap_cap : 256;
+        h->heap = xrealloc(h->heap, h->heap_cap * sizeof *h->heap);
+    }
+    size_t i = (*n)++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!item_less(&it, &h->heap[parent])) break;
+        h->heap[i] = h->heap[parent];
+        i = parent;
+    }
+    h->heap[i] = it;
+}
+
+static hf_merge_item heap_pop(hf_scratch *h, size_t *n)
+{
+    hf_merge_item top = h->heap[0], last = h->heap[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && item_less(&h->heap[c + 1], &h->heap[c])) c++;
+        if (!item_less(&h->heap[c], &last)) break;
+        h->heap[i] = h->heap[c];
+        i = c;
+    }
+    if (*n) h->heap[i] = last;
+    return top;
+}
+
+/* ---- one word ---- */
+
+static void add_symbol(hf_scratch *h, size_t *n, uint32_t id, uint32_t len)
+{
+    if (*n == h->sym_cap) {
+        h->sym_cap = h->sym_cap ? 2 * h->sym_cap : 256;
+        h->sym = xrealloc(h->sym, h->sym_cap * sizeof *h->sym);
+    }
+    h->sym[*n] = (hf_symbol){id, (int32_t)*n - 1, (int32_t)*n + 1, len};
+    (*n)++;
+}
+
+/* HF's merge_word: the word's symbols, then merge_all. */
+static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
+                       tok_ids *out)
+{
+    size_t ns = 0;
+    uint32_t unk_len = 0; /* an unknown run not added yet (HF adds it at the next known character) */
+    for (size_t i = 0; i < n;) {
+        size_t len = 1;
+        if (!m->byte_level) {
+            len = utf8_valid_seq(s + i, n - i);
+            if (!len) len = 1;
+        }
+        uint32_t id = vocab_find(vocab, s + i, len);
+        if (id != VOCAB_NO_TOKEN) {
+            if (unk_len) add_symbol(h, &ns, m->unk, unk_len);
+            unk_len = 0;
+            add_symbol(h, &ns, id, (uint32_t)len);
+            i += len;
+            continue;
+        }
+        bool all_bytes = m->byte_fallback;
+        for (size_t k = 0; k < len && all_bytes; k++) all_bytes = m->byte_token[s[i + k]] != VOCAB_NO_TOKEN;
+        if (all_bytes) { /* before a pending unknown run, as HF */
+            for (size_t k = 0; k < len; k++) add_symbol(h, &ns, m->byte_token[s[i + k]], 1);
+        } else if (m->unk != VOCAB_NO_TOKEN) {
+            if (unk_len && !m->fuse_unk) add_symbol(h, &ns, m->unk, unk_len), unk_len = 0;
+            unk_len += (uint32_t)len;
+        }
+        i += len;
+    }
+    if (unk_len) add_symbol(h, &ns, m->unk, unk_len);
+    if (!ns) return;
+    h->sym[ns - 1].next = -1;
+    size_t nq = 0;
+    for (size_t i = 0; i + 1 < ns; i++) {
+        uint32_t rank, new_id;
+        if (merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank, &new_id))
+            heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)i, new_id});
+    }
+    while (nq) {
+        hf_merge_item top = heap_pop(h, &nq);
+        hf_symbol *cur = &h->sym[top.pos];
+        if (cur->len == 0 || cur->next < 0) continue;
+        hf_symbol *right = &h->sym[cur->next];
+        uint32_t rank, new_id;
+        if (!merge_find(m, cur->id, right->id, &rank, &new_id) || new_id != top.new_id) continue;
+        cur->id = new_id;
+        cur->len += right->len;
+        cur->next = right->next;
+        right->len = 0;
+        if (cur->next >= 0) h->sym[cur->next].prev = (int32_t)top.pos;
+        if (cur->prev >= 0 && merge_find(m, h->sym[cur->prev].id, cur->id, &rank, &new_id))
+            heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)cur->prev, new_id});
+        if (cur->next >= 0 && merge_find(m, cur->id, h->sym[cur->next].id, &rank, &new_id))
+            heap_push(h, &nq, (hf_merge_item){rank, top.pos, new_id});
+    }
+    for (int32_t i = 0; i >= 0; i = h->sym[i].next) ids_push(out, h->sym[i].id);
+}
+
+void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h, tok_ids *out)
+{
+    if (!n) return;
+    if (m->ignore_merges) {
+        uint32_t id = vocab_find(vocab, s, n);
+        if (id != VOCAB_NO_TOKEN) {
+            ids_push(out, id);
+            return;
+        }
+    }
+    uint64_t hash = vocab_hash(s, n);
+    hf_cache_entry *e = NULL;
+    if (n <= CACHE_MAX_WORD) {
+        if (!h->cache) h->cache = xcalloc(CACHE_SLOTS, sizeof *h->cache);
+        e = &h->cache[hash & (CACHE_SLOTS - 1)];
+        if (e->mem && e->hash == hash && e->len == n && !memcmp(e->mem, s, n)) {
+            ids_reserve(out, e->nids);
+            memcpy(out->ids + out->n, e->mem + n, e->nids * sizeof(uint32_t));
+            out->n += e->nids;
+            return;
+        }
+    }
+    size_t first = out->n;
+    merge_word(m, vocab, s, n, h, out);
+    if (e) {
+        size_t nids = out->n - first;
+        free(e->mem);
+        e->mem = xmalloc(n + nids * sizeof(uint32_t));
+        memcpy(e->mem, s, n);
+        memcpy(e->mem + n, out->ids + first, nids * sizeof(uint32_t));
+        e->hash = hash, e->len = (uint32_t)n, e->nids = (uint32_t)nids;
+    }
+}
