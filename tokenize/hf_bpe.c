@@ -18,8 +18,6 @@
 
 #define BYTE_ALPHABET 512 /* code points used by the byte-level alphabet */
 #define NO_BYTE (-1)
-#define CACHE_SLOTS (1u << 16) /* remembered words per thread */
-#define CACHE_MAX_WORD 256     /* longer words are not remembered */
 
 /* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
 static void byte_alphabet(int byte_of[BYTE_ALPHABET])
@@ -268,7 +266,7 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
             len = utf8_valid_seq(s + i, n - i);
             if (!len) len = 1;
         }
-        uint32_t id = vocab_find(vocab, s + i, len);
+        uint32_t id = len == 1 ? vocab->byte_id[s[i]] : vocab_find(vocab, s + i, len);
         if (id != VOCAB_NO_TOKEN) {
             if (unk_len) add_symbol(h, &ns, m->unk, unk_len);
             unk_len = 0;
@@ -315,36 +313,28 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
     for (int32_t i = 0; i >= 0; i = h->sym[i].next) ids_push(out, h->sym[i].id);
 }
 
-void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h, tok_ids *out)
+void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
+                   tok_ids *out)
 {
-    if (!n) return;
-    if (m->ignore_merges) {
-        uint32_t id = vocab_find(vocab, s, n);
-        if (id != VOCAB_NO_TOKEN) {
-            ids_push(out, id);
-            return;
-        }
-    }
-    uint64_t hash = vocab_hash(s, n);
     hf_cache_entry *e = NULL;
-    if (n <= CACHE_MAX_WORD) {
-        if (!h->cache) h->cache = xcalloc(CACHE_SLOTS, sizeof *h->cache);
-        e = &h->cache[hash & (CACHE_SLOTS - 1)];
-        if (e->mem && e->hash == hash && e->len == n && !memcmp(e->mem, s, n)) {
+    if (n <= HF_CACHE_BYTES) {
+        if (!h->cache) h->cache = xcalloc(HF_CACHE_SLOTS, sizeof *h->cache);
+        e = &h->cache[hash & (HF_CACHE_SLOTS - 1)];
+        if (e->len == n && e->hash == (uint32_t)hash && !memcmp(e->bytes, s, n)) {
             ids_reserve(out, e->nids);
-            memcpy(out->ids + out->n, e->mem + n, e->nids * sizeof(uint32_t));
+            memcpy(out->ids + out->n, e->ids, e->nids * sizeof(uint32_t));
             out->n += e->nids;
             return;
         }
     }
     size_t first = out->n;
-    merge_word(m, vocab, s, n, h, out);
-    if (e) {
-        size_t nids = out->n - first;
-        free(e->mem);
-        e->mem = xmalloc(n + nids * sizeof(uint32_t));
-        memcpy(e->mem, s, n);
-        memcpy(e->mem + n, out->ids + first, nids * sizeof(uint32_t));
-        e->hash = hash, e->len = (uint32_t)n, e->nids = (uint32_t)nids;
+    uint32_t id = m->ignore_merges ? vocab_find_hashed(vocab, s, n, hash) : VOCAB_NO_TOKEN;
+    if (id != VOCAB_NO_TOKEN) ids_push(out, id);
+    else merge_word(m, vocab, s, n, h, out);
+    size_t nids = out->n - first;
+    if (e && nids <= HF_CACHE_IDS) {
+        e->hash = (uint32_t)hash, e->len = (uint8_t)n, e->nids = (uint8_t)nids;
+        memcpy(e->bytes, s, n);
+        memcpy(e->ids, out->ids + first, nids * sizeof(uint32_t));
     }
 }

@@ -10,6 +10,7 @@
 #define JIT_STACK_START (32 * 1024)
 #define JIT_STACK_MAX (8 * 1024 * 1024) /* deep backtracking on long runs must not fail a match */
 #define MATCH_PAIRS 16
+#define PREFETCH_AHEAD 8 /* pieces between starting to load a remembered word and using it */
 
 void hf_scratch_init(hf_scratch *h)
 {
@@ -32,8 +33,6 @@ static void pieces_free(hf_pieces *p)
 
 static void cache_clear(hf_scratch *h)
 {
-    if (!h->cache) return;
-    for (size_t i = 0; i < (1u << 16); i++) free(h->cache[i].mem);
     free(h->cache);
     h->cache = NULL;
 }
@@ -170,8 +169,22 @@ static void encode_text(const hf_pipeline *p, const tok_vocab *vocab, const char
 {
     if (!n) return;
     hf_pretokenize(p, s, n, first, h, &h->pieces, &h->pieces_tmp);
-    for (size_t i = 0; i < h->pieces.n; i++)
-        hf_bpe_encode(&p->bpe, vocab, (const uint8_t *)h->pieces.text.data + h->pieces.off[i], h->pieces.len[i], h, out);
+    const hf_pieces *pc = &h->pieces;
+    const uint8_t *base = (const uint8_t *)pc->text.data;
+    uint64_t hash[PREFETCH_AHEAD];
+    for (size_t i = 0; i < pc->n && i < PREFETCH_AHEAD; i++) {
+        hash[i] = vocab_hash(base + pc->off[i], pc->len[i]);
+        hf_bpe_prefetch(h, hash[i]);
+    }
+    for (size_t i = 0; i < pc->n; i++) {
+        uint64_t hi = hash[i % PREFETCH_AHEAD];
+        size_t ahead = i + PREFETCH_AHEAD;
+        if (ahead < pc->n) { /* the word a few pieces on: its remembered entry starts loading now */
+            hash[ahead % PREFETCH_AHEAD] = vocab_hash(base + pc->off[ahead], pc->len[ahead]);
+            hf_bpe_prefetch(h, hash[ahead % PREFETCH_AHEAD]);
+        }
+        hf_bpe_encode(&p->bpe, vocab, base + pc->off[i], pc->len[i], hi, h, out);
+    }
 }
 
 void hf_encode(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size_t n, bool match_added,

@@ -120,11 +120,16 @@ typedef struct {
     uint32_t rank, pos, new_id;
 } hf_merge_item;
 
-/* One remembered word: its bytes then its ids in mem. */
+#define HF_CACHE_BYTES 26 /* words of up to this many bytes ... */
+#define HF_CACHE_IDS 8    /* ... and ids are remembered, in one cache line */
+#define HF_CACHE_SLOTS (1u << 16)
+
+/* One remembered word and its ids (len 0: empty). */
 typedef struct {
-    uint64_t hash;
-    uint32_t len, nids;
-    uint8_t *mem;
+    uint32_t hash; /* the low half of the word's vocab_hash */
+    uint8_t len, nids;
+    uint8_t bytes[HF_CACHE_BYTES];
+    uint32_t ids[HF_CACHE_IDS];
 } hf_cache_entry;
 
 /* A span of text that is an added token (index >= 0) or ordinary text (-1). */
@@ -225,7 +230,15 @@ size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char 
  * id: byte-level tokens decoded); 0 or -1. */
 int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *vocab, wbuf *err);
 void hf_bpe_free(hf_bpe *m);
-/* Appends the ids of one pre-tokenized piece (HF's BPE::tokenize). */
-void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h, tok_ids *out);
+/* Appends the ids of one pre-tokenized piece (HF's BPE::tokenize); hash is
+ * vocab_hash(s, n) (n >= 1). */
+void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
+                   tok_ids *out);
+
+/* Starts loading the remembered word a piece with this hash would use. */
+static inline __attribute__((always_inline)) void hf_bpe_prefetch(const hf_scratch *h, uint64_t hash)
+{
+    if (h->cache) __builtin_prefetch(&h->cache[hash & (HF_CACHE_SLOTS - 1)]);
+}
 
 #endif
