@@ -18,6 +18,7 @@
 
 #define BYTE_ALPHABET 512 /* code points used by the byte-level alphabet */
 #define NO_BYTE (-1)
+#define LOOKUP_BATCH 16 /* merge lookups started together when a word is set up */
 
 /* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
 static void byte_alphabet(int byte_of[BYTE_ALPHABET])
@@ -69,6 +70,41 @@ static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t 
         }
         if (!sl->key) return false;
     }
+}
+
+/* merge_find through the thread's recent lookups. */
+static inline bool merge_find_cached(const hf_bpe *m, hf_scratch *h, uint32_t a, uint32_t b, uint32_t *rank,
+                                     uint32_t *new_id)
+{
+    uint64_t key = merge_key(a, b);
+    hf_pair_entry *e = &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> 49];
+    if (e->key != key) {
+        uint32_t r = UINT32_MAX, id = 0;
+        merge_find(m, a, b, &r, &id);
+        *e = (hf_pair_entry){key, r, id};
+    }
+    *rank = e->rank;
+    *new_id = e->new_id;
+    return e->rank != UINT32_MAX;
+}
+
+/* Starts loading the merge table's slot for pair (a, b) when the recent lookups do not hold it. */
+static inline __attribute__((always_inline)) void merge_prefetch(const hf_bpe *m, const hf_scratch *h, uint32_t a,
+                                                                 uint32_t b)
+{
+    uint64_t key = merge_key(a, b);
+    if (h->pairs[(key * 0xD6E8FEB86659FD93ull) >> 49].key != key)
+        __builtin_prefetch(&m->merges[merge_slot_of(key, m->merges_mask)]);
+}
+
+/* The id of the character s[0..len) (len 2..4) through the thread's recent lookups. */
+static inline uint32_t char_id(const tok_vocab *vocab, hf_scratch *h, const uint8_t *s, size_t len)
+{
+    uint32_t bytes = 0;
+    memcpy(&bytes, s, len);
+    hf_char_entry *e = &h->chars[(bytes * 0x9E3779B1u) >> 20];
+    if (e->bytes != bytes) *e = (hf_char_entry){bytes, vocab_find(vocab, s, len)};
+    return e->id;
 }
 
 static void merge_put(hf_bpe *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id)
@@ -266,7 +302,7 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
             len = utf8_valid_seq(s + i, n - i);
             if (!len) len = 1;
         }
-        uint32_t id = len == 1 ? vocab->byte_id[s[i]] : vocab_find(vocab, s + i, len);
+        uint32_t id = len == 1 ? vocab->byte_id[s[i]] : char_id(vocab, h, s + i, len);
         if (id != VOCAB_NO_TOKEN) {
             if (unk_len) add_symbol(h, &ns, m->unk, unk_len);
             unk_len = 0;
@@ -288,27 +324,35 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
     if (!ns) return;
     h->sym[ns - 1].next = -1;
     size_t nq = 0;
-    for (size_t i = 0; i + 1 < ns; i++) {
-        uint32_t rank, new_id;
-        if (merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank, &new_id))
-            heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)i, new_id});
+    for (size_t b = 0; b + 1 < ns; b += LOOKUP_BATCH) { /* the pairs' loads overlap */
+        size_t e = b + LOOKUP_BATCH < ns - 1 ? b + LOOKUP_BATCH : ns - 1;
+        for (size_t i = b; i < e; i++) merge_prefetch(m, h, h->sym[i].id, h->sym[i + 1].id);
+        for (size_t i = b; i < e; i++) {
+            uint32_t rank, new_id;
+            if (merge_find_cached(m, h, h->sym[i].id, h->sym[i + 1].id, &rank, &new_id))
+                heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)i, new_id, h->sym[i].id, h->sym[i + 1].id});
+        }
     }
     while (nq) {
         hf_merge_item top = heap_pop(h, &nq);
         hf_symbol *cur = &h->sym[top.pos];
         if (cur->len == 0 || cur->next < 0) continue;
         hf_symbol *right = &h->sym[cur->next];
+        /* HF drops a queued merge whose pair no longer makes top.new_id; a
+         * symbol only grows, so that is exactly when either id changed */
+        if (cur->id != top.left || right->id != top.right) continue;
         uint32_t rank, new_id;
-        if (!merge_find(m, cur->id, right->id, &rank, &new_id) || new_id != top.new_id) continue;
-        cur->id = new_id;
+        cur->id = top.new_id;
         cur->len += right->len;
         cur->next = right->next;
         right->len = 0;
         if (cur->next >= 0) h->sym[cur->next].prev = (int32_t)top.pos;
-        if (cur->prev >= 0 && merge_find(m, h->sym[cur->prev].id, cur->id, &rank, &new_id))
-            heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)cur->prev, new_id});
-        if (cur->next >= 0 && merge_find(m, cur->id, h->sym[cur->next].id, &rank, &new_id))
-            heap_push(h, &nq, (hf_merge_item){rank, top.pos, new_id});
+        if (cur->prev >= 0) merge_prefetch(m, h, h->sym[cur->prev].id, cur->id);
+        if (cur->next >= 0) merge_prefetch(m, h, cur->id, h->sym[cur->next].id);
+        if (cur->prev >= 0 && merge_find_cached(m, h, h->sym[cur->prev].id, cur->id, &rank, &new_id))
+            heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)cur->prev, new_id, h->sym[cur->prev].id, cur->id});
+        if (cur->next >= 0 && merge_find_cached(m, h, cur->id, h->sym[cur->next].id, &rank, &new_id))
+            heap_push(h, &nq, (hf_merge_item){rank, top.pos, new_id, cur->id, h->sym[cur->next].id});
     }
     for (int32_t i = 0; i >= 0; i = h->sym[i].next) ids_push(out, h->sym[i].id);
 }
@@ -316,9 +360,13 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
 void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
                    tok_ids *out)
 {
+    if (!h->cache) {
+        h->cache = xcalloc(HF_CACHE_SLOTS, sizeof *h->cache);
+        h->pairs = xcalloc(HF_PAIR_SLOTS, sizeof *h->pairs);
+        h->chars = xcalloc(HF_CHAR_SLOTS, sizeof *h->chars);
+    }
     hf_cache_entry *e = NULL;
     if (n <= HF_CACHE_BYTES) {
-        if (!h->cache) h->cache = xcalloc(HF_CACHE_SLOTS, sizeof *h->cache);
         e = &h->cache[hash & (HF_CACHE_SLOTS - 1)];
         if (e->len == n && e->hash == (uint32_t)hash && !memcmp(e->bytes, s, n)) {
             ids_reserve(out, e->nids);

@@ -34,7 +34,11 @@ static void pieces_free(hf_pieces *p)
 static void cache_clear(hf_scratch *h)
 {
     free(h->cache);
+    free(h->pairs);
+    free(h->chars);
     h->cache = NULL;
+    h->pairs = NULL;
+    h->chars = NULL;
 }
 
 void hf_scratch_free(hf_scratch *h)
@@ -180,8 +184,9 @@ static void encode_text(const hf_pipeline *p, const tok_vocab *vocab, const char
         uint64_t hi = hash[i % PREFETCH_AHEAD];
         size_t ahead = i + PREFETCH_AHEAD;
         if (ahead < pc->n) { /* the word a few pieces on: its remembered entry starts loading now */
-            hash[ahead % PREFETCH_AHEAD] = vocab_hash(base + pc->off[ahead], pc->len[ahead]);
-            hf_bpe_prefetch(h, hash[ahead % PREFETCH_AHEAD]);
+            uint64_t ha = hash[ahead % PREFETCH_AHEAD] = vocab_hash(base + pc->off[ahead], pc->len[ahead]);
+            hf_bpe_prefetch(h, ha);
+            if (p->bpe.ignore_merges) vocab_prefetch(vocab, ha, pc->len[ahead]);
         }
         hf_bpe_encode(&p->bpe, vocab, base + pc->off[i], pc->len[i], hi, h, out);
     }

@@ -118,11 +118,26 @@ typedef struct {
 /* A candidate merge in the queue (HF's Merge). */
 typedef struct {
     uint32_t rank, pos, new_id;
+    uint32_t left, right; /* the pair's ids when it was queued */
 } hf_merge_item;
 
 #define HF_CACHE_BYTES 26 /* words of up to this many bytes ... */
 #define HF_CACHE_IDS 8    /* ... and ids are remembered, in one cache line */
 #define HF_CACHE_SLOTS (1u << 16)
+
+#define HF_PAIR_SLOTS (1u << 15) /* recent merge lookups per thread (512 KB) */
+#define HF_CHAR_SLOTS (1u << 12) /* recent lookups of multi-byte characters */
+
+/* A recent merge lookup: the pair's key, its rank (UINT32_MAX: no merge) and new id. */
+typedef struct {
+    uint64_t key;
+    uint32_t rank, new_id;
+} hf_pair_entry;
+
+/* A recent character lookup: its UTF-8 bytes packed little-endian (0: empty) and id. */
+typedef struct {
+    uint32_t bytes, id;
+} hf_char_entry;
 
 /* One remembered word and its ids (len 0: empty). */
 typedef struct {
@@ -206,6 +221,8 @@ struct hf_scratch {
     hf_merge_item *heap;
     size_t heap_cap;
     hf_cache_entry *cache;
+    hf_pair_entry *pairs;
+    hf_char_entry *chars;
 };
 
 /* Splits s[0..n) by p's pre-tokenizers into out (cleared first); first: the
