@@ -33,7 +33,41 @@ static void set_add(hf_added_set *set, const char *content, size_t len, uint32_t
     set->lengths[i] = (uint32_t)len;
 }
 
-int hf_added_load(hf_pipeline *p, const hj_node *list, wbuf *err)
+/* One entry of added_tokens as HF keeps it. */
+typedef struct {
+    const char *content;
+    size_t len;
+    bool special, lstrip, rstrip, single_word, normalized;
+} entry;
+
+static bool same_entry(const entry *a, const entry *b)
+{
+    return a->len == b->len && !memcmp(a->content, b->content, a->len) && a->special == b->special &&
+           a->lstrip == b->lstrip && a->rstrip == b->rstrip && a->single_word == b->single_word &&
+           a->normalized == b->normalized;
+}
+
+/* Adds one pattern: an entry matched by (its normalized) content, giving id. */
+static void add_pattern(hf_pipeline *p, const entry *e, uint32_t id, hf_scratch *h, wbuf *norm, wbuf *tmp)
+{
+    const char *c = e->content;
+    size_t len = e->len;
+    if (e->normalized) {
+        hf_normalize(p, c, len, h, norm, tmp);
+        c = norm->data, len = norm->len;
+    }
+    hf_added_token *t = &p->added[p->nadded++];
+    t->content = xmalloc(len + 1);
+    memcpy(t->content, c ? c : "", len);
+    t->content[len] = 0;
+    t->len = len;
+    t->id = id;
+    t->special = e->special;
+    t->normalized = e->normalized;
+    if (len) set_add(e->normalized ? &p->normalized_set : &p->raw_set, t->content, len, (uint32_t)(p->nadded - 1));
+}
+
+int hf_added_load(hf_pipeline *p, const hj_node *list, tok_vocab *vocab, wbuf *err)
 {
     vocab_init(&p->raw_set.by_content);
     vocab_init(&p->normalized_set.by_content);
@@ -42,41 +76,103 @@ int hf_added_load(hf_pipeline *p, const hj_node *list, wbuf *err)
         buf_printf(err, "added_tokens: not an array");
         return -1;
     }
-    p->added = xcalloc(list->len ? list->len : 1, sizeof *p->added);
-    hf_scratch h = {0};
-    hf_scratch_init(&h);
-    wbuf norm = WBUF_INIT, tmp = WBUF_INIT;
+    size_t n = list->len;
+    entry *entries = xcalloc(n + 1, sizeof *entries);
+    /* HF ignores the ids written in the file and gives them out again, one
+     * token at a time (AddedVocabulary::add_tokens): the model's id of the
+     * content, else one past the largest so far (at least the vocab size) */
+    int *by_id_entry = NULL;                             /* map_r, as parallel arrays */
+    uint32_t *by_id = NULL;
+    size_t nby_id = 0;
+    int *specials = xcalloc(n + 1, sizeof *specials), *ordinary = xcalloc(n + 1, sizeof *ordinary);
+    size_t nspecials = 0, nordinary = 0;
+    tok_vocab content_id, special_set;                   /* content -> id; special contents */
+    vocab_init(&content_id);
+    vocab_init(&special_set);
+    uint32_t max_id = 0;
+    bool any_id = false;
     int rc = 0;
-    for (size_t i = 0; i < list->len && !rc; i++) {
-        const hj_node *a = &list->items[i], *id = hj_get(a, "id"), *content = hj_get(a, "content");
-        if (!id || id->type != HJ_NUMBER || id->number < 0 || id->number > VOCAB_MAX_ID ||
-            !content || content->type != HJ_STRING || !content->len) {
-            buf_printf(err, "added_tokens[%zu]: needs an id (0..%u) and a non-empty content", i, VOCAB_MAX_ID);
+    for (size_t i = 0; i < n; i++) {
+        const hj_node *a = &list->items[i], *content = hj_get(a, "content");
+        if (!content || content->type != HJ_STRING) {
+            buf_printf(err, "added_tokens[%zu].content: not a string", i);
             rc = -1;
             break;
         }
-        hf_added_token *t = &p->added[p->nadded++];
-        t->id = (uint32_t)id->number;
-        t->special = get_flag(a, "special", false);
-        t->lstrip = get_flag(a, "lstrip", false);
-        t->rstrip = get_flag(a, "rstrip", false);
-        t->single_word = get_flag(a, "single_word", false);
-        t->normalized = get_flag(a, "normalized", !t->special);
-        const char *c = content->str;
-        size_t len = content->len;
-        if (t->normalized) {
-            hf_normalize(p, c, len, &h, &norm, &tmp);
-            c = norm.data, len = norm.len;
+        entry *e = &entries[i];
+        *e = (entry){content->str, content->len, get_flag(a, "special", false), get_flag(a, "lstrip", false),
+                     get_flag(a, "rstrip", false), get_flag(a, "single_word", false), false};
+        e->normalized = get_flag(a, "normalized", !e->special);
+        if (!e->len) continue;
+        if (e->special && vocab_find(&special_set, (const uint8_t *)e->content, e->len) == VOCAB_NO_TOKEN) {
+            vocab_add(&special_set, e->content, e->len, (uint32_t)nspecials, 0);
+            specials[nspecials++] = (int)i;
         }
-        t->content = xmalloc(len + 1);
-        memcpy(t->content, c, len);
-        t->content[len] = 0;
-        t->len = len;
-        if (len) set_add(t->normalized ? &p->normalized_set : &p->raw_set, t->content, len, (uint32_t)(p->nadded - 1));
+        uint32_t id = vocab_find(&content_id, (const uint8_t *)e->content, e->len);
+        if (id != VOCAB_NO_TOKEN) {
+            bool ignored = false;
+            for (size_t k = 0; k < nby_id && !ignored; k++) ignored = same_entry(&entries[by_id_entry[k]], e);
+            if (ignored) continue;
+        } else {
+            id = hf_bpe_token_to_id(&p->bpe, vocab, e->content, e->len);
+            if (id == VOCAB_NO_TOKEN)
+                id = !any_id ? p->bpe.vocab_size
+                     : (max_id >= p->bpe.vocab_size || !p->bpe.vocab_size) ? max_id + 1 : p->bpe.vocab_size;
+            if (id > VOCAB_MAX_ID) {
+                buf_printf(err, "added_tokens[%zu]: id %u is too large", i, id);
+                rc = -1;
+                break;
+            }
+            vocab_add(&content_id, e->content, e->len, id, id);
+        }
+        if (!any_id || id > max_id) max_id = id;
+        any_id = true;
+        size_t k = 0;
+        while (k < nby_id && by_id[k] != id) k++;
+        if (k == nby_id) {
+            by_id = xrealloc(by_id, (nby_id + 1) * sizeof *by_id);
+            by_id_entry = xrealloc(by_id_entry, (nby_id + 1) * sizeof *by_id_entry);
+            by_id[nby_id++] = id;
+        }
+        by_id_entry[k] = (int)i;
+        if (vocab_find(&special_set, (const uint8_t *)e->content, e->len) == VOCAB_NO_TOKEN) ordinary[nordinary++] = (int)i;
     }
-    hf_scratch_free(&h);
-    buf_free(&norm);
-    buf_free(&tmp);
+    if (!rc) {
+        /* the patterns: special tokens, then the others, in file order; a
+         * match takes the flags of the token that holds its id last */
+        p->added = xcalloc(nspecials + nordinary + 1, sizeof *p->added);
+        hf_scratch h = {0};
+        hf_scratch_init(&h);
+        wbuf norm = WBUF_INIT, tmp = WBUF_INIT;
+        for (size_t k = 0; k < nspecials + nordinary; k++) {
+            int i = k < nspecials ? specials[k] : ordinary[k - nspecials];
+            uint32_t id = vocab_find(&content_id, (const uint8_t *)entries[i].content, entries[i].len);
+            add_pattern(p, &entries[i], id, &h, &norm, &tmp);
+            size_t j = 0;
+            while (by_id[j] != id) j++;
+            const entry *owner = &entries[by_id_entry[j]];
+            hf_added_token *t = &p->added[p->nadded - 1];
+            t->lstrip = owner->lstrip, t->rstrip = owner->rstrip, t->single_word = owner->single_word;
+        }
+        for (size_t j = 0; j < nby_id; j++) { /* decoding: an added id shows its content */
+            const entry *e = &entries[by_id_entry[j]];
+            char *c = xmalloc(e->len + 1);
+            memcpy(c, e->content, e->len);
+            c[e->len] = 0;
+            vocab_add_special(vocab, c, by_id[j]);
+            free(c);
+        }
+        hf_scratch_free(&h);
+        buf_free(&norm);
+        buf_free(&tmp);
+    }
+    vocab_free(&content_id);
+    vocab_free(&special_set);
+    free(entries);
+    free(by_id);
+    free(by_id_entry);
+    free(specials);
+    free(ordinary);
     return rc;
 }
 
@@ -98,11 +194,12 @@ static bool white_space(uint32_t cp)
            cp == 0x3000;
 }
 
-/* Rust's char::is_alphanumeric, by general category (letters and numbers). */
+/* Rust regex's \w, by general category: letters, marks, decimal and letter numbers, connectors. */
 static bool word_char(uint32_t cp)
 {
     utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
-    return (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_LO) || (c >= UTF8PROC_CATEGORY_ND && c <= UTF8PROC_CATEGORY_NO);
+    return (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_ME) || c == UTF8PROC_CATEGORY_ND ||
+           c == UTF8PROC_CATEGORY_NL || c == UTF8PROC_CATEGORY_PC;
 }
 
 /* The character that ends at s[end) (end > 0). */

@@ -170,6 +170,8 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     }
     size_t nbytes = 0;
     for (size_t i = 0; i < voc->len; i++) nbytes += strlen(voc->keys[i]);
+    m->vocab_size = (uint32_t)voc->len;
+    vocab_init(&m->odd_keys);
     vocab_reserve(vocab, voc->len, nbytes);
     wbuf tb = WBUF_INIT, tb2 = WBUF_INIT;
     int rc = -1;
@@ -181,8 +183,11 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
         }
         uint32_t id = (uint32_t)idn->number;
         const char *key = voc->keys[i];
-        /* a string outside the byte alphabet can never be made from text: it only decodes */
-        if (!token_bytes(byte_of, key, strlen(key), &tb)) continue;
+        /* a string outside the byte alphabet can never be made from text; an added token may name it */
+        if (!token_bytes(byte_of, key, strlen(key), &tb)) {
+            if (key[0]) vocab_add(&m->odd_keys, key, strlen(key), id, id);
+            continue;
+        }
         if (!vocab_add(vocab, tb.data, tb.len, id, id) && vocab_find(vocab, (const uint8_t *)tb.data, tb.len) != id) {
             buf_printf(err, "model.vocab[\"%.64s\"]: id %u is given to another token too", key, id);
             goto out;
@@ -233,8 +238,21 @@ out:
     return rc;
 }
 
+uint32_t hf_bpe_token_to_id(const hf_bpe *m, const tok_vocab *vocab, const char *s, size_t n)
+{
+    int byte_of_table[BYTE_ALPHABET];
+    wbuf tb = WBUF_INIT;
+    if (m->byte_level) byte_alphabet(byte_of_table);
+    uint32_t id = token_bytes(m->byte_level ? byte_of_table : NULL, s, n, &tb)
+                      ? vocab_find(vocab, (const uint8_t *)tb.data, tb.len)
+                      : vocab_find(&m->odd_keys, (const uint8_t *)s, n);
+    buf_free(&tb);
+    return id;
+}
+
 void hf_bpe_free(hf_bpe *m)
 {
+    vocab_free(&m->odd_keys);
     free(m->merges);
     memset(m, 0, sizeof *m);
 }

@@ -126,6 +126,11 @@ int hf_pipeline_load(hf_pipeline *p, const hj_node *root, tok_vocab *vocab, wbuf
         buf_printf(err, "not a JSON object");
         return -1;
     }
+    const char *version = hj_get_str(root, "version");
+    if (version && strcmp(version, "1.0")) { /* HF refuses the file too */
+        buf_printf(err, "version: \"%.32s\" is not 1.0", version);
+        return -1;
+    }
     if (hf_normalizer_load(p, hj_get(root, "normalizer"), "normalizer", err)) return -1;
     if (hf_pretok_load(p, hj_get(root, "pre_tokenizer"), "pre_tokenizer", err)) return -1;
     const hj_node *model = hj_get(root, "model");
@@ -139,12 +144,7 @@ int hf_pipeline_load(hf_pipeline *p, const hj_node *root, tok_vocab *vocab, wbuf
         return -1;
     }
     if (hf_bpe_load(&p->bpe, model, has_byte_level(p), vocab, err)) return -1;
-    if (hf_added_load(p, hj_get(root, "added_tokens"), err)) return -1;
-    const hj_node *list = hj_get(root, "added_tokens");
-    for (size_t i = 0; list && list->type == HJ_ARRAY && i < list->len; i++) {
-        const hj_node *c = hj_get(&list->items[i], "content");
-        vocab_add_special(vocab, c->str, p->added[i].id); /* decodes to its content */
-    }
+    if (hf_added_load(p, hj_get(root, "added_tokens"), vocab, err)) return -1;
     read_post_processor(p, hj_get(root, "post_processor"));
     return 0;
 }

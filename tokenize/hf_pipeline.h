@@ -94,6 +94,8 @@ typedef struct {
     bool byte_level, byte_fallback, ignore_merges, fuse_unk;
     uint32_t unk;             /* VOCAB_NO_TOKEN: none */
     uint32_t byte_token[256]; /* byte_fallback: the id of "<0xXX>" (VOCAB_NO_TOKEN: none) */
+    uint32_t vocab_size;      /* entries of model.vocab (HF's get_vocab_size) */
+    tok_vocab odd_keys;       /* byte-level: vocab strings outside the byte alphabet, as they are */
 } hf_bpe;
 
 typedef struct hf_pipeline {
@@ -234,9 +236,10 @@ void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, bool first, h
  * NULL with a message when the pattern uses what cannot be carried over. */
 pcre2_code *hf_regex_compile(const char *pattern, size_t len, wbuf *err);
 
-/* hf_added.c: loads added_tokens (after the normalizer: normalized tokens
- * are matched by their normalized content); 0 or -1. */
-int hf_added_load(hf_pipeline *p, const hj_node *node, wbuf *err);
+/* hf_added.c: loads added_tokens (after the normalizer and the model:
+ * normalized tokens are matched by their normalized content, ids are given
+ * out as HF does) and registers each id's content in vocab; 0 or -1. */
+int hf_added_load(hf_pipeline *p, const hj_node *node, tok_vocab *vocab, wbuf *err);
 void hf_added_free(hf_pipeline *p);
 /* Splits s[0..n) at the added tokens of set (HF's split_with_indices):
  * *spans (grown as needed) gets the spans in order; returns how many. */
@@ -247,6 +250,8 @@ size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char 
  * id: byte-level tokens decoded); 0 or -1. */
 int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *vocab, wbuf *err);
 void hf_bpe_free(hf_bpe *m);
+/* The id of the vocab entry whose string is s[0..n) (HF's model.token_to_id), or VOCAB_NO_TOKEN. */
+uint32_t hf_bpe_token_to_id(const hf_bpe *m, const tok_vocab *vocab, const char *s, size_t n);
 /* Appends the ids of one pre-tokenized piece (HF's BPE::tokenize); hash is
  * vocab_hash(s, n) (n >= 1). */
 void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
