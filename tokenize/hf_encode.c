@@ -85,6 +85,7 @@ static void read_post_processor(hf_pipeline *p, const hj_node *pp)
         return;
     }
     if (!strcmp(type, "BertProcessing") || !strcmp(type, "RobertaProcessing")) {
+        p->has_template = true;
         const hj_node *cls = hj_get(pp, "cls"), *sep = hj_get(pp, "sep");
         if (cls && cls->type == HJ_ARRAY && cls->len == 2 && cls->items[1].type == HJ_NUMBER) p->bos = (uint32_t)cls->items[1].number;
         if (sep && sep->type == HJ_ARRAY && sep->len == 2 && sep->items[1].type == HJ_NUMBER) p->eos = (uint32_t)sep->items[1].number;
@@ -93,6 +94,7 @@ static void read_post_processor(hf_pipeline *p, const hj_node *pp)
     if (strcmp(type, "TemplateProcessing")) return;
     const hj_node *single = hj_get(pp, "single");
     if (!single || single->type != HJ_ARRAY) return;
+    p->has_template = true;
     int before = 0, after = 0;
     bool seen_text = false;
     uint32_t bos = VOCAB_NO_TOKEN, eos = VOCAB_NO_TOKEN;
@@ -146,6 +148,7 @@ int hf_pipeline_load(hf_pipeline *p, const hj_node *root, tok_vocab *vocab, wbuf
     if (hf_bpe_load(&p->bpe, model, has_byte_level(p), vocab, err)) return -1;
     if (hf_added_load(p, hj_get(root, "added_tokens"), vocab, err)) return -1;
     read_post_processor(p, hj_get(root, "post_processor"));
+    hf_decoder_load(p, hj_get(root, "decoder"));
     return 0;
 }
 
@@ -164,6 +167,7 @@ void hf_pipeline_free(hf_pipeline *p)
     free(p->pre);
     hf_bpe_free(&p->bpe);
     hf_added_free(p);
+    hf_decoder_free(p);
     memset(p, 0, sizeof *p);
 }
 

@@ -98,6 +98,16 @@ typedef struct {
     tok_vocab odd_keys;       /* byte-level: vocab strings outside the byte alphabet, as they are */
 } hf_bpe;
 
+/* ---- decoder steps ---- */
+typedef enum { HD_REPLACE, HD_BYTE_FALLBACK, HD_FUSE, HD_STRIP, HD_METASPACE } hf_decode_kind;
+
+typedef struct {
+    hf_decode_kind kind;
+    char *from, *to; /* Replace: from -> to; Strip, Metaspace: the character (from) */
+    size_t from_len, to_len;
+    size_t start, stop; /* Strip: how many to take off each end; Metaspace: start 1 = drop the first space */
+} hf_decode_step;
+
 typedef struct hf_pipeline {
     hf_norm_step *norm;
     int nnorm;
@@ -108,6 +118,11 @@ typedef struct hf_pipeline {
     int nadded;
     hf_added_set raw_set, normalized_set; /* matched before / after normalizing */
     uint32_t bos, eos; /* what post_processor puts around a single text (VOCAB_NO_TOKEN: nothing) */
+    hf_decode_step *dec;
+    int ndec;
+    bool decoder_unsupported; /* decoding is refused: the decoder has a step not implemented */
+    char decoder_type[32];    /* ... of this type */
+    bool has_template; /* post_processor is a TemplateProcessing, BertProcessing or RobertaProcessing */
 } hf_pipeline;
 
 /* One symbol of a word being merged (HF's Symbol). */
@@ -245,6 +260,14 @@ void hf_added_free(hf_pipeline *p);
  * *spans (grown as needed) gets the spans in order; returns how many. */
 size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char *s, size_t n, hf_added_span **spans,
                       size_t *cap);
+
+/* hf_decode.c: loads the decoder node (never fails: an unsupported decoder
+ * only makes decoding refused). */
+void hf_decoder_load(hf_pipeline *p, const hj_node *node);
+void hf_decoder_free(hf_pipeline *p);
+/* Appends the text of ids to out through the decoder; counts unknown ids. */
+void hf_decode(const hf_pipeline *p, const tok_vocab *vocab, const uint32_t *ids, size_t n, wbuf *out,
+               size_t *unknown);
 
 /* hf_bpe.c: loads model (a BPE) into m and its tokens into vocab (bytes by
  * id: byte-level tokens decoded); 0 or -1. */

@@ -258,13 +258,14 @@ static bool inputs_small(const stage_opts *so)
 
 /* Sets c->gpu as --device asks: auto takes the GPU when one is usable and
  * the input is not known to be small, gpu exits 1 when none is.
- * --allow-special always runs on the CPU. */
+ * --allow-special and tokenizer.json pipelines always run on the CPU. */
 static void open_gpu(tokenize_ctx *c, const char *device, const stage_opts *so)
 {
     bool automatic = !strcmp(device, "auto");
-    if (!strcmp(device, "cpu") || (automatic && (c->allow_special || inputs_small(so)))) return;
+    if (!strcmp(device, "cpu") || (automatic && (c->allow_special || c->tok->hf || inputs_small(so)))) return;
     wbuf why = WBUF_INIT;
     if (c->allow_special) dief(EXIT_USAGE, "--device gpu does not take --allow-special (use --device cpu)");
+    if (c->tok->hf) dief(EXIT_USAGE, "--device gpu: a tokenizer.json pipeline runs on the CPU (use --device cpu)");
     if (gpu_bpe_usable(&why)) c->gpu = gpu_bpe_open(c->tok, GPU_BPE_DEVICE, &why);
     if (!c->gpu && !strcmp(device, "gpu")) dief(EXIT_USAGE, "--device gpu: %s", why.data);
     pthread_mutex_init(&c->gpu_lock, NULL);

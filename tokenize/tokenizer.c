@@ -44,8 +44,15 @@ static int load_hf(tokenizer *t, const char *text, size_t n, wbuf *err)
         return -1;
     }
     vocab_finish(&t->vocab);
-    t->bos = t->hf->bos;
-    t->eos = t->hf->eos;
+    if (t->hf->has_template) { /* the ids the file adds, and add them by default */
+        t->bos = t->hf->bos;
+        t->eos = t->hf->eos;
+        t->bos_default = t->bos != VOCAB_NO_TOKEN;
+        t->eos_default = t->eos != VOCAB_NO_TOKEN;
+    } else { /* as for tiktoken files: <|endoftext|> after each document, when there is one */
+        t->bos = t->eos = vocab_special_id(&t->vocab, "<|endoftext|>");
+        t->eos_default = t->eos != VOCAB_NO_TOKEN;
+    }
     return 0;
 }
 
@@ -54,6 +61,7 @@ int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t 
     memset(t, 0, sizeof *t);
     vocab_init(&t->vocab);
     t->eos = t->bos = VOCAB_NO_TOKEN;
+    t->eos_default = true;
     const encoding_info *e = name ? encoding_find(name) : NULL;
     if (name && !e) {
         buf_printf(err, "unknown encoding '%s'", name);
@@ -125,6 +133,11 @@ int tokenizer_load(tokenizer *t, const char *name, const char *path, int family,
     }
     free(text);
     return rc;
+}
+
+const char *tokenizer_decode_refused(const tokenizer *t)
+{
+    return t->hf && t->hf->decoder_unsupported ? t->hf->decoder_type : NULL;
 }
 
 void tokenizer_free(tokenizer *t)
@@ -280,6 +293,10 @@ void tokenizer_encode(const tokenizer *t, const char *text, size_t n, bool allow
 size_t tokenizer_decode(const tokenizer *t, const uint32_t *ids, size_t n, wbuf *out)
 {
     size_t unknown = 0;
+    if (t->hf) {
+        hf_decode(t->hf, &t->vocab, ids, n, out, &unknown);
+        return unknown;
+    }
     for (size_t i = 0; i < n; i++) {
         size_t len;
         const uint8_t *b = vocab_token_bytes(&t->vocab, ids[i], &len);
