@@ -137,8 +137,9 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     m->unk = VOCAB_NO_TOKEN;
     for (int b = 0; b < 256; b++) m->byte_token[b] = VOCAB_NO_TOKEN;
     m->byte_level = byte_level;
-    if (!hj_is_null(model, "dropout")) {
-        buf_printf(err, "model.dropout: must be null (dropout makes encoding random)");
+    const hj_node *dropout = hj_get(model, "dropout");
+    if (dropout && dropout->type != HJ_NULL && !(dropout->type == HJ_NUMBER && dropout->number == 0)) {
+        buf_printf(err, "model.dropout: must be null or 0 (dropout makes encoding random)");
         return -1;
     }
     static const char *const empty_only[] = {"continuing_subword_prefix", "end_of_word_suffix"};

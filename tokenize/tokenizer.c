@@ -29,6 +29,14 @@ static char *read_vocab_file(const char *path, size_t *n, wbuf *err)
     return data;
 }
 
+/* True when the text looks like a tokenizer.json (starts with '{'). */
+static bool looks_like_json(const char *text, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) i++;
+    return i < n && text[i] == '{';
+}
+
 /* Loads a tokenizer.json: its pipeline, and the tokens by id into t->vocab. */
 static int load_hf(tokenizer *t, const char *text, size_t n, wbuf *err)
 {
@@ -67,20 +75,17 @@ int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t 
         buf_printf(err, "unknown encoding '%s'", name);
         return -1;
     }
-    int rc;
-    if (vocab_looks_like_json(text, n) && !e) {
-        return load_hf(t, text, n, err);
-    } else if (vocab_looks_like_json(text, n)) {
-        rc = vocab_parse_hf_json(&t->vocab, text, n, &family, err);
-    } else {
-        if (e) family = (int)e->family;
-        if (family < 0) {
-            buf_printf(err, "a tiktoken file needs --encoding or --pattern to say its pre-tokeniser");
-            return -1;
-        }
-        rc = vocab_parse_tiktoken(&t->vocab, text, n, err);
+    if (looks_like_json(text, n)) {
+        if (!e) return load_hf(t, text, n, err);
+        buf_printf(err, "a tokenizer.json says its own pipeline: give it without --encoding");
+        return -1;
     }
-    if (rc) return -1;
+    if (e) family = (int)e->family;
+    if (family < 0) {
+        buf_printf(err, "a tiktoken file needs --encoding or --pattern to say its pre-tokeniser");
+        return -1;
+    }
+    if (vocab_parse_tiktoken(&t->vocab, text, n, err)) return -1;
     vocab_finish(&t->vocab);
     const char *incomplete = vocab_check_complete(&t->vocab);
     if (incomplete) {
