@@ -49,6 +49,15 @@ static bool token_bytes(const int *byte_of, const char *s, size_t n, wbuf *out)
     return out->len > 0;
 }
 
+/* The byte a vocab string "<0xXX>" names (HF writes format!("<{:#04X}>")), or -1. */
+static int byte_token_value(const char *key)
+{
+    static const char digits[] = "0123456789ABCDEF";
+    if (strlen(key) != 6 || memcmp(key, "<0x", 3) || key[5] != '>' || !key[3] || !key[4]) return -1;
+    const char *hi = strchr(digits, key[3]), *lo = strchr(digits, key[4]);
+    return hi && lo ? (int)((hi - digits) << 4 | (lo - digits)) : -1;
+}
+
 static uint64_t merge_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32 | b) + 1; }
 
 static uint32_t merge_slot_of(uint64_t key, uint32_t mask)
@@ -193,11 +202,8 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
             buf_printf(err, "model.vocab[\"%.64s\"]: id %u is given to another token too", key, id);
             goto out;
         }
-        if (m->byte_fallback && strlen(key) == 6 && !memcmp(key, "<0x", 3) && key[5] == '>') {
-            unsigned bval;
-            char hex[3] = {key[3], key[4], 0};
-            if (sscanf(hex, "%2X", &bval) == 1 && (key[3] < 'a') && (key[4] < 'a')) m->byte_token[bval] = id;
-        }
+        int byte = byte_token_value(key);
+        if (m->byte_fallback && byte >= 0) m->byte_token[byte] = id;
     }
     const char *unk = hj_get_str(model, "unk_token");
     if (unk) {

@@ -64,7 +64,8 @@ static int load_hf(tokenizer *t, const char *text, size_t n, wbuf *err)
     return 0;
 }
 
-int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t n, int family, wbuf *err)
+/* tokenizer_load_mem, except that a failure may leave t holding memory. */
+static int load_mem(tokenizer *t, const char *name, const char *text, size_t n, int family, wbuf *err)
 {
     memset(t, 0, sizeof *t);
     vocab_init(&t->vocab);
@@ -103,6 +104,16 @@ int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t 
         t->bos = t->eos;
     }
     return 0;
+}
+
+int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t n, int family, wbuf *err)
+{
+    int rc = load_mem(t, name, text, n, family, err);
+    if (rc) { /* nothing is left to free */
+        tokenizer_free(t);
+        memset(t, 0, sizeof *t);
+    }
+    return rc;
 }
 
 int tokenizer_load(tokenizer *t, const char *name, const char *path, int family, wbuf *err)

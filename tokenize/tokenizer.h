@@ -30,7 +30,8 @@ typedef struct {
  * known encoding. Returns 0, or -1 with a message in err. */
 int tokenizer_load(tokenizer *t, const char *name, const char *path, int family, wbuf *err);
 
-/* Same from bytes already in memory (no hash check). */
+/* Same from bytes already in memory (no hash check). On failure t holds
+ * nothing (tokenizer_free on it is allowed and does nothing). */
 int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t n, int family, wbuf *err);
 
 /* Frees t. */
