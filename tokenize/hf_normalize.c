@@ -119,15 +119,87 @@ int hf_normalizer_load(hf_pipeline *p, const hj_node *node, const char *path, wb
     return -1;
 }
 
-/* Unicode normalization form of s into out; text that is not UTF-8 stays as it is. */
-static void unicode_form(const char *s, size_t n, utf8proc_option_t opts, wbuf *out)
+#define NFORMS 4
+#define BMP 0x10000
+enum { INERT_UNKNOWN = 0, INERT_YES, INERT_NO };
+
+/* By form and BMP code point: whether the character is "inert" (filled on
+ * first use; racing threads store the same value). */
+static uint8_t inert_table[NFORMS][BMP];
+
+static utf8proc_option_t form_options(int form)
+{
+    static const utf8proc_option_t opts[NFORMS] = {
+        UTF8PROC_STABLE | UTF8PROC_COMPOSE, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE,
+        UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT};
+    return opts[form];
+}
+
+/* True when cp is a normalization boundary of the form: combining class 0,
+ * not a mark, not a Hangul vowel or trailing jamo (those compose with what
+ * comes before), and the form leaves it as it is. Text between two such
+ * characters normalizes on its own. */
+static bool inert_uncached(int form, uint32_t cp)
+{
+    const utf8proc_property_t *pr = utf8proc_get_property((utf8proc_int32_t)cp);
+    if (pr->combining_class || (pr->category >= UTF8PROC_CATEGORY_MN && pr->category <= UTF8PROC_CATEGORY_ME))
+        return false;
+    if ((cp >= 0x1160 && cp <= 0x11FF) || (cp >= 0xD7B0 && cp <= 0xD7FF)) return false;
+    utf8proc_uint8_t one[4], *back = NULL;
+    utf8proc_ssize_t len = utf8proc_encode_char((utf8proc_int32_t)cp, one);
+    utf8proc_ssize_t k = utf8proc_map(one, len, &back, form_options(form));
+    bool same = k == len && !memcmp(back, one, (size_t)len);
+    free(back);
+    return same;
+}
+
+static bool inert(int form, uint32_t cp)
+{
+    if (cp >= BMP) return inert_uncached(form, cp);
+    uint8_t v = __atomic_load_n(&inert_table[form][cp], __ATOMIC_RELAXED);
+    if (v == INERT_UNKNOWN) {
+        v = inert_uncached(form, cp) ? INERT_YES : INERT_NO;
+        __atomic_store_n(&inert_table[form][cp], v, __ATOMIC_RELAXED);
+    }
+    return v == INERT_YES;
+}
+
+/* utf8proc's form of s[0..n) appended to out; text that is not UTF-8 stays as it is. */
+static void map_segment(const char *s, size_t n, utf8proc_option_t opts, wbuf *out)
 {
     utf8proc_uint8_t *dst = NULL;
-    utf8proc_ssize_t r = n ? utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &dst, opts) : 0;
-    buf_clear(out);
+    utf8proc_ssize_t r = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &dst, opts);
     if (r < 0) buf_append(out, s, n);
     else buf_append(out, dst, (size_t)r);
     free(dst);
+}
+
+/* Unicode normalization form of s into out: runs of inert characters are
+ * copied, the rest (with the character before it, which a mark may compose
+ * with) goes through utf8proc. */
+static void unicode_form(const char *s, size_t n, int form, wbuf *out)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t copied = 0, prev = 0, i = 0;
+    buf_clear(out);
+    while (i < n) {
+        size_t len = u[i] < 0x80 ? 1 : utf8_valid_seq(u + i, n - i);
+        if (!len || u[i] < 0x80 || inert(form, utf8_decode(u + i, n - i, &len))) {
+            prev = i;
+            i += len ? len : 1;
+            continue;
+        }
+        size_t seg = prev >= copied && prev < i ? prev : i, j = i + len;
+        while (j < n) {
+            size_t l = u[j] < 0x80 ? 1 : utf8_valid_seq(u + j, n - j);
+            if (!l || u[j] < 0x80 || inert(form, utf8_decode(u + j, n - j, &l))) break;
+            j += l;
+        }
+        buf_append(out, s + copied, seg - copied);
+        map_segment(s + seg, j - seg, form_options(form), out);
+        copied = prev = i = j;
+    }
+    buf_append(out, s + copied, n - copied);
 }
 
 static bool is_white_space(uint32_t cp)
@@ -142,10 +214,10 @@ static void apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
 {
     buf_clear(out);
     switch (st->kind) {
-    case HN_NFC: unicode_form(s, n, UTF8PROC_STABLE | UTF8PROC_COMPOSE, out); return;
-    case HN_NFD: unicode_form(s, n, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE, out); return;
-    case HN_NFKC: unicode_form(s, n, UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT, out); return;
-    case HN_NFKD: unicode_form(s, n, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT, out); return;
+    case HN_NFC: unicode_form(s, n, 0, out); return;
+    case HN_NFD: unicode_form(s, n, 1, out); return;
+    case HN_NFKC: unicode_form(s, n, 2, out); return;
+    case HN_NFKD: unicode_form(s, n, 3, out); return;
     case HN_PREPEND:
         if (n) buf_append(out, st->content, st->content_len);
         buf_append(out, s, n);
