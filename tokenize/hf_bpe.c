@@ -19,6 +19,8 @@
 #define BYTE_ALPHABET 512 /* code points used by the byte-level alphabet */
 #define NO_BYTE (-1)
 #define LOOKUP_BATCH 16 /* merge lookups started together when a word is set up */
+#define BYTE_PAIRS (1u << 16)
+#define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
 
 /* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
 static void byte_alphabet(int byte_of[BYTE_ALPHABET])
@@ -214,6 +216,10 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
             goto out;
         }
     }
+    if (byte_level) {
+        m->byte_pairs = xmalloc(BYTE_PAIRS * sizeof *m->byte_pairs);
+        for (size_t i = 0; i < BYTE_PAIRS; i++) m->byte_pairs[i] = (hf_merge_value){UINT32_MAX, 0};
+    }
     uint32_t slots = 16;
     while (slots < 2 * merges->len + 16) slots *= 2;
     m->merges = xcalloc(slots, sizeof *m->merges);
@@ -237,6 +243,8 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
             goto out;
         }
         merge_put(m, ia, ib, (uint32_t)i, inew);
+        if (m->byte_pairs && tb.len == 2) /* two single bytes (tb holds a + b) */
+            m->byte_pairs[(uint8_t)tb.data[0] << 8 | (uint8_t)tb.data[1]] = (hf_merge_value){(uint32_t)i, inew};
     }
     rc = 0;
 out:
@@ -260,6 +268,7 @@ uint32_t hf_bpe_token_to_id(const hf_bpe *m, const tok_vocab *vocab, const char 
 void hf_bpe_free(hf_bpe *m)
 {
     vocab_free(&m->odd_keys);
+    free(m->byte_pairs);
     free(m->merges);
     memset(m, 0, sizeof *m);
 }
@@ -315,6 +324,79 @@ static void add_symbol(hf_scratch *h, size_t *n, uint32_t id, uint32_t len)
     (*n)++;
 }
 
+/* The merges of a word of ns symbols by HF's queue. */
+static void merge_queue(const hf_bpe *m, size_t ns, hf_scratch *h)
+{
+    size_t nq = 0;
+    for (size_t b = 0; b + 1 < ns; b += LOOKUP_BATCH) { /* the pairs' loads overlap */
+        size_t e = b + LOOKUP_BATCH < ns - 1 ? b + LOOKUP_BATCH : ns - 1;
+        for (size_t i = b; i < e; i++) merge_prefetch(m, h, h->sym[i].id, h->sym[i + 1].id);
+        for (size_t i = b; i < e; i++) {
+            uint32_t rank, new_id;
+            if (merge_find_cached(m, h, h->sym[i].id, h->sym[i + 1].id, &rank, &new_id))
+                heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)i, new_id, h->sym[i].id, h->sym[i + 1].id});
+        }
+    }
+    while (nq) {
+        hf_merge_item top = heap_pop(h, &nq);
+        hf_symbol *cur = &h->sym[top.pos];
+        if (cur->len == 0 || cur->next < 0) continue;
+        hf_symbol *right = &h->sym[cur->next];
+        /* HF drops a queued merge whose pair no longer makes top.new_id; a
+         * symbol only grows, so that is exactly when either id changed */
+        if (cur->id != top.left || right->id != top.right) continue;
+        uint32_t rank, new_id;
+        cur->id = top.new_id;
+        cur->len += right->len;
+        cur->next = right->next;
+        right->len = 0;
+        if (cur->next >= 0) h->sym[cur->next].prev = (int32_t)top.pos;
+        if (cur->prev >= 0) merge_prefetch(m, h, h->sym[cur->prev].id, cur->id);
+        if (cur->next >= 0) merge_prefetch(m, h, cur->id, h->sym[cur->next].id);
+        if (cur->prev >= 0 && merge_find_cached(m, h, h->sym[cur->prev].id, cur->id, &rank, &new_id))
+            heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)cur->prev, new_id, h->sym[cur->prev].id, cur->id});
+        if (cur->next >= 0 && merge_find_cached(m, h, cur->id, h->sym[cur->next].id, &rank, &new_id))
+            heap_push(h, &nq, (hf_merge_item){rank, top.pos, new_id, cur->id, h->sym[cur->next].id});
+    }
+}
+
+/* The same for a short word: repeatedly the lowest-ranked pair, the leftmost
+ * of equals - what the queue does, since a queued merge is only dropped when
+ * its pair changed. A byte-level word's first pairs come from byte_pairs. */
+static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, hf_scratch *h)
+{
+    hf_merge_value pair[SCAN_MAX];
+    bool by_byte = m->byte_pairs && ns == n; /* symbol i is byte i */
+    for (size_t i = 0; i + 1 < ns; i++) {
+        if (by_byte)
+            pair[i] = m->byte_pairs[s[i] << 8 | s[i + 1]];
+        else if (!merge_find_cached(m, h, h->sym[i].id, h->sym[i + 1].id, &pair[i].rank, &pair[i].new_id))
+            pair[i].rank = UINT32_MAX;
+    }
+    pair[ns - 1].rank = UINT32_MAX;
+    for (;;) {
+        uint32_t best = UINT32_MAX;
+        int32_t at = -1;
+        for (int32_t i = 0; i >= 0; i = h->sym[i].next)
+            if (pair[i].rank < best) best = pair[i].rank, at = i;
+        if (at < 0) return;
+        hf_symbol *cur = &h->sym[at], *right = &h->sym[cur->next];
+        cur->id = pair[at].new_id;
+        cur->len += right->len;
+        pair[at].rank = UINT32_MAX;
+        cur->next = right->next;
+        right->len = 0;
+        if (cur->next >= 0) {
+            h->sym[cur->next].prev = at;
+            if (!merge_find_cached(m, h, cur->id, h->sym[cur->next].id, &pair[at].rank, &pair[at].new_id))
+                pair[at].rank = UINT32_MAX;
+        }
+        if (cur->prev >= 0 &&
+            !merge_find_cached(m, h, h->sym[cur->prev].id, cur->id, &pair[cur->prev].rank, &pair[cur->prev].new_id))
+            pair[cur->prev].rank = UINT32_MAX;
+    }
+}
+
 /* HF's merge_word: the word's symbols, then merge_all. */
 static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
                        tok_ids *out)
@@ -348,37 +430,8 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
     if (unk_len) add_symbol(h, &ns, m->unk, unk_len);
     if (!ns) return;
     h->sym[ns - 1].next = -1;
-    size_t nq = 0;
-    for (size_t b = 0; b + 1 < ns; b += LOOKUP_BATCH) { /* the pairs' loads overlap */
-        size_t e = b + LOOKUP_BATCH < ns - 1 ? b + LOOKUP_BATCH : ns - 1;
-        for (size_t i = b; i < e; i++) merge_prefetch(m, h, h->sym[i].id, h->sym[i + 1].id);
-        for (size_t i = b; i < e; i++) {
-            uint32_t rank, new_id;
-            if (merge_find_cached(m, h, h->sym[i].id, h->sym[i + 1].id, &rank, &new_id))
-                heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)i, new_id, h->sym[i].id, h->sym[i + 1].id});
-        }
-    }
-    while (nq) {
-        hf_merge_item top = heap_pop(h, &nq);
-        hf_symbol *cur = &h->sym[top.pos];
-        if (cur->len == 0 || cur->next < 0) continue;
-        hf_symbol *right = &h->sym[cur->next];
-        /* HF drops a queued merge whose pair no longer makes top.new_id; a
-         * symbol only grows, so that is exactly when either id changed */
-        if (cur->id != top.left || right->id != top.right) continue;
-        uint32_t rank, new_id;
-        cur->id = top.new_id;
-        cur->len += right->len;
-        cur->next = right->next;
-        right->len = 0;
-        if (cur->next >= 0) h->sym[cur->next].prev = (int32_t)top.pos;
-        if (cur->prev >= 0) merge_prefetch(m, h, h->sym[cur->prev].id, cur->id);
-        if (cur->next >= 0) merge_prefetch(m, h, cur->id, h->sym[cur->next].id);
-        if (cur->prev >= 0 && merge_find_cached(m, h, h->sym[cur->prev].id, cur->id, &rank, &new_id))
-            heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)cur->prev, new_id, h->sym[cur->prev].id, cur->id});
-        if (cur->next >= 0 && merge_find_cached(m, h, cur->id, h->sym[cur->next].id, &rank, &new_id))
-            heap_push(h, &nq, (hf_merge_item){rank, top.pos, new_id, cur->id, h->sym[cur->next].id});
-    }
+    if (ns <= SCAN_MAX) merge_scan(m, s, n, ns, h);
+    else merge_queue(m, ns, h);
     for (int32_t i = 0; i >= 0; i = h->sym[i].next) ids_push(out, h->sym[i].id);
 }
 

@@ -87,9 +87,15 @@ typedef struct {
     uint64_t value; /* rank << 32 | new id */
 } hf_merge_slot;
 
+/* A merge's rank and new id (rank UINT32_MAX: no merge). */
+typedef struct {
+    uint32_t rank, new_id;
+} hf_merge_value;
+
 typedef struct {
     hf_merge_slot *merges;
     uint32_t merges_mask;
+    hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
     bool byte_level, byte_fallback, ignore_merges, fuse_unk;
     uint32_t unk;             /* VOCAB_NO_TOKEN: none */
     uint32_t byte_token[256]; /* byte_fallback: the id of "<0xXX>" (VOCAB_NO_TOKEN: none) */
