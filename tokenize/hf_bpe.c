@@ -20,6 +20,8 @@
 #define NO_BYTE (-1)
 #define LOOKUP_BATCH 16 /* merge lookups started together when a word is set up */
 #define BYTE_PAIRS (1u << 16)
+#define SPACE_MARK "\xE2\x96\x81" /* U+2581, SentencePiece's space */
+#define SPACE_MARK_CP 0x2581
 #define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
 
 /* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
@@ -58,6 +60,20 @@ static int byte_token_value(const char *key)
     if (strlen(key) != 6 || memcmp(key, "<0x", 3) || key[5] != '>' || !key[3] || !key[4]) return -1;
     const char *hi = strchr(digits, key[3]), *lo = strchr(digits, key[4]);
     return hi && lo ? (int)((hi - digits) << 4 | (lo - digits)) : -1;
+}
+
+/* The character that ends at s[end) (end > 0), and where it starts; an invalid byte is itself. */
+static uint32_t char_ending_at(const char *s, size_t end, size_t *start)
+{
+    size_t k = end - 1;
+    while (k > 0 && end - k < 4 && ((unsigned char)s[k] & 0xC0) == 0x80) k--;
+    size_t len;
+    if (utf8_valid_seq((const unsigned char *)s + k, end - k) != end - k) {
+        *start = end - 1;
+        return 0x100000u | (unsigned char)s[end - 1]; /* no character's code */
+    }
+    *start = k;
+    return utf8_decode((const unsigned char *)s + k, end - k, &len);
 }
 
 static uint64_t merge_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32 | b) + 1; }
@@ -207,6 +223,19 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
         int byte = byte_token_value(key);
         if (m->byte_fallback && byte >= 0) m->byte_token[byte] = id;
     }
+    m->split_at_space = !byte_level && !m->ignore_merges;
+    for (size_t i = 0; m->split_at_space && i < voc->len; i++) /* the characters a token has before U+2581 */
+        for (const char *k = voc->keys[i], *at = k; (at = strstr(at, SPACE_MARK)); at += 3) {
+            if (at == k) continue;
+            size_t start;
+            uint32_t cp = char_ending_at(k, (size_t)(at - k), &start);
+            if (cp == SPACE_MARK_CP) continue;
+            int j = 0;
+            while (j < m->njoins_space && m->joins_space[j] != cp) j++;
+            if (j < m->njoins_space) continue;
+            m->joins_space = xrealloc(m->joins_space, (size_t)(m->njoins_space + 1) * sizeof *m->joins_space);
+            m->joins_space[m->njoins_space++] = cp;
+        }
     const char *unk = hj_get_str(model, "unk_token");
     if (unk) {
         token_bytes(byte_of, unk, strlen(unk), &tb);
@@ -268,6 +297,7 @@ uint32_t hf_bpe_token_to_id(const hf_bpe *m, const tok_vocab *vocab, const char 
 void hf_bpe_free(hf_bpe *m)
 {
     vocab_free(&m->odd_keys);
+    free(m->joins_space);
     free(m->byte_pairs);
     free(m->merges);
     memset(m, 0, sizeof *m);
@@ -435,6 +465,29 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
     for (int32_t i = 0; i >= 0; i = h->sym[i].next) ids_push(out, h->sym[i].id);
 }
 
+/* Encodes a long word part by part when it splits at U+2581 (split_at_space);
+ * false when it has no such boundary. */
+static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
+                         tok_ids *out)
+{
+    size_t from = 0, at = 1;
+    bool split = false;
+    const uint8_t *p;
+    while (at + 3 <= n && (p = memmem(s + at, n - at, SPACE_MARK, 3))) {
+        size_t here = (size_t)(p - s), start;
+        at = here + 3;
+        uint32_t cp = char_ending_at((const char *)s, here, &start);
+        bool joins = cp == SPACE_MARK_CP;
+        for (int j = 0; j < m->njoins_space && !joins; j++) joins = m->joins_space[j] == cp;
+        if (joins) continue;
+        hf_bpe_encode(m, vocab, s + from, here - from, vocab_hash(s + from, here - from), h, out);
+        from = here;
+        split = true;
+    }
+    if (split) hf_bpe_encode(m, vocab, s + from, n - from, vocab_hash(s + from, n - from), h, out);
+    return split;
+}
+
 void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
                    tok_ids *out)
 {
@@ -453,6 +506,7 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
             return;
         }
     }
+    if (n > HF_CACHE_BYTES && m->split_at_space && encode_parts(m, vocab, s, n, h, out)) return;
     size_t first = out->n;
     uint32_t id = m->ignore_merges ? vocab_find_hashed(vocab, s, n, hash) : VOCAB_NO_TOKEN;
     if (id != VOCAB_NO_TOKEN) ids_push(out, id);

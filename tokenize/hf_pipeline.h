@@ -100,6 +100,13 @@ typedef struct {
     uint32_t unk;             /* VOCAB_NO_TOKEN: none */
     uint32_t byte_token[256]; /* byte_fallback: the id of "<0xXX>" (VOCAB_NO_TOKEN: none) */
     uint32_t vocab_size;      /* entries of model.vocab (HF's get_vocab_size) */
+    /* a long word splits before each U+2581 that follows another character
+     * than U+2581 and these: no token has one of those boundaries inside,
+     * so no merge crosses it (SentencePiece-style models without
+     * ignore_merges, whose words are whole texts) */
+    bool split_at_space;
+    uint32_t *joins_space;
+    int njoins_space;
     tok_vocab odd_keys;       /* byte-level: vocab strings outside the byte alphabet, as they are */
 } hf_bpe;
 
