@@ -47,6 +47,43 @@ static bool same_entry(const entry *a, const entry *b)
            a->normalized == b->normalized;
 }
 
+/* The ids given out so far and, by id, the entry that holds it last (HF's
+ * added_tokens_map_r): an open-addressing table of ids with their entries. */
+typedef struct {
+    uint32_t *id; /* VOCAB_NO_TOKEN: empty */
+    int *entry;
+    size_t mask;
+    uint32_t *order; /* the ids in the order they were first given */
+    size_t n;
+} id_table;
+
+static void id_table_init(id_table *t, size_t n)
+{
+    size_t slots = 16;
+    while (slots < 2 * n + 2) slots *= 2;
+    t->id = xmalloc(slots * sizeof *t->id);
+    t->entry = xmalloc(slots * sizeof *t->entry);
+    t->order = xmalloc((n + 1) * sizeof *t->order);
+    for (size_t i = 0; i < slots; i++) t->id[i] = VOCAB_NO_TOKEN;
+    t->mask = slots - 1;
+    t->n = 0;
+}
+
+/* The slot of id (where it is, or where it goes). */
+static size_t id_table_slot(const id_table *t, uint32_t id)
+{
+    size_t i = (size_t)(id * 0x9E3779B1u) & t->mask;
+    while (t->id[i] != VOCAB_NO_TOKEN && t->id[i] != id) i = (i + 1) & t->mask;
+    return i;
+}
+
+static void id_table_free(id_table *t)
+{
+    free(t->id);
+    free(t->entry);
+    free(t->order);
+}
+
 /* Adds one pattern: an entry matched by (its normalized) content, giving id. */
 static void add_pattern(hf_pipeline *p, const entry *e, uint32_t id, hf_scratch *h, wbuf *norm, wbuf *tmp)
 {
@@ -81,9 +118,8 @@ int hf_added_load(hf_pipeline *p, const hj_node *list, tok_vocab *vocab, wbuf *e
     /* HF ignores the ids written in the file and gives them out again, one
      * token at a time (AddedVocabulary::add_tokens): the model's id of the
      * content, else one past the largest so far (at least the vocab size) */
-    int *by_id_entry = NULL;                             /* map_r, as parallel arrays */
-    uint32_t *by_id = NULL;
-    size_t nby_id = 0;
+    id_table by_id;
+    id_table_init(&by_id, n);
     int *specials = xcalloc(n + 1, sizeof *specials), *ordinary = xcalloc(n + 1, sizeof *ordinary);
     size_t nspecials = 0, nordinary = 0;
     tok_vocab content_id, special_set;                   /* content -> id; special contents */
@@ -109,10 +145,9 @@ int hf_added_load(hf_pipeline *p, const hj_node *list, tok_vocab *vocab, wbuf *e
             specials[nspecials++] = (int)i;
         }
         uint32_t id = vocab_find(&content_id, (const uint8_t *)e->content, e->len);
-        if (id != VOCAB_NO_TOKEN) {
-            bool ignored = false;
-            for (size_t k = 0; k < nby_id && !ignored; k++) ignored = same_entry(&entries[by_id_entry[k]], e);
-            if (ignored) continue;
+        if (id != VOCAB_NO_TOKEN) { /* only the entry holding this content's id can equal it */
+            size_t slot = id_table_slot(&by_id, id);
+            if (by_id.id[slot] == id && same_entry(&entries[by_id.entry[slot]], e)) continue;
         } else {
             id = hf_bpe_token_to_id(&p->bpe, vocab, e->content, e->len);
             if (id == VOCAB_NO_TOKEN)
@@ -127,14 +162,12 @@ int hf_added_load(hf_pipeline *p, const hj_node *list, tok_vocab *vocab, wbuf *e
         }
         if (!any_id || id > max_id) max_id = id;
         any_id = true;
-        size_t k = 0;
-        while (k < nby_id && by_id[k] != id) k++;
-        if (k == nby_id) {
-            by_id = xrealloc(by_id, (nby_id + 1) * sizeof *by_id);
-            by_id_entry = xrealloc(by_id_entry, (nby_id + 1) * sizeof *by_id_entry);
-            by_id[nby_id++] = id;
+        size_t slot = id_table_slot(&by_id, id);
+        if (by_id.id[slot] != id) {
+            by_id.id[slot] = id;
+            by_id.order[by_id.n++] = id;
         }
-        by_id_entry[k] = (int)i;
+        by_id.entry[slot] = (int)i;
         if (vocab_find(&special_set, (const uint8_t *)e->content, e->len) == VOCAB_NO_TOKEN) ordinary[nordinary++] = (int)i;
     }
     if (!rc) {
@@ -148,18 +181,16 @@ int hf_added_load(hf_pipeline *p, const hj_node *list, tok_vocab *vocab, wbuf *e
             int i = k < nspecials ? specials[k] : ordinary[k - nspecials];
             uint32_t id = vocab_find(&content_id, (const uint8_t *)entries[i].content, entries[i].len);
             add_pattern(p, &entries[i], id, &h, &norm, &tmp);
-            size_t j = 0;
-            while (by_id[j] != id) j++;
-            const entry *owner = &entries[by_id_entry[j]];
+            const entry *owner = &entries[by_id.entry[id_table_slot(&by_id, id)]];
             hf_added_token *t = &p->added[p->nadded - 1];
             t->lstrip = owner->lstrip, t->rstrip = owner->rstrip, t->single_word = owner->single_word;
         }
-        for (size_t j = 0; j < nby_id; j++) { /* decoding: an added id shows its content */
-            const entry *e = &entries[by_id_entry[j]];
+        for (size_t j = 0; j < by_id.n; j++) { /* decoding: an added id shows its content */
+            const entry *e = &entries[by_id.entry[id_table_slot(&by_id, by_id.order[j])]];
             char *c = xmalloc(e->len + 1);
             memcpy(c, e->content, e->len);
             c[e->len] = 0;
-            vocab_add_special(vocab, c, by_id[j]);
+            vocab_add_special(vocab, c, by_id.order[j]);
             free(c);
         }
         hf_scratch_free(&h);
@@ -169,8 +200,7 @@ int hf_added_load(hf_pipeline *p, const hj_node *list, tok_vocab *vocab, wbuf *e
     vocab_free(&content_id);
     vocab_free(&special_set);
     free(entries);
-    free(by_id);
-    free(by_id_entry);
+    id_table_free(&by_id);
     free(specials);
     free(ordinary);
     return rc;
