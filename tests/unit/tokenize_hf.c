@@ -49,7 +49,7 @@ static void check(const tokenizer *t, const char *name, const char *corpus_name,
         const uint32_t *want = r.data + r.start[d] + 1;
         size_t nwant = r.data[r.start[d]];
         ntokens += ids.n;
-        if (ids.n == nwant && !memcmp(ids.ids, want, nwant * sizeof *want)) continue;
+        if (ids.n == nwant && (!nwant || !memcmp(ids.ids, want, nwant * sizeof *want))) continue;
         if (bad++ < 3) {
             size_t k = 0;
             while (k < ids.n && k < nwant && ids.ids[k] == want[k]) k++;

@@ -143,7 +143,7 @@ int main(void)
                 texts++;
                 ntokens += ids.n;
                 bool same = at < words && ref[at] == ids.n && at + 1 + ids.n <= words &&
-                            !memcmp(ref + at + 1, ids.ids, ids.n * sizeof *ids.ids);
+                            (!ids.n || !memcmp(ref + at + 1, ids.ids, ids.n * sizeof *ids.ids));
                 if (!same && bad++ < 2) {
                     size_t k = 0, nwant = at < words ? ref[at] : 0;
                     while (k < ids.n && k < nwant && at + 1 + k < words && ids.ids[k] == ref[at + 1 + k]) k++;
