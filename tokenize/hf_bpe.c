@@ -104,7 +104,7 @@ static inline bool merge_find_cached(const hf_bpe *m, hf_scratch *h, uint32_t a,
                                      uint32_t *new_id)
 {
     uint64_t key = merge_key(a, b);
-    hf_pair_entry *e = &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> 49];
+    hf_pair_entry *e = &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
     if (e->key != key) {
         uint32_t r = UINT32_MAX, id = 0;
         merge_find(m, a, b, &r, &id);
@@ -120,7 +120,7 @@ static inline __attribute__((always_inline)) void merge_prefetch(const hf_bpe *m
                                                                  uint32_t b)
 {
     uint64_t key = merge_key(a, b);
-    if (h->pairs[(key * 0xD6E8FEB86659FD93ull) >> 49].key != key)
+    if (h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)].key != key)
         __builtin_prefetch(&m->merges[merge_slot_of(key, m->merges_mask)]);
 }
 
