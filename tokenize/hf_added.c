@@ -22,6 +22,8 @@ static void set_add(hf_added_set *set, const char *content, size_t len, uint32_t
 {
     if (!vocab_add(&set->by_content, content, len, index, index)) return; /* the same content twice: the first */
     set->first_byte[(uint8_t)content[0]] = true;
+    if (len < HF_ADDED_PREFIX) set->short_lengths[(uint8_t)content[0]] |= (uint8_t)(1u << len);
+    else vocab_add(&set->prefixes, content, HF_ADDED_PREFIX, index, index); /* false: a known prefix */
     for (int i = 0; i < set->nlengths; i++)
         if (set->lengths[i] == len) return;
     set->lengths = xrealloc(set->lengths, (size_t)(set->nlengths + 1) * sizeof *set->lengths);
@@ -108,6 +110,8 @@ int hf_added_load(hf_pipeline *p, const hj_node *list, tok_vocab *vocab, wbuf *e
 {
     vocab_init(&p->raw_set.by_content);
     vocab_init(&p->normalized_set.by_content);
+    vocab_init(&p->raw_set.prefixes);
+    vocab_init(&p->normalized_set.prefixes);
     if (!list || list->type == HJ_NULL) return 0;
     if (list->type != HJ_ARRAY) {
         buf_printf(err, "added_tokens: not an array");
@@ -213,6 +217,7 @@ void hf_added_free(hf_pipeline *p)
     hf_added_set *sets[2] = {&p->raw_set, &p->normalized_set};
     for (int k = 0; k < 2; k++) {
         vocab_free(&sets[k]->by_content);
+        vocab_free(&sets[k]->prefixes);
         free(sets[k]->lengths);
     }
 }
@@ -271,8 +276,11 @@ size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char 
         }
         uint32_t index = VOCAB_NO_TOKEN;
         size_t len = 0;
+        bool long_ok = n - pos >= HF_ADDED_PREFIX &&
+                       vocab_find(&set->prefixes, (const uint8_t *)s + pos, HF_ADDED_PREFIX) != VOCAB_NO_TOKEN;
         for (int i = 0; i < set->nlengths && index == VOCAB_NO_TOKEN; i++) {
             len = set->lengths[i];
+            if (len >= HF_ADDED_PREFIX ? !long_ok : !(set->short_lengths[(uint8_t)s[pos]] >> len & 1)) continue;
             if (len <= n - pos) index = vocab_find(&set->by_content, (const uint8_t *)s + pos, len);
         }
         if (index == VOCAB_NO_TOKEN) {

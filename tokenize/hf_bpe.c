@@ -129,7 +129,7 @@ static inline uint32_t char_id(const tok_vocab *vocab, hf_scratch *h, const uint
 {
     uint32_t bytes = 0;
     memcpy(&bytes, s, len);
-    hf_char_entry *e = &h->chars[(bytes * 0x9E3779B1u) >> 20];
+    hf_char_entry *e = &h->chars[(bytes * 0x9E3779B1u) >> (32 - HF_CHAR_BITS)];
     if (e->bytes != bytes) *e = (hf_char_entry){bytes, vocab_find(vocab, s, len)};
     return e->id;
 }

@@ -73,12 +73,16 @@ typedef struct {
     bool special, lstrip, rstrip, single_word, normalized;
 } hf_added_token;
 
+#define HF_ADDED_PREFIX 4 /* a place is tried for the longer added tokens only when these bytes begin one */
+
 /* The added tokens matched in one pass (those normalized, or those not). */
 typedef struct {
     tok_vocab by_content; /* content -> index in the pipeline's added array */
     uint32_t *lengths;    /* distinct content lengths, longest first */
     int nlengths;
     bool first_byte[256];
+    uint8_t short_lengths[256]; /* by first byte: bit L set when a token of L < HF_ADDED_PREFIX bytes starts so */
+    tok_vocab prefixes;         /* the first HF_ADDED_PREFIX bytes of the longer tokens */
 } hf_added_set;
 
 /* ---- the BPE model ---- */
@@ -156,7 +160,8 @@ typedef struct {
 
 #define HF_PAIR_BITS 17 /* recent merge lookups per thread: 2^17 (2 MB; 512 KB and 4 MB were slower) */
 #define HF_PAIR_SLOTS (1u << HF_PAIR_BITS)
-#define HF_CHAR_SLOTS (1u << 12) /* recent lookups of multi-byte characters */
+#define HF_CHAR_BITS 12 /* recent lookups of multi-byte characters: 2^12 */
+#define HF_CHAR_SLOTS (1u << HF_CHAR_BITS)
 
 /* A recent merge lookup: the pair's key, its rank (UINT32_MAX: no merge) and new id. */
 typedef struct {
