@@ -356,15 +356,21 @@ void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, bool first, h
                     hf_pieces *tmp)
 {
     pieces_clear(out);
-    push_piece(out, s, n);
-    wbuf scratch = WBUF_INIT;
+    bool started = false;
     for (int k = 0; k < p->npre; k++) {
+        const hf_pretok_step *st = &p->pre[k];
+        if (st->kind == HP_BYTE_LEVEL && !st->add_prefix_space && !st->use_regex) continue; /* bytes stay bytes */
+        if (!started) { /* the first step reads the text itself */
+            apply(st, s, n, first, h, out, &h->piece);
+            started = true;
+            continue;
+        }
         pieces_clear(tmp);
         for (size_t i = 0; i < out->n; i++)
-            apply(&p->pre[k], out->text.data + out->off[i], out->len[i], first && i == 0, h, tmp, &scratch);
+            apply(st, out->text.data + out->off[i], out->len[i], first && i == 0, h, tmp, &h->piece);
         hf_pieces swap = *out;
         *out = *tmp;
         *tmp = swap;
     }
-    buf_free(&scratch);
+    if (!started) push_piece(out, s, n);
 }
