@@ -20,6 +20,7 @@
 #define NO_BYTE (-1)
 #define LOOKUP_BATCH 16 /* merge lookups started together when a word is set up */
 #define BYTE_PAIRS (1u << 16)
+#define LOAD_BATCH 16 /* merges whose vocabulary lookups are started together when loading */
 #define SPACE_MARK "\xE2\x96\x81" /* U+2581, SentencePiece's space */
 #define SPACE_MARK_CP 0x2581
 #define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
@@ -250,30 +251,57 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
         for (size_t i = 0; i < BYTE_PAIRS; i++) m->byte_pairs[i] = (hf_merge_value){UINT32_MAX, 0};
     }
     uint32_t slots = 16;
-    while (slots < 2 * merges->len + 16) slots *= 2;
+    while (slots < merges->len + merges->len / 3 + 16) slots *= 2; /* at most 3/4 full */
     m->merges = xcalloc(slots, sizeof *m->merges);
     m->merges_mask = slots - 1;
-    for (size_t i = 0; i < merges->len; i++) {
-        const char *a, *b;
-        size_t alen, blen;
-        if (!merge_parts(&merges->items[i], &a, &alen, &b, &blen)) {
-            buf_printf(err, "model.merges[%zu]: not \"A B\" nor [\"A\", \"B\"]", i);
-            goto out;
-        }
-        uint32_t ia = VOCAB_NO_TOKEN, ib = VOCAB_NO_TOKEN, inew = VOCAB_NO_TOKEN;
-        if (token_bytes(byte_of, a, alen, &tb)) ia = vocab_find(vocab, (const uint8_t *)tb.data, tb.len);
-        if (token_bytes(byte_of, b, blen, &tb2)) ib = vocab_find(vocab, (const uint8_t *)tb2.data, tb2.len);
-        if (ia != VOCAB_NO_TOKEN && ib != VOCAB_NO_TOKEN) {
+    for (size_t base = 0; base < merges->len; base += LOAD_BATCH) {
+        /* the merges of a batch: their strings' bytes, then their lookups with
+         * the hash slots loaded together, then their entries */
+        size_t end = base + LOAD_BATCH < merges->len ? base + LOAD_BATCH : merges->len, k = end - base;
+        size_t off[LOAD_BATCH][3], len[LOAD_BATCH][3]; /* a, b, a + b in tb */
+        uint64_t hash[LOAD_BATCH][3];
+        bool decodable[LOAD_BATCH];
+        buf_clear(&tb);
+        for (size_t j = 0; j < k; j++) {
+            const char *a, *b;
+            size_t alen, blen;
+            if (!merge_parts(&merges->items[base + j], &a, &alen, &b, &blen)) {
+                buf_printf(err, "model.merges[%zu]: not \"A B\" nor [\"A\", \"B\"]", base + j);
+                goto out;
+            }
+            decodable[j] = token_bytes(byte_of, a, alen, &tb2);
+            off[j][0] = tb.len, len[j][0] = tb2.len;
             buf_append(&tb, tb2.data, tb2.len);
-            inew = vocab_find(vocab, (const uint8_t *)tb.data, tb.len);
+            decodable[j] &= token_bytes(byte_of, b, blen, &tb2);
+            off[j][1] = tb.len, len[j][1] = tb2.len;
+            buf_append(&tb, tb2.data, tb2.len);
+            off[j][2] = off[j][0], len[j][2] = len[j][0] + len[j][1]; /* a and b lie back to back */
         }
-        if (inew == VOCAB_NO_TOKEN) {
-            buf_printf(err, "model.merges[%zu]: a part or the merged token is not in model.vocab", i);
-            goto out;
+        for (size_t j = 0; j < k; j++)
+            for (int q = 0; q < 3 && decodable[j]; q++) {
+                hash[j][q] = vocab_hash((const uint8_t *)tb.data + off[j][q], len[j][q]);
+                __builtin_prefetch(&vocab->slots[(uint32_t)hash[j][q] & vocab->mask]);
+            }
+        uint32_t ids[LOAD_BATCH][3];
+        for (size_t j = 0; j < k; j++) {
+            for (int q = 0; q < 3; q++)
+                ids[j][q] = decodable[j] ? vocab_find_hashed(vocab, (const uint8_t *)tb.data + off[j][q], len[j][q],
+                                                             hash[j][q])
+                                         : VOCAB_NO_TOKEN;
+            if (ids[j][0] == VOCAB_NO_TOKEN || ids[j][1] == VOCAB_NO_TOKEN || ids[j][2] == VOCAB_NO_TOKEN) {
+                buf_printf(err, "model.merges[%zu]: a part or the merged token is not in model.vocab", base + j);
+                goto out;
+            }
+            __builtin_prefetch(&m->merges[merge_slot_of(merge_key(ids[j][0], ids[j][1]), m->merges_mask)]);
         }
-        merge_put(m, ia, ib, (uint32_t)i, inew);
-        if (m->byte_pairs && tb.len == 2) /* two single bytes (tb holds a + b) */
-            m->byte_pairs[(uint8_t)tb.data[0] << 8 | (uint8_t)tb.data[1]] = (hf_merge_value){(uint32_t)i, inew};
+        for (size_t j = 0; j < k; j++) {
+            uint32_t rank = (uint32_t)(base + j);
+            merge_put(m, ids[j][0], ids[j][1], rank, ids[j][2]);
+            if (m->byte_pairs && len[j][2] == 2) { /* two single bytes */
+                const uint8_t *ab = (const uint8_t *)tb.data + off[j][2];
+                m->byte_pairs[ab[0] << 8 | ab[1]] = (hf_merge_value){rank, ids[j][2]};
+            }
+        }
     }
     rc = 0;
 out:
