@@ -21,6 +21,7 @@
 #define LOOKUP_BATCH 16 /* merge lookups started together when a word is set up */
 #define BYTE_PAIRS (1u << 16)
 #define LOAD_BATCH 16 /* merges whose vocabulary lookups are started together when loading */
+#define PART_BATCH 16 /* parts of a long word whose remembered words are loaded together */
 #define SPACE_MARK "\xE2\x96\x81" /* U+2581, SentencePiece's space */
 #define SPACE_MARK_CP 0x2581
 #define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
@@ -493,27 +494,46 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
     for (int32_t i = 0; i >= 0; i = h->sym[i].next) ids_push(out, h->sym[i].id);
 }
 
-/* Encodes a long word part by part when it splits at U+2581 (split_at_space);
+/* The next place in s[from..n) where a part starts (a U+2581 no vocab token
+ * has after its preceding character), or n. */
+static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, size_t from)
+{
+    for (size_t at = from; at + 3 <= n;) {
+        const uint8_t *p = memchr(s + at, SPACE_MARK[0], n - 2 - at);
+        if (!p) break;
+        size_t here = (size_t)(p - s), start;
+        at = here + 1;
+        if (here == 0 || memcmp(p, SPACE_MARK, 3)) continue;
+        uint32_t cp = char_ending_at((const char *)s, here, &start);
+        bool joins = cp == SPACE_MARK_CP;
+        for (int j = 0; j < m->njoins_space && !joins; j++) joins = m->joins_space[j] == cp;
+        if (!joins) return here;
+    }
+    return n;
+}
+
+/* Encodes a long word part by part when it splits at U+2581 (split_at_space),
+ * a batch of parts at a time with their remembered words loading together;
  * false when it has no such boundary. */
 static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
                          tok_ids *out)
 {
-    size_t from = 0, at = 1;
-    bool split = false;
-    const uint8_t *p;
-    while (at + 3 <= n && (p = memmem(s + at, n - at, SPACE_MARK, 3))) {
-        size_t here = (size_t)(p - s), start;
-        at = here + 3;
-        uint32_t cp = char_ending_at((const char *)s, here, &start);
-        bool joins = cp == SPACE_MARK_CP;
-        for (int j = 0; j < m->njoins_space && !joins; j++) joins = m->joins_space[j] == cp;
-        if (joins) continue;
-        hf_bpe_encode(m, vocab, s + from, here - from, vocab_hash(s + from, here - from), h, out);
-        from = here;
-        split = true;
+    size_t bound[PART_BATCH + 1];
+    uint64_t hash[PART_BATCH];
+    bound[0] = 0;
+    if (next_part(m, s, n, 1) == n) return false;
+    while (bound[0] < n) {
+        int k = 0;
+        while (k < PART_BATCH && bound[k] < n) {
+            bound[k + 1] = next_part(m, s, n, bound[k] + 1);
+            hash[k] = vocab_hash(s + bound[k], bound[k + 1] - bound[k]);
+            hf_bpe_prefetch(h, hash[k]);
+            k++;
+        }
+        for (int i = 0; i < k; i++) hf_bpe_encode(m, vocab, s + bound[i], bound[i + 1] - bound[i], hash[i], h, out);
+        bound[0] = bound[k];
     }
-    if (split) hf_bpe_encode(m, vocab, s + from, n - from, vocab_hash(s + from, n - from), h, out);
-    return split;
+    return true;
 }
 
 void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
