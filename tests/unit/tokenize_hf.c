@@ -3,30 +3,12 @@
  * document of tokref multi, edge and blns, ids compared with
  * $SHARED/tokref/hf/CORPUS.NAME.bin.zst (encode(text, add_special_tokens=
  * false), which matches added tokens written in the text: allow_special).
- * A file that does not load fails its tests; files still being worked on
- * carry a TAP TODO with the reason, so they show up without breaking make. */
+ * A file that does not load fails its tests. */
 #include "tests/unit/tokenize_corpus.h"
 #include "tokenize/tokenizer.h"
 
-/* A test point that is expected to fail for the reason todo (NULL: a normal test). */
-static void ok_todo(int cond, const char *todo, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (!todo) {
-        tap_ok(cond, fmt, ap);
-    } else {
-        tap_count++;
-        printf("%sok %d - ", cond ? "" : "not ", tap_count);
-        vprintf(fmt, ap);
-        printf(" # TODO %s\n", todo);
-    }
-    va_end(ap);
-}
-
 /* Compares every document of corpus_name; prints the first differences. */
-static void check(const tokenizer *t, const char *name, const char *corpus_name, const char *ref_name,
-                  const char *todo)
+static void check(const tokenizer *t, const char *name, const char *corpus_name, const char *ref_name)
 {
     tok_corpus c;
     tok_reference r;
@@ -57,7 +39,7 @@ static void check(const tokenizer *t, const char *name, const char *corpus_name,
                  corpus_name, d, ids.n, nwant, k, k < ids.n ? ids.ids[k] : 0, k < nwant ? want[k] : 0);
         }
     }
-    ok_todo(bad == 0 && r.ndocs == c.ndocs, todo,
+    ok(bad == 0 && r.ndocs == c.ndocs,
             "%s on %s: %d documents, %zu ids identical to HF tokenizers (%d differ, %d references)", name,
             corpus_name, c.ndocs, ntokens, bad, r.ndocs);
     ids_free(&ids);
@@ -68,24 +50,23 @@ static void check(const tokenizer *t, const char *name, const char *corpus_name,
 
 int main(void)
 {
-    /* name, the reference it shares (the MANIFEST: llama3_1 == llama3 and
-     * qwen3 == qwen2_5 on all three corpora), and a TODO reason while the
-     * file is not handled yet (NULL: must pass) */
+    /* name, and the reference it shares (the MANIFEST: llama3_1 == llama3 and
+     * qwen3 == qwen2_5 on all three corpora) */
     static const struct {
-        const char *name, *ref, *todo;
+        const char *name, *ref;
     } files[] = {
-        {"command_r_plus", "command_r_plus", NULL},
-        {"deepseek_v3", "deepseek_v3", NULL},
-        {"gemma2", "gemma2", NULL},
-        {"gemma3", "gemma3", NULL},
-        {"gpt2", "gpt2", NULL},
-        {"gpt4o", "gpt4o", NULL},
-        {"llama2", "llama2", NULL},
-        {"llama3", "llama3", NULL},
-        {"llama3_1", "llama3", NULL},
-        {"mistral_nemo", "mistral_nemo", NULL},
-        {"qwen2_5", "qwen2_5", NULL},
-        {"qwen3", "qwen2_5", NULL},
+        {"command_r_plus", "command_r_plus"},
+        {"deepseek_v3", "deepseek_v3"},
+        {"gemma2", "gemma2"},
+        {"gemma3", "gemma3"},
+        {"gpt2", "gpt2"},
+        {"gpt4o", "gpt4o"},
+        {"llama2", "llama2"},
+        {"llama3", "llama3"},
+        {"llama3_1", "llama3"},
+        {"mistral_nemo", "mistral_nemo"},
+        {"qwen2_5", "qwen2_5"},
+        {"qwen3", "qwen2_5"},
     };
     static const char *corpora[] = {"edge", "blns", "multi"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
@@ -97,15 +78,15 @@ int main(void)
         wbuf err = WBUF_INIT;
         int rc = tokenizer_load_mem(&t, NULL, json, n, -1, &err);
         free(json);
-        ok_todo(rc == 0, files[i].todo, "%s loads%s%s", files[i].name, rc ? ": " : "", rc ? err.data : "");
+        ok(rc == 0, "%s loads%s%s", files[i].name, rc ? ": " : "", rc ? err.data : "");
         buf_free(&err);
         if (rc) {
             for (size_t k = 0; k < sizeof corpora / sizeof corpora[0]; k++)
-                ok_todo(0, files[i].todo, "%s on %s: not loaded", files[i].name, corpora[k]);
+                ok(0, "%s on %s: not loaded", files[i].name, corpora[k]);
             continue;
         }
         for (size_t k = 0; k < sizeof corpora / sizeof corpora[0]; k++)
-            check(&t, files[i].name, corpora[k], files[i].ref, files[i].todo);
+            check(&t, files[i].name, corpora[k], files[i].ref);
         tokenizer_free(&t);
     }
     return done_testing();
