@@ -326,6 +326,7 @@ uint32_t hf_bpe_token_to_id(const hf_bpe *m, const tok_vocab *vocab, const char 
 void hf_bpe_free(hf_bpe *m)
 {
     vocab_free(&m->odd_keys);
+    free(m->wp_prefix);
     free(m->joins_space);
     free(m->byte_pairs);
     free(m->merges);
@@ -558,6 +559,7 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
     size_t first = out->n;
     uint32_t id = m->ignore_merges ? vocab_find_hashed(vocab, s, n, hash) : VOCAB_NO_TOKEN;
     if (id != VOCAB_NO_TOKEN) ids_push(out, id);
+    else if (m->wordpiece) hf_wordpiece_word(m, vocab, s, n, &h->piece, out);
     else merge_word(m, vocab, s, n, h, out);
     size_t nids = out->n - first;
     if (e && nids <= HF_CACHE_IDS) {

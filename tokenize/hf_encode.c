@@ -141,11 +141,18 @@ int hf_pipeline_load(hf_pipeline *p, const hj_node *root, tok_vocab *vocab, wbuf
         buf_printf(err, "model: missing");
         return -1;
     }
-    if (type ? strcmp(type, "BPE") : !hj_get(model, "merges")) {
-        buf_printf(err, "model.type: %s is not supported (BPE is)", type ? type : "(none)");
+    if (type && !strcmp(type, "WordPiece")) {
+        if (has_byte_level(p)) {
+            buf_printf(err, "model.type: WordPiece after a ByteLevel pre-tokenizer is not supported");
+            return -1;
+        }
+        if (hf_wordpiece_load(&p->bpe, model, vocab, err)) return -1;
+    } else if (type ? strcmp(type, "BPE") : !hj_get(model, "merges")) {
+        buf_printf(err, "model.type: %s is not supported (BPE and WordPiece are)", type ? type : "(none)");
+        return -1;
+    } else if (hf_bpe_load(&p->bpe, model, has_byte_level(p), vocab, err)) {
         return -1;
     }
-    if (hf_bpe_load(&p->bpe, model, has_byte_level(p), vocab, err)) return -1;
     if (hf_added_load(p, hj_get(root, "added_tokens"), vocab, err)) return -1;
     read_post_processor(p, hj_get(root, "post_processor"));
     hf_decoder_load(p, hj_get(root, "decoder"));

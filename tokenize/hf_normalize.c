@@ -1,6 +1,7 @@
 /* hf_normalize.c - tokenizer.json normalizers: NFC, NFD, NFKC, NFKD
  * (utf8proc), Lowercase, Strip, StripAccents, Replace (literal or regex),
- * Prepend, and Sequence of those (an empty one too). Others are refused. */
+ * Prepend, BertNormalizer, and Sequence of those (an empty one too). Others
+ * are refused. */
 #include <stdio.h>
 #include <string.h>
 #include <utf8proc.h>
@@ -85,6 +86,20 @@ int hf_normalizer_load(hf_pipeline *p, const hj_node *node, const char *path, wb
             add_step(p, simple[i].kind);
             return 0;
         }
+    if (!strcmp(type, "BertNormalizer")) { /* as the steps HF's BertNormalizer::normalize runs */
+        const hj_node *clean = hj_get(node, "clean_text"), *chinese = hj_get(node, "handle_chinese_chars"),
+                      *strip = hj_get(node, "strip_accents"), *lower = hj_get(node, "lowercase");
+        bool lowercase = !lower || lower->type != HJ_BOOL || lower->boolean; /* HF's defaults: all on */
+        hf_norm_step *st = add_step(p, HN_BERT_CLEAN);
+        st->left = !clean || clean->type != HJ_BOOL || clean->boolean;
+        st->right = !chinese || chinese->type != HJ_BOOL || chinese->boolean;
+        if (strip && strip->type == HJ_BOOL ? strip->boolean : lowercase) {
+            add_step(p, HN_NFD);
+            add_step(p, HN_STRIP_NONSPACING);
+        }
+        if (lowercase) add_step(p, HN_LOWERCASE);
+        return 0;
+    }
     if (!strcmp(type, "Strip")) {
         hf_norm_step *st = add_step(p, HN_STRIP);
         const hj_node *l = hj_get(node, "strip_left"), *r = hj_get(node, "strip_right");
@@ -115,7 +130,7 @@ int hf_normalizer_load(hf_pipeline *p, const hj_node *node, const char *path, wb
         return hf_pattern_load(pat, path, &st->pattern, &st->pattern_len, &st->re, err);
     }
     buf_printf(err, "%s.type: the normalizer %s is not supported (NFC, NFD, NFKC, NFKD, Lowercase, Strip, "
-                    "StripAccents, Replace, Prepend, Sequence are)", path, type);
+                    "StripAccents, Replace, Prepend, BertNormalizer, Sequence are)", path, type);
     return -1;
 }
 
@@ -209,6 +224,14 @@ static bool is_white_space(uint32_t cp)
            cp == 0x3000;
 }
 
+/* BertNormalizer's CJK ideographs (padded with spaces). */
+static bool is_cjk(uint32_t cp)
+{
+    return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x20000 && cp <= 0x2A6DF) ||
+           (cp >= 0x2A700 && cp <= 0x2B73F) || (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
+           (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
+}
+
 /* Applies one step to cur into next. */
 static void apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h, wbuf *out)
 {
@@ -224,6 +247,8 @@ static void apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
         return;
     case HN_LOWERCASE:
     case HN_STRIP_ACCENTS:
+    case HN_STRIP_NONSPACING:
+    case HN_BERT_CLEAN:
         for (size_t i = 0; i < n;) {
             size_t len;
             uint32_t cp = utf8_decode((const unsigned char *)s + i, n - i, &len);
@@ -231,7 +256,26 @@ static void apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
                 buf_putc(out, s[i++]);
                 continue;
             }
-            if (st->kind == HN_LOWERCASE) {
+            if (st->kind == HN_BERT_CLEAN) {
+                /* HF's is_control: categories Cc, Cf, Co, Cs (unassigned code points stay) */
+                utf8proc_category_t cat = utf8proc_category((utf8proc_int32_t)cp);
+                bool control = cp != '\t' && cp != '\n' && cp != '\r' &&
+                               (cat == UTF8PROC_CATEGORY_CC || cat == UTF8PROC_CATEGORY_CF || cat == UTF8PROC_CATEGORY_CS ||
+                                cat == UTF8PROC_CATEGORY_CO);
+                if (st->left && (cp == 0 || cp == 0xFFFD || control)) {
+                    /* dropped */
+                } else if (st->left && is_white_space(cp)) {
+                    buf_putc(out, ' ');
+                } else if (st->right && is_cjk(cp)) {
+                    buf_putc(out, ' ');
+                    buf_append(out, s + i, len);
+                    buf_putc(out, ' ');
+                } else {
+                    buf_append(out, s + i, len);
+                }
+            } else if (st->kind == HN_STRIP_NONSPACING) {
+                if (utf8proc_category((utf8proc_int32_t)cp) != UTF8PROC_CATEGORY_MN) buf_append(out, s + i, len);
+            } else if (st->kind == HN_LOWERCASE) {
                 if (cp == DOTTED_CAPITAL_I) {
                     utf8_append(out, 'i');
                     utf8_append(out, 0x307);

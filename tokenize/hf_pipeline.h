@@ -24,7 +24,9 @@ typedef struct hf_scratch hf_scratch;
 
 /* ---- normalizers ---- */
 typedef enum {
-    HN_NFC, HN_NFD, HN_NFKC, HN_NFKD, HN_LOWERCASE, HN_STRIP, HN_STRIP_ACCENTS, HN_REPLACE, HN_PREPEND
+    HN_NFC, HN_NFD, HN_NFKC, HN_NFKD, HN_LOWERCASE, HN_STRIP, HN_STRIP_ACCENTS, HN_REPLACE, HN_PREPEND,
+    HN_BERT_CLEAN,   /* BertNormalizer's clean_text (left) and handle_chinese_chars (right) */
+    HN_STRIP_NONSPACING /* BertNormalizer's strip_accents after its NFD: drops Mn only */
 } hf_norm_kind;
 
 typedef struct {
@@ -111,6 +113,12 @@ typedef struct {
     bool split_at_space;
     uint32_t *joins_space;
     int njoins_space;
+    /* a WordPiece model instead (hf_wordpiece.c): greedy longest match,
+     * later pieces with the prefix, unk for a word that does not split */
+    bool wordpiece;
+    char *wp_prefix;
+    size_t wp_prefix_len;
+    size_t wp_max_chars;
     tok_vocab odd_keys;       /* byte-level: vocab strings outside the byte alphabet, as they are */
 } hf_bpe;
 
@@ -278,6 +286,11 @@ void hf_added_free(hf_pipeline *p);
  * *spans (grown as needed) gets the spans in order; returns how many. */
 size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char *s, size_t n, hf_added_span **spans,
                       size_t *cap);
+
+/* hf_wordpiece.c: loads a WordPiece model into m and its tokens into vocab; 0 or -1. */
+int hf_wordpiece_load(hf_bpe *m, const hj_node *model, tok_vocab *vocab, wbuf *err);
+/* Appends the ids of one word (HF's WordPiece::tokenize). */
+void hf_wordpiece_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, wbuf *tmp, tok_ids *out);
 
 /* hf_decode.c: loads the decoder node (never fails: an unsupported decoder
  * only makes decoding refused). */

@@ -106,7 +106,8 @@ static void bad_files(void)
         const char *text, *why;
     } json_cases[] = {
         {"{\"model\":{\"type\":\"Unigram\",\"vocab\":[]}}", "model.type"},
-        {"{\"model\":{\"type\":\"WordPiece\",\"vocab\":{}}}", "model.type"},
+        {"{\"model\":{\"type\":\"WordLevel\",\"vocab\":{}}}", "model.type"},
+        {"{\"model\":{\"type\":\"WordPiece\",\"unk_token\":\"[UNK]\",\"vocab\":{}}}", "model.unk_token"},
         {"{\"pre_tokenizer\":{\"type\":\"UnicodeScripts\"},\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
          "pre_tokenizer.type"},
         {"{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Digits\"},{\"type\":\"CharDelimiterSplit\"}]},"
