@@ -327,6 +327,8 @@ void hf_bpe_free(hf_bpe *m)
 {
     vocab_free(&m->odd_keys);
     free(m->wp_prefix);
+    free(m->ug_score);
+    free(m->ug_lengths);
     free(m->joins_space);
     free(m->byte_pairs);
     free(m->merges);
@@ -560,6 +562,7 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
     uint32_t id = m->ignore_merges ? vocab_find_hashed(vocab, s, n, hash) : VOCAB_NO_TOKEN;
     if (id != VOCAB_NO_TOKEN) ids_push(out, id);
     else if (m->wordpiece) hf_wordpiece_word(m, vocab, s, n, &h->piece, out);
+    else if (m->unigram) hf_unigram_word(m, vocab, s, n, h, out);
     else merge_word(m, vocab, s, n, h, out);
     size_t nids = out->n - first;
     if (e && nids <= HF_CACHE_IDS) {

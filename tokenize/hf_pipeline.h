@@ -119,6 +119,12 @@ typedef struct {
     char *wp_prefix;
     size_t wp_prefix_len;
     size_t wp_max_chars;
+    /* a Unigram model instead (hf_unigram.c): Viterbi over the vocab pieces' scores */
+    bool unigram;
+    double *ug_score;      /* by id */
+    double ug_unk_score;   /* the lowest score - 10, for a character no piece covers */
+    uint32_t *ug_lengths;  /* distinct piece lengths in bytes, shortest first */
+    int ug_nlengths;
     tok_vocab odd_keys;       /* byte-level: vocab strings outside the byte alphabet, as they are */
 } hf_bpe;
 
@@ -266,6 +272,8 @@ struct hf_scratch {
     hf_cache_entry *cache;
     hf_pair_entry *pairs;
     hf_char_entry *chars;
+    void *lattice; /* Unigram: the best path ending at each byte */
+    size_t lattice_cap;
 };
 
 /* Splits s[0..n) by p's pre-tokenizers into out (cleared first); first: the
@@ -291,6 +299,11 @@ size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char 
 int hf_wordpiece_load(hf_bpe *m, const hj_node *model, tok_vocab *vocab, wbuf *err);
 /* Appends the ids of one word (HF's WordPiece::tokenize). */
 void hf_wordpiece_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, wbuf *tmp, tok_ids *out);
+
+/* hf_unigram.c: loads a Unigram model into m and its pieces into vocab; 0 or -1. */
+int hf_unigram_load(hf_bpe *m, const hj_node *model, tok_vocab *vocab, wbuf *err);
+/* Appends the ids of one word (HF's Unigram::tokenize, Viterbi). */
+void hf_unigram_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h, tok_ids *out);
 
 /* hf_decode.c: loads the decoder node (never fails: an unsupported decoder
  * only makes decoding refused). */
