@@ -1,6 +1,7 @@
 /* hf_pipeline.h - the Hugging Face tokenizers pipeline of a tokenizer.json:
- * added tokens, normalizer, pre-tokenizer, BPE model, post-processor BOS/EOS
- * and decoder, each as HF tokenizers 0.23 does it (see docs/tokenize.md).
+ * added tokens, normalizer, pre-tokenizer, model (BPE, WordPiece, Unigram),
+ * post-processor BOS/EOS and decoder, each as HF tokenizers 0.23 does it
+ * (see docs/tokenize.md).
  *
  * Loading refuses, naming the JSON path, anything it does not implement, so
  * a file either encodes exactly as HF's encode(text, add_special_tokens=
