@@ -88,7 +88,7 @@ typedef struct {
     tok_vocab prefixes;         /* the first HF_ADDED_PREFIX bytes of the longer tokens */
 } hf_added_set;
 
-/* ---- the BPE model ---- */
+/* ---- the model: BPE (or WordPiece, Unigram with their fields below) ---- */
 typedef struct {
     uint64_t key; /* left id << 32 | right id; 0 with value 0: empty (ids are < 2^24) */
     uint64_t value; /* rank << 32 | new id */
