@@ -105,7 +105,7 @@ static void bad_files(void)
     static const struct {
         const char *text, *why;
     } json_cases[] = {
-        {"{\"model\":{\"type\":\"Unigram\",\"vocab\":[]}}", "model.type"},
+        {"{\"model\":{\"type\":\"Unigram\",\"vocab\":[]}}", "model.unk_id"},
         {"{\"model\":{\"type\":\"WordLevel\",\"vocab\":{}}}", "model.type"},
         {"{\"model\":{\"type\":\"WordPiece\",\"unk_token\":\"[UNK]\",\"vocab\":{}}}", "model.unk_token"},
         {"{\"pre_tokenizer\":{\"type\":\"UnicodeScripts\"},\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
