@@ -1,6 +1,8 @@
 /* tokenize_encode - throughput of the BPE encoder alone (pre-tokeniser,
  * lookups, merges; no JSON, no output) over a tokref corpus, one thread.
  * usage: tokenize_encode ENCODING VOCAB CORPUS IDX.tsv [REF.bin] [RUNS]
+ * ENCODING "-": VOCAB is a tokenizer.json, encoded as HF's encode does
+ * (added tokens in the text matched).
  * CORPUS is the corpus text (plain or compressed), IDX.tsv its per-document
  * offsets and lengths, REF.bin (plain or compressed) tiktoken's ids: when
  * given, every document's ids are checked against it before timing.
@@ -59,14 +61,14 @@ static void read_index(const char *path, size_t corpus_size, doc_index *ix)
 
 /* Exits 1 unless every document's ids equal the reference stream's. */
 static void check_reference(const tokenizer *t, const char *text, const doc_index *ix, const char *ref_path,
-                            bpe_scratch *scratch, tok_ids *ids)
+                            bool special, bpe_scratch *scratch, tok_ids *ids)
 {
     size_t size;
     uint32_t *ref = (uint32_t *)read_decoded(ref_path, &size);
     size_t at = 0, words = size / sizeof *ref;
     for (int d = 0; d < ix->n; d++) {
         ids->n = 0;
-        tokenizer_encode(t, text + ix->off[d], ix->len[d], false, scratch, ids);
+        tokenizer_encode(t, text + ix->off[d], ix->len[d], special, scratch, ids);
         if (at >= words || ref[at] != ids->n || at + 1 + ids->n > words ||
             memcmp(ref + at + 1, ids->ids, ids->n * sizeof *ids->ids))
             dief(EXIT_FATAL, "document %d: ids differ from %s", d, ref_path);
@@ -90,7 +92,8 @@ int main(int argc, char **argv)
     if (runs < 1) dief(EXIT_USAGE, "RUNS must be at least 1");
     tokenizer t;
     wbuf err = WBUF_INIT;
-    if (tokenizer_load(&t, argv[1], argv[2], -1, &err)) dief(EXIT_FATAL, "%s", err.data);
+    if (tokenizer_load(&t, strcmp(argv[1], "-") ? argv[1] : NULL, argv[2], -1, &err)) dief(EXIT_FATAL, "%s", err.data);
+    bool special = t.hf != NULL;
     size_t size;
     char *text = read_decoded(argv[3], &size);
     doc_index ix = {0};
@@ -99,7 +102,7 @@ int main(int argc, char **argv)
     for (int d = 0; d < ix.n; d++) bytes += ix.len[d];
     bpe_scratch scratch = {0};
     tok_ids ids = {0};
-    if (argc >= 6 && strcmp(argv[5], "-")) check_reference(&t, text, &ix, argv[5], &scratch, &ids);
+    if (argc >= 6 && strcmp(argv[5], "-")) check_reference(&t, text, &ix, argv[5], special, &scratch, &ids);
     double best_wall = 0, best_cpu = 0;
     size_t tokens = 0;
     for (int r = 0; r < runs; r++) {
@@ -108,7 +111,7 @@ int main(int argc, char **argv)
         tokens = 0;
         for (int d = 0; d < ix.n; d++) {
             ids.n = 0;
-            tokenizer_encode(&t, text + ix.off[d], ix.len[d], false, &scratch, &ids);
+            tokenizer_encode(&t, text + ix.off[d], ix.len[d], special, &scratch, &ids);
             tokens += ids.n;
         }
         double wall = clock_seconds(CLOCK_MONOTONIC) - w0, cpu = clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0;

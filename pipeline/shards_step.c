@@ -15,8 +15,10 @@ int pl_shards_run(const pl_shards_work *work)
     const pl_plan *p = work->p;
     tokenizer tok;
     char vocab_sha256[65], err[MESSAGE_MAX];
-    tokenize_load(&tok, &p->stages.tokenize, vocab_sha256);
-    tokenize_check(&tok, &p->stages.tokenize);
+    tokenize_options to = p->stages.tokenize; /* with the vocabulary's own --eos/--bos defaults */
+    tokenize_load(&tok, &to, vocab_sha256);
+    tokenize_options_defaults(&to, tok.eos_default, tok.bos_default);
+    tokenize_check(&tok, &to);
     shard_options so = p->stages.shard;
     if (shard_options_finish(&so, err, sizeof err) != 0) {
         warnf("[shard] %s", err);
@@ -37,7 +39,7 @@ int pl_shards_run(const pl_shards_work *work)
     stage_opts_init_quiet(&o, work->threads, work->inputs, work->ninputs);
     o.counts = &tokenize_stats;
     tokenize_shard_sink sink = {writer, &shard_stats};
-    int rc = tokenize_run(&tok, &p->stages.tokenize, &o, TOKENIZE_SHARDS, &sink);
+    int rc = tokenize_run(&tok, &to, &o, TOKENIZE_SHARDS, &sink);
     tokenize_stats.bytes_out = shard_stats.bytes_in; /* the --format bin stream it stands for */
     stats_set(&shard_stats, "tokens", (double)shard_writer_tokens(writer));
     double shard_cpu = shard_writer_cpu_seconds(writer), before_close = process_cpu_seconds();

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "tokenize/hf_pipeline.h"
 
 #define NO_RANK UINT32_MAX
 
@@ -329,5 +330,7 @@ void bpe_scratch_free(bpe_scratch *scratch)
     if (scratch->long_cache)
         for (int i = 0; i < BPE_LONG_CACHE_SLOTS; i++) free(scratch->long_cache[i].mem);
     free(scratch->long_cache);
+    if (scratch->hf) hf_scratch_free(scratch->hf);
+    free(scratch->hf);
     memset(scratch, 0, sizeof *scratch);
 }

@@ -75,6 +75,7 @@ typedef struct {
     bpe_cache_entry *cache;
     bpe_long_entry *long_cache;
     const tok_vocab *cache_vocab; /* the vocabulary the caches hold results of */
+    struct hf_scratch *hf;        /* the tokenizer.json pipeline's working memory (hf_pipeline.h) */
 } bpe_scratch;
 
 /* Makes the scratch ready for encoding with v (allocates and, when it held

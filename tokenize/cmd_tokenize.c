@@ -22,12 +22,14 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: winnow tokenize [options] [files...]\n"
-            "Adds token ids to each document: byte-exact with tiktoken (and Meta's Llama 3 tokenizer).\n\n"
+            "Adds token ids to each document: byte-exact with tiktoken (and Meta's Llama 3 tokenizer),\n"
+            "and with Hugging Face tokenizers for a tokenizer.json.\n\n"
             "  --encoding NAME     gpt2 (= r50k_base), p50k_base, p50k_edit, cl100k_base, o200k_base,\n"
             "                      llama3; its vocabulary comes from the cache (winnow vocab fetch NAME)\n"
             "                      or from --vocab (default: " DEFAULT_ENCODING ")\n"
             "  --vocab FILE        load the vocabulary from FILE: a .tiktoken file, Llama 3's\n"
-            "                      tokenizer.model, or a Hugging Face tokenizer.json (byte-level BPE).\n"
+            "                      tokenizer.model, or a Hugging Face tokenizer.json (BPE: byte-level,\n"
+            "                      or SentencePiece-style with byte fallback; docs/tokenize.md)\n"
             "                      With --encoding, FILE must be that encoding's (sha256 checked)\n"
             "  --pattern FAMILY    pre-tokeniser for a .tiktoken file given without --encoding:\n"
             "                      gpt2, cl100k or o200k\n"
@@ -38,18 +40,22 @@ static void usage(FILE *f)
             "  --shard-tokens N    shards: tokens per shard, k/M/G suffixes (default: 100M)\n"
             "  --split-docs        shards: cut shards at exactly N tokens, splitting documents\n"
             "  --allow-special     special-token strings in the text become their ids (default:\n"
-            "                      they are ordinary text, as tiktoken's encode_ordinary)\n"
+            "                      they are ordinary text, as tiktoken's encode_ordinary); for a\n"
+            "                      tokenizer.json: every added token, special or not, as HF's encode\n"
             "  --eos, --no-eos     append the end-of-text token to each document (default: on)\n"
             "  --bos, --no-bos     put the begin-of-text token first (llama3: <|begin_of_text|>,\n"
-            "                      others: <|endoftext|>; default: off)\n"
+            "                      others: <|endoftext|>; default: off). A tokenizer.json whose\n"
+            "                      post_processor is a template sets both the ids and the defaults\n"
+            "                      (Llama 2, Gemma: BOS on, EOS off)\n"
             "  --decode            read --format bin streams and write each document's text back as\n"
-            "                      a JSON line {\"text\":...} (special tokens appear as their names)\n"
+            "                      a JSON line {\"text\":...} (special tokens appear as their names;\n"
+            "                      a tokenizer.json decodes through its decoder)\n"
             "  --ids LIST          with --decode: write the text of these ids (\"15339,1917\") as raw\n"
             "                      bytes instead of reading streams\n"
             "  --device D          auto: the GPU when one is usable, else the CPU (default;\n"
             "                      input files under 1 GiB in all stay on the CPU);\n"
             "                      cpu; gpu: fail when no GPU is usable. Same ids on both\n"
-            "                      (--allow-special always runs on the CPU)\n\n");
+            "                      (--allow-special and tokenizer.json files always run on the CPU)\n\n");
     fputs(STAGE_COMMON_HELP, f);
 }
 
@@ -198,7 +204,10 @@ int cmd_tokenize(int argc, char **argv)
     char sha256[65];
     tokenizer tok;
     tokenize_load(&tok, &o, sha256);
+    tokenize_options_defaults(&o, tok.eos_default, tok.bos_default);
     if (decode) {
+        const char *refused = tokenizer_decode_refused(&tok);
+        if (refused) dief(EXIT_USAGE, "--decode: the decoder %s of %s is not supported", refused, tok.name);
         int rc = id_list ? decode_id_list(&tok, id_list) : decode_streams(&tok, &so);
         tokenizer_free(&tok);
         return rc;

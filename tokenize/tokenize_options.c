@@ -46,6 +46,8 @@ int tokenize_options_set(tokenize_options *o, const char *name, const char *valu
             return -1;
         }
         *flag = on;
+        if (flag == &o->eos) o->eos_given = true;
+        if (flag == &o->bos) o->bos_given = true;
         return 0;
     }
     const char **text = option_name_equal(name, "encoding") ? &o->encoding
@@ -80,4 +82,10 @@ int tokenize_options_set(tokenize_options *o, const char *name, const char *valu
     }
     *text = value;
     return 0;
+}
+
+void tokenize_options_defaults(tokenize_options *o, bool eos_default, bool bos_default)
+{
+    if (!o->eos_given) o->eos = eos_default;
+    if (!o->bos_given) o->bos = bos_default;
 }

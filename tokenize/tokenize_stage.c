@@ -195,21 +195,23 @@ static bool inputs_small(const stage_opts *so)
 /* Whether the block path (tokenize_blocks.h) runs, and with which encoder:
  * --device gpu, and auto when a GPU is usable and the input is not known to
  * be small; BLOCKS_TEST_ENV (tests) forces it with a GPU-less encoder.
- * --device gpu exits 1 when no GPU is usable; --allow-special always runs
- * on the CPU engine path (special tokens are split out before
- * pre-tokenisation, which the GPU does not do). */
-static bool choose_blocks(const tokenize_options *o, const stage_opts *so, tb_encoder *enc)
+ * --device gpu exits 1 when no GPU is usable; --allow-special and
+ * tokenizer.json pipelines always run on the CPU engine path (special tokens
+ * are split out before pre-tokenisation, and HF pipelines normalise and
+ * pre-tokenise in ways the GPU does not). */
+static bool choose_blocks(const tokenizer *t, const tokenize_options *o, const stage_opts *so, tb_encoder *enc)
 {
     const char *test = getenv(BLOCKS_TEST_ENV);
-    if (test && *test && !o->allow_special) {
+    if (test && *test && !o->allow_special && !t->hf) {
         if (!strcmp(test, "cpu")) *enc = TB_ENCODE_CPU;
         else if (!strcmp(test, "emulate")) *enc = TB_ENCODE_EMULATE;
         else dief(EXIT_USAGE, "%s must be cpu or emulate, not '%s'", BLOCKS_TEST_ENV, test);
         return true;
     }
     bool automatic = !strcmp(o->device, "auto");
-    if (!strcmp(o->device, "cpu") || (automatic && (o->allow_special || inputs_small(so)))) return false;
+    if (!strcmp(o->device, "cpu") || (automatic && (o->allow_special || t->hf || inputs_small(so)))) return false;
     if (o->allow_special) dief(EXIT_USAGE, "--device gpu does not take --allow-special (use --device cpu)");
+    if (t->hf) dief(EXIT_USAGE, "--device gpu: a tokenizer.json pipeline runs on the CPU (use --device cpu)");
     wbuf why = WBUF_INIT;
     bool usable = gpu_bpe_usable(&why);
     if (!usable && !automatic) dief(EXIT_USAGE, "--device gpu: %s", why.data);
@@ -228,7 +230,7 @@ int tokenize_run(const tokenizer *t, const tokenize_options *o, const stage_opts
                  const tokenize_shard_sink *sink)
 {
     tb_encoder enc;
-    if (choose_blocks(o, so, &enc)) return tokenize_blocks_run(t, o, so, format, sink, enc);
+    if (choose_blocks(t, o, so, &enc)) return tokenize_blocks_run(t, o, so, format, sink, enc);
     tokenize_ctx c = {.tok = t, .format = format, .allow_special = o->allow_special, .eos = o->eos, .bos = o->bos,
                       .sink = sink};
     c.workers = xcalloc((size_t)so->threads, sizeof *c.workers);

@@ -9,6 +9,8 @@
 
 #include "core/util.h"
 #include "tokenize/encoding.h"
+#include "tokenize/hf_json.h"
+#include "tokenize/hf_pipeline.h"
 #include "tokenize/vocab_load.h"
 
 #define SHA256_HEX 65
@@ -27,28 +29,64 @@ static char *read_vocab_file(const char *path, size_t *n, wbuf *err)
     return data;
 }
 
-int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t n, int family, wbuf *err)
+/* True when the text looks like a tokenizer.json (starts with '{'). */
+static bool looks_like_json(const char *text, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) i++;
+    return i < n && text[i] == '{';
+}
+
+/* Loads a tokenizer.json: its pipeline, and the tokens by id into t->vocab. */
+static int load_hf(tokenizer *t, const char *text, size_t n, wbuf *err)
+{
+    hj_node root;
+    if (hj_parse(text, n, &root, err)) return -1;
+    t->hf = xmalloc(sizeof *t->hf);
+    int rc = hf_pipeline_load(t->hf, &root, &t->vocab, err);
+    hj_free(&root);
+    if (rc) {
+        hf_pipeline_free(t->hf);
+        free(t->hf);
+        t->hf = NULL;
+        return -1;
+    }
+    vocab_finish(&t->vocab);
+    if (t->hf->has_template) { /* the ids the file adds, and add them by default */
+        t->bos = t->hf->bos;
+        t->eos = t->hf->eos;
+        t->bos_default = t->bos != VOCAB_NO_TOKEN;
+        t->eos_default = t->eos != VOCAB_NO_TOKEN;
+    } else { /* as for tiktoken files: <|endoftext|> after each document, when there is one */
+        t->bos = t->eos = vocab_special_id(&t->vocab, "<|endoftext|>");
+        t->eos_default = t->eos != VOCAB_NO_TOKEN;
+    }
+    return 0;
+}
+
+/* tokenizer_load_mem, except that a failure may leave t holding memory. */
+static int load_mem(tokenizer *t, const char *name, const char *text, size_t n, int family, wbuf *err)
 {
     memset(t, 0, sizeof *t);
     vocab_init(&t->vocab);
     t->eos = t->bos = VOCAB_NO_TOKEN;
+    t->eos_default = true;
     const encoding_info *e = name ? encoding_find(name) : NULL;
     if (name && !e) {
         buf_printf(err, "unknown encoding '%s'", name);
         return -1;
     }
-    int rc;
-    if (vocab_looks_like_json(text, n)) {
-        rc = vocab_parse_hf_json(&t->vocab, text, n, &family, err);
-    } else {
-        if (e) family = (int)e->family;
-        if (family < 0) {
-            buf_printf(err, "a tiktoken file needs --encoding or --pattern to say its pre-tokeniser");
-            return -1;
-        }
-        rc = vocab_parse_tiktoken(&t->vocab, text, n, err);
+    if (looks_like_json(text, n)) {
+        if (!e) return load_hf(t, text, n, err);
+        buf_printf(err, "a tokenizer.json says its own pipeline: give it without --encoding");
+        return -1;
     }
-    if (rc) return -1;
+    if (e) family = (int)e->family;
+    if (family < 0) {
+        buf_printf(err, "a tiktoken file needs --encoding or --pattern to say its pre-tokeniser");
+        return -1;
+    }
+    if (vocab_parse_tiktoken(&t->vocab, text, n, err)) return -1;
     vocab_finish(&t->vocab);
     const char *incomplete = vocab_check_complete(&t->vocab);
     if (incomplete) {
@@ -66,6 +104,16 @@ int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t 
         t->bos = t->eos;
     }
     return 0;
+}
+
+int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t n, int family, wbuf *err)
+{
+    int rc = load_mem(t, name, text, n, family, err);
+    if (rc) { /* nothing is left to free */
+        tokenizer_free(t);
+        memset(t, 0, sizeof *t);
+    }
+    return rc;
 }
 
 int tokenizer_load(tokenizer *t, const char *name, const char *path, int family, wbuf *err)
@@ -103,8 +151,16 @@ int tokenizer_load(tokenizer *t, const char *name, const char *path, int family,
     return rc;
 }
 
+const char *tokenizer_decode_refused(const tokenizer *t)
+{
+    return t->hf && t->hf->decoder_unsupported ? t->hf->decoder_type : NULL;
+}
+
 void tokenizer_free(tokenizer *t)
 {
+    if (t->hf) hf_pipeline_free(t->hf);
+    free(t->hf);
+    t->hf = NULL;
     vocab_free(&t->vocab);
 }
 
@@ -226,6 +282,10 @@ static int special_at(const tok_vocab *v, const uint8_t *s, size_t n, size_t pos
 void tokenizer_encode(const tokenizer *t, const char *text, size_t n, bool allow_special, bpe_scratch *scratch,
                       tok_ids *out)
 {
+    if (t->hf) {
+        hf_encode(t->hf, &t->vocab, text, n, allow_special, scratch, out);
+        return;
+    }
     const uint8_t *s = (const uint8_t *)text;
     if (!allow_special || t->vocab.nspecials == 0) {
         encode_ordinary(t, s, n, scratch, out);
@@ -249,6 +309,10 @@ void tokenizer_encode(const tokenizer *t, const char *text, size_t n, bool allow
 size_t tokenizer_decode(const tokenizer *t, const uint32_t *ids, size_t n, wbuf *out)
 {
     size_t unknown = 0;
+    if (t->hf) {
+        hf_decode(t->hf, &t->vocab, ids, n, out, &unknown);
+        return unknown;
+    }
     for (size_t i = 0; i < n; i++) {
         size_t len;
         const uint8_t *b = vocab_token_bytes(&t->vocab, ids[i], &len);

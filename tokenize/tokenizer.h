@@ -16,7 +16,10 @@ typedef struct {
     tok_vocab vocab;
     pretok_family family;
     uint32_t eos, bos; /* VOCAB_NO_TOKEN when the encoding has none */
+    bool eos_default, bos_default; /* what --eos/--bos default to: a tokenizer.json's
+                                    * post_processor template; else eos only */
     char name[64];     /* encoding name, or the vocabulary file's base name */
+    struct hf_pipeline *hf; /* a tokenizer.json: its whole pipeline (NULL: tiktoken-style) */
 } tokenizer;
 
 /* Loads the encoding called name from path (a .tiktoken file, Llama 3's
@@ -27,7 +30,8 @@ typedef struct {
  * known encoding. Returns 0, or -1 with a message in err. */
 int tokenizer_load(tokenizer *t, const char *name, const char *path, int family, wbuf *err);
 
-/* Same from bytes already in memory (no hash check). */
+/* Same from bytes already in memory (no hash check). On failure t holds
+ * nothing (tokenizer_free on it is allowed and does nothing). */
 int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t n, int family, wbuf *err);
 
 /* Frees t. */
@@ -38,7 +42,12 @@ void tokenizer_free(tokenizer *t);
 void tokenizer_encode(const tokenizer *t, const char *s, size_t n, bool allow_special, bpe_scratch *scratch,
                       tok_ids *out);
 
-/* Appends the bytes of ids to out; returns how many ids were unknown (skipped). */
+/* NULL when tokenizer_decode can decode; else the tokenizer.json decoder
+ * type it does not implement. */
+const char *tokenizer_decode_refused(const tokenizer *t);
+
+/* Appends the bytes of ids to out (for a tokenizer.json, through its
+ * decoder); returns how many ids were unknown (skipped). */
 size_t tokenizer_decode(const tokenizer *t, const uint32_t *ids, size_t n, wbuf *out);
 
 #endif

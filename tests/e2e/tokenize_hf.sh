@@ -1,0 +1,71 @@
+#!/bin/sh
+# tokenize_hf.sh - Hugging Face tokenizer.json files through the CLI: exact
+# ids (bin, -j2, --allow-special as HF's encode) for the real files, the
+# BOS/EOS defaults their post_processor sets, --decode through their decoder
+# (text back exactly where the normalizer keeps it), refusals that name the
+# JSON path, and tokenizer.json pipelines staying off the GPU.
+. tests/lib.sh
+command -v python3 >/dev/null || skip_all "python3 missing"
+R=$SHARED/tokref
+H=$SHARED/vocab/hf
+PY="python3 scripts/tokenize_tokref.py"
+$PY jsonl $R/edge.txt.zst $R/edge.idx.tsv > $TMP/edge.jsonl
+$PY jsonl $R/blns.txt.zst $R/blns.idx.tsv > $TMP/blns.jsonl
+for f in llama2 gemma3 qwen3 deepseek_v3 mistral_nemo command_r_plus; do zstd -dcq $H/$f.tokenizer.json.zst > $TMP/$f.json; done
+
+# --- exact ids through the CLI (qwen3 shares qwen2_5's reference) ---
+for f in llama2:llama2 gemma3:gemma3 qwen3:qwen2_5 deepseek_v3:deepseek_v3; do
+    name=${f%%:*}; ref=${f#*:}
+    $WINNOW tokenize -q -j2 --vocab $TMP/$name.json --format bin --allow-special --no-eos --no-bos $TMP/edge.jsonl > $TMP/$name.bin
+    zstd -dc $R/hf/edge.$ref.bin.zst > $TMP/$name.want
+    ok "edge: $name ids through the CLI equal HF tokenizers'" cmp $TMP/$name.bin $TMP/$name.want
+done
+
+# --- BOS/EOS: the post_processor's template gives the ids and the defaults ---
+echo '{"text":"Hello"}' > $TMP/one.jsonl
+is "$($WINNOW tokenize -q --vocab $TMP/llama2.json $TMP/one.jsonl)" '{"text":"Hello","tokens":[1,22557]}' \
+    "llama2: <s> first by default (its template), no EOS"
+is "$($WINNOW tokenize -q --vocab $TMP/llama2.json --no-bos $TMP/one.jsonl)" '{"text":"Hello","tokens":[22557]}' \
+    "llama2: --no-bos leaves it out"
+is "$($WINNOW tokenize -q --vocab $TMP/gemma3.json $TMP/one.jsonl)" '{"text":"Hello","tokens":[2,9259]}' \
+    "gemma3: <bos> first by default"
+is "$($WINNOW tokenize -q --vocab $TMP/qwen3.json $TMP/one.jsonl)" '{"text":"Hello","tokens":[9707,151643]}' \
+    "qwen3 (no template): <|endoftext|> after the document, as for tiktoken files"
+ok "deepseek_v3 (no template, no <|endoftext|>): --eos says there is no end-of-text token" \
+    sh -c "! $WINNOW tokenize -q --vocab $TMP/deepseek_v3.json --eos $TMP/one.jsonl"
+is "$($WINNOW tokenize -q --vocab $TMP/deepseek_v3.json $TMP/one.jsonl)" '{"text":"Hello","tokens":[19923]}' \
+    "deepseek_v3: nothing added by default"
+is "$($WINNOW tokenize -q --vocab $TMP/command_r_plus.json $TMP/one.jsonl)" '{"text":"Hello","tokens":[5,28339]}' \
+    "command_r_plus: <BOS_TOKEN> first; its two-token ending is not an EOS"
+
+# --- special-token strings in the text: ordinary text by default, ids with --allow-special ---
+echo '{"text":"a<tool_call>b"}' > $TMP/sp.jsonl
+# (the ordinary ids are HF's for the same file with <tool_call> taken out of added_tokens)
+is "$($WINNOW tokenize -q --vocab $TMP/qwen3.json --no-eos $TMP/sp.jsonl)" '{"text":"a<tool_call>b","tokens":[64,27,14172,13429,51407]}' \
+    "qwen3: <tool_call> in the text is ordinary text by default"
+is "$($WINNOW tokenize -q --vocab $TMP/qwen3.json --no-eos --allow-special $TMP/sp.jsonl)" '{"text":"a<tool_call>b","tokens":[64,151657,65]}' \
+    "qwen3: --allow-special matches the (non-special) added token, as HF's encode"
+
+# --- --decode through the decoder: the text comes back ---
+for name in llama2 gemma3 deepseek_v3 mistral_nemo; do
+    $WINNOW tokenize -q --vocab $TMP/$name.json --format bin --no-eos --no-bos $TMP/blns.jsonl > $TMP/d.bin
+    $WINNOW tokenize -q --vocab $TMP/$name.json --decode $TMP/d.bin > $TMP/d.jsonl
+    ok "$name: --decode gives back every blns string" python3 -c "
+import json, sys
+a = [json.loads(l)['text'] for l in open('$TMP/blns.jsonl', encoding='utf-8')]
+b = [json.loads(l)['text'] for l in open('$TMP/d.jsonl', encoding='utf-8')]
+sys.exit(0 if a == b and len(a) == 514 else 1)"
+done
+
+# --- refusals name the JSON path; the GPU is not used ---
+python3 - "$TMP/llama2.json" "$TMP/bad.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["model"]["dropout"] = 0.1
+json.dump(t, open(sys.argv[2], "w"))
+PY
+$WINNOW tokenize -q --vocab $TMP/bad.json $TMP/one.jsonl 2> $TMP/err; rc=$?
+is "$rc" 1 "a file with BPE dropout is refused (usage error)"
+ok "the message names model.dropout" grep -q "model.dropout" $TMP/err
+ok "--device gpu refuses a tokenizer.json pipeline" sh -c "! $WINNOW tokenize -q --device gpu --vocab $TMP/llama2.json $TMP/one.jsonl"
+done_testing

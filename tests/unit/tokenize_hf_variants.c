@@ -1,0 +1,166 @@
+/* tokenize_hf_variants.c - the parts of the tokenizer.json pipeline that
+ * the 12 real files do not use, each against Hugging Face tokenizers
+ * itself: tests/data/hf/variants.tsv lists variants of real files (a member
+ * replaced or an added token appended: ByteLevel add_prefix_space, use_regex
+ * after a Split, ignore_merges false, normalizers, every Split behavior with
+ * and without invert, Metaspace, Digits, Punctuation, Whitespace,
+ * WhitespaceSplit, BertPreTokenizer, added tokens with single_word, lstrip,
+ * rstrip, normalized), and tests/data/hf/NAME.bin.zst their ids from
+ * scripts/tokenize_hf_variants.js (npm tokenizers@0.23.2) over every blns
+ * string, the first 30 edge documents and every 200th multi document. */
+#include "tests/unit/tokenize_corpus.h"
+#include "tokenize/tokenizer.h"
+
+#define EDGE_DOCS 30
+#define MULTI_STRIDE 200
+#define VARIANTS "tests/data/hf/variants.tsv"
+
+/* The end of the JSON value that starts at p (after white space). */
+static const char *value_end(const char *p)
+{
+    int depth = 0;
+    do {
+        while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
+        if (*p == '"') {
+            for (p++; *p && *p != '"'; p++)
+                if (*p == '\\' && p[1]) p++;
+            p++;
+        } else if (*p == '{' || *p == '[') {
+            depth++, p++;
+        } else if (*p == '}' || *p == ']') {
+            depth--, p++;
+        } else if (*p == ',' || *p == ':') {
+            p++;
+        } else {
+            while (*p && !strchr(",]} \t\r\n", *p)) p++;
+        }
+    } while (depth > 0 && *p);
+    return p;
+}
+
+/* In the object at obj ('{'), the value of member key: its start, or NULL. */
+static const char *member(const char *obj, const char *key)
+{
+    const char *p = obj + 1;
+    size_t klen = strlen(key);
+    for (;;) {
+        while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t' || *p == ',') p++;
+        if (*p != '"') return NULL;
+        const char *kend = value_end(p);
+        bool match = (size_t)(kend - p) == klen + 2 && !memcmp(p + 1, key, klen);
+        p = kend;
+        while (*p == ' ' || *p == ':' || *p == '\n' || *p == '\t' || *p == '\r') p++;
+        if (match) return p;
+        p = value_end(p);
+    }
+}
+
+/* text with [a, b) replaced by ins. */
+static char *splice(const char *text, const char *a, const char *b, const char *ins)
+{
+    size_t n = strlen(text), k = strlen(ins), head = (size_t)(a - text);
+    char *out = malloc(n - (size_t)(b - a) + k + 1);
+    memcpy(out, text, head);
+    memcpy(out + head, ins, k);
+    strcpy(out + head + k, b);
+    return out;
+}
+
+/* Applies one edit PATH=JSON or +PATH=JSON to json (freed; returns the new text). */
+static char *apply_edit(char *json, const char *edit)
+{
+    bool append = edit[0] == '+';
+    if (append) edit++;
+    const char *eq = strchr(edit, '=');
+    char path[256];
+    snprintf(path, sizeof path, "%.*s", (int)(eq - edit), edit);
+    const char *obj = json;
+    while (*obj != '{') obj++;
+    char *dot, *key = path;
+    while ((dot = strchr(key, '.'))) {
+        *dot = 0;
+        obj = member(obj, key);
+        key = dot + 1;
+    }
+    const char *at = member(obj, key);
+    char *ins = malloc(strlen(eq) + strlen(key) + 8), *out;
+    if (!at) { /* a new member, first in its object */
+        sprintf(ins, "\"%s\":%s,", key, eq + 1);
+        out = splice(json, obj + 1, obj + 1, ins);
+    } else if (append) {
+        const char *end = value_end(at) - 1; /* the array's ']' */
+        const char *last = end - 1;
+        while (*last == ' ' || *last == '\n') last--;
+        sprintf(ins, "%s%s", *last == '[' ? "" : ",", eq + 1);
+        out = splice(json, end, end, ins);
+    } else {
+        out = splice(json, at, value_end(at), eq + 1);
+    }
+    free(ins);
+    free(json);
+    return out;
+}
+
+int main(void)
+{
+    tok_corpus corpora[3];
+    corpus_load(&corpora[0], "blns");
+    corpus_load(&corpora[1], "edge");
+    corpus_load(&corpora[2], "multi");
+    size_t vsize;
+    char *tsv = slurp(VARIANTS, &vsize);
+    int nvariants = 0;
+    for (char *line = strtok(tsv, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#') continue;
+        char *save, *name = strtok_r(line, "\t", &save), *base = strtok_r(NULL, "\t", &save);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/vocab/hf/%s.tokenizer.json.zst", shared_dir(), base);
+        size_t n;
+        char *json = slurp_zstd(path, &n);
+        for (char *edit; (edit = strtok_r(NULL, "\t", &save));) json = apply_edit(json, edit);
+        tokenizer t;
+        wbuf err = WBUF_INIT;
+        int rc = tokenizer_load_mem(&t, NULL, json, strlen(json), -1, &err);
+        free(json);
+        nvariants++;
+        if (!ok(rc == 0, "%s loads%s%s", name, rc ? ": " : "", rc ? err.data : "")) {
+            buf_free(&err);
+            continue;
+        }
+        buf_free(&err);
+        snprintf(path, sizeof path, "tests/data/hf/%s.bin.zst", name);
+        size_t rbytes;
+        uint32_t *ref = (uint32_t *)slurp_zstd(path, &rbytes);
+        size_t at = 0, words = rbytes / 4, texts = 0, ntokens = 0;
+        int bad = 0;
+        bpe_scratch scratch = {0};
+        tok_ids ids = {0};
+        for (int c = 0; c < 3; c++) {
+            int limit = c == 1 ? EDGE_DOCS : corpora[c].ndocs, stride = c == 2 ? MULTI_STRIDE : 1;
+            for (int d = 0; d < limit; d += stride) {
+                ids.n = 0;
+                tokenizer_encode(&t, corpora[c].text + corpora[c].off[d], corpora[c].len[d], true, &scratch, &ids);
+                texts++;
+                ntokens += ids.n;
+                bool same = at < words && ref[at] == ids.n && at + 1 + ids.n <= words &&
+                            (!ids.n || !memcmp(ref + at + 1, ids.ids, ids.n * sizeof *ids.ids));
+                if (!same && bad++ < 2) {
+                    size_t k = 0, nwant = at < words ? ref[at] : 0;
+                    while (k < ids.n && k < nwant && at + 1 + k < words && ids.ids[k] == ref[at + 1 + k]) k++;
+                    diag("%s: text %zu: %zu ids, want %zu; first difference at %zu", name, texts - 1, ids.n, nwant, k);
+                }
+                at += at < words ? 1 + ref[at] : 1;
+            }
+        }
+        ok(bad == 0 && at == words, "%s: %zu texts, %zu ids identical to HF tokenizers (%d differ)", name, texts,
+           ntokens, bad);
+        free(ref);
+        ids_free(&ids);
+        bpe_scratch_free(&scratch);
+        tokenizer_free(&t);
+    }
+    ok(nvariants >= 25, "%d variants listed", nvariants);
+    free(tsv);
+    for (int c = 0; c < 3; c++) corpus_free(&corpora[c]);
+    return done_testing();
+}

@@ -1,0 +1,573 @@
+/* hf_bpe.c - HF tokenizers' BPE model: merges ranked by their place in
+ * model.merges, applied to a word by a priority queue (lowest rank, then
+ * leftmost; a queued merge is dropped when its pair no longer makes the
+ * same token), as HF's Word::merge_all. ignore_merges looks the whole word
+ * up first; characters missing from the vocab become their "<0xXX>" byte
+ * tokens (byte_fallback) or the unknown token (fused with fuse_unk), or are
+ * dropped when there is neither. Byte-level models work on bytes (their
+ * token strings are decoded from GPT-2's byte alphabet), others on UTF-8
+ * characters. dropout, continuing_subword_prefix and end_of_word_suffix are
+ * refused. Each thread remembers the ids of recent words. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/utf8.h"
+#include "core/util.h"
+#include "tokenize/hf_pipeline.h"
+
+#define BYTE_ALPHABET 512 /* code points used by the byte-level alphabet */
+#define NO_BYTE (-1)
+#define LOOKUP_BATCH 16 /* merge lookups started together when a word is set up */
+#define BYTE_PAIRS (1u << 16)
+#define LOAD_BATCH 16 /* merges whose vocabulary lookups are started together when loading */
+#define PART_BATCH 16 /* parts of a long word whose remembered words are loaded together */
+#define SPACE_MARK "\xE2\x96\x81" /* U+2581, SentencePiece's space */
+#define SPACE_MARK_CP 0x2581
+#define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
+
+/* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
+static void byte_alphabet(int byte_of[BYTE_ALPHABET])
+{
+    for (int i = 0; i < BYTE_ALPHABET; i++) byte_of[i] = NO_BYTE;
+    int next = 256;
+    for (int b = 0; b < 256; b++) {
+        bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+        byte_of[printable ? b : next++] = b;
+    }
+}
+
+/* The bytes a token string stands for: decoded from the alphabet (byte-level) or itself. */
+static bool token_bytes(const int *byte_of, const char *s, size_t n, wbuf *out)
+{
+    buf_clear(out);
+    if (!byte_of) {
+        buf_append(out, s, n);
+        return n > 0;
+    }
+    for (size_t i = 0; i < n;) {
+        size_t len;
+        uint32_t cp = utf8_decode((const unsigned char *)s + i, n - i, &len);
+        if (cp >= BYTE_ALPHABET || byte_of[cp] == NO_BYTE) return false;
+        buf_putc(out, (char)byte_of[cp]);
+        i += len;
+    }
+    return out->len > 0;
+}
+
+/* The byte a vocab string "<0xXX>" names (HF writes format!("<{:#04X}>")), or -1. */
+static int byte_token_value(const char *key)
+{
+    static const char digits[] = "0123456789ABCDEF";
+    if (strlen(key) != 6 || memcmp(key, "<0x", 3) || key[5] != '>' || !key[3] || !key[4]) return -1;
+    const char *hi = strchr(digits, key[3]), *lo = strchr(digits, key[4]);
+    return hi && lo ? (int)((hi - digits) << 4 | (lo - digits)) : -1;
+}
+
+/* The character that ends at s[end) (end > 0), and where it starts; an invalid byte is itself. */
+static uint32_t char_ending_at(const char *s, size_t end, size_t *start)
+{
+    size_t k = end - 1;
+    while (k > 0 && end - k < 4 && ((unsigned char)s[k] & 0xC0) == 0x80) k--;
+    size_t len;
+    if (utf8_valid_seq((const unsigned char *)s + k, end - k) != end - k) {
+        *start = end - 1;
+        return 0x100000u | (unsigned char)s[end - 1]; /* no character's code */
+    }
+    *start = k;
+    return utf8_decode((const unsigned char *)s + k, end - k, &len);
+}
+
+static uint64_t merge_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32 | b) + 1; }
+
+static uint32_t merge_slot_of(uint64_t key, uint32_t mask)
+{
+    uint64_t h = key * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 32) & mask;
+}
+
+/* The merge of pair (a, b): true with its rank and new id. */
+static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *rank, uint32_t *new_id)
+{
+    uint64_t key = merge_key(a, b);
+    for (uint32_t i = merge_slot_of(key, m->merges_mask);; i = (i + 1) & m->merges_mask) {
+        const hf_merge_slot *sl = &m->merges[i];
+        if (sl->key == key) {
+            *rank = (uint32_t)(sl->value >> 32);
+            *new_id = (uint32_t)sl->value;
+            return true;
+        }
+        if (!sl->key) return false;
+    }
+}
+
+/* merge_find through the thread's recent lookups. */
+static inline bool merge_find_cached(const hf_bpe *m, hf_scratch *h, uint32_t a, uint32_t b, uint32_t *rank,
+                                     uint32_t *new_id)
+{
+    uint64_t key = merge_key(a, b);
+    hf_pair_entry *e = &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
+    if (e->key != key) {
+        uint32_t r = UINT32_MAX, id = 0;
+        merge_find(m, a, b, &r, &id);
+        *e = (hf_pair_entry){key, r, id};
+    }
+    *rank = e->rank;
+    *new_id = e->new_id;
+    return e->rank != UINT32_MAX;
+}
+
+/* Starts loading the merge table's slot for pair (a, b) when the recent lookups do not hold it. */
+static inline __attribute__((always_inline)) void merge_prefetch(const hf_bpe *m, const hf_scratch *h, uint32_t a,
+                                                                 uint32_t b)
+{
+    uint64_t key = merge_key(a, b);
+    if (h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)].key != key)
+        __builtin_prefetch(&m->merges[merge_slot_of(key, m->merges_mask)]);
+}
+
+/* The id of the character s[0..len) (len 2..4) through the thread's recent lookups. */
+static inline uint32_t char_id(const tok_vocab *vocab, hf_scratch *h, const uint8_t *s, size_t len)
+{
+    uint32_t bytes = 0;
+    memcpy(&bytes, s, len);
+    hf_char_entry *e = &h->chars[(bytes * 0x9E3779B1u) >> (32 - HF_CHAR_BITS)];
+    if (e->bytes != bytes) *e = (hf_char_entry){bytes, vocab_find(vocab, s, len)};
+    return e->id;
+}
+
+static void merge_put(hf_bpe *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id)
+{
+    uint64_t key = merge_key(a, b);
+    uint32_t i = merge_slot_of(key, m->merges_mask);
+    while (m->merges[i].key && m->merges[i].key != key) i = (i + 1) & m->merges_mask;
+    m->merges[i] = (hf_merge_slot){key, (uint64_t)rank << 32 | new_id}; /* a repeated pair: the later rank, as HF */
+}
+
+/* Reads the token string of a merge part: "a b" or ["a", "b"]. */
+static bool merge_parts(const hj_node *mg, const char **a, size_t *alen, const char **b, size_t *blen)
+{
+    if (mg->type == HJ_ARRAY && mg->len == 2 && mg->items[0].type == HJ_STRING && mg->items[1].type == HJ_STRING) {
+        *a = mg->items[0].str, *alen = mg->items[0].len;
+        *b = mg->items[1].str, *blen = mg->items[1].len;
+        return true;
+    }
+    if (mg->type != HJ_STRING) return false;
+    const char *sp = memchr(mg->str, ' ', mg->len);
+    if (!sp || memchr(sp + 1, ' ', mg->len - (size_t)(sp + 1 - mg->str))) return false;
+    *a = mg->str, *alen = (size_t)(sp - mg->str);
+    *b = sp + 1, *blen = mg->len - *alen - 1;
+    return true;
+}
+
+int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *vocab, wbuf *err)
+{
+    memset(m, 0, sizeof *m);
+    m->unk = VOCAB_NO_TOKEN;
+    for (int b = 0; b < 256; b++) m->byte_token[b] = VOCAB_NO_TOKEN;
+    m->byte_level = byte_level;
+    const hj_node *dropout = hj_get(model, "dropout");
+    if (dropout && dropout->type != HJ_NULL && !(dropout->type == HJ_NUMBER && dropout->number == 0)) {
+        buf_printf(err, "model.dropout: must be null or 0 (dropout makes encoding random)");
+        return -1;
+    }
+    static const char *const empty_only[] = {"continuing_subword_prefix", "end_of_word_suffix"};
+    for (int i = 0; i < 2; i++) {
+        const hj_node *v = hj_get(model, empty_only[i]);
+        if (v && !(v->type == HJ_NULL || (v->type == HJ_STRING && v->len == 0))) {
+            buf_printf(err, "model.%s: not supported (only null or \"\")", empty_only[i]);
+            return -1;
+        }
+    }
+    const hj_node *v;
+    m->byte_fallback = (v = hj_get(model, "byte_fallback")) && v->type == HJ_BOOL && v->boolean;
+    m->fuse_unk = (v = hj_get(model, "fuse_unk")) && v->type == HJ_BOOL && v->boolean;
+    m->ignore_merges = (v = hj_get(model, "ignore_merges")) && v->type == HJ_BOOL && v->boolean;
+    const hj_node *voc = hj_get(model, "vocab"), *merges = hj_get(model, "merges");
+    if (!voc || voc->type != HJ_OBJECT) {
+        buf_printf(err, "model.vocab: not an object");
+        return -1;
+    }
+    if (!merges || merges->type != HJ_ARRAY) {
+        buf_printf(err, "model.merges: not an array");
+        return -1;
+    }
+    int byte_of_table[BYTE_ALPHABET];
+    int *byte_of = NULL;
+    if (byte_level) {
+        byte_alphabet(byte_of_table);
+        byte_of = byte_of_table;
+    }
+    size_t nbytes = 0;
+    for (size_t i = 0; i < voc->len; i++) nbytes += strlen(voc->keys[i]);
+    m->vocab_size = (uint32_t)voc->len;
+    vocab_init(&m->odd_keys);
+    vocab_reserve(vocab, voc->len, nbytes);
+    wbuf tb = WBUF_INIT, tb2 = WBUF_INIT;
+    int rc = -1;
+    for (size_t i = 0; i < voc->len; i++) {
+        const hj_node *idn = &voc->items[i];
+        if (idn->type != HJ_NUMBER || idn->number < 0 || idn->number > VOCAB_MAX_ID || idn->number != (uint32_t)idn->number) {
+            buf_printf(err, "model.vocab[\"%.64s\"]: not a token id (0..%u)", voc->keys[i], VOCAB_MAX_ID);
+            goto out;
+        }
+        uint32_t id = (uint32_t)idn->number;
+        const char *key = voc->keys[i];
+        /* a string outside the byte alphabet can never be made from text; an added token may name it */
+        if (!token_bytes(byte_of, key, strlen(key), &tb)) {
+            if (key[0]) vocab_add(&m->odd_keys, key, strlen(key), id, id);
+            continue;
+        }
+        if (!vocab_add(vocab, tb.data, tb.len, id, id) && vocab_find(vocab, (const uint8_t *)tb.data, tb.len) != id) {
+            buf_printf(err, "model.vocab[\"%.64s\"]: id %u is given to another token too", key, id);
+            goto out;
+        }
+        int byte = byte_token_value(key);
+        if (m->byte_fallback && byte >= 0) m->byte_token[byte] = id;
+    }
+    m->split_at_space = !byte_level && !m->ignore_merges;
+    for (size_t i = 0; m->split_at_space && i < voc->len; i++) /* the characters a token has before U+2581 */
+        for (const char *k = voc->keys[i], *at = k; (at = strstr(at, SPACE_MARK)); at += 3) {
+            if (at == k) continue;
+            size_t start;
+            uint32_t cp = char_ending_at(k, (size_t)(at - k), &start);
+            if (cp == SPACE_MARK_CP) continue;
+            int j = 0;
+            while (j < m->njoins_space && m->joins_space[j] != cp) j++;
+            if (j < m->njoins_space) continue;
+            m->joins_space = xrealloc(m->joins_space, (size_t)(m->njoins_space + 1) * sizeof *m->joins_space);
+            m->joins_space[m->njoins_space++] = cp;
+        }
+    const char *unk = hj_get_str(model, "unk_token");
+    if (unk) {
+        token_bytes(byte_of, unk, strlen(unk), &tb);
+        m->unk = tb.len ? vocab_find(vocab, (const uint8_t *)tb.data, tb.len) : VOCAB_NO_TOKEN;
+        if (m->unk == VOCAB_NO_TOKEN) {
+            buf_printf(err, "model.unk_token: \"%.64s\" is not in the vocab", unk);
+            goto out;
+        }
+    }
+    if (byte_level) {
+        m->byte_pairs = xmalloc(BYTE_PAIRS * sizeof *m->byte_pairs);
+        for (size_t i = 0; i < BYTE_PAIRS; i++) m->byte_pairs[i] = (hf_merge_value){UINT32_MAX, 0};
+    }
+    uint32_t slots = 16;
+    while (slots < merges->len + merges->len / 3 + 16) slots *= 2; /* at most 3/4 full */
+    m->merges = xcalloc(slots, sizeof *m->merges);
+    m->merges_mask = slots - 1;
+    for (size_t base = 0; base < merges->len; base += LOAD_BATCH) {
+        /* the merges of a batch: their strings' bytes, then their lookups with
+         * the hash slots loaded together, then their entries */
+        size_t end = base + LOAD_BATCH < merges->len ? base + LOAD_BATCH : merges->len, k = end - base;
+        size_t off[LOAD_BATCH][3], len[LOAD_BATCH][3]; /* a, b, a + b in tb */
+        uint64_t hash[LOAD_BATCH][3];
+        bool decodable[LOAD_BATCH];
+        buf_clear(&tb);
+        for (size_t j = 0; j < k; j++) {
+            const char *a, *b;
+            size_t alen, blen;
+            if (!merge_parts(&merges->items[base + j], &a, &alen, &b, &blen)) {
+                buf_printf(err, "model.merges[%zu]: not \"A B\" nor [\"A\", \"B\"]", base + j);
+                goto out;
+            }
+            decodable[j] = token_bytes(byte_of, a, alen, &tb2);
+            off[j][0] = tb.len, len[j][0] = tb2.len;
+            buf_append(&tb, tb2.data, tb2.len);
+            decodable[j] &= token_bytes(byte_of, b, blen, &tb2);
+            off[j][1] = tb.len, len[j][1] = tb2.len;
+            buf_append(&tb, tb2.data, tb2.len);
+            off[j][2] = off[j][0], len[j][2] = len[j][0] + len[j][1]; /* a and b lie back to back */
+        }
+        for (size_t j = 0; j < k; j++)
+            for (int q = 0; q < 3 && decodable[j]; q++) {
+                hash[j][q] = vocab_hash((const uint8_t *)tb.data + off[j][q], len[j][q]);
+                __builtin_prefetch(&vocab->slots[(uint32_t)hash[j][q] & vocab->mask]);
+            }
+        uint32_t ids[LOAD_BATCH][3];
+        for (size_t j = 0; j < k; j++) {
+            for (int q = 0; q < 3; q++)
+                ids[j][q] = decodable[j] ? vocab_find_hashed(vocab, (const uint8_t *)tb.data + off[j][q], len[j][q],
+                                                             hash[j][q])
+                                         : VOCAB_NO_TOKEN;
+            if (ids[j][0] == VOCAB_NO_TOKEN || ids[j][1] == VOCAB_NO_TOKEN || ids[j][2] == VOCAB_NO_TOKEN) {
+                buf_printf(err, "model.merges[%zu]: a part or the merged token is not in model.vocab", base + j);
+                goto out;
+            }
+            __builtin_prefetch(&m->merges[merge_slot_of(merge_key(ids[j][0], ids[j][1]), m->merges_mask)]);
+        }
+        for (size_t j = 0; j < k; j++) {
+            uint32_t rank = (uint32_t)(base + j);
+            merge_put(m, ids[j][0], ids[j][1], rank, ids[j][2]);
+            if (m->byte_pairs && len[j][2] == 2) { /* two single bytes */
+                const uint8_t *ab = (const uint8_t *)tb.data + off[j][2];
+                m->byte_pairs[ab[0] << 8 | ab[1]] = (hf_merge_value){rank, ids[j][2]};
+            }
+        }
+    }
+    rc = 0;
+out:
+    buf_free(&tb);
+    buf_free(&tb2);
+    return rc;
+}
+
+uint32_t hf_bpe_token_to_id(const hf_bpe *m, const tok_vocab *vocab, const char *s, size_t n)
+{
+    int byte_of_table[BYTE_ALPHABET];
+    wbuf tb = WBUF_INIT;
+    if (m->byte_level) byte_alphabet(byte_of_table);
+    uint32_t id = token_bytes(m->byte_level ? byte_of_table : NULL, s, n, &tb)
+                      ? vocab_find(vocab, (const uint8_t *)tb.data, tb.len)
+                      : vocab_find(&m->odd_keys, (const uint8_t *)s, n);
+    buf_free(&tb);
+    return id;
+}
+
+void hf_bpe_free(hf_bpe *m)
+{
+    vocab_free(&m->odd_keys);
+    free(m->wp_prefix);
+    free(m->ug_score);
+    free(m->ug_lengths);
+    free(m->joins_space);
+    free(m->byte_pairs);
+    free(m->merges);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- the queue: a binary min-heap on (rank, pos) ---- */
+
+static bool item_less(const hf_merge_item *a, const hf_merge_item *b)
+{
+    return a->rank != b->rank ? a->rank < b->rank : a->pos < b->pos;
+}
+
+static void heap_push(hf_scratch *h, size_t *n, hf_merge_item it)
+{
+    if (*n == h->heap_cap) {
+        h->heap_cap = h->heap_cap ? 2 * h->heap_cap : 256;
+        h->heap = xrealloc(h->heap, h->heap_cap * sizeof *h->heap);
+    }
+    size_t i = (*n)++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!item_less(&it, &h->heap[parent])) break;
+        h->heap[i] = h->heap[parent];
+        i = parent;
+    }
+    h->heap[i] = it;
+}
+
+static hf_merge_item heap_pop(hf_scratch *h, size_t *n)
+{
+    hf_merge_item top = h->heap[0], last = h->heap[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && item_less(&h->heap[c + 1], &h->heap[c])) c++;
+        if (!item_less(&h->heap[c], &last)) break;
+        h->heap[i] = h->heap[c];
+        i = c;
+    }
+    if (*n) h->heap[i] = last;
+    return top;
+}
+
+/* ---- one word ---- */
+
+static void add_symbol(hf_scratch *h, size_t *n, uint32_t id, uint32_t len)
+{
+    if (*n == h->sym_cap) {
+        h->sym_cap = h->sym_cap ? 2 * h->sym_cap : 256;
+        h->sym = xrealloc(h->sym, h->sym_cap * sizeof *h->sym);
+    }
+    h->sym[*n] = (hf_symbol){id, (int32_t)*n - 1, (int32_t)*n + 1, len};
+    (*n)++;
+}
+
+/* The merges of a word of ns symbols by HF's queue. */
+static void merge_queue(const hf_bpe *m, size_t ns, hf_scratch *h)
+{
+    size_t nq = 0;
+    for (size_t b = 0; b + 1 < ns; b += LOOKUP_BATCH) { /* the pairs' loads overlap */
+        size_t e = b + LOOKUP_BATCH < ns - 1 ? b + LOOKUP_BATCH : ns - 1;
+        for (size_t i = b; i < e; i++) merge_prefetch(m, h, h->sym[i].id, h->sym[i + 1].id);
+        for (size_t i = b; i < e; i++) {
+            uint32_t rank, new_id;
+            if (merge_find_cached(m, h, h->sym[i].id, h->sym[i + 1].id, &rank, &new_id))
+                heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)i, new_id, h->sym[i].id, h->sym[i + 1].id});
+        }
+    }
+    while (nq) {
+        hf_merge_item top = heap_pop(h, &nq);
+        hf_symbol *cur = &h->sym[top.pos];
+        if (cur->len == 0 || cur->next < 0) continue;
+        hf_symbol *right = &h->sym[cur->next];
+        /* HF drops a queued merge whose pair no longer makes top.new_id; a
+         * symbol only grows, so that is exactly when either id changed */
+        if (cur->id != top.left || right->id != top.right) continue;
+        uint32_t rank, new_id;
+        cur->id = top.new_id;
+        cur->len += right->len;
+        cur->next = right->next;
+        right->len = 0;
+        if (cur->next >= 0) h->sym[cur->next].prev = (int32_t)top.pos;
+        if (cur->prev >= 0) merge_prefetch(m, h, h->sym[cur->prev].id, cur->id);
+        if (cur->next >= 0) merge_prefetch(m, h, cur->id, h->sym[cur->next].id);
+        if (cur->prev >= 0 && merge_find_cached(m, h, h->sym[cur->prev].id, cur->id, &rank, &new_id))
+            heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)cur->prev, new_id, h->sym[cur->prev].id, cur->id});
+        if (cur->next >= 0 && merge_find_cached(m, h, cur->id, h->sym[cur->next].id, &rank, &new_id))
+            heap_push(h, &nq, (hf_merge_item){rank, top.pos, new_id, cur->id, h->sym[cur->next].id});
+    }
+}
+
+/* The same for a short word: repeatedly the lowest-ranked pair, the leftmost
+ * of equals - what the queue does, since a queued merge is only dropped when
+ * its pair changed. A byte-level word's first pairs come from byte_pairs. */
+static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, hf_scratch *h)
+{
+    hf_merge_value pair[SCAN_MAX];
+    bool by_byte = m->byte_pairs && ns == n; /* symbol i is byte i */
+    for (size_t i = 0; i + 1 < ns; i++) {
+        if (by_byte)
+            pair[i] = m->byte_pairs[s[i] << 8 | s[i + 1]];
+        else if (!merge_find_cached(m, h, h->sym[i].id, h->sym[i + 1].id, &pair[i].rank, &pair[i].new_id))
+            pair[i].rank = UINT32_MAX;
+    }
+    pair[ns - 1].rank = UINT32_MAX;
+    for (;;) {
+        uint32_t best = UINT32_MAX;
+        int32_t at = -1;
+        for (int32_t i = 0; i >= 0; i = h->sym[i].next)
+            if (pair[i].rank < best) best = pair[i].rank, at = i;
+        if (at < 0) return;
+        hf_symbol *cur = &h->sym[at], *right = &h->sym[cur->next];
+        cur->id = pair[at].new_id;
+        cur->len += right->len;
+        pair[at].rank = UINT32_MAX;
+        cur->next = right->next;
+        right->len = 0;
+        if (cur->next >= 0) {
+            h->sym[cur->next].prev = at;
+            if (!merge_find_cached(m, h, cur->id, h->sym[cur->next].id, &pair[at].rank, &pair[at].new_id))
+                pair[at].rank = UINT32_MAX;
+        }
+        if (cur->prev >= 0 &&
+            !merge_find_cached(m, h, h->sym[cur->prev].id, cur->id, &pair[cur->prev].rank, &pair[cur->prev].new_id))
+            pair[cur->prev].rank = UINT32_MAX;
+    }
+}
+
+/* HF's merge_word: the word's symbols, then merge_all. */
+static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
+                       tok_ids *out)
+{
+    size_t ns = 0;
+    uint32_t unk_len = 0; /* an unknown run not added yet (HF adds it at the next known character) */
+    for (size_t i = 0; i < n;) {
+        size_t len = 1;
+        if (!m->byte_level) {
+            len = utf8_valid_seq(s + i, n - i);
+            if (!len) len = 1;
+        }
+        uint32_t id = len == 1 ? vocab->byte_id[s[i]] : char_id(vocab, h, s + i, len);
+        if (id != VOCAB_NO_TOKEN) {
+            if (unk_len) add_symbol(h, &ns, m->unk, unk_len);
+            unk_len = 0;
+            add_symbol(h, &ns, id, (uint32_t)len);
+            i += len;
+            continue;
+        }
+        bool all_bytes = m->byte_fallback;
+        for (size_t k = 0; k < len && all_bytes; k++) all_bytes = m->byte_token[s[i + k]] != VOCAB_NO_TOKEN;
+        if (all_bytes) { /* before a pending unknown run, as HF */
+            for (size_t k = 0; k < len; k++) add_symbol(h, &ns, m->byte_token[s[i + k]], 1);
+        } else if (m->unk != VOCAB_NO_TOKEN) {
+            if (unk_len && !m->fuse_unk) add_symbol(h, &ns, m->unk, unk_len), unk_len = 0;
+            unk_len += (uint32_t)len;
+        }
+        i += len;
+    }
+    if (unk_len) add_symbol(h, &ns, m->unk, unk_len);
+    if (!ns) return;
+    h->sym[ns - 1].next = -1;
+    if (ns <= SCAN_MAX) merge_scan(m, s, n, ns, h);
+    else merge_queue(m, ns, h);
+    for (int32_t i = 0; i >= 0; i = h->sym[i].next) ids_push(out, h->sym[i].id);
+}
+
+/* The next place in s[from..n) where a part starts (a U+2581 no vocab token
+ * has after its preceding character), or n. */
+static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, size_t from)
+{
+    for (size_t at = from; at + 3 <= n;) {
+        const uint8_t *p = memchr(s + at, SPACE_MARK[0], n - 2 - at);
+        if (!p) break;
+        size_t here = (size_t)(p - s), start;
+        at = here + 1;
+        if (here == 0 || memcmp(p, SPACE_MARK, 3)) continue;
+        uint32_t cp = char_ending_at((const char *)s, here, &start);
+        bool joins = cp == SPACE_MARK_CP;
+        for (int j = 0; j < m->njoins_space && !joins; j++) joins = m->joins_space[j] == cp;
+        if (!joins) return here;
+    }
+    return n;
+}
+
+/* Encodes a long word part by part when it splits at U+2581 (split_at_space),
+ * a batch of parts at a time with their remembered words loading together;
+ * false when it has no such boundary. */
+static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
+                         tok_ids *out)
+{
+    size_t bound[PART_BATCH + 1];
+    uint64_t hash[PART_BATCH];
+    bound[0] = 0;
+    if (next_part(m, s, n, 1) == n) return false;
+    while (bound[0] < n) {
+        int k = 0;
+        while (k < PART_BATCH && bound[k] < n) {
+            bound[k + 1] = next_part(m, s, n, bound[k] + 1);
+            hash[k] = vocab_hash(s + bound[k], bound[k + 1] - bound[k]);
+            hf_bpe_prefetch(h, hash[k]);
+            k++;
+        }
+        for (int i = 0; i < k; i++) hf_bpe_encode(m, vocab, s + bound[i], bound[i + 1] - bound[i], hash[i], h, out);
+        bound[0] = bound[k];
+    }
+    return true;
+}
+
+void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
+                   tok_ids *out)
+{
+    if (!h->cache) {
+        h->cache = xcalloc(HF_CACHE_SLOTS, sizeof *h->cache);
+        h->pairs = xcalloc(HF_PAIR_SLOTS, sizeof *h->pairs);
+        h->chars = xcalloc(HF_CHAR_SLOTS, sizeof *h->chars);
+    }
+    hf_cache_entry *e = NULL;
+    if (n <= HF_CACHE_BYTES) {
+        e = &h->cache[hash & (HF_CACHE_SLOTS - 1)];
+        if (e->len == n && e->hash == (uint32_t)hash && !memcmp(e->bytes, s, n)) {
+            ids_reserve(out, e->nids);
+            memcpy(out->ids + out->n, e->ids, e->nids * sizeof(uint32_t));
+            out->n += e->nids;
+            return;
+        }
+    }
+    if (n > HF_CACHE_BYTES && m->split_at_space && encode_parts(m, vocab, s, n, h, out)) return;
+    size_t first = out->n;
+    uint32_t id = m->ignore_merges ? vocab_find_hashed(vocab, s, n, hash) : VOCAB_NO_TOKEN;
+    if (id != VOCAB_NO_TOKEN) ids_push(out, id);
+    else if (m->wordpiece) hf_wordpiece_word(m, vocab, s, n, &h->piece, out);
+    else if (m->unigram) hf_unigram_word(m, vocab, s, n, h, out);
+    else merge_word(m, vocab, s, n, h, out);
+    size_t nids = out->n - first;
+    if (e && nids <= HF_CACHE_IDS) {
+        e->hash = (uint32_t)hash, e->len = (uint8_t)n, e->nids = (uint8_t)nids;
+        memcpy(e->bytes, s, n);
+        memcpy(e->ids, out->ids + first, nids * sizeof(uint32_t));
+    }
+}

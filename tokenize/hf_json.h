@@ -1,0 +1,39 @@
+/* hf_json.h - a small JSON tree for tokenizer.json: every value becomes a
+ * node, strings decoded to UTF-8. Parsing is recursive with a depth limit,
+ * never prints or exits, and reports the byte offset of the first error. */
+#ifndef WINNOW_TOKENIZE_HF_JSON_H
+#define WINNOW_TOKENIZE_HF_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/buf.h"
+
+typedef enum { HJ_NULL, HJ_BOOL, HJ_NUMBER, HJ_STRING, HJ_ARRAY, HJ_OBJECT } hj_type;
+
+typedef struct hj_node {
+    hj_type type;
+    bool boolean;
+    double number;
+    char *str;              /* HJ_STRING: decoded, NUL-terminated (may hold NULs; see len) */
+    size_t len;             /* HJ_STRING: bytes; HJ_ARRAY/HJ_OBJECT: members */
+    struct hj_node *items;  /* HJ_ARRAY/HJ_OBJECT: the values */
+    char **keys;            /* HJ_OBJECT: the keys, by member */
+} hj_node;
+
+/* Parses text[0..n) into *root. Returns 0, or -1 with "byte N: what" in err. */
+int hj_parse(const char *text, size_t n, hj_node *root, wbuf *err);
+
+/* Frees what a parse allocated under node. */
+void hj_free(hj_node *node);
+
+/* The member called key of object o, or NULL (also when o is not an object). */
+const hj_node *hj_get(const hj_node *o, const char *key);
+
+/* The string value of member key, or NULL when it is absent or not a string. */
+const char *hj_get_str(const hj_node *o, const char *key);
+
+/* True when member key is absent or JSON null. */
+bool hj_is_null(const hj_node *o, const char *key);
+
+#endif

@@ -1,0 +1,352 @@
+/* hf_normalize.c - tokenizer.json normalizers: NFC, NFD, NFKC, NFKD
+ * (utf8proc), Lowercase, Strip, StripAccents, Replace (literal or regex),
+ * Prepend, BertNormalizer, and Sequence of those (an empty one too). Others
+ * are refused. */
+#include <stdio.h>
+#include <string.h>
+#include <utf8proc.h>
+
+#include "core/utf8.h"
+#include "core/util.h"
+#include "tokenize/hf_pipeline.h"
+
+#define DOTTED_CAPITAL_I 0x130 /* its lowercase is two characters: i + U+0307 */
+
+static hf_norm_step *add_step(hf_pipeline *p, hf_norm_kind kind)
+{
+    p->norm = xrealloc(p->norm, (size_t)(p->nnorm + 1) * sizeof *p->norm);
+    hf_norm_step *st = &p->norm[p->nnorm++];
+    memset(st, 0, sizeof *st);
+    st->kind = kind;
+    return st;
+}
+
+static char *dup_bytes(const char *s, size_t n)
+{
+    char *d = xmalloc(n + 1);
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+/* Reads a {"String": s} or {"Regex": r} pattern into st; 0 or -1. */
+int hf_pattern_load(const hj_node *pat, const char *path, char **literal, size_t *literal_len, pcre2_code **re,
+                    wbuf *err)
+{
+    const hj_node *str = hj_get(pat, "String"), *rx = hj_get(pat, "Regex");
+    if (str && str->type == HJ_STRING) {
+        *literal = dup_bytes(str->str, str->len);
+        *literal_len = str->len;
+        return 0;
+    }
+    if (rx && rx->type == HJ_STRING) {
+        wbuf why = WBUF_INIT;
+        *re = hf_regex_compile(rx->str, rx->len, &why);
+        if (!*re) {
+            buf_printf(err, "%s.pattern.Regex: %s", path, why.data);
+            buf_free(&why);
+            return -1;
+        }
+        *literal = dup_bytes(rx->str, rx->len);
+        *literal_len = rx->len;
+        return 0;
+    }
+    buf_printf(err, "%s.pattern: neither a String nor a Regex", path);
+    return -1;
+}
+
+int hf_normalizer_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err)
+{
+    if (!node || node->type == HJ_NULL) return 0;
+    const char *type = hj_get_str(node, "type");
+    if (!type) {
+        buf_printf(err, "%s.type: missing", path);
+        return -1;
+    }
+    if (!strcmp(type, "Sequence")) {
+        const hj_node *list = hj_get(node, "normalizers");
+        if (!list || list->type != HJ_ARRAY) {
+            buf_printf(err, "%s.normalizers: not an array", path);
+            return -1;
+        }
+        for (size_t i = 0; i < list->len; i++) {
+            char sub[256];
+            snprintf(sub, sizeof sub, "%s.normalizers[%zu]", path, i);
+            if (hf_normalizer_load(p, &list->items[i], sub, err)) return -1;
+        }
+        return 0;
+    }
+    static const struct {
+        const char *name;
+        hf_norm_kind kind;
+    } simple[] = {{"NFC", HN_NFC},          {"NFD", HN_NFD}, {"NFKC", HN_NFKC}, {"NFKD", HN_NFKD},
+                  {"Lowercase", HN_LOWERCASE}, {"StripAccents", HN_STRIP_ACCENTS}};
+    for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
+        if (!strcmp(type, simple[i].name)) {
+            add_step(p, simple[i].kind);
+            return 0;
+        }
+    if (!strcmp(type, "BertNormalizer")) { /* as the steps HF's BertNormalizer::normalize runs */
+        const hj_node *clean = hj_get(node, "clean_text"), *chinese = hj_get(node, "handle_chinese_chars"),
+                      *strip = hj_get(node, "strip_accents"), *lower = hj_get(node, "lowercase");
+        bool lowercase = !lower || lower->type != HJ_BOOL || lower->boolean; /* HF's defaults: all on */
+        hf_norm_step *st = add_step(p, HN_BERT_CLEAN);
+        st->left = !clean || clean->type != HJ_BOOL || clean->boolean;
+        st->right = !chinese || chinese->type != HJ_BOOL || chinese->boolean;
+        if (strip && strip->type == HJ_BOOL ? strip->boolean : lowercase) {
+            add_step(p, HN_NFD);
+            add_step(p, HN_STRIP_NONSPACING);
+        }
+        if (lowercase) add_step(p, HN_LOWERCASE);
+        return 0;
+    }
+    if (!strcmp(type, "Strip")) {
+        hf_norm_step *st = add_step(p, HN_STRIP);
+        const hj_node *l = hj_get(node, "strip_left"), *r = hj_get(node, "strip_right");
+        st->left = l && l->type == HJ_BOOL && l->boolean;
+        st->right = r && r->type == HJ_BOOL && r->boolean;
+        return 0;
+    }
+    if (!strcmp(type, "Prepend")) {
+        const hj_node *c = hj_get(node, "prepend");
+        if (!c || c->type != HJ_STRING) {
+            buf_printf(err, "%s.prepend: not a string", path);
+            return -1;
+        }
+        hf_norm_step *st = add_step(p, HN_PREPEND);
+        st->content = dup_bytes(c->str, c->len);
+        st->content_len = c->len;
+        return 0;
+    }
+    if (!strcmp(type, "Replace")) {
+        const hj_node *c = hj_get(node, "content"), *pat = hj_get(node, "pattern");
+        if (!c || c->type != HJ_STRING || !pat) {
+            buf_printf(err, "%s: Replace needs a pattern and a content string", path);
+            return -1;
+        }
+        hf_norm_step *st = add_step(p, HN_REPLACE);
+        st->content = dup_bytes(c->str, c->len);
+        st->content_len = c->len;
+        return hf_pattern_load(pat, path, &st->pattern, &st->pattern_len, &st->re, err);
+    }
+    buf_printf(err, "%s.type: the normalizer %s is not supported (NFC, NFD, NFKC, NFKD, Lowercase, Strip, "
+                    "StripAccents, Replace, Prepend, BertNormalizer, Sequence are)", path, type);
+    return -1;
+}
+
+#define NFORMS 4
+#define BMP 0x10000
+enum { INERT_UNKNOWN = 0, INERT_YES, INERT_NO };
+
+/* By form and BMP code point: whether the character is "inert" (filled on
+ * first use; racing threads store the same value). */
+static uint8_t inert_table[NFORMS][BMP];
+
+static utf8proc_option_t form_options(int form)
+{
+    static const utf8proc_option_t opts[NFORMS] = {
+        UTF8PROC_STABLE | UTF8PROC_COMPOSE, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE,
+        UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT};
+    return opts[form];
+}
+
+/* True when cp is a normalization boundary of the form: combining class 0,
+ * not a mark, not a Hangul vowel or trailing jamo (those compose with what
+ * comes before), and the form leaves it as it is. Text between two such
+ * characters normalizes on its own. */
+static bool inert_uncached(int form, uint32_t cp)
+{
+    const utf8proc_property_t *pr = utf8proc_get_property((utf8proc_int32_t)cp);
+    if (pr->combining_class || (pr->category >= UTF8PROC_CATEGORY_MN && pr->category <= UTF8PROC_CATEGORY_ME))
+        return false;
+    if ((cp >= 0x1160 && cp <= 0x11FF) || (cp >= 0xD7B0 && cp <= 0xD7FF)) return false;
+    utf8proc_uint8_t one[4], *back = NULL;
+    utf8proc_ssize_t len = utf8proc_encode_char((utf8proc_int32_t)cp, one);
+    utf8proc_ssize_t k = utf8proc_map(one, len, &back, form_options(form));
+    bool same = k == len && !memcmp(back, one, (size_t)len);
+    free(back);
+    return same;
+}
+
+static bool inert(int form, uint32_t cp)
+{
+    if (cp >= BMP) return inert_uncached(form, cp);
+    uint8_t v = __atomic_load_n(&inert_table[form][cp], __ATOMIC_RELAXED);
+    if (v == INERT_UNKNOWN) {
+        v = inert_uncached(form, cp) ? INERT_YES : INERT_NO;
+        __atomic_store_n(&inert_table[form][cp], v, __ATOMIC_RELAXED);
+    }
+    return v == INERT_YES;
+}
+
+/* utf8proc's form of s[0..n) appended to out; text that is not UTF-8 stays as it is. */
+static void map_segment(const char *s, size_t n, utf8proc_option_t opts, wbuf *out)
+{
+    utf8proc_uint8_t *dst = NULL;
+    utf8proc_ssize_t r = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &dst, opts);
+    if (r < 0) buf_append(out, s, n);
+    else buf_append(out, dst, (size_t)r);
+    free(dst);
+}
+
+/* Unicode normalization form of s into out: runs of inert characters are
+ * copied, the rest (with the character before it, which a mark may compose
+ * with) goes through utf8proc. */
+static void unicode_form(const char *s, size_t n, int form, wbuf *out)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t copied = 0, prev = 0, i = 0;
+    buf_clear(out);
+    while (i < n) {
+        size_t len = u[i] < 0x80 ? 1 : utf8_valid_seq(u + i, n - i);
+        if (!len || u[i] < 0x80 || inert(form, utf8_decode(u + i, n - i, &len))) {
+            prev = i;
+            i += len ? len : 1;
+            continue;
+        }
+        size_t seg = prev >= copied && prev < i ? prev : i, j = i + len;
+        while (j < n) {
+            size_t l = u[j] < 0x80 ? 1 : utf8_valid_seq(u + j, n - j);
+            if (!l || u[j] < 0x80 || inert(form, utf8_decode(u + j, n - j, &l))) break;
+            j += l;
+        }
+        buf_append(out, s + copied, seg - copied);
+        map_segment(s + seg, j - seg, form_options(form), out);
+        copied = prev = i = j;
+    }
+    buf_append(out, s + copied, n - copied);
+}
+
+static bool is_white_space(uint32_t cp)
+{
+    return (cp >= 9 && cp <= 13) || cp == ' ' || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+           (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F ||
+           cp == 0x3000;
+}
+
+/* BertNormalizer's CJK ideographs (padded with spaces). */
+static bool is_cjk(uint32_t cp)
+{
+    return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x20000 && cp <= 0x2A6DF) ||
+           (cp >= 0x2A700 && cp <= 0x2B73F) || (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
+           (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
+}
+
+/* Applies one step to cur into next. */
+static void apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h, wbuf *out)
+{
+    buf_clear(out);
+    switch (st->kind) {
+    case HN_NFC: unicode_form(s, n, 0, out); return;
+    case HN_NFD: unicode_form(s, n, 1, out); return;
+    case HN_NFKC: unicode_form(s, n, 2, out); return;
+    case HN_NFKD: unicode_form(s, n, 3, out); return;
+    case HN_PREPEND:
+        if (n) buf_append(out, st->content, st->content_len);
+        buf_append(out, s, n);
+        return;
+    case HN_LOWERCASE:
+    case HN_STRIP_ACCENTS:
+    case HN_STRIP_NONSPACING:
+    case HN_BERT_CLEAN:
+        for (size_t i = 0; i < n;) {
+            size_t len;
+            uint32_t cp = utf8_decode((const unsigned char *)s + i, n - i, &len);
+            if (!utf8_valid_seq((const unsigned char *)s + i, n - i)) {
+                buf_putc(out, s[i++]);
+                continue;
+            }
+            if (st->kind == HN_BERT_CLEAN) {
+                /* HF's is_control: categories Cc, Cf, Co, Cs (unassigned code points stay) */
+                utf8proc_category_t cat = utf8proc_category((utf8proc_int32_t)cp);
+                bool control = cp != '\t' && cp != '\n' && cp != '\r' &&
+                               (cat == UTF8PROC_CATEGORY_CC || cat == UTF8PROC_CATEGORY_CF || cat == UTF8PROC_CATEGORY_CS ||
+                                cat == UTF8PROC_CATEGORY_CO);
+                if (st->left && (cp == 0 || cp == 0xFFFD || control)) {
+                    /* dropped */
+                } else if (st->left && is_white_space(cp)) {
+                    buf_putc(out, ' ');
+                } else if (st->right && is_cjk(cp)) {
+                    buf_putc(out, ' ');
+                    buf_append(out, s + i, len);
+                    buf_putc(out, ' ');
+                } else {
+                    buf_append(out, s + i, len);
+                }
+            } else if (st->kind == HN_STRIP_NONSPACING) {
+                if (utf8proc_category((utf8proc_int32_t)cp) != UTF8PROC_CATEGORY_MN) buf_append(out, s + i, len);
+            } else if (st->kind == HN_LOWERCASE) {
+                if (cp == DOTTED_CAPITAL_I) {
+                    utf8_append(out, 'i');
+                    utf8_append(out, 0x307);
+                } else {
+                    utf8_append(out, (uint32_t)utf8proc_tolower((utf8proc_int32_t)cp));
+                }
+            } else {
+                utf8proc_category_t cat = utf8proc_category((utf8proc_int32_t)cp);
+                if (cat != UTF8PROC_CATEGORY_MN && cat != UTF8PROC_CATEGORY_MC && cat != UTF8PROC_CATEGORY_ME)
+                    buf_append(out, s + i, len);
+            }
+            i += len;
+        }
+        return;
+    case HN_STRIP: {
+        size_t a = 0, b = n, len;
+        while (st->left && a < b && utf8_valid_seq((const unsigned char *)s + a, b - a) &&
+               is_white_space(utf8_decode((const unsigned char *)s + a, b - a, &len)))
+            a += len;
+        while (st->right && b > a) {
+            size_t k = b - 1;
+            while (k > a && ((unsigned char)s[k] & 0xC0) == 0x80) k--;
+            if (!utf8_valid_seq((const unsigned char *)s + k, b - k) ||
+                !is_white_space(utf8_decode((const unsigned char *)s + k, b - k, &len)))
+                break;
+            b = k;
+        }
+        buf_append(out, s + a, b - a);
+        return;
+    }
+    case HN_REPLACE: {
+        size_t pos = 0;
+        while (pos < n) {
+            size_t ms, me;
+            if (st->re) {
+                if (hf_match(st->re, s, n, pos, h) < 0) break;
+                PCRE2_SIZE *ov = pcre2_get_ovector_pointer(h->md);
+                ms = ov[0], me = ov[1];
+            } else {
+                const char *hit = st->pattern_len ? memmem(s + pos, n - pos, st->pattern, st->pattern_len) : NULL;
+                if (!hit) break;
+                ms = (size_t)(hit - s), me = ms + st->pattern_len;
+            }
+            buf_append(out, s + pos, ms - pos);
+            buf_append(out, st->content, st->content_len);
+            if (me == ms) { /* an empty match: keep the next character and go on after it */
+                if (ms >= n) {
+                    pos = n;
+                    break;
+                }
+                size_t len = utf8_valid_seq((const unsigned char *)s + ms, n - ms);
+                if (!len) len = 1;
+                buf_append(out, s + ms, len);
+                me = ms + len;
+            }
+            pos = me;
+        }
+        buf_append(out, s + pos, n - pos);
+        return;
+    }
+    }
+}
+
+void hf_normalize(const hf_pipeline *p, const char *s, size_t n, hf_scratch *h, wbuf *out, wbuf *tmp)
+{
+    buf_clear(out);
+    buf_append(out, s, n);
+    for (int i = 0; i < p->nnorm; i++) {
+        apply(&p->norm[i], out->data ? out->data : "", out->len, h, tmp);
+        wbuf swap = *out;
+        *out = *tmp;
+        *tmp = swap;
+    }
+}

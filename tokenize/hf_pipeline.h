@@ -1,0 +1,334 @@
+/* hf_pipeline.h - the Hugging Face tokenizers pipeline of a tokenizer.json:
+ * added tokens, normalizer, pre-tokenizer, model (BPE, WordPiece, Unigram),
+ * post-processor BOS/EOS and decoder, each as HF tokenizers 0.23 does it
+ * (see docs/tokenize.md).
+ *
+ * Loading refuses, naming the JSON path, anything it does not implement, so
+ * a file either encodes exactly as HF's encode(text, add_special_tokens=
+ * false) or does not load. The pipeline is read-only after loading; each
+ * thread keeps its working memory in an hf_scratch. */
+#ifndef WINNOW_TOKENIZE_HF_PIPELINE_H
+#define WINNOW_TOKENIZE_HF_PIPELINE_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "tokenize/bpe.h"
+#include "tokenize/hf_json.h"
+#include "tokenize/vocab.h"
+
+typedef struct hf_scratch hf_scratch;
+
+/* ---- normalizers ---- */
+typedef enum {
+    HN_NFC, HN_NFD, HN_NFKC, HN_NFKD, HN_LOWERCASE, HN_STRIP, HN_STRIP_ACCENTS, HN_REPLACE, HN_PREPEND,
+    HN_BERT_CLEAN,   /* BertNormalizer's clean_text (left) and handle_chinese_chars (right) */
+    HN_STRIP_NONSPACING /* BertNormalizer's strip_accents after its NFD: drops Mn only */
+} hf_norm_kind;
+
+typedef struct {
+    hf_norm_kind kind;
+    char *pattern, *content; /* Replace: literal pattern (re NULL) or regex; content; Prepend: content */
+    size_t pattern_len, content_len;
+    pcre2_code *re;
+    bool left, right; /* Strip */
+} hf_norm_step;
+
+/* ---- pre-tokenizers ---- */
+typedef enum { HB_REMOVED, HB_ISOLATED, HB_MERGED_PREVIOUS, HB_MERGED_NEXT, HB_CONTIGUOUS } hf_behavior;
+typedef enum {
+    HM_REGEX,      /* PCRE2 with onig's meaning of \s \S \w \W */
+    HM_FAMILY,     /* one of the hand-written tiktoken scanners (its matches tile the text) */
+    HM_STRING,     /* a literal */
+    HM_DIGIT,      /* each character of general category N (Rust char::is_numeric) */
+    HM_PUNCT,      /* each punctuation character (ASCII punctuation or category P) */
+    HM_WHITESPACE, /* each White_Space character */
+} hf_match_kind;
+typedef enum { HP_SPLIT, HP_BYTE_LEVEL, HP_METASPACE } hf_pretok_kind;
+typedef enum { HF_PREPEND_ALWAYS, HF_PREPEND_FIRST, HF_PREPEND_NEVER } hf_prepend_scheme;
+
+typedef struct {
+    hf_pretok_kind kind;
+    hf_match_kind match;
+    hf_behavior behavior;
+    bool invert;
+    pcre2_code *re;
+    char *literal;
+    size_t literal_len;
+    int family;            /* HM_FAMILY: a pretok_family */
+    bool add_prefix_space; /* ByteLevel */
+    bool use_regex;        /* ByteLevel: split with GPT-2's pattern first */
+    char replacement[8];   /* Metaspace: the replacement character (UTF-8) */
+    size_t replacement_len;
+    hf_prepend_scheme prepend;
+    bool split;            /* Metaspace: split before each replacement character */
+} hf_pretok_step;
+
+/* ---- added tokens ---- */
+typedef struct {
+    char *content; /* normalized content for normalized tokens */
+    size_t len;
+    uint32_t id;
+    bool special, lstrip, rstrip, single_word, normalized;
+} hf_added_token;
+
+#define HF_ADDED_PREFIX 4 /* a place is tried for the longer added tokens only when these bytes begin one */
+
+/* The added tokens matched in one pass (those normalized, or those not). */
+typedef struct {
+    tok_vocab by_content; /* content -> index in the pipeline's added array */
+    uint32_t *lengths;    /* distinct content lengths, longest first */
+    int nlengths;
+    bool first_byte[256];
+    uint8_t short_lengths[256]; /* by first byte: bit L set when a token of L < HF_ADDED_PREFIX bytes starts so */
+    tok_vocab prefixes;         /* the first HF_ADDED_PREFIX bytes of the longer tokens */
+} hf_added_set;
+
+/* ---- the model: BPE (or WordPiece, Unigram with their fields below) ---- */
+typedef struct {
+    uint64_t key; /* left id << 32 | right id; 0 with value 0: empty (ids are < 2^24) */
+    uint64_t value; /* rank << 32 | new id */
+} hf_merge_slot;
+
+/* A merge's rank and new id (rank UINT32_MAX: no merge). */
+typedef struct {
+    uint32_t rank, new_id;
+} hf_merge_value;
+
+typedef struct {
+    hf_merge_slot *merges;
+    uint32_t merges_mask;
+    hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
+    bool byte_level, byte_fallback, ignore_merges, fuse_unk;
+    uint32_t unk;             /* VOCAB_NO_TOKEN: none */
+    uint32_t byte_token[256]; /* byte_fallback: the id of "<0xXX>" (VOCAB_NO_TOKEN: none) */
+    uint32_t vocab_size;      /* entries of model.vocab (HF's get_vocab_size) */
+    /* a long word splits before each U+2581 that follows another character
+     * than U+2581 and these: no token has one of those boundaries inside,
+     * so no merge crosses it (SentencePiece-style models without
+     * ignore_merges, whose words are whole texts) */
+    bool split_at_space;
+    uint32_t *joins_space;
+    int njoins_space;
+    /* a WordPiece model instead (hf_wordpiece.c): greedy longest match,
+     * later pieces with the prefix, unk for a word that does not split */
+    bool wordpiece;
+    char *wp_prefix;
+    size_t wp_prefix_len;
+    size_t wp_max_chars;
+    /* a Unigram model instead (hf_unigram.c): Viterbi over the vocab pieces' scores */
+    bool unigram;
+    double *ug_score;      /* by id */
+    double ug_unk_score;   /* the lowest score - 10, for a character no piece covers */
+    uint32_t *ug_lengths;  /* distinct piece lengths in bytes, shortest first */
+    int ug_nlengths;
+    tok_vocab odd_keys;       /* byte-level: vocab strings outside the byte alphabet, as they are */
+} hf_bpe;
+
+/* ---- decoder steps ---- */
+typedef enum { HD_REPLACE, HD_BYTE_FALLBACK, HD_FUSE, HD_STRIP, HD_METASPACE } hf_decode_kind;
+
+typedef struct {
+    hf_decode_kind kind;
+    char *from, *to; /* Replace: from -> to; Strip, Metaspace: the character (from) */
+    size_t from_len, to_len;
+    size_t start, stop; /* Strip: how many to take off each end; Metaspace: start 1 = drop the first space */
+} hf_decode_step;
+
+typedef struct hf_pipeline {
+    hf_norm_step *norm;
+    int nnorm;
+    hf_pretok_step *pre;
+    int npre;
+    hf_bpe bpe;
+    hf_added_token *added;
+    int nadded;
+    hf_added_set raw_set, normalized_set; /* matched before / after normalizing */
+    uint32_t bos, eos; /* what post_processor puts around a single text (VOCAB_NO_TOKEN: nothing) */
+    hf_decode_step *dec;
+    int ndec;
+    bool decoder_unsupported; /* decoding is refused: the decoder has a step not implemented */
+    char decoder_type[32];    /* ... of this type */
+    bool has_template; /* post_processor is a TemplateProcessing, BertProcessing or RobertaProcessing */
+} hf_pipeline;
+
+/* One symbol of a word being merged (HF's Symbol). */
+typedef struct {
+    uint32_t id;
+    int32_t prev, next;
+    uint32_t len; /* 0: merged into the symbol before it */
+} hf_symbol;
+
+/* A candidate merge in the queue (HF's Merge). */
+typedef struct {
+    uint32_t rank, pos, new_id;
+    uint32_t left, right; /* the pair's ids when it was queued */
+} hf_merge_item;
+
+#define HF_CACHE_BYTES 26 /* words of up to this many bytes ... */
+#define HF_CACHE_IDS 8    /* ... and ids are remembered, in one cache line */
+#define HF_CACHE_SLOTS (1u << 16)
+
+#define HF_PAIR_BITS 17 /* recent merge lookups per thread: 2^17 (2 MB; 512 KB and 4 MB were slower) */
+#define HF_PAIR_SLOTS (1u << HF_PAIR_BITS)
+#define HF_CHAR_BITS 12 /* recent lookups of multi-byte characters: 2^12 */
+#define HF_CHAR_SLOTS (1u << HF_CHAR_BITS)
+
+/* A recent merge lookup: the pair's key, its rank (UINT32_MAX: no merge) and new id. */
+typedef struct {
+    uint64_t key;
+    uint32_t rank, new_id;
+} hf_pair_entry;
+
+/* A recent character lookup: its UTF-8 bytes packed little-endian (0: empty) and id. */
+typedef struct {
+    uint32_t bytes, id;
+} hf_char_entry;
+
+/* One remembered word and its ids (len 0: empty). */
+typedef struct {
+    uint32_t hash; /* the low half of the word's vocab_hash */
+    uint8_t len, nids;
+    uint8_t bytes[HF_CACHE_BYTES];
+    uint32_t ids[HF_CACHE_IDS];
+} hf_cache_entry;
+
+/* A span of text that is an added token (index >= 0) or ordinary text (-1). */
+typedef struct {
+    size_t start, end;
+    int index;
+} hf_added_span;
+
+
+/* Builds the pipeline of a parsed tokenizer.json (root) into p, the model's
+ * tokens into vocab (by id, for decoding) and the added tokens as specials.
+ * Returns 0, or -1 with a message naming the JSON path in err. */
+int hf_pipeline_load(hf_pipeline *p, const hj_node *root, tok_vocab *vocab, wbuf *err);
+
+/* Frees p. */
+void hf_pipeline_free(hf_pipeline *p);
+
+/* Appends the ids of text s[0..n) to out, as HF's encode without special
+ * tokens added; with match_added, added tokens written in the text become
+ * their ids (HF's encode), else all text is ordinary. */
+void hf_encode(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size_t n, bool match_added, bpe_scratch *scratch, tok_ids *out);
+
+/* Makes h's regex working memory ready (idempotent). */
+void hf_scratch_init(hf_scratch *h);
+
+/* Frees what h holds. */
+void hf_scratch_free(hf_scratch *h);
+
+/* pcre2_match of re on s[0..n) from pos with h's match data and JIT stack. */
+int hf_match(const pcre2_code *re, const char *s, size_t n, size_t pos, hf_scratch *h);
+
+/* ---- parts, each in its own file ---- */
+
+/* hf_normalize.c: loads node (path for messages) into steps; 0 or -1. */
+int hf_normalizer_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err);
+/* Applies p's normalizers to s[0..n) into out (replaced). */
+void hf_normalize(const hf_pipeline *p, const char *s, size_t n, hf_scratch *h, wbuf *out, wbuf *tmp);
+
+/* Reads a {"String": s} or {"Regex": r} pattern (node pat, at path); 0 or -1. */
+int hf_pattern_load(const hj_node *pat, const char *path, char **literal, size_t *literal_len, pcre2_code **re,
+                    wbuf *err);
+
+/* hf_pretok.c: loads the pre_tokenizer node; 0 or -1. */
+int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err);
+
+/* One span of a piece while it is split: [start, end), a match of the pattern or not. */
+typedef struct {
+    size_t start, end;
+    bool match;
+} hf_span;
+
+/* A list of pieces: piece i is text[off[i] .. off[i] + len[i]); spans is
+ * working room for splitting. */
+typedef struct {
+    wbuf text;
+    size_t *off, *len;
+    size_t n, cap;
+    hf_span *spans;
+    size_t nspans, spans_cap;
+} hf_pieces;
+
+/* Per-thread working memory (allocated on first use, freed with bpe_scratch). */
+struct hf_scratch {
+    const void *owner; /* the pipeline the cache holds results of */
+    pcre2_jit_stack *jit;
+    pcre2_match_context *mctx;
+    pcre2_match_data *md;
+    wbuf norm, norm_tmp, piece;
+    hf_pieces pieces, pieces_tmp;
+    hf_added_span *raw_spans, *norm_spans;
+    size_t raw_cap, norm_cap;
+    hf_symbol *sym;
+    size_t sym_cap;
+    hf_merge_item *heap;
+    size_t heap_cap;
+    hf_cache_entry *cache;
+    hf_pair_entry *pairs;
+    hf_char_entry *chars;
+    void *lattice; /* Unigram: the best path ending at each byte */
+    size_t lattice_cap;
+};
+
+/* Splits s[0..n) by p's pre-tokenizers into out (cleared first); first: the
+ * text starts at offset 0 of the document (Metaspace's "first" scheme). */
+void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, bool first, hf_scratch *h, hf_pieces *out,
+                    hf_pieces *tmp);
+
+/* hf_regex.c: compiles an onig-syntax pattern for PCRE2 with onig's meaning;
+ * NULL with a message when the pattern uses what cannot be carried over. */
+pcre2_code *hf_regex_compile(const char *pattern, size_t len, wbuf *err);
+
+/* hf_added.c: loads added_tokens (after the normalizer and the model:
+ * normalized tokens are matched by their normalized content, ids are given
+ * out as HF does) and registers each id's content in vocab; 0 or -1. */
+int hf_added_load(hf_pipeline *p, const hj_node *node, tok_vocab *vocab, wbuf *err);
+void hf_added_free(hf_pipeline *p);
+/* Splits s[0..n) at the added tokens of set (HF's split_with_indices):
+ * *spans (grown as needed) gets the spans in order; returns how many. */
+size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char *s, size_t n, hf_added_span **spans,
+                      size_t *cap);
+
+/* hf_wordpiece.c: loads a WordPiece model into m and its tokens into vocab; 0 or -1. */
+int hf_wordpiece_load(hf_bpe *m, const hj_node *model, tok_vocab *vocab, wbuf *err);
+/* Appends the ids of one word (HF's WordPiece::tokenize). */
+void hf_wordpiece_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, wbuf *tmp, tok_ids *out);
+
+/* hf_unigram.c: loads a Unigram model into m and its pieces into vocab; 0 or -1. */
+int hf_unigram_load(hf_bpe *m, const hj_node *model, tok_vocab *vocab, wbuf *err);
+/* Appends the ids of one word (HF's Unigram::tokenize, Viterbi). */
+void hf_unigram_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h, tok_ids *out);
+
+/* hf_decode.c: loads the decoder node (never fails: an unsupported decoder
+ * only makes decoding refused). */
+void hf_decoder_load(hf_pipeline *p, const hj_node *node);
+void hf_decoder_free(hf_pipeline *p);
+/* Appends the text of ids to out through the decoder; counts unknown ids. */
+void hf_decode(const hf_pipeline *p, const tok_vocab *vocab, const uint32_t *ids, size_t n, wbuf *out,
+               size_t *unknown);
+
+/* hf_bpe.c: loads model (a BPE) into m and its tokens into vocab (bytes by
+ * id: byte-level tokens decoded); 0 or -1. */
+int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *vocab, wbuf *err);
+void hf_bpe_free(hf_bpe *m);
+/* The id of the vocab entry whose string is s[0..n) (HF's model.token_to_id), or VOCAB_NO_TOKEN. */
+uint32_t hf_bpe_token_to_id(const hf_bpe *m, const tok_vocab *vocab, const char *s, size_t n);
+/* Appends the ids of one pre-tokenized piece (HF's BPE::tokenize); hash is
+ * vocab_hash(s, n) (n >= 1). */
+void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
+                   tok_ids *out);
+
+/* Starts loading the remembered word a piece with this hash would use. */
+static inline __attribute__((always_inline)) void hf_bpe_prefetch(const hf_scratch *h, uint64_t hash)
+{
+    if (h->cache) __builtin_prefetch(&h->cache[hash & (HF_CACHE_SLOTS - 1)]);
+}
+
+#endif

@@ -1,0 +1,376 @@
+/* hf_pretok.c - tokenizer.json pre-tokenizers: Split (literal or regex
+ * pattern, every behavior, invert), ByteLevel (add_prefix_space,
+ * use_regex), Metaspace (prepend_scheme, split), Digits, Punctuation,
+ * Whitespace, WhitespaceSplit, BertPreTokenizer, Sequence. A Split whose
+ * regex is one of the three tiktoken patterns uses the hand-written scanner
+ * (pretokenize.c, checked against the regex); any other regex runs in PCRE2.
+ *
+ * Splitting follows HF's NormalizedString::split: the pattern's matches and
+ * the gaps between them tile the piece, invert swaps the two, the behavior
+ * decides what becomes a piece, and empty pieces are dropped. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <utf8proc.h>
+
+#include "core/utf8.h"
+#include "core/util.h"
+#include "tokenize/hf_pipeline.h"
+#include "tokenize/pretokenize.h"
+
+#define METASPACE_DEFAULT "\xE2\x96\x81" /* U+2581, SentencePiece's space */
+
+static hf_pretok_step *add_step(hf_pipeline *p, hf_pretok_kind kind)
+{
+    p->pre = xrealloc(p->pre, (size_t)(p->npre + 1) * sizeof *p->pre);
+    hf_pretok_step *st = &p->pre[p->npre++];
+    memset(st, 0, sizeof *st);
+    st->kind = kind;
+    st->behavior = HB_ISOLATED;
+    return st;
+}
+
+static bool get_bool(const hj_node *o, const char *key, bool dflt)
+{
+    const hj_node *v = hj_get(o, key);
+    return v && v->type == HJ_BOOL ? v->boolean : dflt;
+}
+
+static int read_behavior(const hj_node *node, const char *path, hf_behavior *b, wbuf *err)
+{
+    static const char *names[] = {"Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"};
+    const char *s = hj_get_str(node, "behavior");
+    if (!s) {
+        buf_printf(err, "%s.behavior: missing", path);
+        return -1;
+    }
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(s, names[i])) {
+            *b = (hf_behavior)i;
+            return 0;
+        }
+    buf_printf(err, "%s.behavior: unknown behavior %s", path, s);
+    return -1;
+}
+
+int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err)
+{
+    if (!node || node->type == HJ_NULL) return 0;
+    const char *type = hj_get_str(node, "type");
+    if (!type) {
+        buf_printf(err, "%s.type: missing", path);
+        return -1;
+    }
+    if (p->npre && p->pre[p->npre - 1].kind == HP_BYTE_LEVEL) {
+        buf_printf(err, "%s: a pre-tokenizer after ByteLevel is not supported", path);
+        return -1;
+    }
+    if (!strcmp(type, "Sequence")) {
+        const hj_node *list = hj_get(node, "pretokenizers");
+        if (!list || list->type != HJ_ARRAY) {
+            buf_printf(err, "%s.pretokenizers: not an array", path);
+            return -1;
+        }
+        for (size_t i = 0; i < list->len; i++) {
+            char sub[256];
+            snprintf(sub, sizeof sub, "%s.pretokenizers[%zu]", path, i);
+            if (hf_pretok_load(p, &list->items[i], sub, err)) return -1;
+        }
+        return 0;
+    }
+    if (!strcmp(type, "Split")) {
+        hf_pretok_step *st = add_step(p, HP_SPLIT);
+        const hj_node *pat = hj_get(node, "pattern");
+        if (!pat || read_behavior(node, path, &st->behavior, err)) {
+            if (!pat) buf_printf(err, "%s.pattern: missing", path);
+            return -1;
+        }
+        st->invert = get_bool(node, "invert", false);
+        if (hf_pattern_load(pat, path, &st->literal, &st->literal_len, &st->re, err)) return -1;
+        st->match = st->re ? HM_REGEX : HM_STRING;
+        if (st->match == HM_STRING && !st->literal_len) {
+            buf_printf(err, "%s.pattern.String: empty", path);
+            return -1;
+        }
+        /* a tiktoken pattern whose matches tile the text: the hand-written scanner */
+        int family = st->re ? pretok_family_of_pattern(st->literal) : -1;
+        if (family >= 0 && ((st->behavior == HB_ISOLATED && !st->invert) || (st->behavior == HB_REMOVED && st->invert))) {
+            st->match = HM_FAMILY;
+            st->family = family;
+            st->behavior = HB_ISOLATED;
+            st->invert = false;
+        }
+        return 0;
+    }
+    if (!strcmp(type, "ByteLevel")) {
+        hf_pretok_step *st = add_step(p, HP_BYTE_LEVEL);
+        st->add_prefix_space = get_bool(node, "add_prefix_space", true);
+        st->use_regex = get_bool(node, "use_regex", true);
+        return 0;
+    }
+    if (!strcmp(type, "Metaspace")) {
+        hf_pretok_step *st = add_step(p, HP_METASPACE);
+        const hj_node *r = hj_get(node, "replacement");
+        const char *rep = r && r->type == HJ_STRING ? r->str : METASPACE_DEFAULT;
+        size_t rlen = strlen(rep);
+        if (rlen == 0 || rlen >= sizeof st->replacement || utf8_valid_seq((const unsigned char *)rep, rlen) != rlen) {
+            buf_printf(err, "%s.replacement: must be one character", path);
+            return -1;
+        }
+        memcpy(st->replacement, rep, rlen);
+        st->replacement_len = rlen;
+        st->split = get_bool(node, "split", true);
+        const char *scheme = hj_get_str(node, "prepend_scheme");
+        if (!scheme) scheme = get_bool(node, "add_prefix_space", true) ? "always" : "never";
+        if (!strcmp(scheme, "always")) st->prepend = HF_PREPEND_ALWAYS;
+        else if (!strcmp(scheme, "first")) st->prepend = HF_PREPEND_FIRST;
+        else if (!strcmp(scheme, "never")) st->prepend = HF_PREPEND_NEVER;
+        else {
+            buf_printf(err, "%s.prepend_scheme: unknown scheme %s", path, scheme);
+            return -1;
+        }
+        return 0;
+    }
+    if (!strcmp(type, "Digits")) {
+        hf_pretok_step *st = add_step(p, HP_SPLIT);
+        st->match = HM_DIGIT;
+        st->behavior = get_bool(node, "individual_digits", false) ? HB_ISOLATED : HB_CONTIGUOUS;
+        return 0;
+    }
+    if (!strcmp(type, "Punctuation")) {
+        hf_pretok_step *st = add_step(p, HP_SPLIT);
+        st->match = HM_PUNCT;
+        return hj_get(node, "behavior") ? read_behavior(node, path, &st->behavior, err) : 0;
+    }
+    if (!strcmp(type, "WhitespaceSplit") || !strcmp(type, "BertPreTokenizer")) {
+        hf_pretok_step *st = add_step(p, HP_SPLIT);
+        st->match = HM_WHITESPACE;
+        st->behavior = HB_REMOVED;
+        if (!strcmp(type, "BertPreTokenizer")) add_step(p, HP_SPLIT)->match = HM_PUNCT;
+        return 0;
+    }
+    if (!strcmp(type, "Whitespace")) {
+        static const char pattern[] = "\\w+|[^\\w\\s]+";
+        hf_pretok_step *st = add_step(p, HP_SPLIT);
+        st->re = hf_regex_compile(pattern, strlen(pattern), err);
+        if (!st->re) return -1;
+        st->match = HM_REGEX;
+        st->behavior = HB_REMOVED;
+        st->invert = true;
+        return 0;
+    }
+    buf_printf(err, "%s.type: the pre-tokenizer %s is not supported", path, type);
+    return -1;
+}
+
+/* ---- splitting ---- */
+
+static void push_span(hf_pieces *w, size_t start, size_t end, bool match)
+{
+    if (w->nspans == w->spans_cap) {
+        w->spans_cap = w->spans_cap ? 2 * w->spans_cap : 64;
+        w->spans = xrealloc(w->spans, w->spans_cap * sizeof *w->spans);
+    }
+    w->spans[w->nspans++] = (hf_span){start, end, match};
+}
+
+static void push_piece(hf_pieces *out, const char *s, size_t n)
+{
+    if (!n) return;
+    if (out->n == out->cap) {
+        out->cap = out->cap ? 2 * out->cap : 64;
+        out->off = xrealloc(out->off, out->cap * sizeof *out->off);
+        out->len = xrealloc(out->len, out->cap * sizeof *out->len);
+    }
+    out->off[out->n] = out->text.len;
+    out->len[out->n++] = n;
+    buf_append(&out->text, s, n);
+}
+
+/* Adds the match [ms, me) and the gap before it (from *prev). */
+static void add_match(hf_pieces *w, size_t *prev, size_t ms, size_t me)
+{
+    if (ms > *prev) push_span(w, *prev, ms, false);
+    push_span(w, ms, me, true);
+    *prev = me;
+}
+
+static bool char_matches(hf_match_kind kind, uint32_t cp, bool valid)
+{
+    if (!valid) return false;
+    if (kind == HM_WHITESPACE)
+        return (cp >= 9 && cp <= 13) || cp == ' ' || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+               (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F ||
+               cp == 0x3000;
+    utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
+    if (kind == HM_DIGIT) return c == UTF8PROC_CATEGORY_ND || c == UTF8PROC_CATEGORY_NL || c == UTF8PROC_CATEGORY_NO;
+    /* HM_PUNCT: Rust's is_ascii_punctuation or general category P */
+    if (cp < 0x80) return (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126);
+    return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO;
+}
+
+/* Fills w->spans with the tiling of s[0..n) into matches of st and gaps. */
+static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scratch *h, hf_pieces *w)
+{
+    w->nspans = 0;
+    size_t prev = 0;
+    switch (st->match) {
+    case HM_FAMILY: {
+        size_t ends[64], pos = 0;
+        int k;
+        while ((k = pretok_split((pretok_family)st->family, (const uint8_t *)s, n, pos, ends, 64)) > 0)
+            for (int i = 0; i < k; i++) add_match(w, &prev, pos, ends[i]), pos = ends[i];
+        break;
+    }
+    case HM_REGEX: { /* onig's find_iter: an empty match where the last match ended is skipped */
+        size_t pos = 0, last_end = SIZE_MAX;
+        while (pos <= n && hf_match(st->re, s, n, pos, h) >= 0) {
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(h->md);
+            size_t ms = ov[0], me = ov[1];
+            if (ms == me && me == last_end) {
+                size_t len = pos < n ? utf8_valid_seq((const unsigned char *)s + pos, n - pos) : 1;
+                pos += len ? len : 1;
+                continue;
+            }
+            add_match(w, &prev, ms, me);
+            pos = last_end = me;
+        }
+        break;
+    }
+    case HM_STRING: {
+        size_t pos = 0;
+        const char *hit;
+        while (pos < n && (hit = memmem(s + pos, n - pos, st->literal, st->literal_len))) {
+            size_t ms = (size_t)(hit - s);
+            add_match(w, &prev, ms, ms + st->literal_len);
+            pos = ms + st->literal_len;
+        }
+        break;
+    }
+    default:
+        for (size_t i = 0; i < n;) {
+            size_t len = utf8_valid_seq((const unsigned char *)s + i, n - i);
+            uint32_t cp = len ? utf8_decode((const unsigned char *)s + i, n - i, &len) : 0;
+            if (!len) len = 1;
+            if (char_matches(st->match, cp, cp || s[i] == 0)) add_match(w, &prev, i, i + len);
+            i += len;
+        }
+    }
+    if (prev < n) push_span(w, prev, n, false);
+}
+
+/* Splits s[0..n) by st into out (HF's split with st's behavior). */
+static void split_piece(const hf_pretok_step *st, const char *s, size_t n, hf_scratch *h, hf_pieces *out)
+{
+    find_spans(st, s, n, h, out);
+    hf_span *sp = out->spans;
+    size_t k = out->nspans, m = 0;
+    if (st->invert)
+        for (size_t i = 0; i < k; i++) sp[i].match = !sp[i].match;
+    bool previous = false;
+    switch (st->behavior) {
+    case HB_ISOLATED: m = k; break;
+    case HB_REMOVED:
+        for (size_t i = 0; i < k; i++)
+            if (!sp[i].match) sp[m++] = sp[i];
+        break;
+    case HB_MERGED_PREVIOUS:
+        for (size_t i = 0; i < k; i++) {
+            bool is_match = sp[i].match;
+            if (is_match && !previous && m) sp[m - 1].end = sp[i].end;
+            else sp[m++] = sp[i];
+            previous = is_match;
+        }
+        break;
+    case HB_MERGED_NEXT: /* the same from the end */
+        for (size_t i = k; i-- > 0;) {
+            bool is_match = sp[i].match;
+            if (is_match && !previous && m) sp[k - m].start = sp[i].start;
+            else sp[k - 1 - m++] = sp[i];
+            previous = is_match;
+        }
+        memmove(sp, sp + k - m, m * sizeof *sp);
+        break;
+    case HB_CONTIGUOUS:
+        for (size_t i = 0; i < k; i++) {
+            bool is_match = sp[i].match;
+            if (is_match == previous && m) sp[m - 1].end = sp[i].end;
+            else sp[m++] = sp[i];
+            previous = is_match;
+        }
+        break;
+    }
+    for (size_t i = 0; i < m; i++) push_piece(out, s + sp[i].start, sp[i].end - sp[i].start);
+}
+
+/* Applies one step to the piece s[0..n) (index: its place in the step's input). */
+static void apply(const hf_pretok_step *st, const char *s, size_t n, bool first_piece, hf_scratch *h,
+                  hf_pieces *out, wbuf *tmp)
+{
+    if (st->kind == HP_SPLIT) {
+        split_piece(st, s, n, h, out);
+        return;
+    }
+    buf_clear(tmp);
+    if (st->kind == HP_BYTE_LEVEL) {
+        if (st->add_prefix_space && (n == 0 || s[0] != ' ')) buf_putc(tmp, ' ');
+        buf_append(tmp, s, n);
+        if (!st->use_regex) {
+            push_piece(out, tmp->data, tmp->len);
+            return;
+        }
+        hf_pretok_step gpt2 = {.kind = HP_SPLIT, .match = HM_FAMILY, .family = PRETOK_GPT2, .behavior = HB_ISOLATED};
+        split_piece(&gpt2, tmp->data, tmp->len, h, out);
+        return;
+    }
+    /* HP_METASPACE */
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == ' ') buf_append(tmp, st->replacement, st->replacement_len);
+        else buf_putc(tmp, s[i]);
+    }
+    bool starts = tmp->len >= st->replacement_len && !memcmp(tmp->data, st->replacement, st->replacement_len);
+    if (!starts && (st->prepend == HF_PREPEND_ALWAYS || (st->prepend == HF_PREPEND_FIRST && first_piece))) {
+        wbuf pre = WBUF_INIT;
+        buf_append(&pre, st->replacement, st->replacement_len);
+        buf_append(&pre, tmp->data, tmp->len);
+        buf_free(tmp);
+        *tmp = pre;
+    }
+    if (!st->split) {
+        push_piece(out, tmp->data, tmp->len);
+        return;
+    }
+    hf_pretok_step at_space = {.kind = HP_SPLIT, .match = HM_STRING, .behavior = HB_MERGED_NEXT,
+                               .literal = (char *)st->replacement, .literal_len = st->replacement_len};
+    wbuf copy = *tmp; /* split_piece reads tmp while writing out */
+    split_piece(&at_space, copy.data ? copy.data : "", copy.len, h, out);
+}
+
+static void pieces_clear(hf_pieces *p)
+{
+    p->n = 0;
+    buf_clear(&p->text);
+}
+
+void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, bool first, hf_scratch *h, hf_pieces *out,
+                    hf_pieces *tmp)
+{
+    pieces_clear(out);
+    bool started = false;
+    for (int k = 0; k < p->npre; k++) {
+        const hf_pretok_step *st = &p->pre[k];
+        if (st->kind == HP_BYTE_LEVEL && !st->add_prefix_space && !st->use_regex) continue; /* bytes stay bytes */
+        if (!started) { /* the first step reads the text itself */
+            apply(st, s, n, first, h, out, &h->piece);
+            started = true;
+            continue;
+        }
+        pieces_clear(tmp);
+        for (size_t i = 0; i < out->n; i++)
+            apply(st, out->text.data + out->off[i], out->len[i], first && i == 0, h, tmp, &h->piece);
+        hf_pieces swap = *out;
+        *out = *tmp;
+        *tmp = swap;
+    }
+    if (!started) push_piece(out, s, n);
+}

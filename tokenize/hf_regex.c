@@ -1,0 +1,75 @@
+/* hf_regex.c - onig-syntax patterns of tokenizer.json run by PCRE2 (JIT).
+ *
+ * HF tokenizers compiles Split and Replace patterns with Oniguruma (Ruby
+ * syntax, UTF-8). The two agree on the syntax real files use except for a
+ * few escapes whose classes differ: onig's \s is Unicode White_Space (with
+ * U+0085, without U+FEFF) and its \w is letters, marks, decimal digits and
+ * connector punctuation, while PCRE2's UCP \s and \w differ at the edges.
+ * Those are spelled out as properties; escapes whose meaning differs and
+ * that cannot be spelled out (\h is a hex digit in onig, \b, \B, nested
+ * classes) are refused. */
+#include <string.h>
+
+#include "tokenize/hf_pipeline.h"
+
+#define WORD_CLASS "\\p{L}\\p{M}\\p{Nd}\\p{Pc}"
+
+pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
+{
+    wbuf out = WBUF_INIT;
+    bool in_class = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = pat[i];
+        if (c == '\\' && i + 1 < len) {
+            char e = pat[++i];
+            switch (e) {
+            case 's': buf_puts(&out, "\\p{White_Space}"); break;
+            case 'S': buf_puts(&out, "\\P{White_Space}"); break;
+            case 'w': buf_puts(&out, in_class ? WORD_CLASS : "[" WORD_CLASS "]"); break;
+            case 'W':
+                if (in_class) {
+                    buf_printf(err, "\\W inside a character class at pattern offset %zu", i - 1);
+                    buf_free(&out);
+                    return NULL;
+                }
+                buf_puts(&out, "[^" WORD_CLASS "]");
+                break;
+            case 'h': case 'H': case 'b': case 'B': case 'A': case 'z': case 'Z': case 'G': case 'K': case 'R': case 'X':
+                buf_printf(err, "the escape \\%c (at pattern offset %zu) means something else in onig", e, i - 1);
+                buf_free(&out);
+                return NULL;
+            default:
+                buf_putc(&out, '\\');
+                buf_putc(&out, e);
+            }
+            continue;
+        }
+        if (c == '[') {
+            if (in_class) {
+                buf_printf(err, "a nested character class (at pattern offset %zu)", i);
+                buf_free(&out);
+                return NULL;
+            }
+            in_class = true;
+            buf_putc(&out, c);
+            if (i + 1 < len && pat[i + 1] == '^') buf_putc(&out, pat[++i]);
+            if (i + 1 < len && pat[i + 1] == ']') buf_putc(&out, pat[++i]); /* a literal ] first */
+            continue;
+        }
+        if (c == ']' && in_class) in_class = false;
+        buf_putc(&out, c);
+    }
+    int code;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)(out.data ? out.data : ""), out.len,
+                                   PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &code, &off, NULL);
+    if (!re) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(code, msg, sizeof msg);
+        buf_printf(err, "regex does not compile: %s", (const char *)msg);
+    } else {
+        pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter when JIT is not there */
+    }
+    buf_free(&out);
+    return re;
+}
