@@ -36,11 +36,7 @@ fasttext supervised -input "$T/q.train" -output "$T/q" -dim 256 -wordNgrams 2 -b
 
 data=$T/docs.jsonl
 REPEAT=${REPEAT:-8}
-{ for i in $(seq 1 "$REPEAT"); do
-    cat "$DCLM"
-    zcat "$SHARED"/jsonl/dolma/tests/data/formats/gz/*.jsonl.gz
-    zcat "$SHARED/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz"
-  done; } > "$data"
+real_docs "$data" "$REPEAT"
 bytes=$(stat -c %s "$data")
 : > "$T/empty.jsonl"
 W="$WINNOW filter -q -j1"

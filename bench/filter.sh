@@ -6,11 +6,7 @@
 set -eu
 data="$BENCH_TMP/filter.jsonl"
 REPEAT=${REPEAT:-8}
-{ for i in $(seq 1 "$REPEAT"); do
-    cat "$SHARED/jsonl/dclm/data/majority_data.jsonl"
-    zcat "$SHARED"/jsonl/dolma/tests/data/formats/gz/*.jsonl.gz
-    zcat "$SHARED/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz"
-  done; } > "$data"
+real_docs "$data" "$REPEAT"
 bytes=$(stat -c %s "$data")
 W="$WINNOW filter -q"
 OFF="--no-gopher-quality --no-gopher-repetition --no-c4 --no-fineweb --no-langid"
