@@ -14,20 +14,32 @@
 #include <exception>
 #include <istream>
 #include <memory>
+#include <stdexcept>
 #include <streambuf>
 #include <string>
 #include <vector>
 
 #include <fasttext/fasttext.h>
 
+// FastText with a loader for bytes already in memory: checkModel (the magic
+// and version, which also sets the version loadModel reads) is protected.
+class checked_fasttext : public fasttext::FastText {
+  public:
+    void load_from(std::istream &in)
+    {
+        if (!checkModel(in)) throw std::invalid_argument("wrong file format");
+        loadModel(in);
+    }
+};
+
 struct fasttext_model {
-    fasttext::FastText ft;
+    checked_fasttext ft;
     std::shared_ptr<const fasttext::Dictionary> dict;
     std::vector<std::string> labels;
     fasttext_info info;
 };
 
-// A read-only stream buffer over bytes the caller owns (no copy per document).
+// A read-only stream buffer over bytes the caller owns (no copy).
 class span_buf : public std::streambuf {
   public:
     void reset(char *p, size_t n) { setg(p, p, p + n); }
@@ -41,49 +53,59 @@ struct fasttext_scratch {
     fasttext::Predictions predictions;
 };
 
-// Maps path and runs fasttext_check() over it; false with a message in err.
-static bool check_file(const char *path, fasttext_info *info, char *err, size_t errlen)
+// Maps path read-only; NULL with a message in err.
+static void *map_file(const char *path, size_t *n, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return false;
+        return NULL;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
         snprintf(err, errlen, "%s: not a regular, non-empty file", path);
         close(fd);
-        return false;
+        return NULL;
     }
-    size_t n = (size_t)st.st_size;
-    void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    *n = (size_t)st.st_size;
+    void *p = mmap(NULL, *n, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (p == MAP_FAILED) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return false;
+        return NULL;
     }
-    char why[256];
-    bool ok = fasttext_check((const unsigned char *)p, n, info, why, sizeof why);
-    munmap(p, n);
-    if (!ok) snprintf(err, errlen, "%s: %s", path, why);
-    return ok;
+    return p;
 }
 
+// The file is read once: fasttext_check() walks the mapping, then libfasttext
+// reads the same bytes, so it never sees a file other than the one checked.
 fasttext_model *fasttext_model_load(const char *path, char *err, size_t errlen)
 {
+    size_t n;
+    void *bytes = map_file(path, &n, err, errlen);
+    if (!bytes) return NULL;
     fasttext_info info;
-    if (!check_file(path, &info, err, errlen)) return NULL;
+    char why[256];
+    if (!fasttext_check((const unsigned char *)bytes, n, &info, why, sizeof why)) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        munmap(bytes, n);
+        return NULL;
+    }
     fasttext_model *m = new fasttext_model;
     m->info = info;
     try {
-        m->ft.loadModel(std::string(path));
+        span_buf buf;
+        buf.reset((char *)bytes, n); // only read
+        std::istream in(&buf);
+        m->ft.load_from(in);
         m->dict = m->ft.getDictionary();
         for (int i = 0; i < m->dict->nlabels(); i++) m->labels.push_back(m->dict->getLabel(i));
     } catch (const std::exception &e) {
         snprintf(err, errlen, "%s: fastText cannot read it: %s", path, e.what());
         delete m;
-        return NULL;
+        m = NULL;
     }
+    munmap(bytes, n);
     return m;
 }
 
