@@ -3,6 +3,7 @@
 #include "ingest/ingest.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,30 +26,72 @@
 #define MAX_DIR_DEPTH 32
 /* Bytes read at a time from a single-document file. */
 #define READ_STEP 65536
-/* Files opened before the one being read is finished: the threads that
- * inflate the gzip members of the next file (core/input) start while this
- * one's records are still being split, so they never wait for a file to open. */
+/* Reader threads: one for every READER_SHARE workers, at least two when
+ * there are two workers or more. A reader splits records at several GB/s,
+ * about a twentieth of what the workers spend on the same bytes, so one
+ * reader for 4 workers leaves room for files whose records are cheap. */
+#define READER_SHARE 4
+/* Files opened beyond those being read: the threads that inflate the gzip
+ * members of the next file (core/input) start while the others are still
+ * being split, so a reader never waits for a file to open. Files read out
+ * wait for the ones before them to be written: at most as many as readers. */
 #define OPEN_AHEAD 1
+/* Batches of one file made and not yet handed to the sink: a reader ahead
+ * of the file being written waits there. Enough for a reader to split a
+ * whole file of tens of MB of HTML while the one before it is written (a
+ * batch worked on holds only its output, a small part of its payloads). */
+#define FILE_BATCHES 256
+
+/* Batches waiting for a worker, per worker, beyond which readers wait: the
+ * payloads in memory stay a few MiB a worker, however far ahead readers are. */
+#define QUEUED_PER_WORKER 2
+
+/* One input file, from its opening to the last of its output handed to the sink. */
+typedef struct file_slot {
+    winput *in;        /* NULL: no file, only counts made by the caller (first, a done batch) */
+    bool claimed;      /* a reader has it */
+    bool read_done;    /* its reader has submitted its last batch */
+    ingest_batch *first, *last; /* submitted, not yet handed to the sink, in input order */
+    int held;          /* their number */
+    struct file_slot *next;
+} file_slot;
+
+typedef struct ingest_reader {
+    struct ingest *g;
+    file_slot *slot;        /* the file being read */
+    ingest_batch *current;  /* the batch being filled */
+    wbuf whole;             /* a single-document file's bytes */
+    winput *reading;        /* the file being read, for progress */
+    uint64_t shown_offset;  /* its bytes already given to progress */
+    pthread_t thread;
+} ingest_reader;
 
 struct ingest {
     ingest_options opt;
     ingest_sink sink;
-    wpool *pool;
     ingest_worker *workers;
-    ingest_batch *current, *free_list;
+    pthread_t *worker_threads;
+    ingest_reader *readers;
+    int nreaders;
+    ingest_reader caller; /* counts made on the calling thread (unreadable directories) */
+    pthread_mutex_t lock;
+    pthread_cond_t work_ready;  /* a batch waits for a worker, or stop */
+    pthread_cond_t file_ready;  /* a file waits for a reader, room in a file, or stop */
+    pthread_cond_t progress;    /* a batch is done or a file read out: the caller may emit */
+    file_slot *oldest, *newest; /* files not yet written out, in input order */
+    file_slot *unclaimed;       /* the first that no reader has */
+    int nslots;
+    ingest_batch *todo_first, *todo_last; /* batches waiting for a worker, oldest first */
+    int ntodo;
+    ingest_batch *free_list;
+    wbuf *spare_arenas; /* the arenas of batches worked on, for new batches */
+    int nspare, spare_cap;
+    bool stop;
     wstats stats;
-    wbuf whole; /* a single-document file's bytes */
-    winput *reading;        /* the file being read, for progress */
-    uint64_t shown_offset;  /* its bytes already given to progress */
-    winput *opened[OPEN_AHEAD + 1]; /* files opened, not yet read, in input order */
-    int nopened;
 };
 
-static void work(void *ctx, int worker_index, void *item)
-{
-    ingest *g = ctx;
-    ingest_run_batch(&g->workers[worker_index], item, &g->opt);
-}
+static void *worker_main(void *arg);
+static void *reader_main(void *arg);
 
 void ingest_options_init(ingest_options *o)
 {
@@ -64,41 +107,72 @@ ingest *ingest_create(const ingest_options *o, const ingest_sink *sink)
     g->opt = *o;
     if (g->opt.threads < 1) g->opt.threads = 1;
     g->sink = *sink;
-    g->workers = xcalloc((size_t)g->opt.threads, sizeof *g->workers);
-    for (int i = 0; i < g->opt.threads; i++) g->workers[i].index = i;
-    g->pool = pool_create(g->opt.threads, 0, work, g);
-    input_set_threads(g->opt.threads);
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_cond_init(&g->work_ready, NULL);
+    pthread_cond_init(&g->file_ready, NULL);
+    pthread_cond_init(&g->progress, NULL);
     stats_init(&g->stats);
+    g->caller.g = g;
+    input_set_threads(g->opt.threads);
+    int threads = g->opt.threads;
+    g->workers = xcalloc((size_t)threads, sizeof *g->workers);
+    g->worker_threads = xcalloc((size_t)threads, sizeof *g->worker_threads);
+    for (int i = 0; i < threads; i++) {
+        g->workers[i].index = i;
+        g->workers[i].g = g;
+        if (pthread_create(&g->worker_threads[i], NULL, worker_main, &g->workers[i]) != 0)
+            dief(EXIT_FATAL, "cannot start a thread");
+    }
+    g->nreaders = threads < 2 ? 1 : threads / READER_SHARE > 2 ? threads / READER_SHARE : 2;
+    g->readers = xcalloc((size_t)g->nreaders, sizeof *g->readers);
+    for (int i = 0; i < g->nreaders; i++) {
+        g->readers[i].g = g;
+        if (pthread_create(&g->readers[i].thread, NULL, reader_main, &g->readers[i]) != 0)
+            dief(EXIT_FATAL, "cannot start a thread");
+    }
     return g;
 }
 
-ingest_batch *ingest_batch_current(ingest *g)
+/* A batch from the free list or a new one (lock held). */
+static ingest_batch *new_batch(ingest *g)
 {
-    if (!g->current) {
-        ingest_batch *b = g->free_list;
-        if (b) {
-            g->free_list = b->next_free;
-        } else {
-            b = xcalloc(1, sizeof *b);
-            buf_reserve(&b->arena, BATCH_BYTES); /* filled once to about this: no growing copies */
-        }
-        b->njobs = 0;
-        buf_clear(&b->arena);
-        buf_clear(&b->out);
-        buf_clear(&b->rejects);
-        buf_clear(&b->hook_rejects);
-        stats_free(&b->stats);
-        stats_init(&b->stats);
-        stats_free(&b->hook_stats);
-        stats_init(&b->hook_stats);
-        g->current = b;
+    ingest_batch *b = g->free_list;
+    if (b) {
+        g->free_list = b->next_free;
+    } else {
+        b = xcalloc(1, sizeof *b);
     }
-    return g->current;
+    if (!b->arena.data) {
+        if (g->nspare) b->arena = g->spare_arenas[--g->nspare];
+        else buf_reserve(&b->arena, BATCH_BYTES); /* filled once to about this: no growing copies */
+    }
+    b->njobs = 0;
+    b->done = false;
+    b->next_free = b->next_in_file = NULL;
+    buf_clear(&b->arena);
+    buf_clear(&b->out);
+    buf_clear(&b->rejects);
+    buf_clear(&b->hook_rejects);
+    stats_free(&b->stats);
+    stats_init(&b->stats);
+    stats_free(&b->hook_stats);
+    stats_init(&b->hook_stats);
+    return b;
 }
 
-bool ingest_wants_rejects(const ingest *g) { return g->opt.want_rejects; }
+ingest_batch *ingest_batch_current(ingest_reader *r)
+{
+    if (!r->current) {
+        pthread_mutex_lock(&r->g->lock);
+        r->current = new_batch(r->g);
+        pthread_mutex_unlock(&r->g->lock);
+    }
+    return r->current;
+}
 
-/* Hands a finished batch's output to the sink and recycles it. */
+bool ingest_wants_rejects(const ingest_reader *r) { return r->g->opt.want_rejects; }
+
+/* Hands a finished batch's output to the sink (the calling thread, no lock). */
 static void emit(ingest *g, ingest_batch *b)
 {
     if (b->out.len) g->sink.docs(g->sink.ctx, b->out.data, b->out.len);
@@ -108,42 +182,181 @@ static void emit(ingest *g, ingest_batch *b)
     progress_add(b->stats.out, 0);
     b->stats.started = g->stats.started;
     stats_merge(&g->stats, &b->stats);
-    b->next_free = g->free_list;
-    g->free_list = b;
+}
+
+/* Hands to the sink, in input order, every batch whose output is made, and
+ * forgets the files written out; with wait, first waits until there is one
+ * (or until no file is left). Lock held; released while the sink runs. */
+static void emit_ready(ingest *g, bool wait)
+{
+    for (;;) {
+        file_slot *f = g->oldest;
+        if (!f) return;
+        if (f->first && f->first->done) {
+            ingest_batch *b = f->first;
+            f->first = b->next_in_file;
+            if (!f->first) f->last = NULL;
+            f->held--;
+            pthread_cond_broadcast(&g->file_ready);
+            pthread_mutex_unlock(&g->lock);
+            emit(g, b);
+            pthread_mutex_lock(&g->lock);
+            b->next_free = g->free_list;
+            g->free_list = b;
+            wait = false;
+        } else if (!f->first && f->read_done) {
+            g->oldest = f->next;
+            if (!g->oldest) g->newest = NULL;
+            g->nslots--;
+            free(f);
+            pthread_cond_broadcast(&g->file_ready);
+            wait = false;
+        } else if (wait) {
+            pthread_cond_wait(&g->progress, &g->lock);
+        } else {
+            return;
+        }
+    }
+}
+
+/* Appends a file to the input order (lock held). */
+static void add_slot(ingest *g, file_slot *f)
+{
+    if (g->newest) g->newest->next = f;
+    else g->oldest = f;
+    g->newest = f;
+    if (!g->unclaimed && !f->claimed) g->unclaimed = f;
+    g->nslots++;
+}
+
+/* Files opened and not yet read out (lock held). */
+static int files_open(const ingest *g)
+{
+    int n = 0;
+    for (const file_slot *f = g->oldest; f; f = f->next) n += f->in && !f->read_done;
+    return n;
 }
 
 /* Shows the bytes read since the last call on the progress line. */
-static void show_progress(ingest *g)
+static void show_progress(ingest_reader *r)
 {
-    if (!g->reading) return;
-    uint64_t at = input_offset(g->reading);
-    progress_add(0, at - g->shown_offset);
-    g->shown_offset = at;
+    if (!r->reading) return;
+    uint64_t at = input_offset(r->reading);
+    progress_add(0, at - r->shown_offset);
+    r->shown_offset = at;
 }
 
-static void submit(ingest *g)
+/* Hands the reader's batch to the workers, behind the file's others; waits
+ * while its file holds FILE_BATCHES not yet written. */
+static void submit(ingest_reader *r)
 {
-    ingest_batch *b = g->current;
+    ingest_batch *b = r->current;
     if (!b) return;
-    show_progress(g);
-    g->current = NULL;
-    if (pool_full(g->pool)) emit(g, pool_pop(g->pool));
-    pool_push(g->pool, b);
+    show_progress(r);
+    r->current = NULL;
+    ingest *g = r->g;
+    file_slot *f = r->slot;
+    pthread_mutex_lock(&g->lock);
+    if (f->last) f->last->next_in_file = b;
+    else f->first = b;
+    f->last = b;
+    f->held++;
+    if (g->todo_last) g->todo_last->next_free = b;
+    else g->todo_first = b;
+    g->todo_last = b;
+    g->ntodo++;
+    pthread_cond_signal(&g->work_ready);
+    while ((f->held >= FILE_BATCHES || g->ntodo >= QUEUED_PER_WORKER * g->opt.threads) && !g->stop)
+        pthread_cond_wait(&g->file_ready, &g->lock);
+    pthread_mutex_unlock(&g->lock);
 }
 
-void ingest_batch_check(ingest *g)
+void ingest_batch_check(ingest_reader *r)
 {
-    ingest_batch *b = g->current;
-    if (b && (b->njobs >= BATCH_JOBS || b->arena.len >= BATCH_BYTES || b->stats.in >= BATCH_INPUTS)) submit(g);
+    ingest_batch *b = r->current;
+    if (b && (b->njobs >= BATCH_JOBS || b->arena.len >= BATCH_BYTES || b->stats.in >= BATCH_INPUTS)) submit(r);
 }
 
-static void read_oldest_opened(ingest *g);
+static void *worker_main(void *arg)
+{
+    ingest_worker *w = arg;
+    ingest *g = w->g;
+    pthread_mutex_lock(&g->lock);
+    for (;;) {
+        while (!g->stop && !g->todo_first) pthread_cond_wait(&g->work_ready, &g->lock);
+        if (!g->todo_first) break; /* stop and nothing left */
+        ingest_batch *b = g->todo_first;
+        g->todo_first = b->next_free;
+        if (!g->todo_first) g->todo_last = NULL;
+        g->ntodo--;
+        pthread_cond_broadcast(&g->file_ready);
+        pthread_mutex_unlock(&g->lock);
+        ingest_run_batch(w, b, &g->opt);
+        pthread_mutex_lock(&g->lock);
+        b->done = true;
+        /* only the output waits for the sink: the payloads' arena serves a new batch */
+        if (g->nspare == g->spare_cap) {
+            g->spare_cap = g->spare_cap ? 2 * g->spare_cap : 16;
+            g->spare_arenas = xrealloc(g->spare_arenas, (size_t)g->spare_cap * sizeof *g->spare_arenas);
+        }
+        g->spare_arenas[g->nspare++] = b->arena;
+        memset(&b->arena, 0, sizeof b->arena);
+        pthread_cond_signal(&g->progress);
+    }
+    pthread_mutex_unlock(&g->lock);
+    return NULL;
+}
+
+static void read_input(ingest_reader *r, winput *in);
+
+static void *reader_main(void *arg)
+{
+    ingest_reader *r = arg;
+    ingest *g = r->g;
+    pthread_mutex_lock(&g->lock);
+    for (;;) {
+        while (!g->stop && !g->unclaimed) pthread_cond_wait(&g->file_ready, &g->lock);
+        if (g->stop) break;
+        file_slot *f = g->unclaimed;
+        f->claimed = true;
+        g->unclaimed = f->next;
+        while (g->unclaimed && g->unclaimed->claimed) g->unclaimed = g->unclaimed->next;
+        pthread_mutex_unlock(&g->lock);
+        r->slot = f;
+        read_input(r, f->in);
+        submit(r);
+        pthread_mutex_lock(&g->lock);
+        f->read_done = true;
+        r->slot = NULL;
+        pthread_cond_signal(&g->progress);
+    }
+    pthread_mutex_unlock(&g->lock);
+    return NULL;
+}
+
+/* Counts a failure met on the calling thread (an unreadable directory or
+ * input) in its place in the input order. */
+static void caller_failure(ingest *g, const char *kind)
+{
+    pthread_mutex_lock(&g->lock);
+    ingest_batch *b = new_batch(g);
+    b->stats.in++;
+    stats_fail(&b->stats, kind);
+    b->done = true;
+    file_slot *f = xcalloc(1, sizeof *f);
+    f->claimed = f->read_done = true;
+    f->first = f->last = b;
+    f->held = 1;
+    add_slot(g, f);
+    emit_ready(g, false);
+    pthread_mutex_unlock(&g->lock);
+}
 
 void ingest_flush(ingest *g)
 {
-    while (g->nopened) read_oldest_opened(g);
-    submit(g);
-    while (!pool_empty(g->pool)) emit(g, pool_pop(g->pool));
+    pthread_mutex_lock(&g->lock);
+    while (g->oldest) emit_ready(g, true);
+    pthread_mutex_unlock(&g->lock);
 }
 
 const wstats *ingest_stats(const ingest *g) { return &g->stats; }
@@ -163,12 +376,23 @@ static void free_batch(ingest_batch *b)
 void ingest_destroy(ingest *g)
 {
     ingest_flush(g);
-    pool_destroy(g->pool);
+    pthread_mutex_lock(&g->lock);
+    g->stop = true;
+    pthread_cond_broadcast(&g->work_ready);
+    pthread_cond_broadcast(&g->file_ready);
+    pthread_mutex_unlock(&g->lock);
+    for (int i = 0; i < g->opt.threads; i++) pthread_join(g->worker_threads[i], NULL);
+    for (int i = 0; i < g->nreaders; i++) {
+        pthread_join(g->readers[i].thread, NULL);
+        buf_free(&g->readers[i].whole);
+    }
     while (g->free_list) {
         ingest_batch *b = g->free_list;
         g->free_list = b->next_free;
         free_batch(b);
     }
+    while (g->nspare) buf_free(&g->spare_arenas[--g->nspare]);
+    free(g->spare_arenas);
     for (int i = 0; i < g->opt.threads; i++) {
         ingest_worker *w = &g->workers[i];
         html_result_free(&w->html);
@@ -178,23 +402,28 @@ void ingest_destroy(ingest *g)
         buf_free(&w->meta);
     }
     free(g->workers);
+    free(g->worker_threads);
+    free(g->readers);
     stats_free(&g->stats);
-    buf_free(&g->whole);
+    pthread_mutex_destroy(&g->lock);
+    pthread_cond_destroy(&g->work_ready);
+    pthread_cond_destroy(&g->file_ready);
+    pthread_cond_destroy(&g->progress);
     free(g);
 }
 
 /* ---- inputs by kind ---- */
 
-static void ingest_source(ingest *g, isrc *s, const char *name, int depth);
+static void ingest_source(ingest_reader *r, isrc *s, const char *name, int depth);
 
-static void count_failure(ingest *g, const char *kind)
+static void count_failure(ingest_reader *r, const char *kind)
 {
-    ingest_batch *b = ingest_batch_current(g);
+    ingest_batch *b = ingest_batch_current(r);
     b->stats.in++;
     stats_fail(&b->stats, kind);
 }
 
-static void jsonl_input(ingest *g, isrc *s, const char *name)
+static void jsonl_input(ingest_reader *r, isrc *s, const char *name)
 {
     const char *line;
     size_t len;
@@ -204,44 +433,44 @@ static void jsonl_input(ingest *g, isrc *s, const char *name)
         size_t k = 0;
         while (k < len && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r')) k++;
         if (k == len) continue; /* blank lines are not documents */
-        ingest_batch *b = ingest_batch_current(g);
+        ingest_batch *b = ingest_batch_current(r);
         b->stats.in++;
         ingest_job *j = batch_add_job(b, JOB_JSONL);
         j->payload = batch_put(b, line, len);
         j->source = batch_put(b, name, strlen(name));
         j->ordinal = number;
-        ingest_batch_check(g);
+        ingest_batch_check(r);
     }
 }
 
 /* A whole file (or member) that is one document: HTML or plain text. */
-static void single_doc_input(ingest *g, isrc *s, const char *name, input_kind kind)
+static void single_doc_input(ingest_reader *r, isrc *s, const char *name, input_kind kind)
 {
-    buf_clear(&g->whole);
+    buf_clear(&r->whole);
     for (;;) {
-        buf_reserve(&g->whole, READ_STEP);
-        size_t got = isrc_read(s, g->whole.data + g->whole.len, READ_STEP);
+        buf_reserve(&r->whole, READ_STEP);
+        size_t got = isrc_read(s, r->whole.data + r->whole.len, READ_STEP);
         if (!got) break;
-        g->whole.len += got;
-        if (g->whole.len > MAX_FILE_DOC) {
+        r->whole.len += got;
+        if (r->whole.len > MAX_FILE_DOC) {
             warnf("%s: over %zu bytes, too large for one document; skipped", name, MAX_FILE_DOC);
             isrc_read(s, NULL, SIZE_MAX);
-            count_failure(g, "file_too_large");
+            count_failure(r, "file_too_large");
             return;
         }
     }
-    ingest_batch *b = ingest_batch_current(g);
+    ingest_batch *b = ingest_batch_current(r);
     b->stats.in++;
     ingest_job *j = batch_add_job(b, kind == INPUT_HTML ? JOB_HTML : JOB_TEXT);
-    j->payload = batch_put(b, g->whole.data, g->whole.len);
+    j->payload = batch_put(b, r->whole.data, r->whole.len);
     j->source = batch_put(b, name, strlen(name));
     j->id = j->source;
     snprintf(j->content_type, sizeof j->content_type, "%s", kind == INPUT_HTML ? "text/html" : "text/plain");
-    ingest_batch_check(g);
+    ingest_batch_check(r);
 }
 
 typedef struct {
-    ingest *g;
+    ingest_reader *r;
     const char *archive;
     int depth;
     wbuf name;
@@ -254,7 +483,7 @@ static void on_member(void *ctx, const char *name, const char *data, size_t n)
     buf_printf(&m->name, "%s/%s", m->archive, name);
     isrc s;
     isrc_from_memory(&s, data, n, m->name.data);
-    ingest_source(m->g, &s, m->name.data, m->depth + 1);
+    ingest_source(m->r, &s, m->name.data, m->depth + 1);
 }
 
 static void on_archive_error(void *ctx, const char *name, const char *what)
@@ -262,34 +491,34 @@ static void on_archive_error(void *ctx, const char *name, const char *what)
     member_ctx *m = ctx;
     if (name) warnf("%s: member %s: %s", m->archive, name, what);
     else warnf("%s: %s", m->archive, what);
-    count_failure(m->g, "bad_archive");
+    count_failure(m->r, "bad_archive");
 }
 
-static void ingest_source(ingest *g, isrc *s, const char *name, int depth)
+static void ingest_source(ingest_reader *r, isrc *s, const char *name, int depth)
 {
     const char *p;
     size_t n = isrc_peek(s, SNIFF_BYTES, &p);
     input_kind kind = sniff_kind(p, n < SNIFF_BYTES ? n : SNIFF_BYTES);
     if (depth > MAX_NESTING && (kind == INPUT_ARCHIVE || kind == INPUT_COMPRESSED)) {
         warnf("%s: archives nested more than %d deep; skipped", name, MAX_NESTING);
-        count_failure(g, "nested_too_deep");
+        count_failure(r, "nested_too_deep");
         return;
     }
     switch (kind) {
     case INPUT_EMPTY:
         break;
     case INPUT_WARC:
-        ingest_warc_input(g, s, name);
+        ingest_warc_input(r, s, name);
         break;
     case INPUT_JSONL:
-        jsonl_input(g, s, name);
+        jsonl_input(r, s, name);
         break;
     case INPUT_HTML:
     case INPUT_TEXT:
-        single_doc_input(g, s, name, kind);
+        single_doc_input(r, s, name, kind);
         break;
     case INPUT_ARCHIVE: {
-        member_ctx m = {g, name, depth, WBUF_INIT};
+        member_ctx m = {r, name, depth, WBUF_INIT};
         archive_each_member(s, on_member, on_archive_error, &m);
         buf_free(&m.name);
         break;
@@ -298,19 +527,19 @@ static void ingest_source(ingest *g, isrc *s, const char *name, int depth)
         wbuf plain = WBUF_INIT;
         if (decompress_memory(p, n, &plain) != 0) {
             warnf("%s: damaged compressed data; reading what decoded", name);
-            stats_add(&ingest_batch_current(g)->stats, "damaged_streams", 1);
+            stats_add(&ingest_batch_current(r)->stats, "damaged_streams", 1);
         }
         isrc inner;
         isrc_from_memory(&inner, plain.data ? plain.data : "", plain.len, name);
-        ingest_source(g, &inner, name, depth + 1);
+        ingest_source(r, &inner, name, depth + 1);
         buf_free(&plain);
         break;
     }
     case INPUT_BINARY: {
-        ingest_batch *b = ingest_batch_current(g);
+        ingest_batch *b = ingest_batch_current(r);
         b->stats.in++;
         stats_drop(&b->stats, "binary_file");
-        if (g->opt.want_rejects) ingest_reject(b, "binary_file", name, strlen(name), "", 0, name, NULL);
+        if (r->g->opt.want_rejects) ingest_reject(b, "binary_file", name, strlen(name), "", 0, name, NULL);
         isrc_read(s, NULL, SIZE_MAX);
         break;
     }
@@ -323,7 +552,6 @@ static int compare_names(const void *a, const void *b)
 }
 
 static int ingest_file_or_dir(ingest *g, const char *path, int depth);
-static void read_oldest_opened(ingest *g);
 
 /* True when path (followed through symlinks) is a regular file or a
  * directory, or does not exist (opening it then fails and says so). */
@@ -337,13 +565,13 @@ static int ingest_directory(ingest *g, const char *path, int depth)
 {
     if (depth > MAX_DIR_DEPTH) {
         warnf("%s: directories nested more than %d deep (a symlink loop?); skipped", path, MAX_DIR_DEPTH);
-        count_failure(g, "unreadable_input");
+        caller_failure(g, "unreadable_input");
         return -1;
     }
     DIR *d = opendir(path);
     if (!d) {
         warnf("%s: cannot open directory", path);
-        count_failure(g, "unreadable_input");
+        caller_failure(g, "unreadable_input");
         return -1;
     }
     char **names = NULL;
@@ -369,7 +597,7 @@ static int ingest_directory(ingest *g, const char *path, int depth)
         }
         if (!regular_or_directory(child.data)) { /* a FIFO or /dev/zero would block or never end */
             warnf("%s: not a regular file (a FIFO, device or socket); skipped", child.data);
-            count_failure(g, "not_regular_file");
+            caller_failure(g, "not_regular_file");
             free(names[i]);
             continue;
         }
@@ -389,36 +617,47 @@ static int ingest_file_or_dir(ingest *g, const char *path, int depth)
 {
     struct stat st;
     if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return ingest_directory(g, path, depth);
-    if (!strcmp(path, "-")) /* stdin opened early would be read before an earlier "-" ends */
-        while (g->nopened) read_oldest_opened(g);
+    pthread_mutex_lock(&g->lock);
+    if (!strcmp(path, "-")) { /* stdin opened early would be read before an earlier "-" ends */
+        for (;;) {
+            bool reading = false;
+            for (file_slot *f = g->oldest; f; f = f->next) reading |= !f->read_done;
+            if (!reading) break;
+            emit_ready(g, true);
+        }
+    }
+    while (g->nslots >= 2 * g->nreaders + OPEN_AHEAD || files_open(g) >= g->nreaders + OPEN_AHEAD)
+        emit_ready(g, true);
+    emit_ready(g, false);
+    pthread_mutex_unlock(&g->lock);
     winput *in = input_open(path);
     if (!in) {
-        count_failure(g, "unreadable_input");
+        caller_failure(g, "unreadable_input");
         return -1;
     }
-    g->opened[g->nopened++] = in;
-    if (g->nopened > OPEN_AHEAD) read_oldest_opened(g);
+    file_slot *f = xcalloc(1, sizeof *f);
+    f->in = in;
+    pthread_mutex_lock(&g->lock);
+    add_slot(g, f);
+    pthread_cond_broadcast(&g->file_ready);
+    pthread_mutex_unlock(&g->lock);
     return 0;
 }
 
-/* Reads the oldest file opened and closes it. */
-static void read_oldest_opened(ingest *g)
+/* Reads an opened file into batches of its own and closes it (reader thread). */
+static void read_input(ingest_reader *r, winput *in)
 {
-    winput *in = g->opened[0];
-    memmove(g->opened, g->opened + 1, (size_t)(g->nopened - 1) * sizeof *g->opened);
-    g->nopened--;
     isrc s;
     isrc_from_input(&s, in);
-    g->reading = in;
-    g->shown_offset = 0;
-    ingest_source(g, &s, input_name(in), 0);
+    r->reading = in;
+    r->shown_offset = 0;
+    ingest_source(r, &s, input_name(in), 0);
     isrc_read(&s, NULL, SIZE_MAX);
-    show_progress(g);
-    g->reading = NULL;
-    ingest_batch *b = ingest_batch_current(g);
+    show_progress(r);
+    r->reading = NULL;
+    ingest_batch *b = ingest_batch_current(r);
     b->stats.bytes_in += input_offset(in);
     if (input_errors(in)) stats_add(&b->stats, "damaged_streams", (double)input_errors(in));
-    for (int k = input_lost_members(in); k > 0; k--) count_failure(g, "damaged_member");
+    for (int k = input_lost_members(in); k > 0; k--) count_failure(r, "damaged_member");
     input_close(in);
-    ingest_batch_check(g);
 }

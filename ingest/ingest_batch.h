@@ -49,7 +49,9 @@ typedef struct ingest_batch {
     wstats stats;  /* in/out/dropped/failed of this batch */
     wbuf hook_rejects;  /* the document hook's reject lines */
     wstats hook_stats;  /* the document hook's counts */
-    struct ingest_batch *next_free;
+    bool done;          /* a worker has made its output */
+    struct ingest_batch *next_free; /* on the free list, or waiting for a worker */
+    struct ingest_batch *next_in_file; /* the file's next batch, in input order */
 } ingest_batch;
 
 /* Copies n bytes into the batch arena. */
@@ -64,6 +66,7 @@ static inline const char *batch_str(const ingest_batch *b, arena_str s) { return
 /* Per-worker scratch state. */
 typedef struct {
     int index; /* 0..threads-1 */
+    struct ingest *g;
     html_result html;
     wbuf text, line, tmp, meta;
 } ingest_worker;
@@ -77,15 +80,16 @@ void ingest_reject(ingest_batch *b, const char *reason, const char *id, size_t i
                    size_t url_len, const char *source, const char *extra_meta);
 
 /* ---- the reader side (ingest.c), used by the per-format readers ---- */
-struct ingest;
+/* One reader thread: it splits one file at a time into batches. */
+struct ingest_reader;
 
 /* The batch the reader is filling. */
-ingest_batch *ingest_batch_current(struct ingest *g);
+ingest_batch *ingest_batch_current(struct ingest_reader *r);
 
 /* Hands the current batch to the workers when it is full. */
-void ingest_batch_check(struct ingest *g);
+void ingest_batch_check(struct ingest_reader *r);
 
 /* True when reject lines are wanted. */
-bool ingest_wants_rejects(const struct ingest *g);
+bool ingest_wants_rejects(const struct ingest_reader *r);
 
 #endif

@@ -18,7 +18,7 @@
 #define CHARSET_MAX 40
 
 typedef struct {
-    struct ingest *g;
+    struct ingest_reader *g;
     const char *name;
     warc_record *rec;
     wbuf work[2];
@@ -193,7 +193,7 @@ static void take_record(warc_ctx *c)
     }
 }
 
-void ingest_warc_input(struct ingest *g, isrc *src, const char *name)
+void ingest_warc_input(struct ingest_reader *g, isrc *src, const char *name)
 {
     warc_reader r;
     warc_record rec;

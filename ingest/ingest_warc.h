@@ -4,9 +4,9 @@
 
 #include "ingest/source.h"
 
-struct ingest;
+struct ingest_reader;
 
 /* Reads every record of src (a WARC, WET or WAT stream named name). */
-void ingest_warc_input(struct ingest *g, isrc *src, const char *name);
+void ingest_warc_input(struct ingest_reader *g, isrc *src, const char *name);
 
 #endif
