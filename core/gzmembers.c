@@ -133,6 +133,7 @@ static void run_stretch(gzmembers *g, struct libdeflate_decompressor *ld, size_t
 static void *helper_main(void *arg)
 {
     gzmembers *g = arg;
+    pthread_setname_np(pthread_self(), "gzip-members"); /* top -H, bench/thread_cpu.py */
     struct libdeflate_decompressor *ld = libdeflate_alloc_decompressor();
     if (!ld) dief(EXIT_FATAL, "libdeflate init failed");
     pthread_mutex_lock(&g->lock);

@@ -281,6 +281,7 @@ static void *worker_main(void *arg)
 {
     ingest_worker *w = arg;
     ingest *g = w->g;
+    pthread_setname_np(pthread_self(), "ingest-worker"); /* top -H, bench/thread_cpu.py */
     pthread_mutex_lock(&g->lock);
     for (;;) {
         while (!g->stop && !g->todo_first) pthread_cond_wait(&g->work_ready, &g->lock);
@@ -313,6 +314,7 @@ static void *reader_main(void *arg)
 {
     ingest_reader *r = arg;
     ingest *g = r->g;
+    pthread_setname_np(pthread_self(), "ingest-reader");
     pthread_mutex_lock(&g->lock);
     for (;;) {
         while (!g->stop && !g->unclaimed) pthread_cond_wait(&g->file_ready, &g->lock);

@@ -66,6 +66,29 @@ ingest_same "whole-file gzip WARC" "$TMP/whole.warc.gz"
 sed 's|whole\.warc\.gz|big.warc.gz|g' "$TMP/d1.jsonl" >"$TMP/whole-as-big.jsonl"
 ok "whole-file gzip WARC: the documents of the per-record one" cmp "$TMP/big.jsonl" "$TMP/whole-as-big.jsonl"
 
+# several large files at once (each split by its own reader, members inflated on the threads):
+# per-record gzip, damaged, whole-file gzip, per-record again; the output is each file's own, in order
+cp "$TMP/big.warc.gz" "$TMP/big2.warc.gz"
+several="$TMP/big.warc.gz $TMP/bad.warc.gz $TMP/whole.warc.gz $TMP/big2.warc.gz"
+for f in $several; do "$WINNOW" ingest -q -j1 "$f" 2>/dev/null; done >"$TMP/alone.jsonl"
+ingest_same "several large WARCs at once" $several
+ok "several large WARCs at once: each file's documents, in order" cmp "$TMP/alone.jsonl" "$TMP/d1.jsonl"
+ok "several large WARCs at once: -j16 = each file alone" cmp "$TMP/alone.jsonl" "$TMP/d16.jsonl"
+
+# files of more batches than a reader may hold ahead of the output (256): 70,000 short JSON lines each
+for k in 1 2 3; do
+    awk -v k=$k 'BEGIN { for (i = 1; i <= 70000; i++) printf "{\"id\":\"f%d-%d\",\"text\":\"word %d\"}\n", k, i, i }' >"$TMP/many$k.jsonl"
+done
+cat "$TMP/many1.jsonl" "$TMP/many2.jsonl" "$TMP/many3.jsonl" >"$TMP/many-all.jsonl"
+ingest_same "files of many batches" "$TMP/many1.jsonl" "$TMP/many2.jsonl" "$TMP/many3.jsonl"
+ok "files of many batches: the lines in input order" cmp "$TMP/many-all.jsonl" "$TMP/d16.jsonl"
+
+# stdin between files: read in its turn, the output in argument order for any -j
+for j in 1 2 16; do
+    "$WINNOW" ingest -q -j$j "$TMP/many1.jsonl" - "$TMP/many3.jsonl" <"$TMP/many2.jsonl" >"$TMP/stdin$j.jsonl"
+    ok "stdin between files, -j$j: in argument order" cmp "$TMP/many-all.jsonl" "$TMP/stdin$j.jsonl"
+done
+
 # filter and dedup given several files: plain JSONL, and 12 times the same gzip'd in members of 20 lines (> 2 MB)
 cp "$TMP/big.jsonl" "$TMP/a.jsonl"
 for i in 1 2 3 4 5 6 7 8 9 10 11 12; do cat "$TMP/big.jsonl"; done | split -a 4 -l 20 - "$TMP/part."
