@@ -1,5 +1,7 @@
-/* ingest.c - the ingest driver: inputs by kind, batches, the worker pool and
- * the in-order hand-off to the sink. */
+/* ingest.c - the ingest driver: inputs by kind, opened on the calling thread
+ * and split into batches by reader threads (several files at once, each file
+ * by one), batches worked on by worker threads, and each file's output handed
+ * to the sink on the calling thread in input order. */
 #include "ingest/ingest.h"
 
 #include <dirent.h>
@@ -10,7 +12,6 @@
 #include <sys/stat.h>
 
 #include "core/input.h"
-#include "core/pool.h"
 #include "core/progress.h"
 #include "core/util.h"
 #include "ingest/archive.h"
@@ -185,8 +186,9 @@ static void emit(ingest *g, ingest_batch *b)
 }
 
 /* Hands to the sink, in input order, every batch whose output is made, and
- * forgets the files written out; with wait, first waits until there is one
- * (or until no file is left). Lock held; released while the sink runs. */
+ * forgets the files written out; with wait, when there is none, first waits
+ * for a batch to be done or a file read out. Lock held; released while the
+ * sink runs. */
 static void emit_ready(ingest *g, bool wait)
 {
     for (;;) {
@@ -211,8 +213,9 @@ static void emit_ready(ingest *g, bool wait)
             free(f);
             pthread_cond_broadcast(&g->file_ready);
             wait = false;
-        } else if (wait) {
+        } else if (wait) { /* once: a file read out elsewhere may be what the caller waits for */
             pthread_cond_wait(&g->progress, &g->lock);
+            wait = false;
         } else {
             return;
         }
@@ -289,8 +292,7 @@ static void *worker_main(void *arg)
         ingest_batch *b = g->todo_first;
         g->todo_first = b->next_free;
         if (!g->todo_first) g->todo_last = NULL;
-        g->ntodo--;
-        pthread_cond_broadcast(&g->file_ready);
+        if (g->ntodo-- == QUEUED_PER_WORKER * g->opt.threads) pthread_cond_broadcast(&g->file_ready);
         pthread_mutex_unlock(&g->lock);
         ingest_run_batch(w, b, &g->opt);
         pthread_mutex_lock(&g->lock);

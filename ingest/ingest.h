@@ -2,10 +2,13 @@
  * get the document stream (JSON lines) back in input order.
  *
  * Each input's kind is found by content (sniff.h): WARC/WET/WAT, JSONL,
- * HTML, plain text, or an archive of any of these. The reading and record
- * parsing run on the calling thread; HTML-to-text and JSON normalisation run
- * on a pool of worker threads; output comes back in input order through the
- * sink. Every record or document met is counted: in == out + dropped + failed. */
+ * HTML, plain text, or an archive of any of these. Inputs are opened on the
+ * calling thread; reading and record parsing run on reader threads, several
+ * files at once (one for every 4 worker threads; 2 for 2 to 11); HTML-to-text
+ * and JSON normalisation run on the worker threads; output comes back in
+ * input order through the sink, on the calling thread (in ingest_path and
+ * ingest_flush). Every record or document met is counted: in == out +
+ * dropped + failed. */
 #ifndef WINNOW_INGEST_INGEST_H
 #define WINNOW_INGEST_INGEST_H
 
