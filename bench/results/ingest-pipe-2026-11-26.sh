@@ -19,6 +19,7 @@ python3 -c "import tarfile, sys; tarfile.open(sys.argv[1]).extractall('.')" "$D/
 B=$W; V=$D/cl100k_base.tiktoken; T=$O/times.txt; : > $T
 TIMEFORMAT='%R %U %S'
 echo "== machine $(date -u)"; nproc; grep -m1 'model name' /proc/cpuinfo; nvidia-smi --query-gpu=name --format=csv,noheader
+lscpu | grep -E "^(Thread|Core|Socket|CPU\(s\)|Model name)"
 mkdir -p pin
 for c in $(seq 16); do cat $D/warc/iana.warc.gz $D/warc/clueweb-quirk.warc.gz $D/warc/warcfile.warc.gz $D/warc/whirlwind.warc.gz; done > pin/crawl-00.warc.gz
 N=${FILES:-64}
