@@ -37,11 +37,13 @@
  * being split, so a reader never waits for a file to open. Files read out
  * wait for the ones before them to be written: at most as many as readers. */
 #define OPEN_AHEAD 1
-/* Batches of one file made and not yet handed to the sink: a reader ahead
- * of the file being written waits there. Enough for a reader to split a
- * whole file of tens of MB of HTML while the one before it is written (a
- * batch worked on holds only its output, a small part of its payloads). */
+/* Batches of one file made and not yet handed to the sink, and their
+ * payload bytes: a reader ahead of the file being written waits at either.
+ * Enough for a reader to split a whole file of tens of MB of HTML while the
+ * one before it is written (a batch worked on holds only its output, a small
+ * part of its payloads for HTML, about as much for JSON lines). */
 #define FILE_BATCHES 256
+#define FILE_BYTES ((size_t)32 << 20)
 
 /* Batches waiting for a worker, per worker, beyond which readers wait: the
  * payloads in memory stay a few MiB a worker, however far ahead readers are. */
@@ -54,6 +56,7 @@ typedef struct file_slot {
     bool read_done;    /* its reader has submitted its last batch */
     ingest_batch *first, *last; /* submitted, not yet handed to the sink, in input order */
     int held;          /* their number */
+    size_t held_bytes; /* and their payload bytes */
     struct file_slot *next;
 } file_slot;
 
@@ -199,6 +202,7 @@ static void emit_ready(ingest *g, bool wait)
             f->first = b->next_in_file;
             if (!f->first) f->last = NULL;
             f->held--;
+            f->held_bytes -= b->payload_bytes;
             pthread_cond_broadcast(&g->file_ready);
             pthread_mutex_unlock(&g->lock);
             emit(g, b);
@@ -250,7 +254,8 @@ static void show_progress(ingest_reader *r)
 }
 
 /* Hands the reader's batch to the workers, behind the file's others; waits
- * while its file holds FILE_BATCHES not yet written. */
+ * while its file holds FILE_BATCHES or FILE_BYTES not yet written, or the
+ * workers have enough queued. */
 static void submit(ingest_reader *r)
 {
     ingest_batch *b = r->current;
@@ -264,12 +269,15 @@ static void submit(ingest_reader *r)
     else f->first = b;
     f->last = b;
     f->held++;
+    b->payload_bytes = b->arena.len;
+    f->held_bytes += b->payload_bytes;
     if (g->todo_last) g->todo_last->next_free = b;
     else g->todo_first = b;
     g->todo_last = b;
     g->ntodo++;
     pthread_cond_signal(&g->work_ready);
-    while ((f->held >= FILE_BATCHES || g->ntodo >= QUEUED_PER_WORKER * g->opt.threads) && !g->stop)
+    while ((f->held >= FILE_BATCHES || f->held_bytes >= FILE_BYTES || g->ntodo >= QUEUED_PER_WORKER * g->opt.threads) &&
+           !g->stop)
         pthread_cond_wait(&g->file_ready, &g->lock);
     pthread_mutex_unlock(&g->lock);
 }

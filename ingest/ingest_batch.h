@@ -50,6 +50,7 @@ typedef struct ingest_batch {
     wbuf hook_rejects;  /* the document hook's reject lines */
     wstats hook_stats;  /* the document hook's counts */
     bool done;          /* a worker has made its output */
+    size_t payload_bytes; /* the arena's bytes when submitted (counted against the file's share) */
     struct ingest_batch *next_free; /* on the free list, or waiting for a worker */
     struct ingest_batch *next_in_file; /* the file's next batch, in input order */
 } ingest_batch;
