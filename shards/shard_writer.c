@@ -29,6 +29,7 @@
 
 #define MAX_ZSTD_LEVEL 22
 #define UINT16_VOCAB_LIMIT 65536u
+#define ZSTD_CHECKSUM_BYTES 4 /* a frame's last field: the content checksum (RFC 8878, 3.1.1) */
 
 typedef struct frame_job {
     uint8_t *data; /* decompressed token bytes */
@@ -80,6 +81,20 @@ void shard_writer_options_init(shard_writer_options *o)
     o->threads = 1;
 }
 
+bool shard_level_parse(const char *text, int *level)
+{
+    char *end;
+    errno = 0;
+    long v = text ? strtol(text, &end, 10) : 0;
+    if (!text || end == text || *end || errno || v == 0 || v < ZSTD_minCLevel() || v > MAX_ZSTD_LEVEL) return false;
+    *level = (int)v;
+    return true;
+}
+
+/* Compresses a frame. Its seek-table checksum, the low 32 bits of XXH64
+ * (seed 0) of its content, is the frame's own content checksum, which zstd
+ * writes little-endian as the frame's last 4 bytes: taken from there, not
+ * computed a second time. */
 static void compress_frame(void *ctx, int worker, void *item)
 {
     shard_writer *w = ctx;
@@ -90,7 +105,7 @@ static void compress_frame(void *ctx, int worker, void *item)
     size_t r = ZSTD_compress2(w->cctx[worker], job->comp, bound, job->data, job->len);
     if (ZSTD_isError(r)) dief(EXIT_FATAL, "zstd: %s", ZSTD_getErrorName(r));
     job->clen = r;
-    job->checksum = seek_checksum(job->data, job->len);
+    job->checksum = get_le32(job->comp + r - ZSTD_CHECKSUM_BYTES);
     job->cpu = thread_cpu_seconds() - started;
 }
 
@@ -337,7 +352,8 @@ bool shard_writer_options_valid(const shard_writer_options *o)
     else if (o->eos_id >= 0 && (uint64_t)o->eos_id >= o->vocab_size) why = "the eos id is not below the vocabulary size";
     else if (o->bos_id >= 0 && (uint64_t)o->bos_id >= o->vocab_size) why = "the bos id is not below the vocabulary size";
     else if (o->shard_tokens == 0) why = "shard size must be at least one token";
-    else if (o->zstd_level < 1 || o->zstd_level > MAX_ZSTD_LEVEL) why = "zstd level must be from 1 to 22";
+    else if (o->zstd_level == 0 || o->zstd_level < ZSTD_minCLevel() || o->zstd_level > MAX_ZSTD_LEVEL)
+        why = "zstd level must be from 1 to 22, or negative (faster)";
     else if (o->vocab_sha256 && strspn(o->vocab_sha256, "0123456789abcdef") != 64) why = "vocab sha256 must be 64 lowercase hex digits";
     if (why) warnf("shard writer: %s", why);
     return why == NULL;
