@@ -71,7 +71,9 @@ bool shard_writer_add_counted(shard_writer *w, const uint32_t *ids, size_t n, ws
                               uint64_t doc, uint64_t offset);
 
 /* CPU seconds spent adding documents and compressing their frames so far
- * (all threads together; frames still being compressed not yet counted). */
+ * (all threads together; frames still being compressed not yet counted).
+ * Adding is timed by the monotonic clock less the waits for the pool, so a
+ * thread the system preempts there counts a little more. */
 double shard_writer_cpu_seconds(const shard_writer *w);
 
 /* Documents and tokens (with bos/eos) added so far. */
