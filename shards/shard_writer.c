@@ -29,6 +29,7 @@
 
 #define MAX_ZSTD_LEVEL 22
 #define UINT16_VOCAB_LIMIT 65536u
+#define CPU_SAMPLE_EVERY 64 /* documents per reading of the adding thread's CPU clock */
 #define ZSTD_CHECKSUM_BYTES 4 /* a frame's last field: the content checksum (RFC 8878, 3.1.1) */
 
 typedef struct frame_job {
@@ -65,8 +66,10 @@ struct shard_writer {
     uint64_t file_bytes;
 
     shard_manifest m; /* finished shards and totals */
-    double cpu;       /* seconds spent adding documents and compressing frames */
+    double cpu;       /* seconds spent compressing frames */
     double waited;    /* seconds the adding thread waited for the pool */
+    double adding;    /* seconds (monotonic, less the waits) spent adding documents */
+    double sampled_cpu, sampled_adding; /* the sampled documents: CPU clock, and monotonic less the waits */
     uint32_t shards_cap;
     char err[256];
 };
@@ -276,10 +279,14 @@ static void put_tokens(shard_writer *w, const uint32_t *ids, size_t n)
 }
 
 /* The time spent here is counted by the monotonic clock, less the waits for
- * the pool: reading the thread's CPU clock is a system call (~0.6 us, twice
- * per document on the thread that feeds every shard). */
+ * the pool; the thread's CPU clock, a system call (~0.6 us, twice per
+ * document on the thread that feeds every shard), is read for one document
+ * in CPU_SAMPLE_EVERY only, to scale that time down to CPU time when the
+ * thread was preempted. */
 int shard_writer_add_document(shard_writer *w, const uint32_t *ids, size_t n)
 {
+    bool sample = w->m.documents % CPU_SAMPLE_EVERY == 0;
+    double cpu_started = sample ? thread_cpu_seconds() : 0;
     double started = now_seconds(), waited = w->waited;
     uint32_t top = 0;
     for (size_t i = 0; i < n; i++) top = ids[i] > top ? ids[i] : top; /* vectorised; the search below is rare */
@@ -306,8 +313,13 @@ int shard_writer_add_document(shard_writer *w, const uint32_t *ids, size_t n)
     put_tokens(w, ids, n);
     if (w->o.append_eos) put_tokens(w, &eos, 1);
     push_end(w);
+    double busy = now_seconds() - started - (w->waited - waited);
+    w->adding += busy;
+    if (sample) {
+        w->sampled_adding += busy;
+        w->sampled_cpu += thread_cpu_seconds() - cpu_started; /* a blocked wait takes no CPU */
+    }
     w->m.documents++;
-    w->cpu += now_seconds() - started - (w->waited - waited);
     return 0;
 }
 
@@ -326,7 +338,11 @@ bool shard_writer_add_counted(shard_writer *w, const uint32_t *ids, size_t n, ws
     return true;
 }
 
-double shard_writer_cpu_seconds(const shard_writer *w) { return w->cpu; }
+double shard_writer_cpu_seconds(const shard_writer *w)
+{
+    double share = w->sampled_adding > 0 ? w->sampled_cpu / w->sampled_adding : 1; /* CPU per monotonic second */
+    return w->cpu + w->adding * (share < 1 ? share : 1);
+}
 
 const char *shard_writer_error(const shard_writer *w)
 {

@@ -72,8 +72,8 @@ bool shard_writer_add_counted(shard_writer *w, const uint32_t *ids, size_t n, ws
 
 /* CPU seconds spent adding documents and compressing their frames so far
  * (all threads together; frames still being compressed not yet counted).
- * Adding is timed by the monotonic clock less the waits for the pool, so a
- * thread the system preempts there counts a little more. */
+ * Adding is timed by the monotonic clock less the waits for the pool,
+ * scaled by the CPU share of one document in 64 timed by the CPU clock. */
 double shard_writer_cpu_seconds(const shard_writer *w);
 
 /* Documents and tokens (with bos/eos) added so far. */
