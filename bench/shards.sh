@@ -31,7 +31,7 @@ for input in cl gpt2; do
     cat "$T/$input.bin" > /dev/null
     for level in 1 3 9; do
         for j in 1 $ncpu; do
-            [ $level != 3 ] && [ $j != 1 ] && continue
+            [ $level != 1 ] && [ $j != 1 ] && continue # all threads at the default level only
             set -- $(cpu_seconds "$W" shard -q -j$j --level $level -o "$T/$input-$level" --vocab-size $vocab --eos $eos "$T/$input.bin")
             tokens=$(field "$T/$input-$level" tokens); bytes=$(field "$T/$input-$level" compressed_bytes)
             raw=$((tokens * width))

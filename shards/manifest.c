@@ -6,6 +6,7 @@
 #include "manifest.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,6 +291,21 @@ static uint64_t get_u64(mctx *c, const jnode *obj, const char *key)
     return v;
 }
 
+/* An integer that may be negative, within int's range. */
+static int get_int(mctx *c, const jnode *obj, const char *key)
+{
+    const jnode *n = member(obj, key);
+    if (!n || n->kind != JN_NUMBER) {
+        mfail(c, "\"%s\" missing or not an integer", key);
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long long v = strtoll(n->text, &end, 10);
+    if (*end || errno || v < INT_MIN || v > INT_MAX) mfail(c, "\"%s\" is not an integer", key);
+    return (int)v;
+}
+
 static int64_t get_id(mctx *c, const jnode *obj, const char *key)
 {
     const jnode *n = member(obj, key);
@@ -375,7 +391,7 @@ int manifest_parse(const char *text, size_t len, shard_manifest *m, char *err, s
     m->bos_prepended = get_bool(&c, root, "bos_prepended");
     m->split_docs = get_bool(&c, root, "split_docs");
     m->frame_bytes = get_u64(&c, root, "frame_bytes");
-    m->zstd_level = (int)get_u64(&c, root, "zstd_level");
+    m->zstd_level = get_int(&c, root, "zstd_level"); /* negative: zstd's fast levels */
     m->shard_tokens = get_u64(&c, root, "shard_tokens");
     if (!c.failed && (m->frame_bytes == 0 || m->frame_bytes > MANIFEST_MAX_FRAME_BYTES || m->frame_bytes % (uint64_t)m->dtype_bytes))
         mfail(&c, "%s", "\"frame_bytes\" is not a whole number of tokens up to 1 GiB");

@@ -7,8 +7,6 @@
 #include "core/util.h"
 #include "shards/vocab_hash.h"
 
-#define MAX_ZSTD_LEVEL 22
-
 void shard_options_init(shard_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -52,8 +50,7 @@ int shard_options_set(shard_options *o, const char *name, const char *value, cha
         if ((v = count_in(value, 1, INT64_MAX)) < 0) bad = "--shard-tokens wants a positive count";
         else w->shard_tokens = (uint64_t)v;
     } else if (option_name_equal(name, "level")) {
-        if ((v = count_in(value, 1, MAX_ZSTD_LEVEL)) < 0) bad = "--level wants 1..22";
-        else w->zstd_level = (int)v;
+        if (!shard_level_parse(value, &w->zstd_level)) bad = "--level wants 1..22, or a negative level (faster)";
     } else if (option_name_equal(name, "tokenizer") || option_name_equal(name, "vocab") ||
                option_name_equal(name, "vocab-sha256")) {
         if (!value || !*value) bad = "needs a value";

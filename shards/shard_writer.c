@@ -29,6 +29,8 @@
 
 #define MAX_ZSTD_LEVEL 22
 #define UINT16_VOCAB_LIMIT 65536u
+#define CPU_SAMPLE_EVERY 64 /* documents per reading of the adding thread's CPU clock */
+#define ZSTD_CHECKSUM_BYTES 4 /* a frame's last field: the content checksum (RFC 8878, 3.1.1) */
 
 typedef struct frame_job {
     uint8_t *data; /* decompressed token bytes */
@@ -64,7 +66,10 @@ struct shard_writer {
     uint64_t file_bytes;
 
     shard_manifest m; /* finished shards and totals */
-    double cpu;       /* seconds spent adding documents and compressing frames */
+    double cpu;       /* seconds spent compressing frames */
+    double waited;    /* seconds the adding thread waited for the pool */
+    double adding;    /* seconds (monotonic, less the waits) spent adding documents */
+    double sampled_cpu, sampled_adding; /* the sampled documents: CPU clock, and monotonic less the waits */
     uint32_t shards_cap;
     char err[256];
 };
@@ -80,6 +85,21 @@ void shard_writer_options_init(shard_writer_options *o)
     o->threads = 1;
 }
 
+bool shard_level_parse(const char *text, int *level)
+{
+    char *end;
+    errno = 0;
+    if (!text || !(*text == '-' || (*text >= '0' && *text <= '9'))) return false; /* strtol would skip spaces */
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || errno || v == 0 || v < ZSTD_minCLevel() || v > MAX_ZSTD_LEVEL) return false;
+    *level = (int)v;
+    return true;
+}
+
+/* Compresses a frame. Its seek-table checksum, the low 32 bits of XXH64
+ * (seed 0) of its content, is the frame's own content checksum, which zstd
+ * writes little-endian as the frame's last 4 bytes: taken from there, not
+ * computed a second time. */
 static void compress_frame(void *ctx, int worker, void *item)
 {
     shard_writer *w = ctx;
@@ -90,7 +110,7 @@ static void compress_frame(void *ctx, int worker, void *item)
     size_t r = ZSTD_compress2(w->cctx[worker], job->comp, bound, job->data, job->len);
     if (ZSTD_isError(r)) dief(EXIT_FATAL, "zstd: %s", ZSTD_getErrorName(r));
     job->clen = r;
-    job->checksum = seek_checksum(job->data, job->len);
+    job->checksum = get_le32(job->comp + r - ZSTD_CHECKSUM_BYTES);
     job->cpu = thread_cpu_seconds() - started;
 }
 
@@ -128,11 +148,20 @@ static void emit_frame(shard_writer *w, frame_job *job)
     w->free_jobs = job;
 }
 
+/* The oldest frame in the pool, once compressed; the wait is counted. */
+static frame_job *oldest_frame(shard_writer *w)
+{
+    double started = now_seconds();
+    frame_job *job = pool_pop(w->pool);
+    w->waited += now_seconds() - started;
+    return job;
+}
+
 static void flush_frame(shard_writer *w)
 {
     if (w->cur->len == 0) return;
     XXH3_64bits_update(w->token_hash, w->cur->data, w->cur->len);
-    if (pool_full(w->pool)) emit_frame(w, pool_pop(w->pool));
+    if (pool_full(w->pool)) emit_frame(w, oldest_frame(w));
     pool_push(w->pool, w->cur);
     w->cur = new_job(w);
 }
@@ -177,7 +206,7 @@ static char *base_name(const char *path)
 static void finish_shard(shard_writer *w)
 {
     flush_frame(w);
-    while (!pool_empty(w->pool)) emit_frame(w, pool_pop(w->pool));
+    while (!pool_empty(w->pool)) emit_frame(w, oldest_frame(w));
     wbuf tail = WBUF_INIT;
     seek_table_encode(w->entries, w->nentries, &tail);
     shard_put(w, tail.data, tail.len);
@@ -249,9 +278,16 @@ static void put_tokens(shard_writer *w, const uint32_t *ids, size_t n)
     }
 }
 
+/* The time spent here is counted by the monotonic clock, less the waits for
+ * the pool; the thread's CPU clock, a system call (~0.6 us, twice per
+ * document on the thread that feeds every shard), is read for one document
+ * in CPU_SAMPLE_EVERY only, to scale that time down to CPU time when the
+ * thread was preempted. */
 int shard_writer_add_document(shard_writer *w, const uint32_t *ids, size_t n)
 {
-    double started = thread_cpu_seconds();
+    bool sample = w->m.documents % CPU_SAMPLE_EVERY == 0;
+    double cpu_started = sample ? thread_cpu_seconds() : 0;
+    double started = now_seconds(), waited = w->waited;
     uint32_t top = 0;
     for (size_t i = 0; i < n; i++) top = ids[i] > top ? ids[i] : top; /* vectorised; the search below is rare */
     for (size_t i = 0; top >= w->o.vocab_size && i < n; i++)
@@ -277,8 +313,13 @@ int shard_writer_add_document(shard_writer *w, const uint32_t *ids, size_t n)
     put_tokens(w, ids, n);
     if (w->o.append_eos) put_tokens(w, &eos, 1);
     push_end(w);
+    double busy = now_seconds() - started - (w->waited - waited);
+    w->adding += busy;
+    if (sample) {
+        w->sampled_adding += busy;
+        w->sampled_cpu += thread_cpu_seconds() - cpu_started; /* a blocked wait takes no CPU */
+    }
     w->m.documents++;
-    w->cpu += thread_cpu_seconds() - started;
     return 0;
 }
 
@@ -297,7 +338,11 @@ bool shard_writer_add_counted(shard_writer *w, const uint32_t *ids, size_t n, ws
     return true;
 }
 
-double shard_writer_cpu_seconds(const shard_writer *w) { return w->cpu; }
+double shard_writer_cpu_seconds(const shard_writer *w)
+{
+    double share = w->sampled_adding > 0 ? w->sampled_cpu / w->sampled_adding : 1; /* CPU per monotonic second */
+    return w->cpu + w->adding * (share < 1 ? share : 1);
+}
 
 const char *shard_writer_error(const shard_writer *w)
 {
@@ -337,7 +382,8 @@ bool shard_writer_options_valid(const shard_writer_options *o)
     else if (o->eos_id >= 0 && (uint64_t)o->eos_id >= o->vocab_size) why = "the eos id is not below the vocabulary size";
     else if (o->bos_id >= 0 && (uint64_t)o->bos_id >= o->vocab_size) why = "the bos id is not below the vocabulary size";
     else if (o->shard_tokens == 0) why = "shard size must be at least one token";
-    else if (o->zstd_level < 1 || o->zstd_level > MAX_ZSTD_LEVEL) why = "zstd level must be from 1 to 22";
+    else if (o->zstd_level == 0 || o->zstd_level < ZSTD_minCLevel() || o->zstd_level > MAX_ZSTD_LEVEL)
+        why = "zstd level must be from 1 to 22, or negative (faster)";
     else if (o->vocab_sha256 && strspn(o->vocab_sha256, "0123456789abcdef") != 64) why = "vocab sha256 must be 64 lowercase hex digits";
     if (why) warnf("shard writer: %s", why);
     return why == NULL;

@@ -31,7 +31,7 @@ typedef struct {
     bool prepend_bos;           /* put bos_id before each document (default false; needs bos_id) */
     uint64_t shard_tokens;      /* target tokens per shard (default 100M) */
     bool split_docs;            /* cut shards at exactly shard_tokens, splitting documents */
-    int zstd_level;             /* 1..19 (default 3) */
+    int zstd_level;             /* zstd's: 1..22, or negative for faster; never 0 (default 1) */
     int threads;                /* compression threads (default 1) */
 } shard_writer_options;
 
@@ -39,6 +39,11 @@ typedef struct shard_writer shard_writer;
 
 /* Sets the defaults above. */
 void shard_writer_options_init(shard_writer_options *o);
+
+/* Reads a zstd level for shard frames: a decimal integer from zstd's lowest
+ * (negative, fastest) level to 22, not 0 (zstd's "default", which the
+ * manifest could not name). Returns false when text is not one. */
+bool shard_level_parse(const char *text, int *level);
 
 /* True when the options can be used (else prints why): a false here is a
  * usage error, where a NULL from shard_writer_open() with valid options is
@@ -66,7 +71,9 @@ bool shard_writer_add_counted(shard_writer *w, const uint32_t *ids, size_t n, ws
                               uint64_t doc, uint64_t offset);
 
 /* CPU seconds spent adding documents and compressing their frames so far
- * (all threads together; frames still being compressed not yet counted). */
+ * (all threads together; frames still being compressed not yet counted).
+ * Adding is timed by the monotonic clock less the waits for the pool,
+ * scaled by the CPU share of one document in 64 timed by the CPU clock. */
 double shard_writer_cpu_seconds(const shard_writer *w);
 
 /* Documents and tokens (with bos/eos) added so far. */

@@ -39,6 +39,8 @@ static void usage(FILE *f)
             "                      when -o names a directory or ends in '/'\n"
             "  --shard-tokens N    shards: tokens per shard, k/M/G suffixes (default: 100M)\n"
             "  --split-docs        shards: cut shards at exactly N tokens, splitting documents\n"
+            "  --level N           shards: zstd level of the frames, 1..22 (smaller, slower) or\n"
+            "                      negative (faster, larger; default: 1)\n"
             "  --allow-special     special-token strings in the text become their ids (default:\n"
             "                      they are ordinary text, as tiktoken's encode_ordinary); for a\n"
             "                      tokenizer.json: every added token, special or not, as HF's encode\n"
@@ -153,6 +155,7 @@ int cmd_tokenize(int argc, char **argv)
         {"no-bos", no_argument, 0, OPT_SETTING},
         {"shard-tokens", required_argument, 0, OPT_SETTING},
         {"split-docs", no_argument, 0, OPT_SETTING},
+        {"level", required_argument, 0, OPT_SETTING},
         {"device", required_argument, 0, OPT_SETTING},
         {"format", required_argument, 0, OPT_FORMAT},
         {"decode", no_argument, 0, OPT_DECODE},
@@ -221,6 +224,7 @@ int cmd_tokenize(int argc, char **argv)
         shard_writer_options_init(&wo);
         if (o.shard_tokens) wo.shard_tokens = o.shard_tokens;
         wo.split_docs = o.split_docs;
+        if (o.shard_level) wo.zstd_level = o.shard_level;
         wo.tokenizer_name = tok.name;
         wo.vocab_sha256 = sha256;
         wo.vocab_size = tok.vocab.nids;

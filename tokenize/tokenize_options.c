@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "shards/shard_writer.h"
 
 void tokenize_options_init(tokenize_options *o)
 {
@@ -55,12 +56,17 @@ int tokenize_options_set(tokenize_options *o, const char *name, const char *valu
                         : option_name_equal(name, "pattern") ? &o->pattern
                         : option_name_equal(name, "device") ? &o->device
                                                             : NULL;
-    if (!text && !option_name_equal(name, "shard-tokens")) {
+    if (!text && !option_name_equal(name, "shard-tokens") && !option_name_equal(name, "level")) {
         snprintf(err, errlen, "unknown option '%s' (winnow tokenize --help lists them)", name);
         return -1;
     }
     if (!value || !*value) {
         snprintf(err, errlen, "--%s needs a value", name);
+        return -1;
+    }
+    if (!text && option_name_equal(name, "level")) {
+        if (shard_level_parse(value, &o->shard_level)) return 0;
+        snprintf(err, errlen, "--level wants 1..22, or a negative level (faster), not '%s'", value);
         return -1;
     }
     if (!text) {

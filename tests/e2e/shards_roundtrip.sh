@@ -31,6 +31,21 @@ ok "cat --format bin --strip gives back the input stream" cmp "$TMP/cl100k.bin" 
 grep -q '"dtype": "uint32"' "$TMP/cl/manifest.json"; is $? 0 "cl100k stored as uint32"
 nshards=$(ls "$TMP"/cl/*.tok.zst | wc -l | tr -d ' ')
 ok "several shards ($nshards)" test "$nshards" -gt 2
+grep -q '"zstd_level": 1,' "$TMP/cl/manifest.json"; is $? 0 "default zstd level 1, recorded in the manifest"
+
+# a negative (fast) zstd level: standard frames all the same, the level recorded as it is
+ok "shard cl100k --level -5" $WINNOW shard -q -j2 --level -5 -o "$TMP/cln" --vocab-size 100277 --tokenizer cl100k_base \
+    --eos 100257 --shard-tokens 1500k "$TMP/cl100k.bin"
+grep -q '"zstd_level": -5,' "$TMP/cln/manifest.json"; is $? 0 "level -5 recorded in the manifest"
+ok "verify passes (level -5)" $WINNOW shards verify "$TMP/cln"
+$WINNOW shards cat "$TMP/cln" --format bin --strip > "$TMP/cln.back"
+ok "level -5: cat gives back the input stream" cmp "$TMP/cl100k.bin" "$TMP/cln.back"
+ok "level -5 frames are larger than level 1's" test "$(cat "$TMP"/cln/*.tok.zst | wc -c)" -gt "$(cat "$TMP"/cl/*.tok.zst | wc -c)"
+for level in 0 23 x -1x; do
+    $WINNOW shard -q --level=$level -o "$TMP/bad" --vocab-size 100277 "$TMP/cl100k.bin" 2> "$TMP/level.err"
+    is $? 1 "--level $level is a usage error (exit 1)"
+    grep -q -- "--level wants 1..22, or a negative level" "$TMP/level.err"; is $? 0 "--level $level: the message says what is wanted"
+done
 
 # gpt2: uint16, documents split across shards
 ok "shard gpt2 --split-docs" $WINNOW shard -q -o "$TMP/g" --vocab-size 50257 --tokenizer gpt2 --eos 50256 \
@@ -101,7 +116,7 @@ check("python: windows are the token stream", all(np.array_equal(w, expected[k *
 parts = [r.window_order(seq, 5, rank=k, world_size=3) for k in range(3)]
 check("python: ranks split the windows", sorted(np.concatenate(parts).tolist()) == sorted(order.tolist()))
 PYEOF
-for run in "cl uint32 100257 cl100k" "g uint16 50256 gpt2"; do
+for run in "cl uint32 100257 cl100k" "cln uint32 100257 cl100k" "g uint16 50256 gpt2"; do
     set -- $run
     points 11 "$1" $PY "$TMP/check.py" "$PYDIR" "$TMP/$4.bin" "$TMP/$1" "$2" "$3"
 done

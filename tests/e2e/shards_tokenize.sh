@@ -42,6 +42,20 @@ ok "tokenize -j1 writes the same bytes" $WINNOW tokenize -q -j1 --encoding cl100
 same=yes
 for f in "$TMP"/d/*; do cmp -s "$f" "$TMP/d1/$(basename "$f")" || same=no; done
 is "$same" yes "-j1 and -j2 shards are byte-identical"
+grep -q '"zstd_level": 1,' "$TMP/d/manifest.json"; is $? 0 "manifest: default zstd level 1"
+
+# --level: the frames' zstd level; the ids are the same at any level
+for level in -3 3; do
+    ok "tokenize --level $level" $WINNOW tokenize -q -j2 --encoding cl100k_base --vocab "$VOCAB" --level $level \
+        --shard-tokens 500k -o "$TMP/l$level/" "$TMP/multi.jsonl"
+    grep -q "\"zstd_level\": $level," "$TMP/l$level/manifest.json"; is $? 0 "manifest: zstd level $level"
+    ok "--level $level: verify passes" $WINNOW shards verify "$TMP/l$level"
+    $WINNOW shards cat "$TMP/l$level" --format bin --strip > "$TMP/l$level.bin"
+    ok "--level $level: the same ids" cmp "$TMP/ref.bin" "$TMP/l$level.bin"
+done
+$WINNOW tokenize -q --encoding cl100k_base --vocab "$VOCAB" --level 0 -o "$TMP/l0/" "$TMP/multi.jsonl" 2> "$TMP/err"
+is $? 1 "--level 0 is a usage error (exit 1)"
+grep -q -- "--level wants 1..22, or a negative level (faster), not '0'" "$TMP/err"; is $? 0 "--level 0: the message says what is wanted"
 
 $WINNOW shards cat "$TMP/d" --decode --vocab "$VOCAB" > "$TMP/dec.jsonl"
 $PY - "$TMP/multi.jsonl" "$TMP/dec.jsonl" <<'PYEOF' > "$TMP/py.out"

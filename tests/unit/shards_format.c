@@ -342,6 +342,25 @@ static void test_manifest(void)
            p.shards[1].continues && strcmp(p.shards[1].index, "shard_00001.idx") == 0,
        "manifest: shard fields kept");
     manifest_free(&p);
+    /* a negative (fast) zstd level is written and read back as it is */
+    m.zstd_level = -5;
+    buf_clear(&b);
+    manifest_write_json(&m, &b);
+    ok(strstr(b.data, "\"zstd_level\": -5,") != NULL, "manifest: a negative zstd level is written as it is");
+    int got = manifest_parse(b.data, b.len, &p, err, sizeof err);
+    ok(got == 0 && p.zstd_level == -5, "manifest: a negative zstd level reads back (%s)", got ? err : "read");
+    if (got == 0) manifest_free(&p);
+    /* ... but a level that is no integer is refused */
+    const char *level = strstr(b.data, "-5,");
+    wbuf edited = WBUF_INIT;
+    buf_append(&edited, b.data, (size_t)(level - b.data));
+    buf_puts(&edited, "-5.5");
+    buf_puts(&edited, level + 2);
+    got = manifest_parse(edited.data, edited.len, &p, err, sizeof err);
+    ok(got == -1 && strstr(err, "zstd_level"), "manifest: a zstd level of -5.5 is refused (%s)", got ? err : "read");
+    if (got == 0) manifest_free(&p);
+    buf_free(&edited);
+    m.zstd_level = 3;
     const char *bad[] = {"{", "{\"format\":\"winnow-shards\",\"version\":2}", "[]", "{\"format\":\"other\"}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ok(manifest_parse(bad[i], strlen(bad[i]), &p, err, sizeof err) == -1, "manifest: refuses %s (%s)", bad[i], err);
@@ -355,8 +374,29 @@ static void test_manifest(void)
     buf_free(&b);
 }
 
+/* zstd levels for shards: zstd's range, not 0 (zstd's "default" names no level). */
+static void test_levels(void)
+{
+    char lowest[32], below[32];
+    snprintf(lowest, sizeof lowest, "%d", ZSTD_minCLevel());
+    snprintf(below, sizeof below, "%d", ZSTD_minCLevel() - 1);
+    const char *good[] = {"1", "3", "22", "-1", "-5", lowest};
+    const int want[] = {1, 3, 22, -1, -5, ZSTD_minCLevel()};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        int level = 0;
+        ok(shard_level_parse(good[i], &level) && level == want[i], "level %s accepted", good[i]);
+    }
+    const char *bad[] = {"0", "-0", "23", "", "x", "1x", "-1x", " 1", "1.5", below};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int level = 7;
+        ok(!shard_level_parse(bad[i], &level) && level == 7, "level '%s' refused", bad[i]);
+    }
+    ok(!shard_level_parse(NULL, &(int){0}), "no level text refused");
+}
+
 int main(void)
 {
+    test_levels();
     test_seek_table();
     test_index();
     test_manifest();
@@ -468,6 +508,14 @@ int main(void)
         ok(write_corpus(dir, &t, &o) == 0, "tokref %s: written", names[i]);
         check_roundtrip(dir, &t, &o, names[i]);
         frames_match_format(dir, names[i]);
+        /* a fast (negative) level: the same ids, each frame's checksum still the format's */
+        o.zstd_level = -5;
+        snprintf(dir, sizeof dir, "%s/t%d-fast", tmp, i);
+        char what[128];
+        snprintf(what, sizeof what, "%s at level -5", names[i]);
+        ok(write_corpus(dir, &t, &o) == 0, "%s: written", what);
+        check_roundtrip(dir, &t, &o, what);
+        frames_match_format(dir, what);
         free_corpus(&t);
     }
     char cmd[4200];
