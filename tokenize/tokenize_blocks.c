@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "core/block_source.h"
 #include "core/output.h"
@@ -33,7 +34,15 @@
 #define TEST_BLOCK_BYTES ((size_t)1 << 20)
 /* Blocks waiting between two threads. */
 #define QUEUE_BLOCKS 2
+/* A pinned text buffer is made 1/PINNED_SLACK larger than the block that
+ * first needs it, so that the next blocks (a line longer or shorter) fit. */
+#define PINNED_SLACK 8
 #define THREADS_MAX 64 /* team threads (more make ranges too small to pay) */
+/* --format bin goes to the output as pieces (writev: each document's ids
+ * straight from the block's id array, no formatting copy) when documents
+ * have this many ids on average; shorter ones are formatted into one buffer,
+ * which costs less than a piece each. */
+#define WRITEV_MIN_IDS 256
 /* Environment variable that makes the command print where its time went. */
 #define TIMES_ENV "WINNOW_TOKENIZE_TIMES"
 
@@ -57,13 +66,22 @@ typedef struct {
     const char *lo, *hi;
     tb_doc *docs;
     size_t n, cap;
-    wbuf decoded; /* texts with escapes, decoded */
+    wbuf decoded; /* texts with escapes, decoded (when the block has no pinned buffer) */
+    char *pinned; /* else every text, back to back, at the range's own offset in the block's pinned buffer */
     uint64_t lines, spans;
     size_t first_doc;
 } tb_range;
 
+/* Page-locked memory for a block's texts (gpu_bpe_host_alloc), lent from scan to encode. */
+typedef struct tb_pinned {
+    char *p;
+    size_t cap;
+    struct tb_pinned *next_free;
+} tb_pinned;
+
 typedef struct tb_block {
     source_block src;
+    tb_pinned *pinned; /* NULL: texts point into the input and the ranges' decoded buffers */
     tb_range *ranges; /* the scan's, one per scanner thread: decoded texts live there */
     size_t n, cap; /* documents (non-blank lines) */
     const char **texts, **lines, **fail;
@@ -128,6 +146,9 @@ typedef struct {
     wbuf *fmt; /* per writer thread: JSONL lines */
     size_t *fmt_bounds, *fmt_bytes;
     wbuf bin;
+    uint32_t *heads;   /* --format bin as pieces: per document its count and BOS */
+    struct iovec *iov; /* ... and the pieces */
+    size_t heads_cap, iov_cap;
     uint64_t bin_offset, ordinal;
     tb_block *writing;
     pthread_t writer;
@@ -137,6 +158,7 @@ typedef struct {
     pthread_cond_t changed;
     tb_queue scanned, encoded;
     tb_block *free_blocks;
+    tb_pinned *free_pinned;
 } tb_ctx;
 
 /* ---- starting the GPU on a thread of its own ---- */
@@ -161,6 +183,49 @@ static void gpu_start_begin(gpu_start *gs, const tokenizer *tok, gpu_bpe_mode mo
 }
 
 /* ---- scan: line ends, JSON, the text's place ---- */
+
+/* Pinned memory for a block of len bytes of JSONL (its texts fit in as
+ * much), once the GPU is up; NULL before, or when none can be had. */
+static tb_pinned *take_pinned(tb_ctx *c, size_t len)
+{
+    if (c->enc == TB_ENCODE_CPU || atomic_load(&c->gpu.state) != GPU_READY) return NULL;
+    pthread_mutex_lock(&c->lock);
+    tb_pinned *pin = c->free_pinned;
+    if (pin) c->free_pinned = pin->next_free;
+    pthread_mutex_unlock(&c->lock);
+    if (pin && pin->cap >= len) return pin;
+    if (pin) gpu_bpe_host_free(c->gpu.g, pin->p);
+    else pin = xcalloc(1, sizeof *pin);
+    pin->cap = len + len / PINNED_SLACK; /* room for the next, slightly longer blocks */
+    pin->p = gpu_bpe_host_alloc(c->gpu.g, pin->cap);
+    if (!pin->p) {
+        free(pin);
+        return NULL;
+    }
+    return pin;
+}
+
+/* Lends block b's pinned buffer (if any) to a block scanned later. */
+static void give_pinned(tb_ctx *c, tb_block *b)
+{
+    if (!b->pinned) return;
+    pthread_mutex_lock(&c->lock);
+    b->pinned->next_free = c->free_pinned;
+    c->free_pinned = b->pinned;
+    pthread_mutex_unlock(&c->lock);
+    b->pinned = NULL;
+}
+
+/* Frees the pinned buffers; once every block is encoded, before the GPU closes. */
+static void free_pinned(tb_ctx *c)
+{
+    for (tb_pinned *pin = c->free_pinned, *next; pin; pin = next) {
+        next = pin->next_free;
+        gpu_bpe_host_free(c->gpu.g, pin->p);
+        free(pin);
+    }
+    c->free_pinned = NULL;
+}
 
 /* Splits the block into nt ranges of whole lines. */
 static void split_ranges(tb_ctx *c, tb_block *b)
@@ -189,6 +254,7 @@ static void scan_range(void *arg, int t, int nt)
     r->n = 0;
     r->lines = r->spans = 0;
     buf_clear(&r->decoded);
+    char *pinned = r->pinned; /* where the next text goes, with a pinned buffer */
     for (const char *p = r->lo; p < r->hi;) {
         const char *nl = memchr(p, '\n', (size_t)(r->hi - p));
         size_t len = nl ? (size_t)(nl - p) : (size_t)(r->hi - p);
@@ -213,7 +279,12 @@ static void scan_range(void *arg, int t, int nt)
                 d->fail = "missing_text";
             } else {
                 d->close_brace = j.close_brace;
-                if (j.text.has_escapes) {
+                if (pinned) { /* a text never takes more room decoded than in its line */
+                    d->text = pinned;
+                    d->text_len = j.text.has_escapes ? json_unescape_into(&j.text, pinned) : j.text.len;
+                    if (!j.text.has_escapes) memcpy(pinned, j.text.p, j.text.len);
+                    pinned += d->text_len;
+                } else if (j.text.has_escapes) {
                     d->text_off = r->decoded.len;
                     json_unescape(&j.text, &r->decoded);
                     d->text_len = r->decoded.len - d->text_off;
@@ -263,6 +334,9 @@ static uint64_t scan_block(tb_ctx *c, tb_block *b, uint64_t line_no)
 {
     c->scanning = b;
     split_ranges(c, b);
+    b->pinned = take_pinned(c, b->src.len);
+    for (int t = 0; t < c->nt; t++)
+        b->ranges[t].pinned = b->pinned ? b->pinned->p + (b->ranges[t].lo - b->src.data) : NULL;
     team_run(c->scan_team, scan_range, c);
     size_t n = 0;
     uint64_t spans = 0;
@@ -356,7 +430,9 @@ static void encode_block(tb_ctx *c, tb_block *b)
         dief(EXIT_USAGE, "--device gpu: %s", c->gpu.why.data ? c->gpu.why.data : "the GPU did not start");
     if (state == GPU_READY) {
         wbuf err = WBUF_INIT;
-        if (gpu_bpe_encode(c->gpu.g, b->texts, b->lens, b->n, &b->ids, b->doc_end, &err) == 0) {
+        int rc = b->pinned ? gpu_bpe_encode_pinned(c->gpu.g, b->texts, b->lens, b->n, &b->ids, b->doc_end, &err)
+                           : gpu_bpe_encode(c->gpu.g, b->texts, b->lens, b->n, &b->ids, b->doc_end, &err);
+        if (rc == 0) {
             c->times.encode_gpu += now_seconds() - t0;
             c->times.blocks_gpu++;
             c->times.bytes_gpu += b->src.len;
@@ -418,6 +494,34 @@ static void bin_write_range(void *arg, int t, int nt)
     }
 }
 
+/* Writes block b in --format bin as pieces: per document its count (and
+ * BOS), its ids where they lie, its EOS. */
+static void write_bin_pieces(tb_ctx *c, const tb_block *b)
+{
+    if (c->heads_cap < 2 * b->n) {
+        c->heads_cap = 2 * b->n;
+        c->heads = xrealloc(c->heads, c->heads_cap * sizeof *c->heads);
+    }
+    if (c->iov_cap < 3 * b->n) {
+        c->iov_cap = 3 * b->n;
+        c->iov = xrealloc(c->iov, c->iov_cap * sizeof *c->iov);
+    }
+    uint32_t extra = (c->bos != TOKEN_FORMAT_NONE) + (c->eos != TOKEN_FORMAT_NONE);
+    size_t niov = 0, head_words = 1 + (c->bos != TOKEN_FORMAT_NONE);
+    for (size_t k = 0; k < b->n; k++) {
+        if (b->fail[k]) continue;
+        const uint32_t *ids;
+        size_t n = doc_ids(b, k, &ids);
+        uint32_t *head = c->heads + 2 * k;
+        head[0] = (uint32_t)n + extra; /* little-endian hosts only (x86-64, arm64), as the engine path */
+        head[1] = c->bos;
+        c->iov[niov++] = (struct iovec){head, head_words * sizeof *head};
+        if (n) c->iov[niov++] = (struct iovec){(void *)ids, n * sizeof *ids};
+        if (c->eos != TOKEN_FORMAT_NONE) c->iov[niov++] = (struct iovec){&c->eos, sizeof c->eos};
+    }
+    output_writev(c->out, c->iov, niov);
+}
+
 static void jsonl_range(void *arg, int t, int nt)
 {
     (void)nt;
@@ -462,6 +566,15 @@ static void write_block(tb_ctx *c, tb_block *b)
     if (c->format == TOKENIZE_SHARDS) {
         write_shards(c, b);
         c->times.format += now_seconds() - t0;
+        return;
+    }
+    size_t ok = 0;
+    for (size_t k = 0; k < b->n; k++) ok += !b->fail[k];
+    if (c->format == TOKENIZE_BIN && b->ids.n >= (uint64_t)ok * WRITEV_MIN_IDS) {
+        double t1 = now_seconds();
+        c->times.format += t1 - t0;
+        write_bin_pieces(c, b);
+        c->times.write += now_seconds() - t1;
         return;
     }
     if (c->format == TOKENIZE_BIN) {
@@ -600,6 +713,7 @@ static void encode_blocks(tb_ctx *c)
     for (tb_block *b; (b = queue_pop(c, &c->scanned));) {
         c->cur = b;
         encode_block(c, b);
+        give_pinned(c, b); /* the texts are no longer needed */
         size_t ok = 0;
         for (size_t k = 0; k < b->n; k++) ok += !b->fail[k];
         c->stats.out += ok;
@@ -680,6 +794,7 @@ static void ctx_free(tb_ctx *c)
     free(c->cpu_ids), free(c->scratch), free(c->bounds);
     free(c->fmt), free(c->fmt_bounds), free(c->fmt_bytes);
     buf_free(&c->bin);
+    free(c->heads), free(c->iov);
     for (tb_block *b = c->free_blocks, *next; b; b = next) next = b->next_free, free_block(b, c->nt);
     buf_free(&c->gpu.why);
     stats_free(&c->stats);
@@ -709,6 +824,7 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
         dief(EXIT_FATAL, "cannot start a thread");
 
     encode_blocks(&c);
+    free_pinned(&c);
     double finish = now_seconds();
     if (c.gpu.g) { /* the statistics wanted for TIMES_ENV, before the library goes */
         gpu_bpe_host_seconds(c.gpu.g, c.gpu_host);
