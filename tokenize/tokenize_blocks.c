@@ -255,6 +255,7 @@ static void scan_range(void *arg, int t, int nt)
     r->lines = r->spans = 0;
     buf_clear(&r->decoded);
     char *pinned = r->pinned; /* where the next text goes, with a pinned buffer */
+    block_source_prefault(&c->scanning->src, r->lo, r->hi);
     for (const char *p = r->lo; p < r->hi;) {
         const char *nl = memchr(p, '\n', (size_t)(r->hi - p));
         size_t len = nl ? (size_t)(nl - p) : (size_t)(r->hi - p);
