@@ -9,7 +9,8 @@
 # machine; the GPU's bin output compared byte for byte with the CPU's (cmp
 # on the two streams), the shard directories with diff -r. Fits in one
 # 300 s device call. Writes log.txt under $OUT.
-#   usage: bash DIR/gpu_tokenize_raw.sh   (RUNS=3; ZST=0 skips the .zst runs)
+#   usage: bash DIR/gpu_tokenize_raw.sh   (RUNS=3; ZST=0 skips the .zst runs; SCALE=9 copies
+#   of en_code x8 + multi x16 make the input)
 set -u
 D=$(cd "$(dirname "$0")" && pwd)
 O=${OUT:-/tmp/out}; mkdir -p "$O"
@@ -23,11 +24,16 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 
 $B/zstd -dcq $D/en_code.jsonl.zst > en.jsonl; $B/zstd -dcq $D/multi.jsonl.zst > multi.jsonl
 mkdir -p parts zst
+S=${SCALE:-9}
 for i in $(seq 0 15); do # part i: en_code x9 (i < 8) or multi x18, so the 16 parts are the 8.5 GB
-    if [ $i -lt 8 ]; then for k in $(seq 9); do cat en.jsonl; done; else for k in $(seq 18); do cat multi.jsonl; done; fi > parts/p$i.jsonl
+    if [ $i -lt 8 ]; then for k in $(seq $S); do cat en.jsonl; done; else for k in $(seq $((2 * S))); do cat multi.jsonl; done; fi > parts/p$i.jsonl
 done
 cat parts/p*.jsonl > in8g.jsonl
-[ "${ZST:-1}" = 1 ] && for i in $(seq 0 15); do $B/zstd -q -3 -T1 -c parts/p$i.jsonl > zst/p$i.jsonl.zst & done; wait
+pids=
+if [ "${ZST:-1}" = 1 ]; then
+    for i in $(seq 0 15); do $B/zstd -q -3 -T1 -c parts/p$i.jsonl > zst/p$i.jsonl.zst & pids="$pids $!"; done
+fi
+wait $pids # (a bare wait would wait for the tee of the log too)
 ls -l in8g.jsonl; du -sh zst; date -u
 cat in8g.jsonl > /dev/null
 t=$( { time cat in8g.jsonl > /dev/null; } 2>&1 ); echo "ceiling: page-cache read, cat, 1 thread, 8.5 GB: $t"
@@ -70,4 +76,5 @@ if [ "${ZST:-1}" = 1 ]; then
            <($B/winnow tokenize -q --encoding cl100k_base --vocab $V --device cpu --format bin -o - in8g.jsonl 2>/dev/null); then
         echo "SAME bin gpu-zst cpu-plain"; else echo "DIFFERENT bin gpu-zst cpu-plain"; fi
 fi
+echo "== ceilings: host memcpy, pinned PCIe copies"; timeout 30 $B/gpu_bandwidth
 echo "== done $(date -u)"

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 
 #include "core/block_source.h"
@@ -37,6 +38,9 @@
 /* A pinned text buffer is made 1/PINNED_SLACK larger than the block that
  * first needs it, so that the next blocks (a line longer or shorter) fit. */
 #define PINNED_SLACK 8
+/* Pinned text buffers made while the GPU starts: one per block that can be
+ * between scan and encode (being scanned, queued, being encoded). */
+#define PINNED_BUFFERS (QUEUE_BLOCKS + 2)
 #define THREADS_MAX 64 /* team threads (more make ranges too small to pay) */
 /* --format bin goes to the output as pieces (writev: each document's ids
  * straight from the block's id array, no formatting copy) when documents
@@ -104,7 +108,10 @@ typedef struct {
     uint64_t blocks_gpu, blocks_cpu, bytes_gpu, bytes_cpu;
 } tb_times;
 
+struct tb_ctx;
+
 typedef struct {
+    struct tb_ctx *owner;
     const tokenizer *tok;
     gpu_bpe_mode mode;
     gpu_bpe *g;
@@ -115,7 +122,7 @@ typedef struct {
     bool started;
 } gpu_start;
 
-typedef struct {
+typedef struct tb_ctx {
     const tokenizer *tok;
     tokenize_format format;
     uint32_t bos, eos; /* TOKEN_FORMAT_NONE when not added here */
@@ -163,18 +170,22 @@ typedef struct {
 
 /* ---- starting the GPU on a thread of its own ---- */
 
+static void prefill_pinned(tb_ctx *c);
+
 static void *start_gpu(void *arg)
 {
     gpu_start *gs = arg;
     double t0 = now_seconds();
     gs->g = gpu_bpe_open(gs->tok, gs->mode, &gs->why);
+    if (gs->g) prefill_pinned(gs->owner);
     gs->seconds = now_seconds() - t0;
     atomic_store(&gs->state, gs->g ? GPU_READY : GPU_FAILED);
     return NULL;
 }
 
-static void gpu_start_begin(gpu_start *gs, const tokenizer *tok, gpu_bpe_mode mode)
+static void gpu_start_begin(tb_ctx *c, gpu_start *gs, const tokenizer *tok, gpu_bpe_mode mode)
 {
+    gs->owner = c;
     gs->tok = tok;
     gs->mode = mode;
     atomic_store(&gs->state, GPU_STARTING);
@@ -183,6 +194,19 @@ static void gpu_start_begin(gpu_start *gs, const tokenizer *tok, gpu_bpe_mode mo
 }
 
 /* ---- scan: line ends, JSON, the text's place ---- */
+
+/* A pinned buffer for blocks of about len bytes; NULL when none can be had. */
+static tb_pinned *new_pinned(tb_ctx *c, size_t len)
+{
+    tb_pinned *pin = xcalloc(1, sizeof *pin);
+    pin->cap = len + len / PINNED_SLACK; /* room for the next, slightly longer blocks */
+    pin->p = gpu_bpe_host_alloc(c->gpu.g, pin->cap);
+    if (!pin->p) {
+        free(pin);
+        return NULL;
+    }
+    return pin;
+}
 
 /* Pinned memory for a block of len bytes of JSONL (its texts fit in as
  * much), once the GPU is up; NULL before, or when none can be had. */
@@ -194,15 +218,22 @@ static tb_pinned *take_pinned(tb_ctx *c, size_t len)
     if (pin) c->free_pinned = pin->next_free;
     pthread_mutex_unlock(&c->lock);
     if (pin && pin->cap >= len) return pin;
-    if (pin) gpu_bpe_host_free(c->gpu.g, pin->p);
-    else pin = xcalloc(1, sizeof *pin);
-    pin->cap = len + len / PINNED_SLACK; /* room for the next, slightly longer blocks */
-    pin->p = gpu_bpe_host_alloc(c->gpu.g, pin->cap);
-    if (!pin->p) {
-        free(pin);
-        return NULL;
+    if (pin) gpu_bpe_host_free(c->gpu.g, pin->p), free(pin);
+    return new_pinned(c, len);
+}
+
+/* Makes the pinned buffers that the blocks between scan and encode need,
+ * while the GPU starts (pinning takes a while), rather than when the first
+ * blocks for the GPU are scanned. */
+static void prefill_pinned(tb_ctx *c)
+{
+    size_t len = c->enc == TB_ENCODE_GPU ? GPU_BLOCK_BYTES : TEST_BLOCK_BYTES;
+    for (int i = 0; i < PINNED_BUFFERS; i++) {
+        tb_pinned *pin = new_pinned(c, len);
+        if (!pin) return;
+        pin->next_free = c->free_pinned; /* no block is scanned for the GPU yet: no lock needed */
+        c->free_pinned = pin;
     }
-    return pin;
 }
 
 /* Lends block b's pinned buffer (if any) to a block scanned later. */
@@ -732,6 +763,7 @@ static void *close_gpu(void *arg)
     gpu_start *gs = arg;
     if (gs->started) pthread_join(gs->thread, NULL);
     gs->started = false;
+    free_pinned(gs->owner);
     gpu_bpe_close(gs->g);
     return NULL;
 }
@@ -746,6 +778,10 @@ static void print_times(const tb_ctx *c)
             m->total, m->source, m->scan, m->scan_wait, m->encode_gpu, (unsigned long long)m->blocks_gpu,
             m->bytes_gpu / 1e6, m->encode_cpu, (unsigned long long)m->blocks_cpu, m->bytes_cpu / 1e6, m->encode_wait,
             m->format, m->write, m->finish, m->gpu_start);
+    struct rusage ru;
+    if (!getrusage(RUSAGE_SELF, &ru))
+        fprintf(stderr, "tokenize cpu (s): user %.3f sys %.3f (the whole process so far)\n",
+                ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
     if (m->blocks_gpu) {
         const double *host = c->gpu_host, *dev = c->gpu_dev;
         fprintf(stderr,
@@ -759,6 +795,7 @@ static void ctx_init(tb_ctx *c, const tokenizer *t, const tokenize_options *o, c
                      tokenize_format format, const tokenize_shard_sink *sink, tb_encoder enc)
 {
     memset(c, 0, sizeof *c);
+    c->gpu.owner = c;
     c->tok = t;
     c->format = format;
     c->bos = o->bos ? t->bos : TOKEN_FORMAT_NONE;
@@ -810,9 +847,9 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
     double started = now_seconds();
     tb_ctx c;
     ctx_init(&c, t, o, so, format, sink, enc);
-    if (enc == TB_ENCODE_GPU) gpu_start_begin(&c.gpu, t, GPU_BPE_DEVICE);
+    if (enc == TB_ENCODE_GPU) gpu_start_begin(&c, &c.gpu, t, GPU_BPE_DEVICE);
     if (enc == TB_ENCODE_EMULATE) { /* tests: every block through the emulated GPU code */
-        gpu_start_begin(&c.gpu, t, GPU_BPE_EMULATE);
+        gpu_start_begin(&c, &c.gpu, t, GPU_BPE_EMULATE);
         pthread_join(c.gpu.thread, NULL);
         c.gpu.started = false;
         if (!c.gpu.g) dief(EXIT_USAGE, "GPU emulation: %s", c.gpu.why.data);
@@ -825,7 +862,6 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
         dief(EXIT_FATAL, "cannot start a thread");
 
     encode_blocks(&c);
-    free_pinned(&c);
     double finish = now_seconds();
     if (c.gpu.g) { /* the statistics wanted for TIMES_ENV, before the library goes */
         gpu_bpe_host_seconds(c.gpu.g, c.gpu_host);
