@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14; older headers lack it */
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -264,6 +267,13 @@ bool block_source_next(block_source *s, size_t want, source_block *b)
     }
     pthread_mutex_unlock(&s->lock);
     return false;
+}
+
+void block_source_prefault(const source_block *b, const char *lo, const char *hi)
+{
+    if (b->owned || hi <= lo) return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), from = (uintptr_t)lo & ~(page - 1);
+    madvise((void *)from, (size_t)((uintptr_t)hi - from), MADV_POPULATE_READ); /* older kernels: EINVAL, no harm */
 }
 
 void block_source_release(block_source *s, source_block *b)

@@ -39,6 +39,12 @@ block_source *block_source_open(char **inputs, int ninputs, int decoders, size_t
  * when every input is done. */
 bool block_source_next(block_source *s, size_t want, source_block *b);
 
+/* Makes the part [lo, hi) of a mapped block present in the page tables at
+ * once (MADV_POPULATE_READ), which costs less than faulting it in page by
+ * page; nothing for a decoded block or where the kernel lacks it. Many
+ * threads may each prefault their own part. */
+void block_source_prefault(const source_block *b, const char *lo, const char *hi);
+
 /* Gives a block's memory back (any order, any thread). */
 void block_source_release(block_source *s, source_block *b);
 

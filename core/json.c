@@ -376,6 +376,12 @@ void json_unescape(const jvalue *v, wbuf *out)
     out->data[out->len] = 0;
 }
 
+size_t json_unescape_into(const jvalue *v, char *out)
+{
+    char *d = simd_avx2() ? unescape_avx2(v->p, v->p + v->len, out) : unescape_sse(v->p, v->p + v->len, out);
+    return (size_t)(d - out);
+}
+
 const char *json_string(const jvalue *v, wbuf *scratch, size_t *len)
 {
     if (v->kind != JSON_STRING) { *len = 0; return ""; }

@@ -40,6 +40,10 @@ int json_scan_doc(const char *line, size_t len, jdoc *doc, const char **err, siz
  * up become U+FFFD, so the result is always valid UTF-8. */
 void json_unescape(const jvalue *v, wbuf *out);
 
+/* Writes the decoded string value v at out, which has room for v->len bytes
+ * (decoding never lengthens a string); returns its length. No terminator. */
+size_t json_unescape_into(const jvalue *v, char *out);
+
 /* Returns the decoded string value: v's own bytes when it has no escapes,
  * else the decoded copy in scratch. Sets *len. */
 const char *json_string(const jvalue *v, wbuf *scratch, size_t *len);

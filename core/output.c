@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -57,20 +59,41 @@ static void track(woutput *o, bool add)
     pthread_mutex_unlock(&open_lock);
 }
 
+/* Exits, as every write error does. */
+static void write_failed(woutput *o)
+{
+    int e = errno;
+    const char *name = o->path ? o->path : "stdout";
+    if (e == EPIPE) exit(EXIT_FATAL); /* reader went away: nothing more to say */
+    output_abort_all();
+    dief(EXIT_FATAL, "%s: write error: %s", name, strerror(e));
+}
+
 static void write_all(woutput *o, const char *p, size_t n)
 {
     while (n) {
         ssize_t w = write(o->fd, p, n);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            int e = errno;
-            const char *name = o->path ? o->path : "stdout";
-            if (e == EPIPE) exit(EXIT_FATAL); /* reader went away: nothing more to say */
-            output_abort_all();
-            dief(EXIT_FATAL, "%s: write error: %s", name, strerror(e));
-        }
+        if (w <= 0) write_failed(o);
         p += w;
         n -= (size_t)w;
+    }
+}
+
+/* Writes the pieces iov[0..n) (which it may change) with writev, up to IOV_MAX at a time. */
+static void writev_all(woutput *o, struct iovec *iov, size_t n)
+{
+    while (n) {
+        int k = n < IOV_MAX ? (int)n : IOV_MAX;
+        ssize_t w = writev(o->fd, iov, k);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) write_failed(o);
+        size_t left = (size_t)w;
+        while (n && left >= iov->iov_len) left -= iov->iov_len, iov++, n--; /* empty pieces pass here too */
+        if (left) {
+            iov->iov_base = (char *)iov->iov_base + left;
+            iov->iov_len -= left;
+        }
     }
 }
 
@@ -190,6 +213,17 @@ void output_write(woutput *o, const void *p, size_t n)
     o->bytes += n;
     if (o->parquet) pq_writer_feed(o->parquet, p, n);
     else write_raw(o, p, n);
+}
+
+void output_writev(woutput *o, struct iovec *iov, size_t n)
+{
+    if (o->zc || o->parquet) {
+        for (size_t i = 0; i < n; i++) output_write(o, iov[i].iov_base, iov[i].iov_len);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) o->bytes += iov[i].iov_len;
+    flush_buf(o, false);
+    writev_all(o, iov, n);
 }
 
 uint64_t output_bytes(const woutput *o) { return o->bytes; }

@@ -22,6 +22,12 @@ woutput *output_open(const char *path, int zstd_level);
 /* Writes n bytes (buffered). */
 void output_write(woutput *out, const void *p, size_t n);
 
+struct iovec;
+
+/* Writes the pieces iov[0..n) in order (it may change iov): a plain output
+ * hands them to the kernel with writev, no copy here; others as output_write. */
+void output_writev(woutput *out, struct iovec *iov, size_t n);
+
 /* Bytes given to output_write() so far (before compression). */
 uint64_t output_bytes(const woutput *out);
 

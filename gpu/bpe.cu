@@ -431,6 +431,7 @@ struct gpu_bpe {
     segment *segs;
     size_t nsegs, segs_cap;
     size_t packed, unpacked_bytes; /* batches packed in this call; bytes of segments not yet packed */
+    bool texts_pinned; /* this call's texts lie in gpu_bpe_host_alloc() memory: sent from there, not packed */
 };
 
 #define CUDA_TRY(call)                                                                             \
@@ -811,7 +812,37 @@ static void pack(gpu_bpe *g, batch_slot *s, size_t *next)
     b->slot_bytes = g->slot_bytes;
     b->nslots = (uint32_t)((bytes + g->slot_bytes - 1) / g->slot_bytes);
     slot_job job = {g, s};
-    if (bytes) run_parallel(g, copy_texts, &job, g->host_threads);
+    if (bytes && !g->texts_pinned) run_parallel(g, copy_texts, &job, g->host_threads);
+}
+
+/* Sends slot s's texts from the caller's pinned memory (texts_pinned): one
+ * copy per run of segments that lie back to back there (empty ones join any
+ * run); emulated, the same runs are copied into the slot's host buffer. */
+static int send_pinned_texts(gpu_bpe *g, batch_slot *s, wbuf *err)
+{
+    const segment *seg = &g->segs[s->seg_begin];
+    uint32_t nseg = s->b.nseg;
+    for (uint32_t i = 0; i < nseg;) {
+        if (!seg[i].len) {
+            i++;
+            continue;
+        }
+        const uint8_t *run_end = seg[i].text + seg[i].len;
+        uint32_t j = i + 1;
+        for (; j < nseg && (!seg[j].len || seg[j].text == run_end); j++) run_end += seg[j].len;
+        size_t at = s->h_seg_off[i], n = s->h_seg_off[j] - at;
+        if (g->mode == GPU_BPE_EMULATE) memcpy(s->h_text + at, seg[i].text, n);
+        else CUDA_TRY(cudaMemcpyAsync(s->d_text + at, seg[i].text, n, cudaMemcpyHostToDevice, s->stream));
+        i = j;
+    }
+    return 0;
+}
+
+/* Where batch byte off of slot s lies in host memory (the caller's text). */
+static const uint8_t *host_text_at(const gpu_bpe *g, const batch_slot *s, uint32_t off)
+{
+    uint32_t d = seg_containing(s->h_seg_off, s->b.nseg, off);
+    return g->segs[s->seg_begin + d].text + (off - s->h_seg_off[d]);
 }
 
 static uint32_t blocks(size_t n, size_t per_block) { return (uint32_t)((n + per_block - 1) / per_block); }
@@ -826,6 +857,7 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
         for (uint32_t d = 0; d < b->nseg; d++) s->h_first[d] = NO_FIRST;
         return 0;
     }
+    if (g->texts_pinned && send_pinned_texts(g, s, err)) return -1;
     if (g->mode == GPU_BPE_EMULATE) {
         const gb_tables *t = &g->host_tables;
         memset(b->counters, 0, sizeof *b->counters);
@@ -841,7 +873,7 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
         return 0;
     }
     cudaStream_t st = s->stream;
-    CUDA_TRY(cudaMemcpyAsync(s->d_text, s->h_text, b->nbytes, cudaMemcpyHostToDevice, st));
+    if (!g->texts_pinned) CUDA_TRY(cudaMemcpyAsync(s->d_text, s->h_text, b->nbytes, cudaMemcpyHostToDevice, st));
     CUDA_TRY(cudaMemcpyAsync(s->d_seg_off, s->h_seg_off, (b->nseg + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
     CUDA_TRY(cudaMemsetAsync(b->counters, 0, sizeof(gb_counters), st));
     CUDA_TRY(cudaEventRecord(s->phase[0], st));
@@ -897,7 +929,7 @@ static void merge_long_pieces(void *arg, int t, int nt)
     for (uint32_t i = (uint32_t)t; i < j->s->h_info->nlong; i += (uint32_t)nt) {
         gb_long l = j->s->h_longs[i];
         g->long_at[i] = (uint32_t)ids->n;
-        bpe_encode_piece(&g->tok->vocab, j->s->h_text + l.off, l.len, &g->scratch[t], ids);
+        bpe_encode_piece(&g->tok->vocab, host_text_at(g, j->s, l.off), l.len, &g->scratch[t], ids);
         g->long_n[i] = (uint32_t)(ids->n - g->long_at[i]);
     }
 }
@@ -997,8 +1029,8 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
     return 0;
 }
 
-extern "C" int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
-                              size_t *doc_end, wbuf *err)
+static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
+                  size_t *doc_end, wbuf *err)
 {
     make_segments(g, texts, lens, ndocs);
     g->packed = 0;
@@ -1021,4 +1053,34 @@ extern "C" int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t
         s->busy = false;
     }
     return rc;
+}
+
+extern "C" int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
+                              size_t *doc_end, wbuf *err)
+{
+    g->texts_pinned = false;
+    return encode(g, texts, lens, ndocs, out, doc_end, err);
+}
+
+extern "C" int gpu_bpe_encode_pinned(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs,
+                                     tok_ids *out, size_t *doc_end, wbuf *err)
+{
+    g->texts_pinned = true;
+    int rc = encode(g, texts, lens, ndocs, out, doc_end, err);
+    g->texts_pinned = false;
+    return rc;
+}
+
+extern "C" void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes)
+{
+    if (g->mode == GPU_BPE_EMULATE) return malloc(bytes);
+    void *p = NULL;
+    return cudaHostAlloc(&p, bytes, cudaHostAllocDefault) == cudaSuccess ? p : NULL;
+}
+
+extern "C" void gpu_bpe_host_free(gpu_bpe *g, void *p)
+{
+    if (!p) return;
+    if (g->mode == GPU_BPE_EMULATE) free(p);
+    else cudaFreeHost(p);
 }

@@ -51,6 +51,18 @@ gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err);
 int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
                    size_t *doc_end, wbuf *err);
 
+/* The same for texts that all lie in memory from gpu_bpe_host_alloc(g):
+ * they go to the device straight from there (one copy per run of texts
+ * that lie back to back), not through the library's own pinned buffers. */
+int gpu_bpe_encode_pinned(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
+                          size_t *doc_end, wbuf *err);
+
+/* Page-locked host memory for gpu_bpe_encode_pinned()'s texts (plain memory
+ * when emulated); NULL when none can be had. Free it with gpu_bpe_host_free()
+ * before gpu_bpe_close(g). */
+void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes);
+void gpu_bpe_host_free(gpu_bpe *g, void *p);
+
 /* Tuning for benchmarks (ids never depend on it): the text each
  * cut-finding thread scans (default 64 bytes, kept within 64..4096), the
  * text per batch (0: the default, 32 MB; kept within 4..256 MB), and

@@ -23,6 +23,20 @@ int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, siz
     return -1;
 }
 
+int gpu_bpe_encode_pinned(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
+                          size_t *doc_end, wbuf *err)
+{
+    return gpu_bpe_encode(g, texts, lens, ndocs, out, doc_end, err);
+}
+
+void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes)
+{
+    (void)g, (void)bytes;
+    return NULL;
+}
+
+void gpu_bpe_host_free(gpu_bpe *g, void *p) { (void)g, (void)p; }
+
 int gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, size_t batch_bytes, bool overlap, wbuf *err)
 {
     (void)g, (void)chunk_bytes, (void)batch_bytes, (void)overlap;

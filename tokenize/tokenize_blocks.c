@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
 
 #include "core/block_source.h"
 #include "core/output.h"
@@ -33,7 +35,18 @@
 #define TEST_BLOCK_BYTES ((size_t)1 << 20)
 /* Blocks waiting between two threads. */
 #define QUEUE_BLOCKS 2
+/* A pinned text buffer is made 1/PINNED_SLACK larger than the block that
+ * first needs it, so that the next blocks (a line longer or shorter) fit. */
+#define PINNED_SLACK 8
+/* Pinned text buffers made while the GPU starts: one per block that can be
+ * between scan and encode (being scanned, queued, being encoded). */
+#define PINNED_BUFFERS (QUEUE_BLOCKS + 2)
 #define THREADS_MAX 64 /* team threads (more make ranges too small to pay) */
+/* --format bin goes to the output as pieces (writev: each document's ids
+ * straight from the block's id array, no formatting copy) when documents
+ * have this many ids on average; shorter ones are formatted into one buffer,
+ * which costs less than a piece each. */
+#define WRITEV_MIN_IDS 256
 /* Environment variable that makes the command print where its time went. */
 #define TIMES_ENV "WINNOW_TOKENIZE_TIMES"
 
@@ -57,13 +70,22 @@ typedef struct {
     const char *lo, *hi;
     tb_doc *docs;
     size_t n, cap;
-    wbuf decoded; /* texts with escapes, decoded */
+    wbuf decoded; /* texts with escapes, decoded (when the block has no pinned buffer) */
+    char *pinned; /* else every text, back to back, at the range's own offset in the block's pinned buffer */
     uint64_t lines, spans;
     size_t first_doc;
 } tb_range;
 
+/* Page-locked memory for a block's texts (gpu_bpe_host_alloc), lent from scan to encode. */
+typedef struct tb_pinned {
+    char *p;
+    size_t cap;
+    struct tb_pinned *next_free;
+} tb_pinned;
+
 typedef struct tb_block {
     source_block src;
+    tb_pinned *pinned; /* NULL: texts point into the input and the ranges' decoded buffers */
     tb_range *ranges; /* the scan's, one per scanner thread: decoded texts live there */
     size_t n, cap; /* documents (non-blank lines) */
     const char **texts, **lines, **fail;
@@ -86,18 +108,22 @@ typedef struct {
     uint64_t blocks_gpu, blocks_cpu, bytes_gpu, bytes_cpu;
 } tb_times;
 
+struct tb_ctx;
+
 typedef struct {
+    struct tb_ctx *owner;
     const tokenizer *tok;
     gpu_bpe_mode mode;
     gpu_bpe *g;
     wbuf why;
     atomic_int state;
+    atomic_bool stop_pinning; /* the run is over: make no more pinned buffers */
     double seconds;
     pthread_t thread;
     bool started;
 } gpu_start;
 
-typedef struct {
+typedef struct tb_ctx {
     const tokenizer *tok;
     tokenize_format format;
     uint32_t bos, eos; /* TOKEN_FORMAT_NONE when not added here */
@@ -128,6 +154,9 @@ typedef struct {
     wbuf *fmt; /* per writer thread: JSONL lines */
     size_t *fmt_bounds, *fmt_bytes;
     wbuf bin;
+    uint32_t *heads;   /* --format bin as pieces: per document its count and BOS */
+    struct iovec *iov; /* ... and the pieces */
+    size_t heads_cap, iov_cap;
     uint64_t bin_offset, ordinal;
     tb_block *writing;
     pthread_t writer;
@@ -137,9 +166,12 @@ typedef struct {
     pthread_cond_t changed;
     tb_queue scanned, encoded;
     tb_block *free_blocks;
+    tb_pinned *free_pinned;
 } tb_ctx;
 
 /* ---- starting the GPU on a thread of its own ---- */
+
+static void prefill_pinned(tb_ctx *c);
 
 static void *start_gpu(void *arg)
 {
@@ -148,11 +180,13 @@ static void *start_gpu(void *arg)
     gs->g = gpu_bpe_open(gs->tok, gs->mode, &gs->why);
     gs->seconds = now_seconds() - t0;
     atomic_store(&gs->state, gs->g ? GPU_READY : GPU_FAILED);
+    if (gs->g) prefill_pinned(gs->owner);
     return NULL;
 }
 
-static void gpu_start_begin(gpu_start *gs, const tokenizer *tok, gpu_bpe_mode mode)
+static void gpu_start_begin(tb_ctx *c, gpu_start *gs, const tokenizer *tok, gpu_bpe_mode mode)
 {
+    gs->owner = c;
     gs->tok = tok;
     gs->mode = mode;
     atomic_store(&gs->state, GPU_STARTING);
@@ -161,6 +195,75 @@ static void gpu_start_begin(gpu_start *gs, const tokenizer *tok, gpu_bpe_mode mo
 }
 
 /* ---- scan: line ends, JSON, the text's place ---- */
+
+/* A pinned buffer for blocks of about len bytes; NULL when none can be had. */
+static tb_pinned *new_pinned(tb_ctx *c, size_t len)
+{
+    tb_pinned *pin = xcalloc(1, sizeof *pin);
+    pin->cap = len + len / PINNED_SLACK; /* room for the next, slightly longer blocks */
+    pin->p = gpu_bpe_host_alloc(c->gpu.g, pin->cap);
+    if (!pin->p) {
+        free(pin);
+        return NULL;
+    }
+    return pin;
+}
+
+static void put_pinned(tb_ctx *c, tb_pinned *pin)
+{
+    pthread_mutex_lock(&c->lock);
+    pin->next_free = c->free_pinned;
+    c->free_pinned = pin;
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* A free pinned buffer for a block of len bytes of JSONL (its texts fit in
+ * as much); NULL when there is none (the GPU is not up, its buffers are
+ * still being made or all lent, the block is too long): then the block's
+ * texts are packed by the library, as without pinned buffers. */
+static tb_pinned *take_pinned(tb_ctx *c, size_t len)
+{
+    if (c->enc == TB_ENCODE_CPU || atomic_load(&c->gpu.state) != GPU_READY) return NULL;
+    pthread_mutex_lock(&c->lock);
+    tb_pinned *pin = c->free_pinned;
+    if (pin) c->free_pinned = pin->next_free;
+    pthread_mutex_unlock(&c->lock);
+    if (pin && pin->cap < len) put_pinned(c, pin), pin = NULL;
+    return pin;
+}
+
+/* Makes the pinned buffers that the blocks between scan and encode need,
+ * one after another on the thread that started the GPU, once it is up:
+ * pinning takes ~0.5 s per GB (measured on the H200 machine), too long to
+ * keep the GPU waiting for it or to do on the scanner's path. */
+static void prefill_pinned(tb_ctx *c)
+{
+    size_t len = c->enc == TB_ENCODE_GPU ? GPU_BLOCK_BYTES : TEST_BLOCK_BYTES;
+    for (int i = 0; i < PINNED_BUFFERS && !atomic_load(&c->gpu.stop_pinning); i++) {
+        tb_pinned *pin = new_pinned(c, len);
+        if (!pin) return;
+        put_pinned(c, pin);
+    }
+}
+
+/* Lends block b's pinned buffer (if any) to a block scanned later. */
+static void give_pinned(tb_ctx *c, tb_block *b)
+{
+    if (!b->pinned) return;
+    put_pinned(c, b->pinned);
+    b->pinned = NULL;
+}
+
+/* Frees the pinned buffers; once every block is encoded, before the GPU closes. */
+static void free_pinned(tb_ctx *c)
+{
+    for (tb_pinned *pin = c->free_pinned, *next; pin; pin = next) {
+        next = pin->next_free;
+        gpu_bpe_host_free(c->gpu.g, pin->p);
+        free(pin);
+    }
+    c->free_pinned = NULL;
+}
 
 /* Splits the block into nt ranges of whole lines. */
 static void split_ranges(tb_ctx *c, tb_block *b)
@@ -189,6 +292,8 @@ static void scan_range(void *arg, int t, int nt)
     r->n = 0;
     r->lines = r->spans = 0;
     buf_clear(&r->decoded);
+    char *pinned = r->pinned; /* where the next text goes, with a pinned buffer */
+    block_source_prefault(&c->scanning->src, r->lo, r->hi);
     for (const char *p = r->lo; p < r->hi;) {
         const char *nl = memchr(p, '\n', (size_t)(r->hi - p));
         size_t len = nl ? (size_t)(nl - p) : (size_t)(r->hi - p);
@@ -213,7 +318,12 @@ static void scan_range(void *arg, int t, int nt)
                 d->fail = "missing_text";
             } else {
                 d->close_brace = j.close_brace;
-                if (j.text.has_escapes) {
+                if (pinned) { /* a text never takes more room decoded than in its line */
+                    d->text = pinned;
+                    d->text_len = j.text.has_escapes ? json_unescape_into(&j.text, pinned) : j.text.len;
+                    if (!j.text.has_escapes) memcpy(pinned, j.text.p, j.text.len);
+                    pinned += d->text_len;
+                } else if (j.text.has_escapes) {
                     d->text_off = r->decoded.len;
                     json_unescape(&j.text, &r->decoded);
                     d->text_len = r->decoded.len - d->text_off;
@@ -263,6 +373,9 @@ static uint64_t scan_block(tb_ctx *c, tb_block *b, uint64_t line_no)
 {
     c->scanning = b;
     split_ranges(c, b);
+    b->pinned = take_pinned(c, b->src.len);
+    for (int t = 0; t < c->nt; t++)
+        b->ranges[t].pinned = b->pinned ? b->pinned->p + (b->ranges[t].lo - b->src.data) : NULL;
     team_run(c->scan_team, scan_range, c);
     size_t n = 0;
     uint64_t spans = 0;
@@ -356,7 +469,9 @@ static void encode_block(tb_ctx *c, tb_block *b)
         dief(EXIT_USAGE, "--device gpu: %s", c->gpu.why.data ? c->gpu.why.data : "the GPU did not start");
     if (state == GPU_READY) {
         wbuf err = WBUF_INIT;
-        if (gpu_bpe_encode(c->gpu.g, b->texts, b->lens, b->n, &b->ids, b->doc_end, &err) == 0) {
+        int rc = b->pinned ? gpu_bpe_encode_pinned(c->gpu.g, b->texts, b->lens, b->n, &b->ids, b->doc_end, &err)
+                           : gpu_bpe_encode(c->gpu.g, b->texts, b->lens, b->n, &b->ids, b->doc_end, &err);
+        if (rc == 0) {
             c->times.encode_gpu += now_seconds() - t0;
             c->times.blocks_gpu++;
             c->times.bytes_gpu += b->src.len;
@@ -418,6 +533,34 @@ static void bin_write_range(void *arg, int t, int nt)
     }
 }
 
+/* Writes block b in --format bin as pieces: per document its count (and
+ * BOS), its ids where they lie, its EOS. */
+static void write_bin_pieces(tb_ctx *c, const tb_block *b)
+{
+    if (c->heads_cap < 2 * b->n) {
+        c->heads_cap = 2 * b->n;
+        c->heads = xrealloc(c->heads, c->heads_cap * sizeof *c->heads);
+    }
+    if (c->iov_cap < 3 * b->n) {
+        c->iov_cap = 3 * b->n;
+        c->iov = xrealloc(c->iov, c->iov_cap * sizeof *c->iov);
+    }
+    uint32_t extra = (c->bos != TOKEN_FORMAT_NONE) + (c->eos != TOKEN_FORMAT_NONE);
+    size_t niov = 0, head_words = 1 + (c->bos != TOKEN_FORMAT_NONE);
+    for (size_t k = 0; k < b->n; k++) {
+        if (b->fail[k]) continue;
+        const uint32_t *ids;
+        size_t n = doc_ids(b, k, &ids);
+        uint32_t *head = c->heads + 2 * k;
+        head[0] = (uint32_t)n + extra; /* little-endian hosts only (x86-64, arm64), as the engine path */
+        head[1] = c->bos;
+        c->iov[niov++] = (struct iovec){head, head_words * sizeof *head};
+        if (n) c->iov[niov++] = (struct iovec){(void *)ids, n * sizeof *ids};
+        if (c->eos != TOKEN_FORMAT_NONE) c->iov[niov++] = (struct iovec){&c->eos, sizeof c->eos};
+    }
+    output_writev(c->out, c->iov, niov);
+}
+
 static void jsonl_range(void *arg, int t, int nt)
 {
     (void)nt;
@@ -462,6 +605,15 @@ static void write_block(tb_ctx *c, tb_block *b)
     if (c->format == TOKENIZE_SHARDS) {
         write_shards(c, b);
         c->times.format += now_seconds() - t0;
+        return;
+    }
+    size_t ok = 0;
+    for (size_t k = 0; k < b->n; k++) ok += !b->fail[k];
+    if (c->format == TOKENIZE_BIN && b->ids.n >= (uint64_t)ok * WRITEV_MIN_IDS) {
+        double t1 = now_seconds();
+        c->times.format += t1 - t0;
+        write_bin_pieces(c, b);
+        c->times.write += now_seconds() - t1;
         return;
     }
     if (c->format == TOKENIZE_BIN) {
@@ -600,6 +752,7 @@ static void encode_blocks(tb_ctx *c)
     for (tb_block *b; (b = queue_pop(c, &c->scanned));) {
         c->cur = b;
         encode_block(c, b);
+        give_pinned(c, b); /* the texts are no longer needed */
         size_t ok = 0;
         for (size_t k = 0; k < b->n; k++) ok += !b->fail[k];
         c->stats.out += ok;
@@ -615,8 +768,10 @@ static void encode_blocks(tb_ctx *c)
 static void *close_gpu(void *arg)
 {
     gpu_start *gs = arg;
+    atomic_store(&gs->stop_pinning, true);
     if (gs->started) pthread_join(gs->thread, NULL);
     gs->started = false;
+    free_pinned(gs->owner);
     gpu_bpe_close(gs->g);
     return NULL;
 }
@@ -631,6 +786,10 @@ static void print_times(const tb_ctx *c)
             m->total, m->source, m->scan, m->scan_wait, m->encode_gpu, (unsigned long long)m->blocks_gpu,
             m->bytes_gpu / 1e6, m->encode_cpu, (unsigned long long)m->blocks_cpu, m->bytes_cpu / 1e6, m->encode_wait,
             m->format, m->write, m->finish, m->gpu_start);
+    struct rusage ru;
+    if (!getrusage(RUSAGE_SELF, &ru))
+        fprintf(stderr, "tokenize cpu (s): user %.3f sys %.3f (the whole process so far)\n",
+                ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
     if (m->blocks_gpu) {
         const double *host = c->gpu_host, *dev = c->gpu_dev;
         fprintf(stderr,
@@ -644,6 +803,7 @@ static void ctx_init(tb_ctx *c, const tokenizer *t, const tokenize_options *o, c
                      tokenize_format format, const tokenize_shard_sink *sink, tb_encoder enc)
 {
     memset(c, 0, sizeof *c);
+    c->gpu.owner = c;
     c->tok = t;
     c->format = format;
     c->bos = o->bos ? t->bos : TOKEN_FORMAT_NONE;
@@ -680,6 +840,7 @@ static void ctx_free(tb_ctx *c)
     free(c->cpu_ids), free(c->scratch), free(c->bounds);
     free(c->fmt), free(c->fmt_bounds), free(c->fmt_bytes);
     buf_free(&c->bin);
+    free(c->heads), free(c->iov);
     for (tb_block *b = c->free_blocks, *next; b; b = next) next = b->next_free, free_block(b, c->nt);
     buf_free(&c->gpu.why);
     stats_free(&c->stats);
@@ -694,9 +855,9 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
     double started = now_seconds();
     tb_ctx c;
     ctx_init(&c, t, o, so, format, sink, enc);
-    if (enc == TB_ENCODE_GPU) gpu_start_begin(&c.gpu, t, GPU_BPE_DEVICE);
+    if (enc == TB_ENCODE_GPU) gpu_start_begin(&c, &c.gpu, t, GPU_BPE_DEVICE);
     if (enc == TB_ENCODE_EMULATE) { /* tests: every block through the emulated GPU code */
-        gpu_start_begin(&c.gpu, t, GPU_BPE_EMULATE);
+        gpu_start_begin(&c, &c.gpu, t, GPU_BPE_EMULATE);
         pthread_join(c.gpu.thread, NULL);
         c.gpu.started = false;
         if (!c.gpu.g) dief(EXIT_USAGE, "GPU emulation: %s", c.gpu.why.data);

@@ -5,7 +5,7 @@
 # (WINNOW_TOKENIZE_BLOCKS=cpu, 1 MiB blocks, so every input below crosses
 # block boundaries) gives the bytes, warnings and --stats of the reference
 # engine path (--device cpu): tokref multi and edge, real web documents
-# (DCLM), a file with two bad lines, CRLF, blank lines, a document without text,
+# (DCLM), short documents, a file with two bad lines, CRLF, blank lines, a document without text,
 # escapes and no final newline, gzip and zstd copies, several files, stdin;
 # --format bin, jsonl (--bos) and shards. Where the build has CUDA, the same
 # through the emulated GPU code (WINNOW_TOKENIZE_BLOCKS=emulate) on a subset.
@@ -21,8 +21,13 @@ DCLM="$SHARED/jsonl/dclm/data/majority_data.jsonl"
   printf '%s\n' '{"text":"caf\u00e9 \"quoted\"\n\ttab \ud83d\ude00 pair"}'; head -n 5 "$DCLM" | sed 's/$/\r/'
   printf '{"text":"last line without newline"}'; } > "$TMP/odd.jsonl"
 gzip -c "$TMP/multi.jsonl" > "$TMP/multi.jsonl.gz"
+# short documents (7 words of multi's first 40 each): their bin is formatted, not written as pieces
+head -n 40 "$TMP/multi.jsonl" | python3 -c 'import json, sys
+for line in sys.stdin:
+    w = json.loads(line)["text"].split(" ")
+    for i in range(0, len(w), 7): print(json.dumps({"text": " ".join(w[i:i + 7])}, ensure_ascii=False))' > "$TMP/short.jsonl" || exit 1
 zstd -q -c "$DCLM" > "$TMP/dclm.jsonl.zst"
-INPUTS="$TMP/odd.jsonl $TMP/multi.jsonl.gz $TMP/dclm.jsonl.zst $TMP/edge.jsonl $DCLM"
+INPUTS="$TMP/odd.jsonl $TMP/multi.jsonl.gz $TMP/dclm.jsonl.zst $TMP/edge.jsonl $TMP/short.jsonl $DCLM"
 tok() { "$WINNOW" tokenize -q -j3 --encoding cl100k_base --vocab "$VOCAB" "$@"; }
 blocks() { WINNOW_TOKENIZE_BLOCKS=$MODE tok "$@"; }
 
@@ -55,6 +60,9 @@ if blocks --format bin "$TMP/edge.jsonl" > "$TMP/emu.bin" 2> "$TMP/emu.err"; the
     blocks --format bin "$TMP/odd.jsonl" "$DCLM" > "$TMP/emu2.bin" 2> /dev/null
     tok --device cpu --format bin "$TMP/odd.jsonl" "$DCLM" > "$TMP/ref2.bin" 2> /dev/null
     ok "emulated GPU code in the block path: same ids (odd lines, DCLM)" cmp "$TMP/ref2.bin" "$TMP/emu2.bin"
+    blocks --format bin --bos --eos "$TMP/short.jsonl" "$TMP/edge.jsonl" > "$TMP/emu3.bin" 2> /dev/null
+    tok --device cpu --format bin --bos --eos "$TMP/short.jsonl" "$TMP/edge.jsonl" > "$TMP/ref3.bin" 2> /dev/null
+    ok "emulated GPU code in the block path: same bin with BOS and EOS (short documents, then long)" cmp "$TMP/ref3.bin" "$TMP/emu3.bin"
 else
     ok "without CUDA the emulation says why" grep -q "without CUDA" "$TMP/emu.err"
 fi

@@ -32,6 +32,10 @@ static void text_is(const char *line, const char *want, const char *name)
     }
     json_unescape(&d.text, &b);
     is_str(b.data ? b.data : "", want, "%s", name);
+    char *into = malloc(d.text.len ? d.text.len : 1); /* exactly the room it promises to need */
+    size_t n = json_unescape_into(&d.text, into);
+    ok(n == strlen(want) && !memcmp(into, want, n), "%s: json_unescape_into gives the same bytes in v->len", name);
+    free(into);
     buf_free(&b);
 }
 
