@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "tokenize/sp_check.h"
 #include "tokenize/sp_model.h"
 
 #define PROTO_PIECES_TAG 0x0A /* ModelProto.pieces and SentencePiece.piece: field 1, length-delimited */
@@ -55,6 +56,7 @@ static uint32_t reserved_id(int id, int size)
 int sp_tokenizer_load(tokenizer *t, const char *data, size_t n, wbuf *err)
 {
     char msg[SP_ERROR_BYTES];
+    if (sp_model_check(data, n, err)) return -1;
     t->sp = sp_model_load(data, n, msg, sizeof msg);
     if (!t->sp) {
         buf_printf(err, "%s", msg);

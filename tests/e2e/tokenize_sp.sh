@@ -101,7 +101,18 @@ ok "t5-like (bos_id -1): --bos says there is no begin-of-text token" \
 head -c 5000 $TMP/llama2.model > $TMP/cut.model
 $WINNOW tokenize -q --vocab $TMP/cut.model $TMP/one.jsonl 2> $TMP/err; rc=$?
 is "$rc" 1 "a truncated .model is refused (usage error)"
-ok "the message names the file and SentencePiece's reason" grep -q "cut.model: SentencePiece refuses the model" $TMP/err
+ok "the message names the file and the byte" grep -q "cut.model: the ModelProto is damaged at byte 4995" $TMP/err
+# a well-formed protobuf that is no model: SentencePiece's own reason
+printf '\n\003\n\001a' > $TMP/nopiece.model
+$WINNOW tokenize -q --vocab $TMP/nopiece.model $TMP/one.jsonl 2> $TMP/err; rc=$?
+is "$rc" 1 "a ModelProto SentencePiece cannot use is refused"
+ok "the message names the file and gives SentencePiece's reason" grep -q "nopiece.model: SentencePiece refuses the model" $TMP/err
+# a mutated model whose normalizer trie points outside itself: libsentencepiece
+# would read out of bounds on any text (found by tests/fuzz/sp_model.c)
+$WINNOW tokenize -q --vocab tests/fuzz/seeds/sp_model/crash_charsmap_root.model $TMP/one.jsonl 2> $TMP/err; rc=$?
+is "$rc" 1 "a .model with a broken precompiled_charsmap is refused, not encoded"
+ok "the message names normalizer_spec.precompiled_charsmap and its byte" \
+    grep -q "normalizer_spec.precompiled_charsmap (byte 1979): the root's children lie outside the trie" $TMP/err
 ok "--device gpu refuses a SentencePiece model" \
     sh -c "! $WINNOW tokenize -q --device gpu --vocab $TMP/llama2.model $TMP/one.jsonl"
 ok "--device auto encodes it on the CPU" $WINNOW tokenize -q --device auto --vocab $TMP/llama2.model $TMP/one.jsonl
