@@ -20,7 +20,8 @@ ok "spm_train (Debian's sentencepiece, make deps) is installed" command -v spm_t
 ok "python3-sentencepiece (make deps) is installed" $SPY -c "import sentencepiece"
 U=$SHARED/multilingual/udhr/udhr_text_DERIVED.jsonl
 R=$SHARED/tokref
-require_file $U $R/edge.txt.zst $R/blns.txt.zst $R/multi.txt.zst
+require_file $U $R/edge.txt.zst $R/blns.txt.zst $R/multi.txt.zst $SHARED/vocab/hf/llama2.tokenizer.json.zst \
+    $R/hf/edge.llama2.bin.zst $R/hf/blns.llama2.bin.zst $R/hf/multi.llama2.bin.zst
 PY="python3 scripts/tokenize_tokref.py"
 REF="$SPY scripts/tokenize_sp_reference.py"
 $PY jsonl $R/edge.txt.zst $R/edge.idx.tsv > $TMP/edge.jsonl
@@ -83,6 +84,19 @@ import json, sys
 a = [json.loads(l)['text'] for l in open('$TMP/blns.jsonl', encoding='utf-8')]
 b = [json.loads(l)['text'] for l in open('$TMP/back.jsonl', encoding='utf-8')]
 sys.exit(0 if a == b and len(a) == 514 else 1)"
+
+# --- a real vocabulary: Llama 2's, as the SentencePiece model its tokenizer.json was converted
+# from (no .model file can be downloaded here; the rebuilt one has the same pieces, types, merge
+# order and normalizer settings), against HF tokenizers' ids for Llama 2 (tokref/hf) ---
+zstd -dcq $SHARED/vocab/hf/llama2.tokenizer.json.zst > $TMP/llama2.json
+$REF from-hf $TMP/llama2.json $TMP/llama2_hf.model
+for c in edge:1 blns:1 multi:8; do
+    name=${c%%:*}
+    $WINNOW tokenize -q -j2 --vocab $TMP/llama2_hf.model --format bin --no-eos $TMP/$name.jsonl > $TMP/got
+    $REF sameids $TMP/got $R/hf/$name.llama2.bin.zst $TMP/$name.jsonl ${c#*:} > $TMP/same.out 2>&1; rc=$?
+    echo "# $(cat $TMP/same.out)"
+    is "$rc" 0 "Llama 2 .model, $name: ids equal HF tokenizers' for Llama 2"
+done
 
 # --- BOS/EOS: the model's bos_id and eos_id; EOS on by default, BOS when asked ---
 echo '{"text":"Hello"}' > $TMP/one.jsonl
