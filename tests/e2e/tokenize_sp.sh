@@ -111,6 +111,12 @@ is "$($WINNOW tokenize -q --vocab $TMP/gemma.model --bos --no-eos $TMP/one.jsonl
 ok "t5-like (bos_id -1): --bos says there is no begin-of-text token" \
     sh -c "! $WINNOW tokenize -q --vocab $TMP/t5.model --bos $TMP/one.jsonl"
 
+# --- --decode --ids: control symbols by name, ids past the vocabulary skipped and counted ---
+$WINNOW tokenize --vocab $TMP/gemma.model --decode --ids "2,1500,$(echo $hello | tr , ' ' | cut -d' ' -f1),1" > $TMP/ids.out 2> $TMP/err; rc=$?
+is "$rc" 2 "--decode --ids with an id past the vocabulary exits 2"
+ok "... and says how many it skipped" grep -q "1 ids not in the vocabulary, skipped" $TMP/err
+ok "... after writing the others, <s> and </s> by name" grep -q "^<s>.*</s>$" $TMP/ids.out
+
 # --- refusals: a damaged model, --encoding with a model, the GPU ---
 head -c 5000 $TMP/llama2.model > $TMP/cut.model
 $WINNOW tokenize -q --vocab $TMP/cut.model $TMP/one.jsonl 2> $TMP/err; rc=$?
