@@ -196,22 +196,25 @@ static bool inputs_small(const stage_opts *so)
  * --device gpu, and auto when a GPU is usable and the input is not known to
  * be small; BLOCKS_TEST_ENV (tests) forces it with a GPU-less encoder.
  * --device gpu exits 1 when no GPU is usable; --allow-special and
- * tokenizer.json pipelines always run on the CPU engine path (special tokens
- * are split out before pre-tokenisation, and HF pipelines normalise and
- * pre-tokenise in ways the GPU does not). */
+ * tokenizer.json pipelines and SentencePiece models always run on the CPU
+ * engine path (special tokens are split out before pre-tokenisation, and HF
+ * pipelines and SentencePiece normalise and pre-tokenise in ways the GPU
+ * does not). */
 static bool choose_blocks(const tokenizer *t, const tokenize_options *o, const stage_opts *so, tb_encoder *enc)
 {
     const char *test = getenv(BLOCKS_TEST_ENV);
-    if (test && *test && !o->allow_special && !t->hf) {
+    if (test && *test && !o->allow_special && !t->hf && !t->sp) {
         if (!strcmp(test, "cpu")) *enc = TB_ENCODE_CPU;
         else if (!strcmp(test, "emulate")) *enc = TB_ENCODE_EMULATE;
         else dief(EXIT_USAGE, "%s must be cpu or emulate, not '%s'", BLOCKS_TEST_ENV, test);
         return true;
     }
     bool automatic = !strcmp(o->device, "auto");
-    if (!strcmp(o->device, "cpu") || (automatic && (o->allow_special || t->hf || inputs_small(so)))) return false;
+    if (!strcmp(o->device, "cpu") || (automatic && (o->allow_special || t->hf || t->sp || inputs_small(so))))
+        return false;
     if (o->allow_special) dief(EXIT_USAGE, "--device gpu does not take --allow-special (use --device cpu)");
     if (t->hf) dief(EXIT_USAGE, "--device gpu: a tokenizer.json pipeline runs on the CPU (use --device cpu)");
+    if (t->sp) dief(EXIT_USAGE, "--device gpu: a SentencePiece model runs on the CPU (use --device cpu)");
     wbuf why = WBUF_INIT;
     bool usable = gpu_bpe_usable(&why);
     if (!usable && !automatic) dief(EXIT_USAGE, "--device gpu: %s", why.data);

@@ -11,6 +11,8 @@
 #include "tokenize/encoding.h"
 #include "tokenize/hf_json.h"
 #include "tokenize/hf_pipeline.h"
+#include "tokenize/sp_model.h"
+#include "tokenize/sp_tokenizer.h"
 #include "tokenize/vocab_load.h"
 
 #define SHA256_HEX 65
@@ -74,6 +76,11 @@ static int load_mem(tokenizer *t, const char *name, const char *text, size_t n, 
     const encoding_info *e = name ? encoding_find(name) : NULL;
     if (name && !e) {
         buf_printf(err, "unknown encoding '%s'", name);
+        return -1;
+    }
+    if (sp_tokenizer_sniff(text, n)) {
+        if (!e) return sp_tokenizer_load(t, text, n, err);
+        buf_printf(err, "a SentencePiece model says its own pipeline: give it without --encoding");
         return -1;
     }
     if (looks_like_json(text, n)) {
@@ -161,6 +168,8 @@ void tokenizer_free(tokenizer *t)
     if (t->hf) hf_pipeline_free(t->hf);
     free(t->hf);
     t->hf = NULL;
+    if (t->sp) sp_model_free(t->sp);
+    t->sp = NULL;
     vocab_free(&t->vocab);
 }
 
@@ -286,6 +295,10 @@ void tokenizer_encode(const tokenizer *t, const char *text, size_t n, bool allow
         hf_encode(t->hf, &t->vocab, text, n, allow_special, scratch, out);
         return;
     }
+    if (t->sp) {
+        sp_tokenizer_encode(t, text, n, allow_special, out);
+        return;
+    }
     const uint8_t *s = (const uint8_t *)text;
     if (!allow_special || t->vocab.nspecials == 0) {
         encode_ordinary(t, s, n, scratch, out);
@@ -313,6 +326,7 @@ size_t tokenizer_decode(const tokenizer *t, const uint32_t *ids, size_t n, wbuf 
         hf_decode(t->hf, &t->vocab, ids, n, out, &unknown);
         return unknown;
     }
+    if (t->sp) return sp_tokenizer_decode(t, ids, n, out);
     for (size_t i = 0; i < n; i++) {
         size_t len;
         const uint8_t *b = vocab_token_bytes(&t->vocab, ids[i], &len);

@@ -20,11 +20,13 @@ typedef struct {
                                     * post_processor template; else eos only */
     char name[64];     /* encoding name, or the vocabulary file's base name */
     struct hf_pipeline *hf; /* a tokenizer.json: its whole pipeline (NULL: tiktoken-style) */
+    struct sp_model *sp;    /* a SentencePiece .model, encoded by SentencePiece (sp_tokenizer.h) */
 } tokenizer;
 
 /* Loads the encoding called name from path (a .tiktoken file, Llama 3's
- * tokenizer.model, or a tokenizer.json). With name NULL the file alone says
- * what it is: a tokenizer.json carries its pattern; a tiktoken file is taken
+ * tokenizer.model, a tokenizer.json or a SentencePiece .model). With name
+ * NULL the file alone says what it is: a tokenizer.json or a SentencePiece
+ * model carries its pipeline; a tiktoken file is taken
  * with the pattern of family (or, when family < 0, gives an error).
  * Checks the file's sha256 against tiktoken's published hash when name is a
  * known encoding. Returns 0, or -1 with a message in err. */
@@ -47,7 +49,8 @@ void tokenizer_encode(const tokenizer *t, const char *s, size_t n, bool allow_sp
 const char *tokenizer_decode_refused(const tokenizer *t);
 
 /* Appends the bytes of ids to out (for a tokenizer.json, through its
- * decoder); returns how many ids were unknown (skipped). */
+ * decoder; for a SentencePiece model, through SentencePiece); returns how
+ * many ids were unknown (skipped). */
 size_t tokenizer_decode(const tokenizer *t, const uint32_t *ids, size_t n, wbuf *out);
 
 #endif

@@ -1,0 +1,139 @@
+#!/bin/sh
+# tokenize_sp.sh - SentencePiece .model files through the CLI, against
+# SentencePiece itself (Debian's python3-sentencepiece). No real .model file
+# can be downloaded here, so the test trains small ones with Debian's
+# spm_train on UDHR text, in the configurations the real families use
+# (T5: unigram + nmt_nfkc; Llama 2 and Mistral v1-v3: BPE, identity, byte
+# fallback, split digits, dummy prefix, extra spaces kept; Gemma: the same
+# without the dummy prefix, with user-defined and control symbols) and more
+# (unigram with byte fallback, nmt_nfkc_cf, BPE with nmt_nfkc), then checks
+# every document of tokref edge and blns and every 8th of multi:
+#   - ids equal sp.encode(text) (-j2: workers share the model);
+#   - --allow-special: control symbols in the text are their ids, the text
+#     between them sp.encode'd part by part;
+#   - --decode: sp.decode of the runs between control symbols, control
+#     symbols as their names; the Llama 2-like model gives blns back exactly;
+#   - BOS/EOS come from the model's bos_id/eos_id; bad files are refused.
+. tests/lib.sh
+SPY=/usr/bin/python3 # Debian's python, which python3-sentencepiece installs into (make deps)
+ok "spm_train (Debian's sentencepiece, make deps) is installed" command -v spm_train
+ok "python3-sentencepiece (make deps) is installed" $SPY -c "import sentencepiece"
+U=$SHARED/multilingual/udhr/udhr_text_DERIVED.jsonl
+R=$SHARED/tokref
+require_file $U $R/edge.txt.zst $R/blns.txt.zst $R/multi.txt.zst $SHARED/vocab/hf/llama2.tokenizer.json.zst \
+    $R/hf/edge.llama2.bin.zst $R/hf/blns.llama2.bin.zst $R/hf/multi.llama2.bin.zst
+PY="python3 scripts/tokenize_tokref.py"
+REF="$SPY scripts/tokenize_sp_reference.py"
+$PY jsonl $R/edge.txt.zst $R/edge.idx.tsv > $TMP/edge.jsonl
+$PY jsonl $R/blns.txt.zst $R/blns.idx.tsv > $TMP/blns.jsonl
+$PY jsonl $R/multi.txt.zst $R/multi.idx.tsv | awk 'NR % 8 == 1' > $TMP/multi.jsonl
+# control and user-defined symbols written in the text, and near misses
+cat > $TMP/special.jsonl <<'EOF'
+{"text":"<s>Hello</s> and <pad><mask> x<start_of_turn>user<end_of_turn> <unk> </s"}
+{"text":"</s></s><s"}
+{"text":"  two spaces <mask>  then 2024 and 3.14159 <end_of_turn>"}
+EOF
+
+# --- small models: every 30th line of the UDHR (230 KB, 500+ languages) ---
+python3 -c "
+import json, sys
+lines = [l for d in open(sys.argv[1], encoding='utf-8') for l in json.loads(d)['text'].split('\n') if l.strip()]
+sys.stdout.write(''.join(l + '\n' for l in lines[29::30]))" $U > $TMP/train.txt
+train() { # NAME FLAGS...
+    name=$1; shift
+    spm_train --input=$TMP/train.txt --model_prefix=$TMP/$name --vocab_size=1500 --character_coverage=0.98 \
+        --num_threads=2 --minloglevel=2 "$@" > $TMP/train.log 2>&1 || cat $TMP/train.log
+}
+train t5 --model_type=unigram --bos_id=-1 --eos_id=1 --unk_id=2 --pad_id=0
+train llama2 --model_type=bpe --normalization_rule_name=identity --remove_extra_whitespaces=false \
+    --split_digits=true --byte_fallback=true
+train gemma --model_type=bpe --normalization_rule_name=identity --add_dummy_prefix=false \
+    --remove_extra_whitespaces=false --split_digits=true --byte_fallback=true --pad_id=0 --eos_id=1 --bos_id=2 \
+    --unk_id=3 '--user_defined_symbols=<start_of_turn>,<end_of_turn>' '--control_symbols=<mask>'
+train unigram_bf --model_type=unigram --normalization_rule_name=identity --add_dummy_prefix=false \
+    --split_digits=true --byte_fallback=true
+train nfkc_cf --model_type=unigram --normalization_rule_name=nmt_nfkc_cf
+train bpe_nfkc --model_type=bpe --add_dummy_prefix=false
+MODELS="t5 llama2 gemma unigram_bf nfkc_cf bpe_nfkc"
+for m in $MODELS; do require_file $TMP/$m.model; done
+
+# --- ids: SentencePiece's own ---
+for m in $MODELS; do
+    for c in edge blns multi special; do
+        $WINNOW tokenize -q -j2 --vocab $TMP/$m.model --format bin --no-eos $TMP/$c.jsonl > $TMP/got
+        $REF encode $TMP/$m.model $TMP/$c.jsonl > $TMP/want
+        ok "$m, $c: ids equal sp.encode's" cmp $TMP/got $TMP/want
+    done
+    for c in blns special; do
+        $WINNOW tokenize -q --vocab $TMP/$m.model --format bin --no-eos --allow-special $TMP/$c.jsonl > $TMP/$m.$c.ids
+        $REF encode $TMP/$m.model $TMP/$c.jsonl special > $TMP/want
+        ok "$m, $c, --allow-special: control symbols in the text are their ids" cmp $TMP/$m.$c.ids $TMP/want
+        $WINNOW tokenize -q --vocab $TMP/$m.model --decode $TMP/$m.$c.ids > $TMP/dec.jsonl
+        ok "$m, $c: --decode equals sp.decode (control symbols as names)" \
+            $REF decode $TMP/$m.model $TMP/$m.$c.ids $TMP/dec.jsonl
+    done
+done
+ok "the multi sample is real (over 200 documents)" test "$(wc -l < $TMP/multi.jsonl)" -gt 200
+ok "control symbols change the ids: --allow-special differs from the default on them" \
+    sh -c "! $WINNOW tokenize -q --vocab $TMP/gemma.model --format bin --no-eos $TMP/special.jsonl | cmp -s - $TMP/gemma.special.ids"
+
+# --- the Llama 2-like model (identity, byte fallback, spaces kept) gives blns back exactly ---
+$WINNOW tokenize -q --vocab $TMP/llama2.model --decode $TMP/llama2.blns.ids > $TMP/back.jsonl
+ok "llama2-like: --decode gives back every blns string" python3 -c "
+import json, sys
+a = [json.loads(l)['text'] for l in open('$TMP/blns.jsonl', encoding='utf-8')]
+b = [json.loads(l)['text'] for l in open('$TMP/back.jsonl', encoding='utf-8')]
+sys.exit(0 if a == b and len(a) == 514 else 1)"
+
+# --- a real vocabulary: Llama 2's, as the SentencePiece model its tokenizer.json was converted
+# from (no .model file can be downloaded here; the rebuilt one has the same pieces, types, merge
+# order and normalizer settings), against HF tokenizers' ids for Llama 2 (tokref/hf) ---
+zstd -dcq $SHARED/vocab/hf/llama2.tokenizer.json.zst > $TMP/llama2.json
+$REF from-hf $TMP/llama2.json $TMP/llama2_hf.model
+for c in edge:1 blns:1 multi:8; do
+    name=${c%%:*}
+    $WINNOW tokenize -q -j2 --vocab $TMP/llama2_hf.model --format bin --no-eos $TMP/$name.jsonl > $TMP/got
+    $REF sameids $TMP/got $R/hf/$name.llama2.bin.zst $TMP/$name.jsonl ${c#*:} > $TMP/same.out 2>&1; rc=$?
+    echo "# $(cat $TMP/same.out)"
+    is "$rc" 0 "Llama 2 .model, $name: ids equal HF tokenizers' for Llama 2"
+done
+
+# --- BOS/EOS: the model's bos_id and eos_id; EOS on by default, BOS when asked ---
+echo '{"text":"Hello"}' > $TMP/one.jsonl
+hello=$($REF encode $TMP/gemma.model $TMP/one.jsonl | python3 -c "
+import struct, sys
+d = sys.stdin.buffer.read()
+print(','.join(map(str, struct.unpack_from('<%dI' % (len(d) // 4 - 1), d, 4))))")
+is "$($WINNOW tokenize -q --vocab $TMP/gemma.model $TMP/one.jsonl)" "{\"text\":\"Hello\",\"tokens\":[$hello,1]}" \
+    "gemma-like: eos_id 1 after the document by default"
+is "$($WINNOW tokenize -q --vocab $TMP/gemma.model --bos --no-eos $TMP/one.jsonl)" \
+    "{\"text\":\"Hello\",\"tokens\":[2,$hello]}" "gemma-like: --bos puts bos_id 2 first"
+ok "t5-like (bos_id -1): --bos says there is no begin-of-text token" \
+    sh -c "! $WINNOW tokenize -q --vocab $TMP/t5.model --bos $TMP/one.jsonl"
+
+# --- --decode --ids: control symbols by name, ids past the vocabulary skipped and counted ---
+$WINNOW tokenize --vocab $TMP/gemma.model --decode --ids "2,1500,$(echo $hello | tr , ' ' | cut -d' ' -f1),1" > $TMP/ids.out 2> $TMP/err; rc=$?
+is "$rc" 2 "--decode --ids with an id past the vocabulary exits 2"
+ok "... and says how many it skipped" grep -q "1 ids not in the vocabulary, skipped" $TMP/err
+ok "... after writing the others, <s> and </s> by name" grep -q "^<s>.*</s>$" $TMP/ids.out
+
+# --- refusals: a damaged model, --encoding with a model, the GPU ---
+head -c 5000 $TMP/llama2.model > $TMP/cut.model
+$WINNOW tokenize -q --vocab $TMP/cut.model $TMP/one.jsonl 2> $TMP/err; rc=$?
+is "$rc" 1 "a truncated .model is refused (usage error)"
+ok "the message names the file and the byte" grep -q "cut.model: the ModelProto is damaged at byte 4995" $TMP/err
+# a well-formed protobuf that is no model: SentencePiece's own reason
+printf '\n\003\n\001a' > $TMP/nopiece.model
+$WINNOW tokenize -q --vocab $TMP/nopiece.model $TMP/one.jsonl 2> $TMP/err; rc=$?
+is "$rc" 1 "a ModelProto SentencePiece cannot use is refused"
+ok "the message names the file and gives SentencePiece's reason" grep -q "nopiece.model: SentencePiece refuses the model" $TMP/err
+# a mutated model whose normalizer trie points outside itself: libsentencepiece
+# would read out of bounds on any text (found by tests/fuzz/sp_model.c)
+$WINNOW tokenize -q --vocab tests/fuzz/seeds/sp_model/crash_charsmap_root.model $TMP/one.jsonl 2> $TMP/err; rc=$?
+is "$rc" 1 "a .model with a broken precompiled_charsmap is refused, not encoded"
+ok "the message names normalizer_spec.precompiled_charsmap and its byte" \
+    grep -q "normalizer_spec.precompiled_charsmap (byte 1979): the root's children lie outside the trie" $TMP/err
+ok "--device gpu refuses a SentencePiece model" \
+    sh -c "! $WINNOW tokenize -q --device gpu --vocab $TMP/llama2.model $TMP/one.jsonl"
+ok "--device auto encodes it on the CPU" $WINNOW tokenize -q --device auto --vocab $TMP/llama2.model $TMP/one.jsonl
+done_testing

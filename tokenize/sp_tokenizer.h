@@ -1,0 +1,34 @@
+/* sp_tokenizer.h - a SentencePiece .model as a winnow tokenizer: loading it
+ * (the pieces into the tokenizer's vocabulary, BOS/EOS from the model),
+ * encoding with control symbols matched in the text when asked, and decoding
+ * with control symbols written as their names (see docs/tokenize.md). */
+#ifndef WINNOW_TOKENIZE_SP_TOKENIZER_H
+#define WINNOW_TOKENIZE_SP_TOKENIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "tokenize/tokenizer.h"
+
+/* Whether data[0..n) starts as a serialized SentencePiece ModelProto does
+ * (its first field, a piece: tag 0x0A, a length, then the piece's own
+ * string field, tag 0x0A). No tiktoken file or tokenizer.json starts so. */
+bool sp_tokenizer_sniff(const char *data, size_t n);
+
+/* Loads the model in data[0..n) into t (initialised as tokenizer.c does,
+ * vocab empty). Returns 0, or -1 with a message in err. */
+int sp_tokenizer_load(tokenizer *t, const char *data, size_t n, wbuf *err);
+
+/* Appends the ids of s[0..n) to out: SentencePiece's Encode of the text;
+ * with allow_special, control symbols written in the text become their ids
+ * and the text between them is encoded piece by piece. Exits (status 2)
+ * when SentencePiece refuses the text, which a model it loaded never does. */
+void sp_tokenizer_encode(const tokenizer *t, const char *s, size_t n, bool allow_special, tok_ids *out);
+
+/* Appends the text of ids to out: SentencePiece's DecodeIds of each run of
+ * ids between control symbols, each control symbol as its name; ids
+ * outside the vocabulary are skipped and counted (the return value). */
+size_t sp_tokenizer_decode(const tokenizer *t, const uint32_t *ids, size_t n, wbuf *out);
+
+#endif
