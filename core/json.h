@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 
@@ -39,6 +40,12 @@ int json_scan_doc(const char *line, size_t len, jdoc *doc, const char **err, siz
 /* Appends the decoded string value v to out. Surrogate escapes that do not pair
  * up become U+FFFD, so the result is always valid UTF-8. */
 void json_unescape(const jvalue *v, wbuf *out);
+
+/* Decodes one escape of a scanned string value: *s is just past its
+ * backslash, end the value's end. Returns the code point it stands for
+ * (U+FFFD for a surrogate escape that does not pair up, as json_unescape()
+ * writes it) and moves *s past the escape (past both halves of a pair). */
+uint32_t json_escape_codepoint(const char **s, const char *end);
 
 /* Returns the decoded string value: v's own bytes when it has no escapes,
  * else the decoded copy in scratch. Sets *len. */

@@ -1,7 +1,10 @@
-/* normalize.c - the dedup normal form (see normalize.h). ASCII takes a
- * table-free fast path; other characters go through utf8proc. */
+/* normalize.c - the dedup normal form (see normalize.h). ASCII runs of
+ * letters, digits and separators take a vector fast path; other characters
+ * go through utf8proc (cached per thread); JSON escapes are decoded in
+ * place. */
 #include "dedup/normalize.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
@@ -96,19 +99,55 @@ static int ascii_letter(unsigned char c)
     return (unsigned char)((c | 0x20) - 'a') < 26;
 }
 
+static int ascii_digit(unsigned char c)
+{
+    return (unsigned char)(c - '0') < 10;
+}
+
+/* An ASCII byte that is neither letter nor digit: a separator (a space in
+ * the normal form); in a JSON string a backslash starts an escape instead. */
+static int ascii_separator(unsigned char c, bool json)
+{
+    return c < 0x80 && !ascii_letter(c) && !ascii_digit(c) && !(json && c == '\\');
+}
+
+#ifdef __SSE2__
+/* Bit i set when byte i of v is an ASCII letter. */
+static inline unsigned letter_bits(__m128i v)
+{
+    const __m128i case_bit = _mm_set1_epi8(0x20), shift = _mm_set1_epi8((char)(0x80 - 'a'));
+    const __m128i past_z = _mm_set1_epi8((char)(0x80 + 26));
+    /* letters map to the 26 smallest signed bytes; bytes >= 0x80 never do */
+    return (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(_mm_add_epi8(_mm_or_si128(v, case_bit), shift), past_z));
+}
+
+/* Bit i set when byte i of v is an ASCII digit. */
+static inline unsigned digit_bits(__m128i v)
+{
+    const __m128i shift = _mm_set1_epi8((char)(0x80 - '0')), past_9 = _mm_set1_epi8((char)(0x80 + 10));
+    return (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(_mm_add_epi8(v, shift), past_9));
+}
+
+/* Bit i set when byte i of v is a separator (see ascii_separator). */
+static inline unsigned separator_bits(__m128i v, bool json)
+{
+    unsigned other = letter_bits(v) | digit_bits(v) | (unsigned)_mm_movemask_epi8(v);
+    if (json) other |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    return ~other & 0xFFFF;
+}
+#endif
+
 /* Length of the run of ASCII letters at p (at most e - p), and the run
  * lowercased at w; w has room for 16 bytes more than the run. */
 static size_t copy_ascii_letters(const unsigned char *p, const unsigned char *e, char *w)
 {
     size_t n = 0;
 #ifdef __SSE2__
-    const __m128i case_bit = _mm_set1_epi8(0x20), shift = _mm_set1_epi8((char)(0x80 - 'a'));
-    const __m128i past_z = _mm_set1_epi8((char)(0x80 + 26));
+    const __m128i case_bit = _mm_set1_epi8(0x20);
     while (e - p - n >= 16) {
-        __m128i lower = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + n)), case_bit);
-        /* letters map to the 26 smallest signed bytes */
-        unsigned letters = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(_mm_add_epi8(lower, shift), past_z));
-        _mm_storeu_si128((__m128i *)(w + n), lower);
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + n));
+        unsigned letters = letter_bits(v);
+        _mm_storeu_si128((__m128i *)(w + n), _mm_or_si128(v, case_bit));
         if (letters != 0xFFFF) return n + (size_t)__builtin_ctz(~letters);
         n += 16;
     }
@@ -120,26 +159,89 @@ static size_t copy_ascii_letters(const unsigned char *p, const unsigned char *e,
     return n;
 }
 
-/* Writes the run of ASCII letters starting at p, lowercased; returns its
- * end. The usual case (a word after a separator) is written inline. */
-static const unsigned char *put_ascii_letters(normalizer *z, const unsigned char *p, const unsigned char *e)
+/* The end of the run of digits at p. */
+static const unsigned char *skip_digits(const unsigned char *p, const unsigned char *e)
+{
+#ifdef __SSE2__
+    while (e - p >= 16) {
+        unsigned digits = digit_bits(_mm_loadu_si128((const __m128i *)p));
+        if (digits != 0xFFFF) return p + __builtin_ctz(~digits);
+        p += 16;
+    }
+#endif
+    while (p < e && ascii_digit(*p)) p++;
+    return p;
+}
+
+/* The end of the run of separators at p. */
+static const unsigned char *skip_separators(const unsigned char *p, const unsigned char *e, bool json)
+{
+#ifdef __SSE2__
+    while (e - p >= 16) {
+        unsigned seps = separator_bits(_mm_loadu_si128((const __m128i *)p), json);
+        if (seps != 0xFFFF) return p + __builtin_ctz(~seps);
+        p += 16;
+    }
+#endif
+    while (p < e && ascii_separator(*p, json)) p++;
+    return p;
+}
+
+/* Normalises the ASCII bytes from p on (letters, digits, separators) and
+ * returns where they end: at e, a byte >= 0x80 or, in a JSON string, a
+ * backslash. The state lives in locals meanwhile (stores of text bytes
+ * could alias z's fields), a run of a kind at a time. */
+static const unsigned char *put_ascii_span(normalizer *z, const unsigned char *p, const unsigned char *e, bool json)
 {
     dedup_text *t = z->t;
-    wbuf *b = &t->text;
-    if (b->cap - b->len < (size_t)(e - p) + 18) buf_reserve(b, (size_t)(e - p) + 17);
-    if (z->pending_space || !z->unit_open) {
-        close_unit(z);
-        if (z->pending_space && b->len) b->data[b->len++] = ' ';
-        z->pending_space = 0;
-        add_unit_slot(t);
-        t->start[t->nunits] = (uint32_t)b->len;
-        z->unit_open = 1;
+    /* each output byte stands for at least one input byte, but for a space
+     * owed from before; a word's last 16-byte store may reach past its end */
+    if (t->text.cap - t->text.len < (size_t)(e - p) + 18) buf_reserve(&t->text, (size_t)(e - p) + 17);
+    char *out = t->text.data;
+    size_t len = t->text.len, nunits = t->nunits;
+    uint32_t *start = t->start, *end = t->end;
+    int pending_space = z->pending_space, in_digits = z->in_digits, unit_open = z->unit_open;
+    while (p < e) {
+        unsigned char c = *p;
+        if (ascii_letter(c) || ascii_digit(c)) {
+            if (pending_space || !unit_open) {
+                if (unit_open) end[nunits++] = (uint32_t)len;
+                if (pending_space && len) out[len++] = ' ';
+                pending_space = 0;
+                if (nunits == t->cap) {
+                    t->nunits = nunits;
+                    add_unit_slot(t);
+                    start = t->start;
+                    end = t->end;
+                }
+                start[nunits] = (uint32_t)len;
+                unit_open = 1;
+            }
+            if (ascii_letter(c)) {
+                size_t n = copy_ascii_letters(p, e, out + len);
+                len += n;
+                p += n;
+                in_digits = 0;
+            } else {
+                if (!in_digits) out[len++] = '0';
+                in_digits = 1;
+                p = skip_digits(p, e);
+            }
+        } else if (ascii_separator(c, json)) {
+            pending_space = 1;
+            in_digits = 0;
+            p = skip_separators(p, e, json);
+        } else {
+            break;
+        }
     }
-    z->in_digits = 0;
-    size_t n = copy_ascii_letters(p, e, b->data + b->len);
-    b->len += n;
-    b->data[b->len] = 0;
-    return p + n;
+    out[len] = 0;
+    t->text.len = len;
+    t->nunits = nunits;
+    z->pending_space = pending_space;
+    z->in_digits = in_digits;
+    z->unit_open = unit_open;
+    return p;
 }
 
 static void put_digit(normalizer *z)
@@ -271,24 +373,37 @@ static void put_codepoint(normalizer *z, utf8proc_int32_t cp)
     }
 }
 
-void dedup_normalize(const char *s, size_t n, dedup_text *t)
+/* What an ASCII code point that came out of a JSON escape becomes. */
+static void put_ascii_codepoint(normalizer *z, unsigned char c)
+{
+    if (ascii_letter(c)) {
+        char lower = (char)(c | 0x20);
+        put_char(z, &lower, 1, 0);
+    } else if (ascii_digit(c)) {
+        put_digit(z);
+    } else {
+        put_space(z);
+    }
+}
+
+/* The normal form of the n bytes at s into t; with json, s is a JSON
+ * string's raw bytes and its escapes are decoded on the way. */
+static void normalize(const char *s, size_t n, dedup_text *t, bool json)
 {
     normalizer z = {t, 0, 0, 0};
-    if (n > MAX_NORMALIZE_INPUT) n = MAX_NORMALIZE_INPUT;
     buf_clear(&t->text);
     buf_reserve(&t->text, n + 1);
     t->nunits = 0;
     const unsigned char *p = (const unsigned char *)s, *e = p + n;
     while (p < e) {
-        unsigned char c = *p;
-        if (c < 0x80) {
-            if (ascii_letter(c)) {
-                p = put_ascii_letters(&z, p, e);
-                continue;
-            }
-            p++;
-            if (c >= '0' && c <= '9') put_digit(&z);
-            else put_space(&z);
+        p = put_ascii_span(&z, p, e, json);
+        if (p == e) break;
+        if (*p == '\\') { /* only in a JSON string: otherwise a separator */
+            const char *q = (const char *)p + 1;
+            uint32_t cp = json_escape_codepoint(&q, (const char *)e);
+            p = (const unsigned char *)q;
+            if (cp < 0x80) put_ascii_codepoint(&z, (unsigned char)cp);
+            else put_codepoint(&z, (utf8proc_int32_t)cp);
             continue;
         }
         utf8proc_int32_t cp;
@@ -301,6 +416,25 @@ void dedup_normalize(const char *s, size_t n, dedup_text *t)
         put_codepoint(&z, cp);
     }
     close_unit(&z);
+}
+
+void dedup_normalize(const char *s, size_t n, dedup_text *t)
+{
+    normalize(s, n < MAX_NORMALIZE_INPUT ? n : MAX_NORMALIZE_INPUT, t, false);
+}
+
+void dedup_normalize_json(const jvalue *v, dedup_text *t)
+{
+    if (!v->has_escapes) {
+        dedup_normalize(v->p, v->len, t);
+    } else if (v->len <= MAX_NORMALIZE_INPUT) { /* decoded, it is no longer: not cut either */
+        normalize(v->p, v->len, t, true);
+    } else {
+        wbuf decoded = WBUF_INIT;
+        json_unescape(v, &decoded);
+        dedup_normalize(decoded.data, decoded.len, t);
+        buf_free(&decoded);
+    }
 }
 
 void dedup_text_free(dedup_text *t)
