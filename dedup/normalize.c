@@ -4,12 +4,13 @@
  * place. */
 #include "dedup/normalize.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
+#ifdef __SSSE3__
+#include <tmmintrin.h>
 #endif
 
 #include "core/util.h"
@@ -70,7 +71,7 @@ static inline void begin_char(normalizer *z, int char_script)
     dedup_text *t = z->t;
     if (z->pending_space) {
         close_unit(z);
-        if (t->text.len) buf_putc(&t->text, ' ');
+        if (t->text.len && t->text.data[t->text.len - 1] != ' ') buf_putc(&t->text, ' ');
         z->pending_space = 0;
     }
     z->in_digits = 0;
@@ -104,143 +105,207 @@ static int ascii_digit(unsigned char c)
     return (unsigned char)(c - '0') < 10;
 }
 
-/* An ASCII byte that is neither letter nor digit: a separator (a space in
- * the normal form); in a JSON string a backslash starts an escape instead. */
-static int ascii_separator(unsigned char c, bool json)
+/* Makes room for units up to number n (start[n] included). */
+static void reserve_units(dedup_text *t, size_t n)
 {
-    return c < 0x80 && !ascii_letter(c) && !ascii_digit(c) && !(json && c == '\\');
+    while (t->cap <= n) {
+        size_t keep = t->nunits;
+        t->nunits = t->cap;
+        add_unit_slot(t);
+        t->nunits = keep;
+    }
 }
 
-#ifdef __SSE2__
-/* Bit i set when byte i of v is an ASCII letter. */
-static inline unsigned letter_bits(__m128i v)
+/* ASCII is normalised BLOCK bytes at a time: each byte's class as a bit
+ * mask, each byte's output (lowercase letter, '0', ' ') in a vector, the
+ * bytes that stay packed to the front. */
+#define BLOCK 16
+#define BLOCK_MAX_UNITS (BLOCK / 2 + 1) /* units a block can open */
+
+/* One block: its bytes' output and the class of each (bit i: byte i). */
+typedef struct {
+    unsigned char out[BLOCK];
+    unsigned letters, digits, stop; /* stop: a byte >= 0x80 or (in JSON) see take_escapes */
+} ascii_block;
+
+/* In a JSON string, given the block's backslashes and 'u' bytes: an escape
+ * of '"', '\\', '/' or a control character (a backslash and one byte) is two
+ * separators; the block stops at a \u escape, at a backslash escaping a
+ * backslash (both for the caller) and at a backslash in its last byte. A
+ * block starts where an escape may start. */
+static inline void take_escapes(ascii_block *b, unsigned backslashes, unsigned u)
 {
-    const __m128i case_bit = _mm_set1_epi8(0x20), shift = _mm_set1_epi8((char)(0x80 - 'a'));
+    unsigned escaped = backslashes << 1 & ((1u << BLOCK) - 1);
+    b->stop |= (backslashes & backslashes >> 1) | (escaped & u) >> 1 | (backslashes & 1u << (BLOCK - 1));
+    b->letters &= ~escaped;
+    b->digits &= ~escaped;
+}
+
+#ifdef __SSSE3__
+/* Byte k of pack_index[m]: the position of the k-th set bit of m. */
+static uint64_t pack_index[256];
+static pthread_once_t pack_once = PTHREAD_ONCE_INIT;
+
+static void pack_index_init(void)
+{
+    for (unsigned m = 0; m < 256; m++) {
+        uint64_t index = 0;
+        for (unsigned i = 0, k = 0; i < 8; i++)
+            if (m >> i & 1) index |= (uint64_t)i << (8 * k++);
+        pack_index[m] = index;
+    }
+}
+
+static void classify(const unsigned char *p, bool json, ascii_block *b)
+{
+    const __m128i case_bit = _mm_set1_epi8(0x20), letter_shift = _mm_set1_epi8((char)(0x80 - 'a'));
     const __m128i past_z = _mm_set1_epi8((char)(0x80 + 26));
-    /* letters map to the 26 smallest signed bytes; bytes >= 0x80 never do */
-    return (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(_mm_add_epi8(_mm_or_si128(v, case_bit), shift), past_z));
+    const __m128i digit_shift = _mm_set1_epi8((char)(0x80 - '0')), past_9 = _mm_set1_epi8((char)(0x80 + 10));
+    __m128i v = _mm_loadu_si128((const __m128i *)p), lower = _mm_or_si128(v, case_bit);
+    /* letters and digits map to the smallest signed bytes; bytes >= 0x80 never do */
+    __m128i letters = _mm_cmplt_epi8(_mm_add_epi8(lower, letter_shift), past_z);
+    __m128i digits = _mm_cmplt_epi8(_mm_add_epi8(v, digit_shift), past_9);
+    /* ' ' is 0x20 and '0' is 0x30 */
+    __m128i other = _mm_or_si128(case_bit, _mm_and_si128(digits, _mm_set1_epi8(0x10)));
+    _mm_storeu_si128((__m128i *)b->out, _mm_or_si128(_mm_and_si128(letters, lower), _mm_andnot_si128(letters, other)));
+    b->letters = (unsigned)_mm_movemask_epi8(letters);
+    b->digits = (unsigned)_mm_movemask_epi8(digits);
+    b->stop = (unsigned)_mm_movemask_epi8(v);
+    if (json) {
+        unsigned backslashes = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+        unsigned u = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('u')));
+        take_escapes(b, backslashes, u);
+    }
 }
 
-/* Bit i set when byte i of v is an ASCII digit. */
-static inline unsigned digit_bits(__m128i v)
+/* Writes the bytes of b->out whose bit is set in keep to w, in order; w
+ * has room for BLOCK bytes. */
+static void pack(const ascii_block *b, unsigned keep, char *w)
 {
-    const __m128i shift = _mm_set1_epi8((char)(0x80 - '0')), past_9 = _mm_set1_epi8((char)(0x80 + 10));
-    return (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(_mm_add_epi8(v, shift), past_9));
+    unsigned low = keep & 0xFF, high = keep >> 8;
+    __m128i index = _mm_set_epi64x((long long)(pack_index[high] + UINT64_C(0x0808080808080808)), (long long)pack_index[low]);
+    __m128i packed = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)b->out), index);
+    _mm_storel_epi64((__m128i *)w, packed);
+    _mm_storel_epi64((__m128i *)(w + __builtin_popcount(low)), _mm_unpackhi_epi64(packed, packed));
+}
+#else
+static void classify(const unsigned char *p, bool json, ascii_block *b)
+{
+    unsigned backslashes = 0, u = 0;
+    b->letters = b->digits = b->stop = 0;
+    for (unsigned i = 0; i < BLOCK; i++) {
+        unsigned char c = p[i];
+        unsigned letter = ascii_letter(c), digit = ascii_digit(c);
+        b->letters |= letter << i;
+        b->digits |= digit << i;
+        b->stop |= (unsigned)(c >= 0x80) << i;
+        backslashes |= (unsigned)(c == '\\') << i;
+        u |= (unsigned)(c == 'u') << i;
+        b->out[i] = letter ? (unsigned char)(c | 0x20) : digit ? '0' : ' ';
+    }
+    if (json) take_escapes(b, backslashes, u);
 }
 
-/* Bit i set when byte i of v is a separator (see ascii_separator). */
-static inline unsigned separator_bits(__m128i v, bool json)
+static void pack(const ascii_block *b, unsigned keep, char *w)
 {
-    unsigned other = letter_bits(v) | digit_bits(v) | (unsigned)_mm_movemask_epi8(v);
-    if (json) other |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
-    return ~other & 0xFFFF;
+    for (unsigned i = 0; i < BLOCK; i++)
+        if (keep >> i & 1) *w++ = (char)b->out[i];
 }
 #endif
 
-/* Length of the run of ASCII letters at p (at most e - p), and the run
- * lowercased at w; w has room for 16 bytes more than the run. */
-static size_t copy_ascii_letters(const unsigned char *p, const unsigned char *e, char *w)
+/* put_ascii_span's state: the text's bytes and units so far. */
+typedef struct {
+    char *out;
+    size_t len, nunits;
+    unsigned unit_open, in_digits;
+} span_state;
+
+/* Writes the first m bytes of block b (ASCII letters, digits, separators). */
+__attribute__((always_inline)) static inline void put_block(dedup_text *t, span_state *st, const ascii_block *b, unsigned m)
 {
-    size_t n = 0;
-#ifdef __SSE2__
-    const __m128i case_bit = _mm_set1_epi8(0x20);
-    while (e - p - n >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(p + n));
-        unsigned letters = letter_bits(v);
-        _mm_storeu_si128((__m128i *)(w + n), _mm_or_si128(v, case_bit));
-        if (letters != 0xFFFF) return n + (size_t)__builtin_ctz(~letters);
-        n += 16;
-    }
-#endif
-    while (p + n < e && ascii_letter(p[n])) {
-        w[n] = (char)(p[n] | 0x20);
-        n++;
-    }
-    return n;
+    size_t len = st->len, nunits = st->nunits;
+    unsigned unit_open = st->unit_open;
+    unsigned valid = (unsigned)((1ul << m) - 1);
+    unsigned letters = b->letters & valid, digits = b->digits & valid, seps = valid & ~(letters | digits);
+    unsigned at_gap = len == 0 || st->out[len - 1] == ' ';
+    unsigned spaces = seps & ~((seps << 1) | at_gap);
+    unsigned keep = letters | (digits & ~((digits << 1) | st->in_digits)) | spaces;
+    unsigned starts = (letters | digits) & ((seps << 1) | !unit_open);
+    unsigned ends = spaces & (unit_open ? ~0u : ~1u); /* a space at byte 0 ends a unit only when one is open */
+    if (nunits + unit_open + BLOCK_MAX_UNITS >= t->cap) reserve_units(t, nunits + unit_open + BLOCK_MAX_UNITS);
+    uint32_t *start = t->start + nunits + unit_open, *end = t->end + nunits;
+    for (; starts; starts &= starts - 1) *start++ = (uint32_t)(len + (size_t)__builtin_popcount(keep & ((1u << __builtin_ctz(starts)) - 1)));
+    for (; ends; ends &= ends - 1) *end++ = (uint32_t)(len + (size_t)__builtin_popcount(keep & ((1u << __builtin_ctz(ends)) - 1)));
+    size_t opened = (size_t)(start - t->start) - nunits - unit_open, closed = (size_t)(end - t->end) - nunits;
+    st->unit_open = (unsigned)(unit_open + opened - closed);
+    st->nunits = nunits + closed;
+    pack(b, keep, st->out + len);
+    st->len = len + (size_t)__builtin_popcount(keep);
+    st->in_digits = digits >> (m - 1) & 1;
 }
 
-/* The end of the run of digits at p. */
-static const unsigned char *skip_digits(const unsigned char *p, const unsigned char *e)
+/* Writes a JSON escape that stands for a separator ('"', '\\', '/' or a
+ * control character): a space, unless the output is empty or ends in one. */
+static inline void put_separator_escape(dedup_text *t, span_state *st)
 {
-#ifdef __SSE2__
-    while (e - p >= 16) {
-        unsigned digits = digit_bits(_mm_loadu_si128((const __m128i *)p));
-        if (digits != 0xFFFF) return p + __builtin_ctz(~digits);
-        p += 16;
+    if (st->len && st->out[st->len - 1] != ' ') {
+        if (st->unit_open) t->end[st->nunits++] = (uint32_t)st->len;
+        st->unit_open = 0;
+        st->out[st->len++] = ' ';
     }
-#endif
-    while (p < e && ascii_digit(*p)) p++;
-    return p;
+    st->in_digits = 0;
 }
 
-/* The end of the run of separators at p. */
-static const unsigned char *skip_separators(const unsigned char *p, const unsigned char *e, bool json)
-{
-#ifdef __SSE2__
-    while (e - p >= 16) {
-        unsigned seps = separator_bits(_mm_loadu_si128((const __m128i *)p), json);
-        if (seps != 0xFFFF) return p + __builtin_ctz(~seps);
-        p += 16;
-    }
-#endif
-    while (p < e && ascii_separator(*p, json)) p++;
-    return p;
-}
-
-/* Normalises the ASCII bytes from p on (letters, digits, separators) and
- * returns where they end: at e, a byte >= 0x80 or, in a JSON string, a
- * backslash. The state lives in locals meanwhile (stores of text bytes
- * could alias z's fields), a run of a kind at a time. */
+/* Normalises the ASCII bytes from p on and returns where they end: at e, a
+ * byte >= 0x80 or, in a JSON string, a \u escape. A separator run's space
+ * is written at once (and dropped again when the text ends there; see
+ * begin_char and normalize), so a block's output is its bytes that stay:
+ * every letter, the first digit of a run (as '0'), the first separator of a
+ * run unless the output is empty or ends in a space. Units start at the
+ * letters and digits after a space (or after a closed unit) and end at the
+ * spaces. The state lives in locals meanwhile (stores of text bytes could
+ * alias z's fields). */
 static const unsigned char *put_ascii_span(normalizer *z, const unsigned char *p, const unsigned char *e, bool json)
 {
     dedup_text *t = z->t;
-    /* each output byte stands for at least one input byte, but for a space
-     * owed from before; a word's last 16-byte store may reach past its end */
-    if (t->text.cap - t->text.len < (size_t)(e - p) + 18) buf_reserve(&t->text, (size_t)(e - p) + 17);
-    char *out = t->text.data;
-    size_t len = t->text.len, nunits = t->nunits;
-    uint32_t *start = t->start, *end = t->end;
-    int pending_space = z->pending_space, in_digits = z->in_digits, unit_open = z->unit_open;
-    while (p < e) {
-        unsigned char c = *p;
-        if (ascii_letter(c) || ascii_digit(c)) {
-            if (pending_space || !unit_open) {
-                if (unit_open) end[nunits++] = (uint32_t)len;
-                if (pending_space && len) out[len++] = ' ';
-                pending_space = 0;
-                if (nunits == t->cap) {
-                    t->nunits = nunits;
-                    add_unit_slot(t);
-                    start = t->start;
-                    end = t->end;
-                }
-                start[nunits] = (uint32_t)len;
-                unit_open = 1;
-            }
-            if (ascii_letter(c)) {
-                size_t n = copy_ascii_letters(p, e, out + len);
-                len += n;
-                p += n;
-                in_digits = 0;
-            } else {
-                if (!in_digits) out[len++] = '0';
-                in_digits = 1;
-                p = skip_digits(p, e);
-            }
-        } else if (ascii_separator(c, json)) {
-            pending_space = 1;
-            in_digits = 0;
-            p = skip_separators(p, e, json);
-        } else {
-            break;
-        }
+    /* each output byte stands for an input byte, but for one space owed
+     * from before; the packing stores reach a block past the end */
+    if (t->text.cap - t->text.len < (size_t)(e - p) + BLOCK + 2) buf_reserve(&t->text, (size_t)(e - p) + BLOCK + 1);
+    if (z->pending_space) {
+        close_unit(z);
+        if (t->text.len && t->text.data[t->text.len - 1] != ' ') t->text.data[t->text.len++] = ' ';
+        z->pending_space = 0;
+        z->in_digits = 0;
     }
-    out[len] = 0;
-    t->text.len = len;
-    t->nunits = nunits;
-    z->pending_space = pending_space;
-    z->in_digits = in_digits;
-    z->unit_open = unit_open;
+    span_state st = {t->text.data, t->text.len, t->nunits, (unsigned)z->unit_open, (unsigned)z->in_digits};
+#ifdef __SSSE3__
+    pthread_once(&pack_once, pack_index_init);
+#endif
+    while (p < e) {
+        unsigned char tail[BLOCK];
+        const unsigned char *from = p;
+        if (e - p < BLOCK) { /* the last bytes: padded with bytes that stop */
+            memset(tail, 0x80, BLOCK);
+            memcpy(tail, p, (size_t)(e - p));
+            from = tail;
+        }
+        ascii_block b;
+        classify(from, json, &b);
+        unsigned m = b.stop ? (unsigned)__builtin_ctz(b.stop) : BLOCK;
+        if (m) {
+            put_block(t, &st, &b, m);
+            p += m;
+            if (m == BLOCK) continue;
+        }
+        if (!json || p + 1 >= e || *p != '\\' || p[1] == 'u') break;
+        put_separator_escape(t, &st);
+        p += 2;
+    }
+    st.out[st.len] = 0;
+    t->text.len = st.len;
+    t->nunits = st.nunits;
+    z->unit_open = (int)st.unit_open;
+    z->in_digits = (int)st.in_digits;
     return p;
 }
 
@@ -416,6 +481,7 @@ static void normalize(const char *s, size_t n, dedup_text *t, bool json)
         put_codepoint(&z, cp);
     }
     close_unit(&z);
+    if (t->text.len && t->text.data[t->text.len - 1] == ' ') t->text.data[--t->text.len] = 0; /* a space written at once */
 }
 
 void dedup_normalize(const char *s, size_t n, dedup_text *t)
