@@ -121,6 +121,7 @@ static void reserve_units(dedup_text *t, size_t n)
  * bytes that stay packed to the front. */
 #define BLOCK 16
 #define BLOCK_MAX_UNITS (BLOCK / 2 + 1) /* units a block can open */
+#define UNROLLED_ENDS 4                 /* unit ends of a block recorded without a loop */
 
 /* One block: its bytes' output and the class of each (bit i: byte i). */
 typedef struct {
@@ -142,8 +143,10 @@ static inline void take_escapes(ascii_block *b, unsigned backslashes, unsigned u
 }
 
 #ifdef __SSSE3__
-/* Byte k of pack_index[m]: the position of the k-th set bit of m. */
+/* Byte k of pack_index[m]: the position of the k-th set bit of m (0 past
+ * the last). shift_index[c]: a shuffle moving bytes 0..7 to c..c+7. */
 static uint64_t pack_index[256];
+static unsigned char shift_index[9][BLOCK];
 static pthread_once_t pack_once = PTHREAD_ONCE_INIT;
 
 static void pack_index_init(void)
@@ -154,6 +157,8 @@ static void pack_index_init(void)
             if (m >> i & 1) index |= (uint64_t)i << (8 * k++);
         pack_index[m] = index;
     }
+    for (unsigned c = 0; c <= 8; c++)
+        for (unsigned j = 0; j < BLOCK; j++) shift_index[c][j] = j >= c && j - c < 8 ? (unsigned char)(j - c) : 0x80;
 }
 
 static void classify(const unsigned char *p, bool json, ascii_block *b)
@@ -178,15 +183,17 @@ static void classify(const unsigned char *p, bool json, ascii_block *b)
     }
 }
 
-/* Writes the bytes of b->out whose bit is set in keep to w, in order; w
- * has room for BLOCK bytes. */
-static void pack(const ascii_block *b, unsigned keep, char *w)
+/* Writes the bytes of b->out whose bit is set in keep to w, in order (w
+ * has room for BLOCK bytes); returns where the spaces among them are. */
+static unsigned pack(const ascii_block *b, unsigned keep, char *w)
 {
     unsigned low = keep & 0xFF, high = keep >> 8;
-    __m128i index = _mm_set_epi64x((long long)(pack_index[high] + UINT64_C(0x0808080808080808)), (long long)pack_index[low]);
+    __m128i high_index = _mm_cvtsi64_si128((long long)(pack_index[high] + UINT64_C(0x0808080808080808)));
+    high_index = _mm_shuffle_epi8(high_index, _mm_loadu_si128((const __m128i *)shift_index[__builtin_popcount(low)]));
+    __m128i index = _mm_or_si128(_mm_cvtsi64_si128((long long)pack_index[low]), high_index);
     __m128i packed = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)b->out), index);
-    _mm_storel_epi64((__m128i *)w, packed);
-    _mm_storel_epi64((__m128i *)(w + __builtin_popcount(low)), _mm_unpackhi_epi64(packed, packed));
+    _mm_storeu_si128((__m128i *)w, packed);
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(packed, _mm_set1_epi8(' '))) & ((1u << __builtin_popcount(keep)) - 1);
 }
 #else
 static void classify(const unsigned char *p, bool json, ascii_block *b)
@@ -206,10 +213,15 @@ static void classify(const unsigned char *p, bool json, ascii_block *b)
     if (json) take_escapes(b, backslashes, u);
 }
 
-static void pack(const ascii_block *b, unsigned keep, char *w)
+static unsigned pack(const ascii_block *b, unsigned keep, char *w)
 {
+    unsigned spaces = 0, k = 0;
     for (unsigned i = 0; i < BLOCK; i++)
-        if (keep >> i & 1) *w++ = (char)b->out[i];
+        if (keep >> i & 1) {
+            spaces |= (unsigned)(b->out[i] == ' ') << k;
+            w[k++] = (char)b->out[i];
+        }
+    return spaces;
 }
 #endif
 
@@ -230,17 +242,31 @@ __attribute__((always_inline)) static inline void put_block(dedup_text *t, span_
     unsigned at_gap = len == 0 || st->out[len - 1] == ' ';
     unsigned spaces = seps & ~((seps << 1) | at_gap);
     unsigned keep = letters | (digits & ~((digits << 1) | st->in_digits)) | spaces;
-    unsigned starts = (letters | digits) & ((seps << 1) | !unit_open);
-    unsigned ends = spaces & (unit_open ? ~0u : ~1u); /* a space at byte 0 ends a unit only when one is open */
-    if (nunits + unit_open + BLOCK_MAX_UNITS >= t->cap) reserve_units(t, nunits + unit_open + BLOCK_MAX_UNITS);
-    uint32_t *start = t->start + nunits + unit_open, *end = t->end + nunits;
-    for (; starts; starts &= starts - 1) *start++ = (uint32_t)(len + (size_t)__builtin_popcount(keep & ((1u << __builtin_ctz(starts)) - 1)));
-    for (; ends; ends &= ends - 1) *end++ = (uint32_t)(len + (size_t)__builtin_popcount(keep & ((1u << __builtin_ctz(ends)) - 1)));
-    size_t opened = (size_t)(start - t->start) - nunits - unit_open, closed = (size_t)(end - t->end) - nunits;
-    st->unit_open = (unsigned)(unit_open + opened - closed);
-    st->nunits = nunits + closed;
-    pack(b, keep, st->out + len);
-    st->len = len + (size_t)__builtin_popcount(keep);
+    unsigned kept = (unsigned)__builtin_popcount(keep);
+    if (nunits + BLOCK_MAX_UNITS + 1 >= t->cap) reserve_units(t, nunits + BLOCK_MAX_UNITS + 1);
+    uint32_t *start = t->start, *end = t->end;
+    unsigned out_spaces = pack(b, keep, st->out + len);
+    if (kept) {
+        /* units end at the spaces written and start after them */
+        if (!unit_open) start[nunits] = (uint32_t)(len + (out_spaces & 1));
+        unsigned ends = out_spaces & (unit_open ? ~0u : ~1u), nends = (unsigned)__builtin_popcount(ends);
+        /* the first few without a branch per space (entries past the last
+         * are scratch, overwritten later): the count varies block by block */
+        for (unsigned i = 0; i < UNROLLED_ENDS; i++, ends &= ends - 1) {
+            uint32_t at = (uint32_t)(len + (size_t)__builtin_ctz(ends | 1u << BLOCK));
+            end[nunits + i] = at;
+            start[nunits + i + 1] = at + 1;
+        }
+        for (unsigned i = UNROLLED_ENDS; i < nends; i++, ends &= ends - 1) {
+            uint32_t at = (uint32_t)(len + (size_t)__builtin_ctz(ends));
+            end[nunits + i] = at;
+            start[nunits + i + 1] = at + 1;
+        }
+        nunits += nends;
+        st->unit_open = !(out_spaces >> (kept - 1) & 1);
+    }
+    st->nunits = nunits;
+    st->len = len + kept;
     st->in_digits = digits >> (m - 1) & 1;
 }
 
