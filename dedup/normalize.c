@@ -47,13 +47,15 @@ typedef struct {
     int unit_open;     /* a word unit is open at t->start[t->nunits] */
 } normalizer;
 
-static void add_unit_slot(dedup_text *t)
+/* Makes room for units up to number n (start[n] included). */
+static void reserve_units(dedup_text *t, size_t n)
 {
-    if (t->nunits == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 256;
-        t->start = xrealloc(t->start, t->cap * sizeof *t->start);
-        t->end = xrealloc(t->end, t->cap * sizeof *t->end);
-    }
+    if (n < t->cap) return;
+    size_t cap = t->cap ? t->cap : 256;
+    while (cap <= n) cap *= 2;
+    t->start = xrealloc(t->start, cap * sizeof *t->start);
+    t->end = xrealloc(t->end, cap * sizeof *t->end);
+    t->cap = cap;
 }
 
 static void close_unit(normalizer *z)
@@ -77,7 +79,7 @@ static inline void begin_char(normalizer *z, int char_script)
     z->in_digits = 0;
     if (char_script) close_unit(z);
     if (!z->unit_open) {
-        add_unit_slot(t);
+        reserve_units(t, t->nunits);
         t->start[t->nunits] = (uint32_t)t->text.len;
         z->unit_open = 1;
     }
@@ -103,17 +105,6 @@ static int ascii_letter(unsigned char c)
 static int ascii_digit(unsigned char c)
 {
     return (unsigned char)(c - '0') < 10;
-}
-
-/* Makes room for units up to number n (start[n] included). */
-static void reserve_units(dedup_text *t, size_t n)
-{
-    while (t->cap <= n) {
-        size_t keep = t->nunits;
-        t->nunits = t->cap;
-        add_unit_slot(t);
-        t->nunits = keep;
-    }
 }
 
 /* ASCII is normalised BLOCK bytes at a time: each byte's class as a bit
@@ -301,7 +292,6 @@ static const unsigned char *put_ascii_span(normalizer *z, const unsigned char *p
         close_unit(z);
         if (t->text.len && t->text.data[t->text.len - 1] != ' ') t->text.data[t->text.len++] = ' ';
         z->pending_space = 0;
-        z->in_digits = 0;
     }
     span_state st = {t->text.data, t->text.len, t->nunits, (unsigned)z->unit_open, (unsigned)z->in_digits};
 #ifdef __SSSE3__
