@@ -221,6 +221,7 @@ typedef struct {
     char *out;
     size_t len, nunits;
     unsigned unit_open, in_digits;
+    unsigned at_gap; /* the output is empty or ends in a space (kept here, not read back from out) */
 } span_state;
 
 /* Writes the first m bytes of block b (ASCII letters, digits, separators). */
@@ -230,8 +231,7 @@ __attribute__((always_inline)) static inline void put_block(dedup_text *t, span_
     unsigned unit_open = st->unit_open;
     unsigned valid = (unsigned)((1ul << m) - 1);
     unsigned letters = b->letters & valid, digits = b->digits & valid, seps = valid & ~(letters | digits);
-    unsigned at_gap = len == 0 || st->out[len - 1] == ' ';
-    unsigned spaces = seps & ~((seps << 1) | at_gap);
+    unsigned spaces = seps & ~((seps << 1) | st->at_gap);
     unsigned keep = letters | (digits & ~((digits << 1) | st->in_digits)) | spaces;
     unsigned kept = (unsigned)__builtin_popcount(keep);
     if (nunits + BLOCK_MAX_UNITS + 1 >= t->cap) reserve_units(t, nunits + BLOCK_MAX_UNITS + 1);
@@ -254,8 +254,11 @@ __attribute__((always_inline)) static inline void put_block(dedup_text *t, span_
             start[nunits + i + 1] = at + 1;
         }
         nunits += nends;
-        st->unit_open = !(out_spaces >> (kept - 1) & 1);
     }
+    /* a block ending in a separator ends in a space written (here or before)
+     * or left nothing; one ending in a letter or digit leaves a unit open */
+    st->at_gap = seps >> (m - 1) & 1;
+    st->unit_open = !st->at_gap;
     st->nunits = nunits;
     st->len = len + kept;
     st->in_digits = digits >> (m - 1) & 1;
@@ -270,6 +273,7 @@ static inline void put_separator_escape(dedup_text *t, span_state *st)
         st->unit_open = 0;
         st->out[st->len++] = ' ';
     }
+    st->at_gap = 1;
     st->in_digits = 0;
 }
 
@@ -293,7 +297,8 @@ static const unsigned char *put_ascii_span(normalizer *z, const unsigned char *p
         if (t->text.len && t->text.data[t->text.len - 1] != ' ') t->text.data[t->text.len++] = ' ';
         z->pending_space = 0;
     }
-    span_state st = {t->text.data, t->text.len, t->nunits, (unsigned)z->unit_open, (unsigned)z->in_digits};
+    span_state st = {t->text.data, t->text.len, t->nunits, (unsigned)z->unit_open, (unsigned)z->in_digits,
+                     t->text.len == 0 || t->text.data[t->text.len - 1] == ' '};
 #ifdef __SSSE3__
     pthread_once(&pack_once, pack_index_init);
 #endif
