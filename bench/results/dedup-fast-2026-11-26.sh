@@ -9,8 +9,10 @@
 # --device gpu and cpu, -o /dev/null and -o file, outputs and stats compared
 # across builds and devices, plus the write ceilings (one writer and several
 # pwrite() writers into one file). Bundle: /work/main/dist-gpu-i15d2/
-# (bin.tar.xz: winnow, winnow-base, dedup_gpu, dedup_stream and their
-# libraries; shared/: the test data and en_code). Run with
+# (bin.tar.xz: winnow, winnow-base, winnow-pageable (the branch's CPU code
+# with main's gpu/minhash.cu: pageable copies, spinning synchronise),
+# dedup_gpu, dedup_stream and their libraries; shared/: the test data and
+# en_code). Run with
 #   run(command="bash dist-gpu-i15d2/run.sh", carry=["dist-gpu-i15d2"], timeout_s=300)
 set -u
 D=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +38,7 @@ echo "== short, 2 M documents (wall user sys)"
 run "base short gpu" $B/winnow-base dedup -q -j16 --device gpu short.jsonl -o S.base --stats Ss.base
 for r in 1 2; do run "new short gpu" $B/winnow dedup -q -j16 --device gpu short.jsonl -o S.gpu --stats Ss.gpu; done
 run "new short cpu" $B/winnow dedup -q -j16 --device cpu short.jsonl -o S.cpu --stats Ss.cpu
+run "pageable short gpu" $B/winnow-pageable dedup -q -j16 --device gpu short.jsonl -o /dev/null
 run "new short gpu -j32" $B/winnow dedup -q -j32 --device gpu short.jsonl -o /dev/null
 run "new short gpu --expected-docs 2M" $B/winnow dedup -q -j16 --device gpu --expected-docs 2M short.jsonl -o /dev/null
 same S.gpu S.base "short: new gpu == base gpu"; same S.cpu S.base "short: new cpu == base gpu"
@@ -44,10 +47,12 @@ rm -f S.*
 echo "== long, first 20 files (2.08 GB), -o /dev/null"
 run "base long20 gpu" $B/winnow-base dedup -q -j16 --device gpu $L20 -o /dev/null
 for r in 1 2; do run "new long20 gpu" $B/winnow dedup -q -j16 --device gpu $L20 -o /dev/null; done
+run "pageable long20 gpu" $B/winnow-pageable dedup -q -j16 --device gpu $L20 -o /dev/null
 run "new long20 cpu" $B/winnow dedup -q -j16 --device cpu $L20 -o /dev/null
 echo "== long, 52 files (5.40 GB)"
 run "base long52 gpu -o /dev/null" $B/winnow-base dedup -q -j16 --device gpu $L52 -o /dev/null
 for r in 1 2; do run "new long52 gpu -o /dev/null" $B/winnow dedup -q -j16 --device gpu $L52 -o /dev/null; done
+run "pageable long52 gpu -o /dev/null" $B/winnow-pageable dedup -q -j16 --device gpu $L52 -o /dev/null
 run "new long52 gpu -j32 -o /dev/null" $B/winnow dedup -q -j32 --device gpu $L52 -o /dev/null
 run "new long52 cpu -o /dev/null" $B/winnow dedup -q -j16 --device cpu $L52 -o /dev/null
 run "new long52 gpu -o file" $B/winnow dedup -q -j16 --device gpu $L52 -o L.gpu --stats Ls.gpu --rejects R.gpu
