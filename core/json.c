@@ -284,18 +284,18 @@ static unsigned hex4(const char *p)
     return v;
 }
 
-/* Decodes the escape after a backslash at s (end bounds it) to d; advances both. */
-__attribute__((always_inline)) static inline void unescape_one(const char **sp, char **dp, const char *end)
+uint32_t json_escape_codepoint(const char **sp, const char *end)
 {
     const char *s = *sp;
-    char *d = *dp;
     unsigned char e = (unsigned char)*s++;
+    uint32_t cp;
     if (e != 'u') {
-        *d++ = (char)(escaped_byte[e] ? escaped_byte[e] : e); /* the scanner lets only valid ones through */
+        cp = escaped_byte[e] ? escaped_byte[e] : e; /* the scanner lets only valid ones through */
     } else if (end - s < 4) {
         s = end;
+        cp = UTF8_REPLACEMENT;
     } else {
-        uint32_t cp = hex4(s);
+        cp = hex4(s);
         s += 4;
         if (cp >= 0xD800 && cp <= 0xDBFF) {
             if (end - s >= 6 && s[0] == '\\' && s[1] == 'u') {
@@ -308,10 +308,15 @@ __attribute__((always_inline)) static inline void unescape_one(const char **sp, 
         } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
             cp = UTF8_REPLACEMENT;
         }
-        d = utf8_put(d, cp);
     }
     *sp = s;
-    *dp = d;
+    return cp;
+}
+
+/* Decodes the escape after a backslash at s (end bounds it) to d; advances both. */
+__attribute__((always_inline)) static inline void unescape_one(const char **sp, char **dp, const char *end)
+{
+    *dp = utf8_put(*dp, json_escape_codepoint(sp, end));
 }
 
 /* Decoding never makes a string longer (an escape of 2, 6 or 12 bytes gives at

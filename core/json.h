@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 
@@ -43,6 +44,12 @@ void json_unescape(const jvalue *v, wbuf *out);
 /* Writes the decoded string value v at out, which has room for v->len bytes
  * (decoding never lengthens a string); returns its length. No terminator. */
 size_t json_unescape_into(const jvalue *v, char *out);
+
+/* Decodes one escape of a scanned string value: *s is just past its
+ * backslash, end the value's end. Returns the code point it stands for
+ * (U+FFFD for a surrogate escape that does not pair up, as json_unescape()
+ * writes it) and moves *s past the escape (past both halves of a pair). */
+uint32_t json_escape_codepoint(const char **s, const char *end);
 
 /* Returns the decoded string value: v's own bytes when it has no escapes,
  * else the decoded copy in scratch. Sets *len. */

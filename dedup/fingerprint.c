@@ -29,9 +29,7 @@ static void batch_prints_compute(dedup_signer *s, const minhash_params *p, stage
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         if (d->verdict == DOC_FAIL) continue;
-        size_t len;
-        const char *text = json_string(&d->json.text, &bp->scratch, &len);
-        dedup_signer_add(s, text, len, &bp->fp[i]);
+        dedup_signer_add_json(s, &d->json.text, &bp->fp[i]);
         bp->signed_doc[nsigned++] = i;
     }
     dedup_signer_finish(s, bp->packed);
@@ -50,7 +48,6 @@ void batch_prints_release(batch_prints *bp)
     free(bp->keys);
     free(bp->packed);
     free(bp->signed_doc);
-    buf_free(&bp->scratch);
     memset(bp, 0, sizeof *bp);
 }
 

@@ -36,7 +36,6 @@ typedef struct {
     int cap;
     uint64_t *packed; /* signatures of the documents signed, back to back */
     int *signed_doc;
-    wbuf scratch;
 } batch_prints;
 
 /* Frees what signer_set_prints() made. */

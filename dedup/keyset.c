@@ -180,12 +180,45 @@ static void grow(keyset *s)
     keyset_free(&old);
 }
 
+/* Frees a slot of full bucket b1 or b2 by moving one of their keys to its
+ * other bucket, where that has room; returns the freed slot, or -1. The
+ * other buckets of all their keys are asked for at once: their cache misses
+ * overlap, where a cuckoo walk takes them one after another. */
+static long move_one_out(keyset *s, size_t b1, size_t b2)
+{
+    size_t other[2 * SLOTS];
+    for (int i = 0; i < 2 * SLOTS; i++) {
+        size_t b = i < SLOTS ? b1 : b2, slot = b * SLOTS + (size_t)(i % SLOTS);
+        const uint64_t *k = slot_key(s, slot);
+        size_t first = bucket1(s, k);
+        other[i] = first == b ? bucket2(s, k) : first;
+        __builtin_prefetch(slot_key(s, other[i] * SLOTS), 1);
+        if (s->has_value) __builtin_prefetch(&s->values[other[i] * SLOTS], 1);
+    }
+    for (int i = 0; i < 2 * SLOTS; i++) {
+        size_t slot = (i < SLOTS ? b1 : b2) * SLOTS + (size_t)(i % SLOTS);
+        if (other[i] == slot / SLOTS || !place(s, other[i], slot_key(s, slot), s->has_value ? s->values[slot] : 0)) continue;
+        memset(slot_key(s, slot), 0, (size_t)s->words * sizeof *s->keys);
+        s->count--;
+        return (long)slot;
+    }
+    return -1;
+}
+
 /* Inserts a key known to be absent. On failure the key (and value) left
  * homeless by the cuckoo walk is handed back in key/value. */
 static bool insert_new(keyset *s, uint64_t *key, uint32_t *value)
 {
-    if (place(s, bucket1(s, key), key, *value) || place(s, bucket2(s, key), key, *value)) return true;
-    size_t b = bucket1(s, key);
+    size_t b1 = bucket1(s, key), b2 = bucket2(s, key);
+    if (place(s, b1, key, *value) || place(s, b2, key, *value)) return true;
+    long freed = move_one_out(s, b1, b2);
+    if (freed >= 0) {
+        copy_key(s, slot_key(s, (size_t)freed), key);
+        if (s->has_value) s->values[freed] = *value;
+        s->count++;
+        return true;
+    }
+    size_t b = b1;
     for (int kick = 0; kick < MAX_KICKS; kick++) {
         int j = (int)(next_random(&s->rng) % SLOTS);
         size_t slot = b * SLOTS + (size_t)j;
@@ -246,7 +279,11 @@ void keyset_prefetch(const keyset *s, const uint64_t *key)
 {
     if (is_zero_key(s, key)) return;
     size_t b[2] = {bucket1(s, key), bucket2(s, key)};
-    for (int i = 0; i < 2; i++) __builtin_prefetch(slot_key(s, b[i] * SLOTS)); /* values are read only on a hit */
+    for (int i = 0; i < 2; i++) {
+        __builtin_prefetch(slot_key(s, b[i] * SLOTS));
+        /* a value is read on a hit and written on an insert (every key of a new document) */
+        if (s->has_value) __builtin_prefetch(&s->values[b[i] * SLOTS], 1);
+    }
 }
 
 size_t keyset_bytes(const keyset *s)

@@ -1,12 +1,16 @@
-/* normalize.c - the dedup normal form (see normalize.h). ASCII takes a
- * table-free fast path; other characters go through utf8proc. */
+/* normalize.c - the dedup normal form (see normalize.h). ASCII runs of
+ * letters, digits and separators take a vector fast path; other characters
+ * go through utf8proc (cached per thread); JSON escapes are decoded in
+ * place. */
 #include "dedup/normalize.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
+#ifdef __SSSE3__
+#include <tmmintrin.h>
 #endif
 
 #include "core/util.h"
@@ -43,13 +47,15 @@ typedef struct {
     int unit_open;     /* a word unit is open at t->start[t->nunits] */
 } normalizer;
 
-static void add_unit_slot(dedup_text *t)
+/* Makes room for units up to number n (start[n] included). */
+static void reserve_units(dedup_text *t, size_t n)
 {
-    if (t->nunits == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 256;
-        t->start = xrealloc(t->start, t->cap * sizeof *t->start);
-        t->end = xrealloc(t->end, t->cap * sizeof *t->end);
-    }
+    if (n < t->cap) return;
+    size_t cap = t->cap ? t->cap : 256;
+    while (cap <= n) cap *= 2;
+    t->start = xrealloc(t->start, cap * sizeof *t->start);
+    t->end = xrealloc(t->end, cap * sizeof *t->end);
+    t->cap = cap;
 }
 
 static void close_unit(normalizer *z)
@@ -67,13 +73,13 @@ static inline void begin_char(normalizer *z, int char_script)
     dedup_text *t = z->t;
     if (z->pending_space) {
         close_unit(z);
-        if (t->text.len) buf_putc(&t->text, ' ');
+        if (t->text.len && t->text.data[t->text.len - 1] != ' ') buf_putc(&t->text, ' ');
         z->pending_space = 0;
     }
     z->in_digits = 0;
     if (char_script) close_unit(z);
     if (!z->unit_open) {
-        add_unit_slot(t);
+        reserve_units(t, t->nunits);
         t->start[t->nunits] = (uint32_t)t->text.len;
         z->unit_open = 1;
     }
@@ -96,50 +102,232 @@ static int ascii_letter(unsigned char c)
     return (unsigned char)((c | 0x20) - 'a') < 26;
 }
 
-/* Length of the run of ASCII letters at p (at most e - p), and the run
- * lowercased at w; w has room for 16 bytes more than the run. */
-static size_t copy_ascii_letters(const unsigned char *p, const unsigned char *e, char *w)
+static int ascii_digit(unsigned char c)
 {
-    size_t n = 0;
-#ifdef __SSE2__
-    const __m128i case_bit = _mm_set1_epi8(0x20), shift = _mm_set1_epi8((char)(0x80 - 'a'));
-    const __m128i past_z = _mm_set1_epi8((char)(0x80 + 26));
-    while (e - p - n >= 16) {
-        __m128i lower = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + n)), case_bit);
-        /* letters map to the 26 smallest signed bytes */
-        unsigned letters = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(_mm_add_epi8(lower, shift), past_z));
-        _mm_storeu_si128((__m128i *)(w + n), lower);
-        if (letters != 0xFFFF) return n + (size_t)__builtin_ctz(~letters);
-        n += 16;
-    }
-#endif
-    while (p + n < e && ascii_letter(p[n])) {
-        w[n] = (char)(p[n] | 0x20);
-        n++;
-    }
-    return n;
+    return (unsigned char)(c - '0') < 10;
 }
 
-/* Writes the run of ASCII letters starting at p, lowercased; returns its
- * end. The usual case (a word after a separator) is written inline. */
-static const unsigned char *put_ascii_letters(normalizer *z, const unsigned char *p, const unsigned char *e)
+/* ASCII is normalised BLOCK bytes at a time: each byte's class as a bit
+ * mask, each byte's output (lowercase letter, '0', ' ') in a vector, the
+ * bytes that stay packed to the front. */
+#define BLOCK 16
+#define BLOCK_MAX_UNITS (BLOCK / 2 + 1) /* units a block can open */
+#define UNROLLED_ENDS 4                 /* unit ends of a block recorded without a loop */
+
+/* One block: its bytes' output and the class of each (bit i: byte i). */
+typedef struct {
+    unsigned char out[BLOCK];
+    unsigned letters, digits, stop; /* stop: a byte >= 0x80 or (in JSON) see take_escapes */
+} ascii_block;
+
+/* In a JSON string, given the block's backslashes and 'u' bytes: an escape
+ * of '"', '\\', '/' or a control character (a backslash and one byte) is two
+ * separators; the block stops at a \u escape, at a backslash escaping a
+ * backslash (both for the caller) and at a backslash in its last byte. A
+ * block starts where an escape may start. */
+static inline void take_escapes(ascii_block *b, unsigned backslashes, unsigned u)
+{
+    unsigned escaped = backslashes << 1 & ((1u << BLOCK) - 1);
+    b->stop |= (backslashes & backslashes >> 1) | (escaped & u) >> 1 | (backslashes & 1u << (BLOCK - 1));
+    b->letters &= ~escaped;
+    b->digits &= ~escaped;
+}
+
+#ifdef __SSSE3__
+/* Byte k of pack_index[m]: the position of the k-th set bit of m (0 past
+ * the last). shift_index[c]: a shuffle moving bytes 0..7 to c..c+7. */
+static uint64_t pack_index[256];
+static unsigned char shift_index[9][BLOCK];
+static pthread_once_t pack_once = PTHREAD_ONCE_INIT;
+
+static void pack_index_init(void)
+{
+    for (unsigned m = 0; m < 256; m++) {
+        uint64_t index = 0;
+        for (unsigned i = 0, k = 0; i < 8; i++)
+            if (m >> i & 1) index |= (uint64_t)i << (8 * k++);
+        pack_index[m] = index;
+    }
+    for (unsigned c = 0; c <= 8; c++)
+        for (unsigned j = 0; j < BLOCK; j++) shift_index[c][j] = j >= c && j - c < 8 ? (unsigned char)(j - c) : 0x80;
+}
+
+static void classify(const unsigned char *p, bool json, ascii_block *b)
+{
+    const __m128i case_bit = _mm_set1_epi8(0x20), letter_shift = _mm_set1_epi8((char)(0x80 - 'a'));
+    const __m128i past_z = _mm_set1_epi8((char)(0x80 + 26));
+    const __m128i digit_shift = _mm_set1_epi8((char)(0x80 - '0')), past_9 = _mm_set1_epi8((char)(0x80 + 10));
+    __m128i v = _mm_loadu_si128((const __m128i *)p), lower = _mm_or_si128(v, case_bit);
+    /* letters and digits map to the smallest signed bytes; bytes >= 0x80 never do */
+    __m128i letters = _mm_cmplt_epi8(_mm_add_epi8(lower, letter_shift), past_z);
+    __m128i digits = _mm_cmplt_epi8(_mm_add_epi8(v, digit_shift), past_9);
+    /* ' ' is 0x20 and '0' is 0x30 */
+    __m128i other = _mm_or_si128(case_bit, _mm_and_si128(digits, _mm_set1_epi8(0x10)));
+    _mm_storeu_si128((__m128i *)b->out, _mm_or_si128(_mm_and_si128(letters, lower), _mm_andnot_si128(letters, other)));
+    b->letters = (unsigned)_mm_movemask_epi8(letters);
+    b->digits = (unsigned)_mm_movemask_epi8(digits);
+    b->stop = (unsigned)_mm_movemask_epi8(v);
+    if (json) {
+        unsigned backslashes = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+        unsigned u = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('u')));
+        take_escapes(b, backslashes, u);
+    }
+}
+
+/* Writes the bytes of b->out whose bit is set in keep to w, in order (w
+ * has room for BLOCK bytes); returns where the spaces among them are. */
+static unsigned pack(const ascii_block *b, unsigned keep, char *w)
+{
+    unsigned low = keep & 0xFF, high = keep >> 8;
+    __m128i high_index = _mm_cvtsi64_si128((long long)(pack_index[high] + UINT64_C(0x0808080808080808)));
+    high_index = _mm_shuffle_epi8(high_index, _mm_loadu_si128((const __m128i *)shift_index[__builtin_popcount(low)]));
+    __m128i index = _mm_or_si128(_mm_cvtsi64_si128((long long)pack_index[low]), high_index);
+    __m128i packed = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)b->out), index);
+    _mm_storeu_si128((__m128i *)w, packed);
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(packed, _mm_set1_epi8(' '))) & ((1u << __builtin_popcount(keep)) - 1);
+}
+#else
+static void classify(const unsigned char *p, bool json, ascii_block *b)
+{
+    unsigned backslashes = 0, u = 0;
+    b->letters = b->digits = b->stop = 0;
+    for (unsigned i = 0; i < BLOCK; i++) {
+        unsigned char c = p[i];
+        unsigned letter = ascii_letter(c), digit = ascii_digit(c);
+        b->letters |= letter << i;
+        b->digits |= digit << i;
+        b->stop |= (unsigned)(c >= 0x80) << i;
+        backslashes |= (unsigned)(c == '\\') << i;
+        u |= (unsigned)(c == 'u') << i;
+        b->out[i] = letter ? (unsigned char)(c | 0x20) : digit ? '0' : ' ';
+    }
+    if (json) take_escapes(b, backslashes, u);
+}
+
+static unsigned pack(const ascii_block *b, unsigned keep, char *w)
+{
+    unsigned spaces = 0, k = 0;
+    for (unsigned i = 0; i < BLOCK; i++)
+        if (keep >> i & 1) {
+            spaces |= (unsigned)(b->out[i] == ' ') << k;
+            w[k++] = (char)b->out[i];
+        }
+    return spaces;
+}
+#endif
+
+/* put_ascii_span's state: the text's bytes and units so far. */
+typedef struct {
+    char *out;
+    size_t len, nunits;
+    unsigned unit_open, in_digits;
+    unsigned at_gap; /* the output is empty or ends in a space (kept here, not read back from out) */
+} span_state;
+
+/* Writes the first m bytes of block b (ASCII letters, digits, separators). */
+__attribute__((always_inline)) static inline void put_block(dedup_text *t, span_state *st, const ascii_block *b, unsigned m)
+{
+    size_t len = st->len, nunits = st->nunits;
+    unsigned unit_open = st->unit_open;
+    unsigned valid = (unsigned)((1ul << m) - 1);
+    unsigned letters = b->letters & valid, digits = b->digits & valid, seps = valid & ~(letters | digits);
+    unsigned spaces = seps & ~((seps << 1) | st->at_gap);
+    unsigned keep = letters | (digits & ~((digits << 1) | st->in_digits)) | spaces;
+    unsigned kept = (unsigned)__builtin_popcount(keep);
+    if (nunits + BLOCK_MAX_UNITS + 1 >= t->cap) reserve_units(t, nunits + BLOCK_MAX_UNITS + 1);
+    uint32_t *start = t->start, *end = t->end;
+    unsigned out_spaces = pack(b, keep, st->out + len);
+    if (kept) {
+        /* units end at the spaces written and start after them */
+        if (!unit_open) start[nunits] = (uint32_t)(len + (out_spaces & 1));
+        unsigned ends = out_spaces & (unit_open ? ~0u : ~1u), nends = (unsigned)__builtin_popcount(ends);
+        /* the first few without a branch per space (entries past the last
+         * are scratch, overwritten later): the count varies block by block */
+        for (unsigned i = 0; i < UNROLLED_ENDS; i++, ends &= ends - 1) {
+            uint32_t at = (uint32_t)(len + (size_t)__builtin_ctz(ends | 1u << BLOCK));
+            end[nunits + i] = at;
+            start[nunits + i + 1] = at + 1;
+        }
+        for (unsigned i = UNROLLED_ENDS; i < nends; i++, ends &= ends - 1) {
+            uint32_t at = (uint32_t)(len + (size_t)__builtin_ctz(ends));
+            end[nunits + i] = at;
+            start[nunits + i + 1] = at + 1;
+        }
+        nunits += nends;
+    }
+    /* a block ending in a separator ends in a space written (here or before)
+     * or left nothing; one ending in a letter or digit leaves a unit open */
+    st->at_gap = seps >> (m - 1) & 1;
+    st->unit_open = !st->at_gap;
+    st->nunits = nunits;
+    st->len = len + kept;
+    st->in_digits = digits >> (m - 1) & 1;
+}
+
+/* Writes a JSON escape that stands for a separator ('"', '\\', '/' or a
+ * control character): a space, unless the output is empty or ends in one. */
+static inline void put_separator_escape(dedup_text *t, span_state *st)
+{
+    if (st->len && st->out[st->len - 1] != ' ') {
+        if (st->unit_open) t->end[st->nunits++] = (uint32_t)st->len;
+        st->unit_open = 0;
+        st->out[st->len++] = ' ';
+    }
+    st->at_gap = 1;
+    st->in_digits = 0;
+}
+
+/* Normalises the ASCII bytes from p on and returns where they end: at e, a
+ * byte >= 0x80 or, in a JSON string, a \u escape. A separator run's space
+ * is written at once (and dropped again when the text ends there; see
+ * begin_char and normalize), so a block's output is its bytes that stay:
+ * every letter, the first digit of a run (as '0'), the first separator of a
+ * run unless the output is empty or ends in a space. Units start at the
+ * letters and digits after a space (or after a closed unit) and end at the
+ * spaces. The state lives in locals meanwhile (stores of text bytes could
+ * alias z's fields). */
+static const unsigned char *put_ascii_span(normalizer *z, const unsigned char *p, const unsigned char *e, bool json)
 {
     dedup_text *t = z->t;
-    wbuf *b = &t->text;
-    if (b->cap - b->len < (size_t)(e - p) + 18) buf_reserve(b, (size_t)(e - p) + 17);
-    if (z->pending_space || !z->unit_open) {
+    /* each output byte stands for an input byte, but for one space owed
+     * from before; the packing stores reach a block past the end */
+    if (t->text.cap - t->text.len < (size_t)(e - p) + BLOCK + 2) buf_reserve(&t->text, (size_t)(e - p) + BLOCK + 1);
+    if (z->pending_space) {
         close_unit(z);
-        if (z->pending_space && b->len) b->data[b->len++] = ' ';
+        if (t->text.len && t->text.data[t->text.len - 1] != ' ') t->text.data[t->text.len++] = ' ';
         z->pending_space = 0;
-        add_unit_slot(t);
-        t->start[t->nunits] = (uint32_t)b->len;
-        z->unit_open = 1;
     }
-    z->in_digits = 0;
-    size_t n = copy_ascii_letters(p, e, b->data + b->len);
-    b->len += n;
-    b->data[b->len] = 0;
-    return p + n;
+    span_state st = {t->text.data, t->text.len, t->nunits, (unsigned)z->unit_open, (unsigned)z->in_digits,
+                     t->text.len == 0 || t->text.data[t->text.len - 1] == ' '};
+#ifdef __SSSE3__
+    pthread_once(&pack_once, pack_index_init);
+#endif
+    while (p < e) {
+        unsigned char tail[BLOCK];
+        const unsigned char *from = p;
+        if (e - p < BLOCK) { /* the last bytes: padded with bytes that stop */
+            memset(tail, 0x80, BLOCK);
+            memcpy(tail, p, (size_t)(e - p));
+            from = tail;
+        }
+        ascii_block b;
+        classify(from, json, &b);
+        unsigned m = b.stop ? (unsigned)__builtin_ctz(b.stop) : BLOCK;
+        if (m) {
+            put_block(t, &st, &b, m);
+            p += m;
+            if (m == BLOCK) continue;
+        }
+        if (!json || p + 1 >= e || *p != '\\' || p[1] == 'u') break;
+        put_separator_escape(t, &st);
+        p += 2;
+    }
+    st.out[st.len] = 0;
+    t->text.len = st.len;
+    t->nunits = st.nunits;
+    z->unit_open = (int)st.unit_open;
+    z->in_digits = (int)st.in_digits;
+    return p;
 }
 
 static void put_digit(normalizer *z)
@@ -271,24 +459,37 @@ static void put_codepoint(normalizer *z, utf8proc_int32_t cp)
     }
 }
 
-void dedup_normalize(const char *s, size_t n, dedup_text *t)
+/* What an ASCII code point that came out of a JSON escape becomes. */
+static void put_ascii_codepoint(normalizer *z, unsigned char c)
+{
+    if (ascii_letter(c)) {
+        char lower = (char)(c | 0x20);
+        put_char(z, &lower, 1, 0);
+    } else if (ascii_digit(c)) {
+        put_digit(z);
+    } else {
+        put_space(z);
+    }
+}
+
+/* The normal form of the n bytes at s into t; with json, s is a JSON
+ * string's raw bytes and its escapes are decoded on the way. */
+static void normalize(const char *s, size_t n, dedup_text *t, bool json)
 {
     normalizer z = {t, 0, 0, 0};
-    if (n > MAX_NORMALIZE_INPUT) n = MAX_NORMALIZE_INPUT;
     buf_clear(&t->text);
     buf_reserve(&t->text, n + 1);
     t->nunits = 0;
     const unsigned char *p = (const unsigned char *)s, *e = p + n;
     while (p < e) {
-        unsigned char c = *p;
-        if (c < 0x80) {
-            if (ascii_letter(c)) {
-                p = put_ascii_letters(&z, p, e);
-                continue;
-            }
-            p++;
-            if (c >= '0' && c <= '9') put_digit(&z);
-            else put_space(&z);
+        p = put_ascii_span(&z, p, e, json);
+        if (p == e) break;
+        if (*p == '\\') { /* only in a JSON string: otherwise a separator */
+            const char *q = (const char *)p + 1;
+            uint32_t cp = json_escape_codepoint(&q, (const char *)e);
+            p = (const unsigned char *)q;
+            if (cp < 0x80) put_ascii_codepoint(&z, (unsigned char)cp);
+            else put_codepoint(&z, (utf8proc_int32_t)cp);
             continue;
         }
         utf8proc_int32_t cp;
@@ -301,6 +502,26 @@ void dedup_normalize(const char *s, size_t n, dedup_text *t)
         put_codepoint(&z, cp);
     }
     close_unit(&z);
+    if (t->text.len && t->text.data[t->text.len - 1] == ' ') t->text.data[--t->text.len] = 0; /* a space written at once */
+}
+
+void dedup_normalize(const char *s, size_t n, dedup_text *t)
+{
+    normalize(s, n < MAX_NORMALIZE_INPUT ? n : MAX_NORMALIZE_INPUT, t, false);
+}
+
+void dedup_normalize_json(const jvalue *v, dedup_text *t)
+{
+    if (!v->has_escapes) {
+        dedup_normalize(v->p, v->len, t);
+    } else if (v->len <= MAX_NORMALIZE_INPUT) { /* decoded, it is no longer: not cut either */
+        normalize(v->p, v->len, t, true);
+    } else {
+        wbuf decoded = WBUF_INIT;
+        json_unescape(v, &decoded);
+        dedup_normalize(decoded.data, decoded.len, t);
+        buf_free(&decoded);
+    }
 }
 
 void dedup_text_free(dedup_text *t)

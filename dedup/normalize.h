@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "core/json.h"
 
 /* A normalised text and where its units are: unit i is the bytes
  * [start[i], end[i]) of text. */
@@ -29,6 +30,11 @@ typedef struct {
 /* Replaces t's contents with the normal form of the n bytes at s (UTF-8;
  * invalid bytes are kept as U+FFFD) and its units. */
 void dedup_normalize(const char *s, size_t n, dedup_text *t);
+
+/* The same as dedup_normalize() on the decoded text of the scanned JSON
+ * string value v (json_string()), without decoding it first: escapes are
+ * read where they stand. */
+void dedup_normalize_json(const jvalue *v, dedup_text *t);
 
 /* Frees t's memory; t is empty and reusable afterwards. */
 void dedup_text_free(dedup_text *t);

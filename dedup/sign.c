@@ -44,9 +44,9 @@ void dedup_signer_destroy(dedup_signer *s)
     free(s);
 }
 
-void dedup_signer_add(dedup_signer *s, const char *text, size_t len, dedup_fp *fp)
+/* Fingerprints the text just normalised into s->text (len bytes of input). */
+static void add_normalized(dedup_signer *s, size_t len, dedup_fp *fp)
 {
-    dedup_normalize(text, len, &s->text);
     XXH128_hash_t h = XXH3_128bits(s->text.text.data ? s->text.text.data : "", s->text.text.len);
     fp->exact[0] = h.high64;
     fp->exact[1] = h.low64;
@@ -59,6 +59,18 @@ void dedup_signer_add(dedup_signer *s, const char *text, size_t len, dedup_fp *f
     }
     s->offsets[++s->ntexts] = s->nhashes;
     s->bytes += len;
+}
+
+void dedup_signer_add(dedup_signer *s, const char *text, size_t len, dedup_fp *fp)
+{
+    dedup_normalize(text, len, &s->text);
+    add_normalized(s, len, fp);
+}
+
+void dedup_signer_add_json(dedup_signer *s, const jvalue *text, dedup_fp *fp)
+{
+    dedup_normalize_json(text, &s->text);
+    add_normalized(s, text->len, fp);
 }
 
 void dedup_signer_finish(dedup_signer *s, uint64_t *sigs)

@@ -33,6 +33,10 @@ void dedup_signer_destroy(dedup_signer *s);
 /* Adds one text; fills *fp at once (exact hash and shingle count). */
 void dedup_signer_add(dedup_signer *s, const char *text, size_t len, dedup_fp *fp);
 
+/* The same for a scanned JSON string value, read without decoding it
+ * first (its escaped length counts as the text's bytes). */
+void dedup_signer_add_json(dedup_signer *s, const jvalue *text, dedup_fp *fp);
+
 /* Writes the k-value signature of every text added since the last finish,
  * in order, to sigs (count * k values), and forgets them. */
 void dedup_signer_finish(dedup_signer *s, uint64_t *sigs);

@@ -2,14 +2,38 @@
  * Invariants: the normal form is valid UTF-8 with single spaces between
  * units and none at the ends; units are in order, inside the text, and
  * cover every non-space byte; shingle count and signature values follow
- * their definitions. The first input byte picks the n-gram size. */
+ * their definitions. The first input byte picks the n-gram size. When the
+ * rest is the inside of a valid JSON string, dedup_normalize_json on it
+ * gives what dedup_normalize gives on its decoded text. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "core/utf8.h"
 #include "dedup/minhash.h"
 #include "dedup/normalize.h"
+
+/* The JSON-string reading of the n bytes at s against the decoded text's. */
+static void check_json_string(const char *s, size_t n)
+{
+    static wbuf line, decoded;
+    static dedup_text raw, plain;
+    buf_clear(&line);
+    buf_append(&line, "{\"text\":\"", 9);
+    buf_append(&line, s, n);
+    buf_append(&line, "\"}", 2);
+    jdoc d;
+    const char *err;
+    size_t pos, len;
+    if (json_scan_doc(line.data, line.len, &d, &err, &pos) != 0 || d.text.kind != JSON_STRING || d.text.len != n) return;
+    dedup_normalize_json(&d.text, &raw);
+    const char *text = json_string(&d.text, &decoded, &len);
+    dedup_normalize(text, len, &plain);
+    if (raw.text.len != plain.text.len || memcmp(raw.text.data, plain.text.data, raw.text.len) || raw.nunits != plain.nunits ||
+        memcmp(raw.start, plain.start, raw.nunits * sizeof *raw.start) || memcmp(raw.end, plain.end, raw.nunits * sizeof *raw.end))
+        abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,6 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *s = t.text.data ? t.text.data : "";
     size_t n = t.text.len;
     if (!utf8_valid(s, n)) abort();
+    check_json_string((const char *)data + 1, size - 1);
     if (n && (s[0] == ' ' || s[n - 1] == ' ' || strstr(s, "  "))) abort();
     size_t covered = 0, prev_end = 0;
     for (size_t i = 0; i < t.nunits; i++) {

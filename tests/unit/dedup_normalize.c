@@ -6,7 +6,9 @@
  * naughty strings, and on random mixes of ASCII, other scripts, combining
  * marks, digits and invalid bytes cut at every length. Which characters are
  * units of their own (CJK, Thai, ...) the reference takes from ICU's Unicode
- * block property, not from winnow's table of ranges. */
+ * block property, not from winnow's table of ranges. dedup_normalize_json,
+ * which reads a JSON string's escapes where they stand, gives what the
+ * reference gives on the decoded text. */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
 #include <stdlib.h>
@@ -123,15 +125,33 @@ static reference ref;
 static dedup_text got;
 static long compared, differing;
 
+static int same_as_reference(void)
+{
+    return got.text.len == ref.text.len && !memcmp(got.text.data ? got.text.data : "", ref.text.data ? ref.text.data : "", ref.text.len) &&
+           got.nunits == ref.nunits && !memcmp(got.start, ref.start, ref.nunits * sizeof *ref.start) &&
+           !memcmp(got.end, ref.end, ref.nunits * sizeof *ref.end);
+}
+
 static void compare(const char *s, size_t n)
 {
     if (n > sizeof ref.start / sizeof ref.start[0] / 2) n = sizeof ref.start / sizeof ref.start[0] / 2;
     ref_normalize(&ref, s, n);
     dedup_normalize(s, n, &got);
-    int same = got.text.len == ref.text.len && !memcmp(got.text.data ? got.text.data : "", ref.text.data ? ref.text.data : "", ref.text.len) &&
-               got.nunits == ref.nunits && !memcmp(got.start, ref.start, ref.nunits * sizeof *ref.start) &&
-               !memcmp(got.end, ref.end, ref.nunits * sizeof *ref.end);
-    if (!same && differing++ < 3) diag("differs on %.60s (%zu bytes)", s, n);
+    if (!same_as_reference() && differing++ < 3) diag("differs on %.60s (%zu bytes)", s, n);
+    compared++;
+}
+
+/* dedup_normalize_json on the raw string v against the reference on its
+ * decoded text. */
+static void compare_json(const jvalue *v)
+{
+    static wbuf decoded;
+    size_t n;
+    const char *s = json_string(v, &decoded, &n);
+    if (n > sizeof ref.start / sizeof ref.start[0] / 2) return;
+    ref_normalize(&ref, s, n);
+    dedup_normalize_json(v, &got);
+    if (!same_as_reference() && differing++ < 3) diag("JSON string differs: %.60s (%zu bytes)", v->p, v->len);
     compared++;
 }
 
@@ -197,6 +217,66 @@ static void test_random_mixes(void)
     is_int(differing, 0, "%ld random mixes cut at random lengths equal the reference", compared - before);
 }
 
+/* dedup_normalize_json reads escapes where they stand: on every line of
+ * the real JSONL data and the UDHR translations (the raw "text" string),
+ * and on random JSON strings of words, digits, other scripts and every kind
+ * of escape (surrogate pairs, lone halves, escaped backslashes before a 'u'
+ * or an 'n'), across the 16-byte blocks of its fast path. */
+static int on_json_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    if (type != FTW_F || !strstr(path, ".json")) return 0;
+    winput *in = input_open(path);
+    const char *line;
+    size_t len;
+    while (in && input_getline(in, &line, &len)) {
+        jdoc d;
+        const char *err;
+        size_t pos;
+        if (json_scan_doc(line, len, &d, &err, &pos) == 0 && d.text.kind == JSON_STRING) compare_json(&d.text);
+    }
+    if (in) input_close(in);
+    return 0;
+}
+
+static void test_json_strings(void)
+{
+    char path[1024];
+    long before = compared, escaped = 0;
+    differing = 0;
+    snprintf(path, sizeof path, "%s/jsonl", shared_dir());
+    require_file(path);
+    nftw(path, on_json_file, 16, FTW_PHYS);
+    snprintf(path, sizeof path, "%s/multilingual/udhr/udhr_text_DERIVED.jsonl", shared_dir());
+    require_file(path);
+    on_json_file(path, NULL, FTW_F, NULL);
+    long docs = compared - before;
+    static const char *pieces[] = {
+        "a", "Word", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef", "unit", "u", " ", "  ", ",", "-", "7", "2024", "é", "日本", "ไทย",
+        "\\n", "\\t", "\\r", "\\b", "\\f", "\\\"", "\\\\", "\\/", "\\\\n", "\\\\u0041", "\\\\\\n",
+        "\\u00e9", "\\u00C9", "\\u0041", "\\u0061b", "\\u0030", "\\u0020", "\\u0000", "\\u00ad", "\\u200b",
+        "\\u65e5", "\\ud83d\\ude00", "\\ud800", "\\udc00", "\\ud800\\u0041", "\\ud800x", "\\u0301",
+    };
+    enum { NPIECES = sizeof pieces / sizeof *pieces };
+    uint64_t x = 7;
+    char s[512];
+    for (int round = 0; round < 200000; round++) {
+        size_t n = 0;
+        int count = 1 + (int)((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 58);
+        for (int i = 0; i < count; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            const char *piece = pieces[(x >> 33) % NPIECES];
+            size_t len = strlen(piece);
+            if (n + len < sizeof s) memcpy(s + n, piece, len), n += len;
+        }
+        jvalue v = {s, n, JSON_STRING, memchr(s, '\\', n) != NULL};
+        escaped += v.has_escapes;
+        compare_json(&v);
+    }
+    ok(docs > 3000 && escaped > 150000, "%ld documents and %ld random strings with escapes", docs, escaped);
+    is_int(differing, 0, "the normal form of every JSON string read in place equals the reference's of its decoded text");
+}
+
 /* Every assigned character the normaliser writes (letters, marks that stay,
  * numbers other than digits, symbols, private use) is a unit by itself in
  * dedup_normalize exactly when ICU puts it in one of those blocks. */
@@ -223,6 +303,7 @@ int main(void)
     test_char_script_table();
     test_real_text();
     test_random_mixes();
+    test_json_strings();
     dedup_text_free(&got);
     buf_free(&ref.text);
     return done_testing();
