@@ -25,23 +25,15 @@ struct chunk {
     unsigned int doc;
 };
 
-/* Host buffers are pinned, so the copies are plain DMA: a copy from
- * pageable memory is staged by the driver through its own pinned buffers,
- * synchronously, and the hashes are more bytes than the text. The caller's
- * hashes are copied in with memcpy on its own thread. The thread then
- * sleeps until the device is done (a blocking-sync event): a stream
- * synchronise spins (the runtime's default with fewer contexts than cores),
- * and each worker's spinning takes a core the other workers could use. */
 struct gpu_minhash {
     int k;
     cudaStream_t stream;
-    cudaEvent_t start, stop, done;
+    cudaEvent_t start, stop;
     unsigned long long *d_a, *d_b, *d_hashes, *d_sigs;
     chunk *d_chunks;
     size_t cap_hashes, cap_sigs, cap_chunks;
-    chunk *h_chunks;                      /* pinned */
-    unsigned long long *h_hashes, *h_sigs; /* pinned */
-    size_t cap_h_chunks, cap_h_hashes, cap_h_sigs;
+    chunk *h_chunks;
+    size_t cap_h_chunks;
     float last_ms;
 };
 
@@ -113,18 +105,6 @@ static cudaError_t reserve_device(void **p, size_t *cap, size_t want, size_t siz
     return err;
 }
 
-/* Makes sure *p holds at least want elements of size bytes each in pinned host memory. */
-static cudaError_t reserve_pinned(void **p, size_t *cap, size_t want, size_t size)
-{
-    if (want <= *cap) return cudaSuccess;
-    if (*p) cudaFreeHost(*p);
-    *p = NULL;
-    size_t grown = want + want / 2;
-    cudaError_t err = cudaHostAlloc(p, grown * size, cudaHostAllocDefault);
-    *cap = err == cudaSuccess ? grown : 0;
-    return err;
-}
-
 extern "C" gpu_minhash *gpu_minhash_create(int k, const uint64_t *a, const uint64_t *b, char *why, size_t n)
 {
     gpu_minhash *g = (gpu_minhash *)calloc(1, sizeof *g);
@@ -137,7 +117,6 @@ extern "C" gpu_minhash *gpu_minhash_create(int k, const uint64_t *a, const uint6
         cuda_failed(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "stream", why, n) ||
         cuda_failed(cudaEventCreate(&g->start), "event", why, n) ||
         cuda_failed(cudaEventCreate(&g->stop), "event", why, n) ||
-        cuda_failed(cudaEventCreateWithFlags(&g->done, cudaEventBlockingSync | cudaEventDisableTiming), "event", why, n) ||
         cuda_failed(cudaMalloc(&g->d_a, k * sizeof(uint64_t)), "malloc", why, n) ||
         cuda_failed(cudaMalloc(&g->d_b, k * sizeof(uint64_t)), "malloc", why, n) ||
         cuda_failed(cudaMemcpy(g->d_a, a, k * sizeof(uint64_t), cudaMemcpyHostToDevice), "copy", why, n) ||
@@ -157,12 +136,16 @@ extern "C" int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, co
         unsigned long long len = offsets[d + 1] - offsets[d];
         nchunks += (len + CHUNK_SHINGLES - 1) / CHUNK_SHINGLES;
     }
-    size_t nhashes = offsets[ndocs] - offsets[0];
-    size_t nsigs = (size_t)ndocs * g->k;
-    if (cuda_failed(reserve_pinned((void **)&g->h_chunks, &g->cap_h_chunks, nchunks ? nchunks : 1, sizeof(chunk)), "host alloc", why, n) ||
-        cuda_failed(reserve_pinned((void **)&g->h_hashes, &g->cap_h_hashes, nhashes ? nhashes : 1, 8), "host alloc", why, n) ||
-        cuda_failed(reserve_pinned((void **)&g->h_sigs, &g->cap_h_sigs, nsigs, 8), "host alloc", why, n))
-        return -1;
+    if (nchunks > g->cap_h_chunks) {
+        free(g->h_chunks);
+        g->cap_h_chunks = nchunks + nchunks / 2;
+        g->h_chunks = (chunk *)malloc(g->cap_h_chunks * sizeof(chunk));
+        if (!g->h_chunks) {
+            g->cap_h_chunks = 0;
+            snprintf(why, n, "out of memory");
+            return -1;
+        }
+    }
     size_t c = 0;
     for (int d = 0; d < ndocs; d++)
         for (unsigned long long s = offsets[d]; s < offsets[d + 1]; s += CHUNK_SHINGLES) {
@@ -171,13 +154,15 @@ extern "C" int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, co
             g->h_chunks[c].doc = (unsigned)d;
             c++;
         }
-    memcpy(g->h_hashes, hashes + offsets[0], nhashes * 8);
+    size_t nhashes = offsets[ndocs] - offsets[0];
+    size_t nsigs = (size_t)ndocs * g->k;
+    const uint64_t *first = hashes + offsets[0];
     if (offsets[0]) /* chunks index from the batch's first hash */
         for (size_t i = 0; i < nchunks; i++) g->h_chunks[i].begin -= offsets[0], g->h_chunks[i].end -= offsets[0];
     if (cuda_failed(reserve_device((void **)&g->d_hashes, &g->cap_hashes, nhashes ? nhashes : 1, 8), "malloc", why, n) ||
         cuda_failed(reserve_device((void **)&g->d_sigs, &g->cap_sigs, nsigs, 8), "malloc", why, n) ||
         cuda_failed(reserve_device((void **)&g->d_chunks, &g->cap_chunks, nchunks ? nchunks : 1, sizeof(chunk)), "malloc", why, n) ||
-        cuda_failed(cudaMemcpyAsync(g->d_hashes, g->h_hashes, nhashes * 8, cudaMemcpyHostToDevice, g->stream), "copy", why, n) ||
+        cuda_failed(cudaMemcpyAsync(g->d_hashes, first, nhashes * 8, cudaMemcpyHostToDevice, g->stream), "copy", why, n) ||
         cuda_failed(cudaMemcpyAsync(g->d_chunks, g->h_chunks, nchunks * sizeof(chunk), cudaMemcpyHostToDevice, g->stream), "copy", why, n) ||
         cuda_failed(cudaMemsetAsync(g->d_sigs, 0xFF, nsigs * 8, g->stream), "memset", why, n))
         return -1;
@@ -186,11 +171,9 @@ extern "C" int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, co
         minhash_kernel<<<(unsigned)nchunks, THREADS, 0, g->stream>>>(g->d_chunks, g->d_hashes, g->d_a, g->d_b, g->k, g->d_sigs);
     cudaEventRecord(g->stop, g->stream);
     if (cuda_failed(cudaGetLastError(), "kernel launch", why, n) ||
-        cuda_failed(cudaMemcpyAsync(g->h_sigs, g->d_sigs, nsigs * 8, cudaMemcpyDeviceToHost, g->stream), "copy", why, n) ||
-        cuda_failed(cudaEventRecord(g->done, g->stream), "event", why, n) ||
-        cuda_failed(cudaEventSynchronize(g->done), "kernel", why, n))
+        cuda_failed(cudaMemcpyAsync(sigs, g->d_sigs, nsigs * 8, cudaMemcpyDeviceToHost, g->stream), "copy", why, n) ||
+        cuda_failed(cudaStreamSynchronize(g->stream), "kernel", why, n))
         return -1;
-    memcpy(sigs, g->h_sigs, nsigs * 8);
     cudaEventElapsedTime(&g->last_ms, g->start, g->stop);
     return 0;
 }
@@ -210,10 +193,7 @@ extern "C" void gpu_minhash_destroy(gpu_minhash *g)
     cudaFree(g->d_chunks);
     if (g->start) cudaEventDestroy(g->start);
     if (g->stop) cudaEventDestroy(g->stop);
-    if (g->done) cudaEventDestroy(g->done);
     if (g->stream) cudaStreamDestroy(g->stream);
-    if (g->h_chunks) cudaFreeHost(g->h_chunks);
-    if (g->h_hashes) cudaFreeHost(g->h_hashes);
-    if (g->h_sigs) cudaFreeHost(g->h_sigs);
+    free(g->h_chunks);
     free(g);
 }
