@@ -422,40 +422,115 @@ static void merge_queue(const hf_bpe *m, size_t ns, hf_scratch *h)
     }
 }
 
+/* The merges of the ns - 1 neighbouring symbol pairs of a word (ns <=
+ * SCAN_MAX) into pair, their loads overlapped: the recent lookups' entries
+ * first, then the merge table's slots of those they do not hold. */
+static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, hf_merge_value *pair)
+{
+    hf_pair_entry *e[SCAN_MAX];
+    uint64_t key[SCAN_MAX];
+    for (size_t i = 0; i + 1 < ns; i++) {
+        key[i] = merge_key(h->sym[i].id, h->sym[i + 1].id);
+        e[i] = &h->pairs[(key[i] * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
+        __builtin_prefetch(e[i]);
+    }
+    size_t missed[SCAN_MAX], nmissed = 0;
+    for (size_t i = 0; i + 1 < ns; i++) {
+        if (e[i]->key == key[i]) {
+            pair[i] = (hf_merge_value){e[i]->rank, e[i]->new_id};
+            continue;
+        }
+        missed[nmissed++] = i;
+        __builtin_prefetch(&m->merges[merge_slot_of(key[i], m->merges_mask)]);
+    }
+    for (size_t k = 0; k < nmissed; k++) {
+        size_t i = missed[k];
+        uint32_t r = UINT32_MAX, id = 0;
+        merge_find(m, h->sym[i].id, h->sym[i + 1].id, &r, &id);
+        *e[i] = (hf_pair_entry){key[i], r, id};
+        pair[i] = (hf_merge_value){r, id};
+    }
+}
+
+/* The recent-lookup entry of a pair's key. */
+static inline hf_pair_entry *pair_entry(const hf_scratch *h, uint64_t key)
+{
+    return &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
+}
+
+/* The merge of the pair with this key (and ids a, b) through its recent-lookup entry e. */
+static inline hf_merge_value pair_resolve(const hf_bpe *m, hf_pair_entry *e, uint64_t key, uint32_t a, uint32_t b)
+{
+    if (e->key != key) {
+        uint32_t r = UINT32_MAX, id = 0;
+        merge_find(m, a, b, &r, &id);
+        *e = (hf_pair_entry){key, r, id};
+    }
+    return (hf_merge_value){e->rank, e->new_id};
+}
+
+/* The symbol whose pair with the next has the lowest rank (the leftmost of
+ * equals), or -1 when no pair merges. */
+static inline int32_t lowest_pair(const hf_symbol *sym, const hf_merge_value *pair)
+{
+    uint32_t best = UINT32_MAX;
+    int32_t at = -1;
+    for (int32_t i = 0; i >= 0; i = sym[i].next)
+        if (pair[i].rank < best) best = pair[i].rank, at = i;
+    return at;
+}
+
+/* Of the pairs at symbols a and b (either may be -1), the one to merge first. */
+static inline int32_t lower_pair(const hf_merge_value *pair, int32_t a, int32_t b)
+{
+    if (a < 0 || b < 0) return a < 0 ? b : a;
+    return pair[b].rank < pair[a].rank || (pair[b].rank == pair[a].rank && b < a) ? b : a;
+}
+
 /* The same for a short word: repeatedly the lowest-ranked pair, the leftmost
  * of equals - what the queue does, since a queued merge is only dropped when
- * its pair changed. A byte-level word's first pairs come from byte_pairs. */
+ * its pair changed. A byte-level word's first pairs come from byte_pairs.
+ * While a merge's two new pairs load, the lowest of the other pairs is found
+ * and the pairs its merge would make start loading too. */
 static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, hf_scratch *h)
 {
     hf_merge_value pair[SCAN_MAX];
-    bool by_byte = m->byte_pairs && ns == n; /* symbol i is byte i */
-    for (size_t i = 0; i + 1 < ns; i++) {
-        if (by_byte)
-            pair[i] = m->byte_pairs[s[i] << 8 | s[i + 1]];
-        else if (!merge_find_cached(m, h, h->sym[i].id, h->sym[i + 1].id, &pair[i].rank, &pair[i].new_id))
-            pair[i].rank = UINT32_MAX;
-    }
+    hf_symbol *sym = h->sym;
+    if (m->byte_pairs && ns == n) /* symbol i is byte i */
+        for (size_t i = 0; i + 1 < ns; i++) pair[i] = m->byte_pairs[s[i] << 8 | s[i + 1]];
+    else
+        lookup_pairs(m, h, ns, pair);
     pair[ns - 1].rank = UINT32_MAX;
-    for (;;) {
-        uint32_t best = UINT32_MAX;
-        int32_t at = -1;
-        for (int32_t i = 0; i >= 0; i = h->sym[i].next)
-            if (pair[i].rank < best) best = pair[i].rank, at = i;
-        if (at < 0) return;
-        hf_symbol *cur = &h->sym[at], *right = &h->sym[cur->next];
+    for (int32_t at = lowest_pair(sym, pair); at >= 0;) {
+        hf_symbol *cur = &sym[at], *right = &sym[cur->next];
         cur->id = pair[at].new_id;
         cur->len += right->len;
-        pair[at].rank = UINT32_MAX;
         cur->next = right->next;
         right->len = 0;
-        if (cur->next >= 0) {
-            h->sym[cur->next].prev = at;
-            if (!merge_find_cached(m, h, cur->id, h->sym[cur->next].id, &pair[at].rank, &pair[at].new_id))
-                pair[at].rank = UINT32_MAX;
+        pair[at].rank = UINT32_MAX;
+        int32_t after = cur->next, before = cur->prev;
+        uint64_t key_after = 0, key_before = 0;
+        hf_pair_entry *e_after = NULL, *e_before = NULL;
+        if (after >= 0) {
+            sym[after].prev = at;
+            key_after = merge_key(cur->id, sym[after].id);
+            __builtin_prefetch(e_after = pair_entry(h, key_after));
         }
-        if (cur->prev >= 0 &&
-            !merge_find_cached(m, h, h->sym[cur->prev].id, cur->id, &pair[cur->prev].rank, &pair[cur->prev].new_id))
-            pair[cur->prev].rank = UINT32_MAX;
+        if (before >= 0) {
+            key_before = merge_key(sym[before].id, cur->id);
+            __builtin_prefetch(e_before = pair_entry(h, key_before));
+            pair[before].rank = UINT32_MAX;
+        }
+        int32_t guess = lowest_pair(sym, pair);
+        if (guess >= 0) {
+            int32_t g_after = sym[sym[guess].next].next, g_before = sym[guess].prev;
+            if (g_after >= 0) __builtin_prefetch(pair_entry(h, merge_key(pair[guess].new_id, sym[g_after].id)));
+            if (g_before >= 0) __builtin_prefetch(pair_entry(h, merge_key(sym[g_before].id, pair[guess].new_id)));
+        }
+        if (after >= 0) pair[at] = pair_resolve(m, e_after, key_after, cur->id, sym[after].id);
+        if (before >= 0) pair[before] = pair_resolve(m, e_before, key_before, sym[before].id, cur->id);
+        int32_t low = pair[at].rank != UINT32_MAX ? lower_pair(pair, guess, at) : guess;
+        at = before >= 0 && pair[before].rank != UINT32_MAX ? lower_pair(pair, low, before) : low;
     }
 }
 
@@ -539,24 +614,60 @@ static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t 
     return true;
 }
 
+/* The remembered ids of word s[0..n) into out: true when they were there;
+ * else *slot is where to remember them (NULL: too long to). */
+static bool cache_find(hf_scratch *h, const uint8_t *s, size_t n, uint64_t hash, void **slot, tok_ids *out)
+{
+    const uint32_t *ids;
+    size_t nids;
+    *slot = NULL;
+    if (n <= HF_CACHE_BYTES) {
+        hf_cache_entry *e = &h->cache[hash & (HF_CACHE_SLOTS - 1)];
+        *slot = e;
+        if (e->len != n || e->hash != (uint32_t)hash || memcmp(e->bytes, s, n)) return false;
+        ids = e->ids, nids = e->nids;
+    } else if (n <= HF_MID_BYTES) {
+        hf_mid_entry *e = &h->mid[(hash >> 32) & (HF_MID_SLOTS - 1)];
+        *slot = e;
+        if (e->len != n || e->hash != (uint32_t)hash || memcmp(e->bytes, s, n)) return false;
+        ids = e->ids, nids = e->nids;
+    } else {
+        return false;
+    }
+    ids_reserve(out, nids);
+    memcpy(out->ids + out->n, ids, nids * sizeof(uint32_t));
+    out->n += nids;
+    return true;
+}
+
+/* Remembers the ids of word s[0..n) in slot (from cache_find) when they fit. */
+static void cache_put(void *slot, const uint8_t *s, size_t n, uint64_t hash, const uint32_t *ids, size_t nids)
+{
+    if (!slot) return;
+    if (n <= HF_CACHE_BYTES && nids <= HF_CACHE_IDS) {
+        hf_cache_entry *e = slot;
+        e->hash = (uint32_t)hash, e->len = (uint8_t)n, e->nids = (uint8_t)nids;
+        memcpy(e->bytes, s, n);
+        memcpy(e->ids, ids, nids * sizeof(uint32_t));
+    } else if (n > HF_CACHE_BYTES && nids <= HF_MID_IDS) {
+        hf_mid_entry *e = slot;
+        e->hash = (uint32_t)hash, e->len = (uint8_t)n, e->nids = (uint8_t)nids;
+        memcpy(e->bytes, s, n);
+        memcpy(e->ids, ids, nids * sizeof(uint32_t));
+    }
+}
+
 void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
                    tok_ids *out)
 {
     if (!h->cache) {
         h->cache = xcalloc(HF_CACHE_SLOTS, sizeof *h->cache);
+        h->mid = xcalloc(HF_MID_SLOTS, sizeof *h->mid);
         h->pairs = xcalloc(HF_PAIR_SLOTS, sizeof *h->pairs);
         h->chars = xcalloc(HF_CHAR_SLOTS, sizeof *h->chars);
     }
-    hf_cache_entry *e = NULL;
-    if (n <= HF_CACHE_BYTES) {
-        e = &h->cache[hash & (HF_CACHE_SLOTS - 1)];
-        if (e->len == n && e->hash == (uint32_t)hash && !memcmp(e->bytes, s, n)) {
-            ids_reserve(out, e->nids);
-            memcpy(out->ids + out->n, e->ids, e->nids * sizeof(uint32_t));
-            out->n += e->nids;
-            return;
-        }
-    }
+    void *slot;
+    if (cache_find(h, s, n, hash, &slot, out)) return;
     if (n > HF_CACHE_BYTES && m->split_at_space && encode_parts(m, vocab, s, n, h, out)) return;
     size_t first = out->n;
     uint32_t id = m->ignore_merges ? vocab_find_hashed(vocab, s, n, hash) : VOCAB_NO_TOKEN;
@@ -564,10 +675,5 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
     else if (m->wordpiece) hf_wordpiece_word(m, vocab, s, n, &h->piece, out);
     else if (m->unigram) hf_unigram_word(m, vocab, s, n, h, out);
     else merge_word(m, vocab, s, n, h, out);
-    size_t nids = out->n - first;
-    if (e && nids <= HF_CACHE_IDS) {
-        e->hash = (uint32_t)hash, e->len = (uint8_t)n, e->nids = (uint8_t)nids;
-        memcpy(e->bytes, s, n);
-        memcpy(e->ids, out->ids + first, nids * sizeof(uint32_t));
-    }
+    cache_put(slot, s, n, hash, out->ids + first, out->n - first);
 }

@@ -197,6 +197,18 @@ typedef struct {
     uint32_t ids[HF_CACHE_IDS];
 } hf_cache_entry;
 
+#define HF_MID_BYTES 74 /* longer words of up to this many bytes ... */
+#define HF_MID_IDS 12   /* ... and ids are remembered too, in two cache lines */
+#define HF_MID_SLOTS (1u << 14)
+
+/* One remembered longer word (len 0: empty). */
+typedef struct {
+    uint32_t hash;
+    uint8_t len, nids;
+    uint8_t bytes[HF_MID_BYTES];
+    uint32_t ids[HF_MID_IDS];
+} hf_mid_entry;
+
 /* A span of text that is an added token (index >= 0) or ordinary text (-1). */
 typedef struct {
     size_t start, end;
@@ -271,6 +283,7 @@ struct hf_scratch {
     hf_merge_item *heap;
     size_t heap_cap;
     hf_cache_entry *cache;
+    hf_mid_entry *mid;
     hf_pair_entry *pairs;
     hf_char_entry *chars;
     void *lattice; /* Unigram: the best path ending at each byte */
