@@ -60,6 +60,7 @@ typedef struct {
     char *literal;
     size_t literal_len;
     int family;            /* HM_FAMILY: a pretok_family */
+    bool single_digits;    /* HM_FAMILY: the pattern has \p{N} where the family's has \p{N}{1,3} (Qwen) */
     bool add_prefix_space; /* ByteLevel */
     bool use_regex;        /* ByteLevel: split with GPT-2's pattern first */
     char replacement[8];   /* Metaspace: the replacement character (UTF-8) */

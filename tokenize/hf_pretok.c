@@ -17,6 +17,7 @@
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
 #include "tokenize/pretokenize.h"
+#include "tokenize/unicode_class.h"
 
 #define METASPACE_DEFAULT "\xE2\x96\x81" /* U+2581, SentencePiece's space */
 
@@ -50,6 +51,28 @@ static int read_behavior(const hj_node *node, const char *path, hf_behavior *b, 
             return 0;
         }
     buf_printf(err, "%s.behavior: unknown behavior %s", path, s);
+    return -1;
+}
+
+/* The family whose pattern with \p{N}{1,3} written \p{N} is pat (-1: none;
+ * *single set). Its pieces are the family's with each \p{N}{1,3} piece split
+ * into characters: a family piece that starts with a \p{N} character is
+ * exactly a \p{N}{1,3} match, since no other alternative can start with
+ * one, and at such a place both patterns take that alternative. */
+static int single_digit_family(const char *pat, bool *single)
+{
+    static const char wide[] = "\\p{N}{1,3}", narrow[] = "\\p{N}";
+    for (int f = 0; f < PRETOK_NFAMILIES; f++) {
+        const char *fp = pretok_pattern_string((pretok_family)f), *at = strstr(fp, wide);
+        if (f == PRETOK_GPT2 || !at || strstr(at + 1, wide)) continue;
+        size_t head = (size_t)(at - fp);
+        if (strlen(pat) == strlen(fp) - (sizeof wide - sizeof narrow) && !strncmp(pat, fp, head) &&
+            !strncmp(pat + head, narrow, sizeof narrow - 1) &&
+            !strcmp(pat + head + sizeof narrow - 1, at + sizeof wide - 1)) {
+            *single = true;
+            return f;
+        }
+    }
     return -1;
 }
 
@@ -94,6 +117,7 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
         }
         /* a tiktoken pattern whose matches tile the text: the hand-written scanner */
         int family = st->re ? pretok_family_of_pattern(st->literal) : -1;
+        if (st->re && family < 0) family = single_digit_family(st->literal, &st->single_digits);
         if (family >= 0 && ((st->behavior == HB_ISOLATED && !st->invert) || (st->behavior == HB_REMOVED && st->invert))) {
             st->match = HM_FAMILY;
             st->family = family;
@@ -209,6 +233,14 @@ static bool char_matches(hf_match_kind kind, uint32_t cp, bool valid)
     return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO;
 }
 
+/* True when s[0..n) starts with a \p{N} character (the scanner's classes). */
+static bool starts_with_digit(const uint8_t *s, size_t n)
+{
+    if (s[0] < 0x80) return s[0] >= '0' && s[0] <= '9';
+    size_t len = utf8_valid_seq(s, n);
+    return len && (uclass_of(utf8_decode(s, n, &len)) & UCLASS_N);
+}
+
 /* Fills w->spans with the tiling of s[0..n) into matches of st and gaps. */
 static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scratch *h, hf_pieces *w)
 {
@@ -219,7 +251,16 @@ static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scr
         size_t ends[64], pos = 0;
         int k;
         while ((k = pretok_split((pretok_family)st->family, (const uint8_t *)s, n, pos, ends, 64)) > 0)
-            for (int i = 0; i < k; i++) add_match(w, &prev, pos, ends[i]), pos = ends[i];
+            for (int i = 0; i < k; i++) {
+                if (st->single_digits && starts_with_digit((const uint8_t *)s + pos, ends[i] - pos))
+                    while (pos < ends[i]) { /* one character each: every one is \p{N}, so valid UTF-8 */
+                        size_t len = utf8_valid_seq((const uint8_t *)s + pos, ends[i] - pos);
+                        add_match(w, &prev, pos, pos + len);
+                        pos += len;
+                    }
+                else
+                    add_match(w, &prev, pos, ends[i]), pos = ends[i];
+            }
         break;
     }
     case HM_REGEX: { /* onig's find_iter: an empty match where the last match ended is skipped */
