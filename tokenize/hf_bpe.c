@@ -8,6 +8,7 @@
  * token strings are decoded from GPT-2's byte alphabet), others on UTF-8
  * characters. dropout, continuing_subword_prefix and end_of_word_suffix are
  * refused. Each thread remembers the ids of recent words. */
+#include <smmintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -422,22 +423,28 @@ static void merge_queue(const hf_bpe *m, size_t ns, hf_scratch *h)
     }
 }
 
+/* The recent-lookup entry of a pair's key. */
+static inline hf_pair_entry *pair_entry(const hf_scratch *h, uint64_t key)
+{
+    return &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
+}
+
 /* The merges of the ns - 1 neighbouring symbol pairs of a word (ns <=
- * SCAN_MAX) into pair, their loads overlapped: the recent lookups' entries
- * first, then the merge table's slots of those they do not hold. */
-static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, hf_merge_value *pair)
+ * SCAN_MAX) into rank and new_id, their loads overlapped: the recent
+ * lookups' entries first, then the merge table's slots of those they do not
+ * hold. */
+static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *rank, uint32_t *new_id)
 {
     hf_pair_entry *e[SCAN_MAX];
     uint64_t key[SCAN_MAX];
     for (size_t i = 0; i + 1 < ns; i++) {
         key[i] = merge_key(h->sym[i].id, h->sym[i + 1].id);
-        e[i] = &h->pairs[(key[i] * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
-        __builtin_prefetch(e[i]);
+        __builtin_prefetch(e[i] = pair_entry(h, key[i]));
     }
     size_t missed[SCAN_MAX], nmissed = 0;
     for (size_t i = 0; i + 1 < ns; i++) {
         if (e[i]->key == key[i]) {
-            pair[i] = (hf_merge_value){e[i]->rank, e[i]->new_id};
+            rank[i] = e[i]->rank, new_id[i] = e[i]->new_id;
             continue;
         }
         missed[nmissed++] = i;
@@ -448,66 +455,77 @@ static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, hf_merge_val
         uint32_t r = UINT32_MAX, id = 0;
         merge_find(m, h->sym[i].id, h->sym[i + 1].id, &r, &id);
         *e[i] = (hf_pair_entry){key[i], r, id};
-        pair[i] = (hf_merge_value){r, id};
+        rank[i] = r, new_id[i] = id;
     }
 }
 
-/* The recent-lookup entry of a pair's key. */
-static inline hf_pair_entry *pair_entry(const hf_scratch *h, uint64_t key)
-{
-    return &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
-}
-
-/* The merge of the pair with this key (and ids a, b) through its recent-lookup entry e. */
-static inline hf_merge_value pair_resolve(const hf_bpe *m, hf_pair_entry *e, uint64_t key, uint32_t a, uint32_t b)
+/* The rank of the pair with this key (and ids a, b), its new id in *new_id,
+ * through its recent-lookup entry e. */
+static inline uint32_t pair_resolve(const hf_bpe *m, hf_pair_entry *e, uint64_t key, uint32_t a, uint32_t b,
+                                    uint32_t *new_id)
 {
     if (e->key != key) {
         uint32_t r = UINT32_MAX, id = 0;
         merge_find(m, a, b, &r, &id);
         *e = (hf_pair_entry){key, r, id};
     }
-    return (hf_merge_value){e->rank, e->new_id};
+    *new_id = e->new_id;
+    return e->rank;
 }
 
-/* The symbol whose pair with the next has the lowest rank (the leftmost of
- * equals), or -1 when no pair merges. */
-static inline int32_t lowest_pair(const hf_symbol *sym, const hf_merge_value *pair)
+#define RANK_LANES 4 /* ranks compared at once */
+
+/* The symbol whose pair with the next has the lowest rank in rank[0..words)
+ * (words a multiple of RANK_LANES, rank 16-byte aligned, UINT32_MAX where no
+ * pair merges or no symbol starts), the leftmost of equals; -1 when none merges. */
+static inline int32_t lowest_pair(const uint32_t *rank, size_t words)
 {
-    uint32_t best = UINT32_MAX;
-    int32_t at = -1;
-    for (int32_t i = 0; i >= 0; i = sym[i].next)
-        if (pair[i].rank < best) best = pair[i].rank, at = i;
-    return at;
+    __m128i low = _mm_set1_epi32(-1);
+    for (size_t p = 0; p < words; p += RANK_LANES) low = _mm_min_epu32(low, _mm_load_si128((const __m128i *)(rank + p)));
+    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(1, 0, 3, 2)));
+    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(2, 3, 0, 1)));
+    if ((uint32_t)_mm_cvtsi128_si32(low) == UINT32_MAX) return -1;
+    for (size_t p = 0;; p += RANK_LANES) {
+        __m128i eq = _mm_cmpeq_epi32(low, _mm_load_si128((const __m128i *)(rank + p)));
+        int lanes = _mm_movemask_ps(_mm_castsi128_ps(eq));
+        if (lanes) return (int32_t)(p + (size_t)__builtin_ctz((unsigned)lanes));
+    }
 }
 
-/* Of the pairs at symbols a and b (either may be -1), the one to merge first. */
-static inline int32_t lower_pair(const hf_merge_value *pair, int32_t a, int32_t b)
+/* Of the pairs at symbols a and b (a may be -1), the one to merge first. */
+static inline int32_t lower_pair(const uint32_t *rank, int32_t a, int32_t b)
 {
-    if (a < 0 || b < 0) return a < 0 ? b : a;
-    return pair[b].rank < pair[a].rank || (pair[b].rank == pair[a].rank && b < a) ? b : a;
+    if (a < 0) return b;
+    return rank[b] < rank[a] || (rank[b] == rank[a] && b < a) ? b : a;
 }
 
 /* The same for a short word: repeatedly the lowest-ranked pair, the leftmost
  * of equals - what the queue does, since a queued merge is only dropped when
  * its pair changed. A byte-level word's first pairs come from byte_pairs.
- * While a merge's two new pairs load, the lowest of the other pairs is found
- * and the pairs its merge would make start loading too. */
+ * Ranks stay indexed by symbol, so the search is a scan of an array; while
+ * a merge's two new pairs load, the lowest of the other pairs is found and
+ * the pairs its merge would make start loading too. */
 static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, hf_scratch *h)
 {
-    hf_merge_value pair[SCAN_MAX];
+    uint32_t rank[SCAN_MAX + RANK_LANES] __attribute__((aligned(16))), new_id[SCAN_MAX];
     hf_symbol *sym = h->sym;
     if (m->byte_pairs && ns == n) /* symbol i is byte i */
-        for (size_t i = 0; i + 1 < ns; i++) pair[i] = m->byte_pairs[s[i] << 8 | s[i + 1]];
+        for (size_t i = 0; i + 1 < ns; i++) {
+            hf_merge_value v = m->byte_pairs[s[i] << 8 | s[i + 1]];
+            rank[i] = v.rank, new_id[i] = v.new_id;
+        }
     else
-        lookup_pairs(m, h, ns, pair);
-    pair[ns - 1].rank = UINT32_MAX;
-    for (int32_t at = lowest_pair(sym, pair); at >= 0;) {
+        lookup_pairs(m, h, ns, rank, new_id);
+    for (size_t i = ns - 1; i < SCAN_MAX + RANK_LANES; i++) rank[i] = UINT32_MAX;
+    size_t words = (ns + RANK_LANES - 1) / RANK_LANES * RANK_LANES;
+    for (int32_t at = lowest_pair(rank, words); at >= 0;) {
         hf_symbol *cur = &sym[at], *right = &sym[cur->next];
-        cur->id = pair[at].new_id;
+        rank[cur->next] = UINT32_MAX;
+        cur->id = new_id[at];
         cur->len += right->len;
         cur->next = right->next;
         right->len = 0;
-        pair[at].rank = UINT32_MAX;
+        rank[at] = UINT32_MAX;
         int32_t after = cur->next, before = cur->prev;
         uint64_t key_after = 0, key_before = 0;
         hf_pair_entry *e_after = NULL, *e_before = NULL;
@@ -519,18 +537,18 @@ static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, h
         if (before >= 0) {
             key_before = merge_key(sym[before].id, cur->id);
             __builtin_prefetch(e_before = pair_entry(h, key_before));
-            pair[before].rank = UINT32_MAX;
+            rank[before] = UINT32_MAX;
         }
-        int32_t guess = lowest_pair(sym, pair);
+        int32_t guess = lowest_pair(rank, words);
         if (guess >= 0) {
             int32_t g_after = sym[sym[guess].next].next, g_before = sym[guess].prev;
-            if (g_after >= 0) __builtin_prefetch(pair_entry(h, merge_key(pair[guess].new_id, sym[g_after].id)));
-            if (g_before >= 0) __builtin_prefetch(pair_entry(h, merge_key(sym[g_before].id, pair[guess].new_id)));
+            if (g_after >= 0) __builtin_prefetch(pair_entry(h, merge_key(new_id[guess], sym[g_after].id)));
+            if (g_before >= 0) __builtin_prefetch(pair_entry(h, merge_key(sym[g_before].id, new_id[guess])));
         }
-        if (after >= 0) pair[at] = pair_resolve(m, e_after, key_after, cur->id, sym[after].id);
-        if (before >= 0) pair[before] = pair_resolve(m, e_before, key_before, sym[before].id, cur->id);
-        int32_t low = pair[at].rank != UINT32_MAX ? lower_pair(pair, guess, at) : guess;
-        at = before >= 0 && pair[before].rank != UINT32_MAX ? lower_pair(pair, low, before) : low;
+        if (after >= 0) rank[at] = pair_resolve(m, e_after, key_after, cur->id, sym[after].id, &new_id[at]);
+        if (before >= 0) rank[before] = pair_resolve(m, e_before, key_before, sym[before].id, cur->id, &new_id[before]);
+        int32_t low = rank[at] != UINT32_MAX ? lower_pair(rank, guess, at) : guess;
+        at = before >= 0 && rank[before] != UINT32_MAX ? lower_pair(rank, low, before) : low;
     }
 }
 
