@@ -533,10 +533,12 @@ static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, h
             sym[after].prev = at;
             key_after = merge_key(cur->id, sym[after].id);
             __builtin_prefetch(e_after = pair_entry(h, key_after));
+            __builtin_prefetch(&m->merges[merge_slot_of(key_after, m->merges_mask)]);
         }
         if (before >= 0) {
             key_before = merge_key(sym[before].id, cur->id);
             __builtin_prefetch(e_before = pair_entry(h, key_before));
+            __builtin_prefetch(&m->merges[merge_slot_of(key_before, m->merges_mask)]);
             rank[before] = UINT32_MAX;
         }
         int32_t guess = lowest_pair(rank, words);
