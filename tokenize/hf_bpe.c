@@ -254,7 +254,7 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     }
     uint32_t slots = 16;
     while (slots < merges->len + merges->len / 3 + 16) slots *= 2; /* at most 3/4 full */
-    m->merges = xcalloc(slots, sizeof *m->merges);
+    m->merges = xcalloc_huge(slots, sizeof *m->merges);
     m->merges_mask = slots - 1;
     for (size_t base = 0; base < merges->len; base += LOAD_BATCH) {
         /* the merges of a batch: their strings' bytes, then their lookups with
@@ -681,9 +681,9 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
                    tok_ids *out)
 {
     if (!h->cache) {
-        h->cache = xcalloc(HF_CACHE_SLOTS, sizeof *h->cache);
-        h->mid = xcalloc(HF_MID_SLOTS, sizeof *h->mid);
-        h->pairs = xcalloc(HF_PAIR_SLOTS, sizeof *h->pairs);
+        h->cache = xcalloc_huge(HF_CACHE_SLOTS, sizeof *h->cache);
+        h->mid = xcalloc_huge(HF_MID_SLOTS, sizeof *h->mid);
+        h->pairs = xcalloc_huge(HF_PAIR_SLOTS, sizeof *h->pairs);
         h->chars = xcalloc(HF_CHAR_SLOTS, sizeof *h->chars);
     }
     void *slot;
