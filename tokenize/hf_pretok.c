@@ -226,11 +226,13 @@ static bool char_matches(hf_match_kind kind, uint32_t cp, bool valid)
         return (cp >= 9 && cp <= 13) || cp == ' ' || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
                (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F ||
                cp == 0x3000;
+    if (cp < 0x80) /* HM_PUNCT: Rust's is_ascii_punctuation */
+        return kind == HM_DIGIT ? cp >= '0' && cp <= '9'
+                                : (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) ||
+                                      (cp >= 123 && cp <= 126);
     utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
     if (kind == HM_DIGIT) return c == UTF8PROC_CATEGORY_ND || c == UTF8PROC_CATEGORY_NL || c == UTF8PROC_CATEGORY_NO;
-    /* HM_PUNCT: Rust's is_ascii_punctuation or general category P */
-    if (cp < 0x80) return (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126);
-    return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO;
+    return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO; /* HM_PUNCT: or general category P */
 }
 
 /* True when s[0..n) starts with a \p{N} character (the scanner's classes). */
@@ -290,9 +292,13 @@ static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scr
     }
     default:
         for (size_t i = 0; i < n;) {
-            size_t len = utf8_valid_seq((const unsigned char *)s + i, n - i);
-            uint32_t cp = len ? utf8_decode((const unsigned char *)s + i, n - i, &len) : 0;
-            if (!len) len = 1;
+            size_t len = 1;
+            uint32_t cp = (unsigned char)s[i];
+            if (cp >= 0x80) {
+                len = utf8_valid_seq((const unsigned char *)s + i, n - i);
+                cp = len ? utf8_decode((const unsigned char *)s + i, n - i, &len) : 0;
+                if (!len) len = 1;
+            }
             if (char_matches(st->match, cp, cp || s[i] == 0)) add_match(w, &prev, i, i + len);
             i += len;
         }
