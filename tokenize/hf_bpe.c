@@ -106,6 +106,7 @@ static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t 
 static inline bool merge_find_cached(const hf_bpe *m, hf_scratch *h, uint32_t a, uint32_t b, uint32_t *rank,
                                      uint32_t *new_id)
 {
+    if (m->merges_small) return merge_find(m, a, b, rank, new_id);
     uint64_t key = merge_key(a, b);
     hf_pair_entry *e = &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
     if (e->key != key) {
@@ -123,7 +124,7 @@ static inline __attribute__((always_inline)) void merge_prefetch(const hf_bpe *m
                                                                  uint32_t b)
 {
     uint64_t key = merge_key(a, b);
-    if (h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)].key != key)
+    if (m->merges_small || h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)].key != key)
         __builtin_prefetch(&m->merges[merge_slot_of(key, m->merges_mask)]);
 }
 
@@ -256,6 +257,7 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     while (slots < merges->len + merges->len / 3 + 16) slots *= 2; /* at most 3/4 full */
     m->merges = xcalloc_huge(slots, sizeof *m->merges);
     m->merges_mask = slots - 1;
+    m->merges_small = slots * sizeof *m->merges <= HF_PAIR_SLOTS * sizeof(hf_pair_entry);
     for (size_t base = 0; base < merges->len; base += LOAD_BATCH) {
         /* the merges of a batch: their strings' bytes, then their lookups with
          * the hash slots loaded together, then their entries */
@@ -437,6 +439,15 @@ static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *ra
 {
     hf_pair_entry *e[SCAN_MAX];
     uint64_t key[SCAN_MAX];
+    if (m->merges_small) {
+        for (size_t i = 0; i + 1 < ns; i++)
+            __builtin_prefetch(&m->merges[merge_slot_of(merge_key(h->sym[i].id, h->sym[i + 1].id), m->merges_mask)]);
+        for (size_t i = 0; i + 1 < ns; i++) {
+            rank[i] = UINT32_MAX, new_id[i] = 0;
+            merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank[i], &new_id[i]);
+        }
+        return;
+    }
     for (size_t i = 0; i + 1 < ns; i++) {
         key[i] = merge_key(h->sym[i].id, h->sym[i + 1].id);
         __builtin_prefetch(e[i] = pair_entry(h, key[i]));
@@ -464,6 +475,12 @@ static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *ra
 static inline uint32_t pair_resolve(const hf_bpe *m, hf_pair_entry *e, uint64_t key, uint32_t a, uint32_t b,
                                     uint32_t *new_id)
 {
+    if (m->merges_small) {
+        uint32_t r = UINT32_MAX;
+        *new_id = 0;
+        merge_find(m, a, b, &r, new_id);
+        return r;
+    }
     if (e->key != key) {
         uint32_t r = UINT32_MAX, id = 0;
         merge_find(m, a, b, &r, &id);
@@ -471,6 +488,13 @@ static inline uint32_t pair_resolve(const hf_bpe *m, hf_pair_entry *e, uint64_t 
     }
     *new_id = e->new_id;
     return e->rank;
+}
+
+/* Starts loading where a lookup of the pair with this key will look first. */
+static inline __attribute__((always_inline)) void pair_prefetch(const hf_bpe *m, const hf_scratch *h, uint64_t key)
+{
+    if (m->merges_small) __builtin_prefetch(&m->merges[merge_slot_of(key, m->merges_mask)]);
+    else __builtin_prefetch(pair_entry(h, key));
 }
 
 #define RANK_LANES 4 /* ranks compared at once */
@@ -532,20 +556,22 @@ static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, h
         if (after >= 0) {
             sym[after].prev = at;
             key_after = merge_key(cur->id, sym[after].id);
-            __builtin_prefetch(e_after = pair_entry(h, key_after));
+            e_after = pair_entry(h, key_after);
+            if (!m->merges_small) __builtin_prefetch(e_after);
             __builtin_prefetch(&m->merges[merge_slot_of(key_after, m->merges_mask)]);
         }
         if (before >= 0) {
             key_before = merge_key(sym[before].id, cur->id);
-            __builtin_prefetch(e_before = pair_entry(h, key_before));
+            e_before = pair_entry(h, key_before);
+            if (!m->merges_small) __builtin_prefetch(e_before);
             __builtin_prefetch(&m->merges[merge_slot_of(key_before, m->merges_mask)]);
             rank[before] = UINT32_MAX;
         }
         int32_t guess = lowest_pair(rank, words);
         if (guess >= 0) {
             int32_t g_after = sym[sym[guess].next].next, g_before = sym[guess].prev;
-            if (g_after >= 0) __builtin_prefetch(pair_entry(h, merge_key(new_id[guess], sym[g_after].id)));
-            if (g_before >= 0) __builtin_prefetch(pair_entry(h, merge_key(sym[g_before].id, new_id[guess])));
+            if (g_after >= 0) pair_prefetch(m, h, merge_key(new_id[guess], sym[g_after].id));
+            if (g_before >= 0) pair_prefetch(m, h, merge_key(sym[g_before].id, new_id[guess]));
         }
         if (after >= 0) rank[at] = pair_resolve(m, e_after, key_after, cur->id, sym[after].id, &new_id[at]);
         if (before >= 0) rank[before] = pair_resolve(m, e_before, key_before, sym[before].id, cur->id, &new_id[before]);

@@ -103,6 +103,7 @@ typedef struct {
 typedef struct {
     hf_merge_slot *merges;
     uint32_t merges_mask;
+    bool merges_small; /* the table is no larger than the recent lookups: looked up directly */
     hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
     bool byte_level, byte_fallback, ignore_merges, fuse_unk;
     uint32_t unk;             /* VOCAB_NO_TOKEN: none */
