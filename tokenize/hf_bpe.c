@@ -650,8 +650,8 @@ static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t 
         int k = 0;
         while (k < PART_BATCH && bound[k] < n) {
             bound[k + 1] = next_part(m, s, n, bound[k] + 1);
-            hash[k] = vocab_hash(s + bound[k], bound[k + 1] - bound[k]);
-            hf_bpe_prefetch(h, hash[k]);
+            hash[k] = hf_word_hash(m, s + bound[k], bound[k + 1] - bound[k]);
+            hf_bpe_prefetch(h, hash[k], bound[k + 1] - bound[k]);
             k++;
         }
         for (int i = 0; i < k; i++) hf_bpe_encode(m, vocab, s + bound[i], bound[i + 1] - bound[i], hash[i], h, out);

@@ -336,14 +336,28 @@ void hf_bpe_free(hf_bpe *m);
 /* The id of the vocab entry whose string is s[0..n) (HF's model.token_to_id), or VOCAB_NO_TOKEN. */
 uint32_t hf_bpe_token_to_id(const hf_bpe *m, const tok_vocab *vocab, const char *s, size_t n);
 /* Appends the ids of one pre-tokenized piece (HF's BPE::tokenize); hash is
- * vocab_hash(s, n) (n >= 1). */
+ * hf_word_hash(m, s, n) (n >= 1). */
 void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
                    tok_ids *out);
 
-/* Starts loading the remembered word a piece with this hash would use. */
-static inline __attribute__((always_inline)) void hf_bpe_prefetch(const hf_scratch *h, uint64_t hash)
+/* The hash hf_bpe_encode needs of word s[0..n): its vocab_hash, or 0 for a
+ * word too long to be remembered that the model never looks up whole. */
+static inline uint64_t hf_word_hash(const hf_bpe *m, const uint8_t *s, size_t n)
 {
-    if (h->cache) __builtin_prefetch(&h->cache[hash & (HF_CACHE_SLOTS - 1)]);
+    return n <= HF_MID_BYTES || m->ignore_merges ? vocab_hash(s, n) : 0;
+}
+
+/* Starts loading the remembered word a piece of n bytes with this hash would use. */
+static inline __attribute__((always_inline)) void hf_bpe_prefetch(const hf_scratch *h, uint64_t hash, size_t n)
+{
+    if (!h->cache) return;
+    if (n <= HF_CACHE_BYTES) {
+        __builtin_prefetch(&h->cache[hash & (HF_CACHE_SLOTS - 1)]);
+    } else if (n <= HF_MID_BYTES) {
+        const hf_mid_entry *e = &h->mid[(hash >> 32) & (HF_MID_SLOTS - 1)];
+        __builtin_prefetch(e);
+        __builtin_prefetch((const char *)e + sizeof *e / 2);
+    }
 }
 
 #endif
