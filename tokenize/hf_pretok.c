@@ -3,7 +3,9 @@
  * use_regex), Metaspace (prepend_scheme, split), Digits, Punctuation,
  * Whitespace, WhitespaceSplit, BertPreTokenizer, Sequence. A Split whose
  * regex is one of the three tiktoken patterns uses the hand-written scanner
- * (pretokenize.c, checked against the regex); any other regex runs in PCRE2.
+ * (pretokenize.c, checked against the regex), as does one with \p{N} where
+ * cl100k's or o200k's has \p{N}{1,3} (Qwen; its digit pieces split into
+ * characters); any other regex runs in PCRE2.
  *
  * Splitting follows HF's NormalizedString::split: the pattern's matches and
  * the gaps between them tile the piece, invert swaps the two, the behavior
