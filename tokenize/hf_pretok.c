@@ -257,8 +257,9 @@ static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scr
         while ((k = pretok_split((pretok_family)st->family, (const uint8_t *)s, n, pos, ends, 64)) > 0)
             for (int i = 0; i < k; i++) {
                 if (st->single_digits && starts_with_digit((const uint8_t *)s + pos, ends[i] - pos))
-                    while (pos < ends[i]) { /* one character each: every one is \p{N}, so valid UTF-8 */
+                    while (pos < ends[i]) { /* one character each (every one is \p{N}: valid UTF-8) */
                         size_t len = utf8_valid_seq((const uint8_t *)s + pos, ends[i] - pos);
+                        if (!len) len = 1;
                         add_match(w, &prev, pos, pos + len);
                         pos += len;
                     }
