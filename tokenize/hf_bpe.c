@@ -8,6 +8,7 @@
  * token strings are decoded from GPT-2's byte alphabet), others on UTF-8
  * characters. dropout, continuing_subword_prefix and end_of_word_suffix are
  * refused. Each thread remembers the ids of recent words. */
+#include <smmintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,7 @@ static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t 
 static inline bool merge_find_cached(const hf_bpe *m, hf_scratch *h, uint32_t a, uint32_t b, uint32_t *rank,
                                      uint32_t *new_id)
 {
+    if (m->merges_small) return merge_find(m, a, b, rank, new_id);
     uint64_t key = merge_key(a, b);
     hf_pair_entry *e = &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
     if (e->key != key) {
@@ -122,7 +124,7 @@ static inline __attribute__((always_inline)) void merge_prefetch(const hf_bpe *m
                                                                  uint32_t b)
 {
     uint64_t key = merge_key(a, b);
-    if (h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)].key != key)
+    if (m->merges_small || h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)].key != key)
         __builtin_prefetch(&m->merges[merge_slot_of(key, m->merges_mask)]);
 }
 
@@ -253,8 +255,9 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     }
     uint32_t slots = 16;
     while (slots < merges->len + merges->len / 3 + 16) slots *= 2; /* at most 3/4 full */
-    m->merges = xcalloc(slots, sizeof *m->merges);
+    m->merges = xcalloc_huge(slots, sizeof *m->merges);
     m->merges_mask = slots - 1;
+    m->merges_small = slots * sizeof *m->merges <= HF_PAIR_SLOTS * sizeof(hf_pair_entry);
     for (size_t base = 0; base < merges->len; base += LOAD_BATCH) {
         /* the merges of a batch: their strings' bytes, then their lookups with
          * the hash slots loaded together, then their entries */
@@ -422,40 +425,158 @@ static void merge_queue(const hf_bpe *m, size_t ns, hf_scratch *h)
     }
 }
 
+/* The recent-lookup entry of a pair's key. */
+static inline hf_pair_entry *pair_entry(const hf_scratch *h, uint64_t key)
+{
+    return &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
+}
+
+/* The merges of the ns - 1 neighbouring symbol pairs of a word (ns <=
+ * SCAN_MAX) into rank and new_id, their loads overlapped: the recent
+ * lookups' entries first, then the merge table's slots of those they do not
+ * hold. */
+static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *rank, uint32_t *new_id)
+{
+    hf_pair_entry *e[SCAN_MAX];
+    uint64_t key[SCAN_MAX];
+    if (m->merges_small) {
+        for (size_t i = 0; i + 1 < ns; i++)
+            __builtin_prefetch(&m->merges[merge_slot_of(merge_key(h->sym[i].id, h->sym[i + 1].id), m->merges_mask)]);
+        for (size_t i = 0; i + 1 < ns; i++) {
+            rank[i] = UINT32_MAX, new_id[i] = 0;
+            merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank[i], &new_id[i]);
+        }
+        return;
+    }
+    for (size_t i = 0; i + 1 < ns; i++) {
+        key[i] = merge_key(h->sym[i].id, h->sym[i + 1].id);
+        __builtin_prefetch(e[i] = pair_entry(h, key[i]));
+    }
+    size_t missed[SCAN_MAX], nmissed = 0;
+    for (size_t i = 0; i + 1 < ns; i++) {
+        if (e[i]->key == key[i]) {
+            rank[i] = e[i]->rank, new_id[i] = e[i]->new_id;
+            continue;
+        }
+        missed[nmissed++] = i;
+        __builtin_prefetch(&m->merges[merge_slot_of(key[i], m->merges_mask)]);
+    }
+    for (size_t k = 0; k < nmissed; k++) {
+        size_t i = missed[k];
+        uint32_t r = UINT32_MAX, id = 0;
+        merge_find(m, h->sym[i].id, h->sym[i + 1].id, &r, &id);
+        *e[i] = (hf_pair_entry){key[i], r, id};
+        rank[i] = r, new_id[i] = id;
+    }
+}
+
+/* The rank of the pair with this key (and ids a, b), its new id in *new_id,
+ * through its recent-lookup entry e. */
+static inline uint32_t pair_resolve(const hf_bpe *m, hf_pair_entry *e, uint64_t key, uint32_t a, uint32_t b,
+                                    uint32_t *new_id)
+{
+    if (m->merges_small) {
+        uint32_t r = UINT32_MAX;
+        *new_id = 0;
+        merge_find(m, a, b, &r, new_id);
+        return r;
+    }
+    if (e->key != key) {
+        uint32_t r = UINT32_MAX, id = 0;
+        merge_find(m, a, b, &r, &id);
+        *e = (hf_pair_entry){key, r, id};
+    }
+    *new_id = e->new_id;
+    return e->rank;
+}
+
+/* Starts loading where a lookup of the pair with this key will look first. */
+static inline __attribute__((always_inline)) void pair_prefetch(const hf_bpe *m, const hf_scratch *h, uint64_t key)
+{
+    if (m->merges_small) __builtin_prefetch(&m->merges[merge_slot_of(key, m->merges_mask)]);
+    else __builtin_prefetch(pair_entry(h, key));
+}
+
+#define RANK_LANES 4 /* ranks compared at once */
+
+/* The symbol whose pair with the next has the lowest rank in rank[0..words)
+ * (words a multiple of RANK_LANES, rank 16-byte aligned, UINT32_MAX where no
+ * pair merges or no symbol starts), the leftmost of equals; -1 when none merges. */
+static inline int32_t lowest_pair(const uint32_t *rank, size_t words)
+{
+    __m128i low = _mm_set1_epi32(-1);
+    for (size_t p = 0; p < words; p += RANK_LANES) low = _mm_min_epu32(low, _mm_load_si128((const __m128i *)(rank + p)));
+    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(1, 0, 3, 2)));
+    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(2, 3, 0, 1)));
+    if ((uint32_t)_mm_cvtsi128_si32(low) == UINT32_MAX) return -1;
+    for (size_t p = 0;; p += RANK_LANES) {
+        __m128i eq = _mm_cmpeq_epi32(low, _mm_load_si128((const __m128i *)(rank + p)));
+        int lanes = _mm_movemask_ps(_mm_castsi128_ps(eq));
+        if (lanes) return (int32_t)(p + (size_t)__builtin_ctz((unsigned)lanes));
+    }
+}
+
+/* Of the pairs at symbols a and b (a may be -1), the one to merge first. */
+static inline int32_t lower_pair(const uint32_t *rank, int32_t a, int32_t b)
+{
+    if (a < 0) return b;
+    return rank[b] < rank[a] || (rank[b] == rank[a] && b < a) ? b : a;
+}
+
 /* The same for a short word: repeatedly the lowest-ranked pair, the leftmost
  * of equals - what the queue does, since a queued merge is only dropped when
- * its pair changed. A byte-level word's first pairs come from byte_pairs. */
+ * its pair changed. A byte-level word's first pairs come from byte_pairs.
+ * Ranks stay indexed by symbol, so the search is a scan of an array; while
+ * a merge's two new pairs load, the lowest of the other pairs is found and
+ * the pairs its merge would make start loading too. */
 static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, hf_scratch *h)
 {
-    hf_merge_value pair[SCAN_MAX];
-    bool by_byte = m->byte_pairs && ns == n; /* symbol i is byte i */
-    for (size_t i = 0; i + 1 < ns; i++) {
-        if (by_byte)
-            pair[i] = m->byte_pairs[s[i] << 8 | s[i + 1]];
-        else if (!merge_find_cached(m, h, h->sym[i].id, h->sym[i + 1].id, &pair[i].rank, &pair[i].new_id))
-            pair[i].rank = UINT32_MAX;
-    }
-    pair[ns - 1].rank = UINT32_MAX;
-    for (;;) {
-        uint32_t best = UINT32_MAX;
-        int32_t at = -1;
-        for (int32_t i = 0; i >= 0; i = h->sym[i].next)
-            if (pair[i].rank < best) best = pair[i].rank, at = i;
-        if (at < 0) return;
-        hf_symbol *cur = &h->sym[at], *right = &h->sym[cur->next];
-        cur->id = pair[at].new_id;
+    uint32_t rank[SCAN_MAX + RANK_LANES] __attribute__((aligned(16))), new_id[SCAN_MAX];
+    hf_symbol *sym = h->sym;
+    if (m->byte_pairs && ns == n) /* symbol i is byte i */
+        for (size_t i = 0; i + 1 < ns; i++) {
+            hf_merge_value v = m->byte_pairs[s[i] << 8 | s[i + 1]];
+            rank[i] = v.rank, new_id[i] = v.new_id;
+        }
+    else
+        lookup_pairs(m, h, ns, rank, new_id);
+    for (size_t i = ns - 1; i < SCAN_MAX + RANK_LANES; i++) rank[i] = UINT32_MAX;
+    size_t words = (ns + RANK_LANES - 1) / RANK_LANES * RANK_LANES;
+    for (int32_t at = lowest_pair(rank, words); at >= 0;) {
+        hf_symbol *cur = &sym[at], *right = &sym[cur->next];
+        rank[cur->next] = UINT32_MAX;
+        cur->id = new_id[at];
         cur->len += right->len;
-        pair[at].rank = UINT32_MAX;
         cur->next = right->next;
         right->len = 0;
-        if (cur->next >= 0) {
-            h->sym[cur->next].prev = at;
-            if (!merge_find_cached(m, h, cur->id, h->sym[cur->next].id, &pair[at].rank, &pair[at].new_id))
-                pair[at].rank = UINT32_MAX;
+        rank[at] = UINT32_MAX;
+        int32_t after = cur->next, before = cur->prev;
+        uint64_t key_after = 0, key_before = 0;
+        hf_pair_entry *e_after = NULL, *e_before = NULL;
+        if (after >= 0) {
+            sym[after].prev = at;
+            key_after = merge_key(cur->id, sym[after].id);
+            e_after = pair_entry(h, key_after);
+            if (!m->merges_small) __builtin_prefetch(e_after);
+            __builtin_prefetch(&m->merges[merge_slot_of(key_after, m->merges_mask)]);
         }
-        if (cur->prev >= 0 &&
-            !merge_find_cached(m, h, h->sym[cur->prev].id, cur->id, &pair[cur->prev].rank, &pair[cur->prev].new_id))
-            pair[cur->prev].rank = UINT32_MAX;
+        if (before >= 0) {
+            key_before = merge_key(sym[before].id, cur->id);
+            e_before = pair_entry(h, key_before);
+            if (!m->merges_small) __builtin_prefetch(e_before);
+            __builtin_prefetch(&m->merges[merge_slot_of(key_before, m->merges_mask)]);
+            rank[before] = UINT32_MAX;
+        }
+        int32_t guess = lowest_pair(rank, words);
+        if (guess >= 0) {
+            int32_t g_after = sym[sym[guess].next].next, g_before = sym[guess].prev;
+            if (g_after >= 0) pair_prefetch(m, h, merge_key(new_id[guess], sym[g_after].id));
+            if (g_before >= 0) pair_prefetch(m, h, merge_key(sym[g_before].id, new_id[guess]));
+        }
+        if (after >= 0) rank[at] = pair_resolve(m, e_after, key_after, cur->id, sym[after].id, &new_id[at]);
+        if (before >= 0) rank[before] = pair_resolve(m, e_before, key_before, sym[before].id, cur->id, &new_id[before]);
+        int32_t low = rank[at] != UINT32_MAX ? lower_pair(rank, guess, at) : guess;
+        at = before >= 0 && rank[before] != UINT32_MAX ? lower_pair(rank, low, before) : low;
     }
 }
 
@@ -529,8 +650,8 @@ static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t 
         int k = 0;
         while (k < PART_BATCH && bound[k] < n) {
             bound[k + 1] = next_part(m, s, n, bound[k] + 1);
-            hash[k] = vocab_hash(s + bound[k], bound[k + 1] - bound[k]);
-            hf_bpe_prefetch(h, hash[k]);
+            hash[k] = hf_word_hash(m, s + bound[k], bound[k + 1] - bound[k]);
+            hf_bpe_prefetch(h, hash[k], bound[k + 1] - bound[k]);
             k++;
         }
         for (int i = 0; i < k; i++) hf_bpe_encode(m, vocab, s + bound[i], bound[i + 1] - bound[i], hash[i], h, out);
@@ -539,24 +660,60 @@ static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t 
     return true;
 }
 
+/* The remembered ids of word s[0..n) into out: true when they were there;
+ * else *slot is where to remember them (NULL: too long to). */
+static bool cache_find(hf_scratch *h, const uint8_t *s, size_t n, uint64_t hash, void **slot, tok_ids *out)
+{
+    const uint32_t *ids;
+    size_t nids;
+    *slot = NULL;
+    if (n <= HF_CACHE_BYTES) {
+        hf_cache_entry *e = &h->cache[hash & (HF_CACHE_SLOTS - 1)];
+        *slot = e;
+        if (e->len != n || e->hash != (uint32_t)hash || memcmp(e->bytes, s, n)) return false;
+        ids = e->ids, nids = e->nids;
+    } else if (n <= HF_MID_BYTES) {
+        hf_mid_entry *e = &h->mid[(hash >> 32) & (HF_MID_SLOTS - 1)];
+        *slot = e;
+        if (e->len != n || e->hash != (uint32_t)hash || memcmp(e->bytes, s, n)) return false;
+        ids = e->ids, nids = e->nids;
+    } else {
+        return false;
+    }
+    ids_reserve(out, nids);
+    memcpy(out->ids + out->n, ids, nids * sizeof(uint32_t));
+    out->n += nids;
+    return true;
+}
+
+/* Remembers the ids of word s[0..n) in slot (from cache_find) when they fit. */
+static void cache_put(void *slot, const uint8_t *s, size_t n, uint64_t hash, const uint32_t *ids, size_t nids)
+{
+    if (!slot) return;
+    if (n <= HF_CACHE_BYTES && nids <= HF_CACHE_IDS) {
+        hf_cache_entry *e = slot;
+        e->hash = (uint32_t)hash, e->len = (uint8_t)n, e->nids = (uint8_t)nids;
+        memcpy(e->bytes, s, n);
+        memcpy(e->ids, ids, nids * sizeof(uint32_t));
+    } else if (n > HF_CACHE_BYTES && nids <= HF_MID_IDS) {
+        hf_mid_entry *e = slot;
+        e->hash = (uint32_t)hash, e->len = (uint8_t)n, e->nids = (uint8_t)nids;
+        memcpy(e->bytes, s, n);
+        memcpy(e->ids, ids, nids * sizeof(uint32_t));
+    }
+}
+
 void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
                    tok_ids *out)
 {
     if (!h->cache) {
-        h->cache = xcalloc(HF_CACHE_SLOTS, sizeof *h->cache);
-        h->pairs = xcalloc(HF_PAIR_SLOTS, sizeof *h->pairs);
+        h->cache = xcalloc_huge(HF_CACHE_SLOTS, sizeof *h->cache);
+        h->mid = xcalloc_huge(HF_MID_SLOTS, sizeof *h->mid);
+        h->pairs = xcalloc_huge(HF_PAIR_SLOTS, sizeof *h->pairs);
         h->chars = xcalloc(HF_CHAR_SLOTS, sizeof *h->chars);
     }
-    hf_cache_entry *e = NULL;
-    if (n <= HF_CACHE_BYTES) {
-        e = &h->cache[hash & (HF_CACHE_SLOTS - 1)];
-        if (e->len == n && e->hash == (uint32_t)hash && !memcmp(e->bytes, s, n)) {
-            ids_reserve(out, e->nids);
-            memcpy(out->ids + out->n, e->ids, e->nids * sizeof(uint32_t));
-            out->n += e->nids;
-            return;
-        }
-    }
+    void *slot;
+    if (cache_find(h, s, n, hash, &slot, out)) return;
     if (n > HF_CACHE_BYTES && m->split_at_space && encode_parts(m, vocab, s, n, h, out)) return;
     size_t first = out->n;
     uint32_t id = m->ignore_merges ? vocab_find_hashed(vocab, s, n, hash) : VOCAB_NO_TOKEN;
@@ -564,10 +721,5 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
     else if (m->wordpiece) hf_wordpiece_word(m, vocab, s, n, &h->piece, out);
     else if (m->unigram) hf_unigram_word(m, vocab, s, n, h, out);
     else merge_word(m, vocab, s, n, h, out);
-    size_t nids = out->n - first;
-    if (e && nids <= HF_CACHE_IDS) {
-        e->hash = (uint32_t)hash, e->len = (uint8_t)n, e->nids = (uint8_t)nids;
-        memcpy(e->bytes, s, n);
-        memcpy(e->ids, out->ids + first, nids * sizeof(uint32_t));
-    }
+    cache_put(slot, s, n, hash, out->ids + first, out->n - first);
 }

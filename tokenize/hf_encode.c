@@ -34,9 +34,11 @@ static void pieces_free(hf_pieces *p)
 static void cache_clear(hf_scratch *h)
 {
     free(h->cache);
+    free(h->mid);
     free(h->pairs);
     free(h->chars);
     h->cache = NULL;
+    h->mid = NULL;
     h->pairs = NULL;
     h->chars = NULL;
 }
@@ -195,15 +197,16 @@ static void encode_text(const hf_pipeline *p, const tok_vocab *vocab, const char
     const uint8_t *base = (const uint8_t *)pc->text.data;
     uint64_t hash[PREFETCH_AHEAD];
     for (size_t i = 0; i < pc->n && i < PREFETCH_AHEAD; i++) {
-        hash[i] = vocab_hash(base + pc->off[i], pc->len[i]);
-        hf_bpe_prefetch(h, hash[i]);
+        hash[i] = hf_word_hash(&p->bpe, base + pc->off[i], pc->len[i]);
+        hf_bpe_prefetch(h, hash[i], pc->len[i]);
     }
     for (size_t i = 0; i < pc->n; i++) {
         uint64_t hi = hash[i % PREFETCH_AHEAD];
         size_t ahead = i + PREFETCH_AHEAD;
         if (ahead < pc->n) { /* the word a few pieces on: its remembered entry starts loading now */
-            uint64_t ha = hash[ahead % PREFETCH_AHEAD] = vocab_hash(base + pc->off[ahead], pc->len[ahead]);
-            hf_bpe_prefetch(h, ha);
+            uint64_t ha = hf_word_hash(&p->bpe, base + pc->off[ahead], pc->len[ahead]);
+            hash[ahead % PREFETCH_AHEAD] = ha;
+            hf_bpe_prefetch(h, ha, pc->len[ahead]);
             if (p->bpe.ignore_merges) vocab_prefetch(vocab, ha, pc->len[ahead]);
         }
         hf_bpe_encode(&p->bpe, vocab, base + pc->off[i], pc->len[i], hi, h, out);

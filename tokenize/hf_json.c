@@ -47,6 +47,18 @@ static bool hj_string(hj_cursor *c, char **out, size_t *len)
 {
     wbuf b = WBUF_INIT;
     c->p++;
+    const char *q = c->p;
+    while (q < c->end && *q != '"' && *q != '\\') q++;
+    if (q < c->end && *q == '"') { /* no escape: the bytes as they are (most strings) */
+        *len = (size_t)(q - c->p);
+        *out = xmalloc(*len + 1);
+        memcpy(*out, c->p, *len);
+        (*out)[*len] = 0;
+        c->p = q + 1;
+        return true;
+    }
+    buf_append(&b, c->p, (size_t)(q - c->p));
+    c->p = q;
     while (c->p < c->end && *c->p != '"') {
         if (*c->p != '\\') {
             buf_putc(&b, *c->p++);
@@ -99,7 +111,7 @@ static bool hj_container(hj_cursor *c, hj_node *n, bool object, int depth)
     }
     for (;;) {
         if (n->len == cap) {
-            cap = cap ? 2 * cap : 4;
+            cap = cap ? 2 * cap : 2; /* most arrays are merges: two strings */
             n->items = xrealloc(n->items, cap * sizeof *n->items);
             if (object) n->keys = xrealloc(n->keys, cap * sizeof *n->keys);
         }

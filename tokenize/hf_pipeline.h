@@ -60,6 +60,7 @@ typedef struct {
     char *literal;
     size_t literal_len;
     int family;            /* HM_FAMILY: a pretok_family */
+    bool single_digits;    /* HM_FAMILY: the pattern has \p{N} where the family's has \p{N}{1,3} (Qwen) */
     bool add_prefix_space; /* ByteLevel */
     bool use_regex;        /* ByteLevel: split with GPT-2's pattern first */
     char replacement[8];   /* Metaspace: the replacement character (UTF-8) */
@@ -102,6 +103,7 @@ typedef struct {
 typedef struct {
     hf_merge_slot *merges;
     uint32_t merges_mask;
+    bool merges_small; /* the table is no larger than the recent lookups: looked up directly */
     hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
     bool byte_level, byte_fallback, ignore_merges, fuse_unk;
     uint32_t unk;             /* VOCAB_NO_TOKEN: none */
@@ -197,6 +199,18 @@ typedef struct {
     uint32_t ids[HF_CACHE_IDS];
 } hf_cache_entry;
 
+#define HF_MID_BYTES 74 /* longer words of up to this many bytes ... */
+#define HF_MID_IDS 12   /* ... and ids are remembered too, in two cache lines */
+#define HF_MID_SLOTS (1u << 14)
+
+/* One remembered longer word (len 0: empty). */
+typedef struct {
+    uint32_t hash;
+    uint8_t len, nids;
+    uint8_t bytes[HF_MID_BYTES];
+    uint32_t ids[HF_MID_IDS];
+} hf_mid_entry;
+
 /* A span of text that is an added token (index >= 0) or ordinary text (-1). */
 typedef struct {
     size_t start, end;
@@ -271,6 +285,7 @@ struct hf_scratch {
     hf_merge_item *heap;
     size_t heap_cap;
     hf_cache_entry *cache;
+    hf_mid_entry *mid;
     hf_pair_entry *pairs;
     hf_char_entry *chars;
     void *lattice; /* Unigram: the best path ending at each byte */
@@ -321,14 +336,28 @@ void hf_bpe_free(hf_bpe *m);
 /* The id of the vocab entry whose string is s[0..n) (HF's model.token_to_id), or VOCAB_NO_TOKEN. */
 uint32_t hf_bpe_token_to_id(const hf_bpe *m, const tok_vocab *vocab, const char *s, size_t n);
 /* Appends the ids of one pre-tokenized piece (HF's BPE::tokenize); hash is
- * vocab_hash(s, n) (n >= 1). */
+ * hf_word_hash(m, s, n) (n >= 1). */
 void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
                    tok_ids *out);
 
-/* Starts loading the remembered word a piece with this hash would use. */
-static inline __attribute__((always_inline)) void hf_bpe_prefetch(const hf_scratch *h, uint64_t hash)
+/* The hash hf_bpe_encode needs of word s[0..n): its vocab_hash, or 0 for a
+ * word too long to be remembered that the model never looks up whole. */
+static inline uint64_t hf_word_hash(const hf_bpe *m, const uint8_t *s, size_t n)
 {
-    if (h->cache) __builtin_prefetch(&h->cache[hash & (HF_CACHE_SLOTS - 1)]);
+    return n <= HF_MID_BYTES || m->ignore_merges ? vocab_hash(s, n) : 0;
+}
+
+/* Starts loading the remembered word a piece of n bytes with this hash would use. */
+static inline __attribute__((always_inline)) void hf_bpe_prefetch(const hf_scratch *h, uint64_t hash, size_t n)
+{
+    if (!h->cache) return;
+    if (n <= HF_CACHE_BYTES) {
+        __builtin_prefetch(&h->cache[hash & (HF_CACHE_SLOTS - 1)]);
+    } else if (n <= HF_MID_BYTES) {
+        const hf_mid_entry *e = &h->mid[(hash >> 32) & (HF_MID_SLOTS - 1)];
+        __builtin_prefetch(e);
+        __builtin_prefetch((const char *)e + sizeof *e / 2);
+    }
 }
 
 #endif

@@ -3,7 +3,9 @@
  * use_regex), Metaspace (prepend_scheme, split), Digits, Punctuation,
  * Whitespace, WhitespaceSplit, BertPreTokenizer, Sequence. A Split whose
  * regex is one of the three tiktoken patterns uses the hand-written scanner
- * (pretokenize.c, checked against the regex); any other regex runs in PCRE2.
+ * (pretokenize.c, checked against the regex), as does one with \p{N} where
+ * cl100k's or o200k's has \p{N}{1,3} (Qwen; its digit pieces split into
+ * characters); any other regex runs in PCRE2.
  *
  * Splitting follows HF's NormalizedString::split: the pattern's matches and
  * the gaps between them tile the piece, invert swaps the two, the behavior
@@ -17,6 +19,7 @@
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
 #include "tokenize/pretokenize.h"
+#include "tokenize/unicode_class.h"
 
 #define METASPACE_DEFAULT "\xE2\x96\x81" /* U+2581, SentencePiece's space */
 
@@ -50,6 +53,28 @@ static int read_behavior(const hj_node *node, const char *path, hf_behavior *b, 
             return 0;
         }
     buf_printf(err, "%s.behavior: unknown behavior %s", path, s);
+    return -1;
+}
+
+/* The family whose pattern with \p{N}{1,3} written \p{N} is pat (-1: none;
+ * *single set). Its pieces are the family's with each \p{N}{1,3} piece split
+ * into characters: a family piece that starts with a \p{N} character is
+ * exactly a \p{N}{1,3} match, since no other alternative can start with
+ * one, and at such a place both patterns take that alternative. */
+static int single_digit_family(const char *pat, bool *single)
+{
+    static const char wide[] = "\\p{N}{1,3}", narrow[] = "\\p{N}";
+    for (int f = 0; f < PRETOK_NFAMILIES; f++) {
+        const char *fp = pretok_pattern_string((pretok_family)f), *at = strstr(fp, wide);
+        if (f == PRETOK_GPT2 || !at || strstr(at + 1, wide)) continue;
+        size_t head = (size_t)(at - fp);
+        if (strlen(pat) == strlen(fp) - (sizeof wide - sizeof narrow) && !strncmp(pat, fp, head) &&
+            !strncmp(pat + head, narrow, sizeof narrow - 1) &&
+            !strcmp(pat + head + sizeof narrow - 1, at + sizeof wide - 1)) {
+            *single = true;
+            return f;
+        }
+    }
     return -1;
 }
 
@@ -94,6 +119,7 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
         }
         /* a tiktoken pattern whose matches tile the text: the hand-written scanner */
         int family = st->re ? pretok_family_of_pattern(st->literal) : -1;
+        if (st->re && family < 0) family = single_digit_family(st->literal, &st->single_digits);
         if (family >= 0 && ((st->behavior == HB_ISOLATED && !st->invert) || (st->behavior == HB_REMOVED && st->invert))) {
             st->match = HM_FAMILY;
             st->family = family;
@@ -202,11 +228,21 @@ static bool char_matches(hf_match_kind kind, uint32_t cp, bool valid)
         return (cp >= 9 && cp <= 13) || cp == ' ' || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
                (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F ||
                cp == 0x3000;
+    if (cp < 0x80) /* HM_PUNCT: Rust's is_ascii_punctuation */
+        return kind == HM_DIGIT ? cp >= '0' && cp <= '9'
+                                : (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) ||
+                                      (cp >= 123 && cp <= 126);
     utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
     if (kind == HM_DIGIT) return c == UTF8PROC_CATEGORY_ND || c == UTF8PROC_CATEGORY_NL || c == UTF8PROC_CATEGORY_NO;
-    /* HM_PUNCT: Rust's is_ascii_punctuation or general category P */
-    if (cp < 0x80) return (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126);
-    return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO;
+    return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO; /* HM_PUNCT: or general category P */
+}
+
+/* True when s[0..n) starts with a \p{N} character (the scanner's classes). */
+static bool starts_with_digit(const uint8_t *s, size_t n)
+{
+    if (s[0] < 0x80) return s[0] >= '0' && s[0] <= '9';
+    size_t len = utf8_valid_seq(s, n);
+    return len && (uclass_of(utf8_decode(s, n, &len)) & UCLASS_N);
 }
 
 /* Fills w->spans with the tiling of s[0..n) into matches of st and gaps. */
@@ -219,7 +255,17 @@ static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scr
         size_t ends[64], pos = 0;
         int k;
         while ((k = pretok_split((pretok_family)st->family, (const uint8_t *)s, n, pos, ends, 64)) > 0)
-            for (int i = 0; i < k; i++) add_match(w, &prev, pos, ends[i]), pos = ends[i];
+            for (int i = 0; i < k; i++) {
+                if (st->single_digits && starts_with_digit((const uint8_t *)s + pos, ends[i] - pos))
+                    while (pos < ends[i]) { /* one character each (every one is \p{N}: valid UTF-8) */
+                        size_t len = utf8_valid_seq((const uint8_t *)s + pos, ends[i] - pos);
+                        if (!len) len = 1;
+                        add_match(w, &prev, pos, pos + len);
+                        pos += len;
+                    }
+                else
+                    add_match(w, &prev, pos, ends[i]), pos = ends[i];
+            }
         break;
     }
     case HM_REGEX: { /* onig's find_iter: an empty match where the last match ended is skipped */
@@ -249,9 +295,13 @@ static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scr
     }
     default:
         for (size_t i = 0; i < n;) {
-            size_t len = utf8_valid_seq((const unsigned char *)s + i, n - i);
-            uint32_t cp = len ? utf8_decode((const unsigned char *)s + i, n - i, &len) : 0;
-            if (!len) len = 1;
+            size_t len = 1;
+            uint32_t cp = (unsigned char)s[i];
+            if (cp >= 0x80) {
+                len = utf8_valid_seq((const unsigned char *)s + i, n - i);
+                cp = len ? utf8_decode((const unsigned char *)s + i, n - i, &len) : 0;
+                if (!len) len = 1;
+            }
             if (char_matches(st->match, cp, cp || s[i] == 0)) add_match(w, &prev, i, i + len);
             i += len;
         }
