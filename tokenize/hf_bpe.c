@@ -680,9 +680,11 @@ static bool cache_find(hf_scratch *h, const uint8_t *s, size_t n, uint64_t hash,
     } else {
         return false;
     }
-    ids_reserve(out, nids);
-    memcpy(out->ids + out->n, ids, nids * sizeof(uint32_t));
-    out->n += nids;
+    if (nids) { /* a word of no ids (all of it an unknown byte dropped) has no array to copy from */
+        ids_reserve(out, nids);
+        memcpy(out->ids + out->n, ids, nids * sizeof(uint32_t));
+        out->n += nids;
+    }
     return true;
 }
 
@@ -694,12 +696,12 @@ static void cache_put(void *slot, const uint8_t *s, size_t n, uint64_t hash, con
         hf_cache_entry *e = slot;
         e->hash = (uint32_t)hash, e->len = (uint8_t)n, e->nids = (uint8_t)nids;
         memcpy(e->bytes, s, n);
-        memcpy(e->ids, ids, nids * sizeof(uint32_t));
+        if (nids) memcpy(e->ids, ids, nids * sizeof(uint32_t));
     } else if (n > HF_CACHE_BYTES && nids <= HF_MID_IDS) {
         hf_mid_entry *e = slot;
         e->hash = (uint32_t)hash, e->len = (uint8_t)n, e->nids = (uint8_t)nids;
         memcpy(e->bytes, s, n);
-        memcpy(e->ids, ids, nids * sizeof(uint32_t));
+        if (nids) memcpy(e->ids, ids, nids * sizeof(uint32_t));
     }
 }
 
