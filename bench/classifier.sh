@@ -2,7 +2,8 @@
 # classifier - fastText classifiers in `winnow filter` (issue 19): speed on 1
 # thread of a DCLM-shaped quality model (dim 256, word bigrams, 2 M buckets)
 # and of a lid.176-shaped language model (dim 16, char n-grams 2-4, 2 M
-# buckets, hs) on the first 1 KB, next to CLD2 and the rules; and language-ID
+# buckets, hs) on the first 1 KB, next to CLD2 and the rules (the quality
+# model also with --classifier-fast); and language-ID
 # accuracy of that model and of CLD2 on held-out UDHR lines and on DCLM's
 # (English) documents. Models are trained here with Debian's fasttext.
 . bench/lib.sh
@@ -62,6 +63,7 @@ row "CLD2 language ID (first 1 KB, the default)" $OFF --langid
 row "fastText language ID, lid.176-shaped, first 1 KB" $OFF --langid --classifier "lid=$T/lid.bin" --langid-model lid --classifier-max-bytes 1024
 row "fastText language ID, lid.176-shaped, whole text" $OFF --langid --classifier "lid=$T/lid.bin" --langid-model lid
 row "fastText quality, dim 256 bigrams 2 M buckets, whole text" $OFF --classifier "q=$T/q.bin"
+row "fastText quality, same, --classifier-fast (precomputed logits)" $OFF --classifier-fast --classifier "q=$T/q.bin"
 # fastText's own program on the same texts (one a line), the library's ceiling
 python3 -c "
 import json, sys

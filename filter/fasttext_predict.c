@@ -30,7 +30,8 @@
 
 #define WORD_NGRAM_MULTIPLIER 116049371u /* Dictionary::addWordNgrams */
 #define PREFETCH_TOKENS 16               /* word-table slots looked up ahead */
-#define PREFETCH_ROWS 32                 /* input rows fetched ahead of the sum (measured: 16-64 alike) */
+#define PREFETCH_ROWS 64                 /* input rows fetched ahead of the sum */
+#define SUM_BLOCK 16                     /* columns summed in registers at once (sum_block16) */
 #define CACHE_LINE 64
 #define BOW '<'
 #define EOW '>'
@@ -211,35 +212,49 @@ static void collect_rows(const fasttext_model *m, fasttext_scratch *s)
 
 typedef float v4f __attribute__((vector_size(16)));
 
-/* h[j] += row[j], four at a time: each element's sum is the same float
- * operation in the same order as fastText's loop. */
-static inline void add_row(float *restrict h, const float *restrict row, size_t dim)
+static inline v4f load4(const float *p)
 {
-    size_t j = 0;
-    for (; j + 4 <= dim; j += 4) {
-        v4f a, b;
-        memcpy(&a, h + j, sizeof a);
-        memcpy(&b, row + j, sizeof b);
-        a += b;
-        memcpy(h + j, &a, sizeof a);
-    }
-    for (; j < dim; j++) h[j] += row[j];
+    v4f v;
+    memcpy(&v, p, sizeof v);
+    return v;
 }
 
-/* Model::computeHidden: the rows summed in order in float, times 1/n. */
-static void compute_hidden(const fasttext_model *m, fasttext_scratch *s)
+/* h[j0 .. j0 + 16) = the sum of the rows' elements there, in row order, in
+ * registers: each element's float additions are fastText's, in its order. */
+static void sum_block16(const fasttext_model *m, const fasttext_scratch *s, size_t j0, float *h)
 {
     size_t dim = (size_t)m->dim;
-    float *restrict h = s->hidden;
-    memset(h, 0, dim * sizeof *h);
+    v4f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
     for (size_t i = 0; i < s->nids; i++) {
-        if (m->in_dense) {
-            if (i + PREFETCH_ROWS < s->nids) prefetch_bytes(m->in_dense + (size_t)s->ids[i + PREFETCH_ROWS] * dim, dim * sizeof *h);
-            const float *restrict row = m->in_dense + (size_t)s->ids[i] * dim;
-            add_row(h, row, dim);
-        } else {
-            fasttext_quant_add_row(&m->in_quant, s->ids[i], h);
+        if (i + PREFETCH_ROWS < s->nids) __builtin_prefetch(m->in_dense + (size_t)s->ids[i + PREFETCH_ROWS] * dim + j0);
+        const float *row = m->in_dense + (size_t)s->ids[i] * dim + j0;
+        a0 += load4(row);
+        a1 += load4(row + 4);
+        a2 += load4(row + 8);
+        a3 += load4(row + 12);
+    }
+    memcpy(h + j0, &a0, sizeof a0);
+    memcpy(h + j0 + 4, &a1, sizeof a1);
+    memcpy(h + j0 + 8, &a2, sizeof a2);
+    memcpy(h + j0 + 12, &a3, sizeof a3);
+}
+
+/* Model::computeHidden: the rows summed in order in float, times 1/n. A
+ * dense matrix is summed 16 columns at a time over all rows (one cache line
+ * of each row per pass when rows are aligned). */
+static void compute_hidden(const fasttext_model *m, fasttext_scratch *s)
+{
+    size_t dim = (size_t)m->dim, j0 = 0;
+    float *h = s->hidden;
+    memset(h, 0, dim * sizeof *h);
+    if (m->in_dense) {
+        for (; j0 + SUM_BLOCK <= dim; j0 += SUM_BLOCK) sum_block16(m, s, j0, h);
+        for (size_t i = 0; j0 < dim && i < s->nids; i++) {
+            const float *row = m->in_dense + (size_t)s->ids[i] * dim;
+            for (size_t j = j0; j < dim; j++) h[j] += row[j];
         }
+    } else {
+        for (size_t i = 0; i < s->nids; i++) fasttext_quant_add_row(&m->in_quant, s->ids[i], h);
     }
     float scale = (float)(1.0 / (double)s->nids);
     for (size_t j = 0; j < dim; j++) h[j] *= scale;
