@@ -55,10 +55,12 @@ struct fasttext_model {
     int64_t prune_size; /* -1: not pruned; 0: no n-gram rows at all */
     int32_t *prune_key, *prune_row;
     uint32_t prune_mask;
-    /* input matrix: dense rows copied to memory backed by huge pages (rows
-     * are read at random: fewer TLB misses), or quantized */
+    /* input matrix: dense rows (read in place from the mapping, or from an
+     * aligned copy when rows are small: fasttext_model.c copy_small_rows),
+     * or quantized */
     int64_t in_rows;
-    float *in_dense; /* in_rows x dim, or NULL */
+    const unsigned char *in_dense; /* in_rows x dim floats, maybe unaligned; or NULL */
+    void *in_copy;                 /* the copy in_dense points into, or NULL */
     ft_quant in_quant;
     /* output matrix, decoded: out[l * dim + j]; logit = dot(row, hidden) * out_norm[l] */
     float *out, *out_norm;

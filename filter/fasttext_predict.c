@@ -164,7 +164,7 @@ static void push_char_ngrams(const fasttext_model *m, fasttext_scratch *s, const
     w[len - 1] = EOW;
     size_t minn = (size_t)m->info.minn, maxn = (size_t)m->info.maxn;
     uint32_t bucket = (uint32_t)m->info.bucket;
-    grow(&s->ids, &s->cap_ids, s->nids + len * maxn, sizeof *s->ids);
+    grow(&s->ids, &s->cap_ids, s->nids + len * (maxn < len ? maxn : len), sizeof *s->ids); /* n-grams per start */
     for (size_t i = 0; i < len; i++) {
         if (((unsigned char)w[i] & 0xC0) == 0x80) continue;
         uint32_t h = 2166136261u;
@@ -212,9 +212,16 @@ static void collect_rows(const fasttext_model *m, fasttext_scratch *s)
 
 typedef float v4f __attribute__((vector_size(16)));
 
-static inline v4f load4(const float *p)
+static inline v4f load4(const unsigned char *p)
 {
     v4f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline float load1(const unsigned char *p)
+{
+    float v;
     memcpy(&v, p, sizeof v);
     return v;
 }
@@ -223,15 +230,16 @@ static inline v4f load4(const float *p)
  * registers: each element's float additions are fastText's, in its order. */
 static void sum_block16(const fasttext_model *m, const fasttext_scratch *s, size_t j0, float *h)
 {
-    size_t dim = (size_t)m->dim;
+    size_t row_bytes = (size_t)m->dim * sizeof(float), at = j0 * sizeof(float);
     v4f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
     for (size_t i = 0; i < s->nids; i++) {
-        if (i + PREFETCH_ROWS < s->nids) __builtin_prefetch(m->in_dense + (size_t)s->ids[i + PREFETCH_ROWS] * dim + j0);
-        const float *row = m->in_dense + (size_t)s->ids[i] * dim + j0;
-        a0 += load4(row);
-        a1 += load4(row + 4);
-        a2 += load4(row + 8);
-        a3 += load4(row + 12);
+        if (i + PREFETCH_ROWS < s->nids)
+            prefetch_bytes(m->in_dense + (size_t)s->ids[i + PREFETCH_ROWS] * row_bytes + at, SUM_BLOCK * sizeof(float));
+        const unsigned char *p = m->in_dense + (size_t)s->ids[i] * row_bytes + at;
+        a0 += load4(p);
+        a1 += load4(p + 16);
+        a2 += load4(p + 32);
+        a3 += load4(p + 48);
     }
     memcpy(h + j0, &a0, sizeof a0);
     memcpy(h + j0 + 4, &a1, sizeof a1);
@@ -240,8 +248,7 @@ static void sum_block16(const fasttext_model *m, const fasttext_scratch *s, size
 }
 
 /* Model::computeHidden: the rows summed in order in float, times 1/n. A
- * dense matrix is summed 16 columns at a time over all rows (one cache line
- * of each row per pass when rows are aligned). */
+ * dense matrix is summed 16 columns (a cache line) at a time over all rows. */
 static void compute_hidden(const fasttext_model *m, fasttext_scratch *s)
 {
     size_t dim = (size_t)m->dim, j0 = 0;
@@ -250,8 +257,8 @@ static void compute_hidden(const fasttext_model *m, fasttext_scratch *s)
     if (m->in_dense) {
         for (; j0 + SUM_BLOCK <= dim; j0 += SUM_BLOCK) sum_block16(m, s, j0, h);
         for (size_t i = 0; j0 < dim && i < s->nids; i++) {
-            const float *row = m->in_dense + (size_t)s->ids[i] * dim;
-            for (size_t j = j0; j < dim; j++) h[j] += row[j];
+            const unsigned char *row = m->in_dense + (size_t)s->ids[i] * dim * sizeof(float);
+            for (size_t j = j0; j < dim; j++) h[j] += load1(row + j * sizeof(float));
         }
     } else {
         for (size_t i = 0; i < s->nids; i++) fasttext_quant_add_row(&m->in_quant, s->ids[i], h);

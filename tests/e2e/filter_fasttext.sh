@@ -168,6 +168,14 @@ b[64:68] = struct.pack('<i', 0x7fffffff)   # the dictionary's size
 open('big.bin', 'wb').write(b)"
 "$WINNOW" filter -q --classifier x=big.bin < /dev/null > /dev/null 2> big.err
 is "$?:$(grep -c 'big.bin: dictionary of 2147483647 entries.*at byte 64' big.err)" "1:1" "a dictionary size past the file is refused at its byte"
+python3 -c "
+import struct
+b = bytearray(open('lid_softmax.bin', 'rb').read())
+b[84:92] = struct.pack('<q', 0)   # pruneidx_size: pruned, but the input matrix is dense
+open('pruned.bin', 'wb').write(b)"
+"$WINNOW" filter -q --classifier x=pruned.bin < /dev/null > /dev/null 2> pruned.err
+is "$?:$(grep -c 'pruned.bin: pruned n-gram index with a dense input matrix.*at byte 84' pruned.err)" "1:1" \
+    "a pruned dictionary with a dense input matrix is refused, as fastText refuses it"
 printf 'not a model' > junk.bin
 "$WINNOW" filter -q --classifier x=junk.bin < /dev/null > /dev/null 2> junk.err
 is "$?:$(grep -c 'junk.bin: not a fastText model' junk.err)" "1:1" "a file that is not a model is refused"
