@@ -47,14 +47,14 @@ echo
 echo "$(machine_line). Input: real DCLM + Dolma CC + C4 documents repeated to $((bytes / 1000000)) MB of JSONL; 1 thread."
 echo "Models trained here: quality (DCLM labels) dim 256, word bigrams, 2 M buckets ($(($(stat -c %s "$T/q.bin") / 1000000)) MB);"
 echo "language (UDHR, $(cut -d' ' -f1 "$T/lid.train" | sort -u | wc -l) labels) dim 16, char n-grams 2-4, 2 M buckets, hs ($(($(stat -c %s "$T/lid.bin") / 1000000)) MB), the shape of lid.176."
-echo "MB per CPU-second leaves out the model's loading (the same command's CPU time on an empty input)."
+echo "MB per CPU-second leaves out the model's loading (the same command's CPU time on an empty input); winnow rows: best of 3 runs."
 echo
 echo "| what | MB/s wall | MB per CPU-second | model load, CPU s |"
 echo "|---|---|---|---|"
 cat "$data" > /dev/null
-row() { # name flags...
+row() { # name flags... (best of 3: the build VM is shared and loaded)
     name=$1; shift
-    set -- $(cpu_seconds $W "$@" "$data") $(cpu_seconds $W "$@" "$T/empty.jsonl")
+    set -- $(best_of_3 $W "$@" "$data") $(best_of_3 $W "$@" "$T/empty.jsonl")
     echo "| $name | $(mbps $bytes $1) | $(awk -v b="$bytes" -v c="$2" -v l="$4" 'BEGIN { printf "%.0f", b / 1e6 / (c - l) }') | $4 |"
 }
 row "stream only (no rules)" $OFF

@@ -20,6 +20,8 @@
 #define FT_PQ_KSUB 256           /* centroids per sub-quantizer */
 #define FT_SIGMOID_TABLE_SIZE 512 /* Loss::t_sigmoid_: 513 entries over [-8, 8] */
 #define FT_MAX_SIGMOID 8
+#define FT_FNV_OFFSET 2166136261u /* Dictionary::hash: FNV-1a */
+#define FT_FNV_PRIME 16777619u
 #define FT_EOS "</s>"
 #define FT_LABEL_PREFIX "__label__" /* Args::label; fastText does not store it */
 

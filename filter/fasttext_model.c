@@ -71,10 +71,10 @@ uint64_t fasttext_word_key(const char *s, size_t len)
 /* FNV-1a as fastText's Dictionary::hash: bytes sign-extended. */
 uint32_t fasttext_hash(const char *s, size_t len)
 {
-    uint32_t h = 2166136261u;
+    uint32_t h = FT_FNV_OFFSET;
     for (size_t i = 0; i < len; i++) {
         h ^= (uint32_t)(int8_t)s[i];
-        h *= 16777619u;
+        h *= FT_FNV_PRIME;
     }
     return h;
 }

@@ -18,7 +18,9 @@
  * hidden vector: the output is linear in it, so each row's logits are
  * precomputed and summed in double, within float rounding of fastText's own
  * sum. Memory is read at random (rows of 2 M buckets, the word table), so the
- * word table's slots and the rows are prefetched a few tokens ahead. */
+ * word table's slots and the rows are prefetched ahead of their use, and the
+ * rows are summed 16 columns at a time in registers over all of a document's
+ * rows (sum_block16), which keeps many rows in flight. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -134,6 +136,7 @@ static int32_t find_word(const fasttext_model *m, const token *t)
     }
 }
 
+/* Prefetches the cache lines of p[0..n). */
 static inline void prefetch_bytes(const void *p, size_t n)
 {
     const char *c = p;
@@ -142,14 +145,12 @@ static inline void prefetch_bytes(const void *p, size_t n)
         __builtin_prefetch(c + n - 1); /* an unaligned row's last line */
 }
 
-static inline void push_row(fasttext_scratch *s, int32_t id) { s->ids[s->nids++] = id; }
-
 /* Dictionary::pushHash: n-gram bucket b as an input row, if it has one. */
 static inline void push_bucket(const fasttext_model *m, fasttext_scratch *s, int32_t b)
 {
     if (m->prune_size == 0) return;
     if (m->prune_size > 0 && (b = fasttext_prune_lookup(m, b)) < 0) return;
-    push_row(s, m->nwords + b);
+    s->ids[s->nids++] = m->nwords + b;
 }
 
 /* Dictionary::computeSubwords of "<word>": every run of minn..maxn UTF-8
@@ -167,10 +168,10 @@ static void push_char_ngrams(const fasttext_model *m, fasttext_scratch *s, const
     grow(&s->ids, &s->cap_ids, s->nids + len * (maxn < len ? maxn : len), sizeof *s->ids); /* n-grams per start */
     for (size_t i = 0; i < len; i++) {
         if (((unsigned char)w[i] & 0xC0) == 0x80) continue;
-        uint32_t h = 2166136261u;
+        uint32_t h = FT_FNV_OFFSET;
         for (size_t j = i, chars = 1; j < len && chars <= maxn; chars++) {
             do {
-                h = (h ^ (uint32_t)(int8_t)w[j++]) * 16777619u;
+                h = (h ^ (uint32_t)(int8_t)w[j++]) * FT_FNV_PRIME;
             } while (j < len && ((unsigned char)w[j] & 0xC0) == 0x80);
             if (chars >= minn && !(chars == 1 && (i == 0 || j == len))) push_bucket(m, s, (int32_t)(h % bucket));
         }
@@ -192,7 +193,7 @@ static void collect_rows(const fasttext_model *m, fasttext_scratch *s)
                              : wid >= m->nwords;
         if (label) continue;
         grow(&s->ids, &s->cap_ids, s->nids + 1, sizeof *s->ids);
-        if (wid >= 0) push_row(s, wid);
+        if (wid >= 0) s->ids[s->nids++] = wid;
         if (m->info.maxn > 0 && !is_eos(t)) push_char_ngrams(m, s, t);
         s->word_hashes[s->nhashes++] = (int32_t)t->hash;
     }
