@@ -337,6 +337,10 @@ static const char *read_model(fasttext_model *m, const unsigned char *bytes, boo
     memcpy(&prune_size, c.p + DICT_HEADER_BYTES - sizeof prune_size, sizeof prune_size);
     if (prune_size > INT32_MAX) /* fastText counts the pairs in an int32 */
         return "pruned n-gram index of more than 2^31 pairs";
+    int32_t nlabels;
+    memcpy(&nlabels, c.p + 2 * sizeof nlabels, sizeof nlabels);
+    if (info->loss == FT_LOSS_HS && nlabels > INT32_MAX / 2) /* fastText's int tree size would overflow */
+        return "hs tree of more than 2^30 labels";
     read_dictionary(m, &c);
     bool quantized = *c.p++;
     if (!quantized && m->prune_size >= 0) return "pruned n-gram index with a dense input matrix, which fastText refuses";
@@ -411,8 +415,7 @@ fasttext_model *fasttext_model_load(const char *path, bool fast, char *err, size
     m->info = info;
     const char *refused = read_model(m, bytes, fast);
     if (refused) {
-        snprintf(err, errlen, "%s: %s (pruned index size at byte %d)", path, refused,
-                 HEADER_BYTES + ARGS_BYTES + DICT_HEADER_BYTES - 8);
+        snprintf(err, errlen, "%s: %s (dictionary header at byte %d)", path, refused, HEADER_BYTES + ARGS_BYTES);
         fasttext_model_free(m);
         return NULL;
     }
