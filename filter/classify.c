@@ -42,6 +42,7 @@ struct classifiers {
     char **lang_codes; /* its labels without the prefix */
     int top_k;
     size_t max_bytes;
+    bool fast; /* classifier_fast: models load in fast mode */
 };
 
 struct classify_scratch {
@@ -78,7 +79,7 @@ static void add_classifier(classifiers *cs, char *entry)
         dief(EXIT_USAGE, "classifier '%s=%s': expected NAME=FILE, NAME without ':', quotes or blanks", name, path);
     if (find_classifier(cs, name) >= 0) dief(EXIT_USAGE, "classifier '%s' is named twice", name);
     char err[512];
-    fasttext_model *m = fasttext_model_load(path, err, sizeof err);
+    fasttext_model *m = fasttext_model_load(path, cs->fast, err, sizeof err);
     if (!m) dief(EXIT_USAGE, "classifier %s: %s", name, err);
     cs->c = xrealloc(cs->c, (size_t)(cs->n + 1) * sizeof *cs->c);
     classifier *c = &cs->c[cs->n++];
@@ -141,6 +142,7 @@ classifiers *classifiers_create(const filter_config *c)
     cs->top_k = (int)c->classifier_top_k;
     cs->max_bytes = (size_t)c->classifier_max_bytes;
     cs->langid = -1;
+    cs->fast = c->classifier_fast;
     for_each_entry(cs, c->classifier, add_classifier);
     for_each_entry(cs, c->keep, add_rule);
     for (int i = 0; i < cs->n; i++) {

@@ -14,7 +14,7 @@
 /* A classifier with more labels than this needs --label to say which to summarise. */
 #define SCORE_DEFAULT_MAX_LABELS 8
 
-enum { OPT_CLASSIFIER = OPT_STAGE_FIRST_FREE, OPT_LABEL, OPT_MAX_BYTES };
+enum { OPT_CLASSIFIER = OPT_STAGE_FIRST_FREE, OPT_LABEL, OPT_MAX_BYTES, OPT_FAST };
 
 static const double quantiles[] = {0.01, 0.05, 0.10, 0.25, 0.50, 0.75, 0.90, 0.95, 0.99};
 #define NQUANTILES (sizeof quantiles / sizeof quantiles[0])
@@ -52,6 +52,7 @@ static void usage(FILE *out)
             "  --label NAME:LABEL       a label to summarise (repeatable; default: every label\n"
             "                           of each classifier with at most %d labels)\n"
             "  --classifier-max-bytes N read at most N bytes of each text (default 0: all)\n"
+            "  --classifier-fast        as in winnow filter: few-label models sum precomputed logits\n"
             "  -o FILE                  write the table to FILE instead of stdout\n"
             "  -j N, -q, --stats FILE   as for every stage\n",
             SCORE_DEFAULT_MAX_LABELS);
@@ -169,6 +170,7 @@ int cmd_score(int argc, char **argv)
                                              {"classifier", required_argument, 0, OPT_CLASSIFIER},
                                              {"label", required_argument, 0, OPT_LABEL},
                                              {"classifier-max-bytes", required_argument, 0, OPT_MAX_BYTES},
+                                             {"classifier-fast", no_argument, 0, OPT_FAST},
                                              {0, 0, 0, 0}};
     filter_config config;
     filter_config_defaults(&config);
@@ -184,6 +186,8 @@ int cmd_score(int argc, char **argv)
             continue;
         } else if (opt == OPT_LABEL) {
             label_specs[nspecs++] = optarg;
+        } else if (opt == OPT_FAST) {
+            config.classifier_fast = true;
         } else if (opt == OPT_CLASSIFIER || opt == OPT_MAX_BYTES) {
             const char *key = opt == OPT_CLASSIFIER ? "classifier" : "classifier_max_bytes";
             if (filter_config_set(&config, key, optarg, err, sizeof err)) dief(EXIT_USAGE, "%s", err);

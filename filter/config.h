@@ -68,6 +68,7 @@ typedef struct {
     char *langid_model; /* NAME of the classifier that identifies the language instead of CLD2 */
     double classifier_top_k;     /* labels of each classifier written to metadata.scores */
     double classifier_max_bytes; /* classifiers read at most this many bytes of a text (0: all) */
+    bool classifier_fast;        /* few-label models sum precomputed logits in double (fasttext_model_load) */
 } filter_config;
 
 /* Fills c with the defaults (FineWeb's rule set + language annotation). */

@@ -1,12 +1,12 @@
 /* fasttext_check.h - checks that a file is a fastText supervised model
  * (.bin, or .ftz as `fasttext quantize` writes it) whose every size and
- * index is consistent, before libfasttext reads it.
+ * index is consistent, before fasttext_model.c reads it.
  *
- * libfasttext trusts its input: a truncated or hostile file makes it loop
- * forever, allocate without bound or index out of its matrices. This walk
+ * The loader reads the file's fields without checks of its own: this walk
  * reads the layout of fastText 0.9 (src/fasttext.cc saveModel: magic,
  * version, Args, Dictionary, the input matrix, the output matrix) and
- * refuses anything libfasttext could not predict with safely. */
+ * refuses anything that could not be predicted with safely (a truncated or
+ * hostile file would otherwise index out of the mapping or its matrices). */
 #ifndef WINNOW_FILTER_FASTTEXT_CHECK_H
 #define WINNOW_FILTER_FASTTEXT_CHECK_H
 

@@ -1,10 +1,11 @@
 /* fasttext_model.h - fastText supervised classifiers (.bin and quantized
- * .ftz), read by libfasttext after fasttext_check() has vetted the file, and
- * scored exactly as `fasttext predict-prob` scores a line.
+ * .ftz), read by winnow's own loader (fasttext_model.c) after
+ * fasttext_check() has vetted the file, and scored by fasttext_predict.c
+ * exactly as `fasttext predict-prob` (fastText 0.9.2) scores a line.
  *
  * A model is loaded once and shared read-only by every thread; each thread
- * owns a fasttext_scratch. libfasttext copies the matrices into memory (it
- * has no memory-mapped mode), so a model costs its file size in RAM once. */
+ * owns a fasttext_scratch. The file is memory-mapped: dictionary strings and a
+ * dense input matrix are read in place, not copied. */
 #ifndef WINNOW_FILTER_FASTTEXT_MODEL_H
 #define WINNOW_FILTER_FASTTEXT_MODEL_H
 
@@ -13,16 +14,17 @@
 
 #include "filter/fasttext_check.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 typedef struct fasttext_model fasttext_model;
 typedef struct fasttext_scratch fasttext_scratch;
 
 /* Loads the model at path; returns NULL with a message naming the file and
- * the byte offset of the first bad field in err. */
-fasttext_model *fasttext_model_load(const char *path, char *err, size_t errlen);
+ * the byte offset of the first bad field in err. fast: for a model with few
+ * labels for its dim (at most 8, dim >= 8 per label) precompute each input
+ * row's logits, so that scoring sums a few doubles per token instead of a
+ * row of dim floats; probabilities then differ from fastText's float sums by
+ * their rounding (measured: up to about 2e-6 on documents of thousands of
+ * words). Without fast, they are fastText's own float operations. */
+fasttext_model *fasttext_model_load(const char *path, bool fast, char *err, size_t errlen);
 void fasttext_model_free(fasttext_model *m);
 
 /* The model's sizes and loss. */
@@ -47,9 +49,5 @@ void fasttext_scratch_free(fasttext_scratch *s);
  * (a NaN in its sums). Thread-safe with one scratch per thread. */
 bool fasttext_model_predict(const fasttext_model *m, fasttext_scratch *s, const char *text, size_t n, int k,
                             float *probs);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

@@ -1,7 +1,8 @@
-/* fasttext_model.c (fuzz) - the fastText model loader on arbitrary bytes: a
- * file fasttext_check() passes must load and score without fault or NaN
- * (every probability in [0, 1 + 1e-4]: fastText adds 1e-5 before its log);
- * any other file gets a message. */
+/* fasttext_model.c (fuzz) - winnow's fastText model loader and predictor
+ * on arbitrary bytes (truncated, hostile): a file fasttext_check() passes
+ * must load (exact and fast mode, picked by the size's parity) and score
+ * without fault or NaN (every probability in [0, 1 + 1e-4]: fastText adds
+ * 1e-5 before its log); any other file gets a message. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fd < 0 || write(fd, data, size) != (ssize_t)size) abort();
     char path[64], err[512] = "";
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    fasttext_model *m = fasttext_model_load(path, err, sizeof err);
+    fasttext_model *m = fasttext_model_load(path, size & 1, err, sizeof err);
     if (m) {
         fasttext_scratch *s = fasttext_scratch_create();
         int n = fasttext_model_nlabels(m);
