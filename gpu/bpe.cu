@@ -34,6 +34,7 @@ extern "C" {
 #include "core/util.h"
 }
 
+#include <atomic>
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -58,6 +59,9 @@ extern "C" {
 #define NSLOTS 3             /* batches in flight */
 #define HOST_THREADS_MAX 16  /* threads that pack texts and unpack ids */
 #define COPY_BLOCKS_PER_SM 4
+/* Ids per part of the unpack copy (1 MiB), which threads take one at a time. */
+#define UNPACK_PART_IDS ((uint32_t)1 << 18)
+#define UNPACK_MIN_PARTS 4 /* per thread, at least */
 
 /* Markers in the scratch ids (real ids stay below 2^24): a piece merged on
  * the device (low bits: its merge queue entry) or on the host (low bits: its
@@ -647,8 +651,15 @@ static void host_task_run(void *ctx, int worker, void *item)
     h->fn(h->arg, h->t, h->nt);
 }
 
+/* Set (never cleared) by the first gpu_bpe_open on a device: from then on
+ * the CUDA runtime's teardown runs at exit. */
+static std::atomic<bool> device_opened;
+
+extern "C" bool gpu_bpe_device_opened(void) { return device_opened.load(); }
+
 extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err)
 {
+    if (mode == GPU_BPE_DEVICE) device_opened = true;
     gpu_bpe *g = (gpu_bpe *)xcalloc(1, sizeof *g);
     g->tok = t;
     g->mode = mode;
@@ -717,6 +728,19 @@ static void run_parallel(gpu_bpe *g, void (*fn)(void *, int, int), void *arg, in
         h[t] = (host_task){fn, arg, t, nt};
         pool_push(g->pool, &h[t]);
     }
+    for (int t = 0; t < nt; t++) pool_pop(g->pool);
+}
+
+/* The same, the calling thread taking part too (as t = nt): for work that
+ * threads share by taking parts, so the caller does not sit idle. */
+static void run_parallel_with_caller(gpu_bpe *g, void (*fn)(void *, int, int), void *arg, int nt)
+{
+    host_task h[HOST_THREADS_MAX];
+    for (int t = 0; t < nt; t++) {
+        h[t] = (host_task){fn, arg, t, nt + 1};
+        pool_push(g->pool, &h[t]);
+    }
+    fn(arg, nt, nt + 1);
     for (int t = 0; t < nt; t++) pool_pop(g->pool);
 }
 
@@ -911,6 +935,8 @@ typedef struct {
     uint32_t *out;      /* where the batch's first id goes */
     const long_mark *marks; /* by place */
     const size_t *grow; /* per mark: extra ids of the marks before it; one more entry: all of them */
+    uint32_t nparts;    /* the copy's parts of about UNPACK_PART_IDS ids */
+    std::atomic<uint32_t> next_part; /* the next part a thread takes */
 } unpack_job;
 
 static inline void id_range(uint32_t total, int t, int nt, uint32_t *lo, uint32_t *hi)
@@ -946,22 +972,32 @@ static uint32_t marks_before(const long_mark *marks, uint32_t nmarks, uint32_t k
     return a;
 }
 
-/* Copies id share t of nt, the marks in it expanded. */
-static void copy_ids(void *arg, int t, int nt)
+/* Copies id part t of nt, the marks in it expanded. */
+static void copy_id_part(unpack_job *j, uint32_t t, uint32_t nt)
 {
-    unpack_job *j = (unpack_job *)arg;
     const gpu_bpe *g = j->g;
     uint32_t lo, hi, nmarks = j->s->h_info->nlong;
-    id_range(j->s->h_info->total, t, nt, &lo, &hi);
+    id_range(j->s->h_info->total, (int)t, (int)nt, &lo, &hi);
     const uint32_t *src = j->s->h_ids;
     for (uint32_t k = lo, r = marks_before(j->marks, nmarks, lo); k < hi; r++) {
         uint32_t end = r < nmarks && j->marks[r].at < hi ? j->marks[r].at : hi;
         memcpy(j->out + k + j->grow[r], src + k, (size_t)(end - k) * sizeof(uint32_t));
         if (end == hi) break;
         uint32_t i = j->marks[r].piece;
-        memcpy(j->out + end + j->grow[r], g->long_ids[i % nt].ids + g->long_at[i], g->long_n[i] * sizeof(uint32_t));
+        memcpy(j->out + end + j->grow[r], g->long_ids[i % g->host_threads].ids + g->long_at[i],
+               g->long_n[i] * sizeof(uint32_t));
         k = end + 1;
     }
+}
+
+/* Copies parts of the batch's ids until none is left. The parts are small
+ * and taken one at a time, so a thread that the scanner's threads keep off
+ * a core holds up the copy by one part, not by an equal share of it. */
+static void copy_ids(void *arg, int t, int nt)
+{
+    (void)t, (void)nt;
+    unpack_job *j = (unpack_job *)arg;
+    for (uint32_t p; (p = j->next_part.fetch_add(1)) < j->nparts;) copy_id_part(j, p, j->nparts);
 }
 
 static int mark_order(const void *a, const void *b)
@@ -1004,7 +1040,8 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
     uint32_t nlong = s->h_info->nlong;
     long_mark *marks = (long_mark *)xmalloc(((size_t)nlong + 1) * sizeof *marks);
     size_t *grow = (size_t *)xmalloc(((size_t)nlong + 1) * sizeof *grow);
-    unpack_job job = {g, s, NULL, marks, grow};
+    unpack_job job;
+    job.g = g, job.s = s, job.out = NULL, job.marks = marks, job.grow = grow;
     grow[0] = 0;
     if (nlong) {
         run_parallel(g, merge_long_pieces, &job, nt);
@@ -1018,7 +1055,10 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
         out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
     }
     job.out = out->ids + out->n;
-    run_parallel(g, copy_ids, &job, nt);
+    job.nparts = total / UNPACK_PART_IDS; /* and at least a few parts per thread, to even out small batches */
+    if (job.nparts < UNPACK_MIN_PARTS * (uint32_t)(nt + 1)) job.nparts = UNPACK_MIN_PARTS * (uint32_t)(nt + 1);
+    job.next_part = 0;
+    run_parallel_with_caller(g, copy_ids, &job, nt);
     for (uint32_t d = 0; d < nseg; d++) {
         size_t end = d + 1 < nseg ? s->h_first[d + 1] + grow[marks_before(marks, nlong, s->h_first[d + 1])] : grown;
         doc_end[g->segs[s->seg_begin + d].doc] = out->n + end;
