@@ -651,15 +651,8 @@ static void host_task_run(void *ctx, int worker, void *item)
     h->fn(h->arg, h->t, h->nt);
 }
 
-/* Set (never cleared) by the first gpu_bpe_open on a device: from then on
- * the CUDA runtime's teardown runs at exit. */
-static std::atomic<bool> device_opened;
-
-extern "C" bool gpu_bpe_device_opened(void) { return device_opened.load(); }
-
 extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err)
 {
-    if (mode == GPU_BPE_DEVICE) device_opened = true;
     gpu_bpe *g = (gpu_bpe *)xcalloc(1, sizeof *g);
     g->tok = t;
     g->mode = mode;

@@ -89,12 +89,6 @@ void gpu_bpe_host_seconds(const gpu_bpe *g, double seconds[GPU_BPE_HOST_PHASES])
 /* Frees g and its device memory. */
 void gpu_bpe_close(gpu_bpe *g);
 
-/* True once this process has opened the tokenizer on a CUDA device
- * (gpu_bpe_open with GPU_BPE_DEVICE): the CUDA runtime's teardown then runs
- * at exit() (~0.3 s measured on the H100/H200 machines), which a command
- * may skip by ending with _exit() once its outputs are closed. */
-bool gpu_bpe_device_opened(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -37,8 +37,6 @@ void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes)
 
 void gpu_bpe_host_free(gpu_bpe *g, void *p) { (void)g, (void)p; }
 
-bool gpu_bpe_device_opened(void) { return false; }
-
 int gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, size_t batch_bytes, bool overlap, wbuf *err)
 {
     (void)g, (void)chunk_bytes, (void)batch_bytes, (void)overlap;

@@ -4,13 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/input.h"
 #include "core/output.h"
 #include "core/stage.h"
 #include "core/util.h"
-#include "gpu/bpe.h"
 #include "shards/shard_writer.h"
 #include "tokenize/tokenize_stage.h"
 #include "tokenize/vocab.h"
@@ -149,23 +147,6 @@ static int decode_id_list(const tokenizer *t, const char *list)
     return unknown ? EXIT_FATAL : EXIT_OK;
 }
 
-/* Returns rc, or, when the run opened a CUDA device, ends the process with
- * status rc without exit()'s handlers. By now every output is written and
- * closed (output_close: flushed, fsync'd and renamed into place for a named
- * file), a shard directory's manifest is written (shard_writer_close), the
- * threads are joined and the statistics printed; what stdio still buffers
- * is flushed here. The only other handlers exit() would run are
- * output_abort_all (nothing is left open for it to remove) and the static
- * CUDA runtime's teardown, ~0.3 s of destroying the device context that
- * the OS does anyway when the process ends. Error exits (dief) still go
- * through exit(). */
-static int end_after_gpu(int rc)
-{
-    if (!gpu_bpe_device_opened()) return rc;
-    fflush(NULL);
-    _exit(rc);
-}
-
 int cmd_tokenize(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -272,5 +253,5 @@ int cmd_tokenize(int argc, char **argv)
     int rc = tokenize_run(&tok, &o, &so, format, &sink);
     if (writer) shard_writer_close(writer);
     tokenizer_free(&tok);
-    return end_after_gpu(rc);
+    return rc;
 }

@@ -3,8 +3,7 @@
 # gpu and auto (the GPU where one is usable) give the same bytes as cpu; with
 # no usable GPU, gpu exits 1 saying why and the comparison is a TAP skip;
 # a bad --device value is a usage error; on a GPU, -o FILE, --stats, -o DIR/
-# and a missing input's exit status as with --device cpu (the GPU run ends
-# with _exit).
+# and a missing input's exit status as with --device cpu.
 . tests/lib.sh
 
 VOCAB="$SHARED/vocab/tiktoken/cl100k_base.tiktoken"
@@ -20,8 +19,8 @@ if tok --device gpu > "$TMP/gpu.jsonl" 2> "$TMP/gpu.err"; then
     ok "--device gpu gives the same ids as --device cpu (--format bin)" cmp "$TMP/cpu.bin" "$TMP/gpu.bin"
     tok --device auto > "$TMP/auto.jsonl"; is "$?" 0 "--device auto exits 0"
     ok "--device auto (the GPU here) gives the same lines as --device cpu" cmp "$TMP/cpu.jsonl" "$TMP/auto.jsonl"
-    # a GPU run ends with _exit (no CUDA teardown): the named file, the statistics,
-    # the shard directory's manifest and the exit status must be those of the CPU
+    # the named file, the statistics, the shard directory's manifest and the exit
+    # status of a GPU run must be those of the CPU
     for d in cpu gpu; do
         tok --device $d --format bin -o "$TMP/$d.file.bin" --stats "$TMP/$d.stats.json" "$TMP/absent.jsonl" 2> /dev/null
         echo $? > "$TMP/$d.rc"
