@@ -1,13 +1,13 @@
 /* bpe.c - byte-pair merging of one piece (see bpe.h). */
 #include "tokenize/bpe.h"
 
-#include <smmintrin.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
+#include "tokenize/rank_scan.h"
 
 #define NO_RANK UINT32_MAX
 
@@ -69,23 +69,6 @@ static inline uint32_t join_finish(const tok_vocab *v, bpe_scratch *scratch, con
     uint32_t id = bpe_find_token(v, scratch, k->s, k->len, k->head, k->tail, k->hash);
     *rank = rank_of(v, id);
     return id;
-}
-
-#define RANK_LANES 4 /* ranks compared at once */
-
-/* The position of the lowest rank in rank[0..words) (words a multiple of
- * RANK_LANES, rank 16-byte aligned), the leftmost on ties. */
-static inline size_t lowest_rank(const uint32_t *rank, size_t words)
-{
-    __m128i low = _mm_set1_epi32(-1);
-    for (size_t p = 0; p < words; p += RANK_LANES) low = _mm_min_epu32(low, _mm_load_si128((const __m128i *)(rank + p)));
-    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(1, 0, 3, 2)));
-    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(2, 3, 0, 1)));
-    for (size_t p = 0;; p += RANK_LANES) {
-        __m128i eq = _mm_cmpeq_epi32(low, _mm_load_si128((const __m128i *)(rank + p)));
-        int lanes = _mm_movemask_ps(_mm_castsi128_ps(eq));
-        if (lanes) return p + (size_t)__builtin_ctz((unsigned)lanes);
-    }
 }
 
 /* Of the joins at parts a and b, the one of lower rank (the leftmost on ties). */

@@ -8,7 +8,6 @@
  * token strings are decoded from GPT-2's byte alphabet), others on UTF-8
  * characters. dropout, continuing_subword_prefix and end_of_word_suffix are
  * refused. Each thread remembers the ids of recent words. */
-#include <smmintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "core/utf8.h"
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
+#include "tokenize/rank_scan.h"
 
 #define BYTE_ALPHABET 512 /* code points used by the byte-level alphabet */
 #define NO_BYTE (-1)
@@ -497,23 +497,13 @@ static inline __attribute__((always_inline)) void pair_prefetch(const hf_bpe *m,
     else __builtin_prefetch(pair_entry(h, key));
 }
 
-#define RANK_LANES 4 /* ranks compared at once */
-
 /* The symbol whose pair with the next has the lowest rank in rank[0..words)
- * (words a multiple of RANK_LANES, rank 16-byte aligned, UINT32_MAX where no
- * pair merges or no symbol starts), the leftmost of equals; -1 when none merges. */
+ * (as lowest_rank; UINT32_MAX where no pair merges or no symbol starts), the
+ * leftmost of equals; -1 when none merges. */
 static inline int32_t lowest_pair(const uint32_t *rank, size_t words)
 {
-    __m128i low = _mm_set1_epi32(-1);
-    for (size_t p = 0; p < words; p += RANK_LANES) low = _mm_min_epu32(low, _mm_load_si128((const __m128i *)(rank + p)));
-    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(1, 0, 3, 2)));
-    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(2, 3, 0, 1)));
-    if ((uint32_t)_mm_cvtsi128_si32(low) == UINT32_MAX) return -1;
-    for (size_t p = 0;; p += RANK_LANES) {
-        __m128i eq = _mm_cmpeq_epi32(low, _mm_load_si128((const __m128i *)(rank + p)));
-        int lanes = _mm_movemask_ps(_mm_castsi128_ps(eq));
-        if (lanes) return (int32_t)(p + (size_t)__builtin_ctz((unsigned)lanes));
-    }
+    size_t at = lowest_rank(rank, words);
+    return rank[at] == UINT32_MAX ? -1 : (int32_t)at;
 }
 
 /* Of the pairs at symbols a and b (a may be -1), the one to merge first. */
