@@ -60,6 +60,7 @@ extern "C" {
 #define NSLOTS 3             /* batches in flight */
 #define HOST_THREADS_MAX 16  /* threads that pack texts and unpack ids */
 #define COPY_BLOCKS_PER_SM 4
+#define DEV_TABLES 12 /* device copies of tables: class stages, vocabulary (5), pairs, bytes, merges */
 #define NFC_FIRST_LEAD 0xCC  /* UTF-8 lead byte of U+0300, the first character NFC may change */
 
 /* Markers in the scratch ids (real ids stay below 2^24): a piece merged on
@@ -192,9 +193,10 @@ static HD uint32_t encode_piece(const gb_tables *t, const gb_batch *b, uint32_t 
         out[0] = t->byte_id[s[0]];
         return 1;
     }
-    /* tiktoken, and tokenizer.json with ignore_merges: a piece that is a token is taken whole */
-    uint32_t id = VOCAB_NO_TOKEN;
-    if (!t->merges || t->ignore_merges) id = len == 2 ? t->pair_id[s[0] | (unsigned)s[1] << 8] : gb_vocab_find(t, s, len);
+    /* a piece that is a token is that token (tiktoken; tokenizer.json with
+     * ignore_merges; without, when its merges lead back to it) */
+    uint32_t id = len == 2 ? t->pair_id[s[0] | (unsigned)s[1] << 8] : gb_vocab_find(t, s, len);
+    if (id != VOCAB_NO_TOKEN && t->merges && !t->ignore_merges && !t->whole[id]) id = VOCAB_NO_TOKEN;
     if (id != VOCAB_NO_TOKEN) {
         out[0] = id;
         return 1;
@@ -432,7 +434,7 @@ struct gpu_bpe {
     const tokenizer *tok;
     gpu_bpe_mode mode;
     gb_tables host_tables, dev_tables;
-    void *dev_mem[8]; /* table copies */
+    void *dev_mem[DEV_TABLES]; /* table copies */
     int ndev_mem;
     batch_slot slots[NSLOTS];
     size_t batch_bytes; /* what the slots hold */
@@ -452,6 +454,7 @@ struct gpu_bpe {
     wbuf nfc_text[HOST_THREADS_MAX]; /* by the thread that normalized them */
     const char **nfc_texts;
     size_t *nfc_lens, *nfc_off, nfc_cap;
+    uint8_t *whole; /* gb_tables.whole on the host */
     size_t packed, unpacked_bytes; /* batches packed in this call; bytes of segments not yet packed */
 };
 
@@ -514,6 +517,7 @@ static void host_tables(const tokenizer *t, const hf_gpu_plan *plan, gb_tables *
         ht->merges_mask = t->hf->bpe.merges_mask;
         ht->ignore_merges = t->hf->bpe.ignore_merges;
     }
+    ht->whole = NULL;
 }
 
 static int device_tables(gpu_bpe *g, wbuf *err)
@@ -547,6 +551,10 @@ static int device_tables(gpu_bpe *g, wbuf *err)
     if (d->merges) {
         if (to_device(g, d->merges, ((size_t)d->merges_mask + 1) * sizeof *d->merges, &p, err)) return -1;
         d->merges = (const hf_merge_slot *)p;
+    }
+    if (d->whole) {
+        if (to_device(g, d->whole, v->nids, &p, err)) return -1;
+        d->whole = (const uint8_t *)p;
     }
     int dev, sms = 0;
     CUDA_TRY(cudaGetDevice(&dev));
@@ -683,6 +691,28 @@ static void host_task_run(void *ctx, int worker, void *item)
     h->fn(h->arg, h->t, h->nt);
 }
 
+static void run_parallel(gpu_bpe *g, void (*fn)(void *, int, int), void *arg, int nt);
+static hf_scratch *host_hf_scratch(gpu_bpe *g, int t);
+
+/* Sets whole[id] for ids t, t+nt, ...: whether HF's merges turn the
+ * token's bytes back into the token (hf_bpe.c, the CPU path's encoder). */
+static void find_whole_tokens(void *arg, int t, int nt)
+{
+    gpu_bpe *g = (gpu_bpe *)arg;
+    const tok_vocab *v = &g->tok->vocab;
+    hf_scratch *h = host_hf_scratch(g, t);
+    tok_ids ids = {0};
+    for (uint32_t id = (uint32_t)t; id < v->nids; id += (uint32_t)nt) {
+        size_t len;
+        const uint8_t *s = vocab_token_bytes(v, id, &len);
+        if (!s || !len) continue;
+        ids.n = 0;
+        hf_bpe_encode(&g->tok->hf->bpe, v, s, len, vocab_hash(s, len), h, &ids);
+        g->whole[id] = ids.n == 1 && ids.ids[0] == id;
+    }
+    ids_free(&ids);
+}
+
 extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err)
 {
     gpu_bpe *g = (gpu_bpe *)xcalloc(1, sizeof *g);
@@ -705,6 +735,11 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
         g->nfc = plan.nfc;
     }
     host_tables(t, t->hf ? &plan : NULL, &g->host_tables);
+    if (t->hf && !t->hf->bpe.ignore_merges) {
+        g->whole = (uint8_t *)xcalloc(t->vocab.nids ? t->vocab.nids : 1, 1);
+        run_parallel(g, find_whole_tokens, g, g->host_threads);
+        g->host_tables.whole = g->whole;
+    }
     int rc = 0;
     if (mode == GPU_BPE_DEVICE) rc = device_tables(g, err);
     if (!rc) rc = alloc_slots(g, BATCH_BYTES, err);
@@ -722,7 +757,7 @@ extern "C" void gpu_bpe_close(gpu_bpe *g)
     for (int i = 0; i < g->ndev_mem; i++) cudaFree(g->dev_mem[i]);
     for (int t = 0; t < HOST_THREADS_MAX; t++)
         bpe_scratch_free(&g->scratch[t]), ids_free(&g->long_ids[t]), buf_free(&g->nfc_text[t]);
-    free(g->nfc_texts), free(g->nfc_lens), free(g->nfc_off);
+    free(g->nfc_texts), free(g->nfc_lens), free(g->nfc_off), free(g->whole);
     if (g->pool) pool_destroy(g->pool);
     free(g->long_at), free(g->long_n);
     free(g->segs);
@@ -937,20 +972,28 @@ static inline void id_range(uint32_t total, int t, int nt, uint32_t *lo, uint32_
     *hi = (uint32_t)((uint64_t)total * (t + 1) / nt);
 }
 
+/* Host thread t's working memory for the tokenizer.json pipeline (in its
+ * bpe_scratch, where the CPU path's hf_encode finds it too). */
+static hf_scratch *host_hf_scratch(gpu_bpe *g, int t)
+{
+    bpe_scratch *sc = &g->scratch[t];
+    if (!sc->hf) {
+        sc->hf = (hf_scratch *)xcalloc(1, sizeof *sc->hf);
+        sc->hf->owner = g->tok->hf; /* its caches hold this pipeline's words (hf_encode's rule) */
+    }
+    return sc->hf;
+}
+
 /* Appends the ids of one pre-tokenized piece, merged on the host as the
  * CPU path does (tokenize/bpe.c, or hf_bpe.c for a tokenizer.json). */
-static void long_piece_ids(gpu_bpe *g, const uint8_t *s, size_t n, bpe_scratch *scratch, tok_ids *out)
+static void long_piece_ids(gpu_bpe *g, const uint8_t *s, size_t n, int t, tok_ids *out)
 {
     const hf_pipeline *hf = g->tok->hf;
     if (!hf) {
-        bpe_encode_piece(&g->tok->vocab, s, n, scratch, out);
+        bpe_encode_piece(&g->tok->vocab, s, n, &g->scratch[t], out);
         return;
     }
-    if (!scratch->hf) {
-        scratch->hf = (hf_scratch *)xcalloc(1, sizeof *scratch->hf);
-        scratch->hf->owner = hf; /* its caches hold this pipeline's words (hf_encode's rule) */
-    }
-    hf_bpe_encode(&hf->bpe, &g->tok->vocab, s, n, vocab_hash(s, n), scratch->hf, out);
+    hf_bpe_encode(&hf->bpe, &g->tok->vocab, s, n, vocab_hash(s, n), host_hf_scratch(g, t), out);
 }
 
 /* Merges long pieces t, t+nt, ... on the host. */
@@ -963,7 +1006,7 @@ static void merge_long_pieces(void *arg, int t, int nt)
     for (uint32_t i = (uint32_t)t; i < j->s->h_info->nlong; i += (uint32_t)nt) {
         gb_long l = j->s->h_longs[i];
         g->long_at[i] = (uint32_t)ids->n;
-        long_piece_ids(g, j->s->h_text + l.off, l.len, &g->scratch[t], ids);
+        long_piece_ids(g, j->s->h_text + l.off, l.len, t, ids);
         g->long_n[i] = (uint32_t)(ids->n - g->long_at[i]);
     }
 }
@@ -1089,21 +1132,17 @@ static void nfc_texts(void *arg, int t, int nt)
     const hf_pipeline *hf = g->tok->hf;
     size_t lo = j->ndocs * (size_t)t / (size_t)nt, hi = j->ndocs * (size_t)(t + 1) / (size_t)nt;
     wbuf *buf = &g->nfc_text[t];
-    bpe_scratch *sc = &g->scratch[t];
-    if (!sc->hf) {
-        sc->hf = (hf_scratch *)xcalloc(1, sizeof *sc->hf);
-        sc->hf->owner = hf;
-    }
+    hf_scratch *h = host_hf_scratch(g, t);
     buf_clear(buf);
     for (size_t d = lo; d < hi; d++) {
         g->nfc_texts[d] = j->texts[d];
         g->nfc_lens[d] = j->lens[d];
         if (!nfc_may_change((const uint8_t *)j->texts[d], j->lens[d])) continue;
-        hf_normalize(hf, j->texts[d], j->lens[d], sc->hf, &sc->hf->norm, &sc->hf->norm_tmp);
+        hf_normalize(hf, j->texts[d], j->lens[d], h, &h->norm, &h->norm_tmp);
         g->nfc_texts[d] = NULL; /* at nfc_off[d] in buf, once buf stops growing */
         g->nfc_off[d] = buf->len;
-        g->nfc_lens[d] = sc->hf->norm.len;
-        buf_append(buf, sc->hf->norm.data, sc->hf->norm.len);
+        g->nfc_lens[d] = h->norm.len;
+        buf_append(buf, h->norm.data, h->norm.len);
     }
     for (size_t d = lo; d < hi; d++)
         if (!g->nfc_texts[d]) g->nfc_texts[d] = buf->data + g->nfc_off[d];

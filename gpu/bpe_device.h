@@ -52,6 +52,8 @@ typedef struct {
     const hf_merge_slot *merges;
     uint32_t merges_mask;
     bool ignore_merges;
+    const uint8_t *whole; /* without ignore_merges, by id: 1 when merging the token's bytes gives
+                           * the token itself, so a piece that is this token is taken whole */
 } gb_tables;
 
 /* ---- characters (pretokenize.c) ---- */

@@ -93,7 +93,8 @@ static void compare_random(gpu_bpe *g, const tokenizer *t)
 /* A byte-level BPE whose merge order differs from its id order: "a b"
  * (rank 0) makes id 257, "b c" (rank 1) makes id 256. HF joins by pair
  * rank, so "abc" is [257, 'c']; joining the lowest id first (tiktoken's
- * rule with rank == id) would give ['a', 256]. ignore_merges: false. */
+ * rule with rank == id) would give ['a', 256]. ignore_merges: false, so
+ * "ac", a token no merge makes, is ['a', 'c']. */
 static void check_pair_rank(gpu_bpe_mode mode)
 {
     wbuf json = WBUF_INIT, err = WBUF_INIT;
@@ -108,7 +109,7 @@ static void check_pair_rank(gpu_bpe_mode mode)
         put_utf8(&json, cp);
         buf_printf(&json, "\":%d,", b);
     }
-    buf_puts(&json, "\"bc\":256,\"ab\":257},\"merges\":[\"a b\",\"b c\"]}}");
+    buf_puts(&json, "\"bc\":256,\"ab\":257,\"ac\":258},\"merges\":[\"a b\",\"b c\"]}}");
     tokenizer t;
     if (tokenizer_load_mem(&t, NULL, json.data, json.len, -1, &err)) {
         ok(0, "pair-rank vocabulary: %s", err.data);
@@ -118,15 +119,20 @@ static void check_pair_rank(gpu_bpe_mode mode)
     snprintf(t.name, sizeof t.name, "pair-rank test vocabulary");
     gpu_bpe *g = gpu_bpe_open(&t, mode, &err);
     if (g) {
-        const char *text[] = {"abc", " abcabc abc"};
-        size_t len[] = {3, 11}, end[2];
+        const char *text[] = {"abc", "ac", " abcabc abc ac"};
+        size_t len[] = {3, 2, 14}, end[3];
         tok_ids got = {0};
         int rc = gpu_bpe_encode(g, text, len, 1, &got, end, &err);
         ok(rc == 0 && got.n == 2 && got.ids[0] == 257 && got.ids[1] == 'c',
            "merges by pair rank: \"abc\" is [257, 99] (got %zu ids: %u, %u)", got.n, got.n ? got.ids[0] : 0,
            got.n > 1 ? got.ids[1] : 0);
+        got.n = 0;
+        rc = gpu_bpe_encode(g, text + 1, len + 1, 1, &got, end, &err);
+        ok(rc == 0 && got.n == 2 && got.ids[0] == 'a' && got.ids[1] == 'c',
+           "a token no merge makes is not taken whole: \"ac\" is [97, 99] (got %zu ids: %u, %u)", got.n,
+           got.n ? got.ids[0] : 0, got.n > 1 ? got.ids[1] : 0);
         doc_set s = {0};
-        docs_add(&s, text[0], len[0]), docs_add(&s, text[1], len[1]);
+        for (int i = 0; i < 3; i++) docs_add(&s, text[i], len[i]);
         compare(g, &t, &s, "abc");
         docs_free(&s), ids_free(&got);
         gpu_bpe_close(g);
