@@ -5,8 +5,9 @@
  * functions, same names, same order of alternatives) reading the Unicode
  * class tables through a pointer; the merge is tokenize/bpe.c's scan merge
  * and the lookup tokenize/vocab.c's hash, over device copies of the flat
- * arrays of tok_vocab. tests/unit/gpu_bpe_exact.c holds them to the CPU
- * path on every test corpus. */
+ * arrays of tok_vocab; for a tokenizer.json, joins look up the pair of ids
+ * in a copy of hf_bpe.c's merge hash (HF's rule). tests/unit/gpu_bpe_exact.c
+ * and gpu_bpe_hf.c hold them to the CPU path on every test corpus. */
 #ifndef WINNOW_GPU_BPE_DEVICE_H
 #define WINNOW_GPU_BPE_DEVICE_H
 
