@@ -34,8 +34,9 @@ static bool split_plan(const hf_pretok_step *st, hf_gpu_plan *plan)
         plan->family = st->family;
         return true;
     }
-    bool kept = (st->behavior == HB_ISOLATED && !st->invert) || (st->behavior == HB_REMOVED && st->invert);
-    if (st->match != HM_REGEX || !kept || !st->literal) return false;
+    /* Isolated only: Removed with invert would drop what PCRE2 leaves
+     * between matches (runs of invalid UTF-8), which the device keeps */
+    if (st->match != HM_REGEX || st->behavior != HB_ISOLATED || st->invert || !st->literal) return false;
     plan->invalid_barrier = true;
     if (!strcmp(st->literal, PATTERN_QWEN)) {
         plan->family = PRETOK_CL100K;
