@@ -25,5 +25,5 @@ for f in gpt2 gpt4o llama3 llama3_1 mistral_nemo qwen2_5 qwen3; do cp "$shared/v
 cp "$shared/vocab/tiktoken/cl100k_base.tiktoken" "$dir/shared/vocab/tiktoken/"
 cp "$shared/vectors/gpt-tokenizer/TestPlans.txt" "$dir/shared/vectors/gpt-tokenizer/"
 cp "$shared/vectors/blns/blns.txt" "$dir/shared/vectors/blns/"
-cp "$here/scripts/gpu_hf_device.sh" "$here/scripts/tokenize_tokref.py" "$dir/"
+cp "$here/scripts/gpu_hf_device.sh" "$dir/"
 du -sh "$dir"
