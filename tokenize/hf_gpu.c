@@ -32,6 +32,11 @@ static bool split_plan(const hf_pretok_step *st, hf_gpu_plan *plan)
     if (st->kind != HP_SPLIT) return false;
     if (st->match == HM_FAMILY) { /* the loader has normalized behavior and invert */
         plan->family = st->family;
+        /* a loader that also takes a family's pattern with \p{N} for
+         * \p{N}{1,3} as the family (splitting its digit pieces) keeps the
+         * pattern it was given: single digits then */
+        if (st->literal && strcmp(st->literal, pretok_pattern_string((pretok_family)st->family)))
+            plan->max_digits = DIGITS_SINGLE;
         return true;
     }
     /* Isolated only: Removed with invert would drop what PCRE2 leaves
