@@ -4,6 +4,7 @@
  * give the same ids. Prints one markdown table row per measurement.
  *
  *   gpu_tokenize_bench VOCAB_FILE ENCODING CORPUS.txt.zst CORPUS.idx.tsv THREADS REPEAT [VARIANTS]
+ * (ENCODING "-": the file says what it is, e.g. a tokenizer.json) 
  *   gpu_tokenize_bench --dump CORPUS.txt.zst OUT.txt   (decompressed text, for the Python peers)
  * VARIANTS: comma-separated GPU settings to try, each CHUNK_BYTES or
  * CHUNK_BYTES:BATCH_MB (default 64, with the default batch size). */
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
     if (nthreads < 1 || nthreads > 256 || repeat < 1) return 1;
     tokenizer t;
     wbuf err = WBUF_INIT;
-    if (tokenizer_load(&t, argv[2], argv[1], -1, &err)) {
+    if (tokenizer_load(&t, strcmp(argv[2], "-") ? argv[2] : NULL, argv[1], -1, &err)) {
         fprintf(stderr, "%s\n", err.data);
         return 1;
     }
@@ -104,17 +105,17 @@ int main(int argc, char **argv)
             line = nl ? nl + 1 : NULL;
         }
     double mb = (double)size * repeat / 1e6;
-    printf("| %s | %s | %.1f MB, %zu docs |", argv[2], "corpus", mb, ndocs);
+    printf("| %s | %s | %.1f MB, %zu docs |", t.name, "corpus", mb, ndocs);
     printf("\n");
 
     size_t cpu_tokens;
     double cpu_s = cpu_run(&t, docs, lens, ndocs, nthreads, &cpu_tokens);
-    printf("| %s | winnow CPU path, %d threads | %.0f MB/s | %zu tokens |\n", argv[2], nthreads, mb / cpu_s,
+    printf("| %s | winnow CPU path, %d threads | %.0f MB/s | %zu tokens |\n", t.name, nthreads, mb / cpu_s,
            cpu_tokens);
 
     wbuf why = WBUF_INIT;
     if (!gpu_bpe_usable(&why)) {
-        printf("| %s | winnow GPU | skipped: %s | |\n", argv[2], why.data);
+        printf("| %s | winnow GPU | skipped: %s | |\n", t.name, why.data);
         return 0;
     }
     gpu_bpe *g = gpu_bpe_open(&t, GPU_BPE_DEVICE, &err);
@@ -154,17 +155,17 @@ int main(int argc, char **argv)
             if (overlap) gpu_bpe_host_seconds(g, h1);
         }
         gpu_bpe_phase_seconds(g, p1);
-        printf("| %s | winnow GPU end-to-end (host text to host ids), %s | %.0f MB/s | %zu tokens |\n", argv[2], what,
+        printf("| %s | winnow GPU end-to-end (host text to host ids), %s | %.0f MB/s | %zu tokens |\n", t.name, what,
                mb / best, ids.n);
-        printf("| %s | winnow GPU kernels only (ids written to host memory), %s | %.0f MB/s | |\n", argv[2], what,
+        printf("| %s | winnow GPU kernels only (ids written to host memory), %s | %.0f MB/s | |\n", t.name, what,
                mb / best_kernel);
         printf("| %s | kernel time by phase, one batch at a time, %s | cut %.1f, encode %.1f, merge %.1f, scan %.1f, "
                "gather %.1f, copy to host %.1f ms per run | |\n",
-               argv[2], what, (p1[0] - p0[0]) * 1e3 / RUNS, (p1[1] - p0[1]) * 1e3 / RUNS, (p1[2] - p0[2]) * 1e3 / RUNS,
+               t.name, what, (p1[0] - p0[0]) * 1e3 / RUNS, (p1[1] - p0[1]) * 1e3 / RUNS, (p1[2] - p0[2]) * 1e3 / RUNS,
                (p1[3] - p0[3]) * 1e3 / RUNS, (p1[4] - p0[4]) * 1e3 / RUNS, (p1[5] - p0[5]) * 1e3 / RUNS);
         printf("| %s | host thread in end-to-end runs, %s | pack %.1f, wait for the device %.1f, unpack %.1f ms per "
                "run | |\n",
-               argv[2], what, (h1[0] - h0[0]) * 1e3 / RUNS, (h1[1] - h0[1]) * 1e3 / RUNS, (h1[2] - h0[2]) * 1e3 / RUNS);
+               t.name, what, (h1[0] - h0[0]) * 1e3 / RUNS, (h1[1] - h0[1]) * 1e3 / RUNS, (h1[2] - h0[2]) * 1e3 / RUNS);
         fflush(stdout);
     }
     /* the same ids as the CPU path, document by document */
@@ -177,7 +178,7 @@ int main(int argc, char **argv)
         if (doc_end[d] - at != want.n || memcmp(ids.ids + at, want.ids, want.n * 4)) bad++;
         at = doc_end[d];
     }
-    printf("| %s | GPU ids vs CPU path | %zu of %zu documents differ | |\n", argv[2], bad, ndocs / repeat);
+    printf("| %s | GPU ids vs CPU path | %zu of %zu documents differ | |\n", t.name, bad, ndocs / repeat);
     gpu_bpe_close(g);
     return bad != 0;
 }

@@ -32,6 +32,8 @@ extern "C" {
 #include "gpu/bpe.h"
 #include "core/pool.h"
 #include "core/util.h"
+#include "tokenize/hf_gpu.h"
+#include "tokenize/hf_pipeline.h" /* before gpu/bpe_device.h, which includes it too: C linkage */
 }
 
 #include <atomic>
@@ -62,6 +64,8 @@ extern "C" {
 /* Ids per part of the unpack copy (1 MiB), which threads take one at a time. */
 #define UNPACK_PART_IDS ((uint32_t)1 << 18)
 #define UNPACK_MIN_PARTS 4 /* per thread, at least */
+#define DEV_TABLES 12 /* device copies of tables: class stages, vocabulary (5), pairs, bytes, merges */
+#define NFC_FIRST_LEAD 0xCC  /* UTF-8 lead byte of U+0300, the first character NFC may change */
 
 /* Markers in the scratch ids (real ids stay below 2^24): a piece merged on
  * the device (low bits: its merge queue entry) or on the host (low bits: its
@@ -193,10 +197,23 @@ static HD uint32_t encode_piece(const gb_tables *t, const gb_batch *b, uint32_t 
         out[0] = t->byte_id[s[0]];
         return 1;
     }
+    /* a piece that is a token is that token (tiktoken; tokenizer.json with
+     * ignore_merges; without, when its merges lead back to it) */
     uint32_t id = len == 2 ? t->pair_id[s[0] | (unsigned)s[1] << 8] : gb_vocab_find(t, s, len);
+    if (id != VOCAB_NO_TOKEN && t->merges && !t->ignore_merges && !t->whole[id]) id = VOCAB_NO_TOKEN;
     if (id != VOCAB_NO_TOKEN) {
         out[0] = id;
         return 1;
+    }
+    if (t->merges && len == 2) { /* by pair rank: one merge or none */
+        uint32_t rank, left = t->byte_id[s[0]], right = t->byte_id[s[1]];
+        id = gb_pair_merge(t, left, right, &rank);
+        if (rank != GB_NO_RANK) {
+            out[0] = id;
+            return 1;
+        }
+        out[0] = left, out[1] = right;
+        return 2;
     }
     if (len <= GB_MERGE_MAX) {
         uint32_t bk = bucket_of(len), i = b->merge_base[bk] + take_index(&b->counters->nmerge[bk]);
@@ -222,14 +239,16 @@ static HD void encode_body(const gb_tables *t, const gb_batch *b, uint32_t k)
     uint32_t e = j < b->nslots ? b->cut[j] : b->nbytes;
     uint32_t d = b->cut_seg[k], m = 0;
     uint32_t *out = b->tmp + p;
+    size_t barrier = 0; /* gb_pretok_next's, for document d */
     while (p < e) {
-        while (b->seg_off[d + 1] <= p) d++;
+        while (b->seg_off[d + 1] <= p) d++, barrier = 0;
         uint32_t ds = b->seg_off[d], n = b->seg_off[d + 1] - ds;
         if (p == ds) {
             b->seg_chunk[d] = k;
             b->seg_local[d] = m;
         }
-        uint32_t end = ds + (uint32_t)gb_pretok_next(t, b->text + ds, n, p - ds);
+        uint32_t stop = (e < ds + n ? e : ds + n) - ds;
+        uint32_t end = ds + (uint32_t)gb_pretok_next(t, b->text + ds, n, p - ds, stop, &barrier);
         m += encode_piece(t, b, k, p, end - p, out + m);
         p = end;
     }
@@ -419,7 +438,7 @@ struct gpu_bpe {
     const tokenizer *tok;
     gpu_bpe_mode mode;
     gb_tables host_tables, dev_tables;
-    void *dev_mem[8]; /* table copies */
+    void *dev_mem[DEV_TABLES]; /* table copies */
     int ndev_mem;
     batch_slot slots[NSLOTS];
     size_t batch_bytes; /* what the slots hold */
@@ -434,6 +453,12 @@ struct gpu_bpe {
     uint32_t *long_at, *long_n;         /* per long piece: where in long_ids[i % threads], how many */
     segment *segs;
     size_t nsegs, segs_cap;
+    /* a tokenizer.json with an NFC normalizer: the texts NFC may change, normalized */
+    bool nfc;
+    wbuf nfc_text[HOST_THREADS_MAX]; /* by the thread that normalized them */
+    const char **nfc_texts;
+    size_t *nfc_lens, *nfc_off, nfc_cap;
+    uint8_t *whole; /* gb_tables.whole on the host */
     size_t packed, unpacked_bytes; /* batches packed in this call; bytes of segments not yet packed */
     bool texts_pinned; /* this call's texts lie in gpu_bpe_host_alloc() memory: sent from there, not packed */
 };
@@ -473,7 +498,8 @@ static int to_device(gpu_bpe *g, const void *src, size_t n, const void **dst, wb
     return 0;
 }
 
-static void host_tables(const tokenizer *t, gb_tables *ht)
+/* The tables on the host; for a tokenizer.json, plan says how it splits. */
+static void host_tables(const tokenizer *t, const hf_gpu_plan *plan, gb_tables *ht)
 {
     const tok_vocab *v = &t->vocab;
     ht->stage1 = uclass_stage1;
@@ -486,6 +512,17 @@ static void host_tables(const tokenizer *t, gb_tables *ht)
     ht->pair_id = v->pair_id;
     ht->byte_id = v->byte_id;
     ht->family = (int)t->family;
+    ht->max_digits = plan ? plan->max_digits : 3;
+    ht->contractions = plan ? plan->contractions : true;
+    ht->invalid_barrier = plan && plan->invalid_barrier;
+    ht->merges = NULL;
+    if (t->hf) {
+        ht->family = plan->family;
+        ht->merges = t->hf->bpe.merges;
+        ht->merges_mask = t->hf->bpe.merges_mask;
+        ht->ignore_merges = t->hf->bpe.ignore_merges;
+    }
+    ht->whole = NULL;
 }
 
 static int device_tables(gpu_bpe *g, wbuf *err)
@@ -516,6 +553,14 @@ static int device_tables(gpu_bpe *g, wbuf *err)
     d->pair_id = (const uint32_t *)p;
     if (to_device(g, v->byte_id, sizeof v->byte_id, &p, err)) return -1;
     d->byte_id = (const uint32_t *)p;
+    if (d->merges) {
+        if (to_device(g, d->merges, ((size_t)d->merges_mask + 1) * sizeof *d->merges, &p, err)) return -1;
+        d->merges = (const hf_merge_slot *)p;
+    }
+    if (d->whole) {
+        if (to_device(g, d->whole, v->nids, &p, err)) return -1;
+        d->whole = (const uint8_t *)p;
+    }
     int dev, sms = 0;
     CUDA_TRY(cudaGetDevice(&dev));
     CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -651,6 +696,28 @@ static void host_task_run(void *ctx, int worker, void *item)
     h->fn(h->arg, h->t, h->nt);
 }
 
+static void run_parallel(gpu_bpe *g, void (*fn)(void *, int, int), void *arg, int nt);
+static hf_scratch *host_hf_scratch(gpu_bpe *g, int t);
+
+/* Sets whole[id] for ids t, t+nt, ...: whether HF's merges turn the
+ * token's bytes back into the token (hf_bpe.c, the CPU path's encoder). */
+static void find_whole_tokens(void *arg, int t, int nt)
+{
+    gpu_bpe *g = (gpu_bpe *)arg;
+    const tok_vocab *v = &g->tok->vocab;
+    hf_scratch *h = host_hf_scratch(g, t);
+    tok_ids ids = {0};
+    for (uint32_t id = (uint32_t)t; id < v->nids; id += (uint32_t)nt) {
+        size_t len;
+        const uint8_t *s = vocab_token_bytes(v, id, &len);
+        if (!s || !len) continue;
+        ids.n = 0;
+        hf_bpe_encode(&g->tok->hf->bpe, v, s, len, hf_word_hash(&g->tok->hf->bpe, s, len), h, &ids);
+        g->whole[id] = ids.n == 1 && ids.ids[0] == id;
+    }
+    ids_free(&ids);
+}
+
 extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err)
 {
     gpu_bpe *g = (gpu_bpe *)xcalloc(1, sizeof *g);
@@ -661,7 +728,23 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     g->host_threads = cpus < 1 ? 1 : cpus > HOST_THREADS_MAX ? HOST_THREADS_MAX : (int)cpus;
     g->pool = pool_create(g->host_threads, g->host_threads, host_task_run, NULL);
-    host_tables(t, &g->host_tables);
+    hf_gpu_plan plan;
+    if (t->hf) {
+        wbuf why = WBUF_INIT;
+        if (!hf_gpu_plan_of(t->hf, &t->vocab, &plan, &why)) {
+            buf_printf(err, "this tokenizer.json runs on the CPU: %s", why.data);
+            buf_free(&why);
+            gpu_bpe_close(g);
+            return NULL;
+        }
+        g->nfc = plan.nfc;
+    }
+    host_tables(t, t->hf ? &plan : NULL, &g->host_tables);
+    if (t->hf && !t->hf->bpe.ignore_merges) {
+        g->whole = (uint8_t *)xcalloc(t->vocab.nids ? t->vocab.nids : 1, 1);
+        run_parallel(g, find_whole_tokens, g, g->host_threads);
+        g->host_tables.whole = g->whole;
+    }
     int rc = 0;
     if (mode == GPU_BPE_DEVICE) rc = device_tables(g, err);
     if (!rc) rc = alloc_slots(g, BATCH_BYTES, err);
@@ -677,7 +760,9 @@ extern "C" void gpu_bpe_close(gpu_bpe *g)
     if (!g) return;
     for (int i = 0; i < NSLOTS; i++) slot_free(g, &g->slots[i]);
     for (int i = 0; i < g->ndev_mem; i++) cudaFree(g->dev_mem[i]);
-    for (int t = 0; t < HOST_THREADS_MAX; t++) bpe_scratch_free(&g->scratch[t]), ids_free(&g->long_ids[t]);
+    for (int t = 0; t < HOST_THREADS_MAX; t++)
+        bpe_scratch_free(&g->scratch[t]), ids_free(&g->long_ids[t]), buf_free(&g->nfc_text[t]);
+    free(g->nfc_texts), free(g->nfc_lens), free(g->nfc_off), free(g->whole);
     if (g->pool) pool_destroy(g->pool);
     free(g->long_at), free(g->long_n);
     free(g->segs);
@@ -938,6 +1023,30 @@ static inline void id_range(uint32_t total, int t, int nt, uint32_t *lo, uint32_
     *hi = (uint32_t)((uint64_t)total * (t + 1) / nt);
 }
 
+/* Host thread t's working memory for the tokenizer.json pipeline (in its
+ * bpe_scratch, where the CPU path's hf_encode finds it too). */
+static hf_scratch *host_hf_scratch(gpu_bpe *g, int t)
+{
+    bpe_scratch *sc = &g->scratch[t];
+    if (!sc->hf) {
+        sc->hf = (hf_scratch *)xcalloc(1, sizeof *sc->hf);
+        sc->hf->owner = g->tok->hf; /* its caches hold this pipeline's words (hf_encode's rule) */
+    }
+    return sc->hf;
+}
+
+/* Appends the ids of one pre-tokenized piece, merged on the host as the
+ * CPU path does (tokenize/bpe.c, or hf_bpe.c for a tokenizer.json). */
+static void long_piece_ids(gpu_bpe *g, const uint8_t *s, size_t n, int t, tok_ids *out)
+{
+    const hf_pipeline *hf = g->tok->hf;
+    if (!hf) {
+        bpe_encode_piece(&g->tok->vocab, s, n, &g->scratch[t], out);
+        return;
+    }
+    hf_bpe_encode(&hf->bpe, &g->tok->vocab, s, n, hf_word_hash(&hf->bpe, s, n), host_hf_scratch(g, t), out);
+}
+
 /* Merges long pieces t, t+nt, ... on the host. */
 static void merge_long_pieces(void *arg, int t, int nt)
 {
@@ -948,7 +1057,7 @@ static void merge_long_pieces(void *arg, int t, int nt)
     for (uint32_t i = (uint32_t)t; i < j->s->h_info->nlong; i += (uint32_t)nt) {
         gb_long l = j->s->h_longs[i];
         g->long_at[i] = (uint32_t)ids->n;
-        bpe_encode_piece(&g->tok->vocab, host_text_at(g, j->s, l.off), l.len, &g->scratch[t], ids);
+        long_piece_ids(g, host_text_at(g, j->s, l.off), l.len, t, ids);
         g->long_n[i] = (uint32_t)(ids->n - g->long_at[i]);
     }
 }
@@ -1062,9 +1171,63 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
     return 0;
 }
 
+/* Whether NFC may change s[0..n): only when it holds a character from
+ * U+0300 on (lead byte 0xCC or more). Every character below is its own NFC
+ * and composes with nothing below U+0300; invalid bytes stay as they are. */
+static bool nfc_may_change(const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] >= NFC_FIRST_LEAD) return true;
+    return false;
+}
+
+typedef struct {
+    gpu_bpe *g;
+    const char *const *texts;
+    const size_t *lens;
+    size_t ndocs;
+} nfc_job;
+
+/* Normalizes document share t of nt into thread t's buffer (hf_normalize,
+ * the CPU path's normalizer) and points nfc_texts at the results. */
+static void nfc_texts(void *arg, int t, int nt)
+{
+    nfc_job *j = (nfc_job *)arg;
+    gpu_bpe *g = j->g;
+    const hf_pipeline *hf = g->tok->hf;
+    size_t lo = j->ndocs * (size_t)t / (size_t)nt, hi = j->ndocs * (size_t)(t + 1) / (size_t)nt;
+    wbuf *buf = &g->nfc_text[t];
+    hf_scratch *h = host_hf_scratch(g, t);
+    buf_clear(buf);
+    for (size_t d = lo; d < hi; d++) {
+        g->nfc_texts[d] = j->texts[d];
+        g->nfc_lens[d] = j->lens[d];
+        if (!nfc_may_change((const uint8_t *)j->texts[d], j->lens[d])) continue;
+        hf_normalize(hf, j->texts[d], j->lens[d], h, &h->norm, &h->norm_tmp);
+        g->nfc_texts[d] = NULL; /* at nfc_off[d] in buf, once buf stops growing */
+        g->nfc_off[d] = buf->len;
+        g->nfc_lens[d] = h->norm.len;
+        buf_append(buf, h->norm.data, h->norm.len);
+    }
+    for (size_t d = lo; d < hi; d++)
+        if (!g->nfc_texts[d]) g->nfc_texts[d] = buf->data + g->nfc_off[d];
+}
+
 static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
                   size_t *doc_end, wbuf *err)
 {
+    if (g->nfc && ndocs) {
+        if (g->nfc_cap < ndocs) {
+            g->nfc_cap = ndocs;
+            g->nfc_texts = (const char **)xrealloc(g->nfc_texts, ndocs * sizeof *g->nfc_texts);
+            g->nfc_lens = (size_t *)xrealloc(g->nfc_lens, ndocs * sizeof *g->nfc_lens);
+            g->nfc_off = (size_t *)xrealloc(g->nfc_off, ndocs * sizeof *g->nfc_off);
+        }
+        nfc_job job = {g, texts, lens, ndocs};
+        run_parallel(g, nfc_texts, &job, g->host_threads);
+        texts = g->nfc_texts;
+        lens = g->nfc_lens;
+    }
     make_segments(g, texts, lens, ndocs);
     g->packed = 0;
     size_t next = 0;

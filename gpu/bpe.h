@@ -1,6 +1,9 @@
 /* bpe.h - tiktoken-exact BPE tokenisation on a CUDA GPU, the twin of
  * tokenize/tokenizer_encode() (ordinary text, no special tokens), which is
- * the reference: the ids are identical for every input.
+ * the reference: the ids are identical for every input. tokenizer.json
+ * files of byte-level BPE models are taken when tokenize/hf_gpu.h accepts
+ * their pipeline (merges by pair rank, Qwen's and Tekken's patterns, NFC
+ * on the host; docs/gpu_tokenize.md).
  *
  * Batches of documents go to the device, several in flight on their own
  * streams; there each document is cut into chunks at positions where every
@@ -41,7 +44,8 @@ typedef enum { GPU_BPE_DEVICE = 0, GPU_BPE_EMULATE } gpu_bpe_mode;
 bool gpu_bpe_usable(wbuf *why);
 
 /* Prepares the tokenizer t (which must outlive the result) for the device
- * (or the host emulation). NULL with a message in err when it cannot. */
+ * (or the host emulation). NULL with a message in err when it cannot (a
+ * CUDA error, or a tokenizer.json pipeline hf_gpu_plan_of refuses). */
 gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err);
 
 /* Encodes ndocs documents texts[i][0..lens[i]) as ordinary text. Appends

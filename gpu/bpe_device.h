@@ -5,8 +5,9 @@
  * functions, same names, same order of alternatives) reading the Unicode
  * class tables through a pointer; the merge is tokenize/bpe.c's scan merge
  * and the lookup tokenize/vocab.c's hash, over device copies of the flat
- * arrays of tok_vocab. tests/unit/gpu_bpe_exact.c holds them to the CPU
- * path on every test corpus. */
+ * arrays of tok_vocab; for a tokenizer.json, joins look up the pair of ids
+ * in a copy of hf_bpe.c's merge hash (HF's rule). tests/unit/gpu_bpe_exact.c
+ * and gpu_bpe_hf.c hold them to the CPU path on every test corpus. */
 #ifndef WINNOW_GPU_BPE_DEVICE_H
 #define WINNOW_GPU_BPE_DEVICE_H
 
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "tokenize/bpe.h"
+#include "tokenize/hf_pipeline.h"
 #include "tokenize/pretokenize.h"
 #include "tokenize/unicode_class.h"
 #include "tokenize/vocab.h"
@@ -22,7 +24,6 @@
 
 #define GB_NOT_A_CHAR 0xFFFFFFFFu
 #define GB_CLASS_WORDY (UCLASS_L | UCLASS_N | UCLASS_WS)
-#define GB_MAX_DIGITS 3
 #define GB_NO_RANK UINT32_MAX
 #define GB_HASH_MUL1 0x9E3779B97F4A7C15ull
 #define GB_HASH_MUL2 0xC2B2AE3D27D4EB4Full
@@ -42,6 +43,18 @@ typedef struct {
     const uint32_t *pair_id;  /* by b0 | b1 << 8 */
     const uint32_t *byte_id;  /* by byte */
     int family;
+    int max_digits;           /* \p{N}{1,max_digits}: 3, or 1 (Qwen's and Tekken's patterns) */
+    bool contractions;        /* o200k shape: words take 's 't ... after them (not Tekken's) */
+    bool invalid_barrier;     /* split as PCRE2 with MATCH_INVALID_UTF does (gb_pretok_next) */
+    /* a tokenizer.json BPE (merges not NULL): parts join by the rank of
+     * their pair of ids in model.merges (tokenize/hf_bpe.c), not by the rank
+     * of the joined string; with ignore_merges a piece that is a token is
+     * taken whole first */
+    const hf_merge_slot *merges;
+    uint32_t merges_mask;
+    bool ignore_merges;
+    const uint8_t *whole; /* without ignore_merges, by id: 1 when merging the token's bytes gives
+                           * the token itself, so a piece that is this token is taken whole */
 } gb_tables;
 
 /* ---- characters (pretokenize.c) ---- */
@@ -173,10 +186,10 @@ static HD size_t gb_next_gpt2(const gb_tables *t, const uint8_t *s, size_t n, si
 
 /* ---- cl100k ---- */
 
-static HD size_t gb_digits_up_to_three(const gb_tables *t, const uint8_t *s, size_t n, size_t i)
+static HD size_t gb_digit_run(const gb_tables *t, const uint8_t *s, size_t n, size_t i)
 {
     size_t len;
-    for (int d = 0; d < GB_MAX_DIGITS && i < n && (gb_class_at(t, s, n, i, &len) & UCLASS_N); d++) i += len;
+    for (int d = 0; d < t->max_digits && i < n && (gb_class_at(t, s, n, i, &len) & UCLASS_N); d++) i += len;
     return i;
 }
 
@@ -192,14 +205,14 @@ static HD bool gb_is_letter_prefix(uint8_t c, uint8_t b) { return !(c & (UCLASS_
 
 static HD size_t gb_next_cl100k(const gb_tables *t, const uint8_t *s, size_t n, size_t i)
 {
-    size_t k = gb_contraction_at(s, n, i, true);
+    size_t k = t->contractions ? gb_contraction_at(s, n, i, true) : 0;
     if (k) return i + k;
     size_t len, len1;
     uint8_t c = gb_class_at(t, s, n, i, &len);
     if (c & UCLASS_L) return gb_run_with(t, s, n, i, UCLASS_L);
     if (gb_is_letter_prefix(c, s[i]) && i + len < n && (gb_class_at(t, s, n, i + len, &len1) & UCLASS_L))
         return gb_run_with(t, s, n, i + len, UCLASS_L);
-    if (c & UCLASS_N) return gb_digits_up_to_three(t, s, n, i);
+    if (c & UCLASS_N) return gb_digit_run(t, s, n, i);
     size_t e = gb_punctuation_piece(t, s, n, i, false);
     if (e) return e;
     return gb_whitespace_piece(t, s, n, i, true);
@@ -207,9 +220,9 @@ static HD size_t gb_next_cl100k(const gb_tables *t, const uint8_t *s, size_t n, 
 
 /* ---- o200k ---- */
 
-static HD size_t gb_with_contraction(const uint8_t *s, size_t n, size_t e)
+static HD size_t gb_with_contraction(const gb_tables *t, const uint8_t *s, size_t n, size_t e)
 {
-    return e + gb_contraction_at(s, n, e, true);
+    return t->contractions ? e + gb_contraction_at(s, n, e, true) : e;
 }
 
 static HD size_t gb_upper_then_lower(const gb_tables *t, const uint8_t *s, size_t n, size_t st)
@@ -220,8 +233,8 @@ static HD size_t gb_upper_then_lower(const gb_tables *t, const uint8_t *s, size_
         if (c & UCLASS_LOWERISH) after_last_lower = j + len;
         j += len;
     }
-    if (j < n && (c & UCLASS_LOWERISH)) return gb_with_contraction(s, n, gb_run_with(t, s, n, j, UCLASS_LOWERISH));
-    if (after_last_lower) return gb_with_contraction(s, n, after_last_lower);
+    if (j < n && (c & UCLASS_LOWERISH)) return gb_with_contraction(t, s, n, gb_run_with(t, s, n, j, UCLASS_LOWERISH));
+    if (after_last_lower) return gb_with_contraction(t, s, n, after_last_lower);
     return 0;
 }
 
@@ -229,7 +242,7 @@ static HD size_t gb_upper_run_then_lower(const gb_tables *t, const uint8_t *s, s
 {
     size_t j = gb_run_with(t, s, n, st, UCLASS_UPPERISH);
     if (j == st) return 0;
-    return gb_with_contraction(s, n, gb_run_with(t, s, n, j, UCLASS_LOWERISH));
+    return gb_with_contraction(t, s, n, gb_run_with(t, s, n, j, UCLASS_LOWERISH));
 }
 
 static HD size_t gb_next_o200k(const gb_tables *t, const uint8_t *s, size_t n, size_t i)
@@ -241,14 +254,47 @@ static HD size_t gb_next_o200k(const gb_tables *t, const uint8_t *s, size_t n, s
     if ((e = gb_upper_then_lower(t, s, n, i))) return e;
     if (prefix && (e = gb_upper_run_then_lower(t, s, n, i + len))) return e;
     if ((e = gb_upper_run_then_lower(t, s, n, i))) return e;
-    if (c & UCLASS_N) return gb_digits_up_to_three(t, s, n, i);
+    if (c & UCLASS_N) return gb_digit_run(t, s, n, i);
     if ((e = gb_punctuation_piece(t, s, n, i, true))) return e;
     return gb_whitespace_piece(t, s, n, i, true);
 }
 
-/* pretok_next(): end offset (> i) of the piece that starts at i. */
-static HD size_t gb_pretok_next(const gb_tables *t, const uint8_t *s, size_t n, size_t i)
+/* The end of the run of bytes from i that belong to no valid character. */
+static HD size_t gb_invalid_run(const uint8_t *s, size_t n, size_t i)
 {
+    size_t len;
+    while (i < n && gb_char_at(s, n, i, &len) == GB_NOT_A_CHAR) i += len;
+    return i;
+}
+
+/* The first byte in [i, stop) that belongs to no valid character, or stop. */
+static HD size_t gb_valid_run(const uint8_t *s, size_t n, size_t i, size_t stop)
+{
+    size_t len;
+    while (i < stop && gb_char_at(s, n, i, &len) != GB_NOT_A_CHAR) i += len;
+    return i;
+}
+
+/* pretok_next(): end offset (> i) of the piece that starts at i.
+ * With invalid_barrier (Qwen's and Tekken's patterns, which the CPU path
+ * runs in PCRE2 with MATCH_INVALID_UTF: no match holds an invalid byte),
+ * a run of bytes outside valid characters is a piece of its own and the
+ * valid text around it is scanned as if it ended there. stop (<= n) is
+ * where the caller's chunk ends, a safe cut that no piece crosses and that
+ * no invalid run straddles; *barrier (0 at the chunk's start and at each
+ * new document) remembers the next invalid byte before stop, so each byte
+ * is checked once. */
+static HD size_t gb_pretok_next(const gb_tables *t, const uint8_t *s, size_t n, size_t i, size_t stop,
+                                size_t *barrier)
+{
+    if (t->invalid_barrier) {
+        size_t len;
+        if (*barrier <= i) {
+            if (gb_char_at(s, n, i, &len) == GB_NOT_A_CHAR) return gb_invalid_run(s, n, i);
+            *barrier = gb_valid_run(s, n, i, stop);
+        }
+        if (*barrier < stop) n = *barrier;
+    }
     switch (t->family) {
     case PRETOK_CL100K: return gb_next_cl100k(t, s, n, i);
     case PRETOK_O200K: return gb_next_o200k(t, s, n, i);
@@ -335,8 +381,38 @@ static HD uint32_t gb_join_id(const gb_tables *t, const uint8_t *s, size_t len, 
     return id;
 }
 
+/* The merge of the parts with ids left and right in a tokenizer.json's
+ * model.merges (hf_bpe.c's merge_find: the same key, hash and probing):
+ * the new id, with *rank its place in merges (GB_NO_RANK: none). */
+static HD uint32_t gb_pair_merge(const gb_tables *t, uint32_t left, uint32_t right, uint32_t *rank)
+{
+    uint64_t key = ((uint64_t)left << 32 | right) + 1;
+    for (uint32_t i = (uint32_t)((key * GB_HASH_MUL1) >> 32) & t->merges_mask;; i = (i + 1) & t->merges_mask) {
+        const hf_merge_slot *sl = &t->merges[i];
+        if (sl->key == key) {
+            *rank = (uint32_t)(sl->value >> 32);
+            return (uint32_t)sl->value;
+        }
+        if (!sl->key) {
+            *rank = GB_NO_RANK;
+            return VOCAB_NO_TOKEN;
+        }
+    }
+}
+
+/* The join of the neighbouring parts s[at, mid) (id left) and s[mid, end)
+ * (id right): by pair rank (tokenizer.json) or by the rank of the joined
+ * string (tiktoken). */
+static HD uint32_t gb_join(const gb_tables *t, const uint8_t *s, uint32_t at, uint32_t end, uint32_t left,
+                           uint32_t right, uint32_t *rank)
+{
+    if (t->merges) return gb_pair_merge(t, left, right, rank);
+    return gb_join_id(t, s + at, end - at, rank);
+}
+
 /* bpe.c's merge_by_scan (parts as a linked list over byte positions, the
- * lowest rank joined first, the leftmost on ties) for a piece of
+ * lowest rank joined first, the leftmost on ties; for a tokenizer.json the
+ * rank of the pair, as hf_bpe.c's merge_scan) for a piece of
  * 2..GB_MERGE_MAX bytes; writes the ids to out and returns how many. */
 static HD uint32_t gb_merge(const gb_tables *t, const uint8_t *s, uint32_t n, uint32_t *out)
 {
@@ -347,7 +423,7 @@ static HD uint32_t gb_merge(const gb_tables *t, const uint8_t *s, uint32_t n, ui
         prev[i] = (uint8_t)(i ? i - 1 : n);
         id[i] = t->byte_id[s[i]];
     }
-    for (uint32_t i = 0; i + 1 < n; i++) join[i] = gb_join_id(t, s + i, 2, &rank[i]);
+    for (uint32_t i = 0; i + 1 < n; i++) join[i] = gb_join(t, s, i, i + 2, id[i], id[i + 1], &rank[i]);
     rank[n - 1] = GB_NO_RANK;
     for (;;) {
         uint32_t best = 0, best_rank = GB_NO_RANK;
@@ -360,11 +436,11 @@ static HD uint32_t gb_merge(const gb_tables *t, const uint8_t *s, uint32_t n, ui
         next[best] = next[gone];
         if (next[best] < n) {
             prev[next[best]] = (uint8_t)best;
-            join[best] = gb_join_id(t, s + best, next[next[best]] - best, &rank[best]);
+            join[best] = gb_join(t, s, best, next[next[best]], id[best], id[next[best]], &rank[best]);
         } else {
             rank[best] = GB_NO_RANK;
         }
-        if (before < n) join[before] = gb_join_id(t, s + before, next[best] - before, &rank[before]);
+        if (before < n) join[before] = gb_join(t, s, before, next[best], id[before], id[best], &rank[before]);
     }
     uint32_t m = 0;
     for (uint32_t p = 0; p < n; p = next[p]) out[m++] = id[p];
@@ -390,7 +466,7 @@ static __device__ uint32_t gb_merge_warp(const gb_tables *t, const uint8_t *s, u
         w->next[i] = (uint8_t)(i + 1);
         w->prev[i] = (uint8_t)(i ? i - 1 : n);
         w->id[i] = t->byte_id[s[i]];
-        if (i + 1 < n) w->join[i] = gb_join_id(t, s + i, 2, &w->rank[i]);
+        if (i + 1 < n) w->join[i] = gb_join(t, s, i, i + 2, t->byte_id[s[i]], t->byte_id[s[i + 1]], &w->rank[i]);
         else w->rank[i] = GB_NO_RANK;
     }
     __syncwarp();
@@ -416,8 +492,10 @@ static __device__ uint32_t gb_merge_warp(const gb_tables *t, const uint8_t *s, u
         }
         __syncwarp();
         uint32_t after = w->next[at], before = w->prev[at];
-        if (lane == 0 && after < n) w->join[at] = gb_join_id(t, s + at, w->next[after] - at, &w->rank[at]);
-        if (lane == 1 && before < n) w->join[before] = gb_join_id(t, s + before, after - before, &w->rank[before]);
+        if (lane == 0 && after < n)
+            w->join[at] = gb_join(t, s, at, w->next[after], w->id[at], w->id[after], &w->rank[at]);
+        if (lane == 1 && before < n)
+            w->join[before] = gb_join(t, s, before, after, w->id[before], w->id[at], &w->rank[before]);
         __syncwarp();
     }
     uint32_t m = 0;

@@ -61,9 +61,13 @@ static void usage(FILE *f)
             "                      bytes instead of reading streams\n"
             "  --device D          auto: the GPU when one is usable, else the CPU (default;\n"
             "                      input files under 1 GiB in all stay on the CPU);\n"
-            "                      cpu; gpu: fail when no GPU is usable. Same ids on both\n"
-            "                      (--allow-special, tokenizer.json and .model files always run on\n"
-            "                      the CPU)\n\n");
+            "                      cpu; gpu: fail when no GPU is usable. Same ids on both.\n"
+            "                      --allow-special always runs on the CPU. tokenizer.json files run on\n"
+            "                      the GPU when byte-level BPE with GPT-2's, Llama 3's, GPT-4o's, Qwen's\n"
+            "                      or Tekken's pattern and no normalizer or NFC (GPT-2, GPT-4o, Llama 3,\n"
+            "                      Qwen 2.5/3, Mistral Nemo); others (Llama 2, Gemma, DeepSeek V3,\n"
+            "                      Command R+) and SentencePiece .model files on the CPU, with a note\n"
+            "                      under --device gpu\n\n");
     fputs(STAGE_COMMON_HELP, f);
 }
 

@@ -10,6 +10,7 @@
 #include "core/util.h"
 #include "gpu/bpe.h"
 #include "shards/vocab_hash.h"
+#include "tokenize/hf_gpu.h"
 #include "tokenize/token_format.h"
 #include "tokenize/tokenize_blocks.h"
 #include "tokenize/vocab_cache.h"
@@ -195,26 +196,35 @@ static bool inputs_small(const stage_opts *so)
 /* Whether the block path (tokenize_blocks.h) runs, and with which encoder:
  * --device gpu, and auto when a GPU is usable and the input is not known to
  * be small; BLOCKS_TEST_ENV (tests) forces it with a GPU-less encoder.
- * --device gpu exits 1 when no GPU is usable; --allow-special and
- * tokenizer.json pipelines and SentencePiece models always run on the CPU
- * engine path (special tokens are split out before pre-tokenisation, and HF
- * pipelines and SentencePiece normalise and pre-tokenise in ways the GPU
- * does not). */
+ * --device gpu exits 1 when no GPU is usable; --allow-special always runs
+ * on the CPU engine path (special tokens are split out before
+ * pre-tokenisation). A tokenizer.json goes to the GPU only when the device
+ * encodes every stage of its pipeline exactly (tokenize/hf_gpu.h); others,
+ * and SentencePiece models (encoded by libsentencepiece), run on the CPU,
+ * with a note under --device gpu. */
 static bool choose_blocks(const tokenizer *t, const tokenize_options *o, const stage_opts *so, tb_encoder *enc)
 {
     const char *test = getenv(BLOCKS_TEST_ENV);
-    if (test && *test && !o->allow_special && !t->hf && !t->sp) {
+    wbuf hf_why = WBUF_INIT;
+    hf_gpu_plan plan;
+    bool gpu_encodes = !t->sp && (!t->hf || hf_gpu_plan_of(t->hf, &t->vocab, &plan, &hf_why));
+    if (t->sp) buf_puts(&hf_why, "a SentencePiece model (libsentencepiece encodes it)");
+    if (test && *test && !o->allow_special && gpu_encodes) {
+        buf_free(&hf_why);
         if (!strcmp(test, "cpu")) *enc = TB_ENCODE_CPU;
         else if (!strcmp(test, "emulate")) *enc = TB_ENCODE_EMULATE;
         else dief(EXIT_USAGE, "%s must be cpu or emulate, not '%s'", BLOCKS_TEST_ENV, test);
         return true;
     }
     bool automatic = !strcmp(o->device, "auto");
-    if (!strcmp(o->device, "cpu") || (automatic && (o->allow_special || t->hf || t->sp || inputs_small(so))))
-        return false;
-    if (o->allow_special) dief(EXIT_USAGE, "--device gpu does not take --allow-special (use --device cpu)");
-    if (t->hf) dief(EXIT_USAGE, "--device gpu: a tokenizer.json pipeline runs on the CPU (use --device cpu)");
-    if (t->sp) dief(EXIT_USAGE, "--device gpu: a SentencePiece model runs on the CPU (use --device cpu)");
+    bool cpu = !strcmp(o->device, "cpu") || (automatic && (o->allow_special || !gpu_encodes || inputs_small(so)));
+    if (!cpu && o->allow_special) dief(EXIT_USAGE, "--device gpu does not take --allow-special (use --device cpu)");
+    if (!cpu && !gpu_encodes) {
+        warnf("--device gpu: %s: %s; encoding on the CPU", t->name, hf_why.data);
+        cpu = true;
+    }
+    buf_free(&hf_why);
+    if (cpu) return false;
     wbuf why = WBUF_INIT;
     bool usable = gpu_bpe_usable(&why);
     if (!usable && !automatic) dief(EXIT_USAGE, "--device gpu: %s", why.data);

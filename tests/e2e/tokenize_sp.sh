@@ -133,7 +133,9 @@ $WINNOW tokenize -q --vocab tests/fuzz/seeds/sp_model/crash_charsmap_root.model 
 is "$rc" 1 "a .model with a broken precompiled_charsmap is refused, not encoded"
 ok "the message names normalizer_spec.precompiled_charsmap and its byte" \
     grep -q "normalizer_spec.precompiled_charsmap (byte 1979): the root's children lie outside the trie" $TMP/err
-ok "--device gpu refuses a SentencePiece model" \
-    sh -c "! $WINNOW tokenize -q --device gpu --vocab $TMP/llama2.model $TMP/one.jsonl"
+$WINNOW tokenize -q --device gpu --vocab $TMP/llama2.model $TMP/one.jsonl > "$TMP/gpu-sp.jsonl" 2> "$TMP/gpu-sp.err"
+is "$?" 0 "--device gpu with a SentencePiece model encodes it on the CPU (exit 0)"
+ok "... saying so" grep -q "SentencePiece model.*encoding on the CPU" "$TMP/gpu-sp.err"
+ok "... with the ids of --device cpu" sh -c "$WINNOW tokenize -q --device cpu --vocab $TMP/llama2.model $TMP/one.jsonl | cmp - $TMP/gpu-sp.jsonl"
 ok "--device auto encodes it on the CPU" $WINNOW tokenize -q --device auto --vocab $TMP/llama2.model $TMP/one.jsonl
 done_testing
