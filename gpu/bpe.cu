@@ -472,6 +472,8 @@ struct gpu_bpe {
         }                                                                                          \
     } while (0)
 
+extern "C" bool gpu_bpe_maybe_present(void) { return access("/dev/nvidiactl", F_OK) == 0; }
+
 extern "C" bool gpu_bpe_usable(wbuf *why)
 {
     int n = 0;

@@ -43,6 +43,11 @@ typedef enum { GPU_BPE_DEVICE = 0, GPU_BPE_EMULATE } gpu_bpe_mode;
  * the reason in why (a build without CUDA, no driver, no device). */
 bool gpu_bpe_usable(wbuf *why);
 
+/* True when this build has CUDA and the machine has an NVIDIA driver's
+ * device node: a GPU may be usable. Cheap (no CUDA call, so no driver
+ * start-up); gpu_bpe_usable() is the real test. */
+bool gpu_bpe_maybe_present(void);
+
 /* Prepares the tokenizer t (which must outlive the result) for the device
  * (or the host emulation). NULL with a message in err when it cannot (a
  * CUDA error, or a tokenizer.json pipeline hf_gpu_plan_of refuses). */

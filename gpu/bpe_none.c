@@ -2,6 +2,8 @@
  * callers take the CPU path (tokenize/tokenizer.c), which gives the same ids. */
 #include "gpu/bpe.h"
 
+bool gpu_bpe_maybe_present(void) { return false; }
+
 bool gpu_bpe_usable(wbuf *why)
 {
     buf_puts(why, "winnow was built without CUDA (no nvcc at build time)");

@@ -169,6 +169,9 @@ typedef struct tb_ctx {
     tb_pinned *free_pinned;
 } tb_ctx;
 
+/* Whether enc runs blocks of the GPU's sizes (a real GPU, now or later). */
+static bool gpu_sized(tb_encoder enc) { return enc == TB_ENCODE_GPU || enc == TB_ENCODE_GPU_LATER; }
+
 /* ---- starting the GPU on a thread of its own ---- */
 
 static void prefill_pinned(tb_ctx *c);
@@ -238,7 +241,7 @@ static tb_pinned *take_pinned(tb_ctx *c, size_t len)
  * keep the GPU waiting for it or to do on the scanner's path. */
 static void prefill_pinned(tb_ctx *c)
 {
-    size_t len = c->enc == TB_ENCODE_GPU ? GPU_BLOCK_BYTES : TEST_BLOCK_BYTES;
+    size_t len = gpu_sized(c->enc) ? GPU_BLOCK_BYTES : TEST_BLOCK_BYTES;
     for (int i = 0; i < PINNED_BUFFERS && !atomic_load(&c->gpu.stop_pinning); i++) {
         tb_pinned *pin = new_pinned(c, len);
         if (!pin) return;
@@ -705,7 +708,7 @@ static void free_block(tb_block *b, int nt)
 /* JSONL to ask the source for next. */
 static size_t block_bytes(const tb_ctx *c)
 {
-    if (c->enc != TB_ENCODE_GPU) return TEST_BLOCK_BYTES;
+    if (!gpu_sized(c->enc)) return TEST_BLOCK_BYTES;
     return atomic_load(&c->gpu.state) == GPU_READY ? GPU_BLOCK_BYTES : STARTING_BLOCK_BYTES;
 }
 
@@ -749,8 +752,11 @@ static void *writer_main(void *arg)
 /* The main thread's part: encode each scanned block and pass it on. */
 static void encode_blocks(tb_ctx *c)
 {
+    uint64_t arrived = 0;
     for (tb_block *b; (b = queue_pop(c, &c->scanned));) {
         c->cur = b;
+        if (c->enc == TB_ENCODE_GPU_LATER && !c->gpu.started && (arrived += b->src.len) >= TB_STREAM_GPU_BYTES)
+            gpu_start_begin(c, &c->gpu, c->tok, GPU_BPE_DEVICE);
         encode_block(c, b);
         give_pinned(c, b); /* the texts are no longer needed */
         size_t ok = 0;
@@ -864,7 +870,7 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
     }
     if (format != TOKENIZE_SHARDS) c.out = output_open(so->output, so->zstd_level);
     woutput *rejects = so->rejects_path ? output_open(so->rejects_path, 0) : NULL; /* tokenize drops nothing */
-    c.src = block_source_open(so->inputs, so->ninputs, c.nt, enc == TB_ENCODE_GPU ? DECODED_BLOCK_BYTES : TEST_BLOCK_BYTES);
+    c.src = block_source_open(so->inputs, so->ninputs, c.nt, gpu_sized(enc) ? DECODED_BLOCK_BYTES : TEST_BLOCK_BYTES);
     progress_start("tokenize", so->quiet);
     if (pthread_create(&c.scanner, NULL, scanner_main, &c) || pthread_create(&c.writer, NULL, writer_main, &c))
         dief(EXIT_FATAL, "cannot start a thread");

@@ -18,9 +18,17 @@
 
 typedef enum {
     TB_ENCODE_GPU,     /* the GPU once it has started (a thread starts it), the CPU until then */
+    TB_ENCODE_GPU_LATER, /* the CPU until TB_STREAM_GPU_BYTES of input came, then as TB_ENCODE_GPU */
     TB_ENCODE_CPU,     /* the CPU only: the same path without a GPU (tests) */
     TB_ENCODE_EMULATE, /* the GPU code emulated on the host (tests; builds with CUDA) */
 } tb_encoder;
+
+/* --device auto on input of unknown size (a pipe): the GPU is started only
+ * once this much JSONL has arrived, so a short stream never pays CUDA's
+ * start-up and teardown (~0.4 + 0.3 s, more than the CPU needs for it),
+ * while a long one has the GPU up after a fraction of a second of CPU work
+ * (16 cores encode ~0.5-1 GB/s). */
+#define TB_STREAM_GPU_BYTES ((uint64_t)256 << 20)
 
 /* Runs the stage over so's inputs as tokenize_run() does (o->allow_special
  * must be false), encoding with enc. Returns the stage's exit status. */

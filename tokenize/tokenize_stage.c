@@ -179,23 +179,25 @@ void tokenize_load(tokenizer *t, const tokenize_options *o, char sha256[65])
     buf_free(&err);
 }
 
-/* Whether every input is a regular file and together they hold fewer than
- * AUTO_GPU_MIN_BYTES: work the GPU's start-up and teardown would not pay for. */
-static bool inputs_small(const stage_opts *so)
+/* Whether every input is a regular file (not stdin, a pipe or a device),
+ * with their bytes on disk in *total. */
+static bool inputs_sized(const stage_opts *so, uint64_t *total)
 {
-    if (so->ninputs <= 0) return false; /* stdin: the size is unknown */
-    uint64_t total = 0;
+    *total = 0;
+    if (so->ninputs <= 0) return false; /* stdin */
     for (int i = 0; i < so->ninputs; i++) {
         struct stat st;
         if (stat(so->inputs[i], &st) || !S_ISREG(st.st_mode)) return false;
-        total += (uint64_t)st.st_size;
+        *total += (uint64_t)st.st_size;
     }
-    return total < AUTO_GPU_MIN_BYTES;
+    return true;
 }
 
 /* Whether the block path (tokenize_blocks.h) runs, and with which encoder:
  * --device gpu, and auto when a GPU is usable and the input is not known to
- * be small; BLOCKS_TEST_ENV (tests) forces it with a GPU-less encoder.
+ * be small (input of unknown size starts on the CPU and takes the GPU once
+ * TB_STREAM_GPU_BYTES have come); BLOCKS_TEST_ENV (tests) forces it with a
+ * GPU-less encoder.
  * --device gpu exits 1 when no GPU is usable; --allow-special always runs
  * on the CPU engine path (special tokens are split out before
  * pre-tokenisation). A tokenizer.json goes to the GPU only when the device
@@ -217,7 +219,10 @@ static bool choose_blocks(const tokenizer *t, const tokenize_options *o, const s
         return true;
     }
     bool automatic = !strcmp(o->device, "auto");
-    bool cpu = !strcmp(o->device, "cpu") || (automatic && (o->allow_special || !gpu_encodes || inputs_small(so)));
+    uint64_t total;
+    bool sized = inputs_sized(so, &total);
+    bool cpu = !strcmp(o->device, "cpu") ||
+               (automatic && (o->allow_special || !gpu_encodes || (sized && total < AUTO_GPU_MIN_BYTES)));
     if (!cpu && o->allow_special) dief(EXIT_USAGE, "--device gpu does not take --allow-special (use --device cpu)");
     if (!cpu && !gpu_encodes) {
         warnf("--device gpu: %s: %s; encoding on the CPU", t->name, hf_why.data);
@@ -225,6 +230,10 @@ static bool choose_blocks(const tokenizer *t, const tokenize_options *o, const s
     }
     buf_free(&hf_why);
     if (cpu) return false;
+    if (automatic && !sized) { /* no CUDA call yet: a short stream never starts the driver */
+        *enc = TB_ENCODE_GPU_LATER;
+        return gpu_bpe_maybe_present();
+    }
     wbuf why = WBUF_INIT;
     bool usable = gpu_bpe_usable(&why);
     if (!usable && !automatic) dief(EXIT_USAGE, "--device gpu: %s", why.data);
