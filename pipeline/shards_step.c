@@ -16,10 +16,6 @@ int pl_shards_run(const pl_shards_work *work)
     tokenizer tok;
     char vocab_sha256[65], err[MESSAGE_MAX];
     tokenize_options to = p->stages.tokenize; /* with the vocabulary's own --eos/--bos defaults */
-    /* A rank given no files (more ranks than final document files) reads an
-     * empty stdin: nothing for the GPU, so no device probe or CUDA start-up
-     * (~0.7 CPU-s each, for 15 of 16 ranks on the 64-WARC bench). */
-    if (work->ninputs == 0) to.device = "cpu";
     tokenize_load(&tok, &to, vocab_sha256);
     tokenize_options_defaults(&to, tok.eos_default, tok.bos_default);
     tokenize_check(&tok, &to);
