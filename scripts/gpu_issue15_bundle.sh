@@ -1,0 +1,35 @@
+#!/bin/sh
+# gpu_issue15_bundle.sh - packs what bench/gpu_issue15.sh needs into DIR (a
+# folder the device tool carries, e.g. /work/main/dist-gpu-NAME): the built
+# winnow, optionally an earlier build (BASE, timed beside it as winnow-base),
+# gpu_bandwidth and zstd with their shared libraries (bin.tar.xz, see
+# gpu_bundle.sh), tokref multi as JSONL (zstd -19), en_code's
+# text and index (made into JSONL on the machine), the vocabularies, the peers and dedup input
+# scripts, and the script itself. Build first: make all build/bench/gpu_bandwidth.
+#   usage: gpu_issue15_bundle.sh DIR [BASE] [SHARED]
+set -eu
+dir=$1
+base=${2:-}
+shared=${3:-../shared/data}
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+rm -rf "$dir"
+mkdir -p "$dir"
+progs="$here/build/winnow $here/build/bench/gpu_bandwidth $(command -v zstd)"
+if [ -n "$base" ]; then
+    mkdir "$bin/base" && cp "$base" "$bin/base/winnow-base"
+    progs="$progs $bin/base/winnow-base"
+fi
+sh "$here/scripts/gpu_bundle.sh" "$bin" $progs
+rm -rf "$bin/base"
+rm -f "$bin/libstdc++.so.6" # the device image has it
+(cd "$bin" && tar cJf - .) > "$dir/bin.tar.xz"
+python3 "$here/scripts/tokenize_tokref.py" jsonl "$shared/tokref/multi.txt.zst" "$shared/tokref/multi.idx.tsv" 0 |
+    zstd -q -19 -T2 > "$dir/multi.jsonl.zst"
+cp "$shared/tokref/en_code.txt.zst" "$shared/tokref/en_code.idx.tsv" "$dir/"
+for e in r50k_base cl100k_base o200k_base; do cp "$shared/vocab/tiktoken/$e.tiktoken" "$dir/"; done
+cp "$shared/vocab/gpt2/encoder.json" "$shared/vocab/gpt2/vocab.bpe" "$dir/"
+cp "$here/bench/gpu_issue15.sh" "$here/bench/gpu_tokenize_peers.py" "$here/bench/dedup_unique_inputs.py" \
+    "$here/scripts/tokenize_tokref.py" "$dir/"
+du -sh "$dir"
