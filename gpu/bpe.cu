@@ -39,7 +39,6 @@ extern "C" {
 #include <atomic>
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
-#include <emmintrin.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1077,26 +1076,6 @@ static uint32_t marks_before(const long_mark *marks, uint32_t nmarks, uint32_t k
     return a;
 }
 
-/* Copies n ids from s to d with non-temporal stores: the caller's id array is
- * written once and read (by the writer, if at all) much later, so its cache
- * lines need not be read in before they are written, as plain stores (and
- * memcpy at these sizes) do: a third less memory traffic. The copying thread
- * ends with a store fence (copy_ids). */
-static void stream_ids(uint32_t *d, const uint32_t *s, size_t n)
-{
-    for (; n && ((uintptr_t)d & 15); n--) *d++ = *s++;
-    size_t k = 0;
-    for (; k + 16 <= n; k += 16) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(s + k)), b = _mm_loadu_si128((const __m128i *)(s + k + 4));
-        __m128i c = _mm_loadu_si128((const __m128i *)(s + k + 8)), e = _mm_loadu_si128((const __m128i *)(s + k + 12));
-        _mm_stream_si128((__m128i *)(d + k), a);
-        _mm_stream_si128((__m128i *)(d + k + 4), b);
-        _mm_stream_si128((__m128i *)(d + k + 8), c);
-        _mm_stream_si128((__m128i *)(d + k + 12), e);
-    }
-    for (; k < n; k++) d[k] = s[k];
-}
-
 /* Copies id part t of nt, the marks in it expanded. */
 static void copy_id_part(unpack_job *j, uint32_t t, uint32_t nt)
 {
@@ -1106,7 +1085,7 @@ static void copy_id_part(unpack_job *j, uint32_t t, uint32_t nt)
     const uint32_t *src = j->s->h_ids;
     for (uint32_t k = lo, r = marks_before(j->marks, nmarks, lo); k < hi; r++) {
         uint32_t end = r < nmarks && j->marks[r].at < hi ? j->marks[r].at : hi;
-        stream_ids(j->out + k + j->grow[r], src + k, end - k);
+        memcpy(j->out + k + j->grow[r], src + k, (size_t)(end - k) * sizeof(uint32_t));
         if (end == hi) break;
         uint32_t i = j->marks[r].piece;
         memcpy(j->out + end + j->grow[r], g->long_ids[i % g->host_threads].ids + g->long_at[i],
@@ -1123,7 +1102,6 @@ static void copy_ids(void *arg, int t, int nt)
     (void)t, (void)nt;
     unpack_job *j = (unpack_job *)arg;
     for (uint32_t p; (p = j->next_part.fetch_add(1)) < j->nparts;) copy_id_part(j, p, j->nparts);
-    _mm_sfence(); /* the streamed ids are visible before the batch is taken as unpacked */
 }
 
 static int mark_order(const void *a, const void *b)
