@@ -18,7 +18,10 @@
 # build's GPU bin stream identical to its CPU bin (cmp), each build's -o FILE
 # identical to it, shards (diff -r) and .zst runs likewise; -o FILE, --stats
 # and a missing input: the same exit status (2), file and statistics (but
-# seconds) on GPU and CPU. Fits in one 300 s device call with the defaults.
+# seconds) on GPU and CPU. Also, where the bundle has them, bench/json_scan
+# (json_scan, json_scan-old) on en_code and multi, one thread; and the fixed
+# costs: each build on one document, --device gpu and cpu. Fits in one 300 s
+# device call with the defaults.
 # Writes log.txt under $OUT; the last lines are a table of best walls.
 #   usage: bash DIR/gpu_tokenize_ab.sh   (RUNS=3 FILE_RUNS=2 SHARDS=0 ZST=0;
 #   EN_COPIES=72 MULTI_COPIES=144 make the input)
@@ -73,6 +76,17 @@ best() { # tag prefix: the best wall of the runs tagged prefix-*
     awk -v p="^$1-" -v b=$GB '$1 ~ p && (best == "" || $2 < best) {best = $2} END {if (best != "") printf "%s s = %.2f GB/s", best, b / best / 1e9; else printf "-"}' $W/walls
 }
 export WINNOW_TOKENIZE_TIMES=1
+
+if [ -x $B/json_scan ]; then
+    echo "== JSON scan, one thread, CPU-seconds per GB (bench/json_scan; json_scan-old: the build compared with)"
+    for f in en.jsonl multi.jsonl; do for j in $B/json_scan*; do $j $f 5 2> /dev/null | sed "s|^|$(basename $j) |"; done; done
+fi
+echo "== fixed costs: one document, wall seconds of 3 runs each (start, CUDA start and exit, no data)"
+head -n 1 multi.jsonl > one.jsonl
+for b in $BUILDS; do for dev in gpu cpu; do
+    printf '%s --device %s:' $b $dev
+    for r in 1 2 3; do { time tok $b $dev --format bin -o - one.jsonl > /dev/null 2>&1; } 2> time.one; printf ' %s' "$(tail -1 time.one | cut -d' ' -f1)"; done; echo
+done; done
 
 echo "== exactness: 8.5 GB --format bin, this build on the GPU against the CPU"
 t=$( { time tok winnow cpu --format bin -o - in8g.jsonl > cpu.bin 2> /dev/null; } 2>&1 | tail -1)

@@ -5,7 +5,8 @@
 # NAME=PROGRAM as winnow-NAME, and zstd, with their shared libraries
 # (bin.tar.xz, see gpu_bundle.sh); tokref en_code and multi as JSONL (zstd
 # -19); the cl100k_base vocabulary; the script, and run.sh that runs it.
-# Build first: make build/winnow.
+# Build first: make build/winnow (and build/bench/json_scan to bench the
+# JSON scan there too).
 #   usage: gpu_tokenize_ab_bundle.sh DIR OLD [NAME=PROGRAM...]   (SHARED=../shared/data)
 set -eu
 dir=$1
@@ -17,7 +18,8 @@ bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 rm -rf "$dir"
 mkdir -p "$dir"
-sh "$here/scripts/gpu_bundle.sh" "$bin" "$here/build/winnow" "$(command -v zstd)"
+scan=; [ -x "$here/build/bench/json_scan" ] && scan="$here/build/bench/json_scan" # make build/bench/json_scan: also bench it
+sh "$here/scripts/gpu_bundle.sh" "$bin" "$here/build/winnow" "$(command -v zstd)" $scan
 for named in "old=$old" "$@"; do # every build links the same libraries as this one
     cp "${named#*=}" "$bin/winnow-${named%%=*}"
     patchelf --set-rpath '$ORIGIN' "$bin/winnow-${named%%=*}"
