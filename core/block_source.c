@@ -276,8 +276,23 @@ void block_source_prefault(const source_block *b, const char *lo, const char *hi
     madvise((void *)from, (size_t)((uintptr_t)hi - from), MADV_POPULATE_READ); /* older kernels: EINVAL, no harm */
 }
 
+/* Drops the mapping's pages that lie wholly inside block b (the pages it
+ * shares with the blocks beside it stay) from the page tables; the page cache
+ * keeps them, and a later read of them would fault them in again. */
+static void drop_block_pages(const source_block *b)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t from = ((uintptr_t)b->data + page - 1) & ~(page - 1), to = ((uintptr_t)b->data + b->len) & ~(page - 1);
+    if (to > from) madvise((void *)from, (size_t)(to - from), MADV_DONTNEED);
+}
+
 void block_source_release(block_source *s, source_block *b)
 {
+    /* A mapped block's page-table entries go now, by the thread that is done
+     * with it: left to the final munmap, all of them (8.5 GB of input: 2 M
+     * pages, ~0.1 s per GB on the dev VM) went at the very end, on the run's critical
+     * path, and the madvise takes the mm lock only to read. */
+    if (!b->owned) drop_block_pages(b);
     pthread_mutex_lock(&s->lock);
     src_input *in = b->input;
     if (b->owned) {

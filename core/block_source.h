@@ -45,7 +45,9 @@ bool block_source_next(block_source *s, size_t want, source_block *b);
  * threads may each prefault their own part. */
 void block_source_prefault(const source_block *b, const char *lo, const char *hi);
 
-/* Gives a block's memory back (any order, any thread). */
+/* Gives a block's memory back (any order, any thread); a mapped block's
+ * pages leave the page tables (a read of its bytes after would fault them
+ * in again). */
 void block_source_release(block_source *s, source_block *b);
 
 /* Waits for the decoding threads and frees s; returns 0, or 2 when an input

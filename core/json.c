@@ -1,8 +1,11 @@
 /* json.c - a validating one-pass JSON scanner for document lines, and the
  * string writer. The whole line's UTF-8 is validated first with vector code;
- * string bodies are then skipped 16 or 32 bytes at a time, stopping only at a
- * quote, a backslash or a control byte. A line that is not valid UTF-8 is
- * scanned stopping at every non-ASCII byte too, to report where it breaks. */
+ * string bodies are then taken 64 bytes at a time: one mask of the window's
+ * quotes, backslashes and control bytes is walked bit by bit, so an escape
+ * costs a few bit operations, not a new window. json_scan_doc_text() writes
+ * the "text" value's decoded bytes during that walk. A line that is not
+ * valid UTF-8 is scanned stopping at every non-ASCII byte too, to report
+ * where it breaks. */
 #include "json.h"
 
 #include <immintrin.h>
@@ -19,6 +22,8 @@ typedef struct {
     const char *err;
     int depth;
     bool utf8_checked; /* the whole line is valid UTF-8: strings need not check it */
+    char *text_out;    /* json_scan_doc_text: where the top-level "text" string is decoded */
+    size_t text_len;   /* its decoded length */
 } scanner;
 
 static int fail(scanner *sc, const char *why)
@@ -65,28 +70,6 @@ static inline size_t find_special_sse(const char *s, size_t i, size_t n, bool st
     return i;
 }
 
-/* The same, 32 bytes at a time; only for UTF-8-checked lines. */
-__attribute__((target("avx2"))) static size_t find_special_avx2(const char *s, size_t i, size_t n)
-{
-    const __m256i quote = _mm256_set1_epi8('"'), bslash = _mm256_set1_epi8('\\'), ctl = _mm256_set1_epi8(0x1F);
-    while (i + 32 <= n) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(s + i));
-        __m256i hit = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, bslash)),
-                                      _mm256_cmpeq_epi8(_mm256_min_epu8(v, ctl), v));
-        unsigned m = (unsigned)_mm256_movemask_epi8(hit);
-        if (m) return i + (size_t)__builtin_ctz(m);
-        i += 32;
-    }
-    return find_special_sse(s, i, n, false);
-}
-
-static inline size_t find_special(const scanner *sc, size_t i)
-{
-    if (!sc->utf8_checked) return find_special_sse(sc->s, i, sc->n, true);
-    if (simd_avx2()) return find_special_avx2(sc->s, i, sc->n);
-    return find_special_sse(sc->s, i, sc->n, false);
-}
-
 /* What each one-letter escape stands for; 0 for letters that are not one
  * (\\u is handled on its own). A table, not a switch: it costs no branch. */
 static const unsigned char escaped_byte[256] = {
@@ -97,14 +80,15 @@ static inline int is_hex(char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-/* Scans a string starting at the opening quote; fills v. */
-static int scan_string(scanner *sc, jvalue *v)
+/* Scans a string starting at the opening quote in a line not known to be
+ * valid UTF-8 (it stops at every byte >= 0x80 to check it); fills v. */
+static int scan_string_unchecked(scanner *sc, jvalue *v)
 {
     const char *s = sc->s;
     size_t i = sc->i + 1, n = sc->n;
     bool escapes = false;
     for (;;) {
-        i = find_special(sc, i);
+        i = find_special_sse(s, i, n, true);
         if (i >= n) return fail(sc, "unterminated string");
         unsigned char c = (unsigned char)s[i];
         if (c == '"') break;
@@ -127,7 +111,7 @@ static int scan_string(scanner *sc, jvalue *v)
         } else if (c < 0x20) {
             sc->i = i;
             return fail(sc, "control character in string");
-        } else { /* c >= 0x80, met only when the line's UTF-8 is not known to be valid */
+        } else {
             size_t k = utf8_valid_seq((const unsigned char *)s + i, n - i);
             if (!k) {
                 sc->i = i;
@@ -142,6 +126,216 @@ static int scan_string(scanner *sc, jvalue *v)
     v->has_escapes = escapes;
     sc->i = i + 1;
     return 0;
+}
+
+enum { WINDOW = 64 }; /* bytes of string body one mask covers */
+
+/* Bit k set when byte k of the 64 at p is '"', '\\' or a control byte. */
+static inline uint64_t special_bits(const char *p)
+{
+    uint64_t m = 0;
+    for (int k = 0; k < WINDOW / 16; k++)
+        m |= (uint64_t)special_mask(_mm_loadu_si128((const __m128i *)(p + 16 * k)), false) << (16 * k);
+    return m;
+}
+
+/* The same with AVX2. */
+__attribute__((target("avx2"))) static inline uint64_t special_bits_avx2(const char *p)
+{
+    const __m256i quote = _mm256_set1_epi8('"'), bslash = _mm256_set1_epi8('\\'), ctl = _mm256_set1_epi8(0x1F);
+    uint64_t m = 0;
+    for (int k = 0; k < 2; k++) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * k));
+        __m256i hit = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, bslash)),
+                                      _mm256_cmpeq_epi8(_mm256_min_epu8(v, ctl), v));
+        m |= (uint64_t)(uint32_t)_mm256_movemask_epi8(hit) << (32 * k);
+    }
+    return m;
+}
+
+/* Copies the 64 bytes at s to d. */
+__attribute__((target("avx2"))) static inline void copy_window_avx2(char *d, const char *s)
+{
+    _mm256_storeu_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
+    _mm256_storeu_si256((__m256i *)(d + 32), _mm256_loadu_si256((const __m256i *)(s + 32)));
+}
+
+/* The same, with AVX2 where avx2 says so. */
+static inline void copy_window(char *d, const char *s, bool avx2)
+{
+    if (avx2) {
+        copy_window_avx2(d, s);
+        return;
+    }
+    for (int k = 0; k < WINDOW / 16; k++)
+        _mm_storeu_si128((__m128i *)(d + 16 * k), _mm_loadu_si128((const __m128i *)(s + 16 * k)));
+}
+
+/* The special bits of s[i, n) (i < n, fewer than 64 bytes): read from the
+ * line's last 64 bytes when it has them, so nothing past its end is read. */
+static inline uint64_t special_bits_tail(const char *s, size_t i, size_t n)
+{
+    if (n >= WINDOW) return special_bits(s + n - WINDOW) >> (WINDOW - (n - i));
+    char tail[WINDOW];
+    memset(tail, 'x', sizeof tail);
+    memcpy(tail, s + i, n - i);
+    return special_bits(tail);
+}
+
+/* Copies n bytes from s to d in 16-byte vectors while a whole vector lies
+ * before src_end; so it may write up to 15 bytes past d + n. */
+static inline void copy_run(char *d, const char *s, size_t n, const char *src_end)
+{
+    while (n >= 16 || (n && src_end - s >= 16)) {
+        _mm_storeu_si128((__m128i *)d, _mm_loadu_si128((const __m128i *)s));
+        size_t k = n < 16 ? n : 16;
+        d += k, s += k, n -= k;
+    }
+    memcpy(d, s, n);
+}
+
+/* The value of 4 hex digits (checked already). */
+static unsigned hex4(const char *p)
+{
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        char c = p[k];
+        v = v * 16 + (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+    }
+    return v;
+}
+
+/* The escape at s[at] (a backslash) checked: returns the offset after it, or
+ * 0 when it is bad (sc's error set). With d, writes what it stands for there
+ * and moves *d past it: a high surrogate escape followed by a low one is one
+ * code point (both escapes consumed); one that does not pair up is U+FFFD, as
+ * json_escape_codepoint() decodes them. */
+static inline size_t take_escape(scanner *sc, size_t at, char **d)
+{
+    const char *s = sc->s;
+    size_t n = sc->n;
+    if (at + 1 >= n) return fail(sc, "unterminated string"), 0;
+    unsigned char e = (unsigned char)s[at + 1];
+    if (e != 'u') {
+        if (!escaped_byte[e]) {
+            sc->i = at;
+            return fail(sc, "bad escape"), 0;
+        }
+        if (d) *(*d)++ = (char)escaped_byte[e];
+        return at + 2;
+    }
+    if (at + 6 > n || !is_hex(s[at + 2]) || !is_hex(s[at + 3]) || !is_hex(s[at + 4]) || !is_hex(s[at + 5])) {
+        sc->i = at;
+        return fail(sc, "bad \\u escape"), 0;
+    }
+    if (!d) return at + 6;
+    uint32_t cp = hex4(s + at + 2);
+    size_t after = at + 6;
+    if (cp >= 0xD800 && cp <= 0xDFFF) {
+        uint32_t lo = 0;
+        const char *q = s + at + 6;
+        if (cp <= 0xDBFF && at + 12 <= n && q[0] == '\\' && q[1] == 'u' && is_hex(q[2]) && is_hex(q[3]) &&
+            is_hex(q[4]) && is_hex(q[5]))
+            lo = hex4(q + 2);
+        if (lo >= 0xDC00 && lo <= 0xDFFF) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            after = at + 12;
+        } else {
+            cp = UTF8_REPLACEMENT;
+        }
+    }
+    *d = utf8_put(*d, cp);
+    return after;
+}
+
+/* Scans a string starting at the opening quote in a UTF-8-checked line;
+ * fills v. With out, also writes the decoded value there (room: see
+ * json_scan_doc_text) and its length to *out_len: a whole window is stored
+ * first and, after each escape, the 64 bytes that follow it, so the plain
+ * runs between escapes are in place when the walk reaches their end. */
+__attribute__((always_inline)) static inline int scan_string_windows(scanner *sc, jvalue *v, char *out,
+                                                                     size_t *out_len, bool avx2)
+{
+    const char *s = sc->s;
+    const size_t n = sc->n;
+    size_t i = sc->i + 1; /* the window's start */
+    char *d = out;        /* with out: decoded bytes of s[.., i + off) end here */
+    bool escapes = false;
+    for (;;) {
+        if (i >= n) return fail(sc, "unterminated string");
+        bool whole = i + WINDOW <= n;
+        uint64_t m = !whole ? special_bits_tail(s, i, n) : avx2 ? special_bits_avx2(s + i) : special_bits(s + i);
+        if (out && whole) copy_window(d, s + i, avx2);
+        if (!m) {
+            if (!whole) return fail(sc, "unterminated string");
+            d += WINDOW;
+            i += WINDOW;
+            continue;
+        }
+        size_t off = 0, next = whole ? i + WINDOW : n;
+        for (;;) {
+            size_t k = (size_t)__builtin_ctzll(m), at = i + k;
+            if (out && !whole) copy_run(d, s + i + off, k - off, s + n);
+            d += k - off;
+            unsigned char c = (unsigned char)s[at];
+            if (c == '"') {
+                v->p = s + sc->i + 1;
+                v->len = at - sc->i - 1;
+                v->kind = JSON_STRING;
+                v->has_escapes = escapes;
+                sc->i = at + 1;
+                if (out) *out_len = (size_t)(d - out);
+                return 0;
+            }
+            if (c != '\\') {
+                sc->i = at;
+                return fail(sc, "control character in string");
+            }
+            escapes = true;
+            size_t after = take_escape(sc, at, out ? &d : NULL);
+            if (!after) return -1;
+            if (after >= next) { /* the escape ends this window */
+                i = after;
+                break;
+            }
+            off = after - i;
+            if (out && whole) { /* the window's rest after the escape, in place */
+                if (after + WINDOW <= n) copy_window(d, s + after, avx2);
+                else copy_run(d, s + after, WINDOW - off, s + n);
+            }
+            m &= ~0ULL << off;
+            if (!m) { /* plain to the window's end */
+                if (!whole) return fail(sc, "unterminated string");
+                d += WINDOW - off;
+                i += WINDOW;
+                break;
+            }
+        }
+    }
+}
+
+__attribute__((target("avx2"))) static int scan_string_avx2(scanner *sc, jvalue *v)
+{
+    return scan_string_windows(sc, v, NULL, NULL, true);
+}
+__attribute__((target("avx2"))) static int scan_text_string_avx2(scanner *sc, jvalue *v)
+{
+    return scan_string_windows(sc, v, sc->text_out, &sc->text_len, true);
+}
+
+/* Scans a string starting at the opening quote; fills v. */
+static int scan_string(scanner *sc, jvalue *v)
+{
+    if (!sc->utf8_checked) return scan_string_unchecked(sc, v);
+    if (simd_avx2()) return scan_string_avx2(sc, v);
+    return scan_string_windows(sc, v, NULL, NULL, false);
+}
+
+/* The same, writing the decoded value to sc->text_out (sc->text_len). */
+static int scan_text_string(scanner *sc, jvalue *v)
+{
+    if (simd_avx2()) return scan_text_string_avx2(sc, v);
+    return scan_string_windows(sc, v, sc->text_out, &sc->text_len, false);
 }
 
 static int scan_number(scanner *sc)
@@ -195,7 +389,9 @@ static int scan_container(scanner *sc, jdoc *doc)
             skip_ws(sc);
         }
         jdoc *inner = NULL; /* only top-level members are recorded */
-        if (scan_value(sc, &val, inner)) return -1;
+        bool text_out = doc && sc->text_out && open == '{' && !key.has_escapes && key.len == 4 &&
+                        !memcmp(key.p, "text", 4) && sc->i < sc->n && sc->s[sc->i] == '"';
+        if (text_out ? scan_text_string(sc, &val) : scan_value(sc, &val, inner)) return -1;
         if (doc && open == '{' && !key.has_escapes) {
             jvalue *slot = NULL;
             switch (key.len) {
@@ -257,16 +453,25 @@ static int scan_value(scanner *sc, jvalue *v, jdoc *doc)
     return 0;
 }
 
-int json_scan_doc(const char *line, size_t len, jdoc *doc, const char **err, size_t *err_pos)
+/* json_scan_doc(); with text_out, json_scan_doc_text(). */
+static int scan_doc(const char *line, size_t len, jdoc *doc, char *text_out, size_t *text_len, const char **err,
+                    size_t *err_pos)
 {
-    scanner sc = {line, len, 0, NULL, 0, utf8_valid(line, len)};
+    scanner sc = {line, len, 0, NULL, 0, utf8_valid(line, len), NULL, 0};
+    if (sc.utf8_checked) sc.text_out = text_out;
     memset(doc, 0, sizeof *doc);
     skip_ws(&sc);
     if (sc.i >= sc.n || line[sc.i] != '{') {
         fail(&sc, sc.i >= sc.n ? "empty line" : "not a JSON object");
     } else if (scan_container(&sc, doc) == 0) {
         skip_ws(&sc);
-        if (sc.i == sc.n) return 0;
+        if (sc.i == sc.n) {
+            if (!text_out) return 0;
+            if (doc->text.kind != JSON_STRING) *text_len = 0;
+            else if (sc.text_out) *text_len = sc.text_len;
+            else *text_len = json_unescape_into(&doc->text, text_out); /* not reached: such a line fails */
+            return 0;
+        }
         fail(&sc, "trailing characters after the object");
     }
     if (err) *err = sc.err;
@@ -274,14 +479,15 @@ int json_scan_doc(const char *line, size_t len, jdoc *doc, const char **err, siz
     return -1;
 }
 
-static unsigned hex4(const char *p)
+int json_scan_doc(const char *line, size_t len, jdoc *doc, const char **err, size_t *err_pos)
 {
-    unsigned v = 0;
-    for (int k = 0; k < 4; k++) {
-        char c = p[k];
-        v = v * 16 + (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-    }
-    return v;
+    return scan_doc(line, len, doc, NULL, NULL, err, err_pos);
+}
+
+int json_scan_doc_text(const char *line, size_t len, jdoc *doc, char *text_out, size_t *text_len, const char **err,
+                       size_t *err_pos)
+{
+    return scan_doc(line, len, doc, text_out, text_len, err, err_pos);
 }
 
 uint32_t json_escape_codepoint(const char **sp, const char *end)

@@ -37,6 +37,14 @@ typedef struct {
  * with a short reason in *err and its byte offset in *err_pos. */
 int json_scan_doc(const char *line, size_t len, jdoc *doc, const char **err, size_t *err_pos);
 
+/* json_scan_doc(), and in the same pass the decoded value of the top-level
+ * "text" member (when it is a string; the last one when there are several) is
+ * written to text_out and its length to *text_len: no json_unescape_into()
+ * pass after. text_out has room for len bytes, any of which it may overwrite
+ * (decoding never lengthens a string; whole vectors are stored). */
+int json_scan_doc_text(const char *line, size_t len, jdoc *doc, char *text_out, size_t *text_len, const char **err,
+                       size_t *err_pos);
+
 /* Appends the decoded string value v to out. Surrogate escapes that do not pair
  * up become U+FFFD, so the result is always valid UTF-8. */
 void json_unescape(const jvalue *v, wbuf *out);

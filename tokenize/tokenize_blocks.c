@@ -315,17 +315,22 @@ static void scan_range(void *arg, int t, int nt)
             d->line_no = r->lines;
             r->spans += (size_t)(next - p) + (nl ? 0 : 1); /* the engine counts a missing last '\n' */
             jdoc j;
-            if (json_scan_doc(p, len, &j, &d->err, &d->err_pos)) {
+            size_t text_len = 0;
+            /* with a pinned buffer the scan writes the decoded text there itself: a text never takes
+             * more room decoded than in its line, so the line's own room in the buffer (len bytes from
+             * the next text's place, which is never past the line's) holds it, whole vectors too */
+            int bad = pinned ? json_scan_doc_text(p, len, &j, pinned, &text_len, &d->err, &d->err_pos)
+                             : json_scan_doc(p, len, &j, &d->err, &d->err_pos);
+            if (bad) {
                 d->fail = "bad_json";
             } else if (j.text.kind != JSON_STRING) {
                 d->fail = "missing_text";
             } else {
                 d->close_brace = j.close_brace;
-                if (pinned) { /* a text never takes more room decoded than in its line */
+                if (pinned) {
                     d->text = pinned;
-                    d->text_len = j.text.has_escapes ? json_unescape_into(&j.text, pinned) : j.text.len;
-                    if (!j.text.has_escapes) memcpy(pinned, j.text.p, j.text.len);
-                    pinned += d->text_len;
+                    d->text_len = text_len;
+                    pinned += text_len;
                 } else if (j.text.has_escapes) {
                     d->text_off = r->decoded.len;
                     json_unescape(&j.text, &r->decoded);

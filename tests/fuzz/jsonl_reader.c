@@ -1,6 +1,7 @@
 /* jsonl_reader fuzz target: scan any bytes as a document line; the baseline
  * and AVX2 scanners must agree on everything; when it scans, unescaping,
- * re-writing and rewriting must hold their promises. */
+ * re-writing and rewriting must hold their promises; json_scan_doc_text
+ * must agree with json_scan_doc and json_unescape. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,24 @@ static bool same_doc(const jdoc *a, const jdoc *b)
            same_value(&a->metadata, &b->metadata) && a->close_brace == b->close_brace;
 }
 
+/* json_scan_doc_text gives json_scan_doc's verdict, error, position and
+ * fields, and the text json_unescape gives, written into room of exactly the
+ * line's length (the sanitizer catches a byte past it). */
+static void check_text_scan(const char *line, size_t size, int rc, const jdoc *doc, const char *err, size_t pos,
+                            const wbuf *text)
+{
+    char *room = malloc(size ? size : 1);
+    jdoc d;
+    const char *e = NULL;
+    size_t p = 0, n = 0;
+    int r = json_scan_doc_text(line, size, &d, room, &n, &e, &p);
+    if (r != rc || (r && (p != pos || strcmp(e, err)))) abort();
+    if (!r && !same_doc(&d, doc)) abort();
+    if (!r && d.text.kind == JSON_STRING && (n != text->len || memcmp(room, text->data, n))) abort();
+    if (!r && d.text.kind != JSON_STRING && n) abort();
+    free(room);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     jdoc d;
@@ -36,7 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     wbuf base_text = WBUF_INIT;
     if (base_rc == 0 && base.text.kind == JSON_STRING) json_unescape(&base.text, &base_text);
     bool base_valid = utf8_valid(line, size);
+    check_text_scan(line, size, base_rc, &base, base_err, base_pos, &base_text);
     simd_force_baseline(false);
+    check_text_scan(line, size, base_rc, &base, base_err, base_pos, &base_text);
     int rc = json_scan_doc(line, size, &d, &err, &pos);
     if (rc != base_rc || utf8_valid(line, size) != base_valid) abort();
     if (rc != 0) {
