@@ -41,18 +41,35 @@ static size_t count_ellipses(const char *s, size_t n)
     return count;
 }
 
+/* line.strip() of the line s[a, b) starts with '-' or U+2022 */
 static bool starts_with_bullet(const char *s, size_t a, size_t b)
 {
-    uc_strip(s, &a, &b);
-    if (a >= b) return false;
-    return s[a] == '-' || (b - a >= 3 && memcmp(s + a, "\xE2\x80\xA2", 3) == 0); /* '-' or U+2022 */
+    return s[a] == '-' || (b - a >= 3 && memcmp(s + a, "\xE2\x80\xA2", 3) == 0);
 }
 
+/* line.strip() of the line s[a, b) ends with "..." or U+2026 */
 static bool ends_with_ellipsis(const char *s, size_t a, size_t b)
 {
-    uc_strip(s, &a, &b);
     return (b - a >= 3 && memcmp(s + b - 3, "...", 3) == 0) ||
            (b - a >= 3 && memcmp(s + b - 3, "\xE2\x80\xA6", 3) == 0);
+}
+
+/* Lines starting with a bullet and lines ending with an ellipsis, after
+ * strip(). The words cover every character that is not whitespace, and line
+ * breaks are whitespace, so a line's stripped text runs from its first
+ * word's first byte to its last word's last byte; lines without words are
+ * empty once stripped and count for neither. */
+static void bullet_ellipsis_lines(const char *s, const fwords *w, size_t *bullets, size_t *ellipsis)
+{
+    *bullets = *ellipsis = 0;
+    for (size_t i = 0; i < w->n;) {
+        size_t j = i + 1;
+        while (j < w->n && w->w[j].line == w->w[i].line) j++;
+        size_t a = w->w[i].off, b = (size_t)w->w[j - 1].off + w->w[j - 1].len;
+        *bullets += starts_with_bullet(s, a, b);
+        *ellipsis += ends_with_ellipsis(s, a, b);
+        i = j;
+    }
 }
 
 const char *gopher_quality_check(const filter_config *c, const char *s, size_t n, const fwords *w)
@@ -84,14 +101,8 @@ const char *gopher_quality_check(const filter_config *c, const char *s, size_t n
     }
 
     if (c->gopher_max_bullet_lines || c->gopher_max_ellipsis_lines) {
-        size_t lines = 0, bullets = 0, ellipsis = 0;
-        for (size_t a = 0; a < n;) {
-            size_t b, next = uc_line_end(s, n, a, &b);
-            lines++;
-            if (starts_with_bullet(s, a, b)) bullets++;
-            if (ends_with_ellipsis(s, a, b)) ellipsis++;
-            a = next;
-        }
+        size_t lines = w->lines, bullets, ellipsis;
+        bullet_ellipsis_lines(s, w, &bullets, &ellipsis);
         if (lines && c->gopher_max_bullet_lines && (double)bullets / (double)lines > c->gopher_max_bullet_lines)
             return "gopher_quality:too_many_bullets";
         if (lines && c->gopher_max_ellipsis_lines &&

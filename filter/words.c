@@ -483,28 +483,51 @@ static inline size_t alnum_run_end(const char *s, size_t n, size_t i, uint8_t *s
     return i;
 }
 
+/* End of the run of ' ' that starts at s[i] (indentation: runs of spaces
+ * are long in code). */
+static inline size_t space_run_end(const char *s, size_t n, size_t i)
+{
+#ifdef __SSE2__
+    const __m128i space = _mm_set1_epi8(' ');
+    while (i + 16 <= n) {
+        unsigned spaces = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + i)), space));
+        unsigned run = (unsigned)__builtin_ctz(~spaces); /* bit 16 of ~spaces is set */
+        i += run;
+        if (run < 16) return i;
+    }
+#endif
+    while (i < n && s[i] == ' ') i++;
+    return i;
+}
+
 void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop)
 {
     ws->n = 0;
     ws->text_end = s + n;
     ws->text_chars = uc_count(s, n);
     chunk_ctx c = {ws, s, 0, stop, true};
-    size_t i = 0;
+    size_t i = 0, line_start = 0; /* where the last line (after the last line break) starts */
     while (i < n) {
         /* whitespace, counting line breaks as splitlines() does */
         unsigned char ch = (unsigned char)s[i];
         if (ch < 128) {
             uint8_t k = ascii_class[ch];
             if (k & A_SPACE) {
-                if (k & A_BREAK && !(ch == '\n' && i > 0 && s[i - 1] == '\r')) c.line++;
-                i++;
+                if (k & A_BREAK) {
+                    if (!(ch == '\n' && i > 0 && s[i - 1] == '\r')) c.line++;
+                    line_start = i + 1;
+                }
+                i = ch == ' ' && i + 1 < n && s[i + 1] == ' ' ? space_run_end(s, n, i) : i + 1;
                 continue;
             }
         } else {
             size_t t = i;
             uint8_t k = wide_flags(uc_next(s, n, &t));
             if (k & W_SPACE) {
-                if (k & W_BREAK) c.line++;
+                if (k & W_BREAK) {
+                    c.line++;
+                    line_start = t;
+                }
                 i = t;
                 continue;
             }
@@ -571,6 +594,8 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
         else
             split_chunk(&c, a, i);
     }
+    /* splitlines(): a line per line break, and one more when bytes follow the last */
+    ws->lines = c.line + (line_start < n);
 }
 
 /* True when s[a, b) has a character that is not whitespace. */
