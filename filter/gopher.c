@@ -21,6 +21,9 @@ void rule_scratch_free(rule_scratch *r)
     free(r->word_counters);
     free(r->gram_seen);
     free(r->char_prefix);
+    free(r->lines);
+    free(r->paragraphs);
+    free(r->length_count);
     free(r->line_kept);
     buf_free(&r->line);
     memset(r, 0, sizeof *r);
@@ -122,57 +125,97 @@ typedef struct {
     size_t elements, dup_elements, dup_chars;
 } dup_count;
 
-/* datatrove's find_duplicates on one element: counts it as a duplicate when
- * an equal element came before. */
-static void count_element(count_table *t, dup_count *d, const char *s, size_t a, size_t b)
+/* Makes room for `entries` in *a (of *cap). */
+static void reserve_u32(uint32_t **a, size_t *cap, size_t entries)
 {
-    ct_slot *slot = ct_add(t, XXH3_64bits(s + a, b - a), (uint32_t)d->elements);
-    d->elements++;
-    if (slot->count > 1) {
-        d->dup_elements++;
-        d->dup_chars += uc_count(s + a, b - a);
-    }
+    if (entries <= *cap) return;
+    *cap = entries * 2;
+    *a = xrealloc(*a, *cap * sizeof **a);
 }
 
-/* Paragraphs: text.strip() split on runs of two or more '\n'. */
-static dup_count paragraph_duplicates(count_table *t, const char *s, size_t n)
+/* Fills r->lines with 0, the start and end of each run of '\n' in s[0, n),
+ * and n (lines: the text split on runs of '\n'); returns the number of runs.
+ * Newlines are found 16 bytes at a time. */
+static size_t find_lines(rule_scratch *r, const char *s, size_t n)
+{
+    size_t runs = 0, run_end = SIZE_MAX; /* end of the last run, to extend it */
+    reserve_u32(&r->lines, &r->lines_cap, 1024);
+    r->lines[0] = 0;
+    for (size_t base = 0; base < n; base += 16) {
+        unsigned bits = 0;
+#ifdef __SSE2__
+        if (base + 16 <= n)
+            bits = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + base)), _mm_set1_epi8('\n')));
+        else
+#endif
+            for (size_t k = base; k < n && k < base + 16; k++) bits |= (unsigned)(s[k] == '\n') << (k - base);
+        for (; bits; bits &= bits - 1) {
+            size_t p = base + (size_t)__builtin_ctz(bits);
+            if (p == run_end) { /* goes on the run before */
+                r->lines[2 * runs] = (uint32_t)++run_end;
+                continue;
+            }
+            reserve_u32(&r->lines, &r->lines_cap, 2 * runs + 4);
+            r->lines[2 * runs + 1] = (uint32_t)p;
+            r->lines[2 * runs + 2] = (uint32_t)(run_end = p + 1);
+            runs++;
+        }
+    }
+    r->lines[2 * runs + 1] = (uint32_t)n;
+    return runs;
+}
+
+/* datatrove's find_duplicates over the segments [seg[2k], seg[2k + 1]) of
+ * s, k < count: a segment is a duplicate when an equal one came before.
+ * Segments are compared by hash, and only those whose byte length another
+ * segment shares (or that are SEGMENT_LENGTHS bytes or longer) are hashed:
+ * the others equal none. */
+static dup_count find_duplicates(rule_scratch *r, const char *s, const uint32_t *seg, size_t count)
+{
+    dup_count d = {count, 0, 0};
+    if (count < 2) return d;
+    if (!r->length_count) r->length_count = xcalloc(SEGMENT_LENGTHS, sizeof *r->length_count);
+    uint32_t *length_count = r->length_count;
+    for (size_t k = 0; k < count; k++) {
+        size_t len = seg[2 * k + 1] - seg[2 * k];
+        if (len < SEGMENT_LENGTHS) length_count[len]++;
+    }
+    ct_reset(&r->table, count);
+    for (size_t k = 0; k < count; k++) {
+        size_t a = seg[2 * k], len = seg[2 * k + 1] - a;
+        if (len < SEGMENT_LENGTHS && length_count[len] < 2) continue;
+        if (ct_add(&r->table, XXH3_64bits(s + a, len), 0)->count > 1) {
+            d.dup_elements++;
+            d.dup_chars += uc_count(s + a, len);
+        }
+    }
+    for (size_t k = 0; k < count; k++) { /* all zero again for the next document */
+        size_t len = seg[2 * k + 1] - seg[2 * k];
+        if (len < SEGMENT_LENGTHS) length_count[len] = 0;
+    }
+    return d;
+}
+
+/* Paragraphs: text.strip() split on runs of two or more '\n' (a run is
+ * whitespace: inside the stripped text or outside it), from the runs
+ * find_lines found. */
+static dup_count paragraph_duplicates(rule_scratch *r, const char *s, size_t n, size_t runs)
 {
     size_t a = 0, b = n;
     uc_strip(s, &a, &b);
-    ct_reset(t, 64);
-    dup_count d = {0, 0, 0};
-    size_t start = a;
-    for (size_t i = a; i < b;) {
-        const char *nl = memchr(s + i, '\n', b - i);
-        if (!nl) break;
-        size_t p = (size_t)(nl - s), q = p;
-        while (q < b && s[q] == '\n') q++;
-        if (q - p >= 2) {
-            count_element(t, &d, s, start, p);
-            start = q;
-        }
-        i = q;
+    reserve_u32(&r->paragraphs, &r->paragraphs_cap, 2 * runs + 2);
+    uint32_t *p = r->paragraphs;
+    size_t count = 0;
+    p[0] = (uint32_t)a;
+    for (size_t k = 0; k < runs; k++) {
+        uint32_t from = r->lines[2 * k + 1], to = r->lines[2 * k + 2];
+        if (from < a || from >= b || to - from < 2) continue;
+        p[2 * count + 1] = from;
+        p[2 * count + 2] = to;
+        count++;
     }
-    count_element(t, &d, s, start, b);
-    return d;
-}
-
-/* Lines: the text split on runs of '\n'. */
-static dup_count line_duplicates(count_table *t, const char *s, size_t n)
-{
-    ct_reset(t, 64);
-    dup_count d = {0, 0, 0};
-    size_t start = 0;
-    for (size_t i = 0; i < n;) {
-        const char *nl = memchr(s + i, '\n', n - i);
-        if (!nl) break;
-        size_t p = (size_t)(nl - s), q = p;
-        while (q < n && s[q] == '\n') q++;
-        count_element(t, &d, s, start, p);
-        start = i = q;
-    }
-    count_element(t, &d, s, start, n);
-    return d;
+    p[2 * count + 1] = (uint32_t)b;
+    return find_duplicates(r, s, p, count + 1);
 }
 
 /* Extends an (n-1)-gram hash by the next word. */
@@ -454,13 +497,14 @@ const char *gopher_repetition_text_check(const filter_config *c, rule_scratch *r
 {
     if (text_chars == 0) return "gopher_repetition:empty";
 
-    dup_count para = paragraph_duplicates(&r->table, s, n);
+    size_t runs = find_lines(r, s, n);
+    dup_count para = paragraph_duplicates(r, s, n, runs);
     if (c->rep_dup_para_frac && (double)para.dup_elements / (double)para.elements > c->rep_dup_para_frac)
         return "gopher_repetition:dup_para_frac";
     if (c->rep_dup_para_char_frac && (double)para.dup_chars / (double)text_chars > c->rep_dup_para_char_frac)
         return "gopher_repetition:dup_para_char_frac";
 
-    dup_count line = line_duplicates(&r->table, s, n);
+    dup_count line = find_duplicates(r, s, r->lines, runs + 1);
     if (c->rep_dup_line_frac && (double)line.dup_elements / (double)line.elements > c->rep_dup_line_frac)
         return "gopher_repetition:dup_line_frac";
     if (c->rep_dup_line_char_frac && (double)line.dup_chars / (double)text_chars > c->rep_dup_line_char_frac)
