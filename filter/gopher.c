@@ -402,15 +402,30 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
         if ((double)bound[k] / text_chars <= limit) continue;
         if (prev_best != UINT32_MAX && (double)(longest[k] + (uint64_t)(k - 1)) * prev_best / text_chars <= limit)
             continue;
-        ct_reset(&r->table, grams);
+        /* Only grams whose words all occur twice or more are counted. Equal
+         * grams have equal words, so a gram is counted in full or not at all,
+         * and one not counted occurs once: when the most frequent counted
+         * gram occurs twice or more, it is the most frequent of all (and the
+         * first seen among equals); otherwise every gram occurs once and the
+         * first one, at position 0, is the most frequent. */
+        uint32_t *pos = r->gram_pos;
+        size_t npos = 0;
+        for (size_t i = 0; i < grams; i++) { /* without branches: which words repeat is unpredictable */
+            uint32_t rarest = r->word_count[i];
+            for (size_t j = 1; j < k; j++) rarest = min_u32(rarest, r->word_count[i + j]);
+            pos[npos] = (uint32_t)i;
+            npos += rarest > 1;
+        }
+        ct_reset(&r->table, npos);
         uint32_t best_count = 0, best_first = 0;
-        for (size_t i = 0; i < grams; i++) {
-            ct_slot *slot = ct_add(&r->table, gram_hash(w, i, k), (uint32_t)i);
+        for (size_t h = 0; h < npos; h++) {
+            ct_slot *slot = ct_add(&r->table, gram_hash(w, pos[h], k), pos[h]);
             if (slot->count > best_count || (slot->count == best_count && slot->first < best_first)) {
                 best_count = slot->count;
                 best_first = slot->first;
             }
         }
+        if (best_count < 2) best_count = 1, best_first = 0;
         double gram_chars = (double)(prefix[best_first + k] - prefix[best_first]) + (double)(k - 1);
         if (gram_chars * best_count / text_chars > limit) return top_reasons[k];
         prev_best = best_count;
