@@ -1,7 +1,10 @@
 #!/bin/sh
 # filter - `winnow filter` throughput on real documents (issue 4: all default
 # rules + language ID >= 100 MB/s per core, scaling with -j), with each rule
-# alone to show where the time goes.
+# alone to show where the time goes; the default rules on code and prose (the
+# input of issue 15's JSONL pipeline); and with WINNOW_BEFORE=<another
+# winnow binary>, MB per CPU-second of that build and this one on the same
+# inputs, runs alternating, best of 5 (for a shared, noisy machine).
 . bench/lib.sh
 set -eu
 data="$BENCH_TMP/filter.jsonl"
@@ -34,4 +37,37 @@ row "Gopher quality only" 1 $OFF --gopher-quality
 row "C4 only" 1 $OFF --c4
 row "FineWeb only" 1 $OFF --fineweb
 row "PII only" 1 $OFF --pii
-rm -f "$data"
+# Code and prose: tokref en_code with each word given a prefix, as
+# bench/dedup_unique_inputs.py makes the pipeline's input (one copy, 104 MB);
+# most documents are dropped by the Gopher rules.
+code="$BENCH_TMP/filter-code"
+SHARED=$SHARED python3 bench/dedup_unique_inputs.py long "$code" 1 > /dev/null
+mv "$code/part-000.jsonl" "$code.jsonl"
+rm -rf "$code"
+code_bytes=$(stat -c %s "$code.jsonl")
+set -- $(cpu_seconds $W -j 1 "$code.jsonl")
+echo "| default, code and prose ($((code_bytes / 1000000)) MB, en_code) | 1 | $(mbps $code_bytes $1) | $(mbps $code_bytes $2) |"
+
+if [ -n "${WINNOW_BEFORE:-}" ]; then
+    echo
+    echo "Before -> after, MB per CPU-second, one thread, best of 5 with the runs of the two builds alternating:"
+    echo "before = $WINNOW_BEFORE, after = $WINNOW."
+    echo
+    echo "| input | rules | before | after | CPU time after / before |"
+    echo "|---|---|---|---|---|"
+    compare() { # label file bytes flags...
+        label=$1 file=$2 size=$3; shift 3
+        before=999999 after=999999
+        for run in 1 2 3 4 5; do
+            b=$(cpu_seconds $WINNOW_BEFORE filter -q -j 1 "$@" "$file" | cut -d' ' -f2)
+            a=$(cpu_seconds $W -j 1 "$@" "$file" | cut -d' ' -f2)
+            before=$(awk -v x="$before" -v y="$b" 'BEGIN { print (y < x) ? y : x }')
+            after=$(awk -v x="$after" -v y="$a" 'BEGIN { print (y < x) ? y : x }')
+        done
+        echo "| $label | ${*:-default} | $(mbps $size $before) | $(mbps $size $after) | $(awk -v a="$after" -v b="$before" 'BEGIN { printf "%.2f", a / b }') |"
+    }
+    compare "real documents ($((bytes / 1000000)) MB)" "$data" "$bytes"
+    compare "real documents ($((bytes / 1000000)) MB)" "$data" "$bytes" --no-langid
+    compare "code and prose ($((code_bytes / 1000000)) MB)" "$code.jsonl" "$code_bytes"
+fi
+rm -f "$data" "$code.jsonl"

@@ -21,6 +21,9 @@ void rule_scratch_free(rule_scratch *r)
     free(r->word_counters);
     free(r->gram_seen);
     free(r->char_prefix);
+    free(r->lines);
+    free(r->paragraphs);
+    free(r->length_count);
     free(r->line_kept);
     buf_free(&r->line);
     memset(r, 0, sizeof *r);
@@ -41,18 +44,35 @@ static size_t count_ellipses(const char *s, size_t n)
     return count;
 }
 
+/* line.strip() of the line s[a, b) starts with '-' or U+2022 */
 static bool starts_with_bullet(const char *s, size_t a, size_t b)
 {
-    uc_strip(s, &a, &b);
-    if (a >= b) return false;
-    return s[a] == '-' || (b - a >= 3 && memcmp(s + a, "\xE2\x80\xA2", 3) == 0); /* '-' or U+2022 */
+    return s[a] == '-' || (b - a >= 3 && memcmp(s + a, "\xE2\x80\xA2", 3) == 0);
 }
 
+/* line.strip() of the line s[a, b) ends with "..." or U+2026 */
 static bool ends_with_ellipsis(const char *s, size_t a, size_t b)
 {
-    uc_strip(s, &a, &b);
     return (b - a >= 3 && memcmp(s + b - 3, "...", 3) == 0) ||
            (b - a >= 3 && memcmp(s + b - 3, "\xE2\x80\xA6", 3) == 0);
+}
+
+/* Lines starting with a bullet and lines ending with an ellipsis, after
+ * strip(). The words cover every character that is not whitespace, and line
+ * breaks are whitespace, so a line's stripped text runs from its first
+ * word's first byte to its last word's last byte; lines without words are
+ * empty once stripped and count for neither. */
+static void bullet_ellipsis_lines(const char *s, const fwords *w, size_t *bullets, size_t *ellipsis)
+{
+    *bullets = *ellipsis = 0;
+    for (size_t i = 0; i < w->n;) {
+        size_t j = i + 1;
+        while (j < w->n && w->w[j].line == w->w[i].line) j++;
+        size_t a = w->w[i].off, b = (size_t)w->w[j - 1].off + w->w[j - 1].len;
+        *bullets += starts_with_bullet(s, a, b);
+        *ellipsis += ends_with_ellipsis(s, a, b);
+        i = j;
+    }
 }
 
 const char *gopher_quality_check(const filter_config *c, const char *s, size_t n, const fwords *w)
@@ -84,14 +104,8 @@ const char *gopher_quality_check(const filter_config *c, const char *s, size_t n
     }
 
     if (c->gopher_max_bullet_lines || c->gopher_max_ellipsis_lines) {
-        size_t lines = 0, bullets = 0, ellipsis = 0;
-        for (size_t a = 0; a < n;) {
-            size_t b, next = uc_line_end(s, n, a, &b);
-            lines++;
-            if (starts_with_bullet(s, a, b)) bullets++;
-            if (ends_with_ellipsis(s, a, b)) ellipsis++;
-            a = next;
-        }
+        size_t lines = w->lines, bullets, ellipsis;
+        bullet_ellipsis_lines(s, w, &bullets, &ellipsis);
         if (lines && c->gopher_max_bullet_lines && (double)bullets / (double)lines > c->gopher_max_bullet_lines)
             return "gopher_quality:too_many_bullets";
         if (lines && c->gopher_max_ellipsis_lines &&
@@ -111,57 +125,97 @@ typedef struct {
     size_t elements, dup_elements, dup_chars;
 } dup_count;
 
-/* datatrove's find_duplicates on one element: counts it as a duplicate when
- * an equal element came before. */
-static void count_element(count_table *t, dup_count *d, const char *s, size_t a, size_t b)
+/* Makes room for `entries` in *a (of *cap). */
+static void reserve_u32(uint32_t **a, size_t *cap, size_t entries)
 {
-    ct_slot *slot = ct_add(t, XXH3_64bits(s + a, b - a), (uint32_t)d->elements);
-    d->elements++;
-    if (slot->count > 1) {
-        d->dup_elements++;
-        d->dup_chars += uc_count(s + a, b - a);
-    }
+    if (entries <= *cap) return;
+    *cap = entries * 2;
+    *a = xrealloc(*a, *cap * sizeof **a);
 }
 
-/* Paragraphs: text.strip() split on runs of two or more '\n'. */
-static dup_count paragraph_duplicates(count_table *t, const char *s, size_t n)
+/* Fills r->lines with 0, the start and end of each run of '\n' in s[0, n),
+ * and n (lines: the text split on runs of '\n'); returns the number of runs.
+ * Newlines are found 16 bytes at a time. */
+static size_t find_lines(rule_scratch *r, const char *s, size_t n)
+{
+    size_t runs = 0, run_end = SIZE_MAX; /* end of the last run, to extend it */
+    reserve_u32(&r->lines, &r->lines_cap, 1024);
+    r->lines[0] = 0;
+    for (size_t base = 0; base < n; base += 16) {
+        unsigned bits = 0;
+#ifdef __SSE2__
+        if (base + 16 <= n)
+            bits = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + base)), _mm_set1_epi8('\n')));
+        else
+#endif
+            for (size_t k = base; k < n && k < base + 16; k++) bits |= (unsigned)(s[k] == '\n') << (k - base);
+        for (; bits; bits &= bits - 1) {
+            size_t p = base + (size_t)__builtin_ctz(bits);
+            if (p == run_end) { /* goes on the run before */
+                r->lines[2 * runs] = (uint32_t)++run_end;
+                continue;
+            }
+            reserve_u32(&r->lines, &r->lines_cap, 2 * runs + 4);
+            r->lines[2 * runs + 1] = (uint32_t)p;
+            r->lines[2 * runs + 2] = (uint32_t)(run_end = p + 1);
+            runs++;
+        }
+    }
+    r->lines[2 * runs + 1] = (uint32_t)n;
+    return runs;
+}
+
+/* datatrove's find_duplicates over the segments [seg[2k], seg[2k + 1]) of
+ * s, k < count: a segment is a duplicate when an equal one came before.
+ * Segments are compared by hash, and only those whose byte length another
+ * segment shares (or that are SEGMENT_LENGTHS bytes or longer) are hashed:
+ * the others equal none. */
+static dup_count find_duplicates(rule_scratch *r, const char *s, const uint32_t *seg, size_t count)
+{
+    dup_count d = {count, 0, 0};
+    if (count < 2) return d;
+    if (!r->length_count) r->length_count = xcalloc(SEGMENT_LENGTHS, sizeof *r->length_count);
+    uint32_t *length_count = r->length_count;
+    for (size_t k = 0; k < count; k++) {
+        size_t len = seg[2 * k + 1] - seg[2 * k];
+        if (len < SEGMENT_LENGTHS) length_count[len]++;
+    }
+    ct_reset(&r->table, count);
+    for (size_t k = 0; k < count; k++) {
+        size_t a = seg[2 * k], len = seg[2 * k + 1] - a;
+        if (len < SEGMENT_LENGTHS && length_count[len] < 2) continue;
+        if (ct_add(&r->table, XXH3_64bits(s + a, len), 0)->count > 1) {
+            d.dup_elements++;
+            d.dup_chars += uc_count(s + a, len);
+        }
+    }
+    for (size_t k = 0; k < count; k++) { /* all zero again for the next document */
+        size_t len = seg[2 * k + 1] - seg[2 * k];
+        if (len < SEGMENT_LENGTHS) length_count[len] = 0;
+    }
+    return d;
+}
+
+/* Paragraphs: text.strip() split on runs of two or more '\n' (a run is
+ * whitespace: inside the stripped text or outside it), from the runs
+ * find_lines found. */
+static dup_count paragraph_duplicates(rule_scratch *r, const char *s, size_t n, size_t runs)
 {
     size_t a = 0, b = n;
     uc_strip(s, &a, &b);
-    ct_reset(t, 64);
-    dup_count d = {0, 0, 0};
-    size_t start = a;
-    for (size_t i = a; i < b;) {
-        const char *nl = memchr(s + i, '\n', b - i);
-        if (!nl) break;
-        size_t p = (size_t)(nl - s), q = p;
-        while (q < b && s[q] == '\n') q++;
-        if (q - p >= 2) {
-            count_element(t, &d, s, start, p);
-            start = q;
-        }
-        i = q;
+    reserve_u32(&r->paragraphs, &r->paragraphs_cap, 2 * runs + 2);
+    uint32_t *p = r->paragraphs;
+    size_t count = 0;
+    p[0] = (uint32_t)a;
+    for (size_t k = 0; k < runs; k++) {
+        uint32_t from = r->lines[2 * k + 1], to = r->lines[2 * k + 2];
+        if (from < a || from >= b || to - from < 2) continue;
+        p[2 * count + 1] = from;
+        p[2 * count + 2] = to;
+        count++;
     }
-    count_element(t, &d, s, start, b);
-    return d;
-}
-
-/* Lines: the text split on runs of '\n'. */
-static dup_count line_duplicates(count_table *t, const char *s, size_t n)
-{
-    ct_reset(t, 64);
-    dup_count d = {0, 0, 0};
-    size_t start = 0;
-    for (size_t i = 0; i < n;) {
-        const char *nl = memchr(s + i, '\n', n - i);
-        if (!nl) break;
-        size_t p = (size_t)(nl - s), q = p;
-        while (q < n && s[q] == '\n') q++;
-        count_element(t, &d, s, start, p);
-        start = i = q;
-    }
-    count_element(t, &d, s, start, n);
-    return d;
+    p[2 * count + 1] = (uint32_t)b;
+    return find_duplicates(r, s, p, count + 1);
 }
 
 /* Extends an (n-1)-gram hash by the next word. */
@@ -348,15 +402,30 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
         if ((double)bound[k] / text_chars <= limit) continue;
         if (prev_best != UINT32_MAX && (double)(longest[k] + (uint64_t)(k - 1)) * prev_best / text_chars <= limit)
             continue;
-        ct_reset(&r->table, grams);
+        /* Only grams whose words all occur twice or more are counted. Equal
+         * grams have equal words, so a gram is counted in full or not at all,
+         * and one not counted occurs once: when the most frequent counted
+         * gram occurs twice or more, it is the most frequent of all (and the
+         * first seen among equals); otherwise every gram occurs once and the
+         * first one, at position 0, is the most frequent. */
+        uint32_t *pos = r->gram_pos;
+        size_t npos = 0;
+        for (size_t i = 0; i < grams; i++) { /* without branches: which words repeat is unpredictable */
+            uint32_t rarest = r->word_count[i];
+            for (size_t j = 1; j < k; j++) rarest = min_u32(rarest, r->word_count[i + j]);
+            pos[npos] = (uint32_t)i;
+            npos += rarest > 1;
+        }
+        ct_reset(&r->table, npos);
         uint32_t best_count = 0, best_first = 0;
-        for (size_t i = 0; i < grams; i++) {
-            ct_slot *slot = ct_add(&r->table, gram_hash(w, i, k), (uint32_t)i);
+        for (size_t h = 0; h < npos; h++) {
+            ct_slot *slot = ct_add(&r->table, gram_hash(w, pos[h], k), pos[h]);
             if (slot->count > best_count || (slot->count == best_count && slot->first < best_first)) {
                 best_count = slot->count;
                 best_first = slot->first;
             }
         }
+        if (best_count < 2) best_count = 1, best_first = 0;
         double gram_chars = (double)(prefix[best_first + k] - prefix[best_first]) + (double)(k - 1);
         if (gram_chars * best_count / text_chars > limit) return top_reasons[k];
         prev_best = best_count;
@@ -443,13 +512,14 @@ const char *gopher_repetition_text_check(const filter_config *c, rule_scratch *r
 {
     if (text_chars == 0) return "gopher_repetition:empty";
 
-    dup_count para = paragraph_duplicates(&r->table, s, n);
+    size_t runs = find_lines(r, s, n);
+    dup_count para = paragraph_duplicates(r, s, n, runs);
     if (c->rep_dup_para_frac && (double)para.dup_elements / (double)para.elements > c->rep_dup_para_frac)
         return "gopher_repetition:dup_para_frac";
     if (c->rep_dup_para_char_frac && (double)para.dup_chars / (double)text_chars > c->rep_dup_para_char_frac)
         return "gopher_repetition:dup_para_char_frac";
 
-    dup_count line = line_duplicates(&r->table, s, n);
+    dup_count line = find_duplicates(r, s, r->lines, runs + 1);
     if (c->rep_dup_line_frac && (double)line.dup_elements / (double)line.elements > c->rep_dup_line_frac)
         return "gopher_repetition:dup_line_frac";
     if (c->rep_dup_line_char_frac && (double)line.dup_chars / (double)text_chars > c->rep_dup_line_char_frac)

@@ -266,6 +266,19 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
                       const stopword_set *stop)
 {
     if (len == 0) return;
+    /* ASCII words (most): the classes of all bytes and of one, no decoding */
+    uint8_t any = 0, all = A_PUNCT, high = 0;
+    for (size_t i = off, end = off + len; i < end; i++) {
+        unsigned char c = (unsigned char)s[i];
+        any |= ascii_class[c];
+        all &= ascii_class[c];
+        high |= c;
+    }
+    if (!(high & 0x80)) {
+        uint32_t ascii_flags = (any & A_ALPHA ? WORD_ALPHA : 0) | (all & A_PUNCT ? WORD_SYMBOL : 0);
+        push_known_word(ws, s, off, len, len, line, ascii_flags, stop);
+        return;
+    }
     uint32_t flags = WORD_SYMBOL, nchars = 0;
     for (size_t i = off, end = off + len; i < end;) {
         unsigned char c = (unsigned char)s[i];
@@ -338,6 +351,19 @@ static void flush_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end, size_t
     if (final_period) push_word(c->ws, s, b + trailing_quote, 1, c->line, c->stop);
 }
 
+static inline size_t alnum_run_end(const char *s, size_t n, size_t i, uint8_t *seen);
+
+/* Emits the run s[a, b) as flush_run would; a run of ASCII letters and
+ * digits alone (pure) is one word, its flags known. */
+static inline void flush_known_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end, size_t after, bool pure,
+                                   uint8_t seen)
+{
+    if (pure && a < b)
+        push_known_word(c->ws, c->s, a, b - a, b - a, c->line, seen & A_ALPHA ? WORD_ALPHA : 0, c->stop);
+    else
+        flush_run(c, a, b, chunk_end, after);
+}
+
 static void split_chunk(chunk_ctx *c, size_t a, size_t b)
 {
     const char *s = c->s;
@@ -347,11 +373,17 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
         push_word(c->ws, s, a, 1, c->line, c->stop);
         run = i = a + 1;
     }
+    bool pure = true; /* the run so far is ASCII letters and digits only */
+    uint8_t seen = 0; /* their classes */
     while (i < b) {
         unsigned char ch = (unsigned char)s[i];
         size_t tok = 0; /* length of a token that stands alone at i */
         if (ch < 128) {
             uint8_t k = ascii_class[ch];
+            if (k & A_ALNUM) {
+                i = alnum_run_end(s, b, i, &seen);
+                continue;
+            }
             if (k & A_SPLIT) {
                 tok = 1;
             } else if (ch == ',' || ch == ':') {
@@ -366,6 +398,7 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
                 while (i + tok < b && s[i + tok] == '`') tok++;
             }
             if (!tok) {
+                pure = false;
                 i++;
                 continue;
             }
@@ -373,17 +406,20 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
             size_t t = i;
             uint32_t cp = uc_next(s, b, &t);
             if (!is_wide_quote(cp)) {
+                pure = false;
                 i = t;
                 continue;
             }
             tok = t - i;
         }
-        flush_run(c, run, i, b, i);
+        flush_known_run(c, run, i, b, i, pure, seen);
         push_word(c->ws, s, i, tok, c->line, c->stop);
         i += tok;
         run = i;
+        pure = true;
+        seen = 0;
     }
-    flush_run(c, run, b, b, b);
+    flush_known_run(c, run, b, b, b, pure, seen);
 }
 
 /* Splits s[a, b) into words with ICU's dictionary-based word breaker. */
@@ -483,28 +519,51 @@ static inline size_t alnum_run_end(const char *s, size_t n, size_t i, uint8_t *s
     return i;
 }
 
+/* End of the run of ' ' that starts at s[i] (indentation: runs of spaces
+ * are long in code). */
+static inline size_t space_run_end(const char *s, size_t n, size_t i)
+{
+#ifdef __SSE2__
+    const __m128i space = _mm_set1_epi8(' ');
+    while (i + 16 <= n) {
+        unsigned spaces = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + i)), space));
+        unsigned run = (unsigned)__builtin_ctz(~spaces); /* bit 16 of ~spaces is set */
+        i += run;
+        if (run < 16) return i;
+    }
+#endif
+    while (i < n && s[i] == ' ') i++;
+    return i;
+}
+
 void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop)
 {
     ws->n = 0;
     ws->text_end = s + n;
     ws->text_chars = uc_count(s, n);
     chunk_ctx c = {ws, s, 0, stop, true};
-    size_t i = 0;
+    size_t i = 0, line_start = 0; /* where the last line (after the last line break) starts */
     while (i < n) {
         /* whitespace, counting line breaks as splitlines() does */
         unsigned char ch = (unsigned char)s[i];
         if (ch < 128) {
             uint8_t k = ascii_class[ch];
             if (k & A_SPACE) {
-                if (k & A_BREAK && !(ch == '\n' && i > 0 && s[i - 1] == '\r')) c.line++;
-                i++;
+                if (k & A_BREAK) {
+                    if (!(ch == '\n' && i > 0 && s[i - 1] == '\r')) c.line++;
+                    line_start = i + 1;
+                }
+                i = ch == ' ' && i + 1 < n && s[i + 1] == ' ' ? space_run_end(s, n, i) : i + 1;
                 continue;
             }
         } else {
             size_t t = i;
             uint8_t k = wide_flags(uc_next(s, n, &t));
             if (k & W_SPACE) {
-                if (k & W_BREAK) c.line++;
+                if (k & W_BREAK) {
+                    c.line++;
+                    line_start = t;
+                }
                 i = t;
                 continue;
             }
@@ -571,6 +630,8 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
         else
             split_chunk(&c, a, i);
     }
+    /* splitlines(): a line per line break, and one more when bytes follow the last */
+    ws->lines = c.line + (line_start < n);
 }
 
 /* True when s[a, b) has a character that is not whitespace. */

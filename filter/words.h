@@ -58,6 +58,7 @@ typedef struct {
     fword *w;
     size_t n, cap;
     size_t text_chars; /* len(text) in code points */
+    size_t lines;      /* len(text.splitlines()); a line's words carry its index */
     const char *text_end; /* end of the text being split */
     void *icu_breaker; /* UBreakIterator, made on first use */
     uint16_t *icu_u16; /* the chunk in UTF-16 for ICU */

@@ -27,6 +27,16 @@
 #define LOCK_RETRY_NANOSECONDS 100000000L
 #define PROGRESS_TTY_SECONDS 0.5
 #define PROGRESS_LOG_SECONDS 10.0
+/* Each process of a step gets this many times its share of the cores (at
+ * most all of them) as worker threads. A step's ranks rarely end together
+ * (20 files over 16 tasks: 4 tasks have a second file; ranks of unequal
+ * bytes): with only its share, a rank left running alone would keep one core
+ * busy and the others idle. With more threads than its share, the kernel
+ * splits the cores among all threads while every rank runs, and the ranks
+ * still running at the end use the cores the others left, until fewer than
+ * 1/TAIL_THREADS_FACTOR of the jobs remain. The threads in all, and the
+ * per-thread memory, stay within TAIL_THREADS_FACTOR x the cores. */
+#define TAIL_THREADS_FACTOR 4
 
 enum { OPT_FAIL_FAST = 0x1000, OPT_STEP, OPT_RANK, OPT_THREADS };
 
@@ -48,8 +58,10 @@ static void usage(FILE *f)
             "options:\n"
             "  -j, --jobs N        tasks run at once (default: 'jobs' from the file, else\n"
             "                      the smaller of tasks and cores)\n"
-            "      --threads N     worker threads of each file's process (default: cores / jobs,\n"
-            "                      at least 1; a step of one process, all cores)\n"
+            "      --threads N     worker threads of each file's and rank's process (default:\n"
+            "                      4 x cores / jobs, at least 1, at most the cores, so that the\n"
+            "                      ranks still running at a step's end use the cores others left;\n"
+            "                      a step of one process, all cores)\n"
             "      --fail-fast     stop at the first input file that fails or crashes (default:\n"
             "                      report it, count it, go on)\n"
             "  -q, --quiet         no progress and no summary on stderr\n"
@@ -320,7 +332,10 @@ int cmd_run(int argc, char **argv)
     if (!jobs) jobs = p.cfg.jobs ? p.cfg.jobs : p.cfg.tasks < cpu_count() ? p.cfg.tasks : cpu_count();
     if (jobs > p.cfg.tasks) jobs = p.cfg.tasks;
     bool threads_given = o.threads > 0;
-    if (!threads_given) o.threads = cpu_count() / jobs > 1 ? cpu_count() / jobs : 1;
+    if (!threads_given) {
+        int share = TAIL_THREADS_FACTOR * cpu_count() / jobs;
+        o.threads = share < 1 ? 1 : share > cpu_count() ? cpu_count() : share;
+    }
     if (!pl_step_unfinished(&p, STEP_MERGE) && !o.quiet) {
         fprintf(stderr, "winnow run: %s is already finished (%s/done/merge.0); its report:\n", pipeline, p.cfg.work);
         print_file(pl_path(&p, "report.txt"));

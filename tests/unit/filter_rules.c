@@ -125,6 +125,26 @@ static void test_gopher_quality(void)
     for (int i = 0; i < 10; i++) add("the and apple pie tree%s\n", i < 4 ? "\xE2\x80\xA6" : "");
     is_str(run(&c, text, NULL, 0), "gopher_quality:too_many_end_ellipsis", "gopher: 4 of 10 lines ending in … drops");
 
+    /* lines as str.splitlines() counts them, each stripped: indentation and
+     * trailing whitespace (tab, U+00A0) do not hide a bullet or an ellipsis,
+     * \r\n is one break, U+2028 is one, and an empty or whitespace-only line
+     * counts (the last one too, without a break after it) */
+    text[0] = 0;
+    for (int i = 0; i < 9; i++) add(" \t\xC2\xA0- the and apple pie tree fig \r\n");
+    add(" \t"); /* 9 / 10 lines */
+    is_str(run(&c, text, NULL, 0), "keep", "gopher: 9 of 10 lines bulleted, the last one blank, keeps");
+    text[0] = 0;
+    for (int i = 0; i < 9; i++) add("  - the and apple pie tree\xE2\x80\xA8");
+    add("- the and apple pie tree"); /* 10 / 10 */
+    is_str(run(&c, text, NULL, 0), "gopher_quality:too_many_bullets", "gopher: 10 of 10 lines bulleted by U+2028 drops");
+    text[0] = 0;
+    for (int i = 0; i < 8; i++) add("the and apple pie tree fig nut%s\r\n", i < 3 ? "... \t" : "");
+    add("\r\n \r\n"); /* 3 / 10 */
+    is_str(run(&c, text, NULL, 0), "keep", "gopher: 3 of 10 lines ending in ..., 2 blank, keeps");
+    text[0] = 0;
+    for (int i = 0; i < 10; i++) add("the and apple pie tree%s\r\n", i < 4 ? "...\xC2\xA0" : ""); /* 4 / 10 */
+    is_str(run(&c, text, NULL, 0), "gopher_quality:too_many_end_ellipsis", "gopher: 4 of 10 \\r\\n lines ending in ... drops");
+
     gopher_text(38, "apple");
     for (int i = 0; i < 10; i++) add(" 123"); /* 40 of 50 alphabetic = 0.8 */
     is_str(run(&c, text, NULL, 0), "keep", "gopher: 80%% alphabetic words keeps");
