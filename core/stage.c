@@ -1,9 +1,18 @@
 /* stage.c - common options and the document-stream engine. */
 #include "stage.h"
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14; older headers lack it */
+#endif
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "doc.h"
 #include "input.h"
@@ -101,7 +110,51 @@ typedef struct {
     const stage_ops *ops;
     const stage_opts *opts;
     sink *sink;
+    /* numbering: batches take their documents' ordinals and line numbers in
+     * input order, each once its own lines are split (by its worker) */
+    pthread_mutex_t order_lock;
+    pthread_cond_t order_turn;
+    uint64_t order_seq;     /* the batch whose turn it is */
+    uint64_t order_ordinal; /* the ordinal of its first document */
+    uint64_t order_lineno;  /* the line number after the previous batch's last line */
 } engine;
+
+/* A plain input file mapped whole: its batches are ranges of the mapping (no
+ * copy on the reading thread). Unmapped when the reader and every batch
+ * cut from it have let go. A file truncated by another process while it is
+ * read ends the run with SIGBUS, as for any mapped input (block_source.h). */
+struct stage_map {
+    char *data;
+    size_t size;
+    atomic_int refs;
+};
+
+/* Maps input in (opened from path) when it is a plain regular file that is
+ * not empty; NULL when it is anything else (read through input_read). */
+static struct stage_map *map_plain_input(const char *path, winput *in)
+{
+    struct stat st;
+    if (!strcmp(path, "-") || input_get_codec(in) != CODEC_PLAIN || stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0)
+        return NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return NULL;
+    struct stage_map *m = xmalloc(sizeof *m);
+    m->data = p;
+    m->size = (size_t)st.st_size;
+    atomic_init(&m->refs, 1);
+    return m;
+}
+
+/* Lets go of m (the reader's hold, or a batch's). */
+static void map_release(struct stage_map *m)
+{
+    if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
+    munmap(m->data, m->size);
+    free(m);
+}
 
 /* True when the line holds only spaces and tabs: not a document (as in
  * ingest), neither counted nor written. */
@@ -113,15 +166,15 @@ static bool blank(const char *p, size_t len)
     return true;
 }
 
-/* Splits the batch's block of text into documents (non-blank lines);
- * returns the number of the line after the block. */
+/* Splits the batch's block into documents (non-blank lines), their
+ * lineno counted from 0 in the block; returns the number of lines. */
 static uint64_t split_lines(stage_batch *b)
 {
-    char *p = b->text.data, *end = p + b->text.len;
-    uint64_t lineno = b->first_line;
+    const char *p = b->block, *end = p + b->block_len;
+    uint64_t lineno = 0;
     b->n = 0;
     while (p < end) {
-        char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl) nl = end; /* cannot happen: blocks end in '\n' */
         size_t len = (size_t)(nl - p);
         size_t span = len + (nl < end);
@@ -144,11 +197,36 @@ static uint64_t split_lines(stage_batch *b)
     return lineno;
 }
 
-/* Worker: scan every line (split by the reader), then the stage's map. */
+/* Worker, once b's lines are split: waits for b's turn (every batch before
+ * it numbered), then numbers b's documents and lines. Batches are claimed in
+ * input order, so the ones waited for are all being split already. */
+static void take_turn(engine *e, stage_batch *b, uint64_t lines)
+{
+    pthread_mutex_lock(&e->order_lock);
+    while (e->order_seq != b->seq) pthread_cond_wait(&e->order_turn, &e->order_lock);
+    b->first_line = b->file_start ? 1 : e->order_lineno;
+    for (int i = 0; i < b->n; i++) {
+        b->docs[i].ordinal = e->order_ordinal + (uint64_t)i;
+        b->docs[i].lineno += b->first_line;
+    }
+    e->order_ordinal += (uint64_t)b->n;
+    e->order_lineno = b->first_line + lines;
+    e->order_seq++;
+    pthread_cond_broadcast(&e->order_turn);
+    pthread_mutex_unlock(&e->order_lock);
+}
+
+/* Worker: split the block into lines, number them, scan every line, then the
+ * stage's map. */
 static void engine_work(void *ctx, int worker, void *item)
 {
     engine *e = ctx;
     stage_batch *b = item;
+    if (b->map) { /* one call maps the block's pages, rather than a fault per few pages */
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), from = (uintptr_t)b->block & ~(page - 1);
+        madvise((void *)from, (size_t)((uintptr_t)(b->block + b->block_len) - from), MADV_POPULATE_READ);
+    }
+    take_turn(e, b, split_lines(b));
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         const char *err;
@@ -283,36 +361,136 @@ static void writer_work(void *ctx, int worker, void *item)
     finish_batch(e, e->sink, b);
     free((char *)b->file);
     b->file = NULL;
+    map_release(b->map);
+    b->map = NULL;
 }
+
+/* The reading side of a run (the main thread): batches go from the spares
+ * to the workers, then to the writer, and come back as spares. */
+typedef struct {
+    wpool *pool, *writer;
+    stage_batch **spare;
+    int nspare;
+    uint64_t seq; /* batches handed out */
+} reader;
 
 /* Hands the oldest mapped batch to the writer; a batch the writer is done
  * with comes back as a spare. */
-static void to_writer(wpool *pool, wpool *writer, stage_batch **spare, int *nspare)
+static void to_writer(reader *r)
 {
-    if (pool_full(writer)) spare[(*nspare)++] = pool_pop(writer);
-    pool_push(writer, pool_pop(pool));
+    if (pool_full(r->writer)) r->spare[r->nspare++] = pool_pop(r->writer);
+    pool_push(r->writer, pool_pop(r->pool));
+}
+
+/* An empty batch, a spare one if there is one. */
+static stage_batch *take_batch(reader *r)
+{
+    stage_batch *b = r->nspare ? r->spare[--r->nspare] : batch_new();
+    batch_reset(b);
+    return b;
+}
+
+/* Queues b, whose block is set, for the workers. */
+static void submit(reader *r, stage_batch *b, const winput *in, bool file_start)
+{
+    b->file = xstrdup(input_name(in));
+    b->file_start = file_start;
+    b->seq = r->seq++;
+    if (pool_full(r->pool)) to_writer(r);
+    pool_push(r->pool, b);
+}
+
+/* Hands out a mapped input as batches of whole lines, batch_bytes or a
+ * line longer; the workers split them. */
+static void read_mapped(reader *r, struct stage_map *m, const winput *in, size_t batch_bytes)
+{
+    for (size_t pos = 0; pos < m->size;) {
+        size_t end = m->size;
+        if (m->size - pos > batch_bytes) {
+            const char *nl = memchr(m->data + pos + batch_bytes - 1, '\n', m->size - (pos + batch_bytes - 1));
+            if (nl) end = (size_t)(nl + 1 - m->data);
+        }
+        stage_batch *b = take_batch(r);
+        if (end == m->size && m->data[end - 1] != '\n') { /* the last line of a file without its '\n' */
+            buf_append(&b->text, m->data + pos, end - pos);
+            buf_putc(&b->text, '\n');
+            b->block = b->text.data;
+            b->block_len = b->text.len;
+        } else {
+            b->block = m->data + pos;
+            b->block_len = end - pos;
+            b->map = m;
+            atomic_fetch_add(&m->refs, 1);
+        }
+        submit(r, b, in, pos == 0);
+        pos = end;
+    }
+}
+
+/* Reads input in into batches of whole lines (a line begun in one read is
+ * carried to the next batch). */
+static void read_stream(reader *r, winput *in, size_t batch_bytes, wbuf *carry)
+{
+    buf_clear(carry);
+    bool file_start = true;
+    for (;;) {
+        stage_batch *b = take_batch(r);
+        buf_append(&b->text, carry->data ? carry->data : "", carry->len);
+        buf_clear(carry);
+        /* read until the block holds a line end (a huge line makes a huge block) */
+        bool last = false;
+        char *nl = NULL;
+        while (!nl && !last) {
+            size_t from = b->text.len;
+            buf_reserve(&b->text, batch_bytes);
+            size_t got = input_read(in, b->text.data + from, batch_bytes);
+            b->text.len += got;
+            b->text.data[b->text.len] = 0;
+            last = got == 0;
+            nl = got ? memrchr(b->text.data + from, '\n', got) : NULL;
+        }
+        if (nl) {
+            size_t keep = (size_t)(nl + 1 - b->text.data);
+            buf_append(carry, b->text.data + keep, b->text.len - keep);
+            b->text.len = keep;
+        } else if (b->text.len && b->text.data[b->text.len - 1] != '\n') {
+            buf_putc(&b->text, '\n'); /* the last line of a file without its '\n' */
+        }
+        if (!b->text.len) {
+            r->spare[r->nspare++] = b;
+            break;
+        }
+        b->block = b->text.data;
+        b->block_len = b->text.len;
+        submit(r, b, in, file_start);
+        file_start = false;
+        if (last && !carry->len) break;
+    }
 }
 
 int stage_run(const stage_opts *o, const stage_ops *ops)
 {
     sink s = {0};
-    engine e = {ops, o, &s};
+    engine e = {.ops = ops, .opts = o, .sink = &s};
+    pthread_mutex_init(&e.order_lock, NULL);
+    pthread_cond_init(&e.order_turn, NULL);
     stats_init(&s.stats);
     s.out = output_open(o->output, o->zstd_level);
     if (o->rejects_path) s.rejects = output_open(o->rejects_path, 0);
     int depth = 2 * o->threads + 2;
-    wpool *pool = pool_create(o->threads, depth, engine_work, &e);
-    wpool *writer = pool_create(1, WRITER_DEPTH, writer_work, &e);
+    reader rd = {0};
+    rd.pool = pool_create(o->threads, depth, engine_work, &e);
+    rd.writer = pool_create(1, WRITER_DEPTH, writer_work, &e);
     input_set_threads(o->threads);
-    stage_batch **spare = xcalloc((size_t)depth + WRITER_DEPTH + 1, sizeof *spare);
-    int nspare = 0, lost_members = 0;
+    rd.spare = xcalloc((size_t)depth + WRITER_DEPTH + 1, sizeof *rd.spare);
+    int lost_members = 0;
     int status = EXIT_OK;
     wbuf carry = WBUF_INIT; /* a line begun in the previous block */
-    uint64_t next_ordinal = 0;
     progress_start(ops->name, o->quiet);
 
-    /* The main thread reads blocks of whole lines and splits them; workers
-     * scan and map; the writer thread reduces and writes, in input order. */
+    /* The main thread cuts blocks of whole lines (ranges of a mapped plain
+     * file, or read); workers split, number, scan and map them; the writer
+     * thread reduces and writes, in input order. */
     size_t batch_bytes = o->batch_bytes ? o->batch_bytes : BATCH_BYTES;
     int ninputs = o->ninputs ? o->ninputs : 1;
     winput *next = open_nth(o, 0, &status);
@@ -323,57 +501,28 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
         next = f + 1 < ninputs && strcmp(o->inputs[f + 1], "-") != 0 ? open_nth(o, f + 1, &status) : NULL;
         if (!in && f > 0 && !strcmp(o->inputs[f], "-")) in = open_nth(o, f, &status);
         if (!in) continue;
-        uint64_t lineno = 1;
-        buf_clear(&carry);
-        for (;;) {
-            stage_batch *b = nspare ? spare[--nspare] : batch_new();
-            batch_reset(b);
-            buf_append(&b->text, carry.data ? carry.data : "", carry.len);
-            buf_clear(&carry);
-            /* read until the block holds a line end (a huge line makes a huge block) */
-            bool last = false;
-            char *nl = NULL;
-            while (!nl && !last) {
-                size_t from = b->text.len;
-                buf_reserve(&b->text, batch_bytes);
-                size_t got = input_read(in, b->text.data + from, batch_bytes);
-                b->text.len += got;
-                b->text.data[b->text.len] = 0;
-                last = got == 0;
-                nl = got ? memrchr(b->text.data + from, '\n', got) : NULL;
-            }
-            if (nl) {
-                size_t keep = (size_t)(nl + 1 - b->text.data);
-                buf_append(&carry, b->text.data + keep, b->text.len - keep);
-                b->text.len = keep;
-            } else if (b->text.len && b->text.data[b->text.len - 1] != '\n') {
-                buf_putc(&b->text, '\n'); /* the last line of a file without its '\n' */
-            }
-            if (!b->text.len) {
-                spare[nspare++] = b;
-                break;
-            }
-            b->file = xstrdup(input_name(in));
-            b->first_line = lineno;
-            lineno = split_lines(b); /* one pass: the reader needs the line count anyway */
-            for (int i = 0; i < b->n; i++) b->docs[i].ordinal = next_ordinal++;
-            if (pool_full(pool)) to_writer(pool, writer, spare, &nspare);
-            pool_push(pool, b);
-            if (last && !carry.len) break;
+        struct stage_map *m = map_plain_input(o->ninputs ? o->inputs[f] : "-", in);
+        if (m) {
+            read_mapped(&rd, m, in, batch_bytes);
+            map_release(m);
+        } else {
+            read_stream(&rd, in, batch_bytes, &carry);
         }
         if (input_errors(in)) status = EXIT_FATAL;
         lost_members += input_lost_members(in);
         input_close(in);
     }
-    while (!pool_empty(pool)) to_writer(pool, writer, spare, &nspare);
-    while (!pool_empty(writer)) spare[nspare++] = pool_pop(writer);
-    pool_destroy(pool);
-    pool_destroy(writer);
+    while (!pool_empty(rd.pool)) to_writer(&rd);
+    while (!pool_empty(rd.writer)) rd.spare[rd.nspare++] = pool_pop(rd.writer);
+    pool_destroy(rd.pool);
+    pool_destroy(rd.writer);
     count_lost_members(&s, lost_members);
     progress_stop();
-    for (int i = 0; i < nspare; i++) batch_free(spare[i]);
-    free(spare);
+    for (int i = 0; i < rd.nspare; i++) batch_free(rd.spare[i]);
+    free(rd.spare);
     buf_free(&carry);
+    pthread_mutex_destroy(&e.order_lock);
+    pthread_cond_destroy(&e.order_turn);
 
     output_close(s.out);
     if (s.rejects) output_close(s.rejects);

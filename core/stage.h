@@ -101,7 +101,12 @@ typedef struct {
     wstats stats; /* counted by map() (drops by reason etc.) */
     void *user;  /* per-batch data a stage attaches in map() and frees in emit/reduce */
     /* engine-private */
-    wbuf text;
+    wbuf text;           /* the block when read (not mapped) */
+    const char *block;   /* the batch's whole lines: in text, or in a mapped input */
+    size_t block_len;
+    struct stage_map *map; /* the mapped input block lies in, or NULL */
+    uint64_t seq;        /* the batch's place in the input */
+    bool file_start;     /* the first batch of its input file */
     const char *file;    /* the input file all documents of the batch come from */
     uint64_t first_line; /* line number of the batch's first line */
 } stage_batch;
