@@ -1,16 +1,13 @@
 /* stage.c - common options and the document-stream engine. */
 #include "stage.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22 /* Linux 5.14; older headers lack it */
-#endif
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +19,9 @@
 #include "util.h"
 
 #define BATCH_BYTES (1u << 20) /* default input read per batch; a longer line makes a bigger batch */
+/* A worker reading a plain file's range reads on past its end in steps of
+ * this, to the end of the range's last line. */
+#define OVERHANG_STEP (64u << 10)
 /* Batches mapped and waiting for the writer thread, at most. The reader
  * (main thread) and the writer each copy every byte once (read(), write()),
  * so apart they keep up with twice the input rate they could together. */
@@ -117,43 +117,104 @@ typedef struct {
     uint64_t order_seq;     /* the batch whose turn it is */
     uint64_t order_ordinal; /* the ordinal of its first document */
     uint64_t order_lineno;  /* the line number after the previous batch's last line */
+    atomic_int read_errors; /* in plain files read by the workers */
 } engine;
 
-/* A plain input file mapped whole: its batches are ranges of the mapping (no
- * copy on the reading thread). Unmapped when the reader and every batch
- * cut from it have let go. A file truncated by another process while it is
- * read ends the run with SIGBUS, as for any mapped input (block_source.h). */
-struct stage_map {
-    char *data;
-    size_t size;
+/* A plain input file read by the workers: each batch is a byte range of it
+ * that its worker reads with pread() (so the reading thread copies nothing)
+ * and cuts to the lines that start in it. Closed when the reader and every
+ * batch have let go. */
+struct stage_file {
+    int fd;
+    uint64_t size;       /* as found at open: bytes past it are not read */
     atomic_int refs;
+    atomic_int errors;   /* read errors (each reported) */
 };
 
-/* Maps input in (opened from path) when it is a plain regular file that is
- * not empty; NULL when it is anything else (read through input_read). */
-static struct stage_map *map_plain_input(const char *path, winput *in)
+/* Opens input in (opened from path) for reading by range when it is a plain
+ * regular file that is not empty; NULL when it is anything else (read through
+ * input_read). */
+static struct stage_file *open_plain_input(const char *path, winput *in)
 {
     struct stat st;
-    if (!strcmp(path, "-") || input_get_codec(in) != CODEC_PLAIN || stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0)
-        return NULL;
+    if (!strcmp(path, "-") || input_get_codec(in) != CODEC_PLAIN) return NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return NULL;
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) return NULL;
-    struct stage_map *m = xmalloc(sizeof *m);
-    m->data = p;
-    m->size = (size_t)st.st_size;
-    atomic_init(&m->refs, 1);
-    return m;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+        close(fd);
+        return NULL;
+    }
+    struct stage_file *f = xmalloc(sizeof *f);
+    f->fd = fd;
+    f->size = (uint64_t)st.st_size;
+    atomic_init(&f->refs, 1);
+    atomic_init(&f->errors, 0);
+    return f;
 }
 
-/* Lets go of m (the reader's hold, or a batch's). */
-static void map_release(struct stage_map *m)
+/* Lets go of f (the reader's hold, or a batch's); returns its read errors
+ * when this was the last hold (then f is gone), else 0. */
+static int file_release(struct stage_file *f)
 {
-    if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
-    munmap(m->data, m->size);
-    free(m);
+    if (!f || atomic_fetch_sub(&f->refs, 1) != 1) return 0;
+    int errors = atomic_load(&f->errors);
+    close(f->fd);
+    free(f);
+    return errors;
+}
+
+/* Reads up to n bytes of b's file at offset into b->text (appended); returns
+ * the bytes read, short only at the end of the file (or a read error, which
+ * is reported and counted). */
+static size_t read_at(stage_batch *b, uint64_t offset, size_t n)
+{
+    struct stage_file *f = b->src;
+    if (offset >= f->size) return 0;
+    if (n > f->size - offset) n = (size_t)(f->size - offset);
+    buf_reserve(&b->text, n);
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(f->fd, b->text.data + b->text.len + got, n - got, (off_t)(offset + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            warnf("%s: read error: %s", b->file, strerror(errno));
+            atomic_fetch_add(&f->errors, 1);
+        }
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    b->text.len += got;
+    b->text.data[b->text.len] = 0;
+    return got;
+}
+
+/* Worker: reads b's range of its plain file and sets b->block to the lines
+ * that start in the range [from, to): from the byte after the first '\n' at
+ * or past from - 1 (from itself at 0) to the first '\n' at or past to - 1
+ * (the file's end at the latest, where a missing last line end is added). So
+ * consecutive ranges take every line once, and a range inside one long line
+ * takes none. */
+static void read_range(stage_batch *b)
+{
+    uint64_t from = b->range_from, to = b->range_to, at = from ? from - 1 : 0;
+    size_t got = read_at(b, at, (size_t)(to - at));
+    size_t skip = 0;
+    if (from) {
+        const char *nl = memchr(b->text.data, '\n', got);
+        skip = nl ? (size_t)(nl + 1 - b->text.data) : got;
+    }
+    if (skip < got && b->text.data[got - 1] != '\n') /* the last line goes on past to */
+        for (size_t more; (more = read_at(b, at + b->text.len, OVERHANG_STEP));) {
+            const char *nl = memchr(b->text.data + b->text.len - more, '\n', more);
+            if (nl) {
+                b->text.len = (size_t)(nl + 1 - b->text.data);
+                break;
+            }
+        }
+    if (skip < b->text.len && b->text.data[b->text.len - 1] != '\n')
+        buf_putc(&b->text, '\n'); /* the last line of a file without its '\n' */
+    b->block = b->text.data + skip;
+    b->block_len = b->text.len - skip;
 }
 
 /* True when the line holds only spaces and tabs: not a document (as in
@@ -222,9 +283,11 @@ static void engine_work(void *ctx, int worker, void *item)
 {
     engine *e = ctx;
     stage_batch *b = item;
-    if (b->map) { /* one call maps the block's pages, rather than a fault per few pages */
-        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), from = (uintptr_t)b->block & ~(page - 1);
-        madvise((void *)from, (size_t)((uintptr_t)(b->block + b->block_len) - from), MADV_POPULATE_READ);
+    if (b->src) {
+        read_range(b);
+        int errors = file_release(b->src);
+        if (errors) atomic_fetch_add(&e->read_errors, errors);
+        b->src = NULL;
     }
     take_turn(e, b, split_lines(b));
     for (int i = 0; i < b->n; i++) {
@@ -361,8 +424,6 @@ static void writer_work(void *ctx, int worker, void *item)
     finish_batch(e, e->sink, b);
     free((char *)b->file);
     b->file = NULL;
-    map_release(b->map);
-    b->map = NULL;
 }
 
 /* The reading side of a run (the main thread): batches go from the spares
@@ -400,30 +461,17 @@ static void submit(reader *r, stage_batch *b, const winput *in, bool file_start)
     pool_push(r->pool, b);
 }
 
-/* Hands out a mapped input as batches of whole lines, batch_bytes or a
- * line longer; the workers split them. */
-static void read_mapped(reader *r, struct stage_map *m, const winput *in, size_t batch_bytes)
+/* Hands out plain file f as byte ranges of batch_bytes, which the workers
+ * read and cut to whole lines (read_range). */
+static void read_ranges(reader *r, struct stage_file *f, const winput *in, size_t batch_bytes)
 {
-    for (size_t pos = 0; pos < m->size;) {
-        size_t end = m->size;
-        if (m->size - pos > batch_bytes) {
-            const char *nl = memchr(m->data + pos + batch_bytes - 1, '\n', m->size - (pos + batch_bytes - 1));
-            if (nl) end = (size_t)(nl + 1 - m->data);
-        }
+    for (uint64_t pos = 0; pos < f->size; pos += batch_bytes) {
         stage_batch *b = take_batch(r);
-        if (end == m->size && m->data[end - 1] != '\n') { /* the last line of a file without its '\n' */
-            buf_append(&b->text, m->data + pos, end - pos);
-            buf_putc(&b->text, '\n');
-            b->block = b->text.data;
-            b->block_len = b->text.len;
-        } else {
-            b->block = m->data + pos;
-            b->block_len = end - pos;
-            b->map = m;
-            atomic_fetch_add(&m->refs, 1);
-        }
+        b->src = f;
+        atomic_fetch_add(&f->refs, 1);
+        b->range_from = pos;
+        b->range_to = f->size - pos > batch_bytes ? pos + batch_bytes : f->size;
         submit(r, b, in, pos == 0);
-        pos = end;
     }
 }
 
@@ -488,8 +536,9 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     wbuf carry = WBUF_INIT; /* a line begun in the previous block */
     progress_start(ops->name, o->quiet);
 
-    /* The main thread cuts blocks of whole lines (ranges of a mapped plain
-     * file, or read); workers split, number, scan and map them; the writer
+    /* The main thread hands out byte ranges of plain files (each read and
+     * cut to whole lines by its worker) or reads other inputs into blocks of
+     * whole lines; workers split, number, scan and map them; the writer
      * thread reduces and writes, in input order. */
     size_t batch_bytes = o->batch_bytes ? o->batch_bytes : BATCH_BYTES;
     int ninputs = o->ninputs ? o->ninputs : 1;
@@ -501,10 +550,10 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
         next = f + 1 < ninputs && strcmp(o->inputs[f + 1], "-") != 0 ? open_nth(o, f + 1, &status) : NULL;
         if (!in && f > 0 && !strcmp(o->inputs[f], "-")) in = open_nth(o, f, &status);
         if (!in) continue;
-        struct stage_map *m = map_plain_input(o->ninputs ? o->inputs[f] : "-", in);
-        if (m) {
-            read_mapped(&rd, m, in, batch_bytes);
-            map_release(m);
+        struct stage_file *plain = open_plain_input(o->ninputs ? o->inputs[f] : "-", in);
+        if (plain) {
+            read_ranges(&rd, plain, in, batch_bytes);
+            if (file_release(plain)) status = EXIT_FATAL;
         } else {
             read_stream(&rd, in, batch_bytes, &carry);
         }
@@ -516,6 +565,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     while (!pool_empty(rd.writer)) rd.spare[rd.nspare++] = pool_pop(rd.writer);
     pool_destroy(rd.pool);
     pool_destroy(rd.writer);
+    if (atomic_load(&e.read_errors)) status = EXIT_FATAL;
     count_lost_members(&s, lost_members);
     progress_stop();
     for (int i = 0; i < rd.nspare; i++) batch_free(rd.spare[i]);

@@ -101,10 +101,11 @@ typedef struct {
     wstats stats; /* counted by map() (drops by reason etc.) */
     void *user;  /* per-batch data a stage attaches in map() and frees in emit/reduce */
     /* engine-private */
-    wbuf text;           /* the block when read (not mapped) */
-    const char *block;   /* the batch's whole lines: in text, or in a mapped input */
+    wbuf text;           /* holds the block */
+    const char *block;   /* the batch's whole lines, in text */
     size_t block_len;
-    struct stage_map *map; /* the mapped input block lies in, or NULL */
+    struct stage_file *src; /* a plain file whose range [range_from, range_to) the worker reads, or NULL */
+    uint64_t range_from, range_to;
     uint64_t seq;        /* the batch's place in the input */
     bool file_start;     /* the first batch of its input file */
     const char *file;    /* the input file all documents of the batch come from */
