@@ -110,11 +110,14 @@ typedef struct {
     const stage_ops *ops;
     const stage_opts *opts;
     sink *sink;
-    /* numbering: batches take their documents' ordinals and line numbers in
-     * input order, each once its own lines are split (by its worker) */
+    /* numbering: a worker counts its batch's lines and documents and goes
+     * on scanning; batches are numbered in input order as soon as every
+     * batch before them is counted (number_counted) */
     pthread_mutex_t order_lock;
-    pthread_cond_t order_turn;
-    uint64_t order_seq;     /* the batch whose turn it is */
+    pthread_cond_t order_numbered;
+    stage_batch **counted;  /* counted batches not yet numbered, at seq % ncounted */
+    int ncounted;           /* batches that can be with the workers at once */
+    uint64_t order_seq;     /* the next batch to number */
     uint64_t order_ordinal; /* the ordinal of its first document */
     uint64_t order_lineno;  /* the line number after the previous batch's last line */
     atomic_int read_errors; /* in plain files read by the workers */
@@ -258,27 +261,48 @@ static uint64_t split_lines(stage_batch *b)
     return lineno;
 }
 
-/* Worker, once b's lines are split: waits for b's turn (every batch before
- * it numbered), then numbers b's documents and lines. Batches are claimed in
- * input order, so the ones waited for are all being split already. */
-static void take_turn(engine *e, stage_batch *b, uint64_t lines)
+/* Numbers every counted batch whose turn it is: its documents' ordinals and
+ * line numbers follow the batch before it. Called with the order lock held. */
+static void number_counted(engine *e)
+{
+    stage_batch *b;
+    while ((b = e->counted[e->order_seq % (uint64_t)e->ncounted]) && b->seq == e->order_seq) {
+        e->counted[e->order_seq % (uint64_t)e->ncounted] = NULL;
+        b->first_line = b->file_start ? 1 : e->order_lineno;
+        for (int i = 0; i < b->n; i++) {
+            b->docs[i].ordinal = e->order_ordinal + (uint64_t)i;
+            b->docs[i].lineno += b->first_line;
+        }
+        e->order_ordinal += (uint64_t)b->n;
+        e->order_lineno = b->first_line + b->lines;
+        b->numbered = true;
+        e->order_seq++;
+    }
+    pthread_cond_broadcast(&e->order_numbered);
+}
+
+/* Worker, once b's lines are split: b is counted, and numbered with every
+ * batch it completes the run of. Batches are claimed in input order, so a
+ * batch with the workers is less than ncounted ahead of the next to number. */
+static void count_batch(engine *e, stage_batch *b, uint64_t lines)
 {
     pthread_mutex_lock(&e->order_lock);
-    while (e->order_seq != b->seq) pthread_cond_wait(&e->order_turn, &e->order_lock);
-    b->first_line = b->file_start ? 1 : e->order_lineno;
-    for (int i = 0; i < b->n; i++) {
-        b->docs[i].ordinal = e->order_ordinal + (uint64_t)i;
-        b->docs[i].lineno += b->first_line;
-    }
-    e->order_ordinal += (uint64_t)b->n;
-    e->order_lineno = b->first_line + lines;
-    e->order_seq++;
-    pthread_cond_broadcast(&e->order_turn);
+    b->lines = lines;
+    e->counted[b->seq % (uint64_t)e->ncounted] = b;
+    number_counted(e);
     pthread_mutex_unlock(&e->order_lock);
 }
 
-/* Worker: split the block into lines, number them, scan every line, then the
- * stage's map. */
+/* Worker: waits until b is numbered (every batch before it counted). */
+static void wait_numbered(engine *e, stage_batch *b)
+{
+    pthread_mutex_lock(&e->order_lock);
+    while (!b->numbered) pthread_cond_wait(&e->order_numbered, &e->order_lock);
+    pthread_mutex_unlock(&e->order_lock);
+}
+
+/* Worker: read (a plain file's range), split, count, scan every line; once
+ * numbered, report the lines that failed, then the stage's map. */
 static void engine_work(void *ctx, int worker, void *item)
 {
     engine *e = ctx;
@@ -289,7 +313,8 @@ static void engine_work(void *ctx, int worker, void *item)
         if (errors) atomic_fetch_add(&e->read_errors, errors);
         b->src = NULL;
     }
-    take_turn(e, b, split_lines(b));
+    count_batch(e, b, split_lines(b));
+    int failed = 0;
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         const char *err;
@@ -297,12 +322,25 @@ static void engine_work(void *ctx, int worker, void *item)
         if (json_scan_doc(d->line, d->len, &d->json, &err, &pos) != 0) {
             d->verdict = DOC_FAIL;
             d->reason = "bad_json";
-            warnf("%s: line %llu: bad JSON at byte %zu: %s", b->file, (unsigned long long)d->lineno, pos + 1, err);
+            failed++;
         } else if (d->json.text.kind != JSON_STRING) {
             d->verdict = DOC_FAIL;
             d->reason = "missing_text";
-            warnf("%s: line %llu: document has no \"text\" string", b->file, (unsigned long long)d->lineno);
+            failed++;
         }
+    }
+    wait_numbered(e, b);
+    for (int i = 0; failed && i < b->n; i++) { /* rare: the scan is repeated for the message */
+        stage_doc *d = &b->docs[i];
+        if (d->verdict != DOC_FAIL) continue;
+        failed--;
+        const char *err;
+        size_t pos;
+        jdoc scratch;
+        if (json_scan_doc(d->line, d->len, &scratch, &err, &pos) != 0)
+            warnf("%s: line %llu: bad JSON at byte %zu: %s", b->file, (unsigned long long)d->lineno, pos + 1, err);
+        else
+            warnf("%s: line %llu: document has no \"text\" string", b->file, (unsigned long long)d->lineno);
     }
     if (e->ops->map) e->ops->map(e->ops->ctx, worker, b);
 }
@@ -317,6 +355,7 @@ static stage_batch *batch_new(void)
 static void batch_reset(stage_batch *b)
 {
     b->n = 0;
+    b->numbered = false;
     buf_clear(&b->out);
     buf_clear(&b->text);
     stats_free(&b->stats);
@@ -521,11 +560,13 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     sink s = {0};
     engine e = {.ops = ops, .opts = o, .sink = &s};
     pthread_mutex_init(&e.order_lock, NULL);
-    pthread_cond_init(&e.order_turn, NULL);
+    pthread_cond_init(&e.order_numbered, NULL);
     stats_init(&s.stats);
     s.out = output_open(o->output, o->zstd_level);
     if (o->rejects_path) s.rejects = output_open(o->rejects_path, 0);
     int depth = 2 * o->threads + 2;
+    e.ncounted = depth;
+    e.counted = xcalloc((size_t)depth, sizeof *e.counted);
     reader rd = {0};
     rd.pool = pool_create(o->threads, depth, engine_work, &e);
     rd.writer = pool_create(1, WRITER_DEPTH, writer_work, &e);
@@ -572,7 +613,8 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     free(rd.spare);
     buf_free(&carry);
     pthread_mutex_destroy(&e.order_lock);
-    pthread_cond_destroy(&e.order_turn);
+    pthread_cond_destroy(&e.order_numbered);
+    free(e.counted);
 
     output_close(s.out);
     if (s.rejects) output_close(s.rejects);
