@@ -22,9 +22,10 @@
 /* A worker reading a plain file's range reads on past its end in steps of
  * this, to the end of the range's last line. */
 #define OVERHANG_STEP (64u << 10)
-/* Batches mapped and waiting for the writer thread, at most. The reader
- * (main thread) and the writer each copy every byte once (read(), write()),
- * so apart they keep up with twice the input rate they could together. */
+/* Batches mapped and waiting for the writer thread, at most. The writer
+ * copies every kept byte once (write()), and so does the reader (main thread)
+ * for inputs that are not plain files (read()): apart they keep up with twice
+ * the input rate they could together. */
 #define WRITER_DEPTH 4
 
 const char STAGE_COMMON_HELP[] =
