@@ -18,11 +18,12 @@
  * Measured on the H200 machine (bench/results/dedup-2026-11-27.md, 16 cores,
  * unique documents): 2 M documents of 40 words (~340 bytes of text) took
  * 1.28 s on the CPU against 1.57-1.64 s with the GPU, 460,460 documents of
- * ~11.7 KB took 2.96 s against 1.84-2.08 s. A line through those costs per
- * document (CPU 0.52 us + 3.3 ns per shingle, GPU 0.73 us + 1.9 ns per
- * shingle, 16 workers) crosses at ~150 shingles, about 1 KB of text: each
- * GPU call carries per-document costs (its signature back, a block) that a
- * short text's signature on the CPU does not. */
+ * ~12 KB (~1,300 shingles) took 2.96 s against 1.84-2.08 s. A line through
+ * those wall times per document (CPU 0.48 us + 4.6 ns per shingle, GPU
+ * 0.71 us + 2.7 ns per shingle, 16 workers) crosses at ~120 shingles, about
+ * 0.85 KB of text; the rule asks for 1 KiB. Each GPU call carries
+ * per-document costs (its signature back, a block) that a short text's
+ * signature on the CPU does not. */
 #define DEDUP_AUTO_GPU_MIN_DOC_BYTES 1024u
 
 /* What dedup needs from one run: shape, seed, and where signatures run. */
