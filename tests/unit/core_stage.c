@@ -118,6 +118,69 @@ static void check_numbering(char **files, int n, const char *out, size_t batch_b
        threads, docs, n);
 }
 
+/* Random JSONL files (documents of 0 to 400 text bytes, blank lines of
+ * spaces and tabs, CRLF ends, sometimes no last line end) through a stage
+ * that keeps everything, at batch sizes from 1 byte up: the output must be
+ * every non-blank line once, in order, as it came, each with its line end. */
+static void check_random_files(const char *dir)
+{
+    srand(15);
+    int mismatches = 0, runs = 0;
+    char path[256], out[256];
+    snprintf(path, sizeof path, "%s/random.jsonl", dir);
+    snprintf(out, sizeof out, "%s/random.out", dir);
+    wbuf file = WBUF_INIT, want = WBUF_INIT, line = WBUF_INIT;
+    for (int round = 0; round < 40; round++) {
+        buf_clear(&file);
+        buf_clear(&want);
+        int lines = rand() % 60;
+        for (int k = 0; k < lines; k++) {
+            buf_clear(&line);
+            if (rand() % 8 == 0) {
+                for (int b = rand() % 4; b >= 0; b--) buf_putc(&line, rand() % 2 ? ' ' : '\t');
+            } else {
+                buf_append(&line, "{\"text\":\"", 9);
+                for (int c = rand() % 401; c > 0; c--) buf_putc(&line, (char)('a' + rand() % 26));
+                buf_append(&line, "\"}", 2);
+            }
+            if (rand() % 5 == 0) buf_putc(&line, '\r');
+            bool last_open = k == lines - 1 && rand() % 2;
+            buf_append(&file, line.data, line.len);
+            if (!last_open) buf_putc(&file, '\n');
+            if (line.data[0] == '{') {
+                buf_append(&want, line.data, line.len);
+                buf_putc(&want, '\n');
+            }
+        }
+        FILE *f = fopen(path, "wb");
+        if (file.len) fwrite(file.data, 1, file.len, f);
+        fclose(f);
+        size_t batch = 1 + (size_t)(rand() % (round < 20 ? 64 : 4096));
+        stage_ops keep_all = {.name = "keep"};
+        char *inputs[] = {path};
+        stage_opts o;
+        stage_opts_init(&o);
+        o.output = out;
+        o.quiet = true;
+        o.inputs = inputs;
+        o.ninputs = 1;
+        o.threads = 1 + rand() % 4;
+        o.batch_bytes = batch;
+        int rc = stage_run(&o, &keep_all);
+        size_t n;
+        char *got = read_file(out, &n);
+        runs++;
+        if (rc != 0 || !got || n != want.len || (n && memcmp(got, want.data, n) != 0)) {
+            if (!mismatches++) diag("round %d: %d lines, batches of %zu bytes: %zu bytes out, want %zu", round, lines, batch, got ? n : 0, want.len);
+        }
+        free(got);
+    }
+    buf_free(&file);
+    buf_free(&want);
+    buf_free(&line);
+    ok(!mismatches, "%d random files through batches of 1 byte to 4 KiB: every non-blank line once, in order, byte for byte", runs);
+}
+
 int main(void)
 {
     /* pool order */
@@ -259,6 +322,7 @@ int main(void)
         char *plain_only[] = {plain1, plain2, plain1};
         check_numbering(plain_only, 3, nout, 100, 4);
     }
+    check_random_files(dir);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) diag("cannot clean %s", dir);
     return done_testing();
