@@ -1,9 +1,15 @@
 /* stage.c - common options and the document-stream engine. */
 #include "stage.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "doc.h"
 #include "input.h"
@@ -13,9 +19,13 @@
 #include "util.h"
 
 #define BATCH_BYTES (1u << 20) /* default input read per batch; a longer line makes a bigger batch */
-/* Batches mapped and waiting for the writer thread, at most. The reader
- * (main thread) and the writer each copy every byte once (read(), write()),
- * so apart they keep up with twice the input rate they could together. */
+/* A worker reading a plain file's range reads on past its end in steps of
+ * this, to the end of the range's last line. */
+#define OVERHANG_STEP (64u << 10)
+/* Batches mapped and waiting for the writer thread, at most. The writer
+ * copies every kept byte once (write()), and so does the reader (main thread)
+ * for inputs that are not plain files (read()): apart they keep up with twice
+ * the input rate they could together. */
 #define WRITER_DEPTH 4
 
 const char STAGE_COMMON_HELP[] =
@@ -101,7 +111,115 @@ typedef struct {
     const stage_ops *ops;
     const stage_opts *opts;
     sink *sink;
+    /* numbering: a worker counts its batch's lines and documents and goes
+     * on scanning; batches are numbered in input order as soon as every
+     * batch before them is counted (number_counted) */
+    pthread_mutex_t order_lock;
+    pthread_cond_t order_numbered;
+    stage_batch **counted;  /* counted batches not yet numbered, at seq % ncounted */
+    int ncounted;           /* batches that can be with the workers at once */
+    uint64_t order_seq;     /* the next batch to number */
+    uint64_t order_ordinal; /* the ordinal of its first document */
+    uint64_t order_lineno;  /* the line number after the previous batch's last line */
+    atomic_int read_errors; /* in plain files read by the workers */
 } engine;
+
+/* A plain input file read by the workers: each batch is a byte range of it
+ * that its worker reads with pread() (so the reading thread copies nothing)
+ * and cuts to the lines that start in it. Closed when the reader and every
+ * batch have let go. */
+struct stage_file {
+    int fd;
+    uint64_t size;       /* as found at open: bytes past it are not read */
+    atomic_int refs;
+    atomic_int errors;   /* read errors (each reported) */
+};
+
+/* Opens input in (opened from path) for reading by range when it is a plain
+ * regular file that is not empty; NULL when it is anything else (read through
+ * input_read). */
+static struct stage_file *open_plain_input(const char *path, winput *in)
+{
+    struct stat st;
+    if (!strcmp(path, "-") || input_get_codec(in) != CODEC_PLAIN) return NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+        close(fd);
+        return NULL;
+    }
+    struct stage_file *f = xmalloc(sizeof *f);
+    f->fd = fd;
+    f->size = (uint64_t)st.st_size;
+    atomic_init(&f->refs, 1);
+    atomic_init(&f->errors, 0);
+    return f;
+}
+
+/* Lets go of f (the reader's hold, or a batch's); returns its read errors
+ * when this was the last hold (then f is gone), else 0. */
+static int file_release(struct stage_file *f)
+{
+    if (!f || atomic_fetch_sub(&f->refs, 1) != 1) return 0;
+    int errors = atomic_load(&f->errors);
+    close(f->fd);
+    free(f);
+    return errors;
+}
+
+/* Reads up to n bytes of b's file at offset into b->text (appended); returns
+ * the bytes read, short only at the end of the file (or a read error, which
+ * is reported and counted). */
+static size_t read_at(stage_batch *b, uint64_t offset, size_t n)
+{
+    struct stage_file *f = b->src;
+    if (offset >= f->size) return 0;
+    if (n > f->size - offset) n = (size_t)(f->size - offset);
+    buf_reserve(&b->text, n);
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(f->fd, b->text.data + b->text.len + got, n - got, (off_t)(offset + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            warnf("%s: read error: %s", b->file, strerror(errno));
+            atomic_fetch_add(&f->errors, 1);
+        }
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    b->text.len += got;
+    b->text.data[b->text.len] = 0;
+    return got;
+}
+
+/* Worker: reads b's range of its plain file and sets b->block to the lines
+ * that start in the range [from, to): from the byte after the first '\n' at
+ * or past from - 1 (from itself at 0) to the first '\n' at or past to - 1
+ * (the file's end at the latest, where a missing last line end is added). So
+ * consecutive ranges take every line once, and a range inside one long line
+ * takes none. */
+static void read_range(stage_batch *b)
+{
+    uint64_t from = b->range_from, to = b->range_to, at = from ? from - 1 : 0;
+    size_t got = read_at(b, at, (size_t)(to - at));
+    size_t skip = 0;
+    if (from) {
+        const char *nl = memchr(b->text.data, '\n', got);
+        skip = nl ? (size_t)(nl + 1 - b->text.data) : got;
+    }
+    if (skip < got && b->text.data[got - 1] != '\n') /* the last line goes on past to */
+        for (size_t more; (more = read_at(b, at + b->text.len, OVERHANG_STEP));) {
+            const char *nl = memchr(b->text.data + b->text.len - more, '\n', more);
+            if (nl) {
+                b->text.len = (size_t)(nl + 1 - b->text.data);
+                break;
+            }
+        }
+    if (skip < b->text.len && b->text.data[b->text.len - 1] != '\n')
+        buf_putc(&b->text, '\n'); /* the last line of a file without its '\n' */
+    b->block = b->text.data + skip;
+    b->block_len = b->text.len - skip;
+}
 
 /* True when the line holds only spaces and tabs: not a document (as in
  * ingest), neither counted nor written. */
@@ -113,15 +231,15 @@ static bool blank(const char *p, size_t len)
     return true;
 }
 
-/* Splits the batch's block of text into documents (non-blank lines);
- * returns the number of the line after the block. */
+/* Splits the batch's block into documents (non-blank lines), their
+ * lineno counted from 0 in the block; returns the number of lines. */
 static uint64_t split_lines(stage_batch *b)
 {
-    char *p = b->text.data, *end = p + b->text.len;
-    uint64_t lineno = b->first_line;
+    const char *p = b->block, *end = p + b->block_len;
+    uint64_t lineno = 0;
     b->n = 0;
     while (p < end) {
-        char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl) nl = end; /* cannot happen: blocks end in '\n' */
         size_t len = (size_t)(nl - p);
         size_t span = len + (nl < end);
@@ -144,11 +262,60 @@ static uint64_t split_lines(stage_batch *b)
     return lineno;
 }
 
-/* Worker: scan every line (split by the reader), then the stage's map. */
+/* Numbers every counted batch whose turn it is: its documents' ordinals and
+ * line numbers follow the batch before it. Called with the order lock held. */
+static void number_counted(engine *e)
+{
+    stage_batch *b;
+    while ((b = e->counted[e->order_seq % (uint64_t)e->ncounted]) && b->seq == e->order_seq) {
+        e->counted[e->order_seq % (uint64_t)e->ncounted] = NULL;
+        b->first_line = b->file_start ? 1 : e->order_lineno;
+        for (int i = 0; i < b->n; i++) {
+            b->docs[i].ordinal = e->order_ordinal + (uint64_t)i;
+            b->docs[i].lineno += b->first_line;
+        }
+        e->order_ordinal += (uint64_t)b->n;
+        e->order_lineno = b->first_line + b->lines;
+        b->numbered = true;
+        e->order_seq++;
+    }
+    pthread_cond_broadcast(&e->order_numbered);
+}
+
+/* Worker, once b's lines are split: b is counted, and numbered with every
+ * batch it completes the run of. Batches are claimed in input order, so a
+ * batch with the workers is less than ncounted ahead of the next to number. */
+static void count_batch(engine *e, stage_batch *b, uint64_t lines)
+{
+    pthread_mutex_lock(&e->order_lock);
+    b->lines = lines;
+    e->counted[b->seq % (uint64_t)e->ncounted] = b;
+    number_counted(e);
+    pthread_mutex_unlock(&e->order_lock);
+}
+
+/* Worker: waits until b is numbered (every batch before it counted). */
+static void wait_numbered(engine *e, stage_batch *b)
+{
+    pthread_mutex_lock(&e->order_lock);
+    while (!b->numbered) pthread_cond_wait(&e->order_numbered, &e->order_lock);
+    pthread_mutex_unlock(&e->order_lock);
+}
+
+/* Worker: read (a plain file's range), split, count, scan every line; once
+ * numbered, report the lines that failed, then the stage's map. */
 static void engine_work(void *ctx, int worker, void *item)
 {
     engine *e = ctx;
     stage_batch *b = item;
+    if (b->src) {
+        read_range(b);
+        int errors = file_release(b->src);
+        if (errors) atomic_fetch_add(&e->read_errors, errors);
+        b->src = NULL;
+    }
+    count_batch(e, b, split_lines(b));
+    int failed = 0;
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         const char *err;
@@ -156,12 +323,25 @@ static void engine_work(void *ctx, int worker, void *item)
         if (json_scan_doc(d->line, d->len, &d->json, &err, &pos) != 0) {
             d->verdict = DOC_FAIL;
             d->reason = "bad_json";
-            warnf("%s: line %llu: bad JSON at byte %zu: %s", b->file, (unsigned long long)d->lineno, pos + 1, err);
+            failed++;
         } else if (d->json.text.kind != JSON_STRING) {
             d->verdict = DOC_FAIL;
             d->reason = "missing_text";
-            warnf("%s: line %llu: document has no \"text\" string", b->file, (unsigned long long)d->lineno);
+            failed++;
         }
+    }
+    wait_numbered(e, b);
+    for (int i = 0; failed && i < b->n; i++) { /* rare: the scan is repeated for the message */
+        stage_doc *d = &b->docs[i];
+        if (d->verdict != DOC_FAIL) continue;
+        failed--;
+        const char *err;
+        size_t pos;
+        jdoc scratch;
+        if (json_scan_doc(d->line, d->len, &scratch, &err, &pos) != 0)
+            warnf("%s: line %llu: bad JSON at byte %zu: %s", b->file, (unsigned long long)d->lineno, pos + 1, err);
+        else
+            warnf("%s: line %llu: document has no \"text\" string", b->file, (unsigned long long)d->lineno);
     }
     if (e->ops->map) e->ops->map(e->ops->ctx, worker, b);
 }
@@ -176,6 +356,7 @@ static stage_batch *batch_new(void)
 static void batch_reset(stage_batch *b)
 {
     b->n = 0;
+    b->numbered = false;
     buf_clear(&b->out);
     buf_clear(&b->text);
     stats_free(&b->stats);
@@ -285,34 +466,122 @@ static void writer_work(void *ctx, int worker, void *item)
     b->file = NULL;
 }
 
+/* The reading side of a run (the main thread): batches go from the spares
+ * to the workers, then to the writer, and come back as spares. */
+typedef struct {
+    wpool *pool, *writer;
+    stage_batch **spare;
+    int nspare;
+    uint64_t seq; /* batches handed out */
+} reader;
+
 /* Hands the oldest mapped batch to the writer; a batch the writer is done
  * with comes back as a spare. */
-static void to_writer(wpool *pool, wpool *writer, stage_batch **spare, int *nspare)
+static void to_writer(reader *r)
 {
-    if (pool_full(writer)) spare[(*nspare)++] = pool_pop(writer);
-    pool_push(writer, pool_pop(pool));
+    if (pool_full(r->writer)) r->spare[r->nspare++] = pool_pop(r->writer);
+    pool_push(r->writer, pool_pop(r->pool));
+}
+
+/* An empty batch, a spare one if there is one. */
+static stage_batch *take_batch(reader *r)
+{
+    stage_batch *b = r->nspare ? r->spare[--r->nspare] : batch_new();
+    batch_reset(b);
+    return b;
+}
+
+/* Queues b, whose block is set, for the workers. */
+static void submit(reader *r, stage_batch *b, const winput *in, bool file_start)
+{
+    b->file = xstrdup(input_name(in));
+    b->file_start = file_start;
+    b->seq = r->seq++;
+    if (pool_full(r->pool)) to_writer(r);
+    pool_push(r->pool, b);
+}
+
+/* Hands out plain file f as byte ranges of batch_bytes, which the workers
+ * read and cut to whole lines (read_range). */
+static void read_ranges(reader *r, struct stage_file *f, const winput *in, size_t batch_bytes)
+{
+    for (uint64_t pos = 0; pos < f->size; pos += batch_bytes) {
+        stage_batch *b = take_batch(r);
+        b->src = f;
+        atomic_fetch_add(&f->refs, 1);
+        b->range_from = pos;
+        b->range_to = f->size - pos > batch_bytes ? pos + batch_bytes : f->size;
+        submit(r, b, in, pos == 0);
+    }
+}
+
+/* Reads input in into batches of whole lines (a line begun in one read is
+ * carried to the next batch). */
+static void read_stream(reader *r, winput *in, size_t batch_bytes, wbuf *carry)
+{
+    buf_clear(carry);
+    bool file_start = true;
+    for (;;) {
+        stage_batch *b = take_batch(r);
+        buf_append(&b->text, carry->data ? carry->data : "", carry->len);
+        buf_clear(carry);
+        /* read until the block holds a line end (a huge line makes a huge block) */
+        bool last = false;
+        char *nl = NULL;
+        while (!nl && !last) {
+            size_t from = b->text.len;
+            buf_reserve(&b->text, batch_bytes);
+            size_t got = input_read(in, b->text.data + from, batch_bytes);
+            b->text.len += got;
+            b->text.data[b->text.len] = 0;
+            last = got == 0;
+            nl = got ? memrchr(b->text.data + from, '\n', got) : NULL;
+        }
+        if (nl) {
+            size_t keep = (size_t)(nl + 1 - b->text.data);
+            buf_append(carry, b->text.data + keep, b->text.len - keep);
+            b->text.len = keep;
+        } else if (b->text.len && b->text.data[b->text.len - 1] != '\n') {
+            buf_putc(&b->text, '\n'); /* the last line of a file without its '\n' */
+        }
+        if (!b->text.len) {
+            r->spare[r->nspare++] = b;
+            break;
+        }
+        b->block = b->text.data;
+        b->block_len = b->text.len;
+        submit(r, b, in, file_start);
+        file_start = false;
+        if (last && !carry->len) break;
+    }
 }
 
 int stage_run(const stage_opts *o, const stage_ops *ops)
 {
     sink s = {0};
-    engine e = {ops, o, &s};
+    engine e = {.ops = ops, .opts = o, .sink = &s};
+    pthread_mutex_init(&e.order_lock, NULL);
+    pthread_cond_init(&e.order_numbered, NULL);
     stats_init(&s.stats);
     s.out = output_open(o->output, o->zstd_level);
     if (o->rejects_path) s.rejects = output_open(o->rejects_path, 0);
     int depth = 2 * o->threads + 2;
-    wpool *pool = pool_create(o->threads, depth, engine_work, &e);
-    wpool *writer = pool_create(1, WRITER_DEPTH, writer_work, &e);
+    e.ncounted = depth;
+    e.counted = xcalloc((size_t)depth, sizeof *e.counted);
+    reader rd = {0};
+    rd.pool = pool_create(o->threads, depth, engine_work, &e);
+    rd.writer = pool_create(1, WRITER_DEPTH, writer_work, &e);
     input_set_threads(o->threads);
-    stage_batch **spare = xcalloc((size_t)depth + WRITER_DEPTH + 1, sizeof *spare);
-    int nspare = 0, lost_members = 0;
+    rd.spare = xcalloc((size_t)depth + WRITER_DEPTH + 1, sizeof *rd.spare);
+    int lost_members = 0;
     int status = EXIT_OK;
     wbuf carry = WBUF_INIT; /* a line begun in the previous block */
-    uint64_t next_ordinal = 0;
     progress_start(ops->name, o->quiet);
 
-    /* The main thread reads blocks of whole lines and splits them; workers
-     * scan and map; the writer thread reduces and writes, in input order. */
+    /* The main thread hands out byte ranges of plain files (each read and
+     * cut to whole lines by its worker) or reads other inputs into blocks of
+     * whole lines; workers split, number, scan and map them; the writer
+     * thread reduces and writes, in input order. */
     size_t batch_bytes = o->batch_bytes ? o->batch_bytes : BATCH_BYTES;
     int ninputs = o->ninputs ? o->ninputs : 1;
     winput *next = open_nth(o, 0, &status);
@@ -323,57 +592,30 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
         next = f + 1 < ninputs && strcmp(o->inputs[f + 1], "-") != 0 ? open_nth(o, f + 1, &status) : NULL;
         if (!in && f > 0 && !strcmp(o->inputs[f], "-")) in = open_nth(o, f, &status);
         if (!in) continue;
-        uint64_t lineno = 1;
-        buf_clear(&carry);
-        for (;;) {
-            stage_batch *b = nspare ? spare[--nspare] : batch_new();
-            batch_reset(b);
-            buf_append(&b->text, carry.data ? carry.data : "", carry.len);
-            buf_clear(&carry);
-            /* read until the block holds a line end (a huge line makes a huge block) */
-            bool last = false;
-            char *nl = NULL;
-            while (!nl && !last) {
-                size_t from = b->text.len;
-                buf_reserve(&b->text, batch_bytes);
-                size_t got = input_read(in, b->text.data + from, batch_bytes);
-                b->text.len += got;
-                b->text.data[b->text.len] = 0;
-                last = got == 0;
-                nl = got ? memrchr(b->text.data + from, '\n', got) : NULL;
-            }
-            if (nl) {
-                size_t keep = (size_t)(nl + 1 - b->text.data);
-                buf_append(&carry, b->text.data + keep, b->text.len - keep);
-                b->text.len = keep;
-            } else if (b->text.len && b->text.data[b->text.len - 1] != '\n') {
-                buf_putc(&b->text, '\n'); /* the last line of a file without its '\n' */
-            }
-            if (!b->text.len) {
-                spare[nspare++] = b;
-                break;
-            }
-            b->file = xstrdup(input_name(in));
-            b->first_line = lineno;
-            lineno = split_lines(b); /* one pass: the reader needs the line count anyway */
-            for (int i = 0; i < b->n; i++) b->docs[i].ordinal = next_ordinal++;
-            if (pool_full(pool)) to_writer(pool, writer, spare, &nspare);
-            pool_push(pool, b);
-            if (last && !carry.len) break;
+        struct stage_file *plain = open_plain_input(o->ninputs ? o->inputs[f] : "-", in);
+        if (plain) {
+            read_ranges(&rd, plain, in, batch_bytes);
+            if (file_release(plain)) status = EXIT_FATAL;
+        } else {
+            read_stream(&rd, in, batch_bytes, &carry);
         }
         if (input_errors(in)) status = EXIT_FATAL;
         lost_members += input_lost_members(in);
         input_close(in);
     }
-    while (!pool_empty(pool)) to_writer(pool, writer, spare, &nspare);
-    while (!pool_empty(writer)) spare[nspare++] = pool_pop(writer);
-    pool_destroy(pool);
-    pool_destroy(writer);
+    while (!pool_empty(rd.pool)) to_writer(&rd);
+    while (!pool_empty(rd.writer)) rd.spare[rd.nspare++] = pool_pop(rd.writer);
+    pool_destroy(rd.pool);
+    pool_destroy(rd.writer);
+    if (atomic_load(&e.read_errors)) status = EXIT_FATAL;
     count_lost_members(&s, lost_members);
     progress_stop();
-    for (int i = 0; i < nspare; i++) batch_free(spare[i]);
-    free(spare);
+    for (int i = 0; i < rd.nspare; i++) batch_free(rd.spare[i]);
+    free(rd.spare);
     buf_free(&carry);
+    pthread_mutex_destroy(&e.order_lock);
+    pthread_cond_destroy(&e.order_numbered);
+    free(e.counted);
 
     output_close(s.out);
     if (s.rejects) output_close(s.rejects);

@@ -101,7 +101,15 @@ typedef struct {
     wstats stats; /* counted by map() (drops by reason etc.) */
     void *user;  /* per-batch data a stage attaches in map() and frees in emit/reduce */
     /* engine-private */
-    wbuf text;
+    wbuf text;           /* holds the block */
+    const char *block;   /* the batch's whole lines, in text */
+    size_t block_len;
+    struct stage_file *src; /* a plain file whose range [range_from, range_to) the worker reads, or NULL */
+    uint64_t range_from, range_to;
+    uint64_t seq;        /* the batch's place in the input */
+    uint64_t lines;      /* lines in the block, blank ones included */
+    bool numbered;       /* ordinals and line numbers set */
+    bool file_start;     /* the first batch of its input file */
     const char *file;    /* the input file all documents of the batch come from */
     uint64_t first_line; /* line number of the batch's first line */
 } stage_batch;

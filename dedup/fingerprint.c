@@ -19,8 +19,9 @@ static void reserve_prints(batch_prints *bp, const minhash_params *p, int n)
     bp->signed_doc = xrealloc(bp->signed_doc, cap * sizeof *bp->signed_doc);
 }
 
-/* The fingerprints of b's documents with signer s, into bp. */
-static void batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_batch *b, batch_prints *bp)
+/* The fingerprints of b's documents with signer s, into bp; returns the
+ * number of documents signed. */
+static int batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_batch *b, batch_prints *bp)
 {
     reserve_prints(bp, p, b->n);
     bp->n = b->n;
@@ -39,6 +40,7 @@ static void batch_prints_compute(dedup_signer *s, const minhash_params *p, stage
         memcpy(sig, bp->packed + (size_t)j * p->k, (size_t)p->k * sizeof *sig);
         if (bp->fp[i].nshingles) minhash_band_keys(p, sig, bp->keys + (size_t)i * p->bands);
     }
+    return nsigned;
 }
 
 void batch_prints_release(batch_prints *bp)
@@ -65,20 +67,27 @@ void signer_set_init(signer_set *ss, const dedup_config *c, int threads)
     ss->by_worker = xcalloc((size_t)ss->nworkers, sizeof *ss->by_worker);
     ss->auto_tried = xcalloc((size_t)ss->nworkers, sizeof *ss->auto_tried);
     atomic_init(&ss->text_bytes, 0);
+    atomic_init(&ss->text_docs, 0);
     atomic_init(&ss->gpu_state, AUTO_UNDECIDED);
 }
 
-/* --device auto: whether the run has signed enough text for the GPU to pay.
- * The first worker past the mark claims the decision and probes the GPU
- * (gpu_usable() is not safe to call from two threads at once); the others
- * keep the CPU until it is made. */
+bool dedup_auto_gpu_pays(uint64_t text_bytes, uint64_t docs)
+{
+    return text_bytes >= (uint64_t)DEDUP_AUTO_GPU_MIN_DOC_BYTES * docs;
+}
+
+/* --device auto: whether the run has signed enough text, in long enough
+ * documents, for the GPU to pay. The first worker past the mark claims the
+ * decision and probes the GPU (gpu_usable() is not safe to call from two
+ * threads at once); the others keep the CPU until it is made. */
 static bool auto_gpu_ready(signer_set *ss)
 {
     int state = atomic_load(&ss->gpu_state);
-    if (state != AUTO_UNDECIDED || atomic_load(&ss->text_bytes) < DEDUP_AUTO_GPU_MIN_BYTES) return state == AUTO_GPU;
+    uint64_t bytes = atomic_load(&ss->text_bytes);
+    if (state != AUTO_UNDECIDED || bytes < DEDUP_AUTO_GPU_MIN_BYTES) return state == AUTO_GPU;
     if (!atomic_compare_exchange_strong(&ss->gpu_state, &state, AUTO_DECIDING)) return state == AUTO_GPU;
     char why[256];
-    state = gpu_usable(why, sizeof why) ? AUTO_GPU : AUTO_CPU;
+    state = dedup_auto_gpu_pays(bytes, atomic_load(&ss->text_docs)) && gpu_usable(why, sizeof why) ? AUTO_GPU : AUTO_CPU;
     atomic_store(&ss->gpu_state, state);
     return state == AUTO_GPU;
 }
@@ -110,7 +119,8 @@ void signer_set_prints_into(signer_set *ss, int worker, stage_batch *b, batch_pr
         signer_take_gpu(s);
     }
     uint64_t before = dedup_signer_bytes(s);
-    batch_prints_compute(s, &ss->config->params, b, bp);
+    int docs = batch_prints_compute(s, &ss->config->params, b, bp);
+    atomic_fetch_add(&ss->text_docs, (uint64_t)docs);
     atomic_fetch_add(&ss->text_bytes, dedup_signer_bytes(s) - before);
 }
 

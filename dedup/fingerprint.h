@@ -14,6 +14,17 @@
  * smaller input (a pipeline's per-task slice, a test) would not win back.
  * CPU and GPU give the same signatures, so the switch changes nothing else. */
 #define DEDUP_AUTO_GPU_MIN_BYTES (256u << 20)
+/* ... and only when its documents hold at least this much text on average.
+ * Measured on the H200 machine (bench/results/dedup-2026-11-27.md, 16 cores,
+ * unique documents): 2 M documents of 40 words (~340 bytes of text) took
+ * 1.28 s on the CPU against 1.57-1.64 s with the GPU, 460,460 documents of
+ * ~12 KB (~1,300 shingles) took 2.96 s against 1.84-2.08 s. A line through
+ * those wall times per document (CPU 0.48 us + 4.6 ns per shingle, GPU
+ * 0.71 us + 2.7 ns per shingle, 16 workers) crosses at ~120 shingles, about
+ * 0.85 KB of text; the rule asks for 1 KiB. Each GPU call carries
+ * per-document costs (its signature back, a block) that a short text's
+ * signature on the CPU does not. */
+#define DEDUP_AUTO_GPU_MIN_DOC_BYTES 1024u
 
 /* What dedup needs from one run: shape, seed, and where signatures run. */
 typedef struct {
@@ -51,8 +62,13 @@ typedef struct {
     bool *auto_tried;                /* --device auto: worker's signer was offered the GPU */
     int nworkers;
     atomic_uint_fast64_t text_bytes; /* signed so far by all workers */
+    atomic_uint_fast64_t text_docs;  /* documents signed so far by all workers */
     atomic_int gpu_state;            /* --device auto: AUTO_* */
 } signer_set;
+
+/* --device auto's rule once DEDUP_AUTO_GPU_MIN_BYTES are signed: whether
+ * docs documents of text_bytes in all are long enough for the GPU to pay. */
+bool dedup_auto_gpu_pays(uint64_t text_bytes, uint64_t docs);
 
 /* Makes room for threads workers' signers. */
 void signer_set_init(signer_set *ss, const dedup_config *c, int threads);

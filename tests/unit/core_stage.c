@@ -48,6 +48,139 @@ static void tag_map(void *ctx, int worker, stage_batch *b)
     buf_free(&line);
 }
 
+/* What the engine told map() about each document, by ordinal. */
+#define MAX_NUMBERED 4096
+static struct {
+    uint64_t lineno;
+    char file[256];
+    int seen;
+} numbered[MAX_NUMBERED];
+static int numbered_overflow;
+
+static void record_map(void *ctx, int worker, stage_batch *b)
+{
+    (void)ctx;
+    (void)worker;
+    for (int i = 0; i < b->n; i++) {
+        const stage_doc *d = &b->docs[i];
+        if (d->ordinal >= MAX_NUMBERED) {
+            numbered_overflow = 1;
+            continue;
+        }
+        numbered[d->ordinal].lineno = d->lineno;
+        snprintf(numbered[d->ordinal].file, sizeof numbered[d->ordinal].file, "%s", b->file);
+        numbered[d->ordinal].seen++;
+    }
+}
+
+/* Every document of files[0..n) numbered as a serial reader would: ordinals
+ * 0, 1, ... over all files in order, line numbers from 1 in each file
+ * (blank lines counted, not numbered), whatever the batch size and thread
+ * count; plain files are mapped, gzip read, so both paths are checked. */
+static void check_numbering(char **files, int n, const char *out, size_t batch_bytes, int threads)
+{
+    memset(numbered, 0, sizeof numbered);
+    numbered_overflow = 0;
+    stage_ops ops = {.name = "number", .map = record_map};
+    stage_opts o;
+    stage_opts_init(&o);
+    o.output = out;
+    o.quiet = true;
+    o.inputs = files;
+    o.ninputs = n;
+    o.threads = threads;
+    o.batch_bytes = batch_bytes;
+    int rc = stage_run(&o, &ops);
+    long docs = 0, wrong = 0;
+    for (int f = 0; f < n; f++) {
+        winput *in = input_open(files[f]);
+        const char *line;
+        size_t len;
+        uint64_t lineno = 0;
+        while (in && input_getline(in, &line, &len)) {
+            lineno++;
+            if (len && line[len - 1] == '\r') len--;
+            if (!len) continue;
+            if (docs >= MAX_NUMBERED || numbered[docs].seen != 1 || numbered[docs].lineno != lineno ||
+                strcmp(numbered[docs].file, files[f]) != 0) {
+                if (!wrong++ && docs < MAX_NUMBERED)
+                    diag("document %ld: seen %d times, %s line %llu; want %s line %llu", docs, numbered[docs].seen,
+                         numbered[docs].file, (unsigned long long)numbered[docs].lineno, files[f],
+                         (unsigned long long)lineno);
+            }
+            docs++;
+        }
+        if (in) input_close(in);
+    }
+    int extra = docs < MAX_NUMBERED && numbered[docs].seen;
+    ok(rc == 0 && docs > 100 && !wrong && !extra && !numbered_overflow,
+       "batches of %zu bytes, -j %d: %ld documents of %d files numbered in input order, line numbers per file", batch_bytes,
+       threads, docs, n);
+}
+
+/* Random JSONL files (documents of 0 to 400 text bytes, blank lines of
+ * spaces and tabs, CRLF ends, sometimes no last line end) through a stage
+ * that keeps everything, at batch sizes from 1 byte up: the output must be
+ * every non-blank line once, in order, as it came, each with its line end. */
+static void check_random_files(const char *dir)
+{
+    srand(15);
+    int mismatches = 0, runs = 0;
+    char path[256], out[256];
+    snprintf(path, sizeof path, "%s/random.jsonl", dir);
+    snprintf(out, sizeof out, "%s/random.out", dir);
+    wbuf file = WBUF_INIT, want = WBUF_INIT, line = WBUF_INIT;
+    for (int round = 0; round < 40; round++) {
+        buf_clear(&file);
+        buf_clear(&want);
+        int lines = rand() % 60;
+        for (int k = 0; k < lines; k++) {
+            buf_clear(&line);
+            if (rand() % 8 == 0) {
+                for (int b = rand() % 4; b >= 0; b--) buf_putc(&line, rand() % 2 ? ' ' : '\t');
+            } else {
+                buf_append(&line, "{\"text\":\"", 9);
+                for (int c = rand() % 401; c > 0; c--) buf_putc(&line, (char)('a' + rand() % 26));
+                buf_append(&line, "\"}", 2);
+            }
+            if (rand() % 5 == 0) buf_putc(&line, '\r');
+            bool last_open = k == lines - 1 && rand() % 2;
+            buf_append(&file, line.data, line.len);
+            if (!last_open) buf_putc(&file, '\n');
+            if (line.data[0] == '{') {
+                buf_append(&want, line.data, line.len);
+                buf_putc(&want, '\n');
+            }
+        }
+        FILE *f = fopen(path, "wb");
+        if (file.len) fwrite(file.data, 1, file.len, f);
+        fclose(f);
+        size_t batch = 1 + (size_t)(rand() % (round < 20 ? 64 : 4096));
+        stage_ops keep_all = {.name = "keep"};
+        char *inputs[] = {path};
+        stage_opts o;
+        stage_opts_init(&o);
+        o.output = out;
+        o.quiet = true;
+        o.inputs = inputs;
+        o.ninputs = 1;
+        o.threads = 1 + rand() % 4;
+        o.batch_bytes = batch;
+        int rc = stage_run(&o, &keep_all);
+        size_t n;
+        char *got = read_file(out, &n);
+        runs++;
+        if (rc != 0 || !got || n != want.len || (n && memcmp(got, want.data, n) != 0)) {
+            if (!mismatches++) diag("round %d: %d lines, batches of %zu bytes: %zu bytes out, want %zu", round, lines, batch, got ? n : 0, want.len);
+        }
+        free(got);
+    }
+    buf_free(&file);
+    buf_free(&want);
+    buf_free(&line);
+    ok(!mismatches, "%d random files through batches of 1 byte to 4 KiB: every non-blank line once, in order, byte for byte", runs);
+}
+
 int main(void)
 {
     /* pool order */
@@ -71,7 +204,7 @@ int main(void)
     /* engine: real C4 documents plus damage */
     char dir[] = "/tmp/winnow-stage-XXXXXX";
     if (!mkdtemp(dir)) skip_all("no temp dir");
-    char input[256], out1[256], out4[256], rej[256], stats[256], cmd[1024];
+    char input[256], out1[256], out4[256], rej[256], stats[256], cmd[2048];
     snprintf(input, sizeof input, "%s/in.jsonl", dir);
     snprintf(cmd, sizeof cmd,
              "(zcat %s/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz | head -600; "
@@ -168,6 +301,28 @@ int main(void)
            "kept lines re-emitted byte for byte, blank lines skipped, last line ended (%zu bytes)", n);
         free(got);
     }
+    /* numbering across batches, files and both read paths */
+    {
+        char plain1[256], gz[256], plain2[256], nout[256];
+        snprintf(plain1, sizeof plain1, "%s/n1.jsonl", dir);
+        snprintf(gz, sizeof gz, "%s/n2.jsonl.gz", dir);
+        snprintf(plain2, sizeof plain2, "%s/n3.jsonl", dir);
+        snprintf(nout, sizeof nout, "%s/n.out", dir);
+        snprintf(cmd, sizeof cmd,
+                 "zcat %s/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz | head -700 | "
+                 "awk 'NR %% 50 == 7 {print \"\"} NR %% 90 == 3 {printf \"%%s\\r\\n\", $0; next} {print}' > %s && "
+                 "zcat %s/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz | sed -n 701,1300p | gzip > %s && "
+                 "zcat %s/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz | tail -300 | head -c -1 > %s",
+                 shared_dir(), plain1, shared_dir(), gz, shared_dir(), plain2);
+        ok(system(cmd) == 0, "numbering inputs built (plain with blank and CRLF lines, gzip, plain without a last line end)");
+        char *files[] = {plain1, gz, plain2};
+        check_numbering(files, 3, nout, 4096, 4);
+        check_numbering(files, 3, nout, 64 << 10, 3);
+        check_numbering(files, 3, nout, 0, 1);
+        char *plain_only[] = {plain1, plain2, plain1};
+        check_numbering(plain_only, 3, nout, 100, 4);
+    }
+    check_random_files(dir);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) diag("cannot clean %s", dir);
     return done_testing();

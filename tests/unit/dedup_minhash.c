@@ -5,6 +5,9 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "core/input.h"
+#include "core/json.h"
+#include "dedup/fingerprint.h"
 #include "dedup/index.h"
 #include "dedup/keyset.h"
 #include "dedup/minhash.h"
@@ -280,6 +283,45 @@ static void test_index(void)
     minhash_params_free(&p);
 }
 
+/* Mean raw JSON text bytes per document of a JSONL file (every line a document). */
+static double mean_text_bytes(const char *path, uint64_t *docs)
+{
+    require_file(path);
+    winput *in = input_open(path);
+    const char *line;
+    size_t len;
+    uint64_t bytes = 0;
+    *docs = 0;
+    while (in && input_getline(in, &line, &len)) {
+        jdoc d;
+        const char *err;
+        size_t pos;
+        if (!len || json_scan_doc(line, len, &d, &err, &pos) || d.text.kind != JSON_STRING) continue;
+        bytes += d.text.len;
+        ++*docs;
+    }
+    if (in) input_close(in);
+    return *docs ? (double)bytes / (double)*docs : 0;
+}
+
+/* --device auto's rule on document length: the two inputs of the measurement
+ * behind it, real web text, and the boundary. */
+static void test_auto_rule(void)
+{
+    ok(!dedup_auto_gpu_pays(UINT64_C(2000000) * 340, 2000000),
+       "auto: 2 M documents of 40 words (~340 bytes) stay on the CPU (faster there on the H200 machine)");
+    ok(dedup_auto_gpu_pays(UINT64_C(5276000000), 460460), "auto: 460,460 en_code documents of ~11.5 KB go to the GPU");
+    char path[512];
+    snprintf(path, sizeof path, "%s/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz", shared_dir());
+    uint64_t docs;
+    double mean = mean_text_bytes(path, &docs);
+    ok(docs == 1000 && dedup_auto_gpu_pays((uint64_t)(mean * (double)docs), docs),
+       "auto: C4 web documents (%llu, %.0f bytes of text on average) go to the GPU", (unsigned long long)docs, mean);
+    ok(dedup_auto_gpu_pays(DEDUP_AUTO_GPU_MIN_DOC_BYTES * UINT64_C(1000), 1000) &&
+           !dedup_auto_gpu_pays(DEDUP_AUTO_GPU_MIN_DOC_BYTES * UINT64_C(1000) - 1, 1000),
+       "auto: the GPU from %u bytes of text per document on average", DEDUP_AUTO_GPU_MIN_DOC_BYTES);
+}
+
 int main(void)
 {
     test_normalize();
@@ -289,5 +331,6 @@ int main(void)
     test_signature_wide();
     test_keyset();
     test_index();
+    test_auto_rule();
     return done_testing();
 }
