@@ -27,7 +27,15 @@
  * NSLOTS batch slots rotate on their own streams, so batch b's transfer and
  * kernels run while the host packs the next batch and unpacks an earlier
  * one. Batches start small and end small, so that the device starts early
- * and the host's last unpack is short. */
+ * and the host's last unpack is short.
+ *
+ * Every device CUDA sees (CUDA_VISIBLE_DEVICES selects them) gets its own
+ * copy of the tables and NSLOTS batch slots; slot i belongs to device
+ * i % ndevs, so consecutive batches go to the devices in turn, and since
+ * slots are unpacked in the order they were launched, the ids come out in
+ * input order whichever device finishes first. A device whose CUDA call
+ * fails is retired: that call fails (its caller encodes the documents on
+ * the CPU) and later calls use the devices left. */
 extern "C" {
 #include "gpu/bpe.h"
 #include "core/pool.h"
@@ -37,6 +45,7 @@ extern "C" {
 }
 
 #include <atomic>
+#include <pthread.h>
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -58,7 +67,16 @@ extern "C" {
 #define THREADS 128
 #define WARP 32
 #define FULL_WARP 0xFFFFFFFFu
-#define NSLOTS 3             /* batches in flight */
+#define MIN_COMPUTE_MAJOR 9 /* the kernels are built for sm_90 */
+#define NSLOTS 3             /* batches in flight per device */
+#define MAX_DEVICES 16       /* devices used at most (the first 16 CUDA sees) */
+/* Tests: how many devices the host emulation pretends to have (default 1),
+ * and one of them whose every batch fails, as a device that dies mid-run. */
+#define EMULATE_DEVICES_ENV "GPU_BPE_EMULATE_DEVICES"
+#define EMULATE_FAIL_ENV "GPU_BPE_EMULATE_FAIL_DEVICE"
+/* cudaHostAllocPortable: pinned for every device, not only the current one. */
+#define PINNED_FLAGS (cudaHostAllocDefault | cudaHostAllocPortable)
+#define MAPPED_FLAGS (cudaHostAllocMapped | cudaHostAllocPortable)
 #define HOST_THREADS_MAX 16  /* threads that pack texts and unpack ids */
 #define COPY_BLOCKS_PER_SM 4
 /* Ids per part of the unpack copy (1 MiB), which threads take one at a time. */
@@ -432,20 +450,33 @@ typedef struct {
     /* which segments it holds */
     size_t seg_begin, seg_end;
     bool busy;
+    int dev; /* index in gpu_bpe.devs */
 } batch_slot;
+
+/* One device: its CUDA number, its copies of the tables, and whether it failed. */
+typedef struct {
+    int id;            /* CUDA device number (emulated: 0, 1, ...) */
+    gb_tables tables;  /* device copies (unused when emulated) */
+    void *mem[DEV_TABLES];
+    int nmem;
+    int copy_blocks;   /* blocks of copy_ids_kernel: a few per SM */
+    bool failed;       /* a CUDA call on it failed: no more batches go to it */
+    bool emulate_fail; /* tests: every batch on it fails (EMULATE_FAIL_ENV) */
+    double kernel_seconds;
+    size_t batches;    /* launched on it since open */
+} gb_device;
 
 struct gpu_bpe {
     const tokenizer *tok;
     gpu_bpe_mode mode;
-    gb_tables host_tables, dev_tables;
-    void *dev_mem[DEV_TABLES]; /* table copies */
-    int ndev_mem;
-    batch_slot slots[NSLOTS];
+    gb_tables host_tables;
+    gb_device devs[MAX_DEVICES];
+    int ndevs;
+    batch_slot slots[NSLOTS * MAX_DEVICES]; /* slot i on device i % ndevs */
     size_t batch_bytes; /* what the slots hold */
-    int copy_blocks;
     double kernel_seconds, phase_seconds[GPU_BPE_PHASES], host_seconds[GPU_BPE_HOST_PHASES];
     uint32_t slot_bytes;
-    int in_flight; /* batch slots used: NSLOTS, or 1 to time kernels alone */
+    bool overlap;  /* false: one batch at a time, on the first device left, to time kernels alone */
     int host_threads;
     wpool *pool;
     bpe_scratch scratch[HOST_THREADS_MAX];
@@ -489,12 +520,12 @@ extern "C" bool gpu_bpe_usable(wbuf *why)
     return true;
 }
 
-/* Copies n bytes to new device memory owned by g. */
-static int to_device(gpu_bpe *g, const void *src, size_t n, const void **dst, wbuf *err)
+/* Copies n bytes to new memory on device d (the current one). */
+static int to_device(gb_device *d, const void *src, size_t n, const void **dst, wbuf *err)
 {
     void *p;
     CUDA_TRY(cudaMalloc(&p, n ? n : 1));
-    g->dev_mem[g->ndev_mem++] = p;
+    d->mem[d->nmem++] = p;
     CUDA_TRY(cudaMemcpy(p, src, n, cudaMemcpyHostToDevice));
     *dst = p;
     return 0;
@@ -527,46 +558,47 @@ static void host_tables(const tokenizer *t, const hf_gpu_plan *plan, gb_tables *
     ht->whole = NULL;
 }
 
-static int device_tables(gpu_bpe *g, wbuf *err)
+/* Copies the tables to device dev (made current). */
+static int device_tables(gpu_bpe *g, gb_device *dev, wbuf *err)
 {
     const tok_vocab *v = &g->tok->vocab;
-    gb_tables *d = &g->dev_tables;
+    gb_tables *d = &dev->tables;
     *d = g->host_tables;
+    CUDA_TRY(cudaSetDevice(dev->id));
     uint16_t nblocks = 0;
     for (size_t i = 0; i < sizeof uclass_stage1 / sizeof uclass_stage1[0]; i++)
         if (uclass_stage1[i] >= nblocks) nblocks = (uint16_t)(uclass_stage1[i] + 1);
     const void *p;
-    if (to_device(g, uclass_stage1, sizeof uclass_stage1, &p, err)) return -1;
+    if (to_device(dev, uclass_stage1, sizeof uclass_stage1, &p, err)) return -1;
     d->stage1 = (const uint16_t *)p;
-    if (to_device(g, uclass_stage2, (size_t)nblocks * UCLASS_BLOCK, &p, err)) return -1;
+    if (to_device(dev, uclass_stage2, (size_t)nblocks * UCLASS_BLOCK, &p, err)) return -1;
     d->stage2 = (const uint8_t *)p;
-    if (to_device(g, v->slots, ((size_t)v->mask + 1) * sizeof *v->slots, &p, err)) return -1;
+    if (to_device(dev, v->slots, ((size_t)v->mask + 1) * sizeof *v->slots, &p, err)) return -1;
     d->slots = (const vocab_slot *)p;
-    if (to_device(g, v->bytes, v->nbytes, &p, err)) return -1;
+    if (to_device(dev, v->bytes, v->nbytes, &p, err)) return -1;
     d->bytes = (const uint8_t *)p;
-    if (to_device(g, v->tok_off, (size_t)v->nids * sizeof *v->tok_off, &p, err)) return -1;
+    if (to_device(dev, v->tok_off, (size_t)v->nids * sizeof *v->tok_off, &p, err)) return -1;
     d->tok_off = (const uint64_t *)p;
     d->tok_rank = NULL;
     if (v->tok_rank) {
-        if (to_device(g, v->tok_rank, (size_t)v->nids * sizeof *v->tok_rank, &p, err)) return -1;
+        if (to_device(dev, v->tok_rank, (size_t)v->nids * sizeof *v->tok_rank, &p, err)) return -1;
         d->tok_rank = (const uint32_t *)p;
     }
-    if (to_device(g, v->pair_id, (size_t)65536 * sizeof *v->pair_id, &p, err)) return -1;
+    if (to_device(dev, v->pair_id, (size_t)65536 * sizeof *v->pair_id, &p, err)) return -1;
     d->pair_id = (const uint32_t *)p;
-    if (to_device(g, v->byte_id, sizeof v->byte_id, &p, err)) return -1;
+    if (to_device(dev, v->byte_id, sizeof v->byte_id, &p, err)) return -1;
     d->byte_id = (const uint32_t *)p;
     if (d->merges) {
-        if (to_device(g, d->merges, ((size_t)d->merges_mask + 1) * sizeof *d->merges, &p, err)) return -1;
+        if (to_device(dev, d->merges, ((size_t)d->merges_mask + 1) * sizeof *d->merges, &p, err)) return -1;
         d->merges = (const hf_merge_slot *)p;
     }
     if (d->whole) {
-        if (to_device(g, d->whole, v->nids, &p, err)) return -1;
+        if (to_device(dev, d->whole, v->nids, &p, err)) return -1;
         d->whole = (const uint8_t *)p;
     }
-    int dev, sms = 0;
-    CUDA_TRY(cudaGetDevice(&dev));
-    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    g->copy_blocks = (sms > 0 ? sms : 1) * COPY_BLOCKS_PER_SM;
+    int sms = 0;
+    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev->id));
+    dev->copy_blocks = (sms > 0 ? sms : 1) * COPY_BLOCKS_PER_SM;
     return 0;
 }
 
@@ -584,7 +616,7 @@ static size_t merge_layout(gb_batch *b, size_t batch_bytes)
     return n;
 }
 
-/* Allocates a batch slot's buffers for batches of g->batch_bytes: on the
+/* Allocates a batch slot's buffers for batches of g->batch_bytes: on its
  * device (ids, first ids, long pieces and counters in mapped host memory),
  * or (emulation) on the host. */
 static int slot_alloc(gpu_bpe *g, batch_slot *s, wbuf *err)
@@ -618,12 +650,13 @@ static int slot_alloc(gpu_bpe *g, batch_slot *s, wbuf *err)
         b->info = s->h_info;
         return 0;
     }
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_text, bytes, cudaHostAllocDefault));
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_seg_off, (BATCH_SEGS + 1) * sizeof(uint32_t), cudaHostAllocDefault));
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_info, sizeof(gb_info), cudaHostAllocMapped));
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_ids, bytes * sizeof(uint32_t), cudaHostAllocMapped));
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_first, BATCH_SEGS * sizeof(uint32_t), cudaHostAllocMapped));
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_longs, nlongs * sizeof(gb_long), cudaHostAllocMapped));
+    CUDA_TRY(cudaSetDevice(g->devs[s->dev].id));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_text, bytes, PINNED_FLAGS));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_seg_off, (BATCH_SEGS + 1) * sizeof(uint32_t), PINNED_FLAGS));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_info, sizeof(gb_info), MAPPED_FLAGS));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_ids, bytes * sizeof(uint32_t), MAPPED_FLAGS));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_first, BATCH_SEGS * sizeof(uint32_t), MAPPED_FLAGS));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_longs, nlongs * sizeof(gb_long), MAPPED_FLAGS));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->info, s->h_info, 0));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->host_ids, s->h_ids, 0));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->first, s->h_first, 0));
@@ -659,6 +692,7 @@ static void slot_free(gpu_bpe *g, batch_slot *s)
         free(s->h_longs), free(b->cut), free(b->cut_seg), free(b->raw), free(b->count), free(b->off);
         free(b->tmp), free(b->merged), free(b->merges), free(b->seg_chunk), free(b->seg_local), free(b->counters);
     } else {
+        cudaSetDevice(g->devs[s->dev].id);
         if (s->stream) cudaStreamSynchronize(s->stream);
         cudaFreeHost(s->h_text), cudaFreeHost(s->h_seg_off), cudaFreeHost(s->h_info), cudaFreeHost(s->h_ids);
         cudaFreeHost(s->h_first), cudaFreeHost(s->h_longs);
@@ -669,19 +703,94 @@ static void slot_free(gpu_bpe *g, batch_slot *s)
         for (int i = 0; i <= GPU_BPE_PHASES; i++)
             if (s->phase[i]) cudaEventDestroy(s->phase[i]);
     }
+    int dev = s->dev;
     memset(s, 0, sizeof *s);
+    s->dev = dev;
 }
 
-/* (Re)allocates every batch slot and the long-piece tables for batches of batch_bytes. */
-static int alloc_slots(gpu_bpe *g, size_t batch_bytes, wbuf *err)
+/* A whole number from environment variable name, or fallback when it is unset or not one. */
+static int env_int(const char *name, int fallback)
 {
-    for (int i = 0; i < NSLOTS; i++) slot_free(g, &g->slots[i]);
+    const char *v = getenv(name);
+    char *end;
+    long n = v && *v ? strtol(v, &end, 10) : 0;
+    return v && *v && !*end ? (int)n : fallback;
+}
+
+/* Finds the devices: every one CUDA sees (CUDA_VISIBLE_DEVICES selects
+ * them) that can run the kernels, up to MAX_DEVICES; emulated, as many as
+ * EMULATE_DEVICES_ENV says (default 1). */
+static int find_devices(gpu_bpe *g, wbuf *err)
+{
+    if (g->mode == GPU_BPE_EMULATE) {
+        int n = env_int(EMULATE_DEVICES_ENV, 1), fail = env_int(EMULATE_FAIL_ENV, -1);
+        g->ndevs = n < 1 ? 1 : n > MAX_DEVICES ? MAX_DEVICES : n;
+        for (int i = 0; i < g->ndevs; i++) g->devs[i].id = i, g->devs[i].emulate_fail = i == fail;
+        return 0;
+    }
+    int count = 0;
+    CUDA_TRY(cudaGetDeviceCount(&count));
+    for (int i = 0; i < count && g->ndevs < MAX_DEVICES; i++) {
+        int major = 0;
+        CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, i));
+        if (major >= MIN_COMPUTE_MAJOR) g->devs[g->ndevs++].id = i;
+    }
+    if (!g->ndevs) {
+        buf_printf(err, "no CUDA device with compute capability %d.0 or newer (the kernels are built for sm_90)",
+                   MIN_COMPUTE_MAJOR);
+        return -1;
+    }
+    return 0;
+}
+
+/* Setting up one device: its tables (when tables is set) and its batch slots. */
+typedef struct {
+    gpu_bpe *g;
+    int dev;
+    bool tables;
+    wbuf err;
+    int rc;
+} device_setup;
+
+static void *setup_device(void *arg)
+{
+    device_setup *d = (device_setup *)arg;
+    gpu_bpe *g = d->g;
+    if (d->tables && g->mode == GPU_BPE_DEVICE) d->rc = device_tables(g, &g->devs[d->dev], &d->err);
+    for (int i = d->dev; !d->rc && i < NSLOTS * g->ndevs; i += g->ndevs) d->rc = slot_alloc(g, &g->slots[i], &d->err);
+    return NULL;
+}
+
+/* (Re)allocates every batch slot and the long-piece tables for batches of
+ * batch_bytes, first copying the tables to each device when tables is set.
+ * The devices are set up at once, each by a thread of its own (a context,
+ * table copies and pinned buffers take a good part of a second each). */
+static int alloc_slots(gpu_bpe *g, size_t batch_bytes, bool tables, wbuf *err)
+{
+    for (int i = 0; i < NSLOTS * g->ndevs; i++) slot_free(g, &g->slots[i]);
     g->batch_bytes = batch_bytes;
     g->long_at = (uint32_t *)xrealloc(g->long_at, max_longs(batch_bytes) * sizeof(uint32_t));
     g->long_n = (uint32_t *)xrealloc(g->long_n, max_longs(batch_bytes) * sizeof(uint32_t));
-    for (int i = 0; i < NSLOTS; i++)
-        if (slot_alloc(g, &g->slots[i], err)) return -1;
-    return 0;
+    for (int i = 0; i < NSLOTS * g->ndevs; i++) g->slots[i].dev = i % g->ndevs;
+    device_setup setup[MAX_DEVICES];
+    pthread_t thread[MAX_DEVICES];
+    bool threaded[MAX_DEVICES] = {false};
+    for (int d = 0; d < g->ndevs; d++) {
+        setup[d] = (device_setup){g, d, tables, WBUF_INIT, 0};
+        threaded[d] = d > 0 && pthread_create(&thread[d], NULL, setup_device, &setup[d]) == 0;
+        if (!threaded[d] && d > 0) setup_device(&setup[d]);
+    }
+    setup_device(&setup[0]); /* the calling thread sets up the first device */
+    int rc = 0;
+    for (int d = 0; d < g->ndevs; d++) {
+        if (threaded[d]) pthread_join(thread[d], NULL);
+        if (setup[d].rc && !rc) {
+            buf_printf(err, "CUDA device %d: %s", g->devs[d].id, setup[d].err.data ? setup[d].err.data : "");
+            rc = -1;
+        }
+        buf_free(&setup[d].err);
+    }
+    return rc;
 }
 
 /* A host task: fn(arg, t, nt). */
@@ -726,7 +835,7 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
     g->tok = t;
     g->mode = mode;
     g->slot_bytes = SLOT_BYTES;
-    g->in_flight = NSLOTS;
+    g->overlap = true;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     g->host_threads = cpus < 1 ? 1 : cpus > HOST_THREADS_MAX ? HOST_THREADS_MAX : (int)cpus;
     g->pool = pool_create(g->host_threads, g->host_threads, host_task_run, NULL);
@@ -747,10 +856,7 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
         run_parallel(g, find_whole_tokens, g, g->host_threads);
         g->host_tables.whole = g->whole;
     }
-    int rc = 0;
-    if (mode == GPU_BPE_DEVICE) rc = device_tables(g, err);
-    if (!rc) rc = alloc_slots(g, BATCH_BYTES, err);
-    if (rc) {
+    if (find_devices(g, err) || alloc_slots(g, BATCH_BYTES, true, err)) {
         gpu_bpe_close(g);
         return NULL;
     }
@@ -760,8 +866,11 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
 extern "C" void gpu_bpe_close(gpu_bpe *g)
 {
     if (!g) return;
-    for (int i = 0; i < NSLOTS; i++) slot_free(g, &g->slots[i]);
-    for (int i = 0; i < g->ndev_mem; i++) cudaFree(g->dev_mem[i]);
+    for (int i = 0; i < NSLOTS * g->ndevs; i++) slot_free(g, &g->slots[i]);
+    for (int d = 0; d < g->ndevs; d++) {
+        if (g->devs[d].nmem) cudaSetDevice(g->devs[d].id);
+        for (int i = 0; i < g->devs[d].nmem; i++) cudaFree(g->devs[d].mem[i]);
+    }
     for (int t = 0; t < HOST_THREADS_MAX; t++)
         bpe_scratch_free(&g->scratch[t]), ids_free(&g->long_ids[t]), buf_free(&g->nfc_text[t]);
     free(g->nfc_texts), free(g->nfc_lens), free(g->nfc_off), free(g->whole);
@@ -775,13 +884,25 @@ extern "C" int gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, size_t batch_bytes, 
 {
     size_t c = chunk_bytes;
     g->slot_bytes = (uint32_t)(c < MIN_SLOT_BYTES ? MIN_SLOT_BYTES : c > MAX_SLOT_BYTES ? MAX_SLOT_BYTES : c);
-    g->in_flight = overlap ? NSLOTS : 1;
+    g->overlap = overlap;
     size_t b = batch_bytes ? batch_bytes : BATCH_BYTES;
     b = b < MIN_BATCH_BYTES ? MIN_BATCH_BYTES : b > MAX_BATCH_BYTES ? MAX_BATCH_BYTES : b;
-    return b == g->batch_bytes ? 0 : alloc_slots(g, b, err);
+    return b == g->batch_bytes ? 0 : alloc_slots(g, b, false, err);
 }
 
 extern "C" double gpu_bpe_kernel_seconds(const gpu_bpe *g) { return g->kernel_seconds; }
+
+extern "C" int gpu_bpe_devices(const gpu_bpe *g) { return g->ndevs; }
+
+extern "C" double gpu_bpe_device_kernel_seconds(const gpu_bpe *g, int i)
+{
+    return i >= 0 && i < g->ndevs ? g->devs[i].kernel_seconds : 0;
+}
+
+extern "C" size_t gpu_bpe_device_batches(const gpu_bpe *g, int i)
+{
+    return i >= 0 && i < g->ndevs ? g->devs[i].batches : 0;
+}
 
 extern "C" void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES])
 {
@@ -961,6 +1082,13 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
         for (uint32_t d = 0; d < b->nseg; d++) s->h_first[d] = NO_FIRST;
         return 0;
     }
+    gb_device *dev = &g->devs[s->dev];
+    dev->batches++;
+    if (g->mode == GPU_BPE_DEVICE) CUDA_TRY(cudaSetDevice(dev->id));
+    if (dev->emulate_fail) {
+        buf_printf(err, "emulated failure of device %d", dev->id);
+        return -1;
+    }
     if (g->texts_pinned && send_pinned_texts(g, s, err)) return -1;
     if (g->mode == GPU_BPE_EMULATE) {
         const gb_tables *t = &g->host_tables;
@@ -981,20 +1109,20 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
     CUDA_TRY(cudaMemcpyAsync(s->d_seg_off, s->h_seg_off, (b->nseg + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
     CUDA_TRY(cudaMemsetAsync(b->counters, 0, sizeof(gb_counters), st));
     CUDA_TRY(cudaEventRecord(s->phase[0], st));
-    cut_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
+    cut_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(dev->tables, *b);
     CUDA_TRY(cudaEventRecord(s->phase[1], st));
-    encode_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
+    encode_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(dev->tables, *b);
     CUDA_TRY(cudaEventRecord(s->phase[2], st));
     uint32_t merge_threads = b->nbytes / BYTES_PER_MERGE_THREAD, merge_warps = b->nbytes / BYTES_PER_MERGE_WARP;
-    merge_warp_kernel<<<blocks((size_t)merge_warps * WARP + 1, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
-    merge_kernel<<<blocks(merge_threads + 1, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
+    merge_warp_kernel<<<blocks((size_t)merge_warps * WARP + 1, THREADS), THREADS, 0, st>>>(dev->tables, *b);
+    merge_kernel<<<blocks(merge_threads + 1, THREADS), THREADS, 0, st>>>(dev->tables, *b);
     CUDA_TRY(cudaEventRecord(s->phase[3], st));
     CUDA_TRY(cub::DeviceScan::ExclusiveSum(s->d_cub, s->cub_bytes, b->count, b->off, (int)b->nslots, st));
     CUDA_TRY(cudaEventRecord(s->phase[4], st));
     gather_kernel<<<blocks((size_t)b->nslots * WARP, THREADS), THREADS, 0, st>>>(*b);
     first_kernel<<<blocks(b->nseg, THREADS), THREADS, 0, st>>>(*b);
     CUDA_TRY(cudaEventRecord(s->phase[5], st));
-    copy_ids_kernel<<<g->copy_blocks, THREADS, 0, st>>>(*b);
+    copy_ids_kernel<<<dev->copy_blocks, THREADS, 0, st>>>(*b);
     CUDA_TRY(cudaEventRecord(s->phase[6], st));
     CUDA_TRY(cudaGetLastError());
     return 0;
@@ -1123,6 +1251,7 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
         return 0;
     }
     if (g->mode == GPU_BPE_DEVICE && s->b.nbytes) {
+        CUDA_TRY(cudaSetDevice(g->devs[s->dev].id));
         CUDA_TRY(cudaStreamSynchronize(s->stream));
         double t1 = seconds_now();
         g->host_seconds[1] += t1 - t0;
@@ -1132,6 +1261,7 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
             CUDA_TRY(cudaEventElapsedTime(&ms, s->phase[i], s->phase[i + 1]));
             g->phase_seconds[i] += ms / 1e3;
             g->kernel_seconds += ms / 1e3;
+            g->devs[s->dev].kernel_seconds += ms / 1e3;
         }
     }
     uint32_t nseg = s->b.nseg, total = s->h_info->total;
@@ -1215,6 +1345,36 @@ static void nfc_texts(void *arg, int t, int nt)
         if (!g->nfc_texts[d]) g->nfc_texts[d] = buf->data + g->nfc_off[d];
 }
 
+/* The slots a call uses, in launch order: every slot of a device that has
+ * not failed (slot i is on device i % ndevs, so batches go to the devices in
+ * turn), or the first of them alone without overlap. Returns how many. */
+static int active_slots(const gpu_bpe *g, int order[])
+{
+    int n = 0;
+    for (int i = 0; i < NSLOTS * g->ndevs && (g->overlap || n < 1); i++)
+        if (!g->devs[g->slots[i].dev].failed) order[n++] = i;
+    return n;
+}
+
+/* After a failed call on device dev: no more batches go to it, the error
+ * says so, and the batches still in flight on any device are waited for
+ * (their errors ignored), so none writes into buffers the next call fills. */
+static void retire_device(gpu_bpe *g, int dev, wbuf *err)
+{
+    g->devs[dev].failed = true;
+    int left = 0;
+    for (int d = 0; d < g->ndevs; d++) left += !g->devs[d].failed;
+    buf_printf(err, " (on CUDA device %d, which this run no longer uses; %d other device%s left)", g->devs[dev].id,
+               left, left == 1 ? "" : "s");
+    if (g->mode != GPU_BPE_DEVICE) return;
+    for (int i = 0; i < NSLOTS * g->ndevs; i++)
+        if (g->slots[i].stream) {
+            cudaSetDevice(g->devs[g->slots[i].dev].id);
+            cudaStreamSynchronize(g->slots[i].stream);
+        }
+    cudaGetLastError(); /* clears a non-sticky error of this thread */
+}
+
 static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
                   size_t *doc_end, wbuf *err)
 {
@@ -1230,26 +1390,37 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
         texts = g->nfc_texts;
         lens = g->nfc_lens;
     }
+    int order[NSLOTS * MAX_DEVICES], nactive = active_slots(g, order);
+    if (!nactive) {
+        buf_printf(err, "every CUDA device failed earlier in this run");
+        return -1;
+    }
     make_segments(g, texts, lens, ndocs);
     g->packed = 0;
     size_t next = 0;
     int turn = 0, rc = 0;
+    batch_slot *failed = NULL;
     while (next < g->nsegs && !rc) {
-        batch_slot *s = &g->slots[turn];
+        batch_slot *s = &g->slots[order[turn]];
         if (s->busy) rc = unpack(g, s, out, doc_end, err);
-        if (rc) break;
+        if (rc) {
+            failed = s;
+            break;
+        }
         double t0 = seconds_now();
         pack(g, s, &next);
         g->host_seconds[0] += seconds_now() - t0;
         rc = launch(g, s, err);
+        if (rc) failed = s;
         s->busy = true;
-        turn = (turn + 1) % g->in_flight;
+        turn = (turn + 1) % nactive;
     }
-    for (int i = 0; i < g->in_flight; i++) {
-        batch_slot *s = &g->slots[(turn + i) % g->in_flight];
-        if (s->busy && !rc) rc = unpack(g, s, out, doc_end, err);
+    for (int i = 0; i < nactive; i++) { /* oldest first: the ids stay in input order */
+        batch_slot *s = &g->slots[order[(turn + i) % nactive]];
+        if (s->busy && !rc && (rc = unpack(g, s, out, doc_end, err))) failed = s;
         s->busy = false;
     }
+    if (failed) retire_device(g, failed->dev, err);
     return rc;
 }
 
@@ -1273,7 +1444,7 @@ extern "C" void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes)
 {
     if (g->mode == GPU_BPE_EMULATE) return malloc(bytes);
     void *p = NULL;
-    return cudaHostAlloc(&p, bytes, cudaHostAllocDefault) == cudaSuccess ? p : NULL;
+    return cudaHostAlloc(&p, bytes, PINNED_FLAGS) == cudaSuccess ? p : NULL;
 }
 
 extern "C" void gpu_bpe_host_free(gpu_bpe *g, void *p)
