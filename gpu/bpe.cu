@@ -33,9 +33,12 @@
  * copy of the tables and NSLOTS batch slots; slot i belongs to device
  * i % ndevs, so consecutive batches go to the devices in turn, and since
  * slots are unpacked in the order they were launched, the ids come out in
- * input order whichever device finishes first. A device whose CUDA call
- * fails is retired: that call fails (its caller encodes the documents on
- * the CPU) and later calls use the devices left. */
+ * input order whichever device finishes first. The first device is set up
+ * before gpu_bpe_open returns; the others each on a thread of their own
+ * afterwards, joining at the next call once ready, so that start-up waits
+ * for one device only. A device whose CUDA call fails is retired: that
+ * call fails (its caller encodes the documents on the CPU) and later calls
+ * use the devices left. */
 extern "C" {
 #include "gpu/bpe.h"
 #include "core/pool.h"
@@ -453,14 +456,23 @@ typedef struct {
     int dev; /* index in gpu_bpe.devs */
 } batch_slot;
 
+/* Where a device's set-up stands (written by its set-up thread, read by the caller's). */
+enum { SETUP_RUNNING = 0, SETUP_DONE, SETUP_FAILED };
+
 /* One device: its CUDA number, its copies of the tables, and whether it failed. */
 typedef struct {
     int id;            /* CUDA device number (emulated: 0, 1, ...) */
+    std::atomic<int> setup; /* SETUP_*: batches go to it once DONE */
+    wbuf setup_err;    /* why its set-up failed */
+    bool setup_thread; /* set up by a thread not yet joined */
+    pthread_t thread;
+    gpu_bpe *owner;    /* for that thread */
+    int index;         /* in owner->devs */
     gb_tables tables;  /* device copies (unused when emulated) */
     void *mem[DEV_TABLES];
     int nmem;
     int copy_blocks;   /* blocks of copy_ids_kernel: a few per SM */
-    bool failed;       /* a CUDA call on it failed: no more batches go to it */
+    bool failed;       /* its set-up or a CUDA call on it failed: no more batches go to it */
     bool emulate_fail; /* tests: every batch on it fails (EMULATE_FAIL_ENV) */
     double kernel_seconds;
     size_t batches;    /* launched on it since open */
@@ -477,6 +489,7 @@ struct gpu_bpe {
     double kernel_seconds, phase_seconds[GPU_BPE_PHASES], host_seconds[GPU_BPE_HOST_PHASES];
     uint32_t slot_bytes;
     bool overlap;  /* false: one batch at a time, on the first device left, to time kernels alone */
+    int turn;      /* the next call's first slot, in the rotation (calls continue it) */
     int host_threads;
     wpool *pool;
     bpe_scratch scratch[HOST_THREADS_MAX];
@@ -709,6 +722,8 @@ static void slot_free(gpu_bpe *g, batch_slot *s)
 }
 
 /* A whole number from environment variable name, or fallback when it is unset or not one. */
+static bool device_usable(gpu_bpe *g, gb_device *d);
+
 static int env_int(const char *name, int fallback)
 {
     const char *v = getenv(name);
@@ -743,54 +758,72 @@ static int find_devices(gpu_bpe *g, wbuf *err)
     return 0;
 }
 
-/* Setting up one device: its tables (when tables is set) and its batch slots. */
-typedef struct {
-    gpu_bpe *g;
-    int dev;
-    bool tables;
-    wbuf err;
-    int rc;
-} device_setup;
-
-static void *setup_device(void *arg)
+/* Sets up device dev: its tables (the first time) and its batch slots. */
+static int setup_device(gpu_bpe *g, int dev, wbuf *err)
 {
-    device_setup *d = (device_setup *)arg;
-    gpu_bpe *g = d->g;
-    if (d->tables && g->mode == GPU_BPE_DEVICE) d->rc = device_tables(g, &g->devs[d->dev], &d->err);
-    for (int i = d->dev; !d->rc && i < NSLOTS * g->ndevs; i += g->ndevs) d->rc = slot_alloc(g, &g->slots[i], &d->err);
+    gb_device *d = &g->devs[dev];
+    int rc = 0;
+    if (g->mode == GPU_BPE_DEVICE && !d->nmem) rc = device_tables(g, d, err);
+    for (int i = dev; !rc && i < NSLOTS * g->ndevs; i += g->ndevs) rc = slot_alloc(g, &g->slots[i], err);
+    d->setup.store(rc ? SETUP_FAILED : SETUP_DONE, std::memory_order_release);
+    return rc;
+}
+
+/* A further device's set-up thread. */
+static void *setup_thread(void *arg)
+{
+    gb_device *d = (gb_device *)arg;
+    setup_device(d->owner, d->index, &d->setup_err);
     return NULL;
 }
 
-/* (Re)allocates every batch slot and the long-piece tables for batches of
- * batch_bytes, first copying the tables to each device when tables is set.
- * The devices are set up at once, each by a thread of its own (a context,
- * table copies and pinned buffers take a good part of a second each). */
-static int alloc_slots(gpu_bpe *g, size_t batch_bytes, bool tables, wbuf *err)
+/* Waits for the further devices' set-up threads. */
+static void join_setups(gpu_bpe *g)
 {
+    for (int d = 0; d < g->ndevs; d++)
+        if (g->devs[d].setup_thread) {
+            pthread_join(g->devs[d].thread, NULL);
+            g->devs[d].setup_thread = false;
+        }
+}
+
+/* (Re)allocates every batch slot and the long-piece tables for batches of
+ * batch_bytes, copying the tables to each device the first time. The first
+ * device is set up here; each further one by a thread of its own, started
+ * once the first is ready (a context, the table copies and ~0.5 GB of
+ * pinned buffers take ~0.45 s per device, and the driver does much of it
+ * one device at a time: measured on two H200s, setting both up at once
+ * doubled the wait for the first, bench/results/multi-gpu-2026-11-27.md).
+ * Batches go to a further device from the first call after it is ready. */
+static int alloc_slots(gpu_bpe *g, size_t batch_bytes, wbuf *err)
+{
+    join_setups(g);
     for (int i = 0; i < NSLOTS * g->ndevs; i++) slot_free(g, &g->slots[i]);
     g->batch_bytes = batch_bytes;
     g->long_at = (uint32_t *)xrealloc(g->long_at, max_longs(batch_bytes) * sizeof(uint32_t));
     g->long_n = (uint32_t *)xrealloc(g->long_n, max_longs(batch_bytes) * sizeof(uint32_t));
     for (int i = 0; i < NSLOTS * g->ndevs; i++) g->slots[i].dev = i % g->ndevs;
-    device_setup setup[MAX_DEVICES];
-    pthread_t thread[MAX_DEVICES];
-    bool threaded[MAX_DEVICES] = {false};
+    bool failed_before[MAX_DEVICES]; /* set-up failed earlier (tables maybe half copied): left out for good */
     for (int d = 0; d < g->ndevs; d++) {
-        setup[d] = (device_setup){g, d, tables, WBUF_INIT, 0};
-        threaded[d] = d > 0 && pthread_create(&thread[d], NULL, setup_device, &setup[d]) == 0;
-        if (!threaded[d] && d > 0) setup_device(&setup[d]);
+        failed_before[d] = g->devs[d].setup.load() == SETUP_FAILED;
+        if (failed_before[d]) continue;
+        g->devs[d].setup.store(SETUP_RUNNING);
+        g->devs[d].owner = g, g->devs[d].index = d;
     }
-    setup_device(&setup[0]); /* the calling thread sets up the first device */
-    int rc = 0;
-    for (int d = 0; d < g->ndevs; d++) {
-        if (threaded[d]) pthread_join(thread[d], NULL);
-        if (setup[d].rc && !rc) {
-            buf_printf(err, "CUDA device %d: %s", g->devs[d].id, setup[d].err.data ? setup[d].err.data : "");
-            rc = -1;
-        }
-        buf_free(&setup[d].err);
+    wbuf why = WBUF_INIT;
+    if (failed_before[0] || setup_device(g, 0, &why)) {
+        buf_printf(err, "CUDA device %d: %s", g->devs[0].id, why.data ? why.data : "");
+        buf_free(&why);
+        return -1;
     }
-    return rc;
+    buf_free(&why);
+    for (int d = 1; d < g->ndevs; d++) {
+        gb_device *dev = &g->devs[d];
+        if (failed_before[d]) continue;
+        dev->setup_thread = pthread_create(&dev->thread, NULL, setup_thread, dev) == 0;
+        if (!dev->setup_thread) setup_device(g, d, &dev->setup_err);
+    }
+    return 0;
 }
 
 /* A host task: fn(arg, t, nt). */
@@ -856,7 +889,7 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
         run_parallel(g, find_whole_tokens, g, g->host_threads);
         g->host_tables.whole = g->whole;
     }
-    if (find_devices(g, err) || alloc_slots(g, BATCH_BYTES, true, err)) {
+    if (find_devices(g, err) || alloc_slots(g, BATCH_BYTES, err)) {
         gpu_bpe_close(g);
         return NULL;
     }
@@ -866,10 +899,12 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
 extern "C" void gpu_bpe_close(gpu_bpe *g)
 {
     if (!g) return;
+    join_setups(g);
     for (int i = 0; i < NSLOTS * g->ndevs; i++) slot_free(g, &g->slots[i]);
     for (int d = 0; d < g->ndevs; d++) {
         if (g->devs[d].nmem) cudaSetDevice(g->devs[d].id);
         for (int i = 0; i < g->devs[d].nmem; i++) cudaFree(g->devs[d].mem[i]);
+        buf_free(&g->devs[d].setup_err);
     }
     for (int t = 0; t < HOST_THREADS_MAX; t++)
         bpe_scratch_free(&g->scratch[t]), ids_free(&g->long_ids[t]), buf_free(&g->nfc_text[t]);
@@ -887,12 +922,22 @@ extern "C" int gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, size_t batch_bytes, 
     g->overlap = overlap;
     size_t b = batch_bytes ? batch_bytes : BATCH_BYTES;
     b = b < MIN_BATCH_BYTES ? MIN_BATCH_BYTES : b > MAX_BATCH_BYTES ? MAX_BATCH_BYTES : b;
-    return b == g->batch_bytes ? 0 : alloc_slots(g, b, false, err);
+    int rc = b == g->batch_bytes ? 0 : alloc_slots(g, b, err);
+    join_setups(g); /* benchmarks time every device */
+    return rc;
 }
 
 extern "C" double gpu_bpe_kernel_seconds(const gpu_bpe *g) { return g->kernel_seconds; }
 
 extern "C" int gpu_bpe_devices(const gpu_bpe *g) { return g->ndevs; }
+
+extern "C" int gpu_bpe_wait_devices(gpu_bpe *g)
+{
+    join_setups(g);
+    int n = 0;
+    for (int d = 0; d < g->ndevs; d++) n += device_usable(g, &g->devs[d]);
+    return n;
+}
 
 extern "C" double gpu_bpe_device_kernel_seconds(const gpu_bpe *g, int i)
 {
@@ -1345,14 +1390,28 @@ static void nfc_texts(void *arg, int t, int nt)
         if (!g->nfc_texts[d]) g->nfc_texts[d] = buf->data + g->nfc_off[d];
 }
 
-/* The slots a call uses, in launch order: every slot of a device that has
- * not failed (slot i is on device i % ndevs, so batches go to the devices in
- * turn), or the first of them alone without overlap. Returns how many. */
-static int active_slots(const gpu_bpe *g, int order[])
+/* Whether device d takes batches: set up, and not failed. A further
+ * device whose set-up failed is reported here, once, and never used. */
+static bool device_usable(gpu_bpe *g, gb_device *d)
 {
+    int state = d->setup.load(std::memory_order_acquire);
+    if (state == SETUP_FAILED && !d->failed) {
+        d->failed = true;
+        warnf("GPU tokenizer: CUDA device %d is not used: %s", d->id, d->setup_err.data ? d->setup_err.data : "");
+    }
+    return state == SETUP_DONE && !d->failed;
+}
+
+/* The slots a call uses, in launch order: every slot of a device that is
+ * usable (slot i is on device i % ndevs, so batches go to the devices in
+ * turn), or the first of them alone without overlap. Returns how many. */
+static int active_slots(gpu_bpe *g, int order[])
+{
+    bool usable[MAX_DEVICES];
+    for (int d = 0; d < g->ndevs; d++) usable[d] = device_usable(g, &g->devs[d]);
     int n = 0;
     for (int i = 0; i < NSLOTS * g->ndevs && (g->overlap || n < 1); i++)
-        if (!g->devs[g->slots[i].dev].failed) order[n++] = i;
+        if (usable[g->slots[i].dev]) order[n++] = i;
     return n;
 }
 
@@ -1391,6 +1450,10 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
         lens = g->nfc_lens;
     }
     int order[NSLOTS * MAX_DEVICES], nactive = active_slots(g, order);
+    if (!nactive) { /* none ready: wait for those still being set up, if any */
+        join_setups(g);
+        nactive = active_slots(g, order);
+    }
     if (!nactive) {
         buf_printf(err, "every CUDA device failed earlier in this run");
         return -1;
@@ -1398,7 +1461,7 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
     make_segments(g, texts, lens, ndocs);
     g->packed = 0;
     size_t next = 0;
-    int turn = 0, rc = 0;
+    int turn = g->turn % nactive, rc = 0;
     batch_slot *failed = NULL;
     while (next < g->nsegs && !rc) {
         batch_slot *s = &g->slots[order[turn]];
@@ -1421,6 +1484,7 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
         s->busy = false;
     }
     if (failed) retire_device(g, failed->dev, err);
+    g->turn = turn; /* the next call goes on from here, so a call of few batches does not always start on device 0 */
     return rc;
 }
 

@@ -85,17 +85,24 @@ void gpu_bpe_host_free(gpu_bpe *g, void *p);
  * cut-finding thread scans (default 64 bytes, kept within 64..4096), the
  * text per batch (0: the default, 32 MB; kept within 4..256 MB), and
  * whether batches overlap (default true; false runs one batch at a time,
- * on the first device, so that kernel time is measured alone). Returns 0,
- * or -1 with a message in err when the batch buffers cannot be allocated
- * (g is then unusable). */
+ * on the first device, so that kernel time is measured alone). Returns
+ * once every device is set up: 0, or -1 with a message in err when the
+ * first device's batch buffers cannot be allocated (g is then unusable). */
 int gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, size_t batch_bytes, bool overlap, wbuf *err);
 
 /* Seconds the devices spent in kernels (transfers excluded) since open,
  * all devices together. */
 double gpu_bpe_kernel_seconds(const gpu_bpe *g);
 
-/* How many devices g uses (emulated: pretends to use). */
+/* How many devices g uses (emulated: pretends to use). gpu_bpe_open sets
+ * up the first before it returns and each further one on a thread of its
+ * own afterwards; a device takes batches from the first call after it is
+ * ready (one whose set-up fails is reported with warnf and never used). */
 int gpu_bpe_devices(const gpu_bpe *g);
+
+/* Waits until every device's set-up has ended; returns how many devices
+ * take batches (for benchmarks and tests that want all of them). */
+int gpu_bpe_wait_devices(gpu_bpe *g);
 
 /* Seconds device i (0 .. gpu_bpe_devices(g) - 1) spent in kernels since open. */
 double gpu_bpe_device_kernel_seconds(const gpu_bpe *g, int i);

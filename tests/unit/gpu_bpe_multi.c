@@ -2,8 +2,9 @@
  * host emulation pretending to have two (GPU_BPE_EMULATE_DEVICES): batches
  * alternate between the devices, more of them in flight than one device
  * holds, and the ids must come back in input order, identical to the CPU
- * path; a device that fails mid-run fails that call naming it, gets no
- * more batches, and the next calls give the CPU's ids on the device left.
+ * path, also in the first call, while the second device may still be
+ * setting up; a device that fails mid-run fails that call naming it, gets
+ * no more batches, and the next calls give the CPU's ids on the device left.
  * Runs wherever CUDA was built in, GPU or not. */
 #include "tests/unit/gpu_bpe_check.h"
 
@@ -11,7 +12,8 @@
 #define SMALL_BATCH ((size_t)4 << 20) /* the smallest batch: many batches per call */
 #define EN_CODE_STRIDE 2              /* ~40 MB of en_code: ~10 batches, more than the 6 slots */
 
-/* An emulated tokenizer for cl100k_base over two devices, in small batches. */
+/* An emulated tokenizer for cl100k_base over two devices, in small batches
+ * (gpu_bpe_tune returns once every device is set up). */
 static gpu_bpe *open_two(const tokenizer *t)
 {
     wbuf err = WBUF_INIT;
@@ -45,14 +47,22 @@ int main(void)
     docs_from_corpus(&docs, &en, EN_CODE_STRIDE);
     docs_from_corpus(&docs, &multi, 1);
 
-    gpu_bpe *g = open_two(&t);
+    /* the first call right after open: the second device may still be setting up */
+    gpu_bpe *g = gpu_bpe_open(&t, GPU_BPE_EMULATE, &err);
+    compare(g, &t, &docs, "the first call, devices joining");
+    ok(gpu_bpe_wait_devices(g) == 2, "both devices are set up in the end");
+    gpu_bpe_close(g);
+
+    g = open_two(&t);
     ok(gpu_bpe_devices(g) == 2, "the emulation pretends to have %d devices", gpu_bpe_devices(g));
     compare(g, &t, &docs, "en_code and multi over 2 devices");
     size_t on0 = gpu_bpe_device_batches(g, 0), on1 = gpu_bpe_device_batches(g, 1);
     ok(on0 + on1 > 6 && on0 >= on1 && on0 - on1 <= 1,
        "batches alternate between the devices and outnumber the 6 slots: %zu on device 0, %zu on device 1", on0,
        on1);
-    compare(g, &t, &docs, "the same again (slots reused)");
+    compare(g, &t, &docs, "the same again (slots reused, the rotation going on)");
+    on0 = gpu_bpe_device_batches(g, 0) - on0, on1 = gpu_bpe_device_batches(g, 1) - on1;
+    ok(on0 == on1, "the second call too: %zu on device 0, %zu on device 1", on0, on1);
     gpu_bpe_close(g);
 
     setenv("GPU_BPE_EMULATE_FAIL_DEVICE", "1", 1);
