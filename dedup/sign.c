@@ -78,7 +78,7 @@ void dedup_signer_finish(dedup_signer *s, uint64_t *sigs)
     int k = s->p->k;
     char why[256];
     if (s->gpu && gpu_minhash_signatures(s->gpu, s->hashes, s->offsets, (int)s->ntexts, sigs, why, sizeof why) != 0) {
-        warnf("GPU failed, signatures on the CPU from now on: %s", why);
+        warnf("GPU failed, this worker signs on the CPU from now on: %s", why);
         gpu_minhash_destroy(s->gpu);
         s->gpu = NULL;
     }

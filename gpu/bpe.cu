@@ -27,7 +27,18 @@
  * NSLOTS batch slots rotate on their own streams, so batch b's transfer and
  * kernels run while the host packs the next batch and unpacks an earlier
  * one. Batches start small and end small, so that the device starts early
- * and the host's last unpack is short. */
+ * and the host's last unpack is short.
+ *
+ * Every device CUDA sees (CUDA_VISIBLE_DEVICES selects them) gets its own
+ * copy of the tables and NSLOTS batch slots; slot i belongs to device
+ * i % ndevs, so consecutive batches go to the devices in turn, and since
+ * slots are unpacked in the order they were launched, the ids come out in
+ * input order whichever device finishes first. The first device is set up
+ * before gpu_bpe_open returns; the others each on a thread of their own
+ * afterwards, joining at the next call once ready, so that start-up waits
+ * for one device only. A device whose CUDA call fails is retired: that
+ * call fails (its caller encodes the documents on the CPU) and later calls
+ * use the devices left. */
 extern "C" {
 #include "gpu/bpe.h"
 #include "core/pool.h"
@@ -37,6 +48,7 @@ extern "C" {
 }
 
 #include <atomic>
+#include <pthread.h>
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -58,7 +70,16 @@ extern "C" {
 #define THREADS 128
 #define WARP 32
 #define FULL_WARP 0xFFFFFFFFu
-#define NSLOTS 3             /* batches in flight */
+#define MIN_COMPUTE_MAJOR 9 /* the kernels are built for sm_90 */
+#define NSLOTS 3             /* batches in flight per device */
+#define MAX_DEVICES 16       /* devices used at most (the first 16 CUDA sees) */
+/* Tests: how many devices the host emulation pretends to have (default 1),
+ * and one of them whose every batch fails, as a device that dies mid-run. */
+#define EMULATE_DEVICES_ENV "GPU_BPE_EMULATE_DEVICES"
+#define EMULATE_FAIL_ENV "GPU_BPE_EMULATE_FAIL_DEVICE"
+/* cudaHostAllocPortable: pinned for every device, not only the current one. */
+#define PINNED_FLAGS (cudaHostAllocDefault | cudaHostAllocPortable)
+#define MAPPED_FLAGS (cudaHostAllocMapped | cudaHostAllocPortable)
 #define HOST_THREADS_MAX 16  /* threads that pack texts and unpack ids */
 #define COPY_BLOCKS_PER_SM 4
 /* Ids per part of the unpack copy (1 MiB), which threads take one at a time. */
@@ -432,20 +453,43 @@ typedef struct {
     /* which segments it holds */
     size_t seg_begin, seg_end;
     bool busy;
+    int dev; /* index in gpu_bpe.devs */
 } batch_slot;
+
+/* Where a device's set-up stands (written by its set-up thread, read by the caller's). */
+enum { SETUP_RUNNING = 0, SETUP_DONE, SETUP_FAILED };
+
+/* One device: its CUDA number, its copies of the tables, and whether it failed. */
+typedef struct {
+    int id;            /* CUDA device number (emulated: 0, 1, ...) */
+    std::atomic<int> setup; /* SETUP_*: batches go to it once DONE */
+    wbuf setup_err;    /* why its set-up failed */
+    bool setup_thread; /* set up by a thread not yet joined */
+    pthread_t thread;
+    gpu_bpe *owner;    /* for that thread */
+    int index;         /* in owner->devs */
+    gb_tables tables;  /* device copies (unused when emulated) */
+    void *mem[DEV_TABLES];
+    int nmem;
+    int copy_blocks;   /* blocks of copy_ids_kernel: a few per SM */
+    bool failed;       /* its set-up or a CUDA call on it failed: no more batches go to it */
+    bool emulate_fail; /* tests: every batch on it fails (EMULATE_FAIL_ENV) */
+    double kernel_seconds;
+    size_t batches;    /* launched on it since open */
+} gb_device;
 
 struct gpu_bpe {
     const tokenizer *tok;
     gpu_bpe_mode mode;
-    gb_tables host_tables, dev_tables;
-    void *dev_mem[DEV_TABLES]; /* table copies */
-    int ndev_mem;
-    batch_slot slots[NSLOTS];
+    gb_tables host_tables;
+    gb_device devs[MAX_DEVICES];
+    int ndevs;
+    batch_slot slots[NSLOTS * MAX_DEVICES]; /* slot i on device i % ndevs */
     size_t batch_bytes; /* what the slots hold */
-    int copy_blocks;
     double kernel_seconds, phase_seconds[GPU_BPE_PHASES], host_seconds[GPU_BPE_HOST_PHASES];
     uint32_t slot_bytes;
-    int in_flight; /* batch slots used: NSLOTS, or 1 to time kernels alone */
+    bool overlap;  /* false: one batch at a time, on the first device left, to time kernels alone */
+    int turn;      /* the next call's first slot, in the rotation (calls continue it) */
     int host_threads;
     wpool *pool;
     bpe_scratch scratch[HOST_THREADS_MAX];
@@ -489,12 +533,12 @@ extern "C" bool gpu_bpe_usable(wbuf *why)
     return true;
 }
 
-/* Copies n bytes to new device memory owned by g. */
-static int to_device(gpu_bpe *g, const void *src, size_t n, const void **dst, wbuf *err)
+/* Copies n bytes to new memory on device d (the current one). */
+static int to_device(gb_device *d, const void *src, size_t n, const void **dst, wbuf *err)
 {
     void *p;
     CUDA_TRY(cudaMalloc(&p, n ? n : 1));
-    g->dev_mem[g->ndev_mem++] = p;
+    d->mem[d->nmem++] = p;
     CUDA_TRY(cudaMemcpy(p, src, n, cudaMemcpyHostToDevice));
     *dst = p;
     return 0;
@@ -527,46 +571,47 @@ static void host_tables(const tokenizer *t, const hf_gpu_plan *plan, gb_tables *
     ht->whole = NULL;
 }
 
-static int device_tables(gpu_bpe *g, wbuf *err)
+/* Copies the tables to device dev (made current). */
+static int device_tables(gpu_bpe *g, gb_device *dev, wbuf *err)
 {
     const tok_vocab *v = &g->tok->vocab;
-    gb_tables *d = &g->dev_tables;
+    gb_tables *d = &dev->tables;
     *d = g->host_tables;
+    CUDA_TRY(cudaSetDevice(dev->id));
     uint16_t nblocks = 0;
     for (size_t i = 0; i < sizeof uclass_stage1 / sizeof uclass_stage1[0]; i++)
         if (uclass_stage1[i] >= nblocks) nblocks = (uint16_t)(uclass_stage1[i] + 1);
     const void *p;
-    if (to_device(g, uclass_stage1, sizeof uclass_stage1, &p, err)) return -1;
+    if (to_device(dev, uclass_stage1, sizeof uclass_stage1, &p, err)) return -1;
     d->stage1 = (const uint16_t *)p;
-    if (to_device(g, uclass_stage2, (size_t)nblocks * UCLASS_BLOCK, &p, err)) return -1;
+    if (to_device(dev, uclass_stage2, (size_t)nblocks * UCLASS_BLOCK, &p, err)) return -1;
     d->stage2 = (const uint8_t *)p;
-    if (to_device(g, v->slots, ((size_t)v->mask + 1) * sizeof *v->slots, &p, err)) return -1;
+    if (to_device(dev, v->slots, ((size_t)v->mask + 1) * sizeof *v->slots, &p, err)) return -1;
     d->slots = (const vocab_slot *)p;
-    if (to_device(g, v->bytes, v->nbytes, &p, err)) return -1;
+    if (to_device(dev, v->bytes, v->nbytes, &p, err)) return -1;
     d->bytes = (const uint8_t *)p;
-    if (to_device(g, v->tok_off, (size_t)v->nids * sizeof *v->tok_off, &p, err)) return -1;
+    if (to_device(dev, v->tok_off, (size_t)v->nids * sizeof *v->tok_off, &p, err)) return -1;
     d->tok_off = (const uint64_t *)p;
     d->tok_rank = NULL;
     if (v->tok_rank) {
-        if (to_device(g, v->tok_rank, (size_t)v->nids * sizeof *v->tok_rank, &p, err)) return -1;
+        if (to_device(dev, v->tok_rank, (size_t)v->nids * sizeof *v->tok_rank, &p, err)) return -1;
         d->tok_rank = (const uint32_t *)p;
     }
-    if (to_device(g, v->pair_id, (size_t)65536 * sizeof *v->pair_id, &p, err)) return -1;
+    if (to_device(dev, v->pair_id, (size_t)65536 * sizeof *v->pair_id, &p, err)) return -1;
     d->pair_id = (const uint32_t *)p;
-    if (to_device(g, v->byte_id, sizeof v->byte_id, &p, err)) return -1;
+    if (to_device(dev, v->byte_id, sizeof v->byte_id, &p, err)) return -1;
     d->byte_id = (const uint32_t *)p;
     if (d->merges) {
-        if (to_device(g, d->merges, ((size_t)d->merges_mask + 1) * sizeof *d->merges, &p, err)) return -1;
+        if (to_device(dev, d->merges, ((size_t)d->merges_mask + 1) * sizeof *d->merges, &p, err)) return -1;
         d->merges = (const hf_merge_slot *)p;
     }
     if (d->whole) {
-        if (to_device(g, d->whole, v->nids, &p, err)) return -1;
+        if (to_device(dev, d->whole, v->nids, &p, err)) return -1;
         d->whole = (const uint8_t *)p;
     }
-    int dev, sms = 0;
-    CUDA_TRY(cudaGetDevice(&dev));
-    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    g->copy_blocks = (sms > 0 ? sms : 1) * COPY_BLOCKS_PER_SM;
+    int sms = 0;
+    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev->id));
+    dev->copy_blocks = (sms > 0 ? sms : 1) * COPY_BLOCKS_PER_SM;
     return 0;
 }
 
@@ -584,7 +629,7 @@ static size_t merge_layout(gb_batch *b, size_t batch_bytes)
     return n;
 }
 
-/* Allocates a batch slot's buffers for batches of g->batch_bytes: on the
+/* Allocates a batch slot's buffers for batches of g->batch_bytes: on its
  * device (ids, first ids, long pieces and counters in mapped host memory),
  * or (emulation) on the host. */
 static int slot_alloc(gpu_bpe *g, batch_slot *s, wbuf *err)
@@ -618,12 +663,13 @@ static int slot_alloc(gpu_bpe *g, batch_slot *s, wbuf *err)
         b->info = s->h_info;
         return 0;
     }
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_text, bytes, cudaHostAllocDefault));
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_seg_off, (BATCH_SEGS + 1) * sizeof(uint32_t), cudaHostAllocDefault));
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_info, sizeof(gb_info), cudaHostAllocMapped));
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_ids, bytes * sizeof(uint32_t), cudaHostAllocMapped));
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_first, BATCH_SEGS * sizeof(uint32_t), cudaHostAllocMapped));
-    CUDA_TRY(cudaHostAlloc((void **)&s->h_longs, nlongs * sizeof(gb_long), cudaHostAllocMapped));
+    CUDA_TRY(cudaSetDevice(g->devs[s->dev].id));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_text, bytes, PINNED_FLAGS));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_seg_off, (BATCH_SEGS + 1) * sizeof(uint32_t), PINNED_FLAGS));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_info, sizeof(gb_info), MAPPED_FLAGS));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_ids, bytes * sizeof(uint32_t), MAPPED_FLAGS));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_first, BATCH_SEGS * sizeof(uint32_t), MAPPED_FLAGS));
+    CUDA_TRY(cudaHostAlloc((void **)&s->h_longs, nlongs * sizeof(gb_long), MAPPED_FLAGS));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->info, s->h_info, 0));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->host_ids, s->h_ids, 0));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->first, s->h_first, 0));
@@ -659,6 +705,7 @@ static void slot_free(gpu_bpe *g, batch_slot *s)
         free(s->h_longs), free(b->cut), free(b->cut_seg), free(b->raw), free(b->count), free(b->off);
         free(b->tmp), free(b->merged), free(b->merges), free(b->seg_chunk), free(b->seg_local), free(b->counters);
     } else {
+        cudaSetDevice(g->devs[s->dev].id);
         if (s->stream) cudaStreamSynchronize(s->stream);
         cudaFreeHost(s->h_text), cudaFreeHost(s->h_seg_off), cudaFreeHost(s->h_info), cudaFreeHost(s->h_ids);
         cudaFreeHost(s->h_first), cudaFreeHost(s->h_longs);
@@ -669,18 +716,113 @@ static void slot_free(gpu_bpe *g, batch_slot *s)
         for (int i = 0; i <= GPU_BPE_PHASES; i++)
             if (s->phase[i]) cudaEventDestroy(s->phase[i]);
     }
+    int dev = s->dev;
     memset(s, 0, sizeof *s);
+    s->dev = dev;
 }
 
-/* (Re)allocates every batch slot and the long-piece tables for batches of batch_bytes. */
+/* A whole number from environment variable name, or fallback when it is unset or not one. */
+static bool device_usable(gpu_bpe *g, gb_device *d);
+
+static int env_int(const char *name, int fallback)
+{
+    const char *v = getenv(name);
+    char *end;
+    long n = v && *v ? strtol(v, &end, 10) : 0;
+    return v && *v && !*end ? (int)n : fallback;
+}
+
+/* Finds the devices: every one CUDA sees (CUDA_VISIBLE_DEVICES selects
+ * them) that can run the kernels, up to MAX_DEVICES; emulated, as many as
+ * EMULATE_DEVICES_ENV says (default 1). */
+static int find_devices(gpu_bpe *g, wbuf *err)
+{
+    if (g->mode == GPU_BPE_EMULATE) {
+        int n = env_int(EMULATE_DEVICES_ENV, 1), fail = env_int(EMULATE_FAIL_ENV, -1);
+        g->ndevs = n < 1 ? 1 : n > MAX_DEVICES ? MAX_DEVICES : n;
+        for (int i = 0; i < g->ndevs; i++) g->devs[i].id = i, g->devs[i].emulate_fail = i == fail;
+        return 0;
+    }
+    int count = 0;
+    CUDA_TRY(cudaGetDeviceCount(&count));
+    for (int i = 0; i < count && g->ndevs < MAX_DEVICES; i++) {
+        int major = 0;
+        CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, i));
+        if (major >= MIN_COMPUTE_MAJOR) g->devs[g->ndevs++].id = i;
+    }
+    if (!g->ndevs) {
+        buf_printf(err, "no CUDA device with compute capability %d.0 or newer (the kernels are built for sm_90)",
+                   MIN_COMPUTE_MAJOR);
+        return -1;
+    }
+    return 0;
+}
+
+/* Sets up device dev: its tables (the first time) and its batch slots. */
+static int setup_device(gpu_bpe *g, int dev, wbuf *err)
+{
+    gb_device *d = &g->devs[dev];
+    int rc = 0;
+    if (g->mode == GPU_BPE_DEVICE && !d->nmem) rc = device_tables(g, d, err);
+    for (int i = dev; !rc && i < NSLOTS * g->ndevs; i += g->ndevs) rc = slot_alloc(g, &g->slots[i], err);
+    d->setup.store(rc ? SETUP_FAILED : SETUP_DONE, std::memory_order_release);
+    return rc;
+}
+
+/* A further device's set-up thread. */
+static void *setup_thread(void *arg)
+{
+    gb_device *d = (gb_device *)arg;
+    setup_device(d->owner, d->index, &d->setup_err);
+    return NULL;
+}
+
+/* Waits for the further devices' set-up threads. */
+static void join_setups(gpu_bpe *g)
+{
+    for (int d = 0; d < g->ndevs; d++)
+        if (g->devs[d].setup_thread) {
+            pthread_join(g->devs[d].thread, NULL);
+            g->devs[d].setup_thread = false;
+        }
+}
+
+/* (Re)allocates every batch slot and the long-piece tables for batches of
+ * batch_bytes, copying the tables to each device the first time. The first
+ * device is set up here; each further one by a thread of its own, started
+ * once the first is ready (a context, the table copies and ~0.5 GB of
+ * pinned buffers take ~0.45 s per device, and the driver does much of it
+ * one device at a time: measured on two H200s, setting both up at once
+ * doubled the wait for the first, bench/results/multi-gpu-2026-11-27.md).
+ * Batches go to a further device from the first call after it is ready. */
 static int alloc_slots(gpu_bpe *g, size_t batch_bytes, wbuf *err)
 {
-    for (int i = 0; i < NSLOTS; i++) slot_free(g, &g->slots[i]);
+    join_setups(g);
+    for (int i = 0; i < NSLOTS * g->ndevs; i++) slot_free(g, &g->slots[i]);
     g->batch_bytes = batch_bytes;
     g->long_at = (uint32_t *)xrealloc(g->long_at, max_longs(batch_bytes) * sizeof(uint32_t));
     g->long_n = (uint32_t *)xrealloc(g->long_n, max_longs(batch_bytes) * sizeof(uint32_t));
-    for (int i = 0; i < NSLOTS; i++)
-        if (slot_alloc(g, &g->slots[i], err)) return -1;
+    for (int i = 0; i < NSLOTS * g->ndevs; i++) g->slots[i].dev = i % g->ndevs;
+    bool failed_before[MAX_DEVICES]; /* set-up failed earlier (tables maybe half copied): left out for good */
+    for (int d = 0; d < g->ndevs; d++) {
+        failed_before[d] = g->devs[d].setup.load() == SETUP_FAILED;
+        if (failed_before[d]) continue;
+        g->devs[d].setup.store(SETUP_RUNNING);
+        g->devs[d].owner = g, g->devs[d].index = d;
+    }
+    wbuf why = WBUF_INIT;
+    if (failed_before[0] || setup_device(g, 0, &why)) {
+        buf_printf(err, "CUDA device %d: %s", g->devs[0].id, why.data ? why.data : "");
+        buf_free(&why);
+        return -1;
+    }
+    buf_free(&why);
+    for (int d = 1; d < g->ndevs; d++) {
+        gb_device *dev = &g->devs[d];
+        if (failed_before[d]) continue;
+        dev->setup_thread = pthread_create(&dev->thread, NULL, setup_thread, dev) == 0;
+        if (!dev->setup_thread) setup_device(g, d, &dev->setup_err);
+    }
     return 0;
 }
 
@@ -726,7 +868,7 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
     g->tok = t;
     g->mode = mode;
     g->slot_bytes = SLOT_BYTES;
-    g->in_flight = NSLOTS;
+    g->overlap = true;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     g->host_threads = cpus < 1 ? 1 : cpus > HOST_THREADS_MAX ? HOST_THREADS_MAX : (int)cpus;
     g->pool = pool_create(g->host_threads, g->host_threads, host_task_run, NULL);
@@ -747,10 +889,7 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
         run_parallel(g, find_whole_tokens, g, g->host_threads);
         g->host_tables.whole = g->whole;
     }
-    int rc = 0;
-    if (mode == GPU_BPE_DEVICE) rc = device_tables(g, err);
-    if (!rc) rc = alloc_slots(g, BATCH_BYTES, err);
-    if (rc) {
+    if (find_devices(g, err) || alloc_slots(g, BATCH_BYTES, err)) {
         gpu_bpe_close(g);
         return NULL;
     }
@@ -760,8 +899,13 @@ extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *er
 extern "C" void gpu_bpe_close(gpu_bpe *g)
 {
     if (!g) return;
-    for (int i = 0; i < NSLOTS; i++) slot_free(g, &g->slots[i]);
-    for (int i = 0; i < g->ndev_mem; i++) cudaFree(g->dev_mem[i]);
+    join_setups(g);
+    for (int i = 0; i < NSLOTS * g->ndevs; i++) slot_free(g, &g->slots[i]);
+    for (int d = 0; d < g->ndevs; d++) {
+        if (g->devs[d].nmem) cudaSetDevice(g->devs[d].id);
+        for (int i = 0; i < g->devs[d].nmem; i++) cudaFree(g->devs[d].mem[i]);
+        buf_free(&g->devs[d].setup_err);
+    }
     for (int t = 0; t < HOST_THREADS_MAX; t++)
         bpe_scratch_free(&g->scratch[t]), ids_free(&g->long_ids[t]), buf_free(&g->nfc_text[t]);
     free(g->nfc_texts), free(g->nfc_lens), free(g->nfc_off), free(g->whole);
@@ -775,13 +919,35 @@ extern "C" int gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, size_t batch_bytes, 
 {
     size_t c = chunk_bytes;
     g->slot_bytes = (uint32_t)(c < MIN_SLOT_BYTES ? MIN_SLOT_BYTES : c > MAX_SLOT_BYTES ? MAX_SLOT_BYTES : c);
-    g->in_flight = overlap ? NSLOTS : 1;
+    g->overlap = overlap;
     size_t b = batch_bytes ? batch_bytes : BATCH_BYTES;
     b = b < MIN_BATCH_BYTES ? MIN_BATCH_BYTES : b > MAX_BATCH_BYTES ? MAX_BATCH_BYTES : b;
-    return b == g->batch_bytes ? 0 : alloc_slots(g, b, err);
+    int rc = b == g->batch_bytes ? 0 : alloc_slots(g, b, err);
+    join_setups(g); /* benchmarks time every device */
+    return rc;
 }
 
 extern "C" double gpu_bpe_kernel_seconds(const gpu_bpe *g) { return g->kernel_seconds; }
+
+extern "C" int gpu_bpe_devices(const gpu_bpe *g) { return g->ndevs; }
+
+extern "C" int gpu_bpe_wait_devices(gpu_bpe *g)
+{
+    join_setups(g);
+    int n = 0;
+    for (int d = 0; d < g->ndevs; d++) n += device_usable(g, &g->devs[d]);
+    return n;
+}
+
+extern "C" double gpu_bpe_device_kernel_seconds(const gpu_bpe *g, int i)
+{
+    return i >= 0 && i < g->ndevs ? g->devs[i].kernel_seconds : 0;
+}
+
+extern "C" size_t gpu_bpe_device_batches(const gpu_bpe *g, int i)
+{
+    return i >= 0 && i < g->ndevs ? g->devs[i].batches : 0;
+}
 
 extern "C" void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES])
 {
@@ -961,6 +1127,13 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
         for (uint32_t d = 0; d < b->nseg; d++) s->h_first[d] = NO_FIRST;
         return 0;
     }
+    gb_device *dev = &g->devs[s->dev];
+    dev->batches++;
+    if (g->mode == GPU_BPE_DEVICE) CUDA_TRY(cudaSetDevice(dev->id));
+    if (dev->emulate_fail) {
+        buf_printf(err, "emulated failure of device %d", dev->id);
+        return -1;
+    }
     if (g->texts_pinned && send_pinned_texts(g, s, err)) return -1;
     if (g->mode == GPU_BPE_EMULATE) {
         const gb_tables *t = &g->host_tables;
@@ -981,20 +1154,20 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
     CUDA_TRY(cudaMemcpyAsync(s->d_seg_off, s->h_seg_off, (b->nseg + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
     CUDA_TRY(cudaMemsetAsync(b->counters, 0, sizeof(gb_counters), st));
     CUDA_TRY(cudaEventRecord(s->phase[0], st));
-    cut_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
+    cut_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(dev->tables, *b);
     CUDA_TRY(cudaEventRecord(s->phase[1], st));
-    encode_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
+    encode_kernel<<<blocks(b->nslots, THREADS), THREADS, 0, st>>>(dev->tables, *b);
     CUDA_TRY(cudaEventRecord(s->phase[2], st));
     uint32_t merge_threads = b->nbytes / BYTES_PER_MERGE_THREAD, merge_warps = b->nbytes / BYTES_PER_MERGE_WARP;
-    merge_warp_kernel<<<blocks((size_t)merge_warps * WARP + 1, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
-    merge_kernel<<<blocks(merge_threads + 1, THREADS), THREADS, 0, st>>>(g->dev_tables, *b);
+    merge_warp_kernel<<<blocks((size_t)merge_warps * WARP + 1, THREADS), THREADS, 0, st>>>(dev->tables, *b);
+    merge_kernel<<<blocks(merge_threads + 1, THREADS), THREADS, 0, st>>>(dev->tables, *b);
     CUDA_TRY(cudaEventRecord(s->phase[3], st));
     CUDA_TRY(cub::DeviceScan::ExclusiveSum(s->d_cub, s->cub_bytes, b->count, b->off, (int)b->nslots, st));
     CUDA_TRY(cudaEventRecord(s->phase[4], st));
     gather_kernel<<<blocks((size_t)b->nslots * WARP, THREADS), THREADS, 0, st>>>(*b);
     first_kernel<<<blocks(b->nseg, THREADS), THREADS, 0, st>>>(*b);
     CUDA_TRY(cudaEventRecord(s->phase[5], st));
-    copy_ids_kernel<<<g->copy_blocks, THREADS, 0, st>>>(*b);
+    copy_ids_kernel<<<dev->copy_blocks, THREADS, 0, st>>>(*b);
     CUDA_TRY(cudaEventRecord(s->phase[6], st));
     CUDA_TRY(cudaGetLastError());
     return 0;
@@ -1123,6 +1296,7 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
         return 0;
     }
     if (g->mode == GPU_BPE_DEVICE && s->b.nbytes) {
+        CUDA_TRY(cudaSetDevice(g->devs[s->dev].id));
         CUDA_TRY(cudaStreamSynchronize(s->stream));
         double t1 = seconds_now();
         g->host_seconds[1] += t1 - t0;
@@ -1132,6 +1306,7 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
             CUDA_TRY(cudaEventElapsedTime(&ms, s->phase[i], s->phase[i + 1]));
             g->phase_seconds[i] += ms / 1e3;
             g->kernel_seconds += ms / 1e3;
+            g->devs[s->dev].kernel_seconds += ms / 1e3;
         }
     }
     uint32_t nseg = s->b.nseg, total = s->h_info->total;
@@ -1215,6 +1390,50 @@ static void nfc_texts(void *arg, int t, int nt)
         if (!g->nfc_texts[d]) g->nfc_texts[d] = buf->data + g->nfc_off[d];
 }
 
+/* Whether device d takes batches: set up, and not failed. A further
+ * device whose set-up failed is reported here, once, and never used. */
+static bool device_usable(gpu_bpe *g, gb_device *d)
+{
+    int state = d->setup.load(std::memory_order_acquire);
+    if (state == SETUP_FAILED && !d->failed) {
+        d->failed = true;
+        warnf("GPU tokenizer: CUDA device %d is not used: %s", d->id, d->setup_err.data ? d->setup_err.data : "");
+    }
+    return state == SETUP_DONE && !d->failed;
+}
+
+/* The slots a call uses, in launch order: every slot of a device that is
+ * usable (slot i is on device i % ndevs, so batches go to the devices in
+ * turn), or the first of them alone without overlap. Returns how many. */
+static int active_slots(gpu_bpe *g, int order[])
+{
+    bool usable[MAX_DEVICES];
+    for (int d = 0; d < g->ndevs; d++) usable[d] = device_usable(g, &g->devs[d]);
+    int n = 0;
+    for (int i = 0; i < NSLOTS * g->ndevs && (g->overlap || n < 1); i++)
+        if (usable[g->slots[i].dev]) order[n++] = i;
+    return n;
+}
+
+/* After a failed call on device dev: no more batches go to it, the error
+ * says so, and the batches still in flight on any device are waited for
+ * (their errors ignored), so none writes into buffers the next call fills. */
+static void retire_device(gpu_bpe *g, int dev, wbuf *err)
+{
+    g->devs[dev].failed = true;
+    int left = 0;
+    for (int d = 0; d < g->ndevs; d++) left += !g->devs[d].failed;
+    buf_printf(err, " (on CUDA device %d, which this run no longer uses; %d other device%s left)", g->devs[dev].id,
+               left, left == 1 ? "" : "s");
+    if (g->mode != GPU_BPE_DEVICE) return;
+    for (int i = 0; i < NSLOTS * g->ndevs; i++)
+        if (g->slots[i].stream) {
+            cudaSetDevice(g->devs[g->slots[i].dev].id);
+            cudaStreamSynchronize(g->slots[i].stream);
+        }
+    cudaGetLastError(); /* clears a non-sticky error of this thread */
+}
+
 static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
                   size_t *doc_end, wbuf *err)
 {
@@ -1230,26 +1449,42 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
         texts = g->nfc_texts;
         lens = g->nfc_lens;
     }
+    int order[NSLOTS * MAX_DEVICES], nactive = active_slots(g, order);
+    if (!nactive) { /* none ready: wait for those still being set up, if any */
+        join_setups(g);
+        nactive = active_slots(g, order);
+    }
+    if (!nactive) {
+        buf_printf(err, "every CUDA device failed earlier in this run");
+        return -1;
+    }
     make_segments(g, texts, lens, ndocs);
     g->packed = 0;
     size_t next = 0;
-    int turn = 0, rc = 0;
+    int turn = g->turn % nactive, rc = 0;
+    batch_slot *failed = NULL;
     while (next < g->nsegs && !rc) {
-        batch_slot *s = &g->slots[turn];
+        batch_slot *s = &g->slots[order[turn]];
         if (s->busy) rc = unpack(g, s, out, doc_end, err);
-        if (rc) break;
+        if (rc) {
+            failed = s;
+            break;
+        }
         double t0 = seconds_now();
         pack(g, s, &next);
         g->host_seconds[0] += seconds_now() - t0;
         rc = launch(g, s, err);
+        if (rc) failed = s;
         s->busy = true;
-        turn = (turn + 1) % g->in_flight;
+        turn = (turn + 1) % nactive;
     }
-    for (int i = 0; i < g->in_flight; i++) {
-        batch_slot *s = &g->slots[(turn + i) % g->in_flight];
-        if (s->busy && !rc) rc = unpack(g, s, out, doc_end, err);
+    for (int i = 0; i < nactive; i++) { /* oldest first: the ids stay in input order */
+        batch_slot *s = &g->slots[order[(turn + i) % nactive]];
+        if (s->busy && !rc && (rc = unpack(g, s, out, doc_end, err))) failed = s;
         s->busy = false;
     }
+    if (failed) retire_device(g, failed->dev, err);
+    g->turn = turn; /* the next call goes on from here, so a call of few batches does not always start on device 0 */
     return rc;
 }
 
@@ -1273,7 +1508,7 @@ extern "C" void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes)
 {
     if (g->mode == GPU_BPE_EMULATE) return malloc(bytes);
     void *p = NULL;
-    return cudaHostAlloc(&p, bytes, cudaHostAllocDefault) == cudaSuccess ? p : NULL;
+    return cudaHostAlloc(&p, bytes, PINNED_FLAGS) == cudaSuccess ? p : NULL;
 }
 
 extern "C" void gpu_bpe_host_free(gpu_bpe *g, void *p)

@@ -18,6 +18,11 @@
  * GB_MERGE_MAX (128) bytes (a megabyte of one letter) are merged on the host
  * by tokenize/bpe.c, which keeps them O(n log n).
  *
+ * Every CUDA device the process sees is used (CUDA_VISIBLE_DEVICES selects
+ * them, as for any CUDA program): each has its own tables and batches in
+ * flight, batches go to the devices in turn, and the ids come back in input
+ * order, identical whatever the number of devices.
+ *
  * The same functions exist in builds without CUDA (gpu/bpe_none.c), where
  * gpu_bpe_usable() says no; the "emulated" mode runs the very device code
  * on the host, one simulated thread after another, so the chunking and the
@@ -48,15 +53,19 @@ bool gpu_bpe_usable(wbuf *why);
  * start-up); gpu_bpe_usable() is the real test. */
 bool gpu_bpe_maybe_present(void);
 
-/* Prepares the tokenizer t (which must outlive the result) for the device
- * (or the host emulation). NULL with a message in err when it cannot (a
- * CUDA error, or a tokenizer.json pipeline hf_gpu_plan_of refuses). */
+/* Prepares the tokenizer t (which must outlive the result) for every
+ * visible device of compute capability 9.0 or newer (or the host emulation:
+ * one pretended device, or GPU_BPE_EMULATE_DEVICES of them, for tests).
+ * NULL with a message in err when it cannot (a CUDA error on any device, no
+ * such device, or a tokenizer.json pipeline hf_gpu_plan_of refuses). */
 gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err);
 
 /* Encodes ndocs documents texts[i][0..lens[i]) as ordinary text. Appends
  * their ids, document after document, to out and sets doc_end[i] to out->n
  * after document i. Returns 0, or -1 with a message in err (a CUDA error).
- * One call at a time per gpu_bpe (callers on several threads take a lock). */
+ * One call at a time per gpu_bpe (callers on several threads take a lock).
+ * When a CUDA call fails, the call fails naming the device, and that device
+ * gets no more batches: later calls use the devices left (-1 when none is). */
 int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
                    size_t *doc_end, wbuf *err);
 
@@ -76,12 +85,30 @@ void gpu_bpe_host_free(gpu_bpe *g, void *p);
  * cut-finding thread scans (default 64 bytes, kept within 64..4096), the
  * text per batch (0: the default, 32 MB; kept within 4..256 MB), and
  * whether batches overlap (default true; false runs one batch at a time,
- * so that kernel time is measured alone). Returns 0, or -1 with a message
- * in err when the batch buffers cannot be allocated (g is then unusable). */
+ * on the first device, so that kernel time is measured alone). Returns
+ * once every device is set up: 0, or -1 with a message in err when the
+ * first device's batch buffers cannot be allocated (g is then unusable). */
 int gpu_bpe_tune(gpu_bpe *g, size_t chunk_bytes, size_t batch_bytes, bool overlap, wbuf *err);
 
-/* Seconds the device spent in kernels (transfers excluded) since open. */
+/* Seconds the devices spent in kernels (transfers excluded) since open,
+ * all devices together. */
 double gpu_bpe_kernel_seconds(const gpu_bpe *g);
+
+/* How many devices g uses (emulated: pretends to use). gpu_bpe_open sets
+ * up the first before it returns and each further one on a thread of its
+ * own afterwards; a device takes batches from the first call after it is
+ * ready (one whose set-up fails is reported with warnf and never used). */
+int gpu_bpe_devices(const gpu_bpe *g);
+
+/* Waits until every device's set-up has ended; returns how many devices
+ * take batches (for benchmarks and tests that want all of them). */
+int gpu_bpe_wait_devices(gpu_bpe *g);
+
+/* Seconds device i (0 .. gpu_bpe_devices(g) - 1) spent in kernels since open. */
+double gpu_bpe_device_kernel_seconds(const gpu_bpe *g, int i);
+
+/* Batches sent to device i since open (a failed one included). */
+size_t gpu_bpe_device_batches(const gpu_bpe *g, int i);
 
 /* The same split by phase: finding cuts, encoding chunks, merging the
  * pieces that are not whole tokens, the scan of id counts, gathering ids,

@@ -52,6 +52,30 @@ double gpu_bpe_kernel_seconds(const gpu_bpe *g)
     return 0;
 }
 
+int gpu_bpe_devices(const gpu_bpe *g)
+{
+    (void)g;
+    return 0;
+}
+
+double gpu_bpe_device_kernel_seconds(const gpu_bpe *g, int i)
+{
+    (void)g, (void)i;
+    return 0;
+}
+
+int gpu_bpe_wait_devices(gpu_bpe *g)
+{
+    (void)g;
+    return 0;
+}
+
+size_t gpu_bpe_device_batches(const gpu_bpe *g, int i)
+{
+    (void)g, (void)i;
+    return 0;
+}
+
 void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES])
 {
     (void)g;

@@ -7,7 +7,14 @@
  * owns permutations t, t + blockDim, ... and runs its running minimum over
  * the tile from registers, four shingles at a time for independent multiply
  * chains. Every thread of a warp reads the same hash at once (a shared-memory
- * broadcast). Partial minima meet in the output with 64-bit atomicMin. */
+ * broadcast). Partial minima meet in the output with 64-bit atomicMin.
+ *
+ * Contexts are spread over every device CUDA sees (CUDA_VISIBLE_DEVICES
+ * selects them): the n-th context made in the process goes to device
+ * n % count, so the signer's workers, one context each, share the devices
+ * evenly. Each call makes its context's device current first, as the
+ * thread calling it may have used another. */
+#include <atomic>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +34,7 @@ struct chunk {
 
 struct gpu_minhash {
     int k;
+    int device; /* the CUDA device its stream and buffers are on */
     cudaStream_t stream;
     cudaEvent_t start, stop;
     unsigned long long *d_a, *d_b, *d_hashes, *d_sigs;
@@ -113,7 +121,14 @@ extern "C" gpu_minhash *gpu_minhash_create(int k, const uint64_t *a, const uint6
         return NULL;
     }
     g->k = k;
-    if (cuda_failed(cudaSetDevice(0), "set device", why, n) ||
+    static std::atomic<unsigned> made; /* contexts made so far: the next one's device, modulo their count */
+    int count = 0;
+    if (cuda_failed(cudaGetDeviceCount(&count), "device count", why, n)) {
+        free(g);
+        return NULL;
+    }
+    g->device = count > 0 ? (int)(made.fetch_add(1) % (unsigned)count) : 0;
+    if (cuda_failed(cudaSetDevice(g->device), "set device", why, n) ||
         cuda_failed(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "stream", why, n) ||
         cuda_failed(cudaEventCreate(&g->start), "event", why, n) ||
         cuda_failed(cudaEventCreate(&g->stop), "event", why, n) ||
@@ -127,8 +142,8 @@ extern "C" gpu_minhash *gpu_minhash_create(int k, const uint64_t *a, const uint6
     return g;
 }
 
-extern "C" int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, const uint64_t *offsets, int ndocs,
-                                      uint64_t *sigs, char *why, size_t n)
+static int signatures(gpu_minhash *g, const uint64_t *hashes, const uint64_t *offsets, int ndocs, uint64_t *sigs,
+                      char *why, size_t n)
 {
     if (ndocs <= 0) return 0;
     size_t nchunks = 0;
@@ -154,6 +169,7 @@ extern "C" int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, co
             g->h_chunks[c].doc = (unsigned)d;
             c++;
         }
+    if (cuda_failed(cudaSetDevice(g->device), "set device", why, n)) return -1;
     size_t nhashes = offsets[ndocs] - offsets[0];
     size_t nsigs = (size_t)ndocs * g->k;
     const uint64_t *first = hashes + offsets[0];
@@ -178,6 +194,16 @@ extern "C" int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, co
     return 0;
 }
 
+extern "C" int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, const uint64_t *offsets, int ndocs,
+                                      uint64_t *sigs, char *why, size_t n)
+{
+    if (signatures(g, hashes, offsets, ndocs, sigs, why, n) == 0) return 0;
+    char reason[256];
+    snprintf(reason, sizeof reason, "%s", why);
+    snprintf(why, n, "device %d: %s", g->device, reason);
+    return -1;
+}
+
 extern "C" double gpu_minhash_last_kernel_ms(const gpu_minhash *g)
 {
     return g ? g->last_ms : 0;
@@ -186,6 +212,7 @@ extern "C" double gpu_minhash_last_kernel_ms(const gpu_minhash *g)
 extern "C" void gpu_minhash_destroy(gpu_minhash *g)
 {
     if (!g) return;
+    cudaSetDevice(g->device);
     cudaFree(g->d_a);
     cudaFree(g->d_b);
     cudaFree(g->d_hashes);

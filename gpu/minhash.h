@@ -5,7 +5,9 @@
  * 2^61-1 for every permutation k (UINT64_MAX when it has no shingles). The
  * CPU normalises and hashes shingles (XXH3-64); the GPU does the K modular
  * multiplications per shingle, which are nearly all of the arithmetic. One
- * context serves one thread at a time; each has its own CUDA stream. */
+ * context serves one thread at a time; each has its own CUDA stream, and
+ * contexts are spread over every visible device in turn (CUDA_VISIBLE_DEVICES
+ * selects them). */
 #ifndef WINNOW_GPU_MINHASH_H
 #define WINNOW_GPU_MINHASH_H
 
@@ -18,13 +20,13 @@ extern "C" {
 
 typedef struct gpu_minhash gpu_minhash;
 
-/* Makes a context for k permutations (a, b); NULL with a reason in why when
- * the GPU cannot be used. */
+/* Makes a context for k permutations (a, b) on the next device in turn;
+ * NULL with a reason in why when the GPU cannot be used. */
 gpu_minhash *gpu_minhash_create(int k, const uint64_t *a, const uint64_t *b, char *why, size_t n);
 
 /* Signatures of ndocs documents: document i's shingle hashes are
  * hashes[offsets[i] .. offsets[i+1]); writes ndocs * k values to sigs
- * (document-major). Returns 0, or -1 with a reason in why. */
+ * (document-major). Returns 0, or -1 with a reason (naming the device) in why. */
 int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, const uint64_t *offsets, int ndocs,
                            uint64_t *sigs, char *why, size_t n);
 

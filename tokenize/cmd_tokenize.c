@@ -63,6 +63,8 @@ static void usage(FILE *f)
             "                      input files under 1 GiB in all stay on the CPU, and stdin\n"
             "                      takes the GPU only after its first 256 MiB);\n"
             "                      cpu; gpu: fail when no GPU is usable. Same ids on both.\n"
+            "                      The GPU path uses every GPU CUDA sees (CUDA_VISIBLE_DEVICES=0,1\n"
+            "                      picks them), batches in turn; the output does not change.\n"
             "                      --allow-special always runs on the CPU. tokenizer.json files run on\n"
             "                      the GPU when byte-level BPE with GPT-2's, Llama 3's, GPT-4o's, Qwen's\n"
             "                      or Tekken's pattern and no normalizer or NFC (GPT-2, GPT-4o, Llama 3,\n"

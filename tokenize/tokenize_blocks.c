@@ -162,6 +162,7 @@ typedef struct tb_ctx {
     pthread_t writer;
     /* the GPU library's own times, for TIMES_ENV */
     double gpu_host[GPU_BPE_HOST_PHASES], gpu_dev[GPU_BPE_PHASES], gpu_kernels;
+    char gpu_by_device[256]; /* " device I SECONDS (N batches)" for each device the library used */
     pthread_mutex_t lock; /* the queues and the free blocks */
     pthread_cond_t changed;
     tb_queue scanned, encoded;
@@ -805,8 +806,9 @@ static void print_times(const tb_ctx *c)
         const double *host = c->gpu_host, *dev = c->gpu_dev;
         fprintf(stderr,
                 "gpu library (s): pack %.3f wait %.3f unpack %.3f | kernels %.3f: cut %.3f encode %.3f merge %.3f "
-                "scan %.3f gather %.3f copy-out %.3f\n",
-                host[0], host[1], host[2], c->gpu_kernels, dev[0], dev[1], dev[2], dev[3], dev[4], dev[5]);
+                "scan %.3f gather %.3f copy-out %.3f | kernels by%s\n",
+                host[0], host[1], host[2], c->gpu_kernels, dev[0], dev[1], dev[2], dev[3], dev[4], dev[5],
+                c->gpu_by_device);
     }
 }
 
@@ -886,6 +888,10 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
         gpu_bpe_host_seconds(c.gpu.g, c.gpu_host);
         gpu_bpe_phase_seconds(c.gpu.g, c.gpu_dev);
         c.gpu_kernels = gpu_bpe_kernel_seconds(c.gpu.g);
+        size_t at = 0;
+        for (int i = 0; i < gpu_bpe_devices(c.gpu.g) && at < sizeof c.gpu_by_device; i++)
+            at += (size_t)snprintf(c.gpu_by_device + at, sizeof c.gpu_by_device - at, " device %d %.3f (%zu batches)",
+                                   i, gpu_bpe_device_kernel_seconds(c.gpu.g, i), gpu_bpe_device_batches(c.gpu.g, i));
     }
     pthread_t closer; /* the GPU's memory is given back while the writer finishes */
     if (pthread_create(&closer, NULL, close_gpu, &c.gpu)) dief(EXIT_FATAL, "cannot start a thread");
