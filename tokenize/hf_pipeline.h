@@ -47,6 +47,7 @@ typedef enum {
     HM_DIGIT,      /* each character of general category N (Rust char::is_numeric) */
     HM_PUNCT,      /* each punctuation character (ASCII punctuation or category P) */
     HM_WHITESPACE, /* each White_Space character */
+    HM_SCANNER,    /* a pretok_hf.h scanner standing for the step(s) it replaces (tiles the text) */
 } hf_match_kind;
 typedef enum { HP_SPLIT, HP_BYTE_LEVEL, HP_METASPACE } hf_pretok_kind;
 typedef enum { HF_PREPEND_ALWAYS, HF_PREPEND_FIRST, HF_PREPEND_NEVER } hf_prepend_scheme;
@@ -61,6 +62,7 @@ typedef struct {
     size_t literal_len;
     int family;            /* HM_FAMILY: a pretok_family */
     bool single_digits;    /* HM_FAMILY: the pattern has \p{N} where the family's has \p{N}{1,3} (Qwen) */
+    int scanner;           /* HM_SCANNER: a pretok_hf_scanner */
     bool add_prefix_space; /* ByteLevel */
     bool use_regex;        /* ByteLevel: split with GPT-2's pattern first */
     char replacement[8];   /* Metaspace: the replacement character (UTF-8) */

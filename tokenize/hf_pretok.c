@@ -5,7 +5,10 @@
  * regex is one of the three tiktoken patterns uses the hand-written scanner
  * (pretokenize.c, checked against the regex), as does one with \p{N} where
  * cl100k's or o200k's has \p{N}{1,3} (Qwen; its digit pieces split into
- * characters); any other regex runs in PCRE2.
+ * characters). Tekken's Split, DeepSeek V3's three Splits and Digits
+ * before ByteLevel's regex (Command R+) use the scanners of pretok_hf.c,
+ * which give PCRE2's pieces, invalid UTF-8 included. Any other regex runs
+ * in PCRE2.
  *
  * Splitting follows HF's NormalizedString::split: the pattern's matches and
  * the gaps between them tile the piece, invert swaps the two, the behavior
@@ -18,6 +21,7 @@
 #include "core/utf8.h"
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
+#include "tokenize/pretok_hf.h"
 #include "tokenize/pretokenize.h"
 #include "tokenize/unicode_class.h"
 
@@ -78,6 +82,55 @@ static int single_digit_family(const char *pat, bool *single)
     return -1;
 }
 
+/* True when step st is a Split by regex pat whose pieces are its matches and what lies between them. */
+static bool isolated_split(const hf_pretok_step *st, const char *pat)
+{
+    return st->kind == HP_SPLIT && st->match == HM_REGEX && st->behavior == HB_ISOLATED && !st->invert &&
+           st->literal && !strcmp(st->literal, pat);
+}
+
+/* Frees the count steps from at and closes the gap. */
+static void remove_steps(hf_pipeline *p, int at, int count)
+{
+    for (int i = at; i < at + count; i++) {
+        free(p->pre[i].literal);
+        if (p->pre[i].re) pcre2_code_free(p->pre[i].re);
+    }
+    memmove(p->pre + at, p->pre + at + count, (size_t)(p->npre - at - count) * sizeof *p->pre);
+    p->npre -= count;
+}
+
+/* Replaces the steps a Sequence loaded from step first on by a scanner of
+ * pretok_hf.c when they are exactly the ones it stands for: DeepSeek V3's
+ * three Splits, or Digits with individual_digits then ByteLevel with its
+ * regex and no prefix space (that ByteLevel then only marks the model as
+ * byte-level). */
+static void use_scanner(hf_pipeline *p, int first)
+{
+    hf_pretok_step *st = p->pre + first;
+    int n = p->npre - first;
+    for (int i = 0; i + PRETOK_HF_DEEPSEEK_SPLITS <= n; i++) {
+        bool all = true;
+        for (int k = 0; k < PRETOK_HF_DEEPSEEK_SPLITS && all; k++)
+            all = isolated_split(&st[i + k], pretok_hf_deepseek_patterns[k]);
+        if (!all) continue;
+        st[i].match = HM_SCANNER;
+        st[i].scanner = PRETOK_HF_DEEPSEEK;
+        remove_steps(p, first + i + 1, PRETOK_HF_DEEPSEEK_SPLITS - 1);
+        return;
+    }
+    for (int i = 0; i + 1 < n; i++) {
+        hf_pretok_step *d = &st[i], *bl = &st[i + 1];
+        if (d->kind == HP_SPLIT && d->match == HM_DIGIT && d->behavior == HB_ISOLATED && bl->kind == HP_BYTE_LEVEL &&
+            bl->use_regex && !bl->add_prefix_space) {
+            d->match = HM_SCANNER;
+            d->scanner = PRETOK_HF_DIGITS_BYTE_LEVEL;
+            bl->use_regex = false;
+            return;
+        }
+    }
+}
+
 int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err)
 {
     if (!node || node->type == HJ_NULL) return 0;
@@ -96,11 +149,13 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
             buf_printf(err, "%s.pretokenizers: not an array", path);
             return -1;
         }
+        int first = p->npre;
         for (size_t i = 0; i < list->len; i++) {
             char sub[256];
             snprintf(sub, sizeof sub, "%s.pretokenizers[%zu]", path, i);
             if (hf_pretok_load(p, &list->items[i], sub, err)) return -1;
         }
+        use_scanner(p, first);
         return 0;
     }
     if (!strcmp(type, "Split")) {
@@ -125,6 +180,9 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
             st->family = family;
             st->behavior = HB_ISOLATED;
             st->invert = false;
+        } else if (isolated_split(st, PRETOK_HF_TEKKEN_PATTERN)) {
+            st->match = HM_SCANNER;
+            st->scanner = PRETOK_HF_TEKKEN;
         }
         return 0;
     }
@@ -266,6 +324,14 @@ static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scr
                 else
                     add_match(w, &prev, pos, ends[i]), pos = ends[i];
             }
+        break;
+    }
+    case HM_SCANNER: {
+        size_t ends[64], pos = 0;
+        pretok_hf_state state = {0};
+        int k;
+        while ((k = pretok_hf_split((pretok_hf_scanner)st->scanner, (const uint8_t *)s, n, pos, ends, 64, &state)) > 0)
+            for (int i = 0; i < k; i++) add_match(w, &prev, pos, ends[i]), pos = ends[i];
         break;
     }
     case HM_REGEX: { /* onig's find_iter: an empty match where the last match ended is skipped */
