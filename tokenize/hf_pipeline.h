@@ -262,9 +262,11 @@ typedef struct {
     bool match;
 } hf_span;
 
-/* A list of pieces: piece i is text[off[i] .. off[i] + len[i]); spans is
- * working room for splitting. */
+/* A list of pieces: piece i is at off[i] in hf_piece_text() (len[i] bytes):
+ * in base, the pre-tokenized text itself, when base is set (the steps only
+ * split it), else in text; spans is working room for splitting. */
 typedef struct {
+    const char *base;
     wbuf text;
     size_t *off, *len;
     size_t n, cap;
@@ -293,6 +295,9 @@ struct hf_scratch {
     void *lattice; /* Unigram: the best path ending at each byte */
     size_t lattice_cap;
 };
+
+/* Where the pieces of p lie (their offsets count from there). */
+static inline const char *hf_piece_text(const hf_pieces *p) { return p->base ? p->base : p->text.data; }
 
 /* Splits s[0..n) by p's pre-tokenizers into out (cleared first); first: the
  * text starts at offset 0 of the document (Metaspace's "first" scheme). */

@@ -266,8 +266,12 @@ static void push_piece(hf_pieces *out, const char *s, size_t n)
         out->off = xrealloc(out->off, out->cap * sizeof *out->off);
         out->len = xrealloc(out->len, out->cap * sizeof *out->len);
     }
-    out->off[out->n] = out->text.len;
-    out->len[out->n++] = n;
+    out->len[out->n] = n;
+    if (out->base) { /* s is inside the pre-tokenized text: no copy */
+        out->off[out->n++] = (size_t)(s - out->base);
+        return;
+    }
+    out->off[out->n++] = out->text.len;
     buf_append(&out->text, s, n);
 }
 
@@ -419,12 +423,19 @@ static void split_piece(const hf_pretok_step *st, const char *s, size_t n, hf_sc
     for (size_t i = 0; i < m; i++) push_piece(out, s + sp[i].start, sp[i].end - sp[i].start);
 }
 
+/* ByteLevel's regex: GPT-2's pattern, its matches as pieces. */
+static const hf_pretok_step GPT2_SPLIT = {.kind = HP_SPLIT, .match = HM_FAMILY, .family = PRETOK_GPT2, .behavior = HB_ISOLATED};
+
 /* Applies one step to the piece s[0..n) (index: its place in the step's input). */
 static void apply(const hf_pretok_step *st, const char *s, size_t n, bool first_piece, hf_scratch *h,
                   hf_pieces *out, wbuf *tmp)
 {
     if (st->kind == HP_SPLIT) {
         split_piece(st, s, n, h, out);
+        return;
+    }
+    if (st->kind == HP_BYTE_LEVEL && st->use_regex && (!st->add_prefix_space || (n && s[0] == ' '))) {
+        split_piece(&GPT2_SPLIT, s, n, h, out); /* no space to add: the piece as it is */
         return;
     }
     buf_clear(tmp);
@@ -435,8 +446,7 @@ static void apply(const hf_pretok_step *st, const char *s, size_t n, bool first_
             push_piece(out, tmp->data, tmp->len);
             return;
         }
-        hf_pretok_step gpt2 = {.kind = HP_SPLIT, .match = HM_FAMILY, .family = PRETOK_GPT2, .behavior = HB_ISOLATED};
-        split_piece(&gpt2, tmp->data, tmp->len, h, out);
+        split_piece(&GPT2_SPLIT, tmp->data, tmp->len, h, out);
         return;
     }
     /* HP_METASPACE */
@@ -468,10 +478,23 @@ static void pieces_clear(hf_pieces *p)
     buf_clear(&p->text);
 }
 
+/* True when every step that changes something only splits (Split, Digits,
+ * ..., ByteLevel's regex without a space to add): the pieces are then
+ * stretches of the text itself. */
+static bool only_splits(const hf_pipeline *p)
+{
+    for (int k = 0; k < p->npre; k++) {
+        const hf_pretok_step *st = &p->pre[k];
+        if (st->kind == HP_METASPACE || (st->kind == HP_BYTE_LEVEL && st->add_prefix_space)) return false;
+    }
+    return true;
+}
+
 void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, bool first, hf_scratch *h, hf_pieces *out,
                     hf_pieces *tmp)
 {
     pieces_clear(out);
+    out->base = tmp->base = only_splits(p) ? (s ? s : "") : NULL;
     bool started = false;
     for (int k = 0; k < p->npre; k++) {
         const hf_pretok_step *st = &p->pre[k];
@@ -483,7 +506,7 @@ void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, bool first, h
         }
         pieces_clear(tmp);
         for (size_t i = 0; i < out->n; i++)
-            apply(st, out->text.data + out->off[i], out->len[i], first && i == 0, h, tmp, &h->piece);
+            apply(st, hf_piece_text(out) + out->off[i], out->len[i], first && i == 0, h, tmp, &h->piece);
         hf_pieces swap = *out;
         *out = *tmp;
         *tmp = swap;

@@ -137,7 +137,7 @@ static long first_difference(const subject *sb, const char *s, size_t n)
     hf_pretokenize(&sb->ref, s, n, true, &scratch, &want, &tmp);
     size_t both = got.n < want.n ? got.n : want.n;
     for (size_t i = 0; i < both; i++)
-        if (got.len[i] != want.len[i] || memcmp(got.text.data + got.off[i], want.text.data + want.off[i], got.len[i]))
+        if (got.len[i] != want.len[i] || memcmp(hf_piece_text(&got) + got.off[i], hf_piece_text(&want) + want.off[i], got.len[i]))
             return (long)i;
     return got.n == want.n ? -1 : (long)both;
 }
@@ -159,10 +159,10 @@ static bool check_text(const subject *sb, const char *what, const char *s, size_
     if (at < 0) return true;
     if ((*shown)++ < SHOWN_FAILURES) {
         printf("#   %s, %s: piece %ld differs\n", sb->file, what, at);
-        if ((size_t)at < got.n) show_bytes("scanner:", got.text.data + got.off[at], got.len[at]);
-        if ((size_t)at < want.n) show_bytes("replaced steps:", want.text.data + want.off[at], want.len[at]);
-        show_bytes("text from there:", want.text.data + ((size_t)at < want.n ? want.off[at] : want.text.len),
-                   (size_t)at < want.n ? want.text.len - want.off[at] : 0);
+        if ((size_t)at < got.n) show_bytes("scanner:", hf_piece_text(&got) + got.off[at], got.len[at]);
+        if ((size_t)at < want.n) show_bytes("replaced steps:", hf_piece_text(&want) + want.off[at], want.len[at]);
+        size_t from = (size_t)at < want.n ? (size_t)(hf_piece_text(&want) + want.off[at] - s) : n;
+        show_bytes("text from there:", s + from, n - from);
     }
     return false;
 }
