@@ -44,12 +44,34 @@ const char *const pretok_hf_deepseek_patterns[PRETOK_HF_DEEPSEEK_SPLITS] = {
 
 /* ---- characters ---- */
 
-/* The character at s[i] (i < n): true with its code point and length, or
- * false (length 1) for a byte outside valid characters. */
-static inline bool char_at(const uint8_t *s, size_t n, size_t i, uint32_t *cp, size_t *len)
+/* The code point of the character at s[i], known to be valid UTF-8; its length in *len. */
+static inline uint32_t valid_char_at(const uint8_t *s, size_t i, size_t *len)
 {
-    if (s[i] < 0x80) {
-        *cp = s[i], *len = 1;
+    uint8_t b = s[i];
+    if (b < 0x80) {
+        *len = 1;
+        return b;
+    }
+    if (b < 0xE0) {
+        *len = 2;
+        return (uint32_t)(b & 0x1F) << 6 | (s[i + 1] & 0x3F);
+    }
+    if (b < 0xF0) {
+        *len = 3;
+        return (uint32_t)(b & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F);
+    }
+    *len = 4;
+    return (uint32_t)(b & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 | (uint32_t)(s[i + 2] & 0x3F) << 6 |
+           (s[i + 3] & 0x3F);
+}
+
+/* The character at s[i] (i < n): true with its code point and length, or
+ * false (length 1) for a byte outside valid characters (none when
+ * valid_text: s is known to be valid UTF-8). */
+static inline bool char_at(const uint8_t *s, size_t n, size_t i, bool valid_text, uint32_t *cp, size_t *len)
+{
+    if (s[i] < 0x80 || valid_text) {
+        *cp = valid_char_at(s, i, len);
         return true;
     }
     if (!utf8_valid_seq(s + i, n - i)) {
@@ -60,15 +82,24 @@ static inline bool char_at(const uint8_t *s, size_t n, size_t i, uint32_t *cp, s
     return true;
 }
 
-/* Class bits of the valid character at s[i]; its length in *len. */
-static inline uint8_t class_at(const uint8_t *s, size_t n, size_t i, size_t *len)
+/* Class bits of the character at s[i], known to be valid; its length in *len. */
+static inline uint8_t class_at(const uint8_t *s, size_t i, size_t *len)
 {
-    uint32_t cp;
     if (s[i] < 0x80) {
         *len = 1;
         return ASCII_CLASS(s[i]);
     }
-    return char_at(s, n, i, &cp, len) ? uclass_of(cp) : 0;
+    return uclass_of(valid_char_at(s, i, len));
+}
+
+/* Whether all of s[0..n) is valid UTF-8, checked once per text. */
+static inline bool text_valid(pretok_hf_state *st, const uint8_t *s, size_t n)
+{
+    if (!st->checked) {
+        st->valid = utf8_valid((const char *)s, n);
+        st->checked = true;
+    }
+    return st->valid;
 }
 
 /* End of the run of bytes from i that belong to no valid character. */
@@ -109,13 +140,13 @@ static inline size_t skip_ascii_non_digits(const uint8_t *s, size_t n, size_t i)
 /* ---- Command R+: Digits (individual), then GPT-2's pattern ---- */
 
 /* End of the stretch from i up to the next \p{N} character. */
-static size_t digits_stretch(const uint8_t *s, size_t n, size_t i)
+static size_t digits_stretch(const uint8_t *s, size_t n, size_t i, bool valid_text)
 {
     uint32_t cp;
     size_t len;
     while ((i = skip_ascii_non_digits(s, n, i)) < n) {
         if (s[i] < 0x80) return i; /* an ASCII digit */
-        if (char_at(s, n, i, &cp, &len) && (uclass_of(cp) & UCLASS_N)) return i;
+        if (char_at(s, n, i, valid_text, &cp, &len) && (uclass_of(cp) & UCLASS_N)) return i;
         i += len;
     }
     return n;
@@ -124,14 +155,15 @@ static size_t digits_stretch(const uint8_t *s, size_t n, size_t i)
 static int split_digits_byte_level(const uint8_t *s, size_t n, size_t pos, size_t *ends, int max, pretok_hf_state *st)
 {
     int k = 0;
+    bool valid_text = text_valid(st, s, n);
     while (k < max && pos < n) {
         uint32_t cp;
         size_t len;
-        if (char_at(s, n, pos, &cp, &len) && (uclass_of(cp) & UCLASS_N)) { /* Digits: one character */
+        if (char_at(s, n, pos, valid_text, &cp, &len) && (uclass_of(cp) & UCLASS_N)) { /* Digits: one character */
             ends[k++] = pos += len;
             continue;
         }
-        if (st->stretch_end <= pos) st->stretch_end = digits_stretch(s, n, pos);
+        if (st->stretch_end <= pos) st->stretch_end = digits_stretch(s, n, pos, valid_text);
         int got = pretok_split(PRETOK_GPT2, s, st->stretch_end, pos, ends + k, max - k);
         k += got;
         pos = ends[k - 1];
@@ -144,11 +176,7 @@ static int split_digits_byte_level(const uint8_t *s, size_t n, size_t pos, size_
 static int split_tekken(const uint8_t *s, size_t n, size_t pos, size_t *ends, int max, pretok_hf_state *st)
 {
     int k = 0;
-    if (!st->checked) {
-        st->valid = utf8_valid((const char *)s, n);
-        st->checked = true;
-    }
-    if (st->valid) {
+    if (text_valid(st, s, n)) {
         while (k < max && pos < n) ends[k++] = pos = pretok_next_tekken(s, n, pos);
         return k;
     }
@@ -173,11 +201,16 @@ static int split_tekken(const uint8_t *s, size_t n, size_t pos, size_t *ends, in
 static inline size_t class_run(const uint8_t *s, size_t e, size_t i, uint8_t mask)
 {
     size_t len;
-    for (;;) {
-        if (mask == CLASS_LM) i = ascii_letter_run(s, e, i, 'a', 0x20);
-        if (i >= e || !(class_at(s, e, i, &len) & mask)) return i;
+    while (i < e) {
+        if (mask == CLASS_LM && s[i] < 0x80) {
+            if (!(ASCII_CLASS(s[i]) & UCLASS_L)) return i;
+            i = ascii_letter_run(s, e, i + 1, 'a', 0x20);
+            continue;
+        }
+        if (!(class_at(s, i, &len) & mask)) return i;
         i += len;
     }
+    return i;
 }
 
 /* End of the run of \r and \n from i. */
@@ -191,7 +224,7 @@ static inline size_t newline_run(const uint8_t *s, size_t e, size_t i)
 static size_t whitespace_piece(const uint8_t *s, size_t e, size_t i)
 {
     size_t j = i, last = i, len, after_newline = 0;
-    while (j < e && (class_at(s, e, j, &len) & UCLASS_WS)) {
+    while (j < e && (class_at(s, j, &len) & UCLASS_WS)) {
         if (is_cr_or_lf(s[j])) after_newline = j + 1;
         last = j;
         j += len;
@@ -215,12 +248,12 @@ static size_t deepseek_match(const uint8_t *s, size_t e, size_t i)
             return newline_run(s, e, class_run(s, e, i + 1, CLASS_PS)); /* A3 */
         }
     } else {
-        c = class_at(s, e, i, &len);
+        c = class_at(s, i, &len);
     }
-    if (!(c & (UCLASS_L | CLASS_PS)) && !is_cr_or_lf(b) && i + len < e && (class_at(s, e, i + len, &len1) & CLASS_LM))
+    if (!(c & (UCLASS_L | CLASS_PS)) && !is_cr_or_lf(b) && i + len < e && (class_at(s, i + len, &len1) & CLASS_LM))
         return class_run(s, e, i + len + len1, CLASS_LM); /* A2 with the prefix */
     if (c & CLASS_LM) return class_run(s, e, i + len, CLASS_LM);                 /* A2 */
-    if (b == ' ' && i + 1 < e && (class_at(s, e, i + 1, &len1) & CLASS_PS))
+    if (b == ' ' && i + 1 < e && (class_at(s, i + 1, &len1) & CLASS_PS))
         return newline_run(s, e, class_run(s, e, i + 1 + len1, CLASS_PS)); /* A3 with the space */
     if (c & CLASS_PS) return newline_run(s, e, class_run(s, e, i + len, CLASS_PS)); /* A3 */
     if (c & UCLASS_WS) return whitespace_piece(s, e, i);
@@ -231,7 +264,7 @@ static size_t deepseek_match(const uint8_t *s, size_t e, size_t i)
  * up to a \p{N} character or one on the other side of CJK; *invalid set
  * when it holds a byte outside valid characters (only a stretch without
  * CJK does: the second Split's pattern does not match such a byte). */
-static size_t deepseek_stretch(const uint8_t *s, size_t n, size_t i, bool cjk, bool *invalid)
+static size_t deepseek_stretch(const uint8_t *s, size_t n, size_t i, bool cjk, bool valid_text, bool *invalid)
 {
     uint32_t cp;
     size_t len;
@@ -243,7 +276,7 @@ static size_t deepseek_stretch(const uint8_t *s, size_t n, size_t i, bool cjk, b
             i++;
             continue;
         }
-        if (!char_at(s, n, i, &cp, &len)) {
+        if (!char_at(s, n, i, valid_text, &cp, &len)) {
             if (cjk) break;
             *invalid = true;
             i++;
@@ -258,19 +291,20 @@ static size_t deepseek_stretch(const uint8_t *s, size_t n, size_t i, bool cjk, b
 static int split_deepseek(const uint8_t *s, size_t n, size_t pos, size_t *ends, int max, pretok_hf_state *st)
 {
     int k = 0;
+    bool valid_text = text_valid(st, s, n);
     while (k < max && pos < n) {
         uint32_t cp;
         size_t len;
-        bool valid = char_at(s, n, pos, &cp, &len);
+        bool valid = char_at(s, n, pos, valid_text, &cp, &len);
         if (valid && (uclass_of(cp) & UCLASS_N)) { /* the first Split: \p{N}{1,3} */
             size_t e = pos + len;
-            for (int d = 1; d < DEEPSEEK_MAX_DIGITS && e < n && char_at(s, n, e, &cp, &len) && (uclass_of(cp) & UCLASS_N); d++)
+            for (int d = 1; d < DEEPSEEK_MAX_DIGITS && e < n && char_at(s, n, e, valid_text, &cp, &len) && (uclass_of(cp) & UCLASS_N); d++)
                 e += len;
             ends[k++] = pos = e;
             continue;
         }
         if (st->stretch_end <= pos) {
-            st->stretch_end = deepseek_stretch(s, n, pos, valid && is_cjk(cp), &st->stretch_invalid);
+            st->stretch_end = deepseek_stretch(s, n, pos, valid && is_cjk(cp), valid_text, &st->stretch_invalid);
             st->valid_end = 0;
         }
         size_t e = st->stretch_end, m = 0;
@@ -281,7 +315,7 @@ static int split_deepseek(const uint8_t *s, size_t n, size_t pos, size_t *ends, 
         }
         if (!m) { /* between matches: up to where one starts */
             for (m = pos + len; m < e; m += len) {
-                if (!char_at(s, e, m, &cp, &len)) continue;
+                if (!char_at(s, e, m, valid_text, &cp, &len)) continue;
                 if (st->valid_end <= m) st->valid_end = valid_run(s, e, m);
                 if (deepseek_match(s, st->valid_end, m)) break;
             }

@@ -32,7 +32,7 @@ extern const char *const pretok_hf_deepseek_patterns[PRETOK_HF_DEEPSEEK_SPLITS];
 /* Where a scan of one text stands between calls of pretok_hf_split. */
 typedef struct {
     size_t stretch_end; /* end of the stretch the last piece was in (0: none yet) */
-    bool valid;         /* Tekken: the text is all valid UTF-8 (checked once) */
+    bool valid;         /* the text is all valid UTF-8 (checked once) */
     bool checked;
     bool stretch_invalid; /* DeepSeek: the stretch holds an invalid byte */
     size_t valid_end;     /* DeepSeek: end of the valid run the last match was tried in */
