@@ -26,6 +26,7 @@
 #include "tokenize/unicode_class.h"
 
 #define METASPACE_DEFAULT "\xE2\x96\x81" /* U+2581, SentencePiece's space */
+#define PIECE_BATCH 64            /* piece ends a scanner gives per call */
 
 static hf_pretok_step *add_step(hf_pipeline *p, hf_pretok_kind kind)
 {
@@ -313,31 +314,6 @@ static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scr
     w->nspans = 0;
     size_t prev = 0;
     switch (st->match) {
-    case HM_FAMILY: {
-        size_t ends[64], pos = 0;
-        int k;
-        while ((k = pretok_split((pretok_family)st->family, (const uint8_t *)s, n, pos, ends, 64)) > 0)
-            for (int i = 0; i < k; i++) {
-                if (st->single_digits && starts_with_digit((const uint8_t *)s + pos, ends[i] - pos))
-                    while (pos < ends[i]) { /* one character each (every one is \p{N}: valid UTF-8) */
-                        size_t len = utf8_valid_seq((const uint8_t *)s + pos, ends[i] - pos);
-                        if (!len) len = 1;
-                        add_match(w, &prev, pos, pos + len);
-                        pos += len;
-                    }
-                else
-                    add_match(w, &prev, pos, ends[i]), pos = ends[i];
-            }
-        break;
-    }
-    case HM_SCANNER: {
-        size_t ends[64], pos = 0;
-        pretok_hf_state state = {0};
-        int k;
-        while ((k = pretok_hf_split((pretok_hf_scanner)st->scanner, (const uint8_t *)s, n, pos, ends, 64, &state)) > 0)
-            for (int i = 0; i < k; i++) add_match(w, &prev, pos, ends[i]), pos = ends[i];
-        break;
-    }
     case HM_REGEX: { /* onig's find_iter: an empty match where the last match ended is skipped */
         size_t pos = 0, last_end = SIZE_MAX;
         while (pos <= n && hf_match(st->re, s, n, pos, h) >= 0) {
@@ -379,9 +355,40 @@ static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scr
     if (prev < n) push_span(w, prev, n, false);
 }
 
+/* Splits s[0..n) into out by a scanner (HM_SCANNER or HM_FAMILY), whose
+ * pieces tile the text. */
+static void split_tiling(const hf_pretok_step *st, const char *s, size_t n, hf_pieces *out)
+{
+    const uint8_t *u = (const uint8_t *)s;
+    size_t ends[PIECE_BATCH], pos = 0;
+    pretok_hf_state state = {0};
+    int k;
+    if (st->match == HM_SCANNER) {
+        while ((k = pretok_hf_split((pretok_hf_scanner)st->scanner, u, n, pos, ends, PIECE_BATCH, &state)) > 0)
+            for (int i = 0; i < k; i++) push_piece(out, s + pos, ends[i] - pos), pos = ends[i];
+        return;
+    }
+    while ((k = pretok_split((pretok_family)st->family, u, n, pos, ends, PIECE_BATCH)) > 0)
+        for (int i = 0; i < k; i++) {
+            if (st->single_digits && starts_with_digit(u + pos, ends[i] - pos))
+                while (pos < ends[i]) { /* one character each (every one is \p{N}: valid UTF-8) */
+                    size_t len = utf8_valid_seq(u + pos, ends[i] - pos);
+                    if (!len) len = 1;
+                    push_piece(out, s + pos, len);
+                    pos += len;
+                }
+            else
+                push_piece(out, s + pos, ends[i] - pos), pos = ends[i];
+        }
+}
+
 /* Splits s[0..n) by st into out (HF's split with st's behavior). */
 static void split_piece(const hf_pretok_step *st, const char *s, size_t n, hf_scratch *h, hf_pieces *out)
 {
+    if (st->match == HM_SCANNER || st->match == HM_FAMILY) { /* Isolated, not inverted (the loader sees to it) */
+        split_tiling(st, s, n, out);
+        return;
+    }
     find_spans(st, s, n, h, out);
     hf_span *sp = out->spans;
     size_t k = out->nspans, m = 0;
