@@ -79,6 +79,7 @@ typedef struct {
     bool special, lstrip, rstrip, single_word, normalized;
 } hf_added_token;
 
+#define HF_ADDED_FIRSTS 4 /* first bytes looked for 16 text bytes at a time */
 #define HF_ADDED_PREFIX 4 /* a place is tried for the longer added tokens only when these bytes begin one */
 
 /* The added tokens matched in one pass (those normalized, or those not). */
@@ -87,6 +88,8 @@ typedef struct {
     uint32_t *lengths;    /* distinct content lengths, longest first */
     int nlengths;
     bool first_byte[256];
+    uint8_t firsts[HF_ADDED_FIRSTS]; /* the distinct first bytes, when there are no more (nfirsts) */
+    int nfirsts;                     /* -1: more than HF_ADDED_FIRSTS */
     uint8_t short_lengths[256]; /* by first byte: bit L set when a token of L < HF_ADDED_PREFIX bytes starts so */
     tok_vocab prefixes;         /* the first HF_ADDED_PREFIX bytes of the longer tokens */
 } hf_added_set;
