@@ -152,6 +152,7 @@ static size_t digits_stretch(const uint8_t *s, size_t n, size_t i, bool valid_te
     return n;
 }
 
+/* Each \p{N} character a piece, GPT-2's pieces between them. */
 static int split_digits_byte_level(const uint8_t *s, size_t n, size_t pos, size_t *ends, int max, pretok_hf_state *st)
 {
     int k = 0;
@@ -173,6 +174,8 @@ static int split_digits_byte_level(const uint8_t *s, size_t n, size_t pos, size_
 
 /* ---- Tekken ---- */
 
+/* Tekken's pieces; in a text that is not all valid UTF-8, each run of
+ * bytes outside valid characters is a piece and the scan stops before it. */
 static int split_tekken(const uint8_t *s, size_t n, size_t pos, size_t *ends, int max, pretok_hf_state *st)
 {
     int k = 0;
@@ -288,6 +291,8 @@ static size_t deepseek_stretch(const uint8_t *s, size_t n, size_t i, bool cjk, b
     return i;
 }
 
+/* DeepSeek V3's three Splits: \p{N}{1,3} pieces, then within each stretch
+ * the third pattern's matches and the pieces between them. */
 static int split_deepseek(const uint8_t *s, size_t n, size_t pos, size_t *ends, int max, pretok_hf_state *st)
 {
     int k = 0;
