@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { PRETOK_HF_TEKKEN = 0, PRETOK_HF_DEEPSEEK, PRETOK_HF_DIGITS_BYTE_LEVEL, PRETOK_HF_NSCANNERS } pretok_hf_scanner;
+typedef enum { PRETOK_HF_TEKKEN = 0, PRETOK_HF_DEEPSEEK, PRETOK_HF_DIGITS_BYTE_LEVEL } pretok_hf_scanner;
 
 #define PRETOK_HF_DEEPSEEK_SPLITS 3
 
