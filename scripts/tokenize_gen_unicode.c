@@ -35,6 +35,11 @@ static uint8_t class_of(UChar32 c)
         k = UCLASS_UPPERISH | UCLASS_LOWERISH; break;
     case U_DECIMAL_DIGIT_NUMBER: case U_LETTER_NUMBER: case U_OTHER_NUMBER:
         k = UCLASS_N; break;
+    case U_CONNECTOR_PUNCTUATION: case U_DASH_PUNCTUATION: case U_START_PUNCTUATION: case U_END_PUNCTUATION:
+    case U_INITIAL_PUNCTUATION: case U_FINAL_PUNCTUATION: case U_OTHER_PUNCTUATION:
+        k = UCLASS_P; break;
+    case U_MATH_SYMBOL: case U_CURRENCY_SYMBOL: case U_MODIFIER_SYMBOL: case U_OTHER_SYMBOL:
+        k = UCLASS_S; break;
     default: break;
     }
     if (u_hasBinaryProperty(c, UCHAR_WHITE_SPACE)) k |= UCLASS_WS;

@@ -4,6 +4,7 @@
  * leftmost-longest, non-overlapping; single_word keeps a match only between
  * non-word characters; lstrip/rstrip take the white space before/after the
  * token into it. */
+#include <immintrin.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
@@ -21,7 +22,10 @@ static bool get_flag(const hj_node *o, const char *key, bool dflt)
 static void set_add(hf_added_set *set, const char *content, size_t len, uint32_t index)
 {
     if (!vocab_add(&set->by_content, content, len, index, index)) return; /* the same content twice: the first */
-    set->first_byte[(uint8_t)content[0]] = true;
+    uint8_t b = (uint8_t)content[0];
+    if (!set->first_byte[b] && set->nfirsts >= 0)
+        set->nfirsts = set->nfirsts < HF_ADDED_FIRSTS ? (set->firsts[set->nfirsts] = b, set->nfirsts + 1) : -1;
+    set->first_byte[b] = true;
     if (len < HF_ADDED_PREFIX) set->short_lengths[(uint8_t)content[0]] |= (uint8_t)(1u << len);
     else vocab_add(&set->prefixes, content, HF_ADDED_PREFIX, index, index); /* false: a known prefix */
     for (int i = 0; i < set->nlengths; i++)
@@ -260,6 +264,23 @@ static uint32_t char_after(const char *s, size_t n, size_t at, size_t *len)
     return utf8_decode((const unsigned char *)s + at, n - at, len);
 }
 
+#define SCAN_WIDTH 16
+
+/* The first place from pos where a byte of set->firsts (nfirsts >= 0) is, or n. */
+static size_t next_first_byte(const hf_added_set *set, const char *s, size_t n, size_t pos)
+{
+    __m128i want[HF_ADDED_FIRSTS];
+    for (int i = 0; i < HF_ADDED_FIRSTS; i++) want[i] = _mm_set1_epi8((char)set->firsts[i < set->nfirsts ? i : 0]);
+    for (; pos + SCAN_WIDTH <= n; pos += SCAN_WIDTH) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + pos)), hit = _mm_setzero_si128();
+        for (int i = 0; i < HF_ADDED_FIRSTS; i++) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, want[i]));
+        unsigned m = (unsigned)_mm_movemask_epi8(hit);
+        if (m) return pos + (size_t)__builtin_ctz(m);
+    }
+    while (pos < n && !set->first_byte[(uint8_t)s[pos]]) pos++;
+    return pos;
+}
+
 size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char *s, size_t n, hf_added_span **spans,
                       size_t *cap)
 {
@@ -271,7 +292,7 @@ size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char 
     } while (0)
     for (size_t pos = 0; set->nlengths && pos < n;) {
         if (!set->first_byte[(uint8_t)s[pos]]) {
-            pos++;
+            pos = set->nfirsts > 0 ? next_first_byte(set, s, n, pos + 1) : pos + 1;
             continue;
         }
         uint32_t index = VOCAB_NO_TOKEN;

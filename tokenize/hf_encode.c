@@ -194,7 +194,7 @@ static void encode_text(const hf_pipeline *p, const tok_vocab *vocab, const char
     if (!n) return;
     hf_pretokenize(p, s, n, first, h, &h->pieces, &h->pieces_tmp);
     const hf_pieces *pc = &h->pieces;
-    const uint8_t *base = (const uint8_t *)pc->text.data;
+    const uint8_t *base = (const uint8_t *)hf_piece_text(pc);
     uint64_t hash[PREFETCH_AHEAD];
     for (size_t i = 0; i < pc->n && i < PREFETCH_AHEAD; i++) {
         hash[i] = hf_word_hash(&p->bpe, base + pc->off[i], pc->len[i]);

@@ -8,6 +8,7 @@
 
 #include "tokenize/hf_gpu.h"
 #include "tokenize/hf_pipeline.h"
+#include "tokenize/pretok_hf.h"
 #include "tokenize/pretokenize.h"
 
 #define DIGITS_TIKTOKEN 3
@@ -41,7 +42,9 @@ static bool split_plan(const hf_pretok_step *st, hf_gpu_plan *plan)
     }
     /* Isolated only: Removed with invert would drop what PCRE2 leaves
      * between matches (runs of invalid UTF-8), which the device keeps */
-    if (st->match != HM_REGEX || st->behavior != HB_ISOLATED || st->invert || !st->literal) return false;
+    bool tekken_scanner = st->match == HM_SCANNER && st->scanner == PRETOK_HF_TEKKEN; /* the CPU's, same pieces */
+    if ((st->match != HM_REGEX && !tekken_scanner) || st->behavior != HB_ISOLATED || st->invert || !st->literal)
+        return false;
     plan->invalid_barrier = true;
     if (!strcmp(st->literal, PATTERN_QWEN)) {
         plan->family = PRETOK_CL100K;

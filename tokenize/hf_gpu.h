@@ -19,8 +19,9 @@ typedef struct {
     int max_digits;    /* digits per piece: 3 (\p{N}{1,3}), or 1 (\p{N}: Qwen, Tekken) */
     bool contractions; /* the pattern has the (?i:'s|'t|...) alternatives (Tekken's has none) */
     bool nfc;          /* the normalizer is NFC: the host normalizes texts that NFC may change */
-    bool invalid_barrier; /* the CPU runs the pattern in PCRE2 (not a hand-written scanner), where
-                           * no piece holds an invalid UTF-8 byte: runs of them are pieces */
+    bool invalid_barrier; /* the CPU splits as PCRE2 with MATCH_INVALID_UTF (PCRE2 itself, or for
+                           * Tekken's pattern pretok_hf.c's scanner): no piece holds an invalid
+                           * UTF-8 byte, runs of them are pieces */
 } hf_gpu_plan;
 
 /* True when the GPU tokenizer gives p's ids (HF encode of ordinary text)

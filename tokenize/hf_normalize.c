@@ -4,6 +4,7 @@
  * are refused. */
 #include <stdio.h>
 #include <string.h>
+#include <immintrin.h>
 #include <utf8proc.h>
 
 #include "core/utf8.h"
@@ -189,6 +190,19 @@ static void map_segment(const char *s, size_t n, utf8proc_option_t opts, wbuf *o
     free(dst);
 }
 
+#define SCAN_WIDTH 16
+
+/* The first byte from i that is not ASCII (16 at a time), or n. */
+static inline size_t ascii_end(const unsigned char *u, size_t n, size_t i)
+{
+    for (; i + SCAN_WIDTH <= n; i += SCAN_WIDTH) {
+        unsigned high = (unsigned)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(u + i)));
+        if (high) return i + (size_t)__builtin_ctz(high);
+    }
+    while (i < n && u[i] < 0x80) i++;
+    return i;
+}
+
 /* Unicode normalization form of s into out: runs of inert characters are
  * copied, the rest (with the character before it, which a mark may compose
  * with) goes through utf8proc. */
@@ -198,8 +212,14 @@ static void unicode_form(const char *s, size_t n, int form, wbuf *out)
     size_t copied = 0, prev = 0, i = 0;
     buf_clear(out);
     while (i < n) {
-        size_t len = u[i] < 0x80 ? 1 : utf8_valid_seq(u + i, n - i);
-        if (!len || u[i] < 0x80 || inert(form, utf8_decode(u + i, n - i, &len))) {
+        if (u[i] < 0x80) { /* ASCII is inert in every form */
+            size_t j = ascii_end(u, n, i + 1);
+            prev = j - 1;
+            i = j;
+            continue;
+        }
+        size_t len = utf8_valid_seq(u + i, n - i);
+        if (!len || inert(form, utf8_decode(u + i, n - i, &len))) {
             prev = i;
             i += len ? len : 1;
             continue;
@@ -342,9 +362,9 @@ static void apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
 void hf_normalize(const hf_pipeline *p, const char *s, size_t n, hf_scratch *h, wbuf *out, wbuf *tmp)
 {
     buf_clear(out);
-    buf_append(out, s, n);
-    for (int i = 0; i < p->nnorm; i++) {
-        apply(&p->norm[i], out->data ? out->data : "", out->len, h, tmp);
+    if (!p->nnorm) buf_append(out, s, n);
+    for (int i = 0; i < p->nnorm; i++) { /* the first step reads s, each later one the step before's out */
+        apply(&p->norm[i], i ? (out->data ? out->data : "") : s, i ? out->len : n, h, tmp);
         wbuf swap = *out;
         *out = *tmp;
         *tmp = swap;

@@ -47,6 +47,7 @@ typedef enum {
     HM_DIGIT,      /* each character of general category N (Rust char::is_numeric) */
     HM_PUNCT,      /* each punctuation character (ASCII punctuation or category P) */
     HM_WHITESPACE, /* each White_Space character */
+    HM_SCANNER,    /* a pretok_hf.h scanner standing for the step(s) it replaces (tiles the text) */
 } hf_match_kind;
 typedef enum { HP_SPLIT, HP_BYTE_LEVEL, HP_METASPACE } hf_pretok_kind;
 typedef enum { HF_PREPEND_ALWAYS, HF_PREPEND_FIRST, HF_PREPEND_NEVER } hf_prepend_scheme;
@@ -61,6 +62,7 @@ typedef struct {
     size_t literal_len;
     int family;            /* HM_FAMILY: a pretok_family */
     bool single_digits;    /* HM_FAMILY: the pattern has \p{N} where the family's has \p{N}{1,3} (Qwen) */
+    int scanner;           /* HM_SCANNER: a pretok_hf_scanner */
     bool add_prefix_space; /* ByteLevel */
     bool use_regex;        /* ByteLevel: split with GPT-2's pattern first */
     char replacement[8];   /* Metaspace: the replacement character (UTF-8) */
@@ -77,6 +79,7 @@ typedef struct {
     bool special, lstrip, rstrip, single_word, normalized;
 } hf_added_token;
 
+#define HF_ADDED_FIRSTS 4 /* first bytes looked for 16 text bytes at a time */
 #define HF_ADDED_PREFIX 4 /* a place is tried for the longer added tokens only when these bytes begin one */
 
 /* The added tokens matched in one pass (those normalized, or those not). */
@@ -85,6 +88,8 @@ typedef struct {
     uint32_t *lengths;    /* distinct content lengths, longest first */
     int nlengths;
     bool first_byte[256];
+    uint8_t firsts[HF_ADDED_FIRSTS]; /* the distinct first bytes, when there are no more (nfirsts) */
+    int nfirsts;                     /* -1: more than HF_ADDED_FIRSTS */
     uint8_t short_lengths[256]; /* by first byte: bit L set when a token of L < HF_ADDED_PREFIX bytes starts so */
     tok_vocab prefixes;         /* the first HF_ADDED_PREFIX bytes of the longer tokens */
 } hf_added_set;
@@ -260,9 +265,11 @@ typedef struct {
     bool match;
 } hf_span;
 
-/* A list of pieces: piece i is text[off[i] .. off[i] + len[i]); spans is
- * working room for splitting. */
+/* A list of pieces: piece i is at off[i] in hf_piece_text() (len[i] bytes):
+ * in base, the pre-tokenized text itself, when base is set (the steps only
+ * split it), else in text; spans is working room for splitting. */
 typedef struct {
+    const char *base;
     wbuf text;
     size_t *off, *len;
     size_t n, cap;
@@ -291,6 +298,9 @@ struct hf_scratch {
     void *lattice; /* Unigram: the best path ending at each byte */
     size_t lattice_cap;
 };
+
+/* Where the pieces of p lie (their offsets count from there). */
+static inline const char *hf_piece_text(const hf_pieces *p) { return p->base ? p->base : p->text.data; }
 
 /* Splits s[0..n) by p's pre-tokenizers into out (cleared first); first: the
  * text starts at offset 0 of the document (Metaspace's "first" scheme). */

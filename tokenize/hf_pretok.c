@@ -5,7 +5,10 @@
  * regex is one of the three tiktoken patterns uses the hand-written scanner
  * (pretokenize.c, checked against the regex), as does one with \p{N} where
  * cl100k's or o200k's has \p{N}{1,3} (Qwen; its digit pieces split into
- * characters); any other regex runs in PCRE2.
+ * characters). Tekken's Split, DeepSeek V3's three Splits and Digits
+ * before ByteLevel's regex (Command R+) use the scanners of pretok_hf.c,
+ * which give PCRE2's pieces, invalid UTF-8 included. Any other regex runs
+ * in PCRE2.
  *
  * Splitting follows HF's NormalizedString::split: the pattern's matches and
  * the gaps between them tile the piece, invert swaps the two, the behavior
@@ -18,10 +21,12 @@
 #include "core/utf8.h"
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
+#include "tokenize/pretok_hf.h"
 #include "tokenize/pretokenize.h"
 #include "tokenize/unicode_class.h"
 
 #define METASPACE_DEFAULT "\xE2\x96\x81" /* U+2581, SentencePiece's space */
+#define PIECE_BATCH 64            /* piece ends a scanner gives per call */
 
 static hf_pretok_step *add_step(hf_pipeline *p, hf_pretok_kind kind)
 {
@@ -78,6 +83,55 @@ static int single_digit_family(const char *pat, bool *single)
     return -1;
 }
 
+/* True when step st is a Split by regex pat whose pieces are its matches and what lies between them. */
+static bool isolated_split(const hf_pretok_step *st, const char *pat)
+{
+    return st->kind == HP_SPLIT && st->match == HM_REGEX && st->behavior == HB_ISOLATED && !st->invert &&
+           st->literal && !strcmp(st->literal, pat);
+}
+
+/* Frees the count steps from at and closes the gap. */
+static void remove_steps(hf_pipeline *p, int at, int count)
+{
+    for (int i = at; i < at + count; i++) {
+        free(p->pre[i].literal);
+        if (p->pre[i].re) pcre2_code_free(p->pre[i].re);
+    }
+    memmove(p->pre + at, p->pre + at + count, (size_t)(p->npre - at - count) * sizeof *p->pre);
+    p->npre -= count;
+}
+
+/* Replaces the steps a Sequence loaded from step first on by a scanner of
+ * pretok_hf.c when they are exactly the ones it stands for: DeepSeek V3's
+ * three Splits, or Digits with individual_digits then ByteLevel with its
+ * regex and no prefix space (that ByteLevel then only marks the model as
+ * byte-level). */
+static void use_scanner(hf_pipeline *p, int first)
+{
+    hf_pretok_step *st = p->pre + first;
+    int n = p->npre - first;
+    for (int i = 0; i + PRETOK_HF_DEEPSEEK_SPLITS <= n; i++) {
+        bool all = true;
+        for (int k = 0; k < PRETOK_HF_DEEPSEEK_SPLITS && all; k++)
+            all = isolated_split(&st[i + k], pretok_hf_deepseek_patterns[k]);
+        if (!all) continue;
+        st[i].match = HM_SCANNER;
+        st[i].scanner = PRETOK_HF_DEEPSEEK;
+        remove_steps(p, first + i + 1, PRETOK_HF_DEEPSEEK_SPLITS - 1);
+        return;
+    }
+    for (int i = 0; i + 1 < n; i++) {
+        hf_pretok_step *d = &st[i], *bl = &st[i + 1];
+        if (d->kind == HP_SPLIT && d->match == HM_DIGIT && d->behavior == HB_ISOLATED && bl->kind == HP_BYTE_LEVEL &&
+            bl->use_regex && !bl->add_prefix_space) {
+            d->match = HM_SCANNER;
+            d->scanner = PRETOK_HF_DIGITS_BYTE_LEVEL;
+            bl->use_regex = false;
+            return;
+        }
+    }
+}
+
 int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err)
 {
     if (!node || node->type == HJ_NULL) return 0;
@@ -96,11 +150,13 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
             buf_printf(err, "%s.pretokenizers: not an array", path);
             return -1;
         }
+        int first = p->npre;
         for (size_t i = 0; i < list->len; i++) {
             char sub[256];
             snprintf(sub, sizeof sub, "%s.pretokenizers[%zu]", path, i);
             if (hf_pretok_load(p, &list->items[i], sub, err)) return -1;
         }
+        use_scanner(p, first);
         return 0;
     }
     if (!strcmp(type, "Split")) {
@@ -125,6 +181,9 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
             st->family = family;
             st->behavior = HB_ISOLATED;
             st->invert = false;
+        } else if (isolated_split(st, PRETOK_HF_TEKKEN_PATTERN)) {
+            st->match = HM_SCANNER;
+            st->scanner = PRETOK_HF_TEKKEN;
         }
         return 0;
     }
@@ -208,8 +267,12 @@ static void push_piece(hf_pieces *out, const char *s, size_t n)
         out->off = xrealloc(out->off, out->cap * sizeof *out->off);
         out->len = xrealloc(out->len, out->cap * sizeof *out->len);
     }
-    out->off[out->n] = out->text.len;
-    out->len[out->n++] = n;
+    out->len[out->n] = n;
+    if (out->base) { /* s is inside the pre-tokenized text: no copy */
+        out->off[out->n++] = (size_t)(s - out->base);
+        return;
+    }
+    out->off[out->n++] = out->text.len;
     buf_append(&out->text, s, n);
 }
 
@@ -251,23 +314,6 @@ static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scr
     w->nspans = 0;
     size_t prev = 0;
     switch (st->match) {
-    case HM_FAMILY: {
-        size_t ends[64], pos = 0;
-        int k;
-        while ((k = pretok_split((pretok_family)st->family, (const uint8_t *)s, n, pos, ends, 64)) > 0)
-            for (int i = 0; i < k; i++) {
-                if (st->single_digits && starts_with_digit((const uint8_t *)s + pos, ends[i] - pos))
-                    while (pos < ends[i]) { /* one character each (every one is \p{N}: valid UTF-8) */
-                        size_t len = utf8_valid_seq((const uint8_t *)s + pos, ends[i] - pos);
-                        if (!len) len = 1;
-                        add_match(w, &prev, pos, pos + len);
-                        pos += len;
-                    }
-                else
-                    add_match(w, &prev, pos, ends[i]), pos = ends[i];
-            }
-        break;
-    }
     case HM_REGEX: { /* onig's find_iter: an empty match where the last match ended is skipped */
         size_t pos = 0, last_end = SIZE_MAX;
         while (pos <= n && hf_match(st->re, s, n, pos, h) >= 0) {
@@ -309,9 +355,40 @@ static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scr
     if (prev < n) push_span(w, prev, n, false);
 }
 
+/* Splits s[0..n) into out by a scanner (HM_SCANNER or HM_FAMILY), whose
+ * pieces tile the text. */
+static void split_tiling(const hf_pretok_step *st, const char *s, size_t n, hf_pieces *out)
+{
+    const uint8_t *u = (const uint8_t *)s;
+    size_t ends[PIECE_BATCH], pos = 0;
+    pretok_hf_state state = {0};
+    int k;
+    if (st->match == HM_SCANNER) {
+        while ((k = pretok_hf_split((pretok_hf_scanner)st->scanner, u, n, pos, ends, PIECE_BATCH, &state)) > 0)
+            for (int i = 0; i < k; i++) push_piece(out, s + pos, ends[i] - pos), pos = ends[i];
+        return;
+    }
+    while ((k = pretok_split((pretok_family)st->family, u, n, pos, ends, PIECE_BATCH)) > 0)
+        for (int i = 0; i < k; i++) {
+            if (st->single_digits && starts_with_digit(u + pos, ends[i] - pos))
+                while (pos < ends[i]) { /* one character each (every one is \p{N}: valid UTF-8) */
+                    size_t len = utf8_valid_seq(u + pos, ends[i] - pos);
+                    if (!len) len = 1;
+                    push_piece(out, s + pos, len);
+                    pos += len;
+                }
+            else
+                push_piece(out, s + pos, ends[i] - pos), pos = ends[i];
+        }
+}
+
 /* Splits s[0..n) by st into out (HF's split with st's behavior). */
 static void split_piece(const hf_pretok_step *st, const char *s, size_t n, hf_scratch *h, hf_pieces *out)
 {
+    if (st->match == HM_SCANNER || st->match == HM_FAMILY) { /* Isolated, not inverted (the loader sees to it) */
+        split_tiling(st, s, n, out);
+        return;
+    }
     find_spans(st, s, n, h, out);
     hf_span *sp = out->spans;
     size_t k = out->nspans, m = 0;
@@ -353,12 +430,19 @@ static void split_piece(const hf_pretok_step *st, const char *s, size_t n, hf_sc
     for (size_t i = 0; i < m; i++) push_piece(out, s + sp[i].start, sp[i].end - sp[i].start);
 }
 
+/* ByteLevel's regex: GPT-2's pattern, its matches as pieces. */
+static const hf_pretok_step GPT2_SPLIT = {.kind = HP_SPLIT, .match = HM_FAMILY, .family = PRETOK_GPT2, .behavior = HB_ISOLATED};
+
 /* Applies one step to the piece s[0..n) (index: its place in the step's input). */
 static void apply(const hf_pretok_step *st, const char *s, size_t n, bool first_piece, hf_scratch *h,
                   hf_pieces *out, wbuf *tmp)
 {
     if (st->kind == HP_SPLIT) {
         split_piece(st, s, n, h, out);
+        return;
+    }
+    if (st->kind == HP_BYTE_LEVEL && st->use_regex && (!st->add_prefix_space || (n && s[0] == ' '))) {
+        split_piece(&GPT2_SPLIT, s, n, h, out); /* no space to add: the piece as it is */
         return;
     }
     buf_clear(tmp);
@@ -369,8 +453,7 @@ static void apply(const hf_pretok_step *st, const char *s, size_t n, bool first_
             push_piece(out, tmp->data, tmp->len);
             return;
         }
-        hf_pretok_step gpt2 = {.kind = HP_SPLIT, .match = HM_FAMILY, .family = PRETOK_GPT2, .behavior = HB_ISOLATED};
-        split_piece(&gpt2, tmp->data, tmp->len, h, out);
+        split_piece(&GPT2_SPLIT, tmp->data, tmp->len, h, out);
         return;
     }
     /* HP_METASPACE */
@@ -402,10 +485,23 @@ static void pieces_clear(hf_pieces *p)
     buf_clear(&p->text);
 }
 
+/* True when every step that changes something only splits (Split, Digits,
+ * ..., ByteLevel's regex without a space to add): the pieces are then
+ * stretches of the text itself. */
+static bool only_splits(const hf_pipeline *p)
+{
+    for (int k = 0; k < p->npre; k++) {
+        const hf_pretok_step *st = &p->pre[k];
+        if (st->kind == HP_METASPACE || (st->kind == HP_BYTE_LEVEL && st->add_prefix_space)) return false;
+    }
+    return true;
+}
+
 void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, bool first, hf_scratch *h, hf_pieces *out,
                     hf_pieces *tmp)
 {
     pieces_clear(out);
+    out->base = tmp->base = only_splits(p) ? (s ? s : "") : NULL;
     bool started = false;
     for (int k = 0; k < p->npre; k++) {
         const hf_pretok_step *st = &p->pre[k];
@@ -417,7 +513,7 @@ void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, bool first, h
         }
         pieces_clear(tmp);
         for (size_t i = 0; i < out->n; i++)
-            apply(st, out->text.data + out->off[i], out->len[i], first && i == 0, h, tmp, &h->piece);
+            apply(st, hf_piece_text(out) + out->off[i], out->len[i], first && i == 0, h, tmp, &h->piece);
         hf_pieces swap = *out;
         *out = *tmp;
         *tmp = swap;

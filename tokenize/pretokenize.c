@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "tokenize/ascii_run.h"
 #include "tokenize/unicode_class.h"
 
 #define NOT_A_CHAR 0xFFFFFFFFu /* an invalid UTF-8 byte: a character of no class */
@@ -132,23 +133,6 @@ static inline size_t run_newlines(const uint8_t *s, size_t n, size_t i, bool sla
 
 #define SIMD_WIDTH 16
 
-/* End of the run of ASCII letters in [lo, lo+26) from i (with fold, either
- * case of lo's letters: lo must be 'a'), 16 bytes at a time with SSE2. */
-static inline size_t ascii_letter_run(const uint8_t *s, size_t n, size_t i, uint8_t lo, uint8_t fold)
-{
-    const __m128i fold_v = _mm_set1_epi8((char)fold), shift = _mm_set1_epi8((char)(0x80 - lo)),
-                  limit = _mm_set1_epi8((char)(-0x80 + 26));
-    for (; i + SIMD_WIDTH <= n; i += SIMD_WIDTH) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-        /* letters map to -128..-103 (signed); every other byte, >= 0x80 included, above */
-        __m128i in = _mm_cmplt_epi8(_mm_add_epi8(_mm_or_si128(v, fold_v), shift), limit);
-        unsigned out = ~(unsigned)_mm_movemask_epi8(in) & 0xFFFF;
-        if (out) return i + (size_t)__builtin_ctz(out);
-    }
-    while (i < n && (uint8_t)((s[i] | fold) - lo) < 26) i++;
-    return i;
-}
-
 /* End of the \p{L}+ run from i: the ASCII run, then the general one when a
  * non-ASCII byte follows. */
 static inline __attribute__((always_inline)) size_t letter_run(const uint8_t *s, size_t n, size_t i)
@@ -262,12 +246,18 @@ static inline __attribute__((always_inline)) size_t next_gpt2(const uint8_t *s, 
 
 /* ---- cl100k_base / llama3 ---- */
 
+/* \p{N}{1,max} from i (a digit is at i). */
+static inline size_t digits_up_to(const uint8_t *s, size_t n, size_t i, int max)
+{
+    size_t len;
+    for (int d = 0; d < max && i < n && (class_at(s, n, i, &len) & UCLASS_N); d++) i += len;
+    return i;
+}
+
 /* \p{N}{1,3} from i (a digit is at i). */
 static size_t digits_up_to_three(const uint8_t *s, size_t n, size_t i)
 {
-    size_t len;
-    for (int d = 0; d < MAX_DIGITS && i < n && (class_at(s, n, i, &len) & UCLASS_N); d++) i += len;
-    return i;
+    return digits_up_to(s, n, i, MAX_DIGITS);
 }
 
 /* ' ?[^\s\p{L}\p{N}]+' then a run of [\r\n] (with slash: [\r\n/]); 0 when it does not match. */
@@ -314,19 +304,21 @@ static inline __attribute__((always_inline)) size_t next_cl100k(const uint8_t *s
     return whitespace_piece(s, n, i, true);
 }
 
-/* ---- o200k_base ---- */
+/* ---- o200k_base, and Tekken's pattern (o200k's shape without the
+ * contractions, single digits) ---- */
 
-/* (?i:'s|'t|'re|'ve|'m|'ll|'d)? after a word that ends at e. */
-static inline size_t with_contraction(const uint8_t *s, size_t n, size_t e)
+/* (?i:'s|'t|'re|'ve|'m|'ll|'d)? after a word that ends at e (with
+ * contractions: the pattern has them). */
+static inline size_t with_contraction(const uint8_t *s, size_t n, size_t e, bool contractions)
 {
-    return e < n && s[e] == '\'' ? e + contraction_at(s, n, e, true) : e;
+    return contractions && e < n && s[e] == '\'' ? e + contraction_at(s, n, e, true) : e;
 }
 
 /* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+ from st, then the
  * optional contraction; 0 when it does not match. U* takes its longest run and
  * gives characters back until W+ can match: W+ then ends either after the W
  * run that follows the U run, or after the last W character inside it. */
-static size_t upper_then_lower(const uint8_t *s, size_t n, size_t st)
+static size_t upper_then_lower(const uint8_t *s, size_t n, size_t st, bool contractions)
 {
     size_t j = st, len, after_last_lower = 0;
     uint8_t c = 0;
@@ -334,18 +326,18 @@ static size_t upper_then_lower(const uint8_t *s, size_t n, size_t st)
         if (c & UCLASS_LOWERISH) after_last_lower = j + len;
         j += len;
     }
-    if (j < n && (c & UCLASS_LOWERISH)) return with_contraction(s, n, run_with(s, n, j, UCLASS_LOWERISH));
-    if (after_last_lower) return with_contraction(s, n, after_last_lower);
+    if (j < n && (c & UCLASS_LOWERISH)) return with_contraction(s, n, run_with(s, n, j, UCLASS_LOWERISH), contractions);
+    if (after_last_lower) return with_contraction(s, n, after_last_lower, contractions);
     return 0;
 }
 
 /* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]* from st, then the
  * optional contraction; 0 when it does not match. */
-static size_t upper_run_then_lower(const uint8_t *s, size_t n, size_t st)
+static size_t upper_run_then_lower(const uint8_t *s, size_t n, size_t st, bool contractions)
 {
     size_t j = run_with(s, n, st, UCLASS_UPPERISH);
     if (j == st) return 0;
-    return with_contraction(s, n, run_with(s, n, j, UCLASS_LOWERISH));
+    return with_contraction(s, n, run_with(s, n, j, UCLASS_LOWERISH), contractions);
 }
 
 /* End of the [\p{Ll}\p{Lm}\p{Lo}\p{M}]* run from i: ASCII lowercase first. */
@@ -379,30 +371,34 @@ static inline size_t ascii_upper_lower_run(const uint8_t *s, size_t n, size_t i)
  * are all ASCII: [A-Z]*[a-z]* (uppercase letters are only U, lowercase only
  * W, so either alternative ends there), then the contraction; 0 when a
  * non-ASCII byte follows the letters and the general path must decide. */
-static inline size_t o200k_ascii_word(const uint8_t *s, size_t n, size_t st)
+static inline size_t o200k_ascii_word(const uint8_t *s, size_t n, size_t st, bool contractions)
 {
     size_t j = ascii_upper_lower_run(s, n, st);
     if (j < n && s[j] >= 0x80) return 0;
-    return with_contraction(s, n, j);
+    return with_contraction(s, n, j, contractions);
 }
 
-static inline __attribute__((always_inline)) size_t next_o200k(const uint8_t *s, size_t n, size_t i)
+/* The o200k-shaped piece at i; contractions and max_digits (\p{N}{1,max})
+ * are constants where it is inlined. */
+static inline __attribute__((always_inline)) size_t next_o200k_shape(const uint8_t *s, size_t n, size_t i,
+                                                                      bool contractions, int max_digits)
 {
     /* the common case first: an ASCII lowercase letter: the uppercase run is
      * empty, so the word is the lowercase-class run */
     uint8_t b = s[i];
     size_t len, e;
-    if (b >= 'a' && b <= 'z') return with_contraction(s, n, lower_run(s, n, i + 1));
-    if (b == ' ' && i + 1 < n && is_ascii_letter(s[i + 1]) && (e = o200k_ascii_word(s, n, i + 1))) return e;
+    if (b >= 'a' && b <= 'z') return with_contraction(s, n, lower_run(s, n, i + 1), contractions);
+    if (b == ' ' && i + 1 < n && is_ascii_letter(s[i + 1]) && (e = o200k_ascii_word(s, n, i + 1, contractions)))
+        return e;
     /* two ASCII characters: the alternatives below, in the regex's order */
     if (i + 1 < n && b < 0x80 && s[i + 1] < 0x80) {
         uint8_t c = ASCII_CLASS(b), b1 = s[i + 1];
         if (c & UCLASS_L) {
-            if ((e = o200k_ascii_word(s, n, i))) return e;
+            if ((e = o200k_ascii_word(s, n, i, contractions))) return e;
         } else if (c & UCLASS_N) {
-            return digits_up_to_three(s, n, i); /* \p{N}{1,3} */
+            return digits_up_to(s, n, i, max_digits); /* \p{N}{1,3} (Tekken: \p{N}) */
         } else if (!is_cr_or_lf(b) && is_ascii_letter(b1)) {
-            if ((e = o200k_ascii_word(s, n, i + 1))) return e; /* with the prefix */
+            if ((e = o200k_ascii_word(s, n, i + 1, contractions))) return e; /* with the prefix */
         } else if (!(c & UCLASS_WS)) {
             return run_newlines(s, n, other_run(s, n, i), true); /* [^\s\p{L}\p{N}]+[\r\n/]* */
         } else if (b == ' ' && !(ASCII_CLASS(b1) & CLASS_WORDY)) {
@@ -413,14 +409,24 @@ static inline __attribute__((always_inline)) size_t next_o200k(const uint8_t *s,
     }
     uint8_t c = class_at(s, n, i, &len);
     bool prefix = is_letter_prefix(c, s[i]) && i + len < n; /* [^\r\n\p{L}\p{N}]? */
-    if (prefix && (e = upper_then_lower(s, n, i + len))) return e;
-    if ((e = upper_then_lower(s, n, i))) return e;
-    if (prefix && (e = upper_run_then_lower(s, n, i + len))) return e;
-    if ((e = upper_run_then_lower(s, n, i))) return e;
-    if (c & UCLASS_N) return digits_up_to_three(s, n, i); /* \p{N}{1,3} */
+    if (prefix && (e = upper_then_lower(s, n, i + len, contractions))) return e;
+    if ((e = upper_then_lower(s, n, i, contractions))) return e;
+    if (prefix && (e = upper_run_then_lower(s, n, i + len, contractions))) return e;
+    if ((e = upper_run_then_lower(s, n, i, contractions))) return e;
+    if (c & UCLASS_N) return digits_up_to(s, n, i, max_digits); /* \p{N}{1,3} (Tekken: \p{N}) */
     if ((e = punctuation_piece(s, n, i, true)))        /*  ?[^\s\p{L}\p{N}]+[\r\n/]* */
         return e;
     return whitespace_piece(s, n, i, true);
+}
+
+static inline __attribute__((always_inline)) size_t next_o200k(const uint8_t *s, size_t n, size_t i)
+{
+    return next_o200k_shape(s, n, i, true, MAX_DIGITS);
+}
+
+size_t pretok_next_tekken(const uint8_t *s, size_t n, size_t pos)
+{
+    return next_o200k_shape(s, n, pos, false, 1);
 }
 
 size_t pretok_next(pretok_family f, const uint8_t *s, size_t n, size_t pos)

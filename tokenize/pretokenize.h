@@ -27,6 +27,12 @@ size_t pretok_next(pretok_family f, const uint8_t *s, size_t n, size_t pos);
  * pretok_next repeatedly, without a call per piece. */
 int pretok_split(pretok_family f, const uint8_t *s, size_t n, size_t pos, size_t *ends, int max);
 
+/* End offset (> pos) of the piece that starts at pos (pos < n) by Tekken's
+ * pattern (Mistral Nemo's tokenizer.json; pretok_hf.h has it): o200k's
+ * without the contractions and with \p{N} for \p{N}{1,3}. Invalid bytes as
+ * above; pretok_hf.c adds PCRE2's treatment of them. */
+size_t pretok_next_tekken(const uint8_t *s, size_t n, size_t pos);
+
 /* The tiktoken regex (pat_str) a family implements. */
 const char *pretok_pattern_string(pretok_family f);
 

@@ -1,4 +1,4 @@
-/* unicode_class.h - the Unicode character classes tiktoken's patterns use,
+/* unicode_class.h - the Unicode character classes the pre-tokenisers' patterns use,
  * one byte of bits per code point, looked up in a two-stage table generated
  * from ICU (tokenize/unicode_tables.c, by scripts/tokenize_gen_unicode.c).
  * Plain arrays so the GPU twin can copy them to device memory as they are. */
@@ -12,7 +12,9 @@ enum {
     UCLASS_N = 2,        /* \p{N}: Nd Nl No */
     UCLASS_WS = 4,       /* \s: the White_Space property (Rust regex's \s) */
     UCLASS_UPPERISH = 8, /* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] (o200k) */
-    UCLASS_LOWERISH = 16 /* [\p{Ll}\p{Lm}\p{Lo}\p{M}] (o200k) */
+    UCLASS_LOWERISH = 16, /* [\p{Ll}\p{Lm}\p{Lo}\p{M}] (o200k) */
+    UCLASS_P = 32,        /* \p{P}: Pc Pd Ps Pe Pi Pf Po (DeepSeek V3's pattern) */
+    UCLASS_S = 64         /* \p{S}: Sm Sc Sk So (DeepSeek V3's pattern) */
 };
 
 #define UCLASS_BLOCK 128

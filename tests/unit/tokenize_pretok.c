@@ -190,8 +190,13 @@ static void check_tables_against_icu(void)
                         t == U_OTHER_LETTER || mark;
         bool lowerish = t == U_LOWERCASE_LETTER || t == U_MODIFIER_LETTER || t == U_OTHER_LETTER || mark;
         bool space = u_hasBinaryProperty(c, UCHAR_WHITE_SPACE);
+        bool punct = t == U_CONNECTOR_PUNCTUATION || t == U_DASH_PUNCTUATION || t == U_START_PUNCTUATION ||
+                     t == U_END_PUNCTUATION || t == U_INITIAL_PUNCTUATION || t == U_FINAL_PUNCTUATION ||
+                     t == U_OTHER_PUNCTUATION;
+        bool symbol = t == U_MATH_SYMBOL || t == U_CURRENCY_SYMBOL || t == U_MODIFIER_SYMBOL || t == U_OTHER_SYMBOL;
         if (!!(k & UCLASS_L) != letter || !!(k & UCLASS_N) != number || !!(k & UCLASS_WS) != space ||
-            !!(k & UCLASS_UPPERISH) != upperish || !!(k & UCLASS_LOWERISH) != lowerish)
+            !!(k & UCLASS_UPPERISH) != upperish || !!(k & UCLASS_LOWERISH) != lowerish || !!(k & UCLASS_P) != punct ||
+            !!(k & UCLASS_S) != symbol)
             bad++;
     }
     ok(bad == 0, "class tables (Unicode %s) equal ICU %s for %s%ld code points (%ld differ)", uclass_unicode_version, version,
