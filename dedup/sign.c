@@ -76,7 +76,7 @@ void dedup_signer_add_json(dedup_signer *s, const jvalue *text, dedup_fp *fp)
     add_normalized(s, text->len, fp);
 }
 
-/* Drops s's GPU after a failure; the texts not yet signed go to the CPU. */
+/* Drops s's GPU after a failure; finish() then signs the whole batch on the CPU. */
 static void gpu_failed(dedup_signer *s, const char *why)
 {
     warnf("GPU failed, this worker signs on the CPU from now on: %s", why);
