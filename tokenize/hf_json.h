@@ -1,6 +1,8 @@
 /* hf_json.h - a small JSON tree for tokenizer.json: every value becomes a
  * node, strings decoded to UTF-8. Parsing is recursive with a depth limit,
- * never prints or exits, and reports the byte offset of the first error. */
+ * never prints or exits, and reports the byte offset of the first error.
+ * A document's nodes and strings live in a few large blocks it owns (a
+ * tokenizer.json holds millions of small strings and arrays). */
 #ifndef WINNOW_TOKENIZE_HF_JSON_H
 #define WINNOW_TOKENIZE_HF_JSON_H
 
@@ -21,11 +23,18 @@ typedef struct hj_node {
     char **keys;            /* HJ_OBJECT: the keys, by member */
 } hj_node;
 
-/* Parses text[0..n) into *root. Returns 0, or -1 with "byte N: what" in err. */
-int hj_parse(const char *text, size_t n, hj_node *root, wbuf *err);
+/* A parsed document: its root value and the memory all its nodes use. */
+typedef struct {
+    hj_node root;
+    char *strings;        /* every string and key, NUL-terminated, back to back */
+    struct hj_block *blocks; /* the nodes and key arrays */
+} hj_doc;
 
-/* Frees what a parse allocated under node. */
-void hj_free(hj_node *node);
+/* Parses text[0..n) into *doc. Returns 0, or -1 with "byte N: what" in err. */
+int hj_parse(const char *text, size_t n, hj_doc *doc, wbuf *err);
+
+/* Frees what a parse allocated for doc. */
+void hj_free(hj_doc *doc);
 
 /* The member called key of object o, or NULL (also when o is not an object). */
 const hj_node *hj_get(const hj_node *o, const char *key);
