@@ -21,7 +21,7 @@
 #define NO_BYTE (-1)
 #define LOOKUP_BATCH 16 /* merge lookups started together when a word is set up */
 #define BYTE_PAIRS (1u << 16)
-#define LOAD_BATCH 16 /* merges whose vocabulary lookups are started together when loading */
+#define LOAD_BATCH 16 /* tokens or merges whose vocabulary lookups are started together when loading */
 #define PART_BATCH 16 /* parts of a long word whose remembered words are loaded together */
 #define SPACE_MARK "\xE2\x96\x81" /* U+2581, SentencePiece's space */
 #define SPACE_MARK_CP 0x2581
@@ -207,25 +207,44 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     vocab_reserve(vocab, voc->len, nbytes);
     wbuf tb = WBUF_INIT, tb2 = WBUF_INIT;
     int rc = -1;
-    for (size_t i = 0; i < voc->len; i++) {
-        const hj_node *idn = &voc->items[i];
-        if (idn->type != HJ_NUMBER || idn->number < 0 || idn->number > VOCAB_MAX_ID || idn->number != (uint32_t)idn->number) {
-            buf_printf(err, "model.vocab[\"%.64s\"]: not a token id (0..%u)", voc->keys[i], VOCAB_MAX_ID);
-            goto out;
+    for (size_t base = 0; base < voc->len; base += LOAD_BATCH) {
+        /* a batch of tokens: their bytes and hashes, their slots loading together, then their entries */
+        size_t end = base + LOAD_BATCH < voc->len ? base + LOAD_BATCH : voc->len;
+        size_t off[LOAD_BATCH], len[LOAD_BATCH];
+        uint64_t hash[LOAD_BATCH];
+        bool plain[LOAD_BATCH];
+        buf_clear(&tb);
+        for (size_t i = base; i < end; i++) {
+            const hj_node *idn = &voc->items[i];
+            if (idn->type != HJ_NUMBER || idn->number < 0 || idn->number > VOCAB_MAX_ID ||
+                idn->number != (uint32_t)idn->number) {
+                buf_printf(err, "model.vocab[\"%.64s\"]: not a token id (0..%u)", voc->keys[i], VOCAB_MAX_ID);
+                goto out;
+            }
+            const char *key = voc->keys[i];
+            /* a string outside the byte alphabet can never be made from text; an added token may name it */
+            plain[i - base] = token_bytes(byte_of, key, strlen(key), &tb2);
+            if (!plain[i - base]) {
+                if (key[0]) vocab_add(&m->odd_keys, key, strlen(key), (uint32_t)idn->number, (uint32_t)idn->number);
+                continue;
+            }
+            off[i - base] = tb.len, len[i - base] = tb2.len;
+            buf_append(&tb, tb2.data, tb2.len);
+            hash[i - base] = vocab_hash((const uint8_t *)tb2.data, tb2.len);
+            vocab_prefetch_add(vocab, hash[i - base]);
         }
-        uint32_t id = (uint32_t)idn->number;
-        const char *key = voc->keys[i];
-        /* a string outside the byte alphabet can never be made from text; an added token may name it */
-        if (!token_bytes(byte_of, key, strlen(key), &tb)) {
-            if (key[0]) vocab_add(&m->odd_keys, key, strlen(key), id, id);
-            continue;
+        for (size_t i = base; i < end; i++) {
+            if (!plain[i - base]) continue;
+            uint32_t id = (uint32_t)voc->items[i].number;
+            const uint8_t *bytes = (const uint8_t *)tb.data + off[i - base];
+            if (!vocab_add_hashed(vocab, bytes, len[i - base], hash[i - base], id, id) &&
+                vocab_find_hashed(vocab, bytes, len[i - base], hash[i - base]) != id) {
+                buf_printf(err, "model.vocab[\"%.64s\"]: id %u is given to another token too", voc->keys[i], id);
+                goto out;
+            }
+            int byte = byte_token_value(voc->keys[i]);
+            if (m->byte_fallback && byte >= 0) m->byte_token[byte] = id;
         }
-        if (!vocab_add(vocab, tb.data, tb.len, id, id) && vocab_find(vocab, (const uint8_t *)tb.data, tb.len) != id) {
-            buf_printf(err, "model.vocab[\"%.64s\"]: id %u is given to another token too", key, id);
-            goto out;
-        }
-        int byte = byte_token_value(key);
-        if (m->byte_fallback && byte >= 0) m->byte_token[byte] = id;
     }
     m->split_at_space = !byte_level && !m->ignore_merges;
     for (size_t i = 0; m->split_at_space && i < voc->len; i++) /* the characters a token has before U+2581 */

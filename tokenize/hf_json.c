@@ -1,6 +1,7 @@
 /* hf_json.c - the JSON tree of hf_json.h. */
 #include "tokenize/hf_json.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,17 +9,46 @@
 #include "core/util.h"
 
 #define HJ_MAX_DEPTH 64 /* tokenizer.json nests about 6 deep */
+#define HJ_BLOCK_BYTES (4u << 20) /* the usual size of a block of nodes */
+#define HJ_STACK_START 64 /* members of the open containers, before growing */
+
+/* A block of nodes and key arrays (one of a document's). */
+struct hj_block {
+    struct hj_block *next;
+    size_t used, size;
+    max_align_t data[];
+};
 
 typedef struct {
     const char *p, *end, *start;
     wbuf *err;
     bool failed;
+    hj_doc *doc;
+    char *str_end;          /* where the next string goes in doc->strings */
+    hj_node *stack;         /* the members read so far of the open containers */
+    char **stack_keys;
+    size_t nstack, stack_cap;
 } hj_cursor;
 
 static void hj_fail(hj_cursor *c, const char *what)
 {
     if (!c->failed) buf_printf(c->err, "byte %zu: %s", (size_t)(c->p - c->start), what);
     c->failed = true;
+}
+
+/* n bytes (a multiple of 8) of the document's blocks. */
+static void *hj_alloc(hj_doc *doc, size_t n)
+{
+    struct hj_block *b = doc->blocks;
+    if (!b || b->size - b->used < n) {
+        size_t size = n > HJ_BLOCK_BYTES ? n : HJ_BLOCK_BYTES;
+        b = xmalloc(sizeof *b + size);
+        b->next = doc->blocks, b->used = 0, b->size = size;
+        doc->blocks = b;
+    }
+    void *at = (char *)b->data + b->used;
+    b->used += n;
+    return at;
 }
 
 static void hj_ws(hj_cursor *c)
@@ -42,26 +72,22 @@ static int hex4_at(const char *p)
     return v;
 }
 
-/* Reads a string (cursor on the opening quote) into a new NUL-terminated buffer. */
+/* Reads a string (cursor on the opening quote) into the document's strings,
+ * NUL-terminated: decoded, a string never takes more room than it had in
+ * the text with its quotes, so the text's size is enough for all. */
 static bool hj_string(hj_cursor *c, char **out, size_t *len)
 {
-    wbuf b = WBUF_INIT;
     c->p++;
+    char *d = c->str_end;
+    *out = d;
     const char *q = c->p;
     while (q < c->end && *q != '"' && *q != '\\') q++;
-    if (q < c->end && *q == '"') { /* no escape: the bytes as they are (most strings) */
-        *len = (size_t)(q - c->p);
-        *out = xmalloc(*len + 1);
-        memcpy(*out, c->p, *len);
-        (*out)[*len] = 0;
-        c->p = q + 1;
-        return true;
-    }
-    buf_append(&b, c->p, (size_t)(q - c->p));
+    memcpy(d, c->p, (size_t)(q - c->p)); /* up to the first escape, or all of it (most strings) */
+    d += q - c->p;
     c->p = q;
     while (c->p < c->end && *c->p != '"') {
         if (*c->p != '\\') {
-            buf_putc(&b, *c->p++);
+            *d++ = *c->p++;
             continue;
         }
         if (c->end - c->p < 2) break;
@@ -69,7 +95,7 @@ static bool hj_string(hj_cursor *c, char **out, size_t *len)
         c->p += 2;
         const char *simple = e ? strchr("\"\\/bfnrt", e) : NULL;
         if (simple) {
-            buf_putc(&b, "\"\\/\b\f\n\r\t"[simple - "\"\\/bfnrt"]);
+            *d++ = "\"\\/\b\f\n\r\t"[simple - "\"\\/bfnrt"];
         } else if (e == 'u' && c->end - c->p >= 4 && hex4_at(c->p) >= 0) {
             uint32_t cp = (uint32_t)hex4_at(c->p);
             c->p += 4;
@@ -78,45 +104,42 @@ static bool hj_string(hj_cursor *c, char **out, size_t *len)
                 cp = 0x10000 + ((cp - 0xD800) << 10) + ((uint32_t)hex4_at(c->p + 2) - 0xDC00);
                 c->p += 6;
             }
-            utf8_append(&b, cp);
+            if (cp >= 0xD800 && cp <= 0xDFFF) cp = UTF8_REPLACEMENT; /* a lone surrogate */
+            d = utf8_put(d, cp);
         } else {
             hj_fail(c, "bad escape in string");
-            buf_free(&b);
             return false;
         }
     }
     if (c->p >= c->end) {
         hj_fail(c, "unterminated string");
-        buf_free(&b);
         return false;
     }
     c->p++;
-    buf_putc(&b, 0);
-    *len = b.len - 1;
-    *out = b.data;
+    *d = 0;
+    *len = (size_t)(d - *out);
+    c->str_end = d + 1;
     return true;
 }
 
 static bool hj_value(hj_cursor *c, hj_node *n, int depth);
 
-/* Reads the members of an array or object (cursor after the opening bracket). */
+/* Reads the members of an array or object (cursor after the opening
+ * bracket): each onto the cursor's stack, then all into one array of the
+ * document's blocks. */
 static bool hj_container(hj_cursor *c, hj_node *n, bool object, int depth)
 {
-    size_t cap = 0;
     char close = object ? '}' : ']';
+    size_t base = c->nstack;
     hj_ws(c);
     if (c->p < c->end && *c->p == close) {
         c->p++;
         return true;
     }
     for (;;) {
-        if (n->len == cap) {
-            cap = cap ? 2 * cap : 2; /* most arrays are merges: two strings */
-            n->items = xrealloc(n->items, cap * sizeof *n->items);
-            if (object) n->keys = xrealloc(n->keys, cap * sizeof *n->keys);
-        }
-        hj_node *item = &n->items[n->len];
-        memset(item, 0, sizeof *item);
+        hj_node item;
+        char *key = NULL;
+        memset(&item, 0, sizeof item);
         if (object) {
             hj_ws(c);
             size_t klen;
@@ -124,17 +147,22 @@ static bool hj_container(hj_cursor *c, hj_node *n, bool object, int depth)
                 hj_fail(c, "expected a member name");
                 return false;
             }
-            if (!hj_string(c, &n->keys[n->len], &klen)) return false;
+            if (!hj_string(c, &key, &klen)) return false;
             hj_ws(c);
             if (c->p >= c->end || *c->p != ':') {
-                free(n->keys[n->len]);
                 hj_fail(c, "expected ':'");
                 return false;
             }
             c->p++;
         }
-        n->len++;
-        if (!hj_value(c, item, depth + 1)) return false;
+        if (!hj_value(c, &item, depth + 1)) return false;
+        if (c->nstack == c->stack_cap) {
+            c->stack_cap = c->stack_cap ? 2 * c->stack_cap : HJ_STACK_START;
+            c->stack = xrealloc(c->stack, c->stack_cap * sizeof *c->stack);
+            c->stack_keys = xrealloc(c->stack_keys, c->stack_cap * sizeof *c->stack_keys);
+        }
+        c->stack[c->nstack] = item;
+        c->stack_keys[c->nstack++] = key;
         hj_ws(c);
         if (c->p < c->end && *c->p == ',') {
             c->p++;
@@ -142,11 +170,20 @@ static bool hj_container(hj_cursor *c, hj_node *n, bool object, int depth)
         }
         if (c->p < c->end && *c->p == close) {
             c->p++;
-            return true;
+            break;
         }
         hj_fail(c, object ? "expected ',' or '}'" : "expected ',' or ']'");
         return false;
     }
+    n->len = c->nstack - base;
+    n->items = hj_alloc(c->doc, n->len * sizeof *n->items);
+    memcpy(n->items, c->stack + base, n->len * sizeof *n->items);
+    if (object) {
+        n->keys = hj_alloc(c->doc, n->len * sizeof *n->keys);
+        memcpy(n->keys, c->stack_keys + base, n->len * sizeof *n->keys);
+    }
+    c->nstack = base;
+    return true;
 }
 
 static bool hj_literal(hj_cursor *c, const char *word)
@@ -205,33 +242,32 @@ static bool hj_value(hj_cursor *c, hj_node *n, int depth)
     return false;
 }
 
-int hj_parse(const char *text, size_t n, hj_node *root, wbuf *err)
+int hj_parse(const char *text, size_t n, hj_doc *doc, wbuf *err)
 {
-    hj_cursor c = {text, text + n, text, err, false};
-    memset(root, 0, sizeof *root);
-    if (hj_value(&c, root, 0)) {
+    memset(doc, 0, sizeof *doc);
+    doc->strings = xmalloc(n + 1);
+    hj_cursor c = {text, text + n, text, err, false, doc, doc->strings, NULL, NULL, 0, 0};
+    if (hj_value(&c, &doc->root, 0)) {
         hj_ws(&c);
         if (c.p != c.end) hj_fail(&c, "text after the JSON value");
     }
+    free(c.stack);
+    free(c.stack_keys);
     if (c.failed) {
-        hj_free(root);
+        hj_free(doc);
         return -1;
     }
     return 0;
 }
 
-void hj_free(hj_node *node)
+void hj_free(hj_doc *doc)
 {
-    if (node->type == HJ_ARRAY || node->type == HJ_OBJECT) {
-        for (size_t i = 0; i < node->len; i++) {
-            hj_free(&node->items[i]);
-            if (node->keys) free(node->keys[i]);
-        }
-        free(node->items);
-        free(node->keys);
+    for (struct hj_block *b = doc->blocks, *next; b; b = next) {
+        next = b->next;
+        free(b);
     }
-    free(node->str);
-    memset(node, 0, sizeof *node);
+    free(doc->strings);
+    memset(doc, 0, sizeof *doc);
 }
 
 const hj_node *hj_get(const hj_node *o, const char *key)

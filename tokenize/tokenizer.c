@@ -42,11 +42,11 @@ static bool looks_like_json(const char *text, size_t n)
 /* Loads a tokenizer.json: its pipeline, and the tokens by id into t->vocab. */
 static int load_hf(tokenizer *t, const char *text, size_t n, wbuf *err)
 {
-    hj_node root;
-    if (hj_parse(text, n, &root, err)) return -1;
+    hj_doc doc;
+    if (hj_parse(text, n, &doc, err)) return -1;
     t->hf = xmalloc(sizeof *t->hf);
-    int rc = hf_pipeline_load(t->hf, &root, &t->vocab, err);
-    hj_free(&root);
+    int rc = hf_pipeline_load(t->hf, &doc.root, &t->vocab, err);
+    hj_free(&doc);
     if (rc) {
         hf_pipeline_free(t->hf);
         free(t->hf);
