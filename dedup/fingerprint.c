@@ -26,21 +26,12 @@ static int batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_
     reserve_prints(bp, p, b->n);
     bp->n = b->n;
     memset(bp->fp, 0, ((size_t)b->n + 1) * sizeof *bp->fp);
-    uint64_t total = 0, added = 0;
-    for (int i = 0; i < b->n; i++)
-        if (b->docs[i].verdict != DOC_FAIL) total += b->docs[i].json.text.len;
-    int nsigned = 0, part = 0;
+    int nsigned = 0;
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         if (d->verdict == DOC_FAIL) continue;
         dedup_signer_add_json(s, &d->json.text, &bp->fp[i]);
         bp->signed_doc[nsigned++] = i;
-        added += d->json.text.len;
-        /* parts of about equal text: the device signs one while the next is hashed */
-        if (part < DEDUP_SIGNER_PARTS - 1 && added * DEDUP_SIGNER_PARTS >= total * (uint64_t)(part + 1)) {
-            dedup_signer_submit(s);
-            part++;
-        }
     }
     dedup_signer_finish(s, bp->packed);
     for (int j = 0; j < nsigned; j++) {

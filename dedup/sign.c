@@ -15,9 +15,6 @@ struct dedup_signer {
     uint64_t *offsets;           /* pending text i: hashes[offsets[i] .. offsets[i+1]) */
     size_t ntexts, cap_texts;
     gpu_minhash *gpu;
-    size_t part_first[DEDUP_SIGNER_PARTS]; /* first text of each part on the GPU */
-    int nparts;
-    size_t submitted; /* texts in those parts */
     uint64_t bytes;
 };
 
@@ -76,47 +73,20 @@ void dedup_signer_add_json(dedup_signer *s, const jvalue *text, dedup_fp *fp)
     add_normalized(s, text->len, fp);
 }
 
-/* Drops s's GPU after a failure; finish() then signs the whole batch on the CPU. */
-static void gpu_failed(dedup_signer *s, const char *why)
-{
-    warnf("GPU failed, this worker signs on the CPU from now on: %s", why);
-    gpu_minhash_destroy(s->gpu);
-    s->gpu = NULL;
-    s->nparts = 0;
-}
-
-/* Sends the texts added since the last part to the GPU as a new part. */
-static void submit_part(dedup_signer *s)
-{
-    char why[256];
-    size_t count = s->ntexts - s->submitted;
-    if (gpu_minhash_submit(s->gpu, s->hashes, s->offsets + s->submitted, (int)count, why, sizeof why) != 0) {
-        gpu_failed(s, why);
-        return;
-    }
-    s->part_first[s->nparts++] = s->submitted;
-    s->submitted = s->ntexts;
-}
-
-void dedup_signer_submit(dedup_signer *s)
-{
-    if (s->gpu && s->nparts < DEDUP_SIGNER_PARTS - 1 && s->ntexts > s->submitted) submit_part(s);
-}
-
 void dedup_signer_finish(dedup_signer *s, uint64_t *sigs)
 {
     int k = s->p->k;
     char why[256];
-    if (s->gpu && s->ntexts > s->submitted) submit_part(s);
-    for (int i = 0; s->gpu && i < s->nparts; i++)
-        if (gpu_minhash_wait(s->gpu, sigs + s->part_first[i] * (size_t)k, why, sizeof why) != 0) gpu_failed(s, why);
+    if (s->gpu && gpu_minhash_signatures(s->gpu, s->hashes, s->offsets, (int)s->ntexts, sigs, why, sizeof why) != 0) {
+        warnf("GPU failed, this worker signs on the CPU from now on: %s", why);
+        gpu_minhash_destroy(s->gpu);
+        s->gpu = NULL;
+    }
     if (!s->gpu)
         for (size_t i = 0; i < s->ntexts; i++)
             minhash_signature(s->p, s->hashes + s->offsets[i], s->offsets[i + 1] - s->offsets[i], sigs + i * (size_t)k);
     s->ntexts = 0;
     s->nhashes = 0;
-    s->nparts = 0;
-    s->submitted = 0;
 }
 
 uint64_t dedup_signer_bytes(const dedup_signer *s)

@@ -3,10 +3,7 @@
  * A signer belongs to one thread. Texts are added one by one (normalised and
  * shingle-hashed at once); finish() then computes all their signatures in
  * one go, on the GPU when the signer has one (falling back to the CPU, with
- * the same results, if the GPU fails) and on the CPU otherwise. With a GPU,
- * submit() sends the texts added so far to the device at once, so the
- * device signs them while the thread hashes the next ones: a GPU call's
- * wait is mostly latency, not work. */
+ * the same results, if the GPU fails) and on the CPU otherwise. */
 #ifndef WINNOW_DEDUP_SIGN_H
 #define WINNOW_DEDUP_SIGN_H
 
@@ -15,7 +12,6 @@
 #include <stdint.h>
 
 #include "dedup/minhash.h"
-#include "gpu/minhash.h"
 
 typedef struct {
     uint64_t exact[2];  /* XXH3-128 of the normal form: high 64 bits, low 64 bits */
@@ -40,16 +36,6 @@ void dedup_signer_add(dedup_signer *s, const char *text, size_t len, dedup_fp *f
 /* The same for a scanned JSON string value, read without decoding it
  * first (its escaped length counts as the text's bytes). */
 void dedup_signer_add_json(dedup_signer *s, const jvalue *text, dedup_fp *fp);
-
-/* How many parts a caller should cut a batch into: submit() after each but
- * the last, finish() after the last. */
-#define DEDUP_SIGNER_PARTS GPU_MINHASH_IN_FLIGHT
-
-/* With a GPU, starts the signatures of the texts added since the last
- * submit (or finish) on the device without waiting; finish() collects them.
- * Does nothing on the CPU, or once DEDUP_SIGNER_PARTS - 1 parts of the
- * texts since finish are out (the rest then goes with finish). */
-void dedup_signer_submit(dedup_signer *s);
 
 /* Writes the k-value signature of every text added since the last finish,
  * in order, to sigs (count * k values), and forgets them. */

@@ -25,20 +25,6 @@ int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, const uint64_
     return -1;
 }
 
-int gpu_minhash_submit(gpu_minhash *g, const uint64_t *hashes, const uint64_t *offsets, int ndocs, char *why, size_t n)
-{
-    (void)g, (void)hashes, (void)offsets, (void)ndocs;
-    gpu_usable(why, n);
-    return -1;
-}
-
-int gpu_minhash_wait(gpu_minhash *g, uint64_t *sigs, char *why, size_t n)
-{
-    (void)g, (void)sigs;
-    gpu_usable(why, n);
-    return -1;
-}
-
 double gpu_minhash_last_kernel_ms(const gpu_minhash *g)
 {
     (void)g;
