@@ -44,7 +44,7 @@
 #define CLOSES_IN_FLIGHT 8    /* finished files the closer may hold before the emitter waits */
 #define NS_PER_SECOND 1e9
 
-typedef enum { JOB_FRAME, JOB_SHARD_END, JOB_STOP } job_kind;
+typedef enum { JOB_FRAME, JOB_SHARD_START, JOB_SHARD_END, JOB_STOP } job_kind;
 
 /* Ids of a borrowed document not yet copied into their frame. */
 typedef struct {
@@ -54,7 +54,7 @@ typedef struct {
     uint64_t doc; /* the document's number in the writer, for a message */
 } borrowed_piece;
 
-/* What passes through the pool, in order: a frame, a shard's end, or the end. */
+/* What passes through the pool, in order: a frame, a shard's start or end, or the end. */
 typedef struct frame_job {
     job_kind kind;
     uint8_t *data; /* decompressed token bytes */
@@ -65,6 +65,8 @@ typedef struct frame_job {
     size_t clen;
     uint32_t checksum;
     char *bad; /* why a borrowed id cannot be stored; fatal when the frame is emitted */
+    woutput *out; /* JOB_SHARD_START: the shard file, created by the caller's thread, and its name */
+    char *path;
     uint64_t *ends; /* JOB_SHARD_END: the shard's document ends, tokens, flag */
     uint64_t nends, tokens;
     bool continues;
@@ -92,6 +94,7 @@ struct shard_writer {
     uint64_t *ends;
     uint64_t nends, ends_cap;
     bool continues;
+    uint32_t shards_opened;
     double waited;    /* seconds the adding thread waited for the pool */
     double adding;    /* seconds (monotonic, less the waits) spent adding documents */
     double sampled_cpu, sampled_adding; /* the sampled documents: CPU clock, and monotonic less the waits */
@@ -100,7 +103,7 @@ struct shard_writer {
     /* the emitter's side: the shard file being written */
     pthread_t emitter;
     wpool *closer; /* syncs and renames finished files */
-    uint32_t shard_no;
+    uint32_t shard_no; /* the shard being written (shards_opened runs ahead) */
     char *tok_path;
     woutput *out;
     seek_entry *entries;
@@ -222,6 +225,7 @@ static void free_job(frame_job *job)
     free(job->comp);
     free(job->bad);
     free(job->ends);
+    free(job->path);
     free(job);
 }
 
@@ -261,10 +265,11 @@ static void hand_to_closer(shard_writer *w, woutput *out)
     pool_push(w->closer, out);
 }
 
-static void open_shard_file(shard_writer *w)
+static void start_shard_file(shard_writer *w, frame_job *start)
 {
-    w->tok_path = shard_path(w, w->shard_no, SHARD_TOKENS_SUFFIX);
-    w->out = output_open(w->tok_path, 0);
+    w->tok_path = start->path;
+    start->path = NULL;
+    w->out = start->out;
     w->nentries = 0;
     w->file_bytes = 0;
     XXH3_64bits_reset(w->token_hash);
@@ -282,7 +287,6 @@ static void shard_put(shard_writer *w, const void *p, size_t n)
 static void emit_frame(shard_writer *w, frame_job *job)
 {
     if (job->bad) dief(EXIT_FATAL, "shard writer: %s", job->bad);
-    if (!w->out) open_shard_file(w);
     XXH3_64bits_update(w->token_hash, job->data, job->len);
     shard_put(w, job->comp, job->clen);
     if (w->nentries == w->entries_cap) {
@@ -299,7 +303,6 @@ static void emit_frame(shard_writer *w, frame_job *job)
 /* Writes the seek table and the index of the shard that ends; records it. */
 static void emit_shard_end(shard_writer *w, const frame_job *end)
 {
-    if (!w->out) open_shard_file(w);
     wbuf tail = WBUF_INIT;
     seek_table_encode(w->entries, w->nentries, &tail);
     shard_put(w, tail.data, tail.len);
@@ -346,6 +349,7 @@ static void *emitter_main(void *arg)
             emit_frame(w, job);
             continue;
         }
+        if (job->kind == JOB_SHARD_START) start_shard_file(w, job);
         if (job->kind == JOB_SHARD_END) emit_shard_end(w, job);
         bool stop = job->kind == JOB_STOP, abort = job->abort;
         free_job(job);
@@ -380,8 +384,14 @@ static void flush_frame(shard_writer *w)
     w->cur = new_job(w);
 }
 
+/* Creates the next shard's file (its temporary name shows from now on that
+ * the run is inside that shard) and tells the emitter. */
 static void open_shard(shard_writer *w, bool continues)
 {
+    frame_job *start = new_marker(JOB_SHARD_START);
+    start->path = shard_path(w, w->shards_opened++, SHARD_TOKENS_SUFFIX);
+    start->out = output_open(start->path, 0);
+    push_job(w, start);
     w->shard_open = true;
     w->continues = continues;
     w->shard_tokens = 0;
