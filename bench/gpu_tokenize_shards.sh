@@ -62,11 +62,11 @@ tk() { # tag bin runs args...: best wall of --device gpu -o DIR/
         all="$all | $t, run total $(grep -o 'total [0-9.]*' err.$tag | cut -d' ' -f2)"
         w=${t%% *}
         [ -z "$best" ] || awk -v a=$w -v b=$best 'BEGIN{exit !(a<b)}' && best=$w
-        grep -h "times\|library\|tokenize cpu" err.$tag | sed 's/^/    /'
+        grep -h "times\|library\|tokenize cpu\|shard writer" err.$tag | sed 's/^/    /'
     done
     echo "RUN $tag $bin: best $best s = $(awk -v b=$GB -v t=$best 'BEGIN{printf "%.2f GB/s", b/t/1e9}') (wall user sys$all); $(du -sb $W/out.$tag | cut -f1) bytes"
 }
-export WINNOW_TOKENIZE_TIMES=1
+export WINNOW_TOKENIZE_TIMES=1 WINNOW_SHARD_TIMES=1 # the old build ignores the second
 echo "== 2. 8.5 GB --device gpu -o shards/: this build and main's, alternating"
 for r in $(seq $RUNS); do
     tk new winnow 1 in8g.jsonl; tk base winnow-base 1 in8g.jsonl
@@ -75,7 +75,7 @@ for lv in -1 -3; do tk "new-level$lv" winnow $RUNS2 --level $lv in8g.jsonl; rm -
 echo "== 3. 8.5 GB --device gpu --format bin to /dev/null (no shards)"
 t=$( { time tok winnow gpu --format bin -o - in8g.jsonl > /dev/null 2> err.bin; } 2>&1 | tail -1)
 echo "RUN bin: $t (wall user sys)"; grep -h "times\|library" err.bin | sed 's/^/    /'
-unset WINNOW_TOKENIZE_TIMES
+unset WINNOW_TOKENIZE_TIMES WINNOW_SHARD_TIMES
 echo "== 4. identical shard directories"
 if diff -rq out.new out.base > /dev/null; then echo "SAME shards new base"; else echo "DIFFERENT shards new base"; fi
 rm -rf out.base

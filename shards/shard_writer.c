@@ -43,6 +43,7 @@
 #define ZSTD_CHECKSUM_BYTES 4 /* a frame's last field: the content checksum (RFC 8878, 3.1.1) */
 #define CLOSES_IN_FLIGHT 8    /* finished files the closer may hold before the emitter waits */
 #define NS_PER_SECOND 1e9
+#define TIMES_ENV "WINNOW_SHARD_TIMES" /* set: shard_writer_close() prints where each thread's time went */
 
 typedef enum { JOB_FRAME, JOB_SHARD_START, JOB_SHARD_END, JOB_STOP } job_kind;
 
@@ -111,6 +112,7 @@ struct shard_writer {
     XXH3_state_t *token_hash, *file_hash;
     uint64_t file_bytes;
     uint32_t shards_cap;
+    double emit_busy, emit_hash, emit_wait, closing; /* seconds, for TIMES_ENV */
 
     shard_manifest m; /* documents and tokens counted by the caller; shards by the emitter */
 };
@@ -254,8 +256,11 @@ static char *base_name(const char *path)
 
 static void close_output(void *ctx, int worker, void *item)
 {
-    (void)ctx, (void)worker;
+    shard_writer *w = ctx;
+    (void)worker;
+    double started = now_seconds();
     output_close(item);
+    w->closing += now_seconds() - started;
 }
 
 /* Gives a finished file to the closer thread (fsync and rename). */
@@ -287,7 +292,9 @@ static void shard_put(shard_writer *w, const void *p, size_t n)
 static void emit_frame(shard_writer *w, frame_job *job)
 {
     if (job->bad) dief(EXIT_FATAL, "shard writer: %s", job->bad);
+    double started = now_seconds();
     XXH3_64bits_update(w->token_hash, job->data, job->len);
+    w->emit_hash += now_seconds() - started;
     shard_put(w, job->comp, job->clen);
     if (w->nentries == w->entries_cap) {
         w->entries_cap = w->entries_cap ? 2 * w->entries_cap : 64;
@@ -344,9 +351,13 @@ static void *emitter_main(void *arg)
 {
     shard_writer *w = arg;
     for (;;) {
+        double t0 = now_seconds();
         frame_job *job = pool_pop(w->pool);
+        double t1 = now_seconds();
+        w->emit_wait += t1 - t0;
         if (job->kind == JOB_FRAME) {
             emit_frame(w, job);
+            w->emit_busy += now_seconds() - t1;
             continue;
         }
         if (job->kind == JOB_SHARD_START) start_shard_file(w, job);
@@ -634,7 +645,7 @@ shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o)
     pthread_cond_init(&w->gathered, NULL);
     atomic_init(&w->compress_ns, 0);
     w->pool = pool_create(threads, 0, compress_frame, w);
-    w->closer = pool_create(1, CLOSES_IN_FLIGHT, close_output, NULL);
+    w->closer = pool_create(1, CLOSES_IN_FLIGHT, close_output, w);
     w->cur = new_job(w);
     w->token_hash = XXH3_createState();
     w->file_hash = XXH3_createState();
@@ -705,10 +716,21 @@ static void remove_stale_shards(shard_writer *w, uint32_t from)
 }
 
 
+/* Where each thread's time went, for TIMES_ENV. */
+static void print_times(const shard_writer *w)
+{
+    fprintf(stderr,
+            "shard writer (s): calling thread %.3f adding + %.3f waiting for the pool | compression CPU %.3f on %d "
+            "threads | emitter %.3f busy (token hash %.3f) + %.3f waiting | closer (sync, rename) %.3f\n",
+            w->adding, w->waited, (double)atomic_load(&w->compress_ns) / NS_PER_SECOND, pool_threads(w->pool),
+            w->emit_busy, w->emit_hash, w->emit_wait, w->closing);
+}
+
 int shard_writer_close(shard_writer *w)
 {
     if (w->shard_open) finish_shard(w);
     stop_emitter(w, false);
+    if (getenv(TIMES_ENV)) print_times(w);
     remove_stale_shards(w, w->m.nshards);
     wbuf json = WBUF_INIT;
     manifest_write_json(&w->m, &json);
