@@ -1,8 +1,9 @@
 #!/bin/bash
 # gpu_tokenize_shards.sh - runs on the GPU machine from a bundle
 # (scripts/gpu_tokenize_shards_bundle.sh: bin.tar.xz holding winnow,
-# winnow-base = main's binary, zstd, zstd_params and their libraries;
-# cl100k_base.tiktoken; en_code.jsonl.zst and multi.jsonl.zst; this script).
+# winnow-base = main's binary, zstd, zstd_params, shard_writer_bench and
+# their libraries; cl100k_base.tiktoken; en_code.jsonl.zst and
+# multi.jsonl.zst; this script).
 # Measures `winnow tokenize --device gpu -o shards/` on 8.5 GB of JSONL
 # (tokref en_code x72 + multi x144, as bench/gpu_tokenize_exit.sh builds it),
 # files in the page cache, output on the machine's /tmp (issue 15: the shard
@@ -11,7 +12,8 @@
 #  1. zstd alone on the real cl100k ids of en_code (bench/zstd_params), one
 #     process, then 16 at once (one per core: the per-core speed when every
 #     core compresses), at level 1 (default) and the levels and parameters
-#     docs/shards.md compares;
+#     docs/shards.md compares; the shard writer alone fed from memory
+#     (bench/shard_writer_bench: cores kept busy = CPU / wall);
 #  2. --device gpu -o shards/, this build and main's alternating (RUNS each,
 #     best kept), wall/user/sys and the run's own phase times
 #     (WINNOW_TOKENIZE_TIMES); this build at --level -1 and -3 (RUNS2 each);
@@ -52,6 +54,11 @@ for s in $SPECS; do
     grep -h "^| $s |" zp.* | awk -F'|' -v s="$s" '{c += $3; r = $5; n++} END {printf "| %s | 16 at once: %.2f CPU-s per GB of ids per process (mean of %d), %.0f MB/s per core, ratio %s |\n", s, c / n, n, 1000 / (c / n), r}'
 done
 rm -f zp.*
+echo "-- the shard writer alone fed from memory (bench/shard_writer_bench), en_code's ids x8, lent, -j16 and -j8, twice each:"
+for r in 1 2; do for j in 16 8; do
+    rm -rf out.swb; WINNOW_SHARD_TIMES=1 $B/shard_writer_bench 100277 100257 en.bin out.swb $j 1 borrowed 8 2>&1
+done; done
+rm -rf out.swb
 
 tk() { # tag bin runs args...: best wall of --device gpu -o DIR/
     local tag=$1 bin=$2 runs=$3; shift 3

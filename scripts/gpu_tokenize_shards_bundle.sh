@@ -2,10 +2,11 @@
 # gpu_tokenize_shards_bundle.sh - packs what bench/gpu_tokenize_shards.sh
 # needs into DIR (a folder the device tool carries, e.g.
 # /work/main/dist-gpu-NAME): this build's winnow, main's (BASE, to compare
-# with) as winnow-base, zstd and bench/zstd_params, with their shared
-# libraries (bin.tar.xz, see gpu_bundle.sh); tokref en_code and multi as
-# JSONL (zstd -19); the cl100k_base vocabulary; the script, and run.sh that
-# runs it. Build first: make build/winnow build/bench/zstd_params.
+# with) as winnow-base, zstd, bench/zstd_params and bench/shard_writer_bench,
+# with their shared libraries (bin.tar.xz, see gpu_bundle.sh); tokref en_code
+# and multi as JSONL (zstd -19); the cl100k_base vocabulary; the script, and
+# run.sh that runs it. Build first: make build/winnow build/bench/zstd_params
+# build/bench/shard_writer_bench.
 #   usage: gpu_tokenize_shards_bundle.sh DIR BASE [SHARED]
 set -eu
 dir=$1
@@ -17,7 +18,8 @@ trap 'rm -rf "$bin"' EXIT
 rm -rf "$dir"
 mkdir -p "$dir"
 cp "$base" "$bin/winnow-base.tmp"
-sh "$here/scripts/gpu_bundle.sh" "$bin" "$here/build/winnow" "$here/build/bench/zstd_params" "$(command -v zstd)"
+sh "$here/scripts/gpu_bundle.sh" "$bin" "$here/build/winnow" "$here/build/bench/zstd_params" \
+    "$here/build/bench/shard_writer_bench" "$(command -v zstd)"
 mv "$bin/winnow-base.tmp" "$bin/winnow-base" && patchelf --set-rpath '$ORIGIN' "$bin/winnow-base"
 rm -f "$bin/libstdc++.so.6" # the device image has it
 (cd "$bin" && tar cJf - .) > "$dir/bin.tar.xz"

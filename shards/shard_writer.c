@@ -145,21 +145,22 @@ static inline void encode_token(int dtype_bytes, uint8_t *p, uint32_t id)
     else put_le32(p, id);
 }
 
-/* Stores n ids at dst in the shard's dtype; returns the largest. */
-static uint32_t store_ids(int dtype_bytes, uint8_t *dst, const uint32_t *ids, size_t n)
+/* Stores n ids at dst in the shard's dtype. */
+static void store_ids(int dtype_bytes, uint8_t *dst, const uint32_t *ids, size_t n)
 {
-    uint32_t top = 0;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (dtype_bytes == 4) { /* u32 LE is the ids' own layout */
         memcpy(dst, ids, n * sizeof *ids);
-        for (size_t i = 0; i < n; i++) top = ids[i] > top ? ids[i] : top; /* vectorised, the ids still in cache */
-        return top;
+        return;
     }
 #endif
-    for (size_t i = 0; i < n; i++, dst += dtype_bytes) {
-        encode_token(dtype_bytes, dst, ids[i]);
-        top = ids[i] > top ? ids[i] : top;
-    }
+    for (size_t i = 0; i < n; i++, dst += dtype_bytes) encode_token(dtype_bytes, dst, ids[i]);
+}
+
+static uint32_t max_id(const uint32_t *ids, size_t n)
+{
+    uint32_t top = 0;
+    for (size_t i = 0; i < n; i++) top = ids[i] > top ? ids[i] : top; /* vectorised */
     return top;
 }
 
@@ -169,7 +170,8 @@ static void gather(const shard_writer *w, frame_job *job)
 {
     for (size_t k = 0; k < job->npieces; k++) {
         const borrowed_piece *p = &job->pieces[k];
-        if (store_ids(w->dtype_bytes, job->data + p->at, p->ids, p->n) < w->o.vocab_size || job->bad) continue;
+        store_ids(w->dtype_bytes, job->data + p->at, p->ids, p->n);
+        if (max_id(p->ids, p->n) < w->o.vocab_size || job->bad) continue; /* the ids just read: in cache */
         size_t i = 0;
         while (p->ids[i] < w->o.vocab_size) i++;
         wbuf b = WBUF_INIT;
@@ -508,9 +510,8 @@ int shard_writer_add_document(shard_writer *w, const uint32_t *ids, size_t n)
 {
     bool sample = w->m.documents % CPU_SAMPLE_EVERY == 0;
     double cpu_started = sample ? thread_cpu_seconds() : 0, started = now_seconds();
-    uint32_t top = 0;
-    for (size_t i = 0; i < n; i++) top = ids[i] > top ? ids[i] : top; /* vectorised; the search below is rare */
-    for (size_t i = 0; top >= w->o.vocab_size && i < n; i++)
+    uint32_t top = max_id(ids, n);
+    for (size_t i = 0; top >= w->o.vocab_size && i < n; i++) /* rare */
         if (ids[i] >= w->o.vocab_size) {
             snprintf(w->err, sizeof w->err, "token %zu of %zu is id %" PRIu32 ", not below the vocabulary size %" PRIu64,
                      i, n, ids[i], w->o.vocab_size);
