@@ -49,7 +49,9 @@ tok winnow cpu --format bin -o en.bin en.jsonl
 SPECS="1 -1 -3 -5 2 1,hlog=12 -3,lit=1"
 $B/zstd_params 100277 en.bin 3 $SPECS
 echo "-- the same, 16 processes at once (one per core); each one's rows:"
-for i in $(seq 16); do $B/zstd_params 100277 en.bin 3 $SPECS > zp.$i & done; wait
+pids=
+for i in $(seq 16); do $B/zstd_params 100277 en.bin 3 $SPECS > zp.$i & pids="$pids $!"; done
+wait $pids # (a bare wait would wait for the tee of the log too)
 for s in $SPECS; do
     grep -h "^| $s |" zp.* | awk -F'|' -v s="$s" '{c += $3; r = $5; n++} END {printf "| %s | 16 at once: %.2f CPU-s per GB of ids per process (mean of %d), %.0f MB/s per core, ratio %s |\n", s, c / n, n, 1000 / (c / n), r}'
 done
