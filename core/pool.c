@@ -16,6 +16,7 @@ struct wpool {
     pthread_mutex_t lock;
     pthread_cond_t work_ready; /* a slot waits for a worker, or stop */
     pthread_cond_t work_done;  /* a slot finished */
+    pthread_cond_t room;       /* a slot was popped */
     pthread_t *threads;
     int nthreads, depth;
     slot *ring;
@@ -65,6 +66,7 @@ wpool *pool_create(int threads, int depth, pool_work_fn work, void *ctx)
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work_ready, NULL);
     pthread_cond_init(&p->work_done, NULL);
+    pthread_cond_init(&p->room, NULL);
     p->threads = xcalloc((size_t)threads, sizeof *p->threads);
     for (int i = 0; i < threads; i++) {
         worker_arg *wa = xmalloc(sizeof *wa);
@@ -79,6 +81,7 @@ wpool *pool_create(int threads, int depth, pool_work_fn work, void *ctx)
 void pool_push(wpool *p, void *item)
 {
     pthread_mutex_lock(&p->lock);
+    while (p->pushed - p->popped >= (unsigned long)p->depth) pthread_cond_wait(&p->room, &p->lock);
     slot *s = &p->ring[p->pushed % (unsigned long)p->depth];
     s->item = item;
     s->done = false;
@@ -105,6 +108,7 @@ void *pool_pop(wpool *p)
     void *item = s->item;
     s->done = false;
     p->popped++;
+    pthread_cond_signal(&p->room);
     pthread_mutex_unlock(&p->lock);
     return item;
 }
@@ -121,6 +125,7 @@ void pool_destroy(wpool *p)
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->work_ready);
     pthread_cond_destroy(&p->work_done);
+    pthread_cond_destroy(&p->room);
     free(p->threads);
     free(p->ring);
     free(p);

@@ -9,6 +9,8 @@
  *         pool_push(p, next_item());
  *     }
  *     while (!pool_empty(p)) emit(pool_pop(p));
+ * One thread may push while another pops (push then waits for room); then
+ * pool_full() and pool_empty(), which read without the lock, are not used.
  */
 #ifndef WINNOW_POOL_H
 #define WINNOW_POOL_H
@@ -25,7 +27,8 @@ typedef void (*pool_work_fn)(void *ctx, int worker_index, void *item);
  * (0: 4 per thread). */
 wpool *pool_create(int threads, int depth, pool_work_fn work, void *ctx);
 
-/* Queues item; it must not be full. */
+/* Queues item. When full, waits until another thread pops one (a caller
+ * that also pops checks pool_full() first). */
 void pool_push(wpool *p, void *item);
 
 /* True when depth items are in flight. */

@@ -11,7 +11,11 @@
  * temporary names and renamed when complete; manifest.json comes last (and is
  * removed first when the directory already had one), so a killed writer never
  * leaves a directory that looks finished. The output depends only on the
- * documents and the options, never on the thread count. */
+ * documents and the options, never on the thread count. Frames are
+ * compressed by a pool of `threads` threads, written in order by a thread
+ * of the writer's own, and each finished shard is synced and renamed by
+ * another while the next is written: the calling thread only lays
+ * documents out. */
 #ifndef WINNOW_SHARD_WRITER_H
 #define WINNOW_SHARD_WRITER_H
 
@@ -60,6 +64,23 @@ shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o);
  * shard_writer_error() says which id where. I/O errors exit with status 2. */
 int shard_writer_add_document(shard_writer *w, const uint32_t *ids, size_t n);
 
+/* Adds one document of n ids without copying them yet: the ids must stay
+ * unchanged until shard_writer_release() returns. The compression threads
+ * copy them into their frames and check them there, so the calling thread
+ * does no work per id; for a caller whose ids are below vocab_size by
+ * construction (a tokenizer's own): an id that is not is a fatal error
+ * (exit status 2, naming the document) when its frame is written. The
+ * output is the same as shard_writer_add_document()'s. */
+void shard_writer_add_borrowed(shard_writer *w, const uint32_t *ids, size_t n);
+
+/* shard_writer_add_borrowed(), counted in st as shard_writer_add_counted()
+ * counts a document it adds (in, bytes_in as --format bin bytes, out). */
+void shard_writer_add_borrowed_counted(shard_writer *w, const uint32_t *ids, size_t n, wstats *st);
+
+/* Returns once every id given to shard_writer_add_borrowed() has been
+ * copied, so the caller may reuse that memory. */
+void shard_writer_release(shard_writer *w);
+
 /* Why the last shard_writer_add_document() failed. */
 const char *shard_writer_error(const shard_writer *w);
 
@@ -71,7 +92,8 @@ bool shard_writer_add_counted(shard_writer *w, const uint32_t *ids, size_t n, ws
                               uint64_t doc, uint64_t offset);
 
 /* CPU seconds spent adding documents and compressing their frames so far
- * (all threads together; frames still being compressed not yet counted).
+ * (all threads together; frames still being compressed not yet counted;
+ * writing and syncing the files not counted).
  * Adding is timed by the monotonic clock less the waits for the pool,
  * scaled by the CPU share of one document in 64 timed by the CPU clock. */
 double shard_writer_cpu_seconds(const shard_writer *w);

@@ -157,7 +157,7 @@ typedef struct tb_ctx {
     uint32_t *heads;   /* --format bin as pieces: per document its count and BOS */
     struct iovec *iov; /* ... and the pieces */
     size_t heads_cap, iov_cap;
-    uint64_t bin_offset, ordinal;
+    uint64_t ordinal;
     tb_block *writing;
     pthread_t writer;
     /* the GPU library's own times, for TIMES_ENV */
@@ -585,22 +585,20 @@ static void jsonl_range(void *arg, int t, int nt)
     }
 }
 
-/* Each document's ids to the shard writer, in input order. */
+/* Each document's ids to the shard writer, in input order: lent, not copied
+ * here (the writer's threads copy them), and taken back before the block is
+ * reused. */
 static void write_shards(tb_ctx *c, const tb_block *b)
 {
     const tokenize_shard_sink *sink = c->sink;
     for (size_t k = 0; k < b->n; k++) {
-        uint64_t ordinal = b->first_ordinal + k;
         if (b->fail[k]) continue;
         const uint32_t *ids;
         size_t n = doc_ids(b, k, &ids);
-        if (sink->stats)
-            shard_writer_add_counted(sink->writer, ids, n, sink->stats, b->src.file, ordinal, c->bin_offset);
-        else if (shard_writer_add_document(sink->writer, ids, n))
-            dief(EXIT_FATAL, "%s: document %llu: %s", b->src.file, (unsigned long long)ordinal,
-                 shard_writer_error(sink->writer));
-        c->bin_offset += sizeof(uint32_t) * (1 + (uint64_t)n);
+        if (sink->stats) shard_writer_add_borrowed_counted(sink->writer, ids, n, sink->stats);
+        else shard_writer_add_borrowed(sink->writer, ids, n);
     }
+    shard_writer_release(sink->writer);
 }
 
 static void write_block(tb_ctx *c, tb_block *b)

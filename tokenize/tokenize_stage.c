@@ -47,7 +47,6 @@ typedef struct {
     bool allow_special, eos, bos;
     worker_state *workers;
     const tokenize_shard_sink *sink; /* TOKENIZE_SHARDS */
-    uint64_t bin_offset;             /* TOKENIZE_SHARDS: bytes of the --format bin stream it stands for */
 } tokenize_ctx;
 
 /* Appends one document's ids to ids with BOS/EOS as asked. */
@@ -127,7 +126,8 @@ static void tokenize_emit_bin(void *ctx, stage_batch *b, woutput *out)
     release_batch_ids(b);
 }
 
-/* --format shards: each document's ids to the shard writer, in input order. */
+/* --format shards: each document's ids to the shard writer, in input order
+ * (lent to it until the batch's ids are released). */
 static void tokenize_emit_shards(void *ctx, stage_batch *b, woutput *out)
 {
     tokenize_ctx *c = ctx;
@@ -138,14 +138,11 @@ static void tokenize_emit_shards(void *ctx, stage_batch *b, woutput *out)
         if (b->docs[i].verdict == DOC_FAIL) continue;
         uint32_t n = bi->count[i];
         const uint32_t *ids = bi->ids.ids + at;
-        if (c->sink->stats)
-            shard_writer_add_counted(c->sink->writer, ids, n, c->sink->stats, b->file, b->docs[i].ordinal, c->bin_offset);
-        else if (shard_writer_add_document(c->sink->writer, ids, n))
-            dief(EXIT_FATAL, "%s: document %llu: %s", b->file, (unsigned long long)b->docs[i].ordinal,
-                 shard_writer_error(c->sink->writer));
-        c->bin_offset += 4 + 4 * (uint64_t)n;
+        if (c->sink->stats) shard_writer_add_borrowed_counted(c->sink->writer, ids, n, c->sink->stats);
+        else shard_writer_add_borrowed(c->sink->writer, ids, n);
         at += n;
     }
+    shard_writer_release(c->sink->writer);
     release_batch_ids(b);
 }
 

@@ -17,7 +17,8 @@ typedef enum { TOKENIZE_JSONL, TOKENIZE_BIN, TOKENIZE_SHARDS } tokenize_format;
 /* Where the ids go with TOKENIZE_SHARDS. */
 typedef struct {
     shard_writer *writer;
-    wstats *stats; /* counted as `winnow shard` counts (a bad id fails the document); NULL: a bad id is fatal */
+    wstats *stats; /* counted as `winnow shard` counts (in, bytes_in, out), or NULL; the ids are the
+                    * tokenizer's, below its vocabulary size: one that is not is fatal (shard_writer_add_borrowed) */
 } tokenize_shard_sink;
 
 /* Loads the tokenizer o names (--encoding, --vocab, --pattern) into t and
