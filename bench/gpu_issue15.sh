@@ -33,7 +33,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 HAVE_BASE=0; [ -x $B/winnow-base ] && HAVE_BASE=1
 
 # timed TAG CMD...: one run, "TAG: wall user sys"
-timed() { local tag=$1 t; shift; t=$( { time "$@" > /dev/null 2> $W/err; } 2>&1 | tail -1); echo "$tag: $t"; grep -h "times\|library" $W/err | head -4; grep -v "times\|library" $W/err | head -2; }
+timed() { local tag=$1 t; shift; t=$( { time "$@" > /dev/null 2> $W/err; } 2>&1 | tail -1); echo "$tag: $t"; grep -h "times\|library\|shard writer" $W/err | head -4; grep -v "times\|library\|shard writer" $W/err | head -2; }
 same() { if cmp -s "$1" "$2" 2>/dev/null || diff -rq "$1" "$2" > /dev/null 2>&1; then echo "SAME $1 $2"; else echo "DIFFERENT $1 $2"; fi; }
 # each TAG RUNS CMD...: RUNS runs of CMD (and of the same with winnow-base, alternating, when bundled)
 each() {
@@ -75,13 +75,14 @@ if [ "$PART" = tokenize ]; then
     timed "page-cache read, cat, 16 files on 16 threads, 8.5 GB" sh -c "ls parts/* | xargs -P16 -n1 cat"
     $B/gpu_bandwidth
 
-    export WINNOW_TOKENIZE_TIMES=1
+    export WINNOW_TOKENIZE_TIMES=1 WINNOW_SHARD_TIMES=1
     echo "== 8.5 GB ($GB bytes) to --format bin on stdout"
     each "gpu bin stdout" $((RUNS + 1)) $B/winnow tokenize -q --encoding cl100k_base --vocab $V --device gpu --format bin -o - in8g.jsonl
     timed "cpu bin stdout" tok --device cpu --format bin -o - in8g.jsonl
     timed "gpu bin -o file" tok --device gpu --format bin -o gpu.bin in8g.jsonl
     timed "cpu bin -o file" tok --device cpu --format bin -o cpu.bin in8g.jsonl
     same gpu.bin cpu.bin; rm -f gpu.bin
+    timed "ceiling for shards: zstd -1 -T16 on the bin stream (ids), $(stat -c %s cpu.bin) bytes" zstd -q -1 -T16 -c cpu.bin
     echo "== 8.5 GB to -o shards/"
     each "gpu shards" $RUNS $B/winnow tokenize -q --encoding cl100k_base --vocab $V --device gpu -o $W/sh-gpu/ in8g.jsonl
     timed "cpu shards" tok --device cpu -o sh-cpu/ in8g.jsonl
@@ -99,7 +100,7 @@ if [ "$PART" = tokenize ]; then
             for dev in cpu auto; do timed "$f $dev" tok --device $dev --format bin -o - $f.jsonl; done
         done
     done
-    unset WINNOW_TOKENIZE_TIMES
+    unset WINNOW_TOKENIZE_TIMES WINNOW_SHARD_TIMES
     echo "== peers (tokref en_code, 80.8 MB of text, 16 threads)"
     mkdir -p shared/tokref shared/vocab/tiktoken shared/vocab/gpt2
     cp $D/en_code.idx.tsv shared/tokref/; cp $D/*.tiktoken shared/vocab/tiktoken/; cp $D/encoder.json $D/vocab.bpe shared/vocab/gpt2/
