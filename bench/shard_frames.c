@@ -22,43 +22,12 @@
 
 #include "core/util.h"
 #include "shards/shard_format.h"
+#include "bench/bin_ids.h"
 
-#define UINT16_VOCAB_LIMIT 65536u
 #define GB 1e9
 #define DEFAULT_LEVEL_LOW (-5)
 #define DEFAULT_LEVEL_HIGH 3
 
-typedef struct {
-    uint8_t *raw; /* the ids as stored */
-    size_t len;
-    int width; /* bytes per id */
-} id_array;
-
-static void load_ids(const char *path, uint64_t vocab, id_array *a)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) dief(EXIT_FATAL, "%s: cannot open", path);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *in = xmalloc((size_t)size);
-    if (fread(in, 1, (size_t)size, f) != (size_t)size) dief(EXIT_FATAL, "%s: short read", path);
-    fclose(f);
-    a->width = vocab <= UINT16_VOCAB_LIMIT ? 2 : 4;
-    a->raw = xmalloc((size_t)size);
-    a->len = 0;
-    for (size_t at = 0; at + 4 <= (size_t)size;) {
-        uint32_t n = get_le32(in + at);
-        at += 4;
-        for (uint32_t i = 0; i < n && at + 4 <= (size_t)size; i++, at += 4) {
-            uint32_t id = get_le32(in + at);
-            if (a->width == 2) put_le16(a->raw + a->len, (uint16_t)id);
-            else put_le32(a->raw + a->len, id);
-            a->len += (size_t)a->width;
-        }
-    }
-    free(in);
-}
 
 /* Byte i of every id into plane i. */
 static void shuffle(const uint8_t *in, uint8_t *out, size_t len, int width)

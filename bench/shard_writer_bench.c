@@ -21,6 +21,7 @@
 #include "core/util.h"
 #include "shards/shard_format.h"
 #include "shards/shard_writer.h"
+#include "bench/bin_ids.h"
 
 #define BLOCK_IDS (64u << 20) /* ids per release in borrowed mode: a 256 MB block of ids */
 #define MB 1e6
@@ -34,22 +35,16 @@ typedef struct {
 
 static void load_docs(const char *path, int copies, doc_array *a)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) dief(EXIT_FATAL, "%s: cannot open", path);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *in = xmalloc((size_t)size);
-    if (fread(in, 1, (size_t)size, f) != (size_t)size) dief(EXIT_FATAL, "%s: short read", path);
-    fclose(f);
-    a->ids = xmalloc((size_t)size / 4 * sizeof *a->ids * (size_t)copies);
-    a->ends = xmalloc((size_t)size / 4 * sizeof *a->ends * (size_t)copies);
+    size_t size;
+    uint8_t *in = read_bin_file(path, &size);
+    a->ids = xmalloc(size / 4 * sizeof *a->ids * (size_t)copies);
+    a->ends = xmalloc(size / 4 * sizeof *a->ends * (size_t)copies);
     a->nids = a->ndocs = 0;
     for (int c = 0; c < copies; c++)
-        for (size_t at = 0; at + 4 <= (size_t)size;) {
+        for (size_t at = 0; at + 4 <= size;) {
             uint32_t n = get_le32(in + at);
             at += 4;
-            if (at + 4 * (size_t)n > (size_t)size) dief(EXIT_FATAL, "%s: truncated", path);
+            if (at + 4 * (size_t)n > size) dief(EXIT_FATAL, "%s: truncated", path);
             for (uint32_t i = 0; i < n; i++, at += 4) a->ids[a->nids++] = get_le32(in + at);
             a->ends[a->ndocs++] = a->nids;
         }
