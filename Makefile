@@ -37,11 +37,13 @@ endif
 CC       ?= gcc
 CXX      ?= g++
 WARN      = -Wall -Wextra
+# C mistakes a merge can introduce silently (a call to a changed API still compiles otherwise)
+C_ERRORS  = -Werror=incompatible-pointer-types -Werror=implicit-function-declaration
 OPT       = -O2 -g
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS  = -I. $(PKG_CFLAGS) -D_GNU_SOURCE
-CFLAGS    = -std=c11 $(OPT) $(WARN) $(SANFLAGS) -pthread -march=x86-64-v2
+CFLAGS    = -std=c11 $(OPT) $(WARN) $(C_ERRORS) $(SANFLAGS) -pthread -march=x86-64-v2
 CXXFLAGS  = -std=c++17 $(OPT) $(WARN) $(SANFLAGS) -pthread -march=x86-64-v2
 LDLIBS    = -Wl,--as-needed $(PKG_LIBS) -Wl,--push-state,--no-as-needed -lcld2_full -Wl,--pop-state -lcld2 -lstdc++ -lm -pthread
 

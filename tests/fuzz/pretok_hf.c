@@ -21,11 +21,11 @@ static pcre2_code *unassigned;
 
 static void load_json(hf_pipeline *p, const char *json)
 {
-    hj_node root;
+    hj_doc doc;
     wbuf err = WBUF_INIT;
-    if (hj_parse(json, strlen(json), &root, &err) || hf_pretok_load(p, &root, "pre_tokenizer", &err)) abort();
+    if (hj_parse(json, strlen(json), &doc, &err) || hf_pretok_load(p, &doc.root, "pre_tokenizer", &err)) abort();
     if (p->pre[0].match != HM_SCANNER) abort(); /* the loader must use the scanner */
-    hj_free(&root);
+    hj_free(&doc);
     buf_free(&err);
 }
 

@@ -87,18 +87,18 @@ static void load_subject(subject *sb)
     require_file(path);
     size_t n;
     char *text = slurp_zstd(path, &n);
-    hj_node root;
+    hj_doc doc;
     wbuf err = WBUF_INIT;
-    if (hj_parse(text, n, &root, &err)) {
+    if (hj_parse(text, n, &doc, &err)) {
         printf("Bail out! %s: %s\n", path, err.data);
         exit(1);
     }
-    const hj_node *pre = hj_get(&root, "pre_tokenizer"), *list = hj_get(pre, "pretokenizers");
+    const hj_node *pre = hj_get(&doc.root, "pre_tokenizer"), *list = hj_get(pre, "pretokenizers");
     int loaded = hf_pretok_load(&sb->scan, pre, "pre_tokenizer", &err);
     ok(loaded == 0 && sb->scan.npre >= 1 && sb->scan.pre[0].match == HM_SCANNER && sb->scan.pre[0].scanner == (int)sb->kind,
        "%s: the loader puts scanner %d in place of the file's first steps", sb->file, sb->kind);
     for (size_t i = 0; i < list->len; i++) add_reference_step(&sb->ref, &list->items[i]);
-    hj_free(&root);
+    hj_free(&doc);
     free(text);
     buf_free(&err);
 }
