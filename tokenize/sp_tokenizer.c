@@ -47,6 +47,33 @@ static int fill_vocab(tokenizer *t, int size, wbuf *err)
     return 0;
 }
 
+/* Ordinary text every usable model encodes. SentencePiece's encoder fails
+ * on a damaged model (a piece that such text needs marked as a control
+ * symbol, found by the fuzzer) only when it meets that text, which would
+ * stop a run mid-way; such a model is refused at load instead. */
+#define PROBE(s) {s, sizeof s - 1}
+static const struct {
+    const char *s;
+    size_t n;
+} probe_texts[] = {
+    PROBE(" "), PROBE("  a  b  "), PROBE("Hello world 12345 3.14"), PROBE("<s>x</s><pad><unk><mask></s"),
+    PROBE("\xff\xfe invalid \xc3"), PROBE("a\0b"), PROBE("\t\n\r!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"),
+    PROBE("\xe2\x96\x81\xe2\x96\x81 \xf0\x9f\x98\x80 \xe4\xb8\xad\xe6\x96\x87"),
+};
+
+/* Refuses (returns -1 with the reason) a model that cannot encode the probe texts. */
+static int check_encodes(const tokenizer *t, wbuf *err)
+{
+    char msg[SP_ERROR_BYTES];
+    const int *ids;
+    for (size_t i = 0; i < sizeof probe_texts / sizeof *probe_texts; i++)
+        if (sp_model_encode(t->sp, probe_texts[i].s, probe_texts[i].n, &ids, msg, sizeof msg) < 0) {
+            buf_printf(err, "the model cannot encode ordinary text (a damaged .model?): %s", msg);
+            return -1;
+        }
+    return 0;
+}
+
 /* A reserved id of the model as a token id (VOCAB_NO_TOKEN for -1). */
 static uint32_t reserved_id(int id, int size)
 {
@@ -67,7 +94,7 @@ int sp_tokenizer_load(tokenizer *t, const char *data, size_t n, wbuf *err)
         buf_printf(err, "the model has %d pieces (1 to %u are supported)", size, VOCAB_MAX_ID + 1u);
         return -1;
     }
-    if (fill_vocab(t, size, err)) return -1;
+    if (fill_vocab(t, size, err) || check_encodes(t, err)) return -1;
     /* no post-processor: winnow's convention, the end-of-text token after
      * each document when the model has one, no BOS unless asked */
     t->bos = reserved_id(sp_model_bos(t->sp), size);

@@ -133,6 +133,13 @@ $WINNOW tokenize -q --vocab tests/fuzz/seeds/sp_model/crash_charsmap_root.model 
 is "$rc" 1 "a .model with a broken precompiled_charsmap is refused, not encoded"
 ok "the message names normalizer_spec.precompiled_charsmap and its byte" \
     grep -q "normalizer_spec.precompiled_charsmap (byte 1979): the root's children lie outside the trie" $TMP/err
+# a mutated model whose "\342\226\201" piece (U+2581, the space mark) is a control
+# symbol: SentencePiece cannot encode text with a space; refused at load, not
+# mid-run (found by tests/fuzz/sp_model.c)
+$WINNOW tokenize -q --vocab tests/fuzz/seeds/sp_model/crash_control_space.model $TMP/one.jsonl 2> $TMP/err; rc=$?
+is "$rc" 1 "a .model that cannot encode ordinary text is refused at load"
+ok "the message names the file and gives SentencePiece's reason" \
+    grep -q "crash_control_space.model: the model cannot encode ordinary text (a damaged .model?): .*not consumed" $TMP/err
 $WINNOW tokenize -q --device gpu --vocab $TMP/llama2.model $TMP/one.jsonl > "$TMP/gpu-sp.jsonl" 2> "$TMP/gpu-sp.err"
 is "$?" 0 "--device gpu with a SentencePiece model encodes it on the CPU (exit 0)"
 ok "... saying so" grep -q "SentencePiece model.*encoding on the CPU" "$TMP/gpu-sp.err"

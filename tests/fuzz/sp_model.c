@@ -3,8 +3,11 @@
  * control symbols, a custom normalization rule) through the loader, then
  * hostile text through the encoder with and without control symbols
  * matched, and the ids back through the decoder. A model either is refused
- * with a message or loads; one that loads encodes every text (SentencePiece
- * never refuses one) into ids it can decode, all of them known. */
+ * with a message or loads; one that loads encodes the ordinary texts below
+ * (the loader refuses a model that cannot) into ids it can decode, all of
+ * them known. Other text a damaged model cannot encode (SentencePiece says
+ * why; the command stops with that message) is skipped. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +29,16 @@ static const struct {
     TEXT("\xe2\x96\x81\xe2\x96\x81 \xf0\x9f\x98\x80 \xe4\xb8\xad\xe6\x96\x87"),
 };
 
-/* Encodes s[0..n) both ways and decodes the ids; aborts on any failure. */
-static void roundtrip(const tokenizer *t, const char *s, size_t n)
+/* Encodes s[0..n) both ways and decodes the ids; aborts on any failure
+ * (where SentencePiece cannot encode s at all, only when must_encode). */
+static void roundtrip(const tokenizer *t, const char *s, size_t n, bool must_encode)
 {
     char err[ERR_BYTES];
     const int *raw;
-    if (sp_model_encode(t->sp, s, n, &raw, err, sizeof err) < 0) abort();
+    if (sp_model_encode(t->sp, s, n, &raw, err, sizeof err) < 0) {
+        if (must_encode) abort();
+        return;
+    }
     for (int special = 0; special < 2; special++) {
         bpe_scratch scratch = {0};
         tok_ids ids = {0};
@@ -50,8 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     wbuf err = WBUF_INIT;
     if (tokenizer_load_mem(&t, NULL, (const char *)data, size, -1, &err) == 0) {
         if (t.sp) {
-            for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) roundtrip(&t, texts[i].s, texts[i].n);
-            roundtrip(&t, (const char *)data, size < 256 ? size : 256); /* the model's own bytes as text */
+            for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) roundtrip(&t, texts[i].s, texts[i].n, true);
+            roundtrip(&t, (const char *)data, size < 256 ? size : 256, false); /* the model's own bytes as text */
         }
     } else if (!err.len) {
         abort(); /* a failure always says why */
