@@ -15,16 +15,10 @@ V=$SHARED/vocab/tiktoken/cl100k_base.tiktoken
 for c in en_code multi; do
     for e in cl100k_base o200k_base; do zstd -dcq "$SHARED/tokref/$c.$e.bin.zst" > "$T/$c.$e.bin"; done
 done
-# the tokref en_code and multi documents as JSONL ({"text": ...} per line)
-python3 - "$SHARED/tokref" "$T/in.jsonl" <<'EOF'
-import json, subprocess, sys
-src, out = sys.argv[1], open(sys.argv[2], "w")
-for corpus in ["en_code", "multi"]:
-    text = subprocess.run(["zstd", "-dcq", f"{src}/{corpus}.txt.zst"], capture_output=True, check=True).stdout
-    for line in open(f"{src}/{corpus}.idx.tsv"):
-        offset, length = map(int, line.split("\t")[:2])
-        out.write(json.dumps({"text": text[offset:offset + length].decode()}, ensure_ascii=False) + "\n")
-EOF
+# the tokref en_code and multi documents as JSONL
+for c in en_code multi; do
+    python3 scripts/tokenize_tokref.py jsonl "$SHARED/tokref/$c.txt.zst" "$SHARED/tokref/$c.idx.tsv" 0
+done > "$T/in.jsonl"
 jsonl_bytes=$(stat -c %s "$T/in.jsonl")
 "$W" tokenize -q --device cpu --encoding cl100k_base --vocab "$V" --format bin -o "$T/ids.bin" "$T/in.jsonl"
 
