@@ -56,18 +56,27 @@ static const struct {
     const char *s;
     size_t n;
 } probe_texts[] = {
-    PROBE(" "), PROBE("  a  b  "), PROBE("Hello world 12345 3.14"), PROBE("<s>x</s><pad><unk><mask></s"),
+    PROBE(""), PROBE(" "), PROBE("  a  b  "), PROBE("Hello world 12345 3.14"), PROBE("<s>x</s><pad><unk><mask></s"),
     PROBE("\xff\xfe invalid \xc3"), PROBE("a\0b"), PROBE("\t\n\r!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"),
     PROBE("\xe2\x96\x81\xe2\x96\x81 \xf0\x9f\x98\x80 \xe4\xb8\xad\xe6\x96\x87"),
 };
+
+const char *sp_tokenizer_probe_text(size_t i, size_t *n)
+{
+    if (i >= sizeof probe_texts / sizeof *probe_texts) return NULL;
+    *n = probe_texts[i].n;
+    return probe_texts[i].s;
+}
 
 /* Refuses (returns -1 with the reason) a model that cannot encode the probe texts. */
 static int check_encodes(const tokenizer *t, wbuf *err)
 {
     char msg[SP_ERROR_BYTES];
     const int *ids;
-    for (size_t i = 0; i < sizeof probe_texts / sizeof *probe_texts; i++)
-        if (sp_model_encode(t->sp, probe_texts[i].s, probe_texts[i].n, &ids, msg, sizeof msg) < 0) {
+    const char *text;
+    size_t n;
+    for (size_t i = 0; (text = sp_tokenizer_probe_text(i, &n)); i++)
+        if (sp_model_encode(t->sp, text, n, &ids, msg, sizeof msg) < 0) {
             buf_printf(err, "the model cannot encode ordinary text (a damaged .model?): %s", msg);
             return -1;
         }

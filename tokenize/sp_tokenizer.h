@@ -20,10 +20,15 @@ bool sp_tokenizer_sniff(const char *data, size_t n);
  * vocab empty). Returns 0, or -1 with a message in err. */
 int sp_tokenizer_load(tokenizer *t, const char *data, size_t n, wbuf *err);
 
+/* Probe text i of the ordinary texts every loaded model encodes (the
+ * loader refuses a model that cannot), its length in *n; NULL past the last. */
+const char *sp_tokenizer_probe_text(size_t i, size_t *n);
+
 /* Appends the ids of s[0..n) to out: SentencePiece's Encode of the text;
  * with allow_special, control symbols written in the text become their ids
  * and the text between them is encoded piece by piece. Exits (status 2)
- * when SentencePiece refuses the text, which a model it loaded never does. */
+ * when SentencePiece refuses the text: a damaged model can, on text unlike
+ * the probe texts it had to encode to load. */
 void sp_tokenizer_encode(const tokenizer *t, const char *s, size_t n, bool allow_special, tok_ids *out);
 
 /* Appends the text of ids to out: SentencePiece's DecodeIds of each run of

@@ -3,9 +3,10 @@
  * control symbols, a custom normalization rule) through the loader, then
  * hostile text through the encoder with and without control symbols
  * matched, and the ids back through the decoder. A model either is refused
- * with a message or loads; one that loads encodes the ordinary texts below
- * (the loader refuses a model that cannot) into ids it can decode, all of
- * them known. Other text a damaged model cannot encode (SentencePiece says
+ * with a message or loads; one that loads encodes the loader's probe texts
+ * (sp_tokenizer_probe_text: white space runs, digits, control and
+ * user-defined symbol names, invalid UTF-8, NUL, CJK, an emoji) into ids it
+ * can decode, all of them known. Other text a damaged model cannot encode (SentencePiece says
  * why; the command stops with that message) is skipped. */
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,21 +14,11 @@
 #include <string.h>
 
 #include "tokenize/sp_model.h"
+#include "tokenize/sp_tokenizer.h"
 #include "tokenize/tokenizer.h"
 
 #define ERR_BYTES 512
 
-/* Texts every loaded model encodes: white space runs, digits, control and
- * user-defined symbol names, invalid UTF-8, NUL, a byte-fallback character. */
-#define TEXT(s) {s, sizeof s - 1}
-static const struct {
-    const char *s;
-    size_t n;
-} texts[] = {
-    TEXT(""), TEXT(" "), TEXT("  a  b  "), TEXT("Hello world 12345 3.14"), TEXT("<s>x</s><pad><unk><mask></s"),
-    TEXT("\xff\xfe invalid \xc3"), TEXT("a\0b"),
-    TEXT("\xe2\x96\x81\xe2\x96\x81 \xf0\x9f\x98\x80 \xe4\xb8\xad\xe6\x96\x87"),
-};
 
 /* Encodes s[0..n) both ways and decodes the ids; aborts on any failure
  * (where SentencePiece cannot encode s at all, only when must_encode). */
@@ -57,7 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     wbuf err = WBUF_INIT;
     if (tokenizer_load_mem(&t, NULL, (const char *)data, size, -1, &err) == 0) {
         if (t.sp) {
-            for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) roundtrip(&t, texts[i].s, texts[i].n, true);
+            const char *text;
+            size_t n;
+            for (size_t i = 0; (text = sp_tokenizer_probe_text(i, &n)); i++) roundtrip(&t, text, n, true);
             roundtrip(&t, (const char *)data, size < 256 ? size : 256, false); /* the model's own bytes as text */
         }
     } else if (!err.len) {
