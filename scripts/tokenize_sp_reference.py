@@ -29,6 +29,7 @@ import json, re, struct, subprocess, sys
 
 import sentencepiece
 
+from tokenize_tokref import read_bin, read_bin_bytes  # the bin format's reader (same folder)
 
 def load(path):
     return sentencepiece.SentencePieceProcessor(model_file=path)
@@ -119,19 +120,6 @@ def sameids(binpath, refpath, jsonl, step, added=("<unk>", "<s>", "</s>")):
     print("%d of %d documents compared (the rest hold an added token string), %d differ %s"
           % (len(kept), len(texts), len(bad), bad[:5]))
     sys.exit(1 if bad or not kept else 0)
-
-
-def read_bin(path):
-    return read_bin_bytes(open(path, "rb").read())
-
-
-def read_bin_bytes(data):
-    docs, pos = [], 0
-    while pos < len(data):
-        (count,) = struct.unpack_from("<I", data, pos)
-        docs.append(list(struct.unpack_from("<%dI" % count, data, pos + 4)))
-        pos += 4 + 4 * count
-    return docs
 
 
 def decode_text(sp, ids):

@@ -43,7 +43,11 @@ def refcut(ref, n):
 
 
 def read_bin(path):
-    data = open(path, "rb").read()
+    return read_bin_bytes(open(path, "rb").read())
+
+
+def read_bin_bytes(data):
+    """The documents of a --format bin stream (u32 count, then the ids), as lists of ids."""
     docs, pos = [], 0
     while pos < len(data):
         (count,) = struct.unpack_from("<I", data, pos)
