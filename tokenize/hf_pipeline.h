@@ -262,6 +262,9 @@ int hf_pattern_load(const hj_node *pat, const char *path, char **literal, size_t
 /* hf_pretok.c: loads the pre_tokenizer node; 0 or -1. */
 int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err);
 
+/* Appends a zeroed pre-tokenizer step of this kind (behavior Isolated) to p and returns it. */
+hf_pretok_step *hf_pretok_add_step(hf_pipeline *p, hf_pretok_kind kind);
+
 /* One span of a piece while it is split: [start, end), a match of the pattern or not. */
 typedef struct {
     size_t start, end;

@@ -28,7 +28,7 @@
 #define METASPACE_DEFAULT "\xE2\x96\x81" /* U+2581, SentencePiece's space */
 #define PIECE_BATCH 64            /* piece ends a scanner gives per call */
 
-static hf_pretok_step *add_step(hf_pipeline *p, hf_pretok_kind kind)
+hf_pretok_step *hf_pretok_add_step(hf_pipeline *p, hf_pretok_kind kind)
 {
     p->pre = xrealloc(p->pre, (size_t)(p->npre + 1) * sizeof *p->pre);
     hf_pretok_step *st = &p->pre[p->npre++];
@@ -160,7 +160,7 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
         return 0;
     }
     if (!strcmp(type, "Split")) {
-        hf_pretok_step *st = add_step(p, HP_SPLIT);
+        hf_pretok_step *st = hf_pretok_add_step(p, HP_SPLIT);
         const hj_node *pat = hj_get(node, "pattern");
         if (!pat || read_behavior(node, path, &st->behavior, err)) {
             if (!pat) buf_printf(err, "%s.pattern: missing", path);
@@ -188,13 +188,13 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
         return 0;
     }
     if (!strcmp(type, "ByteLevel")) {
-        hf_pretok_step *st = add_step(p, HP_BYTE_LEVEL);
+        hf_pretok_step *st = hf_pretok_add_step(p, HP_BYTE_LEVEL);
         st->add_prefix_space = get_bool(node, "add_prefix_space", true);
         st->use_regex = get_bool(node, "use_regex", true);
         return 0;
     }
     if (!strcmp(type, "Metaspace")) {
-        hf_pretok_step *st = add_step(p, HP_METASPACE);
+        hf_pretok_step *st = hf_pretok_add_step(p, HP_METASPACE);
         const hj_node *r = hj_get(node, "replacement");
         const char *rep = r && r->type == HJ_STRING ? r->str : METASPACE_DEFAULT;
         size_t rlen = strlen(rep);
@@ -217,26 +217,26 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
         return 0;
     }
     if (!strcmp(type, "Digits")) {
-        hf_pretok_step *st = add_step(p, HP_SPLIT);
+        hf_pretok_step *st = hf_pretok_add_step(p, HP_SPLIT);
         st->match = HM_DIGIT;
         st->behavior = get_bool(node, "individual_digits", false) ? HB_ISOLATED : HB_CONTIGUOUS;
         return 0;
     }
     if (!strcmp(type, "Punctuation")) {
-        hf_pretok_step *st = add_step(p, HP_SPLIT);
+        hf_pretok_step *st = hf_pretok_add_step(p, HP_SPLIT);
         st->match = HM_PUNCT;
         return hj_get(node, "behavior") ? read_behavior(node, path, &st->behavior, err) : 0;
     }
     if (!strcmp(type, "WhitespaceSplit") || !strcmp(type, "BertPreTokenizer")) {
-        hf_pretok_step *st = add_step(p, HP_SPLIT);
+        hf_pretok_step *st = hf_pretok_add_step(p, HP_SPLIT);
         st->match = HM_WHITESPACE;
         st->behavior = HB_REMOVED;
-        if (!strcmp(type, "BertPreTokenizer")) add_step(p, HP_SPLIT)->match = HM_PUNCT;
+        if (!strcmp(type, "BertPreTokenizer")) hf_pretok_add_step(p, HP_SPLIT)->match = HM_PUNCT;
         return 0;
     }
     if (!strcmp(type, "Whitespace")) {
         static const char pattern[] = "\\w+|[^\\w\\s]+";
-        hf_pretok_step *st = add_step(p, HP_SPLIT);
+        hf_pretok_step *st = hf_pretok_add_step(p, HP_SPLIT);
         st->re = hf_regex_compile(pattern, strlen(pattern), err);
         if (!st->re) return -1;
         st->match = HM_REGEX;

@@ -31,12 +31,8 @@ static void load_json(hf_pipeline *p, const char *json)
 
 static hf_pretok_step *add_step(hf_pipeline *p, hf_pretok_kind kind, hf_match_kind match)
 {
-    p->pre = realloc(p->pre, (size_t)(p->npre + 1) * sizeof *p->pre);
-    hf_pretok_step *st = &p->pre[p->npre++];
-    memset(st, 0, sizeof *st);
-    st->kind = kind;
+    hf_pretok_step *st = hf_pretok_add_step(p, kind);
     st->match = match;
-    st->behavior = HB_ISOLATED;
     return st;
 }
 
