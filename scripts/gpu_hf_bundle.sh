@@ -11,15 +11,11 @@ set -eu
 dir=$1
 shared=${2:-../shared/data}
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
+. "$here/scripts/gpu_bundle_lib.sh"
 rm -rf "$dir"
 mkdir -p "$dir/shared/tokref" "$dir/shared/vocab/hf" "$dir/shared/vocab/tiktoken" \
     "$dir/shared/vectors/gpt-tokenizer" "$dir/shared/vectors/blns"
-sh "$here/scripts/gpu_bundle.sh" "$bin" "$here/build/winnow" "$here/build/tests/gpu_bpe_hf" \
-    "$here/build/bench/gpu_tokenize_bench"
-rm -f "$bin/libstdc++.so.6" # the device image has it
-(cd "$bin" && tar cJf - .) > "$dir/bin.tar.xz"
+bundle_programs "$dir" "$here/build/winnow" "$here/build/tests/gpu_bpe_hf" "$here/build/bench/gpu_tokenize_bench"
 for c in edge multi blns en_code; do cp "$shared/tokref/$c.txt.zst" "$shared/tokref/$c.idx.tsv" "$dir/shared/tokref/"; done
 for f in gpt2 gpt4o llama3 llama3_1 mistral_nemo qwen2_5 qwen3; do cp "$shared/vocab/hf/$f.tokenizer.json.zst" "$dir/shared/vocab/hf/"; done
 cp "$shared/vocab/tiktoken/cl100k_base.tiktoken" "$dir/shared/vocab/tiktoken/"

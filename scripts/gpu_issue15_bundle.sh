@@ -12,21 +12,12 @@ dir=$1
 base=${2:-}
 shared=${3:-../shared/data}
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
+. "$here/scripts/gpu_bundle_lib.sh"
 rm -rf "$dir"
 mkdir -p "$dir"
-progs="$here/build/winnow $here/build/bench/gpu_bandwidth $(command -v zstd)"
-if [ -n "$base" ]; then
-    mkdir "$bin/base" && cp "$base" "$bin/base/winnow-base"
-    progs="$progs $bin/base/winnow-base"
-fi
-sh "$here/scripts/gpu_bundle.sh" "$bin" $progs
-rm -rf "$bin/base"
-rm -f "$bin/libstdc++.so.6" # the device image has it
-(cd "$bin" && tar cJf - .) > "$dir/bin.tar.xz"
-python3 "$here/scripts/tokenize_tokref.py" jsonl "$shared/tokref/multi.txt.zst" "$shared/tokref/multi.idx.tsv" 0 |
-    zstd -q -19 -T2 > "$dir/multi.jsonl.zst"
+bundle_programs "$dir" "$here/build/winnow" "$here/build/bench/gpu_bandwidth" "$(command -v zstd)" \
+    ${base:+"winnow-base=$base"}
+bundle_tokref_jsonl "$shared" multi "$dir/multi.jsonl.zst"
 cp "$shared/tokref/en_code.txt.zst" "$shared/tokref/en_code.idx.tsv" "$dir/"
 for e in r50k_base cl100k_base o200k_base; do cp "$shared/vocab/tiktoken/$e.tiktoken" "$dir/"; done
 cp "$shared/vocab/gpt2/encoder.json" "$shared/vocab/gpt2/vocab.bpe" "$dir/"

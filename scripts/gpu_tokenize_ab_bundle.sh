@@ -14,22 +14,14 @@ old=$2
 shift 2
 shared=${SHARED:-../shared/data}
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
+. "$here/scripts/gpu_bundle_lib.sh"
 rm -rf "$dir"
 mkdir -p "$dir"
 scan=; [ -x "$here/build/bench/json_scan" ] && scan="$here/build/bench/json_scan" # make build/bench/json_scan: also bench it
-sh "$here/scripts/gpu_bundle.sh" "$bin" "$here/build/winnow" "$(command -v zstd)" $scan
-for named in "old=$old" "$@"; do # every build links the same libraries as this one
-    cp "${named#*=}" "$bin/winnow-${named%%=*}"
-    patchelf --set-rpath '$ORIGIN' "$bin/winnow-${named%%=*}"
-done
-rm -f "$bin/libstdc++.so.6" # the device image has it
-(cd "$bin" && tar cJf - .) > "$dir/bin.tar.xz"
-for c in en_code multi; do
-    python3 "$here/scripts/tokenize_tokref.py" jsonl "$shared/tokref/$c.txt.zst" "$shared/tokref/$c.idx.tsv" 0 |
-        zstd -q -19 -T2 > "$dir/$c.jsonl.zst"
-done
+named=
+for build in "old=$old" "$@"; do named="$named winnow-$build"; done # every build links the same libraries as this one
+bundle_programs "$dir" "$here/build/winnow" "$(command -v zstd)" $scan $named
+for c in en_code multi; do bundle_tokref_jsonl "$shared" $c "$dir/$c.jsonl.zst"; done
 cp "$shared/vocab/tiktoken/cl100k_base.tiktoken" "$here/bench/gpu_tokenize_ab.sh" "$dir/"
 name=$(basename "$dir")
 printf '#!/bin/bash\n# run.sh - bench/gpu_tokenize_ab.sh (%s against %s): bash %s/run.sh (one call, timeout 300)\nexec bash "$(dirname "$0")/gpu_tokenize_ab.sh"\n' \

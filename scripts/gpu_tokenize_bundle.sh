@@ -12,15 +12,12 @@ set -eu
 dir=$1
 shared=${2:-../shared/data}
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
+. "$here/scripts/gpu_bundle_lib.sh"
 rm -rf "$dir"
 mkdir -p "$dir/shared/tokref" "$dir/shared/vocab/tiktoken" "$dir/shared/vocab/gpt2" \
     "$dir/shared/vectors/gpt-tokenizer" "$dir/shared/vectors/blns" "$dir/shared/jsonl/dclm/data"
-sh "$here/scripts/gpu_bundle.sh" "$bin" "$here/build/winnow" "$here/build/tests/gpu_bpe_exact" \
+bundle_programs "$dir" "$here/build/winnow" "$here/build/tests/gpu_bpe_exact" \
     "$here/build/bench/gpu_tokenize_bench" "$here/build/bench/gpu_bandwidth"
-rm -f "$bin/libstdc++.so.6" # the device image has it
-(cd "$bin" && tar cJf - .) > "$dir/bin.tar.xz"
 for c in edge multi en_code; do cp "$shared/tokref/$c.txt.zst" "$shared/tokref/$c.idx.tsv" "$dir/shared/tokref/"; done
 for e in r50k_base cl100k_base o200k_base; do cp "$shared/vocab/tiktoken/$e.tiktoken" "$dir/shared/vocab/tiktoken/"; done
 cp "$shared/vocab/gpt2/encoder.json" "$shared/vocab/gpt2/vocab.bpe" "$dir/shared/vocab/gpt2/"

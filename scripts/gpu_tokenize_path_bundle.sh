@@ -12,19 +12,11 @@ dir=$1
 base=$2
 shared=${3:-../shared/data}
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
+. "$here/scripts/gpu_bundle_lib.sh"
 rm -rf "$dir"
 mkdir -p "$dir"
-cp "$base" "$bin/winnow-base.tmp"
-sh "$here/scripts/gpu_bundle.sh" "$bin" "$here/build/winnow" "$here/build/bench/gpu_bandwidth" "$(command -v zstd)"
-mv "$bin/winnow-base.tmp" "$bin/winnow-base" && patchelf --set-rpath '$ORIGIN' "$bin/winnow-base"
-rm -f "$bin/libstdc++.so.6" # the device image has it
-(cd "$bin" && tar cJf - .) > "$dir/bin.tar.xz"
-for c in en_code multi; do
-    python3 "$here/scripts/tokenize_tokref.py" jsonl "$shared/tokref/$c.txt.zst" "$shared/tokref/$c.idx.tsv" 0 |
-        zstd -q -19 -T2 > "$dir/$c.jsonl.zst"
-done
+bundle_programs "$dir" "$here/build/winnow" "$here/build/bench/gpu_bandwidth" "$(command -v zstd)" "winnow-base=$base"
+for c in en_code multi; do bundle_tokref_jsonl "$shared" $c "$dir/$c.jsonl.zst"; done
 cp "$shared/tokref/en_code.txt.zst" "$shared/tokref/en_code.idx.tsv" "$dir/"
 for e in r50k_base cl100k_base o200k_base; do cp "$shared/vocab/tiktoken/$e.tiktoken" "$dir/"; done
 cp "$shared/vocab/gpt2/encoder.json" "$shared/vocab/gpt2/vocab.bpe" "$dir/"

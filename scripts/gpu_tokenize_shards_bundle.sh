@@ -13,20 +13,12 @@ dir=$1
 base=$2
 shared=${3:-../shared/data}
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
+. "$here/scripts/gpu_bundle_lib.sh"
 rm -rf "$dir"
 mkdir -p "$dir"
-cp "$base" "$bin/winnow-base.tmp"
-sh "$here/scripts/gpu_bundle.sh" "$bin" "$here/build/winnow" "$here/build/bench/zstd_params" \
-    "$here/build/bench/shard_writer_bench" "$(command -v zstd)"
-mv "$bin/winnow-base.tmp" "$bin/winnow-base" && patchelf --set-rpath '$ORIGIN' "$bin/winnow-base"
-rm -f "$bin/libstdc++.so.6" # the device image has it
-(cd "$bin" && tar cJf - .) > "$dir/bin.tar.xz"
-for c in en_code multi; do
-    python3 "$here/scripts/tokenize_tokref.py" jsonl "$shared/tokref/$c.txt.zst" "$shared/tokref/$c.idx.tsv" 0 |
-        zstd -q -19 -T2 > "$dir/$c.jsonl.zst"
-done
+bundle_programs "$dir" "$here/build/winnow" "$here/build/bench/zstd_params" \
+    "$here/build/bench/shard_writer_bench" "$(command -v zstd)" "winnow-base=$base"
+for c in en_code multi; do bundle_tokref_jsonl "$shared" $c "$dir/$c.jsonl.zst"; done
 cp "$shared/vocab/tiktoken/cl100k_base.tiktoken" "$here/bench/gpu_tokenize_shards.sh" "$dir/"
 name=$(basename "$dir")
 printf '#!/bin/bash\n# run.sh - bench/gpu_tokenize_shards.sh (%s against %s): bash %s/run.sh (one call, timeout 600)\nexec bash "$(dirname "$0")/gpu_tokenize_shards.sh"\n' \
