@@ -12,7 +12,7 @@ static const winnow_command commands[] = {
     {"filter", cmd_filter, "quality rules (Gopher, C4, FineWeb), language ID, PII, block lists"},
     {"score", cmd_score, "score documents with fastText classifiers: quantiles for keep-rule thresholds"},
     {"dedup", cmd_dedup, "drop exact and near-duplicate documents (MinHash LSH; streaming or staged)"},
-    {"tokenize", cmd_tokenize, "add token ids to each document (tiktoken-exact BPE: gpt2, cl100k, o200k, llama3)"},
+    {"tokenize", cmd_tokenize, "token ids per document: tiktoken encodings, tokenizer.json, SentencePiece .model"},
     {"shard", cmd_shard, "the --format bin token stream in, a zstd token shard directory out"},
     {"shards", cmd_shards, "inspect, verify, cat or export a shard directory"},
     {"vocab", cmd_vocab, "list, fetch and verify tokenizer vocabularies in the local cache"},
