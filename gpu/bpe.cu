@@ -425,38 +425,6 @@ __global__ void copy_ids_kernel(gb_batch b)
     if (tid < n % 4) b.host_ids[n / 4 * 4 + tid] = b.ids[n / 4 * 4 + tid];
 }
 
-/* The number of marks placed before id place k (marks sorted by place). */
-static HD uint32_t marks_before_at(const uint32_t *mark_at, uint32_t nmarks, uint32_t k)
-{
-    uint32_t a = 0, e = nmarks;
-    while (a < e) {
-        uint32_t mid = (a + e) / 2;
-        if (mark_at[mid] < k) a = mid + 1;
-        else e = mid;
-    }
-    return a;
-}
-
-/* Direct mode: puts gathered id i of a batch at its place in the caller's
- * array, dst[i + grow[r]] with r the long-piece marks before it (grow[r]:
- * the extra ids of those pieces); a mark's own place is left to the host,
- * which writes the piece's ids there. */
-static HD void place_body(const uint32_t *ids, const uint32_t *mark_at, const uint32_t *grow, uint32_t nmarks,
-                          uint32_t *dst, uint32_t i)
-{
-    uint32_t r = marks_before_at(mark_at, nmarks, i);
-    if (r < nmarks && mark_at[r] == i) return;
-    dst[i + grow[r]] = ids[i];
-}
-
-/* One thread per id and step: a warp writes 32 consecutive ids over PCIe. */
-__global__ void place_ids_kernel(const uint32_t *ids, uint32_t total, const uint32_t *mark_at, const uint32_t *grow,
-                                 uint32_t nmarks, uint32_t *dst)
-{
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x)
-        place_body(ids, mark_at, grow, nmarks, dst, i);
-}
-
 __global__ void first_kernel(gb_batch b)
 {
     uint32_t d = blockIdx.x * blockDim.x + threadIdx.x;
@@ -481,12 +449,10 @@ typedef struct {
     gb_info *h_info;     /* mapped */
     uint32_t *h_ids, *h_first;
     gb_long *h_longs;
-    uint32_t *h_mark_at, *h_grow; /* pinned: direct mode's long-piece marks, by place, and growth before each */
     /* device */
     gb_batch b;
     uint8_t *d_text;
     uint32_t *d_seg_off;
-    uint32_t *d_mark_at, *d_grow;
     void *d_cub;
     size_t cub_bytes;
     cudaStream_t stream;
@@ -546,12 +512,6 @@ struct gpu_bpe {
     uint8_t *whole; /* gb_tables.whole on the host */
     size_t packed, unpacked_bytes; /* batches packed in this call; bytes of segments not yet packed */
     bool texts_pinned; /* this call's texts lie in gpu_bpe_host_alloc() memory: sent from there, not packed */
-    /* direct mode (gpu_bpe_encode_to): the devices write the ids into the caller's array */
-    uint32_t *direct;     /* NULL: ids unpacked on the host into a tok_ids */
-    uint32_t *direct_dev[MAX_DEVICES]; /* the same array as each device addresses it */
-    size_t direct_cap, direct_at; /* its room and the ids placed so far, in ids */
-    bool direct_overflow; /* the ids did not fit: the call returns 1 */
-    tok_ids cpu_segment;  /* direct mode: ids of a segment encoded on the host */
 };
 
 #define CUDA_TRY(call)                                                                             \
@@ -725,8 +685,6 @@ static int slot_alloc(gpu_bpe *g, batch_slot *s, wbuf *err)
         s->h_ids = (uint32_t *)xmalloc(bytes * sizeof(uint32_t));
         s->h_first = (uint32_t *)xmalloc(BATCH_SEGS * sizeof(uint32_t));
         s->h_longs = (gb_long *)xmalloc(nlongs * sizeof(gb_long));
-        s->h_mark_at = (uint32_t *)xmalloc(nlongs * sizeof(uint32_t));
-        s->h_grow = (uint32_t *)xmalloc((nlongs + 1) * sizeof(uint32_t));
         b->cut = (uint32_t *)xmalloc(nslots * sizeof(uint32_t));
         b->cut_seg = (uint32_t *)xmalloc(nslots * sizeof(uint32_t));
         b->raw = (uint32_t *)xmalloc(nslots * sizeof(uint32_t));
@@ -753,16 +711,12 @@ static int slot_alloc(gpu_bpe *g, batch_slot *s, wbuf *err)
     CUDA_TRY(pin_alloc((void **)&s->h_ids, bytes * sizeof(uint32_t), MAPPED_FLAGS));
     CUDA_TRY(pin_alloc((void **)&s->h_first, BATCH_SEGS * sizeof(uint32_t), MAPPED_FLAGS));
     CUDA_TRY(pin_alloc((void **)&s->h_longs, nlongs * sizeof(gb_long), MAPPED_FLAGS));
-    CUDA_TRY(pin_alloc((void **)&s->h_mark_at, nlongs * sizeof(uint32_t), PINNED_FLAGS));
-    CUDA_TRY(pin_alloc((void **)&s->h_grow, (nlongs + 1) * sizeof(uint32_t), PINNED_FLAGS));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->info, s->h_info, 0));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->host_ids, s->h_ids, 0));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->first, s->h_first, 0));
     CUDA_TRY(cudaHostGetDevicePointer((void **)&b->longs, s->h_longs, 0));
     CUDA_TRY(cudaMalloc((void **)&s->d_text, bytes));
     CUDA_TRY(cudaMalloc((void **)&s->d_seg_off, (BATCH_SEGS + 1) * sizeof(uint32_t)));
-    CUDA_TRY(cudaMalloc((void **)&s->d_mark_at, nlongs * sizeof(uint32_t)));
-    CUDA_TRY(cudaMalloc((void **)&s->d_grow, (nlongs + 1) * sizeof(uint32_t)));
     CUDA_TRY(cudaMalloc((void **)&b->cut, nslots * sizeof(uint32_t)));
     CUDA_TRY(cudaMalloc((void **)&b->cut_seg, nslots * sizeof(uint32_t)));
     CUDA_TRY(cudaMalloc((void **)&b->raw, nslots * sizeof(uint32_t)));
@@ -789,14 +743,13 @@ static void slot_free(gpu_bpe *g, batch_slot *s)
     gb_batch *b = &s->b;
     if (g->mode == GPU_BPE_EMULATE) {
         free(s->h_text), free(s->h_seg_off), free(s->h_info), free(s->h_ids), free(s->h_first);
-        free(s->h_longs), free(s->h_mark_at), free(s->h_grow), free(b->cut), free(b->cut_seg), free(b->raw), free(b->count), free(b->off);
+        free(s->h_longs), free(b->cut), free(b->cut_seg), free(b->raw), free(b->count), free(b->off);
         free(b->tmp), free(b->merged), free(b->merges), free(b->seg_chunk), free(b->seg_local), free(b->counters);
     } else {
         cudaSetDevice(g->devs[s->dev].id);
         if (s->stream) cudaStreamSynchronize(s->stream);
         pin_free(s->h_text), pin_free(s->h_seg_off), pin_free(s->h_info), pin_free(s->h_ids);
-        pin_free(s->h_first), pin_free(s->h_longs), pin_free(s->h_mark_at), pin_free(s->h_grow);
-        cudaFree(s->d_mark_at), cudaFree(s->d_grow);
+        pin_free(s->h_first), pin_free(s->h_longs);
         cudaFree(s->d_text), cudaFree(s->d_seg_off), cudaFree(b->cut), cudaFree(b->cut_seg), cudaFree(b->raw);
         cudaFree(b->count), cudaFree(b->off), cudaFree(b->tmp), cudaFree(b->merged), cudaFree(b->merges), cudaFree(b->ids);
         cudaFree(b->seg_chunk), cudaFree(b->seg_local), cudaFree(b->counters), cudaFree(s->d_cub);
@@ -996,7 +949,6 @@ extern "C" void gpu_bpe_close(gpu_bpe *g)
     }
     for (int t = 0; t < HOST_THREADS_MAX; t++)
         bpe_scratch_free(&g->scratch[t]), ids_free(&g->long_ids[t]), buf_free(&g->nfc_text[t]);
-    ids_free(&g->cpu_segment);
     free(g->nfc_texts), free(g->nfc_lens), free(g->nfc_off), free(g->whole);
     if (g->pool) pool_destroy(g->pool);
     free(g->long_at), free(g->long_n);
@@ -1256,7 +1208,7 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
     gather_kernel<<<blocks((size_t)b->nslots * WARP, THREADS), THREADS, 0, st>>>(*b);
     first_kernel<<<blocks(b->nseg, THREADS), THREADS, 0, st>>>(*b);
     CUDA_TRY(cudaEventRecord(s->phase[5], st));
-    if (!g->direct) copy_ids_kernel<<<dev->copy_blocks, THREADS, 0, st>>>(*b); /* else placed once unpacked */
+    copy_ids_kernel<<<dev->copy_blocks, THREADS, 0, st>>>(*b);
     CUDA_TRY(cudaEventRecord(s->phase[6], st));
     CUDA_TRY(cudaGetLastError());
     return 0;
@@ -1372,60 +1324,12 @@ static int mark_order(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Direct mode: has the device put slot s's ids at g->direct_at of the
- * caller's array (queued on the slot's stream, so the slot's next batch
- * starts after it) and writes the long pieces' ids into the places left
- * for them. */
-static int place(gpu_bpe *g, batch_slot *s, const long_mark *marks, const size_t *grow, uint32_t nlong, wbuf *err)
-{
-    uint32_t total = s->h_info->total;
-    for (uint32_t r = 0; r < nlong; r++) s->h_mark_at[r] = marks[r].at, s->h_grow[r] = (uint32_t)grow[r];
-    s->h_grow[nlong] = (uint32_t)grow[nlong];
-    uint32_t *dst = g->direct + g->direct_at;
-    if (g->mode == GPU_BPE_EMULATE) {
-        for (uint32_t i = 0; i < total; i++) place_body(s->h_ids, s->h_mark_at, s->h_grow, nlong, dst, i);
-    } else if (total) {
-        cudaStream_t st = s->stream;
-        void *dev_base = NULL; /* the caller's array as this device addresses it (registered, mapped, portable) */
-        CUDA_TRY(cudaHostGetDevicePointer(&dev_base, g->direct, 0));
-        if (nlong) CUDA_TRY(cudaMemcpyAsync(s->d_mark_at, s->h_mark_at, nlong * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
-        CUDA_TRY(cudaMemcpyAsync(s->d_grow, s->h_grow, (nlong + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
-        place_ids_kernel<<<g->devs[s->dev].copy_blocks, THREADS, 0, st>>>(s->b.ids, total, s->d_mark_at, s->d_grow, nlong,
-                                                                           (uint32_t *)dev_base + g->direct_at);
-        CUDA_TRY(cudaGetLastError());
-    }
-    for (uint32_t r = 0; r < nlong; r++) {
-        uint32_t i = marks[r].piece;
-        memcpy(dst + marks[r].at + grow[r], g->long_ids[i % g->host_threads].ids + g->long_at[i],
-               g->long_n[i] * sizeof(uint32_t));
-    }
-    return 0;
-}
-
-/* Direct mode: a segment the host encoded goes to the caller's array. */
-static void place_cpu_segment(gpu_bpe *g, const segment *seg, size_t *doc_end)
-{
-    tok_ids *ids = &g->cpu_segment;
-    ids->n = 0;
-    tokenizer_encode(g->tok, (const char *)seg->text, seg->len, false, &g->scratch[0], ids);
-    if (g->direct_at + ids->n > g->direct_cap) g->direct_overflow = true;
-    else memcpy(g->direct + g->direct_at, ids->ids, ids->n * sizeof(uint32_t));
-    g->direct_at += ids->n;
-    doc_end[seg->doc] = g->direct_at;
-}
-
-/* Waits for slot s and appends its segments' ids to out (direct mode: to
- * the caller's array, out unused). */
+/* Waits for slot s and appends its segments' ids to out. */
 static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf *err)
 {
     const segment *first_seg = &g->segs[s->seg_begin];
     double t0 = seconds_now();
     s->busy = false;
-    if (first_seg->cpu && g->direct) {
-        place_cpu_segment(g, first_seg, doc_end);
-        g->host_seconds[2] += seconds_now() - t0;
-        return 0;
-    }
     if (first_seg->cpu) {
         tokenizer_encode(g->tok, (const char *)first_seg->text, first_seg->len, false, &g->scratch[0], out);
         doc_end[first_seg->doc] = out->n;
@@ -1465,32 +1369,21 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
         qsort(marks, nlong, sizeof *marks, mark_order);
         for (uint32_t r = 0; r < nlong; r++) grow[r + 1] = grow[r] + g->long_n[marks[r].piece] - 1;
     }
-    size_t grown = total + grow[nlong], at; /* at: where the batch's first id goes */
-    if (g->direct) {
-        at = g->direct_at;
-        if (at + grown > g->direct_cap) g->direct_overflow = true; /* the rest of the call only counts */
-        if (!g->direct_overflow && place(g, s, marks, grow, nlong, err)) {
-            free(marks), free(grow);
-            return -1;
-        }
-        g->direct_at += grown;
-    } else {
-        if (out->cap < out->n + grown) {
-            out->cap = (out->n + grown) * 2;
-            out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
-        }
-        job.out = out->ids + out->n;
-        job.nparts = total / UNPACK_PART_IDS; /* and at least a few parts per thread, to even out small batches */
-        if (job.nparts < UNPACK_MIN_PARTS * (uint32_t)(nt + 1)) job.nparts = UNPACK_MIN_PARTS * (uint32_t)(nt + 1);
-        job.next_part = 0;
-        run_parallel_with_caller(g, copy_ids, &job, nt);
-        at = out->n;
-        out->n += grown;
+    size_t grown = total + grow[nlong];
+    if (out->cap < out->n + grown) {
+        out->cap = (out->n + grown) * 2;
+        out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
     }
+    job.out = out->ids + out->n;
+    job.nparts = total / UNPACK_PART_IDS; /* and at least a few parts per thread, to even out small batches */
+    if (job.nparts < UNPACK_MIN_PARTS * (uint32_t)(nt + 1)) job.nparts = UNPACK_MIN_PARTS * (uint32_t)(nt + 1);
+    job.next_part = 0;
+    run_parallel_with_caller(g, copy_ids, &job, nt);
     for (uint32_t d = 0; d < nseg; d++) {
         size_t end = d + 1 < nseg ? s->h_first[d + 1] + grow[marks_before(marks, nlong, s->h_first[d + 1])] : grown;
-        doc_end[g->segs[s->seg_begin + d].doc] = at + end;
+        doc_end[g->segs[s->seg_begin + d].doc] = out->n + end;
     }
+    out->n += grown;
     free(marks), free(grow);
     g->host_seconds[2] += seconds_now() - t0;
     return 0;
@@ -1635,17 +1528,6 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
         if (s->busy && !rc && (rc = unpack(g, s, out, doc_end, err))) failed = s;
         s->busy = false;
     }
-    if (g->direct && g->mode == GPU_BPE_DEVICE) /* the last batches' ids are still being placed */
-        for (int i = 0; i < nactive && !rc; i++) {
-            batch_slot *s = &g->slots[order[i]];
-            cudaError_t e = cudaSetDevice(g->devs[s->dev].id);
-            if (e == cudaSuccess) e = cudaStreamSynchronize(s->stream);
-            if (e != cudaSuccess) {
-                buf_printf(err, "CUDA: placing the ids: %s", cudaGetErrorString(e));
-                rc = -1;
-                failed = s;
-            }
-        }
     if (failed) retire_device(g, failed->dev, err);
     g->turn = turn; /* the next call goes on from here, so a call of few batches does not always start on device 0 */
     return rc;
@@ -1667,27 +1549,11 @@ extern "C" int gpu_bpe_encode_pinned(gpu_bpe *g, const char *const *texts, const
     return rc;
 }
 
-extern "C" int gpu_bpe_encode_to(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs,
-                                 bool texts_pinned, uint32_t *ids, size_t cap, size_t *nids, size_t *doc_end, wbuf *err)
-{
-    g->texts_pinned = texts_pinned;
-    g->direct = ids;
-    g->direct_cap = cap;
-    g->direct_at = 0;
-    g->direct_overflow = false;
-    int rc = encode(g, texts, lens, ndocs, NULL, doc_end, err);
-    *nids = g->direct_at;
-    if (!rc && g->direct_overflow) rc = 1;
-    g->direct = NULL;
-    g->texts_pinned = false;
-    return rc;
-}
-
 extern "C" void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes)
 {
     if (g->mode == GPU_BPE_EMULATE) return malloc(bytes);
     void *p = NULL;
-    return pin_alloc(&p, bytes, MAPPED_FLAGS) == cudaSuccess ? p : NULL;
+    return pin_alloc(&p, bytes, PINNED_FLAGS) == cudaSuccess ? p : NULL;
 }
 
 extern "C" void gpu_bpe_host_free(gpu_bpe *g, void *p)

@@ -75,20 +75,9 @@ int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, siz
 int gpu_bpe_encode_pinned(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
                           size_t *doc_end, wbuf *err);
 
-/* Encodes like gpu_bpe_encode (texts_pinned: like gpu_bpe_encode_pinned),
- * the devices writing the ids straight into ids[0..cap), memory from
- * gpu_bpe_host_alloc(g), instead of the host copying them there: no copy
- * of the ids on the host. Sets *nids and doc_end[i] (the end of document
- * i's ids). Returns 0; 1 when the ids do not fit in cap ids (ids and
- * doc_end then hold nothing usable: encode again another way); or -1 with
- * a message in err, as gpu_bpe_encode. */
-int gpu_bpe_encode_to(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, bool texts_pinned,
-                      uint32_t *ids, size_t cap, size_t *nids, size_t *doc_end, wbuf *err);
-
-/* Page-locked host memory, which the devices can also write to, for
- * gpu_bpe_encode_pinned()'s texts and gpu_bpe_encode_to()'s ids (plain
- * memory when emulated); NULL when none can be had. Free it with
- * gpu_bpe_host_free() before gpu_bpe_close(g). */
+/* Page-locked host memory for gpu_bpe_encode_pinned()'s texts (plain memory
+ * when emulated); NULL when none can be had. Free it with gpu_bpe_host_free()
+ * before gpu_bpe_close(g). */
 void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes);
 void gpu_bpe_host_free(gpu_bpe *g, void *p);
 

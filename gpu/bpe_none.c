@@ -31,14 +31,6 @@ int gpu_bpe_encode_pinned(gpu_bpe *g, const char *const *texts, const size_t *le
     return gpu_bpe_encode(g, texts, lens, ndocs, out, doc_end, err);
 }
 
-int gpu_bpe_encode_to(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, bool texts_pinned,
-                      uint32_t *ids, size_t cap, size_t *nids, size_t *doc_end, wbuf *err)
-{
-    (void)texts_pinned, (void)ids, (void)cap;
-    *nids = 0;
-    return gpu_bpe_encode(g, texts, lens, ndocs, NULL, doc_end, err);
-}
-
 void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes)
 {
     (void)g, (void)bytes;

@@ -41,15 +41,6 @@
 /* Pinned text buffers made while the GPU starts: one per block that can be
  * between scan and encode (being scanned, queued, being encoded). */
 #define PINNED_BUFFERS (QUEUE_BLOCKS + 2)
-/* Pinned id buffers, which the GPU writes a block's ids into (no copy on
- * the host): one per block that can be between encode and the end of its
- * write (being encoded, queued, being written). */
-#define PINNED_ID_BUFFERS (QUEUE_BLOCKS + 2)
-/* An id buffer has room for one id per this many bytes of the block's
- * JSONL (cl100k_base gives ~0.27 ids per byte on tokref's en_code and
- * multi); a block whose ids do not fit is encoded again with the ids
- * copied into the block's own array. */
-#define JSONL_BYTES_PER_ID 2
 #define THREADS_MAX 64 /* team threads (more make ranges too small to pay) */
 /* --format bin goes to the output as pieces (writev: each document's ids
  * straight from the block's id array, no formatting copy) when documents
@@ -100,10 +91,7 @@ typedef struct tb_block {
     const char **texts, **lines, **fail;
     size_t *lens, *close, *doc_end;
     uint64_t first_ordinal;
-    tok_ids ids; /* the ids, unless the GPU wrote them into pinned_ids */
-    tb_pinned *pinned_ids; /* NULL, or the pinned buffer that holds the ids */
-    const uint32_t *id_data; /* the block's ids, document after document: ids.ids or pinned_ids->p */
-    size_t nids;
+    tok_ids ids;
     struct tb_block *next_free;
 } tb_block;
 
@@ -118,7 +106,6 @@ typedef struct {
 typedef struct {
     double source, scan, scan_wait, encode_gpu, encode_cpu, encode_wait, format, write, finish, gpu_start, total;
     uint64_t blocks_gpu, blocks_cpu, bytes_gpu, bytes_cpu;
-    uint64_t blocks_in_place, blocks_no_fit; /* GPU blocks whose ids went into an id buffer; that did not fit one */
 } tb_times;
 
 struct tb_ctx;
@@ -183,8 +170,6 @@ typedef struct tb_ctx {
     tb_queue scanned, encoded;
     tb_block *free_blocks;
     tb_pinned *free_pinned;
-    tb_pinned *free_ids; /* pinned id buffers not lent to a block */
-    int ids_made, ids_free; /* how many were made, how many are in free_ids */
 } tb_ctx;
 
 /* Whether enc runs blocks of the GPU's sizes (a real GPU, now or later). */
@@ -253,8 +238,6 @@ static tb_pinned *take_pinned(tb_ctx *c, size_t len)
     return pin;
 }
 
-static void put_ids(tb_ctx *c, tb_pinned *pin);
-
 /* Makes the pinned buffers that the blocks between scan and encode need,
  * one after another on the thread that started the GPU, once it is up:
  * pinning takes ~0.5 s per GB (measured on the H200 machine), too long to
@@ -268,37 +251,8 @@ static void prefill_pinned(tb_ctx *c)
         if (!pin) break;
         put_pinned(c, pin);
         c->gpu.npinned++;
-        if (i >= PINNED_ID_BUFFERS) continue;
-        pin = new_pinned(c, len / JSONL_BYTES_PER_ID * sizeof(uint32_t));
-        if (!pin) break;
-        pthread_mutex_lock(&c->lock);
-        c->ids_made++;
-        pthread_mutex_unlock(&c->lock);
-        put_ids(c, pin);
     }
     c->gpu.pinning = now_seconds() - t0;
-}
-
-/* Gives an id buffer back (the block that had it is written). */
-static void put_ids(tb_ctx *c, tb_pinned *pin)
-{
-    pthread_mutex_lock(&c->lock);
-    pin->next_free = c->free_ids;
-    c->free_ids = pin;
-    c->ids_free++;
-    pthread_cond_broadcast(&c->changed);
-    pthread_mutex_unlock(&c->lock);
-}
-
-/* A free id buffer with room for the ids of len bytes of JSONL; NULL when none is free. */
-static tb_pinned *take_ids(tb_ctx *c, size_t len)
-{
-    pthread_mutex_lock(&c->lock);
-    tb_pinned *pin = c->free_ids;
-    if (pin) c->free_ids = pin->next_free, c->ids_free--;
-    pthread_mutex_unlock(&c->lock);
-    if (pin && pin->cap / sizeof(uint32_t) < len / JSONL_BYTES_PER_ID) put_ids(c, pin), pin = NULL;
-    return pin;
 }
 
 /* Lends block b's pinned buffer (if any) to a block scanned later. */
@@ -309,27 +263,15 @@ static void give_pinned(tb_ctx *c, tb_block *b)
     b->pinned = NULL;
 }
 
-static void free_list(tb_ctx *c, tb_pinned *pin)
+/* Frees the pinned buffers; once every block is encoded, before the GPU closes. */
+static void free_pinned(tb_ctx *c)
 {
-    for (tb_pinned *next; pin; pin = next) {
+    for (tb_pinned *pin = c->free_pinned, *next; pin; pin = next) {
         next = pin->next_free;
         gpu_bpe_host_free(c->gpu.g, pin->p);
         free(pin);
     }
-}
-
-/* Frees the pinned buffers before the GPU closes: the text buffers once
- * every block is encoded, the id buffers once every block is written. */
-static void free_pinned(tb_ctx *c)
-{
-    free_list(c, c->free_pinned);
     c->free_pinned = NULL;
-    pthread_mutex_lock(&c->lock);
-    while (c->ids_free < c->ids_made) pthread_cond_wait(&c->changed, &c->lock);
-    tb_pinned *ids = c->free_ids;
-    c->free_ids = NULL;
-    pthread_mutex_unlock(&c->lock);
-    free_list(c, ids);
 }
 
 /* Splits the block into nt ranges of whole lines. */
@@ -529,8 +471,6 @@ static void encode_cpu(tb_ctx *c, tb_block *b)
     ids_reserve(&b->ids, total);
     b->ids.n = total;
     team_run(c->team, join_cpu_range, c);
-    b->id_data = b->ids.ids;
-    b->nids = b->ids.n;
 }
 
 /* Encodes block b: on the GPU when it is up, else on the CPU. */
@@ -543,21 +483,8 @@ static void encode_block(tb_ctx *c, tb_block *b)
         dief(EXIT_USAGE, "--device gpu: %s", c->gpu.why.data ? c->gpu.why.data : "the GPU did not start");
     if (state == GPU_READY) {
         wbuf err = WBUF_INIT;
-        int rc = 1;
-        b->pinned_ids = take_ids(c, b->src.len);
-        if (b->pinned_ids) { /* the GPU writes the ids into the pinned buffer */
-            rc = gpu_bpe_encode_to(c->gpu.g, b->texts, b->lens, b->n, b->pinned != NULL, (uint32_t *)b->pinned_ids->p,
-                                   b->pinned_ids->cap / sizeof(uint32_t), &b->nids, b->doc_end, &err);
-            if (rc == 0) b->id_data = (const uint32_t *)b->pinned_ids->p, c->times.blocks_in_place++;
-            else put_ids(c, b->pinned_ids), b->pinned_ids = NULL;
-            c->times.blocks_no_fit += rc == 1;
-        }
-        if (rc == 1) { /* no id buffer free, or the ids did not fit */
-            rc = b->pinned ? gpu_bpe_encode_pinned(c->gpu.g, b->texts, b->lens, b->n, &b->ids, b->doc_end, &err)
+        int rc = b->pinned ? gpu_bpe_encode_pinned(c->gpu.g, b->texts, b->lens, b->n, &b->ids, b->doc_end, &err)
                            : gpu_bpe_encode(c->gpu.g, b->texts, b->lens, b->n, &b->ids, b->doc_end, &err);
-            b->id_data = b->ids.ids;
-            b->nids = b->ids.n;
-        }
         if (rc == 0) {
             c->times.encode_gpu += now_seconds() - t0;
             c->times.blocks_gpu++;
@@ -580,7 +507,7 @@ static void encode_block(tb_ctx *c, tb_block *b)
 static size_t doc_ids(const tb_block *b, size_t k, const uint32_t **ids)
 {
     size_t from = k ? b->doc_end[k - 1] : 0;
-    *ids = b->id_data + from;
+    *ids = b->ids.ids + from;
     return b->doc_end[k] - from;
 }
 
@@ -694,7 +621,7 @@ static void write_block(tb_ctx *c, tb_block *b)
     }
     size_t ok = 0;
     for (size_t k = 0; k < b->n; k++) ok += !b->fail[k];
-    if (c->format == TOKENIZE_BIN && b->nids >= (uint64_t)ok * WRITEV_MIN_IDS) {
+    if (c->format == TOKENIZE_BIN && b->ids.n >= (uint64_t)ok * WRITEV_MIN_IDS) {
         double t1 = now_seconds();
         c->times.format += t1 - t0;
         write_bin_pieces(c, b);
@@ -825,7 +752,6 @@ static void *writer_main(void *arg)
     tb_ctx *c = arg;
     for (tb_block *b; (b = queue_pop(c, &c->encoded));) {
         write_block(c, b);
-        if (b->pinned_ids) put_ids(c, b->pinned_ids), b->pinned_ids = NULL;
         block_source_release(c->src, &b->src);
         give_block(c, b);
     }
@@ -845,7 +771,7 @@ static void encode_blocks(tb_ctx *c)
         size_t ok = 0;
         for (size_t k = 0; k < b->n; k++) ok += !b->fail[k];
         c->stats.out += ok;
-        uint64_t ntokens = b->nids + ok * ((c->bos != TOKEN_FORMAT_NONE) + (c->eos != TOKEN_FORMAT_NONE));
+        uint64_t ntokens = b->ids.n + ok * ((c->bos != TOKEN_FORMAT_NONE) + (c->eos != TOKEN_FORMAT_NONE));
         stats_add(&c->stats, "tokens", (double)ntokens);
         double t0 = now_seconds();
         queue_push(c, &c->encoded, b);
@@ -883,11 +809,9 @@ static void print_times(const tb_ctx *c)
         const double *host = c->gpu_host, *dev = c->gpu_dev;
         fprintf(stderr,
                 "gpu library (s): pack %.3f wait %.3f unpack %.3f launch %.3f | kernels %.3f: cut %.3f encode %.3f "
-                "merge %.3f scan %.3f gather %.3f copy-out %.3f | kernels by%s | pinned text buffers %d (and id buffers) in %.3f "
-                "| blocks with ids written in place %llu, that did not fit %llu\n",
+                "merge %.3f scan %.3f gather %.3f copy-out %.3f | kernels by%s | pinned text buffers %d in %.3f\n",
                 host[0], host[1], host[2], host[3], c->gpu_kernels, dev[0], dev[1], dev[2], dev[3], dev[4], dev[5],
-                c->gpu_by_device, c->gpu.npinned, c->gpu.pinning, (unsigned long long)m->blocks_in_place,
-                (unsigned long long)m->blocks_no_fit);
+                c->gpu_by_device, c->gpu.npinned, c->gpu.pinning);
     }
 }
 
