@@ -638,12 +638,14 @@ static size_t merge_layout(gb_batch *b, size_t batch_bytes)
 
 /* Page-locked host memory of at least bytes at *p (flags: PINNED_FLAGS, or
  * MAPPED_FLAGS for memory the kernels write to). Not cudaHostAlloc, which
- * faults and pins 4 KiB pages one by one and, measured in the tokenize
- * command, took ~0.5 s per GB while holding up the other threads' CUDA
- * calls: the memory is asked for in huge pages (MADV_HUGEPAGE, a hint),
- * faulted in with one call (MADV_POPULATE_WRITE; page by page on kernels
- * without it), and only then registered, so the driver pins pages that are
- * already there. Freed with pin_free. */
+ * faults and pins 4 KiB pages one by one: in the tokenize command it took
+ * ~0.5 s per GB and held up the main thread's launches meanwhile (~0.6 s
+ * of an 8.5 GB run). Here the memory is asked for in huge pages
+ * (MADV_HUGEPAGE, a hint), faulted in with one call (MADV_POPULATE_WRITE;
+ * page by page on kernels without it), and only then registered, so the
+ * driver pins pages that are already there: ~0.2 s per GB on the H200
+ * machine, and the launches no longer wait (bench/results/gpu-tokenize-
+ * inplace-2026-11-27.md). Freed with pin_free. */
 static cudaError_t pin_alloc(void **p, size_t bytes, unsigned flags)
 {
     size_t page = bytes >= PIN_PAGE ? PIN_PAGE : SMALL_PAGE; /* small buffers (a batch's counters) stay small */
