@@ -117,9 +117,10 @@ size_t gpu_bpe_device_batches(const gpu_bpe *g, int i);
 void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES]);
 
 /* Seconds the calling thread spent since open packing texts into pinned
- * memory, waiting for the device, and unpacking ids (with the merges of
- * long pieces), in that order. */
-#define GPU_BPE_HOST_PHASES 3
+ * memory, waiting for the device, unpacking ids (with the merges of long
+ * pieces), and launching batches (the driver calls that queue a batch's
+ * copies and kernels), in that order. */
+#define GPU_BPE_HOST_PHASES 4
 void gpu_bpe_host_seconds(const gpu_bpe *g, double seconds[GPU_BPE_HOST_PHASES]);
 
 /* Frees g and its device memory. */
