@@ -13,7 +13,6 @@
 #include <unicode/ustring.h>
 
 #include "core/util.h"
-#include "filter/byte_masks.h"
 #include "filter/uchar.h"
 
 /* ASCII classes, looked up once per byte. */
@@ -229,18 +228,12 @@ static inline size_t stop_slot(uint64_t x)
 /* True when w (len bytes, its word_prefix x) is one of the stop words. */
 static inline bool is_stop_word(const stopword_set *stop, uint64_t x, const char *w, size_t len)
 {
-    if (stop->max_len <= sizeof(uint64_t)) {
-        /* look the word up as an integer; no test of its length first (a
-         * longer word matches no slot: its length differs), and the first
-         * slot decided on without a branch: most words meet an empty one */
-        size_t i = stop_slot(x);
-        bool hit = (stop->slot_word[i] == x) & (stop->slot_len[i] == len);
-        if (__builtin_expect(hit || !stop->slot_len[i], 1)) return hit;
-        for (i = (i + 1) & (STOPWORD_SLOTS - 1); stop->slot_len[i]; i = (i + 1) & (STOPWORD_SLOTS - 1))
+    if (len > stop->max_len) return false;
+    if (stop->max_len <= sizeof(uint64_t)) { /* look the word up as an integer */
+        for (size_t i = stop_slot(x); stop->slot_len[i]; i = (i + 1) & (STOPWORD_SLOTS - 1))
             if (stop->slot_word[i] == x && stop->slot_len[i] == len) return true;
         return false;
     }
-    if (len > stop->max_len) return false;
     for (int k = 0; k < stop->n; k++)
         if (stop->lens[k] == len && memcmp(stop->words[k], w, len) == 0) return true;
     return false;
@@ -328,8 +321,6 @@ typedef struct {
     const stopword_set *stop;
     bool sentence_may_end; /* the next chunk does not start in lower case */
 } chunk_ctx;
-
-static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha);
 
 /* Emits the run s[a, b): splits a sentence-final period (when only closers
  * follow it up to chunk_end), a trailing quote and contractions. */
@@ -545,117 +536,14 @@ static inline size_t space_run_end(const char *s, size_t n, size_t i)
     return i;
 }
 
-/* Masks of the 64 bytes from base, kept while the splitter works inside them. */
-typedef struct {
-    size_t base;
-    byte_masks m;
-    uint64_t lines; /* the line breaks splitlines() counts (not the \n of a \r\n) */
-    bool valid;
-} mask_block;
-
-/* Masks are made again once the splitter is this far into the block. */
-#define MASK_BLOCK_REUSE 32
-
-static inline uint64_t bits_below(unsigned k) { return k >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << k) - 1; }
-
-/* Appends the word of ASCII bytes [from, to) of the block at base (no
- * space, no split or mark byte): alphabetic when it has a letter, all
- * punctuation when it has no letter or digit (every other ASCII byte that
- * is no space is in datatrove's PUNCTUATION_SET). */
-static inline void push_ascii_run(chunk_ctx *c, const byte_masks *m, size_t base, unsigned from, unsigned to,
-                                  uint32_t line)
-{
-    uint64_t run = bits_below(to) & ~bits_below(from);
-    uint32_t flags = (m->alpha & run ? WORD_ALPHA : 0) | (m->alnum & run ? 0 : WORD_SYMBOL);
-    push_known_word(c->ws, c->s, base + from, to - from, to - from, line, flags, c->stop);
-}
-
-/* The fast path over ASCII text: from s[i] (whitespace or the start of a
- * chunk; i + BYTE_MASK_BLOCK <= n), emits the chunks of ASCII letters and
- * digits that a space follows, and those chunks with one ',' ';' ':' or '.'
- * after them (split_word_and_mark), exactly as the general loop of
- * words_tokenize would, counting the line breaks it passes. Returns where
- * it stopped: the start of a chunk it leaves to the general loop, or the
- * first byte of a wider character, or the block's end. */
-static size_t ascii_words(chunk_ctx *c, mask_block *blk, size_t i, size_t *line_start)
-{
-    const char *s = c->s;
-    if (!blk->valid || i < blk->base || i - blk->base > MASK_BLOCK_REUSE) {
-        blk->base = i;
-        byte_masks_load(s + i, &blk->m);
-        uint64_t after_cr = blk->m.cr << 1 | (uint64_t)(i > 0 && s[i - 1] == '\r');
-        blk->lines = blk->m.brk & ~(blk->m.lf & after_cr);
-        blk->valid = true;
-    }
-    const byte_masks *m = &blk->m;
-    size_t base = blk->base;
-    unsigned off = (unsigned)(i - base), limit = BYTE_MASK_BLOCK;
-    uint64_t high = m->high & ~bits_below(off);
-    if (high) limit = (unsigned)__builtin_ctzll(high);
-    uint64_t chunks = ~m->space & bits_below(limit) & ~bits_below(off); /* bytes of chunks from here */
-    unsigned p = limit;
-    while (chunks) {
-        unsigned start = (unsigned)__builtin_ctzll(chunks);
-        uint64_t space_after = m->space & ~bits_below(start);
-        if (!space_after) { /* the chunk goes on past the block */
-            p = start;
-            break;
-        }
-        unsigned end = (unsigned)__builtin_ctzll(space_after);
-        if (end > limit) { /* the chunk has a wider character */
-            p = start;
-            break;
-        }
-        uint64_t chunk = bits_below(end) & ~bits_below(start);
-        uint32_t line = c->line + (uint32_t)__builtin_popcountll(blk->lines & bits_below(start) & ~bits_below(off));
-        if (!(m->mark & chunk) && !(m->minus & m->minus >> 1 & chunk)) {
-            /* no mark whose meaning depends on what is around it: each of
-             * ; @ # $ % & ? ! ( ) [ ] { } < > * " is a word, and so is each
-             * run of other bytes between them */
-            unsigned from = start;
-            for (uint64_t splits = m->split & chunk; splits; splits &= splits - 1) {
-                unsigned k = (unsigned)__builtin_ctzll(splits);
-                if (k > from) push_ascii_run(c, m, base, from, k, line);
-                push_known_word(c->ws, s, base + k, 1, 1, line, WORD_SYMBOL, c->stop);
-                from = k + 1;
-            }
-            if (end > from) push_ascii_run(c, m, base, from, end, line);
-        } else {
-            uint64_t word = chunk & ~((uint64_t)1 << (end - 1));
-            if (!(end - start >= 2 && (m->alnum & chunk) == word)) {
-                p = start;
-                break;
-            }
-            chunk_ctx at = *c;
-            at.line = line;
-            if (!split_word_and_mark(&at, base + start, base + end - 1, (m->alpha & word) != 0)) {
-                p = start;
-                break;
-            }
-        }
-        chunks &= ~bits_below(end);
-    }
-    uint64_t passed = bits_below(p) & ~bits_below(off);
-    c->line += (uint32_t)__builtin_popcountll(blk->lines & passed);
-    uint64_t breaks = m->brk & passed;
-    if (breaks) *line_start = base + 64 - (size_t)__builtin_clzll(breaks);
-    return base + p;
-}
-
-/* words_tokenize, with or without the ASCII fast path. */
-static void tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop, bool fast)
+void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop)
 {
     ws->n = 0;
     ws->text_end = s + n;
     ws->text_chars = uc_count(s, n);
     chunk_ctx c = {ws, s, 0, stop, true};
     size_t i = 0, line_start = 0; /* where the last line (after the last line break) starts */
-    mask_block blk = {0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, false};
     while (i < n) {
-        if (fast && i + BYTE_MASK_BLOCK <= n) {
-            i = ascii_words(&c, &blk, i, &line_start);
-            if (i >= n) break;
-        }
         /* whitespace, counting line breaks as splitlines() does */
         unsigned char ch = (unsigned char)s[i];
         if (ch < 128) {
@@ -744,13 +632,6 @@ static void tokenize(fwords *ws, const char *s, size_t n, const stopword_set *st
     }
     /* splitlines(): a line per line break, and one more when bytes follow the last */
     ws->lines = c.line + (line_start < n);
-}
-
-void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop) { tokenize(ws, s, n, stop, true); }
-
-void words_tokenize_general(fwords *ws, const char *s, size_t n, const stopword_set *stop)
-{
-    tokenize(ws, s, n, stop, false);
 }
 
 /* True when s[a, b) has a character that is not whitespace. */

@@ -74,11 +74,6 @@ void words_free(fwords *ws);
 /* Replaces ws's words by those of text s (n bytes, any bytes accepted). */
 void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop);
 
-/* The same words as words_tokenize, found by its general loop alone,
- * without the fast path over ASCII blocks: the reference the tests compare
- * that path against. */
-void words_tokenize_general(fwords *ws, const char *s, size_t n, const stopword_set *stop);
-
 /* Number of sentences in s[a, b) by the sentence splitter the C4 rule uses
  * (an approximation of NLTK's punkt: see docs/filter.md). */
 size_t count_sentences(const char *s, size_t a, size_t b);
