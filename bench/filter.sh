@@ -48,6 +48,17 @@ code_bytes=$(stat -c %s "$code.jsonl")
 set -- $(cpu_seconds $W -j 1 "$code.jsonl")
 echo "| default, code and prose ($((code_bytes / 1000000)) MB, en_code) | 1 | $(mbps $code_bytes $1) | $(mbps $code_bytes $2) |"
 
+# The word splitter's share: the texts held in memory, no JSON, best of 3
+echo
+echo "CPU seconds per GB of text, one thread, texts in memory (bench/filter_parts.c, best of 3):"
+echo
+echo "| input | word splitter alone | filter_document (default rules, no language ID) |"
+echo "|---|---|---|"
+for input in "real documents:$data" "code and prose:$code.jsonl"; do
+    "$BUILD/bench/filter_parts" 3 "${input#*:}" |
+        awk -v name="${input%%:*}" '/^words_tokenize/ { w = $2 } /^filter_document/ { f = $4 } END { printf "| %s | %s | %s |\n", name, w, f }'
+done
+
 if [ -n "${WINNOW_BEFORE:-}" ]; then
     echo
     echo "Before -> after, MB per CPU-second, one thread, best of 5 with the runs of the two builds alternating:"
