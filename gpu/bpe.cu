@@ -26,11 +26,8 @@
  *              the host first).
  * NSLOTS batch slots rotate on their own streams, so batch b's transfer and
  * kernels run while the host packs the next batch and unpacks an earlier
- * one: the calling thread waits for the oldest batch, then the host pool
- * copies its ids out while the caller goes on launching (one slot is being
- * copied, the others are on the device). Batches start small and end
- * small, so that the device starts early and the host's last unpack is
- * short.
+ * one. Batches start small and end small, so that the device starts early
+ * and the host's last unpack is short.
  *
  * Every device CUDA sees (CUDA_VISIBLE_DEVICES selects them) gets its own
  * copy of the tables and NSLOTS batch slots; slot i belongs to device
@@ -75,7 +72,7 @@ extern "C" {
 #define WARP 32
 #define FULL_WARP 0xFFFFFFFFu
 #define MIN_COMPUTE_MAJOR 9 /* the kernels are built for sm_90 */
-#define NSLOTS 4             /* batch slots per device: 3 on the device while the host copies out the 4th */
+#define NSLOTS 3             /* batches in flight per device */
 #define MAX_DEVICES 16       /* devices used at most (the first 16 CUDA sees) */
 /* Tests: how many devices the host emulation pretends to have (default 1),
  * and one of them whose every batch fails, as a device that dies mid-run. */
@@ -462,36 +459,9 @@ typedef struct {
     cudaEvent_t phase[GPU_BPE_PHASES + 1]; /* before cut, encode, merge, scan, gather, copy; after copy */
     /* which segments it holds */
     size_t seg_begin, seg_end;
-    bool busy;    /* launched, not yet waited for */
-    bool copying; /* its ids are being copied out by the host pool (gpu_bpe.copy) */
+    bool busy;
     int dev; /* index in gpu_bpe.devs */
 } batch_slot;
-
-/* Unpacking a batch's ids into the caller's array, in parallel. The device
- * recorded where each long piece's marker landed; the host merges the long
- * pieces, sorts the markers by place, and the pool's threads copy the
- * batch's ids in parts with memcpy, splicing in the merged ids of the
- * markers in each part. */
-typedef struct {
-    uint32_t at, piece; /* marker's place in the batch's ids; long piece number */
-} long_mark;
-
-typedef struct {
-    gpu_bpe *g;
-    const batch_slot *s;
-    uint32_t *out;      /* where the batch's first id goes */
-    const long_mark *marks; /* by place */
-    const size_t *grow; /* per mark: extra ids of the marks before it; one more entry: all of them */
-    uint32_t nparts;    /* the copy's parts of about UNPACK_PART_IDS ids */
-    std::atomic<uint32_t> next_part; /* the next part a thread takes */
-} unpack_job;
-
-/* A host task: fn(arg, t, nt). */
-typedef struct {
-    void (*fn)(void *arg, int t, int nt);
-    void *arg;
-    int t, nt;
-} host_task;
 
 /* Where a device's set-up stands (written by its set-up thread, read by the caller's). */
 enum { SETUP_RUNNING = 0, SETUP_DONE, SETUP_FAILED };
@@ -542,12 +512,6 @@ struct gpu_bpe {
     uint8_t *whole; /* gb_tables.whole on the host */
     size_t packed, unpacked_bytes; /* batches packed in this call; bytes of segments not yet packed */
     bool texts_pinned; /* this call's texts lie in gpu_bpe_host_alloc() memory: sent from there, not packed */
-    /* the unpack copy running on the pool while the caller launches (at most one) */
-    unpack_job copy;
-    host_task copy_tasks[HOST_THREADS_MAX];
-    batch_slot *copy_slot; /* NULL: none running */
-    long_mark *marks;      /* the copy's long-piece marks and their growth (copy.marks, copy.grow) */
-    size_t *grow, marks_cap;
 };
 
 #define CUDA_TRY(call)                                                                             \
@@ -905,6 +869,13 @@ static int alloc_slots(gpu_bpe *g, size_t batch_bytes, wbuf *err)
     return 0;
 }
 
+/* A host task: fn(arg, t, nt). */
+typedef struct {
+    void (*fn)(void *arg, int t, int nt);
+    void *arg;
+    int t, nt;
+} host_task;
+
 static void host_task_run(void *ctx, int worker, void *item)
 {
     (void)ctx, (void)worker;
@@ -983,7 +954,7 @@ extern "C" void gpu_bpe_close(gpu_bpe *g)
     free(g->nfc_texts), free(g->nfc_lens), free(g->nfc_off), free(g->whole);
     if (g->pool) pool_destroy(g->pool);
     free(g->long_at), free(g->long_n);
-    free(g->segs), free(g->marks), free(g->grow);
+    free(g->segs);
     free(g);
 }
 
@@ -1038,26 +1009,27 @@ static double seconds_now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Waits until the unpack copy running on the pool (if any) is done and
- * frees its slot. Everything else that uses the pool, or the caller's id
- * array, or the long pieces' buffers, calls this first. */
-static void copy_wait(gpu_bpe *g)
-{
-    if (!g->copy_slot) return;
-    for (int t = 0; t < g->host_threads; t++) pool_pop(g->pool);
-    g->copy_slot->copying = false;
-    g->copy_slot = NULL;
-}
-
 /* Runs fn(arg, t, nt) for every t < nt on the pool's threads and waits for all. */
 static void run_parallel(gpu_bpe *g, void (*fn)(void *, int, int), void *arg, int nt)
 {
-    copy_wait(g); /* the pool hands items back in order: no other job may be in it */
     host_task h[HOST_THREADS_MAX];
     for (int t = 0; t < nt; t++) {
         h[t] = (host_task){fn, arg, t, nt};
         pool_push(g->pool, &h[t]);
     }
+    for (int t = 0; t < nt; t++) pool_pop(g->pool);
+}
+
+/* The same, the calling thread taking part too (as t = nt): for work that
+ * threads share by taking parts, so the caller does not sit idle. */
+static void run_parallel_with_caller(gpu_bpe *g, void (*fn)(void *, int, int), void *arg, int nt)
+{
+    host_task h[HOST_THREADS_MAX];
+    for (int t = 0; t < nt; t++) {
+        h[t] = (host_task){fn, arg, t, nt + 1};
+        pool_push(g->pool, &h[t]);
+    }
+    fn(arg, nt, nt + 1);
     for (int t = 0; t < nt; t++) pool_pop(g->pool);
 }
 
@@ -1244,6 +1216,24 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
     return 0;
 }
 
+/* Unpacking a batch's ids into the caller's array, in parallel. The device
+ * recorded where each long piece's marker landed; the host merges the long
+ * pieces, sorts the markers by place, and each thread copies its equal
+ * share of the batch's ids with memcpy, splicing in the merged ids of the
+ * markers in its share. */
+typedef struct {
+    uint32_t at, piece; /* marker's place in the batch's ids; long piece number */
+} long_mark;
+
+typedef struct {
+    gpu_bpe *g;
+    const batch_slot *s;
+    uint32_t *out;      /* where the batch's first id goes */
+    const long_mark *marks; /* by place */
+    const size_t *grow; /* per mark: extra ids of the marks before it; one more entry: all of them */
+    uint32_t nparts;    /* the copy's parts of about UNPACK_PART_IDS ids */
+    std::atomic<uint32_t> next_part; /* the next part a thread takes */
+} unpack_job;
 
 static inline void id_range(uint32_t total, int t, int nt, uint32_t *lo, uint32_t *hi)
 {
@@ -1336,18 +1326,19 @@ static int mark_order(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Waits for slot s (the oldest launched) and appends its segments' ids
- * to out: their places in out and doc_end are set here, and the copy of
- * the ids is started on the pool (copy_wait ends it), after the copy
- * before it has ended (so out may grow and the long pieces' buffers be
- * reused). The caller goes on launching meanwhile; slot s is taken again
- * only after copy_wait. */
+/* Waits for slot s and appends its segments' ids to out. */
 static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf *err)
 {
     const segment *first_seg = &g->segs[s->seg_begin];
     double t0 = seconds_now();
     s->busy = false;
-    if (g->mode == GPU_BPE_DEVICE && s->b.nbytes && !first_seg->cpu) {
+    if (first_seg->cpu) {
+        tokenizer_encode(g->tok, (const char *)first_seg->text, first_seg->len, false, &g->scratch[0], out);
+        doc_end[first_seg->doc] = out->n;
+        g->host_seconds[2] += seconds_now() - t0;
+        return 0;
+    }
+    if (g->mode == GPU_BPE_DEVICE && s->b.nbytes) {
         CUDA_TRY(cudaSetDevice(g->devs[s->dev].id));
         CUDA_TRY(cudaStreamSynchronize(s->stream));
         double t1 = seconds_now();
@@ -1361,13 +1352,6 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
             g->devs[s->dev].kernel_seconds += ms / 1e3;
         }
     }
-    copy_wait(g);
-    if (first_seg->cpu) {
-        tokenizer_encode(g->tok, (const char *)first_seg->text, first_seg->len, false, &g->scratch[0], out);
-        doc_end[first_seg->doc] = out->n;
-        g->host_seconds[2] += seconds_now() - t0;
-        return 0;
-    }
     uint32_t nseg = s->b.nseg, total = s->h_info->total;
     uint32_t next_first = total; /* an empty segment starts where the next non-empty one does */
     for (uint32_t d = nseg; d-- > 0;) {
@@ -1376,18 +1360,13 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
     }
     int nt = g->host_threads;
     uint32_t nlong = s->h_info->nlong;
-    if (g->marks_cap < (size_t)nlong + 1) {
-        g->marks_cap = 2 * ((size_t)nlong + 1);
-        g->marks = (long_mark *)xrealloc(g->marks, g->marks_cap * sizeof *g->marks);
-        g->grow = (size_t *)xrealloc(g->grow, g->marks_cap * sizeof *g->grow);
-    }
-    long_mark *marks = g->marks;
-    size_t *grow = g->grow;
-    unpack_job *job = &g->copy;
-    job->g = g, job->s = s, job->out = NULL, job->marks = marks, job->grow = grow;
+    long_mark *marks = (long_mark *)xmalloc(((size_t)nlong + 1) * sizeof *marks);
+    size_t *grow = (size_t *)xmalloc(((size_t)nlong + 1) * sizeof *grow);
+    unpack_job job;
+    job.g = g, job.s = s, job.out = NULL, job.marks = marks, job.grow = grow;
     grow[0] = 0;
     if (nlong) {
-        run_parallel(g, merge_long_pieces, job, nt);
+        run_parallel(g, merge_long_pieces, &job, nt);
         for (uint32_t i = 0; i < nlong; i++) marks[i] = (long_mark){s->h_longs[i].at, i};
         qsort(marks, nlong, sizeof *marks, mark_order);
         for (uint32_t r = 0; r < nlong; r++) grow[r + 1] = grow[r] + g->long_n[marks[r].piece] - 1;
@@ -1397,21 +1376,17 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
         out->cap = (out->n + grown) * 2;
         out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
     }
-    job->out = out->ids + out->n;
-    job->nparts = total / UNPACK_PART_IDS; /* and at least a few parts per thread, to even out small batches */
-    if (job->nparts < UNPACK_MIN_PARTS * (uint32_t)nt) job->nparts = UNPACK_MIN_PARTS * (uint32_t)nt;
-    job->next_part = 0;
-    for (int t = 0; t < nt; t++) {
-        g->copy_tasks[t] = (host_task){copy_ids, job, t, nt};
-        pool_push(g->pool, &g->copy_tasks[t]);
-    }
-    s->copying = true;
-    g->copy_slot = s;
+    job.out = out->ids + out->n;
+    job.nparts = total / UNPACK_PART_IDS; /* and at least a few parts per thread, to even out small batches */
+    if (job.nparts < UNPACK_MIN_PARTS * (uint32_t)(nt + 1)) job.nparts = UNPACK_MIN_PARTS * (uint32_t)(nt + 1);
+    job.next_part = 0;
+    run_parallel_with_caller(g, copy_ids, &job, nt);
     for (uint32_t d = 0; d < nseg; d++) {
         size_t end = d + 1 < nseg ? s->h_first[d + 1] + grow[marks_before(marks, nlong, s->h_first[d + 1])] : grown;
         doc_end[g->segs[s->seg_begin + d].doc] = out->n + end;
     }
     out->n += grown;
+    free(marks), free(grow);
     g->host_seconds[2] += seconds_now() - t0;
     return 0;
 }
@@ -1533,20 +1508,13 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
     size_t next = 0;
     int turn = g->turn % nactive, rc = 0;
     batch_slot *failed = NULL;
-    batch_slot *launched[NSLOTS * MAX_DEVICES]; /* slots on the device, oldest first */
-    int nlaunched = 0;
     while (next < g->nsegs && !rc) {
         batch_slot *s = &g->slots[order[turn]];
-        while (!rc && (s->busy || s->copying)) { /* free it: the oldest batch unpacked, the copy before it ended */
-            if (!nlaunched) {
-                copy_wait(g);
-                continue;
-            }
-            batch_slot *oldest = launched[0];
-            memmove(launched, launched + 1, (size_t)--nlaunched * sizeof *launched);
-            if ((rc = unpack(g, oldest, out, doc_end, err))) failed = oldest;
+        if (s->busy) rc = unpack(g, s, out, doc_end, err);
+        if (rc) {
+            failed = s;
+            break;
         }
-        if (rc) break;
         double t0 = seconds_now();
         pack(g, s, &next);
         double t1 = seconds_now();
@@ -1555,13 +1523,13 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
         g->host_seconds[3] += seconds_now() - t1;
         if (rc) failed = s;
         s->busy = true;
-        launched[nlaunched++] = s;
         turn = (turn + 1) % nactive;
     }
-    for (int i = 0; i < nlaunched && !rc; i++) /* oldest first: the ids stay in input order */
-        if ((rc = unpack(g, launched[i], out, doc_end, err))) failed = launched[i];
-    copy_wait(g);
-    for (int i = 0; i < nactive; i++) g->slots[order[i]].busy = false;
+    for (int i = 0; i < nactive; i++) { /* oldest first: the ids stay in input order */
+        batch_slot *s = &g->slots[order[(turn + i) % nactive]];
+        if (s->busy && !rc && (rc = unpack(g, s, out, doc_end, err))) failed = s;
+        s->busy = false;
+    }
     if (failed) retire_device(g, failed->dev, err);
     g->turn = turn; /* the next call goes on from here, so a call of few batches does not always start on device 0 */
     return rc;
