@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "core/block_source.h"
 #include "core/output.h"
@@ -120,6 +121,7 @@ typedef struct {
     atomic_bool stop_pinning; /* the run is over: make no more pinned buffers */
     double seconds;
     double pinning; /* seconds spent making the pinned text buffers */
+    double closing; /* seconds the closing thread spent freeing them and closing the library */
     int npinned;    /* how many were made */
     pthread_t thread;
     bool started;
@@ -787,8 +789,10 @@ static void *close_gpu(void *arg)
     atomic_store(&gs->stop_pinning, true);
     if (gs->started) pthread_join(gs->thread, NULL);
     gs->started = false;
+    double t0 = now_seconds();
     free_pinned(gs->owner);
     gpu_bpe_close(gs->g);
+    gs->closing = now_seconds() - t0;
     return NULL;
 }
 
@@ -810,10 +814,16 @@ static void print_times(const tb_ctx *c)
         const double *host = c->gpu_host, *dev = c->gpu_dev;
         fprintf(stderr,
                 "gpu library (s): pack %.3f wait %.3f unpack %.3f launch %.3f | kernels %.3f: cut %.3f encode %.3f "
-                "merge %.3f scan %.3f gather %.3f copy-out %.3f | kernels by%s | pinned text buffers %d in %.3f\n",
+                "merge %.3f scan %.3f gather %.3f copy-out %.3f | kernels by%s | pinned text buffers %d in %.3f | "
+                "closed in %.3f\n",
                 host[0], host[1], host[2], host[3], c->gpu_kernels, dev[0], dev[1], dev[2], dev[3], dev[4], dev[5],
-                c->gpu_by_device, c->gpu.npinned, c->gpu.pinning);
+                c->gpu_by_device, c->gpu.npinned, c->gpu.pinning, c->gpu.closing);
     }
+    /* on the wall clock, so that a caller's own clock shows the process start before and the exit after */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    double end = (double)now.tv_sec + now.tv_nsec / 1e9;
+    fprintf(stderr, "tokenize clock (s since the epoch): run %.6f to %.6f\n", end - m->total, end);
 }
 
 static void ctx_init(tb_ctx *c, const tokenizer *t, const tokenize_options *o, const stage_opts *so,
