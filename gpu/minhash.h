@@ -30,6 +30,26 @@ gpu_minhash *gpu_minhash_create(int k, const uint64_t *a, const uint64_t *b, cha
 int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, const uint64_t *offsets, int ndocs,
                            uint64_t *sigs, char *why, size_t n);
 
+/* One document of a text batch (gpu_minhash_text_signatures): its normal
+ * form is text bytes [text_from, ...), its units' starts are
+ * units[unit_from .. unit_from + nunits) and their ends the nunits values
+ * after those, both offsets into its own normal form (dedup/normalize.h). */
+typedef struct {
+    uint64_t text_from, unit_from;
+    uint32_t nunits;
+} gpu_text_doc;
+
+/* Signatures of ndocs documents from their normal forms: the device cuts
+ * each into shingles of ngram units (dedup/minhash.h's rule) and hashes
+ * them with XXH3_64bits (gpu/xxh3_words.h) before the permutations, so the
+ * host only normalises. text holds text_len bytes, units 2 * the documents'
+ * nunits values. Writes ndocs * k values to sigs, the same as
+ * minhash_shingle_hashes() then gpu_minhash_signatures(). Returns 0, or -1
+ * with a reason (naming the device) in why. */
+int gpu_minhash_text_signatures(gpu_minhash *g, const char *text, size_t text_len, const uint32_t *units,
+                                size_t nunits, const gpu_text_doc *docs, int ndocs, int ngram, uint64_t *sigs,
+                                char *why, size_t n);
+
 /* Milliseconds the kernels of the last gpu_minhash_signatures() call took
  * (without the transfers), for benchmarks. */
 double gpu_minhash_last_kernel_ms(const gpu_minhash *g);

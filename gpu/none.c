@@ -25,6 +25,15 @@ int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, const uint64_
     return -1;
 }
 
+int gpu_minhash_text_signatures(gpu_minhash *g, const char *text, size_t text_len, const uint32_t *units,
+                                size_t nunits, const gpu_text_doc *docs, int ndocs, int ngram, uint64_t *sigs,
+                                char *why, size_t n)
+{
+    (void)g, (void)text, (void)text_len, (void)units, (void)nunits, (void)docs, (void)ndocs, (void)ngram, (void)sigs;
+    gpu_usable(why, n);
+    return -1;
+}
+
 double gpu_minhash_last_kernel_ms(const gpu_minhash *g)
 {
     (void)g;
