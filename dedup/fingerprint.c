@@ -1,8 +1,10 @@
 /* fingerprint.c - batch fingerprints for both dedup modes (see fingerprint.h). */
 #include "dedup/fingerprint.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/util.h"
 
@@ -19,10 +21,38 @@ static void reserve_prints(batch_prints *bp, const minhash_params *p, int n)
     bp->signed_doc = xrealloc(bp->signed_doc, cap * sizeof *bp->signed_doc);
 }
 
+uint64_t dedup_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Adds the nanoseconds since *since to *sum when t is on, and restarts *since. */
+static void lap(const dedup_times *t, atomic_uint_fast64_t *sum, uint64_t *since)
+{
+    if (!t->on) return;
+    uint64_t now = dedup_now_ns();
+    atomic_fetch_add(sum, now - *since);
+    *since = now;
+}
+
+void dedup_times_report(const dedup_times *t, int threads, double wall_s)
+{
+    double map = atomic_load(&t->map_ns) / 1e9;
+    fprintf(stderr,
+            "dedup times: %d workers, %.3f s wall; map %.2f worker-s (add %.2f, signatures %.2f, band keys %.2f, "
+            "index %.2f), outside map %.2f worker-s\n",
+            threads, wall_s, map, atomic_load(&t->add_ns) / 1e9, atomic_load(&t->finish_ns) / 1e9,
+            atomic_load(&t->keys_ns) / 1e9, atomic_load(&t->index_ns) / 1e9, threads * wall_s - map);
+}
+
 /* The fingerprints of b's documents with signer s, into bp; returns the
  * number of documents signed. */
-static int batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_batch *b, batch_prints *bp)
+static int batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_batch *b, batch_prints *bp,
+                                dedup_times *t)
 {
+    uint64_t since = t->on ? dedup_now_ns() : 0;
     reserve_prints(bp, p, b->n);
     bp->n = b->n;
     memset(bp->fp, 0, ((size_t)b->n + 1) * sizeof *bp->fp);
@@ -33,13 +63,16 @@ static int batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_
         dedup_signer_add_json(s, &d->json.text, &bp->fp[i]);
         bp->signed_doc[nsigned++] = i;
     }
+    lap(t, &t->add_ns, &since);
     dedup_signer_finish(s, bp->packed);
+    lap(t, &t->finish_ns, &since);
     for (int j = 0; j < nsigned; j++) {
         int i = bp->signed_doc[j];
         uint64_t *sig = bp->sigs + (size_t)i * p->k;
         memcpy(sig, bp->packed + (size_t)j * p->k, (size_t)p->k * sizeof *sig);
         if (bp->fp[i].nshingles) minhash_band_keys(p, sig, bp->keys + (size_t)i * p->bands);
     }
+    lap(t, &t->keys_ns, &since);
     return nsigned;
 }
 
@@ -69,6 +102,9 @@ void signer_set_init(signer_set *ss, const dedup_config *c, int threads)
     atomic_init(&ss->text_bytes, 0);
     atomic_init(&ss->text_docs, 0);
     atomic_init(&ss->gpu_state, AUTO_UNDECIDED);
+    memset(&ss->times, 0, sizeof ss->times);
+    const char *times = getenv("WINNOW_DEDUP_TIMES");
+    ss->times.on = times && *times && strcmp(times, "0") != 0;
 }
 
 bool dedup_auto_gpu_pays(uint64_t text_bytes, uint64_t docs)
@@ -119,7 +155,7 @@ void signer_set_prints_into(signer_set *ss, int worker, stage_batch *b, batch_pr
         signer_take_gpu(s);
     }
     uint64_t before = dedup_signer_bytes(s);
-    int docs = batch_prints_compute(s, &ss->config->params, b, bp);
+    int docs = batch_prints_compute(s, &ss->config->params, b, bp, &ss->times);
     atomic_fetch_add(&ss->text_docs, (uint64_t)docs);
     atomic_fetch_add(&ss->text_bytes, dedup_signer_bytes(s) - before);
 }

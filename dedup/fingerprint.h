@@ -55,6 +55,17 @@ void batch_prints_free(batch_prints *bp);
 /* Where --device auto stands: not yet decided, being decided, decided. */
 enum { AUTO_UNDECIDED, AUTO_DECIDING, AUTO_GPU, AUTO_CPU };
 
+/* Where the workers' time went, summed over workers, in nanoseconds; kept
+ * when WINNOW_DEDUP_TIMES is set (see dedup_times_report()). */
+typedef struct {
+    bool on;
+    atomic_uint_fast64_t add_ns;    /* normalising, exact hash, shingle hashes (CPU) or keeping the text (GPU) */
+    atomic_uint_fast64_t finish_ns; /* signatures: the GPU call (copies, kernel, wait) or the CPU loop */
+    atomic_uint_fast64_t keys_ns;   /* band keys */
+    atomic_uint_fast64_t index_ns;  /* index lookups */
+    atomic_uint_fast64_t map_ns;    /* all of map() */
+} dedup_times;
+
 /* Per-thread signers for a stage run: one per worker, made on first use. */
 typedef struct {
     const dedup_config *config;
@@ -64,7 +75,16 @@ typedef struct {
     atomic_uint_fast64_t text_bytes; /* signed so far by all workers */
     atomic_uint_fast64_t text_docs;  /* documents signed so far by all workers */
     atomic_int gpu_state;            /* --device auto: AUTO_* */
+    dedup_times times;
 } signer_set;
+
+/* Nanoseconds on a monotonic clock, for dedup_times. */
+uint64_t dedup_now_ns(void);
+
+/* Prints times to stderr (one line) for a run of threads workers over
+ * wall_s seconds: each part in CPU-seconds and the workers' time outside
+ * map() (waiting for input or for the engine). */
+void dedup_times_report(const dedup_times *t, int threads, double wall_s);
 
 /* --device auto's rule once DEDUP_AUTO_GPU_MIN_BYTES are signed: whether
  * docs documents of text_bytes in all are long enough for the GPU to pay. */

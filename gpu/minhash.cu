@@ -339,6 +339,18 @@ extern "C" int gpu_minhash_text_signatures(gpu_minhash *g, const char *text, siz
     return -1;
 }
 
+extern "C" bool gpu_pin(void *p, size_t n)
+{
+    if (cudaHostRegister(p, n, cudaHostRegisterPortable) == cudaSuccess) return true;
+    cudaGetLastError(); /* not left for a later call's check to find */
+    return false;
+}
+
+extern "C" void gpu_unpin(void *p)
+{
+    if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+}
+
 extern "C" double gpu_minhash_last_kernel_ms(const gpu_minhash *g)
 {
     return g ? g->last_ms : 0;

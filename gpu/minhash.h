@@ -11,6 +11,7 @@
 #ifndef WINNOW_GPU_MINHASH_H
 #define WINNOW_GPU_MINHASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +50,15 @@ typedef struct {
 int gpu_minhash_text_signatures(gpu_minhash *g, const char *text, size_t text_len, const uint32_t *units,
                                 size_t nunits, const gpu_text_doc *docs, int ndocs, int ngram, uint64_t *sigs,
                                 char *why, size_t n);
+
+/* Page-locks the n bytes at p (page-aligned host memory of the caller, not
+ * shared with other buffers) so that copies from it to the device need no
+ * staging copy on the CPU; false when that cannot be done (the copies then
+ * stay correct, only slower). */
+bool gpu_pin(void *p, size_t n);
+
+/* Undoes gpu_pin(p) before p is freed. */
+void gpu_unpin(void *p);
 
 /* Milliseconds the kernels of the last gpu_minhash_signatures() call took
  * (without the transfers), for benchmarks. */
