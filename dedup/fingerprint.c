@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "core/util.h"
+#include "gpu/minhash.h"
 
 /* Makes room in bp for n documents. */
 static void reserve_prints(batch_prints *bp, const minhash_params *p, int n)
@@ -37,14 +38,15 @@ static void lap(const dedup_times *t, atomic_uint_fast64_t *sum, uint64_t *since
     *since = now;
 }
 
-void dedup_times_report(const dedup_times *t, int threads, double wall_s)
+void dedup_times_report(const dedup_times *t, int threads, double wall_s, double free_s)
 {
     double map = atomic_load(&t->map_ns) / 1e9;
     fprintf(stderr,
             "dedup times: %d workers, %.3f s wall; map %.2f worker-s (add %.2f, signatures %.2f, band keys %.2f, "
-            "index %.2f), outside map %.2f worker-s\n",
+            "index %.2f), outside map %.2f worker-s; GPU ready after %.3f s; signers freed in %.3f s\n",
             threads, wall_s, map, atomic_load(&t->add_ns) / 1e9, atomic_load(&t->finish_ns) / 1e9,
-            atomic_load(&t->keys_ns) / 1e9, atomic_load(&t->index_ns) / 1e9, threads * wall_s - map);
+            atomic_load(&t->keys_ns) / 1e9, atomic_load(&t->index_ns) / 1e9, threads * wall_s - map,
+            t->warm_ns / 1e9, free_s);
 }
 
 /* The fingerprints of b's documents with signer s, into bp; returns the
@@ -93,18 +95,35 @@ void batch_prints_free(batch_prints *bp)
     free(bp);
 }
 
+/* --device gpu's warm-up thread: makes the contexts, then lets the workers
+ * take the GPU (a failure is reported by each worker's own attempt). */
+static void *warm_up_gpu(void *arg)
+{
+    signer_set *ss = arg;
+    uint64_t start = dedup_now_ns();
+    char why[256];
+    gpu_minhash_warm_up(why, sizeof why);
+    ss->times.warm_ns = dedup_now_ns() - start;
+    atomic_store(&ss->gpu_ready, true);
+    return NULL;
+}
+
 void signer_set_init(signer_set *ss, const dedup_config *c, int threads)
 {
     ss->config = c;
     ss->nworkers = threads < 1 ? 1 : threads;
     ss->by_worker = xcalloc((size_t)ss->nworkers, sizeof *ss->by_worker);
-    ss->auto_tried = xcalloc((size_t)ss->nworkers, sizeof *ss->auto_tried);
+    ss->gpu_offered = xcalloc((size_t)ss->nworkers, sizeof *ss->gpu_offered);
     atomic_init(&ss->text_bytes, 0);
     atomic_init(&ss->text_docs, 0);
     atomic_init(&ss->gpu_state, AUTO_UNDECIDED);
     memset(&ss->times, 0, sizeof ss->times);
     const char *times = getenv("WINNOW_DEDUP_TIMES");
     ss->times.on = times && *times && strcmp(times, "0") != 0;
+    atomic_init(&ss->gpu_ready, false);
+    ss->warming = c->device == DEVICE_GPU && pthread_create(&ss->warm, NULL, warm_up_gpu, ss) == 0;
+    if (c->device == DEVICE_GPU && !ss->warming)
+        atomic_store(&ss->gpu_ready, true); /* no thread: each worker makes its context itself */
 }
 
 bool dedup_auto_gpu_pays(uint64_t text_bytes, uint64_t docs)
@@ -146,12 +165,11 @@ batch_prints *signer_set_prints(signer_set *ss, int worker, stage_batch *b)
 void signer_set_prints_into(signer_set *ss, int worker, stage_batch *b, batch_prints *bp)
 {
     dedup_signer *s = ss->by_worker[worker];
-    if (!s) {
-        s = ss->by_worker[worker] = dedup_signer_create(&ss->config->params);
-        if (ss->config->device == DEVICE_GPU) signer_take_gpu(s);
-    }
-    if (ss->config->device == DEVICE_AUTO && !ss->auto_tried[worker] && auto_gpu_ready(ss)) {
-        ss->auto_tried[worker] = true;
+    if (!s) s = ss->by_worker[worker] = dedup_signer_create(&ss->config->params);
+    wdevice device = ss->config->device;
+    if (device != DEVICE_CPU && !ss->gpu_offered[worker] &&
+        (device == DEVICE_GPU ? atomic_load(&ss->gpu_ready) : auto_gpu_ready(ss))) {
+        ss->gpu_offered[worker] = true;
         signer_take_gpu(s);
     }
     uint64_t before = dedup_signer_bytes(s);
@@ -162,7 +180,8 @@ void signer_set_prints_into(signer_set *ss, int worker, stage_batch *b, batch_pr
 
 void signer_set_free(signer_set *ss)
 {
+    if (ss->warming) pthread_join(ss->warm, NULL);
     for (int i = 0; i < ss->nworkers; i++) dedup_signer_destroy(ss->by_worker[i]);
     free(ss->by_worker);
-    free(ss->auto_tried);
+    free(ss->gpu_offered);
 }

@@ -117,7 +117,7 @@ int dedup_stream_run(const stage_opts *o, const dedup_config *c)
     stage_ops ops = {.name = "dedup", .ctx = &s, .map = stream_map, .reduce = stream_reduce};
     double started = now_seconds();
     int status = stage_run(o, &ops);
-    if (s.signers.times.on) dedup_times_report(&s.signers.times, o->threads, now_seconds() - started);
+    double ran = now_seconds();
     dedup_index_free(&s.index);
     for (stream_batch *sb = s.free_list, *next; sb; sb = next) {
         next = sb->next_free;
@@ -126,7 +126,9 @@ int dedup_stream_run(const stage_opts *o, const dedup_config *c)
         free(sb);
     }
     pthread_mutex_destroy(&s.free_lock);
+    double freeing = now_seconds();
     signer_set_free(&s.signers);
+    if (s.signers.times.on) dedup_times_report(&s.signers.times, o->threads, ran - started, now_seconds() - freeing);
     buf_free(&s.extra);
     buf_free(&s.line);
     return status;

@@ -172,6 +172,20 @@ static cudaError_t reserve_device(void **p, size_t *cap, size_t want, size_t siz
     return err;
 }
 
+extern "C" int gpu_minhash_warm_up(char *why, size_t n)
+{
+    int count = 0;
+    if (cuda_failed(cudaGetDeviceCount(&count), "device count", why, n)) return -1;
+    for (int d = 0; d < count; d++) {
+        cudaFuncAttributes attr;
+        if (cuda_failed(cudaSetDevice(d), "set device", why, n) || cuda_failed(cudaFree(0), "context", why, n) ||
+            cuda_failed(cudaFuncGetAttributes(&attr, minhash_kernel<text_chunks>), "kernel load", why, n) ||
+            cuda_failed(cudaFuncGetAttributes(&attr, minhash_kernel<hash_chunks>), "kernel load", why, n))
+            return -1;
+    }
+    return 0;
+}
+
 extern "C" gpu_minhash *gpu_minhash_create(int k, const uint64_t *a, const uint64_t *b, char *why, size_t n)
 {
     gpu_minhash *g = (gpu_minhash *)calloc(1, sizeof *g);

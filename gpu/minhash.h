@@ -25,6 +25,12 @@ typedef struct gpu_minhash gpu_minhash;
  * NULL with a reason in why when the GPU cannot be used. */
 gpu_minhash *gpu_minhash_create(int k, const uint64_t *a, const uint64_t *b, char *why, size_t n);
 
+/* Makes every visible device's context and loads the signature kernels, so
+ * that the contexts gpu_minhash_create() makes afterwards are ready at once:
+ * for a thread to call while others work on the CPU. Returns 0, or -1 with
+ * a reason in why. */
+int gpu_minhash_warm_up(char *why, size_t n);
+
 /* Signatures of ndocs documents: document i's shingle hashes are
  * hashes[offsets[i] .. offsets[i+1]); writes ndocs * k values to sigs
  * (document-major). Returns 0, or -1 with a reason (naming the device) in why. */

@@ -17,6 +17,12 @@ gpu_minhash *gpu_minhash_create(int k, const uint64_t *a, const uint64_t *b, cha
     return NULL;
 }
 
+int gpu_minhash_warm_up(char *why, size_t n)
+{
+    gpu_usable(why, n);
+    return -1;
+}
+
 int gpu_minhash_signatures(gpu_minhash *g, const uint64_t *hashes, const uint64_t *offsets, int ndocs,
                            uint64_t *sigs, char *why, size_t n)
 {
