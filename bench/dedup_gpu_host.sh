@@ -8,7 +8,8 @@
 # on a near-duplicate input (en_code and a copy with one word per document
 # changed); before that the GPU unit tests (dedup_gpu, dedup_gpu_text,
 # dedup_gpu_xxh3) and dedup_gpu_text built against a wrong kernel (shingles
-# hashed one byte short), which must fail. Files in the page cache; wall /
+# hashed one byte short), which must fail; and the fixed cost of a run on
+# one document (GPU probe, contexts, teardown). Files in the page cache; wall /
 # user / sys seconds; WINNOW_DEDUP_TIMES lines from the new build.
 #   bundle: scripts/gpu_issue15_bundle.sh DIR BASE, the test binaries added
 #   to its bin.tar.xz (scripts/gpu_bundle.sh), jsonl.tar (../shared/data/jsonl)
@@ -46,6 +47,13 @@ echo "long bytes: $(cat $L | wc -c); short bytes: $(wc -c < short.jsonl); near: 
 cat $L short.jsonl > /dev/null
 
 export WINNOW_DEDUP_TIMES=1
+echo "== fixed cost: one short document, gpu against cpu"
+head -1 short.jsonl > one.jsonl
+for r in 1 2; do
+    timed "one document gpu new" dd --device gpu one.jsonl -o /dev/null
+    timed "one document gpu base" $B/winnow-base dedup -q -j16 --device gpu one.jsonl -o /dev/null
+    timed "one document cpu new" dd --device cpu one.jsonl -o /dev/null
+done
 echo "== dedup, $SHORT short unique documents, --device gpu -o /dev/null"
 for r in $(seq $RUNS); do
     timed "short gpu new" dd --device gpu short.jsonl -o /dev/null

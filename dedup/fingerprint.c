@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "gpu/minhash.h"
@@ -22,11 +23,30 @@ static void reserve_prints(batch_prints *bp, const minhash_params *p, int n)
     bp->signed_doc = xrealloc(bp->signed_doc, cap * sizeof *bp->signed_doc);
 }
 
+/* starttime's place among /proc/self/stat's fields (proc(5)). */
+#define START_TIME_FIELD 22
+
 uint64_t dedup_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double dedup_process_age_s(void)
+{
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (!f) return -1;
+    char line[1024];
+    size_t n = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    line[n] = 0;
+    const char *p = strrchr(line, ')'); /* the command name may hold spaces */
+    unsigned long long start_ticks = 0;
+    for (int field = 2; p && field < START_TIME_FIELD; field++) p = strchr(p + 1, ' ');
+    struct timespec now;
+    if (!p || sscanf(p + 1, "%llu", &start_ticks) != 1 || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return -1;
+    return now.tv_sec + now.tv_nsec / 1e9 - (double)start_ticks / sysconf(_SC_CLK_TCK);
 }
 
 /* Adds the nanoseconds since *since to *sum when t is on, and restarts *since. */
@@ -43,10 +63,11 @@ void dedup_times_report(const dedup_times *t, int threads, double wall_s, double
     double map = atomic_load(&t->map_ns) / 1e9;
     fprintf(stderr,
             "dedup times: %d workers, %.3f s wall; map %.2f worker-s (add %.2f, signatures %.2f, band keys %.2f, "
-            "index %.2f), outside map %.2f worker-s; GPU ready after %.3f s; signers freed in %.3f s\n",
+            "index %.2f), outside map %.2f worker-s; run began %.2f s after the process started; GPU ready %.3f s "
+            "after the signers were set up; signers freed in %.3f s\n",
             threads, wall_s, map, atomic_load(&t->add_ns) / 1e9, atomic_load(&t->finish_ns) / 1e9,
             atomic_load(&t->keys_ns) / 1e9, atomic_load(&t->index_ns) / 1e9, threads * wall_s - map,
-            t->warm_ns / 1e9, free_s);
+            t->run_began_s, t->warm_ns / 1e9, free_s);
 }
 
 /* The fingerprints of b's documents with signer s, into bp; returns the

@@ -66,6 +66,7 @@ typedef struct {
     atomic_uint_fast64_t index_ns;  /* index lookups */
     atomic_uint_fast64_t map_ns;    /* all of map() */
     uint64_t warm_ns;               /* --device gpu: from signer_set_init() until the GPU was ready */
+    double run_began_s;             /* the process's age when the stage began (start-up, GPU probe) */
 } dedup_times;
 
 /* Per-thread signers for a stage run: one per worker, made on first use. */
@@ -86,10 +87,15 @@ typedef struct {
 /* Nanoseconds on a monotonic clock, for dedup_times. */
 uint64_t dedup_now_ns(void);
 
+/* Seconds since this process started (10 ms steps: /proc/self/stat), or -1
+ * where that cannot be read; for dedup_times. */
+double dedup_process_age_s(void);
+
 /* Prints times to stderr (one line) for a run of threads workers over
  * wall_s seconds: each part in worker-seconds, the workers' time outside
  * map() (reading, splitting and scanning lines, waiting for the engine),
- * when the GPU was ready and how long freeing the signers (free_s) took. */
+ * when the run began and the GPU was ready, and how long freeing the
+ * signers (free_s) took. */
 void dedup_times_report(const dedup_times *t, int threads, double wall_s, double free_s);
 
 /* --device auto's rule once DEDUP_AUTO_GPU_MIN_BYTES are signed: whether

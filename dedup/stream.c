@@ -116,6 +116,7 @@ int dedup_stream_run(const stage_opts *o, const dedup_config *c)
     dedup_index_init(&s.index, &c->params, c->expected_docs, o->threads, keep_ids, c->verify);
     stage_ops ops = {.name = "dedup", .ctx = &s, .map = stream_map, .reduce = stream_reduce};
     double started = now_seconds();
+    if (s.signers.times.on) s.signers.times.run_began_s = dedup_process_age_s();
     int status = stage_run(o, &ops);
     double ran = now_seconds();
     dedup_index_free(&s.index);
