@@ -3,8 +3,10 @@
  * The GPU twin of minhash_signature() in dedup/minhash.c, bit for bit: for
  * each document, the minimum over its shingle hashes of (a_k*h + b_k) mod
  * 2^61-1 for every permutation k (UINT64_MAX when it has no shingles). The
- * CPU normalises and hashes shingles (XXH3-64); the GPU does the K modular
- * multiplications per shingle, which are nearly all of the arithmetic. One
+ * CPU normalises; the GPU cuts the normal forms into shingles, hashes them
+ * (XXH3-64, gpu/xxh3_words.h) and does the K modular multiplications per
+ * shingle, which are nearly all of the arithmetic (or takes shingle hashes
+ * the CPU made: gpu_minhash_signatures). One
  * context serves one thread at a time; each has its own CUDA stream, and
  * contexts are spread over every visible device in turn (CUDA_VISIBLE_DEVICES
  * selects them). */
