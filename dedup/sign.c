@@ -8,10 +8,6 @@
 #include "core/util.h"
 #include "gpu/minhash.h"
 
-/* With a GPU the pending texts are kept as normal forms and the device
- * hashes their shingles (gpu_minhash_text_signatures); without, as shingle
- * hashes. The signer moves to or off the GPU only between batches, so the
- * pending texts are all kept one way. */
 /* The kept normal forms' arrays are page-aligned, so each can be
  * page-locked on its own. */
 #define KEPT_PAGE 4096
@@ -20,6 +16,10 @@
  * (a stage batch is 1 MiB of input). */
 #define KEPT_PINNED_MIN (2u << 20)
 
+/* With a GPU the pending texts are kept as normal forms and the device
+ * hashes their shingles (gpu_minhash_text_signatures); without, as shingle
+ * hashes. The signer moves to or off the GPU only between batches, so the
+ * pending texts are all kept one way. */
 struct dedup_signer {
     const minhash_params *p;
     dedup_text text;
@@ -111,6 +111,7 @@ static void keep_normal_form(dedup_signer *s)
     reserve_kept((void **)&s->normal, &s->cap_normal, s->normal_len, s->normal_len + t->text.len, 1, pin);
     if (t->text.len) memcpy(s->normal + s->normal_len, t->text.data, t->text.len);
     s->normal_len += t->text.len;
+    if (!t->nunits) return; /* (an empty normal form may have no unit arrays at all) */
     reserve_kept((void **)&s->units, &s->cap_units, s->nunits, s->nunits + 2 * t->nunits, sizeof *s->units, pin);
     memcpy(s->units + s->nunits, t->start, t->nunits * sizeof *t->start);
     memcpy(s->units + s->nunits + t->nunits, t->end, t->nunits * sizeof *t->end);
@@ -155,9 +156,11 @@ static void hash_kept_normal_forms(dedup_signer *s)
     s->nhashes = 0;
     for (size_t i = 0; i < s->ntexts; i++) {
         const gpu_text_doc *d = &s->docs[i];
-        const uint32_t *start = s->units + d->unit_from;
-        minhash_shingle_hashes_of(s->normal + d->text_from, start, start + d->nunits, d->nunits, s->p->ngram,
-                                  &s->hashes, &s->nhashes, &s->cap_hashes);
+        if (d->nunits) {
+            const uint32_t *start = s->units + d->unit_from;
+            minhash_shingle_hashes_of(s->normal + d->text_from, start, start + d->nunits, d->nunits, s->p->ngram,
+                                      &s->hashes, &s->nhashes, &s->cap_hashes);
+        }
         s->offsets[i + 1] = s->nhashes;
     }
 }
