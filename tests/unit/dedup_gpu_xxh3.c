@@ -46,6 +46,7 @@ static void test_lengths(void)
     }
     ok(bad == 0, "%ld of %ld random (length, alignment) pairs, lengths 0..%d, differ from XXH3_64bits", bad, checked,
        MAX_LEN);
+    free(words);
 }
 
 static char *files[MAX_FILES];
