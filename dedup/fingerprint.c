@@ -1,10 +1,14 @@
 /* fingerprint.c - batch fingerprints for both dedup modes (see fingerprint.h). */
 #include "dedup/fingerprint.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/util.h"
+#include "gpu/minhash.h"
 
 /* Makes room in bp for n documents. */
 static void reserve_prints(batch_prints *bp, const minhash_params *p, int n)
@@ -19,10 +23,59 @@ static void reserve_prints(batch_prints *bp, const minhash_params *p, int n)
     bp->signed_doc = xrealloc(bp->signed_doc, cap * sizeof *bp->signed_doc);
 }
 
+/* starttime's place among /proc/self/stat's fields (proc(5)). */
+#define START_TIME_FIELD 22
+
+uint64_t dedup_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double dedup_process_age_s(void)
+{
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (!f) return -1;
+    char line[1024];
+    size_t n = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    line[n] = 0;
+    const char *p = strrchr(line, ')'); /* the command name may hold spaces */
+    unsigned long long start_ticks = 0;
+    for (int field = 2; p && field < START_TIME_FIELD; field++) p = strchr(p + 1, ' ');
+    struct timespec now;
+    if (!p || sscanf(p + 1, "%llu", &start_ticks) != 1 || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return -1;
+    return now.tv_sec + now.tv_nsec / 1e9 - (double)start_ticks / sysconf(_SC_CLK_TCK);
+}
+
+/* Adds the nanoseconds since *since to *sum when t is on, and restarts *since. */
+static void lap(const dedup_times *t, atomic_uint_fast64_t *sum, uint64_t *since)
+{
+    if (!t->on) return;
+    uint64_t now = dedup_now_ns();
+    atomic_fetch_add(sum, now - *since);
+    *since = now;
+}
+
+void dedup_times_report(const dedup_times *t, int threads, double wall_s, double free_s)
+{
+    double map = atomic_load(&t->map_ns) / 1e9;
+    fprintf(stderr,
+            "dedup times: %d workers, %.3f s wall; map %.2f worker-s (add %.2f, signatures %.2f, band keys %.2f, "
+            "index %.2f), outside map %.2f worker-s; run began %.2f s after the process started; GPU ready %.3f s "
+            "after the signers were set up; signers freed in %.3f s\n",
+            threads, wall_s, map, atomic_load(&t->add_ns) / 1e9, atomic_load(&t->finish_ns) / 1e9,
+            atomic_load(&t->keys_ns) / 1e9, atomic_load(&t->index_ns) / 1e9, threads * wall_s - map,
+            t->run_began_s, t->warm_ns / 1e9, free_s);
+}
+
 /* The fingerprints of b's documents with signer s, into bp; returns the
  * number of documents signed. */
-static int batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_batch *b, batch_prints *bp)
+static int batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_batch *b, batch_prints *bp,
+                                dedup_times *t)
 {
+    uint64_t since = t->on ? dedup_now_ns() : 0;
     reserve_prints(bp, p, b->n);
     bp->n = b->n;
     memset(bp->fp, 0, ((size_t)b->n + 1) * sizeof *bp->fp);
@@ -33,13 +86,16 @@ static int batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_
         dedup_signer_add_json(s, &d->json.text, &bp->fp[i]);
         bp->signed_doc[nsigned++] = i;
     }
+    lap(t, &t->add_ns, &since);
     dedup_signer_finish(s, bp->packed);
+    lap(t, &t->finish_ns, &since);
     for (int j = 0; j < nsigned; j++) {
         int i = bp->signed_doc[j];
         uint64_t *sig = bp->sigs + (size_t)i * p->k;
         memcpy(sig, bp->packed + (size_t)j * p->k, (size_t)p->k * sizeof *sig);
         if (bp->fp[i].nshingles) minhash_band_keys(p, sig, bp->keys + (size_t)i * p->bands);
     }
+    lap(t, &t->keys_ns, &since);
     return nsigned;
 }
 
@@ -60,15 +116,35 @@ void batch_prints_free(batch_prints *bp)
     free(bp);
 }
 
+/* --device gpu's warm-up thread: makes the contexts, then lets the workers
+ * take the GPU (a failure is reported by each worker's own attempt). */
+static void *warm_up_gpu(void *arg)
+{
+    signer_set *ss = arg;
+    uint64_t start = dedup_now_ns();
+    char why[256];
+    gpu_minhash_warm_up(why, sizeof why);
+    ss->times.warm_ns = dedup_now_ns() - start;
+    atomic_store(&ss->gpu_ready, true);
+    return NULL;
+}
+
 void signer_set_init(signer_set *ss, const dedup_config *c, int threads)
 {
     ss->config = c;
     ss->nworkers = threads < 1 ? 1 : threads;
     ss->by_worker = xcalloc((size_t)ss->nworkers, sizeof *ss->by_worker);
-    ss->auto_tried = xcalloc((size_t)ss->nworkers, sizeof *ss->auto_tried);
+    ss->gpu_offered = xcalloc((size_t)ss->nworkers, sizeof *ss->gpu_offered);
     atomic_init(&ss->text_bytes, 0);
     atomic_init(&ss->text_docs, 0);
     atomic_init(&ss->gpu_state, AUTO_UNDECIDED);
+    memset(&ss->times, 0, sizeof ss->times);
+    const char *times = getenv("WINNOW_DEDUP_TIMES");
+    ss->times.on = times && *times && strcmp(times, "0") != 0;
+    atomic_init(&ss->gpu_ready, false);
+    ss->warming = c->device == DEVICE_GPU && pthread_create(&ss->warm, NULL, warm_up_gpu, ss) == 0;
+    if (c->device == DEVICE_GPU && !ss->warming)
+        atomic_store(&ss->gpu_ready, true); /* no thread: each worker makes its context itself */
 }
 
 bool dedup_auto_gpu_pays(uint64_t text_bytes, uint64_t docs)
@@ -110,23 +186,23 @@ batch_prints *signer_set_prints(signer_set *ss, int worker, stage_batch *b)
 void signer_set_prints_into(signer_set *ss, int worker, stage_batch *b, batch_prints *bp)
 {
     dedup_signer *s = ss->by_worker[worker];
-    if (!s) {
-        s = ss->by_worker[worker] = dedup_signer_create(&ss->config->params);
-        if (ss->config->device == DEVICE_GPU) signer_take_gpu(s);
-    }
-    if (ss->config->device == DEVICE_AUTO && !ss->auto_tried[worker] && auto_gpu_ready(ss)) {
-        ss->auto_tried[worker] = true;
+    if (!s) s = ss->by_worker[worker] = dedup_signer_create(&ss->config->params);
+    wdevice device = ss->config->device;
+    if (device != DEVICE_CPU && !ss->gpu_offered[worker] &&
+        (device == DEVICE_GPU ? atomic_load(&ss->gpu_ready) : auto_gpu_ready(ss))) {
+        ss->gpu_offered[worker] = true;
         signer_take_gpu(s);
     }
     uint64_t before = dedup_signer_bytes(s);
-    int docs = batch_prints_compute(s, &ss->config->params, b, bp);
+    int docs = batch_prints_compute(s, &ss->config->params, b, bp, &ss->times);
     atomic_fetch_add(&ss->text_docs, (uint64_t)docs);
     atomic_fetch_add(&ss->text_bytes, dedup_signer_bytes(s) - before);
 }
 
 void signer_set_free(signer_set *ss)
 {
+    if (ss->warming) pthread_join(ss->warm, NULL);
     for (int i = 0; i < ss->nworkers; i++) dedup_signer_destroy(ss->by_worker[i]);
     free(ss->by_worker);
-    free(ss->auto_tried);
+    free(ss->gpu_offered);
 }

@@ -3,6 +3,7 @@
 #ifndef WINNOW_DEDUP_FINGERPRINT_H
 #define WINNOW_DEDUP_FINGERPRINT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "core/stage.h"
@@ -55,22 +56,55 @@ void batch_prints_free(batch_prints *bp);
 /* Where --device auto stands: not yet decided, being decided, decided. */
 enum { AUTO_UNDECIDED, AUTO_DECIDING, AUTO_GPU, AUTO_CPU };
 
+/* Where the workers' time went, summed over workers, in nanoseconds; kept
+ * when WINNOW_DEDUP_TIMES is set (see dedup_times_report()). */
+typedef struct {
+    bool on;
+    atomic_uint_fast64_t add_ns;    /* normalising, exact hash, shingle hashes (CPU) or keeping the text (GPU) */
+    atomic_uint_fast64_t finish_ns; /* signatures: the GPU call (copies, kernel, wait) or the CPU loop */
+    atomic_uint_fast64_t keys_ns;   /* band keys */
+    atomic_uint_fast64_t index_ns;  /* index lookups */
+    atomic_uint_fast64_t map_ns;    /* all of map() */
+    uint64_t warm_ns;               /* --device gpu: from signer_set_init() until the GPU was ready */
+    double run_began_s;             /* the process's age when the stage began (start-up, GPU probe) */
+} dedup_times;
+
 /* Per-thread signers for a stage run: one per worker, made on first use. */
 typedef struct {
     const dedup_config *config;
     dedup_signer **by_worker;
-    bool *auto_tried;                /* --device auto: worker's signer was offered the GPU */
+    bool *gpu_offered;               /* --device auto or gpu: worker's signer was offered the GPU */
     int nworkers;
     atomic_uint_fast64_t text_bytes; /* signed so far by all workers */
     atomic_uint_fast64_t text_docs;  /* documents signed so far by all workers */
     atomic_int gpu_state;            /* --device auto: AUTO_* */
+    pthread_t warm;                  /* --device gpu: makes the GPU contexts meanwhile */
+    bool warming;                    /* warm was started */
+    atomic_bool gpu_ready;           /* --device gpu: the warm-up is over */
+    dedup_times times;
 } signer_set;
+
+/* Nanoseconds on a monotonic clock, for dedup_times. */
+uint64_t dedup_now_ns(void);
+
+/* Seconds since this process started (10 ms steps: /proc/self/stat), or -1
+ * where that cannot be read; for dedup_times. */
+double dedup_process_age_s(void);
+
+/* Prints times to stderr (one line) for a run of threads workers over
+ * wall_s seconds: each part in worker-seconds, the workers' time outside
+ * map() (reading, splitting and scanning lines, waiting for the engine),
+ * when the run began and the GPU was ready, and how long freeing the
+ * signers (free_s) took. */
+void dedup_times_report(const dedup_times *t, int threads, double wall_s, double free_s);
 
 /* --device auto's rule once DEDUP_AUTO_GPU_MIN_BYTES are signed: whether
  * docs documents of text_bytes in all are long enough for the GPU to pay. */
 bool dedup_auto_gpu_pays(uint64_t text_bytes, uint64_t docs);
 
-/* Makes room for threads workers' signers. */
+/* Makes room for threads workers' signers; with --device gpu, starts making
+ * the GPU contexts on a thread of its own (about a second on some machines:
+ * the workers sign on the CPU meanwhile, with the same results). */
 void signer_set_init(signer_set *ss, const dedup_config *c, int threads);
 
 /* Computes the fingerprints of b's documents with worker's signer (made on

@@ -21,9 +21,16 @@
 #define NO_DOC UINT32_MAX
 #define CACHE_LINE 64
 
+/* A partition's queue holds the batches queued and not yet through it, in
+ * input order (linked by next_in_part[p], changed under queue_lock): as the
+ * partition takes batches in order, the one it needs next is the queue's
+ * head when it has been queued, and the head is read without the lock. */
 struct dedup_part {
     _Alignas(CACHE_LINE) atomic_uint_fast64_t next; /* number of the first document of the batch it takes next */
     atomic_flag busy;                               /* held by the thread stepping batches through it */
+    _Atomic(batch_lookup *) head;                   /* the queue's first batch */
+    batch_lookup *tail;                             /* its last (batches mostly arrive in order) */
+    pthread_mutex_t queue_lock;
     _Alignas(CACHE_LINE) keyset exact, bands;       /* touched only by the thread holding busy */
     int64_t first_empty;                            /* first document with an empty normal form, or -1 */
 };
@@ -50,6 +57,8 @@ void dedup_index_init(dedup_index *ix, const minhash_params *p, uint64_t expecte
         memset(part, 0, sizeof *part);
         atomic_init(&part->next, 0);
         atomic_flag_clear(&part->busy);
+        atomic_init(&part->head, NULL);
+        pthread_mutex_init(&part->queue_lock, NULL);
         keyset_init(&part->exact, 2, false, expected / (uint64_t)nparts);
         keyset_init(&part->bands, 1, true, expected * (uint64_t)p->bands / (uint64_t)nparts);
         part->first_empty = -1;
@@ -65,6 +74,7 @@ void dedup_index_free(dedup_index *ix)
     for (int i = 0; i < ix->nparts; i++) {
         keyset_free(&ix->parts[i].exact);
         keyset_free(&ix->parts[i].bands);
+        pthread_mutex_destroy(&ix->parts[i].queue_lock);
     }
     free(ix->parts);
     pthread_mutex_destroy(&ix->lock);
@@ -155,35 +165,46 @@ static void lookup_part(dedup_index *ix, int p, const batch_prints *bp, batch_lo
     if (after != before) atomic_fetch_add(&ix->table_bytes, after - before);
 }
 
-/* The queued batch whose first document is first, or NULL. */
-static batch_lookup *find_pending(dedup_index *ix, uint64_t first)
-{
-    pthread_mutex_lock(&ix->lock);
-    batch_lookup *bl = ix->pending;
-    while (bl && bl->first < first) bl = bl->next_pending;
-    if (bl && bl->first != first) bl = NULL;
-    pthread_mutex_unlock(&ix->lock);
-    return bl;
-}
-
-/* Queues bl, keeping the queue in input order. */
+/* Queues bl in every partition, keeping each queue in input order. */
 static void add_pending(dedup_index *ix, batch_lookup *bl)
 {
-    pthread_mutex_lock(&ix->lock);
-    batch_lookup **at = &ix->pending;
-    while (*at && (*at)->first < bl->first) at = &(*at)->next_pending;
-    bl->next_pending = *at;
-    *at = bl;
-    pthread_mutex_unlock(&ix->lock);
+    for (int p = 0; p < ix->nparts; p++) {
+        dedup_part *part = &ix->parts[p];
+        pthread_mutex_lock(&part->queue_lock);
+        batch_lookup *head = atomic_load(&part->head);
+        if (!head || head->first > bl->first) {
+            bl->next_in_part[p] = head;
+            atomic_store(&part->head, bl);
+            if (!head) part->tail = bl;
+        } else if (part->tail->first < bl->first) {
+            bl->next_in_part[p] = NULL;
+            part->tail->next_in_part[p] = bl;
+            part->tail = bl;
+        } else {
+            batch_lookup *at = head;
+            while (at->next_in_part[p] && at->next_in_part[p]->first < bl->first) at = at->next_in_part[p];
+            bl->next_in_part[p] = at->next_in_part[p];
+            at->next_in_part[p] = bl;
+        }
+        pthread_mutex_unlock(&part->queue_lock);
+    }
 }
 
-/* bl has been through its last partition: off the queue, and tell the reduce step. */
+/* The batch partition p takes next when it has been queued, else NULL.
+ * Called by the thread holding p's busy flag (the head then stays queued),
+ * or just after it let go: then the head read may already have been taken
+ * by a thread that holds busy since, and even reused for a later batch
+ * (hence turn, atomic); that thread then looks again before it lets go. */
+static batch_lookup *next_batch(dedup_part *part)
+{
+    batch_lookup *head = atomic_load(&part->head);
+    return head && atomic_load(&head->turn) == atomic_load(&part->next) ? head : NULL;
+}
+
+/* bl has been through its last partition: tell the reduce step. */
 static void complete(dedup_index *ix, batch_lookup *bl)
 {
     pthread_mutex_lock(&ix->lock);
-    batch_lookup **at = &ix->pending;
-    while (*at != bl) at = &(*at)->next_pending;
-    *at = bl->next_pending;
     bl->complete = true;
     pthread_cond_broadcast(&ix->completed);
     pthread_mutex_unlock(&ix->lock);
@@ -191,20 +212,27 @@ static void complete(dedup_index *ix, batch_lookup *bl)
 
 /* Steps partition p through the queued batches whose turn it is, unless
  * another thread is stepping it. Before letting go, a thread looks for a
- * batch queued meanwhile (whose worker found p busy and left it to it). */
+ * batch queued meanwhile (whose worker found p busy and left it to it):
+ * the queue's head is stored and busy set by the queuing worker, busy
+ * cleared and the head loaded here, all sequentially consistent, so one of
+ * the two sees the other. */
 static void step_part(dedup_index *ix, int p)
 {
     dedup_part *part = &ix->parts[p];
     for (;;) {
         if (atomic_flag_test_and_set(&part->busy)) return;
         batch_lookup *bl;
-        while ((bl = find_pending(ix, atomic_load(&part->next)))) {
+        while ((bl = next_batch(part))) {
             lookup_part(ix, p, bl->prints, bl);
+            pthread_mutex_lock(&part->queue_lock);
+            atomic_store(&part->head, bl->next_in_part[p]);
+            if (part->tail == bl) part->tail = NULL;
+            pthread_mutex_unlock(&part->queue_lock);
             atomic_store(&part->next, bl->first + (uint64_t)bl->n);
             if (atomic_fetch_sub(&bl->parts_left, 1) == 1) complete(ix, bl);
         }
         atomic_flag_clear(&part->busy);
-        if (!find_pending(ix, atomic_load(&part->next))) return;
+        if (!next_batch(part)) return;
     }
 }
 
@@ -212,6 +240,7 @@ static void step_part(dedup_index *ix, int p)
 static void reserve_lookup(const dedup_index *ix, batch_lookup *bl, size_t nkeys)
 {
     if (!bl->route_start) bl->route_start = xmalloc(((size_t)ix->nparts + 1) * sizeof *bl->route_start);
+    if (!bl->next_in_part) bl->next_in_part = xmalloc((size_t)ix->nparts * sizeof *bl->next_in_part);
     if (nkeys + 1 <= bl->cap_keys) return;
     bl->cap_keys = nkeys + 1 + nkeys / 2;
     bl->holder = xrealloc(bl->holder, bl->cap_keys * sizeof *bl->holder);
@@ -227,6 +256,7 @@ void dedup_index_lookup(dedup_index *ix, const stage_batch *b, const batch_print
     bl->first = b->docs[0].ordinal;
     if (bl->first + (uint64_t)b->n >= NO_DOC)
         dief(EXIT_FATAL, "more than %u documents: use the staged mode (winnow dedup signatures)", NO_DOC - 1);
+    atomic_store(&bl->turn, bl->first);
     bl->prints = bp;
     reserve_lookup(ix, bl, (size_t)b->n * ((size_t)ix->nbands + 1));
     route_keys(ix, b, bp, bl);
@@ -248,6 +278,7 @@ void batch_lookup_free(batch_lookup *bl)
     free(bl->route);
     free(bl->route_start);
     free(bl->part_of);
+    free(bl->next_in_part);
     memset(bl, 0, sizeof *bl);
 }
 

@@ -51,9 +51,8 @@ typedef struct {
     int nparts;
     dedup_part *parts;
     atomic_uint_fast64_t table_bytes; /* all partitions' tables */
-    pthread_mutex_t lock;             /* guards pending and each batch's complete */
+    pthread_mutex_t lock;             /* guards each batch's complete */
     pthread_cond_t completed;
-    struct batch_lookup *pending;     /* batches not yet through every partition, by first document */
     /* the reduce step only: */
     uint64_t ndocs;        /* documents remembered */
     bool keep_ids;
@@ -67,11 +66,12 @@ typedef struct {
 /* What the index found for one batch's keys (dedup_index_lookup). */
 typedef struct batch_lookup {
     uint64_t first;    /* number of the batch's first document */
+    atomic_uint_fast64_t turn; /* the same, for partitions that read their queue's head without its lock */
     int n;
     const batch_prints *prints;
     atomic_int parts_left;           /* partitions the batch has yet to go through */
     bool complete;                   /* every partition has answered (under the index's lock) */
-    struct batch_lookup *next_pending;
+    struct batch_lookup **next_in_part; /* per partition: the batch after it in that partition's queue */
     uint32_t *holder;  /* n * (bands + 1): per band key the first document that had it; last, the exact hash (see index.c) */
     uint32_t *route;   /* scratch: key numbers grouped by partition */
     uint32_t *route_start;

@@ -45,27 +45,39 @@ void minhash_params_free(minhash_params *p)
     p->filter = NULL;
 }
 
-size_t minhash_shingle_count(const dedup_text *t, int ngram)
+/* Shingles of a text of nunits units. */
+static size_t shingles_of(size_t nunits, int ngram)
 {
-    if (t->nunits == 0) return 0;
-    if (t->nunits < (size_t)ngram) return 1;
-    return t->nunits - (size_t)ngram + 1;
+    if (nunits == 0) return 0;
+    if (nunits < (size_t)ngram) return 1;
+    return nunits - (size_t)ngram + 1;
 }
 
-void minhash_shingle_hashes(const dedup_text *t, int ngram, uint64_t **hashes, size_t *len, size_t *cap)
+size_t minhash_shingle_count(const dedup_text *t, int ngram)
 {
-    size_t n = minhash_shingle_count(t, ngram);
+    return shingles_of(t->nunits, ngram);
+}
+
+void minhash_shingle_hashes_of(const char *text, const uint32_t *start, const uint32_t *end, size_t nunits,
+                               int ngram, uint64_t **hashes, size_t *len, size_t *cap)
+{
+    size_t n = shingles_of(nunits, ngram);
     if (*len + n > *cap) {
         *cap = (*len + n) * 2;
         *hashes = xrealloc(*hashes, *cap * sizeof **hashes);
     }
-    size_t last = t->nunits < (size_t)ngram ? t->nunits - 1 : (size_t)ngram - 1;
+    size_t last = nunits < (size_t)ngram ? nunits - 1 : (size_t)ngram - 1;
     uint64_t *out = *hashes + *len;
     for (size_t i = 0; i < n; i++) {
-        uint32_t from = t->start[i], to = t->end[i + last];
-        out[i] = XXH3_64bits(t->text.data + from, to - from);
+        uint32_t from = start[i], to = end[i + last];
+        out[i] = XXH3_64bits(text + from, to - from);
     }
     *len += n;
+}
+
+void minhash_shingle_hashes(const dedup_text *t, int ngram, uint64_t **hashes, size_t *len, size_t *cap)
+{
+    minhash_shingle_hashes_of(t->text.data, t->start, t->end, t->nunits, ngram, hashes, len, cap);
 }
 
 void minhash_signature(const minhash_params *p, const uint64_t *hashes, size_t n, uint64_t *sig)

@@ -56,6 +56,11 @@ size_t minhash_shingle_count(const dedup_text *t, int ngram);
  * *len and *cap track it). */
 void minhash_shingle_hashes(const dedup_text *t, int ngram, uint64_t **hashes, size_t *len, size_t *cap);
 
+/* The same for a normal form held elsewhere: text, with nunits units
+ * [start[i], end[i]) (dedup_text's layout). */
+void minhash_shingle_hashes_of(const char *text, const uint32_t *start, const uint32_t *end, size_t nunits,
+                               int ngram, uint64_t **hashes, size_t *len, size_t *cap);
+
 /* (a * h + b) mod P for a, b < P and any 64-bit h, exactly. */
 static inline uint64_t minhash_permute(uint64_t a, uint64_t b, uint64_t h)
 {

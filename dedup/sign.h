@@ -1,9 +1,10 @@
 /* sign.h - fingerprints of documents: exact hash, MinHash signature, band keys.
  *
- * A signer belongs to one thread. Texts are added one by one (normalised and
- * shingle-hashed at once); finish() then computes all their signatures in
- * one go, on the GPU when the signer has one (falling back to the CPU, with
- * the same results, if the GPU fails) and on the CPU otherwise. */
+ * A signer belongs to one thread. Texts are added one by one; finish() then
+ * computes all their signatures in one go. On the CPU a text is normalised
+ * and its shingles hashed when added. With a GPU it is only normalised and
+ * its normal form kept: the device hashes the shingles too (falling back to
+ * the CPU, with the same results, if the GPU fails). */
 #ifndef WINNOW_DEDUP_SIGN_H
 #define WINNOW_DEDUP_SIGN_H
 
@@ -26,6 +27,11 @@ dedup_signer *dedup_signer_create(const minhash_params *p);
 /* Moves s's signatures to the GPU from its next finish() on; false (with
  * the reason in why, n bytes) when no GPU context can be made. */
 bool dedup_signer_use_gpu(dedup_signer *s, char *why, size_t n);
+
+/* Keeps texts as normal forms from the next text on, as a signer on the GPU
+ * does, even without a GPU (finish() then hashes them on the CPU): for
+ * tests of that layout. */
+void dedup_signer_keep_text(dedup_signer *s);
 
 /* Frees the signer. */
 void dedup_signer_destroy(dedup_signer *s);

@@ -32,14 +32,22 @@ typedef struct {
 static void stream_map(void *ctx, int worker, stage_batch *b)
 {
     stream_ctx *s = ctx;
+    dedup_times *t = &s->signers.times;
+    uint64_t start = t->on ? dedup_now_ns() : 0;
     pthread_mutex_lock(&s->free_lock);
     stream_batch *sb = s->free_list;
     if (sb) s->free_list = sb->next_free;
     pthread_mutex_unlock(&s->free_lock);
     if (!sb) sb = xcalloc(1, sizeof *sb);
     signer_set_prints_into(&s->signers, worker, b, &sb->prints);
+    uint64_t looked = t->on ? dedup_now_ns() : 0;
     dedup_index_lookup(&s->index, b, &sb->prints, &sb->lookup);
     b->user = sb;
+    if (t->on) {
+        uint64_t end = dedup_now_ns();
+        atomic_fetch_add(&t->index_ns, end - looked);
+        atomic_fetch_add(&t->map_ns, end - start);
+    }
 }
 
 /* Writes `"dup_of":"ID"` for the earliest document collided with. */
@@ -107,7 +115,10 @@ int dedup_stream_run(const stage_opts *o, const dedup_config *c)
     bool keep_ids = o->rejects_path || c->mark;
     dedup_index_init(&s.index, &c->params, c->expected_docs, o->threads, keep_ids, c->verify);
     stage_ops ops = {.name = "dedup", .ctx = &s, .map = stream_map, .reduce = stream_reduce};
+    double started = now_seconds();
+    if (s.signers.times.on) s.signers.times.run_began_s = dedup_process_age_s();
     int status = stage_run(o, &ops);
+    double ran = now_seconds();
     dedup_index_free(&s.index);
     for (stream_batch *sb = s.free_list, *next; sb; sb = next) {
         next = sb->next_free;
@@ -116,7 +127,9 @@ int dedup_stream_run(const stage_opts *o, const dedup_config *c)
         free(sb);
     }
     pthread_mutex_destroy(&s.free_lock);
+    double freeing = now_seconds();
     signer_set_free(&s.signers);
+    if (s.signers.times.on) dedup_times_report(&s.signers.times, o->threads, ran - started, now_seconds() - freeing);
     buf_free(&s.extra);
     buf_free(&s.line);
     return status;

@@ -2,7 +2,8 @@
 # dedup_cli.sh - options and bad input: usage errors exit 1, --device gpu
 # either runs (same output as the CPU) or exits 1 saying why, bad lines are
 # counted and reported with their place, --verify keeps exactly the candidate
-# whose real Jaccard is far below the threshold.
+# whose real Jaccard is far below the threshold, WINNOW_DEDUP_TIMES adds one
+# line of times and changes nothing else.
 . tests/lib.sh
 CC=$SHARED/jsonl/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz
 C4=$SHARED/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz
@@ -31,6 +32,10 @@ else
     ok "--device gpu without a usable GPU: says why" grep -q -- "--device gpu: " "$TMP/gpu.err"
     skip "GPU and CPU output not compared: no usable GPU"
 fi
+WINNOW_DEDUP_TIMES=1 "$WINNOW" dedup -q -j 2 --device cpu "$CC" -o "$TMP/timed.jsonl" 2> "$TMP/timed.err"
+ok "WINNOW_DEDUP_TIMES: same output, one line of times naming the parts" sh -c "cmp $TMP/cpu.jsonl $TMP/timed.jsonl &&
+    test \$(wc -l < $TMP/timed.err) -eq 1 &&
+    grep -Eq '^dedup times: 2 workers, [0-9.]+ s wall; map [0-9.]+ worker-s \\(add [0-9.]+, signatures [0-9.]+, band keys [0-9.]+, index [0-9.]+\\), outside map -?[0-9.]+ worker-s; run began [0-9.]+ s after' $TMP/timed.err"
 "$WINNOW" dedup -q "$CC" -o "$TMP/auto.jsonl" 2> "$TMP/auto.err"
 ok "--device auto: same output as --device cpu, nothing on stderr" sh -c "cmp $TMP/cpu.jsonl $TMP/auto.jsonl && test ! -s $TMP/auto.err"
 "$WINNOW" dedup -q -j 1 --expected-docs 1M "$CC" -o "$TMP/presized.jsonl"
