@@ -50,9 +50,7 @@ typedef struct {
     unit_span span;
     int state;
     bool ok;
-    uint64_t raw_end;
-    sbuf *out;
-    size_t len;
+    unit_out out;
 } unit;
 
 typedef struct {
@@ -299,19 +297,15 @@ static void plan_units(block_source *s, src_input *in)
 static void run_unit(block_source *s, units_decoder *d, src_input *in, size_t k)
 {
     unit *u = &in->units[k];
-    char *mem = NULL;
-    size_t len = 0;
-    uint64_t raw_end = 0;
-    bool ok = units_decode(d, in->kind, in->cmap, in->csize, &u->span, (size_t)s->unit_max, &mem, &len, &raw_end);
+    unit_out out;
+    bool ok = units_decode(d, in->kind, in->cmap, in->csize, &u->span, (size_t)s->unit_max, &out);
     pthread_mutex_lock(&s->lock);
     if (in->abandoned) {
-        free(mem);
+        units_out_free(&out);
     } else {
         u->ok = ok;
-        u->raw_end = raw_end;
-        u->len = len;
-        u->out = ok ? sbuf_new(mem, len) : NULL;
-        if (ok) s->ahead += len;
+        u->out = out;
+        s->ahead += out.len;
     }
     u->state = UNIT_DONE;
     pthread_cond_broadcast(&s->changed);
@@ -400,10 +394,12 @@ static bool next_mapped(src_input *in, size_t want, source_block *b)
     return true;
 }
 
+/* Frees a decoded unit nobody will use (lock held). */
 static void drop_unit_output(block_source *s, unit *u)
 {
-    if (u->out) sbuf_unref(s, u->out);
-    u->out = NULL;
+    s->ahead -= u->out.len;
+    pthread_cond_broadcast(&s->changed);
+    units_out_free(&u->out);
 }
 
 /* The chain of units broke at in->expected (or the units end there before
@@ -423,31 +419,33 @@ static void go_serial(block_source *s, src_input *in)
     if (pthread_create(&in->thread, NULL, serial_thread, job)) dief(EXIT_FATAL, "cannot start a thread");
 }
 
-/* The next piece of a units input along the chain of units from byte 0;
- * NULL at its end (lock held; may turn the input serial). */
+/* The next piece of a units input along the chain of members (frames) from
+ * byte 0; false at its end (lock held; may turn the input serial). */
 static bool next_unit_piece(block_source *s, src_input *in, piece *p)
 {
     while (!in->planned) pthread_cond_wait(&s->changed, &s->lock);
     while (in->next_use < in->nunits) {
         unit *u = &in->units[in->next_use];
         while (u->state != UNIT_DONE) pthread_cond_wait(&s->changed, &s->lock);
+        size_t off;
+        if (!u->ok || !units_output_from(&u->out, in->expected, &off)) {
+            uint64_t end = u->ok ? u->out.raw_end : u->span.end;
+            if (end > in->expected) break; /* the chain does not go on through it */
+            drop_unit_output(s, u); /* wholly inside members taken before */
+            in->next_use++;
+            continue;
+        }
         in->next_use++;
-        if (u->span.start < in->expected) { /* a candidate inside a member taken before */
+        in->expected = u->out.raw_end;
+        if (off == u->out.len) {
             drop_unit_output(s, u);
             continue;
         }
-        if (u->span.start > in->expected || !u->ok) {
-            in->next_use--;
-            break;
-        }
-        in->expected = u->raw_end;
-        if (!u->len) {
-            drop_unit_output(s, u);
-            continue;
-        }
-        *p = (piece){u->out, u->out->mem + UNIT_HEADROOM, u->len, NULL};
-        u->out = NULL;
-        in->decoded += u->len;
+        *p = (piece){sbuf_new(u->out.mem, u->out.len), u->out.mem + UNIT_HEADROOM + off, u->out.len - off, NULL};
+        u->out.mem = NULL; /* the piece's now */
+        u->out.len = 0;
+        units_out_free(&u->out);
+        in->decoded += p->len;
         in->last = p->data[p->len - 1];
         return true;
     }

@@ -23,6 +23,8 @@
 #define MIN_ROOM ((size_t)64 << 10)
 /* zstd frame without a content size: decoded bytes guessed per compressed byte. */
 #define ZSTD_GUESS_RATIO 4
+/* Member boundaries kept per allocation step. */
+#define MEMBERS_STEP 256
 /* Large buffers are asked for huge pages (fewer page faults to fill them). */
 #define HUGE_PAGE ((size_t)2 << 20)
 
@@ -68,21 +70,38 @@ static uint32_t le32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* gzip: every candidate member header; out_hint from the length field in
- * front of the next one (exact when the next one is the member after). */
-static void plan_gzip(const unsigned char *data, size_t size, unit_span **spans, size_t *n, size_t *cap)
+/* The first candidate member header at or after pos, before end; end when none. */
+static size_t next_candidate(const unsigned char *data, size_t size, size_t pos, size_t end)
 {
-    for (size_t pos = 0; pos < size;) {
-        const unsigned char *p = memchr(data + pos, 0x1f, size - pos);
-        if (!p) break;
-        size_t at = (size_t)(p - data);
-        if (member_header_at(p, size - at)) add_span(spans, n, cap, (unit_span){at, size, 0});
-        pos = at + 1;
+    while (pos < end) {
+        const unsigned char *p = memchr(data + pos, 0x1f, end - pos);
+        if (!p) return end;
+        pos = (size_t)(p - data);
+        if (member_header_at(p, size - pos)) return pos;
+        pos++;
     }
-    for (size_t i = 0; i < *n; i++) {
-        unit_span *u = &(*spans)[i];
-        if (i + 1 < *n) u->end = (*spans)[i + 1].start;
-        u->out_hint = u->end - u->start >= GZIP_MIN_MEMBER ? le32(data + u->end - GZIP_TRAILER_LEN) : 0;
+    return end;
+}
+
+/* gzip: runs of candidates of about target decoded bytes, each candidate's
+ * size from the length field in front of the next (exact when the next one
+ * is the member after it). */
+static void plan_gzip(const unsigned char *data, size_t size, size_t target, unit_span **spans, size_t *n,
+                      size_t *cap)
+{
+    unit_span group = {0, 0, 0};
+    for (size_t at = next_candidate(data, size, 0, size); at < size;) {
+        size_t next = next_candidate(data, size, at + 1, size);
+        uint64_t span = next - at, hint = span >= GZIP_MIN_MEMBER ? le32(data + next - GZIP_TRAILER_LEN) : 0;
+        if (hint > span * DEFLATE_MAX_RATIO) hint = span * DEFLATE_MAX_RATIO; /* not a member's length */
+        if (group.end == group.start) group = (unit_span){at, at, 0};
+        group.end = next;
+        group.out_hint += hint;
+        if (group.out_hint >= target || next == size) {
+            add_span(spans, n, cap, group);
+            group.start = group.end;
+        }
+        at = next;
     }
 }
 
@@ -120,91 +139,146 @@ void units_plan(units_kind kind, const unsigned char *data, size_t size, size_t 
 {
     size_t n = 0, cap = 0;
     *spans = NULL;
+    if (!target) target = 1;
     if (kind == UNITS_GZIP) {
-        plan_gzip(data, size, spans, &n, &cap);
+        plan_gzip(data, size, target, spans, &n, &cap);
         *covered = size;
     } else {
-        *covered = plan_zstd(data, size, target ? target : 1, max_out, spans, &n, &cap);
+        *covered = plan_zstd(data, size, target, max_out, spans, &n, &cap);
     }
     *nspans = n;
 }
 
-/* A buffer for UNIT_HEADROOM + room bytes (and one spare); NULL when none can be had. */
-static char *unit_buffer(char *old, size_t room)
+/* Makes room for UNIT_HEADROOM + room bytes (and one spare) in *mem; false
+ * when it cannot be had (*mem stays). */
+static bool unit_room(char **mem, size_t room)
 {
     size_t bytes = UNIT_HEADROOM + room + 1;
-    char *mem = realloc(old, bytes);
-    if (mem && bytes >= 2 * HUGE_PAGE) {
-        uintptr_t from = ((uintptr_t)mem + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-        uintptr_t to = ((uintptr_t)mem + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
+    char *grown = realloc(*mem, bytes);
+    if (!grown) return false;
+    if (bytes >= 2 * HUGE_PAGE) {
+        uintptr_t from = ((uintptr_t)grown + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+        uintptr_t to = ((uintptr_t)grown + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
         if (to > from) madvise((void *)from, to - from, MADV_HUGEPAGE); /* no THP: EINVAL, no harm */
     }
-    return mem;
+    *mem = grown;
+    return true;
+}
+
+/* Inflates the member at pos onto out (growing it up to max_out bytes);
+ * its compressed size, or 0 when it cannot be taken. */
+static size_t inflate_member(units_decoder *d, const unsigned char *data, size_t size, size_t pos, size_t max_out,
+                             unit_out *out, size_t *cap)
+{
+    if (!member_header_at(data + pos, size - pos)) return 0;
+    for (;;) {
+        size_t used_in, used_out;
+        enum libdeflate_result r = libdeflate_gzip_decompress_ex(d->ld, data + pos, size - pos,
+                                                                 out->mem + UNIT_HEADROOM + out->len, *cap - out->len,
+                                                                 &used_in, &used_out);
+        if (r == LIBDEFLATE_SUCCESS) {
+            if (out->nmembers % MEMBERS_STEP == 0) {
+                out->raw_ends = xrealloc(out->raw_ends, (out->nmembers + MEMBERS_STEP) * sizeof *out->raw_ends);
+                out->out_ends = xrealloc(out->out_ends, (out->nmembers + MEMBERS_STEP) * sizeof *out->out_ends);
+            }
+            out->len += used_out;
+            out->raw_ends[out->nmembers] = pos + used_in;
+            out->out_ends[out->nmembers] = out->len;
+            out->nmembers++;
+            return used_in;
+        }
+        if (r != LIBDEFLATE_INSUFFICIENT_SPACE || *cap >= max_out) return 0;
+        size_t grown = *cap > max_out / 2 ? max_out : 2 * *cap;
+        if (!unit_room(&out->mem, grown)) return 0;
+        *cap = grown;
+    }
 }
 
 static bool decode_gzip(units_decoder *d, const unsigned char *data, size_t size, const unit_span *u, size_t max_out,
-                        char **mem, size_t *len, uint64_t *raw_end)
+                        unit_out *out)
 {
-    uint64_t span = u->end - u->start;
-    uint64_t bound = span * DEFLATE_MAX_RATIO < max_out ? span * DEFLATE_MAX_RATIO : max_out;
-    size_t room = u->out_hint + 1 > MIN_ROOM ? (size_t)u->out_hint + 1 : MIN_ROOM;
-    if (room > bound) room = (size_t)bound;
-    char *buf = NULL;
-    for (;;) {
-        char *grown = unit_buffer(buf, room);
-        if (!grown) break;
-        buf = grown;
-        size_t used_in, used_out;
-        enum libdeflate_result r = libdeflate_gzip_decompress_ex(d->ld, data + u->start, size - u->start,
-                                                                 buf + UNIT_HEADROOM, room, &used_in, &used_out);
-        if (r == LIBDEFLATE_SUCCESS) {
-            *mem = buf;
-            *len = used_out;
-            *raw_end = u->start + used_in;
-            return true;
-        }
-        if (r != LIBDEFLATE_INSUFFICIENT_SPACE || room >= max_out) break;
-        room = room > max_out / 2 ? max_out : 2 * room;
+    size_t cap = u->out_hint + 1 > MIN_ROOM ? (size_t)u->out_hint + 1 : MIN_ROOM;
+    if (cap > max_out) cap = max_out;
+    if (!unit_room(&out->mem, cap)) return false;
+    size_t pos = (size_t)u->start, used = 0;
+    for (; pos < u->end; pos = next_candidate(data, size, pos + 1, (size_t)u->end)) /* the first member that inflates */
+        if ((used = inflate_member(d, data, size, pos, max_out, out, &cap))) break;
+    if (!used) {
+        units_out_free(out);
+        return false;
     }
-    free(buf);
-    return false;
+    out->start = pos;
+    pos += used;
+    while (pos < u->end) { /* then the members after it, one after the other */
+        size_t next = inflate_member(d, data, size, pos, max_out, out, &cap);
+        if (!next) {
+            out->broken = true;
+            break;
+        }
+        pos += next;
+    }
+    out->raw_end = pos;
+    return true;
 }
 
-static bool decode_zstd(units_decoder *d, const unsigned char *data, const unit_span *u, size_t max_out, char **mem,
-                        size_t *len, uint64_t *raw_end)
+static bool decode_zstd(units_decoder *d, const unsigned char *data, const unit_span *u, size_t max_out,
+                        unit_out *out)
 {
-    size_t room = u->out_hint ? (size_t)u->out_hint : MIN_ROOM, got = 0;
-    char *buf = unit_buffer(NULL, room);
-    if (!buf) return false;
+    size_t room = u->out_hint ? (size_t)u->out_hint : MIN_ROOM;
+    if (!unit_room(&out->mem, room)) return false;
     ZSTD_DCtx_reset(d->zd, ZSTD_reset_session_only);
     ZSTD_inBuffer ib = {data + u->start, (size_t)(u->end - u->start), 0};
     for (;;) {
-        if (got == room) { /* the frames hold more than their sizes said (or no sizes) */
-            char *grown = room < max_out ? unit_buffer(buf, room > max_out / 2 ? max_out : 2 * room) : NULL;
-            if (!grown) break;
-            buf = grown;
-            room = room > max_out / 2 ? max_out : 2 * room;
+        if (out->len == room) { /* the frames hold more than their sizes said (or have no sizes) */
+            size_t grown = room > max_out / 2 ? max_out : 2 * room;
+            if (room >= max_out || !unit_room(&out->mem, grown)) break;
+            room = grown;
         }
-        ZSTD_outBuffer ob = {buf + UNIT_HEADROOM, room, got};
+        ZSTD_outBuffer ob = {out->mem + UNIT_HEADROOM, room, out->len};
         size_t r = ZSTD_decompressStream(d->zd, &ob, &ib);
         if (ZSTD_isError(r)) break;
-        bool progress = ob.pos > got;
-        got = ob.pos;
+        bool progress = ob.pos > out->len;
+        out->len = ob.pos;
         if (r == 0 && ib.pos == ib.size) {
-            *mem = buf;
-            *len = got;
-            *raw_end = u->end;
+            out->start = u->start;
+            out->raw_end = u->end;
             return true;
         }
-        if (!progress && ib.pos == ib.size && got < room) break; /* input ended inside a frame */
+        if (!progress && ib.pos == ib.size && out->len < room) break; /* the input ended inside a frame */
     }
-    free(buf);
+    units_out_free(out);
     return false;
 }
 
 bool units_decode(units_decoder *d, units_kind kind, const unsigned char *data, size_t size, const unit_span *u,
-                  size_t max_out, char **mem, size_t *len, uint64_t *raw_end)
+                  size_t max_out, unit_out *out)
 {
-    if (kind == UNITS_GZIP) return decode_gzip(d, data, size, u, max_out, mem, len, raw_end);
-    return decode_zstd(d, data, u, max_out, mem, len, raw_end);
+    memset(out, 0, sizeof *out);
+    if (kind == UNITS_GZIP) return decode_gzip(d, data, size, u, max_out, out);
+    return decode_zstd(d, data, u, max_out, out);
+}
+
+bool units_output_from(const unit_out *out, uint64_t at, size_t *off)
+{
+    if (out->start == at) {
+        *off = 0;
+        return true;
+    }
+    size_t lo = 0, hi = out->nmembers; /* raw_ends ascend */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (out->raw_ends[mid] < at) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == out->nmembers || out->raw_ends[lo] != at) return false;
+    *off = out->out_ends[lo];
+    return true;
+}
+
+void units_out_free(unit_out *out)
+{
+    free(out->mem);
+    free(out->raw_ends);
+    free(out->out_ends);
+    memset(out, 0, sizeof *out);
 }

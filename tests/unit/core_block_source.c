@@ -185,9 +185,11 @@ static void check_file(const char *name, const wbuf *file)
         is_str(got_err.data, ref_err.data, "%s: its warnings", how);
         is_int(status, ref_status, "%s: its exit status", how);
         ok(!f.not_whole && !f.bad_start, "%s: whole lines, the input's first block marked", how);
-        if (ways[w].want == 100000)
+        if (ways[w].want == 100000) {
             ok(f.longest <= ways[w].want + longest_line(&ref), "%s: blocks cut to about the size asked (longest %zu)",
                how, f.longest);
+            ok(f.blocks <= ref.len / (ways[w].want / 2) + 8, "%s: and not much smaller (%zu blocks)", how, f.blocks);
+        }
     }
     buf_free(&ref), buf_free(&ref_err), buf_free(&got), buf_free(&got_err);
 }
@@ -291,6 +293,20 @@ int main(void)
     buf_clear(&f);
     gzip_member(&f, text.data, n);
     check_file("one-member.jsonl.gz", &f);
+
+    /* each line its own member (small members make units of many); one of them damaged */
+    buf_clear(&f);
+    size_t line_at[1000], nlines = 0;
+    for (const char *p = text.data, *end = text.data + n; p < end && nlines < 1000; nlines++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl + 1 - p) : (size_t)(end - p);
+        line_at[nlines] = f.len;
+        gzip_member(&f, p, len);
+        p += len;
+    }
+    check_file("lines.jsonl.gz", &f);
+    for (size_t k = line_at[600] + 20; k < line_at[600] + 40; k++) f.data[k] ^= 0x5a;
+    check_file("lines-damaged.jsonl.gz", &f);
 
     /* a line of 3 MB across three frames and three members (more than a unit's free room);
      * no line end at the end */
