@@ -5,7 +5,6 @@
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <zstd.h>
 
 #include "util.h"
@@ -25,8 +24,6 @@
 #define ZSTD_GUESS_RATIO 4
 /* Member boundaries kept per allocation step. */
 #define MEMBERS_STEP 256
-/* Large buffers are asked for huge pages (fewer page faults to fill them). */
-#define HUGE_PAGE ((size_t)2 << 20)
 
 struct units_decoder {
     struct libdeflate_decompressor *ld;
@@ -156,11 +153,6 @@ static bool unit_room(char **mem, size_t room)
     size_t bytes = UNIT_HEADROOM + room + 1;
     char *grown = realloc(*mem, bytes);
     if (!grown) return false;
-    if (bytes >= 2 * HUGE_PAGE) {
-        uintptr_t from = ((uintptr_t)grown + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-        uintptr_t to = ((uintptr_t)grown + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
-        if (to > from) madvise((void *)from, to - from, MADV_HUGEPAGE); /* no THP: EINVAL, no harm */
-    }
     *mem = grown;
     return true;
 }
