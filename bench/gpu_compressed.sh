@@ -62,7 +62,7 @@ for i in $(seq 0 15); do
     else gzip -6 -c parts/p$i.jsonl > one/p$i.jsonl.gz & pids="$pids $!"; fi
 done
 wait $pids
-echo "single-stream files made in $(echo "$(date +%s.%N) - $t0" | bc) s"
+echo "single-stream files made in $(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" $t0 $(date +%s.%N)) s"
 du -sh parts zst gz one; date -u
 cat parts/* zst/* gz/* one/* > /dev/null
 $B/winnow tokenize -q --encoding cl100k_base --vocab $V --device gpu --format bin -o ref.bin parts/p*.jsonl

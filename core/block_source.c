@@ -70,6 +70,7 @@ typedef struct {
     bool planning, planned, abandoned;
     unit *units;
     size_t nunits, next_take, next_use;
+    int running; /* units being decoded */
     uint64_t covered;  /* the units cover [0, covered) */
     uint64_t expected; /* the chain: compressed offset where the next unit must begin */
     uint64_t decoded;  /* decoded bytes taken from units */
@@ -97,6 +98,7 @@ struct block_source {
     pthread_t *workers;
     size_t decoded_bytes; /* per serial read, and the units' target */
     uint64_t ahead, ahead_limit, unit_max;
+    uint64_t reserved; /* decoded bytes the units being decoded are expected to make */
     int status;
     bool closing;
 };
@@ -247,10 +249,20 @@ static void *serial_thread(void *arg)
 
 typedef enum { JOB_NONE, JOB_WAIT, JOB_PLAN, JOB_UNIT, JOB_SERIAL } job_kind;
 
+/* Decoded bytes a unit is expected to make (what it reserves while decoded). */
+static uint64_t unit_need(const block_source *s, const unit *u)
+{
+    return u->span.out_hint < s->unit_max ? u->span.out_hint : s->unit_max;
+}
+
 /* The first job in input order (lock held). The inputs after one being
  * planned wait for it, so that every job of an input is taken before any
  * job of a later one (the consumer never waits on a job no worker can
- * take); units of inputs after the consumer's wait while too much is ahead. */
+ * take). A unit waits while it would take the decoded bytes ahead of the
+ * consumer (those being decoded included) over the limit, unless it is the
+ * only one of the consumer's input: so at most about the limit is decoded
+ * and waiting, whatever the number of threads, and the consumer never
+ * waits for nothing. */
 static job_kind find_job(block_source *s, src_input **job_in, size_t *job_unit)
 {
     for (int j = s->cur; j < s->n; j++) {
@@ -263,7 +275,10 @@ static job_kind find_job(block_source *s, src_input **job_in, size_t *job_unit)
                 return JOB_PLAN;
             }
             if (in->abandoned || in->next_take == in->nunits) continue;
-            if (s->ahead > s->ahead_limit && j != s->cur) return JOB_WAIT;
+            uint64_t need = unit_need(s, &in->units[in->next_take]);
+            if (s->ahead + s->reserved + need > s->ahead_limit && !(j == s->cur && !in->running)) return JOB_WAIT;
+            s->reserved += need;
+            in->running++;
             *job_unit = in->next_take++;
             in->units[*job_unit].state = UNIT_RUNNING;
             return JOB_UNIT;
@@ -300,6 +315,8 @@ static void run_unit(block_source *s, units_decoder *d, src_input *in, size_t k)
     unit_out out;
     bool ok = units_decode(d, in->kind, in->cmap, in->csize, &u->span, (size_t)s->unit_max, &out);
     pthread_mutex_lock(&s->lock);
+    s->reserved -= unit_need(s, u);
+    in->running--;
     if (in->abandoned) {
         units_out_free(&out);
     } else {
