@@ -3,7 +3,6 @@
  * the rest decoded serially by one of them (see block_source.h). */
 #include "block_source.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -71,7 +70,6 @@ typedef struct {
     unit *units;
     size_t nunits, next_take, next_use;
     int running; /* units being decoded */
-    uint64_t covered;  /* the units cover [0, covered) */
     uint64_t expected; /* the chain: compressed offset where the next unit must begin */
     uint64_t decoded;  /* decoded bytes taken from units */
     char last;         /* and the last of them */
@@ -295,15 +293,14 @@ static void plan_units(block_source *s, src_input *in)
 {
     unit_span *spans;
     size_t n;
-    uint64_t covered;
-    units_plan(in->kind, in->cmap, in->csize, s->decoded_bytes, (size_t)s->unit_max, &spans, &n, &covered);
+    /* where the units stop, the chain does, and the rest of the file goes serial from there */
+    units_plan(in->kind, in->cmap, in->csize, s->decoded_bytes, (size_t)s->unit_max, &spans, &n, NULL);
     unit *units = xcalloc(n ? n : 1, sizeof *units);
     for (size_t i = 0; i < n; i++) units[i].span = spans[i];
     free(spans);
     pthread_mutex_lock(&s->lock);
     in->units = units;
     in->nunits = n;
-    in->covered = covered;
     in->planned = true;
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);

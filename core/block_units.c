@@ -137,12 +137,10 @@ void units_plan(units_kind kind, const unsigned char *data, size_t size, size_t 
     size_t n = 0, cap = 0;
     *spans = NULL;
     if (!target) target = 1;
-    if (kind == UNITS_GZIP) {
-        plan_gzip(data, size, target, spans, &n, &cap);
-        *covered = size;
-    } else {
-        *covered = plan_zstd(data, size, target, max_out, spans, &n, &cap);
-    }
+    uint64_t end = size;
+    if (kind == UNITS_GZIP) plan_gzip(data, size, target, spans, &n, &cap);
+    else end = plan_zstd(data, size, target, max_out, spans, &n, &cap);
+    if (covered) *covered = end;
     *nspans = n;
 }
 

@@ -28,7 +28,7 @@
 typedef enum { UNITS_GZIP, UNITS_ZSTD } units_kind;
 
 typedef struct {
-    uint64_t start, end; /* compressed bytes: zstd its frames exactly; gzip from its first candidate to the next unit's */
+    uint64_t start, end; /* compressed bytes: zstd its frames; gzip its first candidate to the next unit's */
     uint64_t out_hint;   /* decoded bytes expected */
 } unit_span;
 
@@ -50,7 +50,7 @@ units_decoder *units_decoder_new(void);
 void units_decoder_free(units_decoder *d);
 
 /* The units of data[0, size): *spans (malloc'd; *nspans of them). zstd:
- * the units cover [0, *covered); from there (a damaged or truncated frame,
+ * the units cover [0, *covered) (covered may be NULL); from there (a damaged or truncated frame,
  * a frame of more than max_out bytes) the file must be decoded serially.
  * gzip: *covered is size. Units are about target decoded bytes where the
  * frames and members allow. */
