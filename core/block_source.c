@@ -497,16 +497,16 @@ static void carry_add(src_input *in, const char *p, size_t n)
  * of it (in its free room, or with it in a new buffer when it is longer). */
 static void start_piece(block_source *s, src_input *in, piece *p)
 {
-    if (in->carry_len <= UNIT_HEADROOM) {
-        p->data -= in->carry_len;
-        memcpy(p->data, in->carry, in->carry_len);
-        p->len += in->carry_len;
-    } else {
+    if (in->carry_len > UNIT_HEADROOM) {
         char *mem = xmalloc(UNIT_HEADROOM + in->carry_len + p->len + 1);
         memcpy(mem + UNIT_HEADROOM, in->carry, in->carry_len);
         memcpy(mem + UNIT_HEADROOM + in->carry_len, p->data, p->len);
         sbuf_unref(s, p->buf);
         *p = (piece){sbuf_new(mem, 0), mem + UNIT_HEADROOM, in->carry_len + p->len, NULL};
+    } else if (in->carry_len) {
+        p->data -= in->carry_len;
+        memcpy(p->data, in->carry, in->carry_len);
+        p->len += in->carry_len;
     }
     in->carry_len = 0;
     in->cur = p->buf;
