@@ -1,8 +1,8 @@
 /* block_source.c - the inputs as blocks of whole lines: plain files mapped,
- * the others decoded by a thread each, several at once (see block_source.h). */
+ * gzip and zstd files cut into units that a pool of threads decodes at once,
+ * the rest decoded serially by one of them (see block_source.h). */
 #include "block_source.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,33 +14,76 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "block_units.h"
 #include "input.h"
 #include "util.h"
 
 /* Decoded bytes waiting for the consumer: at most physical memory / this. */
 #define AHEAD_MEMORY_SHARE 4
 #define MIN_AHEAD_BYTES ((uint64_t)256 << 20)
+/* A unit decodes into one buffer of at most physical memory / this (a bigger
+ * frame or member is decoded serially, streaming). */
+#define UNIT_MEMORY_SHARE 16
+#define MIN_UNIT_BYTES ((uint64_t)256 << 20)
+#define MAGIC_BYTES 4
 
-typedef struct dblock {
-    char *data;
+/* Decoded memory shared by the blocks cut from it. */
+typedef struct {
+    char *mem;
+    uint64_t ahead; /* bytes it counts in the source's ahead */
+    int refs;
+} sbuf;
+
+/* Decoded bytes of one input, in order: a unit's output or a serial read. */
+typedef struct piece {
+    sbuf *buf;
+    char *data; /* UNIT_HEADROOM free bytes before it in buf */
     size_t len;
-    struct dblock *next;
-} dblock;
+    struct piece *next;
+} piece;
+
+enum { IN_MAPPED, IN_UNITS, IN_SERIAL };
+enum { UNIT_PENDING, UNIT_RUNNING, UNIT_DONE };
+
+typedef struct {
+    unit_span span;
+    int state;
+    bool ok;
+    unit_out out;
+} unit;
 
 typedef struct {
     const char *path;
     char *name;
     int index;
-    bool mapped;
-    /* mapped: the whole file, handed out from pos; unmapped when passed and no block is out */
+    int mode;
+    /* IN_MAPPED: the whole file, handed out from pos; unmapped when passed and no block is out */
     char *map;
     size_t size, pos;
     int blocks_out;
     bool passed;
-    /* decoded: blocks queued by the input's thread */
+    /* IN_UNITS: the compressed file mapped, its units planned by a worker */
+    units_kind kind;
+    unsigned char *cmap;
+    size_t csize;
+    bool planning, planned, abandoned;
+    unit *units;
+    size_t nunits, next_take, next_use;
+    int running; /* units being decoded */
+    uint64_t expected; /* the chain: compressed offset where the next unit must begin */
+    uint64_t decoded;  /* decoded bytes taken from units */
+    char last;         /* and the last of them */
+    /* IN_SERIAL: decoded by one thread from (from_raw, from_decoded) */
+    bool serial_started, finished, own_thread;
     pthread_t thread;
-    bool started, finished;
-    dblock *head, *tail;
+    uint64_t from_raw, from_decoded;
+    piece *head, *tail;
+    /* the consumer's place: the piece being cut, and a partial line waiting for the next piece */
+    sbuf *cur;
+    char *cur_data;
+    size_t cur_len;
+    char *carry;
+    size_t carry_len, carry_cap;
     bool first_given;
 } src_input;
 
@@ -49,23 +92,34 @@ struct block_source {
     int n, cur;
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    int decoders, running, next_start;
-    size_t decoded_bytes; /* per block a decoding thread hands over (a longer line makes a bigger one) */
-    uint64_t ahead, ahead_limit;
+    int decoders;
+    pthread_t *workers;
+    size_t decoded_bytes; /* per serial read, and the units' target */
+    uint64_t ahead, ahead_limit, unit_max;
+    uint64_t reserved; /* decoded bytes the units being decoded are expected to make */
     int status;
     bool closing;
 };
 
-typedef struct {
-    block_source *s;
-    src_input *in;
-} decode_job;
+/* Which codec the first bytes of path say (gzip or zstd units), or -1. */
+static int units_codec(const char *path)
+{
+    unsigned char m[MAGIC_BYTES];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t got = read(fd, m, sizeof m);
+    close(fd);
+    if (got >= 2 && m[0] == 0x1f && m[1] == 0x8b) return UNITS_GZIP;
+    if (got == MAGIC_BYTES && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd) return UNITS_ZSTD;
+    return -1;
+}
 
 /* Maps path when it is a plain regular file (not empty); false otherwise. */
 static bool map_plain_file(src_input *in)
 {
     struct stat st;
     if (!strcmp(in->path, "-") || stat(in->path, &st) || !S_ISREG(st.st_mode)) return false;
+    if (units_codec(in->path) >= 0) return false;
     winput *probe = input_open(in->path);
     if (!probe) return false; /* the decoding thread reports it */
     bool plain = input_get_codec(probe) == CODEC_PLAIN;
@@ -82,15 +136,48 @@ static bool map_plain_file(src_input *in)
     return true;
 }
 
+/* Maps a regular gzip or zstd file for its units; false otherwise. */
+static bool map_units_file(src_input *in)
+{
+    struct stat st;
+    if (!strcmp(in->path, "-") || stat(in->path, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) return false;
+    int kind = units_codec(in->path);
+    if (kind < 0) return false;
+    int fd = open(in->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return false;
+    in->kind = (units_kind)kind;
+    in->cmap = p;
+    in->csize = (size_t)st.st_size;
+    return true;
+}
+
 static void unmap_if_done(src_input *in)
 {
-    if (in->mapped && in->passed && in->blocks_out == 0 && in->map) {
+    if (in->mode == IN_MAPPED && in->passed && in->blocks_out == 0 && in->map) {
         munmap(in->map, in->size);
         in->map = NULL;
     }
 }
 
-static void *decode_input(void *arg);
+static sbuf *sbuf_new(char *mem, uint64_t ahead)
+{
+    sbuf *b = xmalloc(sizeof *b);
+    *b = (sbuf){mem, ahead, 1};
+    return b;
+}
+
+/* Drops one reference to b (lock held). */
+static void sbuf_unref(block_source *s, sbuf *b)
+{
+    if (--b->refs) return;
+    s->ahead -= b->ahead;
+    pthread_cond_broadcast(&s->changed);
+    free(b->mem);
+    free(b);
+}
 
 /* Whether the consumer has closed the source (decoding may stop). */
 static bool stopping(block_source *s)
@@ -101,78 +188,36 @@ static bool stopping(block_source *s)
     return c;
 }
 
-/* Starts decoding threads for the next decoded inputs while fewer than
- * s->decoders run. Called with the lock held. */
-static void start_more(block_source *s)
+/* Queues decoded bytes of a serial input, first waiting while too much waits
+ * ahead of the consumer (unless the consumer is on this input). */
+static void push_piece(block_source *s, src_input *in, char *mem, size_t len)
 {
-    while (s->running < s->decoders && s->next_start < s->n) {
-        src_input *in = &s->in[s->next_start++];
-        if (in->mapped) continue;
-        decode_job *job = xmalloc(sizeof *job);
-        *job = (decode_job){s, in};
-        in->started = true;
-        s->running++;
-        if (pthread_create(&in->thread, NULL, decode_input, job)) dief(EXIT_FATAL, "cannot start a thread");
-    }
-}
-
-/* Queues a decoded block, first waiting while too much waits ahead of the
- * consumer (unless the consumer is on this input). */
-static void push_block(block_source *s, src_input *in, char *data, size_t len)
-{
-    dblock *d = xmalloc(sizeof *d);
-    *d = (dblock){data, len, NULL};
+    piece *p = xmalloc(sizeof *p);
+    *p = (piece){sbuf_new(mem, len), mem + UNIT_HEADROOM, len, NULL};
     pthread_mutex_lock(&s->lock);
     while (s->ahead > s->ahead_limit && s->cur != in->index && !s->closing) pthread_cond_wait(&s->changed, &s->lock);
     s->ahead += len;
-    if (in->tail) in->tail->next = d;
-    else in->head = d;
-    in->tail = d;
+    if (in->tail) in->tail->next = p;
+    else in->head = p;
+    in->tail = p;
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);
 }
 
-/* A decoding thread: the input in blocks of whole lines, then finished. */
-static void *decode_input(void *arg)
+/* Decodes a serial input (from where its units stopped, if they did) in
+ * pieces of s->decoded_bytes, then marks it finished. */
+static void decode_serial(block_source *s, src_input *in)
 {
-    decode_job job = *(decode_job *)arg;
-    free(arg);
-    block_source *s = job.s;
-    src_input *in = job.in;
-    int failed = 0;
-    winput *w = input_open(in->path);
-    if (!w) failed = 1;
-    char *carry = NULL;
-    size_t carry_len = 0;
-    while (w) {
-        size_t cap = s->decoded_bytes > 2 * carry_len ? s->decoded_bytes : 2 * carry_len;
-        char *data = xmalloc(cap);
-        size_t len = carry_len;
-        if (carry_len) memcpy(data, carry, carry_len);
-        free(carry);
-        carry = NULL;
-        carry_len = 0;
-        bool eof = false;
-        char *nl = NULL;
-        for (;;) { /* fill the block, then make sure it holds a line end */
-            while (len < cap && !eof) {
-                size_t got = input_read(w, data + len, cap - len);
-                len += got;
-                eof = got == 0 || stopping(s);
-            }
-            if (eof || (nl = memrchr(data, '\n', len))) break;
-            data = xrealloc(data, cap *= 2);
+    winput *w = in->from_raw ? input_open_at(in->path, in->from_raw, in->from_decoded, in->last) : input_open(in->path);
+    int failed = !w;
+    while (w && !stopping(s)) {
+        char *mem = xmalloc(UNIT_HEADROOM + s->decoded_bytes + 1);
+        size_t len = input_read(w, mem + UNIT_HEADROOM, s->decoded_bytes);
+        if (!len) {
+            free(mem);
+            break;
         }
-        if (!eof) { /* keep the partial last line for the next block */
-            size_t keep = (size_t)(nl + 1 - data);
-            carry_len = len - keep;
-            carry = xmalloc(carry_len ? carry_len : 1);
-            memcpy(carry, data + keep, carry_len);
-            len = keep;
-        }
-        if (len) push_block(s, in, data, len);
-        else free(data);
-        if (eof) break;
+        push_piece(s, in, mem, len);
     }
     if (w) {
         failed = input_errors(w) > 0;
@@ -181,10 +226,131 @@ static void *decode_input(void *arg)
     pthread_mutex_lock(&s->lock);
     if (failed) s->status = EXIT_FATAL;
     in->finished = true;
-    s->running--;
-    start_more(s);
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);
+}
+
+typedef struct {
+    block_source *s;
+    src_input *in;
+} serial_job;
+
+static void *serial_thread(void *arg)
+{
+    serial_job job = *(serial_job *)arg;
+    free(arg);
+    decode_serial(job.s, job.in);
+    return NULL;
+}
+
+/* ---- the workers: plan units, decode units, decode serial inputs, in input order ---- */
+
+typedef enum { JOB_NONE, JOB_WAIT, JOB_PLAN, JOB_UNIT, JOB_SERIAL } job_kind;
+
+/* Decoded bytes a unit is expected to make (what it reserves while decoded). */
+static uint64_t unit_need(const block_source *s, const unit *u)
+{
+    return u->span.out_hint < s->unit_max ? u->span.out_hint : s->unit_max;
+}
+
+/* The first job in input order (lock held). The inputs after one being
+ * planned wait for it, so that every job of an input is taken before any
+ * job of a later one (the consumer never waits on a job no worker can
+ * take). A unit waits while it would take the decoded bytes ahead of the
+ * consumer (those being decoded included) over the limit, unless it is the
+ * only one of the consumer's input: so at most about the limit is decoded
+ * and waiting, whatever the number of threads, and the consumer never
+ * waits for nothing. */
+static job_kind find_job(block_source *s, src_input **job_in, size_t *job_unit)
+{
+    for (int j = s->cur; j < s->n; j++) {
+        src_input *in = &s->in[j];
+        *job_in = in;
+        if (in->mode == IN_UNITS) {
+            if (!in->planned) {
+                if (in->planning) return JOB_WAIT;
+                in->planning = true;
+                return JOB_PLAN;
+            }
+            if (in->abandoned || in->next_take == in->nunits) continue;
+            uint64_t need = unit_need(s, &in->units[in->next_take]);
+            if (s->ahead + s->reserved + need > s->ahead_limit && !(j == s->cur && !in->running)) return JOB_WAIT;
+            s->reserved += need;
+            in->running++;
+            *job_unit = in->next_take++;
+            in->units[*job_unit].state = UNIT_RUNNING;
+            return JOB_UNIT;
+        }
+        if (in->mode == IN_SERIAL && !in->serial_started) {
+            in->serial_started = true;
+            return JOB_SERIAL;
+        }
+    }
+    return JOB_NONE;
+}
+
+static void plan_units(block_source *s, src_input *in)
+{
+    unit_span *spans;
+    size_t n;
+    /* where the units stop, the chain does, and the rest of the file goes serial from there */
+    units_plan(in->kind, in->cmap, in->csize, s->decoded_bytes, (size_t)s->unit_max, &spans, &n, NULL);
+    unit *units = xcalloc(n ? n : 1, sizeof *units);
+    for (size_t i = 0; i < n; i++) units[i].span = spans[i];
+    free(spans);
+    pthread_mutex_lock(&s->lock);
+    in->units = units;
+    in->nunits = n;
+    in->planned = true;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void run_unit(block_source *s, units_decoder *d, src_input *in, size_t k)
+{
+    unit *u = &in->units[k];
+    unit_out out;
+    bool ok = units_decode(d, in->kind, in->cmap, in->csize, &u->span, (size_t)s->unit_max, &out);
+    pthread_mutex_lock(&s->lock);
+    s->reserved -= unit_need(s, u);
+    in->running--;
+    if (in->abandoned) {
+        units_out_free(&out);
+    } else {
+        u->ok = ok;
+        u->out = out;
+        s->ahead += out.len;
+    }
+    u->state = UNIT_DONE;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void *worker_main(void *arg)
+{
+    block_source *s = arg;
+    units_decoder *d = NULL;
+    pthread_mutex_lock(&s->lock);
+    while (!s->closing) {
+        src_input *in = NULL;
+        size_t k = 0;
+        job_kind job = find_job(s, &in, &k);
+        if (job == JOB_NONE) break;
+        if (job == JOB_WAIT) {
+            pthread_cond_wait(&s->changed, &s->lock);
+            continue;
+        }
+        pthread_mutex_unlock(&s->lock);
+        if (job == JOB_PLAN) plan_units(s, in);
+        else if (job == JOB_SERIAL) decode_serial(s, in);
+        else {
+            if (!d) d = units_decoder_new();
+            run_unit(s, d, in, k);
+        }
+        pthread_mutex_lock(&s->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
+    units_decoder_free(d);
     return NULL;
 }
 
@@ -198,22 +364,29 @@ block_source *block_source_open(char **inputs, int ninputs, int decoders, size_t
     s->decoders = decoders < 1 ? 1 : decoders;
     s->decoded_bytes = decoded_bytes ? decoded_bytes : 1;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    s->ahead_limit = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / AHEAD_MEMORY_SHARE : MIN_AHEAD_BYTES;
-    if (s->ahead_limit < MIN_AHEAD_BYTES) s->ahead_limit = MIN_AHEAD_BYTES;
+    uint64_t memory = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    s->ahead_limit = memory / AHEAD_MEMORY_SHARE > MIN_AHEAD_BYTES ? memory / AHEAD_MEMORY_SHARE : MIN_AHEAD_BYTES;
+    s->unit_max = memory / UNIT_MEMORY_SHARE > MIN_UNIT_BYTES ? memory / UNIT_MEMORY_SHARE : MIN_UNIT_BYTES;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->changed, NULL);
+    bool decoding = false;
     for (int i = 0; i < ninputs; i++) {
         src_input *in = &s->in[i];
         in->path = inputs[i];
         in->index = i;
         in->name = xstrdup(strcmp(inputs[i], "-") ? inputs[i] : "stdin");
-        in->mapped = map_plain_file(in);
+        in->mode = map_plain_file(in) ? IN_MAPPED : map_units_file(in) ? IN_UNITS : IN_SERIAL;
+        decoding |= in->mode != IN_MAPPED;
     }
-    pthread_mutex_lock(&s->lock);
-    start_more(s);
-    pthread_mutex_unlock(&s->lock);
+    if (decoding) {
+        s->workers = xcalloc((size_t)s->decoders, sizeof *s->workers);
+        for (int i = 0; i < s->decoders; i++)
+            if (pthread_create(&s->workers[i], NULL, worker_main, s)) dief(EXIT_FATAL, "cannot start a thread");
+    }
     return s;
 }
+
+/* ---- the consumer ---- */
 
 /* The next block of mapped input in, or false when it is passed. */
 static bool next_mapped(src_input *in, size_t want, source_block *b)
@@ -235,30 +408,173 @@ static bool next_mapped(src_input *in, size_t want, source_block *b)
     return true;
 }
 
+/* Frees a decoded unit nobody will use (lock held). */
+static void drop_unit_output(block_source *s, unit *u)
+{
+    s->ahead -= u->out.len;
+    pthread_cond_broadcast(&s->changed);
+    units_out_free(&u->out);
+}
+
+/* The chain of units broke at in->expected (or the units end there before
+ * the file does): the rest of the file goes to a serial decoder on a thread
+ * of its own, from that place (lock held). */
+static void go_serial(block_source *s, src_input *in)
+{
+    in->abandoned = true;
+    for (size_t k = in->next_use; k < in->nunits; k++)
+        if (in->units[k].state == UNIT_DONE) drop_unit_output(s, &in->units[k]);
+    in->mode = IN_SERIAL;
+    in->serial_started = in->own_thread = true;
+    in->from_raw = in->expected;
+    in->from_decoded = in->decoded;
+    serial_job *job = xmalloc(sizeof *job);
+    *job = (serial_job){s, in};
+    if (pthread_create(&in->thread, NULL, serial_thread, job)) dief(EXIT_FATAL, "cannot start a thread");
+}
+
+/* The next piece of a units input along the chain of members (frames) from
+ * byte 0; false at its end (lock held; may turn the input serial). */
+static bool next_unit_piece(block_source *s, src_input *in, piece *p)
+{
+    while (!in->planned) pthread_cond_wait(&s->changed, &s->lock);
+    while (in->next_use < in->nunits) {
+        unit *u = &in->units[in->next_use];
+        while (u->state != UNIT_DONE) pthread_cond_wait(&s->changed, &s->lock);
+        size_t off;
+        if (!u->ok || !units_output_from(&u->out, in->expected, &off)) {
+            uint64_t end = u->ok ? u->out.raw_end : u->span.end;
+            if (end > in->expected) break; /* the chain does not go on through it */
+            drop_unit_output(s, u); /* wholly inside members taken before */
+            in->next_use++;
+            continue;
+        }
+        in->next_use++;
+        in->expected = u->out.raw_end;
+        if (off == u->out.len) {
+            drop_unit_output(s, u);
+            continue;
+        }
+        *p = (piece){sbuf_new(u->out.mem, u->out.len), u->out.mem + UNIT_HEADROOM + off, u->out.len - off, NULL};
+        u->out.mem = NULL; /* the piece's now */
+        u->out.len = 0;
+        units_out_free(&u->out);
+        in->decoded += p->len;
+        in->last = p->data[p->len - 1];
+        return true;
+    }
+    if (in->expected < in->csize) go_serial(s, in);
+    return false;
+}
+
+/* The next piece of decoded input in, waiting for it; false at its end (lock held). */
+static bool next_piece(block_source *s, src_input *in, piece *p)
+{
+    if (in->mode == IN_UNITS && next_unit_piece(s, in, p)) return true;
+    if (in->mode != IN_SERIAL) return false;
+    while (!in->head && !in->finished) pthread_cond_wait(&s->changed, &s->lock);
+    piece *h = in->head;
+    if (!h) return false;
+    in->head = h->next;
+    if (!in->head) in->tail = NULL;
+    *p = *h;
+    free(h);
+    return true;
+}
+
+/* Keeps bytes of a line that goes on in the next piece. */
+static void carry_add(src_input *in, const char *p, size_t n)
+{
+    if (in->carry_len + n > in->carry_cap) {
+        in->carry_cap = 2 * (in->carry_len + n);
+        in->carry = xrealloc(in->carry, in->carry_cap);
+    }
+    memcpy(in->carry + in->carry_len, p, n);
+    in->carry_len += n;
+}
+
+/* Makes p the piece being cut, with the carried partial line put in front
+ * of it (in its free room, or with it in a new buffer when it is longer). */
+static void start_piece(block_source *s, src_input *in, piece *p)
+{
+    if (in->carry_len > UNIT_HEADROOM) {
+        char *mem = xmalloc(UNIT_HEADROOM + in->carry_len + p->len + 1);
+        memcpy(mem + UNIT_HEADROOM, in->carry, in->carry_len);
+        memcpy(mem + UNIT_HEADROOM + in->carry_len, p->data, p->len);
+        sbuf_unref(s, p->buf);
+        *p = (piece){sbuf_new(mem, 0), mem + UNIT_HEADROOM, in->carry_len + p->len, NULL};
+    } else if (in->carry_len) {
+        p->data -= in->carry_len;
+        memcpy(p->data, in->carry, in->carry_len);
+        p->len += in->carry_len;
+    }
+    in->carry_len = 0;
+    in->cur = p->buf;
+    in->cur_data = p->data;
+    in->cur_len = p->len;
+}
+
+static void give(src_input *in, source_block *b, sbuf *buf, const char *data, size_t len)
+{
+    buf->refs++;
+    *b = (source_block){data, len, in->name, in->index, !in->first_given, buf, in};
+    in->first_given = true;
+}
+
+/* The next block of decoded input in: whole lines of about want bytes cut
+ * from its pieces; false at its end (lock held). */
+static bool next_decoded(block_source *s, src_input *in, size_t want, source_block *b)
+{
+    for (;;) {
+        if (in->cur_len) {
+            char *p = in->cur_data;
+            size_t n = in->cur_len, end = n;
+            if (n > want) {
+                const char *nl = memchr(p + want - 1, '\n', n - (want - 1));
+                if (nl) end = (size_t)(nl + 1 - p);
+            }
+            if (end == n && p[n - 1] != '\n') { /* the last line goes on in the next piece (or ends the input) */
+                const char *nl = memrchr(p, '\n', n);
+                end = nl ? (size_t)(nl + 1 - p) : 0;
+                carry_add(in, p + end, n - end);
+                in->cur_len = end;
+            }
+            if (end) {
+                give(in, b, in->cur, p, end);
+                in->cur_data += end;
+                in->cur_len -= end;
+            }
+            if (!in->cur_len) {
+                sbuf_unref(s, in->cur);
+                in->cur = NULL;
+            }
+            if (end) return true;
+            continue;
+        }
+        piece p;
+        if (next_piece(s, in, &p)) {
+            start_piece(s, in, &p);
+            continue;
+        }
+        if (!in->carry_len) return false;
+        sbuf *last = sbuf_new(in->carry, 0); /* the last line, without a line end */
+        give(in, b, last, in->carry, in->carry_len);
+        sbuf_unref(s, last);
+        in->carry = NULL;
+        in->carry_len = in->carry_cap = 0;
+        return true;
+    }
+}
+
 bool block_source_next(block_source *s, size_t want, source_block *b)
 {
     if (want == 0) want = 1;
     pthread_mutex_lock(&s->lock);
     while (s->cur < s->n) {
         src_input *in = &s->in[s->cur];
-        if (in->mapped) {
-            if (next_mapped(in, want, b)) {
-                pthread_mutex_unlock(&s->lock);
-                return true;
-            }
-        } else {
-            if (!in->started) start_more(s);
-            while (!in->head && !in->finished) pthread_cond_wait(&s->changed, &s->lock);
-            dblock *d = in->head;
-            if (d) {
-                in->head = d->next;
-                if (!in->head) in->tail = NULL;
-                *b = (source_block){d->data, d->len, in->name, in->index, !in->first_given, d->data, in};
-                in->first_given = true;
-                free(d);
-                pthread_mutex_unlock(&s->lock);
-                return true;
-            }
+        if (in->mode == IN_MAPPED ? next_mapped(in, want, b) : next_decoded(s, in, want, b)) {
+            pthread_mutex_unlock(&s->lock);
+            return true;
         }
         in->passed = true;
         unmap_if_done(in);
@@ -296,9 +612,7 @@ void block_source_release(block_source *s, source_block *b)
     pthread_mutex_lock(&s->lock);
     src_input *in = b->input;
     if (b->owned) {
-        free(b->owned);
-        s->ahead -= b->len;
-        pthread_cond_broadcast(&s->changed);
+        sbuf_unref(s, b->owned);
     } else {
         in->blocks_out--;
         unmap_if_done(in);
@@ -311,19 +625,25 @@ int block_source_close(block_source *s)
 {
     pthread_mutex_lock(&s->lock);
     s->closing = true; /* decoders still waiting to queue stop */
-    s->next_start = s->n;
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);
+    for (int i = 0; s->workers && i < s->decoders; i++) pthread_join(s->workers[i], NULL);
     for (int i = 0; i < s->n; i++) {
         src_input *in = &s->in[i];
-        if (in->started) pthread_join(in->thread, NULL);
-        for (dblock *d = in->head, *next; d; d = next) next = d->next, free(d->data), free(d);
+        if (in->own_thread) pthread_join(in->thread, NULL);
+        for (piece *p = in->head, *next; p; p = next) next = p->next, sbuf_unref(s, p->buf), free(p);
+        for (size_t k = 0; k < in->nunits; k++) drop_unit_output(s, &in->units[k]);
+        if (in->cur) sbuf_unref(s, in->cur);
         if (in->map) munmap(in->map, in->size);
+        if (in->cmap) munmap(in->cmap, in->csize);
+        free(in->units);
+        free(in->carry);
         free(in->name);
     }
     int status = s->status;
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->changed);
+    free(s->workers);
     free(s->in);
     free(s);
     return status;

@@ -2,12 +2,15 @@
  *
  * Made for consumers that work on a block with many threads at once (the GPU
  * tokenize path): plain regular files are mapped and handed out as ranges of
- * the mapping (no copy); every other input (gzip, zstd, other codecs, stdin,
- * pipes) is decoded by a thread of its own, several files at once, ahead of
- * the consumer, so that many compressed files decompress in parallel while
- * the output keeps the input order. Decoded bytes waiting for the consumer
- * are bounded (a quarter of physical memory); the file being consumed always
- * goes on, so a small bound only lowers the parallelism. */
+ * the mapping (no copy); regular gzip and zstd files are cut into units
+ * (zstd frames, gzip members; core/block_units.h) that a pool of threads
+ * decodes in input order, each unit whole into the buffer its blocks are
+ * cut from, the bytes exactly those of decoding the file in turn; every
+ * other input (other codecs, stdin, pipes), and a gzip or zstd file from
+ * where its units stop (damage, a member too big), is decoded serially by
+ * one thread. Decoded bytes waiting for the consumer, those being decoded
+ * included, are bounded (a quarter of physical memory); the file being
+ * consumed always goes on, so a small bound only lowers the parallelism. */
 #ifndef WINNOW_BLOCK_SOURCE_H
 #define WINNOW_BLOCK_SOURCE_H
 
@@ -29,14 +32,14 @@ typedef struct {
     void *input;      /* private: the input it belongs to */
 } source_block;
 
-/* Opens the inputs (none: stdin) with at most decoders decoding threads at
- * once, which hand over blocks of about decoded_bytes. Inputs that cannot be
- * opened are reported (as input_open does) and make block_source_close()
- * return 2. */
+/* Opens the inputs (none: stdin) with decoders decoding threads; units are
+ * about decoded_bytes of decoded data, and serial decoding reads that much
+ * at a time. Inputs that cannot be opened are reported (as input_open does)
+ * and make block_source_close() return 2. */
 block_source *block_source_open(char **inputs, int ninputs, int decoders, size_t decoded_bytes);
 
-/* The next block of about want bytes (more when a line is longer); false
- * when every input is done. */
+/* The next block of about want bytes (more when a line is longer; less at
+ * the end of a unit); false when every input is done. */
 bool block_source_next(block_source *s, size_t want, source_block *b);
 
 /* Makes the part [lo, hi) of a mapped block present in the page tables at

@@ -522,6 +522,37 @@ winput *input_open(const char *path)
     return in;
 }
 
+winput *input_open_at(const char *path, uint64_t raw_offset, uint64_t decoded_offset, char last_byte)
+{
+    winput *in = input_open(path);
+    if (!in || raw_offset == 0) return in;
+    if (in->codec != CODEC_GZIP && in->codec != CODEC_ZSTD) {
+        warnf("%s: cannot go on at offset %llu: not gzip or zstd", in->name, (unsigned long long)raw_offset);
+        input_close(in);
+        return NULL;
+    }
+    if (in->members) { /* from here on the serial decoder, as after members_more stops */
+        gzm_stop(in->members);
+        in->members = NULL;
+        munmap(in->map, in->map_len);
+        in->map = NULL;
+    }
+    if (lseek(in->fd, (off_t)raw_offset, SEEK_SET) < 0) {
+        warnf("%s: cannot seek: %s", in->name, strerror(errno));
+        input_close(in);
+        return NULL;
+    }
+    in->raw_pos = in->raw_len = 0;
+    in->raw_eof = false;
+    in->raw_consumed = raw_offset;
+    in->start = in->end = in->scanned = 0;
+    in->offset = decoded_offset;
+    in->tail = last_byte;
+    in->z_in_member = in->member_fresh = false; /* between members */
+    in->zd_in_frame = false;                    /* between frames */
+    return in;
+}
+
 size_t input_peek(winput *in, size_t n, const char **p)
 {
     while (in->end - in->start < n && decode_more(in)) {}
@@ -561,7 +592,8 @@ size_t input_read(winput *in, void *dst, size_t n)
             in->scanned = 0;
             continue;
         }
-        if (in->start == in->end && !decode_more(in)) break;
+        /* damage that ends the input may still have ended its partial line (mark_damage) */
+        if (in->start == in->end && !decode_more(in) && in->start == in->end) break;
         size_t k = in->end - in->start;
         if (k > n - got) k = n - got;
         memcpy((char *)dst + got, in->buf + in->start, k);
@@ -577,7 +609,8 @@ size_t input_skip(winput *in, size_t n)
 {
     size_t done = 0;
     while (done < n) {
-        if (in->start == in->end && !decode_more(in)) break;
+        /* damage that ends the input may still have ended its partial line (mark_damage) */
+        if (in->start == in->end && !decode_more(in) && in->start == in->end) break;
         size_t k = in->end - in->start;
         if (k > n - done) k = n - done;
         in->start += k;

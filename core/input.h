@@ -28,6 +28,14 @@ void input_set_threads(int threads);
 /* Opens path ("-" for stdin). Returns NULL and prints why when it cannot. */
 winput *input_open(const char *path);
 
+/* Opens path (a regular gzip or zstd file) to go on decoding at the
+ * compressed offset raw_offset, a member or frame boundary that a decoder of
+ * the whole file reached after decoded_offset decoded bytes whose last was
+ * last_byte: the bytes, messages and offsets from there are those of
+ * input_open's decoder at that point. Returns NULL and prints why when it
+ * cannot. */
+winput *input_open_at(const char *path, uint64_t raw_offset, uint64_t decoded_offset, char last_byte);
+
 /* Reads up to n decoded bytes into dst; returns how many (0 at the end). */
 size_t input_read(winput *in, void *dst, size_t n);
 

@@ -29,7 +29,7 @@
 /* JSONL per block while the CPU encodes because the GPU is still starting:
  * small, so that the GPU takes over soon after it is up. */
 #define STARTING_BLOCK_BYTES ((size_t)16 << 20)
-/* JSONL per block a decoding thread (compressed input) hands over. */
+/* Decoded JSONL per unit of a gzip or zstd file (its members or frames), and per read of another compressed input. */
 #define DECODED_BLOCK_BYTES ((size_t)64 << 20)
 /* JSONL per block in the test modes (TB_ENCODE_CPU, TB_ENCODE_EMULATE):
  * small, so that small test inputs cross many block boundaries. */
