@@ -26,6 +26,7 @@
 #define SPACE_MARK "\xE2\x96\x81" /* U+2581, SentencePiece's space */
 #define SPACE_MARK_CP 0x2581
 #define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
+#define NO_CHAR UINT32_MAX
 
 /* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
 static void byte_alphabet(int byte_of[BYTE_ALPHABET])
@@ -162,6 +163,99 @@ static bool merge_parts(const hj_node *mg, const char **a, size_t *alen, const c
     return true;
 }
 
+/* Adds the pair key (a << 16 | b, not 0) to the open-addressing set of mask + 1 slots. */
+static void char_pair_put(uint32_t *set, uint32_t mask, uint32_t key)
+{
+    uint32_t i = (key * 0x9E3779B1u) & mask;
+    while (set[i] && set[i] != key) i = (i + 1) & mask;
+    set[i] = key;
+}
+
+/* Whether a merge may join a symbol that ends with character a (flags fa)
+ * to one that starts with b (fb), both known characters below HF_CUT_CHARS. */
+static inline bool may_join(const hf_bpe *m, uint32_t a, uint8_t fa, uint32_t b, uint8_t fb)
+{
+    if (!(fa & HF_CHAR_NEXT) || !(fb & HF_CHAR_PREV)) return false;
+    if ((a | b) < 0x80) return m->ascii_pairs[2 * a + b / 64] >> (b % 64) & 1;
+    uint32_t key = a << 16 | b;
+    for (uint32_t i = (key * 0x9E3779B1u) & m->char_pairs_mask;; i = (i + 1) & m->char_pairs_mask) {
+        if (m->char_pairs[i] == key) return true;
+        if (!m->char_pairs[i]) return false;
+    }
+}
+
+/* The first character of s[0..n), or NO_CHAR when it is not valid UTF-8. */
+static uint32_t first_char(const uint8_t *s, size_t n)
+{
+    size_t len;
+    return utf8_valid_seq(s, n) ? utf8_decode(s, n, &len) : NO_CHAR;
+}
+
+/* Reads which characters are tokens (from the vocab strings, keys) and
+ * which pairs of characters a merge joins (the last of its left part, the
+ * first of its right part) for cutting words (cut_words): a merge across
+ * the place where a and b meet makes a token of a symbol that ends with a
+ * and one that starts with b, so where no merge has that pair, none ever
+ * crosses. Leaves cut_words false when a merge part is not valid UTF-8.
+ * U+0000 never counts as known, so no pair's key is 0. */
+static void load_char_pairs(hf_bpe *m, char *const *keys, size_t nkeys, const hj_node *merges)
+{
+    m->char_flags = xcalloc(HF_CUT_CHARS, 1);
+    m->ascii_pairs = xcalloc(2 * 128, sizeof *m->ascii_pairs);
+    for (size_t t = 0; t < nkeys; t++) {
+        size_t klen = strlen(keys[t]);
+        uint32_t cp = first_char((const uint8_t *)keys[t], klen);
+        if (cp != NO_CHAR && cp && cp < HF_CUT_CHARS && utf8_valid_seq((const uint8_t *)keys[t], klen) == klen)
+            m->char_flags[cp] |= HF_CHAR_KNOWN;
+    }
+    uint32_t *pairs = xmalloc((merges->len + 1) * sizeof *pairs);
+    size_t npairs = 0;
+    for (size_t i = 0; i < merges->len; i++) {
+        const char *a, *b;
+        size_t alen, blen, start;
+        if (!merge_parts(&merges->items[i], &a, &alen, &b, &blen) || !alen || !blen) goto out; /* refused later */
+        uint32_t last = char_ending_at(a, alen, &start), next = first_char((const uint8_t *)b, blen);
+        if (utf8_valid_seq((const uint8_t *)a + start, alen - start) != alen - start || next == NO_CHAR) goto out;
+        if (last >= HF_CUT_CHARS || next >= HF_CUT_CHARS) continue; /* never known: never cut beside */
+        m->char_flags[last] |= HF_CHAR_NEXT;
+        m->char_flags[next] |= HF_CHAR_PREV;
+        if ((last | next) < 0x80) m->ascii_pairs[2 * last + next / 64] |= 1ull << (next % 64);
+        else pairs[npairs++] = last << 16 | next;
+    }
+    uint32_t slots = 16;
+    while (slots < 2 * npairs) slots *= 2; /* at most half full */
+    m->char_pairs = xcalloc(slots, sizeof *m->char_pairs);
+    m->char_pairs_mask = slots - 1;
+    for (size_t i = 0; i < npairs; i++) char_pair_put(m->char_pairs, m->char_pairs_mask, pairs[i]);
+    m->cut_words = true;
+out:
+    free(pairs);
+}
+
+/* Whether a U+2581 never joins what comes before it when that is a
+ * character that is no token: nothing is ever dropped (there is an unknown
+ * token, or byte_fallback with all 256 byte tokens), and no merge's right
+ * part that starts with U+2581 has a left part that ends with a byte
+ * token's string or the unknown token's. */
+static bool unknown_never_joins_mark(const hf_bpe *m, const hj_node *merges, const char *unk)
+{
+    bool all_bytes = m->byte_fallback;
+    for (int b = 0; b < 256 && all_bytes; b++) all_bytes = m->byte_token[b] != VOCAB_NO_TOKEN;
+    if (!all_bytes && m->unk == VOCAB_NO_TOKEN) return false;
+    size_t unk_len = unk ? strlen(unk) : 0;
+    for (size_t i = 0; i < merges->len; i++) {
+        const char *a, *b;
+        size_t alen, blen;
+        if (!merge_parts(&merges->items[i], &a, &alen, &b, &blen)) return false; /* refused later */
+        if (blen < 3 || memcmp(b, SPACE_MARK, 3)) continue;
+        char tail[7] = {0};
+        if (alen >= 6) memcpy(tail, a + alen - 6, 6);
+        if ((m->byte_fallback && byte_token_value(tail) >= 0) || (unk_len && alen >= unk_len && !memcmp(a + alen - unk_len, unk, unk_len)))
+            return false;
+    }
+    return true;
+}
+
 int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *vocab, wbuf *err)
 {
     memset(m, 0, sizeof *m);
@@ -246,19 +340,6 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
             if (m->byte_fallback && byte >= 0) m->byte_token[byte] = id;
         }
     }
-    m->split_at_space = !byte_level && !m->ignore_merges;
-    for (size_t i = 0; m->split_at_space && i < voc->len; i++) /* the characters a token has before U+2581 */
-        for (const char *k = voc->keys[i], *at = k; (at = strstr(at, SPACE_MARK)); at += 3) {
-            if (at == k) continue;
-            size_t start;
-            uint32_t cp = char_ending_at(k, (size_t)(at - k), &start);
-            if (cp == SPACE_MARK_CP) continue;
-            int j = 0;
-            while (j < m->njoins_space && m->joins_space[j] != cp) j++;
-            if (j < m->njoins_space) continue;
-            m->joins_space = xrealloc(m->joins_space, (size_t)(m->njoins_space + 1) * sizeof *m->joins_space);
-            m->joins_space[m->njoins_space++] = cp;
-        }
     const char *unk = hj_get_str(model, "unk_token");
     if (unk) {
         token_bytes(byte_of, unk, strlen(unk), &tb);
@@ -267,6 +348,11 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
             buf_printf(err, "model.unk_token: \"%.64s\" is not in the vocab", unk);
             goto out;
         }
+    }
+    if (!byte_level && !m->ignore_merges) {
+        load_char_pairs(m, voc->keys, voc->len, merges);
+        m->split_at_space = m->cut_words && m->char_flags[SPACE_MARK_CP] & HF_CHAR_KNOWN;
+        m->unknown_before_mark = m->split_at_space && unknown_never_joins_mark(m, merges, unk);
     }
     if (byte_level) {
         m->byte_pairs = xmalloc(BYTE_PAIRS * sizeof *m->byte_pairs);
@@ -351,7 +437,9 @@ void hf_bpe_free(hf_bpe *m)
     free(m->wp_prefix);
     free(m->ug_score);
     free(m->ug_lengths);
-    free(m->joins_space);
+    free(m->char_flags);
+    free(m->ascii_pairs);
+    free(m->char_pairs);
     free(m->byte_pairs);
     free(m->merges);
     memset(m, 0, sizeof *m);
@@ -627,10 +715,12 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
     for (int32_t i = 0; i >= 0; i = h->sym[i].next) ids_push(out, h->sym[i].id);
 }
 
-/* The next place in s[from..n) where a part starts (a U+2581 no vocab token
- * has after its preceding character), or n. */
+/* The next place in s[from..n) where a part starts, or n: a U+2581 after a
+ * character that no merge joins to it (a token: may_join; not one: its
+ * bytes, the unknown token or nothing, unknown_before_mark). */
 static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, size_t from)
 {
+    uint8_t mark = m->char_flags[SPACE_MARK_CP];
     for (size_t at = from; at + 3 <= n;) {
         const uint8_t *p = memchr(s + at, SPACE_MARK[0], n - 2 - at);
         if (!p) break;
@@ -638,9 +728,8 @@ static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, size_t from
         at = here + 1;
         if (here == 0 || memcmp(p, SPACE_MARK, 3)) continue;
         uint32_t cp = char_ending_at((const char *)s, here, &start);
-        bool joins = cp == SPACE_MARK_CP;
-        for (int j = 0; j < m->njoins_space && !joins; j++) joins = m->joins_space[j] == cp;
-        if (!joins) return here;
+        uint8_t flags = cp < HF_CUT_CHARS ? m->char_flags[cp] : 0;
+        if (flags & HF_CHAR_KNOWN ? !may_join(m, cp, flags, SPACE_MARK_CP, mark) : m->unknown_before_mark) return here;
     }
     return n;
 }
@@ -714,6 +803,71 @@ static void cache_put(void *slot, const uint8_t *s, size_t n, uint64_t hash, con
     }
 }
 
+/* Where word s[0..n) may be cut (cut_words): before each character that
+ * meets the one before it where no merge joins two such characters, both
+ * tokens themselves (a character that is not, or is invalid UTF-8, becomes
+ * byte tokens or the unknown token, or is dropped, so no cut beside it).
+ * The pieces' ends go into h->cuts; returns how many pieces. */
+static size_t cut_word(const hf_bpe *m, const uint8_t *s, size_t n, hf_scratch *h)
+{
+    size_t k = 0;
+    uint32_t prev = 0;
+    uint8_t prev_flags = 0;
+    for (size_t i = 0; i <= n;) {
+        uint32_t cp = HF_CUT_CHARS;
+        size_t len = 1;
+        if (i < n && s[i] < 0x80) cp = s[i];
+        else if (i < n && (len = utf8_valid_seq(s + i, n - i))) cp = utf8_decode(s + i, n - i, &len);
+        else len = 1;
+        uint8_t flags = cp < HF_CUT_CHARS ? m->char_flags[cp] : 0;
+        if (i == n || (prev_flags & flags & HF_CHAR_KNOWN && !may_join(m, prev, prev_flags, cp, flags))) {
+            if (k == h->cuts_cap) {
+                h->cuts_cap = h->cuts_cap ? 2 * h->cuts_cap : 256;
+                h->cuts = xrealloc(h->cuts, h->cuts_cap * sizeof *h->cuts);
+            }
+            h->cuts[k++] = i;
+        }
+        prev = cp, prev_flags = flags;
+        i += len;
+    }
+    return k;
+}
+
+/* A piece no merge leaves: its remembered ids, or merged and remembered. */
+static void encode_piece(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash,
+                         hf_scratch *h, tok_ids *out)
+{
+    void *slot;
+    if (cache_find(h, s, n, hash, &slot, out)) return;
+    size_t first = out->n;
+    merge_word(m, vocab, s, n, h, out);
+    cache_put(slot, s, n, hash, out->ids + first, out->n - first);
+}
+
+/* Encodes word s[0..n) piece by piece when cut_word cuts it, a batch of
+ * pieces at a time with their remembered words loading together; false
+ * when it has no cut. */
+static bool encode_cut(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
+                       tok_ids *out)
+{
+    size_t k = cut_word(m, s, n, h);
+    if (k < 2) return false;
+    uint64_t hash[PART_BATCH];
+    for (size_t b = 0; b < k; b += PART_BATCH) {
+        size_t e = b + PART_BATCH < k ? b + PART_BATCH : k;
+        for (size_t i = b; i < e; i++) {
+            size_t start = i ? h->cuts[i - 1] : 0;
+            hash[i - b] = hf_word_hash(m, s + start, h->cuts[i] - start);
+            hf_bpe_prefetch(h, hash[i - b], h->cuts[i] - start);
+        }
+        for (size_t i = b; i < e; i++) {
+            size_t start = i ? h->cuts[i - 1] : 0;
+            encode_piece(m, vocab, s + start, h->cuts[i] - start, hash[i - b], h, out);
+        }
+    }
+    return true;
+}
+
 void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
                    tok_ids *out)
 {
@@ -724,6 +878,9 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
         h->chars = xcalloc(HF_CHAR_SLOTS, sizeof *h->chars);
     }
     void *slot;
+    static int mode=-1; if (mode<0) mode=getenv("XMODE")?atoi(getenv("XMODE")):0;
+    if (mode==1) return;
+    if (mode==2 && n > HF_CACHE_BYTES && m->split_at_space) { size_t b=0; while (b<n){size_t e=next_part(m,s,n,b+1); hf_word_hash(m,s+b,e-b); b=e;} return;}
     if (cache_find(h, s, n, hash, &slot, out)) return;
     if (n > HF_CACHE_BYTES && m->split_at_space && encode_parts(m, vocab, s, n, h, out)) return;
     size_t first = out->n;
@@ -731,6 +888,6 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
     if (id != VOCAB_NO_TOKEN) ids_push(out, id);
     else if (m->wordpiece) hf_wordpiece_word(m, vocab, s, n, &h->piece, out);
     else if (m->unigram) hf_unigram_word(m, vocab, s, n, h, out);
-    else merge_word(m, vocab, s, n, h, out);
+    else if (!m->cut_words || !encode_cut(m, vocab, s, n, h, out)) merge_word(m, vocab, s, n, h, out);
     cache_put(slot, s, n, hash, out->ids + first, out->n - first);
 }

@@ -95,6 +95,10 @@ typedef struct {
 } hf_added_set;
 
 /* ---- the model: BPE (or WordPiece, Unigram with their fields below) ---- */
+#define HF_CUT_CHARS 0x10000 /* characters a word may be cut beside: the BMP */
+#define HF_CHAR_KNOWN 1      /* a vocab token is this one character */
+#define HF_CHAR_NEXT 2       /* a merge's left part ends with it */
+#define HF_CHAR_PREV 4       /* a merge's right part starts with it */
 typedef struct {
     uint64_t key; /* left id << 32 | right id; 0 with value 0: empty (ids are < 2^24) */
     uint64_t value; /* rank << 32 | new id */
@@ -114,13 +118,21 @@ typedef struct {
     uint32_t unk;             /* VOCAB_NO_TOKEN: none */
     uint32_t byte_token[256]; /* byte_fallback: the id of "<0xXX>" (VOCAB_NO_TOKEN: none) */
     uint32_t vocab_size;      /* entries of model.vocab (HF's get_vocab_size) */
-    /* a long word splits before each U+2581 that follows another character
-     * than U+2581 and these: no token has one of those boundaries inside,
-     * so no merge crosses it (SentencePiece-style models without
-     * ignore_merges, whose words are whole texts) */
+    /* a long word splits before each U+2581 that no merge joins to what
+     * comes before it (SentencePiece-style models, whose words are whole
+     * texts: the BPE models with cut_words; see next_part in hf_bpe.c) */
     bool split_at_space;
-    uint32_t *joins_space;
-    int njoins_space;
+    bool unknown_before_mark; /* also after a character that is no token */
+    /* a word that is not remembered is cut where two characters meet that
+     * no merge joins: no merge can make a token across that place, so the
+     * pieces merge alone (hf_bpe.c's cut_word) and are remembered one by
+     * one (BPE models that are not byte-level and have no ignore_merges,
+     * whose merges are all valid UTF-8) */
+    bool cut_words;
+    uint8_t *char_flags;   /* by code point below HF_CUT_CHARS: HF_CHAR_* */
+    uint64_t *ascii_pairs; /* bit b of word 2a + b / 64: a merge joins a part ending in ASCII a to one starting with b */
+    uint32_t *char_pairs;  /* a << 16 | b of the other pairs merges join (0: empty slot) */
+    uint32_t char_pairs_mask;
     /* a WordPiece model instead (hf_wordpiece.c): greedy longest match,
      * later pieces with the prefix, unk for a word that does not split */
     bool wordpiece;
@@ -294,6 +306,8 @@ struct hf_scratch {
     size_t sym_cap;
     hf_merge_item *heap;
     size_t heap_cap;
+    size_t *cuts; /* where the pieces of a cut word end */
+    size_t cuts_cap;
     hf_cache_entry *cache;
     hf_mid_entry *mid;
     hf_pair_entry *pairs;
