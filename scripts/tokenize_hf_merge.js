@@ -2,9 +2,11 @@
 // the hand-made SentencePiece-style files tests/data/hf/merge_order*.json
 // (merges ranked unlike their tokens' ids, pairs of equal rank side by side,
 // merges of a byte-fallback token with U+2581 and with a letter, non-ASCII
-// merges, characters that are no token) encoded by Hugging Face tokenizers
-// itself (npm tokenizers@0.23.2, encode(text, add_special_tokens=false))
-// over fixed corner texts and pseudo-random texts of their alphabet.
+// merges, characters that are no token; _bytes: a token for every byte and
+// no merge of one; _allbytes: a token for every byte, some merged) encoded
+// by Hugging Face tokenizers itself (npm tokenizers@0.23.2, encode(text,
+// add_special_tokens=false)) over fixed corner texts and pseudo-random
+// texts of their alphabet.
 // Writes tests/data/hf/NAME.tsv: one "text TAB ids" line per text.
 // usage: NODE_PATH=DIR/node_modules node scripts/tokenize_hf_merge.js
 const { Tokenizer } = require('tokenizers');
@@ -28,7 +30,7 @@ async function main() {
     for (let k = 1 + random(MAX_CHARS); k > 0; k--) t += ALPHABET[random(ALPHABET.length)];
     texts.push(t);
   }
-  for (const name of ['merge_order', 'merge_order_nounk']) {
+  for (const name of ['merge_order', 'merge_order_nounk', 'merge_order_bytes', 'merge_order_allbytes']) {
     const tok = Tokenizer.fromString(fs.readFileSync(`tests/data/hf/${name}.json`, 'utf8'));
     const lines = [];
     for (const t of texts) {

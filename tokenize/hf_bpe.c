@@ -27,6 +27,8 @@
 #define SPACE_MARK_CP 0x2581
 #define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
 #define NO_CHAR UINT32_MAX
+#define BYTE_TOKEN_LEN 6 /* "<0xHH>" */
+#define UTF8_LEAD_END 0xF5 /* bytes below it occur in valid UTF-8 */
 
 /* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
 static void byte_alphabet(int byte_of[BYTE_ALPHABET])
@@ -64,6 +66,15 @@ static int byte_token_value(const char *key)
     if (strlen(key) != 6 || memcmp(key, "<0x", 3) || key[5] != '>' || !key[3] || !key[4]) return -1;
     const char *hi = strchr(digits, key[3]), *lo = strchr(digits, key[4]);
     return hi && lo ? (int)((hi - digits) << 4 | (lo - digits)) : -1;
+}
+
+/* Whether s[0..BYTE_TOKEN_LEN) reads "<0xHH>" (H an upper-case hex digit). */
+static bool byte_token_string(const char *s)
+{
+    char key[BYTE_TOKEN_LEN + 1];
+    memcpy(key, s, BYTE_TOKEN_LEN);
+    key[BYTE_TOKEN_LEN] = 0;
+    return byte_token_value(key) >= 0;
 }
 
 /* The character that ends at s[end) (end > 0), and where it starts; an invalid byte is itself. */
@@ -210,12 +221,15 @@ static void load_char_pairs(hf_bpe *m, char *const *keys, size_t nkeys, const hj
     }
     uint32_t *pairs = xmalloc((merges->len + 1) * sizeof *pairs);
     size_t npairs = 0;
+    bool byte_edge = false; /* a merge part starts or ends with a byte token's string */
     for (size_t i = 0; i < merges->len; i++) {
         const char *a, *b;
         size_t alen, blen, start;
         if (!merge_parts(&merges->items[i], &a, &alen, &b, &blen) || !alen || !blen) goto out; /* refused later */
         uint32_t last = char_ending_at(a, alen, &start), next = first_char((const uint8_t *)b, blen);
         if (utf8_valid_seq((const uint8_t *)a + start, alen - start) != alen - start || next == NO_CHAR) goto out;
+        byte_edge |= (alen >= BYTE_TOKEN_LEN && byte_token_string(a + alen - BYTE_TOKEN_LEN)) ||
+                     (blen >= BYTE_TOKEN_LEN && byte_token_string(b));
         if (last >= HF_CUT_CHARS || next >= HF_CUT_CHARS) continue; /* never known: never cut beside */
         m->char_flags[last] |= HF_CHAR_NEXT;
         m->char_flags[next] |= HF_CHAR_PREV;
@@ -228,6 +242,9 @@ static void load_char_pairs(hf_bpe *m, char *const *keys, size_t nkeys, const hj
     m->char_pairs_mask = slots - 1;
     for (size_t i = 0; i < npairs; i++) char_pair_put(m->char_pairs, m->char_pairs_mask, pairs[i]);
     m->cut_words = true;
+    bool all_bytes = m->byte_fallback;
+    for (int b = 0; b < UTF8_LEAD_END && all_bytes; b++) all_bytes = m->byte_token[b] != VOCAB_NO_TOKEN;
+    m->cut_beside_bytes = all_bytes && !byte_edge;
 out:
     free(pairs);
 }
@@ -248,9 +265,8 @@ static bool unknown_never_joins_mark(const hf_bpe *m, const hj_node *merges, con
         size_t alen, blen;
         if (!merge_parts(&merges->items[i], &a, &alen, &b, &blen)) return false; /* refused later */
         if (blen < 3 || memcmp(b, SPACE_MARK, 3)) continue;
-        char tail[7] = {0};
-        if (alen >= 6) memcpy(tail, a + alen - 6, 6);
-        if ((m->byte_fallback && byte_token_value(tail) >= 0) || (unk_len && alen >= unk_len && !memcmp(a + alen - unk_len, unk, unk_len)))
+        if ((alen >= BYTE_TOKEN_LEN && byte_token_string(a + alen - BYTE_TOKEN_LEN)) ||
+            (unk_len && alen >= unk_len && !memcmp(a + alen - unk_len, unk, unk_len)))
             return false;
     }
     return true;
@@ -353,6 +369,11 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
         load_char_pairs(m, voc->keys, voc->len, merges);
         m->split_at_space = m->cut_words && m->char_flags[SPACE_MARK_CP] & HF_CHAR_KNOWN;
         m->unknown_before_mark = m->split_at_space && unknown_never_joins_mark(m, merges, unk);
+        uint8_t mark = m->char_flags[SPACE_MARK_CP];
+        for (uint32_t c = 0; c < 0x80 && m->split_at_space; c++)
+            if (m->char_flags[c] & HF_CHAR_KNOWN && !may_join(m, c, m->char_flags[c], SPACE_MARK_CP, mark))
+                m->ascii_before_mark[c / 64] |= 1ull << (c % 64);
+        m->mark_before_mark = m->split_at_space && !may_join(m, SPACE_MARK_CP, mark, SPACE_MARK_CP, mark);
     }
     if (byte_level) {
         m->byte_pairs = xmalloc(BYTE_PAIRS * sizeof *m->byte_pairs);
@@ -727,6 +748,15 @@ static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, size_t from
         size_t here = (size_t)(p - s), start;
         at = here + 1;
         if (here == 0 || memcmp(p, SPACE_MARK, 3)) continue;
+        uint8_t last = s[here - 1];
+        if (last < 0x80) { /* the commonest: an ASCII character, or U+2581, before the mark */
+            if (m->ascii_before_mark[last / 64] >> (last % 64) & 1) return here;
+            continue;
+        }
+        if (here >= 3 && !memcmp(s + here - 3, SPACE_MARK, 3)) {
+            if (m->mark_before_mark) return here;
+            continue;
+        }
         uint32_t cp = char_ending_at((const char *)s, here, &start);
         uint8_t flags = cp < HF_CUT_CHARS ? m->char_flags[cp] : 0;
         if (flags & HF_CHAR_KNOWN ? !may_join(m, cp, flags, SPACE_MARK_CP, mark) : m->unknown_before_mark) return here;
@@ -805,9 +835,12 @@ static void cache_put(void *slot, const uint8_t *s, size_t n, uint64_t hash, con
 
 /* Where word s[0..n) may be cut (cut_words): before each character that
  * meets the one before it where no merge joins two such characters, both
- * tokens themselves (a character that is not, or is invalid UTF-8, becomes
- * byte tokens or the unknown token, or is dropped, so no cut beside it).
- * The pieces' ends go into h->cuts; returns how many pieces. */
+ * tokens themselves, or where one of the two becomes byte tokens no merge
+ * joins and the other is a token or does too (cut_beside_bytes). Nowhere
+ * beside a character that becomes the unknown token or is dropped (or is
+ * invalid UTF-8, or above the BMP): HF moves a pending unknown run past
+ * byte tokens, and a dropped character lets its neighbours merge. The
+ * pieces' ends go into h->cuts; returns how many pieces. */
 static size_t cut_word(const hf_bpe *m, const uint8_t *s, size_t n, hf_scratch *h)
 {
     size_t k = 0;
@@ -820,7 +853,12 @@ static size_t cut_word(const hf_bpe *m, const uint8_t *s, size_t n, hf_scratch *
         else if (i < n && (len = utf8_valid_seq(s + i, n - i))) cp = utf8_decode(s + i, n - i, &len);
         else len = 1;
         uint8_t flags = cp < HF_CUT_CHARS ? m->char_flags[cp] : 0;
-        if (i == n || (prev_flags & flags & HF_CHAR_KNOWN && !may_join(m, prev, prev_flags, cp, flags))) {
+        if (!(flags & HF_CHAR_KNOWN) && cp < HF_CUT_CHARS && m->cut_beside_bytes) flags |= HF_CHAR_BYTES;
+        bool cut = prev_flags & flags & HF_CHAR_KNOWN ? !may_join(m, prev, prev_flags, cp, flags)
+                                                      : (prev_flags | flags) & HF_CHAR_BYTES &&
+                                                            (prev_flags & (HF_CHAR_KNOWN | HF_CHAR_BYTES)) &&
+                                                            (flags & (HF_CHAR_KNOWN | HF_CHAR_BYTES));
+        if (i == n || cut) {
             if (k == h->cuts_cap) {
                 h->cuts_cap = h->cuts_cap ? 2 * h->cuts_cap : 256;
                 h->cuts = xrealloc(h->cuts, h->cuts_cap * sizeof *h->cuts);

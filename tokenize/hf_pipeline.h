@@ -99,6 +99,7 @@ typedef struct {
 #define HF_CHAR_KNOWN 1      /* a vocab token is this one character */
 #define HF_CHAR_NEXT 2       /* a merge's left part ends with it */
 #define HF_CHAR_PREV 4       /* a merge's right part starts with it */
+#define HF_CHAR_BYTES 8      /* no token: it becomes its byte tokens, which no merge joins (cut_beside_bytes) */
 typedef struct {
     uint64_t key; /* left id << 32 | right id; 0 with value 0: empty (ids are < 2^24) */
     uint64_t value; /* rank << 32 | new id */
@@ -123,12 +124,18 @@ typedef struct {
      * texts: the BPE models with cut_words; see next_part in hf_bpe.c) */
     bool split_at_space;
     bool unknown_before_mark; /* also after a character that is no token */
+    uint64_t ascii_before_mark[2]; /* bit c: also after ASCII character c (a token no merge joins to U+2581) */
+    bool mark_before_mark;         /* also after U+2581 itself */
     /* a word that is not remembered is cut where two characters meet that
      * no merge joins: no merge can make a token across that place, so the
      * pieces merge alone (hf_bpe.c's cut_word) and are remembered one by
      * one (BPE models that are not byte-level and have no ignore_merges,
      * whose merges are all valid UTF-8) */
     bool cut_words;
+    /* also beside a character that is no token: byte_fallback has a token
+     * for every byte of valid UTF-8 and no merge part starts or ends with a
+     * byte token, so its bytes stay alone and in place */
+    bool cut_beside_bytes;
     uint8_t *char_flags;   /* by code point below HF_CUT_CHARS: HF_CHAR_* */
     uint64_t *ascii_pairs; /* bit b of word 2a + b / 64: a merge joins a part ending in ASCII a to one starting with b */
     uint32_t *char_pairs;  /* a << 16 | b of the other pairs merges join (0: empty slot) */

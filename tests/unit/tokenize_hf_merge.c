@@ -1,9 +1,11 @@
 /* tokenize_hf_merge.c - the BPE merge order of SentencePiece-style
  * tokenizer.json files, and the places a word is cut or split before
  * merging (hf_bpe.c), against Hugging Face tokenizers itself: the hand-made
- * files tests/data/hf/merge_order.json (an unknown token, byte fallback) and
+ * files tests/data/hf/merge_order.json (an unknown token, byte fallback),
  * merge_order_nounk.json (neither for some characters: they are dropped)
- * rank their merges unlike their tokens' ids, have pairs of equal rank side
+ * merge_order_bytes.json (a token for every byte, none merged) and
+ * merge_order_allbytes.json (a token for every byte, some merged) rank
+ * their merges unlike their tokens' ids, have pairs of equal rank side
  * by side (short words and words of more than 24 symbols), merges of a byte
  * token with U+2581 and with a letter, a merge of two non-ASCII characters
  * and one of U+2581 with U+2581 b; tests/data/hf/NAME.tsv holds each text
@@ -69,5 +71,7 @@ int main(void)
 {
     check_file("merge_order");
     check_file("merge_order_nounk");
+    check_file("merge_order_bytes");
+    check_file("merge_order_allbytes");
     return done_testing();
 }
