@@ -91,6 +91,14 @@ static uint32_t char_ending_at(const char *s, size_t end, size_t *start)
     return utf8_decode((const unsigned char *)s + k, end - k, &len);
 }
 
+/* How many bits hold the values 0..v (at least 1). */
+static int bits_for(uint32_t v)
+{
+    int bits = 1;
+    while (bits < 32 && v >> bits) bits++;
+    return bits;
+}
+
 static uint64_t merge_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32 | b) + 1; }
 
 static uint32_t merge_slot_of(uint64_t key, uint32_t mask)
@@ -99,9 +107,39 @@ static uint32_t merge_slot_of(uint64_t key, uint32_t mask)
     return (uint32_t)(h >> 32) & mask;
 }
 
+/* Where the merge table's first probe for the pair with this key lies. */
+static inline const void *merge_slot_addr(const hf_bpe *m, uint64_t key)
+{
+    uint32_t i = merge_slot_of(key, m->merges_mask);
+    return m->packed ? (const void *)&m->packed[i] : (const void *)&m->merges[i];
+}
+
+/* The pair (a, b) as it is kept in a packed slot (never 0). */
+static inline uint64_t packed_pair(const hf_bpe *m, uint32_t a, uint32_t b)
+{
+    return ((uint64_t)a << m->id_bits | b) + 1;
+}
+
+/* merge_find in the packed table. */
+static inline bool packed_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *rank, uint32_t *new_id)
+{
+    uint64_t want = packed_pair(m, a, b);
+    int shift = m->id_bits + m->rank_bits;
+    for (uint32_t i = merge_slot_of(merge_key(a, b), m->merges_mask);; i = (i + 1) & m->merges_mask) {
+        uint64_t v = m->packed[i];
+        if (v >> shift == want) {
+            *rank = (uint32_t)(v >> m->id_bits) & ((1u << m->rank_bits) - 1);
+            *new_id = (uint32_t)v & ((1u << m->id_bits) - 1);
+            return true;
+        }
+        if (!v) return false;
+    }
+}
+
 /* The merge of pair (a, b): true with its rank and new id. */
 static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *rank, uint32_t *new_id)
 {
+    if (m->packed) return packed_find(m, a, b, rank, new_id);
     uint64_t key = merge_key(a, b);
     for (uint32_t i = merge_slot_of(key, m->merges_mask);; i = (i + 1) & m->merges_mask) {
         const hf_merge_slot *sl = &m->merges[i];
@@ -137,7 +175,7 @@ static inline __attribute__((always_inline)) void merge_prefetch(const hf_bpe *m
 {
     uint64_t key = merge_key(a, b);
     if (m->merges_small || h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)].key != key)
-        __builtin_prefetch(&m->merges[merge_slot_of(key, m->merges_mask)]);
+        __builtin_prefetch(merge_slot_addr(m, key));
 }
 
 /* The id of the character s[0..len) (len 2..4) through the thread's recent lookups. */
@@ -153,6 +191,14 @@ static inline uint32_t char_id(const tok_vocab *vocab, hf_scratch *h, const uint
 static void merge_put(hf_bpe *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id)
 {
     uint64_t key = merge_key(a, b);
+    if (m->packed) { /* a repeated pair: the later rank, as HF */
+        uint64_t pair = packed_pair(m, a, b);
+        int shift = m->id_bits + m->rank_bits;
+        uint32_t i = merge_slot_of(key, m->merges_mask);
+        while (m->packed[i] && m->packed[i] >> shift != pair) i = (i + 1) & m->merges_mask;
+        m->packed[i] = pair << shift | (uint64_t)rank << m->id_bits | new_id;
+        return;
+    }
     uint32_t i = merge_slot_of(key, m->merges_mask);
     while (m->merges[i].key && m->merges[i].key != key) i = (i + 1) & m->merges_mask;
     m->merges[i] = (hf_merge_slot){key, (uint64_t)rank << 32 | new_id}; /* a repeated pair: the later rank, as HF */
@@ -381,9 +427,14 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     }
     uint32_t slots = 16;
     while (slots < merges->len + merges->len / 3 + 16) slots *= 2; /* at most 3/4 full */
-    m->merges = xcalloc_huge(slots, sizeof *m->merges);
     m->merges_mask = slots - 1;
     m->merges_small = slots * sizeof *m->merges <= HF_PAIR_SLOTS * sizeof(hf_pair_entry);
+    uint32_t max_id = 0;
+    for (size_t i = 0; i < voc->len; i++)
+        if ((uint32_t)voc->items[i].number > max_id) max_id = (uint32_t)voc->items[i].number;
+    m->id_bits = bits_for(max_id), m->rank_bits = bits_for(merges->len ? (uint32_t)merges->len - 1 : 0);
+    if (3 * m->id_bits + m->rank_bits + 1 <= 64) m->packed = xcalloc_huge(slots, sizeof *m->packed);
+    else m->merges = xcalloc_huge(slots, sizeof *m->merges);
     for (size_t base = 0; base < merges->len; base += LOAD_BATCH) {
         /* the merges of a batch: their strings' bytes, then their lookups with
          * the hash slots loaded together, then their entries */
@@ -422,7 +473,7 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
                 buf_printf(err, "model.merges[%zu]: a part or the merged token is not in model.vocab", base + j);
                 goto out;
             }
-            __builtin_prefetch(&m->merges[merge_slot_of(merge_key(ids[j][0], ids[j][1]), m->merges_mask)]);
+            __builtin_prefetch(merge_slot_addr(m, merge_key(ids[j][0], ids[j][1])));
         }
         for (size_t j = 0; j < k; j++) {
             uint32_t rank = (uint32_t)(base + j);
@@ -463,6 +514,7 @@ void hf_bpe_free(hf_bpe *m)
     free(m->char_pairs);
     free(m->byte_pairs);
     free(m->merges);
+    free(m->packed);
     memset(m, 0, sizeof *m);
 }
 
@@ -569,7 +621,7 @@ static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *ra
     uint64_t key[SCAN_MAX];
     if (m->merges_small) {
         for (size_t i = 0; i + 1 < ns; i++)
-            __builtin_prefetch(&m->merges[merge_slot_of(merge_key(h->sym[i].id, h->sym[i + 1].id), m->merges_mask)]);
+            __builtin_prefetch(merge_slot_addr(m, merge_key(h->sym[i].id, h->sym[i + 1].id)));
         for (size_t i = 0; i + 1 < ns; i++) {
             rank[i] = UINT32_MAX, new_id[i] = 0;
             merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank[i], &new_id[i]);
@@ -587,7 +639,7 @@ static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *ra
             continue;
         }
         missed[nmissed++] = i;
-        __builtin_prefetch(&m->merges[merge_slot_of(key[i], m->merges_mask)]);
+        __builtin_prefetch(merge_slot_addr(m, key[i]));
     }
     for (size_t k = 0; k < nmissed; k++) {
         size_t i = missed[k];
@@ -621,7 +673,7 @@ static inline uint32_t pair_resolve(const hf_bpe *m, hf_pair_entry *e, uint64_t 
 /* Starts loading where a lookup of the pair with this key will look first. */
 static inline __attribute__((always_inline)) void pair_prefetch(const hf_bpe *m, const hf_scratch *h, uint64_t key)
 {
-    if (m->merges_small) __builtin_prefetch(&m->merges[merge_slot_of(key, m->merges_mask)]);
+    if (m->merges_small) __builtin_prefetch(merge_slot_addr(m, key));
     else __builtin_prefetch(pair_entry(h, key));
 }
 
@@ -676,13 +728,13 @@ static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, h
             key_after = merge_key(cur->id, sym[after].id);
             e_after = pair_entry(h, key_after);
             if (!m->merges_small) __builtin_prefetch(e_after);
-            __builtin_prefetch(&m->merges[merge_slot_of(key_after, m->merges_mask)]);
+            __builtin_prefetch(merge_slot_addr(m, key_after));
         }
         if (before >= 0) {
             key_before = merge_key(sym[before].id, cur->id);
             e_before = pair_entry(h, key_before);
             if (!m->merges_small) __builtin_prefetch(e_before);
-            __builtin_prefetch(&m->merges[merge_slot_of(key_before, m->merges_mask)]);
+            __builtin_prefetch(merge_slot_addr(m, key_before));
             rank[before] = UINT32_MAX;
         }
         int32_t guess = lowest_pair(rank, words);

@@ -112,6 +112,11 @@ typedef struct {
 
 typedef struct {
     hf_merge_slot *merges;
+    /* instead, when ids and ranks are small enough (Llama 2's 32k vocab):
+     * the same table in 8-byte slots, (left id << id_bits | right id) + 1
+     * above the rank above the new id; half the memory to miss in */
+    uint64_t *packed;
+    int id_bits, rank_bits;
     uint32_t merges_mask;
     bool merges_small; /* the table is no larger than the recent lookups: looked up directly */
     hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
