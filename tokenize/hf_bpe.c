@@ -28,7 +28,6 @@
 #define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
 #define NO_CHAR UINT32_MAX
 #define BYTE_TOKEN_LEN 6 /* "<0xHH>" */
-#define UTF8_LEAD_END 0xF5 /* bytes below it occur in valid UTF-8 */
 
 /* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
 static void byte_alphabet(int byte_of[BYTE_ALPHABET])
@@ -288,9 +287,10 @@ static void load_char_pairs(hf_bpe *m, char *const *keys, size_t nkeys, const hj
     m->char_pairs_mask = slots - 1;
     for (size_t i = 0; i < npairs; i++) char_pair_put(m->char_pairs, m->char_pairs_mask, pairs[i]);
     m->cut_words = true;
-    bool all_bytes = m->byte_fallback;
-    for (int b = 0; b < UTF8_LEAD_END && all_bytes; b++) all_bytes = m->byte_token[b] != VOCAB_NO_TOKEN;
-    m->cut_beside_bytes = all_bytes && !byte_edge;
+    bool bytes = m->byte_fallback; /* every byte is a token itself or has a byte token: nothing becomes unk */
+    for (int b = 0; b < 256 && bytes; b++)
+        bytes = m->byte_token[b] != VOCAB_NO_TOKEN || (b > 0 && b < 0x80 && m->char_flags[b] & HF_CHAR_KNOWN);
+    m->cut_beside_bytes = bytes && !byte_edge;
 out:
     free(pairs);
 }
@@ -433,7 +433,8 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     for (size_t i = 0; i < voc->len; i++)
         if ((uint32_t)voc->items[i].number > max_id) max_id = (uint32_t)voc->items[i].number;
     m->id_bits = bits_for(max_id), m->rank_bits = bits_for(merges->len ? (uint32_t)merges->len - 1 : 0);
-    if (3 * m->id_bits + m->rank_bits + 1 <= 64) m->packed = xcalloc_huge(slots, sizeof *m->packed);
+    /* byte-level models keep the 16-byte table: the GPU path reads it (gpu/bpe.cu) */
+    if (!byte_level && 3 * m->id_bits + m->rank_bits + 1 <= 64) m->packed = xcalloc_huge(slots, sizeof *m->packed);
     else m->merges = xcalloc_huge(slots, sizeof *m->merges);
     for (size_t base = 0; base < merges->len; base += LOAD_BATCH) {
         /* the merges of a batch: their strings' bytes, then their lookups with

@@ -112,9 +112,10 @@ typedef struct {
 
 typedef struct {
     hf_merge_slot *merges;
-    /* instead, when ids and ranks are small enough (Llama 2's 32k vocab):
-     * the same table in 8-byte slots, (left id << id_bits | right id) + 1
-     * above the rank above the new id; half the memory to miss in */
+    /* instead, for a model that is not byte-level whose ids and ranks are
+     * small enough (Llama 2's 32k vocab): the same table in 8-byte slots,
+     * (left id << id_bits | right id) + 1 above the rank above the new id;
+     * half the memory to miss in */
     uint64_t *packed;
     int id_bits, rank_bits;
     uint32_t merges_mask;
@@ -137,9 +138,10 @@ typedef struct {
      * one (BPE models that are not byte-level and have no ignore_merges,
      * whose merges are all valid UTF-8) */
     bool cut_words;
-    /* also beside a character that is no token: byte_fallback has a token
-     * for every byte of valid UTF-8 and no merge part starts or ends with a
-     * byte token, so its bytes stay alone and in place */
+    /* also beside a character that is no token: byte_fallback has a byte
+     * token for every byte that is not a token itself (so nothing becomes
+     * the unknown token, which HF moves past byte tokens) and no merge part
+     * starts or ends with a byte token, so its bytes stay alone and in place */
     bool cut_beside_bytes;
     uint8_t *char_flags;   /* by code point below HF_CUT_CHARS: HF_CHAR_* */
     uint64_t *ascii_pairs; /* bit b of word 2a + b / 64: a merge joins a part ending in ASCII a to one starting with b */
