@@ -7,7 +7,9 @@
  * dropped when there is neither. Byte-level models work on bytes (their
  * token strings are decoded from GPT-2's byte alphabet), others on UTF-8
  * characters. dropout, continuing_subword_prefix and end_of_word_suffix are
- * refused. Each thread remembers the ids of recent words. */
+ * refused. Each thread remembers the ids of recent words. A word of a
+ * model that is not byte-level is split and cut, before merging, where no
+ * merge of the file can join its two sides (next_part, cut_word). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
