@@ -7,7 +7,9 @@
  * dropped when there is neither. Byte-level models work on bytes (their
  * token strings are decoded from GPT-2's byte alphabet), others on UTF-8
  * characters. dropout, continuing_subword_prefix and end_of_word_suffix are
- * refused. Each thread remembers the ids of recent words. */
+ * refused. Each thread remembers the ids of recent words. A word of a
+ * model that is not byte-level is split and cut, before merging, where no
+ * merge of the file can join its two sides (next_part, cut_word). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,8 @@
 #define SPACE_MARK "\xE2\x96\x81" /* U+2581, SentencePiece's space */
 #define SPACE_MARK_CP 0x2581
 #define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
+#define NO_CHAR UINT32_MAX
+#define BYTE_TOKEN_LEN 6 /* "<0xHH>" */
 
 /* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
 static void byte_alphabet(int byte_of[BYTE_ALPHABET])
@@ -65,6 +69,15 @@ static int byte_token_value(const char *key)
     return hi && lo ? (int)((hi - digits) << 4 | (lo - digits)) : -1;
 }
 
+/* Whether s[0..BYTE_TOKEN_LEN) reads "<0xHH>" (H an upper-case hex digit). */
+static bool byte_token_string(const char *s)
+{
+    char key[BYTE_TOKEN_LEN + 1];
+    memcpy(key, s, BYTE_TOKEN_LEN);
+    key[BYTE_TOKEN_LEN] = 0;
+    return byte_token_value(key) >= 0;
+}
+
 /* The character that ends at s[end) (end > 0), and where it starts; an invalid byte is itself. */
 static uint32_t char_ending_at(const char *s, size_t end, size_t *start)
 {
@@ -79,6 +92,14 @@ static uint32_t char_ending_at(const char *s, size_t end, size_t *start)
     return utf8_decode((const unsigned char *)s + k, end - k, &len);
 }
 
+/* How many bits hold the values 0..v (at least 1). */
+static int bits_for(uint32_t v)
+{
+    int bits = 1;
+    while (bits < 32 && v >> bits) bits++;
+    return bits;
+}
+
 static uint64_t merge_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32 | b) + 1; }
 
 static uint32_t merge_slot_of(uint64_t key, uint32_t mask)
@@ -87,9 +108,39 @@ static uint32_t merge_slot_of(uint64_t key, uint32_t mask)
     return (uint32_t)(h >> 32) & mask;
 }
 
+/* Where the merge table's first probe for the pair with this key lies. */
+static inline const void *merge_slot_addr(const hf_bpe *m, uint64_t key)
+{
+    uint32_t i = merge_slot_of(key, m->merges_mask);
+    return m->packed ? (const void *)&m->packed[i] : (const void *)&m->merges[i];
+}
+
+/* The pair (a, b) as it is kept in a packed slot (never 0). */
+static inline uint64_t packed_pair(const hf_bpe *m, uint32_t a, uint32_t b)
+{
+    return ((uint64_t)a << m->id_bits | b) + 1;
+}
+
+/* merge_find in the packed table. */
+static inline bool packed_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *rank, uint32_t *new_id)
+{
+    uint64_t want = packed_pair(m, a, b);
+    int shift = m->id_bits + m->rank_bits;
+    for (uint32_t i = merge_slot_of(merge_key(a, b), m->merges_mask);; i = (i + 1) & m->merges_mask) {
+        uint64_t v = m->packed[i];
+        if (v >> shift == want) {
+            *rank = (uint32_t)(v >> m->id_bits) & ((1u << m->rank_bits) - 1);
+            *new_id = (uint32_t)v & ((1u << m->id_bits) - 1);
+            return true;
+        }
+        if (!v) return false;
+    }
+}
+
 /* The merge of pair (a, b): true with its rank and new id. */
 static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *rank, uint32_t *new_id)
 {
+    if (m->packed) return packed_find(m, a, b, rank, new_id);
     uint64_t key = merge_key(a, b);
     for (uint32_t i = merge_slot_of(key, m->merges_mask);; i = (i + 1) & m->merges_mask) {
         const hf_merge_slot *sl = &m->merges[i];
@@ -125,7 +176,7 @@ static inline __attribute__((always_inline)) void merge_prefetch(const hf_bpe *m
 {
     uint64_t key = merge_key(a, b);
     if (m->merges_small || h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)].key != key)
-        __builtin_prefetch(&m->merges[merge_slot_of(key, m->merges_mask)]);
+        __builtin_prefetch(merge_slot_addr(m, key));
 }
 
 /* The id of the character s[0..len) (len 2..4) through the thread's recent lookups. */
@@ -141,6 +192,14 @@ static inline uint32_t char_id(const tok_vocab *vocab, hf_scratch *h, const uint
 static void merge_put(hf_bpe *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id)
 {
     uint64_t key = merge_key(a, b);
+    if (m->packed) { /* a repeated pair: the later rank, as HF */
+        uint64_t pair = packed_pair(m, a, b);
+        int shift = m->id_bits + m->rank_bits;
+        uint32_t i = merge_slot_of(key, m->merges_mask);
+        while (m->packed[i] && m->packed[i] >> shift != pair) i = (i + 1) & m->merges_mask;
+        m->packed[i] = pair << shift | (uint64_t)rank << m->id_bits | new_id;
+        return;
+    }
     uint32_t i = merge_slot_of(key, m->merges_mask);
     while (m->merges[i].key && m->merges[i].key != key) i = (i + 1) & m->merges_mask;
     m->merges[i] = (hf_merge_slot){key, (uint64_t)rank << 32 | new_id}; /* a repeated pair: the later rank, as HF */
@@ -159,6 +218,105 @@ static bool merge_parts(const hj_node *mg, const char **a, size_t *alen, const c
     if (!sp || memchr(sp + 1, ' ', mg->len - (size_t)(sp + 1 - mg->str))) return false;
     *a = mg->str, *alen = (size_t)(sp - mg->str);
     *b = sp + 1, *blen = mg->len - *alen - 1;
+    return true;
+}
+
+/* Adds the pair key (a << 16 | b, not 0) to the open-addressing set of mask + 1 slots. */
+static void char_pair_put(uint32_t *set, uint32_t mask, uint32_t key)
+{
+    uint32_t i = (key * 0x9E3779B1u) & mask;
+    while (set[i] && set[i] != key) i = (i + 1) & mask;
+    set[i] = key;
+}
+
+/* Whether a merge may join a symbol that ends with character a (flags fa)
+ * to one that starts with b (fb), both known characters below HF_CUT_CHARS. */
+static inline bool may_join(const hf_bpe *m, uint32_t a, uint8_t fa, uint32_t b, uint8_t fb)
+{
+    if (!(fa & HF_CHAR_NEXT) || !(fb & HF_CHAR_PREV)) return false;
+    if ((a | b) < 0x80) return m->ascii_pairs[2 * a + b / 64] >> (b % 64) & 1;
+    uint32_t key = a << 16 | b;
+    for (uint32_t i = (key * 0x9E3779B1u) & m->char_pairs_mask;; i = (i + 1) & m->char_pairs_mask) {
+        if (m->char_pairs[i] == key) return true;
+        if (!m->char_pairs[i]) return false;
+    }
+}
+
+/* The first character of s[0..n), or NO_CHAR when it is not valid UTF-8. */
+static uint32_t first_char(const uint8_t *s, size_t n)
+{
+    size_t len;
+    return utf8_valid_seq(s, n) ? utf8_decode(s, n, &len) : NO_CHAR;
+}
+
+/* Reads which characters are tokens (from the vocab strings, keys) and
+ * which pairs of characters a merge joins (the last of its left part, the
+ * first of its right part) for cutting words (cut_words): a merge across
+ * the place where a and b meet makes a token of a symbol that ends with a
+ * and one that starts with b, so where no merge has that pair, none ever
+ * crosses. Leaves cut_words false when a merge part is not valid UTF-8.
+ * U+0000 never counts as known, so no pair's key is 0. */
+static void load_char_pairs(hf_bpe *m, char *const *keys, size_t nkeys, const hj_node *merges)
+{
+    m->char_flags = xcalloc(HF_CUT_CHARS, 1);
+    m->ascii_pairs = xcalloc(2 * 128, sizeof *m->ascii_pairs);
+    for (size_t t = 0; t < nkeys; t++) {
+        size_t klen = strlen(keys[t]);
+        uint32_t cp = first_char((const uint8_t *)keys[t], klen);
+        if (cp != NO_CHAR && cp && cp < HF_CUT_CHARS && utf8_valid_seq((const uint8_t *)keys[t], klen) == klen)
+            m->char_flags[cp] |= HF_CHAR_KNOWN;
+    }
+    uint32_t *pairs = xmalloc((merges->len + 1) * sizeof *pairs);
+    size_t npairs = 0;
+    bool byte_edge = false; /* a merge part starts or ends with a byte token's string */
+    for (size_t i = 0; i < merges->len; i++) {
+        const char *a, *b;
+        size_t alen, blen, start;
+        if (!merge_parts(&merges->items[i], &a, &alen, &b, &blen) || !alen || !blen) goto out; /* refused later */
+        uint32_t last = char_ending_at(a, alen, &start), next = first_char((const uint8_t *)b, blen);
+        if (utf8_valid_seq((const uint8_t *)a + start, alen - start) != alen - start || next == NO_CHAR) goto out;
+        byte_edge |= (alen >= BYTE_TOKEN_LEN && byte_token_string(a + alen - BYTE_TOKEN_LEN)) ||
+                     (blen >= BYTE_TOKEN_LEN && byte_token_string(b));
+        if (last >= HF_CUT_CHARS || next >= HF_CUT_CHARS) continue; /* never known: never cut beside */
+        m->char_flags[last] |= HF_CHAR_NEXT;
+        m->char_flags[next] |= HF_CHAR_PREV;
+        if ((last | next) < 0x80) m->ascii_pairs[2 * last + next / 64] |= 1ull << (next % 64);
+        else pairs[npairs++] = last << 16 | next;
+    }
+    uint32_t slots = 16;
+    while (slots < 2 * npairs) slots *= 2; /* at most half full */
+    m->char_pairs = xcalloc(slots, sizeof *m->char_pairs);
+    m->char_pairs_mask = slots - 1;
+    for (size_t i = 0; i < npairs; i++) char_pair_put(m->char_pairs, m->char_pairs_mask, pairs[i]);
+    m->cut_words = true;
+    bool bytes = m->byte_fallback; /* every byte is a token itself or has a byte token: nothing becomes unk */
+    for (int b = 0; b < 256 && bytes; b++)
+        bytes = m->byte_token[b] != VOCAB_NO_TOKEN || (b > 0 && b < 0x80 && m->char_flags[b] & HF_CHAR_KNOWN);
+    m->cut_beside_bytes = bytes && !byte_edge;
+out:
+    free(pairs);
+}
+
+/* Whether a U+2581 never joins what comes before it when that is a
+ * character that is no token: nothing is ever dropped (there is an unknown
+ * token, or byte_fallback with all 256 byte tokens), and no merge's right
+ * part that starts with U+2581 has a left part that ends with a byte
+ * token's string or the unknown token's. */
+static bool unknown_never_joins_mark(const hf_bpe *m, const hj_node *merges, const char *unk)
+{
+    bool all_bytes = m->byte_fallback;
+    for (int b = 0; b < 256 && all_bytes; b++) all_bytes = m->byte_token[b] != VOCAB_NO_TOKEN;
+    if (!all_bytes && m->unk == VOCAB_NO_TOKEN) return false;
+    size_t unk_len = unk ? strlen(unk) : 0;
+    for (size_t i = 0; i < merges->len; i++) {
+        const char *a, *b;
+        size_t alen, blen;
+        if (!merge_parts(&merges->items[i], &a, &alen, &b, &blen)) return false; /* refused later */
+        if (blen < 3 || memcmp(b, SPACE_MARK, 3)) continue;
+        if ((alen >= BYTE_TOKEN_LEN && byte_token_string(a + alen - BYTE_TOKEN_LEN)) ||
+            (unk_len && alen >= unk_len && !memcmp(a + alen - unk_len, unk, unk_len)))
+            return false;
+    }
     return true;
 }
 
@@ -246,19 +404,6 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
             if (m->byte_fallback && byte >= 0) m->byte_token[byte] = id;
         }
     }
-    m->split_at_space = !byte_level && !m->ignore_merges;
-    for (size_t i = 0; m->split_at_space && i < voc->len; i++) /* the characters a token has before U+2581 */
-        for (const char *k = voc->keys[i], *at = k; (at = strstr(at, SPACE_MARK)); at += 3) {
-            if (at == k) continue;
-            size_t start;
-            uint32_t cp = char_ending_at(k, (size_t)(at - k), &start);
-            if (cp == SPACE_MARK_CP) continue;
-            int j = 0;
-            while (j < m->njoins_space && m->joins_space[j] != cp) j++;
-            if (j < m->njoins_space) continue;
-            m->joins_space = xrealloc(m->joins_space, (size_t)(m->njoins_space + 1) * sizeof *m->joins_space);
-            m->joins_space[m->njoins_space++] = cp;
-        }
     const char *unk = hj_get_str(model, "unk_token");
     if (unk) {
         token_bytes(byte_of, unk, strlen(unk), &tb);
@@ -268,15 +413,31 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
             goto out;
         }
     }
+    if (!byte_level && !m->ignore_merges) {
+        load_char_pairs(m, voc->keys, voc->len, merges);
+        m->split_at_space = m->cut_words && m->char_flags[SPACE_MARK_CP] & HF_CHAR_KNOWN;
+        m->unknown_before_mark = m->split_at_space && unknown_never_joins_mark(m, merges, unk);
+        uint8_t mark = m->char_flags[SPACE_MARK_CP];
+        for (uint32_t c = 0; c < 0x80 && m->split_at_space; c++)
+            if (m->char_flags[c] & HF_CHAR_KNOWN && !may_join(m, c, m->char_flags[c], SPACE_MARK_CP, mark))
+                m->ascii_before_mark[c / 64] |= 1ull << (c % 64);
+        m->mark_before_mark = m->split_at_space && !may_join(m, SPACE_MARK_CP, mark, SPACE_MARK_CP, mark);
+    }
     if (byte_level) {
         m->byte_pairs = xmalloc(BYTE_PAIRS * sizeof *m->byte_pairs);
         for (size_t i = 0; i < BYTE_PAIRS; i++) m->byte_pairs[i] = (hf_merge_value){UINT32_MAX, 0};
     }
     uint32_t slots = 16;
     while (slots < merges->len + merges->len / 3 + 16) slots *= 2; /* at most 3/4 full */
-    m->merges = xcalloc_huge(slots, sizeof *m->merges);
     m->merges_mask = slots - 1;
     m->merges_small = slots * sizeof *m->merges <= HF_PAIR_SLOTS * sizeof(hf_pair_entry);
+    uint32_t max_id = 0;
+    for (size_t i = 0; i < voc->len; i++)
+        if ((uint32_t)voc->items[i].number > max_id) max_id = (uint32_t)voc->items[i].number;
+    m->id_bits = bits_for(max_id), m->rank_bits = bits_for(merges->len ? (uint32_t)merges->len - 1 : 0);
+    /* byte-level models keep the 16-byte table: the GPU path reads it (gpu/bpe.cu) */
+    if (!byte_level && 3 * m->id_bits + m->rank_bits + 1 <= 64) m->packed = xcalloc_huge(slots, sizeof *m->packed);
+    else m->merges = xcalloc_huge(slots, sizeof *m->merges);
     for (size_t base = 0; base < merges->len; base += LOAD_BATCH) {
         /* the merges of a batch: their strings' bytes, then their lookups with
          * the hash slots loaded together, then their entries */
@@ -315,7 +476,7 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
                 buf_printf(err, "model.merges[%zu]: a part or the merged token is not in model.vocab", base + j);
                 goto out;
             }
-            __builtin_prefetch(&m->merges[merge_slot_of(merge_key(ids[j][0], ids[j][1]), m->merges_mask)]);
+            __builtin_prefetch(merge_slot_addr(m, merge_key(ids[j][0], ids[j][1])));
         }
         for (size_t j = 0; j < k; j++) {
             uint32_t rank = (uint32_t)(base + j);
@@ -351,9 +512,12 @@ void hf_bpe_free(hf_bpe *m)
     free(m->wp_prefix);
     free(m->ug_score);
     free(m->ug_lengths);
-    free(m->joins_space);
+    free(m->char_flags);
+    free(m->ascii_pairs);
+    free(m->char_pairs);
     free(m->byte_pairs);
     free(m->merges);
+    free(m->packed);
     memset(m, 0, sizeof *m);
 }
 
@@ -460,7 +624,7 @@ static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *ra
     uint64_t key[SCAN_MAX];
     if (m->merges_small) {
         for (size_t i = 0; i + 1 < ns; i++)
-            __builtin_prefetch(&m->merges[merge_slot_of(merge_key(h->sym[i].id, h->sym[i + 1].id), m->merges_mask)]);
+            __builtin_prefetch(merge_slot_addr(m, merge_key(h->sym[i].id, h->sym[i + 1].id)));
         for (size_t i = 0; i + 1 < ns; i++) {
             rank[i] = UINT32_MAX, new_id[i] = 0;
             merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank[i], &new_id[i]);
@@ -478,7 +642,7 @@ static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *ra
             continue;
         }
         missed[nmissed++] = i;
-        __builtin_prefetch(&m->merges[merge_slot_of(key[i], m->merges_mask)]);
+        __builtin_prefetch(merge_slot_addr(m, key[i]));
     }
     for (size_t k = 0; k < nmissed; k++) {
         size_t i = missed[k];
@@ -512,7 +676,7 @@ static inline uint32_t pair_resolve(const hf_bpe *m, hf_pair_entry *e, uint64_t 
 /* Starts loading where a lookup of the pair with this key will look first. */
 static inline __attribute__((always_inline)) void pair_prefetch(const hf_bpe *m, const hf_scratch *h, uint64_t key)
 {
-    if (m->merges_small) __builtin_prefetch(&m->merges[merge_slot_of(key, m->merges_mask)]);
+    if (m->merges_small) __builtin_prefetch(merge_slot_addr(m, key));
     else __builtin_prefetch(pair_entry(h, key));
 }
 
@@ -567,13 +731,13 @@ static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, h
             key_after = merge_key(cur->id, sym[after].id);
             e_after = pair_entry(h, key_after);
             if (!m->merges_small) __builtin_prefetch(e_after);
-            __builtin_prefetch(&m->merges[merge_slot_of(key_after, m->merges_mask)]);
+            __builtin_prefetch(merge_slot_addr(m, key_after));
         }
         if (before >= 0) {
             key_before = merge_key(sym[before].id, cur->id);
             e_before = pair_entry(h, key_before);
             if (!m->merges_small) __builtin_prefetch(e_before);
-            __builtin_prefetch(&m->merges[merge_slot_of(key_before, m->merges_mask)]);
+            __builtin_prefetch(merge_slot_addr(m, key_before));
             rank[before] = UINT32_MAX;
         }
         int32_t guess = lowest_pair(rank, words);
@@ -627,20 +791,30 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
     for (int32_t i = 0; i >= 0; i = h->sym[i].next) ids_push(out, h->sym[i].id);
 }
 
-/* The next place in s[from..n) where a part starts (a U+2581 no vocab token
- * has after its preceding character), or n. */
+/* The next place in s[from..n) where a part starts, or n: a U+2581 after a
+ * character that no merge joins to it (a token: may_join; not one: its
+ * bytes, the unknown token or nothing, unknown_before_mark). */
 static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, size_t from)
 {
+    uint8_t mark = m->char_flags[SPACE_MARK_CP];
     for (size_t at = from; at + 3 <= n;) {
         const uint8_t *p = memchr(s + at, SPACE_MARK[0], n - 2 - at);
         if (!p) break;
         size_t here = (size_t)(p - s), start;
         at = here + 1;
         if (here == 0 || memcmp(p, SPACE_MARK, 3)) continue;
+        uint8_t last = s[here - 1];
+        if (last < 0x80) { /* the commonest: an ASCII character, or U+2581, before the mark */
+            if (m->ascii_before_mark[last / 64] >> (last % 64) & 1) return here;
+            continue;
+        }
+        if (here >= 3 && !memcmp(s + here - 3, SPACE_MARK, 3)) {
+            if (m->mark_before_mark) return here;
+            continue;
+        }
         uint32_t cp = char_ending_at((const char *)s, here, &start);
-        bool joins = cp == SPACE_MARK_CP;
-        for (int j = 0; j < m->njoins_space && !joins; j++) joins = m->joins_space[j] == cp;
-        if (!joins) return here;
+        uint8_t flags = cp < HF_CUT_CHARS ? m->char_flags[cp] : 0;
+        if (flags & HF_CHAR_KNOWN ? !may_join(m, cp, flags, SPACE_MARK_CP, mark) : m->unknown_before_mark) return here;
     }
     return n;
 }
@@ -714,6 +888,79 @@ static void cache_put(void *slot, const uint8_t *s, size_t n, uint64_t hash, con
     }
 }
 
+/* Where word s[0..n) may be cut (cut_words): before each character that
+ * meets the one before it where no merge joins two such characters, both
+ * tokens themselves, or where one of the two becomes byte tokens no merge
+ * joins and the other is a token or does too (cut_beside_bytes). Nowhere
+ * beside a character that becomes the unknown token or is dropped (or is
+ * invalid UTF-8, or above the BMP): HF moves a pending unknown run past
+ * byte tokens, and a dropped character lets its neighbours merge. The
+ * pieces' ends go into h->cuts; returns how many pieces. */
+static size_t cut_word(const hf_bpe *m, const uint8_t *s, size_t n, hf_scratch *h)
+{
+    size_t k = 0;
+    uint32_t prev = 0;
+    uint8_t prev_flags = 0;
+    for (size_t i = 0; i <= n;) {
+        uint32_t cp = HF_CUT_CHARS;
+        size_t len = 1;
+        if (i < n && s[i] < 0x80) cp = s[i];
+        else if (i < n && (len = utf8_valid_seq(s + i, n - i))) cp = utf8_decode(s + i, n - i, &len);
+        else len = 1;
+        uint8_t flags = cp < HF_CUT_CHARS ? m->char_flags[cp] : 0;
+        if (!(flags & HF_CHAR_KNOWN) && cp < HF_CUT_CHARS && m->cut_beside_bytes) flags |= HF_CHAR_BYTES;
+        bool cut = prev_flags & flags & HF_CHAR_KNOWN ? !may_join(m, prev, prev_flags, cp, flags)
+                                                      : (prev_flags | flags) & HF_CHAR_BYTES &&
+                                                            (prev_flags & (HF_CHAR_KNOWN | HF_CHAR_BYTES)) &&
+                                                            (flags & (HF_CHAR_KNOWN | HF_CHAR_BYTES));
+        if (i == n || cut) {
+            if (k == h->cuts_cap) {
+                h->cuts_cap = h->cuts_cap ? 2 * h->cuts_cap : 256;
+                h->cuts = xrealloc(h->cuts, h->cuts_cap * sizeof *h->cuts);
+            }
+            h->cuts[k++] = i;
+        }
+        prev = cp, prev_flags = flags;
+        i += len;
+    }
+    return k;
+}
+
+/* A piece no merge leaves: its remembered ids, or merged and remembered. */
+static void encode_piece(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash,
+                         hf_scratch *h, tok_ids *out)
+{
+    void *slot;
+    if (cache_find(h, s, n, hash, &slot, out)) return;
+    size_t first = out->n;
+    merge_word(m, vocab, s, n, h, out);
+    cache_put(slot, s, n, hash, out->ids + first, out->n - first);
+}
+
+/* Encodes word s[0..n) piece by piece when cut_word cuts it, a batch of
+ * pieces at a time with their remembered words loading together; false
+ * when it has no cut. */
+static bool encode_cut(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
+                       tok_ids *out)
+{
+    size_t k = cut_word(m, s, n, h);
+    if (k < 2) return false;
+    uint64_t hash[PART_BATCH];
+    for (size_t b = 0; b < k; b += PART_BATCH) {
+        size_t e = b + PART_BATCH < k ? b + PART_BATCH : k;
+        for (size_t i = b; i < e; i++) {
+            size_t start = i ? h->cuts[i - 1] : 0;
+            hash[i - b] = hf_word_hash(m, s + start, h->cuts[i] - start);
+            hf_bpe_prefetch(h, hash[i - b], h->cuts[i] - start);
+        }
+        for (size_t i = b; i < e; i++) {
+            size_t start = i ? h->cuts[i - 1] : 0;
+            encode_piece(m, vocab, s + start, h->cuts[i] - start, hash[i - b], h, out);
+        }
+    }
+    return true;
+}
+
 void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, uint64_t hash, hf_scratch *h,
                    tok_ids *out)
 {
@@ -724,6 +971,9 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
         h->chars = xcalloc(HF_CHAR_SLOTS, sizeof *h->chars);
     }
     void *slot;
+    static int mode=-1; if (mode<0) mode=getenv("XMODE")?atoi(getenv("XMODE")):0;
+    if (mode==1) return;
+    if (mode==2 && n > HF_CACHE_BYTES && m->split_at_space) { size_t b=0; while (b<n){size_t e=next_part(m,s,n,b+1); hf_word_hash(m,s+b,e-b); b=e;} return;}
     if (cache_find(h, s, n, hash, &slot, out)) return;
     if (n > HF_CACHE_BYTES && m->split_at_space && encode_parts(m, vocab, s, n, h, out)) return;
     size_t first = out->n;
@@ -731,6 +981,6 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
     if (id != VOCAB_NO_TOKEN) ids_push(out, id);
     else if (m->wordpiece) hf_wordpiece_word(m, vocab, s, n, &h->piece, out);
     else if (m->unigram) hf_unigram_word(m, vocab, s, n, h, out);
-    else merge_word(m, vocab, s, n, h, out);
+    else if (!m->cut_words || !encode_cut(m, vocab, s, n, h, out)) merge_word(m, vocab, s, n, h, out);
     cache_put(slot, s, n, hash, out->ids + first, out->n - first);
 }

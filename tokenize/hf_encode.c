@@ -57,6 +57,7 @@ void hf_scratch_free(hf_scratch *h)
     free(h->norm_spans);
     free(h->sym);
     free(h->heap);
+    free(h->cuts);
     free(h->lattice);
     cache_clear(h);
     memset(h, 0, sizeof *h);

@@ -252,6 +252,29 @@ static bool is_cjk(uint32_t cp)
            (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
 }
 
+/* Replace of a one-byte literal (SentencePiece-style files' " " -> U+2581):
+ * the output sized once, then runs between matches copied whole. */
+static void replace_byte(const hf_norm_step *st, const char *s, size_t n, wbuf *out)
+{
+    char c = st->pattern[0];
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) hits += s[i] == c;
+    buf_reserve(out, n - hits + hits * st->content_len);
+    char *d = out->data + out->len;
+    for (const char *p = s, *end = s + n; p < end;) {
+        const char *hit = memchr(p, c, (size_t)(end - p));
+        size_t run = (size_t)((hit ? hit : end) - p);
+        memcpy(d, p, run);
+        d += run;
+        if (!hit) break;
+        memcpy(d, st->content, st->content_len);
+        d += st->content_len;
+        p = hit + 1;
+    }
+    out->len = (size_t)(d - out->data);
+    out->data[out->len] = 0;
+}
+
 /* Applies one step to cur into next. */
 static void apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h, wbuf *out)
 {
@@ -327,6 +350,10 @@ static void apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
         return;
     }
     case HN_REPLACE: {
+        if (!st->re && st->pattern_len == 1) {
+            replace_byte(st, s, n, out);
+            return;
+        }
         size_t pos = 0;
         while (pos < n) {
             size_t ms, me;

@@ -95,6 +95,11 @@ typedef struct {
 } hf_added_set;
 
 /* ---- the model: BPE (or WordPiece, Unigram with their fields below) ---- */
+#define HF_CUT_CHARS 0x10000 /* characters a word may be cut beside: the BMP */
+#define HF_CHAR_KNOWN 1      /* a vocab token is this one character */
+#define HF_CHAR_NEXT 2       /* a merge's left part ends with it */
+#define HF_CHAR_PREV 4       /* a merge's right part starts with it */
+#define HF_CHAR_BYTES 8      /* no token: it becomes its byte tokens, which no merge joins (cut_beside_bytes) */
 typedef struct {
     uint64_t key; /* left id << 32 | right id; 0 with value 0: empty (ids are < 2^24) */
     uint64_t value; /* rank << 32 | new id */
@@ -107,6 +112,12 @@ typedef struct {
 
 typedef struct {
     hf_merge_slot *merges;
+    /* instead, for a model that is not byte-level whose ids and ranks are
+     * small enough (Llama 2's 32k vocab): the same table in 8-byte slots,
+     * (left id << id_bits | right id) + 1 above the rank above the new id;
+     * half the memory to miss in */
+    uint64_t *packed;
+    int id_bits, rank_bits;
     uint32_t merges_mask;
     bool merges_small; /* the table is no larger than the recent lookups: looked up directly */
     hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
@@ -114,13 +125,28 @@ typedef struct {
     uint32_t unk;             /* VOCAB_NO_TOKEN: none */
     uint32_t byte_token[256]; /* byte_fallback: the id of "<0xXX>" (VOCAB_NO_TOKEN: none) */
     uint32_t vocab_size;      /* entries of model.vocab (HF's get_vocab_size) */
-    /* a long word splits before each U+2581 that follows another character
-     * than U+2581 and these: no token has one of those boundaries inside,
-     * so no merge crosses it (SentencePiece-style models without
-     * ignore_merges, whose words are whole texts) */
+    /* a long word splits before each U+2581 that no merge joins to what
+     * comes before it (SentencePiece-style models, whose words are whole
+     * texts: the BPE models with cut_words; see next_part in hf_bpe.c) */
     bool split_at_space;
-    uint32_t *joins_space;
-    int njoins_space;
+    bool unknown_before_mark; /* also after a character that is no token */
+    uint64_t ascii_before_mark[2]; /* bit c: also after ASCII character c (a token no merge joins to U+2581) */
+    bool mark_before_mark;         /* also after U+2581 itself */
+    /* a word that is not remembered is cut where two characters meet that
+     * no merge joins: no merge can make a token across that place, so the
+     * pieces merge alone (hf_bpe.c's cut_word) and are remembered one by
+     * one (BPE models that are not byte-level and have no ignore_merges,
+     * whose merges are all valid UTF-8) */
+    bool cut_words;
+    /* also beside a character that is no token: byte_fallback has a byte
+     * token for every byte that is not a token itself (so nothing becomes
+     * the unknown token, which HF moves past byte tokens) and no merge part
+     * starts or ends with a byte token, so its bytes stay alone and in place */
+    bool cut_beside_bytes;
+    uint8_t *char_flags;   /* by code point below HF_CUT_CHARS: HF_CHAR_* */
+    uint64_t *ascii_pairs; /* bit b of word 2a + b / 64: a merge joins a part ending in ASCII a to one starting with b */
+    uint32_t *char_pairs;  /* a << 16 | b of the other pairs merges join (0: empty slot) */
+    uint32_t char_pairs_mask;
     /* a WordPiece model instead (hf_wordpiece.c): greedy longest match,
      * later pieces with the prefix, unk for a word that does not split */
     bool wordpiece;
@@ -297,6 +323,8 @@ struct hf_scratch {
     size_t sym_cap;
     hf_merge_item *heap;
     size_t heap_cap;
+    size_t *cuts; /* where the pieces of a cut word end */
+    size_t cuts_cap;
     hf_cache_entry *cache;
     hf_mid_entry *mid;
     hf_pair_entry *pairs;
