@@ -64,10 +64,11 @@ void dedup_times_report(const dedup_times *t, int threads, double wall_s, double
     fprintf(stderr,
             "dedup times: %d workers, %.3f s wall; map %.2f worker-s (add %.2f, signatures %.2f, band keys %.2f, "
             "index %.2f), outside map %.2f worker-s; run began %.2f s after the process started; GPU ready %.3f s "
-            "after the signers were set up (checked %.3f s after); signers freed in %.3f s\n",
+            "after the signers were set up (checked %.3f s after); index and signers freed in %.3f s; report %.2f s after "
+            "the process started\n",
             threads, wall_s, map, atomic_load(&t->add_ns) / 1e9, atomic_load(&t->finish_ns) / 1e9,
             atomic_load(&t->keys_ns) / 1e9, atomic_load(&t->index_ns) / 1e9, threads * wall_s - map,
-            t->run_began_s, t->warm_ns / 1e9, t->check_ns / 1e9, free_s);
+            t->run_began_s, t->warm_ns / 1e9, t->check_ns / 1e9, free_s, dedup_process_age_s());
 }
 
 /* The fingerprints of b's documents with signer s, into bp; returns the

@@ -99,8 +99,9 @@ double dedup_process_age_s(void);
 /* Prints times to stderr (one line) for a run of threads workers over
  * wall_s seconds: each part in worker-seconds, the workers' time outside
  * map() (reading, splitting and scanning lines, waiting for the engine),
- * when the run began and the GPU was ready, and how long freeing the
- * signers (free_s) took. */
+ * when the run began and the GPU was checked and ready, how long freeing
+ * the index and the signers (free_s) took, and the process's age at the
+ * report (a wall time beyond it is the process's exit). */
 void dedup_times_report(const dedup_times *t, int threads, double wall_s, double free_s);
 
 /* --device auto's rule once DEDUP_AUTO_GPU_MIN_BYTES are signed: whether

@@ -136,7 +136,7 @@ int dedup_stream_run(const stage_opts *o, const dedup_config *c)
     if (s.signers.times.on) s.signers.times.run_began_s = dedup_process_age_s();
     int status = stage_run(o, &ops);
     double ran = now_seconds();
-    dedup_index_free(&s.index);
+    dedup_index_free(&s.index); /* (its tables: up to GBs; freeing them is timed too) */
     for (stream_batch *sb = s.free_list, *next; sb; sb = next) {
         next = sb->next_free;
         batch_prints_release(&sb->prints);
@@ -144,9 +144,8 @@ int dedup_stream_run(const stage_opts *o, const dedup_config *c)
         free(sb);
     }
     pthread_mutex_destroy(&s.free_lock);
-    double freeing = now_seconds();
     signer_set_free(&s.signers);
-    if (s.signers.times.on) dedup_times_report(&s.signers.times, o->threads, ran - started, now_seconds() - freeing);
+    if (s.signers.times.on) dedup_times_report(&s.signers.times, o->threads, ran - started, now_seconds() - ran);
     buf_free(&s.extra);
     buf_free(&s.line);
     return status;
