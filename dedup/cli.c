@@ -10,7 +10,6 @@
 #include "dedup/options.h"
 #include "dedup/staged.h"
 #include "dedup/stream.h"
-#include "gpu/gpu.h"
 
 /* The options of options.h are OPT_SETTING. */
 enum { OPT_SETTING = OPT_STAGE_FIRST_FREE, OPT_WORK, OPT_RANK, OPT_WORLD };
@@ -140,6 +139,5 @@ int cmd_dedup(int argc, char **argv)
         else status = dedup_staged_apply(&o, &so);
     }
     minhash_params_free(&c.params);
-    if (c.device != DEVICE_CPU) gpu_end_process(status); /* every output is closed */
     return status;
 }

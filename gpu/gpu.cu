@@ -1,9 +1,6 @@
 /* gpu.cu - the GPU probe of a CUDA build (see gpu.h). */
 #include <cuda_runtime.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 extern "C" {
 #include "gpu/gpu.h"
@@ -12,12 +9,9 @@ extern "C" {
 /* The kernels are built for sm_90 (plus its PTX), so older GPUs cannot run them. */
 #define MIN_COMPUTE_MAJOR 9
 
-/* gpu_usable() was called: the CUDA runtime has started (cuInit). */
-static int probed;
-
 extern "C" bool gpu_usable(char *why, size_t n)
 {
-    static int usable;
+    static int probed, usable;
     static char reason[256];
     if (!probed) {
         int count = 0;
@@ -40,12 +34,4 @@ extern "C" bool gpu_usable(char *why, size_t n)
     }
     if (!usable) snprintf(why, n, "%s", reason);
     return usable;
-}
-
-extern "C" void gpu_end_process(int status)
-{
-    const char *how = getenv("WINNOW_GPU_EXIT");
-    if (!probed || (how && !strcmp(how, "teardown"))) return;
-    fflush(NULL);
-    _exit(status);
 }

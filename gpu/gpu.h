@@ -17,15 +17,6 @@ typedef enum { DEVICE_AUTO = 0, DEVICE_CPU, DEVICE_GPU } wdevice;
  * one-line reason in why (n bytes). Cheap after the first call. */
 bool gpu_usable(char *why, size_t n);
 
-/* Ends the process with status when this process has started the CUDA
- * runtime (gpu_usable() was called), skipping the runtime's teardown at
- * exit, in which it destroys every context it made: the driver releases
- * them anyway when the process ends. Flushes stdio first; the caller must
- * have closed its outputs. Returns, doing nothing, when CUDA was never
- * started or WINNOW_GPU_EXIT is "teardown" (the runtime's own exit, to
- * compare). */
-void gpu_end_process(int status);
-
 /* Parses "auto", "cpu" or "gpu" into *d; returns -1 for anything else. */
 static inline int device_parse(const char *s, wdevice *d)
 {

@@ -10,11 +10,6 @@ bool gpu_usable(char *why, size_t n)
     return false;
 }
 
-void gpu_end_process(int status)
-{
-    (void)status; /* no CUDA runtime to skip */
-}
-
 gpu_minhash *gpu_minhash_create(int k, const uint64_t *a, const uint64_t *b, char *why, size_t n)
 {
     (void)k, (void)a, (void)b;
