@@ -2,12 +2,12 @@
 # dedup_gpu_fixed.sh - the GPU's fixed costs in `winnow dedup --device gpu`
 # (issue 15's dedup point), new build against an earlier one (winnow-base),
 # alternating, on the GPU machine: the GPU check overlapped with the first
-# batches and the process's end without the CUDA runtime's teardown (new also
-# with WINNOW_GPU_EXIT=teardown, the runtime's own exit, to compare). Runs:
-# one document (the fixed cost: gpu new/base/teardown, cpu), 2 M unique short
-# documents and 5.4 GB of unique long ones (made on the machine by
+# batches, and the process's exit (the times line's process age against the
+# wall time). Runs: one document (the fixed cost: gpu new/base, cpu), 2 M
+# unique short documents and 5.4 GB of unique long ones (made on the machine by
 # dedup_unique_inputs.py, as bench/gpu_issue15.sh PART=dedup does), -j16,
-# --device gpu, 3 runs each; cpu once each; an unusable GPU
+# --device gpu, 3 runs each (as run on 2026-11-27 it also timed new with
+# WINNOW_GPU_EXIT=teardown, a switch reverted since); cpu once each; an unusable GPU
 # (CUDA_VISIBLE_DEVICES=) on the 5.4 GB: exit 1, nothing on stdout, no -o
 # file; outputs, rejects and stats of gpu and cpu compared on the long and
 # short inputs and on a near-duplicate input; before that the GPU unit tests
@@ -38,7 +38,6 @@ timed() { local tag=$1 t; shift; t=$( { time "$@" > /dev/null 2> $W/err; } 2>&1 
 same() { if cmp -s "$1" "$2"; then echo "SAME $1 $2 ($(wc -l < "$1") lines)"; else echo "DIFFERENT $1 $2"; fi; }
 dd() { $B/winnow dedup -q -j16 "$@"; }
 base() { $B/winnow-base dedup -q -j16 "$@"; }
-teardown() { WINNOW_GPU_EXIT=teardown $B/winnow dedup -q -j16 "$@"; }
 
 echo "== GPU unit tests"
 for t in dedup_gpu dedup_gpu_text dedup_gpu_xxh3; do
@@ -60,7 +59,6 @@ head -1 short.jsonl > one.jsonl
 for r in 1 2 3; do
     timed "one document gpu new" dd --device gpu one.jsonl -o /dev/null
     timed "one document gpu base" base --device gpu one.jsonl -o /dev/null
-    timed "one document gpu new, runtime teardown" teardown --device gpu one.jsonl -o /dev/null
     timed "one document cpu new" dd --device cpu one.jsonl -o /dev/null
 done
 echo "== no usable GPU (CUDA_VISIBLE_DEVICES=), 5.4 GB: exit 1 before any output"
@@ -77,7 +75,6 @@ echo "== dedup, 5.4 GB long unique documents, --device gpu -o /dev/null"
 for r in $(seq $RUNS); do
     timed "long gpu new" dd --device gpu $L -o /dev/null
     timed "long gpu base" base --device gpu $L -o /dev/null
-    timed "long gpu new, runtime teardown" teardown --device gpu $L -o /dev/null
 done
 timed "long cpu new" dd --device cpu $L -o /dev/null
 timed "long cpu base" base --device cpu $L -o /dev/null
