@@ -617,6 +617,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     pthread_cond_destroy(&e.order_numbered);
     free(e.counted);
 
+    if (ops->end) ops->end(ops->ctx);
     output_close(s.out);
     if (s.rejects) output_close(s.rejects);
     if (o->stats_path) stats_write_json(&s.stats, ops->name, o->stats_path);

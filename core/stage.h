@@ -124,6 +124,9 @@ typedef struct {
     /* Optional; replaces writing kept lines: called in input order with each
      * batch after reduce, to write the stage's own output format. */
     void (*emit)(void *ctx, stage_batch *b, woutput *out);
+    /* Optional; runs once after the last batch's reduce and emit, before the
+     * outputs are closed (it may exit, leaving no output behind). */
+    void (*end)(void *ctx);
 } stage_ops;
 
 /* Stores a rewritten line for document i of b (the line must end in '\n'). */

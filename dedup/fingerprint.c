@@ -64,10 +64,11 @@ void dedup_times_report(const dedup_times *t, int threads, double wall_s, double
     fprintf(stderr,
             "dedup times: %d workers, %.3f s wall; map %.2f worker-s (add %.2f, signatures %.2f, band keys %.2f, "
             "index %.2f), outside map %.2f worker-s; run began %.2f s after the process started; GPU ready %.3f s "
-            "after the signers were set up; signers freed in %.3f s\n",
+            "after the signers were set up (checked %.3f s after); index and signers freed in %.3f s; report %.2f s after "
+            "the process started\n",
             threads, wall_s, map, atomic_load(&t->add_ns) / 1e9, atomic_load(&t->finish_ns) / 1e9,
             atomic_load(&t->keys_ns) / 1e9, atomic_load(&t->index_ns) / 1e9, threads * wall_s - map,
-            t->run_began_s, t->warm_ns / 1e9, free_s);
+            t->run_began_s, t->warm_ns / 1e9, t->check_ns / 1e9, free_s, dedup_process_age_s());
 }
 
 /* The fingerprints of b's documents with signer s, into bp; returns the
@@ -116,17 +117,43 @@ void batch_prints_free(batch_prints *bp)
     free(bp);
 }
 
-/* --device gpu's warm-up thread: makes the contexts, then lets the workers
- * take the GPU (a failure is reported by each worker's own attempt). */
+/* --device gpu's thread: checks the GPU (signer_set_require_gpu() waits for
+ * the answer), makes the contexts, then lets the workers take the GPU (a
+ * failure to make them is reported by each worker's own attempt). */
 static void *warm_up_gpu(void *arg)
 {
     signer_set *ss = arg;
     uint64_t start = dedup_now_ns();
     char why[256];
+    bool usable = gpu_usable(why, sizeof why);
+    pthread_mutex_lock(&ss->check_lock);
+    ss->usable = usable;
+    if (!usable) snprintf(ss->unusable_why, sizeof ss->unusable_why, "%s", why);
+    ss->checked = true;
+    ss->times.check_ns = dedup_now_ns() - start;
+    pthread_cond_broadcast(&ss->checked_cond);
+    pthread_mutex_unlock(&ss->check_lock);
+    if (!usable) return NULL;
     gpu_minhash_warm_up(why, sizeof why);
     ss->times.warm_ns = dedup_now_ns() - start;
     atomic_store(&ss->gpu_ready, true);
     return NULL;
+}
+
+void dedup_require_gpu(const dedup_config *c)
+{
+    char why[256];
+    if (c->device == DEVICE_GPU && !gpu_usable(why, sizeof why)) dief(EXIT_USAGE, "--device gpu: %s", why);
+}
+
+void signer_set_require_gpu(signer_set *ss)
+{
+    if (ss->config->device != DEVICE_GPU) return;
+    pthread_mutex_lock(&ss->check_lock);
+    while (!ss->checked) pthread_cond_wait(&ss->checked_cond, &ss->check_lock);
+    bool usable = ss->usable;
+    pthread_mutex_unlock(&ss->check_lock);
+    if (!usable) dief(EXIT_USAGE, "--device gpu: %s", ss->unusable_why);
 }
 
 void signer_set_init(signer_set *ss, const dedup_config *c, int threads)
@@ -142,9 +169,15 @@ void signer_set_init(signer_set *ss, const dedup_config *c, int threads)
     const char *times = getenv("WINNOW_DEDUP_TIMES");
     ss->times.on = times && *times && strcmp(times, "0") != 0;
     atomic_init(&ss->gpu_ready, false);
+    pthread_mutex_init(&ss->check_lock, NULL);
+    pthread_cond_init(&ss->checked_cond, NULL);
+    ss->checked = ss->usable = false;
     ss->warming = c->device == DEVICE_GPU && pthread_create(&ss->warm, NULL, warm_up_gpu, ss) == 0;
-    if (c->device == DEVICE_GPU && !ss->warming)
-        atomic_store(&ss->gpu_ready, true); /* no thread: each worker makes its context itself */
+    if (c->device == DEVICE_GPU && !ss->warming) { /* no thread: check here, each worker makes its context itself */
+        dedup_require_gpu(c);
+        ss->checked = ss->usable = true;
+        atomic_store(&ss->gpu_ready, true);
+    }
 }
 
 bool dedup_auto_gpu_pays(uint64_t text_bytes, uint64_t docs)
@@ -202,6 +235,8 @@ void signer_set_prints_into(signer_set *ss, int worker, stage_batch *b, batch_pr
 void signer_set_free(signer_set *ss)
 {
     if (ss->warming) pthread_join(ss->warm, NULL);
+    pthread_mutex_destroy(&ss->check_lock);
+    pthread_cond_destroy(&ss->checked_cond);
     for (int i = 0; i < ss->nworkers; i++) dedup_signer_destroy(ss->by_worker[i]);
     free(ss->by_worker);
     free(ss->gpu_offered);

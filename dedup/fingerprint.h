@@ -30,7 +30,7 @@
 /* What dedup needs from one run: shape, seed, and where signatures run. */
 typedef struct {
     minhash_params params;
-    wdevice device;         /* DEVICE_GPU only when a GPU is known to be usable */
+    wdevice device;         /* DEVICE_GPU: the run checks the GPU (signer_set_init) and exits 1 without one */
     uint64_t expected_docs; /* 0: unknown */
     bool mark;              /* keep duplicates, annotate metadata.dup_of */
     double verify;          /* 0: off; else the Jaccard estimate needed to drop */
@@ -65,6 +65,7 @@ typedef struct {
     atomic_uint_fast64_t keys_ns;   /* band keys */
     atomic_uint_fast64_t index_ns;  /* index lookups */
     atomic_uint_fast64_t map_ns;    /* all of map() */
+    uint64_t check_ns;              /* --device gpu: from signer_set_init() until the GPU was checked */
     uint64_t warm_ns;               /* --device gpu: from signer_set_init() until the GPU was ready */
     double run_began_s;             /* the process's age when the stage began (start-up, GPU probe) */
 } dedup_times;
@@ -78,9 +79,13 @@ typedef struct {
     atomic_uint_fast64_t text_bytes; /* signed so far by all workers */
     atomic_uint_fast64_t text_docs;  /* documents signed so far by all workers */
     atomic_int gpu_state;            /* --device auto: AUTO_* */
-    pthread_t warm;                  /* --device gpu: makes the GPU contexts meanwhile */
+    pthread_t warm;                  /* --device gpu: checks the GPU and makes its contexts meanwhile */
     bool warming;                    /* warm was started */
-    atomic_bool gpu_ready;           /* --device gpu: the warm-up is over */
+    atomic_bool gpu_ready;           /* --device gpu: the GPU is usable and the warm-up is over */
+    pthread_mutex_t check_lock;      /* --device gpu: guards the check's outcome below */
+    pthread_cond_t checked_cond;
+    bool checked, usable;            /* the check is over; its answer */
+    char unusable_why[256];          /* why not, when not usable */
     dedup_times times;
 } signer_set;
 
@@ -94,18 +99,34 @@ double dedup_process_age_s(void);
 /* Prints times to stderr (one line) for a run of threads workers over
  * wall_s seconds: each part in worker-seconds, the workers' time outside
  * map() (reading, splitting and scanning lines, waiting for the engine),
- * when the run began and the GPU was ready, and how long freeing the
- * signers (free_s) took. */
+ * when the run began and the GPU was checked and ready, how long freeing
+ * the index and the signers (free_s) took, and the process's age at the
+ * report (a wall time beyond it is the process's exit). */
 void dedup_times_report(const dedup_times *t, int threads, double wall_s, double free_s);
 
 /* --device auto's rule once DEDUP_AUTO_GPU_MIN_BYTES are signed: whether
  * docs documents of text_bytes in all are long enough for the GPU to pay. */
 bool dedup_auto_gpu_pays(uint64_t text_bytes, uint64_t docs);
 
-/* Makes room for threads workers' signers; with --device gpu, starts making
- * the GPU contexts on a thread of its own (about a second on some machines:
- * the workers sign on the CPU meanwhile, with the same results). */
+/* Makes room for threads workers' signers; with --device gpu, starts
+ * checking the GPU (gpu_usable(): the driver's start, ~0.12 s on the H200
+ * machine) and then making its contexts on a thread of its own (about as
+ * long again): the workers read and sign on the CPU meanwhile, with the same
+ * results, and take the GPU once it is ready. Whether the run may go on
+ * without a GPU is for signer_set_require_gpu() to say. */
 void signer_set_init(signer_set *ss, const dedup_config *c, int threads);
+
+/* With --device gpu: waits for the check signer_set_init() began and exits
+ * 1 with "--device gpu: REASON" when no GPU is usable. A run calls it before
+ * its first output (and at its end, for an input without documents), so an
+ * unusable GPU still leaves no output. Returns at once for other devices
+ * and once the check has passed. */
+void signer_set_require_gpu(signer_set *ss);
+
+/* With --device gpu: checks the GPU now, on this thread, and exits 1 with
+ * "--device gpu: REASON" when none is usable (for runs that write before
+ * their first batch, like the staged signatures step). */
+void dedup_require_gpu(const dedup_config *c);
 
 /* Computes the fingerprints of b's documents with worker's signer (made on
  * its first call; on the GPU as the config's device says). */

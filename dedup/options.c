@@ -88,12 +88,9 @@ int dedup_config_make(const dedup_options *o, dedup_config *c, char *err, size_t
         snprintf(err, errlen, "--bands x --rows must be at most %d", MINHASH_MAX_PERMUTATIONS);
         return -1;
     }
-    char why[256];
-    if (o->device == DEVICE_GPU && !gpu_usable(why, sizeof why)) {
-        snprintf(err, errlen, "--device gpu: %s", why);
-        return -1;
-    }
-    c->device = o->device; /* auto decides later, by the amount of text (fingerprint.h) */
+    /* auto decides later, by the amount of text (fingerprint.h); gpu is
+     * checked by the run, while its workers start (signer_set_init) */
+    c->device = o->device;
     minhash_params_init(&c->params, o->bands, o->rows, o->ngram, o->seed);
     return 0;
 }

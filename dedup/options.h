@@ -31,7 +31,8 @@ int dedup_options_set(dedup_options *o, const char *name, const char *value, cha
 
 /* Makes the run's configuration c from the settings o (free c->params with
  * minhash_params_free). Returns 0, or -1 with a message in err when bands x
- * rows is too many or --device gpu finds no usable GPU. */
+ * rows is too many. Whether --device gpu finds a usable GPU is checked by
+ * the run (signer_set_init, dedup_require_gpu). */
 int dedup_config_make(const dedup_options *o, dedup_config *c, char *err, size_t errlen);
 
 #endif

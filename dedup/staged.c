@@ -196,6 +196,7 @@ int dedup_staged_signatures(const stage_opts *o, const dedup_config *c, const st
 {
     if (o->ninputs == 0) dief(EXIT_USAGE, "dedup signatures needs the input files (the same list on every rank)");
     if (o->ninputs > MAX_FILES) dief(EXIT_USAGE, "at most %d input files", MAX_FILES);
+    dedup_require_gpu(c); /* before the plan is written */
     for (int i = 0; i < o->ninputs; i++)
         for (int j = 0; j < i; j++) {
             char *a = output_base(o->inputs[i]), *b = output_base(o->inputs[j]);

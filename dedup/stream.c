@@ -27,6 +27,7 @@ typedef struct {
     wbuf extra, line;
     pthread_mutex_t free_lock;
     stream_batch *free_list;
+    bool gpu_required; /* --device gpu's check has passed (writer thread) */
 } stream_ctx;
 
 static void stream_map(void *ctx, int worker, stage_batch *b)
@@ -60,10 +61,25 @@ static void dup_of_member(stream_ctx *s, uint32_t first, wbuf *out)
     json_put_string(out, id, len);
 }
 
+/* Before the first output: --device gpu exits 1 here when the check that
+ * began with the run found no usable GPU. */
+static void require_gpu_once(stream_ctx *s)
+{
+    if (s->gpu_required) return;
+    signer_set_require_gpu(&s->signers);
+    s->gpu_required = true;
+}
+
+static void stream_end(void *ctx)
+{
+    require_gpu_once(ctx);
+}
+
 static void stream_reduce(void *ctx, stage_batch *b)
 {
     stream_ctx *s = ctx;
     stream_batch *sb = b->user;
+    require_gpu_once(s);
     batch_prints *bp = &sb->prints;
     const minhash_params *p = &s->config->params;
     int indexed = 0;
@@ -114,12 +130,13 @@ int dedup_stream_run(const stage_opts *o, const dedup_config *c)
     signer_set_init(&s.signers, c, o->threads);
     bool keep_ids = o->rejects_path || c->mark;
     dedup_index_init(&s.index, &c->params, c->expected_docs, o->threads, keep_ids, c->verify);
-    stage_ops ops = {.name = "dedup", .ctx = &s, .map = stream_map, .reduce = stream_reduce};
+    stage_ops ops = {.name = "dedup", .ctx = &s, .map = stream_map, .reduce = stream_reduce,
+                     .end = stream_end};
     double started = now_seconds();
     if (s.signers.times.on) s.signers.times.run_began_s = dedup_process_age_s();
     int status = stage_run(o, &ops);
     double ran = now_seconds();
-    dedup_index_free(&s.index);
+    dedup_index_free(&s.index); /* (its tables: up to GBs; freeing them is timed too) */
     for (stream_batch *sb = s.free_list, *next; sb; sb = next) {
         next = sb->next_free;
         batch_prints_release(&sb->prints);
@@ -127,9 +144,8 @@ int dedup_stream_run(const stage_opts *o, const dedup_config *c)
         free(sb);
     }
     pthread_mutex_destroy(&s.free_lock);
-    double freeing = now_seconds();
     signer_set_free(&s.signers);
-    if (s.signers.times.on) dedup_times_report(&s.signers.times, o->threads, ran - started, now_seconds() - freeing);
+    if (s.signers.times.on) dedup_times_report(&s.signers.times, o->threads, ran - started, now_seconds() - ran);
     buf_free(&s.extra);
     buf_free(&s.line);
     return status;

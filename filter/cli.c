@@ -157,7 +157,7 @@ int cmd_filter(int argc, char **argv)
     filter_stage st = {f, NULL, NULL};
     st.workers = xcalloc((size_t)opts.threads, sizeof *st.workers);
     st.lines = xcalloc((size_t)opts.threads, sizeof *st.lines);
-    stage_ops ops = {"filter", &st, filter_map, NULL, NULL};
+    stage_ops ops = {.name = "filter", .ctx = &st, .map = filter_map};
     int rc = stage_run(&opts, &ops);
 
     for (int i = 0; i < opts.threads; i++) filter_worker_destroy(st.workers[i]);

@@ -218,7 +218,7 @@ int cmd_score(int argc, char **argv)
 
     const char *table_path = opts.output;
     opts.output = "/dev/null"; /* the engine's document output: nothing is written to it */
-    stage_ops ops = {"score", &st, score_map, score_reduce, emit_nothing};
+    stage_ops ops = {.name = "score", .ctx = &st, .map = score_map, .reduce = score_reduce, .emit = emit_nothing};
     int rc = stage_run(&opts, &ops);
     wbuf table = {0};
     print_table(&st, &table);

@@ -32,6 +32,24 @@ else
     ok "--device gpu without a usable GPU: says why" grep -q -- "--device gpu: " "$TMP/gpu.err"
     skip "GPU and CPU output not compared: no usable GPU"
 fi
+# An unusable GPU (none visible) is checked while the workers start, but the
+# run still exits 1 saying why before any output: no -o, --rejects or
+# --stats file, nothing on stdout, for several batches of input and for an
+# empty one.
+mkdir "$TMP/nogpu"
+for input in "$CC $C4" "$TMP/nogpu/empty.jsonl"; do
+    : > "$TMP/nogpu/empty.jsonl"
+    CUDA_VISIBLE_DEVICES= "$WINNOW" dedup -q -j 4 --device gpu $input -o "$TMP/nogpu/out.jsonl" \
+        --rejects "$TMP/nogpu/rejects.jsonl" --stats "$TMP/nogpu/stats.json" 2> "$TMP/nogpu.err"
+    is "$?" 1 "--device gpu, no GPU visible ($(basename "${input%% *}")): exit 1"
+    ok "... says why, once" sh -c "test \$(grep -c -- '--device gpu: ' $TMP/nogpu.err) -eq 1"
+    is "$(ls "$TMP/nogpu" | grep -v empty.jsonl)" "" "... and leaves no output, rejects or stats file"
+    CUDA_VISIBLE_DEVICES= "$WINNOW" dedup -q -j 4 --device gpu $input 2> /dev/null > "$TMP/nogpu.stdout"
+    is "$(wc -c < "$TMP/nogpu.stdout")" 0 "... nor anything on stdout"
+done
+CUDA_VISIBLE_DEVICES= "$WINNOW" dedup signatures -q --device gpu --work "$TMP/nogpu/work" "$CC" 2> "$TMP/nogpu.err"
+ok "dedup signatures --device gpu, no GPU visible: exit 1 saying why, before the work directory is made" \
+    sh -c "test $? -eq 1 && grep -q -- '--device gpu: ' $TMP/nogpu.err && test ! -e $TMP/nogpu/work"
 WINNOW_DEDUP_TIMES=1 "$WINNOW" dedup -q -j 2 --device cpu "$CC" -o "$TMP/timed.jsonl" 2> "$TMP/timed.err"
 ok "WINNOW_DEDUP_TIMES: same output, one line of times naming the parts" sh -c "cmp $TMP/cpu.jsonl $TMP/timed.jsonl &&
     test \$(wc -l < $TMP/timed.err) -eq 1 &&

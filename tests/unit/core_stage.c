@@ -181,6 +181,28 @@ static void check_random_files(const char *dir)
     ok(!mismatches, "%d random files through batches of 1 byte to 4 KiB: every non-blank line once, in order, byte for byte", runs);
 }
 
+/* end(): when it runs, how many batches reduce() had seen, and whether the
+ * output was already in place. */
+static struct {
+    int reduced, ends, reduced_at_end, output_there_at_end;
+    const char *output;
+} end_seen;
+
+static void count_reduce(void *ctx, stage_batch *b)
+{
+    (void)ctx;
+    (void)b;
+    end_seen.reduced++;
+}
+
+static void record_end(void *ctx)
+{
+    (void)ctx;
+    end_seen.ends++;
+    end_seen.reduced_at_end = end_seen.reduced;
+    end_seen.output_there_at_end = access(end_seen.output, F_OK) == 0;
+}
+
 int main(void)
 {
     /* pool order */
@@ -275,6 +297,25 @@ int main(void)
     free(s);
     free(r);
 
+    /* end(): once, after every batch's reduce, before the output is in place */
+    {
+        char end_out[256];
+        snprintf(end_out, sizeof end_out, "%s/end.out", dir);
+        end_seen.output = end_out;
+        stage_ops ends = {.name = "end", .reduce = count_reduce, .end = record_end};
+        stage_opts_init(&o);
+        o.output = end_out;
+        o.quiet = true;
+        o.inputs = inputs;
+        o.ninputs = 1;
+        o.threads = 3;
+        o.batch_bytes = 16 << 10;
+        stage_run(&o, &ends);
+        ok(end_seen.ends == 1 && end_seen.reduced > 10 && end_seen.reduced_at_end == end_seen.reduced,
+           "end() runs once, after all %d batches' reduce", end_seen.reduced);
+        ok(!end_seen.output_there_at_end && access(end_out, F_OK) == 0,
+           "end() runs before the output is closed (not yet in place then, in place after)");
+    }
     /* edges: CRLF, blank lines, a 9 MB line across blocks, no final newline */
     {
         char edge[256], edge_out[256];
