@@ -1372,10 +1372,7 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
         for (uint32_t r = 0; r < nlong; r++) grow[r + 1] = grow[r] + g->long_n[marks[r].piece] - 1;
     }
     size_t grown = total + grow[nlong];
-    if (out->cap < out->n + grown) {
-        out->cap = (out->n + grown) * 2;
-        out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
-    }
+    ids_reserve(out, grown); /* doubling, a large array in huge pages */
     job.out = out->ids + out->n;
     job.nparts = total / UNPACK_PART_IDS; /* and at least a few parts per thread, to even out small batches */
     if (job.nparts < UNPACK_MIN_PARTS * (uint32_t)(nt + 1)) job.nparts = UNPACK_MIN_PARTS * (uint32_t)(nt + 1);
