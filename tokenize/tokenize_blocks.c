@@ -814,8 +814,9 @@ static void print_times(const tb_ctx *c)
             m->format, m->write, m->finish, m->gpu_start);
     struct rusage ru;
     if (!getrusage(RUSAGE_SELF, &ru))
-        fprintf(stderr, "tokenize cpu (s): user %.3f sys %.3f (the whole process so far)\n",
-                ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+        fprintf(stderr, "tokenize cpu (s): user %.3f sys %.3f, page faults %ld (the whole process so far)\n",
+                ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+                ru.ru_minflt + ru.ru_majflt);
     if (m->blocks_gpu) {
         const double *host = c->gpu_host, *dev = c->gpu_dev;
         fprintf(stderr,
