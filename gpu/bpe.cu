@@ -538,36 +538,6 @@ struct gpu_bpe {
 
 extern "C" bool gpu_bpe_maybe_present(void) { return access("/dev/nvidiactl", F_OK) == 0; }
 
-/* gpu_bpe_warm_up's thread, until someone waits for it. */
-static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_t warm_thread;
-static bool warm_running;
-
-static void *warm_up(void *arg)
-{
-    (void)arg;
-    int n = 0;
-    if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0 && cudaSetDevice(0) == cudaSuccess)
-        cudaFree(0); /* creates the device's primary context, which gpu_bpe_open's calls then share */
-    cudaGetLastError(); /* errors are gpu_bpe_usable's and gpu_bpe_open's to report: clear this thread's */
-    return NULL;
-}
-
-extern "C" void gpu_bpe_warm_up(void)
-{
-    pthread_mutex_lock(&warm_lock);
-    if (!warm_running) warm_running = pthread_create(&warm_thread, NULL, warm_up, NULL) == 0;
-    pthread_mutex_unlock(&warm_lock);
-}
-
-extern "C" void gpu_bpe_warm_up_wait(void)
-{
-    pthread_mutex_lock(&warm_lock);
-    if (warm_running) pthread_join(warm_thread, NULL);
-    warm_running = false;
-    pthread_mutex_unlock(&warm_lock);
-}
-
 extern "C" bool gpu_bpe_usable(wbuf *why)
 {
     int n = 0;
@@ -950,7 +920,6 @@ static void find_whole_tokens(void *arg, int t, int nt)
 
 extern "C" gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err)
 {
-    gpu_bpe_warm_up_wait();
     gpu_bpe *g = (gpu_bpe *)xcalloc(1, sizeof *g);
     g->tok = t;
     g->mode = mode;
@@ -1426,7 +1395,10 @@ static int unpack(gpu_bpe *g, batch_slot *s, wbuf *err)
         for (uint32_t r = 0; r < nlong; r++) grow[r + 1] = grow[r] + g->long_n[marks[r].piece] - 1;
     }
     size_t grown = total + grow[nlong];
-    ids_reserve(out, grown); /* doubling, a large array in huge pages */
+    if (out->cap < out->n + grown) {
+        out->cap = (out->n + grown) * 2;
+        out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
+    }
     job.out = out->ids + out->n;
     job.nparts = total / UNPACK_PART_IDS; /* and at least a few parts per thread, to even out small batches */
     if (job.nparts < UNPACK_MIN_PARTS * (uint32_t)(nt + 1)) job.nparts = UNPACK_MIN_PARTS * (uint32_t)(nt + 1);

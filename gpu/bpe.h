@@ -53,17 +53,6 @@ bool gpu_bpe_usable(wbuf *why);
  * start-up); gpu_bpe_usable() is the real test. */
 bool gpu_bpe_maybe_present(void);
 
-/* Starts the CUDA driver and device 0's context on a thread of its own and
- * returns at once, for a caller that knows before loading its tokenizer
- * that it will open the GPU: the driver's start-up (~0.1 s) then overlaps
- * the load. gpu_bpe_open waits for that thread first; a caller that ends up
- * not opening the GPU calls gpu_bpe_warm_up_wait before it exits. Once per
- * process; nothing in builds without CUDA. */
-void gpu_bpe_warm_up(void);
-
-/* Waits for gpu_bpe_warm_up's thread, if one was started and not yet waited for. */
-void gpu_bpe_warm_up_wait(void);
-
 /* Prepares the tokenizer t (which must outlive the result) for every
  * visible device of compute capability 9.0 or newer (or the host emulation:
  * one pretended device, or GPU_BPE_EMULATE_DEVICES of them, for tests).

@@ -10,10 +10,6 @@ bool gpu_bpe_usable(wbuf *why)
     return false;
 }
 
-void gpu_bpe_warm_up(void) {}
-
-void gpu_bpe_warm_up_wait(void) {}
-
 gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err)
 {
     (void)t, (void)mode;

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/huge_pages.h"
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
 #include "tokenize/rank_scan.h"
@@ -19,9 +18,6 @@ void ids_grow_to(tok_ids *t, size_t need)
     size_t cap = t->cap ? t->cap * 2 : IDS_INITIAL;
     t->cap = cap > need ? cap : need;
     t->ids = xrealloc(t->ids, t->cap * sizeof *t->ids);
-    /* a large array (a GPU block's ids, hundreds of MB) is written once through and freed
-     * at the end: in huge pages its first writes and its free cost a fraction of the time */
-    if (t->cap * sizeof *t->ids >= HUGE_PAGES_MIN_BYTES) huge_pages_advise(t->ids, t->cap * sizeof *t->ids);
 }
 
 void ids_free(tok_ids *t)

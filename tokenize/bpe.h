@@ -160,8 +160,7 @@ typedef struct {
 } tok_ids;
 
 /* Makes room for at least need ids in all, at least doubling (the slow
- * path of ids_push and ids_reserve); from HUGE_PAGES_MIN_BYTES on, in
- * transparent huge pages where the kernel has them. */
+ * path of ids_push and ids_reserve). */
 void ids_grow_to(tok_ids *t, size_t need);
 
 /* Appends one id. */

@@ -219,7 +219,6 @@ int cmd_tokenize(int argc, char **argv)
     if (id_list && !decode) dief(EXIT_USAGE, "--ids goes with --decode");
     char sha256[65];
     tokenizer tok;
-    if (!decode) tokenize_warm_up(&o); /* the GPU's driver starts while the vocabulary loads */
     tokenize_load(&tok, &o, sha256);
     tokenize_options_defaults(&o, tok.eos_default, tok.bos_default);
     if (decode) {

@@ -49,11 +49,6 @@
  * have this many ids on average; shorter ones are formatted into one buffer,
  * which costs less than a piece each. */
 #define WRITEV_MIN_IDS 256
-/* Ids room made for a GPU block before its call: one id per this many bytes
- * of JSONL (real text takes 3-4 bytes per id), so that the library's unpack
- * writes into one array, in huge pages (ids_grow_to), that never moves; a
- * block with more ids grows it. Untouched room costs address space only. */
-#define JSONL_BYTES_PER_ID_ROOM 2
 /* Environment variable that makes the command print where its time went. */
 #define TIMES_ENV "WINNOW_TOKENIZE_TIMES"
 
@@ -545,7 +540,6 @@ static void encode_block(tb_ctx *c, tb_block *b)
         dief(EXIT_USAGE, "--device gpu: %s", c->gpu.why.data ? c->gpu.why.data : "the GPU did not start");
     if (state == GPU_READY) {
         wbuf err = WBUF_INIT;
-        ids_reserve(&b->ids, b->src.len / JSONL_BYTES_PER_ID_ROOM);
         int rc = gpu_bpe_encode_begin(c->gpu.g, b->texts, b->lens, b->n, b->pinned != NULL, &b->ids, b->doc_end, &err);
         c->times.encode_gpu += now_seconds() - t0;
         tb_block *before = c->held;

@@ -146,12 +146,6 @@ static void tokenize_emit_shards(void *ctx, stage_batch *b, woutput *out)
     release_batch_ids(b);
 }
 
-void tokenize_warm_up(const tokenize_options *o)
-{
-    /* not for auto: it may choose the CPU, and a started driver costs ~0.1 s more at exit */
-    if (!strcmp(o->device, "gpu") && !o->allow_special && !getenv(BLOCKS_TEST_ENV)) gpu_bpe_warm_up();
-}
-
 void tokenize_load(tokenizer *t, const tokenize_options *o, char sha256[65])
 {
     const char *encoding = o->encoding, *vocab = o->vocab, *pattern = o->pattern;
@@ -239,10 +233,7 @@ static bool choose_blocks(const tokenizer *t, const tokenize_options *o, const s
     }
     wbuf why = WBUF_INIT;
     bool usable = gpu_bpe_usable(&why);
-    if (!usable && !automatic) {
-        gpu_bpe_warm_up_wait(); /* no exit while the driver is starting on another thread */
-        dief(EXIT_USAGE, "--device gpu: %s", why.data);
-    }
+    if (!usable && !automatic) dief(EXIT_USAGE, "--device gpu: %s", why.data);
     buf_free(&why);
     *enc = TB_ENCODE_GPU;
     return usable;
@@ -258,9 +249,7 @@ int tokenize_run(const tokenizer *t, const tokenize_options *o, const stage_opts
                  const tokenize_shard_sink *sink)
 {
     tb_encoder enc;
-    /* the blocks path's gpu_bpe_open waits for tokenize_warm_up's thread */
     if (choose_blocks(t, o, so, &enc)) return tokenize_blocks_run(t, o, so, format, sink, enc);
-    gpu_bpe_warm_up_wait(); /* started for a GPU that this run does not use after all */
     tokenize_ctx c = {.tok = t, .format = format, .allow_special = o->allow_special, .eos = o->eos, .bos = o->bos,
                       .sink = sink};
     c.workers = xcalloc((size_t)so->threads, sizeof *c.workers);

@@ -21,11 +21,6 @@ typedef struct {
                     * tokenizer's, below its vocabulary size: one that is not is fatal (shard_writer_add_borrowed) */
 } tokenize_shard_sink;
 
-/* With --device gpu, starts the GPU's driver on a thread of its own
- * (gpu_bpe_warm_up), to be called before tokenize_load: the driver's start
- * then overlaps the vocabulary's load. tokenize_run waits for it. */
-void tokenize_warm_up(const tokenize_options *o);
-
 /* Loads the tokenizer o names (--encoding, --vocab, --pattern) into t and
  * the vocabulary file's SHA-256 into sha256; exits with status 1 when it cannot. */
 void tokenize_load(tokenizer *t, const tokenize_options *o, char sha256[65]);
