@@ -64,6 +64,7 @@ extern "C" {
 #define MAX_SLOT_BYTES 4096
 #define BATCH_BYTES ((size_t)32 << 20)      /* text per batch, by default */
 #define MIN_BATCH_BYTES ((size_t)4 << 20)   /* the first and the last batches of a call */
+#define RAMP_STEPS 16 /* a call's first batches double from MIN_BATCH_BYTES this many times at most */
 #define MAX_BATCH_BYTES ((size_t)256 << 20) /* offsets and markers stay below 2^30 */
 #define BATCH_SEGS ((size_t)1 << 20)        /* segments per batch */
 #define NO_CUT UINT32_MAX
@@ -457,8 +458,12 @@ typedef struct {
     size_t cub_bytes;
     cudaStream_t stream;
     cudaEvent_t phase[GPU_BPE_PHASES + 1]; /* before cut, encode, merge, scan, gather, copy; after copy */
-    /* which segments it holds */
+    /* which segments it holds, of which call's segment array; where their ids go */
+    const segment *segs;
     size_t seg_begin, seg_end;
+    tok_ids *out;
+    size_t *doc_end;
+    unsigned call; /* the encode call that launched it */
     bool busy;
     int dev; /* index in gpu_bpe.devs */
 } batch_slot;
@@ -502,8 +507,16 @@ struct gpu_bpe {
     bpe_scratch scratch[HOST_THREADS_MAX];
     tok_ids long_ids[HOST_THREADS_MAX]; /* long pieces' ids, by the thread that merged them */
     uint32_t *long_at, *long_n;         /* per long piece: where in long_ids[i % threads], how many */
-    segment *segs;
-    size_t nsegs, segs_cap;
+    /* this call's segments; two arrays in turn, so that a call's batches left in flight
+     * (gpu_bpe_encode_begin) keep theirs while the next call makes its own */
+    segment *seg_bufs[2];
+    size_t seg_caps[2], nsegs;
+    int seg_buf;
+    unsigned call; /* encode calls so far */
+    /* batches of an earlier call still in flight (gpu_bpe_encode_begin), and the slot order they went in */
+    bool in_flight;
+    int flight_order[NSLOTS * MAX_DEVICES], flight_n;
+    bool keep_in_flight; /* this call may return with batches in flight: no short batches at its end */
     /* a tokenizer.json with an NFC normalizer: the texts NFC may change, normalized */
     bool nfc;
     wbuf nfc_text[HOST_THREADS_MAX]; /* by the thread that normalized them */
@@ -954,7 +967,7 @@ extern "C" void gpu_bpe_close(gpu_bpe *g)
     free(g->nfc_texts), free(g->nfc_lens), free(g->nfc_off), free(g->whole);
     if (g->pool) pool_destroy(g->pool);
     free(g->long_at), free(g->long_n);
-    free(g->segs);
+    free(g->seg_bufs[0]), free(g->seg_bufs[1]);
     free(g);
 }
 
@@ -1035,11 +1048,12 @@ static void run_parallel_with_caller(gpu_bpe *g, void (*fn)(void *, int, int), v
 
 static void push_segment(gpu_bpe *g, segment s)
 {
-    if (g->nsegs == g->segs_cap) {
-        g->segs_cap = g->segs_cap ? 2 * g->segs_cap : 1024;
-        g->segs = (segment *)xrealloc(g->segs, g->segs_cap * sizeof *g->segs);
+    int k = g->seg_buf;
+    if (g->nsegs == g->seg_caps[k]) {
+        g->seg_caps[k] = g->seg_caps[k] ? 2 * g->seg_caps[k] : 1024;
+        g->seg_bufs[k] = (segment *)xrealloc(g->seg_bufs[k], g->seg_caps[k] * sizeof *g->seg_bufs[k]);
     }
-    g->segs[g->nsegs++] = s;
+    g->seg_bufs[k][g->nsegs++] = s;
 }
 
 /* Splits the documents into segments of at most a batch, cutting long
@@ -1048,6 +1062,7 @@ static void push_segment(gpu_bpe *g, segment s)
 static void make_segments(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs)
 {
     size_t max = g->batch_bytes;
+    g->seg_buf ^= 1; /* the other array: the one batches of the call before may still use stays */
     g->nsegs = 0;
     g->unpacked_bytes = 0;
     for (size_t d = 0; d < ndocs; d++) {
@@ -1080,7 +1095,7 @@ static void copy_texts(void *arg, int t, int nt)
     if (lo >= hi) return;
     for (uint32_t d = seg_containing(s->h_seg_off, s->b.nseg, lo); d < s->b.nseg && s->h_seg_off[d] < hi; d++) {
         uint32_t a = s->h_seg_off[d] > lo ? s->h_seg_off[d] : lo, e = s->h_seg_off[d + 1] < hi ? s->h_seg_off[d + 1] : hi;
-        if (a < e) memcpy(s->h_text + a, j->g->segs[s->seg_begin + d].text + (a - s->h_seg_off[d]), e - a);
+        if (a < e) memcpy(s->h_text + a, s->segs[s->seg_begin + d].text + (a - s->h_seg_off[d]), e - a);
     }
 }
 
@@ -1089,30 +1104,35 @@ static void copy_texts(void *arg, int t, int nt)
  * device starts early and the host's last unpack is short. */
 static size_t batch_limit(const gpu_bpe *g)
 {
-    size_t limit = g->batch_bytes, ramp = g->packed < 16 ? MIN_BATCH_BYTES << g->packed : limit;
+    size_t limit = g->batch_bytes, ramp = g->packed < RAMP_STEPS ? MIN_BATCH_BYTES << g->packed : limit;
     size_t tail = g->unpacked_bytes / 2 > MIN_BATCH_BYTES ? g->unpacked_bytes / 2 : MIN_BATCH_BYTES;
     if (ramp < limit) limit = ramp;
-    if (tail < limit) limit = tail;
+    if (tail < limit && !g->keep_in_flight) limit = tail;
     return limit;
 }
 
 /* Packs segments from *next into slot s: the first always, more while they
  * fit batch_limit(); a host-only segment goes alone. */
-static void pack(gpu_bpe *g, batch_slot *s, size_t *next)
+static void pack(gpu_bpe *g, batch_slot *s, size_t *next, tok_ids *out, size_t *doc_end)
 {
     size_t i = *next, bytes = 0, limit = batch_limit(g);
+    const segment *segs = g->seg_bufs[g->seg_buf];
+    s->segs = segs;
+    s->out = out;
+    s->doc_end = doc_end;
+    s->call = g->call;
     s->seg_begin = i;
     g->packed++;
-    if (g->segs[i].cpu) {
+    if (segs[i].cpu) {
         s->seg_end = i + 1;
         *next = i + 1;
-        g->unpacked_bytes -= g->segs[i].len;
+        g->unpacked_bytes -= segs[i].len;
         return;
     }
     s->h_seg_off[0] = 0;
-    while (i < g->nsegs && !g->segs[i].cpu && i - s->seg_begin < BATCH_SEGS &&
-           (i == s->seg_begin || bytes + g->segs[i].len <= limit)) {
-        bytes += g->segs[i].len;
+    while (i < g->nsegs && !segs[i].cpu && i - s->seg_begin < BATCH_SEGS &&
+           (i == s->seg_begin || bytes + segs[i].len <= limit)) {
+        bytes += segs[i].len;
         s->h_seg_off[i - s->seg_begin + 1] = (uint32_t)bytes;
         i++;
     }
@@ -1133,7 +1153,7 @@ static void pack(gpu_bpe *g, batch_slot *s, size_t *next)
  * run); emulated, the same runs are copied into the slot's host buffer. */
 static int send_pinned_texts(gpu_bpe *g, batch_slot *s, wbuf *err)
 {
-    const segment *seg = &g->segs[s->seg_begin];
+    const segment *seg = &s->segs[s->seg_begin];
     uint32_t nseg = s->b.nseg;
     for (uint32_t i = 0; i < nseg;) {
         if (!seg[i].len) {
@@ -1155,7 +1175,8 @@ static int send_pinned_texts(gpu_bpe *g, batch_slot *s, wbuf *err)
 static const uint8_t *host_text_at(const gpu_bpe *g, const batch_slot *s, uint32_t off)
 {
     uint32_t d = seg_containing(s->h_seg_off, s->b.nseg, off);
-    return g->segs[s->seg_begin + d].text + (off - s->h_seg_off[d]);
+    (void)g;
+    return s->segs[s->seg_begin + d].text + (off - s->h_seg_off[d]);
 }
 
 static uint32_t blocks(size_t n, size_t per_block) { return (uint32_t)((n + per_block - 1) / per_block); }
@@ -1164,7 +1185,7 @@ static uint32_t blocks(size_t n, size_t per_block) { return (uint32_t)((n + per_
 static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
 {
     gb_batch *b = &s->b;
-    if (g->segs[s->seg_begin].cpu) return 0;
+    if (s->segs[s->seg_begin].cpu) return 0;
     if (b->nbytes == 0) {
         s->h_info->total = s->h_info->nlong = 0;
         for (uint32_t d = 0; d < b->nseg; d++) s->h_first[d] = NO_FIRST;
@@ -1326,10 +1347,12 @@ static int mark_order(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Waits for slot s and appends its segments' ids to out. */
-static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf *err)
+/* Waits for slot s and appends its segments' ids to its call's out. */
+static int unpack(gpu_bpe *g, batch_slot *s, wbuf *err)
 {
-    const segment *first_seg = &g->segs[s->seg_begin];
+    tok_ids *out = s->out;
+    size_t *doc_end = s->doc_end;
+    const segment *first_seg = &s->segs[s->seg_begin];
     double t0 = seconds_now();
     s->busy = false;
     if (first_seg->cpu) {
@@ -1383,7 +1406,7 @@ static int unpack(gpu_bpe *g, batch_slot *s, tok_ids *out, size_t *doc_end, wbuf
     run_parallel_with_caller(g, copy_ids, &job, nt);
     for (uint32_t d = 0; d < nseg; d++) {
         size_t end = d + 1 < nseg ? s->h_first[d + 1] + grow[marks_before(marks, nlong, s->h_first[d + 1])] : grown;
-        doc_end[g->segs[s->seg_begin + d].doc] = out->n + end;
+        doc_end[s->segs[s->seg_begin + d].doc] = out->n + end;
     }
     out->n += grown;
     free(marks), free(grow);
@@ -1477,9 +1500,38 @@ static void retire_device(gpu_bpe *g, int dev, wbuf *err)
     cudaGetLastError(); /* clears a non-sticky error of this thread */
 }
 
-static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
-                  size_t *doc_end, wbuf *err)
+/* Unpacks every batch still in flight, oldest first; after a failure waits
+ * for the others and retires the failed batch's device. */
+static int finish_in_flight(gpu_bpe *g, wbuf *err)
 {
+    if (!g->in_flight) return 0;
+    int rc = 0, n = g->flight_n;
+    batch_slot *failed = NULL;
+    for (int i = 0; i < n; i++) {
+        batch_slot *s = &g->slots[g->flight_order[(g->turn % n + i) % n]];
+        if (s->busy && !rc && (rc = unpack(g, s, err))) failed = s;
+        s->busy = false;
+    }
+    g->in_flight = false;
+    if (failed) retire_device(g, failed->dev, err);
+    return rc;
+}
+
+/* Encodes the documents; with keep_in_flight it may return with this
+ * call's last batches still on the device (gpu_bpe_encode_begin). */
+static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
+                  size_t *doc_end, bool keep_in_flight, wbuf *err)
+{
+    int order[NSLOTS * MAX_DEVICES], nactive = active_slots(g, order);
+    if (!nactive) { /* none ready: wait for those still being set up, if any */
+        join_setups(g);
+        nactive = active_slots(g, order);
+    }
+    /* batches left in flight go on in the order they were launched in; when the slots in use change
+     * (a device joined or failed), or the NFC buffers that their texts may lie in are about to be
+     * rewritten, they are finished first */
+    bool same_slots = g->in_flight && nactive == g->flight_n && !memcmp(order, g->flight_order, sizeof(int) * nactive);
+    if (g->in_flight && (!same_slots || g->nfc) && finish_in_flight(g, err)) return -1;
     if (g->nfc && ndocs) {
         if (g->nfc_cap < ndocs) {
             g->nfc_cap = ndocs;
@@ -1492,11 +1544,6 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
         texts = g->nfc_texts;
         lens = g->nfc_lens;
     }
-    int order[NSLOTS * MAX_DEVICES], nactive = active_slots(g, order);
-    if (!nactive) { /* none ready: wait for those still being set up, if any */
-        join_setups(g);
-        nactive = active_slots(g, order);
-    }
     if (!nactive) {
         buf_printf(err, "every CUDA device failed earlier in this run");
         return -1;
@@ -1504,19 +1551,21 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
     double t0 = seconds_now();
     make_segments(g, texts, lens, ndocs);
     g->host_seconds[0] += seconds_now() - t0;
-    g->packed = 0;
+    g->packed = g->in_flight ? RAMP_STEPS : 0; /* the device is busy already: no short first batches */
+    g->keep_in_flight = keep_in_flight;
+    g->call++;
     size_t next = 0;
     int turn = g->turn % nactive, rc = 0;
     batch_slot *failed = NULL;
     while (next < g->nsegs && !rc) {
         batch_slot *s = &g->slots[order[turn]];
-        if (s->busy) rc = unpack(g, s, out, doc_end, err);
+        if (s->busy) rc = unpack(g, s, err);
         if (rc) {
             failed = s;
             break;
         }
         double t0 = seconds_now();
-        pack(g, s, &next);
+        pack(g, s, &next, out, doc_end);
         double t1 = seconds_now();
         g->host_seconds[0] += t1 - t0;
         rc = launch(g, s, err);
@@ -1525,13 +1574,26 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
         s->busy = true;
         turn = (turn + 1) % nactive;
     }
-    for (int i = 0; i < nactive; i++) { /* oldest first: the ids stay in input order */
+    /* oldest first, so that the ids stay in input order; this call's own batches may stay */
+    bool kept = false;
+    for (int i = 0; i < nactive; i++) {
         batch_slot *s = &g->slots[order[(turn + i) % nactive]];
-        if (s->busy && !rc && (rc = unpack(g, s, out, doc_end, err))) failed = s;
+        if (s->busy && !rc && keep_in_flight && s->call == g->call) {
+            kept = true;
+            continue;
+        }
+        if (s->busy && !rc && (rc = unpack(g, s, err))) failed = s;
         s->busy = false;
     }
-    if (failed) retire_device(g, failed->dev, err);
     g->turn = turn; /* the next call goes on from here, so a call of few batches does not always start on device 0 */
+    g->in_flight = kept && !rc;
+    g->flight_n = nactive;
+    memcpy(g->flight_order, order, sizeof(int) * nactive);
+    if (rc) {
+        for (int i = 0; i < nactive; i++) g->slots[order[i]].busy = false;
+        g->in_flight = false;
+    }
+    if (failed) retire_device(g, failed->dev, err);
     return rc;
 }
 
@@ -1539,17 +1601,28 @@ extern "C" int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t
                               size_t *doc_end, wbuf *err)
 {
     g->texts_pinned = false;
-    return encode(g, texts, lens, ndocs, out, doc_end, err);
+    return encode(g, texts, lens, ndocs, out, doc_end, false, err);
 }
 
 extern "C" int gpu_bpe_encode_pinned(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs,
                                      tok_ids *out, size_t *doc_end, wbuf *err)
 {
     g->texts_pinned = true;
-    int rc = encode(g, texts, lens, ndocs, out, doc_end, err);
+    int rc = encode(g, texts, lens, ndocs, out, doc_end, false, err);
     g->texts_pinned = false;
     return rc;
 }
+
+extern "C" int gpu_bpe_encode_begin(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs,
+                                    bool texts_pinned, tok_ids *out, size_t *doc_end, wbuf *err)
+{
+    g->texts_pinned = texts_pinned;
+    int rc = encode(g, texts, lens, ndocs, out, doc_end, true, err);
+    g->texts_pinned = false;
+    return rc;
+}
+
+extern "C" int gpu_bpe_finish(gpu_bpe *g, wbuf *err) { return finish_in_flight(g, err); }
 
 extern "C" void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes)
 {

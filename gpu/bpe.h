@@ -75,6 +75,23 @@ int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, siz
 int gpu_bpe_encode_pinned(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
                           size_t *doc_end, wbuf *err);
 
+/* The same (texts_pinned: as gpu_bpe_encode_pinned), but the call may
+ * return with its last batches still on the device, their ids not yet in
+ * out and doc_end: the next call (of any of the three) completes them
+ * before its own, as does gpu_bpe_finish. So the device works on while
+ * the caller passes on the block before and comes back with the next,
+ * instead of each call starting with nothing in flight and waiting for its
+ * last batch. The texts, out and doc_end must stay until then. Returns -1
+ * with a message in err when a batch of this call or of the call before
+ * failed: the ids of both are then incomplete. */
+int gpu_bpe_encode_begin(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, bool texts_pinned,
+                         tok_ids *out, size_t *doc_end, wbuf *err);
+
+/* Completes the batches gpu_bpe_encode_begin left on the device (none:
+ * returns 0 at once): 0, or -1 with a message in err when one failed (that
+ * call's ids are then incomplete). Call it before gpu_bpe_close. */
+int gpu_bpe_finish(gpu_bpe *g, wbuf *err);
+
 /* Page-locked host memory for gpu_bpe_encode_pinned()'s texts (plain memory
  * when emulated); NULL when none can be had. Free it with gpu_bpe_host_free()
  * before gpu_bpe_close(g). */

@@ -31,6 +31,19 @@ int gpu_bpe_encode_pinned(gpu_bpe *g, const char *const *texts, const size_t *le
     return gpu_bpe_encode(g, texts, lens, ndocs, out, doc_end, err);
 }
 
+int gpu_bpe_encode_begin(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, bool texts_pinned,
+                         tok_ids *out, size_t *doc_end, wbuf *err)
+{
+    (void)texts_pinned;
+    return gpu_bpe_encode(g, texts, lens, ndocs, out, doc_end, err);
+}
+
+int gpu_bpe_finish(gpu_bpe *g, wbuf *err)
+{
+    (void)g, (void)err;
+    return 0;
+}
+
 void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes)
 {
     (void)g, (void)bytes;

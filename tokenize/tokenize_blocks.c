@@ -40,8 +40,9 @@
  * first needs it, so that the next blocks (a line longer or shorter) fit. */
 #define PINNED_SLACK 8
 /* Pinned text buffers made while the GPU starts: one per block that can be
- * between scan and encode (being scanned, queued, being encoded). */
-#define PINNED_BUFFERS (QUEUE_BLOCKS + 2)
+ * between scan and encode (being scanned, queued, being encoded, and the
+ * one before it, whose last batches may still be on the GPU). */
+#define PINNED_BUFFERS (QUEUE_BLOCKS + 3)
 #define THREADS_MAX 64 /* team threads (more make ranges too small to pay) */
 /* --format bin goes to the output as pieces (writev: each document's ids
  * straight from the block's id array, no formatting copy) when documents
@@ -152,6 +153,7 @@ typedef struct tb_ctx {
     bpe_scratch *scratch;
     size_t *bounds; /* per thread, its first document (nt + 1) */
     tb_block *cur;
+    tb_block *held; /* encoded on the GPU, its last batches maybe still there (gpu_bpe_encode_begin) */
 
     /* writer thread */
     wteam *wteam;
@@ -476,7 +478,59 @@ static void encode_cpu(tb_ctx *c, tb_block *b)
     team_run(c->team, join_cpu_range, c);
 }
 
-/* Encodes block b: on the GPU when it is up, else on the CPU. */
+static void queue_push(tb_ctx *c, tb_queue *q, tb_block *b);
+
+/* Hands encoded block b to the writer. */
+static void pass_on(tb_ctx *c, tb_block *b)
+{
+    give_pinned(c, b); /* the texts are no longer needed */
+    size_t ok = 0;
+    for (size_t k = 0; k < b->n; k++) ok += !b->fail[k];
+    c->stats.out += ok;
+    uint64_t ntokens = b->ids.n + ok * ((c->bos != TOKEN_FORMAT_NONE) + (c->eos != TOKEN_FORMAT_NONE));
+    stats_add(&c->stats, "tokens", (double)ntokens);
+    double t0 = now_seconds();
+    queue_push(c, &c->encoded, b);
+    c->times.encode_wait += now_seconds() - t0;
+}
+
+/* Encodes block b on the CPU, whatever it holds already. */
+static void encode_on_cpu(tb_ctx *c, tb_block *b)
+{
+    double t0 = now_seconds();
+    tb_block *cur = c->cur;
+    c->cur = b;
+    b->ids.n = 0;
+    encode_cpu(c, b);
+    c->cur = cur;
+    c->times.encode_cpu += now_seconds() - t0;
+    c->times.blocks_cpu++;
+    c->times.bytes_cpu += b->src.len;
+}
+
+/* Completes the held block's batches and hands it on (on a GPU failure,
+ * encoded on the CPU instead). */
+static void finish_held(tb_ctx *c)
+{
+    tb_block *b = c->held;
+    if (!b) return;
+    c->held = NULL;
+    double t0 = now_seconds();
+    wbuf err = WBUF_INIT;
+    int rc = gpu_bpe_finish(c->gpu.g, &err);
+    c->times.encode_gpu += now_seconds() - t0;
+    if (rc) {
+        warnf("tokenize: %s; this block goes to the CPU", err.data);
+        encode_on_cpu(c, b);
+    }
+    buf_free(&err);
+    pass_on(c, b);
+}
+
+/* Encodes block b and hands it on: on the GPU when it is up, else on the
+ * CPU. A block the GPU takes is held until the next block's call has
+ * completed its last batches (or finish_held), so that the GPU's pipeline
+ * does not drain between blocks. */
 static void encode_block(tb_ctx *c, tb_block *b)
 {
     double t0 = now_seconds();
@@ -486,23 +540,38 @@ static void encode_block(tb_ctx *c, tb_block *b)
         dief(EXIT_USAGE, "--device gpu: %s", c->gpu.why.data ? c->gpu.why.data : "the GPU did not start");
     if (state == GPU_READY) {
         wbuf err = WBUF_INIT;
-        int rc = b->pinned ? gpu_bpe_encode_pinned(c->gpu.g, b->texts, b->lens, b->n, &b->ids, b->doc_end, &err)
-                           : gpu_bpe_encode(c->gpu.g, b->texts, b->lens, b->n, &b->ids, b->doc_end, &err);
+        int rc = gpu_bpe_encode_begin(c->gpu.g, b->texts, b->lens, b->n, b->pinned != NULL, &b->ids, b->doc_end, &err);
+        c->times.encode_gpu += now_seconds() - t0;
+        tb_block *before = c->held;
+        c->held = NULL;
         if (rc == 0) {
-            c->times.encode_gpu += now_seconds() - t0;
             c->times.blocks_gpu++;
             c->times.bytes_gpu += b->src.len;
             buf_free(&err);
+            c->held = b;
+            if (before) pass_on(c, before); /* complete: this call finished its batches first */
             return;
         }
         warnf("tokenize: %s; this block goes to the CPU", err.data);
         buf_free(&err);
-        b->ids.n = 0;
+        if (before) { /* its last batches may have been the ones that failed */
+            encode_on_cpu(c, before);
+            pass_on(c, before);
+        }
+    } else {
+        finish_held(c);
     }
-    encode_cpu(c, b);
-    c->times.encode_cpu += now_seconds() - t0;
-    c->times.blocks_cpu++;
-    c->times.bytes_cpu += b->src.len;
+    encode_on_cpu(c, b);
+    pass_on(c, b);
+}
+
+/* Whether q has a block to pop now, or is closed. */
+static bool queue_ready(tb_ctx *c, tb_queue *q)
+{
+    pthread_mutex_lock(&c->lock);
+    bool ready = q->n || q->closed;
+    pthread_mutex_unlock(&c->lock);
+    return ready;
 }
 
 /* ---- format and write (the writer thread) ---- */
@@ -765,21 +834,16 @@ static void *writer_main(void *arg)
 static void encode_blocks(tb_ctx *c)
 {
     uint64_t arrived = 0;
-    for (tb_block *b; (b = queue_pop(c, &c->scanned));) {
+    for (;;) {
+        if (c->held && !queue_ready(c, &c->scanned)) finish_held(c); /* no next block yet: the writer gets it now */
+        tb_block *b = queue_pop(c, &c->scanned);
+        if (!b) break;
         c->cur = b;
         if (c->enc == TB_ENCODE_GPU_LATER && !c->gpu.started && (arrived += b->src.len) >= TB_STREAM_GPU_BYTES)
             gpu_start_begin(c, &c->gpu, c->tok, GPU_BPE_DEVICE);
         encode_block(c, b);
-        give_pinned(c, b); /* the texts are no longer needed */
-        size_t ok = 0;
-        for (size_t k = 0; k < b->n; k++) ok += !b->fail[k];
-        c->stats.out += ok;
-        uint64_t ntokens = b->ids.n + ok * ((c->bos != TOKEN_FORMAT_NONE) + (c->eos != TOKEN_FORMAT_NONE));
-        stats_add(&c->stats, "tokens", (double)ntokens);
-        double t0 = now_seconds();
-        queue_push(c, &c->encoded, b);
-        c->times.encode_wait += now_seconds() - t0;
     }
+    finish_held(c);
     queue_close(c, &c->encoded);
 }
 
@@ -808,8 +872,9 @@ static void print_times(const tb_ctx *c)
             m->format, m->write, m->finish, m->gpu_start);
     struct rusage ru;
     if (!getrusage(RUSAGE_SELF, &ru))
-        fprintf(stderr, "tokenize cpu (s): user %.3f sys %.3f (the whole process so far)\n",
-                ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+        fprintf(stderr, "tokenize cpu (s): user %.3f sys %.3f, page faults %ld (the whole process so far)\n",
+                ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+                ru.ru_minflt + ru.ru_majflt);
     if (m->blocks_gpu) {
         const double *host = c->gpu_host, *dev = c->gpu_dev;
         fprintf(stderr,
