@@ -3,7 +3,6 @@
  * cases (no shingles, documents longer than a GPU chunk, extreme hashes).
  * Skipped, saying why, where no GPU is usable. */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,20 +13,9 @@
 #include "tests/tap.h"
 #include "tests/unit/jsonl_texts.h"
 
-#define MAX_FILES 256
 #define BATCH_HASHES (1 << 22)
 
-static char *files[MAX_FILES];
-static int nfiles;
-
-static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st, (void)ftw;
-    if (type == FTW_F && strstr(path, ".json") && nfiles < MAX_FILES) files[nfiles++] = strdup(path);
-    return 0;
-}
-
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static const jsonl_files *data; /* the JSONL files of the shared data, by path */
 
 /* Shingle hashes of every document of the data, with offsets per document. */
 typedef struct {
@@ -70,7 +58,7 @@ static void load_document(const char *text, size_t len, void *ctx)
 static void load_corpus(corpus *c, int ngram)
 {
     corpus_loader l = {.c = c, .ngram = ngram};
-    for (int f = 0; f < nfiles; f++) jsonl_for_each_text(files[f], load_document, &l);
+    for (int f = 0; f < data->n; f++) jsonl_for_each_text(data->path[f], load_document, &l);
     free(l.h);
     dedup_text_free(&l.t);
 }
@@ -141,9 +129,8 @@ int main(void)
     if (!gpu_usable(why, sizeof why)) skip_all(why);
     char root[4096];
     snprintf(root, sizeof root, "%s/jsonl", shared_dir());
-    nftw(root, collect, 16, FTW_PHYS);
-    qsort(files, nfiles, sizeof *files, by_name);
-    ok(nfiles > 10, "%d JSON files under %s", nfiles, root);
+    data = jsonl_files_under(root);
+    ok(data->n > 10, "%d JSON files under %s", data->n, root);
     check_shape(14, 8, 5);
     check_shape(20, 10, 3); /* K = 200: more permutations than threads per block */
     return done_testing();

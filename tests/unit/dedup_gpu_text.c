@@ -7,7 +7,6 @@
  * Everywhere: the layout with the CPU hashing it (the path a worker takes
  * when its GPU fails). Where a GPU is usable also: on the device. */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,20 +17,9 @@
 #include "tests/tap.h"
 #include "tests/unit/jsonl_texts.h"
 
-#define MAX_FILES 256
 #define LONG_WORDS 20000
 
-static char *files[MAX_FILES];
-static int nfiles;
-
-static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st, (void)ftw;
-    if (type == FTW_F && strstr(path, ".json") && nfiles < MAX_FILES) files[nfiles++] = strdup(path);
-    return 0;
-}
-
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static const jsonl_files *data; /* the JSONL files of the shared data, by path */
 
 /* Every text to sign, back to back. */
 typedef struct {
@@ -125,12 +113,11 @@ int main(void)
     char root[4096];
     snprintf(root, sizeof root, "%s/jsonl", shared_dir());
     require_file(root);
-    nftw(root, collect, 16, FTW_PHYS);
-    qsort(files, (size_t)nfiles, sizeof *files, by_name);
+    data = jsonl_files_under(root);
     texts t = {0};
     add_edge_texts(&t);
-    for (int f = 0; f < nfiles; f++) jsonl_for_each_text(files[f], add_text, &t);
-    ok(nfiles > 10 && t.n > 1000, "%zu texts from %d JSON files", t.n, nfiles);
+    for (int f = 0; f < data->n; f++) jsonl_for_each_text(data->path[f], add_text, &t);
+    ok(data->n > 10 && t.n > 1000, "%zu texts from %d JSON files", t.n, data->n);
     check_shape(&t, 14, 8, 5, false);
     check_shape(&t, 20, 10, 3, false);
     char why[256];

@@ -6,7 +6,6 @@
  * GPU signer lays it out (texts back to back, unit offsets). Runs anywhere:
  * no GPU needed. */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -18,7 +17,6 @@
 #include "tests/unit/jsonl_texts.h"
 
 #define MAX_LEN 2100
-#define MAX_FILES 256
 
 /* xorshift64*: reproducible random bytes. */
 static uint64_t next_random(uint64_t *x)
@@ -49,17 +47,7 @@ static void test_lengths(void)
     free(words);
 }
 
-static char *files[MAX_FILES];
-static int nfiles;
-
-static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st, (void)ftw;
-    if (type == FTW_F && strstr(path, ".json") && nfiles < MAX_FILES) files[nfiles++] = strdup(path);
-    return 0;
-}
-
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static const jsonl_files *data; /* the JSONL files of the shared data, by path */
 
 /* What each document of the data adds to the count. */
 typedef struct {
@@ -94,10 +82,9 @@ static void check_document(const char *text, size_t len, void *ctx)
 static void test_real_shingles(const char *dir)
 {
     require_file(dir);
-    nftw(dir, collect, 16, FTW_PHYS);
-    qsort(files, (size_t)nfiles, sizeof *files, by_name);
+    data = jsonl_files_under(dir);
     shingle_check c = {0};
-    for (int f = 0; f < nfiles; f++) jsonl_for_each_text(files[f], check_document, &c);
+    for (int f = 0; f < data->n; f++) jsonl_for_each_text(data->path[f], check_document, &c);
     ok(c.docs > 1000 && c.shingles > 100000, "real data read: %ld documents, %ld shingles", c.docs, c.shingles);
     ok(c.bad == 0, "%ld of %ld real shingles hash differently from XXH3_64bits", c.bad, c.shingles);
     dedup_text_free(&c.t);

@@ -3,6 +3,10 @@
 #ifndef WINNOW_TESTS_JSONL_TEXTS_H
 #define WINNOW_TESTS_JSONL_TEXTS_H
 
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "core/buf.h"
 #include "core/input.h"
 #include "core/json.h"
@@ -31,6 +35,40 @@ static inline long jsonl_for_each_text(const char *path, jsonl_text_fn fn, void 
     input_close(in);
     buf_free(&scratch);
     return n;
+}
+
+#define JSONL_FILES_MAX 256
+
+/* The files found by jsonl_files_under (nftw's callback takes no context). */
+typedef struct {
+    char *path[JSONL_FILES_MAX];
+    int n;
+} jsonl_files;
+
+static inline jsonl_files *jsonl_found(void)
+{
+    static jsonl_files found;
+    return &found;
+}
+
+static inline int jsonl_collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    jsonl_files *f = jsonl_found();
+    if (type == FTW_F && strstr(path, ".json") && f->n < JSONL_FILES_MAX) f->path[f->n++] = strdup(path);
+    return 0;
+}
+
+static inline int jsonl_by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The files under dir whose names hold ".json" (JSONL, plain or compressed; at most
+ * JSONL_FILES_MAX), sorted by path, so a test reads the data in a fixed order. */
+static inline const jsonl_files *jsonl_files_under(const char *dir)
+{
+    jsonl_files *f = jsonl_found();
+    nftw(dir, jsonl_collect, 16, FTW_PHYS);
+    qsort(f->path, (size_t)f->n, sizeof *f->path, jsonl_by_name);
+    return f;
 }
 
 #endif
