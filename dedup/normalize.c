@@ -12,7 +12,11 @@
 #ifdef __SSSE3__
 #include <tmmintrin.h>
 #endif
+#ifdef __x86_64__
+#include <immintrin.h>
+#endif
 
+#include "core/simd.h"
 #include "core/util.h"
 
 /* Longest canonical decomposition of one code point (Unicode needs 4). */
@@ -277,6 +281,90 @@ static inline void put_separator_escape(dedup_text *t, span_state *st)
     st->in_digits = 0;
 }
 
+#ifdef __x86_64__
+/* With AVX-512 BW and VBMI2 (simd_avx512_vbmi2()), ASCII goes WIDE bytes at
+ * a time: the same rules as put_block's on 64-bit masks, the bytes kept
+ * packed by one byte compression, and the unit ends of a block written 16
+ * at a time by compressing their positions (no loop per word). */
+#define WIDE 64
+#define WIDE_MAX_UNITS (WIDE + 2)  /* unit entries a block may write, scratch included */
+#define WIDE_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi,bmi2,popcnt")))
+
+/* Writes the unit ends at the positions set in ends (bits of the block's
+ * output from len on), each with the start of the unit after it. */
+WIDE_TARGET static inline size_t put_wide_ends(uint32_t *start, uint32_t *end, size_t nunits, size_t len, uint64_t ends)
+{
+    const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (unsigned from = 0; from < WIDE; from += 16) {
+        __mmask16 bits = (__mmask16)(ends >> from);
+        if (!bits) continue;
+        __m512i at = _mm512_maskz_compress_epi32(bits, _mm512_add_epi32(lanes, _mm512_set1_epi32((int)(len + from))));
+        _mm512_storeu_si512(end + nunits, at);
+        _mm512_storeu_si512(start + nunits + 1, _mm512_add_epi32(at, _mm512_set1_epi32(1)));
+        nunits += (size_t)__builtin_popcount(bits);
+    }
+    return nunits;
+}
+
+/* put_ascii_span's loop WIDE bytes at a time; returns where it stops. */
+WIDE_TARGET static const unsigned char *put_ascii_wide(dedup_text *t, span_state *st, const unsigned char *p,
+                                                       const unsigned char *e, bool json)
+{
+    const __m512i case_bit = _mm512_set1_epi8(0x20), space = _mm512_set1_epi8(' '), zero = _mm512_set1_epi8('0');
+    const __m512i a = _mm512_set1_epi8('a'), letters_n = _mm512_set1_epi8(26), digits_n = _mm512_set1_epi8(10);
+    const __m512i stop_pad = _mm512_set1_epi8((char)0x80), backslash = _mm512_set1_epi8('\\'), u = _mm512_set1_epi8('u');
+    while (p < e) {
+        size_t left = (size_t)(e - p);
+        /* the last bytes: the rest of the block reads as bytes that stop */
+        __m512i v = left >= WIDE ? _mm512_loadu_si512(p) : _mm512_mask_loadu_epi8(stop_pad, _bzhi_u64(~0ull, (unsigned)left), p);
+        __m512i lower = _mm512_or_si512(v, case_bit);
+        uint64_t letters = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(lower, a), letters_n);
+        uint64_t digits = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, zero), digits_n);
+        uint64_t stop = _mm512_movepi8_mask(v);
+        if (json) { /* as take_escapes */
+            uint64_t backslashes = _mm512_cmpeq_epi8_mask(v, backslash), escaped = backslashes << 1;
+            stop |= (backslashes & backslashes >> 1) | (escaped & _mm512_cmpeq_epi8_mask(v, u)) >> 1 |
+                    (backslashes & 1ull << (WIDE - 1));
+            letters &= ~escaped;
+            digits &= ~escaped;
+        }
+        unsigned m = stop ? (unsigned)__builtin_ctzll(stop) : WIDE;
+        if (m) { /* as put_block */
+            uint64_t valid = m == WIDE ? ~0ull : (1ull << m) - 1;
+            letters &= valid;
+            digits &= valid;
+            uint64_t seps = valid & ~(letters | digits);
+            uint64_t spaces = seps & ~((seps << 1) | st->at_gap);
+            uint64_t keep = letters | (digits & ~((digits << 1) | st->in_digits)) | spaces;
+            __m512i out = _mm512_mask_mov_epi8(_mm512_mask_mov_epi8(space, digits, zero), letters, lower);
+            __m512i packed = _mm512_maskz_compress_epi8(keep, out);
+            size_t len = st->len, nunits = st->nunits;
+            _mm512_storeu_si512(st->out + len, packed);
+            if (keep) {
+                if (nunits + WIDE_MAX_UNITS >= t->cap) reserve_units(t, nunits + WIDE_MAX_UNITS);
+                /* bytes past the kept ones are 0, never a space */
+                uint64_t out_spaces = _mm512_cmpeq_epi8_mask(packed, space);
+                if (!st->unit_open) t->start[nunits] = (uint32_t)(len + (out_spaces & 1));
+                st->nunits = put_wide_ends(t->start, t->end, nunits, len, out_spaces & (st->unit_open ? ~0ull : ~1ull));
+            }
+            st->at_gap = (unsigned)(seps >> (m - 1) & 1);
+            st->unit_open = !st->at_gap;
+            st->len = len + (size_t)__builtin_popcountll(keep);
+            st->in_digits = (unsigned)(digits >> (m - 1) & 1);
+            p += m;
+            if (m == WIDE) continue;
+        }
+        if (!json || p + 1 >= e || *p != '\\' || p[1] == 'u') break;
+        put_separator_escape(t, st);
+        p += 2;
+    }
+    return p;
+}
+#define SPAN_SLACK WIDE /* the packing stores reach this far past the output */
+#else
+#define SPAN_SLACK BLOCK
+#endif
+
 /* Normalises the ASCII bytes from p on and returns where they end: at e, a
  * byte >= 0x80 or, in a JSON string, a \u escape. A separator run's space
  * is written at once (and dropped again when the text ends there; see
@@ -291,7 +379,7 @@ static const unsigned char *put_ascii_span(normalizer *z, const unsigned char *p
     dedup_text *t = z->t;
     /* each output byte stands for an input byte, but for one space owed
      * from before; the packing stores reach a block past the end */
-    if (t->text.cap - t->text.len < (size_t)(e - p) + BLOCK + 2) buf_reserve(&t->text, (size_t)(e - p) + BLOCK + 1);
+    if (t->text.cap - t->text.len < (size_t)(e - p) + SPAN_SLACK + 2) buf_reserve(&t->text, (size_t)(e - p) + SPAN_SLACK + 1);
     if (z->pending_space) {
         close_unit(z);
         if (t->text.len && t->text.data[t->text.len - 1] != ' ') t->text.data[t->text.len++] = ' ';
@@ -299,10 +387,15 @@ static const unsigned char *put_ascii_span(normalizer *z, const unsigned char *p
     }
     span_state st = {t->text.data, t->text.len, t->nunits, (unsigned)z->unit_open, (unsigned)z->in_digits,
                      t->text.len == 0 || t->text.data[t->text.len - 1] == ' '};
-#ifdef __SSSE3__
-    pthread_once(&pack_once, pack_index_init);
+    bool wide = false;
+#ifdef __x86_64__
+    wide = simd_avx512_vbmi2();
+    if (wide) p = put_ascii_wide(t, &st, p, e, json);
 #endif
-    while (p < e) {
+#ifdef __SSSE3__
+    if (!wide) pthread_once(&pack_once, pack_index_init);
+#endif
+    while (!wide && p < e) {
         unsigned char tail[BLOCK];
         const unsigned char *from = p;
         if (e - p < BLOCK) { /* the last bytes: padded with bytes that stop */
