@@ -4,7 +4,9 @@
  * JSONL file's documents in stage-sized batches, on THREADS threads at once,
  * each over all the documents. The batches' signatures are made after the
  * timed adds (on the CPU here) and not counted.
- *   usage: dedup_add FILE.jsonl [THREADS] [ROUNDS]
+ *   usage: dedup_add FILE.jsonl [THREADS] [ROUNDS] [baseline]
+ * (baseline: the scanners' and the normaliser's baseline vector code, see
+ * simd_force_baseline; without it, the best the CPU has)
  * Prints per thread: MB of document text per CPU-second and per wall second
  * of adds, and the minor page faults of the whole run. */
 #include <pthread.h>
@@ -15,6 +17,7 @@
 #include <time.h>
 
 #include "core/json.h"
+#include "core/simd.h"
 #include "core/util.h"
 #include "dedup/minhash.h"
 #include "dedup/sign.h"
@@ -68,7 +71,9 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) dief(2, "usage: dedup_add FILE.jsonl [THREADS] [ROUNDS]");
+    if (argc < 2) dief(2, "usage: dedup_add FILE.jsonl [THREADS] [ROUNDS] [baseline]");
+    bool baseline = argc > 4 && strcmp(argv[4], "baseline") == 0;
+    simd_force_baseline(baseline);
     int threads = argc > 2 ? atoi(argv[2]) : 1, rounds = argc > 3 ? atoi(argv[3]) : 1;
     if (threads < 1 || threads > MAX_THREADS) threads = 1;
     size_t size;
@@ -102,7 +107,8 @@ int main(int argc, char **argv)
     }
     for (int t = 0; t < threads; t++) pthread_join(tid[t], NULL);
     getrusage(RUSAGE_SELF, &r1);
-    printf("docs %zu threads %d rounds %d\n", n, threads, rounds);
+    printf("docs %zu threads %d rounds %d vectors %s\n", n, threads, rounds,
+           baseline ? "baseline" : simd_avx512_vbmi2() ? "avx512-vbmi2" : simd_avx2() ? "avx2" : "baseline");
     for (int t = 0; t < threads; t++)
         printf("thread %d: add %.1f MB/cpu-s, %.1f MB/wall-s (%.3f cpu-s, %.3f wall-s)\n", t, w[t].bytes / 1e6 / w[t].cpu_s,
                w[t].bytes / 1e6 / w[t].wall_s, w[t].cpu_s, w[t].wall_s);

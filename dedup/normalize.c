@@ -291,19 +291,23 @@ static inline void put_separator_escape(dedup_text *t, span_state *st)
 #define WIDE_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi,bmi2,popcnt")))
 
 /* Writes the unit ends at the positions set in ends (bits of the block's
- * output from len on), each with the start of the unit after it. */
+ * output from len on), each with the start of the unit after it: the
+ * positions compressed to bytes at once, widened and stored 16 at a time. */
 WIDE_TARGET static inline size_t put_wide_ends(uint32_t *start, uint32_t *end, size_t nunits, size_t len, uint64_t ends)
 {
-    const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    for (unsigned from = 0; from < WIDE; from += 16) {
-        __mmask16 bits = (__mmask16)(ends >> from);
-        if (!bits) continue;
-        __m512i at = _mm512_maskz_compress_epi32(bits, _mm512_add_epi32(lanes, _mm512_set1_epi32((int)(len + from))));
-        _mm512_storeu_si512(end + nunits, at);
-        _mm512_storeu_si512(start + nunits + 1, _mm512_add_epi32(at, _mm512_set1_epi32(1)));
-        nunits += (size_t)__builtin_popcount(bits);
+    const __m512i positions = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45,
+                                              44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26,
+                                              25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+                                              5, 4, 3, 2, 1, 0);
+    __m512i at = _mm512_maskz_compress_epi8(ends, positions);
+    unsigned nends = (unsigned)__builtin_popcountll(ends);
+    for (unsigned i = 0; i < nends; i += 16) {
+        __m512i ends16 = _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(at)), _mm512_set1_epi32((int)len));
+        _mm512_storeu_si512(end + nunits + i, ends16);
+        _mm512_storeu_si512(start + nunits + i + 1, _mm512_add_epi32(ends16, _mm512_set1_epi32(1)));
+        at = _mm512_alignr_epi32(_mm512_setzero_si512(), at, 4); /* the next 16 positions */
     }
-    return nunits;
+    return nunits + nends;
 }
 
 /* put_ascii_span's loop WIDE bytes at a time; returns where it stops. */
