@@ -310,18 +310,13 @@ WIDE_TARGET static inline size_t put_wide_ends(uint32_t *start, uint32_t *end, s
     return nunits + nends;
 }
 
-/* put_ascii_span's loop WIDE bytes at a time; returns where it stops. The
- * state and the unit arrays are kept in locals meanwhile (the vector stores
- * may alias anything). */
-WIDE_TARGET static const unsigned char *put_ascii_wide(dedup_text *t, span_state *state, const unsigned char *p,
+/* put_ascii_span's loop WIDE bytes at a time; returns where it stops. */
+WIDE_TARGET static const unsigned char *put_ascii_wide(dedup_text *t, span_state *st, const unsigned char *p,
                                                        const unsigned char *e, bool json)
 {
     const __m512i case_bit = _mm512_set1_epi8(0x20), space = _mm512_set1_epi8(' '), zero = _mm512_set1_epi8('0');
     const __m512i a = _mm512_set1_epi8('a'), letters_n = _mm512_set1_epi8(26), digits_n = _mm512_set1_epi8(10);
     const __m512i stop_pad = _mm512_set1_epi8((char)0x80), backslash = _mm512_set1_epi8('\\'), u = _mm512_set1_epi8('u');
-    span_state st = *state;
-    uint32_t *start = t->start, *end = t->end;
-    size_t cap = t->cap;
     while (p < e) {
         size_t left = (size_t)(e - p);
         /* the last bytes: the rest of the block reads as bytes that stop */
@@ -343,33 +338,30 @@ WIDE_TARGET static const unsigned char *put_ascii_wide(dedup_text *t, span_state
             letters &= valid;
             digits &= valid;
             uint64_t seps = valid & ~(letters | digits);
-            uint64_t spaces = seps & ~((seps << 1) | st.at_gap);
-            uint64_t keep = letters | (digits & ~((digits << 1) | st.in_digits)) | spaces;
+            uint64_t spaces = seps & ~((seps << 1) | st->at_gap);
+            uint64_t keep = letters | (digits & ~((digits << 1) | st->in_digits)) | spaces;
             __m512i out = _mm512_mask_mov_epi8(_mm512_mask_mov_epi8(space, digits, zero), letters, lower);
             __m512i packed = _mm512_maskz_compress_epi8(keep, out);
-            _mm512_storeu_si512(st.out + st.len, packed);
+            size_t len = st->len, nunits = st->nunits;
+            _mm512_storeu_si512(st->out + len, packed);
             if (keep) {
-                if (st.nunits + WIDE_MAX_UNITS >= cap) {
-                    reserve_units(t, st.nunits + WIDE_MAX_UNITS);
-                    start = t->start, end = t->end, cap = t->cap;
-                }
+                if (nunits + WIDE_MAX_UNITS >= t->cap) reserve_units(t, nunits + WIDE_MAX_UNITS);
                 /* bytes past the kept ones are 0, never a space */
                 uint64_t out_spaces = _mm512_cmpeq_epi8_mask(packed, space);
-                if (!st.unit_open) start[st.nunits] = (uint32_t)(st.len + (out_spaces & 1));
-                st.nunits = put_wide_ends(start, end, st.nunits, st.len, out_spaces & (st.unit_open ? ~0ull : ~1ull));
+                if (!st->unit_open) t->start[nunits] = (uint32_t)(len + (out_spaces & 1));
+                st->nunits = put_wide_ends(t->start, t->end, nunits, len, out_spaces & (st->unit_open ? ~0ull : ~1ull));
             }
-            st.at_gap = (unsigned)(seps >> (m - 1) & 1);
-            st.unit_open = !st.at_gap;
-            st.len += (size_t)__builtin_popcountll(keep);
-            st.in_digits = (unsigned)(digits >> (m - 1) & 1);
+            st->at_gap = (unsigned)(seps >> (m - 1) & 1);
+            st->unit_open = !st->at_gap;
+            st->len = len + (size_t)__builtin_popcountll(keep);
+            st->in_digits = (unsigned)(digits >> (m - 1) & 1);
             p += m;
             if (m == WIDE) continue;
         }
         if (!json || p + 1 >= e || *p != '\\' || p[1] == 'u') break;
-        put_separator_escape(t, &st);
+        put_separator_escape(t, st);
         p += 2;
     }
-    *state = st;
     return p;
 }
 #define SPAN_SLACK WIDE /* the packing stores reach this far past the output */
