@@ -12,6 +12,9 @@
 #ifdef __SSSE3__
 #include <tmmintrin.h>
 #endif
+#ifdef __SSE4_1__
+#include <smmintrin.h>
+#endif
 #ifdef __x86_64__
 #include <immintrin.h>
 #endif
@@ -116,7 +119,6 @@ static int ascii_digit(unsigned char c)
  * bytes that stay packed to the front. */
 #define BLOCK 16
 #define BLOCK_MAX_UNITS (BLOCK / 2 + 1) /* units a block can open */
-#define UNROLLED_ENDS 4                 /* unit ends of a block recorded without a loop */
 
 /* One block: its bytes' output and the class of each (bit i: byte i). */
 typedef struct {
@@ -228,6 +230,40 @@ typedef struct {
     unsigned at_gap; /* the output is empty or ends in a space (kept here, not read back from out) */
 } span_state;
 
+/* Writes the unit ends at the positions set in ends (bits of the block's
+ * output from len on), each with the start of the unit after it; returns
+ * the new unit count. Entries up to BLOCK_ENDS_SCRATCH past it may be
+ * written as scratch. */
+#if defined(__SSSE3__) && defined(__SSE4_1__)
+#define BLOCK_ENDS_SCRATCH 4
+static inline size_t put_block_ends(uint32_t *start, uint32_t *end, size_t nunits, size_t len, unsigned ends)
+{
+    /* the positions of the set bits as bytes, as pack() builds its index */
+    unsigned low = ends & 0xFF, high = ends >> 8, nends = (unsigned)__builtin_popcount(ends);
+    __m128i high_at = _mm_cvtsi64_si128((long long)(pack_index[high] + UINT64_C(0x0808080808080808)));
+    high_at = _mm_shuffle_epi8(high_at, _mm_loadu_si128((const __m128i *)shift_index[__builtin_popcount(low)]));
+    __m128i at = _mm_or_si128(_mm_cvtsi64_si128((long long)pack_index[low]), high_at);
+    const __m128i base = _mm_set1_epi32((int)len), one = _mm_set1_epi32(1);
+    for (unsigned i = 0; i < nends; i += 4, at = _mm_srli_si128(at, 4)) {
+        __m128i ends4 = _mm_add_epi32(_mm_cvtepu8_epi32(at), base);
+        _mm_storeu_si128((__m128i *)(end + nunits + i), ends4);
+        _mm_storeu_si128((__m128i *)(start + nunits + i + 1), _mm_add_epi32(ends4, one));
+    }
+    return nunits + nends;
+}
+#else
+#define BLOCK_ENDS_SCRATCH 0
+static inline size_t put_block_ends(uint32_t *start, uint32_t *end, size_t nunits, size_t len, unsigned ends)
+{
+    for (; ends; ends &= ends - 1, nunits++) {
+        uint32_t at = (uint32_t)(len + (size_t)__builtin_ctz(ends));
+        end[nunits] = at;
+        start[nunits + 1] = at + 1;
+    }
+    return nunits;
+}
+#endif
+
 /* Writes the first m bytes of block b (ASCII letters, digits, separators). */
 __attribute__((always_inline)) static inline void put_block(dedup_text *t, span_state *st, const ascii_block *b, unsigned m)
 {
@@ -238,26 +274,14 @@ __attribute__((always_inline)) static inline void put_block(dedup_text *t, span_
     unsigned spaces = seps & ~((seps << 1) | st->at_gap);
     unsigned keep = letters | (digits & ~((digits << 1) | st->in_digits)) | spaces;
     unsigned kept = (unsigned)__builtin_popcount(keep);
-    if (nunits + BLOCK_MAX_UNITS + 1 >= t->cap) reserve_units(t, nunits + BLOCK_MAX_UNITS + 1);
+    if (nunits + BLOCK_MAX_UNITS + BLOCK_ENDS_SCRATCH + 1 >= t->cap)
+        reserve_units(t, nunits + BLOCK_MAX_UNITS + BLOCK_ENDS_SCRATCH + 1);
     uint32_t *start = t->start, *end = t->end;
     unsigned out_spaces = pack(b, keep, st->out + len);
     if (kept) {
         /* units end at the spaces written and start after them */
         if (!unit_open) start[nunits] = (uint32_t)(len + (out_spaces & 1));
-        unsigned ends = out_spaces & (unit_open ? ~0u : ~1u), nends = (unsigned)__builtin_popcount(ends);
-        /* the first few without a branch per space (entries past the last
-         * are scratch, overwritten later): the count varies block by block */
-        for (unsigned i = 0; i < UNROLLED_ENDS; i++, ends &= ends - 1) {
-            uint32_t at = (uint32_t)(len + (size_t)__builtin_ctz(ends | 1u << BLOCK));
-            end[nunits + i] = at;
-            start[nunits + i + 1] = at + 1;
-        }
-        for (unsigned i = UNROLLED_ENDS; i < nends; i++, ends &= ends - 1) {
-            uint32_t at = (uint32_t)(len + (size_t)__builtin_ctz(ends));
-            end[nunits + i] = at;
-            start[nunits + i + 1] = at + 1;
-        }
-        nunits += nends;
+        nunits = put_block_ends(start, end, nunits, len, out_spaces & (unit_open ? ~0u : ~1u));
     }
     /* a block ending in a separator ends in a space written (here or before)
      * or left nothing; one ending in a letter or digit leaves a unit open */
