@@ -404,6 +404,9 @@ WIDE_TARGET static const unsigned char *put_ascii_wide(dedup_text *t, span_state
  * alias z's fields). */
 static const unsigned char *put_ascii_span(normalizer *z, const unsigned char *p, const unsigned char *e, bool json)
 {
+    /* no ASCII here (the next character of a word in another script): the
+     * loop below would stop at once, with nothing to write */
+    if (*p >= 0x80 && !z->pending_space) return p;
     dedup_text *t = z->t;
     /* each output byte stands for an input byte, but for one space owed
      * from before; the packing stores reach a block past the end */
@@ -600,6 +603,7 @@ static void normalize(const char *s, size_t n, dedup_text *t, bool json)
     normalizer z = {t, 0, 0, 0};
     buf_clear(&t->text);
     buf_reserve(&t->text, n + 1);
+    t->text.data[0] = 0; /* the text stays NUL-terminated whatever writes it first */
     t->nunits = 0;
     const unsigned char *p = (const unsigned char *)s, *e = p + n;
     while (p < e) {
