@@ -12,7 +12,14 @@
 #ifdef __SSSE3__
 #include <tmmintrin.h>
 #endif
+#ifdef __SSE4_1__
+#include <smmintrin.h>
+#endif
+#ifdef __x86_64__
+#include <immintrin.h>
+#endif
 
+#include "core/simd.h"
 #include "core/util.h"
 
 /* Longest canonical decomposition of one code point (Unicode needs 4). */
@@ -112,7 +119,6 @@ static int ascii_digit(unsigned char c)
  * bytes that stay packed to the front. */
 #define BLOCK 16
 #define BLOCK_MAX_UNITS (BLOCK / 2 + 1) /* units a block can open */
-#define UNROLLED_ENDS 4                 /* unit ends of a block recorded without a loop */
 
 /* One block: its bytes' output and the class of each (bit i: byte i). */
 typedef struct {
@@ -224,6 +230,40 @@ typedef struct {
     unsigned at_gap; /* the output is empty or ends in a space (kept here, not read back from out) */
 } span_state;
 
+/* Writes the unit ends at the positions set in ends (bits of the block's
+ * output from len on), each with the start of the unit after it; returns
+ * the new unit count. Entries up to BLOCK_ENDS_SCRATCH past it may be
+ * written as scratch. */
+#if defined(__SSSE3__) && defined(__SSE4_1__)
+#define BLOCK_ENDS_SCRATCH 4
+static inline size_t put_block_ends(uint32_t *start, uint32_t *end, size_t nunits, size_t len, unsigned ends)
+{
+    /* the positions of the set bits as bytes, as pack() builds its index */
+    unsigned low = ends & 0xFF, high = ends >> 8, nends = (unsigned)__builtin_popcount(ends);
+    __m128i high_at = _mm_cvtsi64_si128((long long)(pack_index[high] + UINT64_C(0x0808080808080808)));
+    high_at = _mm_shuffle_epi8(high_at, _mm_loadu_si128((const __m128i *)shift_index[__builtin_popcount(low)]));
+    __m128i at = _mm_or_si128(_mm_cvtsi64_si128((long long)pack_index[low]), high_at);
+    const __m128i base = _mm_set1_epi32((int)len), one = _mm_set1_epi32(1);
+    for (unsigned i = 0; i < nends; i += 4, at = _mm_srli_si128(at, 4)) {
+        __m128i ends4 = _mm_add_epi32(_mm_cvtepu8_epi32(at), base);
+        _mm_storeu_si128((__m128i *)(end + nunits + i), ends4);
+        _mm_storeu_si128((__m128i *)(start + nunits + i + 1), _mm_add_epi32(ends4, one));
+    }
+    return nunits + nends;
+}
+#else
+#define BLOCK_ENDS_SCRATCH 0
+static inline size_t put_block_ends(uint32_t *start, uint32_t *end, size_t nunits, size_t len, unsigned ends)
+{
+    for (; ends; ends &= ends - 1, nunits++) {
+        uint32_t at = (uint32_t)(len + (size_t)__builtin_ctz(ends));
+        end[nunits] = at;
+        start[nunits + 1] = at + 1;
+    }
+    return nunits;
+}
+#endif
+
 /* Writes the first m bytes of block b (ASCII letters, digits, separators). */
 __attribute__((always_inline)) static inline void put_block(dedup_text *t, span_state *st, const ascii_block *b, unsigned m)
 {
@@ -234,26 +274,14 @@ __attribute__((always_inline)) static inline void put_block(dedup_text *t, span_
     unsigned spaces = seps & ~((seps << 1) | st->at_gap);
     unsigned keep = letters | (digits & ~((digits << 1) | st->in_digits)) | spaces;
     unsigned kept = (unsigned)__builtin_popcount(keep);
-    if (nunits + BLOCK_MAX_UNITS + 1 >= t->cap) reserve_units(t, nunits + BLOCK_MAX_UNITS + 1);
+    if (nunits + BLOCK_MAX_UNITS + BLOCK_ENDS_SCRATCH + 1 >= t->cap)
+        reserve_units(t, nunits + BLOCK_MAX_UNITS + BLOCK_ENDS_SCRATCH + 1);
     uint32_t *start = t->start, *end = t->end;
     unsigned out_spaces = pack(b, keep, st->out + len);
     if (kept) {
         /* units end at the spaces written and start after them */
         if (!unit_open) start[nunits] = (uint32_t)(len + (out_spaces & 1));
-        unsigned ends = out_spaces & (unit_open ? ~0u : ~1u), nends = (unsigned)__builtin_popcount(ends);
-        /* the first few without a branch per space (entries past the last
-         * are scratch, overwritten later): the count varies block by block */
-        for (unsigned i = 0; i < UNROLLED_ENDS; i++, ends &= ends - 1) {
-            uint32_t at = (uint32_t)(len + (size_t)__builtin_ctz(ends | 1u << BLOCK));
-            end[nunits + i] = at;
-            start[nunits + i + 1] = at + 1;
-        }
-        for (unsigned i = UNROLLED_ENDS; i < nends; i++, ends &= ends - 1) {
-            uint32_t at = (uint32_t)(len + (size_t)__builtin_ctz(ends));
-            end[nunits + i] = at;
-            start[nunits + i + 1] = at + 1;
-        }
-        nunits += nends;
+        nunits = put_block_ends(start, end, nunits, len, out_spaces & (unit_open ? ~0u : ~1u));
     }
     /* a block ending in a separator ends in a space written (here or before)
      * or left nothing; one ending in a letter or digit leaves a unit open */
@@ -277,6 +305,94 @@ static inline void put_separator_escape(dedup_text *t, span_state *st)
     st->in_digits = 0;
 }
 
+#ifdef __x86_64__
+/* With AVX-512 BW and VBMI2 (simd_avx512_vbmi2()), ASCII goes WIDE bytes at
+ * a time: the same rules as put_block's on 64-bit masks, the bytes kept
+ * packed by one byte compression, and the unit ends of a block written 16
+ * at a time by compressing their positions (no loop per word). */
+#define WIDE 64
+#define WIDE_MAX_UNITS (WIDE + 2)  /* unit entries a block may write, scratch included */
+#define WIDE_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi,bmi2,popcnt")))
+
+/* Writes the unit ends at the positions set in ends (bits of the block's
+ * output from len on), each with the start of the unit after it: the
+ * positions compressed to bytes at once, widened and stored 16 at a time. */
+WIDE_TARGET static inline size_t put_wide_ends(uint32_t *start, uint32_t *end, size_t nunits, size_t len, uint64_t ends)
+{
+    const __m512i positions = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45,
+                                              44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26,
+                                              25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+                                              5, 4, 3, 2, 1, 0);
+    __m512i at = _mm512_maskz_compress_epi8(ends, positions);
+    unsigned nends = (unsigned)__builtin_popcountll(ends);
+    for (unsigned i = 0; i < nends; i += 16) {
+        __m512i ends16 = _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(at)), _mm512_set1_epi32((int)len));
+        _mm512_storeu_si512(end + nunits + i, ends16);
+        _mm512_storeu_si512(start + nunits + i + 1, _mm512_add_epi32(ends16, _mm512_set1_epi32(1)));
+        at = _mm512_alignr_epi32(_mm512_setzero_si512(), at, 4); /* the next 16 positions */
+    }
+    return nunits + nends;
+}
+
+/* put_ascii_span's loop WIDE bytes at a time; returns where it stops. */
+WIDE_TARGET static const unsigned char *put_ascii_wide(dedup_text *t, span_state *st, const unsigned char *p,
+                                                       const unsigned char *e, bool json)
+{
+    const __m512i case_bit = _mm512_set1_epi8(0x20), space = _mm512_set1_epi8(' '), zero = _mm512_set1_epi8('0');
+    const __m512i a = _mm512_set1_epi8('a'), letters_n = _mm512_set1_epi8(26), digits_n = _mm512_set1_epi8(10);
+    const __m512i stop_pad = _mm512_set1_epi8((char)0x80), backslash = _mm512_set1_epi8('\\'), u = _mm512_set1_epi8('u');
+    while (p < e) {
+        size_t left = (size_t)(e - p);
+        /* the last bytes: the rest of the block reads as bytes that stop */
+        __m512i v = left >= WIDE ? _mm512_loadu_si512(p) : _mm512_mask_loadu_epi8(stop_pad, _bzhi_u64(~0ull, (unsigned)left), p);
+        __m512i lower = _mm512_or_si512(v, case_bit);
+        uint64_t letters = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(lower, a), letters_n);
+        uint64_t digits = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, zero), digits_n);
+        uint64_t stop = _mm512_movepi8_mask(v);
+        if (json) { /* as take_escapes */
+            uint64_t backslashes = _mm512_cmpeq_epi8_mask(v, backslash), escaped = backslashes << 1;
+            stop |= (backslashes & backslashes >> 1) | (escaped & _mm512_cmpeq_epi8_mask(v, u)) >> 1 |
+                    (backslashes & 1ull << (WIDE - 1));
+            letters &= ~escaped;
+            digits &= ~escaped;
+        }
+        unsigned m = stop ? (unsigned)__builtin_ctzll(stop) : WIDE;
+        if (m) { /* as put_block */
+            uint64_t valid = m == WIDE ? ~0ull : (1ull << m) - 1;
+            letters &= valid;
+            digits &= valid;
+            uint64_t seps = valid & ~(letters | digits);
+            uint64_t spaces = seps & ~((seps << 1) | st->at_gap);
+            uint64_t keep = letters | (digits & ~((digits << 1) | st->in_digits)) | spaces;
+            __m512i out = _mm512_mask_mov_epi8(_mm512_mask_mov_epi8(space, digits, zero), letters, lower);
+            __m512i packed = _mm512_maskz_compress_epi8(keep, out);
+            size_t len = st->len, nunits = st->nunits;
+            _mm512_storeu_si512(st->out + len, packed);
+            if (keep) {
+                if (nunits + WIDE_MAX_UNITS >= t->cap) reserve_units(t, nunits + WIDE_MAX_UNITS);
+                /* bytes past the kept ones are 0, never a space */
+                uint64_t out_spaces = _mm512_cmpeq_epi8_mask(packed, space);
+                if (!st->unit_open) t->start[nunits] = (uint32_t)(len + (out_spaces & 1));
+                st->nunits = put_wide_ends(t->start, t->end, nunits, len, out_spaces & (st->unit_open ? ~0ull : ~1ull));
+            }
+            st->at_gap = (unsigned)(seps >> (m - 1) & 1);
+            st->unit_open = !st->at_gap;
+            st->len = len + (size_t)__builtin_popcountll(keep);
+            st->in_digits = (unsigned)(digits >> (m - 1) & 1);
+            p += m;
+            if (m == WIDE) continue;
+        }
+        if (!json || p + 1 >= e || *p != '\\' || p[1] == 'u') break;
+        put_separator_escape(t, st);
+        p += 2;
+    }
+    return p;
+}
+#define SPAN_SLACK WIDE /* the packing stores reach this far past the output */
+#else
+#define SPAN_SLACK BLOCK
+#endif
+
 /* Normalises the ASCII bytes from p on and returns where they end: at e, a
  * byte >= 0x80 or, in a JSON string, a \u escape. A separator run's space
  * is written at once (and dropped again when the text ends there; see
@@ -288,10 +404,13 @@ static inline void put_separator_escape(dedup_text *t, span_state *st)
  * alias z's fields). */
 static const unsigned char *put_ascii_span(normalizer *z, const unsigned char *p, const unsigned char *e, bool json)
 {
+    /* no ASCII here (the next character of a word in another script): the
+     * loop below would stop at once, with nothing to write */
+    if (*p >= 0x80 && !z->pending_space) return p;
     dedup_text *t = z->t;
     /* each output byte stands for an input byte, but for one space owed
      * from before; the packing stores reach a block past the end */
-    if (t->text.cap - t->text.len < (size_t)(e - p) + BLOCK + 2) buf_reserve(&t->text, (size_t)(e - p) + BLOCK + 1);
+    if (t->text.cap - t->text.len < (size_t)(e - p) + SPAN_SLACK + 2) buf_reserve(&t->text, (size_t)(e - p) + SPAN_SLACK + 1);
     if (z->pending_space) {
         close_unit(z);
         if (t->text.len && t->text.data[t->text.len - 1] != ' ') t->text.data[t->text.len++] = ' ';
@@ -299,10 +418,15 @@ static const unsigned char *put_ascii_span(normalizer *z, const unsigned char *p
     }
     span_state st = {t->text.data, t->text.len, t->nunits, (unsigned)z->unit_open, (unsigned)z->in_digits,
                      t->text.len == 0 || t->text.data[t->text.len - 1] == ' '};
-#ifdef __SSSE3__
-    pthread_once(&pack_once, pack_index_init);
+    bool wide = false;
+#ifdef __x86_64__
+    wide = simd_avx512_vbmi2();
+    if (wide) p = put_ascii_wide(t, &st, p, e, json);
 #endif
-    while (p < e) {
+#ifdef __SSSE3__
+    if (!wide) pthread_once(&pack_once, pack_index_init);
+#endif
+    while (!wide && p < e) {
         unsigned char tail[BLOCK];
         const unsigned char *from = p;
         if (e - p < BLOCK) { /* the last bytes: padded with bytes that stop */
@@ -479,6 +603,7 @@ static void normalize(const char *s, size_t n, dedup_text *t, bool json)
     normalizer z = {t, 0, 0, 0};
     buf_clear(&t->text);
     buf_reserve(&t->text, n + 1);
+    t->text.data[0] = 0; /* the text stays NUL-terminated whatever writes it first */
     t->nunits = 0;
     const unsigned char *p = (const unsigned char *)s, *e = p + n;
     while (p < e) {
