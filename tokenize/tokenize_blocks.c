@@ -134,7 +134,8 @@ typedef struct tb_ctx {
     uint32_t bos, eos; /* TOKEN_FORMAT_NONE when not added here */
     const tokenize_shard_sink *sink;
     tb_encoder enc;
-    bool gpu_required;
+    bool gpu_required;     /* --device gpu: a GPU that does not start ends the run before any output */
+    atomic_bool gpu_checked; /* ... and it has started */
     block_source *src;
     woutput *out;
     wstats stats, scan_stats;
@@ -187,9 +188,14 @@ static void *start_gpu(void *arg)
 {
     gpu_start *gs = arg;
     double t0 = now_seconds();
-    gs->g = gpu_bpe_open(gs->tok, gs->mode, &gs->why);
+    /* the reasons --device gpu gives when no device is there are gpu_bpe_usable's */
+    gs->g = gs->mode == GPU_BPE_DEVICE && !gpu_bpe_usable(&gs->why) ? NULL : gpu_bpe_open(gs->tok, gs->mode, &gs->why);
     gs->seconds = now_seconds() - t0;
+    tb_ctx *c = gs->owner;
+    pthread_mutex_lock(&c->lock); /* require_gpu() may be waiting */
     atomic_store(&gs->state, gs->g ? GPU_READY : GPU_FAILED);
+    pthread_cond_broadcast(&c->changed);
+    pthread_mutex_unlock(&c->lock);
     if (gs->g) prefill_pinned(gs->owner);
     return NULL;
 }
@@ -202,6 +208,24 @@ static void gpu_start_begin(tb_ctx *c, gpu_start *gs, const tokenizer *tok, gpu_
     atomic_store(&gs->state, GPU_STARTING);
     if (pthread_create(&gs->thread, NULL, start_gpu, gs)) dief(EXIT_FATAL, "cannot start a thread");
     gs->started = true;
+}
+
+/* --device gpu: waits until the GPU has started or failed to and, when it
+ * failed, exits 1 with the reason. Called before the first output and once
+ * every block is encoded, so that a refused run writes nothing (an -o file
+ * is removed at exit: core/output.c) while the CPU encodes meanwhile. */
+static void require_gpu(tb_ctx *c)
+{
+    static pthread_mutex_t dying = PTHREAD_MUTEX_INITIALIZER; /* one thread exits; another waits for it */
+    if (!c->gpu_required || atomic_load(&c->gpu_checked)) return;
+    pthread_mutex_lock(&c->lock);
+    while (atomic_load(&c->gpu.state) == GPU_STARTING) pthread_cond_wait(&c->changed, &c->lock);
+    pthread_mutex_unlock(&c->lock);
+    if (atomic_load(&c->gpu.state) == GPU_FAILED) {
+        pthread_mutex_lock(&dying);
+        dief(EXIT_USAGE, "--device gpu: %s", c->gpu.why.data ? c->gpu.why.data : "the GPU did not start");
+    }
+    atomic_store(&c->gpu_checked, true);
 }
 
 /* ---- scan: line ends, JSON, the text's place ---- */
@@ -463,6 +487,22 @@ static void join_cpu_range(void *arg, int t, int nt)
     for (size_t k = c->bounds[t]; k < c->bounds[t + 1]; k++) b->doc_end[k] += at;
 }
 
+/* Gives block b's id array room for every id its texts can have (one per
+ * text byte for byte-level BPE; an encoder that needs more grows it as
+ * before) unless it has it: so it is never moved while the block is
+ * encoded, and it is reused by later blocks. Its pages are huge where the
+ * kernel allows, so that touching them and freeing them at the end cost
+ * little (4 KiB pages took 0.12 s to free after 8.5 GB: docs/gpu_tokenize.md). */
+static void reserve_ids(tb_block *b)
+{
+    size_t room = b->n;
+    for (size_t k = 0; k < b->n; k++) room += b->lens[k];
+    if (b->ids.cap >= room) return;
+    ids_free(&b->ids);
+    b->ids.cap = room + room / PINNED_SLACK; /* the next blocks are about as long */
+    b->ids.ids = xmalloc_huge(b->ids.cap * sizeof *b->ids.ids);
+}
+
 /* Encodes block b on the team's threads, the documents split by text bytes. */
 static void encode_cpu(tb_ctx *c, tb_block *b)
 {
@@ -536,8 +576,8 @@ static void encode_block(tb_ctx *c, tb_block *b)
     double t0 = now_seconds();
     b->ids.n = 0;
     int state = c->enc == TB_ENCODE_CPU ? GPU_FAILED : atomic_load(&c->gpu.state);
-    if (state == GPU_FAILED && c->gpu_required && c->gpu.started)
-        dief(EXIT_USAGE, "--device gpu: %s", c->gpu.why.data ? c->gpu.why.data : "the GPU did not start");
+    if (state == GPU_FAILED) require_gpu(c);
+    reserve_ids(b);
     if (state == GPU_READY) {
         wbuf err = WBUF_INIT;
         int rc = gpu_bpe_encode_begin(c->gpu.g, b->texts, b->lens, b->n, b->pinned != NULL, &b->ids, b->doc_end, &err);
@@ -680,6 +720,7 @@ static void write_shards(tb_ctx *c, const tb_block *b)
 
 static void write_block(tb_ctx *c, tb_block *b)
 {
+    require_gpu(c);
     double t0 = now_seconds();
     c->writing = b;
     int nt = team_size(c->wteam);
@@ -902,7 +943,7 @@ static void ctx_init(tb_ctx *c, const tokenizer *t, const tokenize_options *o, c
     c->eos = o->eos ? t->eos : TOKEN_FORMAT_NONE;
     c->sink = sink;
     c->enc = enc;
-    c->gpu_required = !strcmp(o->device, "gpu");
+    c->gpu_required = enc == TB_ENCODE_GPU && !strcmp(o->device, "gpu");
     c->nt = so->threads < 1 ? 1 : so->threads > THREADS_MAX ? THREADS_MAX : so->threads;
     c->scan_team = team_create(c->nt);
     c->team = team_create(c->nt);
@@ -962,6 +1003,7 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
         dief(EXIT_FATAL, "cannot start a thread");
 
     encode_blocks(&c);
+    require_gpu(&c); /* no block came (empty input): the refusal still comes */
     double finish = now_seconds();
     if (c.gpu.g) { /* the statistics wanted for TIMES_ENV, before the library goes */
         gpu_bpe_host_seconds(c.gpu.g, c.gpu_host);
