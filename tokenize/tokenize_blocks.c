@@ -52,7 +52,8 @@
 /* Environment variable that makes the command print where its time went. */
 #define TIMES_ENV "WINNOW_TOKENIZE_TIMES"
 
-enum { GPU_STARTING, GPU_READY, GPU_FAILED };
+/* GPU_CHECKED: a device is there (gpu_bpe_usable), the library is still opening. */
+enum { GPU_STARTING, GPU_CHECKED, GPU_READY, GPU_FAILED };
 
 /* A document as the scan finds it. */
 typedef struct {
@@ -135,7 +136,7 @@ typedef struct tb_ctx {
     const tokenize_shard_sink *sink;
     tb_encoder enc;
     bool gpu_required;     /* --device gpu: a GPU that does not start ends the run before any output */
-    atomic_bool gpu_checked; /* ... and it has started */
+    atomic_bool gpu_checked; /* ... and a device is there */
     block_source *src;
     woutput *out;
     wstats stats, scan_stats;
@@ -184,18 +185,26 @@ static bool gpu_sized(tb_encoder enc) { return enc == TB_ENCODE_GPU || enc == TB
 
 static void prefill_pinned(tb_ctx *c);
 
+/* Sets the GPU's state and wakes require_gpu(). */
+static void set_gpu_state(gpu_start *gs, int state)
+{
+    tb_ctx *c = gs->owner;
+    pthread_mutex_lock(&c->lock);
+    atomic_store(&gs->state, state);
+    pthread_cond_broadcast(&c->changed);
+    pthread_mutex_unlock(&c->lock);
+}
+
 static void *start_gpu(void *arg)
 {
     gpu_start *gs = arg;
     double t0 = now_seconds();
-    /* the reasons --device gpu gives when no device is there are gpu_bpe_usable's */
-    gs->g = gs->mode == GPU_BPE_DEVICE && !gpu_bpe_usable(&gs->why) ? NULL : gpu_bpe_open(gs->tok, gs->mode, &gs->why);
+    /* first whether a device is there (~0.1 s of the driver's start-up), which
+     * is all the first output waits for; then the library (~0.2-0.3 s more) */
+    if (gs->mode == GPU_BPE_DEVICE) set_gpu_state(gs, gpu_bpe_usable(&gs->why) ? GPU_CHECKED : GPU_FAILED);
+    if (atomic_load(&gs->state) != GPU_FAILED) gs->g = gpu_bpe_open(gs->tok, gs->mode, &gs->why);
     gs->seconds = now_seconds() - t0;
-    tb_ctx *c = gs->owner;
-    pthread_mutex_lock(&c->lock); /* require_gpu() may be waiting */
-    atomic_store(&gs->state, gs->g ? GPU_READY : GPU_FAILED);
-    pthread_cond_broadcast(&c->changed);
-    pthread_mutex_unlock(&c->lock);
+    set_gpu_state(gs, gs->g ? GPU_READY : GPU_FAILED);
     if (gs->g) prefill_pinned(gs->owner);
     return NULL;
 }
@@ -210,21 +219,28 @@ static void gpu_start_begin(tb_ctx *c, gpu_start *gs, const tokenizer *tok, gpu_
     gs->started = true;
 }
 
-/* --device gpu: waits until the GPU has started or failed to and, when it
- * failed, exits 1 with the reason. Called before the first output and once
- * every block is encoded, so that a refused run writes nothing (an -o file
- * is removed at exit: core/output.c) while the CPU encodes meanwhile. */
+/* --device gpu without a GPU: exits 1 with the reason (from one thread;
+ * another that comes here waits for the exit). */
+static void refuse_gpu(tb_ctx *c)
+{
+    static pthread_mutex_t dying = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&dying);
+    dief(EXIT_USAGE, "--device gpu: %s", c->gpu.why.data ? c->gpu.why.data : "the GPU did not start");
+}
+
+/* --device gpu: waits until a device is known to be there (GPU_CHECKED) or
+ * the start failed, and refuses the run in the latter case. Called before
+ * the first output and once every block is encoded, so that a run without a
+ * GPU writes nothing (an -o file is removed at exit: core/output.c) while
+ * the CPU encodes meanwhile. (A device that is there but whose library
+ * fails to open ends the run when the next block finds it: encode_block.) */
 static void require_gpu(tb_ctx *c)
 {
-    static pthread_mutex_t dying = PTHREAD_MUTEX_INITIALIZER; /* one thread exits; another waits for it */
     if (!c->gpu_required || atomic_load(&c->gpu_checked)) return;
     pthread_mutex_lock(&c->lock);
     while (atomic_load(&c->gpu.state) == GPU_STARTING) pthread_cond_wait(&c->changed, &c->lock);
     pthread_mutex_unlock(&c->lock);
-    if (atomic_load(&c->gpu.state) == GPU_FAILED) {
-        pthread_mutex_lock(&dying);
-        dief(EXIT_USAGE, "--device gpu: %s", c->gpu.why.data ? c->gpu.why.data : "the GPU did not start");
-    }
+    if (atomic_load(&c->gpu.state) == GPU_FAILED) refuse_gpu(c);
     atomic_store(&c->gpu_checked, true);
 }
 
@@ -576,7 +592,7 @@ static void encode_block(tb_ctx *c, tb_block *b)
     double t0 = now_seconds();
     b->ids.n = 0;
     int state = c->enc == TB_ENCODE_CPU ? GPU_FAILED : atomic_load(&c->gpu.state);
-    if (state == GPU_FAILED) require_gpu(c);
+    if (state == GPU_FAILED && c->gpu_required) refuse_gpu(c);
     reserve_ids(b);
     if (state == GPU_READY) {
         wbuf err = WBUF_INIT;
