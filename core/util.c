@@ -50,6 +50,15 @@ void *xcalloc_huge(size_t count, size_t size)
     return memset(p, 0, rounded);
 }
 
+void *xmalloc_huge(size_t n)
+{
+    size_t rounded = n ? (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : HUGE_PAGE;
+    void *p = aligned_alloc(HUGE_PAGE, rounded);
+    if (!p) out_of_memory(n);
+    madvise(p, rounded, MADV_HUGEPAGE); /* a hint: without it the memory works the same */
+    return p;
+}
+
 void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);

@@ -52,7 +52,8 @@
 /* Environment variable that makes the command print where its time went. */
 #define TIMES_ENV "WINNOW_TOKENIZE_TIMES"
 
-enum { GPU_STARTING, GPU_READY, GPU_FAILED };
+/* GPU_CHECKED: a device is there (gpu_bpe_usable), the library is still opening. */
+enum { GPU_STARTING, GPU_CHECKED, GPU_READY, GPU_FAILED };
 
 /* A document as the scan finds it. */
 typedef struct {
@@ -134,7 +135,8 @@ typedef struct tb_ctx {
     uint32_t bos, eos; /* TOKEN_FORMAT_NONE when not added here */
     const tokenize_shard_sink *sink;
     tb_encoder enc;
-    bool gpu_required;
+    bool gpu_required;     /* --device gpu: a GPU that does not start ends the run before any output */
+    atomic_bool gpu_checked; /* ... and a device is there */
     block_source *src;
     woutput *out;
     wstats stats, scan_stats;
@@ -183,13 +185,26 @@ static bool gpu_sized(tb_encoder enc) { return enc == TB_ENCODE_GPU || enc == TB
 
 static void prefill_pinned(tb_ctx *c);
 
+/* Sets the GPU's state and wakes require_gpu(). */
+static void set_gpu_state(gpu_start *gs, int state)
+{
+    tb_ctx *c = gs->owner;
+    pthread_mutex_lock(&c->lock);
+    atomic_store(&gs->state, state);
+    pthread_cond_broadcast(&c->changed);
+    pthread_mutex_unlock(&c->lock);
+}
+
 static void *start_gpu(void *arg)
 {
     gpu_start *gs = arg;
     double t0 = now_seconds();
-    gs->g = gpu_bpe_open(gs->tok, gs->mode, &gs->why);
+    /* first whether a device is there (~0.1 s of the driver's start-up), which
+     * is all the first output waits for; then the library (~0.2-0.3 s more) */
+    if (gs->mode == GPU_BPE_DEVICE) set_gpu_state(gs, gpu_bpe_usable(&gs->why) ? GPU_CHECKED : GPU_FAILED);
+    if (atomic_load(&gs->state) != GPU_FAILED) gs->g = gpu_bpe_open(gs->tok, gs->mode, &gs->why);
     gs->seconds = now_seconds() - t0;
-    atomic_store(&gs->state, gs->g ? GPU_READY : GPU_FAILED);
+    set_gpu_state(gs, gs->g ? GPU_READY : GPU_FAILED);
     if (gs->g) prefill_pinned(gs->owner);
     return NULL;
 }
@@ -202,6 +217,31 @@ static void gpu_start_begin(tb_ctx *c, gpu_start *gs, const tokenizer *tok, gpu_
     atomic_store(&gs->state, GPU_STARTING);
     if (pthread_create(&gs->thread, NULL, start_gpu, gs)) dief(EXIT_FATAL, "cannot start a thread");
     gs->started = true;
+}
+
+/* --device gpu without a GPU: exits 1 with the reason (from one thread;
+ * another that comes here waits for the exit). */
+static void refuse_gpu(tb_ctx *c)
+{
+    static pthread_mutex_t dying = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&dying);
+    dief(EXIT_USAGE, "--device gpu: %s", c->gpu.why.data ? c->gpu.why.data : "the GPU did not start");
+}
+
+/* --device gpu: waits until a device is known to be there (GPU_CHECKED) or
+ * the start failed, and refuses the run in the latter case. Called before
+ * the first output and once every block is encoded, so that a run without a
+ * GPU writes nothing (an -o file is removed at exit: core/output.c) while
+ * the CPU encodes meanwhile. (A device that is there but whose library
+ * fails to open ends the run when the next block finds it: encode_block.) */
+static void require_gpu(tb_ctx *c)
+{
+    if (!c->gpu_required || atomic_load(&c->gpu_checked)) return;
+    pthread_mutex_lock(&c->lock);
+    while (atomic_load(&c->gpu.state) == GPU_STARTING) pthread_cond_wait(&c->changed, &c->lock);
+    pthread_mutex_unlock(&c->lock);
+    if (atomic_load(&c->gpu.state) == GPU_FAILED) refuse_gpu(c);
+    atomic_store(&c->gpu_checked, true);
 }
 
 /* ---- scan: line ends, JSON, the text's place ---- */
@@ -463,6 +503,22 @@ static void join_cpu_range(void *arg, int t, int nt)
     for (size_t k = c->bounds[t]; k < c->bounds[t + 1]; k++) b->doc_end[k] += at;
 }
 
+/* Gives block b's id array room for every id its texts can have (one per
+ * text byte for byte-level BPE; an encoder that needs more grows it as
+ * before) unless it has it: so it is never moved while the block is
+ * encoded, and it is reused by later blocks. Its pages are huge where the
+ * kernel allows, so that touching them and freeing them at the end cost
+ * little (4 KiB pages took 0.12 s to free after 8.5 GB: docs/gpu_tokenize.md). */
+static void reserve_ids(tb_block *b)
+{
+    size_t room = b->n;
+    for (size_t k = 0; k < b->n; k++) room += b->lens[k];
+    if (b->ids.cap >= room) return;
+    ids_free(&b->ids);
+    b->ids.cap = room + room / PINNED_SLACK; /* the next blocks are about as long */
+    b->ids.ids = xmalloc_huge(b->ids.cap * sizeof *b->ids.ids);
+}
+
 /* Encodes block b on the team's threads, the documents split by text bytes. */
 static void encode_cpu(tb_ctx *c, tb_block *b)
 {
@@ -536,8 +592,8 @@ static void encode_block(tb_ctx *c, tb_block *b)
     double t0 = now_seconds();
     b->ids.n = 0;
     int state = c->enc == TB_ENCODE_CPU ? GPU_FAILED : atomic_load(&c->gpu.state);
-    if (state == GPU_FAILED && c->gpu_required && c->gpu.started)
-        dief(EXIT_USAGE, "--device gpu: %s", c->gpu.why.data ? c->gpu.why.data : "the GPU did not start");
+    if (state == GPU_FAILED && c->gpu_required) refuse_gpu(c);
+    reserve_ids(b);
     if (state == GPU_READY) {
         wbuf err = WBUF_INIT;
         int rc = gpu_bpe_encode_begin(c->gpu.g, b->texts, b->lens, b->n, b->pinned != NULL, &b->ids, b->doc_end, &err);
@@ -680,6 +736,7 @@ static void write_shards(tb_ctx *c, const tb_block *b)
 
 static void write_block(tb_ctx *c, tb_block *b)
 {
+    require_gpu(c);
     double t0 = now_seconds();
     c->writing = b;
     int nt = team_size(c->wteam);
@@ -902,7 +959,7 @@ static void ctx_init(tb_ctx *c, const tokenizer *t, const tokenize_options *o, c
     c->eos = o->eos ? t->eos : TOKEN_FORMAT_NONE;
     c->sink = sink;
     c->enc = enc;
-    c->gpu_required = !strcmp(o->device, "gpu");
+    c->gpu_required = enc == TB_ENCODE_GPU && !strcmp(o->device, "gpu");
     c->nt = so->threads < 1 ? 1 : so->threads > THREADS_MAX ? THREADS_MAX : so->threads;
     c->scan_team = team_create(c->nt);
     c->team = team_create(c->nt);
@@ -962,6 +1019,7 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
         dief(EXIT_FATAL, "cannot start a thread");
 
     encode_blocks(&c);
+    require_gpu(&c); /* no block came (empty input): the refusal still comes */
     double finish = now_seconds();
     if (c.gpu.g) { /* the statistics wanted for TIMES_ENV, before the library goes */
         gpu_bpe_host_seconds(c.gpu.g, c.gpu_host);

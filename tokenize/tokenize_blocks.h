@@ -17,7 +17,8 @@
 #include "tokenize/tokenize_stage.h"
 
 typedef enum {
-    TB_ENCODE_GPU,     /* the GPU once it has started (a thread starts it), the CPU until then */
+    TB_ENCODE_GPU,     /* the GPU once it has started (a thread starts it), the CPU until then; under
+                        * --device gpu a GPU that fails to start ends the run (exit 1) before any output */
     TB_ENCODE_GPU_LATER, /* the CPU until TB_STREAM_GPU_BYTES of input came, then as TB_ENCODE_GPU */
     TB_ENCODE_CPU,     /* the CPU only: the same path without a GPU (tests) */
     TB_ENCODE_EMULATE, /* the GPU code emulated on the host (tests; builds with CUDA) */

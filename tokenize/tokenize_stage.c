@@ -195,7 +195,8 @@ static bool inputs_sized(const stage_opts *so, uint64_t *total)
  * be small (input of unknown size starts on the CPU and takes the GPU once
  * TB_STREAM_GPU_BYTES have come); BLOCKS_TEST_ENV (tests) forces it with a
  * GPU-less encoder.
- * --device gpu exits 1 when no GPU is usable; --allow-special always runs
+ * --device gpu exits 1 when no GPU is usable (the block path finds out
+ * while it encodes the first blocks, and refuses before any output); --allow-special always runs
  * on the CPU engine path (special tokens are split out before
  * pre-tokenisation). A tokenizer.json goes to the GPU only when the device
  * encodes every stage of its pipeline exactly (tokenize/hf_gpu.h); others,
@@ -231,11 +232,11 @@ static bool choose_blocks(const tokenizer *t, const tokenize_options *o, const s
         *enc = TB_ENCODE_GPU_LATER;
         return gpu_bpe_maybe_present();
     }
+    *enc = TB_ENCODE_GPU;
+    if (!automatic) return true; /* the block path checks the GPU on its own thread while the CPU encodes */
     wbuf why = WBUF_INIT;
     bool usable = gpu_bpe_usable(&why);
-    if (!usable && !automatic) dief(EXIT_USAGE, "--device gpu: %s", why.data);
     buf_free(&why);
-    *enc = TB_ENCODE_GPU;
     return usable;
 }
 
