@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "doc.h"
@@ -27,6 +28,9 @@
  * for inputs that are not plain files (read()): apart they keep up with twice
  * the input rate they could together. */
 #define WRITER_DEPTH 4
+/* Batches with the workers at once, per worker (and two more). */
+#define DEPTH_PER_WORKER 2
+#define MAX_DEPTH_PER_WORKER 64
 
 const char STAGE_COMMON_HELP[] =
     "common options:\n"
@@ -122,7 +126,26 @@ typedef struct {
     uint64_t order_ordinal; /* the ordinal of its first document */
     uint64_t order_lineno;  /* the line number after the previous batch's last line */
     atomic_int read_errors; /* in plain files read by the workers */
+    stage_times *times;     /* opts->times: where the threads' time goes, or NULL */
+    uint64_t *first_ns, *last_ns; /* with times: each worker's first batch's start, last batch's end */
 } engine;
+
+/* Nanoseconds on a monotonic clock (for stage_times). */
+static uint64_t clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* With times: adds the nanoseconds since *since to *sum and restarts *since. */
+static void lap_ns(const engine *e, atomic_uint_fast64_t *sum, uint64_t *since)
+{
+    if (!e->times) return;
+    uint64_t now = clock_ns();
+    atomic_fetch_add(sum, now - *since);
+    *since = now;
+}
 
 /* A plain input file read by the workers: each batch is a byte range of it
  * that its worker reads with pread() (so the reading thread copies nothing)
@@ -308,13 +331,18 @@ static void engine_work(void *ctx, int worker, void *item)
 {
     engine *e = ctx;
     stage_batch *b = item;
+    stage_times *t = e->times;
+    uint64_t since = t ? clock_ns() : 0;
+    if (t && !e->first_ns[worker]) e->first_ns[worker] = since;
     if (b->src) {
         read_range(b);
         int errors = file_release(b->src);
         if (errors) atomic_fetch_add(&e->read_errors, errors);
         b->src = NULL;
+        lap_ns(e, t ? &t->read_ns : NULL, &since);
     }
     count_batch(e, b, split_lines(b));
+    lap_ns(e, t ? &t->split_ns : NULL, &since);
     int failed = 0;
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
@@ -330,7 +358,9 @@ static void engine_work(void *ctx, int worker, void *item)
             failed++;
         }
     }
+    lap_ns(e, t ? &t->scan_ns : NULL, &since);
     wait_numbered(e, b);
+    lap_ns(e, t ? &t->numbered_ns : NULL, &since);
     for (int i = 0; failed && i < b->n; i++) { /* rare: the scan is repeated for the message */
         stage_doc *d = &b->docs[i];
         if (d->verdict != DOC_FAIL) continue;
@@ -344,6 +374,8 @@ static void engine_work(void *ctx, int worker, void *item)
             warnf("%s: line %llu: document has no \"text\" string", b->file, (unsigned long long)d->lineno);
     }
     if (e->ops->map) e->ops->map(e->ops->ctx, worker, b);
+    lap_ns(e, t ? &t->map_ns : NULL, &since);
+    if (t) e->last_ns[worker] = since;
 }
 
 static stage_batch *batch_new(void)
@@ -461,7 +493,9 @@ static void writer_work(void *ctx, int worker, void *item)
     engine *e = ctx;
     stage_batch *b = item;
     (void)worker;
+    uint64_t start = e->times ? clock_ns() : 0;
     finish_batch(e, e->sink, b);
+    if (e->times) e->times->writer_ns += clock_ns() - start; /* (only this thread writes it) */
     free((char *)b->file);
     b->file = NULL;
 }
@@ -473,14 +507,22 @@ typedef struct {
     stage_batch **spare;
     int nspare;
     uint64_t seq; /* batches handed out */
+    stage_times *times;
 } reader;
 
 /* Hands the oldest mapped batch to the writer; a batch the writer is done
  * with comes back as a spare. */
 static void to_writer(reader *r)
 {
+    uint64_t start = r->times ? clock_ns() : 0;
     if (pool_full(r->writer)) r->spare[r->nspare++] = pool_pop(r->writer);
-    pool_push(r->writer, pool_pop(r->pool));
+    uint64_t popped = r->times ? clock_ns() : 0;
+    stage_batch *oldest = pool_pop(r->pool);
+    uint64_t mapped = r->times ? clock_ns() : 0;
+    pool_push(r->writer, oldest);
+    if (!r->times) return;
+    r->times->reader_writer_ns += popped - start + clock_ns() - mapped;
+    r->times->reader_oldest_ns += mapped - popped;
 }
 
 /* An empty batch, a spare one if there is one. */
@@ -556,6 +598,31 @@ static void read_stream(reader *r, winput *in, size_t batch_bytes, wbuf *carry)
     }
 }
 
+/* With times: the workers' time before their first batch and after their
+ * last, and their whole window (started .. joined, once per worker). */
+static void times_of_workers(engine *e, int threads, uint64_t started, uint64_t joined)
+{
+    stage_times *t = e->times;
+    for (int w = 0; w < threads; w++) {
+        bool worked = e->first_ns[w] != 0;
+        t->before_first_ns += (worked ? e->first_ns[w] : joined) - started;
+        t->after_last_ns += worked ? joined - e->last_ns[w] : 0;
+    }
+    t->workers_ns += (uint64_t)threads * (joined - started);
+    free(e->first_ns);
+    free(e->last_ns);
+}
+
+/* Batches with the workers at once, per worker: DEPTH_PER_WORKER, or
+ * WINNOW_STAGE_DEPTH (1 to 64), a knob for measuring how far ahead of a slow
+ * batch the workers should be able to run. */
+static int batches_per_worker(void)
+{
+    const char *v = getenv("WINNOW_STAGE_DEPTH");
+    int n = v ? atoi(v) : 0;
+    return n >= 1 && n <= MAX_DEPTH_PER_WORKER ? n : DEPTH_PER_WORKER;
+}
+
 int stage_run(const stage_opts *o, const stage_ops *ops)
 {
     sink s = {0};
@@ -565,10 +632,18 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     stats_init(&s.stats);
     s.out = output_open(o->output, o->zstd_level);
     if (o->rejects_path) s.rejects = output_open(o->rejects_path, 0);
-    int depth = 2 * o->threads + 2;
+    int depth = batches_per_worker() * o->threads + 2;
     e.ncounted = depth;
     e.counted = xcalloc((size_t)depth, sizeof *e.counted);
-    reader rd = {0};
+    e.times = o->times;
+    uint64_t workers_start = 0;
+    int nworkers = o->threads < 1 ? 1 : o->threads; /* (as pool_create makes them) */
+    if (e.times) {
+        e.first_ns = xcalloc((size_t)nworkers, sizeof *e.first_ns);
+        e.last_ns = xcalloc((size_t)nworkers, sizeof *e.last_ns);
+        workers_start = clock_ns();
+    }
+    reader rd = {.times = o->times};
     rd.pool = pool_create(o->threads, depth, engine_work, &e);
     rd.writer = pool_create(1, WRITER_DEPTH, writer_work, &e);
     input_set_threads(o->threads);
@@ -606,6 +681,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     while (!pool_empty(rd.pool)) to_writer(&rd);
     while (!pool_empty(rd.writer)) rd.spare[rd.nspare++] = pool_pop(rd.writer);
     pool_destroy(rd.pool);
+    if (e.times) times_of_workers(&e, nworkers, workers_start, clock_ns());
     pool_destroy(rd.writer);
     if (atomic_load(&e.read_errors)) status = EXIT_FATAL;
     count_lost_members(&s, lost_members);

@@ -21,6 +21,7 @@
 #define WINNOW_STAGE_H
 
 #include <getopt.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -28,6 +29,22 @@
 #include "json.h"
 #include "output.h"
 #include "stats.h"
+
+/* Where a run's threads spent their time (stage_opts.times; worker-seconds
+ * are summed over the workers), for a stage's timing report. */
+typedef struct {
+    atomic_uint_fast64_t read_ns;      /* workers reading their plain file ranges */
+    atomic_uint_fast64_t split_ns;     /* workers cutting blocks into lines and counting them */
+    atomic_uint_fast64_t scan_ns;      /* workers scanning each line's JSON */
+    atomic_uint_fast64_t numbered_ns;  /* workers waiting for the batches before theirs to be counted */
+    atomic_uint_fast64_t map_ns;       /* workers in the stage's map */
+    uint64_t before_first_ns;          /* workers from the run's start to their first batch */
+    uint64_t after_last_ns;            /* workers from their last batch to the run's end */
+    uint64_t workers_ns;               /* the workers' run: from start to the last joined, times workers */
+    uint64_t reader_oldest_ns;         /* the reading thread waiting for the oldest batch's map */
+    uint64_t reader_writer_ns;         /* the reading thread waiting for room at the writer */
+    uint64_t writer_ns;                /* the writer thread reducing and writing */
+} stage_times;
 
 /* The zstd level of -z. */
 #define STAGE_ZSTD_LEVEL 3
@@ -43,6 +60,7 @@ typedef struct {
     char **inputs; /* positional arguments; none means stdin */
     int ninputs;
     wstats *counts; /* when set, stage_run adds its final counts to it */
+    stage_times *times; /* when set, stage_run adds where its threads' time went */
 } stage_opts;
 
 /* Long options every stage accepts; put STAGE_COMMON_LONGOPTS inside a

@@ -5,6 +5,7 @@
 #include "dedup/stream.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,6 +124,23 @@ static void stream_reduce(void *ctx, stage_batch *b)
     b->user = NULL;
 }
 
+/* WINNOW_DEDUP_TIMES's second line: where the engine's threads spent the run
+ * (the workers' time outside map, the reading and writer threads' waits). */
+static void report_engine_times(const stage_times *t)
+{
+    double outside = (t->workers_ns - atomic_load(&t->map_ns)) / 1e9, read = atomic_load(&t->read_ns) / 1e9,
+           split = atomic_load(&t->split_ns) / 1e9, scan = atomic_load(&t->scan_ns) / 1e9,
+           numbered = atomic_load(&t->numbered_ns) / 1e9, first = t->before_first_ns / 1e9, last = t->after_last_ns / 1e9;
+    fprintf(stderr,
+            "dedup engine times: workers %.2f worker-s from the start to the last joined, map %.2f; outside map %.2f: "
+            "read %.2f, split %.2f, JSON scan %.2f, waiting to be numbered %.2f, before the first batch %.2f, "
+            "after the last %.2f, idle between batches %.2f; reading thread waited %.3f s for the oldest batch's map, "
+            "%.3f s for the writer; writer thread busy %.3f s\n",
+            t->workers_ns / 1e9, atomic_load(&t->map_ns) / 1e9, outside, read, split, scan, numbered, first, last,
+            outside - read - split - scan - numbered - first - last, t->reader_oldest_ns / 1e9,
+            t->reader_writer_ns / 1e9, t->writer_ns / 1e9);
+}
+
 int dedup_stream_run(const stage_opts *o, const dedup_config *c)
 {
     stream_ctx s = {.config = c};
@@ -133,8 +151,13 @@ int dedup_stream_run(const stage_opts *o, const dedup_config *c)
     stage_ops ops = {.name = "dedup", .ctx = &s, .map = stream_map, .reduce = stream_reduce,
                      .end = stream_end};
     double started = now_seconds();
-    if (s.signers.times.on) s.signers.times.run_began_s = dedup_process_age_s();
-    int status = stage_run(o, &ops);
+    stage_opts timed = *o;
+    stage_times engine_times = {0};
+    if (s.signers.times.on) {
+        s.signers.times.run_began_s = dedup_process_age_s();
+        timed.times = &engine_times;
+    }
+    int status = stage_run(&timed, &ops);
     double ran = now_seconds();
     dedup_index_free(&s.index); /* (its tables: up to GBs; freeing them is timed too) */
     for (stream_batch *sb = s.free_list, *next; sb; sb = next) {
@@ -145,7 +168,10 @@ int dedup_stream_run(const stage_opts *o, const dedup_config *c)
     }
     pthread_mutex_destroy(&s.free_lock);
     signer_set_free(&s.signers);
-    if (s.signers.times.on) dedup_times_report(&s.signers.times, o->threads, ran - started, now_seconds() - ran);
+    if (s.signers.times.on) {
+        dedup_times_report(&s.signers.times, o->threads, ran - started, now_seconds() - ran);
+        report_engine_times(&engine_times);
+    }
     buf_free(&s.extra);
     buf_free(&s.line);
     return status;
