@@ -2,8 +2,8 @@
 # dedup_cli.sh - options and bad input: usage errors exit 1, --device gpu
 # either runs (same output as the CPU) or exits 1 saying why, bad lines are
 # counted and reported with their place, --verify keeps exactly the candidate
-# whose real Jaccard is far below the threshold, WINNOW_DEDUP_TIMES adds one
-# line of times and changes nothing else.
+# whose real Jaccard is far below the threshold, WINNOW_DEDUP_TIMES adds two
+# lines of times (the stage's parts, the engine's) and changes nothing else.
 . tests/lib.sh
 CC=$SHARED/jsonl/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz
 C4=$SHARED/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz
@@ -51,8 +51,9 @@ CUDA_VISIBLE_DEVICES= "$WINNOW" dedup signatures -q --device gpu --work "$TMP/no
 ok "dedup signatures --device gpu, no GPU visible: exit 1 saying why, before the work directory is made" \
     sh -c "test $? -eq 1 && grep -q -- '--device gpu: ' $TMP/nogpu.err && test ! -e $TMP/nogpu/work"
 WINNOW_DEDUP_TIMES=1 "$WINNOW" dedup -q -j 2 --device cpu "$CC" -o "$TMP/timed.jsonl" 2> "$TMP/timed.err"
-ok "WINNOW_DEDUP_TIMES: same output, one line of times naming the parts" sh -c "cmp $TMP/cpu.jsonl $TMP/timed.jsonl &&
-    test \$(wc -l < $TMP/timed.err) -eq 1 &&
+ok "WINNOW_DEDUP_TIMES: same output, two lines of times naming the parts" sh -c "cmp $TMP/cpu.jsonl $TMP/timed.jsonl &&
+    test \$(wc -l < $TMP/timed.err) -eq 2 &&
+    grep -Eq '^dedup engine times: workers [0-9.]+ worker-s from the start to the last joined, map [0-9.]+; outside map -?[0-9.]+: read [0-9.]+, split [0-9.]+, JSON scan [0-9.]+, waiting to be numbered [0-9.]+, before the first batch [0-9.]+, after the last [0-9.]+, idle between batches -?[0-9.]+; reading thread waited [0-9.]+ s' $TMP/timed.err &&
     grep -Eq '^dedup times: 2 workers, [0-9.]+ s wall; map [0-9.]+ worker-s \\(add [0-9.]+, signatures [0-9.]+, band keys [0-9.]+, index [0-9.]+\\), outside map -?[0-9.]+ worker-s; run began [0-9.]+ s after' $TMP/timed.err"
 "$WINNOW" dedup -q "$CC" -o "$TMP/auto.jsonl" 2> "$TMP/auto.err"
 ok "--device auto: same output as --device cpu, nothing on stderr" sh -c "cmp $TMP/cpu.jsonl $TMP/auto.jsonl && test ! -s $TMP/auto.err"
