@@ -214,4 +214,20 @@ static const struct {
     {"o200k_base", "tiktoken/o200k_base.tiktoken"},
 };
 
+/* Loads cl100k_base into t for a test of the emulated GPU path; in a build
+ * without the emulation (no CUDA) prints TAP's skip-all and exits 0. */
+static inline void load_emulated_or_skip(tokenizer *t)
+{
+    wbuf err = WBUF_INIT;
+    load_tok(t, GPU_ENCODINGS[1].name, GPU_ENCODINGS[1].file);
+    gpu_bpe *probe = gpu_bpe_open(t, GPU_BPE_EMULATE, &err);
+    if (!probe) {
+        printf("1..0 # SKIP %s\n", err.data);
+        buf_free(&err), tokenizer_free(t);
+        exit(0);
+    }
+    gpu_bpe_close(probe);
+    buf_free(&err);
+}
+
 #endif

@@ -30,14 +30,7 @@ int main(void)
 {
     tokenizer t;
     wbuf err = WBUF_INIT;
-    load_tok(&t, GPU_ENCODINGS[1].name, GPU_ENCODINGS[1].file);
-    gpu_bpe *probe = gpu_bpe_open(&t, GPU_BPE_EMULATE, &err);
-    if (!probe) {
-        printf("1..0 # SKIP %s\n", err.data);
-        buf_free(&err), tokenizer_free(&t);
-        return 0;
-    }
-    gpu_bpe_close(probe);
+    load_emulated_or_skip(&t);
     setenv("GPU_BPE_EMULATE_DEVICES", EMULATED_DEVICES, 1);
 
     tok_corpus en, multi;

@@ -84,15 +84,7 @@ static void run(const tokenizer *t, const doc_set *s, const size_t sizes[CALLS],
 int main(void)
 {
     tokenizer t;
-    wbuf err = WBUF_INIT;
-    load_tok(&t, GPU_ENCODINGS[1].name, GPU_ENCODINGS[1].file);
-    gpu_bpe *probe = gpu_bpe_open(&t, GPU_BPE_EMULATE, &err);
-    if (!probe) {
-        printf("1..0 # SKIP %s\n", err.data);
-        buf_free(&err), tokenizer_free(&t);
-        return 0;
-    }
-    gpu_bpe_close(probe);
+    load_emulated_or_skip(&t);
 
     tok_corpus en, multi;
     corpus_load(&en, "en_code");
@@ -114,6 +106,5 @@ int main(void)
     free(word);
     corpus_free(&en), corpus_free(&multi);
     tokenizer_free(&t);
-    buf_free(&err);
     return done_testing();
 }
