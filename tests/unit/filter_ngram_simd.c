@@ -11,7 +11,7 @@
 #include "filter/config.h"
 #include "filter/rules.h"
 #include "filter/words.h"
-#include "tests/unit/jsonl_texts.h"
+#include "tests/unit/web_samples.h"
 #include "tests/tap.h"
 
 /* Top 2-, 3- and 4-gram limits tried on every document. */
@@ -59,18 +59,7 @@ int main(void)
     stopwords_init(&stop, "the,be,to,of,and,that,have,with");
     check_ctx c = {.stop = &stop};
     words_init(&c.words);
-    static const char *const files[] = {
-        "jsonl/dclm/data/majority_data.jsonl",
-        "jsonl/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz",
-        "jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz",
-    };
-    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", shared_dir(), files[f]);
-        require_file(path);
-        long n = jsonl_for_each_text(path, check_text, &c);
-        ok(n > 0, "%s read (%ld documents)", files[f], n);
-    }
+    web_samples_for_each_text(check_text, &c);
     diag("%ld documents x %zu limit sets, %ld drops", c.documents, N_LIMITS, c.drops);
     ok(c.documents > 2000, "read the bench documents (%ld)", c.documents);
     ok(c.drops > c.documents, "the low limits drop documents (%ld drops)", c.drops);

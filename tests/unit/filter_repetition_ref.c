@@ -14,7 +14,7 @@
 #include "filter/uchar.h"
 #include "filter/words.h"
 #include "tests/tap.h"
-#include "tests/unit/jsonl_texts.h"
+#include "tests/unit/web_samples.h"
 #include "tests/unit/tokenize_corpus.h"
 
 /* Limit sets: top 2-, 3-, 4-gram, duplicated 5..10-gram, line/paragraph fractions. */
@@ -279,18 +279,7 @@ int main(void)
     c.m.word = malloc(most * sizeof *c.m.word);
     c.m.prev = malloc(most * sizeof *c.m.prev);
     c.m.key = malloc(most * sizeof *c.m.key);
-    static const char *const files[] = {
-        "jsonl/dclm/data/majority_data.jsonl",
-        "jsonl/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz",
-        "jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz",
-    };
-    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", shared_dir(), files[f]);
-        require_file(path);
-        long n = jsonl_for_each_text(path, check_text, &c);
-        ok(n > 0, "%s read (%ld documents)", files[f], n);
-    }
+    web_samples_for_each_text(check_text, &c);
     tok_corpus code;
     corpus_load(&code, "en_code");
     for (int d = 0; d < code.ndocs; d += 4) check_text(code.text + code.off[d], code.len[d], &c);
