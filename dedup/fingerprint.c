@@ -65,10 +65,11 @@ void dedup_times_report(const dedup_times *t, int threads, double wall_s, double
             "dedup times: %d workers, %.3f s wall; map %.2f worker-s (add %.2f, signatures %.2f, band keys %.2f, "
             "index %.2f), outside map %.2f worker-s; run began %.2f s after the process started; GPU ready %.3f s "
             "after the signers were set up (checked %.3f s after); index and signers freed in %.3f s; report %.2f s after "
-            "the process started\n",
+            "the process started; GPU kernels %.3f s in %llu calls\n",
             threads, wall_s, map, atomic_load(&t->add_ns) / 1e9, atomic_load(&t->finish_ns) / 1e9,
             atomic_load(&t->keys_ns) / 1e9, atomic_load(&t->index_ns) / 1e9, threads * wall_s - map,
-            t->run_began_s, t->warm_ns / 1e9, t->check_ns / 1e9, free_s, dedup_process_age_s());
+            t->run_began_s, t->warm_ns / 1e9, t->check_ns / 1e9, free_s, dedup_process_age_s(),
+            atomic_load(&t->kernel_us) / 1e6, (unsigned long long)atomic_load(&t->gpu_calls));
 }
 
 /* The fingerprints of b's documents with signer s, into bp; returns the
@@ -88,12 +89,19 @@ static int batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_
         bp->signed_doc[nsigned++] = i;
     }
     lap(t, &t->add_ns, &since);
-    dedup_signer_finish(s, bp->packed);
+    /* signatures straight to their places when every document was signed */
+    uint64_t *signed_sigs = nsigned == b->n ? bp->sigs : bp->packed;
+    dedup_signer_finish(s, signed_sigs);
     lap(t, &t->finish_ns, &since);
+    double kernel_ms = t->on && nsigned ? dedup_signer_last_kernel_ms(s) : 0;
+    if (kernel_ms > 0) {
+        atomic_fetch_add(&t->kernel_us, (uint64_t)(kernel_ms * 1000));
+        atomic_fetch_add(&t->gpu_calls, 1);
+    }
     for (int j = 0; j < nsigned; j++) {
         int i = bp->signed_doc[j];
         uint64_t *sig = bp->sigs + (size_t)i * p->k;
-        memcpy(sig, bp->packed + (size_t)j * p->k, (size_t)p->k * sizeof *sig);
+        if (signed_sigs != bp->sigs) memcpy(sig, bp->packed + (size_t)j * p->k, (size_t)p->k * sizeof *sig);
         if (bp->fp[i].nshingles) minhash_band_keys(p, sig, bp->keys + (size_t)i * p->bands);
     }
     lap(t, &t->keys_ns, &since);

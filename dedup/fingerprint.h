@@ -65,6 +65,8 @@ typedef struct {
     atomic_uint_fast64_t keys_ns;   /* band keys */
     atomic_uint_fast64_t index_ns;  /* index lookups */
     atomic_uint_fast64_t map_ns;    /* all of map() */
+    atomic_uint_fast64_t kernel_us; /* the GPU's signature kernels (its own clock) */
+    atomic_uint_fast64_t gpu_calls; /* batches signed on the GPU */
     uint64_t check_ns;              /* --device gpu: from signer_set_init() until the GPU was checked */
     uint64_t warm_ns;               /* --device gpu: from signer_set_init() until the GPU was ready */
     double run_began_s;             /* the process's age when the stage began (start-up, GPU probe) */
@@ -101,7 +103,8 @@ double dedup_process_age_s(void);
  * map() (reading, splitting and scanning lines, waiting for the engine),
  * when the run began and the GPU was checked and ready, how long freeing
  * the index and the signers (free_s) took, and the process's age at the
- * report (a wall time beyond it is the process's exit). */
+ * report (a wall time beyond it is the process's exit), and the GPU's
+ * kernel time and calls. */
 void dedup_times_report(const dedup_times *t, int threads, double wall_s, double free_s);
 
 /* --device auto's rule once DEDUP_AUTO_GPU_MIN_BYTES are signed: whether

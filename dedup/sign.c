@@ -165,6 +165,11 @@ static void hash_kept_normal_forms(dedup_signer *s)
     }
 }
 
+double dedup_signer_last_kernel_ms(const dedup_signer *s)
+{
+    return s->gpu ? gpu_minhash_last_kernel_ms(s->gpu) : 0;
+}
+
 void dedup_signer_finish(dedup_signer *s, uint64_t *sigs)
 {
     int k = s->p->k;

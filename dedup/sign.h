@@ -47,6 +47,10 @@ void dedup_signer_add_json(dedup_signer *s, const jvalue *text, dedup_fp *fp);
  * in order, to sigs (count * k values), and forgets them. */
 void dedup_signer_finish(dedup_signer *s, uint64_t *sigs);
 
+/* Milliseconds the GPU's kernel took in the last finish(); 0 when it ran on
+ * the CPU. For timing reports. */
+double dedup_signer_last_kernel_ms(const dedup_signer *s);
+
 /* Text bytes added since the signer was made; for benchmarks. */
 uint64_t dedup_signer_bytes(const dedup_signer *s);
 

@@ -56,6 +56,8 @@ struct gpu_minhash {
     unsigned *d_units;
     text_chunk *d_text_chunks, *h_text_chunks;
     size_t cap_words, cap_units, cap_text_chunks, cap_h_text_chunks;
+    unsigned long long *h_sigs; /* the signatures' way back */
+    size_t cap_h_sigs;
     float last_ms;
 };
 
@@ -215,6 +217,22 @@ extern "C" gpu_minhash *gpu_minhash_create(int k, const uint64_t *a, const uint6
     return g;
 }
 
+/* Makes sure the host array *p holds at least want elements of size bytes,
+ * page-locked: a copy from or to pageable memory goes through the driver's
+ * staging buffers, synchronously, and the workers' copies queue for them
+ * (bench/results/dedup-gpu-pinned-2026-11-27.md). */
+static int reserve_host(void **p, size_t *cap, size_t want, size_t size, char *why, size_t n)
+{
+    if (want <= *cap) return 0;
+    if (*p) cudaFreeHost(*p);
+    *p = NULL;
+    *cap = want + want / 2;
+    if (!cuda_failed(cudaMallocHost(p, *cap * size), "page-locked malloc", why, n)) return 0;
+    *p = NULL;
+    *cap = 0;
+    return -1;
+}
+
 /* Clears ndocs signatures, runs the kernel over src's nchunks chunks (their
  * data already queued on g's stream), copies the signatures to sigs and
  * waits for them. */
@@ -222,31 +240,20 @@ template <class Source>
 static int run_kernel(gpu_minhash *g, Source src, size_t nchunks, int ndocs, uint64_t *sigs, char *why, size_t n)
 {
     size_t nsigs = (size_t)ndocs * g->k;
-    if (cuda_failed(reserve_device((void **)&g->d_sigs, &g->cap_sigs, nsigs, 8), "malloc", why, n) ||
+    if (reserve_host((void **)&g->h_sigs, &g->cap_h_sigs, nsigs, 8, why, n) ||
+        cuda_failed(reserve_device((void **)&g->d_sigs, &g->cap_sigs, nsigs, 8), "malloc", why, n) ||
         cuda_failed(cudaMemsetAsync(g->d_sigs, 0xFF, nsigs * 8, g->stream), "memset", why, n))
         return -1;
     cudaEventRecord(g->start, g->stream);
     if (nchunks) minhash_kernel<<<(unsigned)nchunks, THREADS, 0, g->stream>>>(src, g->d_a, g->d_b, g->k, g->d_sigs);
     cudaEventRecord(g->stop, g->stream);
     if (cuda_failed(cudaGetLastError(), "kernel launch", why, n) ||
-        cuda_failed(cudaMemcpyAsync(sigs, g->d_sigs, nsigs * 8, cudaMemcpyDeviceToHost, g->stream), "copy", why, n) ||
+        cuda_failed(cudaMemcpyAsync(g->h_sigs, g->d_sigs, nsigs * 8, cudaMemcpyDeviceToHost, g->stream), "copy", why, n) ||
         cuda_failed(cudaStreamSynchronize(g->stream), "kernel", why, n))
         return -1;
+    memcpy(sigs, g->h_sigs, nsigs * 8);
     cudaEventElapsedTime(&g->last_ms, g->start, g->stop);
     return 0;
-}
-
-/* Makes sure the host array *p holds at least want elements of size bytes. */
-static int reserve_host(void **p, size_t *cap, size_t want, size_t size, char *why, size_t n)
-{
-    if (want <= *cap) return 0;
-    free(*p);
-    *cap = want + want / 2;
-    *p = malloc(*cap * size);
-    if (*p) return 0;
-    *cap = 0;
-    snprintf(why, n, "out of memory");
-    return -1;
 }
 
 static int signatures(gpu_minhash *g, const uint64_t *hashes, const uint64_t *offsets, int ndocs, uint64_t *sigs,
@@ -382,10 +389,11 @@ extern "C" void gpu_minhash_destroy(gpu_minhash *g)
     cudaFree(g->d_words);
     cudaFree(g->d_units);
     cudaFree(g->d_text_chunks);
-    free(g->h_text_chunks);
+    if (g->h_text_chunks) cudaFreeHost(g->h_text_chunks);
+    if (g->h_sigs) cudaFreeHost(g->h_sigs);
     if (g->start) cudaEventDestroy(g->start);
     if (g->stop) cudaEventDestroy(g->stop);
     if (g->stream) cudaStreamDestroy(g->stream);
-    free(g->h_chunks);
+    if (g->h_chunks) cudaFreeHost(g->h_chunks);
     free(g);
 }
