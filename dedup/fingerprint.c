@@ -65,18 +65,17 @@ void dedup_times_report(const dedup_times *t, int threads, double wall_s, double
             "dedup times: %d workers, %.3f s wall; map %.2f worker-s (add %.2f, signatures %.2f, band keys %.2f, "
             "index %.2f), outside map %.2f worker-s; run began %.2f s after the process started; GPU ready %.3f s "
             "after the signers were set up (checked %.3f s after); index and signers freed in %.3f s; report %.2f s after "
-            "the process started; GPU kernels %.3f s in %llu calls, %llu batches on the CPU while the GPU was busy\n",
+            "the process started; GPU kernels %.3f s in %llu calls\n",
             threads, wall_s, map, atomic_load(&t->add_ns) / 1e9, atomic_load(&t->finish_ns) / 1e9,
             atomic_load(&t->keys_ns) / 1e9, atomic_load(&t->index_ns) / 1e9, threads * wall_s - map,
             t->run_began_s, t->warm_ns / 1e9, t->check_ns / 1e9, free_s, dedup_process_age_s(),
-            atomic_load(&t->kernel_us) / 1e6, (unsigned long long)atomic_load(&t->gpu_calls),
-            (unsigned long long)atomic_load(&t->spilled));
+            atomic_load(&t->kernel_us) / 1e6, (unsigned long long)atomic_load(&t->gpu_calls));
 }
 
 /* The fingerprints of b's documents with signer s, into bp; returns the
  * number of documents signed. */
 static int batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_batch *b, batch_prints *bp,
-                                dedup_times *t, atomic_int *gpu_waiting)
+                                dedup_times *t)
 {
     uint64_t since = t->on ? dedup_now_ns() : 0;
     reserve_prints(bp, p, b->n);
@@ -92,10 +91,7 @@ static int batch_prints_compute(dedup_signer *s, const minhash_params *p, stage_
     lap(t, &t->add_ns, &since);
     /* signatures straight to their places when every document was signed */
     uint64_t *signed_sigs = nsigned == b->n ? bp->sigs : bp->packed;
-    bool on_gpu = dedup_signer_next_on_gpu(s);
-    if (on_gpu) atomic_fetch_add(gpu_waiting, 1);
     dedup_signer_finish(s, signed_sigs);
-    if (on_gpu) atomic_fetch_sub(gpu_waiting, 1);
     lap(t, &t->finish_ns, &since);
     double kernel_ms = t->on && nsigned ? dedup_signer_last_kernel_ms(s) : 0;
     if (kernel_ms > 0) {
@@ -181,9 +177,6 @@ void signer_set_init(signer_set *ss, const dedup_config *c, int threads)
     const char *times = getenv("WINNOW_DEDUP_TIMES");
     ss->times.on = times && *times && strcmp(times, "0") != 0;
     atomic_init(&ss->gpu_ready, false);
-    atomic_init(&ss->gpu_waiting, 0);
-    const char *spill = getenv("WINNOW_DEDUP_GPU_SPILL");
-    ss->spill_at = spill && *spill ? atoi(spill) : DEDUP_GPU_SPILL_DEFAULT;
     pthread_mutex_init(&ss->check_lock, NULL);
     pthread_cond_init(&ss->checked_cond, NULL);
     ss->checked = ss->usable = false;
@@ -241,12 +234,8 @@ void signer_set_prints_into(signer_set *ss, int worker, stage_batch *b, batch_pr
         ss->gpu_offered[worker] = true;
         signer_take_gpu(s);
     }
-    if (ss->spill_at && dedup_signer_next_on_gpu(s) && atomic_load(&ss->gpu_waiting) >= ss->spill_at) {
-        dedup_signer_next_on_cpu(s);
-        if (ss->times.on) atomic_fetch_add(&ss->times.spilled, 1);
-    }
     uint64_t before = dedup_signer_bytes(s);
-    int docs = batch_prints_compute(s, &ss->config->params, b, bp, &ss->times, &ss->gpu_waiting);
+    int docs = batch_prints_compute(s, &ss->config->params, b, bp, &ss->times);
     atomic_fetch_add(&ss->text_docs, (uint64_t)docs);
     atomic_fetch_add(&ss->text_bytes, dedup_signer_bytes(s) - before);
 }

@@ -26,12 +26,6 @@
  * per-document costs (its signature back, a block) that a short text's
  * signature on the CPU does not. */
 #define DEDUP_AUTO_GPU_MIN_DOC_BYTES 1024u
-/* A worker whose signer has a GPU signs its batch on the CPU instead when
- * this many workers are already waiting for the GPU's answers (0: never):
- * the device is then the bound, and the CPU has cores to spare
- * (bench/results/dedup-gpu-pinned-2026-11-27.md). WINNOW_DEDUP_GPU_SPILL=N
- * sets it, for measuring. */
-#define DEDUP_GPU_SPILL_DEFAULT 0
 
 /* What dedup needs from one run: shape, seed, and where signatures run. */
 typedef struct {
@@ -73,7 +67,6 @@ typedef struct {
     atomic_uint_fast64_t map_ns;    /* all of map() */
     atomic_uint_fast64_t kernel_us; /* the GPU's signature kernels (its own clock) */
     atomic_uint_fast64_t gpu_calls; /* batches signed on the GPU */
-    atomic_uint_fast64_t spilled;   /* batches signed on the CPU while the GPU was busy */
     uint64_t check_ns;              /* --device gpu: from signer_set_init() until the GPU was checked */
     uint64_t warm_ns;               /* --device gpu: from signer_set_init() until the GPU was ready */
     double run_began_s;             /* the process's age when the stage began (start-up, GPU probe) */
@@ -91,8 +84,6 @@ typedef struct {
     pthread_t warm;                  /* --device gpu: checks the GPU and makes its contexts meanwhile */
     bool warming;                    /* warm was started */
     atomic_bool gpu_ready;           /* --device gpu: the GPU is usable and the warm-up is over */
-    int spill_at;                    /* DEDUP_GPU_SPILL_DEFAULT or WINNOW_DEDUP_GPU_SPILL */
-    atomic_int gpu_waiting;          /* workers waiting for the GPU's signatures now */
     pthread_mutex_t check_lock;      /* --device gpu: guards the check's outcome below */
     pthread_cond_t checked_cond;
     bool checked, usable;            /* the check is over; its answer */

@@ -29,8 +29,6 @@ struct dedup_signer {
     size_t ntexts, cap_texts;
     gpu_minhash *gpu;
     bool keep_text;              /* texts are kept as normal forms (with a GPU, or for a test) */
-    bool cpu_batch;              /* the pending texts are signed on the CPU though there is a GPU */
-    bool last_on_gpu;            /* the last finish() signed on the GPU */
     bool pinned;                 /* the kept arrays are page-locked for the GPU */
     char *normal;                /* GPU: the pending normal forms, back to back */
     size_t normal_len, cap_normal;
@@ -127,7 +125,7 @@ static void add_normalized(dedup_signer *s, size_t len, dedup_fp *fp)
     fp->exact[0] = h.high64;
     fp->exact[1] = h.low64;
     fp->nshingles = (uint32_t)minhash_shingle_count(&s->text, s->p->ngram);
-    if (s->keep_text && !s->cpu_batch)
+    if (s->keep_text)
         keep_normal_form(s);
     else
         minhash_shingle_hashes(&s->text, s->p->ngram, &s->hashes, &s->nhashes, &s->cap_hashes);
@@ -169,40 +167,25 @@ static void hash_kept_normal_forms(dedup_signer *s)
 
 double dedup_signer_last_kernel_ms(const dedup_signer *s)
 {
-    return s->last_on_gpu ? gpu_minhash_last_kernel_ms(s->gpu) : 0;
-}
-
-void dedup_signer_next_on_cpu(dedup_signer *s)
-{
-    s->cpu_batch = true;
-}
-
-bool dedup_signer_next_on_gpu(const dedup_signer *s)
-{
-    return s->gpu && s->keep_text && !s->cpu_batch;
+    return s->gpu ? gpu_minhash_last_kernel_ms(s->gpu) : 0;
 }
 
 void dedup_signer_finish(dedup_signer *s, uint64_t *sigs)
 {
     int k = s->p->k;
     char why[256];
-    bool kept = s->keep_text && !s->cpu_batch; /* the pending texts are normal forms, not shingle hashes */
-    bool on_gpu = dedup_signer_next_on_gpu(s);
-    if (on_gpu && gpu_minhash_text_signatures(s->gpu, s->normal, s->normal_len, s->units, s->nunits / 2, s->docs,
+    if (s->gpu && gpu_minhash_text_signatures(s->gpu, s->normal, s->normal_len, s->units, s->nunits / 2, s->docs,
                                               (int)s->ntexts, s->p->ngram, sigs, why, sizeof why) != 0) {
         warnf("GPU failed, this worker signs on the CPU from now on: %s", why);
         gpu_minhash_destroy(s->gpu);
         s->gpu = NULL;
-        on_gpu = false;
     }
-    if (!on_gpu) {
-        if (kept) hash_kept_normal_forms(s);
-        if (!s->gpu) s->keep_text = s->keep_text && !s->pinned; /* a failed GPU's worker hashes as it goes from now on */
+    if (!s->gpu) {
+        if (s->keep_text) hash_kept_normal_forms(s);
+        s->keep_text = s->keep_text && !s->pinned; /* a failed GPU's worker hashes as it goes from now on */
         for (size_t i = 0; i < s->ntexts; i++)
             minhash_signature(s->p, s->hashes + s->offsets[i], s->offsets[i + 1] - s->offsets[i], sigs + i * (size_t)k);
     }
-    s->last_on_gpu = on_gpu;
-    s->cpu_batch = false;
     s->ntexts = 0;
     s->nhashes = 0;
     s->nunits = 0;

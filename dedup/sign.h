@@ -43,16 +43,6 @@ void dedup_signer_add(dedup_signer *s, const char *text, size_t len, dedup_fp *f
  * first (its escaped length counts as the text's bytes). */
 void dedup_signer_add_json(dedup_signer *s, const jvalue *text, dedup_fp *fp);
 
-/* Signs the texts added from now until the next finish() on the CPU, as a
- * signer without a GPU does (the same signatures), though this one has a
- * GPU: for a batch the GPU would only queue behind others. Call between
- * batches (no texts pending). */
-void dedup_signer_next_on_cpu(dedup_signer *s);
-
-/* Whether the next finish() signs on the GPU (a GPU, and no
- * dedup_signer_next_on_cpu() for the pending texts). */
-bool dedup_signer_next_on_gpu(const dedup_signer *s);
-
 /* Writes the k-value signature of every text added since the last finish,
  * in order, to sigs (count * k values), and forgets them. */
 void dedup_signer_finish(dedup_signer *s, uint64_t *sigs);
