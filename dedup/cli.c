@@ -11,6 +11,15 @@
 #include "dedup/staged.h"
 #include "dedup/stream.h"
 
+/* Streaming with --device gpu and no -j: one core is left to the threads
+ * beside the workers (the engine's reading and writer threads, the GPU's
+ * start-up): the workers wait for the GPU spinning, and with one per core
+ * those threads wait for a core while the workers run out of batches. On
+ * 16 cores + H200, 5.4 GB of unique long documents: 15 workers 1.15-1.18 s
+ * in 6 runs, 16 workers 1.20-1.25 s; 2 M short ones 1.34-1.50 s against
+ * 1.27-1.47 (bench/results/dedup-gpu-pinned-2026-11-27.md). */
+#define GPU_CORES_LEFT 1
+
 /* The options of options.h are OPT_SETTING. */
 enum { OPT_SETTING = OPT_STAGE_FIRST_FREE, OPT_WORK, OPT_RANK, OPT_WORLD };
 
@@ -36,7 +45,8 @@ static const char USAGE[] =
     "      --device D         auto | cpu | gpu (default auto: the GPU, when one is usable, once\n"
     "                         256 MiB of text is signed, if documents average 1 KiB of text or more;\n"
     "                         the same signatures either way); workers share every GPU CUDA sees\n"
-    "                         (CUDA_VISIBLE_DEVICES picks them)\n"
+    "                         (CUDA_VISIBLE_DEVICES picks them); gpu without -j: one worker less\n"
+    "                         than the cores (one core for the reading, writing and GPU threads)\n"
     "Staged mode:\n"
     "      --work DIR         intermediate files and completion markers (shared by all ranks)\n"
     "      --partitions P     key-range partitions written by signatures (default 16)\n"
@@ -99,12 +109,14 @@ int cmd_dedup(int argc, char **argv)
     staged_opts so = {0};
     rank_defaults(&so);
     int opt, long_index = -1;
+    bool jobs_given = false;
     optind = 1;
     while ((opt = getopt_long(argc, argv, STAGE_COMMON_SHORTOPTS, longopts, &long_index)) != -1) {
         if (opt == 'h') {
             usage(stdout);
             return EXIT_OK;
         }
+        jobs_given |= opt == 'j';
         if (stage_parse_common(&o, opt, optarg)) continue;
         switch (opt) {
         case OPT_SETTING: {
@@ -128,6 +140,7 @@ int cmd_dedup(int argc, char **argv)
     char err[256];
     if (dedup_config_make(&d, &c, err, sizeof err) != 0) dief(EXIT_USAGE, "%s", err);
 
+    if (!sub && !jobs_given && c.device == DEVICE_GPU && o.threads > GPU_CORES_LEFT) o.threads -= GPU_CORES_LEFT;
     int status;
     if (!sub) {
         status = dedup_stream_run(&o, &c);

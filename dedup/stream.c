@@ -141,21 +141,18 @@ static void report_engine_times(const stage_times *t)
             t->reader_writer_ns / 1e9, t->writer_ns / 1e9);
 }
 
-/* Input bytes per stage batch with --device gpu: each batch is one GPU call
- * per worker, and fewer, larger calls keep the device busier for the same
- * text (bench/results/dedup-gpu-pinned-2026-11-27.md). */
-#define GPU_BATCH_BYTES (1u << 20)
 #define MAX_BATCH_KIB (1u << 20)
 
-/* The batch size a run asks the engine for: WINNOW_DEDUP_BATCH_KIB (a knob
- * for measuring), else GPU_BATCH_BYTES with --device gpu, else the engine's
- * default (0). */
-static size_t batch_bytes_for(const dedup_config *c)
+/* The input bytes per stage batch a run asks the engine for:
+ * WINNOW_DEDUP_BATCH_KIB, a knob for measuring (each batch is one GPU call
+ * per worker: 2 MiB batches cut the GPU's kernel time by a third on long
+ * documents, bench/results/dedup-gpu-pinned-2026-11-27.md), else the
+ * engine's default (0). */
+static size_t batch_bytes_wanted(void)
 {
     const char *v = getenv("WINNOW_DEDUP_BATCH_KIB");
     long kib = v ? atol(v) : 0;
-    if (kib >= 1 && kib <= (long)MAX_BATCH_KIB) return (size_t)kib << 10;
-    return c->device == DEVICE_GPU ? GPU_BATCH_BYTES : 0;
+    return kib >= 1 && kib <= (long)MAX_BATCH_KIB ? (size_t)kib << 10 : 0;
 }
 
 int dedup_stream_run(const stage_opts *o, const dedup_config *c)
@@ -169,7 +166,7 @@ int dedup_stream_run(const stage_opts *o, const dedup_config *c)
                      .end = stream_end};
     double started = now_seconds();
     stage_opts timed = *o;
-    if (!timed.batch_bytes) timed.batch_bytes = batch_bytes_for(c);
+    if (!timed.batch_bytes) timed.batch_bytes = batch_bytes_wanted();
     stage_times engine_times = {0};
     if (s.signers.times.on) {
         s.signers.times.run_began_s = dedup_process_age_s();

@@ -3,7 +3,8 @@
 # either runs (same output as the CPU) or exits 1 saying why, bad lines are
 # counted and reported with their place, --verify keeps exactly the candidate
 # whose real Jaccard is far below the threshold, WINNOW_DEDUP_TIMES adds two
-# lines of times (the stage's parts, the engine's) and changes nothing else.
+# lines of times (the stage's parts, the engine's) and changes nothing else,
+# --device gpu without -j runs one worker less than the cores.
 . tests/lib.sh
 CC=$SHARED/jsonl/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz
 C4=$SHARED/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz
@@ -31,6 +32,22 @@ else
     is "$rc" 1 "--device gpu without a usable GPU: exit 1"
     ok "--device gpu without a usable GPU: says why" grep -q -- "--device gpu: " "$TMP/gpu.err"
     skip "GPU and CPU output not compared: no usable GPU"
+fi
+# Workers (WINNOW_DEDUP_TIMES names their number): one per core, but with
+# --device gpu and no -j one core is left to the threads beside them; -j is
+# taken as given.
+cores=$(getconf _NPROCESSORS_ONLN)
+WINNOW_DEDUP_TIMES=1 "$WINNOW" dedup -q --device cpu "$CC" -o /dev/null 2> "$TMP/workers.err"
+ok "--device cpu without -j: a worker per core ($cores)" grep -q "^dedup times: $cores workers," "$TMP/workers.err"
+if [ $rc -eq 0 ]; then
+    WINNOW_DEDUP_TIMES=1 "$WINNOW" dedup -q --device gpu "$CC" -o /dev/null 2> "$TMP/workers.err"
+    ok "--device gpu without -j: one worker less than the cores" \
+        grep -q "^dedup times: $((cores > 1 ? cores - 1 : 1)) workers," "$TMP/workers.err"
+    WINNOW_DEDUP_TIMES=1 "$WINNOW" dedup -q -j 3 --device gpu "$CC" -o /dev/null 2> "$TMP/workers.err"
+    ok "--device gpu -j 3: 3 workers" grep -q "^dedup times: 3 workers," "$TMP/workers.err"
+else
+    skip "--device gpu's workers not counted: no usable GPU"
+    skip "--device gpu -j 3's workers not counted: no usable GPU"
 fi
 # An unusable GPU (none visible) is checked while the workers start, but the
 # run still exits 1 saying why before any output: no -o, --rejects or
