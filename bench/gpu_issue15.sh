@@ -13,7 +13,8 @@
 #                  encode_ordinary_batch and HF tokenizers encode_batch, 16
 #                  threads) on tokref en_code.
 #   PART=dedup     `winnow dedup` on unique documents (bench/dedup_unique_inputs.py):
-#                  5.4 GB of long ones and 2 M short ones, gpu and cpu, outputs
+#                  5.4 GB of long ones and 2 M short ones, gpu (its default workers:
+#                  one less than the cores) and cpu (-j16), outputs
 #                  compared; `winnow run` on a JSONL dataset (filter -> dedup ->
 #                  tokenize -> shard) beside the README's shell pipe.
 # With winnow-base in the bundle (an earlier build) the main GPU rows run for
@@ -118,14 +119,14 @@ if [ "$PART" = dedup ]; then
     echo "long bytes: $(cat $L | wc -c) (20 files: $(cat $L20 | wc -c)); short bytes: $(wc -c < short.jsonl)"
     cat $L short.jsonl > /dev/null
     echo "== dedup, 2 M short unique documents"
-    each "dedup short gpu" $RUNS $B/winnow dedup -q -j16 --device gpu short.jsonl -o /dev/null
-    timed "dedup short gpu -o file" $B/winnow dedup -q -j16 --device gpu short.jsonl -o S.gpu
+    each "dedup short gpu" $RUNS $B/winnow dedup -q --device gpu short.jsonl -o /dev/null
+    timed "dedup short gpu -o file" $B/winnow dedup -q --device gpu short.jsonl -o S.gpu
     timed "dedup short cpu -o file" $B/winnow dedup -q -j16 --device cpu short.jsonl -o S.cpu
     same S.gpu S.cpu; rm -f S.*
     echo "== dedup, long unique documents ($COPIES files)"
-    each "dedup long gpu -o /dev/null" $RUNS $B/winnow dedup -q -j16 --device gpu $L -o /dev/null
+    each "dedup long gpu -o /dev/null" $RUNS $B/winnow dedup -q --device gpu $L -o /dev/null
     timed "dedup long cpu -o /dev/null" $B/winnow dedup -q -j16 --device cpu $L -o /dev/null
-    timed "dedup long gpu -o file" $B/winnow dedup -q -j16 --device gpu $L -o L.gpu
+    timed "dedup long gpu -o file" $B/winnow dedup -q --device gpu $L -o L.gpu
     timed "dedup long cpu -o file" $B/winnow dedup -q -j16 --device cpu $L -o L.cpu
     same L.gpu L.cpu; rm -f L.*
     echo "== winnow run on a JSONL dataset (the 20 first long files) and the shell pipe"

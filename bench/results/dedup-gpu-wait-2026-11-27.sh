@@ -3,7 +3,7 @@
 # CUDA's spinning default) and with more workers than cores, against main 5da6e2c (base), alternating, on the
 # inputs of bench/gpu_issue15.sh PART=dedup (5.4 GB of unique long documents, 2 M short ones); outputs against
 # --device cpu; the GPU dedup unit tests. Bundle: scripts/gpu_issue15_bundle.sh DIR /tmp/i15e-base, then
-# bin.tar.xz remade with the three tests (see dedup-gpu-wait-2026-11-27.md).
+# bin.tar.xz remade with the three tests (see dedup-gpu-pinned-2026-11-27.md).
 set -u
 D=$(cd "$(dirname "$0")" && pwd)
 O=${OUT:-/tmp/out}; mkdir -p "$O"
