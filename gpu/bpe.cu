@@ -41,6 +41,7 @@
  * use the devices left. */
 extern "C" {
 #include "gpu/bpe.h"
+#include "core/pages.h"
 #include "core/pool.h"
 #include "core/util.h"
 #include "tokenize/hf_gpu.h"
@@ -51,6 +52,7 @@ extern "C" {
 #include <pthread.h>
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -85,6 +87,8 @@ extern "C" {
 /* Pinned host memory is made of whole huge pages (pin_alloc). */
 #define PIN_PAGE ((size_t)2 << 20)
 #define SMALL_PAGE ((size_t)4096)
+/* Threads that fault in a pinned buffer's pages before it is registered (pin_alloc). */
+#define PIN_POPULATE_THREADS 8
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14; older headers lack it */
 #endif
@@ -524,7 +528,7 @@ struct gpu_bpe {
     size_t *nfc_lens, *nfc_off, nfc_cap;
     uint8_t *whole; /* gb_tables.whole on the host */
     size_t packed, unpacked_bytes; /* batches packed in this call; bytes of segments not yet packed */
-    bool texts_pinned; /* this call's texts lie in gpu_bpe_host_alloc() memory: sent from there, not packed */
+    bool texts_pinned; /* this call's texts lie in gpu_bpe_host_register() memory: sent from there, not packed */
 };
 
 #define CUDA_TRY(call)                                                                             \
@@ -659,16 +663,32 @@ static size_t merge_layout(gb_batch *b, size_t batch_bytes)
  * driver pins pages that are already there: ~0.2 s per GB on the H200
  * machine, and the launches no longer wait (bench/results/gpu-tokenize-
  * inplace-2026-11-27.md). Freed with pin_free. */
+/* EXPERIMENT (i15n) */
+static std::atomic<uint64_t> exp_populate_ns, exp_register_ns, exp_pinned_bytes;
+static uint64_t exp_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+static int exp_threads(void)
+{
+    const char *v = getenv("WINNOW_EXP_POP_THREADS");
+    return v ? atoi(v) : PIN_POPULATE_THREADS;
+}
+
 static cudaError_t pin_alloc(void **p, size_t bytes, unsigned flags)
 {
     size_t page = bytes >= PIN_PAGE ? PIN_PAGE : SMALL_PAGE; /* small buffers (a batch's counters) stay small */
     size_t rounded = bytes ? (bytes + page - 1) / page * page : page;
+    uint64_t t0 = exp_ns();
     char *m = (char *)aligned_alloc(page, rounded);
     if (!m) return cudaErrorMemoryAllocation;
     madvise(m, rounded, MADV_HUGEPAGE);
-    if (madvise(m, rounded, MADV_POPULATE_WRITE))
-        for (size_t i = 0; i < rounded; i += SMALL_PAGE) m[i] = 0;
+    pages_populate(m, rounded, exp_threads());
+    uint64_t t1 = exp_ns();
     cudaError_t e = cudaHostRegister(m, rounded, flags);
+    exp_populate_ns += t1 - t0, exp_register_ns += exp_ns() - t1, exp_pinned_bytes += rounded;
     if (e != cudaSuccess) {
         free(m);
         return e;
@@ -968,6 +988,10 @@ extern "C" void gpu_bpe_close(gpu_bpe *g)
     if (g->pool) pool_destroy(g->pool);
     free(g->long_at), free(g->long_n);
     free(g->seg_bufs[0]), free(g->seg_bufs[1]);
+    if (getenv("WINNOW_TOKENIZE_TIMES"))
+        fprintf(stderr, "exp: pin_alloc populate %.3f register %.3f s for %.0f MB (threads %s)\n",
+                exp_populate_ns.load() / 1e9, exp_register_ns.load() / 1e9, exp_pinned_bytes.load() / 1e6,
+                getenv("WINNOW_EXP_POP_THREADS") ? getenv("WINNOW_EXP_POP_THREADS") : "default");
     free(g);
 }
 
@@ -1624,11 +1648,13 @@ extern "C" int gpu_bpe_encode_begin(gpu_bpe *g, const char *const *texts, const 
 
 extern "C" int gpu_bpe_finish(gpu_bpe *g, wbuf *err) { return finish_in_flight(g, err); }
 
-extern "C" void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes)
+extern "C" int gpu_bpe_host_register(gpu_bpe *g, void *p, size_t bytes)
 {
-    if (g->mode == GPU_BPE_EMULATE) return malloc(bytes);
-    void *p = NULL;
-    return pin_alloc(&p, bytes, PINNED_FLAGS) == cudaSuccess ? p : NULL;
+    if (g->mode == GPU_BPE_EMULATE) return 0;
+    uint64_t t0 = exp_ns();
+    cudaError_t e = cudaHostRegister(p, bytes, PINNED_FLAGS);
+    exp_register_ns += exp_ns() - t0, exp_pinned_bytes += bytes;
+    return e == cudaSuccess ? 0 : -1;
 }
 
 extern "C" void gpu_bpe_host_free(gpu_bpe *g, void *p)
