@@ -52,7 +52,6 @@ extern "C" {
 #include <pthread.h>
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -89,9 +88,6 @@ extern "C" {
 #define SMALL_PAGE ((size_t)4096)
 /* Threads that fault in a pinned buffer's pages before it is registered (pin_alloc). */
 #define PIN_POPULATE_THREADS 8
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older headers lack it */
-#endif
 #define HOST_THREADS_MAX 16  /* threads that pack texts and unpack ids */
 #define COPY_BLOCKS_PER_SM 4
 /* Ids per part of the unpack copy (1 MiB), which threads take one at a time. */
@@ -658,37 +654,22 @@ static size_t merge_layout(gb_batch *b, size_t batch_bytes)
  * faults and pins 4 KiB pages one by one: in the tokenize command it took
  * ~0.5 s per GB and held up the main thread's launches meanwhile (~0.6 s
  * of an 8.5 GB run). Here the memory is asked for in huge pages
- * (MADV_HUGEPAGE, a hint), faulted in with one call (MADV_POPULATE_WRITE;
- * page by page on kernels without it), and only then registered, so the
- * driver pins pages that are already there: ~0.2 s per GB on the H200
- * machine, and the launches no longer wait (bench/results/gpu-tokenize-
- * inplace-2026-11-27.md). Freed with pin_free. */
-/* EXPERIMENT (i15n) */
-static std::atomic<uint64_t> exp_populate_ns, exp_register_ns, exp_pinned_bytes;
-static uint64_t exp_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-static int exp_threads(void)
-{
-    const char *v = getenv("WINNOW_EXP_POP_THREADS");
-    return v ? atoi(v) : PIN_POPULATE_THREADS;
-}
-
+ * (MADV_HUGEPAGE, a hint), faulted in on PIN_POPULATE_THREADS threads
+ * (pages_populate), and only then registered, so the driver pins pages
+ * that are already there, and the launches no longer wait (bench/results/
+ * gpu-tokenize-inplace-2026-11-27.md). On the H200 machine the faulting
+ * is most of the cost: the batch slots' 547 MB took 0.08-0.10 s to fault
+ * in on one thread, 0.045-0.06 on 8, and 0.012-0.016 to register
+ * (bench/results/gpu-tokenize-bin-2026-11-27.md). Freed with pin_free. */
 static cudaError_t pin_alloc(void **p, size_t bytes, unsigned flags)
 {
     size_t page = bytes >= PIN_PAGE ? PIN_PAGE : SMALL_PAGE; /* small buffers (a batch's counters) stay small */
     size_t rounded = bytes ? (bytes + page - 1) / page * page : page;
-    uint64_t t0 = exp_ns();
     char *m = (char *)aligned_alloc(page, rounded);
     if (!m) return cudaErrorMemoryAllocation;
     madvise(m, rounded, MADV_HUGEPAGE);
-    pages_populate(m, rounded, exp_threads());
-    uint64_t t1 = exp_ns();
+    pages_populate(m, rounded, PIN_POPULATE_THREADS);
     cudaError_t e = cudaHostRegister(m, rounded, flags);
-    exp_populate_ns += t1 - t0, exp_register_ns += exp_ns() - t1, exp_pinned_bytes += rounded;
     if (e != cudaSuccess) {
         free(m);
         return e;
@@ -988,10 +969,6 @@ extern "C" void gpu_bpe_close(gpu_bpe *g)
     if (g->pool) pool_destroy(g->pool);
     free(g->long_at), free(g->long_n);
     free(g->seg_bufs[0]), free(g->seg_bufs[1]);
-    if (getenv("WINNOW_TOKENIZE_TIMES"))
-        fprintf(stderr, "exp: pin_alloc populate %.3f register %.3f s for %.0f MB (threads %s)\n",
-                exp_populate_ns.load() / 1e9, exp_register_ns.load() / 1e9, exp_pinned_bytes.load() / 1e6,
-                getenv("WINNOW_EXP_POP_THREADS") ? getenv("WINNOW_EXP_POP_THREADS") : "default");
     free(g);
 }
 
@@ -1651,10 +1628,7 @@ extern "C" int gpu_bpe_finish(gpu_bpe *g, wbuf *err) { return finish_in_flight(g
 extern "C" int gpu_bpe_host_register(gpu_bpe *g, void *p, size_t bytes)
 {
     if (g->mode == GPU_BPE_EMULATE) return 0;
-    uint64_t t0 = exp_ns();
-    cudaError_t e = cudaHostRegister(p, bytes, PINNED_FLAGS);
-    exp_register_ns += exp_ns() - t0, exp_pinned_bytes += bytes;
-    return e == cudaSuccess ? 0 : -1;
+    return cudaHostRegister(p, bytes, PINNED_FLAGS) == cudaSuccess ? 0 : -1;
 }
 
 extern "C" void gpu_bpe_host_free(gpu_bpe *g, void *p)

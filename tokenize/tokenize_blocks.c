@@ -44,8 +44,15 @@
  * between scan and encode (being scanned, queued, being encoded, and the
  * one before it, whose last batches may still be on the GPU). */
 #define PINNED_BUFFERS (QUEUE_BLOCKS + 3)
-/* Threads that fault in the pinned text buffers' pages while the library opens. */
+/* Threads that fault in the pinned text buffers' pages while the GPU starts. */
 #define TEXT_FAULT_THREADS 4
+/* Input (regular files) from which the pinned text buffers are faulted in
+ * from the start, beside the driver's own start-up, rather than once the
+ * device check is done: enough to fill every buffer. On 8.5 GB this made
+ * the run 0.12 s faster than faulting after the check (the library's
+ * opening then competes with it), but one document 0.08 s slower (the
+ * check competes with it), bench/results/gpu-tokenize-bin-2026-11-27.md. */
+#define FAULT_AT_START_MIN_BYTES ((uint64_t)PINNED_BUFFERS * GPU_BLOCK_BYTES)
 /* Pinned text buffers are whole huge pages (the driver registers whole pages). */
 #define TEXT_PAGE ((size_t)2 << 20)
 #define THREADS_MAX 64 /* team threads (more make ranges too small to pay) */
@@ -134,7 +141,8 @@ typedef struct {
     int npinned;    /* how many were made */
     pthread_t thread;
     bool started;
-    /* the pinned text buffers' memory, faulted in by a thread of its own while the library opens */
+    /* the pinned text buffers' memory, faulted in by a thread of its own while the GPU starts */
+    bool fault_at_start; /* from the start (large input), else once the device check is done */
     char *text_mem[PINNED_BUFFERS];
     size_t text_bytes;
     pthread_t faulter;
@@ -217,7 +225,7 @@ static void *start_gpu(void *arg)
     if (gs->mode == GPU_BPE_DEVICE) set_gpu_state(gs, gpu_bpe_usable(&gs->why) ? GPU_CHECKED : GPU_FAILED);
     gs->check = now_seconds() - t0;
     if (atomic_load(&gs->state) != GPU_FAILED) {
-        start_faulting(gs);
+        start_faulting(gs); /* unless it started with the run */
         gs->g = gpu_bpe_open(gs->tok, gs->mode, &gs->why);
     }
     gs->seconds = now_seconds() - t0;
@@ -229,7 +237,7 @@ static void *start_gpu(void *arg)
 static void gpu_start_begin(tb_ctx *c, gpu_start *gs, const tokenizer *tok, gpu_bpe_mode mode)
 {
     gs->owner = c;
-    if (getenv("WINNOW_EXP_FAULT_AT_START")) start_faulting(gs); /* EXPERIMENT (i15n) */
+    if (gs->fault_at_start) start_faulting(gs);
     gs->tok = tok;
     gs->mode = mode;
     atomic_store(&gs->state, GPU_STARTING);
@@ -290,11 +298,13 @@ static tb_pinned *take_pinned(tb_ctx *c, size_t len)
 /* Allocates the memory of the pinned text buffers that the blocks between
  * scan and encode need (room for the next, slightly longer blocks too) and
  * faults it in on TEXT_FAULT_THREADS threads, since the driver can only
- * pin pages that exist. Runs on a thread of its own while the library opens
- * (~0.2 s), so the buffers can be registered as soon as the library is up.
- * Made after the device check: faulting pages in beside the driver's
- * start-up held that up (0.28-0.36 s instead of 0.10; both take the
- * process's memory map lock), docs/gpu_tokenize.md. */
+ * pin pages that exist (~0.2 s for the 1.4 GB). Runs on a thread of its own
+ * while the GPU starts, so the buffers are registered (~0.04 s) as soon as
+ * the library is up, and the first GPU blocks' texts are scanned straight
+ * into them rather than copied into the library's batches. Whatever it
+ * runs beside is slowed (page faults and the driver's mappings, we take it, share the
+ * process's memory map lock): the device check, 0.10 s alone, took
+ * 0.22-0.26 s beside it; the library's opening, 0.2 s alone, ~0.4. */
 static void *fault_text_buffers(void *arg)
 {
     gpu_start *gs = arg;
@@ -1049,6 +1059,9 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
     double started = now_seconds();
     tb_ctx c;
     ctx_init(&c, t, o, so, format, sink, enc);
+    uint64_t input_bytes;
+    c.gpu.fault_at_start = enc == TB_ENCODE_GPU && tokenize_inputs_sized(so, &input_bytes) &&
+                           input_bytes >= FAULT_AT_START_MIN_BYTES;
     if (enc == TB_ENCODE_GPU) gpu_start_begin(&c, &c.gpu, t, GPU_BPE_DEVICE);
     if (enc == TB_ENCODE_EMULATE) { /* tests: every block through the emulated GPU code */
         gpu_start_begin(&c, &c.gpu, t, GPU_BPE_EMULATE);
