@@ -41,6 +41,7 @@
  * use the devices left. */
 extern "C" {
 #include "gpu/bpe.h"
+#include "core/pages.h"
 #include "core/pool.h"
 #include "core/util.h"
 #include "tokenize/hf_gpu.h"
@@ -85,9 +86,8 @@ extern "C" {
 /* Pinned host memory is made of whole huge pages (pin_alloc). */
 #define PIN_PAGE ((size_t)2 << 20)
 #define SMALL_PAGE ((size_t)4096)
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older headers lack it */
-#endif
+/* Threads that fault in a pinned buffer's pages before it is registered (pin_alloc). */
+#define PIN_POPULATE_THREADS 8
 #define HOST_THREADS_MAX 16  /* threads that pack texts and unpack ids */
 #define COPY_BLOCKS_PER_SM 4
 /* Ids per part of the unpack copy (1 MiB), which threads take one at a time. */
@@ -524,7 +524,7 @@ struct gpu_bpe {
     size_t *nfc_lens, *nfc_off, nfc_cap;
     uint8_t *whole; /* gb_tables.whole on the host */
     size_t packed, unpacked_bytes; /* batches packed in this call; bytes of segments not yet packed */
-    bool texts_pinned; /* this call's texts lie in gpu_bpe_host_alloc() memory: sent from there, not packed */
+    bool texts_pinned; /* this call's texts lie in gpu_bpe_host_register() memory: sent from there, not packed */
 };
 
 #define CUDA_TRY(call)                                                                             \
@@ -654,11 +654,13 @@ static size_t merge_layout(gb_batch *b, size_t batch_bytes)
  * faults and pins 4 KiB pages one by one: in the tokenize command it took
  * ~0.5 s per GB and held up the main thread's launches meanwhile (~0.6 s
  * of an 8.5 GB run). Here the memory is asked for in huge pages
- * (MADV_HUGEPAGE, a hint), faulted in with one call (MADV_POPULATE_WRITE;
- * page by page on kernels without it), and only then registered, so the
- * driver pins pages that are already there: ~0.2 s per GB on the H200
- * machine, and the launches no longer wait (bench/results/gpu-tokenize-
- * inplace-2026-11-27.md). Freed with pin_free. */
+ * (MADV_HUGEPAGE, a hint), faulted in on PIN_POPULATE_THREADS threads
+ * (pages_populate), and only then registered, so the driver pins pages
+ * that are already there, and the launches no longer wait (bench/results/
+ * gpu-tokenize-inplace-2026-11-27.md). On the H200 machine the faulting
+ * is most of the cost: the batch slots' 547 MB took 0.08-0.10 s to fault
+ * in on one thread, 0.045-0.06 on 8, and 0.012-0.016 to register
+ * (bench/results/gpu-tokenize-bin-2026-11-27.md). Freed with pin_free. */
 static cudaError_t pin_alloc(void **p, size_t bytes, unsigned flags)
 {
     size_t page = bytes >= PIN_PAGE ? PIN_PAGE : SMALL_PAGE; /* small buffers (a batch's counters) stay small */
@@ -666,8 +668,7 @@ static cudaError_t pin_alloc(void **p, size_t bytes, unsigned flags)
     char *m = (char *)aligned_alloc(page, rounded);
     if (!m) return cudaErrorMemoryAllocation;
     madvise(m, rounded, MADV_HUGEPAGE);
-    if (madvise(m, rounded, MADV_POPULATE_WRITE))
-        for (size_t i = 0; i < rounded; i += SMALL_PAGE) m[i] = 0;
+    pages_populate(m, rounded, PIN_POPULATE_THREADS);
     cudaError_t e = cudaHostRegister(m, rounded, flags);
     if (e != cudaSuccess) {
         free(m);
@@ -1624,11 +1625,10 @@ extern "C" int gpu_bpe_encode_begin(gpu_bpe *g, const char *const *texts, const 
 
 extern "C" int gpu_bpe_finish(gpu_bpe *g, wbuf *err) { return finish_in_flight(g, err); }
 
-extern "C" void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes)
+extern "C" int gpu_bpe_host_register(gpu_bpe *g, void *p, size_t bytes)
 {
-    if (g->mode == GPU_BPE_EMULATE) return malloc(bytes);
-    void *p = NULL;
-    return pin_alloc(&p, bytes, PINNED_FLAGS) == cudaSuccess ? p : NULL;
+    if (g->mode == GPU_BPE_EMULATE) return 0;
+    return cudaHostRegister(p, bytes, PINNED_FLAGS) == cudaSuccess ? 0 : -1;
 }
 
 extern "C" void gpu_bpe_host_free(gpu_bpe *g, void *p)

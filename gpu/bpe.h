@@ -69,7 +69,7 @@ gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err);
 int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
                    size_t *doc_end, wbuf *err);
 
-/* The same for texts that all lie in memory from gpu_bpe_host_alloc(g):
+/* The same for texts that all lie in memory registered by gpu_bpe_host_register(g):
  * they go to the device straight from there (one copy per run of texts
  * that lie back to back), not through the library's own pinned buffers. */
 int gpu_bpe_encode_pinned(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
@@ -92,10 +92,12 @@ int gpu_bpe_encode_begin(gpu_bpe *g, const char *const *texts, const size_t *len
  * call's ids are then incomplete). Call it before gpu_bpe_close. */
 int gpu_bpe_finish(gpu_bpe *g, wbuf *err);
 
-/* Page-locked host memory for gpu_bpe_encode_pinned()'s texts (plain memory
- * when emulated); NULL when none can be had. Free it with gpu_bpe_host_free()
+/* Makes bytes of memory at p (from malloc or aligned_alloc, page-aligned,
+ * its pages already faulted in: core/pages.h) page-locked, for
+ * gpu_bpe_encode_pinned()'s texts (nothing when emulated): 0, or -1 when it
+ * cannot be (p is then still the caller's). Free it with gpu_bpe_host_free()
  * before gpu_bpe_close(g). */
-void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes);
+int gpu_bpe_host_register(gpu_bpe *g, void *p, size_t bytes);
 void gpu_bpe_host_free(gpu_bpe *g, void *p);
 
 /* Tuning for benchmarks (ids never depend on it): the text each

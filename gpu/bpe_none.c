@@ -44,10 +44,10 @@ int gpu_bpe_finish(gpu_bpe *g, wbuf *err)
     return 0;
 }
 
-void *gpu_bpe_host_alloc(gpu_bpe *g, size_t bytes)
+int gpu_bpe_host_register(gpu_bpe *g, void *p, size_t bytes)
 {
-    (void)g, (void)bytes;
-    return NULL;
+    (void)g, (void)p, (void)bytes;
+    return -1;
 }
 
 void gpu_bpe_host_free(gpu_bpe *g, void *p) { (void)g, (void)p; }

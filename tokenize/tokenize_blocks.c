@@ -18,6 +18,7 @@
 
 #include "core/block_source.h"
 #include "core/output.h"
+#include "core/pages.h"
 #include "core/progress.h"
 #include "core/team.h"
 #include "core/util.h"
@@ -43,6 +44,17 @@
  * between scan and encode (being scanned, queued, being encoded, and the
  * one before it, whose last batches may still be on the GPU). */
 #define PINNED_BUFFERS (QUEUE_BLOCKS + 3)
+/* Threads that fault in the pinned text buffers' pages while the GPU starts. */
+#define TEXT_FAULT_THREADS 4
+/* Input (regular files) from which the pinned text buffers are faulted in
+ * from the start, beside the driver's own start-up, rather than once the
+ * device check is done: enough to fill every buffer. On 8.5 GB this made
+ * the run 0.12 s faster than faulting after the check (the library's
+ * opening then competes with it), but one document 0.08 s slower (the
+ * check competes with it), bench/results/gpu-tokenize-bin-2026-11-27.md. */
+#define FAULT_AT_START_MIN_BYTES ((uint64_t)PINNED_BUFFERS * GPU_BLOCK_BYTES)
+/* Pinned text buffers are whole huge pages (the driver registers whole pages). */
+#define TEXT_PAGE ((size_t)2 << 20)
 #define THREADS_MAX 64 /* team threads (more make ranges too small to pay) */
 /* --format bin goes to the output as pieces (writev: each document's ids
  * straight from the block's id array, no formatting copy) when documents
@@ -79,7 +91,7 @@ typedef struct {
     size_t first_doc;
 } tb_range;
 
-/* Page-locked memory for a block's texts (gpu_bpe_host_alloc), lent from scan to encode. */
+/* Page-locked memory for a block's texts (gpu_bpe_host_register), lent from scan to encode. */
 typedef struct tb_pinned {
     char *p;
     size_t cap;
@@ -122,11 +134,19 @@ typedef struct {
     atomic_int state;
     atomic_bool stop_pinning; /* the run is over: make no more pinned buffers */
     double seconds;
-    double pinning; /* seconds spent making the pinned text buffers */
+    double check;   /* seconds of the device check (gpu_bpe_usable), part of seconds */
+    double faulting; /* seconds the faulting thread took (beside the library's opening) */
+    double pinning; /* seconds spent registering the pinned text buffers once the library was open */
     double closing; /* seconds the closing thread spent freeing them and closing the library */
     int npinned;    /* how many were made */
     pthread_t thread;
     bool started;
+    /* the pinned text buffers' memory, faulted in by a thread of its own while the GPU starts */
+    bool fault_at_start; /* from the start (large input), else once the device check is done */
+    char *text_mem[PINNED_BUFFERS];
+    size_t text_bytes;
+    pthread_t faulter;
+    bool faulter_started;
 } gpu_start;
 
 typedef struct tb_ctx {
@@ -183,7 +203,8 @@ static bool gpu_sized(tb_encoder enc) { return enc == TB_ENCODE_GPU || enc == TB
 
 /* ---- starting the GPU on a thread of its own ---- */
 
-static void prefill_pinned(tb_ctx *c);
+static void start_faulting(gpu_start *gs);
+static void pin_text_buffers(tb_ctx *c);
 
 /* Sets the GPU's state and wakes require_gpu(). */
 static void set_gpu_state(gpu_start *gs, int state)
@@ -202,16 +223,21 @@ static void *start_gpu(void *arg)
     /* first whether a device is there (~0.1 s of the driver's start-up), which
      * is all the first output waits for; then the library (~0.2-0.3 s more) */
     if (gs->mode == GPU_BPE_DEVICE) set_gpu_state(gs, gpu_bpe_usable(&gs->why) ? GPU_CHECKED : GPU_FAILED);
-    if (atomic_load(&gs->state) != GPU_FAILED) gs->g = gpu_bpe_open(gs->tok, gs->mode, &gs->why);
+    gs->check = now_seconds() - t0;
+    if (atomic_load(&gs->state) != GPU_FAILED) {
+        start_faulting(gs); /* unless it started with the run */
+        gs->g = gpu_bpe_open(gs->tok, gs->mode, &gs->why);
+    }
     gs->seconds = now_seconds() - t0;
     set_gpu_state(gs, gs->g ? GPU_READY : GPU_FAILED);
-    if (gs->g) prefill_pinned(gs->owner);
+    pin_text_buffers(gs->owner);
     return NULL;
 }
 
 static void gpu_start_begin(tb_ctx *c, gpu_start *gs, const tokenizer *tok, gpu_bpe_mode mode)
 {
     gs->owner = c;
+    if (gs->fault_at_start) start_faulting(gs);
     gs->tok = tok;
     gs->mode = mode;
     atomic_store(&gs->state, GPU_STARTING);
@@ -246,19 +272,6 @@ static void require_gpu(tb_ctx *c)
 
 /* ---- scan: line ends, JSON, the text's place ---- */
 
-/* A pinned buffer for blocks of about len bytes; NULL when none can be had. */
-static tb_pinned *new_pinned(tb_ctx *c, size_t len)
-{
-    tb_pinned *pin = xcalloc(1, sizeof *pin);
-    pin->cap = len + len / PINNED_SLACK; /* room for the next, slightly longer blocks */
-    pin->p = gpu_bpe_host_alloc(c->gpu.g, pin->cap);
-    if (!pin->p) {
-        free(pin);
-        return NULL;
-    }
-    return pin;
-}
-
 static void put_pinned(tb_ctx *c, tb_pinned *pin)
 {
     pthread_mutex_lock(&c->lock);
@@ -282,22 +295,64 @@ static tb_pinned *take_pinned(tb_ctx *c, size_t len)
     return pin;
 }
 
-/* Makes the pinned buffers that the blocks between scan and encode need,
- * one after another on the thread that started the GPU, once it is up:
- * pinning takes ~0.2 s per GB (gpu_bpe_host_alloc, measured on the H200
- * machine), too long to keep the GPU waiting for it or to do on the
- * scanner's path. */
-static void prefill_pinned(tb_ctx *c)
+/* Allocates the memory of the pinned text buffers that the blocks between
+ * scan and encode need (room for the next, slightly longer blocks too) and
+ * faults it in on TEXT_FAULT_THREADS threads, since the driver can only
+ * pin pages that exist (~0.2 s for the 1.4 GB). Runs on a thread of its own
+ * while the GPU starts, so the buffers are registered (~0.04 s) as soon as
+ * the library is up, and the first GPU blocks' texts are scanned straight
+ * into them rather than copied into the library's batches. Whatever it
+ * runs beside is slowed (page faults and the driver's mappings, we take it, share the
+ * process's memory map lock): the device check, 0.10 s alone, took
+ * 0.22-0.26 s beside it; the library's opening, 0.2 s alone, ~0.4. */
+static void *fault_text_buffers(void *arg)
 {
-    size_t len = gpu_sized(c->enc) ? GPU_BLOCK_BYTES : TEST_BLOCK_BYTES;
+    gpu_start *gs = arg;
     double t0 = now_seconds();
-    for (int i = 0; i < PINNED_BUFFERS && !atomic_load(&c->gpu.stop_pinning); i++) {
-        tb_pinned *pin = new_pinned(c, len);
-        if (!pin) break;
-        put_pinned(c, pin);
-        c->gpu.npinned++;
+    for (int i = 0; i < PINNED_BUFFERS && !atomic_load(&gs->stop_pinning); i++) {
+        gs->text_mem[i] = xmalloc_huge(gs->text_bytes);
+        pages_populate(gs->text_mem[i], gs->text_bytes, TEXT_FAULT_THREADS);
     }
-    c->gpu.pinning = now_seconds() - t0;
+    gs->faulting = now_seconds() - t0;
+    return NULL;
+}
+
+/* Starts fault_text_buffers() on its thread (once). */
+static void start_faulting(gpu_start *gs)
+{
+    if (gs->faulter_started) return;
+    size_t len = gpu_sized(gs->owner->enc) ? GPU_BLOCK_BYTES : TEST_BLOCK_BYTES;
+    len += len / PINNED_SLACK;
+    gs->text_bytes = (len + TEXT_PAGE - 1) / TEXT_PAGE * TEXT_PAGE;
+    gs->faulter_started = pthread_create(&gs->faulter, NULL, fault_text_buffers, gs) == 0;
+}
+
+/* Once the library is open (or failed to), on the thread that started it:
+ * registers the faulted-in text buffers as pinned memory one by one
+ * (~0.02 s per GB on the H200 machine) and lends each to the scanner; frees
+ * them when the GPU did not start or the run is already over. */
+static void pin_text_buffers(tb_ctx *c)
+{
+    gpu_start *gs = &c->gpu;
+    if (!gs->faulter_started) return;
+    double t0 = now_seconds();
+    pthread_join(gs->faulter, NULL);
+    gs->faulter_started = false;
+    for (int i = 0; i < PINNED_BUFFERS; i++) {
+        char *m = gs->text_mem[i];
+        gs->text_mem[i] = NULL;
+        if (!m) continue;
+        if (!gs->g || atomic_load(&gs->stop_pinning) || gpu_bpe_host_register(gs->g, m, gs->text_bytes)) {
+            free(m);
+            continue;
+        }
+        tb_pinned *pin = xcalloc(1, sizeof *pin);
+        pin->p = m;
+        pin->cap = gs->text_bytes;
+        put_pinned(c, pin);
+        gs->npinned++;
+    }
+    gs->pinning = now_seconds() - t0;
 }
 
 /* Lends block b's pinned buffer (if any) to a block scanned later. */
@@ -923,10 +978,10 @@ static void print_times(const tb_ctx *c)
     fprintf(stderr,
             "tokenize times (s): total %.3f | scanner: source %.3f scan %.3f wait %.3f | main: encode-gpu %.3f "
             "(%llu blocks, %.0f MB) encode-cpu %.3f (%llu blocks, %.0f MB) wait %.3f | writer: format %.3f write "
-            "%.3f | finish %.3f | gpu start %.3f\n",
+            "%.3f | finish %.3f | gpu start %.3f (device check %.3f)\n",
             m->total, m->source, m->scan, m->scan_wait, m->encode_gpu, (unsigned long long)m->blocks_gpu,
             m->bytes_gpu / 1e6, m->encode_cpu, (unsigned long long)m->blocks_cpu, m->bytes_cpu / 1e6, m->encode_wait,
-            m->format, m->write, m->finish, m->gpu_start);
+            m->format, m->write, m->finish, m->gpu_start, c->gpu.check);
     struct rusage ru;
     if (!getrusage(RUSAGE_SELF, &ru))
         fprintf(stderr, "tokenize cpu (s): user %.3f sys %.3f, page faults %ld (the whole process so far)\n",
@@ -936,10 +991,10 @@ static void print_times(const tb_ctx *c)
         const double *host = c->gpu_host, *dev = c->gpu_dev;
         fprintf(stderr,
                 "gpu library (s): pack %.3f wait %.3f unpack %.3f launch %.3f | kernels %.3f: cut %.3f encode %.3f "
-                "merge %.3f scan %.3f gather %.3f copy-out %.3f | kernels by%s | pinned text buffers %d in %.3f | "
-                "closed in %.3f\n",
+                "merge %.3f scan %.3f gather %.3f copy-out %.3f | kernels by%s | pinned text buffers %d: faulted in %.3f "
+                "(beside the start), registered in %.3f | closed in %.3f\n",
                 host[0], host[1], host[2], host[3], c->gpu_kernels, dev[0], dev[1], dev[2], dev[3], dev[4], dev[5],
-                c->gpu_by_device, c->gpu.npinned, c->gpu.pinning, c->gpu.closing);
+                c->gpu_by_device, c->gpu.npinned, c->gpu.faulting, c->gpu.pinning, c->gpu.closing);
     }
     /* on the wall clock, so that a caller's own clock shows the process start before and the exit after */
     struct timespec now;
@@ -1004,6 +1059,9 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
     double started = now_seconds();
     tb_ctx c;
     ctx_init(&c, t, o, so, format, sink, enc);
+    uint64_t input_bytes;
+    c.gpu.fault_at_start = enc == TB_ENCODE_GPU && tokenize_inputs_sized(so, &input_bytes) &&
+                           input_bytes >= FAULT_AT_START_MIN_BYTES;
     if (enc == TB_ENCODE_GPU) gpu_start_begin(&c, &c.gpu, t, GPU_BPE_DEVICE);
     if (enc == TB_ENCODE_EMULATE) { /* tests: every block through the emulated GPU code */
         gpu_start_begin(&c, &c.gpu, t, GPU_BPE_EMULATE);

@@ -176,9 +176,7 @@ void tokenize_load(tokenizer *t, const tokenize_options *o, char sha256[65])
     buf_free(&err);
 }
 
-/* Whether every input is a regular file (not stdin, a pipe or a device),
- * with their bytes on disk in *total. */
-static bool inputs_sized(const stage_opts *so, uint64_t *total)
+bool tokenize_inputs_sized(const stage_opts *so, uint64_t *total)
 {
     *total = 0;
     if (so->ninputs <= 0) return false; /* stdin */
@@ -218,7 +216,7 @@ static bool choose_blocks(const tokenizer *t, const tokenize_options *o, const s
     }
     bool automatic = !strcmp(o->device, "auto");
     uint64_t total;
-    bool sized = inputs_sized(so, &total);
+    bool sized = tokenize_inputs_sized(so, &total);
     bool cpu = !strcmp(o->device, "cpu") ||
                (automatic && (o->allow_special || !gpu_encodes || (sized && total < AUTO_GPU_MIN_BYTES)));
     if (!cpu && o->allow_special) dief(EXIT_USAGE, "--device gpu does not take --allow-special (use --device cpu)");

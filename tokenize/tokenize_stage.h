@@ -34,4 +34,8 @@ void tokenize_check(const tokenizer *t, const tokenize_options *o);
 int tokenize_run(const tokenizer *t, const tokenize_options *o, const stage_opts *so, tokenize_format format,
                  const tokenize_shard_sink *sink);
 
+/* Whether every input of so is a regular file (not stdin, a pipe or a
+ * device), with their bytes on disk in *total. */
+bool tokenize_inputs_sized(const stage_opts *so, uint64_t *total);
+
 #endif
