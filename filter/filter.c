@@ -260,9 +260,16 @@ static const char *line_url(const filter *f, filter_worker *w, const jdoc *d, si
 const char *filter_json_line(const filter *f, filter_worker *w, const char *line, size_t len, const jdoc *d,
                              wbuf *out, bool *rewritten)
 {
-    *rewritten = false;
-    size_t text_len, url_len = 0;
+    size_t text_len;
     const char *text = json_string(&d->text, &w->line_text, &text_len);
+    return filter_json_line_text(f, w, line, len, d, text, text_len, out, rewritten);
+}
+
+const char *filter_json_line_text(const filter *f, filter_worker *w, const char *line, size_t len, const jdoc *d,
+                                  const char *text, size_t text_len, wbuf *out, bool *rewritten)
+{
+    *rewritten = false;
+    size_t url_len = 0;
     const char *url = line_url(f, w, d, &url_len);
     filter_result r;
     filter_document(f, w, text, text_len, url, url_len, &r);

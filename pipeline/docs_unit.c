@@ -51,14 +51,19 @@ static const char *filter_line(const unit *u, filter_thread *t, const ingest_doc
         len = t->line.len - 1;
     }
     jdoc json;
-    const char *err;
-    size_t pos;
-    if (json_scan_doc(line, len, &json, &err, &pos) != 0 || json.text.kind != JSON_STRING) {
-        stats_fail(stats, "bad_json"); /* ingest only makes valid documents: not expected */
-        return NULL;
+    if (!d->json) { /* a line ingest made or rewrote: scanned here */
+        const char *err;
+        size_t pos;
+        if (json_scan_doc(line, len, &json, &err, &pos) != 0 || json.text.kind != JSON_STRING) {
+            stats_fail(stats, "bad_json"); /* ingest only makes valid documents: not expected */
+            return NULL;
+        }
     }
     bool rewritten;
-    const char *reason = filter_json_line(u->f, t->w, line, len, &json, out, &rewritten);
+    /* a JSON Lines input's line comes scanned, its text decoded (ingest_doc.json) */
+    const char *reason = d->line ? filter_json_line_text(u->f, t->w, line, len, d->json ? d->json : &json, d->text,
+                                                         d->text_len, out, &rewritten)
+                                 : filter_json_line(u->f, t->w, line, len, &json, out, &rewritten);
     if (reason && u->want_rejects) doc_reject_line(line, len, "filter", reason, NULL, rejects);
     if (!reason && !rewritten) {
         buf_append(out, line, len);
