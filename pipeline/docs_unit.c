@@ -10,8 +10,6 @@
 #include "core/util.h"
 #include "ingest/ingest.h"
 
-#define DOCS_ZSTD_LEVEL 3
-
 /* What one worker thread of the filter owns. */
 typedef struct {
     filter_worker *w; /* made on first use */
@@ -145,7 +143,7 @@ int pl_docs_unit_run(const pl_docs_unit *d)
     u.want_rejects = p->cfg.rejects;
     stats_init(&u.filter_stats);
     u.threads = xcalloc((size_t)d->threads, sizeof *u.threads);
-    u.docs = output_open(d->part, p->cfg.compress ? DOCS_ZSTD_LEVEL : 0);
+    u.docs = output_open(d->part, p->cfg.compress ? PL_WORK_ZSTD_LEVEL : 0);
     if (u.want_rejects) {
         char *path = unit_path(d, "rejects", "ingest", "jsonl");
         u.ingest_rejects = output_open(path, 0);

@@ -24,6 +24,14 @@
 #include "pipeline/config.h"
 #include "pipeline/stage_options.h"
 
+/* The zstd level of the intermediate documents (WORK/docs, WORK/dedup-out;
+ * with compress = true): written once, read by the steps after and removed
+ * with the work directory, so compressed fast. Level 1 costs about 60% of
+ * level 3's CPU for about 12% more bytes on real web text (the docs step's
+ * compression was 14% of a run's CPU on real documents with level 3;
+ * bench/results/run-jsonl-2026-11-27.md). */
+#define PL_WORK_ZSTD_LEVEL 1
+
 typedef struct {
     pl_config cfg;
     char **files;      /* sorted absolute input paths */
