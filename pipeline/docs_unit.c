@@ -6,6 +6,7 @@
 
 #include "core/doc.h"
 #include "core/output.h"
+#include "core/stage.h"
 #include "core/utf8.h"
 #include "core/util.h"
 #include "ingest/ingest.h"
@@ -143,7 +144,8 @@ int pl_docs_unit_run(const pl_docs_unit *d)
     u.want_rejects = p->cfg.rejects;
     stats_init(&u.filter_stats);
     u.threads = xcalloc((size_t)d->threads, sizeof *u.threads);
-    u.docs = output_open(d->part, p->cfg.compress ? PL_WORK_ZSTD_LEVEL : 0);
+    int level = !p->cfg.compress ? 0 : p->has_dedup ? PL_WORK_ZSTD_LEVEL : STAGE_ZSTD_LEVEL;
+    u.docs = output_open(d->part, level);
     if (u.want_rejects) {
         char *path = unit_path(d, "rejects", "ingest", "jsonl");
         u.ingest_rejects = output_open(path, 0);
