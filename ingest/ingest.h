@@ -26,9 +26,10 @@
 typedef struct {
     const char *line; /* JSON Lines input: the line without '\n'; NULL otherwise */
     size_t line_len;
-    /* JSON Lines input: the scan of line (NULL when ingest rewrote the line,
-     * giving it a string id); text and text_len then hold its decoded "text",
-     * decoded in the same pass, so the hook need not scan the line again */
+    /* JSON Lines input: the scan of line, NULL when ingest rewrote the line
+     * (giving it a string id). Either way text and text_len below hold the
+     * line's decoded "text", decoded by the same pass that checked the line,
+     * so the hook need not scan or decode it again. */
     const jdoc *json;
     const char *id, *text, *url, *date, *source;
     size_t id_len, text_len, url_len, date_len, source_len;
