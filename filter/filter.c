@@ -188,10 +188,10 @@ void filter_document(const filter *f, filter_worker *w, const char *text, size_t
     }
     /* the repetition rule's line and paragraph checks need no words: a
      * document they drop is never split into words */
-    if (c->gopher_repetition && (r->reason = gopher_repetition_text_check(c, &w->rules, text, n, uc_count(text, n))))
-        return;
     bool need_words = c->gopher_repetition || c->gopher_quality || c->fineweb;
-    if (need_words) words_tokenize(&w->words, text, n, &f->stop);
+    size_t chars = need_words ? uc_count(text, n) : 0; /* counted once, for both */
+    if (c->gopher_repetition && (r->reason = gopher_repetition_text_check(c, &w->rules, text, n, chars))) return;
+    if (need_words) words_tokenize_counted(&w->words, text, n, chars, &f->stop);
     if (c->gopher_repetition && (r->reason = gopher_repetition_word_check(c, &w->rules, &w->words))) return;
     if (c->gopher_quality && (r->reason = gopher_quality_check(c, text, n, &w->words))) return;
 
@@ -260,9 +260,16 @@ static const char *line_url(const filter *f, filter_worker *w, const jdoc *d, si
 const char *filter_json_line(const filter *f, filter_worker *w, const char *line, size_t len, const jdoc *d,
                              wbuf *out, bool *rewritten)
 {
-    *rewritten = false;
-    size_t text_len, url_len = 0;
+    size_t text_len;
     const char *text = json_string(&d->text, &w->line_text, &text_len);
+    return filter_json_line_text(f, w, line, len, d, text, text_len, out, rewritten);
+}
+
+const char *filter_json_line_text(const filter *f, filter_worker *w, const char *line, size_t len, const jdoc *d,
+                                  const char *text, size_t text_len, wbuf *out, bool *rewritten)
+{
+    *rewritten = false;
+    size_t url_len = 0;
     const char *url = line_url(f, w, d, &url_len);
     filter_result r;
     filter_document(f, w, text, text_len, url, url_len, &r);

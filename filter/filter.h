@@ -65,4 +65,9 @@ void filter_result_meta(const filter_result *r, wbuf *meta);
 const char *filter_json_line(const filter *f, filter_worker *w, const char *line, size_t len, const jdoc *d,
                              wbuf *out, bool *rewritten);
 
+/* filter_json_line() with the line's "text" already decoded (text, text_len:
+ * what json_scan_doc_text() wrote), so the text is not decoded again. */
+const char *filter_json_line_text(const filter *f, filter_worker *w, const char *line, size_t len, const jdoc *d,
+                                  const char *text, size_t text_len, wbuf *out, bool *rewritten);
+
 #endif

@@ -538,9 +538,14 @@ static inline size_t space_run_end(const char *s, size_t n, size_t i)
 
 void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop)
 {
+    words_tokenize_counted(ws, s, n, uc_count(s, n), stop);
+}
+
+void words_tokenize_counted(fwords *ws, const char *s, size_t n, size_t text_chars, const stopword_set *stop)
+{
     ws->n = 0;
     ws->text_end = s + n;
-    ws->text_chars = uc_count(s, n);
+    ws->text_chars = text_chars;
     chunk_ctx c = {ws, s, 0, stop, true};
     size_t i = 0, line_start = 0; /* where the last line (after the last line break) starts */
     while (i < n) {

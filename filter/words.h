@@ -74,6 +74,10 @@ void words_free(fwords *ws);
 /* Replaces ws's words by those of text s (n bytes, any bytes accepted). */
 void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *stop);
 
+/* words_tokenize() for a caller that has counted the code points of s
+ * already (uc_count(s, n), which words_tokenize() would count again). */
+void words_tokenize_counted(fwords *ws, const char *s, size_t n, size_t text_chars, const stopword_set *stop);
+
 /* Number of sentences in s[a, b) by the sentence splitter the C4 rule uses
  * (an approximation of NLTK's punkt: see docs/filter.md). */
 size_t count_sentences(const char *s, size_t a, size_t b);

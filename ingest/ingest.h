@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "core/buf.h"
+#include "core/json.h"
 #include "core/stats.h"
 #include "ingest/html.h"
 
@@ -25,6 +26,11 @@
 typedef struct {
     const char *line; /* JSON Lines input: the line without '\n'; NULL otherwise */
     size_t line_len;
+    /* JSON Lines input: the scan of line, NULL when ingest rewrote the line
+     * (giving it a string id). Either way text and text_len below hold the
+     * line's decoded "text", decoded by the same pass that checked the line,
+     * so the hook need not scan or decode it again. */
+    const jdoc *json;
     const char *id, *text, *url, *date, *source;
     size_t id_len, text_len, url_len, date_len, source_len;
     const char *meta; /* metadata members, `"k":v,...` without braces ("" when none) */

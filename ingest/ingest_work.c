@@ -223,8 +223,16 @@ static void run_jsonl(ingest_worker *w, ingest_batch *b, const ingest_job *j, co
     size_t len = j->payload.len;
     jdoc d;
     const char *err;
-    size_t err_pos;
-    if (json_scan_doc(line, len, &d, &err, &err_pos) != 0) {
+    size_t err_pos, text_len = 0;
+    int bad;
+    if (o->hook) { /* the hook gets the text decoded by the same pass */
+        buf_clear(&w->text);
+        buf_reserve(&w->text, len);
+        bad = json_scan_doc_text(line, len, &d, w->text.data, &text_len, &err, &err_pos);
+    } else {
+        bad = json_scan_doc(line, len, &d, &err, &err_pos);
+    }
+    if (bad) {
         warnf("%.*s: line %llu: %s at byte %zu; skipped", (int)j->source.len, batch_str(b, j->source),
               (unsigned long long)j->ordinal, err, err_pos);
         stats_fail(&b->stats, "bad_json");
@@ -236,7 +244,7 @@ static void run_jsonl(ingest_worker *w, ingest_batch *b, const ingest_job *j, co
         stats_fail(&b->stats, "no_text");
         return;
     }
-    ingest_doc doc = {.line = line, .line_len = len};
+    ingest_doc doc = {.line = line, .line_len = len, .json = &d, .text = w->text.data, .text_len = text_len};
     if (d.id.kind == JSON_STRING && !o->hook) {
         buf_append(&b->out, line, len);
         buf_putc(&b->out, '\n');
@@ -244,7 +252,7 @@ static void run_jsonl(ingest_worker *w, ingest_batch *b, const ingest_job *j, co
         wbuf *out = o->hook ? &w->line : &b->out;
         if (o->hook) buf_clear(out);
         with_string_id(w, b, j, line, len, &d, out);
-        doc.line = out->data, doc.line_len = out->len - 1;
+        doc.line = out->data, doc.line_len = out->len - 1, doc.json = NULL;
     }
     if (o->hook) {
         put_doc(w, b, o, &doc);

@@ -19,6 +19,7 @@
 #include "pipeline/plan.h"
 #include "pipeline/report.h"
 #include "pipeline/shards_rank.h"
+#include "pipeline/shards_step.h"
 #include "pipeline/steps.h"
 #include "tools/commands.h"
 
@@ -348,6 +349,7 @@ int cmd_run(int argc, char **argv)
         if (!pl_step_unfinished(&p, (pl_step)s)) continue;
         bool one_rank = pl_step_ranks(&p, (pl_step)s) == 1;
         if (one_rank && !threads_given) o.threads = cpu_count(); /* one process: give it every core */
+        if (s == STEP_SHARDS && p.has_tokenize && !one_rank) pl_shards_preload(&p); /* shared by the ranks */
         rc = run_step(&p, (pl_step)s, one_rank ? 1 : jobs, &o, s == STEP_DOCS ? &g : NULL);
         if (rc == 0 && !o.quiet && s != STEP_DOCS && s != STEP_MERGE)
             fprintf(stderr, "winnow run: %s%s done (%.1f s)\n", s == STEP_SHARDS ? "" : "dedup ", pl_step_name((pl_step)s),

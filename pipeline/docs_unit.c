@@ -6,11 +6,10 @@
 
 #include "core/doc.h"
 #include "core/output.h"
+#include "core/stage.h"
 #include "core/utf8.h"
 #include "core/util.h"
 #include "ingest/ingest.h"
-
-#define DOCS_ZSTD_LEVEL 3
 
 /* What one worker thread of the filter owns. */
 typedef struct {
@@ -51,14 +50,19 @@ static const char *filter_line(const unit *u, filter_thread *t, const ingest_doc
         len = t->line.len - 1;
     }
     jdoc json;
-    const char *err;
-    size_t pos;
-    if (json_scan_doc(line, len, &json, &err, &pos) != 0 || json.text.kind != JSON_STRING) {
-        stats_fail(stats, "bad_json"); /* ingest only makes valid documents: not expected */
-        return NULL;
+    if (!d->json) { /* a line ingest made or rewrote: scanned here */
+        const char *err;
+        size_t pos;
+        if (json_scan_doc(line, len, &json, &err, &pos) != 0 || json.text.kind != JSON_STRING) {
+            stats_fail(stats, "bad_json"); /* ingest only makes valid documents: not expected */
+            return NULL;
+        }
     }
     bool rewritten;
-    const char *reason = filter_json_line(u->f, t->w, line, len, &json, out, &rewritten);
+    /* a JSON Lines input's line comes scanned, its text decoded (ingest_doc.json) */
+    const char *reason = d->line ? filter_json_line_text(u->f, t->w, line, len, d->json ? d->json : &json, d->text,
+                                                         d->text_len, out, &rewritten)
+                                 : filter_json_line(u->f, t->w, line, len, &json, out, &rewritten);
     if (reason && u->want_rejects) doc_reject_line(line, len, "filter", reason, NULL, rejects);
     if (!reason && !rewritten) {
         buf_append(out, line, len);
@@ -140,7 +144,8 @@ int pl_docs_unit_run(const pl_docs_unit *d)
     u.want_rejects = p->cfg.rejects;
     stats_init(&u.filter_stats);
     u.threads = xcalloc((size_t)d->threads, sizeof *u.threads);
-    u.docs = output_open(d->part, p->cfg.compress ? DOCS_ZSTD_LEVEL : 0);
+    int level = !p->cfg.compress ? 0 : p->has_dedup ? PL_WORK_ZSTD_LEVEL : STAGE_ZSTD_LEVEL;
+    u.docs = output_open(d->part, level);
     if (u.want_rejects) {
         char *path = unit_path(d, "rejects", "ingest", "jsonl");
         u.ingest_rejects = output_open(path, 0);

@@ -24,6 +24,17 @@
 #include "pipeline/config.h"
 #include "pipeline/stage_options.h"
 
+/* The zstd level of the per-file documents (WORK/docs, with compress = true)
+ * when [dedup] runs: dedup reads them twice and writes what it keeps to
+ * WORK/dedup-out, so they are compressed fast. Level 1 costs about 60% of
+ * level 3's CPU for about 12% more bytes on real web text (the docs step's
+ * compression was 14% of a run's CPU on real documents with level 3;
+ * bench/results/run-jsonl-2026-11-27.md). The final documents (dedup-out, or
+ * docs without [dedup]) stay at STAGE_ZSTD_LEVEL: the shards step splits
+ * them over its ranks by their compressed bytes, so their level decides
+ * where shards end. */
+#define PL_WORK_ZSTD_LEVEL 1
+
 typedef struct {
     pl_config cfg;
     char **files;      /* sorted absolute input paths */

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/stage.h"
 #include "core/util.h"
@@ -10,25 +11,44 @@
 
 #define MESSAGE_MAX 512
 
+/* The vocabulary pl_shards_preload() loaded in this process (or a parent). */
+static struct {
+    bool loaded;
+    tokenizer tok;
+    char sha256[65];
+} preloaded;
+
+void pl_shards_preload(const pl_plan *p)
+{
+    if (preloaded.loaded) return;
+    tokenize_load(&preloaded.tok, &p->stages.tokenize, preloaded.sha256);
+    preloaded.loaded = true;
+}
+
 int pl_shards_run(const pl_shards_work *work)
 {
     const pl_plan *p = work->p;
     tokenizer tok;
     char vocab_sha256[65], err[MESSAGE_MAX];
     tokenize_options to = p->stages.tokenize; /* with the vocabulary's own --eos/--bos defaults */
-    tokenize_load(&tok, &to, vocab_sha256);
+    bool own = !preloaded.loaded; /* a preloaded one is shared with the other ranks: never freed here */
+    if (own) tokenize_load(&tok, &to, vocab_sha256);
+    else {
+        tok = preloaded.tok;
+        memcpy(vocab_sha256, preloaded.sha256, sizeof vocab_sha256);
+    }
     tokenize_options_defaults(&to, tok.eos_default, tok.bos_default);
     tokenize_check(&tok, &to);
     shard_options so = p->stages.shard;
     if (shard_options_finish(&so, err, sizeof err) != 0) {
         warnf("[shard] %s", err);
-        tokenizer_free(&tok);
+        if (own) tokenizer_free(&tok);
         return EXIT_USAGE;
     }
     so.writer.threads = work->threads;
     shard_writer *writer = shard_writer_open(work->dir, &so.writer);
     if (!writer) {
-        tokenizer_free(&tok);
+        if (own) tokenizer_free(&tok);
         return EXIT_FATAL;
     }
 
@@ -51,6 +71,6 @@ int pl_shards_run(const pl_shards_work *work)
     stats_write_json_timed(&shard_stats, "shard", work->shard_stats, shard_cpu);
     stats_free(&tokenize_stats);
     stats_free(&shard_stats);
-    tokenizer_free(&tok);
+    if (own) tokenizer_free(&tok);
     return rc;
 }

@@ -22,4 +22,11 @@ typedef struct {
  * stages refuse, 2 for failures). Fatal errors exit with status 2. */
 int pl_shards_run(const pl_shards_work *w);
 
+/* Loads p's [tokenize] vocabulary into this process once, for the shards
+ * ranks it forks after: they share its memory instead of each loading and
+ * hashing its own copy (cl100k_base: ~10-20 ms of CPU and a freshly zeroed
+ * table per rank). Exits with status 1 and `winnow tokenize`'s message when
+ * the vocabulary cannot be loaded. */
+void pl_shards_preload(const pl_plan *p);
+
 #endif

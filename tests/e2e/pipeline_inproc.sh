@@ -14,6 +14,30 @@ V=$SHARED/vocab/tiktoken/cl100k_base.tiktoken
 pipeline_inputs "$TMP/in"
 # single-document HTML files have no URL: the URL block list looks in their metadata
 for f in $(ls "$SHARED"/extraction/articles/html/*.html.gz | head -3); do cp "$f" "$TMP/in/page-$(basename "$f" | cut -c1-8).html.gz"; done
+# real DCLM documents as JSON lines of every shape ingest hands on scanned or
+# rewritten: ids that are numbers, null or missing (ingest rewrites the line),
+# the text escaped to ASCII with lone surrogates, two "text" members (the last
+# counts), the text after the metadata, blanks around tokens, bad lines
+python3 - "$SHARED/jsonl/dclm/data/majority_data.jsonl" > "$TMP/in/shapes.jsonl" <<'EOT'
+import json, sys
+for i, line in enumerate(open(sys.argv[1], encoding="utf-8")):
+    if i == 240: break
+    t = json.loads(line)["text"]
+    meta = {"url": "http://example.com/%d" % i}
+    shape = [
+        lambda: json.dumps({"id": i, "text": t}),
+        lambda: json.dumps({"id": None, "text": t, "metadata": meta}),
+        lambda: json.dumps({"text": t, "url": "http://x.org/%d" % i}),
+        lambda: json.dumps({"id": "a%d" % i, "text": t}, ensure_ascii=True),
+        lambda: '{"id":"b%d","text":"\\ud800 lone \\udc00 %s"}' % (i, json.dumps(t)[1:-1]),
+        lambda: '{"id":"c%d","text":"the first","text":%s}' % (i, json.dumps(t)),
+        lambda: json.dumps({"id": "d%d" % i, "metadata": meta, "text": t}, ensure_ascii=False),
+        lambda: ' { "id" : "e%d" ,\t"text" : %s }  ' % (i, json.dumps(t)),
+        lambda: '{"id":"f%d","text":%s' % (i, json.dumps(t)),
+        lambda: json.dumps({"id": "g%d" % i, "text": t + " Mail john.doe@example.com or 10.0.0.1"}),
+    ][i % 10]()
+    print(shape)
+EOT
 chmod u+w "$TMP/in"/*
 nfiles=$(ls "$TMP/in" | wc -l)
 # block the hosts of two real pages of the data
