@@ -3,7 +3,7 @@
 # tasks = 1, 2 and 4 give one shard directory each, read back (cat, the
 # Python reader, a Megatron export) as the same documents with the same ids;
 # tasks = 1 is byte-identical to `winnow tokenize --format bin | winnow shard`
-# over the final documents; two copies of each rank at once, a rank run again
+# over the final documents, which are compressed as without [dedup]; two copies of each rank at once, a rank run again
 # over its own part, over a stale part of other settings, and a merge run
 # again all leave the same output; [slurm.STEP] lines reach only that step's
 # script (--dry-run).
@@ -44,6 +44,24 @@ ok "tasks = 4 wrote more shards than tasks = 1 (each rank starts its own)" \
 "$WINNOW" shard -q -o "$TMP/ref" --vocab-size 100277 --tokenizer cl100k_base --vocab "$V" --eos 100257 --shard-tokens 10k
 diff -r "$TMP/ref" "$TMP/o1" > /dev/null 2>&1
 is "$?" 0 "tasks = 1 is byte-identical to tokenize --format bin | shard"
+
+# The final documents (WORK/dedup-out) are compressed as the docs step writes
+# final documents without [dedup] (the shards step splits them over its ranks
+# by their compressed bytes): a file whose documents dedup left as they were
+# is byte-identical to its documents from a run without [dedup].
+grep -v '^\[dedup\]$' "$TMP/p1.ini" | sed "s|$TMP/w1|$TMP/wn|; s|$TMP/o1|$TMP/on|" > "$TMP/pn.ini"
+"$WINNOW" run -q "$TMP/pn.ini"
+is "$?" 0 "the same run without [dedup] exits 0"
+untouched=0 same=0
+for f in "$TMP/w1/dedup-out"/*.jsonl.zst; do
+    g=$TMP/wn/docs/$(basename "$f")
+    zstd -q -dc "$f" > "$TMP/kept.jsonl" && zstd -q -dc "$g" > "$TMP/all.jsonl" || continue
+    cmp -s "$TMP/kept.jsonl" "$TMP/all.jsonl" || continue
+    untouched=$((untouched + 1))
+    cmp -s "$f" "$g" && same=$((same + 1))
+done
+ok "dedup left some files' documents as they were ($untouched)" test "$untouched" -ge 2
+is "$same" "$untouched" "each of them is byte-identical to the docs step's file without [dedup]"
 
 # Trainers' readers: a Megatron export, and the Python reader.
 "$WINNOW" shards export --format megatron "$TMP/o1" "$TMP/m1" && "$WINNOW" shards export --format megatron "$TMP/o4" "$TMP/m4"

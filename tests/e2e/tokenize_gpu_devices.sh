@@ -2,11 +2,12 @@
 # tokenize_gpu_devices - `winnow tokenize`'s block path over several GPUs,
 # with the emulated device code pretending to have them
 # (GPU_BPE_EMULATE_DEVICES), against the engine path (--device cpu): the
-# same bytes with two devices; when one device fails (emulated,
-# GPU_BPE_EMULATE_FAIL_DEVICE) the block it was encoding is reported once
-# and encoded on the CPU, the later blocks go to the device left, and the
-# bytes are still the same; with the only device failed, every block is
-# reported and encoded on the CPU. Builds without CUDA: the emulation says why.
+# same bytes with two devices, pinned text buffers made; when one device
+# fails (emulated, GPU_BPE_EMULATE_FAIL_DEVICE) the block it was encoding is
+# reported once and encoded on the CPU, the later blocks go to the device
+# left, and the bytes are still the same; with the only device failed, every
+# block is reported and encoded on the CPU. Builds without CUDA: the
+# emulation says why.
 . tests/lib.sh
 
 VOCAB="$SHARED/vocab/tiktoken/cl100k_base.tiktoken"
@@ -25,6 +26,9 @@ if ! emu 2 > "$TMP/two.bin" 2> "$TMP/two.err"; then
 fi
 ok "2 emulated devices: the engine path's bytes" cmp "$TMP/ref.bin" "$TMP/two.bin"
 ok "2 emulated devices: both took batches" grep -q "kernels by device 0 [0-9.]* ([1-9][0-9]* batches) device 1 [0-9.]* ([1-9][0-9]* batches)" "$TMP/two.err"
+# the pinned text buffers (the texts scanned straight into them) are made
+# once the library is up, whatever the input's size
+ok "2 emulated devices: pinned text buffers were made" grep -q "pinned text buffers [1-9][0-9]*:" "$TMP/two.err"
 
 GPU_BPE_EMULATE_FAIL_DEVICE=0 emu 2 > "$TMP/fail.bin" 2> "$TMP/fail.err"
 is "$?" 0 "device 0 failing, device 1 left: exit 0"

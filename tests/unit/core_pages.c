@@ -1,7 +1,8 @@
 /* core_pages.c - pages_populate makes every page of a fresh mapping
  * resident (mincore), whatever the length (whole pieces, a piece and a page,
  * less than one piece) and the number of threads (one, more threads than
- * pieces, none asked), and leaves what was written before in place. */
+ * pieces, pieces not a multiple of the threads, none asked), and leaves what
+ * was written before in place. */
 #include "core/pages.h"
 
 #include <stdint.h>
@@ -43,6 +44,7 @@ int main(void)
 {
     check(3 * PAGES_PIECE, 3);             /* whole pieces, a thread each */
     check(2 * PAGES_PIECE + 4096, 8);      /* a page past whole pieces, more threads than pieces */
+    check(4 * PAGES_PIECE + 4096, 3);      /* 5 pieces over 3 threads: shares of 1, 2 and 2 pieces */
     check(PAGES_PIECE / 2 + 4096 * 3, 4);  /* less than one piece: one thread */
     check(PAGES_PIECE + 4096, 0);          /* threads < 1: the caller alone */
     return done_testing();

@@ -190,6 +190,13 @@ static void lines9(int n, int dups, const char *sep)
     for (int i = 0; i < n; i++) add("%sline %03d", i ? sep : "", i < n - dups ? i : 0);
 }
 
+/* lines9() in Cyrillic: n lines of 9 characters, 14 bytes ("линия 000"). */
+static void lines9_cyrillic(int n, int dups)
+{
+    text[0] = 0;
+    for (int i = 0; i < n; i++) add("%sлиния %03d", i ? "\n" : "", i < n - dups ? i : 0);
+}
+
 /* k copies of the phrase, then m fillers of 5 characters ("u0001"). */
 static void phrase_text(const char *phrase, int k, int m)
 {
@@ -231,12 +238,24 @@ static void test_gopher_repetition(void)
     is_str(run(&c, text, NULL, 0), "gopher_repetition:dup_para_char_frac", "repetition: 25%% duplicated paragraph chars drops");
     lines9(10, 3, "\n \n"); /* "\n \n" does not separate paragraphs: one paragraph */
     is_str(run(&c, text, NULL, 0), "keep", "repetition: a blank line with a space is no paragraph break");
+    /* the fractions are of characters (code points, Python's len), not bytes */
+    c = repetition_only(&c, "rep_dup_line_char_frac", "0.2");
+    lines9_cyrillic(10, 2); /* 18 / 99 (in bytes 18 / 149) */
+    is_str(run(&c, text, NULL, 0), "keep", "repetition: Cyrillic, 18%% duplicated line chars keeps");
+    lines9_cyrillic(10, 3); /* 27 / 99 (in bytes 27 / 149 = 0.18) */
+    is_str(run(&c, text, NULL, 0), "gopher_repetition:dup_line_char_frac",
+           "repetition: Cyrillic, 27%% duplicated line chars drops (characters, not bytes)");
 
     c = repetition_only(&c, "rep_top_2gram", "0.2");
     phrase_text("xx yy", 10, 32); /* 5*10 / (60 + 192 - 1) = 0.1992 */
     is_str(run(&c, text, NULL, 0), "keep", "repetition: top 2-gram 0.1992 keeps");
     phrase_text("xx yy", 10, 31); /* 50 / 245 = 0.2041 */
     is_str(run(&c, text, NULL, 0), "gopher_repetition:top_2_gram", "repetition: top 2-gram 0.2041 drops");
+    phrase_text("хх уу", 10, 31); /* 50 / 245 = 0.2041 characters (in bytes 50 / 285 = 0.1754) */
+    is_str(run(&c, text, NULL, 0), "gopher_repetition:top_2_gram",
+           "repetition: Cyrillic top 2-gram 0.2041 drops (characters, not bytes)");
+    phrase_text("хх уу", 10, 32); /* 50 / 251 = 0.1992 */
+    is_str(run(&c, text, NULL, 0), "keep", "repetition: Cyrillic top 2-gram 0.1992 keeps");
     c = repetition_only(&c, "rep_top_3gram", "0.18");
     phrase_text("xx yy zz", 10, 60); /* 80 / 449 = 0.1782 */
     is_str(run(&c, text, NULL, 0), "keep", "repetition: top 3-gram 0.1782 keeps");
