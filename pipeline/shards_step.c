@@ -3,7 +3,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/stage.h"
 #include "core/util.h"
@@ -15,7 +14,7 @@
 static struct {
     bool loaded;
     tokenizer tok;
-    char sha256[65];
+    char sha256[65]; /* tokenize_load's, unused: see pl_shards_run */
 } preloaded;
 
 void pl_shards_preload(const pl_plan *p)
@@ -29,14 +28,11 @@ int pl_shards_run(const pl_shards_work *work)
 {
     const pl_plan *p = work->p;
     tokenizer tok;
-    char vocab_sha256[65], err[MESSAGE_MAX];
+    char vocab_sha256[65], err[MESSAGE_MAX]; /* tokenize_load's; the manifest's comes from [shard] */
     tokenize_options to = p->stages.tokenize; /* with the vocabulary's own --eos/--bos defaults */
     bool own = !preloaded.loaded; /* a preloaded one is shared with the other ranks: never freed here */
     if (own) tokenize_load(&tok, &to, vocab_sha256);
-    else {
-        tok = preloaded.tok;
-        memcpy(vocab_sha256, preloaded.sha256, sizeof vocab_sha256);
-    }
+    else tok = preloaded.tok;
     tokenize_options_defaults(&to, tok.eos_default, tok.bos_default);
     tokenize_check(&tok, &to);
     shard_options so = p->stages.shard;
