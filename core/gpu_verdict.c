@@ -9,8 +9,8 @@ void gpu_verdict_init(gpu_verdict *v)
 {
     pthread_mutex_init(&v->lock, NULL);
     pthread_cond_init(&v->decided_cond, NULL);
-    v->decided = v->usable = false;
-    atomic_init(&v->passed, false);
+    v->decided = false;
+    atomic_init(&v->usable, false);
     v->why[0] = 0;
 }
 
@@ -25,9 +25,8 @@ void gpu_verdict_set(gpu_verdict *v, bool usable, const char *why)
     pthread_mutex_lock(&v->lock);
     if (!v->decided) {
         v->decided = true;
-        v->usable = usable;
         if (!usable) snprintf(v->why, sizeof v->why, "%s", why ? why : "");
-        atomic_store(&v->passed, usable);
+        atomic_store(&v->usable, usable);
         pthread_cond_broadcast(&v->decided_cond);
     }
     pthread_mutex_unlock(&v->lock);
@@ -35,12 +34,11 @@ void gpu_verdict_set(gpu_verdict *v, bool usable, const char *why)
 
 bool gpu_verdict_wait(gpu_verdict *v)
 {
-    if (atomic_load(&v->passed)) return true;
+    if (atomic_load(&v->usable)) return true;
     pthread_mutex_lock(&v->lock);
     while (!v->decided) pthread_cond_wait(&v->decided_cond, &v->lock);
-    bool usable = v->usable;
     pthread_mutex_unlock(&v->lock);
-    return usable;
+    return atomic_load(&v->usable);
 }
 
 void gpu_verdict_require(gpu_verdict *v)

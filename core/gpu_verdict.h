@@ -19,8 +19,8 @@
 typedef struct {
     pthread_mutex_t lock;
     pthread_cond_t decided_cond;
-    bool decided, usable;         /* under lock */
-    atomic_bool passed;           /* decided and usable: waiting is over for good */
+    bool decided;                  /* under lock */
+    atomic_bool usable;            /* set with decided; once true, read without the lock */
     char why[GPU_VERDICT_WHY_MAX]; /* why not, once decided unusable */
 } gpu_verdict;
 
