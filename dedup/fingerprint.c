@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/gpu_verdict.h"
 #include "core/util.h"
 #include "gpu/minhash.h"
 
@@ -132,15 +133,10 @@ static void *warm_up_gpu(void *arg)
 {
     signer_set *ss = arg;
     uint64_t start = dedup_now_ns();
-    char why[256];
+    char why[GPU_VERDICT_WHY_MAX];
     bool usable = gpu_usable(why, sizeof why);
-    pthread_mutex_lock(&ss->check_lock);
-    ss->usable = usable;
-    if (!usable) snprintf(ss->unusable_why, sizeof ss->unusable_why, "%s", why);
-    ss->checked = true;
     ss->times.check_ns = dedup_now_ns() - start;
-    pthread_cond_broadcast(&ss->checked_cond);
-    pthread_mutex_unlock(&ss->check_lock);
+    gpu_verdict_set(&ss->gpu_verdict, usable, why);
     if (!usable) return NULL;
     gpu_minhash_warm_up(why, sizeof why);
     ss->times.warm_ns = dedup_now_ns() - start;
@@ -150,18 +146,13 @@ static void *warm_up_gpu(void *arg)
 
 void dedup_require_gpu(const dedup_config *c)
 {
-    char why[256];
-    if (c->device == DEVICE_GPU && !gpu_usable(why, sizeof why)) dief(EXIT_USAGE, "--device gpu: %s", why);
+    char why[GPU_VERDICT_WHY_MAX];
+    if (c->device == DEVICE_GPU && !gpu_usable(why, sizeof why)) gpu_refuse(why);
 }
 
 void signer_set_require_gpu(signer_set *ss)
 {
-    if (ss->config->device != DEVICE_GPU) return;
-    pthread_mutex_lock(&ss->check_lock);
-    while (!ss->checked) pthread_cond_wait(&ss->checked_cond, &ss->check_lock);
-    bool usable = ss->usable;
-    pthread_mutex_unlock(&ss->check_lock);
-    if (!usable) dief(EXIT_USAGE, "--device gpu: %s", ss->unusable_why);
+    if (ss->config->device == DEVICE_GPU) gpu_verdict_require(&ss->gpu_verdict);
 }
 
 void signer_set_init(signer_set *ss, const dedup_config *c, int threads)
@@ -177,13 +168,11 @@ void signer_set_init(signer_set *ss, const dedup_config *c, int threads)
     const char *times = getenv("WINNOW_DEDUP_TIMES");
     ss->times.on = times && *times && strcmp(times, "0") != 0;
     atomic_init(&ss->gpu_ready, false);
-    pthread_mutex_init(&ss->check_lock, NULL);
-    pthread_cond_init(&ss->checked_cond, NULL);
-    ss->checked = ss->usable = false;
+    gpu_verdict_init(&ss->gpu_verdict);
     ss->warming = c->device == DEVICE_GPU && pthread_create(&ss->warm, NULL, warm_up_gpu, ss) == 0;
     if (c->device == DEVICE_GPU && !ss->warming) { /* no thread: check here, each worker makes its context itself */
         dedup_require_gpu(c);
-        ss->checked = ss->usable = true;
+        gpu_verdict_set(&ss->gpu_verdict, true, NULL);
         atomic_store(&ss->gpu_ready, true);
     }
 }
@@ -243,8 +232,7 @@ void signer_set_prints_into(signer_set *ss, int worker, stage_batch *b, batch_pr
 void signer_set_free(signer_set *ss)
 {
     if (ss->warming) pthread_join(ss->warm, NULL);
-    pthread_mutex_destroy(&ss->check_lock);
-    pthread_cond_destroy(&ss->checked_cond);
+    gpu_verdict_destroy(&ss->gpu_verdict);
     for (int i = 0; i < ss->nworkers; i++) dedup_signer_destroy(ss->by_worker[i]);
     free(ss->by_worker);
     free(ss->gpu_offered);

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "core/gpu_verdict.h"
 #include "core/stage.h"
 #include "dedup/sign.h"
 #include "gpu/gpu.h"
@@ -84,10 +85,7 @@ typedef struct {
     pthread_t warm;                  /* --device gpu: checks the GPU and makes its contexts meanwhile */
     bool warming;                    /* warm was started */
     atomic_bool gpu_ready;           /* --device gpu: the GPU is usable and the warm-up is over */
-    pthread_mutex_t check_lock;      /* --device gpu: guards the check's outcome below */
-    pthread_cond_t checked_cond;
-    bool checked, usable;            /* the check is over; its answer */
-    char unusable_why[256];          /* why not, when not usable */
+    gpu_verdict gpu_verdict;         /* --device gpu: the check's answer, waited for before the first output */
     dedup_times times;
 } signer_set;
 

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "core/block_source.h"
+#include "core/gpu_verdict.h"
 #include "core/output.h"
 #include "core/pages.h"
 #include "core/progress.h"
@@ -64,8 +65,8 @@
 /* Environment variable that makes the command print where its time went. */
 #define TIMES_ENV "WINNOW_TOKENIZE_TIMES"
 
-/* GPU_CHECKED: a device is there (gpu_bpe_usable), the library is still opening. */
-enum { GPU_STARTING, GPU_CHECKED, GPU_READY, GPU_FAILED };
+/* The GPU library's opening (whether a device is there at all is gpu_start's verdict). */
+enum { GPU_STARTING, GPU_READY, GPU_FAILED };
 
 /* A document as the scan finds it. */
 typedef struct {
@@ -131,6 +132,7 @@ typedef struct {
     gpu_bpe_mode mode;
     gpu_bpe *g;
     wbuf why;
+    gpu_verdict verdict; /* GPU_BPE_DEVICE: whether a device is there (gpu_bpe_usable), set before the library opens */
     atomic_int state;
     atomic_bool stop_pinning; /* the run is over: make no more pinned buffers */
     double seconds;
@@ -206,30 +208,21 @@ static bool gpu_sized(tb_encoder enc) { return enc == TB_ENCODE_GPU || enc == TB
 static void start_faulting(gpu_start *gs);
 static void pin_text_buffers(tb_ctx *c);
 
-/* Sets the GPU's state and wakes require_gpu(). */
-static void set_gpu_state(gpu_start *gs, int state)
-{
-    tb_ctx *c = gs->owner;
-    pthread_mutex_lock(&c->lock);
-    atomic_store(&gs->state, state);
-    pthread_cond_broadcast(&c->changed);
-    pthread_mutex_unlock(&c->lock);
-}
-
 static void *start_gpu(void *arg)
 {
     gpu_start *gs = arg;
     double t0 = now_seconds();
     /* first whether a device is there (~0.1 s of the driver's start-up), which
      * is all the first output waits for; then the library (~0.2-0.3 s more) */
-    if (gs->mode == GPU_BPE_DEVICE) set_gpu_state(gs, gpu_bpe_usable(&gs->why) ? GPU_CHECKED : GPU_FAILED);
+    bool present = gs->mode != GPU_BPE_DEVICE || gpu_bpe_usable(&gs->why);
+    if (gs->mode == GPU_BPE_DEVICE) gpu_verdict_set(&gs->verdict, present, gs->why.data);
     gs->check = now_seconds() - t0;
-    if (atomic_load(&gs->state) != GPU_FAILED) {
+    if (present) {
         start_faulting(gs); /* unless it started with the run */
         gs->g = gpu_bpe_open(gs->tok, gs->mode, &gs->why);
     }
     gs->seconds = now_seconds() - t0;
-    set_gpu_state(gs, gs->g ? GPU_READY : GPU_FAILED);
+    atomic_store(&gs->state, gs->g ? GPU_READY : GPU_FAILED);
     pin_text_buffers(gs->owner);
     return NULL;
 }
@@ -245,17 +238,8 @@ static void gpu_start_begin(tb_ctx *c, gpu_start *gs, const tokenizer *tok, gpu_
     gs->started = true;
 }
 
-/* --device gpu without a GPU: exits 1 with the reason (from one thread;
- * another that comes here waits for the exit). */
-static void refuse_gpu(tb_ctx *c)
-{
-    static pthread_mutex_t dying = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&dying);
-    dief(EXIT_USAGE, "--device gpu: %s", c->gpu.why.data ? c->gpu.why.data : "the GPU did not start");
-}
-
-/* --device gpu: waits until a device is known to be there (GPU_CHECKED) or
- * the start failed, and refuses the run in the latter case. Called before
+/* --device gpu: waits until a device is known to be there (the verdict),
+ * and refuses the run when none is or the library already failed. Called before
  * the first output and once every block is encoded, so that a run without a
  * GPU writes nothing (an -o file is removed at exit: core/output.c) while
  * the CPU encodes meanwhile. (A device that is there but whose library
@@ -263,10 +247,8 @@ static void refuse_gpu(tb_ctx *c)
 static void require_gpu(tb_ctx *c)
 {
     if (!c->gpu_required || atomic_load(&c->gpu_checked)) return;
-    pthread_mutex_lock(&c->lock);
-    while (atomic_load(&c->gpu.state) == GPU_STARTING) pthread_cond_wait(&c->changed, &c->lock);
-    pthread_mutex_unlock(&c->lock);
-    if (atomic_load(&c->gpu.state) == GPU_FAILED) refuse_gpu(c);
+    gpu_verdict_require(&c->gpu.verdict);
+    if (atomic_load(&c->gpu.state) == GPU_FAILED) gpu_refuse(c->gpu.why.data);
     atomic_store(&c->gpu_checked, true);
 }
 
@@ -647,7 +629,7 @@ static void encode_block(tb_ctx *c, tb_block *b)
     double t0 = now_seconds();
     b->ids.n = 0;
     int state = c->enc == TB_ENCODE_CPU ? GPU_FAILED : atomic_load(&c->gpu.state);
-    if (state == GPU_FAILED && c->gpu_required) refuse_gpu(c);
+    if (state == GPU_FAILED && c->gpu_required) gpu_refuse(c->gpu.why.data);
     reserve_ids(b);
     if (state == GPU_READY) {
         wbuf err = WBUF_INIT;
@@ -1029,6 +1011,7 @@ static void ctx_init(tb_ctx *c, const tokenizer *t, const tokenize_options *o, c
     stats_init(&c->scan_stats);
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->changed, NULL);
+    gpu_verdict_init(&c->gpu.verdict);
 }
 
 static void ctx_free(tb_ctx *c)
@@ -1051,6 +1034,7 @@ static void ctx_free(tb_ctx *c)
     stats_free(&c->scan_stats);
     pthread_mutex_destroy(&c->lock);
     pthread_cond_destroy(&c->changed);
+    gpu_verdict_destroy(&c->gpu.verdict);
 }
 
 int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const stage_opts *so, tokenize_format format,
