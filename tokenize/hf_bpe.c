@@ -10,6 +10,7 @@
  * refused. Each thread remembers the ids of recent words. A word of a
  * model that is not byte-level is split and cut, before merging, where no
  * merge of the file can join its two sides (next_part, cut_word). */
+#include <emmintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -791,6 +792,23 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
     for (int32_t i = 0; i >= 0; i = h->sym[i].next) ids_push(out, h->sym[i].id);
 }
 
+/* Where the first U+2581 in s[at..n) starts, or n when there is none; 16
+ * places at a time (parts are short: no call per part). */
+static inline size_t find_mark(const uint8_t *s, size_t n, size_t at)
+{
+    const __m128i m0 = _mm_set1_epi8(SPACE_MARK[0]), m1 = _mm_set1_epi8(SPACE_MARK[1]), m2 = _mm_set1_epi8(SPACE_MARK[2]);
+    for (; at + 2 + sizeof(__m128i) <= n; at += sizeof(__m128i)) {
+        __m128i b0 = _mm_loadu_si128((const __m128i *)(s + at)), b1 = _mm_loadu_si128((const __m128i *)(s + at + 1)),
+                b2 = _mm_loadu_si128((const __m128i *)(s + at + 2));
+        __m128i hit = _mm_and_si128(_mm_cmpeq_epi8(b0, m0), _mm_and_si128(_mm_cmpeq_epi8(b1, m1), _mm_cmpeq_epi8(b2, m2)));
+        int mask = _mm_movemask_epi8(hit);
+        if (mask) return at + (size_t)__builtin_ctz((unsigned)mask);
+    }
+    for (; at + 3 <= n; at++)
+        if (!memcmp(s + at, SPACE_MARK, 3)) return at;
+    return n;
+}
+
 /* The next place in s[from..n) where a part starts, or n: a U+2581 after a
  * character that no merge joins to it (a token: may_join; not one: its
  * bytes, the unknown token or nothing, unknown_before_mark). */
@@ -798,11 +816,10 @@ static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, size_t from
 {
     uint8_t mark = m->char_flags[SPACE_MARK_CP];
     for (size_t at = from; at + 3 <= n;) {
-        const uint8_t *p = memchr(s + at, SPACE_MARK[0], n - 2 - at);
-        if (!p) break;
-        size_t here = (size_t)(p - s), start;
+        size_t here = find_mark(s, n, at), start;
+        if (here == n) break;
         at = here + 1;
-        if (here == 0 || memcmp(p, SPACE_MARK, 3)) continue;
+        if (here == 0) continue;
         uint8_t last = s[here - 1];
         if (last < 0x80) { /* the commonest: an ASCII character, or U+2581, before the mark */
             if (m->ascii_before_mark[last / 64] >> (last % 64) & 1) return here;
@@ -971,9 +988,6 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
         h->chars = xcalloc(HF_CHAR_SLOTS, sizeof *h->chars);
     }
     void *slot;
-    static int mode=-1; if (mode<0) mode=getenv("XMODE")?atoi(getenv("XMODE")):0;
-    if (mode==1) return;
-    if (mode==2 && n > HF_CACHE_BYTES && m->split_at_space) { size_t b=0; while (b<n){size_t e=next_part(m,s,n,b+1); hf_word_hash(m,s+b,e-b); b=e;} return;}
     if (cache_find(h, s, n, hash, &slot, out)) return;
     if (n > HF_CACHE_BYTES && m->split_at_space && encode_parts(m, vocab, s, n, h, out)) return;
     size_t first = out->n;

@@ -79,7 +79,7 @@ typedef struct {
     bool special, lstrip, rstrip, single_word, normalized;
 } hf_added_token;
 
-#define HF_ADDED_FIRSTS 4 /* first bytes looked for 16 text bytes at a time */
+#define HF_ADDED_FIRSTS 6 /* first bytes looked for 16 text bytes at a time (Gemma's added tokens have 5) */
 #define HF_ADDED_PREFIX 4 /* a place is tried for the longer added tokens only when these bytes begin one */
 
 /* The added tokens matched in one pass (those normalized, or those not). */
@@ -87,6 +87,7 @@ typedef struct {
     tok_vocab by_content; /* content -> index in the pipeline's added array */
     uint32_t *lengths;    /* distinct content lengths, longest first */
     int nlengths;
+    int nlong; /* lengths[0..nlong) are HF_ADDED_PREFIX or more */
     bool first_byte[256];
     uint8_t firsts[HF_ADDED_FIRSTS]; /* the distinct first bytes, when there are no more (nfirsts) */
     int nfirsts;                     /* -1: more than HF_ADDED_FIRSTS */
