@@ -563,12 +563,17 @@ static hf_merge_item heap_pop(hf_scratch *h, size_t *n)
 
 /* ---- one word ---- */
 
-static void add_symbol(hf_scratch *h, size_t *n, uint32_t id, uint32_t len)
+/* Makes room for the symbols of a word of n bytes: at most n (each covers a byte or more). */
+static void reserve_symbols(hf_scratch *h, size_t n)
 {
-    if (*n == h->sym_cap) {
-        h->sym_cap = h->sym_cap ? 2 * h->sym_cap : 256;
-        h->sym = xrealloc(h->sym, h->sym_cap * sizeof *h->sym);
-    }
+    if (n <= h->sym_cap) return;
+    while (h->sym_cap < n) h->sym_cap = h->sym_cap ? 2 * h->sym_cap : 256;
+    h->sym = xrealloc(h->sym, h->sym_cap * sizeof *h->sym);
+}
+
+/* Appends a symbol (room made by reserve_symbols). */
+static inline void add_symbol(hf_scratch *h, size_t *n, uint32_t id, uint32_t len)
+{
     h->sym[*n] = (hf_symbol){id, (int32_t)*n - 1, (int32_t)*n + 1, len};
     (*n)++;
 }
@@ -760,6 +765,7 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
 {
     size_t ns = 0;
     uint32_t unk_len = 0; /* an unknown run not added yet (HF adds it at the next known character) */
+    reserve_symbols(h, n);
     for (size_t i = 0; i < n;) {
         size_t len = 1;
         if (!m->byte_level) {
@@ -789,7 +795,8 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
     h->sym[ns - 1].next = -1;
     if (ns <= SCAN_MAX) merge_scan(m, s, n, ns, h);
     else merge_queue(m, ns, h);
-    for (int32_t i = 0; i >= 0; i = h->sym[i].next) ids_push(out, h->sym[i].id);
+    ids_reserve(out, ns);
+    for (int32_t i = 0; i >= 0; i = h->sym[i].next) out->ids[out->n++] = h->sym[i].id;
 }
 
 /* Where the first U+2581 in s[at..n) starts, or n when there is none; 16
@@ -880,11 +887,11 @@ static bool cache_find(hf_scratch *h, const uint8_t *s, size_t n, uint64_t hash,
     } else {
         return false;
     }
-    if (nids) { /* a word of no ids (all of it an unknown byte dropped) has no array to copy from */
-        ids_reserve(out, nids);
-        memcpy(out->ids + out->n, ids, nids * sizeof(uint32_t));
-        out->n += nids;
-    }
+    /* all the entry's id places, a fixed size (one copy, no call), then count those that are the word's */
+    ids_reserve(out, HF_MID_IDS);
+    if (n <= HF_CACHE_BYTES) memcpy(out->ids + out->n, ids, HF_CACHE_IDS * sizeof(uint32_t));
+    else memcpy(out->ids + out->n, ids, HF_MID_IDS * sizeof(uint32_t));
+    out->n += nids;
     return true;
 }
 

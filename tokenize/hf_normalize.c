@@ -267,6 +267,10 @@ static void replace_byte(const hf_norm_step *st, const char *s, size_t n, wbuf *
     for (; i < n; i++) hits += s[i] == c;
     buf_reserve(out, n - hits + hits * st->content_len + sizeof(__m128i));
     char *d = out->data + out->len;
+    char padded[sizeof(__m128i)] = {0}; /* a content that fits one vector is stored whole (the room is there) */
+    bool short_content = st->content_len <= sizeof padded;
+    if (short_content) memcpy(padded, st->content, st->content_len);
+    const __m128i content = _mm_loadu_si128((const __m128i *)padded);
     const char *p = s, *end = s + n;
     while (p + sizeof(__m128i) <= end) {
         __m128i v = _mm_loadu_si128((const __m128i *)p);
@@ -277,7 +281,8 @@ static void replace_byte(const hf_norm_step *st, const char *s, size_t n, wbuf *
             continue;
         }
         unsigned run = (unsigned)__builtin_ctz(hit);
-        memcpy(d + run, st->content, st->content_len);
+        if (short_content) _mm_storeu_si128((__m128i *)(d + run), content);
+        else memcpy(d + run, st->content, st->content_len);
         d += run + st->content_len;
         p += run + 1;
     }
