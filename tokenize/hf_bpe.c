@@ -857,7 +857,7 @@ static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t 
         int k = 0;
         while (k < PART_BATCH && bound[k] < n) {
             bound[k + 1] = next_part(m, s, n, bound[k] + 1);
-            hash[k] = hf_word_hash(m, s + bound[k], bound[k + 1] - bound[k]);
+            hash[k] = hf_word_hash_in(m, s + bound[k], bound[k + 1] - bound[k], s + n);
             hf_bpe_prefetch(h, hash[k], bound[k + 1] - bound[k]);
             k++;
         }
@@ -974,7 +974,7 @@ static bool encode_cut(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
         size_t e = b + PART_BATCH < k ? b + PART_BATCH : k;
         for (size_t i = b; i < e; i++) {
             size_t start = i ? h->cuts[i - 1] : 0;
-            hash[i - b] = hf_word_hash(m, s + start, h->cuts[i] - start);
+            hash[i - b] = hf_word_hash_in(m, s + start, h->cuts[i] - start, s + n);
             hf_bpe_prefetch(h, hash[i - b], h->cuts[i] - start);
         }
         for (size_t i = b; i < e; i++) {

@@ -392,6 +392,13 @@ static inline uint64_t hf_word_hash(const hf_bpe *m, const uint8_t *s, size_t n)
     return n <= HF_MID_BYTES || m->ignore_merges ? vocab_hash(s, n) : 0;
 }
 
+/* The same for a word s[0..n) inside a text that ends at end. */
+static inline uint64_t hf_word_hash_in(const hf_bpe *m, const uint8_t *s, size_t n, const uint8_t *end)
+{
+    if (!(n <= HF_MID_BYTES || m->ignore_merges)) return 0;
+    return (size_t)(end - s) >= n + VOCAB_HEAD_BYTES - 1 ? vocab_hash_wide(s, n) : vocab_hash(s, n);
+}
+
 /* Starts loading the remembered word a piece of n bytes with this hash would use. */
 static inline __attribute__((always_inline)) void hf_bpe_prefetch(const hf_scratch *h, uint64_t hash, size_t n)
 {
