@@ -834,6 +834,8 @@ static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, size_t from
         }
         if (here >= 3 && !memcmp(s + here - 3, SPACE_MARK, 3)) {
             if (m->mark_before_mark) return here;
+            /* nor does any later mark of this run (runs of spaces are common) */
+            for (at = here + 3; at + 3 <= n && !memcmp(s + at, SPACE_MARK, 3);) at += 3;
             continue;
         }
         uint32_t cp = char_ending_at((const char *)s, here, &start);
