@@ -243,6 +243,21 @@ static inline bool may_join(const hf_bpe *m, uint32_t a, uint8_t fa, uint32_t b,
     }
 }
 
+/* The flags cut_word reads for a character (HF_CUT_CHARS: invalid UTF-8, above the BMP or none). */
+static inline uint8_t cut_flags(const hf_bpe *m, uint32_t cp)
+{
+    if (cp >= HF_CUT_CHARS) return 0;
+    uint8_t flags = m->char_flags[cp];
+    return !(flags & HF_CHAR_KNOWN) && m->cut_beside_bytes ? flags | HF_CHAR_BYTES : flags;
+}
+
+/* Whether cut_word cuts between character a and the next one, b (cut_flags fa, fb). */
+static inline bool cut_between(const hf_bpe *m, uint32_t a, uint8_t fa, uint32_t b, uint8_t fb)
+{
+    if (fa & fb & HF_CHAR_KNOWN) return !may_join(m, a, fa, b, fb);
+    return (fa | fb) & HF_CHAR_BYTES && (fa & (HF_CHAR_KNOWN | HF_CHAR_BYTES)) && (fb & (HF_CHAR_KNOWN | HF_CHAR_BYTES));
+}
+
 /* The first character of s[0..n), or NO_CHAR when it is not valid UTF-8. */
 static uint32_t first_char(const uint8_t *s, size_t n)
 {
@@ -294,6 +309,9 @@ static void load_char_pairs(hf_bpe *m, char *const *keys, size_t nkeys, const hj
     for (int b = 0; b < 256 && bytes; b++)
         bytes = m->byte_token[b] != VOCAB_NO_TOKEN || (b > 0 && b < 0x80 && m->char_flags[b] & HF_CHAR_KNOWN);
     m->cut_beside_bytes = bytes && !byte_edge;
+    for (uint32_t a = 0; a < 0x80; a++)
+        for (uint32_t b = 0; b < 0x80; b++)
+            if (cut_between(m, a, cut_flags(m, a), b, cut_flags(m, b))) m->ascii_cuts[2 * a + b / 64] |= 1ull << (b % 64);
 out:
     free(pairs);
 }
@@ -920,35 +938,31 @@ static void cache_put(void *slot, const uint8_t *s, size_t n, uint64_t hash, con
  * joins and the other is a token or does too (cut_beside_bytes). Nowhere
  * beside a character that becomes the unknown token or is dropped (or is
  * invalid UTF-8, or above the BMP): HF moves a pending unknown run past
- * byte tokens, and a dropped character lets its neighbours merge. The
- * pieces' ends go into h->cuts; returns how many pieces. */
+ * byte tokens, and a dropped character lets its neighbours merge. Between
+ * two ASCII characters the answer is read from ascii_cuts (cut_between's,
+ * made at load). The pieces' ends go into h->cuts; returns how many pieces. */
 static size_t cut_word(const hf_bpe *m, const uint8_t *s, size_t n, hf_scratch *h)
 {
+    if (h->cuts_cap < n + 1) {
+        h->cuts_cap = n + 1 > 256 ? n + 1 : 256;
+        h->cuts = xrealloc(h->cuts, h->cuts_cap * sizeof *h->cuts);
+    }
     size_t k = 0;
-    uint32_t prev = 0;
-    uint8_t prev_flags = 0;
-    for (size_t i = 0; i <= n;) {
-        uint32_t cp = HF_CUT_CHARS;
+    uint32_t prev = HF_CUT_CHARS; /* none yet: no cut before the first character */
+    for (size_t i = 0; i < n;) {
+        uint32_t cp = s[i];
         size_t len = 1;
-        if (i < n && s[i] < 0x80) cp = s[i];
-        else if (i < n && (len = utf8_valid_seq(s + i, n - i))) cp = utf8_decode(s + i, n - i, &len);
-        else len = 1;
-        uint8_t flags = cp < HF_CUT_CHARS ? m->char_flags[cp] : 0;
-        if (!(flags & HF_CHAR_KNOWN) && cp < HF_CUT_CHARS && m->cut_beside_bytes) flags |= HF_CHAR_BYTES;
-        bool cut = prev_flags & flags & HF_CHAR_KNOWN ? !may_join(m, prev, prev_flags, cp, flags)
-                                                      : (prev_flags | flags) & HF_CHAR_BYTES &&
-                                                            (prev_flags & (HF_CHAR_KNOWN | HF_CHAR_BYTES)) &&
-                                                            (flags & (HF_CHAR_KNOWN | HF_CHAR_BYTES));
-        if (i == n || cut) {
-            if (k == h->cuts_cap) {
-                h->cuts_cap = h->cuts_cap ? 2 * h->cuts_cap : 256;
-                h->cuts = xrealloc(h->cuts, h->cuts_cap * sizeof *h->cuts);
-            }
-            h->cuts[k++] = i;
+        if (cp < 0x80 && prev < 0x80) {
+            if (m->ascii_cuts[2 * prev + cp / 64] >> (cp % 64) & 1) h->cuts[k++] = i;
+        } else {
+            if (cp >= 0x80) cp = (len = utf8_valid_seq(s + i, n - i)) ? utf8_decode(s + i, n - i, &len) : HF_CUT_CHARS;
+            if (!len) len = 1;
+            if (cut_between(m, prev, cut_flags(m, prev), cp, cut_flags(m, cp))) h->cuts[k++] = i;
         }
-        prev = cp, prev_flags = flags;
+        prev = cp;
         i += len;
     }
+    h->cuts[k++] = n;
     return k;
 }
 

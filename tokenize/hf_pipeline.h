@@ -148,6 +148,7 @@ typedef struct {
     uint64_t *ascii_pairs; /* bit b of word 2a + b / 64: a merge joins a part ending in ASCII a to one starting with b */
     uint32_t *char_pairs;  /* a << 16 | b of the other pairs merges join (0: empty slot) */
     uint32_t char_pairs_mask;
+    uint64_t ascii_cuts[2 * 128]; /* bit b of word 2a + b / 64: cut_word cuts between ASCII a and b */
     /* a WordPiece model instead (hf_wordpiece.c): greedy longest match,
      * later pieces with the prefix, unk for a word that does not split */
     bool wordpiece;
