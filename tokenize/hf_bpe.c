@@ -640,8 +640,10 @@ static inline hf_pair_entry *pair_entry(const hf_scratch *h, uint64_t key)
 
 /* The merges of the ns - 1 neighbouring symbol pairs of a word (ns <=
  * SCAN_MAX) into rank and new_id, their loads overlapped: the recent
- * lookups' entries first, then the merge table's slots of those they do not
- * hold. */
+ * lookups' entries and the merge table's slots all start loading at once
+ * (not the slots after the entries are read: a word not remembered has
+ * pairs not seen lately), then the slots of those the entries do not hold
+ * are read. */
 static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *rank, uint32_t *new_id)
 {
     hf_pair_entry *e[SCAN_MAX];
@@ -658,6 +660,7 @@ static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *ra
     for (size_t i = 0; i + 1 < ns; i++) {
         key[i] = merge_key(h->sym[i].id, h->sym[i + 1].id);
         __builtin_prefetch(e[i] = pair_entry(h, key[i]));
+        __builtin_prefetch(merge_slot_addr(m, key[i]));
     }
     size_t missed[SCAN_MAX], nmissed = 0;
     for (size_t i = 0; i + 1 < ns; i++) {
@@ -666,7 +669,6 @@ static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *ra
             continue;
         }
         missed[nmissed++] = i;
-        __builtin_prefetch(merge_slot_addr(m, key[i]));
     }
     for (size_t k = 0; k < nmissed; k++) {
         size_t i = missed[k];
