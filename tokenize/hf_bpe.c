@@ -30,6 +30,7 @@
 #define SPACE_MARK_CP 0x2581
 #define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
 #define NO_CHAR UINT32_MAX
+#define PAIR_FILTER_BITS_PER_MERGE 16 /* a pair without a merge passes the filter 1 time in 16 or fewer */
 #define BYTE_TOKEN_LEN 6 /* "<0xHH>" */
 
 /* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
@@ -138,9 +139,30 @@ static inline bool packed_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t
     }
 }
 
+/* The bit of the pair filter that the pair with this key sets. */
+static inline uint64_t filter_bit(const hf_bpe *m, uint64_t key)
+{
+    return (key * 0xA0761D6478BD642Full) >> m->pair_filter_shift;
+}
+
+/* False when the pair filter proves the pair with this key has no merge. */
+static inline bool filter_may_merge(const hf_bpe *m, uint64_t key)
+{
+    uint64_t bit = filter_bit(m, key);
+    return !m->pair_filter || m->pair_filter[bit / 64] >> (bit % 64) & 1;
+}
+
+/* Starts loading the merge table's first probe for the pair with this key, and its filter word. */
+static inline __attribute__((always_inline)) void slot_prefetch(const hf_bpe *m, uint64_t key)
+{
+    __builtin_prefetch(merge_slot_addr(m, key));
+    if (m->pair_filter) __builtin_prefetch(&m->pair_filter[filter_bit(m, key) / 64]);
+}
+
 /* The merge of pair (a, b): true with its rank and new id. */
 static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *rank, uint32_t *new_id)
 {
+    if (!filter_may_merge(m, merge_key(a, b))) return false;
     if (m->packed) return packed_find(m, a, b, rank, new_id);
     uint64_t key = merge_key(a, b);
     for (uint32_t i = merge_slot_of(key, m->merges_mask);; i = (i + 1) & m->merges_mask) {
@@ -177,7 +199,7 @@ static inline __attribute__((always_inline)) void merge_prefetch(const hf_bpe *m
 {
     uint64_t key = merge_key(a, b);
     if (m->merges_small || h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)].key != key)
-        __builtin_prefetch(merge_slot_addr(m, key));
+        slot_prefetch(m, key);
 }
 
 /* The id of the character s[0..len) (len 2..4) through the thread's recent lookups. */
@@ -450,6 +472,12 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     while (slots < merges->len + merges->len / 3 + 16) slots *= 2; /* at most 3/4 full */
     m->merges_mask = slots - 1;
     m->merges_small = slots * sizeof *m->merges <= HF_PAIR_SLOTS * sizeof(hf_pair_entry);
+    if (!m->merges_small) {
+        int log2_bits = 6;
+        while ((1ull << log2_bits) < (uint64_t)PAIR_FILTER_BITS_PER_MERGE * merges->len) log2_bits++;
+        m->pair_filter = xcalloc_huge((size_t)1 << (log2_bits - 6), sizeof *m->pair_filter);
+        m->pair_filter_shift = 64 - log2_bits;
+    }
     uint32_t max_id = 0;
     for (size_t i = 0; i < voc->len; i++)
         if ((uint32_t)voc->items[i].number > max_id) max_id = (uint32_t)voc->items[i].number;
@@ -500,6 +528,10 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
         for (size_t j = 0; j < k; j++) {
             uint32_t rank = (uint32_t)(base + j);
             merge_put(m, ids[j][0], ids[j][1], rank, ids[j][2]);
+            if (m->pair_filter) {
+                uint64_t bit = filter_bit(m, merge_key(ids[j][0], ids[j][1]));
+                m->pair_filter[bit / 64] |= 1ull << (bit % 64);
+            }
             if (m->byte_pairs && len[j][2] == 2) { /* two single bytes */
                 const uint8_t *ab = (const uint8_t *)tb.data + off[j][2];
                 m->byte_pairs[ab[0] << 8 | ab[1]] = (hf_merge_value){rank, ids[j][2]};
@@ -537,6 +569,7 @@ void hf_bpe_free(hf_bpe *m)
     free(m->byte_pairs);
     free(m->merges);
     free(m->packed);
+    free(m->pair_filter);
     memset(m, 0, sizeof *m);
 }
 
@@ -660,7 +693,7 @@ static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *ra
     for (size_t i = 0; i + 1 < ns; i++) {
         key[i] = merge_key(h->sym[i].id, h->sym[i + 1].id);
         __builtin_prefetch(e[i] = pair_entry(h, key[i]));
-        __builtin_prefetch(merge_slot_addr(m, key[i]));
+        slot_prefetch(m, key[i]);
     }
     size_t missed[SCAN_MAX], nmissed = 0;
     for (size_t i = 0; i + 1 < ns; i++) {
@@ -702,7 +735,7 @@ static inline uint32_t pair_resolve(const hf_bpe *m, hf_pair_entry *e, uint64_t 
 /* Starts loading where a lookup of the pair with this key will look first. */
 static inline __attribute__((always_inline)) void pair_prefetch(const hf_bpe *m, const hf_scratch *h, uint64_t key)
 {
-    if (m->merges_small) __builtin_prefetch(merge_slot_addr(m, key));
+    if (m->merges_small) slot_prefetch(m, key);
     else __builtin_prefetch(pair_entry(h, key));
 }
 
@@ -757,13 +790,13 @@ static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, h
             key_after = merge_key(cur->id, sym[after].id);
             e_after = pair_entry(h, key_after);
             if (!m->merges_small) __builtin_prefetch(e_after);
-            __builtin_prefetch(merge_slot_addr(m, key_after));
+            slot_prefetch(m, key_after);
         }
         if (before >= 0) {
             key_before = merge_key(sym[before].id, cur->id);
             e_before = pair_entry(h, key_before);
             if (!m->merges_small) __builtin_prefetch(e_before);
-            __builtin_prefetch(merge_slot_addr(m, key_before));
+            slot_prefetch(m, key_before);
             rank[before] = UINT32_MAX;
         }
         int32_t guess = lowest_pair(rank, words);

@@ -121,6 +121,12 @@ typedef struct {
     int id_bits, rank_bits;
     uint32_t merges_mask;
     bool merges_small; /* the table is no larger than the recent lookups: looked up directly */
+    /* a table larger than that also has a filter of its pairs: the bit a
+     * pair hashes to is set for every merge, so a clear bit proves a pair
+     * has no merge without waiting on the table (most pairs of a word not
+     * seen lately have none) */
+    uint64_t *pair_filter;
+    int pair_filter_shift; /* 64 - log2 of its bits */
     hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
     bool byte_level, byte_fallback, ignore_merges, fuse_unk;
     uint32_t unk;             /* VOCAB_NO_TOKEN: none */
