@@ -30,6 +30,7 @@
 #define SPACE_MARK_CP 0x2581
 #define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
 #define NO_CHAR UINT32_MAX
+#define FILTER_MIN_TABLE_BYTES (2u << 20) /* a merge table larger than this has a pair filter */
 #define PAIR_FILTER_BITS_PER_MERGE 8 /* a pair without a merge passes the filter about 1 time in 8 (16 and 32 bits, 4 bits were slower on Gemma) */
 #define BYTE_TOKEN_LEN 6 /* "<0xHH>" */
 
@@ -174,32 +175,6 @@ static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t 
         }
         if (!sl->key) return false;
     }
-}
-
-/* merge_find through the thread's recent lookups. */
-static inline bool merge_find_cached(const hf_bpe *m, hf_scratch *h, uint32_t a, uint32_t b, uint32_t *rank,
-                                     uint32_t *new_id)
-{
-    if (m->merges_small) return merge_find(m, a, b, rank, new_id);
-    uint64_t key = merge_key(a, b);
-    hf_pair_entry *e = &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
-    if (e->key != key) {
-        uint32_t r = UINT32_MAX, id = 0;
-        merge_find(m, a, b, &r, &id);
-        *e = (hf_pair_entry){key, r, id};
-    }
-    *rank = e->rank;
-    *new_id = e->new_id;
-    return e->rank != UINT32_MAX;
-}
-
-/* Starts loading the merge table's slot for pair (a, b) when the recent lookups do not hold it. */
-static inline __attribute__((always_inline)) void merge_prefetch(const hf_bpe *m, const hf_scratch *h, uint32_t a,
-                                                                 uint32_t b)
-{
-    uint64_t key = merge_key(a, b);
-    if (m->merges_small || h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)].key != key)
-        slot_prefetch(m, key);
 }
 
 /* The id of the character s[0..len) (len 2..4) through the thread's recent lookups. */
@@ -471,8 +446,7 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     uint32_t slots = 16;
     while (slots < merges->len + merges->len / 3 + 16) slots *= 2; /* at most 3/4 full */
     m->merges_mask = slots - 1;
-    m->merges_small = slots * sizeof *m->merges <= HF_PAIR_SLOTS * sizeof(hf_pair_entry);
-    if (!m->merges_small) {
+    if ((size_t)slots * sizeof *m->merges > FILTER_MIN_TABLE_BYTES) {
         int log2_bits = 6;
         while ((1ull << log2_bits) < (uint64_t)PAIR_FILTER_BITS_PER_MERGE * merges->len) log2_bits++;
         m->pair_filter = xcalloc_huge((size_t)1 << (log2_bits - 6), sizeof *m->pair_filter);
@@ -635,10 +609,10 @@ static void merge_queue(const hf_bpe *m, size_t ns, hf_scratch *h)
     size_t nq = 0;
     for (size_t b = 0; b + 1 < ns; b += LOOKUP_BATCH) { /* the pairs' loads overlap */
         size_t e = b + LOOKUP_BATCH < ns - 1 ? b + LOOKUP_BATCH : ns - 1;
-        for (size_t i = b; i < e; i++) merge_prefetch(m, h, h->sym[i].id, h->sym[i + 1].id);
+        for (size_t i = b; i < e; i++) slot_prefetch(m, merge_key(h->sym[i].id, h->sym[i + 1].id));
         for (size_t i = b; i < e; i++) {
             uint32_t rank, new_id;
-            if (merge_find_cached(m, h, h->sym[i].id, h->sym[i + 1].id, &rank, &new_id))
+            if (merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank, &new_id))
                 heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)i, new_id, h->sym[i].id, h->sym[i + 1].id});
         }
     }
@@ -656,87 +630,34 @@ static void merge_queue(const hf_bpe *m, size_t ns, hf_scratch *h)
         cur->next = right->next;
         right->len = 0;
         if (cur->next >= 0) h->sym[cur->next].prev = (int32_t)top.pos;
-        if (cur->prev >= 0) merge_prefetch(m, h, h->sym[cur->prev].id, cur->id);
-        if (cur->next >= 0) merge_prefetch(m, h, cur->id, h->sym[cur->next].id);
-        if (cur->prev >= 0 && merge_find_cached(m, h, h->sym[cur->prev].id, cur->id, &rank, &new_id))
+        if (cur->prev >= 0) slot_prefetch(m, merge_key(h->sym[cur->prev].id, cur->id));
+        if (cur->next >= 0) slot_prefetch(m, merge_key(cur->id, h->sym[cur->next].id));
+        if (cur->prev >= 0 && merge_find(m, h->sym[cur->prev].id, cur->id, &rank, &new_id))
             heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)cur->prev, new_id, h->sym[cur->prev].id, cur->id});
-        if (cur->next >= 0 && merge_find_cached(m, h, cur->id, h->sym[cur->next].id, &rank, &new_id))
+        if (cur->next >= 0 && merge_find(m, cur->id, h->sym[cur->next].id, &rank, &new_id))
             heap_push(h, &nq, (hf_merge_item){rank, top.pos, new_id, cur->id, h->sym[cur->next].id});
     }
 }
 
-/* The recent-lookup entry of a pair's key. */
-static inline hf_pair_entry *pair_entry(const hf_scratch *h, uint64_t key)
-{
-    return &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
-}
-
 /* The merges of the ns - 1 neighbouring symbol pairs of a word (ns <=
- * SCAN_MAX) into rank and new_id, their loads overlapped: the recent
- * lookups' entries and the merge table's slots all start loading at once
- * (not the slots after the entries are read: a word not remembered has
- * pairs not seen lately), then the slots of those the entries do not hold
- * are read. */
+ * SCAN_MAX) into rank and new_id (rank UINT32_MAX: none), their loads
+ * started together. */
 static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *rank, uint32_t *new_id)
 {
-    hf_pair_entry *e[SCAN_MAX];
-    uint64_t key[SCAN_MAX];
-    if (m->merges_small) {
-        for (size_t i = 0; i + 1 < ns; i++)
-            __builtin_prefetch(merge_slot_addr(m, merge_key(h->sym[i].id, h->sym[i + 1].id)));
-        for (size_t i = 0; i + 1 < ns; i++) {
-            rank[i] = UINT32_MAX, new_id[i] = 0;
-            merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank[i], &new_id[i]);
-        }
-        return;
-    }
+    for (size_t i = 0; i + 1 < ns; i++) slot_prefetch(m, merge_key(h->sym[i].id, h->sym[i + 1].id));
     for (size_t i = 0; i + 1 < ns; i++) {
-        key[i] = merge_key(h->sym[i].id, h->sym[i + 1].id);
-        __builtin_prefetch(e[i] = pair_entry(h, key[i]));
-        slot_prefetch(m, key[i]);
-    }
-    size_t missed[SCAN_MAX], nmissed = 0;
-    for (size_t i = 0; i + 1 < ns; i++) {
-        if (e[i]->key == key[i]) {
-            rank[i] = e[i]->rank, new_id[i] = e[i]->new_id;
-            continue;
-        }
-        missed[nmissed++] = i;
-    }
-    for (size_t k = 0; k < nmissed; k++) {
-        size_t i = missed[k];
-        uint32_t r = UINT32_MAX, id = 0;
-        merge_find(m, h->sym[i].id, h->sym[i + 1].id, &r, &id);
-        *e[i] = (hf_pair_entry){key[i], r, id};
-        rank[i] = r, new_id[i] = id;
+        rank[i] = UINT32_MAX, new_id[i] = 0;
+        merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank[i], &new_id[i]);
     }
 }
 
-/* The rank of the pair with this key (and ids a, b), its new id in *new_id,
- * through its recent-lookup entry e. */
-static inline uint32_t pair_resolve(const hf_bpe *m, hf_pair_entry *e, uint64_t key, uint32_t a, uint32_t b,
-                                    uint32_t *new_id)
+/* The rank of pair (a, b) (UINT32_MAX: no merge), its new id in *new_id. */
+static inline uint32_t pair_rank(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *new_id)
 {
-    if (m->merges_small) {
-        uint32_t r = UINT32_MAX;
-        *new_id = 0;
-        merge_find(m, a, b, &r, new_id);
-        return r;
-    }
-    if (e->key != key) {
-        uint32_t r = UINT32_MAX, id = 0;
-        merge_find(m, a, b, &r, &id);
-        *e = (hf_pair_entry){key, r, id};
-    }
-    *new_id = e->new_id;
-    return e->rank;
-}
-
-/* Starts loading where a lookup of the pair with this key will look first. */
-static inline __attribute__((always_inline)) void pair_prefetch(const hf_bpe *m, const hf_scratch *h, uint64_t key)
-{
-    if (m->merges_small) slot_prefetch(m, key);
-    else __builtin_prefetch(pair_entry(h, key));
+    uint32_t r = UINT32_MAX;
+    *new_id = 0;
+    merge_find(m, a, b, &r, new_id);
+    return r;
 }
 
 /* The symbol whose pair with the next has the lowest rank in rank[0..words)
@@ -783,30 +704,22 @@ static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, h
         right->len = 0;
         rank[at] = UINT32_MAX;
         int32_t after = cur->next, before = cur->prev;
-        uint64_t key_after = 0, key_before = 0;
-        hf_pair_entry *e_after = NULL, *e_before = NULL;
         if (after >= 0) {
             sym[after].prev = at;
-            key_after = merge_key(cur->id, sym[after].id);
-            e_after = pair_entry(h, key_after);
-            if (!m->merges_small) __builtin_prefetch(e_after);
-            slot_prefetch(m, key_after);
+            slot_prefetch(m, merge_key(cur->id, sym[after].id));
         }
         if (before >= 0) {
-            key_before = merge_key(sym[before].id, cur->id);
-            e_before = pair_entry(h, key_before);
-            if (!m->merges_small) __builtin_prefetch(e_before);
-            slot_prefetch(m, key_before);
+            slot_prefetch(m, merge_key(sym[before].id, cur->id));
             rank[before] = UINT32_MAX;
         }
         int32_t guess = lowest_pair(rank, words);
         if (guess >= 0) {
             int32_t g_after = sym[sym[guess].next].next, g_before = sym[guess].prev;
-            if (g_after >= 0) pair_prefetch(m, h, merge_key(new_id[guess], sym[g_after].id));
-            if (g_before >= 0) pair_prefetch(m, h, merge_key(sym[g_before].id, new_id[guess]));
+            if (g_after >= 0) slot_prefetch(m, merge_key(new_id[guess], sym[g_after].id));
+            if (g_before >= 0) slot_prefetch(m, merge_key(sym[g_before].id, new_id[guess]));
         }
-        if (after >= 0) rank[at] = pair_resolve(m, e_after, key_after, cur->id, sym[after].id, &new_id[at]);
-        if (before >= 0) rank[before] = pair_resolve(m, e_before, key_before, sym[before].id, cur->id, &new_id[before]);
+        if (after >= 0) rank[at] = pair_rank(m, cur->id, sym[after].id, &new_id[at]);
+        if (before >= 0) rank[before] = pair_rank(m, sym[before].id, cur->id, &new_id[before]);
         int32_t low = rank[at] != UINT32_MAX ? lower_pair(rank, guess, at) : guess;
         at = before >= 0 && rank[before] != UINT32_MAX ? lower_pair(rank, low, before) : low;
     }
@@ -1042,7 +955,6 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
     if (!h->cache) {
         h->cache = xcalloc_huge(HF_CACHE_SLOTS, sizeof *h->cache);
         h->mid = xcalloc_huge(HF_MID_SLOTS, sizeof *h->mid);
-        h->pairs = xcalloc_huge(HF_PAIR_SLOTS, sizeof *h->pairs);
         h->chars = xcalloc(HF_CHAR_SLOTS, sizeof *h->chars);
     }
     void *slot;

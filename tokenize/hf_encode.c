@@ -35,11 +35,9 @@ static void cache_clear(hf_scratch *h)
 {
     free(h->cache);
     free(h->mid);
-    free(h->pairs);
     free(h->chars);
     h->cache = NULL;
     h->mid = NULL;
-    h->pairs = NULL;
     h->chars = NULL;
 }
 

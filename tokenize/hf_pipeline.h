@@ -120,11 +120,10 @@ typedef struct {
     uint64_t *packed;
     int id_bits, rank_bits;
     uint32_t merges_mask;
-    bool merges_small; /* the table is no larger than the recent lookups: looked up directly */
-    /* a table larger than that also has a filter of its pairs: the bit a
+    /* a table of more than 2 MB also has a filter of its pairs: the bit a
      * pair hashes to is set for every merge, so a clear bit proves a pair
-     * has no merge without waiting on the table (most pairs of a word not
-     * seen lately have none) */
+     * has no merge without waiting on the table (most pairs looked up have
+     * none); with it a cache of recent pair lookups was 5-15% slower */
     uint64_t *pair_filter;
     int pair_filter_shift; /* 64 - log2 of its bits */
     hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
@@ -217,16 +216,8 @@ typedef struct {
  * 0-11% faster (Gemma, Llama 2, GPT-4o); four times as many gained nothing more */
 #define HF_CACHE_SLOTS (1u << 17)
 
-#define HF_PAIR_BITS 17 /* recent merge lookups per thread: 2^17 (2 MB; 512 KB and 4 MB were slower) */
-#define HF_PAIR_SLOTS (1u << HF_PAIR_BITS)
 #define HF_CHAR_BITS 12 /* recent lookups of multi-byte characters: 2^12 */
 #define HF_CHAR_SLOTS (1u << HF_CHAR_BITS)
-
-/* A recent merge lookup: the pair's key, its rank (UINT32_MAX: no merge) and new id. */
-typedef struct {
-    uint64_t key;
-    uint32_t rank, new_id;
-} hf_pair_entry;
 
 /* A recent character lookup: its UTF-8 bytes packed little-endian (0: empty) and id. */
 typedef struct {
@@ -335,7 +326,6 @@ struct hf_scratch {
     size_t cuts_cap;
     hf_cache_entry *cache;
     hf_mid_entry *mid;
-    hf_pair_entry *pairs;
     hf_char_entry *chars;
     void *lattice; /* Unigram: the best path ending at each byte */
     size_t lattice_cap;
