@@ -30,7 +30,6 @@
 #define SPACE_MARK_CP 0x2581
 #define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
 #define NO_CHAR UINT32_MAX
-#define FILTER_MIN_TABLE_BYTES (2u << 20) /* a merge table larger than this has a pair filter */
 #define PAIR_FILTER_BITS_PER_MERGE 8 /* a pair without a merge passes the filter about 1 time in 8 (16 and 32 bits, 4 bits were slower on Gemma) */
 #define BYTE_TOKEN_LEN 6 /* "<0xHH>" */
 
@@ -150,14 +149,14 @@ static inline uint64_t filter_bit(const hf_bpe *m, uint64_t key)
 static inline bool filter_may_merge(const hf_bpe *m, uint64_t key)
 {
     uint64_t bit = filter_bit(m, key);
-    return !m->pair_filter || m->pair_filter[bit / 64] >> (bit % 64) & 1;
+    return m->pair_filter[bit / 64] >> (bit % 64) & 1;
 }
 
 /* Starts loading the merge table's first probe for the pair with this key, and its filter word. */
 static inline __attribute__((always_inline)) void slot_prefetch(const hf_bpe *m, uint64_t key)
 {
     __builtin_prefetch(merge_slot_addr(m, key));
-    if (m->pair_filter) __builtin_prefetch(&m->pair_filter[filter_bit(m, key) / 64]);
+    __builtin_prefetch(&m->pair_filter[filter_bit(m, key) / 64]);
 }
 
 /* The merge of pair (a, b): true with its rank and new id. */
@@ -446,12 +445,10 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     uint32_t slots = 16;
     while (slots < merges->len + merges->len / 3 + 16) slots *= 2; /* at most 3/4 full */
     m->merges_mask = slots - 1;
-    if ((size_t)slots * sizeof *m->merges > FILTER_MIN_TABLE_BYTES) {
-        int log2_bits = 6;
-        while ((1ull << log2_bits) < (uint64_t)PAIR_FILTER_BITS_PER_MERGE * merges->len) log2_bits++;
-        m->pair_filter = xcalloc_huge((size_t)1 << (log2_bits - 6), sizeof *m->pair_filter);
-        m->pair_filter_shift = 64 - log2_bits;
-    }
+    int log2_bits = 6;
+    while ((1ull << log2_bits) < (uint64_t)PAIR_FILTER_BITS_PER_MERGE * merges->len) log2_bits++;
+    m->pair_filter = xcalloc((size_t)1 << (log2_bits - 6), sizeof *m->pair_filter);
+    m->pair_filter_shift = 64 - log2_bits;
     uint32_t max_id = 0;
     for (size_t i = 0; i < voc->len; i++)
         if ((uint32_t)voc->items[i].number > max_id) max_id = (uint32_t)voc->items[i].number;
@@ -502,10 +499,8 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
         for (size_t j = 0; j < k; j++) {
             uint32_t rank = (uint32_t)(base + j);
             merge_put(m, ids[j][0], ids[j][1], rank, ids[j][2]);
-            if (m->pair_filter) {
-                uint64_t bit = filter_bit(m, merge_key(ids[j][0], ids[j][1]));
-                m->pair_filter[bit / 64] |= 1ull << (bit % 64);
-            }
+            uint64_t bit = filter_bit(m, merge_key(ids[j][0], ids[j][1]));
+            m->pair_filter[bit / 64] |= 1ull << (bit % 64);
             if (m->byte_pairs && len[j][2] == 2) { /* two single bytes */
                 const uint8_t *ab = (const uint8_t *)tb.data + off[j][2];
                 m->byte_pairs[ab[0] << 8 | ab[1]] = (hf_merge_value){rank, ids[j][2]};

@@ -120,10 +120,10 @@ typedef struct {
     uint64_t *packed;
     int id_bits, rank_bits;
     uint32_t merges_mask;
-    /* a table of more than 2 MB also has a filter of its pairs: the bit a
-     * pair hashes to is set for every merge, so a clear bit proves a pair
-     * has no merge without waiting on the table (most pairs looked up have
-     * none); with it a cache of recent pair lookups was 5-15% slower */
+    /* and a filter of its pairs: the bit a pair hashes to is set for every
+     * merge, so a clear bit proves a pair has no merge without waiting on
+     * the table (most pairs looked up have none); with it a cache of recent
+     * pair lookups was 5-15% slower */
     uint64_t *pair_filter;
     int pair_filter_shift; /* 64 - log2 of its bits */
     hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
