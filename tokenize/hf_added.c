@@ -32,6 +32,7 @@ static void set_add(hf_added_set *set, const char *content, size_t len, uint32_t
         if (set->lengths[i] == len) return;
     set->lengths = xrealloc(set->lengths, (size_t)(set->nlengths + 1) * sizeof *set->lengths);
     int i = set->nlengths++;
+    if (len >= HF_ADDED_PREFIX) set->nlong++;
     while (i > 0 && set->lengths[i - 1] < len) {
         set->lengths[i] = set->lengths[i - 1];
         i--;
@@ -299,7 +300,7 @@ size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char 
         size_t len = 0;
         bool long_ok = n - pos >= HF_ADDED_PREFIX &&
                        vocab_find(&set->prefixes, (const uint8_t *)s + pos, HF_ADDED_PREFIX) != VOCAB_NO_TOKEN;
-        for (int i = 0; i < set->nlengths && index == VOCAB_NO_TOKEN; i++) {
+        for (int i = long_ok ? 0 : set->nlong; i < set->nlengths && index == VOCAB_NO_TOKEN; i++) {
             len = set->lengths[i];
             if (len >= HF_ADDED_PREFIX ? !long_ok : !(set->short_lengths[(uint8_t)s[pos]] >> len & 1)) continue;
             if (len <= n - pos) index = vocab_find(&set->by_content, (const uint8_t *)s + pos, len);

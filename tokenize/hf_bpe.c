@@ -10,6 +10,7 @@
  * refused. Each thread remembers the ids of recent words. A word of a
  * model that is not byte-level is split and cut, before merging, where no
  * merge of the file can join its two sides (next_part, cut_word). */
+#include <emmintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #define SPACE_MARK_CP 0x2581
 #define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
 #define NO_CHAR UINT32_MAX
+#define PAIR_FILTER_BITS_PER_MERGE 8 /* a pair without a merge passes the filter about 1 time in 8 (16 and 32 bits, 4 bits were slower on Gemma) */
 #define BYTE_TOKEN_LEN 6 /* "<0xHH>" */
 
 /* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
@@ -137,9 +139,30 @@ static inline bool packed_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t
     }
 }
 
+/* The bit of the pair filter that the pair with this key sets. */
+static inline uint64_t filter_bit(const hf_bpe *m, uint64_t key)
+{
+    return (key * 0xA0761D6478BD642Full) >> m->pair_filter_shift;
+}
+
+/* False when the pair filter proves the pair with this key has no merge. */
+static inline bool filter_may_merge(const hf_bpe *m, uint64_t key)
+{
+    uint64_t bit = filter_bit(m, key);
+    return m->pair_filter[bit / 64] >> (bit % 64) & 1;
+}
+
+/* Starts loading the merge table's first probe for the pair with this key, and its filter word. */
+static inline __attribute__((always_inline)) void slot_prefetch(const hf_bpe *m, uint64_t key)
+{
+    __builtin_prefetch(merge_slot_addr(m, key));
+    __builtin_prefetch(&m->pair_filter[filter_bit(m, key) / 64]);
+}
+
 /* The merge of pair (a, b): true with its rank and new id. */
 static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *rank, uint32_t *new_id)
 {
+    if (!filter_may_merge(m, merge_key(a, b))) return false;
     if (m->packed) return packed_find(m, a, b, rank, new_id);
     uint64_t key = merge_key(a, b);
     for (uint32_t i = merge_slot_of(key, m->merges_mask);; i = (i + 1) & m->merges_mask) {
@@ -151,32 +174,6 @@ static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t 
         }
         if (!sl->key) return false;
     }
-}
-
-/* merge_find through the thread's recent lookups. */
-static inline bool merge_find_cached(const hf_bpe *m, hf_scratch *h, uint32_t a, uint32_t b, uint32_t *rank,
-                                     uint32_t *new_id)
-{
-    if (m->merges_small) return merge_find(m, a, b, rank, new_id);
-    uint64_t key = merge_key(a, b);
-    hf_pair_entry *e = &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
-    if (e->key != key) {
-        uint32_t r = UINT32_MAX, id = 0;
-        merge_find(m, a, b, &r, &id);
-        *e = (hf_pair_entry){key, r, id};
-    }
-    *rank = e->rank;
-    *new_id = e->new_id;
-    return e->rank != UINT32_MAX;
-}
-
-/* Starts loading the merge table's slot for pair (a, b) when the recent lookups do not hold it. */
-static inline __attribute__((always_inline)) void merge_prefetch(const hf_bpe *m, const hf_scratch *h, uint32_t a,
-                                                                 uint32_t b)
-{
-    uint64_t key = merge_key(a, b);
-    if (m->merges_small || h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)].key != key)
-        __builtin_prefetch(merge_slot_addr(m, key));
 }
 
 /* The id of the character s[0..len) (len 2..4) through the thread's recent lookups. */
@@ -242,6 +239,21 @@ static inline bool may_join(const hf_bpe *m, uint32_t a, uint8_t fa, uint32_t b,
     }
 }
 
+/* The flags cut_word reads for a character (HF_CUT_CHARS: invalid UTF-8, above the BMP or none). */
+static inline uint8_t cut_flags(const hf_bpe *m, uint32_t cp)
+{
+    if (cp >= HF_CUT_CHARS) return 0;
+    uint8_t flags = m->char_flags[cp];
+    return !(flags & HF_CHAR_KNOWN) && m->cut_beside_bytes ? flags | HF_CHAR_BYTES : flags;
+}
+
+/* Whether cut_word cuts between character a and the next one, b (cut_flags fa, fb). */
+static inline bool cut_between(const hf_bpe *m, uint32_t a, uint8_t fa, uint32_t b, uint8_t fb)
+{
+    if (fa & fb & HF_CHAR_KNOWN) return !may_join(m, a, fa, b, fb);
+    return (fa | fb) & HF_CHAR_BYTES && (fa & (HF_CHAR_KNOWN | HF_CHAR_BYTES)) && (fb & (HF_CHAR_KNOWN | HF_CHAR_BYTES));
+}
+
 /* The first character of s[0..n), or NO_CHAR when it is not valid UTF-8. */
 static uint32_t first_char(const uint8_t *s, size_t n)
 {
@@ -293,6 +305,9 @@ static void load_char_pairs(hf_bpe *m, char *const *keys, size_t nkeys, const hj
     for (int b = 0; b < 256 && bytes; b++)
         bytes = m->byte_token[b] != VOCAB_NO_TOKEN || (b > 0 && b < 0x80 && m->char_flags[b] & HF_CHAR_KNOWN);
     m->cut_beside_bytes = bytes && !byte_edge;
+    for (uint32_t a = 0; a < 0x80; a++)
+        for (uint32_t b = 0; b < 0x80; b++)
+            if (cut_between(m, a, cut_flags(m, a), b, cut_flags(m, b))) m->ascii_cuts[2 * a + b / 64] |= 1ull << (b % 64);
 out:
     free(pairs);
 }
@@ -430,7 +445,10 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     uint32_t slots = 16;
     while (slots < merges->len + merges->len / 3 + 16) slots *= 2; /* at most 3/4 full */
     m->merges_mask = slots - 1;
-    m->merges_small = slots * sizeof *m->merges <= HF_PAIR_SLOTS * sizeof(hf_pair_entry);
+    int log2_bits = 6;
+    while ((1ull << log2_bits) < (uint64_t)PAIR_FILTER_BITS_PER_MERGE * merges->len) log2_bits++;
+    m->pair_filter = xcalloc((size_t)1 << (log2_bits - 6), sizeof *m->pair_filter);
+    m->pair_filter_shift = 64 - log2_bits;
     uint32_t max_id = 0;
     for (size_t i = 0; i < voc->len; i++)
         if ((uint32_t)voc->items[i].number > max_id) max_id = (uint32_t)voc->items[i].number;
@@ -481,6 +499,8 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
         for (size_t j = 0; j < k; j++) {
             uint32_t rank = (uint32_t)(base + j);
             merge_put(m, ids[j][0], ids[j][1], rank, ids[j][2]);
+            uint64_t bit = filter_bit(m, merge_key(ids[j][0], ids[j][1]));
+            m->pair_filter[bit / 64] |= 1ull << (bit % 64);
             if (m->byte_pairs && len[j][2] == 2) { /* two single bytes */
                 const uint8_t *ab = (const uint8_t *)tb.data + off[j][2];
                 m->byte_pairs[ab[0] << 8 | ab[1]] = (hf_merge_value){rank, ids[j][2]};
@@ -518,6 +538,7 @@ void hf_bpe_free(hf_bpe *m)
     free(m->byte_pairs);
     free(m->merges);
     free(m->packed);
+    free(m->pair_filter);
     memset(m, 0, sizeof *m);
 }
 
@@ -562,12 +583,17 @@ static hf_merge_item heap_pop(hf_scratch *h, size_t *n)
 
 /* ---- one word ---- */
 
-static void add_symbol(hf_scratch *h, size_t *n, uint32_t id, uint32_t len)
+/* Makes room for the symbols of a word of n bytes: at most n (each covers a byte or more). */
+static void reserve_symbols(hf_scratch *h, size_t n)
 {
-    if (*n == h->sym_cap) {
-        h->sym_cap = h->sym_cap ? 2 * h->sym_cap : 256;
-        h->sym = xrealloc(h->sym, h->sym_cap * sizeof *h->sym);
-    }
+    if (n <= h->sym_cap) return;
+    while (h->sym_cap < n) h->sym_cap = h->sym_cap ? 2 * h->sym_cap : 256;
+    h->sym = xrealloc(h->sym, h->sym_cap * sizeof *h->sym);
+}
+
+/* Appends a symbol (room made by reserve_symbols). */
+static inline void add_symbol(hf_scratch *h, size_t *n, uint32_t id, uint32_t len)
+{
     h->sym[*n] = (hf_symbol){id, (int32_t)*n - 1, (int32_t)*n + 1, len};
     (*n)++;
 }
@@ -578,10 +604,10 @@ static void merge_queue(const hf_bpe *m, size_t ns, hf_scratch *h)
     size_t nq = 0;
     for (size_t b = 0; b + 1 < ns; b += LOOKUP_BATCH) { /* the pairs' loads overlap */
         size_t e = b + LOOKUP_BATCH < ns - 1 ? b + LOOKUP_BATCH : ns - 1;
-        for (size_t i = b; i < e; i++) merge_prefetch(m, h, h->sym[i].id, h->sym[i + 1].id);
+        for (size_t i = b; i < e; i++) slot_prefetch(m, merge_key(h->sym[i].id, h->sym[i + 1].id));
         for (size_t i = b; i < e; i++) {
             uint32_t rank, new_id;
-            if (merge_find_cached(m, h, h->sym[i].id, h->sym[i + 1].id, &rank, &new_id))
+            if (merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank, &new_id))
                 heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)i, new_id, h->sym[i].id, h->sym[i + 1].id});
         }
     }
@@ -599,85 +625,34 @@ static void merge_queue(const hf_bpe *m, size_t ns, hf_scratch *h)
         cur->next = right->next;
         right->len = 0;
         if (cur->next >= 0) h->sym[cur->next].prev = (int32_t)top.pos;
-        if (cur->prev >= 0) merge_prefetch(m, h, h->sym[cur->prev].id, cur->id);
-        if (cur->next >= 0) merge_prefetch(m, h, cur->id, h->sym[cur->next].id);
-        if (cur->prev >= 0 && merge_find_cached(m, h, h->sym[cur->prev].id, cur->id, &rank, &new_id))
+        if (cur->prev >= 0) slot_prefetch(m, merge_key(h->sym[cur->prev].id, cur->id));
+        if (cur->next >= 0) slot_prefetch(m, merge_key(cur->id, h->sym[cur->next].id));
+        if (cur->prev >= 0 && merge_find(m, h->sym[cur->prev].id, cur->id, &rank, &new_id))
             heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)cur->prev, new_id, h->sym[cur->prev].id, cur->id});
-        if (cur->next >= 0 && merge_find_cached(m, h, cur->id, h->sym[cur->next].id, &rank, &new_id))
+        if (cur->next >= 0 && merge_find(m, cur->id, h->sym[cur->next].id, &rank, &new_id))
             heap_push(h, &nq, (hf_merge_item){rank, top.pos, new_id, cur->id, h->sym[cur->next].id});
     }
 }
 
-/* The recent-lookup entry of a pair's key. */
-static inline hf_pair_entry *pair_entry(const hf_scratch *h, uint64_t key)
-{
-    return &h->pairs[(key * 0xD6E8FEB86659FD93ull) >> (64 - HF_PAIR_BITS)];
-}
-
 /* The merges of the ns - 1 neighbouring symbol pairs of a word (ns <=
- * SCAN_MAX) into rank and new_id, their loads overlapped: the recent
- * lookups' entries first, then the merge table's slots of those they do not
- * hold. */
+ * SCAN_MAX) into rank and new_id (rank UINT32_MAX: none), their loads
+ * started together. */
 static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *rank, uint32_t *new_id)
 {
-    hf_pair_entry *e[SCAN_MAX];
-    uint64_t key[SCAN_MAX];
-    if (m->merges_small) {
-        for (size_t i = 0; i + 1 < ns; i++)
-            __builtin_prefetch(merge_slot_addr(m, merge_key(h->sym[i].id, h->sym[i + 1].id)));
-        for (size_t i = 0; i + 1 < ns; i++) {
-            rank[i] = UINT32_MAX, new_id[i] = 0;
-            merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank[i], &new_id[i]);
-        }
-        return;
-    }
+    for (size_t i = 0; i + 1 < ns; i++) slot_prefetch(m, merge_key(h->sym[i].id, h->sym[i + 1].id));
     for (size_t i = 0; i + 1 < ns; i++) {
-        key[i] = merge_key(h->sym[i].id, h->sym[i + 1].id);
-        __builtin_prefetch(e[i] = pair_entry(h, key[i]));
-    }
-    size_t missed[SCAN_MAX], nmissed = 0;
-    for (size_t i = 0; i + 1 < ns; i++) {
-        if (e[i]->key == key[i]) {
-            rank[i] = e[i]->rank, new_id[i] = e[i]->new_id;
-            continue;
-        }
-        missed[nmissed++] = i;
-        __builtin_prefetch(merge_slot_addr(m, key[i]));
-    }
-    for (size_t k = 0; k < nmissed; k++) {
-        size_t i = missed[k];
-        uint32_t r = UINT32_MAX, id = 0;
-        merge_find(m, h->sym[i].id, h->sym[i + 1].id, &r, &id);
-        *e[i] = (hf_pair_entry){key[i], r, id};
-        rank[i] = r, new_id[i] = id;
+        rank[i] = UINT32_MAX, new_id[i] = 0;
+        merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank[i], &new_id[i]);
     }
 }
 
-/* The rank of the pair with this key (and ids a, b), its new id in *new_id,
- * through its recent-lookup entry e. */
-static inline uint32_t pair_resolve(const hf_bpe *m, hf_pair_entry *e, uint64_t key, uint32_t a, uint32_t b,
-                                    uint32_t *new_id)
+/* The rank of pair (a, b) (UINT32_MAX: no merge), its new id in *new_id. */
+static inline uint32_t pair_rank(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *new_id)
 {
-    if (m->merges_small) {
-        uint32_t r = UINT32_MAX;
-        *new_id = 0;
-        merge_find(m, a, b, &r, new_id);
-        return r;
-    }
-    if (e->key != key) {
-        uint32_t r = UINT32_MAX, id = 0;
-        merge_find(m, a, b, &r, &id);
-        *e = (hf_pair_entry){key, r, id};
-    }
-    *new_id = e->new_id;
-    return e->rank;
-}
-
-/* Starts loading where a lookup of the pair with this key will look first. */
-static inline __attribute__((always_inline)) void pair_prefetch(const hf_bpe *m, const hf_scratch *h, uint64_t key)
-{
-    if (m->merges_small) __builtin_prefetch(merge_slot_addr(m, key));
-    else __builtin_prefetch(pair_entry(h, key));
+    uint32_t r = UINT32_MAX;
+    *new_id = 0;
+    merge_find(m, a, b, &r, new_id);
+    return r;
 }
 
 /* The symbol whose pair with the next has the lowest rank in rank[0..words)
@@ -724,30 +699,22 @@ static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, h
         right->len = 0;
         rank[at] = UINT32_MAX;
         int32_t after = cur->next, before = cur->prev;
-        uint64_t key_after = 0, key_before = 0;
-        hf_pair_entry *e_after = NULL, *e_before = NULL;
         if (after >= 0) {
             sym[after].prev = at;
-            key_after = merge_key(cur->id, sym[after].id);
-            e_after = pair_entry(h, key_after);
-            if (!m->merges_small) __builtin_prefetch(e_after);
-            __builtin_prefetch(merge_slot_addr(m, key_after));
+            slot_prefetch(m, merge_key(cur->id, sym[after].id));
         }
         if (before >= 0) {
-            key_before = merge_key(sym[before].id, cur->id);
-            e_before = pair_entry(h, key_before);
-            if (!m->merges_small) __builtin_prefetch(e_before);
-            __builtin_prefetch(merge_slot_addr(m, key_before));
+            slot_prefetch(m, merge_key(sym[before].id, cur->id));
             rank[before] = UINT32_MAX;
         }
         int32_t guess = lowest_pair(rank, words);
         if (guess >= 0) {
             int32_t g_after = sym[sym[guess].next].next, g_before = sym[guess].prev;
-            if (g_after >= 0) pair_prefetch(m, h, merge_key(new_id[guess], sym[g_after].id));
-            if (g_before >= 0) pair_prefetch(m, h, merge_key(sym[g_before].id, new_id[guess]));
+            if (g_after >= 0) slot_prefetch(m, merge_key(new_id[guess], sym[g_after].id));
+            if (g_before >= 0) slot_prefetch(m, merge_key(sym[g_before].id, new_id[guess]));
         }
-        if (after >= 0) rank[at] = pair_resolve(m, e_after, key_after, cur->id, sym[after].id, &new_id[at]);
-        if (before >= 0) rank[before] = pair_resolve(m, e_before, key_before, sym[before].id, cur->id, &new_id[before]);
+        if (after >= 0) rank[at] = pair_rank(m, cur->id, sym[after].id, &new_id[at]);
+        if (before >= 0) rank[before] = pair_rank(m, sym[before].id, cur->id, &new_id[before]);
         int32_t low = rank[at] != UINT32_MAX ? lower_pair(rank, guess, at) : guess;
         at = before >= 0 && rank[before] != UINT32_MAX ? lower_pair(rank, low, before) : low;
     }
@@ -759,6 +726,7 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
 {
     size_t ns = 0;
     uint32_t unk_len = 0; /* an unknown run not added yet (HF adds it at the next known character) */
+    reserve_symbols(h, n);
     for (size_t i = 0; i < n;) {
         size_t len = 1;
         if (!m->byte_level) {
@@ -788,7 +756,25 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
     h->sym[ns - 1].next = -1;
     if (ns <= SCAN_MAX) merge_scan(m, s, n, ns, h);
     else merge_queue(m, ns, h);
-    for (int32_t i = 0; i >= 0; i = h->sym[i].next) ids_push(out, h->sym[i].id);
+    ids_reserve(out, ns);
+    for (int32_t i = 0; i >= 0; i = h->sym[i].next) out->ids[out->n++] = h->sym[i].id;
+}
+
+/* Where the first U+2581 in s[at..n) starts, or n when there is none; 16
+ * places at a time (parts are short: no call per part). */
+static inline size_t find_mark(const uint8_t *s, size_t n, size_t at)
+{
+    const __m128i m0 = _mm_set1_epi8(SPACE_MARK[0]), m1 = _mm_set1_epi8(SPACE_MARK[1]), m2 = _mm_set1_epi8(SPACE_MARK[2]);
+    for (; at + 2 + sizeof(__m128i) <= n; at += sizeof(__m128i)) {
+        __m128i b0 = _mm_loadu_si128((const __m128i *)(s + at)), b1 = _mm_loadu_si128((const __m128i *)(s + at + 1)),
+                b2 = _mm_loadu_si128((const __m128i *)(s + at + 2));
+        __m128i hit = _mm_and_si128(_mm_cmpeq_epi8(b0, m0), _mm_and_si128(_mm_cmpeq_epi8(b1, m1), _mm_cmpeq_epi8(b2, m2)));
+        int mask = _mm_movemask_epi8(hit);
+        if (mask) return at + (size_t)__builtin_ctz((unsigned)mask);
+    }
+    for (; at + 3 <= n; at++)
+        if (!memcmp(s + at, SPACE_MARK, 3)) return at;
+    return n;
 }
 
 /* The next place in s[from..n) where a part starts, or n: a U+2581 after a
@@ -798,11 +784,10 @@ static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, size_t from
 {
     uint8_t mark = m->char_flags[SPACE_MARK_CP];
     for (size_t at = from; at + 3 <= n;) {
-        const uint8_t *p = memchr(s + at, SPACE_MARK[0], n - 2 - at);
-        if (!p) break;
-        size_t here = (size_t)(p - s), start;
+        size_t here = find_mark(s, n, at), start;
+        if (here == n) break;
         at = here + 1;
-        if (here == 0 || memcmp(p, SPACE_MARK, 3)) continue;
+        if (here == 0) continue;
         uint8_t last = s[here - 1];
         if (last < 0x80) { /* the commonest: an ASCII character, or U+2581, before the mark */
             if (m->ascii_before_mark[last / 64] >> (last % 64) & 1) return here;
@@ -810,6 +795,8 @@ static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, size_t from
         }
         if (here >= 3 && !memcmp(s + here - 3, SPACE_MARK, 3)) {
             if (m->mark_before_mark) return here;
+            /* nor does any later mark of this run (runs of spaces are common) */
+            for (at = here + 3; at + 3 <= n && !memcmp(s + at, SPACE_MARK, 3);) at += 3;
             continue;
         }
         uint32_t cp = char_ending_at((const char *)s, here, &start);
@@ -833,7 +820,7 @@ static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t 
         int k = 0;
         while (k < PART_BATCH && bound[k] < n) {
             bound[k + 1] = next_part(m, s, n, bound[k] + 1);
-            hash[k] = hf_word_hash(m, s + bound[k], bound[k + 1] - bound[k]);
+            hash[k] = hf_word_hash_in(m, s + bound[k], bound[k + 1] - bound[k], s + n);
             hf_bpe_prefetch(h, hash[k], bound[k + 1] - bound[k]);
             k++;
         }
@@ -863,11 +850,11 @@ static bool cache_find(hf_scratch *h, const uint8_t *s, size_t n, uint64_t hash,
     } else {
         return false;
     }
-    if (nids) { /* a word of no ids (all of it an unknown byte dropped) has no array to copy from */
-        ids_reserve(out, nids);
-        memcpy(out->ids + out->n, ids, nids * sizeof(uint32_t));
-        out->n += nids;
-    }
+    /* all the entry's id places, a fixed size (one copy, no call), then count those that are the word's */
+    ids_reserve(out, HF_MID_IDS);
+    if (n <= HF_CACHE_BYTES) memcpy(out->ids + out->n, ids, HF_CACHE_IDS * sizeof(uint32_t));
+    else memcpy(out->ids + out->n, ids, HF_MID_IDS * sizeof(uint32_t));
+    out->n += nids;
     return true;
 }
 
@@ -894,35 +881,31 @@ static void cache_put(void *slot, const uint8_t *s, size_t n, uint64_t hash, con
  * joins and the other is a token or does too (cut_beside_bytes). Nowhere
  * beside a character that becomes the unknown token or is dropped (or is
  * invalid UTF-8, or above the BMP): HF moves a pending unknown run past
- * byte tokens, and a dropped character lets its neighbours merge. The
- * pieces' ends go into h->cuts; returns how many pieces. */
+ * byte tokens, and a dropped character lets its neighbours merge. Between
+ * two ASCII characters the answer is read from ascii_cuts (cut_between's,
+ * made at load). The pieces' ends go into h->cuts; returns how many pieces. */
 static size_t cut_word(const hf_bpe *m, const uint8_t *s, size_t n, hf_scratch *h)
 {
+    if (h->cuts_cap < n + 1) {
+        h->cuts_cap = n + 1 > 256 ? n + 1 : 256;
+        h->cuts = xrealloc(h->cuts, h->cuts_cap * sizeof *h->cuts);
+    }
     size_t k = 0;
-    uint32_t prev = 0;
-    uint8_t prev_flags = 0;
-    for (size_t i = 0; i <= n;) {
-        uint32_t cp = HF_CUT_CHARS;
+    uint32_t prev = HF_CUT_CHARS; /* none yet: no cut before the first character */
+    for (size_t i = 0; i < n;) {
+        uint32_t cp = s[i];
         size_t len = 1;
-        if (i < n && s[i] < 0x80) cp = s[i];
-        else if (i < n && (len = utf8_valid_seq(s + i, n - i))) cp = utf8_decode(s + i, n - i, &len);
-        else len = 1;
-        uint8_t flags = cp < HF_CUT_CHARS ? m->char_flags[cp] : 0;
-        if (!(flags & HF_CHAR_KNOWN) && cp < HF_CUT_CHARS && m->cut_beside_bytes) flags |= HF_CHAR_BYTES;
-        bool cut = prev_flags & flags & HF_CHAR_KNOWN ? !may_join(m, prev, prev_flags, cp, flags)
-                                                      : (prev_flags | flags) & HF_CHAR_BYTES &&
-                                                            (prev_flags & (HF_CHAR_KNOWN | HF_CHAR_BYTES)) &&
-                                                            (flags & (HF_CHAR_KNOWN | HF_CHAR_BYTES));
-        if (i == n || cut) {
-            if (k == h->cuts_cap) {
-                h->cuts_cap = h->cuts_cap ? 2 * h->cuts_cap : 256;
-                h->cuts = xrealloc(h->cuts, h->cuts_cap * sizeof *h->cuts);
-            }
-            h->cuts[k++] = i;
+        if (cp < 0x80 && prev < 0x80) {
+            if (m->ascii_cuts[2 * prev + cp / 64] >> (cp % 64) & 1) h->cuts[k++] = i;
+        } else {
+            if (cp >= 0x80) cp = (len = utf8_valid_seq(s + i, n - i)) ? utf8_decode(s + i, n - i, &len) : HF_CUT_CHARS;
+            if (!len) len = 1;
+            if (cut_between(m, prev, cut_flags(m, prev), cp, cut_flags(m, cp))) h->cuts[k++] = i;
         }
-        prev = cp, prev_flags = flags;
+        prev = cp;
         i += len;
     }
+    h->cuts[k++] = n;
     return k;
 }
 
@@ -950,7 +933,7 @@ static bool encode_cut(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
         size_t e = b + PART_BATCH < k ? b + PART_BATCH : k;
         for (size_t i = b; i < e; i++) {
             size_t start = i ? h->cuts[i - 1] : 0;
-            hash[i - b] = hf_word_hash(m, s + start, h->cuts[i] - start);
+            hash[i - b] = hf_word_hash_in(m, s + start, h->cuts[i] - start, s + n);
             hf_bpe_prefetch(h, hash[i - b], h->cuts[i] - start);
         }
         for (size_t i = b; i < e; i++) {
@@ -967,13 +950,9 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
     if (!h->cache) {
         h->cache = xcalloc_huge(HF_CACHE_SLOTS, sizeof *h->cache);
         h->mid = xcalloc_huge(HF_MID_SLOTS, sizeof *h->mid);
-        h->pairs = xcalloc_huge(HF_PAIR_SLOTS, sizeof *h->pairs);
         h->chars = xcalloc(HF_CHAR_SLOTS, sizeof *h->chars);
     }
     void *slot;
-    static int mode=-1; if (mode<0) mode=getenv("XMODE")?atoi(getenv("XMODE")):0;
-    if (mode==1) return;
-    if (mode==2 && n > HF_CACHE_BYTES && m->split_at_space) { size_t b=0; while (b<n){size_t e=next_part(m,s,n,b+1); hf_word_hash(m,s+b,e-b); b=e;} return;}
     if (cache_find(h, s, n, hash, &slot, out)) return;
     if (n > HF_CACHE_BYTES && m->split_at_space && encode_parts(m, vocab, s, n, h, out)) return;
     size_t first = out->n;

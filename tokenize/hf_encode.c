@@ -35,11 +35,9 @@ static void cache_clear(hf_scratch *h)
 {
     free(h->cache);
     free(h->mid);
-    free(h->pairs);
     free(h->chars);
     h->cache = NULL;
     h->mid = NULL;
-    h->pairs = NULL;
     h->chars = NULL;
 }
 
@@ -196,16 +194,18 @@ static void encode_text(const hf_pipeline *p, const tok_vocab *vocab, const char
     hf_pretokenize(p, s, n, first, h, &h->pieces, &h->pieces_tmp);
     const hf_pieces *pc = &h->pieces;
     const uint8_t *base = (const uint8_t *)hf_piece_text(pc);
+    /* where the pieces' text ends: s itself (base), or the pre-tokenizer's copy */
+    const uint8_t *end = pc->base ? (const uint8_t *)s + n : base + pc->text.len;
     uint64_t hash[PREFETCH_AHEAD];
     for (size_t i = 0; i < pc->n && i < PREFETCH_AHEAD; i++) {
-        hash[i] = hf_word_hash(&p->bpe, base + pc->off[i], pc->len[i]);
+        hash[i] = hf_word_hash_in(&p->bpe, base + pc->off[i], pc->len[i], end);
         hf_bpe_prefetch(h, hash[i], pc->len[i]);
     }
     for (size_t i = 0; i < pc->n; i++) {
         uint64_t hi = hash[i % PREFETCH_AHEAD];
         size_t ahead = i + PREFETCH_AHEAD;
         if (ahead < pc->n) { /* the word a few pieces on: its remembered entry starts loading now */
-            uint64_t ha = hf_word_hash(&p->bpe, base + pc->off[ahead], pc->len[ahead]);
+            uint64_t ha = hf_word_hash_in(&p->bpe, base + pc->off[ahead], pc->len[ahead], end);
             hash[ahead % PREFETCH_AHEAD] = ha;
             hf_bpe_prefetch(h, ha, pc->len[ahead]);
             if (p->bpe.ignore_merges) vocab_prefetch(vocab, ha, pc->len[ahead]);

@@ -253,23 +253,46 @@ static bool is_cjk(uint32_t cp)
 }
 
 /* Replace of a one-byte literal (SentencePiece-style files' " " -> U+2581):
- * the output sized once, then runs between matches copied whole. */
+ * the output sized once (with room for a whole vector more), then 16 bytes
+ * at a time stored whole and kept up to the first match (words are short:
+ * no call per word). */
 static void replace_byte(const hf_norm_step *st, const char *s, size_t n, wbuf *out)
 {
     char c = st->pattern[0];
-    size_t hits = 0;
-    for (size_t i = 0; i < n; i++) hits += s[i] == c;
-    buf_reserve(out, n - hits + hits * st->content_len);
+    const __m128i want = _mm_set1_epi8(c);
+    size_t hits = 0, i = 0;
+    for (; i + sizeof(__m128i) <= n; i += sizeof(__m128i))
+        hits += (size_t)__builtin_popcount(
+            (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + i)), want)));
+    for (; i < n; i++) hits += s[i] == c;
+    buf_reserve(out, n - hits + hits * st->content_len + sizeof(__m128i));
     char *d = out->data + out->len;
-    for (const char *p = s, *end = s + n; p < end;) {
-        const char *hit = memchr(p, c, (size_t)(end - p));
-        size_t run = (size_t)((hit ? hit : end) - p);
-        memcpy(d, p, run);
-        d += run;
-        if (!hit) break;
+    char padded[sizeof(__m128i)] = {0}; /* a content that fits one vector is stored whole (the room is there) */
+    bool short_content = st->content_len <= sizeof padded;
+    if (short_content) memcpy(padded, st->content, st->content_len);
+    const __m128i content = _mm_loadu_si128((const __m128i *)padded);
+    const char *p = s, *end = s + n;
+    while (p + sizeof(__m128i) <= end) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        _mm_storeu_si128((__m128i *)d, v);
+        unsigned hit = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, want));
+        if (!hit) {
+            p += sizeof(__m128i), d += sizeof(__m128i);
+            continue;
+        }
+        unsigned run = (unsigned)__builtin_ctz(hit);
+        if (short_content) _mm_storeu_si128((__m128i *)(d + run), content);
+        else memcpy(d + run, st->content, st->content_len);
+        d += run + st->content_len;
+        p += run + 1;
+    }
+    for (; p < end; p++) {
+        if (*p != c) {
+            *d++ = *p;
+            continue;
+        }
         memcpy(d, st->content, st->content_len);
         d += st->content_len;
-        p = hit + 1;
     }
     out->len = (size_t)(d - out->data);
     out->data[out->len] = 0;

@@ -79,7 +79,7 @@ typedef struct {
     bool special, lstrip, rstrip, single_word, normalized;
 } hf_added_token;
 
-#define HF_ADDED_FIRSTS 4 /* first bytes looked for 16 text bytes at a time */
+#define HF_ADDED_FIRSTS 6 /* first bytes looked for 16 text bytes at a time (Gemma's added tokens have 5) */
 #define HF_ADDED_PREFIX 4 /* a place is tried for the longer added tokens only when these bytes begin one */
 
 /* The added tokens matched in one pass (those normalized, or those not). */
@@ -87,6 +87,7 @@ typedef struct {
     tok_vocab by_content; /* content -> index in the pipeline's added array */
     uint32_t *lengths;    /* distinct content lengths, longest first */
     int nlengths;
+    int nlong; /* lengths[0..nlong) are HF_ADDED_PREFIX or more */
     bool first_byte[256];
     uint8_t firsts[HF_ADDED_FIRSTS]; /* the distinct first bytes, when there are no more (nfirsts) */
     int nfirsts;                     /* -1: more than HF_ADDED_FIRSTS */
@@ -119,7 +120,12 @@ typedef struct {
     uint64_t *packed;
     int id_bits, rank_bits;
     uint32_t merges_mask;
-    bool merges_small; /* the table is no larger than the recent lookups: looked up directly */
+    /* and a filter of its pairs: the bit a pair hashes to is set for every
+     * merge, so a clear bit proves a pair has no merge without waiting on
+     * the table (most pairs looked up have none); with it a cache of recent
+     * pair lookups was 5-15% slower */
+    uint64_t *pair_filter;
+    int pair_filter_shift; /* 64 - log2 of its bits */
     hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
     bool byte_level, byte_fallback, ignore_merges, fuse_unk;
     uint32_t unk;             /* VOCAB_NO_TOKEN: none */
@@ -147,6 +153,7 @@ typedef struct {
     uint64_t *ascii_pairs; /* bit b of word 2a + b / 64: a merge joins a part ending in ASCII a to one starting with b */
     uint32_t *char_pairs;  /* a << 16 | b of the other pairs merges join (0: empty slot) */
     uint32_t char_pairs_mask;
+    uint64_t ascii_cuts[2 * 128]; /* bit b of word 2a + b / 64: cut_word cuts between ASCII a and b */
     /* a WordPiece model instead (hf_wordpiece.c): greedy longest match,
      * later pieces with the prefix, unk for a word that does not split */
     bool wordpiece;
@@ -209,16 +216,8 @@ typedef struct {
  * 0-11% faster (Gemma, Llama 2, GPT-4o); four times as many gained nothing more */
 #define HF_CACHE_SLOTS (1u << 17)
 
-#define HF_PAIR_BITS 17 /* recent merge lookups per thread: 2^17 (2 MB; 512 KB and 4 MB were slower) */
-#define HF_PAIR_SLOTS (1u << HF_PAIR_BITS)
 #define HF_CHAR_BITS 12 /* recent lookups of multi-byte characters: 2^12 */
 #define HF_CHAR_SLOTS (1u << HF_CHAR_BITS)
-
-/* A recent merge lookup: the pair's key, its rank (UINT32_MAX: no merge) and new id. */
-typedef struct {
-    uint64_t key;
-    uint32_t rank, new_id;
-} hf_pair_entry;
 
 /* A recent character lookup: its UTF-8 bytes packed little-endian (0: empty) and id. */
 typedef struct {
@@ -327,7 +326,6 @@ struct hf_scratch {
     size_t cuts_cap;
     hf_cache_entry *cache;
     hf_mid_entry *mid;
-    hf_pair_entry *pairs;
     hf_char_entry *chars;
     void *lattice; /* Unigram: the best path ending at each byte */
     size_t lattice_cap;
@@ -389,6 +387,13 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
 static inline uint64_t hf_word_hash(const hf_bpe *m, const uint8_t *s, size_t n)
 {
     return n <= HF_MID_BYTES || m->ignore_merges ? vocab_hash(s, n) : 0;
+}
+
+/* The same for a word s[0..n) inside a text that ends at end. */
+static inline uint64_t hf_word_hash_in(const hf_bpe *m, const uint8_t *s, size_t n, const uint8_t *end)
+{
+    if (!(n <= HF_MID_BYTES || m->ignore_merges)) return 0;
+    return (size_t)(end - s) >= n + VOCAB_HEAD_BYTES - 1 ? vocab_hash_wide(s, n) : vocab_hash(s, n);
 }
 
 /* Starts loading the remembered word a piece of n bytes with this hash would use. */

@@ -126,6 +126,19 @@ static inline uint64_t vocab_hash(const uint8_t *s, size_t len)
     return vocab_hash_head(s, len, vocab_head(s, len));
 }
 
+/* vocab_hash(s, len) when len + VOCAB_HEAD_BYTES - 1 bytes are readable at
+ * s: each 8-byte word is one load, masked to the bytes of the string (the
+ * same values vocab_hash's copies zero-pad). */
+static inline uint64_t vocab_hash_wide(const uint8_t *s, size_t len)
+{
+    uint64_t h = (vocab_head_wide(s, len) ^ len) * VOCAB_HASH_MUL1;
+    for (size_t i = VOCAB_HEAD_BYTES; i < len; i += VOCAB_HEAD_BYTES) {
+        h = (h ^ vocab_head_wide(s + i, len - i)) * VOCAB_HASH_MUL2;
+        h ^= h >> 29;
+    }
+    return h ^ (h >> 32);
+}
+
 /* Prefetch helpers must be inlined early: GCC 12 finds a function whose
  * only effect is __builtin_prefetch pure and deletes the call before its
  * inliner runs, so the loads would never start. */
