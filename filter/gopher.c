@@ -169,8 +169,13 @@ static size_t find_lines(rule_scratch *r, const char *s, size_t n)
  * s, k < count: a segment is a duplicate when an equal one came before.
  * Segments are compared by hash, and only those whose byte length another
  * segment shares (or that are SEGMENT_LENGTHS bytes or longer) are hashed:
- * the others equal none. */
-static dup_count find_duplicates(rule_scratch *r, const char *s, const uint32_t *seg, size_t count)
+ * the others equal none. When max_frac is not 0, the count stops as soon as
+ * the duplicates are more than max_frac of the segments: the caller's
+ * dup_elements / elements > max_frac test is then true whatever the rest
+ * holds (dup_elements only grows), and it drops the document on it before
+ * it reads dup_chars, which stays short. */
+static dup_count find_duplicates(rule_scratch *r, const char *s, const uint32_t *seg, size_t count,
+                                 double max_frac)
 {
     dup_count d = {count, 0, 0};
     if (count < 2) return d;
@@ -187,6 +192,7 @@ static dup_count find_duplicates(rule_scratch *r, const char *s, const uint32_t 
         if (ct_add(&r->table, XXH3_64bits(s + a, len), 0)->count > 1) {
             d.dup_elements++;
             d.dup_chars += uc_count(s + a, len);
+            if (max_frac && (double)d.dup_elements / (double)d.elements > max_frac) break;
         }
     }
     for (size_t k = 0; k < count; k++) { /* all zero again for the next document */
@@ -199,7 +205,7 @@ static dup_count find_duplicates(rule_scratch *r, const char *s, const uint32_t 
 /* Paragraphs: text.strip() split on runs of two or more '\n' (a run is
  * whitespace: inside the stripped text or outside it), from the runs
  * find_lines found. */
-static dup_count paragraph_duplicates(rule_scratch *r, const char *s, size_t n, size_t runs)
+static dup_count paragraph_duplicates(rule_scratch *r, const char *s, size_t n, size_t runs, double max_frac)
 {
     size_t a = 0, b = n;
     uc_strip(s, &a, &b);
@@ -215,7 +221,7 @@ static dup_count paragraph_duplicates(rule_scratch *r, const char *s, size_t n, 
         count++;
     }
     p[2 * count + 1] = (uint32_t)b;
-    return find_duplicates(r, s, p, count + 1);
+    return find_duplicates(r, s, p, count + 1, max_frac);
 }
 
 /* Extends an (n-1)-gram hash by the next word. */
@@ -435,10 +441,13 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
 
 /* datatrove's duplicated n-gram rules (find_all_duplicate): scan left to
  * right, a gram seen before adds its characters ("".join) and skips n words.
- * A gram can only have been seen before where its leading 5-gram occurs twice
- * or more (a "hot" position), and a 5-gram can only occur twice when each of
- * its words does; elsewhere the scan just moves on, so only those positions
- * are hashed and looked at. */
+ * A gram can only have been seen before where it occurs twice or more (a
+ * "hot" position), and a 5-gram can only occur twice when each of its words
+ * does; elsewhere the scan just moves on, so only those positions are hashed
+ * and looked at. A k-gram at i occurs twice only if the (k-1)-grams at i and
+ * i + 1 both do, so each k keeps the hot positions of k - 1 whose next
+ * position is hot too. The scan stops as soon as the repeated characters
+ * pass the limit: they only grow, so the decision is already the drop. */
 static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, const fword *w, size_t nw,
                                    double text_chars)
 {
@@ -475,11 +484,20 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
     for (size_t h = 0; h < ncand; h++) counter[slot_of[h]] = 0;
     if (nhot == 0) return NULL;
     for (size_t k = n5; k <= FILTER_DUP_NGRAM_MAX && k <= nw; k++) {
-        size_t grams = nw - k + 1;
-        while (nhot > 0 && hot[nhot - 1] >= grams) nhot--; /* too close to the end for a k-gram */
-        if (k > n5)
+        if (k > n5) {
+            /* hot[] ascends, and a (k-1)-gram at i + 1 ends inside the text,
+             * so the k-gram at i kept does too */
+            size_t kept = 0;
+            for (size_t h = 0; h + 1 < nhot; h++) { /* without branches, as above */
+                hot[kept] = hot[h];
+                kept += hot[h + 1] == hot[h] + 1;
+            }
+            nhot = kept;
+            if (nhot == 0) return NULL;
             for (size_t h = 0; h < nhot; h++) g[hot[h]] = gram_extend(g[hot[h]], w[hot[h] + k - 1].hash);
-        if (!c->rep_dup_ngram[k]) continue;
+        }
+        double limit = c->rep_dup_ngram[k];
+        if (!limit) continue;
         /* repeated grams do not overlap and all start at hot positions, so
          * the characters the hot k-grams cover bound what can be counted */
         uint64_t covered = 0;
@@ -488,7 +506,7 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
             end = hot[h] + k;
             covered += prefix[end] - prefix[from];
         }
-        if ((double)covered / text_chars <= c->rep_dup_ngram[k]) continue;
+        if ((double)covered / text_chars <= limit) continue;
         ct_reset(&r->table, nhot);
         uint64_t repeated_chars = 0;
         size_t next = 0; /* the scan's position */
@@ -498,11 +516,11 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
             ct_slot *slot = ct_add(&r->table, g[i], (uint32_t)i);
             if (slot->count > 1) {
                 repeated_chars += prefix[i + k] - prefix[i];
+                if ((double)repeated_chars / text_chars > limit) return dup_reasons[k];
                 slot->count--; /* a set, not a counter */
                 next = i + k;
             }
         }
-        if ((double)repeated_chars / text_chars > c->rep_dup_ngram[k]) return dup_reasons[k];
     }
     return NULL;
 }
@@ -513,13 +531,13 @@ const char *gopher_repetition_text_check(const filter_config *c, rule_scratch *r
     if (text_chars == 0) return "gopher_repetition:empty";
 
     size_t runs = find_lines(r, s, n);
-    dup_count para = paragraph_duplicates(r, s, n, runs);
+    dup_count para = paragraph_duplicates(r, s, n, runs, c->rep_dup_para_frac);
     if (c->rep_dup_para_frac && (double)para.dup_elements / (double)para.elements > c->rep_dup_para_frac)
         return "gopher_repetition:dup_para_frac";
     if (c->rep_dup_para_char_frac && (double)para.dup_chars / (double)text_chars > c->rep_dup_para_char_frac)
         return "gopher_repetition:dup_para_char_frac";
 
-    dup_count line = find_duplicates(r, s, r->lines, runs + 1);
+    dup_count line = find_duplicates(r, s, r->lines, runs + 1, c->rep_dup_line_frac);
     if (c->rep_dup_line_frac && (double)line.dup_elements / (double)line.elements > c->rep_dup_line_frac)
         return "gopher_repetition:dup_line_frac";
     if (c->rep_dup_line_char_frac && (double)line.dup_chars / (double)text_chars > c->rep_dup_line_char_frac)
