@@ -439,6 +439,28 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
     return NULL;
 }
 
+/* Code points covered by the k-grams at the ascending positions pos[0, npos)
+ * (each counted once where grams overlap). */
+static uint64_t covered_chars(const uint64_t *prefix, const uint32_t *pos, size_t npos, size_t k)
+{
+    uint64_t covered = 0;
+    for (size_t h = 0, end = 0; h < npos; h++) {
+        size_t from = pos[h] > end ? pos[h] : end;
+        end = pos[h] + k;
+        covered += prefix[end] - prefix[from];
+    }
+    return covered;
+}
+
+/* The lowest duplicated n-gram limit that applies to nw words (0: none). */
+static double lowest_dup_limit(const filter_config *c, size_t nw)
+{
+    double lowest = 0;
+    for (size_t k = FILTER_DUP_NGRAM_MIN; k <= FILTER_DUP_NGRAM_MAX && k <= nw; k++)
+        if (c->rep_dup_ngram[k] && (!lowest || c->rep_dup_ngram[k] < lowest)) lowest = c->rep_dup_ngram[k];
+    return lowest;
+}
+
 /* datatrove's duplicated n-gram rules (find_all_duplicate): scan left to
  * right, a gram seen before adds its characters ("".join) and skips n words.
  * A gram can only have been seen before where it occurs twice or more (a
@@ -464,6 +486,10 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
         ncand += run >= n5;
     }
     if (ncand < 2) return NULL;
+    /* a k-gram repeats only where the 5-grams at i .. i + k - 5 all could,
+     * so the characters these 5-grams cover bound every k's count */
+    double lowest = lowest_dup_limit(c, nw);
+    if (!lowest || (double)covered_chars(prefix, hot, ncand, n5) / text_chars <= lowest) return NULL;
     /* of those, the positions whose 5-gram may occur twice, counted like the
      * words: in counters picked by the hash, so a few positions whose 5-gram
      * occurs once stay too. They change nothing below: their grams match no
@@ -500,13 +526,7 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
         if (!limit) continue;
         /* repeated grams do not overlap and all start at hot positions, so
          * the characters the hot k-grams cover bound what can be counted */
-        uint64_t covered = 0;
-        for (size_t h = 0, end = 0; h < nhot; h++) {
-            size_t from = hot[h] > end ? hot[h] : end;
-            end = hot[h] + k;
-            covered += prefix[end] - prefix[from];
-        }
-        if ((double)covered / text_chars <= limit) continue;
+        if ((double)covered_chars(prefix, hot, nhot, k) / text_chars <= limit) continue;
         ct_reset(&r->table, nhot);
         uint64_t repeated_chars = 0;
         size_t next = 0; /* the scan's position */
