@@ -135,30 +135,34 @@ static void reserve_u32(uint32_t **a, size_t *cap, size_t entries)
 
 /* Fills r->lines with 0, the start and end of each run of '\n' in s[0, n),
  * and n (lines: the text split on runs of '\n'); returns the number of runs.
- * Newlines are found 16 bytes at a time. */
+ * Newlines are found 16 bytes at a time, and each is placed without a
+ * branch (whether it starts a run or goes on the one before is as
+ * unpredictable as blank lines are). */
 static size_t find_lines(rule_scratch *r, const char *s, size_t n)
 {
+    enum { BLOCK = 16 };
     size_t runs = 0, run_end = SIZE_MAX; /* end of the last run, to extend it */
     reserve_u32(&r->lines, &r->lines_cap, 1024);
     r->lines[0] = 0;
-    for (size_t base = 0; base < n; base += 16) {
+    for (size_t base = 0; base < n; base += BLOCK) {
         unsigned bits = 0;
 #ifdef __SSE2__
-        if (base + 16 <= n)
+        if (base + BLOCK <= n)
             bits = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + base)), _mm_set1_epi8('\n')));
         else
 #endif
-            for (size_t k = base; k < n && k < base + 16; k++) bits |= (unsigned)(s[k] == '\n') << (k - base);
+            for (size_t k = base; k < n && k < base + BLOCK; k++) bits |= (unsigned)(s[k] == '\n') << (k - base);
+        if (!bits) continue;
+        reserve_u32(&r->lines, &r->lines_cap, 2 * (runs + BLOCK) + 2);
+        uint32_t *lines = r->lines;
         for (; bits; bits &= bits - 1) {
             size_t p = base + (size_t)__builtin_ctz(bits);
-            if (p == run_end) { /* goes on the run before */
-                r->lines[2 * runs] = (uint32_t)++run_end;
-                continue;
-            }
-            reserve_u32(&r->lines, &r->lines_cap, 2 * runs + 4);
-            r->lines[2 * runs + 1] = (uint32_t)p;
-            r->lines[2 * runs + 2] = (uint32_t)(run_end = p + 1);
-            runs++;
+            /* a new run ends the line before at p; for a newline that goes on
+             * the run before, this entry is the next line's end, written
+             * again later */
+            lines[2 * runs + 1] = (uint32_t)p;
+            runs += p != run_end;
+            lines[2 * runs] = (uint32_t)(run_end = p + 1);
         }
     }
     r->lines[2 * runs + 1] = (uint32_t)n;
