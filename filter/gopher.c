@@ -19,11 +19,11 @@ void rule_scratch_free(rule_scratch *r)
     free(r->gram_slot);
     free(r->word_count);
     free(r->word_counters);
-    free(r->gram_seen);
+    free(r->seen_counters);
     free(r->char_prefix);
     free(r->lines);
     free(r->paragraphs);
-    free(r->length_count);
+    free(r->segment_slot);
     free(r->line_kept);
     buf_free(&r->line);
     memset(r, 0, sizeof *r);
@@ -169,40 +169,77 @@ static size_t find_lines(rule_scratch *r, const char *s, size_t n)
     return runs;
 }
 
+/* Counters enough for n keys: few keys share one (at least 2^10, at most
+ * 2^WORD_COUNTER_BITS_MAX); returns their number's log2. */
+static unsigned counter_bits(size_t n, size_t per_key)
+{
+    unsigned bits = 10;
+    while (bits < WORD_COUNTER_BITS_MAX && ((size_t)1 << bits) < n * per_key) bits++;
+    return bits;
+}
+
+/* The byte counters (0, 1, 2: twice or more) that find_duplicates and the
+ * 5-gram check count in; all zero between documents. */
+static uint8_t *seen_counters(rule_scratch *r)
+{
+    if (!r->seen_counters) r->seen_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->seen_counters);
+    return r->seen_counters;
+}
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "segment_digest keeps a short segment's bytes as the low bytes");
+
+/* A cheap digest of the segment s[a, a + len) of s[0, n): its length, first
+ * and last 8 bytes. Equal segments get equal digests. */
+static inline uint64_t segment_digest(const char *s, size_t n, size_t a, size_t len)
+{
+    uint64_t head = 0, tail = 0;
+    if (len >= sizeof head) {
+        memcpy(&head, s + a, sizeof head);
+        memcpy(&tail, s + a + len - sizeof tail, sizeof tail);
+    } else if (a + sizeof head <= n) { /* 8 bytes readable: the segment's, masked */
+        memcpy(&head, s + a, sizeof head);
+        head &= ((uint64_t)1 << (8 * len)) - 1;
+    } else {
+        memcpy(&head, s + a, len);
+    }
+    return ct_mix((head ^ len) * 0x9E3779B97F4A7C15ULL + tail);
+}
+
 /* datatrove's find_duplicates over the segments [seg[2k], seg[2k + 1]) of
- * s, k < count: a segment is a duplicate when an equal one came before.
- * Segments are compared by hash, and only those whose byte length another
- * segment shares (or that are SEGMENT_LENGTHS bytes or longer) are hashed:
- * the others equal none. When max_frac is not 0, the count stops as soon as
- * the duplicates are more than max_frac of the segments: the caller's
- * dup_elements / elements > max_frac test is then true whatever the rest
- * holds (dup_elements only grows), and it drops the document on it before
- * it reads dup_chars, which stays short. */
-static dup_count find_duplicates(rule_scratch *r, const char *s, const uint32_t *seg, size_t count,
+ * s (n bytes), k < count: a segment is a duplicate when an equal one came
+ * before. Segments are compared by hash, and only those that may equal
+ * another are hashed: first each segment's digest (segment_digest) is
+ * counted in byte counters picked by it, as count_words does, and a segment
+ * whose counter stays at 1 equals none (equal segments share a counter).
+ * When max_frac is not 0, the count stops as soon as the duplicates are
+ * more than max_frac of the segments: the caller's dup_elements / elements
+ * > max_frac test is then true whatever the rest holds (dup_elements only
+ * grows), and it drops the document on it before it reads dup_chars, which
+ * stays short. */
+static dup_count find_duplicates(rule_scratch *r, const char *s, size_t n, const uint32_t *seg, size_t count,
                                  double max_frac)
 {
     dup_count d = {count, 0, 0};
     if (count < 2) return d;
-    if (!r->length_count) r->length_count = xcalloc(SEGMENT_LENGTHS, sizeof *r->length_count);
-    uint32_t *length_count = r->length_count;
+    uint8_t *counter = seen_counters(r);
+    reserve_u32(&r->segment_slot, &r->segment_slot_cap, count);
+    uint32_t *slot = r->segment_slot;
+    unsigned bits = counter_bits(count, 8);
     for (size_t k = 0; k < count; k++) {
-        size_t len = seg[2 * k + 1] - seg[2 * k];
-        if (len < SEGMENT_LENGTHS) length_count[len]++;
+        slot[k] = (uint32_t)(segment_digest(s, n, seg[2 * k], seg[2 * k + 1] - seg[2 * k]) >> (64 - bits));
+        counter[slot[k]] += counter[slot[k]] < 2;
     }
     ct_reset(&r->table, count);
     for (size_t k = 0; k < count; k++) {
+        if (counter[slot[k]] < 2) continue;
         size_t a = seg[2 * k], len = seg[2 * k + 1] - a;
-        if (len < SEGMENT_LENGTHS && length_count[len] < 2) continue;
         if (ct_add(&r->table, XXH3_64bits(s + a, len), 0)->count > 1) {
             d.dup_elements++;
             d.dup_chars += uc_count(s + a, len);
             if (max_frac && (double)d.dup_elements / (double)d.elements > max_frac) break;
         }
     }
-    for (size_t k = 0; k < count; k++) { /* all zero again for the next document */
-        size_t len = seg[2 * k + 1] - seg[2 * k];
-        if (len < SEGMENT_LENGTHS) length_count[len] = 0;
-    }
+    for (size_t k = 0; k < count; k++) counter[slot[k]] = 0; /* all zero again for the next document */
     return d;
 }
 
@@ -225,7 +262,7 @@ static dup_count paragraph_duplicates(rule_scratch *r, const char *s, size_t n, 
         count++;
     }
     p[2 * count + 1] = (uint32_t)b;
-    return find_duplicates(r, s, p, count + 1, max_frac);
+    return find_duplicates(r, s, n, p, count + 1, max_frac);
 }
 
 /* Extends an (n-1)-gram hash by the next word. */
@@ -252,15 +289,6 @@ static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
     r->gram_slot = xrealloc(r->gram_slot, r->gram_cap * sizeof *r->gram_slot);
     r->word_count = xrealloc(r->word_count, r->gram_cap * sizeof *r->word_count);
     r->char_prefix = xrealloc(r->char_prefix, r->gram_cap * sizeof *r->char_prefix);
-}
-
-/* Counters enough for n keys: few keys share one (at least 2^10, at most
- * 2^WORD_COUNTER_BITS_MAX); returns their number's log2. */
-static unsigned counter_bits(size_t n, size_t per_key)
-{
-    unsigned bits = 10;
-    while (bits < WORD_COUNTER_BITS_MAX && ((size_t)1 << bits) < n * per_key) bits++;
-    return bits;
 }
 
 /* Sets r->word_count[i] to at least the occurrences of word i in the
@@ -499,7 +527,7 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
      * occurs once stay too. They change nothing below: their grams match no
      * other position's, they only cost a look-up. */
     unsigned bits = counter_bits(ncand, 8);
-    uint8_t *counter = r->gram_seen; /* 0, 1, or 2 for twice or more: a byte keeps them in cache */
+    uint8_t *counter = seen_counters(r); /* a byte each keeps them in cache */
     for (size_t h = 0; h < ncand; h++) {
         size_t i = hot[h];
         g[i] = gram_hash(w, i, n5);
@@ -561,7 +589,7 @@ const char *gopher_repetition_text_check(const filter_config *c, rule_scratch *r
     if (c->rep_dup_para_char_frac && (double)para.dup_chars / (double)text_chars > c->rep_dup_para_char_frac)
         return "gopher_repetition:dup_para_char_frac";
 
-    dup_count line = find_duplicates(r, s, r->lines, runs + 1, c->rep_dup_line_frac);
+    dup_count line = find_duplicates(r, s, n, r->lines, runs + 1, c->rep_dup_line_frac);
     if (c->rep_dup_line_frac && (double)line.dup_elements / (double)line.elements > c->rep_dup_line_frac)
         return "gopher_repetition:dup_line_frac";
     if (c->rep_dup_line_char_frac && (double)line.dup_chars / (double)text_chars > c->rep_dup_line_char_frac)
@@ -577,10 +605,7 @@ const char *gopher_repetition_word_check(const filter_config *c, rule_scratch *r
     ensure_gram_arrays(r, nw);
     r->char_prefix[0] = 0;
     for (size_t i = 0; i < nw; i++) r->char_prefix[i + 1] = r->char_prefix[i] + w->w[i].nchars;
-    if (!r->word_counters) {
-        r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
-        r->gram_seen = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->gram_seen);
-    }
+    if (!r->word_counters) r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
     count_words(r, w->w, nw);
     const char *reason = top_ngram_check(c, r, w->w, nw, text_chars);
     return reason ? reason : dup_ngram_check(c, r, w->w, nw, text_chars);
