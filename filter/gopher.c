@@ -21,6 +21,7 @@ void rule_scratch_free(rule_scratch *r)
     free(r->word_counters);
     free(r->seen_counters);
     free(r->char_prefix);
+    free(r->gram_repeats);
     free(r->lines);
     free(r->paragraphs);
     free(r->segment_slot);
@@ -289,6 +290,7 @@ static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
     r->gram_slot = xrealloc(r->gram_slot, r->gram_cap * sizeof *r->gram_slot);
     r->word_count = xrealloc(r->word_count, r->gram_cap * sizeof *r->word_count);
     r->char_prefix = xrealloc(r->char_prefix, r->gram_cap * sizeof *r->char_prefix);
+    r->gram_repeats = xrealloc(r->gram_repeats, r->gram_cap * sizeof *r->gram_repeats);
 }
 
 /* Sets r->word_count[i] to at least the occurrences of word i in the
@@ -430,9 +432,14 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
     uint64_t longest[FILTER_TOP_NGRAM_MAX + 1] = {0}, bound[FILTER_TOP_NGRAM_MAX + 1] = {0};
     top_ngram_bounds(prefix, r->word_count, nw, longest, bound);
     uint32_t prev_best = UINT32_MAX;
+    uint8_t *repeats = r->gram_repeats; /* valid after k - 1 was counted: its gram at i occurs twice or more */
+    uint64_t *g = r->gram_hash;         /* then also: the (k-1)-gram hash at each position it counted */
+    bool counted_before = false;
     for (size_t k = 2; k <= FILTER_TOP_NGRAM_MAX && k <= nw; k++) {
         size_t grams = nw - k + 1;
         double limit = c->rep_top_ngram[k];
+        bool counted = counted_before;
+        counted_before = false;
         if (!limit) {
             prev_best = UINT32_MAX;
             continue;
@@ -440,24 +447,36 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
         if ((double)bound[k] / text_chars <= limit) continue;
         if (prev_best != UINT32_MAX && (double)(longest[k] + (uint64_t)(k - 1)) * prev_best / text_chars <= limit)
             continue;
-        /* Only grams whose words all occur twice or more are counted. Equal
-         * grams have equal words, so a gram is counted in full or not at all,
+        /* Only grams whose words all occur twice or more are counted, and
+         * when k - 1 was counted just before, only those whose (k-1)-grams
+         * at i and i + 1 both occur twice or more. Equal grams have equal
+         * words and sub-grams, so a gram is counted in full or not at all,
          * and one not counted occurs once: when the most frequent counted
          * gram occurs twice or more, it is the most frequent of all (and the
          * first seen among equals); otherwise every gram occurs once and the
          * first one, at position 0, is the most frequent. */
         uint32_t *pos = r->gram_pos;
         size_t npos = 0;
-        for (size_t i = 0; i < grams; i++) { /* without branches: which words repeat is unpredictable */
-            uint32_t rarest = r->word_count[i];
-            for (size_t j = 1; j < k; j++) rarest = min_u32(rarest, r->word_count[i + j]);
-            pos[npos] = (uint32_t)i;
-            npos += rarest > 1;
+        if (counted) {
+            for (size_t i = 0; i < grams; i++) { /* without branches, as below */
+                pos[npos] = (uint32_t)i;
+                npos += repeats[i] & repeats[i + 1];
+            }
+            for (size_t h = 0; h < npos; h++) g[pos[h]] = gram_extend(g[pos[h]], w[pos[h] + k - 1].hash);
+        } else {
+            for (size_t i = 0; i < grams; i++) { /* without branches: which words repeat is unpredictable */
+                uint32_t rarest = r->word_count[i];
+                for (size_t j = 1; j < k; j++) rarest = min_u32(rarest, r->word_count[i + j]);
+                pos[npos] = (uint32_t)i;
+                npos += rarest > 1;
+            }
+            for (size_t h = 0; h < npos; h++) g[pos[h]] = gram_hash(w, pos[h], k);
         }
-        ct_reset(&r->table, npos);
-        uint32_t best_count = 0, best_first = 0;
+        ct_reset(&r->table, npos); /* room for npos keys: no growing, so slots stay put */
+        uint32_t best_count = 0, best_first = 0, *slot_of = r->gram_slot;
         for (size_t h = 0; h < npos; h++) {
-            ct_slot *slot = ct_add(&r->table, gram_hash(w, pos[h], k), pos[h]);
+            ct_slot *slot = ct_add(&r->table, g[pos[h]], pos[h]);
+            slot_of[h] = (uint32_t)(slot - r->table.slots);
             if (slot->count > best_count || (slot->count == best_count && slot->first < best_first)) {
                 best_count = slot->count;
                 best_first = slot->first;
@@ -467,6 +486,9 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
         double gram_chars = (double)(prefix[best_first + k] - prefix[best_first]) + (double)(k - 1);
         if (gram_chars * best_count / text_chars > limit) return top_reasons[k];
         prev_best = best_count;
+        memset(repeats, 0, grams);
+        for (size_t h = 0; h < npos; h++) repeats[pos[h]] = r->table.slots[slot_of[h]].count > 1;
+        counted_before = true;
     }
     return NULL;
 }

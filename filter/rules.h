@@ -31,6 +31,7 @@ typedef struct {
     uint8_t *seen_counters;  /* as many byte counters (0, 1, 2: twice or more) of 5-grams or of lines and
                                 paragraphs, zero between documents */
     uint64_t *char_prefix; /* code points of words[0..i) */
+    uint8_t *gram_repeats; /* top n-grams: whether the gram at each position occurs twice or more */
     size_t gram_cap;
     uint32_t *lines;      /* Gopher repetition: 0, then each run of '\n' (start, end), then the
                              text's end: line k is [lines[2k], lines[2k + 1]) */
