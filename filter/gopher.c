@@ -19,11 +19,12 @@ void rule_scratch_free(rule_scratch *r)
     free(r->gram_slot);
     free(r->word_count);
     free(r->word_counters);
-    free(r->gram_seen);
+    free(r->seen_counters);
     free(r->char_prefix);
+    free(r->gram_repeats);
     free(r->lines);
     free(r->paragraphs);
-    free(r->length_count);
+    free(r->segment_slot);
     free(r->line_kept);
     buf_free(&r->line);
     memset(r, 0, sizeof *r);
@@ -135,71 +136,118 @@ static void reserve_u32(uint32_t **a, size_t *cap, size_t entries)
 
 /* Fills r->lines with 0, the start and end of each run of '\n' in s[0, n),
  * and n (lines: the text split on runs of '\n'); returns the number of runs.
- * Newlines are found 16 bytes at a time. */
+ * Newlines are found 16 bytes at a time, and each is placed without a
+ * branch (whether it starts a run or goes on the one before is as
+ * unpredictable as blank lines are). */
 static size_t find_lines(rule_scratch *r, const char *s, size_t n)
 {
+    enum { BLOCK = 16 };
     size_t runs = 0, run_end = SIZE_MAX; /* end of the last run, to extend it */
     reserve_u32(&r->lines, &r->lines_cap, 1024);
     r->lines[0] = 0;
-    for (size_t base = 0; base < n; base += 16) {
+    for (size_t base = 0; base < n; base += BLOCK) {
         unsigned bits = 0;
 #ifdef __SSE2__
-        if (base + 16 <= n)
+        if (base + BLOCK <= n)
             bits = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + base)), _mm_set1_epi8('\n')));
         else
 #endif
-            for (size_t k = base; k < n && k < base + 16; k++) bits |= (unsigned)(s[k] == '\n') << (k - base);
+            for (size_t k = base; k < n && k < base + BLOCK; k++) bits |= (unsigned)(s[k] == '\n') << (k - base);
+        if (!bits) continue;
+        reserve_u32(&r->lines, &r->lines_cap, 2 * (runs + BLOCK) + 2);
+        uint32_t *lines = r->lines;
         for (; bits; bits &= bits - 1) {
             size_t p = base + (size_t)__builtin_ctz(bits);
-            if (p == run_end) { /* goes on the run before */
-                r->lines[2 * runs] = (uint32_t)++run_end;
-                continue;
-            }
-            reserve_u32(&r->lines, &r->lines_cap, 2 * runs + 4);
-            r->lines[2 * runs + 1] = (uint32_t)p;
-            r->lines[2 * runs + 2] = (uint32_t)(run_end = p + 1);
-            runs++;
+            /* a new run ends the line before at p; for a newline that goes on
+             * the run before, this entry is the next line's end, written
+             * again later */
+            lines[2 * runs + 1] = (uint32_t)p;
+            runs += p != run_end;
+            lines[2 * runs] = (uint32_t)(run_end = p + 1);
         }
     }
     r->lines[2 * runs + 1] = (uint32_t)n;
     return runs;
 }
 
+/* Counters enough for n keys: few keys share one (at least 2^10, at most
+ * 2^WORD_COUNTER_BITS_MAX); returns their number's log2. */
+static unsigned counter_bits(size_t n, size_t per_key)
+{
+    unsigned bits = 10;
+    while (bits < WORD_COUNTER_BITS_MAX && ((size_t)1 << bits) < n * per_key) bits++;
+    return bits;
+}
+
+/* The byte counters (0, 1, 2: twice or more) that find_duplicates and the
+ * 5-gram check count in; all zero between documents. */
+static uint8_t *seen_counters(rule_scratch *r)
+{
+    if (!r->seen_counters) r->seen_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->seen_counters);
+    return r->seen_counters;
+}
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "segment_digest keeps a short segment's bytes as the low bytes");
+
+/* A cheap digest of the segment s[a, a + len) of s[0, n): its length, first
+ * and last 8 bytes. Equal segments get equal digests. */
+static inline uint64_t segment_digest(const char *s, size_t n, size_t a, size_t len)
+{
+    uint64_t head = 0, tail = 0;
+    if (len >= sizeof head) {
+        memcpy(&head, s + a, sizeof head);
+        memcpy(&tail, s + a + len - sizeof tail, sizeof tail);
+    } else if (a + sizeof head <= n) { /* 8 bytes readable: the segment's, masked */
+        memcpy(&head, s + a, sizeof head);
+        head &= ((uint64_t)1 << (8 * len)) - 1;
+    } else {
+        memcpy(&head, s + a, len);
+    }
+    return ct_mix((head ^ len) * 0x9E3779B97F4A7C15ULL + tail);
+}
+
 /* datatrove's find_duplicates over the segments [seg[2k], seg[2k + 1]) of
- * s, k < count: a segment is a duplicate when an equal one came before.
- * Segments are compared by hash, and only those whose byte length another
- * segment shares (or that are SEGMENT_LENGTHS bytes or longer) are hashed:
- * the others equal none. */
-static dup_count find_duplicates(rule_scratch *r, const char *s, const uint32_t *seg, size_t count)
+ * s (n bytes), k < count: a segment is a duplicate when an equal one came
+ * before. Segments are compared by hash, and only those that may equal
+ * another are hashed: first each segment's digest (segment_digest) is
+ * counted in byte counters picked by it, as count_words does, and a segment
+ * whose counter stays at 1 equals none (equal segments share a counter).
+ * When max_frac is not 0, the count stops as soon as the duplicates are
+ * more than max_frac of the segments: the caller's dup_elements / elements
+ * > max_frac test is then true whatever the rest holds (dup_elements only
+ * grows), and it drops the document on it before it reads dup_chars, which
+ * stays short. */
+static dup_count find_duplicates(rule_scratch *r, const char *s, size_t n, const uint32_t *seg, size_t count,
+                                 double max_frac)
 {
     dup_count d = {count, 0, 0};
     if (count < 2) return d;
-    if (!r->length_count) r->length_count = xcalloc(SEGMENT_LENGTHS, sizeof *r->length_count);
-    uint32_t *length_count = r->length_count;
+    uint8_t *counter = seen_counters(r);
+    reserve_u32(&r->segment_slot, &r->segment_slot_cap, count);
+    uint32_t *slot = r->segment_slot;
+    unsigned bits = counter_bits(count, 8);
     for (size_t k = 0; k < count; k++) {
-        size_t len = seg[2 * k + 1] - seg[2 * k];
-        if (len < SEGMENT_LENGTHS) length_count[len]++;
+        slot[k] = (uint32_t)(segment_digest(s, n, seg[2 * k], seg[2 * k + 1] - seg[2 * k]) >> (64 - bits));
+        counter[slot[k]] += counter[slot[k]] < 2;
     }
     ct_reset(&r->table, count);
     for (size_t k = 0; k < count; k++) {
+        if (counter[slot[k]] < 2) continue;
         size_t a = seg[2 * k], len = seg[2 * k + 1] - a;
-        if (len < SEGMENT_LENGTHS && length_count[len] < 2) continue;
         if (ct_add(&r->table, XXH3_64bits(s + a, len), 0)->count > 1) {
             d.dup_elements++;
             d.dup_chars += uc_count(s + a, len);
+            if (max_frac && (double)d.dup_elements / (double)d.elements > max_frac) break;
         }
     }
-    for (size_t k = 0; k < count; k++) { /* all zero again for the next document */
-        size_t len = seg[2 * k + 1] - seg[2 * k];
-        if (len < SEGMENT_LENGTHS) length_count[len] = 0;
-    }
+    for (size_t k = 0; k < count; k++) counter[slot[k]] = 0; /* all zero again for the next document */
     return d;
 }
 
 /* Paragraphs: text.strip() split on runs of two or more '\n' (a run is
  * whitespace: inside the stripped text or outside it), from the runs
  * find_lines found. */
-static dup_count paragraph_duplicates(rule_scratch *r, const char *s, size_t n, size_t runs)
+static dup_count paragraph_duplicates(rule_scratch *r, const char *s, size_t n, size_t runs, double max_frac)
 {
     size_t a = 0, b = n;
     uc_strip(s, &a, &b);
@@ -215,7 +263,7 @@ static dup_count paragraph_duplicates(rule_scratch *r, const char *s, size_t n, 
         count++;
     }
     p[2 * count + 1] = (uint32_t)b;
-    return find_duplicates(r, s, p, count + 1);
+    return find_duplicates(r, s, n, p, count + 1, max_frac);
 }
 
 /* Extends an (n-1)-gram hash by the next word. */
@@ -242,15 +290,7 @@ static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
     r->gram_slot = xrealloc(r->gram_slot, r->gram_cap * sizeof *r->gram_slot);
     r->word_count = xrealloc(r->word_count, r->gram_cap * sizeof *r->word_count);
     r->char_prefix = xrealloc(r->char_prefix, r->gram_cap * sizeof *r->char_prefix);
-}
-
-/* Counters enough for n keys: few keys share one (at least 2^10, at most
- * 2^WORD_COUNTER_BITS_MAX); returns their number's log2. */
-static unsigned counter_bits(size_t n, size_t per_key)
-{
-    unsigned bits = 10;
-    while (bits < WORD_COUNTER_BITS_MAX && ((size_t)1 << bits) < n * per_key) bits++;
-    return bits;
+    r->gram_repeats = xrealloc(r->gram_repeats, r->gram_cap * sizeof *r->gram_repeats);
 }
 
 /* Sets r->word_count[i] to at least the occurrences of word i in the
@@ -392,9 +432,14 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
     uint64_t longest[FILTER_TOP_NGRAM_MAX + 1] = {0}, bound[FILTER_TOP_NGRAM_MAX + 1] = {0};
     top_ngram_bounds(prefix, r->word_count, nw, longest, bound);
     uint32_t prev_best = UINT32_MAX;
+    uint8_t *repeats = r->gram_repeats; /* valid after k - 1 was counted: its gram at i occurs twice or more */
+    uint64_t *g = r->gram_hash;         /* then also: the (k-1)-gram hash at each position it counted */
+    bool counted_before = false;
     for (size_t k = 2; k <= FILTER_TOP_NGRAM_MAX && k <= nw; k++) {
         size_t grams = nw - k + 1;
         double limit = c->rep_top_ngram[k];
+        bool counted = counted_before;
+        counted_before = false;
         if (!limit) {
             prev_best = UINT32_MAX;
             continue;
@@ -402,24 +447,36 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
         if ((double)bound[k] / text_chars <= limit) continue;
         if (prev_best != UINT32_MAX && (double)(longest[k] + (uint64_t)(k - 1)) * prev_best / text_chars <= limit)
             continue;
-        /* Only grams whose words all occur twice or more are counted. Equal
-         * grams have equal words, so a gram is counted in full or not at all,
+        /* Only grams whose words all occur twice or more are counted, and
+         * when k - 1 was counted just before, only those whose (k-1)-grams
+         * at i and i + 1 both occur twice or more. Equal grams have equal
+         * words and sub-grams, so a gram is counted in full or not at all,
          * and one not counted occurs once: when the most frequent counted
          * gram occurs twice or more, it is the most frequent of all (and the
          * first seen among equals); otherwise every gram occurs once and the
          * first one, at position 0, is the most frequent. */
         uint32_t *pos = r->gram_pos;
         size_t npos = 0;
-        for (size_t i = 0; i < grams; i++) { /* without branches: which words repeat is unpredictable */
-            uint32_t rarest = r->word_count[i];
-            for (size_t j = 1; j < k; j++) rarest = min_u32(rarest, r->word_count[i + j]);
-            pos[npos] = (uint32_t)i;
-            npos += rarest > 1;
+        if (counted) {
+            for (size_t i = 0; i < grams; i++) { /* without branches, as below */
+                pos[npos] = (uint32_t)i;
+                npos += repeats[i] & repeats[i + 1];
+            }
+            for (size_t h = 0; h < npos; h++) g[pos[h]] = gram_extend(g[pos[h]], w[pos[h] + k - 1].hash);
+        } else {
+            for (size_t i = 0; i < grams; i++) { /* without branches: which words repeat is unpredictable */
+                uint32_t rarest = r->word_count[i];
+                for (size_t j = 1; j < k; j++) rarest = min_u32(rarest, r->word_count[i + j]);
+                pos[npos] = (uint32_t)i;
+                npos += rarest > 1;
+            }
+            for (size_t h = 0; h < npos; h++) g[pos[h]] = gram_hash(w, pos[h], k);
         }
-        ct_reset(&r->table, npos);
-        uint32_t best_count = 0, best_first = 0;
+        ct_reset(&r->table, npos); /* room for npos keys: no growing, so slots stay put */
+        uint32_t best_count = 0, best_first = 0, *slot_of = r->gram_slot;
         for (size_t h = 0; h < npos; h++) {
-            ct_slot *slot = ct_add(&r->table, gram_hash(w, pos[h], k), pos[h]);
+            ct_slot *slot = ct_add(&r->table, g[pos[h]], pos[h]);
+            slot_of[h] = (uint32_t)(slot - r->table.slots);
             if (slot->count > best_count || (slot->count == best_count && slot->first < best_first)) {
                 best_count = slot->count;
                 best_first = slot->first;
@@ -429,16 +486,44 @@ static const char *top_ngram_check(const filter_config *c, rule_scratch *r, cons
         double gram_chars = (double)(prefix[best_first + k] - prefix[best_first]) + (double)(k - 1);
         if (gram_chars * best_count / text_chars > limit) return top_reasons[k];
         prev_best = best_count;
+        memset(repeats, 0, grams);
+        for (size_t h = 0; h < npos; h++) repeats[pos[h]] = r->table.slots[slot_of[h]].count > 1;
+        counted_before = true;
     }
     return NULL;
 }
 
+/* Code points covered by the k-grams at the ascending positions pos[0, npos)
+ * (each counted once where grams overlap). */
+static uint64_t covered_chars(const uint64_t *prefix, const uint32_t *pos, size_t npos, size_t k)
+{
+    uint64_t covered = 0;
+    for (size_t h = 0, end = 0; h < npos; h++) {
+        size_t from = pos[h] > end ? pos[h] : end;
+        end = pos[h] + k;
+        covered += prefix[end] - prefix[from];
+    }
+    return covered;
+}
+
+/* The lowest duplicated n-gram limit that applies to nw words (0: none). */
+static double lowest_dup_limit(const filter_config *c, size_t nw)
+{
+    double lowest = 0;
+    for (size_t k = FILTER_DUP_NGRAM_MIN; k <= FILTER_DUP_NGRAM_MAX && k <= nw; k++)
+        if (c->rep_dup_ngram[k] && (!lowest || c->rep_dup_ngram[k] < lowest)) lowest = c->rep_dup_ngram[k];
+    return lowest;
+}
+
 /* datatrove's duplicated n-gram rules (find_all_duplicate): scan left to
  * right, a gram seen before adds its characters ("".join) and skips n words.
- * A gram can only have been seen before where its leading 5-gram occurs twice
- * or more (a "hot" position), and a 5-gram can only occur twice when each of
- * its words does; elsewhere the scan just moves on, so only those positions
- * are hashed and looked at. */
+ * A gram can only have been seen before where it occurs twice or more (a
+ * "hot" position), and a 5-gram can only occur twice when each of its words
+ * does; elsewhere the scan just moves on, so only those positions are hashed
+ * and looked at. A k-gram at i occurs twice only if the (k-1)-grams at i and
+ * i + 1 both do, so each k keeps the hot positions of k - 1 whose next
+ * position is hot too. The scan stops as soon as the repeated characters
+ * pass the limit: they only grow, so the decision is already the drop. */
 static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, const fword *w, size_t nw,
                                    double text_chars)
 {
@@ -455,12 +540,16 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
         ncand += run >= n5;
     }
     if (ncand < 2) return NULL;
+    /* a k-gram repeats only where the 5-grams at i .. i + k - 5 all could,
+     * so the characters these 5-grams cover bound every k's count */
+    double lowest = lowest_dup_limit(c, nw);
+    if (!lowest || (double)covered_chars(prefix, hot, ncand, n5) / text_chars <= lowest) return NULL;
     /* of those, the positions whose 5-gram may occur twice, counted like the
      * words: in counters picked by the hash, so a few positions whose 5-gram
      * occurs once stay too. They change nothing below: their grams match no
      * other position's, they only cost a look-up. */
     unsigned bits = counter_bits(ncand, 8);
-    uint8_t *counter = r->gram_seen; /* 0, 1, or 2 for twice or more: a byte keeps them in cache */
+    uint8_t *counter = seen_counters(r); /* a byte each keeps them in cache */
     for (size_t h = 0; h < ncand; h++) {
         size_t i = hot[h];
         g[i] = gram_hash(w, i, n5);
@@ -475,20 +564,23 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
     for (size_t h = 0; h < ncand; h++) counter[slot_of[h]] = 0;
     if (nhot == 0) return NULL;
     for (size_t k = n5; k <= FILTER_DUP_NGRAM_MAX && k <= nw; k++) {
-        size_t grams = nw - k + 1;
-        while (nhot > 0 && hot[nhot - 1] >= grams) nhot--; /* too close to the end for a k-gram */
-        if (k > n5)
+        if (k > n5) {
+            /* hot[] ascends, and a (k-1)-gram at i + 1 ends inside the text,
+             * so the k-gram at i kept does too */
+            size_t kept = 0;
+            for (size_t h = 0; h + 1 < nhot; h++) { /* without branches, as above */
+                hot[kept] = hot[h];
+                kept += hot[h + 1] == hot[h] + 1;
+            }
+            nhot = kept;
+            if (nhot == 0) return NULL;
             for (size_t h = 0; h < nhot; h++) g[hot[h]] = gram_extend(g[hot[h]], w[hot[h] + k - 1].hash);
-        if (!c->rep_dup_ngram[k]) continue;
+        }
+        double limit = c->rep_dup_ngram[k];
+        if (!limit) continue;
         /* repeated grams do not overlap and all start at hot positions, so
          * the characters the hot k-grams cover bound what can be counted */
-        uint64_t covered = 0;
-        for (size_t h = 0, end = 0; h < nhot; h++) {
-            size_t from = hot[h] > end ? hot[h] : end;
-            end = hot[h] + k;
-            covered += prefix[end] - prefix[from];
-        }
-        if ((double)covered / text_chars <= c->rep_dup_ngram[k]) continue;
+        if ((double)covered_chars(prefix, hot, nhot, k) / text_chars <= limit) continue;
         ct_reset(&r->table, nhot);
         uint64_t repeated_chars = 0;
         size_t next = 0; /* the scan's position */
@@ -498,11 +590,11 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
             ct_slot *slot = ct_add(&r->table, g[i], (uint32_t)i);
             if (slot->count > 1) {
                 repeated_chars += prefix[i + k] - prefix[i];
+                if ((double)repeated_chars / text_chars > limit) return dup_reasons[k];
                 slot->count--; /* a set, not a counter */
                 next = i + k;
             }
         }
-        if ((double)repeated_chars / text_chars > c->rep_dup_ngram[k]) return dup_reasons[k];
     }
     return NULL;
 }
@@ -513,13 +605,13 @@ const char *gopher_repetition_text_check(const filter_config *c, rule_scratch *r
     if (text_chars == 0) return "gopher_repetition:empty";
 
     size_t runs = find_lines(r, s, n);
-    dup_count para = paragraph_duplicates(r, s, n, runs);
+    dup_count para = paragraph_duplicates(r, s, n, runs, c->rep_dup_para_frac);
     if (c->rep_dup_para_frac && (double)para.dup_elements / (double)para.elements > c->rep_dup_para_frac)
         return "gopher_repetition:dup_para_frac";
     if (c->rep_dup_para_char_frac && (double)para.dup_chars / (double)text_chars > c->rep_dup_para_char_frac)
         return "gopher_repetition:dup_para_char_frac";
 
-    dup_count line = find_duplicates(r, s, r->lines, runs + 1);
+    dup_count line = find_duplicates(r, s, n, r->lines, runs + 1, c->rep_dup_line_frac);
     if (c->rep_dup_line_frac && (double)line.dup_elements / (double)line.elements > c->rep_dup_line_frac)
         return "gopher_repetition:dup_line_frac";
     if (c->rep_dup_line_char_frac && (double)line.dup_chars / (double)text_chars > c->rep_dup_line_char_frac)
@@ -535,10 +627,7 @@ const char *gopher_repetition_word_check(const filter_config *c, rule_scratch *r
     ensure_gram_arrays(r, nw);
     r->char_prefix[0] = 0;
     for (size_t i = 0; i < nw; i++) r->char_prefix[i + 1] = r->char_prefix[i] + w->w[i].nchars;
-    if (!r->word_counters) {
-        r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
-        r->gram_seen = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->gram_seen);
-    }
+    if (!r->word_counters) r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
     count_words(r, w->w, nw);
     const char *reason = top_ngram_check(c, r, w->w, nw, text_chars);
     return reason ? reason : dup_ngram_check(c, r, w->w, nw, text_chars);

@@ -17,10 +17,6 @@
 #include "filter/count_table.h"
 #include "filter/words.h"
 
-/* Lines and paragraphs shorter than this are counted by length first: one
- * whose length no other has is no duplicate and is not hashed. */
-#define SEGMENT_LENGTHS 4096
-
 /* Words are counted in at most 2^this counters (see count_words). */
 #define WORD_COUNTER_BITS_MAX 18
 
@@ -32,14 +28,17 @@ typedef struct {
     uint32_t *gram_slot;  /* per position: the counter of its word, or of its 5-gram */
     uint32_t *word_count; /* occurrences of the word at each position (or more) */
     uint32_t *word_counters; /* 1 << WORD_COUNTER_BITS_MAX counters, zero between documents */
-    uint8_t *gram_seen;      /* as many 5-gram counters (0, 1, 2: twice or more), zero between documents */
+    uint8_t *seen_counters;  /* as many byte counters (0, 1, 2: twice or more) of 5-grams or of lines and
+                                paragraphs, zero between documents */
     uint64_t *char_prefix; /* code points of words[0..i) */
+    uint8_t *gram_repeats; /* top n-grams: whether the gram at each position occurs twice or more */
     size_t gram_cap;
     uint32_t *lines;      /* Gopher repetition: 0, then each run of '\n' (start, end), then the
                              text's end: line k is [lines[2k], lines[2k + 1]) */
     uint32_t *paragraphs; /* paragraph k is [paragraphs[2k], paragraphs[2k + 1]) */
     size_t lines_cap, paragraphs_cap; /* entries each holds */
-    uint32_t *length_count; /* per byte length below SEGMENT_LENGTHS: segments of it; zero between documents */
+    uint32_t *segment_slot; /* per line or paragraph: its counter in seen_counters */
+    size_t segment_slot_cap;
     uint8_t *line_kept;   /* C4: per splitlines() line, kept or not */
     size_t line_cap;
     wbuf line;            /* C4: one line after citation removal */

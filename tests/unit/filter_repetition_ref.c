@@ -17,15 +17,20 @@
 #include "tests/unit/web_samples.h"
 #include "tests/unit/tokenize_corpus.h"
 
-/* Limit sets: top 2-, 3-, 4-gram, duplicated 5..10-gram, line/paragraph fractions. */
+/* Limit sets: top 2-, 3-, 4-gram, duplicated 5..10-gram (the n-gram's limit
+ * is dup - (n - 5) x dup_step), line/paragraph fractions. */
 typedef struct {
-    double top[3], dup, lines;
+    double top[3], dup, lines, dup_step;
 } limits;
 static const limits limit_sets[] = {
-    {{0.2, 0.18, 0.16}, -1, -1}, /* the defaults (-1: keep the default) */
-    {{0.08, 0.06, 0.05}, 0.05, 0.1},
-    {{0.03, 0.02, 0.01}, 0.02, 0.05},
-    {{0.005, 0.004, 0.003}, 0.005, 0.01},
+    {{0.2, 0.18, 0.16}, -1, -1, 0}, /* the defaults (-1: keep the default) */
+    {{0.08, 0.06, 0.05}, 0.05, 0.1, 0},
+    {{0.03, 0.02, 0.01}, 0.02, 0.05, 0},
+    {{0.005, 0.004, 0.003}, 0.005, 0.01, 0},
+    /* limits that differ per n, falling and rising: the filter's bounds
+     * must not take one n's limit for another's */
+    {{1, 1, 1}, 0.04, 1, 0.006},
+    {{1, 1, 1}, 0.004, 1, -0.006},
 };
 #define N_LIMITS (sizeof limit_sets / sizeof limit_sets[0])
 
@@ -251,7 +256,7 @@ static void check_text(const char *text, size_t len, void *arg)
         filter_config_defaults(&cfg);
         for (int k = 2; k <= 4; k++) cfg.rep_top_ngram[k] = limit_sets[l].top[k - 2];
         if (limit_sets[l].dup >= 0)
-            for (int k = 5; k <= 10; k++) cfg.rep_dup_ngram[k] = limit_sets[l].dup;
+            for (int k = 5; k <= 10; k++) cfg.rep_dup_ngram[k] = limit_sets[l].dup - (k - 5) * limit_sets[l].dup_step;
         if (limit_sets[l].lines >= 0)
             cfg.rep_dup_line_frac = cfg.rep_dup_para_frac = cfg.rep_dup_line_char_frac = cfg.rep_dup_para_char_frac =
                 limit_sets[l].lines;
