@@ -11,8 +11,6 @@
  * reference gives on the decoded text. Where the CPU has the 64-byte
  * AVX-512 path for ASCII, all of it runs with that path and again with the
  * 16-byte one. */
-#define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unicode/uchar.h>
@@ -164,22 +162,16 @@ static void compare_text(const char *text, size_t len, void *ctx)
     compare(text, len);
 }
 
-static int on_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st, (void)ftw;
-    if (type == FTW_F && strstr(path, ".json")) jsonl_for_each_text(path, compare_text, NULL);
-    return 0;
-}
-
 static void test_real_text(void)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/jsonl", shared_dir());
     require_file(path);
-    nftw(path, on_file, 16, FTW_PHYS);
+    const jsonl_files *files = jsonl_files_under(path);
+    for (int i = 0; i < files->n; i++) jsonl_for_each_text(files->path[i], compare_text, NULL);
     snprintf(path, sizeof path, "%s/multilingual/udhr/udhr_text_DERIVED.jsonl", shared_dir());
     require_file(path);
-    on_file(path, NULL, FTW_F, NULL);
+    jsonl_for_each_text(path, compare_text, NULL);
     long docs = compared;
     snprintf(path, sizeof path, "%s/vectors/blns/blns.txt", shared_dir());
     require_file(path);
@@ -225,10 +217,8 @@ static void test_random_mixes(void)
  * and on random JSON strings of words, digits, other scripts and every kind
  * of escape (surrogate pairs, lone halves, escaped backslashes before a 'u'
  * or an 'n'), across the 16-byte blocks of its fast path. */
-static int on_json_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static void compare_json_file(const char *path)
 {
-    (void)st, (void)ftw;
-    if (type != FTW_F || !strstr(path, ".json")) return 0;
     winput *in = input_open(path);
     const char *line;
     size_t len;
@@ -239,7 +229,6 @@ static int on_json_file(const char *path, const struct stat *st, int type, struc
         if (json_scan_doc(line, len, &d, &err, &pos) == 0 && d.text.kind == JSON_STRING) compare_json(&d.text);
     }
     if (in) input_close(in);
-    return 0;
 }
 
 static void test_json_strings(void)
@@ -249,10 +238,11 @@ static void test_json_strings(void)
     differing = 0;
     snprintf(path, sizeof path, "%s/jsonl", shared_dir());
     require_file(path);
-    nftw(path, on_json_file, 16, FTW_PHYS);
+    const jsonl_files *files = jsonl_files_under(path);
+    for (int i = 0; i < files->n; i++) compare_json_file(files->path[i]);
     snprintf(path, sizeof path, "%s/multilingual/udhr/udhr_text_DERIVED.jsonl", shared_dir());
     require_file(path);
-    on_json_file(path, NULL, FTW_F, NULL);
+    compare_json_file(path);
     long docs = compared - before;
     static const char *pieces[] = {
         "a", "Word", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef", "unit", "u", " ", "  ", ",", "-", "7", "2024", "é", "日本", "ไทย",

@@ -8,8 +8,6 @@
  * dedup_normalize_json on JSON strings with escapes placed across the
  * 64-byte blocks. On a CPU without those units the comparisons are
  * skipped (the baseline is all that runs there). */
-#define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,10 +55,8 @@ static void compare_json(const jvalue *v)
 }
 
 /* Both: the decoded text of every line's "text", and its raw JSON string. */
-static int on_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static void compare_file(const char *path)
 {
-    (void)st, (void)ftw;
-    if (type != FTW_F || !strstr(path, ".json")) return 0;
     winput *in = input_open(path);
     wbuf decoded = WBUF_INIT;
     const char *line;
@@ -76,7 +72,6 @@ static int on_file(const char *path, const struct stat *st, int type, struct FTW
     }
     if (in) input_close(in);
     buf_free(&decoded);
-    return 0;
 }
 
 static void test_real_text(void)
@@ -84,10 +79,11 @@ static void test_real_text(void)
     char path[1024];
     snprintf(path, sizeof path, "%s/jsonl", shared_dir());
     require_file(path);
-    nftw(path, on_file, 16, FTW_PHYS);
+    const jsonl_files *files = jsonl_files_under(path);
+    for (int i = 0; i < files->n; i++) compare_file(files->path[i]);
     snprintf(path, sizeof path, "%s/multilingual/udhr/udhr_text_DERIVED.jsonl", shared_dir());
     require_file(path);
-    on_file(path, NULL, FTW_F, NULL);
+    compare_file(path);
     long docs = compared;
     static const char *corpora[] = {"en_code", "multi", "edge", "blns"};
     for (size_t c = 0; c < sizeof corpora / sizeof *corpora; c++) {
@@ -117,6 +113,20 @@ static uint64_t next(uint64_t *x)
     return (*x = *x * 6364136223846793005ull + 1442695040888963407ull) >> 33;
 }
 
+/* 1 to 40 of the pieces, drawn with x, joined into s while they fit below
+ * cap; returns the length. */
+static size_t random_pieces(const char *const *pieces, size_t npieces, uint64_t *x, char *s, size_t cap)
+{
+    size_t n = 0;
+    int count = 1 + (int)(next(x) % 40);
+    for (int i = 0; i < count; i++) {
+        const char *piece = pieces[next(x) % npieces];
+        size_t len = strlen(piece);
+        if (n + len < cap) memcpy(s + n, piece, len), n += len;
+    }
+    return n;
+}
+
 /* Random bytes: uniform, or mostly ASCII runs that cross the blocks. */
 static void test_random_bytes(void)
 {
@@ -137,12 +147,7 @@ static void test_random_bytes(void)
             n = next(&x) % sizeof s;
             for (size_t i = 0; i < n; i++) s[i] = (char)next(&x);
         } else {
-            int count = 1 + (int)(next(&x) % 40);
-            for (int i = 0; i < count; i++) {
-                const char *piece = pieces[next(&x) % NPIECES];
-                size_t len = strlen(piece);
-                if (n + len < sizeof s) memcpy(s + n, piece, len), n += len;
-            }
+            n = random_pieces(pieces, NPIECES, &x, s, sizeof s);
         }
         compare(s, next(&x) % (n + 1));
     }
@@ -164,13 +169,7 @@ static void test_json_escapes(void)
     long before = compared;
     differing = 0;
     for (int round = 0; round < RANDOM_ROUNDS; round++) {
-        size_t n = 0;
-        int count = 1 + (int)(next(&x) % 40);
-        for (int i = 0; i < count; i++) {
-            const char *piece = pieces[next(&x) % NPIECES];
-            size_t len = strlen(piece);
-            if (n + len < sizeof s) memcpy(s + n, piece, len), n += len;
-        }
+        size_t n = random_pieces(pieces, NPIECES, &x, s, sizeof s);
         jvalue v = {s, n, JSON_STRING, memchr(s, '\\', n) != NULL};
         compare_json(&v);
     }

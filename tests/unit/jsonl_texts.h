@@ -62,10 +62,13 @@ static inline int jsonl_collect(const char *path, const struct stat *st, int typ
 static inline int jsonl_by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The files under dir whose names hold ".json" (JSONL, plain or compressed; at most
- * JSONL_FILES_MAX), sorted by path, so a test reads the data in a fixed order. */
+ * JSONL_FILES_MAX), sorted by path, so a test reads the data in a fixed order. Each
+ * call returns the same list, made anew (the one before is gone). */
 static inline const jsonl_files *jsonl_files_under(const char *dir)
 {
     jsonl_files *f = jsonl_found();
+    for (int i = 0; i < f->n; i++) free(f->path[i]);
+    f->n = 0;
     nftw(dir, jsonl_collect, 16, FTW_PHYS);
     qsort(f->path, (size_t)f->n, sizeof *f->path, jsonl_by_name);
     return f;
