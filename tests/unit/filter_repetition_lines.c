@@ -13,6 +13,7 @@
 #include "filter/config.h"
 #include "filter/rules.h"
 #include "tests/tap.h"
+#include "tests/unit/newline_segments.h"
 
 #define TEXTS 3000
 #define MAX_LINES 40
@@ -55,29 +56,18 @@ typedef struct {
 /* Segments split on runs of at least min_run '\n' in s[a, b); duplicates by bytes. */
 static counts reference(const char *s, size_t a, size_t b, size_t min_run)
 {
-    size_t from[MAX_TEXT], to[MAX_TEXT], n = 0, start = a;
-    for (size_t i = a; i < b;) {
-        if (s[i] != '\n') {
-            i++;
-            continue;
-        }
-        size_t j = i;
-        while (j < b && s[j] == '\n') j++;
-        if (j - i >= min_run) {
-            from[n] = start, to[n++] = i;
-            start = j;
-        }
-        i = j;
-    }
-    from[n] = start, to[n++] = b;
+    seg segs[MAX_TEXT + 1];
+    size_t n = ref_split(s, a, b, min_run, segs);
     counts c = {n, 0, 0};
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n; k++) {
+        size_t len = segs[k].b - segs[k].a;
         for (size_t j = 0; j < k; j++)
-            if (to[j] - from[j] == to[k] - from[k] && memcmp(s + from[j], s + from[k], to[k] - from[k]) == 0) {
+            if (segs[j].b - segs[j].a == len && memcmp(s + segs[j].a, s + segs[k].a, len) == 0) {
                 c.dups++;
-                c.dup_chars += to[k] - from[k];
+                c.dup_chars += len;
                 break;
             }
+    }
     return c;
 }
 

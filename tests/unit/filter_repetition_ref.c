@@ -15,6 +15,7 @@
 #include "filter/words.h"
 #include "tests/tap.h"
 #include "tests/unit/web_samples.h"
+#include "tests/unit/newline_segments.h"
 #include "tests/unit/tokenize_corpus.h"
 
 /* Limit sets: top 2-, 3-, 4-gram, duplicated 5..10-gram (the n-gram's limit
@@ -33,11 +34,6 @@ static const limits limit_sets[] = {
     {{1, 1, 1}, 0.004, 1, -0.006},
 };
 #define N_LIMITS (sizeof limit_sets / sizeof limit_sets[0])
-
-/* A segment of the text: bytes [a, b), or k words from word a. */
-typedef struct {
-    size_t a, b;
-} seg;
 
 typedef struct {
     const char *s;
@@ -102,27 +98,6 @@ static void ref_duplicates(const char *s, const seg *segs, size_t n, size_t *dup
             (*dups)++;
             *dup_chars += uc_count(s + segs[i].a, segs[i].b - segs[i].a);
         }
-}
-
-/* Splits s[a, b) on runs of at least `min_run` '\n'. */
-static size_t ref_split(const char *s, size_t a, size_t b, size_t min_run, seg *out)
-{
-    size_t n = 0, start = a;
-    for (size_t i = a; i < b;) {
-        if (s[i] != '\n') {
-            i++;
-            continue;
-        }
-        size_t j = i;
-        while (j < b && s[j] == '\n') j++;
-        if (j - i >= min_run) {
-            out[n++] = (seg){start, i};
-            start = j;
-        }
-        i = j;
-    }
-    out[n++] = (seg){start, b};
-    return n;
 }
 
 static size_t gram_chars(const fwords *w, size_t i, size_t k)
