@@ -39,23 +39,9 @@ alt() { local tag=$1 r; shift; for r in $(seq $RUNS); do timed "$tag new" tok wi
 check() { local tag=$1; shift; if tok winnow "$@" 2> $W/err | cmp -s - ref.bin; then echo "SAME $tag"; else echo "DIFFERENT $tag"; head -3 $W/err; fi; }
 export WINNOW_TOKENIZE_TIMES=1
 
-python3 $D/tokenize_tokref.py jsonl $D/en_code.txt.zst $D/en_code.idx.tsv 0 > en.jsonl; zstd -dcq $D/multi.jsonl.zst > multi.jsonl
-mkdir -p parts zst1 gz1 zst gz one one-zst
-for i in $(seq 0 15); do # part i: en_code (i < 8) or multi x2, 946 MB in all; x9 below
-    if [ $i -lt 8 ]; then cat en.jsonl; else cat multi.jsonl multi.jsonl; fi > parts/q$i.jsonl
-done
-pids=
-for i in $(seq 0 15); do
-    zstd -q -3 -c parts/q$i.jsonl > zst1/q$i & pids="$pids $!"
-    gzip -6 -c parts/q$i.jsonl > gz1/q$i & pids="$pids $!"
-done
-wait $pids
-for i in $(seq 0 15); do
-    for k in $(seq $REPEAT); do cat parts/q$i.jsonl; done > parts/p$i.jsonl
-    for k in $(seq $REPEAT); do cat zst1/q$i; done > zst/p$i.jsonl.zst # concatenated frames: one stream
-    for k in $(seq $REPEAT); do cat gz1/q$i; done > gz/p$i.jsonl.gz    # concatenated members: one stream
-done
-rm -rf parts/q* zst1 gz1
+. $D/gpu_tokenize_inputs.sh
+tokenize_inputs $D $REPEAT
+mkdir -p one one-zst
 t0=$(date +%s.%N)
 pids=
 for i in $(seq 0 15); do

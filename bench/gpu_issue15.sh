@@ -47,23 +47,8 @@ each() {
 tok() { $B/winnow tokenize -q --encoding cl100k_base --vocab $V "$@"; }
 
 if [ "$PART" = tokenize ]; then
-    python3 $D/tokenize_tokref.py jsonl $D/en_code.txt.zst $D/en_code.idx.tsv 0 > en.jsonl; zstd -dcq $D/multi.jsonl.zst > multi.jsonl
-    mkdir -p parts zst1 gz1 zst gz
-    for i in $(seq 0 15); do # part i: en_code (i < 8) or multi x2, 946 MB in all; x9 below
-        if [ $i -lt 8 ]; then cat en.jsonl; else cat multi.jsonl multi.jsonl; fi > parts/q$i.jsonl
-    done
-    pids=
-    for i in $(seq 0 15); do
-        zstd -q -3 -c parts/q$i.jsonl > zst1/q$i & pids="$pids $!"
-        gzip -6 -c parts/q$i.jsonl > gz1/q$i & pids="$pids $!"
-    done
-    wait $pids
-    for i in $(seq 0 15); do
-        for k in $(seq $REPEAT); do cat parts/q$i.jsonl; done > parts/p$i.jsonl
-        for k in $(seq $REPEAT); do cat zst1/q$i; done > zst/p$i.jsonl.zst # concatenated frames: one stream
-        for k in $(seq $REPEAT); do cat gz1/q$i; done > gz/p$i.jsonl.gz    # concatenated members: one stream
-    done
-    rm -rf parts/q* zst1 gz1
+    . $D/gpu_tokenize_inputs.sh
+    tokenize_inputs $D $REPEAT
     cat parts/p*.jsonl > in8g.jsonl
     head -c 10000000 in8g.jsonl | sed '$d' > in10m.jsonl
     { cat en.jsonl en.jsonl; for k in 1 2 3 4 5 6 7; do cat multi.jsonl; done; } > in300m.jsonl
