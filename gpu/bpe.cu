@@ -463,8 +463,13 @@ typedef struct {
     size_t seg_begin, seg_end;
     tok_ids *out;
     size_t *doc_end;
+    gpu_bpe_id_sink *sink; /* NULL: the ids come to h_ids (copy kernel) and are copied into out */
     unsigned call; /* the encode call that launched it */
     bool busy;
+    /* the device's copy of its last batch's ids into a sink's place (fetch_ids), not yet waited for */
+    cudaEvent_t copied;
+    bool copy_pending;
+    unsigned copy_call; /* the call that launched that batch */
     int dev; /* index in gpu_bpe.devs */
 } batch_slot;
 
@@ -751,6 +756,7 @@ static int slot_alloc(gpu_bpe *g, batch_slot *s, wbuf *err)
     CUDA_TRY(cudaMalloc(&s->d_cub, s->cub_bytes));
     CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     for (int i = 0; i <= GPU_BPE_PHASES; i++) CUDA_TRY(cudaEventCreate(&s->phase[i]));
+    CUDA_TRY(cudaEventCreateWithFlags(&s->copied, cudaEventDisableTiming));
     return 0;
 }
 
@@ -772,6 +778,7 @@ static void slot_free(gpu_bpe *g, batch_slot *s)
         if (s->stream) cudaStreamDestroy(s->stream);
         for (int i = 0; i <= GPU_BPE_PHASES; i++)
             if (s->phase[i]) cudaEventDestroy(s->phase[i]);
+        if (s->copied) cudaEventDestroy(s->copied);
     }
     int dev = s->dev;
     memset(s, 0, sizeof *s);
@@ -1114,13 +1121,14 @@ static size_t batch_limit(const gpu_bpe *g)
 
 /* Packs segments from *next into slot s: the first always, more while they
  * fit batch_limit(); a host-only segment goes alone. */
-static void pack(gpu_bpe *g, batch_slot *s, size_t *next, tok_ids *out, size_t *doc_end)
+static void pack(gpu_bpe *g, batch_slot *s, size_t *next, tok_ids *out, size_t *doc_end, gpu_bpe_id_sink *sink)
 {
     size_t i = *next, bytes = 0, limit = batch_limit(g);
     const segment *segs = g->seg_bufs[g->seg_buf];
     s->segs = segs;
     s->out = out;
     s->doc_end = doc_end;
+    s->sink = sink;
     s->call = g->call;
     s->seg_begin = i;
     g->packed++;
@@ -1232,7 +1240,7 @@ static int launch(gpu_bpe *g, batch_slot *s, wbuf *err)
     gather_kernel<<<blocks((size_t)b->nslots * WARP, THREADS), THREADS, 0, st>>>(*b);
     first_kernel<<<blocks(b->nseg, THREADS), THREADS, 0, st>>>(*b);
     CUDA_TRY(cudaEventRecord(s->phase[5], st));
-    copy_ids_kernel<<<dev->copy_blocks, THREADS, 0, st>>>(*b);
+    if (!s->sink) copy_ids_kernel<<<dev->copy_blocks, THREADS, 0, st>>>(*b); /* else fetch_ids, once the count is known */
     CUDA_TRY(cudaEventRecord(s->phase[6], st));
     CUDA_TRY(cudaGetLastError());
     return 0;
@@ -1342,6 +1350,78 @@ static void copy_ids(void *arg, int t, int nt)
     for (uint32_t p; (p = j->next_part.fetch_add(1)) < j->nparts;) copy_id_part(j, p, j->nparts);
 }
 
+/* Brings the batch's total ids from the device (slot s has a sink): into
+ * the room its place() gives, *placed (the copy is waited for by
+ * wait_copies), else into h_ids, waited for here, for the copy into out. */
+static int fetch_ids(gpu_bpe *g, batch_slot *s, uint32_t total, uint32_t **placed, wbuf *err)
+{
+    *placed = s->sink->place(s->sink, total);
+    if (g->mode == GPU_BPE_EMULATE) {
+        if (*placed) memcpy(*placed, s->h_ids, (size_t)total * sizeof(uint32_t));
+        return 0;
+    }
+    uint32_t *dst = *placed ? *placed : s->h_ids;
+    CUDA_TRY(cudaMemcpyAsync(dst, s->b.ids, (size_t)total * sizeof(uint32_t), cudaMemcpyDeviceToHost, s->stream));
+    if (!*placed) {
+        CUDA_TRY(cudaStreamSynchronize(s->stream));
+        return 0;
+    }
+    CUDA_TRY(cudaEventRecord(s->copied, s->stream));
+    s->copy_pending = true;
+    s->copy_call = s->call;
+    return 0;
+}
+
+static void push_run(gpu_bpe_id_sink *sink, size_t at, const uint32_t *ids, size_t n)
+{
+    if (sink->nruns == sink->cap) {
+        sink->cap = sink->cap ? 2 * sink->cap : 64;
+        sink->runs = (gpu_bpe_run *)xrealloc(sink->runs, sink->cap * sizeof *sink->runs);
+    }
+    sink->runs[sink->nruns++] = (gpu_bpe_run){at, ids, n};
+}
+
+/* The batch's ids, placed at placed by fetch_ids, as runs of the sink from
+ * out place base on: one per stretch between long pieces' markers, whose
+ * merged ids go into out itself. */
+static void add_runs(const unpack_job *j, const uint32_t *placed, uint32_t total, size_t base)
+{
+    const gpu_bpe *g = j->g;
+    uint32_t nmarks = j->s->h_info->nlong;
+    for (uint32_t r = 0, k = 0;; r++) {
+        uint32_t end = r < nmarks ? j->marks[r].at : total;
+        if (end > k) push_run(j->s->sink, base + k + j->grow[r], placed + k, end - k);
+        if (r == nmarks) break;
+        uint32_t i = j->marks[r].piece;
+        memcpy(j->out + end + j->grow[r], g->long_ids[i % g->host_threads].ids + g->long_at[i],
+               g->long_n[i] * sizeof(uint32_t));
+        k = end + 1;
+    }
+}
+
+/* Waits for the device's copies into sinks' places (fetch_ids) of the
+ * batches of calls before this one, or (all) of every call: their ids are
+ * then where their runs say. 0, or -1 with a message in err, *failed the
+ * slot whose copy failed. */
+static int wait_copies(gpu_bpe *g, bool all, batch_slot **failed, wbuf *err)
+{
+    int rc = 0;
+    for (int i = 0; i < NSLOTS * g->ndevs; i++) {
+        batch_slot *s = &g->slots[i];
+        if (!s->copy_pending || (!all && s->copy_call == g->call)) continue;
+        s->copy_pending = false;
+        if (rc) continue;
+        cudaError_t e = cudaSetDevice(g->devs[s->dev].id);
+        if (e == cudaSuccess) e = cudaEventSynchronize(s->copied);
+        if (e != cudaSuccess) {
+            buf_printf(err, "CUDA: copying a batch's ids to the host: %s", cudaGetErrorString(e));
+            *failed = s;
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
 static int mark_order(const void *a, const void *b)
 {
     uint32_t x = ((const long_mark *)a)->at, y = ((const long_mark *)b)->at;
@@ -1377,6 +1457,8 @@ static int unpack(gpu_bpe *g, batch_slot *s, wbuf *err)
         }
     }
     uint32_t nseg = s->b.nseg, total = s->h_info->total;
+    uint32_t *placed = NULL;
+    if (s->sink && total && fetch_ids(g, s, total, &placed, err)) return -1;
     uint32_t next_first = total; /* an empty segment starts where the next non-empty one does */
     for (uint32_t d = nseg; d-- > 0;) {
         if (s->h_first[d] == NO_FIRST) s->h_first[d] = next_first;
@@ -1401,10 +1483,14 @@ static int unpack(gpu_bpe *g, batch_slot *s, wbuf *err)
         out->ids = (uint32_t *)xrealloc(out->ids, out->cap * sizeof *out->ids);
     }
     job.out = out->ids + out->n;
-    job.nparts = total / UNPACK_PART_IDS; /* and at least a few parts per thread, to even out small batches */
-    if (job.nparts < UNPACK_MIN_PARTS * (uint32_t)(nt + 1)) job.nparts = UNPACK_MIN_PARTS * (uint32_t)(nt + 1);
-    job.next_part = 0;
-    run_parallel_with_caller(g, copy_ids, &job, nt);
+    if (placed) {
+        add_runs(&job, placed, total, out->n);
+    } else {
+        job.nparts = total / UNPACK_PART_IDS; /* and at least a few parts per thread, to even out small batches */
+        if (job.nparts < UNPACK_MIN_PARTS * (uint32_t)(nt + 1)) job.nparts = UNPACK_MIN_PARTS * (uint32_t)(nt + 1);
+        job.next_part = 0;
+        run_parallel_with_caller(g, copy_ids, &job, nt);
+    }
     for (uint32_t d = 0; d < nseg; d++) {
         size_t end = d + 1 < nseg ? s->h_first[d + 1] + grow[marks_before(marks, nlong, s->h_first[d + 1])] : grown;
         doc_end[s->segs[s->seg_begin + d].doc] = out->n + end;
@@ -1505,8 +1591,7 @@ static void retire_device(gpu_bpe *g, int dev, wbuf *err)
  * for the others and retires the failed batch's device. */
 static int finish_in_flight(gpu_bpe *g, wbuf *err)
 {
-    if (!g->in_flight) return 0;
-    int rc = 0, n = g->flight_n;
+    int rc = 0, n = g->in_flight ? g->flight_n : 0;
     batch_slot *failed = NULL;
     for (int i = 0; i < n; i++) {
         batch_slot *s = &g->slots[g->flight_order[(g->turn % n + i) % n]];
@@ -1514,6 +1599,7 @@ static int finish_in_flight(gpu_bpe *g, wbuf *err)
         s->busy = false;
     }
     g->in_flight = false;
+    if (!rc) rc = wait_copies(g, true, &failed, err);
     if (failed) retire_device(g, failed->dev, err);
     return rc;
 }
@@ -1521,7 +1607,7 @@ static int finish_in_flight(gpu_bpe *g, wbuf *err)
 /* Encodes the documents; with keep_in_flight it may return with this
  * call's last batches still on the device (gpu_bpe_encode_begin). */
 static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
-                  size_t *doc_end, bool keep_in_flight, wbuf *err)
+                  size_t *doc_end, bool keep_in_flight, gpu_bpe_id_sink *sink, wbuf *err)
 {
     int order[NSLOTS * MAX_DEVICES], nactive = active_slots(g, order);
     if (!nactive) { /* none ready: wait for those still being set up, if any */
@@ -1566,7 +1652,7 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
             break;
         }
         double t0 = seconds_now();
-        pack(g, s, &next, out, doc_end);
+        pack(g, s, &next, out, doc_end, sink);
         double t1 = seconds_now();
         g->host_seconds[0] += t1 - t0;
         rc = launch(g, s, err);
@@ -1586,10 +1672,11 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
         if (s->busy && !rc && (rc = unpack(g, s, err))) failed = s;
         s->busy = false;
     }
+    if (!rc) rc = wait_copies(g, false, &failed, err); /* the calls before are complete */
     g->turn = turn; /* the next call goes on from here, so a call of few batches does not always start on device 0 */
     g->in_flight = kept && !rc;
     g->flight_n = nactive;
-    memcpy(g->flight_order, order, sizeof(int) * nactive);
+    for (int i = 0; i < nactive; i++) g->flight_order[i] = order[i];
     if (rc) {
         for (int i = 0; i < nactive; i++) g->slots[order[i]].busy = false;
         g->in_flight = false;
@@ -1602,23 +1689,24 @@ extern "C" int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t
                               size_t *doc_end, wbuf *err)
 {
     g->texts_pinned = false;
-    return encode(g, texts, lens, ndocs, out, doc_end, false, err);
+    return encode(g, texts, lens, ndocs, out, doc_end, false, NULL, err);
 }
 
 extern "C" int gpu_bpe_encode_pinned(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs,
                                      tok_ids *out, size_t *doc_end, wbuf *err)
 {
     g->texts_pinned = true;
-    int rc = encode(g, texts, lens, ndocs, out, doc_end, false, err);
+    int rc = encode(g, texts, lens, ndocs, out, doc_end, false, NULL, err);
     g->texts_pinned = false;
     return rc;
 }
 
 extern "C" int gpu_bpe_encode_begin(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs,
-                                    bool texts_pinned, tok_ids *out, size_t *doc_end, wbuf *err)
+                                    bool texts_pinned, tok_ids *out, size_t *doc_end, gpu_bpe_id_sink *sink,
+                                    wbuf *err)
 {
     g->texts_pinned = texts_pinned;
-    int rc = encode(g, texts, lens, ndocs, out, doc_end, true, err);
+    int rc = encode(g, texts, lens, ndocs, out, doc_end, true, sink, err);
     g->texts_pinned = false;
     return rc;
 }

@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/buf.h"
 #include "tokenize/tokenizer.h"
@@ -75,17 +76,44 @@ int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, siz
 int gpu_bpe_encode_pinned(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,
                           size_t *doc_end, wbuf *err);
 
+/* A stretch of a call's ids that the device wrote into the caller's memory
+ * (gpu_bpe_id_sink) instead of out: ids at .. at + n of out's numbering
+ * lie at ids[0 .. n). */
+typedef struct {
+    size_t at;
+    const uint32_t *ids;
+    size_t n;
+} gpu_bpe_run;
+
+/* Where a call's ids may go instead of being copied into out: for each
+ * batch, place(sink, n) gives room for its n ids in memory registered with
+ * gpu_bpe_host_register (called on the encoding thread, batch after batch in
+ * input order), and the device copies them there; or returns NULL, and they
+ * are copied into out as without a sink. The library appends a run per
+ * stretch placed (runs, nruns, cap: grown with realloc, freed by the
+ * caller), in order; out->n and doc_end count every id as usual, and the
+ * ids that no run covers (pieces merged on the host, documents encoded on
+ * the host, batches not placed) are at their place in out->ids. */
+typedef struct gpu_bpe_id_sink {
+    uint32_t *(*place)(struct gpu_bpe_id_sink *sink, size_t n);
+    void *ctx; /* the caller's */
+    gpu_bpe_run *runs;
+    size_t nruns, cap;
+} gpu_bpe_id_sink;
+
 /* The same (texts_pinned: as gpu_bpe_encode_pinned), but the call may
  * return with its last batches still on the device, their ids not yet in
  * out and doc_end: the next call (of any of the three) completes them
  * before its own, as does gpu_bpe_finish. So the device works on while
  * the caller passes on the block before and comes back with the next,
  * instead of each call starting with nothing in flight and waiting for its
- * last batch. The texts, out and doc_end must stay until then. Returns -1
+ * last batch. The texts, out and doc_end must stay until then. With a sink
+ * (else NULL), the ids go where its place() says (no copy on the host), and
+ * "complete" includes the device's copies into the places. Returns -1
  * with a message in err when a batch of this call or of the call before
  * failed: the ids of both are then incomplete. */
 int gpu_bpe_encode_begin(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, bool texts_pinned,
-                         tok_ids *out, size_t *doc_end, wbuf *err);
+                         tok_ids *out, size_t *doc_end, gpu_bpe_id_sink *sink, wbuf *err);
 
 /* Completes the batches gpu_bpe_encode_begin left on the device (none:
  * returns 0 at once): 0, or -1 with a message in err when one failed (that

@@ -32,9 +32,9 @@ int gpu_bpe_encode_pinned(gpu_bpe *g, const char *const *texts, const size_t *le
 }
 
 int gpu_bpe_encode_begin(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, bool texts_pinned,
-                         tok_ids *out, size_t *doc_end, wbuf *err)
+                         tok_ids *out, size_t *doc_end, gpu_bpe_id_sink *sink, wbuf *err)
 {
-    (void)texts_pinned;
+    (void)texts_pinned, (void)sink;
     return gpu_bpe_encode(g, texts, lens, ndocs, out, doc_end, err);
 }
 

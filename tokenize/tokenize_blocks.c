@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "core/team.h"
 #include "core/util.h"
 #include "gpu/bpe.h"
+#include "tokenize/id_ring.h"
 #include "tokenize/token_format.h"
 
 /* JSONL per block once the GPU encodes: one encode call, its batches in flight. */
@@ -56,6 +58,17 @@
 #define FAULT_AT_START_MIN_BYTES ((uint64_t)PINNED_BUFFERS * GPU_BLOCK_BYTES)
 /* Pinned text buffers are whole huge pages (the driver registers whole pages). */
 #define TEXT_PAGE ((size_t)2 << 20)
+/* --format bin: the pinned ring the device copies the ids into, where the
+ * writer writes them from (no copy on the host). Ids take ~1.1 bytes per
+ * byte of JSONL on real text (cl100k), so this holds ~2.7 blocks' ids: the
+ * block held for its last batches and the one being encoded, with room to
+ * spare; a batch that finds no room waits for the writer to give some back
+ * when blocks it has been given hold any, else is copied into the block's
+ * own id array, as without the ring. */
+#define ID_RING_BYTES ((size_t)768 << 20)
+/* ... and in the test modes, with their 1 MiB blocks: small, so that tests
+ * see the ring full (a wait, a copy), wrapping and given back. */
+#define TEST_ID_RING_BYTES ((size_t)1 << 20)
 #define THREADS_MAX 64 /* team threads (more make ranges too small to pay) */
 /* --format bin goes to the output as pieces (writev: each document's ids
  * straight from the block's id array, no formatting copy) when documents
@@ -108,6 +121,8 @@ typedef struct tb_block {
     size_t *lens, *close, *doc_end;
     uint64_t first_ordinal;
     tok_ids ids;
+    gpu_bpe_id_sink sink; /* --format bin on the GPU: runs of ids that lie in the ring, not in ids */
+    uint64_t ring_end;    /* the ring's mark to give back once the block is written (0: none) */
     struct tb_block *next_free;
 } tb_block;
 
@@ -121,7 +136,8 @@ typedef struct {
 /* Seconds spent, for TIMES_ENV. */
 typedef struct {
     double source, scan, scan_wait, encode_gpu, encode_cpu, encode_wait, format, write, finish, gpu_start, total;
-    uint64_t blocks_gpu, blocks_cpu, bytes_gpu, bytes_cpu;
+    double ring_wait; /* the main thread waiting for the writer to give ring room back */
+    uint64_t blocks_gpu, blocks_cpu, bytes_gpu, bytes_cpu, ids_ring, ids_copied;
 } tb_times;
 
 struct tb_ctx;
@@ -147,6 +163,8 @@ typedef struct {
     bool fault_at_start; /* from the start (large input), else once the device check is done */
     char *text_mem[PINNED_BUFFERS];
     size_t text_bytes;
+    char *ring_mem; /* --format bin: the id ring's memory, faulted in after the text buffers */
+    size_t ring_bytes;
     pthread_t faulter;
     bool faulter_started;
 } gpu_start;
@@ -198,6 +216,11 @@ typedef struct tb_ctx {
     tb_queue scanned, encoded;
     tb_block *free_blocks;
     tb_pinned *free_pinned;
+    /* --format bin on the GPU: the id ring (under lock), once its memory is pinned */
+    id_ring ring;
+    char *ring_mem;           /* registered: the ring is in use */
+    uint64_t ring_passed;     /* the ring mark of the last block handed to the writer (main thread) */
+    bool writer_done;         /* the writer wrote its last block: the ring's memory can go (under lock) */
 } tb_ctx;
 
 /* Whether enc runs blocks of the GPU's sizes (a real GPU, now or later). */
@@ -295,6 +318,10 @@ static void *fault_text_buffers(void *arg)
         gs->text_mem[i] = xmalloc_huge(gs->text_bytes);
         pages_populate(gs->text_mem[i], gs->text_bytes, TEXT_FAULT_THREADS);
     }
+    if (gs->ring_bytes && !atomic_load(&gs->stop_pinning)) {
+        gs->ring_mem = xmalloc_huge(gs->ring_bytes);
+        pages_populate(gs->ring_mem, gs->ring_bytes, TEXT_FAULT_THREADS);
+    }
     gs->faulting = now_seconds() - t0;
     return NULL;
 }
@@ -306,6 +333,7 @@ static void start_faulting(gpu_start *gs)
     size_t len = gpu_sized(gs->owner->enc) ? GPU_BLOCK_BYTES : TEST_BLOCK_BYTES;
     len += len / PINNED_SLACK;
     gs->text_bytes = (len + TEXT_PAGE - 1) / TEXT_PAGE * TEXT_PAGE;
+    if (gs->owner->format == TOKENIZE_BIN) gs->ring_bytes = gpu_sized(gs->owner->enc) ? ID_RING_BYTES : TEST_ID_RING_BYTES;
     gs->faulter_started = pthread_create(&gs->faulter, NULL, fault_text_buffers, gs) == 0;
 }
 
@@ -334,6 +362,18 @@ static void pin_text_buffers(tb_ctx *c)
         put_pinned(c, pin);
         gs->npinned++;
     }
+    char *m = gs->ring_mem;
+    gs->ring_mem = NULL;
+    if (m && (!gs->g || atomic_load(&gs->stop_pinning) || gpu_bpe_host_register(gs->g, m, gs->ring_bytes))) {
+        free(m);
+        m = NULL;
+    }
+    if (m) {
+        pthread_mutex_lock(&c->lock);
+        id_ring_init(&c->ring, (uint32_t *)(void *)m, gs->ring_bytes / sizeof(uint32_t));
+        c->ring_mem = m;
+        pthread_mutex_unlock(&c->lock);
+    }
     gs->pinning = now_seconds() - t0;
 }
 
@@ -354,6 +394,17 @@ static void free_pinned(tb_ctx *c)
         free(pin);
     }
     c->free_pinned = NULL;
+}
+
+/* Frees the id ring's memory once the writer is done with it; before the GPU closes. */
+static void free_ring(tb_ctx *c)
+{
+    pthread_mutex_lock(&c->lock);
+    while (c->ring_mem && !c->writer_done) pthread_cond_wait(&c->changed, &c->lock);
+    char *m = c->ring_mem;
+    c->ring_mem = NULL;
+    pthread_mutex_unlock(&c->lock);
+    if (m) gpu_bpe_host_free(c->gpu.g, m);
 }
 
 /* Splits the block into nt ranges of whole lines. */
@@ -583,17 +634,61 @@ static void pass_on(tb_ctx *c, tb_block *b)
     uint64_t ntokens = b->ids.n + ok * ((c->bos != TOKEN_FORMAT_NONE) + (c->eos != TOKEN_FORMAT_NONE));
     stats_add(&c->stats, "tokens", (double)ntokens);
     double t0 = now_seconds();
+    uint64_t ring_end = b->ring_end; /* b is the writer's once pushed */
     queue_push(c, &c->encoded, b);
+    if (ring_end > c->ring_passed) c->ring_passed = ring_end;
     c->times.encode_wait += now_seconds() - t0;
 }
 
-/* Encodes block b on the CPU, whatever it holds already. */
+/* gpu_bpe_id_sink's place for block b (the sink's owner): room for n ids in
+ * the ring. When there is none, waits for the writer to give some back if
+ * blocks handed to it still hold ring room (they will be written without
+ * this thread's help); else NULL (the ids are copied into b's own array):
+ * the room is held by b and the block before it, which the writer gets
+ * only after this call. */
+static uint32_t *ring_place(gpu_bpe_id_sink *sink, size_t n)
+{
+    tb_ctx *c = sink->ctx;
+    tb_block *b = (tb_block *)(void *)((char *)sink - offsetof(tb_block, sink));
+    double t0 = now_seconds();
+    uint64_t end = 0;
+    pthread_mutex_lock(&c->lock);
+    uint32_t *p;
+    while (!(p = id_ring_take(&c->ring, n, &end)) && id_ring_given_back(&c->ring) < c->ring_passed)
+        pthread_cond_wait(&c->changed, &c->lock);
+    pthread_mutex_unlock(&c->lock);
+    c->times.ring_wait += now_seconds() - t0;
+    if (p) {
+        b->ring_end = end;
+        c->times.ids_ring += n;
+    } else {
+        c->times.ids_copied += n;
+    }
+    return p;
+}
+
+/* Block b's sink for its GPU call: the ring, when it is in use (--format
+ * bin, its memory pinned), else NULL (ids copied into b->ids). */
+static gpu_bpe_id_sink *ring_sink(tb_ctx *c, tb_block *b)
+{
+    pthread_mutex_lock(&c->lock);
+    bool ring = c->ring_mem != NULL;
+    pthread_mutex_unlock(&c->lock);
+    if (!ring) return NULL;
+    b->sink.place = ring_place;
+    b->sink.ctx = c;
+    return &b->sink;
+}
+
+/* Encodes block b on the CPU, whatever it holds already (its ring room, if
+ * any, is given back once it is written, as always). */
 static void encode_on_cpu(tb_ctx *c, tb_block *b)
 {
     double t0 = now_seconds();
     tb_block *cur = c->cur;
     c->cur = b;
     b->ids.n = 0;
+    b->sink.nruns = 0;
     encode_cpu(c, b);
     c->cur = cur;
     c->times.encode_cpu += now_seconds() - t0;
@@ -628,12 +723,15 @@ static void encode_block(tb_ctx *c, tb_block *b)
 {
     double t0 = now_seconds();
     b->ids.n = 0;
+    b->sink.nruns = 0;
+    b->ring_end = 0;
     int state = c->enc == TB_ENCODE_CPU ? GPU_FAILED : atomic_load(&c->gpu.state);
     if (state == GPU_FAILED && c->gpu_required) gpu_refuse(c->gpu.why.data);
     reserve_ids(b);
     if (state == GPU_READY) {
         wbuf err = WBUF_INIT;
-        int rc = gpu_bpe_encode_begin(c->gpu.g, b->texts, b->lens, b->n, b->pinned != NULL, &b->ids, b->doc_end, &err);
+        int rc = gpu_bpe_encode_begin(c->gpu.g, b->texts, b->lens, b->n, b->pinned != NULL, &b->ids, b->doc_end,
+                                      ring_sink(c, b), &err);
         c->times.encode_gpu += now_seconds() - t0;
         tb_block *before = c->held;
         c->held = NULL;
@@ -669,11 +767,46 @@ static bool queue_ready(tb_ctx *c, tb_queue *q)
 
 /* ---- format and write (the writer thread) ---- */
 
+/* Document k's ids where they lie whole: in b->ids, which holds them all
+ * unless the block has ring runs (--format bin on the GPU: then only the
+ * count is right; ids_piece finds them). */
 static size_t doc_ids(const tb_block *b, size_t k, const uint32_t **ids)
 {
     size_t from = k ? b->doc_end[k - 1] : 0;
     *ids = b->ids.ids + from;
     return b->doc_end[k] - from;
+}
+
+/* The first run of b's sink that does not end at or before id place from. */
+static size_t first_run(const tb_block *b, size_t from)
+{
+    size_t lo = 0, hi = b->sink.nruns;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (b->sink.runs[mid].at + b->sink.runs[mid].n <= from) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The first piece of ids [from, to) of block b (from < to), at *p: in the
+ * ring where one of the device's runs holds id from, else in b->ids up to
+ * the next run. *run is the first run not wholly before from, moved on
+ * from where it was (first_run, then the same walk forward). Returns its
+ * number of ids. */
+static size_t ids_piece(const tb_block *b, size_t *run, size_t from, size_t to, const uint32_t **p)
+{
+    const gpu_bpe_run *r = b->sink.runs;
+    size_t nr = b->sink.nruns, end = to;
+    while (*run < nr && r[*run].at + r[*run].n <= from) (*run)++;
+    if (*run < nr && r[*run].at <= from) {
+        *p = r[*run].ids + (from - r[*run].at);
+        if (r[*run].at + r[*run].n < end) end = r[*run].at + r[*run].n;
+    } else {
+        *p = b->ids.ids + from;
+        if (*run < nr && r[*run].at < end) end = r[*run].at;
+    }
+    return end - from;
 }
 
 /* Bytes of --format bin for the writer's range t. */
@@ -700,41 +833,52 @@ static void bin_write_range(void *arg, int t, int nt)
     for (int u = 0; u < t; u++) at += c->fmt_bytes[u];
     uint32_t extra = (c->bos != TOKEN_FORMAT_NONE) + (c->eos != TOKEN_FORMAT_NONE);
     char *p = c->bin.data + at;
-    for (size_t k = c->fmt_bounds[t]; k < c->fmt_bounds[t + 1]; k++) {
+    size_t k0 = c->fmt_bounds[t], run = first_run(b, k0 ? b->doc_end[k0 - 1] : 0);
+    for (size_t k = k0; k < c->fmt_bounds[t + 1]; k++) {
         if (b->fail[k]) continue;
-        const uint32_t *ids;
-        size_t n = doc_ids(b, k, &ids);
-        uint32_t count = (uint32_t)n + extra; /* little-endian hosts only (x86-64, arm64), as the engine path */
+        size_t from = k ? b->doc_end[k - 1] : 0, to = b->doc_end[k];
+        uint32_t count = (uint32_t)(to - from) + extra; /* little-endian hosts only (x86-64, arm64), as the engine path */
         memcpy(p, &count, sizeof count), p += sizeof count;
         if (c->bos != TOKEN_FORMAT_NONE) memcpy(p, &c->bos, sizeof c->bos), p += sizeof c->bos;
-        memcpy(p, ids, n * sizeof *ids), p += n * sizeof *ids;
+        for (size_t at = from; at < to;) {
+            const uint32_t *ids;
+            size_t n = ids_piece(b, &run, at, to, &ids);
+            memcpy(p, ids, n * sizeof *ids), p += n * sizeof *ids;
+            at += n;
+        }
         if (c->eos != TOKEN_FORMAT_NONE) memcpy(p, &c->eos, sizeof c->eos), p += sizeof c->eos;
     }
 }
 
 /* Writes block b in --format bin as pieces: per document its count (and
- * BOS), its ids where they lie, its EOS. */
+ * BOS), its ids where they lie (in the ring where the device put them, else
+ * in the block's id array), its EOS. */
 static void write_bin_pieces(tb_ctx *c, const tb_block *b)
 {
     if (c->heads_cap < 2 * b->n) {
         c->heads_cap = 2 * b->n;
         c->heads = xrealloc(c->heads, c->heads_cap * sizeof *c->heads);
     }
-    if (c->iov_cap < 3 * b->n) {
-        c->iov_cap = 3 * b->n;
+    size_t iov_max = 3 * b->n + 2 * b->sink.nruns + 1; /* each run adds a piece at most at each end */
+    if (c->iov_cap < iov_max) {
+        c->iov_cap = iov_max;
         c->iov = xrealloc(c->iov, c->iov_cap * sizeof *c->iov);
     }
     uint32_t extra = (c->bos != TOKEN_FORMAT_NONE) + (c->eos != TOKEN_FORMAT_NONE);
-    size_t niov = 0, head_words = 1 + (c->bos != TOKEN_FORMAT_NONE);
+    size_t niov = 0, head_words = 1 + (c->bos != TOKEN_FORMAT_NONE), run = 0;
     for (size_t k = 0; k < b->n; k++) {
         if (b->fail[k]) continue;
-        const uint32_t *ids;
-        size_t n = doc_ids(b, k, &ids);
+        size_t from = k ? b->doc_end[k - 1] : 0, to = b->doc_end[k];
         uint32_t *head = c->heads + 2 * k;
-        head[0] = (uint32_t)n + extra; /* little-endian hosts only (x86-64, arm64), as the engine path */
+        head[0] = (uint32_t)(to - from) + extra; /* little-endian hosts only (x86-64, arm64), as the engine path */
         head[1] = c->bos;
         c->iov[niov++] = (struct iovec){head, head_words * sizeof *head};
-        if (n) c->iov[niov++] = (struct iovec){(void *)ids, n * sizeof *ids};
+        for (size_t at = from; at < to;) {
+            const uint32_t *ids;
+            size_t n = ids_piece(b, &run, at, to, &ids);
+            c->iov[niov++] = (struct iovec){(void *)ids, n * sizeof *ids};
+            at += n;
+        }
         if (c->eos != TOKEN_FORMAT_NONE) c->iov[niov++] = (struct iovec){&c->eos, sizeof c->eos};
     }
     output_writev(c->out, c->iov, niov);
@@ -874,6 +1018,7 @@ static void free_block(tb_block *b, int nt)
     for (int t = 0; b->ranges && t < nt; t++) free(b->ranges[t].docs), buf_free(&b->ranges[t].decoded);
     free(b->ranges);
     free(b->texts), free(b->lines), free(b->fail), free(b->lens), free(b->close), free(b->doc_end);
+    free(b->sink.runs);
     ids_free(&b->ids);
     free(b);
 }
@@ -919,8 +1064,16 @@ static void *writer_main(void *arg)
     for (tb_block *b; (b = queue_pop(c, &c->encoded));) {
         write_block(c, b);
         block_source_release(c->src, &b->src);
+        pthread_mutex_lock(&c->lock); /* its ids are written: their ring room can be taken again */
+        if (b->ring_end) id_ring_give_back(&c->ring, b->ring_end);
+        pthread_cond_broadcast(&c->changed);
+        pthread_mutex_unlock(&c->lock);
         give_block(c, b);
     }
+    pthread_mutex_lock(&c->lock);
+    c->writer_done = true;
+    pthread_cond_broadcast(&c->changed);
+    pthread_mutex_unlock(&c->lock);
     return NULL;
 }
 
@@ -949,6 +1102,7 @@ static void *close_gpu(void *arg)
     gs->started = false;
     double t0 = now_seconds();
     free_pinned(gs->owner);
+    free_ring(gs->owner);
     gpu_bpe_close(gs->g);
     gs->closing = now_seconds() - t0;
     return NULL;
@@ -977,6 +1131,10 @@ static void print_times(const tb_ctx *c)
                 "(beside the start), registered in %.3f | closed in %.3f\n",
                 host[0], host[1], host[2], host[3], c->gpu_kernels, dev[0], dev[1], dev[2], dev[3], dev[4], dev[5],
                 c->gpu_by_device, c->gpu.npinned, c->gpu.faulting, c->gpu.pinning, c->gpu.closing);
+        if (c->gpu.ring_bytes)
+            fprintf(stderr, "id ring (%.0f MB): %llu ids written from it, %llu copied (no room); waited %.3f s\n",
+                    c->gpu.ring_bytes / 1e6, (unsigned long long)m->ids_ring, (unsigned long long)m->ids_copied,
+                    m->ring_wait);
     }
     /* on the wall clock, so that a caller's own clock shows the process start before and the exit after */
     struct timespec now;

@@ -63,6 +63,19 @@ if blocks --format bin "$TMP/edge.jsonl" > "$TMP/emu.bin" 2> "$TMP/emu.err"; the
     blocks --format bin --bos --eos "$TMP/short.jsonl" "$TMP/edge.jsonl" > "$TMP/emu3.bin" 2> /dev/null
     tok --device cpu --format bin --bos --eos "$TMP/short.jsonl" "$TMP/edge.jsonl" > "$TMP/ref3.bin" 2> /dev/null
     ok "emulated GPU code in the block path: same bin with BOS and EOS (short documents, then long)" cmp "$TMP/ref3.bin" "$TMP/emu3.bin"
+    # --format bin is written from the id ring the device copied the ids into where there was room (1 MiB
+    # in this mode: odd.jsonl's block fits, a 1 MiB block of multi, ~1.4 MB of ids, does not), else from
+    # the block's own array; the output read late, so the writer gives ring room back late
+    WINNOW_TOKENIZE_TIMES=1 blocks --format bin --eos --stats "$TMP/emu4.stats" "$TMP/multi.jsonl" "$TMP/odd.jsonl" \
+        2> "$TMP/emu4.err" | { sleep 1; cat; } > "$TMP/emu4.bin"
+    tok --device cpu --format bin --eos --stats "$TMP/ref4.stats" "$TMP/multi.jsonl" "$TMP/odd.jsonl" > "$TMP/ref4.bin" 2> "$TMP/ref4.err"
+    ok "emulated GPU code, bin through the id ring and read late: same bytes (multi, odd lines)" cmp "$TMP/ref4.bin" "$TMP/emu4.bin"
+    grep -v '"seconds"' "$TMP/ref4.stats" > "$TMP/ref4.s"; grep -v '"seconds"' "$TMP/emu4.stats" > "$TMP/emu4.s"
+    ok "... same --stats" cmp "$TMP/ref4.s" "$TMP/emu4.s"
+    grep -Ev '^(tokenize (times|cpu|clock)|gpu library|id ring)' "$TMP/emu4.err" > "$TMP/emu4.warn"
+    ok "... same warnings, same order" cmp "$TMP/ref4.err" "$TMP/emu4.warn"
+    ok "... ids were written from the ring, and copied where it had no room" \
+        grep -Eq 'id ring \(1 MB\): [1-9][0-9]* ids written from it, [1-9][0-9]* copied' "$TMP/emu4.err"
 else
     ok "without CUDA the emulation says why" grep -q "without CUDA" "$TMP/emu.err"
 fi
