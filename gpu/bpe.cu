@@ -93,6 +93,8 @@ extern "C" {
 /* Ids per part of the unpack copy (1 MiB), which threads take one at a time. */
 #define UNPACK_PART_IDS ((uint32_t)1 << 18)
 #define UNPACK_MIN_PARTS 4 /* per thread, at least */
+/* Threads that merge a batch's long pieces on the host (the calling thread alone when 1). */
+#define LONG_MERGE_THREADS 16
 #define DEV_TABLES 12 /* device copies of tables: class stages, vocabulary (5), pairs, bytes, merges */
 #define NFC_FIRST_LEAD 0xCC  /* UTF-8 lead byte of U+0300, the first character NFC may change */
 
@@ -511,7 +513,8 @@ struct gpu_bpe {
     wpool *pool;
     bpe_scratch scratch[HOST_THREADS_MAX];
     tok_ids long_ids[HOST_THREADS_MAX]; /* long pieces' ids, by the thread that merged them */
-    uint32_t *long_at, *long_n;         /* per long piece: where in long_ids[i % threads], how many */
+    uint32_t *long_at, *long_n;         /* per long piece: where in long_ids[i % long_threads], how many */
+    int long_threads;                   /* threads that merged the last batch's long pieces */
     /* this call's segments; two arrays in turn, so that a call's batches left in flight
      * (gpu_bpe_encode_begin) keep theirs while the next call makes its own */
     segment *seg_bufs[2];
@@ -1334,7 +1337,7 @@ static void copy_id_part(unpack_job *j, uint32_t t, uint32_t nt)
         memcpy(j->out + k + j->grow[r], src + k, (size_t)(end - k) * sizeof(uint32_t));
         if (end == hi) break;
         uint32_t i = j->marks[r].piece;
-        memcpy(j->out + end + j->grow[r], g->long_ids[i % g->host_threads].ids + g->long_at[i],
+        memcpy(j->out + end + j->grow[r], g->long_ids[i % g->long_threads].ids + g->long_at[i],
                g->long_n[i] * sizeof(uint32_t));
         k = end + 1;
     }
@@ -1382,19 +1385,28 @@ static void push_run(gpu_bpe_id_sink *sink, size_t at, const uint32_t *ids, size
 }
 
 /* The batch's ids, placed at placed by fetch_ids, as runs of the sink from
- * out place base on: one per stretch between long pieces' markers, whose
- * merged ids go into out itself. */
+ * out place base on: one per stretch between long pieces' markers, and one
+ * per long piece, whose merged ids are copied into a place of their own
+ * (else into out itself), so that out's pages are not touched. */
 static void add_runs(const unpack_job *j, const uint32_t *placed, uint32_t total, size_t base)
 {
     const gpu_bpe *g = j->g;
+    gpu_bpe_id_sink *sink = j->s->sink;
     uint32_t nmarks = j->s->h_info->nlong;
+    uint32_t *long_room = nmarks ? sink->place(sink, nmarks + j->grow[nmarks]) : NULL; /* every long piece's ids */
     for (uint32_t r = 0, k = 0;; r++) {
         uint32_t end = r < nmarks ? j->marks[r].at : total;
-        if (end > k) push_run(j->s->sink, base + k + j->grow[r], placed + k, end - k);
+        if (end > k) push_run(sink, base + k + j->grow[r], placed + k, end - k);
         if (r == nmarks) break;
-        uint32_t i = j->marks[r].piece;
-        memcpy(j->out + end + j->grow[r], g->long_ids[i % g->host_threads].ids + g->long_at[i],
-               g->long_n[i] * sizeof(uint32_t));
+        uint32_t i = j->marks[r].piece, n = g->long_n[i];
+        const uint32_t *ids = g->long_ids[i % g->long_threads].ids + g->long_at[i];
+        if (long_room) {
+            memcpy(long_room, ids, n * sizeof *ids);
+            push_run(sink, base + end + j->grow[r], long_room, n);
+            long_room += n;
+        } else {
+            memcpy(j->out + end + j->grow[r], ids, n * sizeof *ids);
+        }
         k = end + 1;
     }
 }
@@ -1411,8 +1423,10 @@ static int wait_copies(gpu_bpe *g, bool all, batch_slot **failed, wbuf *err)
         if (!s->copy_pending || (!all && s->copy_call == g->call)) continue;
         s->copy_pending = false;
         if (rc) continue;
+        double t0 = seconds_now();
         cudaError_t e = cudaSetDevice(g->devs[s->dev].id);
         if (e == cudaSuccess) e = cudaEventSynchronize(s->copied);
+        g->host_seconds[1] += seconds_now() - t0;
         if (e != cudaSuccess) {
             buf_printf(err, "CUDA: copying a batch's ids to the host: %s", cudaGetErrorString(e));
             *failed = s;
@@ -1458,7 +1472,9 @@ static int unpack(gpu_bpe *g, batch_slot *s, wbuf *err)
     }
     uint32_t nseg = s->b.nseg, total = s->h_info->total;
     uint32_t *placed = NULL;
+    double t2 = seconds_now();
     if (s->sink && total && fetch_ids(g, s, total, &placed, err)) return -1;
+    g->host_seconds[5] += seconds_now() - t2;
     uint32_t next_first = total; /* an empty segment starts where the next non-empty one does */
     for (uint32_t d = nseg; d-- > 0;) {
         if (s->h_first[d] == NO_FIRST) s->h_first[d] = next_first;
@@ -1472,7 +1488,11 @@ static int unpack(gpu_bpe *g, batch_slot *s, wbuf *err)
     job.g = g, job.s = s, job.out = NULL, job.marks = marks, job.grow = grow;
     grow[0] = 0;
     if (nlong) {
-        run_parallel(g, merge_long_pieces, &job, nt);
+        double t3 = seconds_now();
+        g->long_threads = nt < LONG_MERGE_THREADS ? nt : LONG_MERGE_THREADS;
+        if (g->long_threads == 1) merge_long_pieces(&job, 0, 1);
+        else run_parallel(g, merge_long_pieces, &job, g->long_threads);
+        g->host_seconds[4] += seconds_now() - t3;
         for (uint32_t i = 0; i < nlong; i++) marks[i] = (long_mark){s->h_longs[i].at, i};
         qsort(marks, nlong, sizeof *marks, mark_order);
         for (uint32_t r = 0; r < nlong; r++) grow[r + 1] = grow[r] + g->long_n[marks[r].piece] - 1;

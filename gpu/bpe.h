@@ -166,8 +166,10 @@ void gpu_bpe_phase_seconds(const gpu_bpe *g, double seconds[GPU_BPE_PHASES]);
 /* Seconds the calling thread spent since open packing texts into pinned
  * memory, waiting for the device, unpacking ids (with the merges of long
  * pieces), and launching batches (the driver calls that queue a batch's
- * copies and kernels), in that order. */
-#define GPU_BPE_HOST_PHASES 4
+ * copies and kernels), in that order; then two parts of the unpacking:
+ * merging long pieces, and placing ids in a sink (gpu_bpe_id_sink: its
+ * place() and starting the device's copy). */
+#define GPU_BPE_HOST_PHASES 6
 void gpu_bpe_host_seconds(const gpu_bpe *g, double seconds[GPU_BPE_HOST_PHASES]);
 
 /* Frees g and its device memory. */

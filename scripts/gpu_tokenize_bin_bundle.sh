@@ -4,9 +4,10 @@
 # build as winnow-base, zstd, the GPU test programs (bin.tar.xz), the test data they and the
 # e2e tests read (with HF=1 the tokenizer.json tests and files, 24 MiB: the carried
 # tree is limited to 64 MiB), tokenize_tokref.py, and keeps the run.sh already in DIR (bench/results/gpu-tokenize-bin-*.sh).
-#   usage: sh scripts/gpu_tokenize_bin_bundle.sh DIR BASE_WINNOW
+# Further builds to time beside them (variants) are packed as NAME.
+#   usage: sh scripts/gpu_tokenize_bin_bundle.sh DIR BASE_WINNOW [NAME=BINARY...]
 set -eu
-dir=$1; base=$2; shared=../shared/data; here=$(pwd)
+dir=$1; base=$2; shift 2; shared=../shared/data; here=$(pwd)
 . "$here/scripts/gpu_bundle_lib.sh"
 find "$dir" -mindepth 1 -maxdepth 1 ! -name run.sh -exec rm -rf {} +
 mkdir -p "$dir/shared/tokref" "$dir/shared/vocab/tiktoken" "$dir/shared/vocab/gpt2" "$dir/shared/vocab/hf" \
@@ -16,6 +17,7 @@ for p in winnow tests/gpu_bpe_exact tests/gpu_bpe_emulate tests/gpu_bpe_overlap 
     strip -o "$strip_dir/${p#tests/}" "$here/build/$p"
 done
 strip -o "$strip_dir/winnow-base" "$base"
+for v in "$@"; do strip -o "$strip_dir/${v%%=*}" "${v#*=}"; done
 bundle_programs "$dir" "$(command -v zstd)" $(for p in "$strip_dir"/*; do echo "${p##*/}=$p"; done)
 rm -rf "$strip_dir"
 for c in edge multi en_code blns; do cp "$shared/tokref/$c.txt.zst" "$shared/tokref/$c.idx.tsv" "$dir/shared/tokref/"; done

@@ -1126,10 +1126,11 @@ static void print_times(const tb_ctx *c)
     if (m->blocks_gpu) {
         const double *host = c->gpu_host, *dev = c->gpu_dev;
         fprintf(stderr,
-                "gpu library (s): pack %.3f wait %.3f unpack %.3f launch %.3f | kernels %.3f: cut %.3f encode %.3f "
+                "gpu library (s): pack %.3f wait %.3f unpack %.3f (long pieces %.3f, placing %.3f) launch %.3f | "
+                "kernels %.3f: cut %.3f encode %.3f "
                 "merge %.3f scan %.3f gather %.3f copy-out %.3f | kernels by%s | pinned text buffers %d: faulted in %.3f "
                 "(beside the start), registered in %.3f | closed in %.3f\n",
-                host[0], host[1], host[2], host[3], c->gpu_kernels, dev[0], dev[1], dev[2], dev[3], dev[4], dev[5],
+                host[0], host[1], host[2], host[4], host[5], host[3], c->gpu_kernels, dev[0], dev[1], dev[2], dev[3], dev[4], dev[5],
                 c->gpu_by_device, c->gpu.npinned, c->gpu.faulting, c->gpu.pinning, c->gpu.closing);
         if (c->gpu.ring_bytes)
             fprintf(stderr, "id ring (%.0f MB): %llu ids written from it, %llu copied (no room); waited %.3f s\n",
