@@ -93,8 +93,13 @@ extern "C" {
 /* Ids per part of the unpack copy (1 MiB), which threads take one at a time. */
 #define UNPACK_PART_IDS ((uint32_t)1 << 18)
 #define UNPACK_MIN_PARTS 4 /* per thread, at least */
-/* Threads that merge a batch's long pieces on the host (the calling thread alone when 1). */
-#define LONG_MERGE_THREADS 16
+/* A batch's long pieces are merged by the calling thread when they hold
+ * fewer bytes than this, else on the pool: waking the pool's threads while
+ * the command's scanner keeps the cores busy cost ~1.3 ms a batch on the
+ * device (8.5 GB to bin: 0.31-0.34 s in all, against 0.07 s on the calling
+ * thread, ~120 MB/s of long pieces; bench/results/gpu-tokenize-direct-
+ * 2026-11-27.md), as much as merging ~150 KB of them. */
+#define LONG_ON_CALLER_BYTES ((size_t)256 << 10)
 #define DEV_TABLES 12 /* device copies of tables: class stages, vocabulary (5), pairs, bytes, merges */
 #define NFC_FIRST_LEAD 0xCC  /* UTF-8 lead byte of U+0300, the first character NFC may change */
 
@@ -1489,9 +1494,11 @@ static int unpack(gpu_bpe *g, batch_slot *s, wbuf *err)
     grow[0] = 0;
     if (nlong) {
         double t3 = seconds_now();
-        g->long_threads = nt < LONG_MERGE_THREADS ? nt : LONG_MERGE_THREADS;
+        size_t long_bytes = 0;
+        for (uint32_t i = 0; i < nlong; i++) long_bytes += s->h_longs[i].len;
+        g->long_threads = long_bytes < LONG_ON_CALLER_BYTES ? 1 : nt;
         if (g->long_threads == 1) merge_long_pieces(&job, 0, 1);
-        else run_parallel(g, merge_long_pieces, &job, g->long_threads);
+        else run_parallel(g, merge_long_pieces, &job, nt);
         g->host_seconds[4] += seconds_now() - t3;
         for (uint32_t i = 0; i < nlong; i++) marks[i] = (long_mark){s->h_longs[i].at, i};
         qsort(marks, nlong, sizeof *marks, mark_order);
