@@ -67,7 +67,7 @@
  * own id array, as without the ring. */
 #define ID_RING_BYTES ((size_t)768 << 20)
 /* ... and in the test modes, with their 1 MiB blocks: small, so that tests
- * see the ring full (a wait, a copy), wrapping and given back. */
+ * see blocks whose ids fit and blocks whose ids do not (copied). */
 #define TEST_ID_RING_BYTES ((size_t)1 << 20)
 #define THREADS_MAX 64 /* team threads (more make ranges too small to pay) */
 /* --format bin goes to the output as pieces (writev: each document's ids
