@@ -175,7 +175,7 @@ $(BUILD)/bench/gpu_bandwidth: bench/gpu_bandwidth.cu
 	$(NVCC) $(NVCCFLAGS) -o $@ $< -lpthread
 -include $(BUILD)/bench/gpu_tokenize_bench.d
 
-# BENCH=name runs one bench/NAME.sh; default all of them.
+# BENCH=name runs one bench/NAME.sh; default every dev-machine bench (bench/run.sh).
 bench: deps all $(BENCH_BIN)
 	@WINNOW=$(abspath bin/winnow) BUILD=$(abspath $(BUILD)) SHARED=$(abspath ../shared/data) sh bench/run.sh $(BENCH)
 
