@@ -114,11 +114,15 @@ typedef struct {
 typedef struct {
     hf_merge_slot *merges;
     /* instead, for a model that is not byte-level whose ids and ranks are
-     * small enough (Llama 2's 32k vocab): the same table in 8-byte slots,
-     * (left id << id_bits | right id) + 1 above the rank above the new id;
-     * half the memory to miss in */
+     * small enough (Llama 2, Gemma): the same table in 8-byte slots, a tag
+     * above the rank above the new id. A pair's hash (hf_bpe.c's
+     * packed_hash) is one to one: its high bits pick the first slot to
+     * probe, and the tag holds its low rem_bits and how far the slot lies
+     * from that first one (plus one; 0 is an empty slot), which together
+     * name the pair. Half the memory to miss in */
     uint64_t *packed;
-    int id_bits, rank_bits;
+    int id_bits, rank_bits, rem_bits, tag_shift;
+    uint64_t pair_mask; /* 2^(2 id_bits) - 1 */
     uint32_t merges_mask;
     /* and a filter of its pairs: the bit a pair hashes to is set for every
      * merge, so a clear bit proves a pair has no merge without waiting on
