@@ -159,12 +159,12 @@ static inline __attribute__((always_inline)) bool probe_find(const hf_bpe *m, ui
     uint64_t bit = filter_bit(m, probe);
     if (!(m->pair_filter[bit / 64] >> (bit % 64) & 1)) return false;
     if (m->packed) {
-        uint64_t tag = (probe & (((uint64_t)1 << m->rem_bits) - 1)) << PACKED_PROBE_BITS | 1;
+        uint64_t tag = (probe & m->rem_mask) << PACKED_PROBE_BITS | 1;
         for (uint32_t i = probe_slot(m, probe);; i = (i + 1) & m->merges_mask) {
             uint64_t v = m->packed[i];
             if (v >> m->tag_shift == tag) {
-                *rank = (uint32_t)(v >> m->id_bits) & ((1u << m->rank_bits) - 1);
-                *new_id = (uint32_t)v & ((1u << m->id_bits) - 1);
+                *rank = (uint32_t)(v >> m->id_bits & m->rank_mask);
+                *new_id = (uint32_t)(v & m->id_mask);
                 return true;
             }
             if (!v || (++tag & (PACKED_PROBES - 1)) == PACKED_PROBES - 1) return false; /* no pair lies so far */
@@ -194,11 +194,17 @@ static inline __attribute__((always_inline)) void slot_prefetch(const hf_bpe *m,
     probe_prefetch(m, pair_probe(m, a, b));
 }
 
-/* The id of the character s[0..len) (len 2..4) through the thread's recent lookups. */
-static inline uint32_t char_id(const tok_vocab *vocab, hf_scratch *h, const uint8_t *s, size_t len)
+/* The id of the character s[0..len) (len 2..4, avail >= len bytes readable
+ * from s) through the thread's recent lookups. */
+static inline uint32_t char_id(const tok_vocab *vocab, hf_scratch *h, const uint8_t *s, size_t len, size_t avail)
 {
     uint32_t bytes = 0;
-    memcpy(&bytes, s, len);
+    if (avail >= sizeof bytes) { /* one load, not len byte stores read back at once (a stalled forward) */
+        memcpy(&bytes, s, sizeof bytes);
+        bytes &= UINT32_MAX >> (32 - 8 * len);
+    } else {
+        memcpy(&bytes, s, len);
+    }
     hf_char_entry *e = &h->chars[(bytes * 0x9E3779B1u) >> (32 - HF_CHAR_BITS)];
     if (e->bytes != bytes) *e = (hf_char_entry){bytes, vocab_find(vocab, s, len)};
     return e->id;
@@ -219,7 +225,7 @@ static void merge_put_wide(hf_bpe *m, uint32_t a, uint32_t b, uint32_t rank, uin
 static bool merge_put_packed(hf_bpe *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id)
 {
     uint64_t x = packed_hash(m, a, b);
-    uint64_t tag = (x & (((uint64_t)1 << m->rem_bits) - 1)) << PACKED_PROBE_BITS | 1;
+    uint64_t tag = (x & m->rem_mask) << PACKED_PROBE_BITS | 1;
     uint32_t i = probe_slot(m, x);
     for (; m->packed[i] && m->packed[i] >> m->tag_shift != tag; i = (i + 1) & m->merges_mask)
         if ((++tag & (PACKED_PROBES - 1)) == PACKED_PROBES - 1) return false;
@@ -244,7 +250,6 @@ static void unpack_merges(hf_bpe *m)
     m->packed = NULL;
     m->merges = xcalloc_huge((size_t)m->merges_mask + 1, sizeof *m->merges);
     memset(m->pair_filter, 0, ((size_t)1 << (64 - m->pair_filter_shift)) / 8);
-    uint32_t id_mask = (1u << m->id_bits) - 1;
     for (uint32_t i = 0; i <= m->merges_mask; i++) {
         uint64_t v = packed[i];
         if (!v) continue;
@@ -252,8 +257,8 @@ static void unpack_merges(hf_bpe *m)
         uint32_t first = (i - (uint32_t)((tag & (PACKED_PROBES - 1)) - 1)) & m->merges_mask;
         uint64_t x = (uint64_t)first << m->rem_bits | tag >> PACKED_PROBE_BITS;
         uint64_t pair = (x * inverse) & m->pair_mask;
-        uint32_t a = (uint32_t)(pair >> m->id_bits), b = (uint32_t)pair & id_mask;
-        merge_put_wide(m, a, b, (uint32_t)(v >> m->id_bits) & ((1u << m->rank_bits) - 1), (uint32_t)v & id_mask);
+        uint32_t a = (uint32_t)(pair >> m->id_bits), b = (uint32_t)(pair & m->id_mask);
+        merge_put_wide(m, a, b, (uint32_t)(v >> m->id_bits & m->rank_mask), (uint32_t)(v & m->id_mask));
         filter_put(m, a, b);
     }
     free(packed);
@@ -517,15 +522,17 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     int log2_bits = 6;
     while ((1ull << log2_bits) < (uint64_t)PAIR_FILTER_BITS_PER_MERGE * merges->len) log2_bits++;
     m->pair_filter = xcalloc((size_t)1 << (log2_bits - 6), sizeof *m->pair_filter);
-    m->pair_filter_shift = 64 - log2_bits;
+    m->pair_filter_shift = (uint16_t)(64 - log2_bits);
     uint32_t max_id = 0;
     for (size_t i = 0; i < voc->len; i++)
         if ((uint32_t)voc->items[i].number > max_id) max_id = (uint32_t)voc->items[i].number;
-    m->id_bits = bits_for(max_id), m->rank_bits = bits_for(merges->len ? (uint32_t)merges->len - 1 : 0);
+    m->id_bits = (uint16_t)bits_for(max_id), m->rank_bits = (uint16_t)bits_for(merges->len ? (uint32_t)merges->len - 1 : 0);
     int slot_bits = bits_for(slots - 1);
-    m->rem_bits = 2 * m->id_bits > slot_bits ? 2 * m->id_bits - slot_bits : 0;
+    m->rem_bits = (uint16_t)(2 * m->id_bits > slot_bits ? 2 * m->id_bits - slot_bits : 0);
     m->pair_mask = ((uint64_t)1 << 2 * m->id_bits) - 1;
-    m->tag_shift = m->id_bits + m->rank_bits;
+    m->id_mask = ((uint64_t)1 << m->id_bits) - 1, m->rank_mask = ((uint64_t)1 << m->rank_bits) - 1;
+    m->rem_mask = ((uint64_t)1 << m->rem_bits) - 1;
+    m->tag_shift = (uint16_t)(m->id_bits + m->rank_bits);
     /* byte-level models keep the 16-byte table: the GPU path reads it (gpu/bpe.cu) */
     if (!byte_level && m->tag_shift + m->rem_bits + PACKED_PROBE_BITS <= 64) m->packed = xcalloc_huge(slots, sizeof *m->packed);
     else m->merges = xcalloc_huge(slots, sizeof *m->merges);
@@ -825,7 +832,7 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
             len = utf8_valid_seq(s + i, n - i);
             if (!len) len = 1;
         }
-        uint32_t id = len == 1 ? vocab->byte_id[s[i]] : char_id(vocab, h, s + i, len);
+        uint32_t id = len == 1 ? vocab->byte_id[s[i]] : char_id(vocab, h, s + i, len, n - i);
         if (id != VOCAB_NO_TOKEN) {
             if (unk_len) add_symbol(h, &ns, m->unk, unk_len);
             unk_len = 0;

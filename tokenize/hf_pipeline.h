@@ -121,15 +121,17 @@ typedef struct {
      * from that first one (plus one; 0 is an empty slot), which together
      * name the pair. Half the memory to miss in */
     uint64_t *packed;
-    int id_bits, rank_bits, rem_bits, tag_shift;
-    uint64_t pair_mask; /* 2^(2 id_bits) - 1 */
+    /* (64-bit and 16-bit fields: no uint32_t store of the merge loop can
+     * change them, so it keeps them in registers) */
+    uint16_t id_bits, rank_bits, rem_bits, tag_shift;
+    uint64_t pair_mask, id_mask, rank_mask, rem_mask; /* 2^(2 id_bits) - 1, 2^id_bits - 1, ... */
     uint32_t merges_mask;
     /* and a filter of its pairs: the bit a pair hashes to is set for every
      * merge, so a clear bit proves a pair has no merge without waiting on
      * the table (most pairs looked up have none); with it a cache of recent
      * pair lookups was 5-15% slower */
     uint64_t *pair_filter;
-    int pair_filter_shift; /* 64 - log2 of its bits */
+    uint16_t pair_filter_shift; /* 64 - log2 of its bits */
     hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
     bool byte_level, byte_fallback, ignore_merges, fuse_unk;
     uint32_t unk;             /* VOCAB_NO_TOKEN: none */
