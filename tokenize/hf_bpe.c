@@ -29,9 +29,13 @@
 #define SPACE_MARK "\xE2\x96\x81" /* U+2581, SentencePiece's space */
 #define SPACE_MARK_CP 0x2581
 #define SCAN_MAX 24 /* words of up to this many symbols merge by scanning for the lowest rank */
+#define SCAN_VECTORS ((SCAN_MAX - 1 + RANK_LANES - 1) / RANK_LANES) /* groups of RANK_LANES that hold its pairs' ranks */
 #define NO_CHAR UINT32_MAX
 #define PAIR_FILTER_BITS_PER_MERGE 8 /* a pair without a merge passes the filter about 1 time in 8 (16 and 32 bits, 4 bits were slower on Gemma) */
 #define BYTE_TOKEN_LEN 6 /* "<0xHH>" */
+#define PACKED_MUL 0x9E3779B97F4A7C15ull /* odd: the packed table's hash is one to one */
+#define PACKED_PROBE_BITS 6              /* bits of a packed slot's distance from its pair's first probe (plus one) */
+#define PACKED_PROBES (1u << PACKED_PROBE_BITS)
 
 /* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
 static void byte_alphabet(int byte_of[BYTE_ALPHABET])
@@ -110,64 +114,65 @@ static uint32_t merge_slot_of(uint64_t key, uint32_t mask)
     return (uint32_t)(h >> 32) & mask;
 }
 
-/* Where the merge table's first probe for the pair with this key lies. */
-static inline const void *merge_slot_addr(const hf_bpe *m, uint64_t key)
+/* The packed table's hash of pair (a, b): its id_bits-wide ids side by side
+ * times an odd constant. Its low 2 id_bits bits are a one-to-one map of the
+ * pair: their high bits pick the slot it starts at, and their low rem_bits
+ * with that slot name the pair; its top bits pick its pair-filter bit. */
+static inline uint64_t packed_hash(const hf_bpe *m, uint32_t a, uint32_t b)
 {
-    uint32_t i = merge_slot_of(key, m->merges_mask);
-    return m->packed ? (const void *)&m->packed[i] : (const void *)&m->merges[i];
+    return ((uint64_t)a << m->id_bits | b) * PACKED_MUL;
 }
 
-/* The pair (a, b) as it is kept in a packed slot (never 0). */
-static inline uint64_t packed_pair(const hf_bpe *m, uint32_t a, uint32_t b)
+/* What a lookup of pair (a, b) starts from, computed once for its prefetch
+ * and its find: the packed hash, or the 16-byte table's key. */
+static inline uint64_t pair_probe(const hf_bpe *m, uint32_t a, uint32_t b)
 {
-    return ((uint64_t)a << m->id_bits | b) + 1;
+    return m->packed ? packed_hash(m, a, b) : merge_key(a, b);
 }
 
-/* merge_find in the packed table. */
-static inline bool packed_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *rank, uint32_t *new_id)
+/* The slot where the lookup of this probe starts. */
+static inline uint32_t probe_slot(const hf_bpe *m, uint64_t probe)
 {
-    uint64_t want = packed_pair(m, a, b);
-    int shift = m->id_bits + m->rank_bits;
-    for (uint32_t i = merge_slot_of(merge_key(a, b), m->merges_mask);; i = (i + 1) & m->merges_mask) {
-        uint64_t v = m->packed[i];
-        if (v >> shift == want) {
-            *rank = (uint32_t)(v >> m->id_bits) & ((1u << m->rank_bits) - 1);
-            *new_id = (uint32_t)v & ((1u << m->id_bits) - 1);
-            return true;
+    return m->packed ? (uint32_t)((probe & m->pair_mask) >> m->rem_bits) : merge_slot_of(probe, m->merges_mask);
+}
+
+/* The bit of the pair filter that the pair of this probe sets. */
+static inline uint64_t filter_bit(const hf_bpe *m, uint64_t probe)
+{
+    return (m->packed ? probe : probe * 0xA0761D6478BD642Full) >> m->pair_filter_shift;
+}
+
+/* Starts loading the merge table's first slot for this probe, and its filter word. */
+static inline __attribute__((always_inline)) void probe_prefetch(const hf_bpe *m, uint64_t probe)
+{
+    uint32_t i = probe_slot(m, probe);
+    __builtin_prefetch(m->packed ? (const void *)&m->packed[i] : (const void *)&m->merges[i]);
+    __builtin_prefetch(&m->pair_filter[filter_bit(m, probe) / 64]);
+}
+
+/* The merge of the pair of this probe: true with its rank and new id. In
+ * the packed table, the slot whose tag is the pair's low hash bits above
+ * its distance from the first slot plus one. */
+static inline __attribute__((always_inline)) bool probe_find(const hf_bpe *m, uint64_t probe, uint32_t *rank,
+                                                             uint32_t *new_id)
+{
+    uint64_t bit = filter_bit(m, probe);
+    if (!(m->pair_filter[bit / 64] >> (bit % 64) & 1)) return false;
+    if (m->packed) {
+        uint64_t tag = (probe & m->rem_mask) << PACKED_PROBE_BITS | 1;
+        for (uint32_t i = probe_slot(m, probe);; i = (i + 1) & m->merges_mask) {
+            uint64_t v = m->packed[i];
+            if (v >> m->tag_shift == tag) {
+                *rank = (uint32_t)(v >> m->id_bits & m->rank_mask);
+                *new_id = (uint32_t)(v & m->id_mask);
+                return true;
+            }
+            if (!v || (++tag & (PACKED_PROBES - 1)) == PACKED_PROBES - 1) return false; /* no pair lies so far */
         }
-        if (!v) return false;
     }
-}
-
-/* The bit of the pair filter that the pair with this key sets. */
-static inline uint64_t filter_bit(const hf_bpe *m, uint64_t key)
-{
-    return (key * 0xA0761D6478BD642Full) >> m->pair_filter_shift;
-}
-
-/* False when the pair filter proves the pair with this key has no merge. */
-static inline bool filter_may_merge(const hf_bpe *m, uint64_t key)
-{
-    uint64_t bit = filter_bit(m, key);
-    return m->pair_filter[bit / 64] >> (bit % 64) & 1;
-}
-
-/* Starts loading the merge table's first probe for the pair with this key, and its filter word. */
-static inline __attribute__((always_inline)) void slot_prefetch(const hf_bpe *m, uint64_t key)
-{
-    __builtin_prefetch(merge_slot_addr(m, key));
-    __builtin_prefetch(&m->pair_filter[filter_bit(m, key) / 64]);
-}
-
-/* The merge of pair (a, b): true with its rank and new id. */
-static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *rank, uint32_t *new_id)
-{
-    if (!filter_may_merge(m, merge_key(a, b))) return false;
-    if (m->packed) return packed_find(m, a, b, rank, new_id);
-    uint64_t key = merge_key(a, b);
-    for (uint32_t i = merge_slot_of(key, m->merges_mask);; i = (i + 1) & m->merges_mask) {
+    for (uint32_t i = probe_slot(m, probe);; i = (i + 1) & m->merges_mask) {
         const hf_merge_slot *sl = &m->merges[i];
-        if (sl->key == key) {
+        if (sl->key == probe) {
             *rank = (uint32_t)(sl->value >> 32);
             *new_id = (uint32_t)sl->value;
             return true;
@@ -176,30 +181,99 @@ static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t 
     }
 }
 
-/* The id of the character s[0..len) (len 2..4) through the thread's recent lookups. */
-static inline uint32_t char_id(const tok_vocab *vocab, hf_scratch *h, const uint8_t *s, size_t len)
+/* The merge of pair (a, b): true with its rank and new id. */
+static inline __attribute__((always_inline)) bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *rank,
+                                                             uint32_t *new_id)
+{
+    return probe_find(m, pair_probe(m, a, b), rank, new_id);
+}
+
+/* Starts loading what merge_find of pair (a, b) reads. */
+static inline __attribute__((always_inline)) void slot_prefetch(const hf_bpe *m, uint32_t a, uint32_t b)
+{
+    probe_prefetch(m, pair_probe(m, a, b));
+}
+
+/* The id of the character s[0..len) (len 2..4, avail >= len bytes readable
+ * from s) through the thread's recent lookups. */
+static inline uint32_t char_id(const tok_vocab *vocab, hf_scratch *h, const uint8_t *s, size_t len, size_t avail)
 {
     uint32_t bytes = 0;
-    memcpy(&bytes, s, len);
+    if (avail >= sizeof bytes) { /* one load, not len byte stores read back at once (a stalled forward) */
+        memcpy(&bytes, s, sizeof bytes);
+        bytes &= UINT32_MAX >> (32 - 8 * len);
+    } else {
+        memcpy(&bytes, s, len);
+    }
     hf_char_entry *e = &h->chars[(bytes * 0x9E3779B1u) >> (32 - HF_CHAR_BITS)];
     if (e->bytes != bytes) *e = (hf_char_entry){bytes, vocab_find(vocab, s, len)};
     return e->id;
 }
 
-static void merge_put(hf_bpe *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id)
+/* Puts merge (a, b) -> new_id of this rank into the 16-byte table; a
+ * repeated pair takes the later rank, as HF. */
+static void merge_put_wide(hf_bpe *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id)
 {
     uint64_t key = merge_key(a, b);
-    if (m->packed) { /* a repeated pair: the later rank, as HF */
-        uint64_t pair = packed_pair(m, a, b);
-        int shift = m->id_bits + m->rank_bits;
-        uint32_t i = merge_slot_of(key, m->merges_mask);
-        while (m->packed[i] && m->packed[i] >> shift != pair) i = (i + 1) & m->merges_mask;
-        m->packed[i] = pair << shift | (uint64_t)rank << m->id_bits | new_id;
-        return;
-    }
     uint32_t i = merge_slot_of(key, m->merges_mask);
     while (m->merges[i].key && m->merges[i].key != key) i = (i + 1) & m->merges_mask;
-    m->merges[i] = (hf_merge_slot){key, (uint64_t)rank << 32 | new_id}; /* a repeated pair: the later rank, as HF */
+    m->merges[i] = (hf_merge_slot){key, (uint64_t)rank << 32 | new_id};
+}
+
+/* The same in the packed table; false when the pair would lie
+ * PACKED_PROBES - 1 or more slots from its first probe. */
+static bool merge_put_packed(hf_bpe *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id)
+{
+    uint64_t x = packed_hash(m, a, b);
+    uint64_t tag = (x & m->rem_mask) << PACKED_PROBE_BITS | 1;
+    uint32_t i = probe_slot(m, x);
+    for (; m->packed[i] && m->packed[i] >> m->tag_shift != tag; i = (i + 1) & m->merges_mask)
+        if ((++tag & (PACKED_PROBES - 1)) == PACKED_PROBES - 1) return false;
+    m->packed[i] = tag << m->tag_shift | (uint64_t)rank << m->id_bits | new_id;
+    return true;
+}
+
+/* Sets the pair filter's bit for pair (a, b) (after the table's layout is settled). */
+static void filter_put(hf_bpe *m, uint32_t a, uint32_t b)
+{
+    uint64_t bit = filter_bit(m, pair_probe(m, a, b));
+    m->pair_filter[bit / 64] |= 1ull << (bit % 64);
+}
+
+/* Moves the packed table's merges into a 16-byte table of as many slots,
+ * and their pair-filter bits to where that table's hash puts them. */
+static void unpack_merges(hf_bpe *m)
+{
+    uint64_t inverse = PACKED_MUL; /* of PACKED_MUL modulo 2^64, by Newton's iteration */
+    for (int k = 0; k < 6; k++) inverse *= 2 - PACKED_MUL * inverse;
+    uint64_t *packed = m->packed;
+    m->packed = NULL;
+    m->merges = xcalloc_huge((size_t)m->merges_mask + 1, sizeof *m->merges);
+    memset(m->pair_filter, 0, ((size_t)1 << (64 - m->pair_filter_shift)) / 8);
+    for (uint32_t i = 0; i <= m->merges_mask; i++) {
+        uint64_t v = packed[i];
+        if (!v) continue;
+        uint64_t tag = v >> m->tag_shift;
+        uint32_t first = (i - (uint32_t)((tag & (PACKED_PROBES - 1)) - 1)) & m->merges_mask;
+        uint64_t x = (uint64_t)first << m->rem_bits | tag >> PACKED_PROBE_BITS;
+        uint64_t pair = (x * inverse) & m->pair_mask;
+        uint32_t a = (uint32_t)(pair >> m->id_bits), b = (uint32_t)(pair & m->id_mask);
+        merge_put_wide(m, a, b, (uint32_t)(v >> m->id_bits & m->rank_mask), (uint32_t)(v & m->id_mask));
+        filter_put(m, a, b);
+    }
+    free(packed);
+}
+
+/* Puts merge (a, b) -> new_id of this rank into the merge table and its bit into the pair filter. */
+static void merge_put(hf_bpe *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id)
+{
+    if (m->packed && !merge_put_packed(m, a, b, rank, new_id)) {
+        unpack_merges(m); /* a cluster too long for the tags (never seen in a real file) */
+        merge_put_wide(m, a, b, rank, new_id);
+    } else if (!m->packed) {
+        merge_put_wide(m, a, b, rank, new_id);
+    }
+    filter_put(m, a, b);
 }
 
 /* Reads the token string of a merge part: "a b" or ["a", "b"]. */
@@ -448,13 +522,19 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     int log2_bits = 6;
     while ((1ull << log2_bits) < (uint64_t)PAIR_FILTER_BITS_PER_MERGE * merges->len) log2_bits++;
     m->pair_filter = xcalloc((size_t)1 << (log2_bits - 6), sizeof *m->pair_filter);
-    m->pair_filter_shift = 64 - log2_bits;
+    m->pair_filter_shift = (uint16_t)(64 - log2_bits);
     uint32_t max_id = 0;
     for (size_t i = 0; i < voc->len; i++)
         if ((uint32_t)voc->items[i].number > max_id) max_id = (uint32_t)voc->items[i].number;
-    m->id_bits = bits_for(max_id), m->rank_bits = bits_for(merges->len ? (uint32_t)merges->len - 1 : 0);
+    m->id_bits = (uint16_t)bits_for(max_id), m->rank_bits = (uint16_t)bits_for(merges->len ? (uint32_t)merges->len - 1 : 0);
+    int slot_bits = bits_for(slots - 1);
+    m->rem_bits = (uint16_t)(2 * m->id_bits > slot_bits ? 2 * m->id_bits - slot_bits : 0);
+    m->pair_mask = ((uint64_t)1 << 2 * m->id_bits) - 1;
+    m->id_mask = ((uint64_t)1 << m->id_bits) - 1, m->rank_mask = ((uint64_t)1 << m->rank_bits) - 1;
+    m->rem_mask = ((uint64_t)1 << m->rem_bits) - 1;
+    m->tag_shift = (uint16_t)(m->id_bits + m->rank_bits);
     /* byte-level models keep the 16-byte table: the GPU path reads it (gpu/bpe.cu) */
-    if (!byte_level && 3 * m->id_bits + m->rank_bits + 1 <= 64) m->packed = xcalloc_huge(slots, sizeof *m->packed);
+    if (!byte_level && m->tag_shift + m->rem_bits + PACKED_PROBE_BITS <= 64) m->packed = xcalloc_huge(slots, sizeof *m->packed);
     else m->merges = xcalloc_huge(slots, sizeof *m->merges);
     for (size_t base = 0; base < merges->len; base += LOAD_BATCH) {
         /* the merges of a batch: their strings' bytes, then their lookups with
@@ -494,13 +574,11 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
                 buf_printf(err, "model.merges[%zu]: a part or the merged token is not in model.vocab", base + j);
                 goto out;
             }
-            __builtin_prefetch(merge_slot_addr(m, merge_key(ids[j][0], ids[j][1])));
+            slot_prefetch(m, ids[j][0], ids[j][1]);
         }
         for (size_t j = 0; j < k; j++) {
             uint32_t rank = (uint32_t)(base + j);
             merge_put(m, ids[j][0], ids[j][1], rank, ids[j][2]);
-            uint64_t bit = filter_bit(m, merge_key(ids[j][0], ids[j][1]));
-            m->pair_filter[bit / 64] |= 1ull << (bit % 64);
             if (m->byte_pairs && len[j][2] == 2) { /* two single bytes */
                 const uint8_t *ab = (const uint8_t *)tb.data + off[j][2];
                 m->byte_pairs[ab[0] << 8 | ab[1]] = (hf_merge_value){rank, ids[j][2]};
@@ -604,7 +682,7 @@ static void merge_queue(const hf_bpe *m, size_t ns, hf_scratch *h)
     size_t nq = 0;
     for (size_t b = 0; b + 1 < ns; b += LOOKUP_BATCH) { /* the pairs' loads overlap */
         size_t e = b + LOOKUP_BATCH < ns - 1 ? b + LOOKUP_BATCH : ns - 1;
-        for (size_t i = b; i < e; i++) slot_prefetch(m, merge_key(h->sym[i].id, h->sym[i + 1].id));
+        for (size_t i = b; i < e; i++) slot_prefetch(m, h->sym[i].id, h->sym[i + 1].id);
         for (size_t i = b; i < e; i++) {
             uint32_t rank, new_id;
             if (merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank, &new_id))
@@ -625,8 +703,8 @@ static void merge_queue(const hf_bpe *m, size_t ns, hf_scratch *h)
         cur->next = right->next;
         right->len = 0;
         if (cur->next >= 0) h->sym[cur->next].prev = (int32_t)top.pos;
-        if (cur->prev >= 0) slot_prefetch(m, merge_key(h->sym[cur->prev].id, cur->id));
-        if (cur->next >= 0) slot_prefetch(m, merge_key(cur->id, h->sym[cur->next].id));
+        if (cur->prev >= 0) slot_prefetch(m, h->sym[cur->prev].id, cur->id);
+        if (cur->next >= 0) slot_prefetch(m, cur->id, h->sym[cur->next].id);
         if (cur->prev >= 0 && merge_find(m, h->sym[cur->prev].id, cur->id, &rank, &new_id))
             heap_push(h, &nq, (hf_merge_item){rank, (uint32_t)cur->prev, new_id, h->sym[cur->prev].id, cur->id});
         if (cur->next >= 0 && merge_find(m, cur->id, h->sym[cur->next].id, &rank, &new_id))
@@ -639,29 +717,42 @@ static void merge_queue(const hf_bpe *m, size_t ns, hf_scratch *h)
  * started together. */
 static void lookup_pairs(const hf_bpe *m, hf_scratch *h, size_t ns, uint32_t *rank, uint32_t *new_id)
 {
-    for (size_t i = 0; i + 1 < ns; i++) slot_prefetch(m, merge_key(h->sym[i].id, h->sym[i + 1].id));
+    uint64_t probe[SCAN_MAX];
+    for (size_t i = 0; i + 1 < ns; i++) {
+        probe[i] = pair_probe(m, h->sym[i].id, h->sym[i + 1].id);
+        probe_prefetch(m, probe[i]);
+    }
     for (size_t i = 0; i + 1 < ns; i++) {
         rank[i] = UINT32_MAX, new_id[i] = 0;
-        merge_find(m, h->sym[i].id, h->sym[i + 1].id, &rank[i], &new_id[i]);
+        probe_find(m, probe[i], &rank[i], &new_id[i]);
     }
 }
 
-/* The rank of pair (a, b) (UINT32_MAX: no merge), its new id in *new_id. */
-static inline uint32_t pair_rank(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t *new_id)
+/* The rank of the pair of this probe (UINT32_MAX: no merge), its new id in *new_id. */
+static inline uint32_t probe_rank(const hf_bpe *m, uint64_t probe, uint32_t *new_id)
 {
     uint32_t r = UINT32_MAX;
     *new_id = 0;
-    merge_find(m, a, b, &r, new_id);
+    probe_find(m, probe, &r, new_id);
     return r;
 }
 
-/* The symbol whose pair with the next has the lowest rank in rank[0..words)
- * (as lowest_rank; UINT32_MAX where no pair merges or no symbol starts), the
- * leftmost of equals; -1 when none merges. */
-static inline int32_t lowest_pair(const uint32_t *rank, size_t words)
+/* The symbol whose pair with the next has the lowest rank in
+ * rank[0..vectors * RANK_LANES) (16-byte aligned; UINT32_MAX where no pair
+ * merges or no symbol starts), the leftmost of equals; -1 when none merges.
+ * With vectors a constant, straight-line code: no loop exit to mispredict. */
+static inline __attribute__((always_inline)) int32_t lowest_pair(const uint32_t *rank, int vectors)
 {
-    size_t at = lowest_rank(rank, words);
-    return rank[at] == UINT32_MAX ? -1 : (int32_t)at;
+    __m128i low = _mm_set1_epi32(-1);
+    for (int v = 0; v < vectors; v++) low = _mm_min_epu32(low, _mm_load_si128((const __m128i *)(rank + v * RANK_LANES)));
+    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(1, 0, 3, 2)));
+    low = _mm_min_epu32(low, _mm_shuffle_epi32(low, _MM_SHUFFLE(2, 3, 0, 1)));
+    uint32_t lanes = 0;
+    for (int v = 0; v < vectors; v++) {
+        __m128i eq = _mm_cmpeq_epi32(low, _mm_load_si128((const __m128i *)(rank + v * RANK_LANES)));
+        lanes |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(eq)) << (v * RANK_LANES);
+    }
+    return (uint32_t)_mm_cvtsi128_si32(low) == UINT32_MAX ? -1 : __builtin_ctz(lanes);
 }
 
 /* Of the pairs at symbols a and b (a may be -1), the one to merge first. */
@@ -671,16 +762,13 @@ static inline int32_t lower_pair(const uint32_t *rank, int32_t a, int32_t b)
     return rank[b] < rank[a] || (rank[b] == rank[a] && b < a) ? b : a;
 }
 
-/* The same for a short word: repeatedly the lowest-ranked pair, the leftmost
- * of equals - what the queue does, since a queued merge is only dropped when
- * its pair changed. A byte-level word's first pairs come from byte_pairs.
- * Ranks stay indexed by symbol, so the search is a scan of an array; while
- * a merge's two new pairs load, the lowest of the other pairs is found and
- * the pairs its merge would make start loading too. */
-static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, hf_scratch *h)
+/* merge_scan for a word whose ranks fill at most vectors groups of RANK_LANES. */
+static inline __attribute__((always_inline)) void merge_scan_in(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns,
+                                                                 hf_scratch *h, int vectors)
 {
-    uint32_t rank[SCAN_MAX + RANK_LANES] __attribute__((aligned(16))), new_id[SCAN_MAX];
+    uint32_t rank[SCAN_VECTORS * RANK_LANES] __attribute__((aligned(16))), new_id[SCAN_MAX];
     hf_symbol *sym = h->sym;
+    for (int v = 0; v < vectors; v++) _mm_store_si128((__m128i *)(rank + v * RANK_LANES), _mm_set1_epi32(-1));
     if (m->byte_pairs && ns == n) /* symbol i is byte i */
         for (size_t i = 0; i + 1 < ns; i++) {
             hf_merge_value v = m->byte_pairs[s[i] << 8 | s[i + 1]];
@@ -688,9 +776,7 @@ static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, h
         }
     else
         lookup_pairs(m, h, ns, rank, new_id);
-    for (size_t i = ns - 1; i < SCAN_MAX + RANK_LANES; i++) rank[i] = UINT32_MAX;
-    size_t words = (ns + RANK_LANES - 1) / RANK_LANES * RANK_LANES;
-    for (int32_t at = lowest_pair(rank, words); at >= 0;) {
+    for (int32_t at = lowest_pair(rank, vectors); at >= 0;) {
         hf_symbol *cur = &sym[at], *right = &sym[cur->next];
         rank[cur->next] = UINT32_MAX;
         cur->id = new_id[at];
@@ -699,25 +785,38 @@ static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, h
         right->len = 0;
         rank[at] = UINT32_MAX;
         int32_t after = cur->next, before = cur->prev;
+        uint64_t probe_after = 0, probe_before = 0;
         if (after >= 0) {
             sym[after].prev = at;
-            slot_prefetch(m, merge_key(cur->id, sym[after].id));
+            probe_after = pair_probe(m, cur->id, sym[after].id);
+            probe_prefetch(m, probe_after);
         }
         if (before >= 0) {
-            slot_prefetch(m, merge_key(sym[before].id, cur->id));
+            probe_before = pair_probe(m, sym[before].id, cur->id);
+            probe_prefetch(m, probe_before);
             rank[before] = UINT32_MAX;
         }
-        int32_t guess = lowest_pair(rank, words);
-        if (guess >= 0) {
-            int32_t g_after = sym[sym[guess].next].next, g_before = sym[guess].prev;
-            if (g_after >= 0) slot_prefetch(m, merge_key(new_id[guess], sym[g_after].id));
-            if (g_before >= 0) slot_prefetch(m, merge_key(sym[g_before].id, new_id[guess]));
-        }
-        if (after >= 0) rank[at] = pair_rank(m, cur->id, sym[after].id, &new_id[at]);
-        if (before >= 0) rank[before] = pair_rank(m, sym[before].id, cur->id, &new_id[before]);
+        int32_t guess = lowest_pair(rank, vectors);
+        if (after >= 0) rank[at] = probe_rank(m, probe_after, &new_id[at]);
+        if (before >= 0) rank[before] = probe_rank(m, probe_before, &new_id[before]);
         int32_t low = rank[at] != UINT32_MAX ? lower_pair(rank, guess, at) : guess;
         at = before >= 0 && rank[before] != UINT32_MAX ? lower_pair(rank, low, before) : low;
     }
+}
+
+/* The same for a short word: repeatedly the lowest-ranked pair, the leftmost
+ * of equals - what the queue does, since a queued merge is only dropped when
+ * its pair changed. A byte-level word's first pairs come from byte_pairs.
+ * Ranks stay indexed by symbol, so the search is a scan of an array, of as
+ * many groups of RANK_LANES as the word needs (one copy of the loop for
+ * each size class). */
+static void merge_scan(const hf_bpe *m, const uint8_t *s, size_t n, size_t ns, hf_scratch *h)
+{
+    size_t pairs = ns - 1;
+    if (pairs <= RANK_LANES) merge_scan_in(m, s, n, ns, h, 1);
+    else if (pairs <= 2 * RANK_LANES) merge_scan_in(m, s, n, ns, h, 2);
+    else if (pairs <= 4 * RANK_LANES) merge_scan_in(m, s, n, ns, h, 4);
+    else merge_scan_in(m, s, n, ns, h, SCAN_VECTORS);
 }
 
 /* HF's merge_word: the word's symbols, then merge_all. */
@@ -733,7 +832,7 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
             len = utf8_valid_seq(s + i, n - i);
             if (!len) len = 1;
         }
-        uint32_t id = len == 1 ? vocab->byte_id[s[i]] : char_id(vocab, h, s + i, len);
+        uint32_t id = len == 1 ? vocab->byte_id[s[i]] : char_id(vocab, h, s + i, len, n - i);
         if (id != VOCAB_NO_TOKEN) {
             if (unk_len) add_symbol(h, &ns, m->unk, unk_len);
             unk_len = 0;

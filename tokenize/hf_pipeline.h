@@ -114,18 +114,24 @@ typedef struct {
 typedef struct {
     hf_merge_slot *merges;
     /* instead, for a model that is not byte-level whose ids and ranks are
-     * small enough (Llama 2's 32k vocab): the same table in 8-byte slots,
-     * (left id << id_bits | right id) + 1 above the rank above the new id;
-     * half the memory to miss in */
+     * small enough (Llama 2, Gemma): the same table in 8-byte slots, a tag
+     * above the rank above the new id. A pair's hash (hf_bpe.c's
+     * packed_hash) is one to one: its high bits pick the first slot to
+     * probe, and the tag holds its low rem_bits and how far the slot lies
+     * from that first one (plus one; 0 is an empty slot), which together
+     * name the pair. Half the memory to miss in */
     uint64_t *packed;
-    int id_bits, rank_bits;
+    /* (64-bit and 16-bit fields: no uint32_t store of the merge loop can
+     * change them, so it keeps them in registers) */
+    uint16_t id_bits, rank_bits, rem_bits, tag_shift;
+    uint64_t pair_mask, id_mask, rank_mask, rem_mask; /* 2^(2 id_bits) - 1, 2^id_bits - 1, ... */
     uint32_t merges_mask;
     /* and a filter of its pairs: the bit a pair hashes to is set for every
      * merge, so a clear bit proves a pair has no merge without waiting on
      * the table (most pairs looked up have none); with it a cache of recent
      * pair lookups was 5-15% slower */
     uint64_t *pair_filter;
-    int pair_filter_shift; /* 64 - log2 of its bits */
+    uint16_t pair_filter_shift; /* 64 - log2 of its bits */
     hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
     bool byte_level, byte_fallback, ignore_merges, fuse_unk;
     uint32_t unk;             /* VOCAB_NO_TOKEN: none */
