@@ -806,30 +806,6 @@ static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, size_t from
     return n;
 }
 
-/* Encodes a long word part by part when it splits at U+2581 (split_at_space),
- * a batch of parts at a time with their remembered words loading together;
- * false when it has no such boundary. */
-static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
-                         tok_ids *out)
-{
-    size_t bound[PART_BATCH + 1];
-    uint64_t hash[PART_BATCH];
-    bound[0] = 0;
-    if (next_part(m, s, n, 1) == n) return false;
-    while (bound[0] < n) {
-        int k = 0;
-        while (k < PART_BATCH && bound[k] < n) {
-            bound[k + 1] = next_part(m, s, n, bound[k] + 1);
-            hash[k] = hf_word_hash_in(m, s + bound[k], bound[k + 1] - bound[k], s + n);
-            hf_bpe_prefetch(h, hash[k], bound[k + 1] - bound[k]);
-            k++;
-        }
-        for (int i = 0; i < k; i++) hf_bpe_encode(m, vocab, s + bound[i], bound[i + 1] - bound[i], hash[i], h, out);
-        bound[0] = bound[k];
-    }
-    return true;
-}
-
 /* The remembered ids of word s[0..n) into out: true when they were there;
  * else *slot is where to remember them (NULL: too long to). */
 static bool cache_find(hf_scratch *h, const uint8_t *s, size_t n, uint64_t hash, void **slot, tok_ids *out)
@@ -875,6 +851,15 @@ static void cache_put(void *slot, const uint8_t *s, size_t n, uint64_t hash, con
     }
 }
 
+/* Makes room for n cut places and their pieces' hashes in h. */
+static void reserve_cuts(hf_scratch *h, size_t n)
+{
+    if (h->cuts_cap >= n) return;
+    h->cuts_cap = n > 256 ? n : 256;
+    h->cuts = xrealloc(h->cuts, h->cuts_cap * sizeof *h->cuts);
+    h->cut_hash = xrealloc(h->cut_hash, h->cuts_cap * sizeof *h->cut_hash);
+}
+
 /* Where word s[0..n) may be cut (cut_words): before each character that
  * meets the one before it where no merge joins two such characters, both
  * tokens themselves, or where one of the two becomes byte tokens no merge
@@ -883,29 +868,26 @@ static void cache_put(void *slot, const uint8_t *s, size_t n, uint64_t hash, con
  * invalid UTF-8, or above the BMP): HF moves a pending unknown run past
  * byte tokens, and a dropped character lets its neighbours merge. Between
  * two ASCII characters the answer is read from ascii_cuts (cut_between's,
- * made at load). The pieces' ends go into h->cuts; returns how many pieces. */
-static size_t cut_word(const hf_bpe *m, const uint8_t *s, size_t n, hf_scratch *h)
+ * made at load). The pieces' ends go into cuts (room for n + 1); returns how
+ * many pieces. */
+static size_t cut_word(const hf_bpe *m, const uint8_t *s, size_t n, size_t *cuts)
 {
-    if (h->cuts_cap < n + 1) {
-        h->cuts_cap = n + 1 > 256 ? n + 1 : 256;
-        h->cuts = xrealloc(h->cuts, h->cuts_cap * sizeof *h->cuts);
-    }
     size_t k = 0;
     uint32_t prev = HF_CUT_CHARS; /* none yet: no cut before the first character */
     for (size_t i = 0; i < n;) {
         uint32_t cp = s[i];
         size_t len = 1;
         if (cp < 0x80 && prev < 0x80) {
-            if (m->ascii_cuts[2 * prev + cp / 64] >> (cp % 64) & 1) h->cuts[k++] = i;
+            if (m->ascii_cuts[2 * prev + cp / 64] >> (cp % 64) & 1) cuts[k++] = i;
         } else {
             if (cp >= 0x80) cp = (len = utf8_valid_seq(s + i, n - i)) ? utf8_decode(s + i, n - i, &len) : HF_CUT_CHARS;
             if (!len) len = 1;
-            if (cut_between(m, prev, cut_flags(m, prev), cp, cut_flags(m, cp))) h->cuts[k++] = i;
+            if (cut_between(m, prev, cut_flags(m, prev), cp, cut_flags(m, cp))) cuts[k++] = i;
         }
         prev = cp;
         i += len;
     }
-    h->cuts[k++] = n;
+    cuts[k++] = n;
     return k;
 }
 
@@ -926,7 +908,8 @@ static void encode_piece(const hf_bpe *m, const tok_vocab *vocab, const uint8_t 
 static bool encode_cut(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
                        tok_ids *out)
 {
-    size_t k = cut_word(m, s, n, h);
+    reserve_cuts(h, n + 1);
+    size_t k = cut_word(m, s, n, h->cuts);
     if (k < 2) return false;
     uint64_t hash[PART_BATCH];
     for (size_t b = 0; b < k; b += PART_BATCH) {
@@ -940,6 +923,110 @@ static bool encode_cut(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
             size_t start = i ? h->cuts[i - 1] : 0;
             encode_piece(m, vocab, s + start, h->cuts[i] - start, hash[i - b], h, out);
         }
+    }
+    return true;
+}
+
+/* Whether word s[0..n) with this hash seems remembered: its slot holds a
+ * word of its length and hash (cache_find says for sure). */
+static inline bool seems_remembered(const hf_scratch *h, size_t n, uint64_t hash)
+{
+    if (n <= HF_CACHE_BYTES) {
+        const hf_cache_entry *e = &h->cache[hash & (HF_CACHE_SLOTS - 1)];
+        return e->len == n && e->hash == (uint32_t)hash;
+    }
+    if (n <= HF_MID_BYTES) {
+        const hf_mid_entry *e = &h->mid[(hash >> 32) & (HF_MID_SLOTS - 1)];
+        return e->len == n && e->hash == (uint32_t)hash;
+    }
+    return false;
+}
+
+/* A batch of parts of a word: their bounds and hashes, and the pieces of
+ * those cut (at[i] their first cut in h->cuts, pieces[i] how many; 0: not cut). */
+typedef struct {
+    size_t bound[PART_BATCH + 1], pieces[PART_BATCH], at[PART_BATCH];
+    uint64_t hash[PART_BATCH];
+    int n;
+} part_batch;
+
+/* The next parts of word s[0..n) from from (a part start, or n: none) into
+ * b, their remembered words starting to load; first_end: where the first
+ * one ends when known (else 0). */
+static void find_parts(const hf_bpe *m, const uint8_t *s, size_t n, size_t from, size_t first_end, hf_scratch *h,
+                       part_batch *b)
+{
+    b->bound[0] = from;
+    b->n = 0;
+    while (b->n < PART_BATCH && b->bound[b->n] < n) {
+        size_t start = b->bound[b->n];
+        size_t end = b->bound[b->n + 1] = first_end && !b->n ? first_end : next_part(m, s, n, start + 1);
+        b->hash[b->n] = hf_word_hash_in(m, s + start, end - start, s + n);
+        hf_bpe_prefetch(h, b->hash[b->n], end - start);
+        b->n++;
+    }
+}
+
+/* Cuts each part of b that seems not remembered (cut_word); its pieces'
+ * remembered words start loading. */
+static void cut_parts(const hf_bpe *m, const uint8_t *s, size_t n, hf_scratch *h, part_batch *b)
+{
+    reserve_cuts(h, b->bound[b->n] - b->bound[0] + (size_t)b->n);
+    size_t used = 0;
+    for (int i = 0; i < b->n; i++) {
+        const uint8_t *part = s + b->bound[i];
+        size_t len = b->bound[i + 1] - b->bound[i];
+        b->at[i] = used, b->pieces[i] = 0;
+        if (seems_remembered(h, len, b->hash[i])) continue;
+        size_t *cuts = h->cuts + used, k = b->pieces[i] = cut_word(m, part, len, cuts);
+        for (size_t c = 0; c < k && k > 1; c++) {
+            size_t start = c ? cuts[c - 1] : 0;
+            h->cut_hash[used + c] = hf_word_hash_in(m, part + start, cuts[c] - start, s + n);
+            hf_bpe_prefetch(h, h->cut_hash[used + c], cuts[c] - start);
+        }
+        used += k;
+    }
+}
+
+/* Encodes the parts of b in order: remembered, else piece by piece (or
+ * whole when not cut, which cutting does not change), then remembered. */
+static void encode_batch(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, const part_batch *b,
+                         hf_scratch *h, tok_ids *out)
+{
+    for (int i = 0; i < b->n; i++) {
+        const uint8_t *part = s + b->bound[i];
+        size_t len = b->bound[i + 1] - b->bound[i], first = out->n;
+        void *slot;
+        if (cache_find(h, part, len, b->hash[i], &slot, out)) continue;
+        if (b->pieces[i] < 2) {
+            merge_word(m, vocab, part, len, h, out);
+        } else {
+            const size_t *cuts = h->cuts + b->at[i];
+            for (size_t c = 0; c < b->pieces[i]; c++) {
+                size_t start = c ? cuts[c - 1] : 0;
+                encode_piece(m, vocab, part + start, cuts[c] - start, h->cut_hash[b->at[i] + c], h, out);
+            }
+        }
+        cache_put(slot, part, len, b->hash[i], out->ids + first, out->n - first);
+    }
+}
+
+/* Encodes a long word part by part when it splits at U+2581 (split_at_space);
+ * false when it has no such boundary. Two batches of parts are under way:
+ * while one is cut and encoded, the next one's remembered words load; the
+ * pieces of a batch's cut parts load while the batch's other parts are cut. */
+static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
+                         tok_ids *out)
+{
+    size_t first_end = next_part(m, s, n, 1);
+    if (first_end == n) return false;
+    part_batch batch[2];
+    find_parts(m, s, n, 0, first_end, h, &batch[0]);
+    for (int cur = 0; batch[cur].n; cur ^= 1) {
+        part_batch *b = &batch[cur];
+        find_parts(m, s, n, b->bound[b->n], 0, h, &batch[cur ^ 1]);
+        cut_parts(m, s, n, h, b);
+        encode_batch(m, vocab, s, b, h, out);
     }
     return true;
 }
