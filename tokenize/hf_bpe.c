@@ -11,6 +11,7 @@
  * model that is not byte-level is split and cut, before merging, where no
  * merge of the file can join its two sides (next_part, cut_word). */
 #include <emmintrin.h>
+#include <smmintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -760,50 +761,102 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
     for (int32_t i = 0; i >= 0; i = h->sym[i].next) out->ids[out->n++] = h->sym[i].id;
 }
 
-/* Where the first U+2581 in s[at..n) starts, or n when there is none; 16
- * places at a time (parts are short: no call per part). */
-static inline size_t find_mark(const uint8_t *s, size_t n, size_t at)
+/* A walk over the places where U+2581 starts in a word, 16 places at a
+ * time: block is where the places of mask (bit i: one starts at block + i)
+ * begin; the places before the lowest bit of mask are done. */
+typedef struct {
+    size_t block;
+    unsigned mask;
+} mark_walk;
+
+#define MARK_BLOCK 16 /* places a mark_walk tests at once */
+
+/* The marks that start in s[block..block + MARK_BLOCK) (within s[0..n)) as bits. */
+static inline __attribute__((always_inline)) unsigned marks_at(const uint8_t *s, size_t n, size_t block)
 {
-    const __m128i m0 = _mm_set1_epi8(SPACE_MARK[0]), m1 = _mm_set1_epi8(SPACE_MARK[1]), m2 = _mm_set1_epi8(SPACE_MARK[2]);
-    for (; at + 2 + sizeof(__m128i) <= n; at += sizeof(__m128i)) {
-        __m128i b0 = _mm_loadu_si128((const __m128i *)(s + at)), b1 = _mm_loadu_si128((const __m128i *)(s + at + 1)),
-                b2 = _mm_loadu_si128((const __m128i *)(s + at + 2));
+    if (block + 2 + sizeof(__m128i) <= n) {
+        const __m128i m0 = _mm_set1_epi8(SPACE_MARK[0]), m1 = _mm_set1_epi8(SPACE_MARK[1]),
+                      m2 = _mm_set1_epi8(SPACE_MARK[2]);
+        __m128i b0 = _mm_loadu_si128((const __m128i *)(s + block)), b1 = _mm_loadu_si128((const __m128i *)(s + block + 1)),
+                b2 = _mm_loadu_si128((const __m128i *)(s + block + 2));
         __m128i hit = _mm_and_si128(_mm_cmpeq_epi8(b0, m0), _mm_and_si128(_mm_cmpeq_epi8(b1, m1), _mm_cmpeq_epi8(b2, m2)));
-        int mask = _mm_movemask_epi8(hit);
-        if (mask) return at + (size_t)__builtin_ctz((unsigned)mask);
+        return (unsigned)_mm_movemask_epi8(hit);
     }
-    for (; at + 3 <= n; at++)
-        if (!memcmp(s + at, SPACE_MARK, 3)) return at;
-    return n;
+    unsigned mask = 0;
+    for (size_t i = block; i + 3 <= n && i < block + MARK_BLOCK; i++)
+        if (s[i] == (uint8_t)SPACE_MARK[0] && s[i + 1] == (uint8_t)SPACE_MARK[1] && s[i + 2] == (uint8_t)SPACE_MARK[2])
+            mask |= 1u << (i - block);
+    return mask;
 }
 
-/* The next place in s[from..n) where a part starts, or n: a U+2581 after a
- * character that no merge joins to it (a token: may_join; not one: its
- * bytes, the unknown token or nothing, unknown_before_mark). */
-static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, size_t from)
+/* A walk over s[0..n) from place from. */
+static inline mark_walk mark_walk_from(const uint8_t *s, size_t n, size_t from)
 {
+    return (mark_walk){from, marks_at(s, n, from)};
+}
+
+/* The next place of the walk in s[0..n) where a part starts, or n: a
+ * U+2581 after a character that no merge joins to it (a token: may_join;
+ * not one: its bytes, the unknown token or nothing, unknown_before_mark).
+ * The walk starts past place 0. */
+static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, mark_walk *walk)
+{
+    mark_walk w = *walk; /* in registers while it runs */
     uint8_t mark = m->char_flags[SPACE_MARK_CP];
-    for (size_t at = from; at + 3 <= n;) {
-        size_t here = find_mark(s, n, at), start;
-        if (here == n) break;
-        at = here + 1;
-        if (here == 0) continue;
+    size_t here;
+    for (;;) {
+        while (!w.mask) {
+            w.block += MARK_BLOCK;
+            if (w.block + 3 > n) {
+                here = n;
+                goto done;
+            }
+            w.mask = marks_at(s, n, w.block);
+        }
+        here = w.block + (size_t)__builtin_ctz(w.mask);
+        w.mask &= w.mask - 1;
         uint8_t last = s[here - 1];
-        if (last < 0x80) { /* the commonest: an ASCII character, or U+2581, before the mark */
-            if (m->ascii_before_mark[last / 64] >> (last % 64) & 1) return here;
+        if (last < 0x80) { /* the commonest: an ASCII character before the mark */
+            if (m->ascii_before_mark[last / 64] >> (last % 64) & 1) goto done;
             continue;
         }
-        if (here >= 3 && !memcmp(s + here - 3, SPACE_MARK, 3)) {
-            if (m->mark_before_mark) return here;
-            /* nor does any later mark of this run (runs of spaces are common) */
-            for (at = here + 3; at + 3 <= n && !memcmp(s + at, SPACE_MARK, 3);) at += 3;
+        if (here >= 3 && !memcmp(s + here - 3, SPACE_MARK, 3)) { /* a run of spaces */
+            if (m->mark_before_mark) goto done;
             continue;
         }
+        size_t start;
         uint32_t cp = char_ending_at((const char *)s, here, &start);
         uint8_t flags = cp < HF_CUT_CHARS ? m->char_flags[cp] : 0;
-        if (flags & HF_CHAR_KNOWN ? !may_join(m, cp, flags, SPACE_MARK_CP, mark) : m->unknown_before_mark) return here;
+        if (flags & HF_CHAR_KNOWN ? !may_join(m, cp, flags, SPACE_MARK_CP, mark) : m->unknown_before_mark) goto done;
     }
-    return n;
+done:
+    *walk = w;
+    return here;
+}
+
+/* Whether a[0..n) equals b[0..n), n <= 32: two loads from each end, which
+ * overlap (no call, no byte read past either). */
+static inline bool same_short(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n >= 16) {
+        __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)a), _mm_loadu_si128((const __m128i *)b));
+        __m128i y = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + n - 16)), _mm_loadu_si128((const __m128i *)(b + n - 16)));
+        __m128i d = _mm_or_si128(x, y);
+        return _mm_testz_si128(d, d);
+    }
+    if (n >= 8) {
+        uint64_t x, y, u, v;
+        memcpy(&x, a, 8), memcpy(&y, b, 8), memcpy(&u, a + n - 8, 8), memcpy(&v, b + n - 8, 8);
+        return !((x ^ y) | (u ^ v));
+    }
+    if (n >= 4) {
+        uint32_t x, y, u, v;
+        memcpy(&x, a, 4), memcpy(&y, b, 4), memcpy(&u, a + n - 4, 4), memcpy(&v, b + n - 4, 4);
+        return !((x ^ y) | (u ^ v));
+    }
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return false;
+    return true;
 }
 
 /* The remembered ids of word s[0..n) into out: true when they were there;
@@ -816,7 +869,7 @@ static bool cache_find(hf_scratch *h, const uint8_t *s, size_t n, uint64_t hash,
     if (n <= HF_CACHE_BYTES) {
         hf_cache_entry *e = &h->cache[hash & (HF_CACHE_SLOTS - 1)];
         *slot = e;
-        if (e->len != n || e->hash != (uint32_t)hash || memcmp(e->bytes, s, n)) return false;
+        if (e->len != n || e->hash != (uint32_t)hash || !same_short(e->bytes, s, n)) return false;
         ids = e->ids, nids = e->nids;
     } else if (n <= HF_MID_BYTES) {
         hf_mid_entry *e = &h->mid[(hash >> 32) & (HF_MID_SLOTS - 1)];
@@ -950,17 +1003,17 @@ typedef struct {
     int n;
 } part_batch;
 
-/* The next parts of word s[0..n) from from (a part start, or n: none) into
- * b, their remembered words starting to load; first_end: where the first
- * one ends when known (else 0). */
-static void find_parts(const hf_bpe *m, const uint8_t *s, size_t n, size_t from, size_t first_end, hf_scratch *h,
-                       part_batch *b)
+/* The next parts of word s[0..n) from from (a part start, or n: none; the
+ * walk w has found it) into b, their remembered words starting to load;
+ * first_end: where the first one ends when known (else 0). */
+static void find_parts(const hf_bpe *m, const uint8_t *s, size_t n, size_t from, size_t first_end, mark_walk *w,
+                       hf_scratch *h, part_batch *b)
 {
     b->bound[0] = from;
     b->n = 0;
     while (b->n < PART_BATCH && b->bound[b->n] < n) {
         size_t start = b->bound[b->n];
-        size_t end = b->bound[b->n + 1] = first_end && !b->n ? first_end : next_part(m, s, n, start + 1);
+        size_t end = b->bound[b->n + 1] = first_end && !b->n ? first_end : next_part(m, s, n, w);
         b->hash[b->n] = hf_word_hash_in(m, s + start, end - start, s + n);
         hf_bpe_prefetch(h, b->hash[b->n], end - start);
         b->n++;
@@ -1018,13 +1071,14 @@ static void encode_batch(const hf_bpe *m, const tok_vocab *vocab, const uint8_t 
 static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
                          tok_ids *out)
 {
-    size_t first_end = next_part(m, s, n, 1);
+    mark_walk w = mark_walk_from(s, n, 1);
+    size_t first_end = next_part(m, s, n, &w);
     if (first_end == n) return false;
     part_batch batch[2];
-    find_parts(m, s, n, 0, first_end, h, &batch[0]);
+    find_parts(m, s, n, 0, first_end, &w, h, &batch[0]);
     for (int cur = 0; batch[cur].n; cur ^= 1) {
         part_batch *b = &batch[cur];
-        find_parts(m, s, n, b->bound[b->n], 0, h, &batch[cur ^ 1]);
+        find_parts(m, s, n, b->bound[b->n], 0, &w, h, &batch[cur ^ 1]);
         cut_parts(m, s, n, h, b);
         encode_batch(m, vocab, s, b, h, out);
     }
