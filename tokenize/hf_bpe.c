@@ -799,7 +799,8 @@ static inline mark_walk mark_walk_from(const uint8_t *s, size_t n, size_t from)
  * U+2581 after a character that no merge joins to it (a token: may_join;
  * not one: its bytes, the unknown token or nothing, unknown_before_mark).
  * The walk starts past place 0. */
-static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, mark_walk *walk)
+static inline __attribute__((always_inline)) size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n,
+                                                             mark_walk *walk)
 {
     mark_walk w = *walk; /* in registers while it runs */
     uint8_t mark = m->char_flags[SPACE_MARK_CP];
@@ -840,7 +841,8 @@ static inline bool same_short(const uint8_t *a, const uint8_t *b, size_t n)
 {
     if (n >= 16) {
         __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)a), _mm_loadu_si128((const __m128i *)b));
-        __m128i y = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + n - 16)), _mm_loadu_si128((const __m128i *)(b + n - 16)));
+        __m128i y = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + n - 16)),
+                                  _mm_loadu_si128((const __m128i *)(b + n - 16)));
         __m128i d = _mm_or_si128(x, y);
         return _mm_testz_si128(d, d);
     }
@@ -861,7 +863,8 @@ static inline bool same_short(const uint8_t *a, const uint8_t *b, size_t n)
 
 /* The remembered ids of word s[0..n) into out: true when they were there;
  * else *slot is where to remember them (NULL: too long to). */
-static bool cache_find(hf_scratch *h, const uint8_t *s, size_t n, uint64_t hash, void **slot, tok_ids *out)
+static inline __attribute__((always_inline)) bool cache_find(hf_scratch *h, const uint8_t *s, size_t n, uint64_t hash,
+                                                             void **slot, tok_ids *out)
 {
     const uint32_t *ids;
     size_t nids;
