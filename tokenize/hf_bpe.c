@@ -180,8 +180,9 @@ static inline bool merge_find(const hf_bpe *m, uint32_t a, uint32_t b, uint32_t 
 /* The id of the character s[0..len) (len 2..4) through the thread's recent lookups. */
 static inline uint32_t char_id(const tok_vocab *vocab, hf_scratch *h, const uint8_t *s, size_t len)
 {
-    uint32_t bytes = 0;
-    memcpy(&bytes, s, len);
+    uint32_t bytes = s[0] | (uint32_t)s[1] << 8; /* little-endian, as a copy of len bytes (no call) */
+    if (len > 2) bytes |= (uint32_t)s[2] << 16;
+    if (len > 3) bytes |= (uint32_t)s[3] << 24;
     hf_char_entry *e = &h->chars[(bytes * 0x9E3779B1u) >> (32 - HF_CHAR_BITS)];
     if (e->bytes != bytes) *e = (hf_char_entry){bytes, vocab_find(vocab, s, len)};
     return e->id;
