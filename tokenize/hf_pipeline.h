@@ -154,7 +154,7 @@ typedef struct {
     bool cut_beside_bytes;
     uint8_t *char_flags;   /* by code point below HF_CUT_CHARS: HF_CHAR_* */
     uint64_t *ascii_pairs; /* bit b of word 2a + b / 64: a merge joins a part ending in ASCII a to one starting with b */
-    uint32_t *char_pairs;  /* a << 16 | b of the other pairs merges join (0: empty slot) */
+    uint64_t *char_pairs;  /* a filter of the other pairs merges join (a << 16 | b: two bits of a word) */
     uint32_t char_pairs_mask;
     uint64_t ascii_cuts[2 * 128]; /* bit b of word 2a + b / 64: cut_word cuts between ASCII a and b */
     /* a WordPiece model instead (hf_wordpiece.c): greedy longest match,
