@@ -11,7 +11,6 @@
  * model that is not byte-level is split and cut, before merging, where no
  * merge of the file can join its two sides (next_part, cut_word). */
 #include <emmintrin.h>
-#include <smmintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -846,32 +845,6 @@ done:
     return here;
 }
 
-/* Whether a[0..n) equals b[0..n), n <= 32: two loads from each end, which
- * overlap (no call, no byte read past either). */
-static inline bool same_short(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    if (n >= 16) {
-        __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)a), _mm_loadu_si128((const __m128i *)b));
-        __m128i y = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + n - 16)),
-                                  _mm_loadu_si128((const __m128i *)(b + n - 16)));
-        __m128i d = _mm_or_si128(x, y);
-        return _mm_testz_si128(d, d);
-    }
-    if (n >= 8) {
-        uint64_t x, y, u, v;
-        memcpy(&x, a, 8), memcpy(&y, b, 8), memcpy(&u, a + n - 8, 8), memcpy(&v, b + n - 8, 8);
-        return !((x ^ y) | (u ^ v));
-    }
-    if (n >= 4) {
-        uint32_t x, y, u, v;
-        memcpy(&x, a, 4), memcpy(&y, b, 4), memcpy(&u, a + n - 4, 4), memcpy(&v, b + n - 4, 4);
-        return !((x ^ y) | (u ^ v));
-    }
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i]) return false;
-    return true;
-}
-
 /* The remembered ids of word s[0..n) into out: true when they were there;
  * else *slot is where to remember them (NULL: too long to). */
 static inline __attribute__((always_inline)) bool cache_find(hf_scratch *h, const uint8_t *s, size_t n, uint64_t hash,
@@ -883,7 +856,7 @@ static inline __attribute__((always_inline)) bool cache_find(hf_scratch *h, cons
     if (n <= HF_CACHE_BYTES) {
         hf_cache_entry *e = &h->cache[hash & (HF_CACHE_SLOTS - 1)];
         *slot = e;
-        if (e->len != n || e->hash != (uint32_t)hash || !same_short(e->bytes, s, n)) return false;
+        if (e->len != n || e->hash != (uint32_t)hash || memcmp(e->bytes, s, n)) return false;
         ids = e->ids, nids = e->nids;
     } else if (n <= HF_MID_BYTES) {
         hf_mid_entry *e = &h->mid[(hash >> 32) & (HF_MID_SLOTS - 1)];
