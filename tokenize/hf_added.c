@@ -26,6 +26,8 @@ static void set_add(hf_added_set *set, const char *content, size_t len, uint32_t
     if (!set->first_byte[b] && set->nfirsts >= 0)
         set->nfirsts = set->nfirsts < HF_ADDED_FIRSTS ? (set->firsts[set->nfirsts] = b, set->nfirsts + 1) : -1;
     set->first_byte[b] = true;
+    if (len == 1) set->one_byte[b] = index + 1;
+    else set->seconds[b][(uint8_t)content[1] / 64] |= 1ull << ((uint8_t)content[1] % 64);
     if (len < HF_ADDED_PREFIX) set->short_lengths[(uint8_t)content[0]] |= (uint8_t)(1u << len);
     else vocab_add(&set->prefixes, content, HF_ADDED_PREFIX, index, index); /* false: a known prefix */
     for (int i = 0; i < set->nlengths; i++)
@@ -267,11 +269,10 @@ static uint32_t char_after(const char *s, size_t n, size_t at, size_t *len)
 
 #define SCAN_WIDTH 16
 
-/* The first place from pos where a byte of set->firsts (nfirsts >= 0) is, or n. */
-static size_t next_first_byte(const hf_added_set *set, const char *s, size_t n, size_t pos)
+/* The first place from pos where a byte of the set's firsts (want, one
+ * vector each, HF_ADDED_FIRSTS) is, or n. */
+static size_t next_first_byte(const hf_added_set *set, const __m128i *want, const char *s, size_t n, size_t pos)
 {
-    __m128i want[HF_ADDED_FIRSTS];
-    for (int i = 0; i < HF_ADDED_FIRSTS; i++) want[i] = _mm_set1_epi8((char)set->firsts[i < set->nfirsts ? i : 0]);
     for (; pos + SCAN_WIDTH <= n; pos += SCAN_WIDTH) {
         __m128i v = _mm_loadu_si128((const __m128i *)(s + pos)), hit = _mm_setzero_si128();
         for (int i = 0; i < HF_ADDED_FIRSTS; i++) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, want[i]));
@@ -280,6 +281,13 @@ static size_t next_first_byte(const hf_added_set *set, const char *s, size_t n, 
     }
     while (pos < n && !set->first_byte[(uint8_t)s[pos]]) pos++;
     return pos;
+}
+
+/* Whether a token of two bytes or more may start at s[pos] (pos + 1 < n). */
+static inline bool may_start_long(const hf_added_set *set, const char *s, size_t pos)
+{
+    uint8_t b = (uint8_t)s[pos + 1];
+    return set->seconds[(uint8_t)s[pos]][b / 64] >> (b % 64) & 1;
 }
 
 size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char *s, size_t n, hf_added_span **spans,
@@ -291,14 +299,23 @@ size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char 
         if (k == *cap) *spans = xrealloc(*spans, (*cap = *cap ? 2 * *cap : 16) * sizeof **spans); \
         (*spans)[k++] = (hf_added_span){(a), (b), (i)};                                            \
     } while (0)
+    __m128i want[HF_ADDED_FIRSTS]; /* the first bytes to look for, 16 places at a time */
+    for (int i = 0; i < HF_ADDED_FIRSTS; i++) want[i] = _mm_set1_epi8((char)set->firsts[i < set->nfirsts ? i : 0]);
     for (size_t pos = 0; set->nlengths && pos < n;) {
         if (!set->first_byte[(uint8_t)s[pos]]) {
-            pos = set->nfirsts > 0 ? next_first_byte(set, s, n, pos + 1) : pos + 1;
+            pos = set->nfirsts > 0 ? next_first_byte(set, want, s, n, pos + 1) : pos + 1;
             continue;
         }
         uint32_t index = VOCAB_NO_TOKEN;
-        size_t len = 0;
-        bool long_ok = n - pos >= HF_ADDED_PREFIX &&
+        size_t len = 1;
+        if (pos + 1 == n || !may_start_long(set, s, pos)) { /* at most the one-byte token: no lookup */
+            if (!set->one_byte[(uint8_t)s[pos]]) {
+                pos++;
+                continue;
+            }
+            index = set->one_byte[(uint8_t)s[pos]] - 1;
+        }
+        bool long_ok = index == VOCAB_NO_TOKEN && n - pos >= HF_ADDED_PREFIX &&
                        vocab_find(&set->prefixes, (const uint8_t *)s + pos, HF_ADDED_PREFIX) != VOCAB_NO_TOKEN;
         for (int i = long_ok ? 0 : set->nlong; i < set->nlengths && index == VOCAB_NO_TOKEN; i++) {
             len = set->lengths[i];

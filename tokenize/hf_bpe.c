@@ -25,6 +25,8 @@
 #define LOOKUP_BATCH 16 /* merge lookups started together when a word is set up */
 #define BYTE_PAIRS (1u << 16)
 #define LOAD_BATCH 16 /* tokens or merges whose vocabulary lookups are started together when loading */
+#define CHAR_PAIR_BITS 8       /* filter bits per non-ASCII character pair that merges join */
+#define CHAR_PAIR_MIN_WORDS 64 /* its smallest size, in 64-bit words */
 #define PART_BATCH 16 /* parts of a long word whose remembered words are loaded together */
 #define SPACE_MARK "\xE2\x96\x81" /* U+2581, SentencePiece's space */
 #define SPACE_MARK_CP 0x2581
@@ -292,25 +294,25 @@ static bool merge_parts(const hj_node *mg, const char **a, size_t *alen, const c
     return true;
 }
 
-/* Adds the pair key (a << 16 | b, not 0) to the open-addressing set of mask + 1 slots. */
-static void char_pair_put(uint32_t *set, uint32_t mask, uint32_t key)
+/* The two bits of filter word a pair key (a << 16 | b) sets, and the word's index (in *word). */
+static inline uint64_t char_pair_bits(const hf_bpe *m, uint32_t key, uint32_t *word)
 {
-    uint32_t i = (key * 0x9E3779B1u) & mask;
-    while (set[i] && set[i] != key) i = (i + 1) & mask;
-    set[i] = key;
+    uint64_t h = key * 0x9E3779B97F4A7C15ull;
+    *word = (uint32_t)(h >> 32) & m->char_pairs_mask;
+    return 1ull << (h & 63) | 1ull << (h >> 6 & 63);
 }
 
 /* Whether a merge may join a symbol that ends with character a (flags fa)
- * to one that starts with b (fb), both known characters below HF_CUT_CHARS. */
+ * to one that starts with b (fb), both known characters below HF_CUT_CHARS:
+ * false proves none does; true for a pair of non-ASCII characters may be
+ * the filter's error (which only leaves a cut or split unmade). */
 static inline bool may_join(const hf_bpe *m, uint32_t a, uint8_t fa, uint32_t b, uint8_t fb)
 {
     if (!(fa & HF_CHAR_NEXT) || !(fb & HF_CHAR_PREV)) return false;
     if ((a | b) < 0x80) return m->ascii_pairs[2 * a + b / 64] >> (b % 64) & 1;
-    uint32_t key = a << 16 | b;
-    for (uint32_t i = (key * 0x9E3779B1u) & m->char_pairs_mask;; i = (i + 1) & m->char_pairs_mask) {
-        if (m->char_pairs[i] == key) return true;
-        if (!m->char_pairs[i]) return false;
-    }
+    uint32_t word;
+    uint64_t bits = char_pair_bits(m, a << 16 | b, &word);
+    return (m->char_pairs[word] & bits) == bits;
 }
 
 /* The flags cut_word reads for a character (HF_CUT_CHARS: invalid UTF-8, above the BMP or none). */
@@ -341,7 +343,11 @@ static uint32_t first_char(const uint8_t *s, size_t n)
  * the place where a and b meet makes a token of a symbol that ends with a
  * and one that starts with b, so where no merge has that pair, none ever
  * crosses. Leaves cut_words false when a merge part is not valid UTF-8.
- * U+0000 never counts as known, so no pair's key is 0. */
+ * U+0000 never counts as known. Pairs of ASCII characters go into a
+ * bitmap, the others into a filter of CHAR_PAIR_BITS bits a pair, two set
+ * for each, in one 64-bit word (32 KB for Gemma 3's 30 k pairs, where the
+ * exact set was 256 KB and its misses stalled cut_word): about 5% of the
+ * pairs no merge joins pass it, and are not cut, which is exact too. */
 static void load_char_pairs(hf_bpe *m, char *const *keys, size_t nkeys, const hj_node *merges)
 {
     m->char_flags = xcalloc(HF_CUT_CHARS, 1);
@@ -369,11 +375,15 @@ static void load_char_pairs(hf_bpe *m, char *const *keys, size_t nkeys, const hj
         if ((last | next) < 0x80) m->ascii_pairs[2 * last + next / 64] |= 1ull << (next % 64);
         else pairs[npairs++] = last << 16 | next;
     }
-    uint32_t slots = 16;
-    while (slots < 2 * npairs) slots *= 2; /* at most half full */
-    m->char_pairs = xcalloc(slots, sizeof *m->char_pairs);
-    m->char_pairs_mask = slots - 1;
-    for (size_t i = 0; i < npairs; i++) char_pair_put(m->char_pairs, m->char_pairs_mask, pairs[i]);
+    uint32_t words = CHAR_PAIR_MIN_WORDS;
+    while (words * 64 < CHAR_PAIR_BITS * npairs) words *= 2;
+    m->char_pairs = xcalloc(words, sizeof *m->char_pairs);
+    m->char_pairs_mask = words - 1;
+    for (size_t i = 0; i < npairs; i++) {
+        uint32_t word;
+        uint64_t bits = char_pair_bits(m, pairs[i], &word);
+        m->char_pairs[word] |= bits;
+    }
     m->cut_words = true;
     bool bytes = m->byte_fallback; /* every byte is a token itself or has a byte token: nothing becomes unk */
     for (int b = 0; b < 256 && bytes; b++)
@@ -859,79 +869,84 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
     for (int32_t i = 0; i >= 0; i = h->sym[i].next) out->ids[out->n++] = h->sym[i].id;
 }
 
-/* Where the first U+2581 in s[at..n) starts, or n when there is none; 16
- * places at a time (parts are short: no call per part). */
-static inline size_t find_mark(const uint8_t *s, size_t n, size_t at)
+/* A walk over the places where U+2581 starts in a word, 16 places at a
+ * time: block is where the places of mask (bit i: one starts at block + i)
+ * begin; the places before the lowest bit of mask are done. */
+typedef struct {
+    size_t block;
+    unsigned mask;
+} mark_walk;
+
+#define MARK_BLOCK 16 /* places a mark_walk tests at once */
+
+/* The marks that start in s[block..block + MARK_BLOCK) (within s[0..n)) as bits. */
+static inline __attribute__((always_inline)) unsigned marks_at(const uint8_t *s, size_t n, size_t block)
 {
-    const __m128i m0 = _mm_set1_epi8(SPACE_MARK[0]), m1 = _mm_set1_epi8(SPACE_MARK[1]), m2 = _mm_set1_epi8(SPACE_MARK[2]);
-    for (; at + 2 + sizeof(__m128i) <= n; at += sizeof(__m128i)) {
-        __m128i b0 = _mm_loadu_si128((const __m128i *)(s + at)), b1 = _mm_loadu_si128((const __m128i *)(s + at + 1)),
-                b2 = _mm_loadu_si128((const __m128i *)(s + at + 2));
+    if (block + 2 + sizeof(__m128i) <= n) {
+        const __m128i m0 = _mm_set1_epi8(SPACE_MARK[0]), m1 = _mm_set1_epi8(SPACE_MARK[1]),
+                      m2 = _mm_set1_epi8(SPACE_MARK[2]);
+        __m128i b0 = _mm_loadu_si128((const __m128i *)(s + block)), b1 = _mm_loadu_si128((const __m128i *)(s + block + 1)),
+                b2 = _mm_loadu_si128((const __m128i *)(s + block + 2));
         __m128i hit = _mm_and_si128(_mm_cmpeq_epi8(b0, m0), _mm_and_si128(_mm_cmpeq_epi8(b1, m1), _mm_cmpeq_epi8(b2, m2)));
-        int mask = _mm_movemask_epi8(hit);
-        if (mask) return at + (size_t)__builtin_ctz((unsigned)mask);
+        return (unsigned)_mm_movemask_epi8(hit);
     }
-    for (; at + 3 <= n; at++)
-        if (!memcmp(s + at, SPACE_MARK, 3)) return at;
-    return n;
+    unsigned mask = 0;
+    for (size_t i = block; i + 3 <= n && i < block + MARK_BLOCK; i++)
+        if (s[i] == (uint8_t)SPACE_MARK[0] && s[i + 1] == (uint8_t)SPACE_MARK[1] && s[i + 2] == (uint8_t)SPACE_MARK[2])
+            mask |= 1u << (i - block);
+    return mask;
 }
 
-/* The next place in s[from..n) where a part starts, or n: a U+2581 after a
- * character that no merge joins to it (a token: may_join; not one: its
- * bytes, the unknown token or nothing, unknown_before_mark). */
-static size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n, size_t from)
+/* A walk over s[0..n) from place from. */
+static inline mark_walk mark_walk_from(const uint8_t *s, size_t n, size_t from)
 {
+    return (mark_walk){from, marks_at(s, n, from)};
+}
+
+/* The next place of the walk in s[0..n) where a part starts, or n: a
+ * U+2581 after a character that no merge joins to it (a token: may_join;
+ * not one: its bytes, the unknown token or nothing, unknown_before_mark).
+ * The walk starts past place 0. */
+static inline __attribute__((always_inline)) size_t next_part(const hf_bpe *m, const uint8_t *s, size_t n,
+                                                             mark_walk *walk)
+{
+    mark_walk w = *walk; /* in registers while it runs */
     uint8_t mark = m->char_flags[SPACE_MARK_CP];
-    for (size_t at = from; at + 3 <= n;) {
-        size_t here = find_mark(s, n, at), start;
-        if (here == n) break;
-        at = here + 1;
-        if (here == 0) continue;
+    size_t here;
+    for (;;) {
+        while (!w.mask) {
+            w.block += MARK_BLOCK;
+            if (w.block + 3 > n) {
+                here = n;
+                goto done;
+            }
+            w.mask = marks_at(s, n, w.block);
+        }
+        here = w.block + (size_t)__builtin_ctz(w.mask);
+        w.mask &= w.mask - 1;
         uint8_t last = s[here - 1];
-        if (last < 0x80) { /* the commonest: an ASCII character, or U+2581, before the mark */
-            if (m->ascii_before_mark[last / 64] >> (last % 64) & 1) return here;
+        if (last < 0x80) { /* the commonest: an ASCII character before the mark */
+            if (m->ascii_before_mark[last / 64] >> (last % 64) & 1) goto done;
             continue;
         }
-        if (here >= 3 && !memcmp(s + here - 3, SPACE_MARK, 3)) {
-            if (m->mark_before_mark) return here;
-            /* nor does any later mark of this run (runs of spaces are common) */
-            for (at = here + 3; at + 3 <= n && !memcmp(s + at, SPACE_MARK, 3);) at += 3;
+        if (here >= 3 && !memcmp(s + here - 3, SPACE_MARK, 3)) { /* a run of spaces */
+            if (m->mark_before_mark) goto done;
             continue;
         }
+        size_t start;
         uint32_t cp = char_ending_at((const char *)s, here, &start);
         uint8_t flags = cp < HF_CUT_CHARS ? m->char_flags[cp] : 0;
-        if (flags & HF_CHAR_KNOWN ? !may_join(m, cp, flags, SPACE_MARK_CP, mark) : m->unknown_before_mark) return here;
+        if (flags & HF_CHAR_KNOWN ? !may_join(m, cp, flags, SPACE_MARK_CP, mark) : m->unknown_before_mark) goto done;
     }
-    return n;
-}
-
-/* Encodes a long word part by part when it splits at U+2581 (split_at_space),
- * a batch of parts at a time with their remembered words loading together;
- * false when it has no such boundary. */
-static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
-                         tok_ids *out)
-{
-    size_t bound[PART_BATCH + 1];
-    uint64_t hash[PART_BATCH];
-    bound[0] = 0;
-    if (next_part(m, s, n, 1) == n) return false;
-    while (bound[0] < n) {
-        int k = 0;
-        while (k < PART_BATCH && bound[k] < n) {
-            bound[k + 1] = next_part(m, s, n, bound[k] + 1);
-            hash[k] = hf_word_hash_in(m, s + bound[k], bound[k + 1] - bound[k], s + n);
-            hf_bpe_prefetch(h, hash[k], bound[k + 1] - bound[k]);
-            k++;
-        }
-        for (int i = 0; i < k; i++) hf_bpe_encode(m, vocab, s + bound[i], bound[i + 1] - bound[i], hash[i], h, out);
-        bound[0] = bound[k];
-    }
-    return true;
+done:
+    *walk = w;
+    return here;
 }
 
 /* The remembered ids of word s[0..n) into out: true when they were there;
  * else *slot is where to remember them (NULL: too long to). */
-static bool cache_find(hf_scratch *h, const uint8_t *s, size_t n, uint64_t hash, void **slot, tok_ids *out)
+static inline __attribute__((always_inline)) bool cache_find(hf_scratch *h, const uint8_t *s, size_t n, uint64_t hash,
+                                                             void **slot, tok_ids *out)
 {
     const uint32_t *ids;
     size_t nids;
@@ -974,6 +989,15 @@ static void cache_put(void *slot, const uint8_t *s, size_t n, uint64_t hash, con
     }
 }
 
+/* Makes room for n cut places and their pieces' hashes in h. */
+static void reserve_cuts(hf_scratch *h, size_t n)
+{
+    if (h->cuts_cap >= n) return;
+    h->cuts_cap = n > 256 ? n : 256;
+    h->cuts = xrealloc(h->cuts, h->cuts_cap * sizeof *h->cuts);
+    h->cut_hash = xrealloc(h->cut_hash, h->cuts_cap * sizeof *h->cut_hash);
+}
+
 /* Where word s[0..n) may be cut (cut_words): before each character that
  * meets the one before it where no merge joins two such characters, both
  * tokens themselves, or where one of the two becomes byte tokens no merge
@@ -982,29 +1006,26 @@ static void cache_put(void *slot, const uint8_t *s, size_t n, uint64_t hash, con
  * invalid UTF-8, or above the BMP): HF moves a pending unknown run past
  * byte tokens, and a dropped character lets its neighbours merge. Between
  * two ASCII characters the answer is read from ascii_cuts (cut_between's,
- * made at load). The pieces' ends go into h->cuts; returns how many pieces. */
-static size_t cut_word(const hf_bpe *m, const uint8_t *s, size_t n, hf_scratch *h)
+ * made at load). The pieces' ends go into cuts (room for n + 1); returns how
+ * many pieces. */
+static size_t cut_word(const hf_bpe *m, const uint8_t *s, size_t n, size_t *cuts)
 {
-    if (h->cuts_cap < n + 1) {
-        h->cuts_cap = n + 1 > 256 ? n + 1 : 256;
-        h->cuts = xrealloc(h->cuts, h->cuts_cap * sizeof *h->cuts);
-    }
     size_t k = 0;
     uint32_t prev = HF_CUT_CHARS; /* none yet: no cut before the first character */
     for (size_t i = 0; i < n;) {
         uint32_t cp = s[i];
         size_t len = 1;
         if (cp < 0x80 && prev < 0x80) {
-            if (m->ascii_cuts[2 * prev + cp / 64] >> (cp % 64) & 1) h->cuts[k++] = i;
+            if (m->ascii_cuts[2 * prev + cp / 64] >> (cp % 64) & 1) cuts[k++] = i;
         } else {
             if (cp >= 0x80) cp = (len = utf8_valid_seq(s + i, n - i)) ? utf8_decode(s + i, n - i, &len) : HF_CUT_CHARS;
             if (!len) len = 1;
-            if (cut_between(m, prev, cut_flags(m, prev), cp, cut_flags(m, cp))) h->cuts[k++] = i;
+            if (cut_between(m, prev, cut_flags(m, prev), cp, cut_flags(m, cp))) cuts[k++] = i;
         }
         prev = cp;
         i += len;
     }
-    h->cuts[k++] = n;
+    cuts[k++] = n;
     return k;
 }
 
@@ -1025,7 +1046,8 @@ static void encode_piece(const hf_bpe *m, const tok_vocab *vocab, const uint8_t 
 static bool encode_cut(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
                        tok_ids *out)
 {
-    size_t k = cut_word(m, s, n, h);
+    reserve_cuts(h, n + 1);
+    size_t k = cut_word(m, s, n, h->cuts);
     if (k < 2) return false;
     uint64_t hash[PART_BATCH];
     for (size_t b = 0; b < k; b += PART_BATCH) {
@@ -1039,6 +1061,111 @@ static bool encode_cut(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
             size_t start = i ? h->cuts[i - 1] : 0;
             encode_piece(m, vocab, s + start, h->cuts[i] - start, hash[i - b], h, out);
         }
+    }
+    return true;
+}
+
+/* Whether word s[0..n) with this hash seems remembered: its slot holds a
+ * word of its length and hash (cache_find says for sure). */
+static inline bool seems_remembered(const hf_scratch *h, size_t n, uint64_t hash)
+{
+    if (n <= HF_CACHE_BYTES) {
+        const hf_cache_entry *e = &h->cache[hash & (HF_CACHE_SLOTS - 1)];
+        return e->len == n && e->hash == (uint32_t)hash;
+    }
+    if (n <= HF_MID_BYTES) {
+        const hf_mid_entry *e = &h->mid[(hash >> 32) & (HF_MID_SLOTS - 1)];
+        return e->len == n && e->hash == (uint32_t)hash;
+    }
+    return false;
+}
+
+/* A batch of parts of a word: their bounds and hashes, and the pieces of
+ * those cut (at[i] their first cut in h->cuts, pieces[i] how many; 0: not cut). */
+typedef struct {
+    size_t bound[PART_BATCH + 1], pieces[PART_BATCH], at[PART_BATCH];
+    uint64_t hash[PART_BATCH];
+    int n;
+} part_batch;
+
+/* The next parts of word s[0..n) from from (a part start, or n: none; the
+ * walk w has found it) into b, their remembered words starting to load;
+ * first_end: where the first one ends when known (else 0). */
+static void find_parts(const hf_bpe *m, const uint8_t *s, size_t n, size_t from, size_t first_end, mark_walk *w,
+                       hf_scratch *h, part_batch *b)
+{
+    b->bound[0] = from;
+    b->n = 0;
+    while (b->n < PART_BATCH && b->bound[b->n] < n) {
+        size_t start = b->bound[b->n];
+        size_t end = b->bound[b->n + 1] = first_end && !b->n ? first_end : next_part(m, s, n, w);
+        b->hash[b->n] = hf_word_hash_in(m, s + start, end - start, s + n);
+        hf_bpe_prefetch(h, b->hash[b->n], end - start);
+        b->n++;
+    }
+}
+
+/* Cuts each part of b that seems not remembered (cut_word); its pieces'
+ * remembered words start loading. */
+static void cut_parts(const hf_bpe *m, const uint8_t *s, size_t n, hf_scratch *h, part_batch *b)
+{
+    reserve_cuts(h, b->bound[b->n] - b->bound[0] + (size_t)b->n);
+    size_t used = 0;
+    for (int i = 0; i < b->n; i++) {
+        const uint8_t *part = s + b->bound[i];
+        size_t len = b->bound[i + 1] - b->bound[i];
+        b->at[i] = used, b->pieces[i] = 0;
+        if (seems_remembered(h, len, b->hash[i])) continue;
+        size_t *cuts = h->cuts + used, k = b->pieces[i] = cut_word(m, part, len, cuts);
+        for (size_t c = 0; c < k && k > 1; c++) {
+            size_t start = c ? cuts[c - 1] : 0;
+            h->cut_hash[used + c] = hf_word_hash_in(m, part + start, cuts[c] - start, s + n);
+            hf_bpe_prefetch(h, h->cut_hash[used + c], cuts[c] - start);
+        }
+        used += k;
+    }
+}
+
+/* Encodes the parts of b in order: remembered, else piece by piece (or
+ * whole when not cut, which cutting does not change), then remembered. */
+static void encode_batch(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, const part_batch *b,
+                         hf_scratch *h, tok_ids *out)
+{
+    for (int i = 0; i < b->n; i++) {
+        const uint8_t *part = s + b->bound[i];
+        size_t len = b->bound[i + 1] - b->bound[i], first = out->n;
+        void *slot;
+        if (cache_find(h, part, len, b->hash[i], &slot, out)) continue;
+        if (b->pieces[i] < 2) {
+            merge_word(m, vocab, part, len, h, out);
+        } else {
+            const size_t *cuts = h->cuts + b->at[i];
+            for (size_t c = 0; c < b->pieces[i]; c++) {
+                size_t start = c ? cuts[c - 1] : 0;
+                encode_piece(m, vocab, part + start, cuts[c] - start, h->cut_hash[b->at[i] + c], h, out);
+            }
+        }
+        cache_put(slot, part, len, b->hash[i], out->ids + first, out->n - first);
+    }
+}
+
+/* Encodes a long word part by part when it splits at U+2581 (split_at_space);
+ * false when it has no such boundary. Two batches of parts are under way:
+ * while one is cut and encoded, the next one's remembered words load; the
+ * pieces of a batch's cut parts load while the batch's other parts are cut. */
+static bool encode_parts(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, hf_scratch *h,
+                         tok_ids *out)
+{
+    mark_walk w = mark_walk_from(s, n, 1);
+    size_t first_end = next_part(m, s, n, &w);
+    if (first_end == n) return false;
+    part_batch batch[2];
+    find_parts(m, s, n, 0, first_end, &w, h, &batch[0]);
+    for (int cur = 0; batch[cur].n; cur ^= 1) {
+        part_batch *b = &batch[cur];
+        find_parts(m, s, n, b->bound[b->n], 0, &w, h, &batch[cur ^ 1]);
+        cut_parts(m, s, n, h, b);
+        encode_batch(m, vocab, s, b, h, out);
     }
     return true;
 }

@@ -56,6 +56,7 @@ void hf_scratch_free(hf_scratch *h)
     free(h->sym);
     free(h->heap);
     free(h->cuts);
+    free(h->cut_hash);
     free(h->lattice);
     cache_clear(h);
     memset(h, 0, sizeof *h);
@@ -137,6 +138,7 @@ int hf_pipeline_load(hf_pipeline *p, const hj_node *root, tok_vocab *vocab, wbuf
     }
     if (hf_normalizer_load(p, hj_get(root, "normalizer"), "normalizer", err)) return -1;
     if (hf_pretok_load(p, hj_get(root, "pre_tokenizer"), "pre_tokenizer", err)) return -1;
+    hf_pretok_skip_unmatchable(p);
     const hj_node *model = hj_get(root, "model");
     const char *type = hj_get_str(model, "type");
     if (!model || model->type != HJ_OBJECT) {

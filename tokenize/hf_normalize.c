@@ -255,17 +255,23 @@ static bool is_cjk(uint32_t cp)
 /* Replace of a one-byte literal (SentencePiece-style files' " " -> U+2581):
  * the output sized once (with room for a whole vector more), then 16 bytes
  * at a time stored whole and kept up to the first match (words are short:
- * no call per word). */
+ * no call per word). A text of up to REPLACE_BOUND_BYTES gets room for
+ * every byte replaced; a longer one counts its matches first. */
+#define REPLACE_BOUND_BYTES (1 << 20)
 static void replace_byte(const hf_norm_step *st, const char *s, size_t n, wbuf *out)
 {
     char c = st->pattern[0];
     const __m128i want = _mm_set1_epi8(c);
-    size_t hits = 0, i = 0;
-    for (; i + sizeof(__m128i) <= n; i += sizeof(__m128i))
-        hits += (size_t)__builtin_popcount(
-            (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + i)), want)));
-    for (; i < n; i++) hits += s[i] == c;
-    buf_reserve(out, n - hits + hits * st->content_len + sizeof(__m128i));
+    size_t room = n * (st->content_len > 1 ? st->content_len : 1);
+    if (n > REPLACE_BOUND_BYTES && st->content_len > 1) {
+        size_t hits = 0, i = 0;
+        for (; i + sizeof(__m128i) <= n; i += sizeof(__m128i))
+            hits += (size_t)__builtin_popcount(
+                (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + i)), want)));
+        for (; i < n; i++) hits += s[i] == c;
+        room = n - hits + hits * st->content_len;
+    }
+    buf_reserve(out, room + sizeof(__m128i));
     char *d = out->data + out->len;
     char padded[sizeof(__m128i)] = {0}; /* a content that fits one vector is stored whole (the room is there) */
     bool short_content = st->content_len <= sizeof padded;
@@ -291,7 +297,8 @@ static void replace_byte(const hf_norm_step *st, const char *s, size_t n, wbuf *
             *d++ = *p;
             continue;
         }
-        memcpy(d, st->content, st->content_len);
+        if (short_content) _mm_storeu_si128((__m128i *)d, content);
+        else memcpy(d, st->content, st->content_len);
         d += st->content_len;
     }
     out->len = (size_t)(d - out->data);

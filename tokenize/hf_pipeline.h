@@ -69,6 +69,7 @@ typedef struct {
     size_t replacement_len;
     hf_prepend_scheme prepend;
     bool split;            /* Metaspace: split before each replacement character */
+    bool never_matches;    /* Split: its literal cannot be in the normalized text (skipped: the piece stays whole) */
 } hf_pretok_step;
 
 /* ---- added tokens ---- */
@@ -92,6 +93,8 @@ typedef struct {
     uint8_t firsts[HF_ADDED_FIRSTS]; /* the distinct first bytes, when there are no more (nfirsts) */
     int nfirsts;                     /* -1: more than HF_ADDED_FIRSTS */
     uint8_t short_lengths[256]; /* by first byte: bit L set when a token of L < HF_ADDED_PREFIX bytes starts so */
+    uint64_t seconds[256][4];   /* bit b of seconds[a]: a token of two bytes or more starts with bytes a, b */
+    uint32_t one_byte[256];     /* index + 1 of the token that is this one byte (0: none) */
     tok_vocab prefixes;         /* the first HF_ADDED_PREFIX bytes of the longer tokens */
 } hf_added_set;
 
@@ -157,7 +160,7 @@ typedef struct {
     bool cut_beside_bytes;
     uint8_t *char_flags;   /* by code point below HF_CUT_CHARS: HF_CHAR_* */
     uint64_t *ascii_pairs; /* bit b of word 2a + b / 64: a merge joins a part ending in ASCII a to one starting with b */
-    uint32_t *char_pairs;  /* a << 16 | b of the other pairs merges join (0: empty slot) */
+    uint64_t *char_pairs;  /* a filter of the other pairs merges join (a << 16 | b: two bits of a word) */
     uint32_t char_pairs_mask;
     uint64_t ascii_cuts[2 * 128]; /* bit b of word 2a + b / 64: cut_word cuts between ASCII a and b */
     /* a WordPiece model instead (hf_wordpiece.c): greedy longest match,
@@ -293,6 +296,11 @@ int hf_pattern_load(const hj_node *pat, const char *path, char **literal, size_t
 /* hf_pretok.c: loads the pre_tokenizer node; 0 or -1. */
 int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err);
 
+/* Marks the Split steps whose one-byte literal the normalizers leave
+ * nowhere in the text (Gemma's Split on " " after Replace " " -> U+2581):
+ * not inverted, such a step keeps each piece whole, so it is skipped. */
+void hf_pretok_skip_unmatchable(hf_pipeline *p);
+
 /* Appends a zeroed pre-tokenizer step of this kind (behavior Isolated) to p and returns it. */
 hf_pretok_step *hf_pretok_add_step(hf_pipeline *p, hf_pretok_kind kind);
 
@@ -328,7 +336,8 @@ struct hf_scratch {
     size_t sym_cap;
     hf_merge_item *heap;
     size_t heap_cap;
-    size_t *cuts; /* where the pieces of a cut word end */
+    size_t *cuts;       /* where the pieces of a cut word end */
+    uint64_t *cut_hash; /* and their hf_word_hash */
     size_t cuts_cap;
     hf_cache_entry *cache;
     hf_mid_entry *mid;

@@ -497,6 +497,32 @@ static bool only_splits(const hf_pipeline *p)
     return true;
 }
 
+/* Whether no byte c can be left in the normalized text: a step replaces the
+ * literal c by a content without it, and every later one only strips or
+ * adds a content without c (a Replace or Prepend: their output bytes are
+ * input bytes or their content's). */
+static bool normalized_lacks_byte(const hf_pipeline *p, char c)
+{
+    bool gone = false;
+    for (int i = 0; i < p->nnorm; i++) {
+        const hf_norm_step *st = &p->norm[i];
+        bool adds_c = st->content_len && memchr(st->content, c, st->content_len);
+        if (st->kind == HN_REPLACE && !st->re && st->pattern_len == 1 && st->pattern[0] == c && !adds_c) gone = true;
+        else if (!(st->kind == HN_STRIP || ((st->kind == HN_REPLACE || st->kind == HN_PREPEND) && !adds_c))) gone = false;
+    }
+    return gone;
+}
+
+void hf_pretok_skip_unmatchable(hf_pipeline *p)
+{
+    for (int k = 0; k < p->npre; k++) {
+        hf_pretok_step *st = &p->pre[k];
+        if (st->kind != HP_SPLIT) return; /* the steps after it may see bytes it made */
+        if (st->match == HM_STRING && st->literal_len == 1 && !st->invert && normalized_lacks_byte(p, st->literal[0]))
+            st->never_matches = true;
+    }
+}
+
 void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, bool first, hf_scratch *h, hf_pieces *out,
                     hf_pieces *tmp)
 {
@@ -506,6 +532,7 @@ void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, bool first, h
     for (int k = 0; k < p->npre; k++) {
         const hf_pretok_step *st = &p->pre[k];
         if (st->kind == HP_BYTE_LEVEL && !st->add_prefix_space && !st->use_regex) continue; /* bytes stay bytes */
+        if (st->never_matches) continue;
         if (!started) { /* the first step reads the text itself */
             apply(st, s, n, first, h, out, &h->piece);
             started = true;
