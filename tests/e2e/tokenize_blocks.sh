@@ -76,6 +76,15 @@ if blocks --format bin "$TMP/edge.jsonl" > "$TMP/emu.bin" 2> "$TMP/emu.err"; the
     ok "... same warnings, same order" cmp "$TMP/ref4.err" "$TMP/emu4.warn"
     ok "... ids were written from the ring, and copied where it had no room" \
         grep -Eq 'id ring \(1 MB\): [1-9][0-9]* ids written from it, [1-9][0-9]* copied' "$TMP/emu4.err"
+    # DCLM twice, read late: its blocks' ids (231k, then 59k) all go through the ring, each block waiting for
+    # the writer to give back the room of the ones before; the second 59k block's bin fills the 1 MiB pipe
+    # (core/util.c's PIPE_BYTES) while the reader sleeps, so the writer is held mid-block with its ids still
+    # in the ring: room given back before a block is written would be overwritten by the next block's ids
+    WINNOW_TOKENIZE_TIMES=1 blocks --format bin "$DCLM" "$DCLM" 2> "$TMP/emu6.err" | { sleep 2; cat; } > "$TMP/emu6.bin"
+    tok --device cpu --format bin "$DCLM" "$DCLM" > "$TMP/ref6.bin" 2> /dev/null
+    ok "emulated GPU code, bin through the id ring, the writer held mid-block: same bytes (DCLM twice)" \
+        cmp "$TMP/ref6.bin" "$TMP/emu6.bin"
+    ok "... every id was written from the ring" grep -Eq 'id ring \(1 MB\): [1-9][0-9]* ids written from it, 0 copied' "$TMP/emu6.err"
     # documents of long letter runs (over 128 bytes: pieces the device leaves to the host, as a data URI's
     # or a hash's) between short words: a block's long-piece ids (~0.4 a byte) need more than the ring, so
     # they are copied into the block's array, each between two ring runs (the short words' ids)
