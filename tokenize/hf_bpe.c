@@ -269,10 +269,8 @@ static void unpack_merges(hf_bpe *m)
 /* Puts merge (a, b) -> new_id of this rank into the merge table and its bit into the pair filter. */
 static void merge_put(hf_bpe *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id)
 {
-    if (m->packed && !merge_put_packed(m, a, b, rank, new_id)) {
-        unpack_merges(m); /* a cluster too long for the tags (never seen in a real file) */
-        merge_put_wide(m, a, b, rank, new_id);
-    } else if (!m->packed) {
+    if (!m->packed || !merge_put_packed(m, a, b, rank, new_id)) {
+        if (m->packed) unpack_merges(m); /* a cluster too long for the tags (never seen in a real file) */
         merge_put_wide(m, a, b, rank, new_id);
     }
     filter_put(m, a, b);
@@ -1127,7 +1125,10 @@ static void cut_parts(const hf_bpe *m, const uint8_t *s, size_t n, hf_scratch *h
 }
 
 /* Encodes the parts of b in order: remembered, else piece by piece (or
- * whole when not cut, which cutting does not change), then remembered. */
+ * whole when not cut, which cutting does not change), then remembered.
+ * This is hf_bpe_encode's path for a part: split_at_space is set only for a
+ * BPE model that cuts words and does not ignore merges, and a part has no
+ * U+2581 boundary inside. */
 static void encode_batch(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, const part_batch *b,
                          hf_scratch *h, tok_ids *out)
 {
