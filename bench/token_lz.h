@@ -11,10 +11,10 @@
  * of each pair of keys in a second table, tried first: longer matches, as
  * zstd's double-fast strategy), extends a match a word at a time (then back
  * to a whole token, and back over the literals before it), and, like zstd's
- * fast strategy, steps faster through runs without a match. Blocks end every ZSTD_BLOCKSIZE_MAX bytes
- * (explicit delimiters); the window is the frame. The frames are ordinary
- * zstd frames with the content size and checksum, a pure function of the
- * input bytes. */
+ * fast strategy, steps faster through runs without a match. Blocks end every
+ * ZSTD_BLOCKSIZE_MAX bytes (explicit delimiters); the window is the frame.
+ * The frames are ordinary zstd frames with the content size and checksum, a
+ * pure function of the input bytes. */
 #ifndef WINNOW_BENCH_TOKEN_LZ_H
 #define WINNOW_BENCH_TOKEN_LZ_H
 
@@ -44,14 +44,13 @@ typedef struct {
     uint32_t *table;      /* hash of a key -> the last position with that hash */
     uint32_t *long_table; /* hash of two keys -> the same, when TOKEN_LZ_LONG_HASH_LOG > 0 */
     ZSTD_Sequence *seqs;
-    size_t max_len, nseqs;
+    size_t nseqs;
 } token_lz;
 
 /* Sets up lz for frames of up to max_len (< 2^32) bytes; exits when out of memory. */
 static inline void token_lz_init(token_lz *lz, size_t max_len)
 {
     memset(lz, 0, sizeof *lz);
-    lz->max_len = max_len;
     lz->table = xmalloc(sizeof *lz->table << TOKEN_LZ_HASH_LOG);
     if (TOKEN_LZ_LONG_HASH_LOG) lz->long_table = xmalloc(sizeof *lz->long_table << TOKEN_LZ_LONG_HASH_LOG);
     /* a match covers >= KEY_BYTES; one end per block */
@@ -72,6 +71,7 @@ static inline void token_lz_free(token_lz *lz)
     free(lz->seqs);
 }
 
+/* The 8 bytes at p, in the machine's order. */
 static inline uint64_t token_lz_load64(const uint8_t *p)
 {
     uint64_t v;
@@ -93,6 +93,7 @@ static inline size_t token_lz_common(const uint8_t *a, const uint8_t *b, const u
     return (size_t)(b - start);
 }
 
+/* Whether the tokens of `width` bytes at a and b are equal. */
 static inline bool token_lz_same_token(const uint8_t *a, const uint8_t *b, size_t width)
 {
     return width == 4 ? memcmp(a, b, 4) == 0 : memcmp(a, b, 2) == 0;
