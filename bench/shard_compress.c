@@ -11,7 +11,8 @@
  * best of REPEATS (default 3) rounds each: the thread's CPU seconds (for the
  * token matcher also its finder alone), the ratio, the sequences. Every
  * token_lz frame is first decompressed by a streaming decoder (as `zstd -d`
- * does, with a window) and compared. A markdown table on stdout. */
+ * does, with a window) and compared, and so are edge frames (empty, tiny,
+ * one token repeated, random bytes). A markdown table on stdout. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,35 @@ static void check_frame(ZSTD_DCtx *dc, const uint8_t *comp, size_t clen, const u
              ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong bytes");
 }
 
+/* Edge frames (empty, 1 and 3 tokens, one token repeated, random tokens, a
+ * length not a multiple of 8 bytes) through token_lz and back; exits on a difference. */
+static void check_edges(token_lz *lz, int width)
+{
+    static const size_t lens[] = {0, 1, 3, 1000, SHARD_FRAME_BYTES};
+    size_t cap = ZSTD_compressBound(SHARD_FRAME_BYTES);
+    uint8_t *src = xmalloc(SHARD_FRAME_BYTES), *comp = xmalloc(cap), *back = xmalloc(SHARD_FRAME_BYTES);
+    ZSTD_DCtx *dc = ZSTD_createDCtx();
+    uint64_t state = 1; /* xorshift: the same "random" tokens every run */
+    for (int kind = 0; kind < 2; kind++)
+        for (size_t i = 0; i < sizeof lens / sizeof *lens; i++)
+            for (size_t extra = 0; extra <= (size_t)width; extra += (size_t)width) { /* + one token: odd lengths */
+                size_t n = (lens[i] + extra / (size_t)width) * (size_t)width;
+                if (n > SHARD_FRAME_BYTES) n = SHARD_FRAME_BYTES;
+                for (size_t b = 0; b < n; b++) {
+                    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+                    src[b] = kind ? (uint8_t)state : (uint8_t)(b % (size_t)width + 1);
+                }
+                token_lz_find(lz, src, n, width);
+                size_t c = token_lz_encode(lz, comp, cap, src, n);
+                if (ZSTD_isError(c)) dief(EXIT_FATAL, "edge frame of %zu bytes: %s", n, ZSTD_getErrorName(c));
+                check_frame(dc, comp, c, src, n, back);
+            }
+    ZSTD_freeDCtx(dc);
+    free(src);
+    free(comp);
+    free(back);
+}
+
 /* One round of token_lz; *find_s gets the finder's share of the CPU seconds returned. */
 static double round_tokens(const ids *a, token_lz *lz, uint8_t *comp, size_t cap, size_t *total, size_t *nseqs,
                            double *find_s, bool check)
@@ -127,6 +157,7 @@ int main(int argc, char **argv)
     token_lz_init(&lz, SHARD_FRAME_BYTES);
     size_t z1 = 0, zt = 0, nseqs = 0;
     double find_s, best_find = 1e30;
+    check_edges(&lz, a.width);
     round_tokens(&a, &lz, comp, cap, &zt, &nseqs, &find_s, true); /* checks every frame once */
     double best1 = 1e30, bestt = 1e30;
     for (int r = 0; r < repeats; r++) {

@@ -21,6 +21,7 @@
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_compressSequences(), exported by Debian 12's libzstd 1.5.4 */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
@@ -162,7 +163,9 @@ static inline size_t token_lz_encode(token_lz *lz, void *dst, size_t cap, const 
 {
     int window_log = ZSTD_WINDOWLOG_MIN; /* the whole frame: no offset reaches past a decoder's window */
     while (((size_t)1 << window_log) < len) window_log++;
-    ZSTD_CCtx_setParameter(lz->cctx, ZSTD_c_windowLog, window_log);
+    ZSTD_CCtx_reset(lz->cctx, ZSTD_reset_session_only); /* else the last frame's session refuses the new window */
+    size_t set = ZSTD_CCtx_setParameter(lz->cctx, ZSTD_c_windowLog, window_log);
+    if (ZSTD_isError(set)) return set;
     return ZSTD_compressSequences(lz->cctx, dst, cap, lz->seqs, lz->nseqs, src, len);
 }
 
