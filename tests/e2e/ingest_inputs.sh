@@ -63,6 +63,17 @@ first=$(head -1 "$TMP/arc.jsonl" | python3 -c 'import json,sys; print(json.loads
 case "$first" in "$TMP/a.zip/html/"*.html.gz) r=0 ;; *) r=1 ;; esac
 ok "archive member source is archive/member ($first)" test $r -eq 0
 
+# a tar of zstd-compressed pages: members are found compressed by their magic
+# bytes (28 B5 2F FD), read as HTML, and give the texts of the plain pages
+mkdir -p "$TMP/zst/html"
+for p in $(ls "$A/html" | head -5); do gzip -dc "$A/html/$p" | zstd -q -c >"$TMP/zst/html/${p%.gz}.zst"; done
+(cd "$TMP/zst" && tar cf "$TMP/zst.tar" html)
+"$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/zst.tar" >"$TMP/zst.jsonl"
+is "$(stat "$TMP/s.json" out)" 5 "tar of zstd members: one document per member"
+texts "$TMP/zst.jsonl" | sort >"$TMP/zst.txt"
+head -5 "$TMP/dir.txt" | sort >"$TMP/dir5.txt"
+ok "tar of zstd members: the texts of the same pages from the directory" cmp -s "$TMP/zst.txt" "$TMP/dir5.txt"
+
 # JSONL: passed through byte for byte when it has ids (a plain file named .zst)
 J=$SHARED/jsonl/dolma/tests/data/formats/zst/CC-MAIN-20190717121559-20190717143559-00140.jsonl.zst
 "$WINNOW" ingest -q -j2 --stats "$TMP/s.json" "$J" >"$TMP/j.jsonl"

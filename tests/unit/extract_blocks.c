@@ -1,5 +1,6 @@
 /* extract_blocks.c - main-content decisions on small handmade pages: what a
  * reader calls the text of the page stays, navigation and boilerplate go. */
+#include <stdio.h>
 #include <string.h>
 
 #include "ingest/html.h"
@@ -98,6 +99,49 @@ int main(void)
     is_str(r.meta.data, "\"author\":\"J. Roe\",\"published\":\"2024-05-01T10:00:00Z\",\"description\":\"About the bridge.\"",
            "metadata from JSON-LD (author, date) and meta tags (description)");
     ok(!strstr(r.text.data, "NewsArticle"), "JSON-LD never reaches the text");
+
+    /* boilerplate found by tag, role and class whatever its case, inside the article */
+    is_str(main_text("<body><article>" P1
+                     "<aside><h3>Most read</h3><p>Ten things to do this weekend in town, from markets to concerts and a new museum.</p></aside>"
+                     "<div role='navigation'><p>Sections: News, Sport, Business, Culture, Travel, Weather and Local Politics of the region.</p></div>"
+                     "<div class='cookie-notice'><p>We use cookies to improve your experience on our website, as explained in our policy.</p></div>"
+                     "<div class='RelatedStories'><p>Roads closed for repairs next week in the centre, and the buses take a detour.</p></div>"
+                     P2 "</article></body>"),
+           "The council voted on Tuesday to rebuild the old bridge over the river, a project that has been discussed for a decade.\n\n"
+           "Work starts in spring and should take two years, the mayor said, adding that a ferry will run while the bridge is closed.",
+           "aside, role=navigation, a cookie notice and a CamelCase 'RelatedStories' class are dropped");
+
+    /* the headline that repeats the <title> (with the site's name after it) goes even right before the text */
+    is_str(main_text("<html><head><title>Bridge to be rebuilt after decades of debate | Daily Example</title></head><body>"
+                     "<article><h1>Bridge to be rebuilt after decades of debate</h1>" P1 P2 "</article></body></html>"),
+           "The council voted on Tuesday to rebuild the old bridge over the river, a project that has been discussed for a decade.\n\n"
+           "Work starts in spring and should take two years, the mayor said, adding that a ferry will run while the bridge is closed.",
+           "the headline that repeats the page title is dropped");
+
+    /* Chinese prose ends in the ideographic full stop: a paragraph whose words are half links is a sentence, kept */
+    const char *zh_linked = "<a href='/1'>北京</a>是<a href='/2'>中华人民共和国</a>的<a href='/3'>首都</a>，也是全国的<a href='/4'>政治中心</a>和<a href='/5'>文化中心</a>。";
+    const char *zh1 = "北京有三千多年的建城史和八百多年的建都史，是一座历史悠久的文化名城，城中保存着大量的古代建筑和园林。";
+    const char *zh2 = "今天的北京是一座现代化的国际大都市，每年都有数以百万计的游客来到这里参观故宫、长城和天坛等名胜古迹。";
+    char zh_page[2048];
+    snprintf(zh_page, sizeof zh_page, "<body>" NAV "<div class='text'><p>%s</p><p>%s</p><p>%s</p></div>" FOOTER "</body>", zh_linked, zh1, zh2);
+    char zh_want[1024];
+    snprintf(zh_want, sizeof zh_want, "北京是中华人民共和国的首都，也是全国的政治中心和文化中心。\n\n%s\n\n%s", zh1, zh2);
+    is_str(main_text(zh_page), zh_want, "a Chinese paragraph of linked words ending in 。 is prose, kept");
+
+    /* <meta> keys in order of preference, whatever order the page gives them; profile URLs are no authors;
+     * a JSON-LD string with escaped quotes does not hide the fields after it */
+    const char *meta_order = "<html><head><meta name='twitter:description' content='Tweet text.'>"
+                             "<meta name='description' content='The page description.'>"
+                             "<meta property='og:description' content='The OG description.'>"
+                             "<meta property='article:author' content='https://www.facebook.com/janeroe'></head><body>" P1 "</body></html>";
+    html_extract(meta_order, strlen(meta_order), NULL, EXTRACT_MAIN, &r);
+    is_str(r.meta.data, "\"description\":\"The page description.\"",
+           "description preferred over og: and twitter:, a profile URL is not an author");
+    const char *escaped = "<html><head><script type='application/ld+json'>{\"headline\":\"The \\\"bridge\\\" vote\","
+                          "\"author\":{\"@type\":\"Person\",\"name\":\"Jane Roe\"},\"datePublished\":\"2024-05-01\"}</script></head>"
+                          "<body>" P1 "</body></html>";
+    html_extract(escaped, strlen(escaped), NULL, EXTRACT_MAIN, &r);
+    is_str(r.meta.data, "\"author\":\"Jane Roe\",\"published\":\"2024-05-01\"", "JSON-LD fields after an escaped quote are read");
 
     html_result_free(&r);
     return done_testing();
