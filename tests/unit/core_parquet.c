@@ -1,7 +1,9 @@
 /* core_parquet - the Parquet reader on the Parquet project's own test files
  * (apache/parquet-testing): values cell by cell against the *_expect.csv
  * files and the known alltypes tables, page CRCs, refusals with file and
- * offset, the project's bad_data files, and every byte of a footer damaged. */
+ * offset, the project's bad_data files, every byte of a footer damaged, a
+ * dictionary index past its dictionary; and winnow's writer read back: row
+ * groups, column types, nulls, the footer's schema annotations. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
