@@ -77,6 +77,8 @@ edit "absolute" 'm["shards"][0]["index"] = "/etc/passwd"; fix = True'
 refused "an absolute file name (checksum made to match)" "not a plain name"
 edit "vocab" 'm["tokenizer"]["vocab_size"] = 50; fix = True'
 refused "vocab_size below the stored ids (checksum made to match)" "not below the vocabulary size"
+edit "vocab-top" 'm["tokenizer"]["vocab_size"] = 99; fix = True'
+refused "vocab_size equal to the largest stored id, 99 (checksum made to match)" "holds id 99, not below the vocabulary size 99"
 edit "dupkey" 'fix = True  # DUPKEY'
 refused "a key given twice" "duplicate key"
 

@@ -66,6 +66,17 @@ $WINNOW shard -q -o "$TMP/cut" --vocab-size 50257 --stats "$TMP/cut.stats" "$TMP
 is $? 2 "a truncated stream exits 2"
 grep -q '"truncated": *1' "$TMP/cut.stats"; is $? 0 "truncated document counted in stats"
 grep -q 'stream ends inside the document' "$TMP/cut.err"; is $? 0 "truncation reported with its position"
+# every document whose header begins in the cut stream is counted in: the whole ones out, the cut one failed
+stat_of() { grep -o "\"$1\": *[0-9]*" "$2" | head -1 | grep -o '[0-9]*$'; }
+heads=$($PY -c 'import struct, sys
+d = open(sys.argv[1], "rb").read()
+p = n = 0
+while p < len(d):
+    n += 1
+    p += 4 + 4 * struct.unpack_from("<I", d, p)[0] if p + 4 <= len(d) else len(d)
+print(n)' "$TMP/cut.bin")
+is "$(stat_of in "$TMP/cut.stats") $(stat_of out "$TMP/cut.stats") $(stat_of failed "$TMP/cut.stats")" "$heads $((heads - 1)) 1" \
+    "truncated stream: in = the $heads document headers, out = the whole ones, 1 failed"
 # ids outside the vocabulary: reported, counted, skipped
 $WINNOW shard -q -o "$TMP/small" --vocab-size 50000 --stats "$TMP/small.stats" "$TMP/gpt2.bin" 2> "$TMP/small.err"
 in=$(grep -o '"in": *[0-9]*' "$TMP/small.stats" | grep -o '[0-9]*$')

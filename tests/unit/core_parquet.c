@@ -1,7 +1,9 @@
 /* core_parquet - the Parquet reader on the Parquet project's own test files
  * (apache/parquet-testing): values cell by cell against the *_expect.csv
  * files and the known alltypes tables, page CRCs, refusals with file and
- * offset, the project's bad_data files, and every byte of a footer damaged. */
+ * offset, the project's bad_data files, every byte of a footer damaged, a
+ * dictionary index past its dictionary; and winnow's writer read back: row
+ * groups, column types, nulls, the footer's schema annotations. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +12,9 @@
 
 #include "core/buf.h"
 #include "core/parquet.h"
+#include "core/parquet_internal.h"
 #include "core/parquet_writer.h"
+#include "core/thrift_compact.h"
 #include "core/util.h"
 #include "tests/tap.h"
 
@@ -41,7 +45,10 @@ static pq_file *open_path(const char *path, wbuf *err)
 static void cell_text(const pq_values *v, int64_t r, wbuf *out)
 {
     buf_clear(out);
-    if (v->valid && !v->valid[r]) return;
+    if (v->valid && !v->valid[r]) {
+        if (!out->data) buf_puts(out, "");
+        return;
+    }
     switch (v->type) {
     case PQ_BYTE_ARRAY: buf_append(out, v->bytes[r].p, v->bytes[r].len); break;
     case PQ_BOOLEAN: buf_puts(out, v->ints[r] ? "true" : "false"); break;
@@ -148,6 +155,7 @@ static void column_joined(pq_file *f, const char *name, wbuf *out)
     wbuf err = WBUF_INIT, cell = WBUF_INIT;
     buf_clear(out);
     int c = pq_find_column(f, name);
+    bool first = true;
     for (int g = 0; c >= 0 && g < pq_num_row_groups(f); g++) {
         pq_values v;
         if (pq_read_column(f, g, c, &v, &err) != 0) {
@@ -156,7 +164,8 @@ static void column_joined(pq_file *f, const char *name, wbuf *out)
         }
         for (int64_t r = 0; r < v.n; r++) {
             cell_text(&v, r, &cell);
-            buf_printf(out, "%s%s", out->len ? "|" : "", cell.data);
+            buf_printf(out, "%s%s", first ? "" : "|", cell.data);
+            first = false;
         }
         pq_values_free(&v);
     }
@@ -289,6 +298,17 @@ static void damaged_footers(void)
     copy[n - 5] = 0x7f; /* footer length about 2 GiB */
     f = pq_open_memory(copy, n, "lying", &err);
     ok(!f && strstr(err.data, "lying: offset ") && strstr(err.data, "more than the file holds"), "a footer length over the file: %s", err.data);
+    /* the footer lies between the leading PAR1 and the 8-byte tail: at most n - 12 bytes */
+    for (uint32_t len = (uint32_t)n - 12; len <= (uint32_t)n - 8; len++) {
+        memcpy(copy, orig, n);
+        for (int i = 0; i < 4; i++) copy[n - 8 + i] = (uint8_t)(len >> (8 * i));
+        buf_clear(&err);
+        f = pq_open_memory(copy, n, "edge", &err);
+        bool over = strstr(err.data ? err.data : "", "more than the file holds") != NULL;
+        ok(!f && over == (len > n - 12), "a footer length of n - %u: refused%s: %s", (unsigned)(n - len),
+           len > n - 12 ? " as more than the file holds" : " (it overlaps no magic)", err.data ? err.data : "");
+        pq_close(f);
+    }
     for (size_t cut = 1; cut < n; cut += 7) { /* every prefix that still ends in PAR1 */
         memcpy(copy, orig, cut);
         memcpy(copy + cut - 4 > copy ? copy + cut - 4 : copy, "PAR1", cut >= 4 ? 4 : 0);
@@ -353,6 +373,173 @@ static void writer_row_groups(void)
     buf_free(&got);
 }
 
+/* A dictionary page that holds one value less than its data page's indices
+ * reach (alltypes_dictionary.parquet's id column, 2 values, with the
+ * DictionaryPageHeader's num_values edited to 1): index 1 is not below the
+ * dictionary's size and must be refused, not read from past the dictionary. */
+static void dictionary_index_bound(void)
+{
+    size_t n;
+    char *orig = read_file(path_of(DATA, "alltypes_dictionary.parquet"), &n);
+    if (!ok(orig != NULL, "alltypes_dictionary.parquet reads")) return;
+    wbuf err = WBUF_INIT, got = WBUF_INIT;
+    pq_file *f = pq_open_memory((const uint8_t *)orig, n, "dict", &err);
+    int c = f ? pq_find_column(f, "id") : -1;
+    int64_t at = c >= 0 ? f->groups[0].chunks[c].dictionary_page_offset : -1;
+    pq_close(f);
+    /* PageHeader (parquet.thrift): 1 type = DICTIONARY_PAGE (2), ..., 7 dictionary_page_header { 1 num_values } */
+    tc_reader r;
+    tc_init(&r, (const uint8_t *)orig + (at > 0 ? at : 0), at > 0 ? n - (size_t)at : 0, 0);
+    int16_t id, last = 0, inner_last = 0;
+    int t, page_type = -1;
+    size_t num_values_at = 0;
+    int32_t num_values = -1;
+    while (tc_field(&r, &id, &t, &last)) {
+        if (id == 1 && t == TC_I32) page_type = tc_i32(&r);
+        else if (id == 7 && t == TC_STRUCT) {
+            tc_struct_begin(&r);
+            while (tc_field(&r, &id, &t, &inner_last)) {
+                if (id == 1 && t == TC_I32) {
+                    num_values_at = (size_t)at + (size_t)tc_offset(&r);
+                    num_values = tc_i32(&r);
+                } else tc_skip(&r, t);
+            }
+            tc_struct_end(&r);
+        } else tc_skip(&r, t);
+    }
+    if (!ok(page_type == 2 && num_values == 2 && num_values_at > 0, "id's dictionary page holds 2 values (type %d, %d values)",
+            page_type, num_values)) {
+        free(orig);
+        return;
+    }
+    column_joined(f = pq_open_memory((const uint8_t *)orig, n, "dict", &err), "id", &got);
+    is_str(got.data, "0|1", "the unedited file: ids 0|1 through the dictionary");
+    pq_close(f);
+    orig[num_values_at] = 2; /* zigzag varint of 1 (one byte, as 2's was) */
+    f = pq_open_memory((const uint8_t *)orig, n, "dict", &err);
+    column_joined(f, "id", &got);
+    ok(strstr(got.data, "ERROR dict: offset ") && strstr(got.data, "dictionary index out of range"),
+       "an index equal to the dictionary's size is refused: %s", got.data);
+    pq_close(f);
+    buf_free(&err);
+    buf_free(&got);
+    free(orig);
+}
+
+/* For each schema element of a Parquet file's footer: its type (-1: none),
+ * converted_type (-1: none) and the LogicalType union's member (0: none),
+ * as parquet.thrift numbers them. Returns the element count, -1 if unread. */
+static int schema_annotations(const wbuf *file, int *type, int *converted, int *logical, int max)
+{
+    const uint8_t *p = (const uint8_t *)file->data;
+    uint32_t len = (uint32_t)p[file->len - 8] | (uint32_t)p[file->len - 7] << 8 | (uint32_t)p[file->len - 6] << 16 |
+                   (uint32_t)p[file->len - 5] << 24;
+    tc_reader r;
+    tc_init(&r, p + file->len - 8 - len, len, 0);
+    int16_t id, last = 0;
+    int t, count = -1;
+    while (tc_field(&r, &id, &t, &last)) {
+        if (id != 2 || t != TC_LIST) { /* FileMetaData 2: list<SchemaElement> */
+            tc_skip(&r, t);
+            continue;
+        }
+        int et;
+        count = (int)tc_list(&r, &et);
+        for (int e = 0; e < count && e < max && !tc_failed(&r); e++) {
+            int16_t el = 0;
+            type[e] = converted[e] = -1;
+            logical[e] = 0;
+            tc_struct_begin(&r);
+            while (tc_field(&r, &id, &t, &el)) {
+                if (id == 1 && t == TC_I32) type[e] = tc_i32(&r);
+                else if (id == 6 && t == TC_I32) converted[e] = tc_i32(&r);
+                else if (id == 10 && t == TC_STRUCT) {
+                    int16_t ll = 0;
+                    tc_struct_begin(&r);
+                    while (tc_field(&r, &id, &t, &ll)) {
+                        logical[e] = id;
+                        tc_skip(&r, t);
+                    }
+                    tc_struct_end(&r);
+                } else tc_skip(&r, t);
+            }
+            tc_struct_end(&r);
+        }
+    }
+    return tc_failed(&r) ? -1 : count;
+}
+
+/* The writer's schema and values for documents whose metadata has K keys (13
+ * rows: the last group of 8 definition levels is partial), for K = 8 (a
+ * schema list of 15 elements) and 9 (15 column chunks): 15 is the first list
+ * size the Thrift compact protocol writes in its long form. Key m0 holds an
+ * integer beyond int64 (a DOUBLE column), m1 an integer (INT64, null in every
+ * third row), the others strings. */
+static void writer_schema(void)
+{
+    enum { ROWS = 13, MAX_ELEMS = 32 };
+    for (int keys = 8; keys <= 9; keys++) {
+        wbuf file = WBUF_INIT, line = WBUF_INIT, err = WBUF_INIT, got = WBUF_INIT, want = WBUF_INIT;
+        pq_writer *w = pq_writer_new("schema.parquet", to_wbuf, &file);
+        for (int d = 0; d < ROWS; d++) {
+            buf_clear(&line);
+            buf_printf(&line, "{\"text\":\"doc %d\",\"id\":\"d%d\",\"metadata\":{\"m0\":99999999999999999999", d, d);
+            if (d % 3) buf_printf(&line, ",\"m1\":%d", -7 * d);
+            for (int k = 2; k < keys; k++) buf_printf(&line, ",\"m%d\":\"v%d.%d\"", k, k, d);
+            buf_puts(&line, "}}\n");
+            pq_writer_feed(w, line.data, line.len);
+        }
+        pq_writer_finish(w);
+        pq_file *f = pq_open_memory((const uint8_t *)file.data, file.len, "schema.parquet", &err);
+        if (!ok(f != NULL, "%d metadata keys: the writer's file opens", keys)) {
+            diag("%s", err.data);
+            continue;
+        }
+        is_int(pq_num_columns(f), 6 + keys, "%d metadata keys: text, id, url, date, source, metadata and a column per key", keys);
+        is_int(pq_num_rows(f), ROWS, "%d metadata keys: %d rows", keys, ROWS);
+        int m0 = pq_find_column(f, "m0"), m1 = pq_find_column(f, "m1");
+        ok(m0 >= 0 && pq_column_at(f, m0)->type == PQ_DOUBLE, "an integer beyond int64 makes a DOUBLE column");
+        column_joined(f, "m0", &got);
+        buf_clear(&want);
+        for (int d = 0; d < ROWS; d++) buf_printf(&want, "%s1e+20", d ? "|" : "");
+        is_str(got.data, want.data, "%d metadata keys: 99999999999999999999 as the double 1e+20 in every row", keys);
+        ok(m1 >= 0 && pq_column_at(f, m1)->type == PQ_INT64, "an integer makes an INT64 column");
+        column_joined(f, "m1", &got);
+        buf_clear(&want);
+        for (int d = 0; d < ROWS; d++) {
+            if (d) buf_putc(&want, '|');
+            if (d % 3) buf_printf(&want, "%d", -7 * d);
+        }
+        is_str(got.data, want.data, "%d metadata keys: m1 with its nulls in place", keys);
+        buf_clear(&want);
+        for (int d = 0; d < ROWS; d++) buf_printf(&want, "%sv%d.%d", d ? "|" : "", keys - 1, d);
+        char last_key[8];
+        snprintf(last_key, sizeof last_key, "m%d", keys - 1);
+        column_joined(f, last_key, &got);
+        is_str(got.data, want.data, "%d metadata keys: the last key's column", keys);
+        column_joined(f, "url", &got);
+        is_str(got.data, "||||||||||||", "%d metadata keys: url null in all 13 rows", keys);
+        /* parquet.thrift: BYTE_ARRAY = 6; ConvertedType UTF8 = 0; LogicalType 1: STRING */
+        int type[MAX_ELEMS], converted[MAX_ELEMS], logical[MAX_ELEMS];
+        int elems = schema_annotations(&file, type, converted, logical, MAX_ELEMS);
+        int strings = 0, annotated = 0;
+        for (int e = 1; e < elems && e < MAX_ELEMS; e++)
+            if (type[e] == 6) {
+                strings++;
+                annotated += converted[e] == 0 && logical[e] == 1;
+            }
+        is_int(elems, 7 + keys, "%d metadata keys: the footer's schema list holds the root and every column", keys);
+        ok(strings == 4 + keys && annotated == strings, "%d metadata keys: all %d string columns are UTF8 / STRING (%d are)", keys,
+           strings, annotated);
+        pq_close(f);
+        buf_free(&file);
+        buf_free(&line);
+        buf_free(&err);
+        buf_free(&got);
+        buf_free(&want);
+    }
+}
+
 int main(void)
 {
     against_csv("delta_binary_packed.parquet", "delta_binary_packed_expect.csv");
@@ -364,5 +551,7 @@ int main(void)
     bad_data();
     damaged_footers();
     writer_row_groups();
+    writer_schema();
+    dictionary_index_bound();
     return done_testing();
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
@@ -16,6 +17,7 @@
 #include "shards/shard_file.h"
 #include "shards/shard_format.h"
 #include "shards/shard_index.h"
+#include "shards/shard_parts.h"
 #include "shards/shard_reader.h"
 #include "shards/shard_writer.h"
 #include "tests/tap.h"
@@ -394,6 +396,56 @@ static void test_levels(void)
     ok(!shard_level_parse(NULL, &(int){0}), "no level text refused");
 }
 
+/* shard_parts_merge: two parts written with the same settings become one
+ * directory that reads as the parts' documents in part order; parts whose
+ * settings differ in one field (the vocabulary size, the dtype, the EOS id,
+ * --split-docs) are refused naming the part, and nothing is moved. */
+static void test_merge_parts(const char *tmp)
+{
+    corpus c = synthetic(300, 1000);
+    corpus halves[2] = {{c.ids, c.len, 150}, {c.ids + 150, c.len + 150, 150}};
+    shard_writer_options o;
+    shard_writer_options_init(&o);
+    o.vocab_size = 1000;
+    o.eos_id = 999;
+    o.shard_tokens = 100000;
+    char part[2][4096], out[4096], err[1024], path[8192];
+    shard_manifest m[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(part[k], sizeof part[k], "%s/part%d", tmp, k);
+        ok(write_corpus(part[k], &halves[k], &o) == 0 && manifest_load(part[k], &m[k], err, sizeof err) == 0, "merge: part %d written", k);
+    }
+    snprintf(out, sizeof out, "%s/merged", tmp);
+    if (mkdir(out, 0755) != 0) diag("cannot make %s", out);
+    shard_part parts[2] = {{part[0], &m[0]}, {part[1], &m[1]}};
+    /* one setting changed in part 1's manifest at a time */
+    static const char *const fields[] = {"vocab_size", "dtype", "eos", "split_docs"};
+    for (int f = 0; f < 4; f++) {
+        shard_manifest other = m[1];
+        if (f == 0) other.vocab_size = 50257;
+        else if (f == 1) other.dtype_bytes = 4;
+        else if (f == 2) other.eos = 998;
+        else other.split_docs = !other.split_docs;
+        shard_part mixed[2] = {{part[0], &m[0]}, {part[1], &other}};
+        int rc = shard_parts_merge(out, mixed, 2, err, sizeof err);
+        snprintf(path, sizeof path, "%s/%s", out, SHARD_MANIFEST);
+        ok(rc == -1 && strstr(err, part[1]) && strstr(err, "other settings") && access(path, F_OK) != 0,
+           "merge: a part with another %s is refused, nothing written (%s)", fields[f], rc ? err : "merged");
+    }
+    snprintf(path, sizeof path, "%s/%s", part[1], m[1].shards[0].file);
+    ok(access(path, F_OK) == 0, "merge: the refused parts' shards are where they were");
+    uint32_t want_shards = m[0].nshards + m[1].nshards;
+    ok(shard_parts_merge(out, parts, 2, err, sizeof err) == 0, "merge: parts of the same settings merge (%u shards)", want_shards);
+    shard_reader *r = shard_reader_open(out, err, sizeof err);
+    if (ok(r != NULL, "merge: the merged directory opens (%s)", r ? "" : err)) {
+        is_int(shard_reader_manifest(r)->nshards, want_shards, "merge: every part's shards");
+        check_roundtrip(out, &c, &o, "merged parts");
+        shard_reader_close(r);
+    }
+    for (int k = 0; k < 2; k++) manifest_free(&m[k]);
+    free_corpus(&c);
+}
+
 int main(void)
 {
     test_levels();
@@ -518,6 +570,7 @@ int main(void)
         frames_match_format(dir, what);
         free_corpus(&t);
     }
+    test_merge_parts(tmp);
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (system(cmd)) diag("could not remove %s", tmp);
