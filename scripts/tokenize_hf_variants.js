@@ -6,7 +6,8 @@
 // tests/unit/tokenize_hf_variants.c uses: every blns string, the first 30
 // (hand-written) edge documents and every 200th multi document. Writes
 // tests/data/hf/NAME.bin.zst (per text: u32 count, then u32 ids, LE).
-// usage: NODE_PATH=DIR/node_modules node scripts/tokenize_hf_variants.js SHARED
+// usage: NODE_PATH=DIR/node_modules node scripts/tokenize_hf_variants.js SHARED [NAME...]
+// (NAMEs: only those variants)
 const { Tokenizer } = require('tokenizers');
 const fs = require('fs');
 const os = require('os');
@@ -14,6 +15,7 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 
 const shared = process.argv[2];
+const only = process.argv.slice(3);
 const EDGE_DOCS = 30, MULTI_STRIDE = 200;
 
 function corpus(name) {
@@ -45,6 +47,7 @@ function apply(root, edit) {
   const lines = fs.readFileSync('tests/data/hf/variants.tsv', 'utf8').split('\n').filter(l => l && !l.startsWith('#'));
   for (const line of lines) {
     const [name, base, ...edits] = line.split('\t');
+    if (only.length && !only.includes(name)) continue;
     const root = JSON.parse(execFileSync('zstd', ['-dcq', `${shared}/vocab/hf/${base}.tokenizer.json.zst`],
                                          { maxBuffer: 1 << 30 }).toString('utf8'));
     for (const e of edits) apply(root, e);

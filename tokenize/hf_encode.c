@@ -240,19 +240,20 @@ void hf_encode(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size
         }
         const char *text = s + raw[r].start;
         size_t len = raw[r].end - raw[r].start;
+        bool at_start = raw[r].start == 0; /* Metaspace's "first": the text starts the document */
         if (p->nnorm) {
-            hf_normalize(p, text, len, h, &h->norm, &h->norm_tmp);
+            at_start = hf_normalize(p, text, len, h, &h->norm, &h->norm_tmp) && at_start;
             text = h->norm.data, len = h->norm.len;
         }
         if (!match_added || !p->normalized_set.nlengths) {
-            encode_text(p, vocab, text, len, raw[r].start == 0, h, out);
+            encode_text(p, vocab, text, len, at_start, h, out);
             continue;
         }
         size_t nn = hf_added_split(p, &p->normalized_set, text, len, &h->norm_spans, &h->norm_cap);
         for (size_t k = 0; k < nn; k++) {
             const hf_added_span *sp = &h->norm_spans[k];
             if (sp->index >= 0) ids_push(out, p->added[sp->index].id);
-            else encode_text(p, vocab, text + sp->start, sp->end - sp->start, raw[r].start == 0 && sp->start == 0, h, out);
+            else encode_text(p, vocab, text + sp->start, sp->end - sp->start, at_start && sp->start == 0, h, out);
         }
     }
 }

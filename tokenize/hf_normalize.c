@@ -305,23 +305,26 @@ static void replace_byte(const hf_norm_step *st, const char *s, size_t n, wbuf *
     out->data[out->len] = 0;
 }
 
-/* Applies one step to cur into next. */
-static void apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h, wbuf *out)
+/* Applies one step to s[0..n) into out; false when it removed the first
+ * character (out then starts at a later place of s: HF's offsets_original of
+ * the text no longer starts at 0). */
+static bool apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h, wbuf *out)
 {
     buf_clear(out);
     switch (st->kind) {
-    case HN_NFC: unicode_form(s, n, 0, out); return;
-    case HN_NFD: unicode_form(s, n, 1, out); return;
-    case HN_NFKC: unicode_form(s, n, 2, out); return;
-    case HN_NFKD: unicode_form(s, n, 3, out); return;
+    case HN_NFC: unicode_form(s, n, 0, out); return true;
+    case HN_NFD: unicode_form(s, n, 1, out); return true;
+    case HN_NFKC: unicode_form(s, n, 2, out); return true;
+    case HN_NFKD: unicode_form(s, n, 3, out); return true;
     case HN_PREPEND:
         if (n) buf_append(out, st->content, st->content_len);
         buf_append(out, s, n);
-        return;
+        return true;
     case HN_LOWERCASE:
     case HN_STRIP_ACCENTS:
     case HN_STRIP_NONSPACING:
-    case HN_BERT_CLEAN:
+    case HN_BERT_CLEAN: {
+        bool first_kept = true;
         for (size_t i = 0; i < n;) {
             size_t len;
             uint32_t cp = utf8_decode((const unsigned char *)s + i, n - i, &len);
@@ -360,9 +363,11 @@ static void apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
                 if (cat != UTF8PROC_CATEGORY_MN && cat != UTF8PROC_CATEGORY_MC && cat != UTF8PROC_CATEGORY_ME)
                     buf_append(out, s + i, len);
             }
+            if (i == 0) first_kept = out->len > 0;
             i += len;
         }
-        return;
+        return first_kept;
+    }
     case HN_STRIP: {
         size_t a = 0, b = n, len;
         while (st->left && a < b && utf8_valid_seq((const unsigned char *)s + a, b - a) &&
@@ -377,13 +382,14 @@ static void apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
             b = k;
         }
         buf_append(out, s + a, b - a);
-        return;
+        return a == 0;
     }
     case HN_REPLACE: {
         if (!st->re && st->pattern_len == 1) {
             replace_byte(st, s, n, out);
-            return;
+            return !(n && s[0] == st->pattern[0] && !st->content_len);
         }
+        bool first_kept = true;
         size_t pos = 0;
         while (pos < n) {
             size_t ms, me;
@@ -396,6 +402,7 @@ static void apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
                 if (!hit) break;
                 ms = (size_t)(hit - s), me = ms + st->pattern_len;
             }
+            if (ms == 0 && me > 0 && !st->content_len) first_kept = false;
             buf_append(out, s + pos, ms - pos);
             buf_append(out, st->content, st->content_len);
             if (me == ms) { /* an empty match: keep the next character and go on after it */
@@ -411,19 +418,22 @@ static void apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
             pos = me;
         }
         buf_append(out, s + pos, n - pos);
-        return;
+        return first_kept;
     }
     }
+    return true;
 }
 
-void hf_normalize(const hf_pipeline *p, const char *s, size_t n, hf_scratch *h, wbuf *out, wbuf *tmp)
+bool hf_normalize(const hf_pipeline *p, const char *s, size_t n, hf_scratch *h, wbuf *out, wbuf *tmp)
 {
     buf_clear(out);
     if (!p->nnorm) buf_append(out, s, n);
+    bool first_kept = true;
     for (int i = 0; i < p->nnorm; i++) { /* the first step reads s, each later one the step before's out */
-        apply(&p->norm[i], i ? (out->data ? out->data : "") : s, i ? out->len : n, h, tmp);
+        first_kept = apply(&p->norm[i], i ? (out->data ? out->data : "") : s, i ? out->len : n, h, tmp) && first_kept;
         wbuf swap = *out;
         *out = *tmp;
         *tmp = swap;
     }
+    return first_kept;
 }

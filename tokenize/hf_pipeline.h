@@ -286,8 +286,10 @@ int hf_match(const pcre2_code *re, const char *s, size_t n, size_t pos, hf_scrat
 
 /* hf_normalize.c: loads node (path for messages) into steps; 0 or -1. */
 int hf_normalizer_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err);
-/* Applies p's normalizers to s[0..n) into out (replaced). */
-void hf_normalize(const hf_pipeline *p, const char *s, size_t n, hf_scratch *h, wbuf *out, wbuf *tmp);
+/* Applies p's normalizers to s[0..n) into out (replaced); false when a step
+ * removed the first character (Strip, a Replace by nothing, a dropped mark
+ * or control), so that out no longer starts at s's offset 0. */
+bool hf_normalize(const hf_pipeline *p, const char *s, size_t n, hf_scratch *h, wbuf *out, wbuf *tmp);
 
 /* Reads a {"String": s} or {"Regex": r} pattern (node pat, at path); 0 or -1. */
 int hf_pattern_load(const hj_node *pat, const char *path, char **literal, size_t *literal_len, pcre2_code **re,

@@ -382,12 +382,13 @@ static void split_tiling(const hf_pretok_step *st, const char *s, size_t n, hf_p
         }
 }
 
-/* Splits s[0..n) by st into out (HF's split with st's behavior). */
-static void split_piece(const hf_pretok_step *st, const char *s, size_t n, hf_scratch *h, hf_pieces *out)
+/* Splits s[0..n) by st into out (HF's split with st's behavior); true when
+ * its first piece starts where s does (false when it made none). */
+static bool split_piece(const hf_pretok_step *st, const char *s, size_t n, hf_scratch *h, hf_pieces *out)
 {
     if (st->match == HM_SCANNER || st->match == HM_FAMILY) { /* Isolated, not inverted (the loader sees to it) */
         split_tiling(st, s, n, out);
-        return;
+        return n > 0; /* the pieces tile s */
     }
     find_spans(st, s, n, h, out);
     hf_span *sp = out->spans;
@@ -427,34 +428,35 @@ static void split_piece(const hf_pretok_step *st, const char *s, size_t n, hf_sc
         }
         break;
     }
-    for (size_t i = 0; i < m; i++) push_piece(out, s + sp[i].start, sp[i].end - sp[i].start);
+    bool from_start = false, any = false;
+    for (size_t i = 0; i < m; i++) {
+        if (!any && sp[i].end > sp[i].start) from_start = sp[i].start == 0, any = true;
+        push_piece(out, s + sp[i].start, sp[i].end - sp[i].start);
+    }
+    return from_start;
 }
 
 /* ByteLevel's regex: GPT-2's pattern, its matches as pieces. */
 static const hf_pretok_step GPT2_SPLIT = {.kind = HP_SPLIT, .match = HM_FAMILY, .family = PRETOK_GPT2, .behavior = HB_ISOLATED};
 
-/* Applies one step to the piece s[0..n) (index: its place in the step's input). */
-static void apply(const hf_pretok_step *st, const char *s, size_t n, bool first_piece, hf_scratch *h,
+/* Applies one step to the piece s[0..n) (at_start: it starts at offset 0 of
+ * the document, HF's offsets_original().0 == 0, which Metaspace's "first"
+ * scheme asks); true when its first piece out starts where s does. */
+static bool apply(const hf_pretok_step *st, const char *s, size_t n, bool at_start, hf_scratch *h,
                   hf_pieces *out, wbuf *tmp)
 {
-    if (st->kind == HP_SPLIT) {
-        split_piece(st, s, n, h, out);
-        return;
-    }
-    if (st->kind == HP_BYTE_LEVEL && st->use_regex && (!st->add_prefix_space || (n && s[0] == ' '))) {
-        split_piece(&GPT2_SPLIT, s, n, h, out); /* no space to add: the piece as it is */
-        return;
-    }
+    if (st->kind == HP_SPLIT) return split_piece(st, s, n, h, out);
+    if (st->kind == HP_BYTE_LEVEL && st->use_regex && (!st->add_prefix_space || (n && s[0] == ' ')))
+        return split_piece(&GPT2_SPLIT, s, n, h, out); /* no space to add: the piece as it is */
     buf_clear(tmp);
     if (st->kind == HP_BYTE_LEVEL) {
         if (st->add_prefix_space && (n == 0 || s[0] != ' ')) buf_putc(tmp, ' ');
         buf_append(tmp, s, n);
         if (!st->use_regex) {
             push_piece(out, tmp->data, tmp->len);
-            return;
+            return true;
         }
-        split_piece(&GPT2_SPLIT, tmp->data, tmp->len, h, out);
-        return;
+        return split_piece(&GPT2_SPLIT, tmp->data, tmp->len, h, out);
     }
     /* HP_METASPACE */
     for (size_t i = 0; i < n; i++) {
@@ -462,7 +464,7 @@ static void apply(const hf_pretok_step *st, const char *s, size_t n, bool first_
         else buf_putc(tmp, s[i]);
     }
     bool starts = tmp->len >= st->replacement_len && !memcmp(tmp->data, st->replacement, st->replacement_len);
-    if (!starts && (st->prepend == HF_PREPEND_ALWAYS || (st->prepend == HF_PREPEND_FIRST && first_piece))) {
+    if (!starts && (st->prepend == HF_PREPEND_ALWAYS || (st->prepend == HF_PREPEND_FIRST && at_start))) {
         wbuf pre = WBUF_INIT;
         buf_append(&pre, st->replacement, st->replacement_len);
         buf_append(&pre, tmp->data, tmp->len);
@@ -471,12 +473,12 @@ static void apply(const hf_pretok_step *st, const char *s, size_t n, bool first_
     }
     if (!st->split) {
         push_piece(out, tmp->data, tmp->len);
-        return;
+        return tmp->len > 0;
     }
     hf_pretok_step at_space = {.kind = HP_SPLIT, .match = HM_STRING, .behavior = HB_MERGED_NEXT,
                                .literal = (char *)st->replacement, .literal_len = st->replacement_len};
     wbuf copy = *tmp; /* split_piece reads tmp while writing out */
-    split_piece(&at_space, copy.data ? copy.data : "", copy.len, h, out);
+    return split_piece(&at_space, copy.data ? copy.data : "", copy.len, h, out);
 }
 
 static void pieces_clear(hf_pieces *p)
@@ -529,18 +531,25 @@ void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, bool first, h
     pieces_clear(out);
     out->base = tmp->base = only_splits(p) ? (s ? s : "") : NULL;
     bool started = false;
+    bool at_start = first; /* out's first piece starts at offset 0 of the document: a step that removed
+                            * what came before it (WhitespaceSplit, a Split that removes) leaves it later */
     for (int k = 0; k < p->npre; k++) {
         const hf_pretok_step *st = &p->pre[k];
         if (st->kind == HP_BYTE_LEVEL && !st->add_prefix_space && !st->use_regex) continue; /* bytes stay bytes */
         if (st->never_matches) continue;
         if (!started) { /* the first step reads the text itself */
-            apply(st, s, n, first, h, out, &h->piece);
+            at_start = apply(st, s, n, first, h, out, &h->piece) && at_start;
             started = true;
             continue;
         }
         pieces_clear(tmp);
-        for (size_t i = 0; i < out->n; i++)
-            apply(st, hf_piece_text(out) + out->off[i], out->len[i], first && i == 0, h, tmp, &h->piece);
+        bool next_at_start = false;
+        for (size_t i = 0; i < out->n; i++) {
+            bool from_start = apply(st, hf_piece_text(out) + out->off[i], out->len[i], at_start && i == 0, h, tmp,
+                                    &h->piece);
+            if (i == 0) next_at_start = at_start && from_start;
+        }
+        at_start = next_at_start;
         hf_pieces swap = *out;
         *out = *tmp;
         *tmp = swap;

@@ -138,6 +138,34 @@ int main(void)
         is_int(input_offset(in), 3 + 2 + 4 + 1 + 600001 + 4, "offset counts decoded bytes");
         input_close(in);
     }
+    /* reads of a real plain WARC larger than the decoded buffer (read straight into the caller's memory):
+     * the file's bytes as stdio reads them, and the offset (WARC record positions) counts every one */
+    {
+        snprintf(path, sizeof path, "%s/warc/resiliparse/tests/data/warcfile.warc", shared_dir());
+        wbuf want = WBUF_INIT, got = WBUF_INIT;
+        FILE *f = fopen(path, "rb");
+        char chunk[65536];
+        size_t n;
+        while (f && (n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&want, chunk, n);
+        if (f) fclose(f);
+        enum { BIG_READ = 1 << 20, DIRECT_READ_MIN = 256 << 10 }; /* core/input.c reads 256 KiB at open, and reads
+                                                                   * straight into a request of more than that */
+        char *big = malloc(BIG_READ);
+        winput *in = input_open(path);
+        size_t offset_wrong = 0, reads = 0;
+        while (in && (n = input_read(in, big, BIG_READ)) > 0) {
+            buf_append(&got, big, n);
+            offset_wrong += input_offset(in) != got.len;
+            reads++;
+        }
+        ok(want.len > 2 * DIRECT_READ_MIN && got.len == want.len && !memcmp(got.data, want.data, want.len),
+           "large plain reads: the file's %zu bytes", want.len);
+        is_int(offset_wrong, 0, "large plain reads: the offset after each of %zu is the bytes read so far", reads);
+        input_close(in);
+        free(big);
+        buf_free(&want);
+        buf_free(&got);
+    }
     ok(input_open("/nonexistent/file") == NULL, "missing file: NULL and a message");
 
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -144,6 +144,12 @@ static void test_gopher_quality(void)
     text[0] = 0;
     for (int i = 0; i < 10; i++) add("the and apple pie tree%s\r\n", i < 4 ? "...\xC2\xA0" : ""); /* 4 / 10 */
     is_str(run(&c, text, NULL, 0), "gopher_quality:too_many_end_ellipsis", "gopher: 4 of 10 \\r\\n lines ending in ... drops");
+    /* a break after the last line starts no line of its own (splitlines): 4 of 13 lines = 0.308 drops,
+     * where a 14th, empty line would make it 0.286 and keep it */
+    text[0] = 0;
+    for (int i = 0; i < 13; i++) add("the and apple pie tree%s\n", i < 4 ? "..." : "");
+    is_str(run(&c, text, NULL, 0), "gopher_quality:too_many_end_ellipsis",
+           "gopher: 4 of 13 lines ending in ..., a break after the last, drops");
 
     gopher_text(38, "apple");
     for (int i = 0; i < 10; i++) add(" 123"); /* 40 of 50 alphabetic = 0.8 */

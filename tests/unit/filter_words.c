@@ -39,12 +39,35 @@ int main(void)
     is_str(tokens(&ws, "“Quoted” ‘text’ «x»"), "“|Quoted|”|‘|text|’|«|x|»", "wide quotes split");
     is_str(tokens(&ws, "the end. the"), "the|end.|the", "no sentence end before a lower-case word");
     is_str(tokens(&ws, "dogs' toys"), "dogs|'|toys", "trailing apostrophe split");
+    /* NLTK's word_tokenize (NLTKWordTokenizer's rules): ENDING_QUOTES splits 's 'm 'd before a space or
+     * the end, PUNCTUATION splits [;@#$%&] wherever they are, STARTING_QUOTES splits « “ ‘ „ */
+    is_str(tokens(&ws, "I'd say he'd go; she'D not."), "I|'d|say|he|'d|go|;|she|'D|not|.", "'d split, any case");
+    is_str(tokens(&ws, "AT&T bought R&D labs"), "AT|&|T|bought|R|&|D|labs", "& split inside a word");
+    is_str(tokens(&ws, "„Hallo“, sagte er"), "„|Hallo|“|,|sagte|er", "German low opening quote split");
+    /* Python's str.split() white space: U+2000..U+200A (U+200A HAIR SPACE the last), U+205F, U+3000 */
+    is_str(tokens(&ws, "a\xe2\x80\x8a" "b\xe2\x80\x80" "c\xe2\x81\x9f" "d\xe3\x80\x80" "e"), "a|b|c|d|e",
+           "Unicode spaces separate words");
 
     const char *lines = "a\nb\r\nc\rd\x0b" "e\xc2\x85" "f\xe2\x80\xa8g\n\nh";
     words_tokenize(&ws, lines, strlen(lines), NULL);
     ok(ws.n == 8 && ws.w[0].line == 0 && ws.w[1].line == 1 && ws.w[2].line == 2 && ws.w[3].line == 3 &&
            ws.w[4].line == 4 && ws.w[5].line == 5 && ws.w[6].line == 6 && ws.w[7].line == 8,
        "line numbers follow str.splitlines()");
+    /* str.splitlines(): a break at the very end starts no line; "a\\n\\n" is ['a', ''] */
+    static const struct {
+        const char *text;
+        size_t lines;
+    } line_counts[] = {{"", 0}, {"a", 1}, {"a\n", 1}, {"a\nb\n", 2}, {"a\n\n", 2}, {"a\r\n", 1}, {"\n", 1},
+                       {"a\xe2\x80\xa9", 1}, {"a\nb", 2}};
+    size_t wrong_lines = 0;
+    for (size_t i = 0; i < sizeof line_counts / sizeof line_counts[0]; i++) {
+        words_tokenize(&ws, line_counts[i].text, strlen(line_counts[i].text), NULL);
+        if (ws.lines != line_counts[i].lines) {
+            diag("%zu lines in \"%s\", want %zu", ws.lines, line_counts[i].text, line_counts[i].lines);
+            wrong_lines++;
+        }
+    }
+    is_int(wrong_lines, 0, "line counts are those of str.splitlines()");
 
     const char *ja = "私は東京に住んでいます。";
     words_tokenize(&ws, ja, strlen(ja), NULL);
