@@ -7,9 +7,11 @@
  * connector punctuation, while PCRE2's UCP \s and \w differ at the edges.
  * Those are spelled out as properties; escapes whose meaning differs and
  * that cannot be spelled out (\h is a hex digit in onig, \b, \B, nested
- * classes) are refused. */
+ * classes) are refused. In Ruby syntax ^ and $ are line anchors (at every
+ * "\n"), as PCRE2's are in multiline mode. */
 #include <string.h>
 
+#include "core/util.h"
 #include "tokenize/hf_pipeline.h"
 
 #define WORD_CLASS "\\p{L}\\p{M}\\p{Nd}\\p{Pc}"
@@ -61,8 +63,14 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
     }
     int code;
     PCRE2_SIZE off;
+    /* onig's Ruby syntax: ^ and $ match at every line's start and end, and a
+     * line ends at "\n" alone (so does . stop there) */
+    pcre2_compile_context *ctx = pcre2_compile_context_create(NULL);
+    if (!ctx) dief(EXIT_FATAL, "out of memory");
+    pcre2_set_newline(ctx, PCRE2_NEWLINE_LF);
     pcre2_code *re = pcre2_compile((PCRE2_SPTR)(out.data ? out.data : ""), out.len,
-                                   PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &code, &off, NULL);
+                                   PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | PCRE2_MULTILINE, &code, &off, ctx);
+    pcre2_compile_context_free(ctx);
     if (!re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(code, msg, sizeof msg);
