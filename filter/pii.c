@@ -45,8 +45,10 @@ static pcre2_code *compile(const char *pattern)
 {
     int err;
     PCRE2_SIZE off;
-    pcre2_code *c = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_NO_UTF_CHECK,
-                                  &err, &off, NULL);
+    /* UCP: \b as Python's str patterns have it (Unicode letters and digits
+     * are word characters), so "caf\u00e9john@x.org" holds no address */
+    pcre2_code *c = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                                  PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK, &err, &off, NULL);
     if (!c) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(err, msg, sizeof msg);
@@ -94,10 +96,14 @@ void pii_scratch_free(pii_scratch *s)
     free(s);
 }
 
-/* Python ipaddress: is_global for IPv4 (not private, not shared 100.64/10). */
+/* Python ipaddress (3.12.4 on): is_global for IPv4 (not private, not shared
+ * 100.64/10; 192.0.0.9 and 192.0.0.10 are the private list's exceptions). */
 static bool ipv4_is_global(const unsigned char a[4])
 {
     uint32_t x = (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3];
+    static const uint32_t global_exceptions[] = {0xC0000009, 0xC000000A};
+    for (size_t i = 0; i < sizeof global_exceptions / sizeof global_exceptions[0]; i++)
+        if (x == global_exceptions[i]) return true;
     static const struct { uint32_t net; int bits; } private_nets[] = {
         {0x00000000, 8}, {0x0A000000, 8}, {0x64400000, 10}, {0x7F000000, 8}, {0xA9FE0000, 16},
         {0xAC100000, 12}, {0xC0000000, 24}, {0xC0000200, 24}, {0xC0A80000, 16}, {0xC6120000, 15},

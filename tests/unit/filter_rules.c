@@ -508,6 +508,151 @@ static void test_langid_pii_lists(void)
     filter_config_free(&c);
 }
 
+/* PII against datatrove's PIIFormatter, run with email_replacement "EMAIL"
+ * and ip_replacement "IP" (its regexes through Python's re, its
+ * public_ip_validator through ipaddress, Python 3.12.4 on): the address
+ * lists of datatrove's own PII test (less ".3.3.3.0", the deliberate
+ * change), Python's Unicode \\b next to non-ASCII letters, shared and
+ * special-purpose IPv4 blocks, and IPv6 (winnow's addition). */
+static void test_pii_reference(void)
+{
+    filter_config c = none();
+    c.pii = true;
+    set(&c, "pii_email", "EMAIL");
+    set(&c, "pii_ipv4", "IP");
+    set(&c, "pii_ipv6", "V6");
+    static char out[4096];
+    const char *ip_in =
+        "999.999.999.999.\n"
+        "108.0.0.01\n"
+        "0.1.2.3\n"
+        "00.0000.00.00\n"
+        "192.168.l.1\n"
+        "912.456.123.123\n"
+        "192.168.o.0\n"
+        "172.16.0.9\n"
+        "172.17.1.1\n"
+        "127.0.0.2\n"
+        "10.155.155.155\n"
+        "172.31.254.254\n"
+        "192.168.254.0\n"
+        "163.36.107.25\n"
+        "114.35.103.54\n"
+        "57.120.21.121\n"
+        "4.132.211.142\n"
+        "214.70.227.4";
+    const char *ip_want =
+        "999.999.999.999.\n"
+        "108.0.0.01\n"
+        "0.1.2.3\n"
+        "00.0000.00.00\n"
+        "192.168.l.1\n"
+        "912.456.123.123\n"
+        "192.168.o.0\n"
+        "172.16.0.9\n"
+        "172.17.1.1\n"
+        "127.0.0.2\n"
+        "10.155.155.155\n"
+        "172.31.254.254\n"
+        "192.168.254.0\n"
+        "IP\n"
+        "IP\n"
+        "IP\n"
+        "IP\n"
+        "IP";
+    run(&c, ip_in, out, sizeof out);
+    is_str(out, ip_want, "pii: datatrove's IPv4 list: invalid and private kept, public replaced");
+    const char *email_in =
+        "email@example.com\n"
+        "firstname.lastname@example.com\n"
+        "email@subdomain.example.com\n"
+        "firstname+lastname@example.com\n"
+        "email@123.123.123.123\n"
+        "email@[123.123.123.123]\n"
+        "\"email\"@example.com\n"
+        "1234567890@example.com\n"
+        "email@example-one.com\n"
+        "_______@example.com\n"
+        "NAME@MYSITE.COM\n"
+        "much.”more\\ unusual”@example.com\n"
+        "very.unusual.”@”.unusual.com@example.com\n"
+        "very.”(),:;<>[]”.VERY.”very@\\ \"very”.unusual@strange.example.com\n"
+        "plainaddress\n"
+        "#@%^%#$@#$@#.com\n"
+        "@example.com\n"
+        "Joe Smith <email@example.com>\n"
+        "email.example.com\n"
+        "email@example@example.com\n"
+        ".email@example.com\n"
+        "email.@example.com\n"
+        "email..email@example.com\n"
+        "あいうえお@example.com\n"
+        "email@example.com (Joe Smith)\n"
+        "email@example\n"
+        "email@-example.com\n"
+        "email@111.222.333.44444\n"
+        "email@example..com\n"
+        "Abc..123@example.com\n"
+        "”(),:;<>[\\]@example.com\n"
+        "just”not”right@example.com\n"
+        "this\\ is\"really\"not\\allowed@example.com";
+    const char *email_want =
+        "EMAIL\n"
+        "EMAIL\n"
+        "EMAIL\n"
+        "EMAIL\n"
+        "EMAIL\n"
+        "EMAIL\n"
+        "\"email\"@example.com\n"
+        "EMAIL\n"
+        "EMAIL\n"
+        "EMAIL\n"
+        "EMAIL\n"
+        "much.”more\\ unusual”@example.com\n"
+        "very.unusual.”@”.EMAIL\n"
+        "very.”(),:;<>[]”.VERY.”very@\\ \"very”.EMAIL\n"
+        "plainaddress\n"
+        "#@%^%#$@#$@#.com\n"
+        "@example.com\n"
+        "Joe Smith <EMAIL>\n"
+        "email.example.com\n"
+        "email@EMAIL\n"
+        ".EMAIL\n"
+        "email.@example.com\n"
+        "email..EMAIL\n"
+        "あいうえお@example.com\n"
+        "EMAIL (Joe Smith)\n"
+        "email@example\n"
+        "email@-example.com\n"
+        "EMAIL\n"
+        "email@example..com\n"
+        "Abc..EMAIL\n"
+        "”(),:;<>[\\]@example.com\n"
+        "just”not”EMAIL\n"
+        "this\\ is\"really\"not\\EMAIL";
+    run(&c, email_in, out, sizeof out);
+    is_str(out, email_want, "pii: datatrove's e-mail list: valid, strange and invalid addresses as Python's re finds them");
+    const char *more_in =
+        "see -jane@example.org or {jane}@example.org\n"
+        "café@example.com caféjohn@example.com naïve.user@example.com\n"
+        "mail: jöhn.doe@example.org, Übermail@example.de, x_é@example.com\n"
+        "shared 100.64.1.2 and 100.127.255.254 but 100.128.0.1 and 100.63.255.255"
+        "\n"
+        "192.0.0.8 192.0.0.9 192.0.0.10 192.0.0.11 192.0.0.170\n"
+        "v6 fd12:3456::1 fe80::1 2001:db8::7 but 2606:4700::1111";
+    const char *more_want =
+        "see -EMAIL or {EMAIL\n"
+        "café@example.com caféjohn@example.com naïve.EMAIL\n"
+        "mail: jöhn.EMAIL, Übermail@example.de, x_é@example.com\n"
+        "shared 100.64.1.2 and 100.127.255.254 but IP and IP"
+        "\n"
+        "192.0.0.8 IP IP 192.0.0.11 192.0.0.170\n"
+        "v6 fd12:3456::1 fe80::1 2001:db8::7 but V6";
+    run(&c, more_in, out, sizeof out);
+    is_str(out, more_want, "pii: word boundaries at non-ASCII letters, 100.64/10, 192.0.0.9/.10, unique-local IPv6");
+    filter_config_free(&c);
+}
+
 int main(void)
 {
     test_gopher_quality();
@@ -515,5 +660,6 @@ int main(void)
     test_c4();
     test_fineweb();
     test_langid_pii_lists();
+    test_pii_reference();
     return done_testing();
 }
