@@ -32,6 +32,27 @@ ok "agreement.jsonl (inside majority.jsonl) goes entirely as exact_dup" \
    test "$(wc -l < "$TMP/rej/agreement.jsonl.rejects.jsonl")" -eq "$(wc -l < "$TMP/in/agreement.jsonl")"
 ok "there are near duplicates too" grep -q '"near_dup"' "$TMP/stream.rej"
 
+# a document near two earlier ones through different bands names the
+# earliest as dup_of, in both modes: c is the first half of C4 document a
+# and the second half of document b (a in one file, b and c in another);
+# one row per band makes each of c's 20 bands a 1-in-3 chance of meeting
+# a's, and as likely b's
+zcat "$J/olmo/test_fixtures/c4-sample.01.json.gz" | python3 -c "
+import json, sys
+docs = [json.loads(l)['text'].split() for l in sys.stdin]
+a, b = docs[3], docs[4]
+c = a[:len(a) // 2] + b[len(b) // 2:]
+print(json.dumps({'id': 'a', 'text': ' '.join(a)}), file=open('$TMP/two1.jsonl', 'w'))
+print(json.dumps({'id': 'b', 'text': ' '.join(b)}) + '\\n' + json.dumps({'id': 'c', 'text': ' '.join(c)}), file=open('$TMP/two2.jsonl', 'w'))"
+P="--bands 20 --rows 1"
+"$WINNOW" dedup -q $P "$TMP/two1.jsonl" "$TMP/two2.jsonl" -o /dev/null --rejects "$TMP/two.rej"
+"$WINNOW" dedup signatures -q $P --work "$TMP/w3" --partitions 3 "$TMP/two1.jsonl" "$TMP/two2.jsonl"
+"$WINNOW" dedup buckets -q --work "$TMP/w3"
+"$WINNOW" dedup apply -q --work "$TMP/w3" -o "$TMP/two.out" --rejects "$TMP/two.rejdir"
+dup_of() { python3 -c "import json, sys; print(' '.join(json.loads(l)['id'] + '>' + json.loads(l)['reject']['dup_of'] for l in open(sys.argv[1])))" "$1"; }
+is "$(dup_of "$TMP/two.rej")" "c>a" "streaming: c, near a and b, names a (the earlier) as dup_of"
+is "$(dup_of "$TMP/two.rejdir/two2.jsonl.rejects.jsonl")" "c>a" "staged: the same"
+
 ls -l --time-style=+%s.%N "$TMP/out" > "$TMP/before"
 "$WINNOW" dedup signatures --work "$W" --partitions 5 $FILES 2> "$TMP/rerun.log"
 ok "a rerun of signatures skips done files" grep -q "already done, skipped" "$TMP/rerun.log"

@@ -120,6 +120,38 @@ for l in open('ref.q'):
 print(n)")
 is "$(wc -l < kept.jsonl)" "$want" "--keep 'q:__label__hq >= 0.5' keeps the $want documents predict-prob scores >= 0.5"
 is "$(grep -c '"reason":"classifier:q:__label__hq"' rej.jsonl)" "$((ndocs - want))" "the others are rejected with the rule as reason"
+# '>=' keeps a probability equal to the threshold, '>' drops it: the
+# threshold is one document's hq probability written out exactly (the
+# float's value as a double: strtod gives back that very number)
+thr=$(python3 -c "
+import json, struct
+p = sorted(json.loads(l)['metadata']['scores']['q']['__label__hq'] for l in open('out.q'))
+print(repr(struct.unpack('f', struct.pack('f', p[len(p) // 2]))[0]))")
+count() { python3 -c "
+import json, struct, sys
+t = float(sys.argv[2])
+f = lambda v: struct.unpack('f', struct.pack('f', v))[0]
+p = [f(json.loads(l)['metadata']['scores']['q']['__label__hq']) for l in open('out.q')]
+print(sum(x >= t if sys.argv[1] == 'ge' else x > t for x in p))" "$1" "$thr"; }
+"$WINNOW" filter -q $rules_off --classifier q=q.bin --keep "q:__label__hq >= $thr" test.jsonl > ge.jsonl
+"$WINNOW" filter -q $rules_off --classifier q=q.bin --keep "q:__label__hq > $thr" test.jsonl > gt.jsonl
+is "$(wc -l < ge.jsonl):$(wc -l < gt.jsonl)" "$(count ge):$(count gt)" \
+    "--keep at a document's exact probability $thr: '>=' keeps it, '>' drops it"
+# a rule on a label outside the top k written (2 by default) reads that
+# label's probability, not 0: French in the language model, threshold
+# between two of predict-prob's values near the median of the documents
+# where fr is not among the best two
+read thr want <<EOT
+$(python3 -c "
+rows = [l.split() for l in open('ref.lid_softmax')]
+prob = [dict(zip(r[0::2], map(float, r[1::2]))) for r in rows]
+low = sorted({d['__label__fr'] for r, d in zip(rows, prob) if '__label__fr' not in (r[0], r[2])})
+m = len(low) // 2
+t = (low[m - 1] + low[m]) / 2
+print(t, sum(d['__label__fr'] >= t for d in prob))")
+EOT
+"$WINNOW" filter -q $rules_off --classifier lf=lid_softmax.bin --keep "lf:__label__fr >= $thr" test.jsonl > fr.jsonl
+is "$(wc -l < fr.jsonl)" "$want" "--keep 'lf:__label__fr >= $thr' (fr mostly outside the top 2) keeps the $want documents predict-prob scores so"
 
 # a classifier as the language identifier (FineWeb's recipe: English >= 0.65)
 "$WINNOW" filter -q --no-gopher-quality --no-gopher-repetition --no-c4 --no-fineweb \
