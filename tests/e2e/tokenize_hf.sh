@@ -2,7 +2,8 @@
 # tokenize_hf.sh - Hugging Face tokenizer.json files through the CLI: exact
 # ids (bin, -j2, --allow-special as HF's encode) for the real files, the
 # BOS/EOS defaults their post_processor sets, --decode through their decoder
-# (text back exactly where the normalizer keeps it), refusals that name the
+# (text back exactly where the normalizer keeps it; HF's own text for byte
+# runs that are not UTF-8 and for Metaspace decoders), refusals that name the
 # JSON path, and pipelines the GPU does not implement staying on the CPU.
 . tests/lib.sh
 command -v python3 >/dev/null || skip_all "python3 missing"
@@ -56,6 +57,27 @@ a = [json.loads(l)['text'] for l in open('$TMP/blns.jsonl', encoding='utf-8')]
 b = [json.loads(l)['text'] for l in open('$TMP/d.jsonl', encoding='utf-8')]
 sys.exit(0 if a == b and len(a) == 514 else 1)"
 done
+
+# --- --decode --ids: exact text from HF tokenizers 0.23.2 (decode(ids, false)) for
+# llama2's decoder (Replace, ByteFallback, Fuse, Strip) and a Metaspace decoder
+# with prepend_scheme always / never; 229, 133 = <0xE2><0x82> (not UTF-8 alone),
+# 161, 162 = <0x9E><0x9F>, 22557,1526,28725,1076 = "Hello world, again" ---
+python3 - "$TMP/llama2.json" "$TMP" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+for scheme in ("always", "never"):
+    t["decoder"] = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": scheme, "split": True}
+    json.dump(t, open("%s/metaspace_%s.json" % (sys.argv[2], scheme), "w"))
+PY
+FFFD=$(printf '\357\277\275')
+HW=22557,1526,28725,1076
+dec() { $WINNOW tokenize -q --vocab $TMP/$1.json --decode --ids $2; }
+is "$(dec llama2 229,133,$HW)" "$FFFD$FFFD Hello world, again" "llama2: an invalid byte run first: one U+FFFD a byte, then the text"
+is "$(dec llama2 $HW,229,133)" "Hello world, again$FFFD$FFFD" "llama2: an invalid byte run last: one U+FFFD a byte"
+is "$(dec llama2 229,133,161,162,263)" "$FFFD$FFFD$FFFD${FFFD}er" "llama2: four bytes that are not UTF-8 together: four U+FFFD"
+is "$(dec metaspace_always $HW)" "Hello world, again" "Metaspace always: only the first token's space is dropped"
+is "$(dec metaspace_always 229,133,$HW)" "<0xE2><0x82> Hello world, again" "Metaspace always: a first token without a space keeps the next one's"
+is "$(dec metaspace_never $HW)" " Hello world, again" "Metaspace never: the first space is kept"
 
 # --- refusals name the JSON path; the GPU is not used ---
 python3 - "$TMP/llama2.json" "$TMP/bad.json" <<'PY'
