@@ -78,6 +78,10 @@ is "$(dec llama2 229,133,161,162,263)" "$FFFD$FFFD$FFFD${FFFD}er" "llama2: four 
 is "$(dec metaspace_always $HW)" "Hello world, again" "Metaspace always: only the first token's space is dropped"
 is "$(dec metaspace_always 229,133,$HW)" "<0xE2><0x82> Hello world, again" "Metaspace always: a first token without a space keeps the next one's"
 is "$(dec metaspace_never $HW)" " Hello world, again" "Metaspace never: the first space is kept"
+# 259 = "▁▁": HF drops every replacement character of the first token, not only a leading one
+is "$(dec metaspace_always 259,$HW)" " Hello world, again" "Metaspace always: a first token of two ▁ gives nothing"
+is "$(dec metaspace_always 259)" "" "Metaspace always: the lone first token ▁▁ decodes to nothing"
+is "$(dec metaspace_never 259,$HW)" "   Hello world, again" "Metaspace never: a first ▁▁ gives two spaces"
 
 # --- refusals name the JSON path; the GPU is not used ---
 python3 - "$TMP/llama2.json" "$TMP/bad.json" <<'PY'
