@@ -47,6 +47,20 @@ is "$($WINNOW tokenize -q --vocab $TMP/qwen3.json --no-eos $TMP/sp.jsonl)" '{"te
 is "$($WINNOW tokenize -q --vocab $TMP/qwen3.json --no-eos --allow-special $TMP/sp.jsonl)" '{"text":"a<tool_call>b","tokens":[64,151657,65]}' \
     "qwen3: --allow-special matches the (non-special) added token, as HF's encode"
 
+# --- single_word tests Rust regex's \w (HF): circled and squared letters (So) are
+# Alphabetic, so the middle ⓗ of Ⓣⓗⓔ and the ⓗ before 🄰 are no single words;
+# ids from HF tokenizers 0.23.2 (encode(text, add_special_tokens=false)) ---
+zstd -dcq $H/gpt2.tokenizer.json.zst | python3 -c '
+import json, sys
+t = json.load(sys.stdin)
+t["added_tokens"].append({"id": 50257, "content": "\u24d7", "single_word": True, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": False})
+json.dump(t, open(sys.argv[1], "w"))' $TMP/single_word.json
+printf '{"text":"\342\223\211\342\223\227\342\223\224 \342\223\227 q\302\252\342\223\227 \342\223\227\360\237\204\260"}\n' > $TMP/sw.jsonl
+is "$($WINNOW tokenize -q --vocab $TMP/single_word.json --no-eos --allow-special --format bin $TMP/sw.jsonl | od -An -tu4 -v | xargs | tr ' ' ,)" \
+    23,158,241,231,158,241,245,158,241,242,220,50257,10662,126,103,158,241,245,2343,241,245,8582,226,108 \
+    "single_word: only the ⓗ between spaces is the added token, as HF"
+
 # --- --decode through the decoder: the text comes back ---
 for name in llama2 gemma3 deepseek_v3 mistral_nemo; do
     $WINNOW tokenize -q --vocab $TMP/$name.json --format bin --no-eos --no-bos $TMP/blns.jsonl > $TMP/d.bin
