@@ -7,7 +7,7 @@
 #include <immintrin.h>
 #include <stdlib.h>
 #include <string.h>
-#include <utf8proc.h>
+#include <unicode/uchar.h>
 
 #include "core/utf8.h"
 #include "core/util.h"
@@ -236,12 +236,14 @@ static bool white_space(uint32_t cp)
            cp == 0x3000;
 }
 
-/* Rust regex's \w, by general category: letters, marks, decimal and letter numbers, connectors. */
+/* Rust regex's \w (UTS #18's word character), which HF's single_word tests:
+ * Alphabetic (letters, letter numbers, and symbols such as U+24B6 circled A),
+ * marks, decimal digits, connector punctuation, and Join_Control (ZWNJ, ZWJ). */
 static bool word_char(uint32_t cp)
 {
-    utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
-    return (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_ME) || c == UTF8PROC_CATEGORY_ND ||
-           c == UTF8PROC_CATEGORY_NL || c == UTF8PROC_CATEGORY_PC;
+    UChar32 c = (UChar32)cp;
+    return u_hasBinaryProperty(c, UCHAR_ALPHABETIC) || u_hasBinaryProperty(c, UCHAR_JOIN_CONTROL) ||
+           (U_GET_GC_MASK(c) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) != 0;
 }
 
 /* The character that ends at s[end) (end > 0). */

@@ -131,15 +131,13 @@ static void apply(const hf_decode_step *st, const strings *in, strings *out)
             for (size_t k = 0; k < len;) {
                 if (len - k >= st->from_len && !memcmp(t + k, st->from, st->from_len)) {
                     if (st->kind == HD_REPLACE) buf_append(&tok, st->to, st->to_len);
-                    else buf_putc(&tok, ' ');
+                    else if (!(i == 0 && st->start)) buf_putc(&tok, ' '); /* HF: none in the first token */
                     k += st->from_len;
                 } else {
                     buf_putc(&tok, t[k++]);
                 }
             }
-            if (st->kind == HD_METASPACE && i == 0 && st->start && tok.len && tok.data[0] == ' ')
-                strings_push(out, tok.data + 1, tok.len - 1);
-            else strings_push(out, tok.data, tok.len);
+            strings_push(out, tok.data, tok.len);
             break;
         case HD_STRIP: {
             size_t a = 0, b = len;

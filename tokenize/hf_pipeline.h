@@ -185,7 +185,7 @@ typedef struct {
     hf_decode_kind kind;
     char *from, *to; /* Replace: from -> to; Strip, Metaspace: the character (from) */
     size_t from_len, to_len;
-    size_t start, stop; /* Strip: how many to take off each end; Metaspace: start 1 = drop the first space */
+    size_t start, stop; /* Strip: how many to take off each end; Metaspace: start 1 = the first token's replacements go */
 } hf_decode_step;
 
 typedef struct hf_pipeline {

@@ -69,6 +69,22 @@ is "$($WINNOW tokenize -q $CL --allow-special --no-eos $TMP/sp.jsonl)" '{"text":
     "--allow-special recognises <|endoftext|>"
 is "$($WINNOW tokenize -q $CL --bos --no-eos $TMP/sp.jsonl | cut -c1-60)" '{"text":"hello<|endoftext|>","tokens":[100257,15339,27,91,88' \
     "--bos puts <|endoftext|> first for cl100k_base"
+# every special token of each encoding, ids from tiktoken 0.x (npm tiktoken,
+# encode(text, "all")) on the same texts
+for c in 'r50k_base:r50k_base:a<|endoftext|>c:64,50256,66' \
+         'p50k_base:p50k_base:a<|endoftext|>c:64,50256,66' \
+         'p50k_edit:p50k_base:a<|endoftext|>b<|fim_prefix|>b<|fim_middle|>b<|fim_suffix|>c:64,50256,65,50281,65,50282,65,50283,66' \
+         'cl100k_base:cl100k_base:a<|endoftext|>b<|fim_prefix|>b<|fim_middle|>b<|fim_suffix|>b<|endofprompt|>c:64,100257,65,100258,65,100259,65,100260,65,100276,66' \
+         'o200k_base:o200k_base:a<|endoftext|>b<|endofprompt|>c:64,199999,65,200018,66'; do
+    enc=${c%%:*}; rest=${c#*:}; file=${rest%%:*}; rest=${rest#*:}; text=${rest%:*}; want=${rest##*:}
+    printf '{"text":"%s"}\n' "$text" > $TMP/specials.jsonl
+    is "$($WINNOW tokenize -q --encoding $enc --vocab $V/tiktoken/$file.tiktoken --allow-special --no-eos $TMP/specials.jsonl)" \
+        "{\"text\":\"$text\",\"tokens\":[$want]}" "$enc: every special token gets tiktoken's id"
+done
+# tiktoken reads its files with splitlines(): a copy with CRLF line ends gives the same ids
+sed 's/$/\r/' $V/tiktoken/r50k_base.tiktoken > $TMP/crlf.tiktoken
+$WINNOW tokenize -q -j2 --pattern gpt2 --vocab $TMP/crlf.tiktoken --format bin --no-eos $TMP/edge.jsonl > $TMP/crlf.bin
+ok "a tiktoken file with CRLF line ends gives tiktoken's gpt2 ids on edge" cmp $TMP/crlf.bin $TMP/gpt2.want
 
 # --- Llama 3 vectors (llama3-tokenizer-js): encode with specials, bos/eos matrix, decode ---
 # One JSONL input and one expected output per flag combination, one bin stream for decoding.

@@ -2,7 +2,8 @@
 # tokenize_hf.sh - Hugging Face tokenizer.json files through the CLI: exact
 # ids (bin, -j2, --allow-special as HF's encode) for the real files, the
 # BOS/EOS defaults their post_processor sets, --decode through their decoder
-# (text back exactly where the normalizer keeps it), refusals that name the
+# (text back exactly where the normalizer keeps it; HF's own text for byte
+# runs that are not UTF-8 and for Metaspace decoders), refusals that name the
 # JSON path, and pipelines the GPU does not implement staying on the CPU.
 . tests/lib.sh
 command -v python3 >/dev/null || skip_all "python3 missing"
@@ -46,6 +47,20 @@ is "$($WINNOW tokenize -q --vocab $TMP/qwen3.json --no-eos $TMP/sp.jsonl)" '{"te
 is "$($WINNOW tokenize -q --vocab $TMP/qwen3.json --no-eos --allow-special $TMP/sp.jsonl)" '{"text":"a<tool_call>b","tokens":[64,151657,65]}' \
     "qwen3: --allow-special matches the (non-special) added token, as HF's encode"
 
+# --- single_word tests Rust regex's \w (HF): circled and squared letters (So) are
+# Alphabetic, so the middle ⓗ of Ⓣⓗⓔ and the ⓗ before 🄰 are no single words;
+# ids from HF tokenizers 0.23.2 (encode(text, add_special_tokens=false)) ---
+zstd -dcq $H/gpt2.tokenizer.json.zst | python3 -c '
+import json, sys
+t = json.load(sys.stdin)
+t["added_tokens"].append({"id": 50257, "content": "\u24d7", "single_word": True, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": False})
+json.dump(t, open(sys.argv[1], "w"))' $TMP/single_word.json
+printf '{"text":"\342\223\211\342\223\227\342\223\224 \342\223\227 q\302\252\342\223\227 \342\223\227\360\237\204\260"}\n' > $TMP/sw.jsonl
+is "$($WINNOW tokenize -q --vocab $TMP/single_word.json --no-eos --allow-special --format bin $TMP/sw.jsonl | od -An -tu4 -v | xargs | tr ' ' ,)" \
+    23,158,241,231,158,241,245,158,241,242,220,50257,10662,126,103,158,241,245,2343,241,245,8582,226,108 \
+    "single_word: only the ⓗ between spaces is the added token, as HF"
+
 # --- --decode through the decoder: the text comes back ---
 for name in llama2 gemma3 deepseek_v3 mistral_nemo; do
     $WINNOW tokenize -q --vocab $TMP/$name.json --format bin --no-eos --no-bos $TMP/blns.jsonl > $TMP/d.bin
@@ -56,6 +71,31 @@ a = [json.loads(l)['text'] for l in open('$TMP/blns.jsonl', encoding='utf-8')]
 b = [json.loads(l)['text'] for l in open('$TMP/d.jsonl', encoding='utf-8')]
 sys.exit(0 if a == b and len(a) == 514 else 1)"
 done
+
+# --- --decode --ids: exact text from HF tokenizers 0.23.2 (decode(ids, false)) for
+# llama2's decoder (Replace, ByteFallback, Fuse, Strip) and a Metaspace decoder
+# with prepend_scheme always / never; 229, 133 = <0xE2><0x82> (not UTF-8 alone),
+# 161, 162 = <0x9E><0x9F>, 22557,1526,28725,1076 = "Hello world, again" ---
+python3 - "$TMP/llama2.json" "$TMP" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+for scheme in ("always", "never"):
+    t["decoder"] = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": scheme, "split": True}
+    json.dump(t, open("%s/metaspace_%s.json" % (sys.argv[2], scheme), "w"))
+PY
+FFFD=$(printf '\357\277\275')
+HW=22557,1526,28725,1076
+dec() { $WINNOW tokenize -q --vocab $TMP/$1.json --decode --ids $2; }
+is "$(dec llama2 229,133,$HW)" "$FFFD$FFFD Hello world, again" "llama2: an invalid byte run first: one U+FFFD a byte, then the text"
+is "$(dec llama2 $HW,229,133)" "Hello world, again$FFFD$FFFD" "llama2: an invalid byte run last: one U+FFFD a byte"
+is "$(dec llama2 229,133,161,162,263)" "$FFFD$FFFD$FFFD${FFFD}er" "llama2: four bytes that are not UTF-8 together: four U+FFFD"
+is "$(dec metaspace_always $HW)" "Hello world, again" "Metaspace always: only the first token's space is dropped"
+is "$(dec metaspace_always 229,133,$HW)" "<0xE2><0x82> Hello world, again" "Metaspace always: a first token without a space keeps the next one's"
+is "$(dec metaspace_never $HW)" " Hello world, again" "Metaspace never: the first space is kept"
+# 259 = "▁▁": HF drops every replacement character of the first token, not only a leading one
+is "$(dec metaspace_always 259,$HW)" " Hello world, again" "Metaspace always: a first token of two ▁ gives nothing"
+is "$(dec metaspace_always 259)" "" "Metaspace always: the lone first token ▁▁ decodes to nothing"
+is "$(dec metaspace_never 259,$HW)" "   Hello world, again" "Metaspace never: a first ▁▁ gives two spaces"
 
 # --- refusals name the JSON path; the GPU is not used ---
 python3 - "$TMP/llama2.json" "$TMP/bad.json" <<'PY'

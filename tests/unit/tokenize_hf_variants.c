@@ -5,8 +5,10 @@
  * after a Split, ignore_merges false, normalizers, every Split behavior with
  * and without invert, Metaspace, Digits, Punctuation, Whitespace,
  * WhitespaceSplit, BertPreTokenizer, added tokens with single_word, lstrip,
- * rstrip, normalized; Metaspace's "first" after a WhitespaceSplit, a Strip or
- * a Replace by nothing; WordPiece's max_input_chars_per_word; Lowercase of
+ * rstrip, normalized, an rstrip token then an lstrip one, single_word next
+ * to a ZWJ, content written as JSON escapes with surrogate pairs;
+ * Metaspace's "first" after a WhitespaceSplit, a Strip or a Replace by
+ * nothing; WordPiece's max_input_chars_per_word; Lowercase of
  * U+0130), and tests/data/hf/NAME.bin.zst their ids from
  * scripts/tokenize_hf_variants.js (npm tokenizers@0.23.2) over every blns
  * string, the first 30 edge documents and every 200th multi document. */
