@@ -31,6 +31,18 @@ static char *trim(char *s)
     return s;
 }
 
+/* Cuts s at its comment: a '#' or ';' that starts the line or follows a
+ * space or tab (so "input = data.gz   # a glob" is the value alone, while a
+ * value such as "a#b" keeps its '#'). */
+static void cut_comment(char *s)
+{
+    for (char *p = s; *p; p++)
+        if ((*p == '#' || *p == ';') && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
+            *p = 0;
+            return;
+        }
+}
+
 /* path made absolute against dir (unless it already is). */
 static char *absolute(const char *dir, const char *path)
 {
@@ -124,8 +136,9 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
             rc = fail_msg(err, errlen, "%s: a NUL byte; not a text file?", where);
             break;
         }
+        cut_comment(line);
         char *s = trim(line);
-        if (!*s || *s == '#' || *s == ';') continue;
+        if (!*s) continue;
         if (*s == '[') {
             char *close = strchr(s, ']');
             if (!close || *trim(close + 1)) {

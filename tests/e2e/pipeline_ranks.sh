@@ -24,6 +24,20 @@ for n in 1 2 4; do
     ok "tasks = $n: no parts left in the output" test ! -e "$TMP/o$n/parts"
     "$WINNOW" shards cat --format ids "$TMP/o$n" > "$TMP/ids$n"
 done
+# tasks = 5 over the 12 inputs (not a multiple): rank r takes files r, r + 5,
+# r + 10, so ranks 0 and 1 take three files and ranks 2 to 4 two; a second
+# input line matching files of the first adds none (the union, no repeats).
+# The docs step's files are those of tasks = 1, byte for byte.
+pipeline_file "$TMP/p5.ini" "$TMP/in" "$TMP/w5" "$TMP/o5" 5
+sed -i "/^input = /a input = $TMP/in/c4-*" "$TMP/p5.ini"
+for r in 0 1 2 3 4; do "$WINNOW" run -q --step docs --rank $r "$TMP/p5.ini" || echo "rank $r failed"; done
+is "$(sed -n 's/^files \([0-9]*\) .*/\1/p' "$TMP/w5/done/docs".* | tr '\n' ' ')" "3 3 2 2 2 " \
+    "tasks = 5: the docs ranks take 3, 3, 2, 2 and 2 of the 12 files"
+is "$(sed -n 's/^files //p' "$TMP/w5/plan")" 12 "the plan lists each of the 12 files once"
+is "$(ls "$TMP/w5/docs" | tr '\n' ' ')" "$(ls "$TMP/w1/docs" | tr '\n' ' ')" "tasks = 5 wrote the docs files of tasks = 1"
+same=0
+for f in "$TMP/w1/docs"/*; do cmp -s "$f" "$TMP/w5/docs/$(basename "$f")" && same=$((same + 1)); done
+is "$same" "$(ls "$TMP/w1/docs" | wc -l)" "byte for byte"
 docs=$(wc -l < "$TMP/ids1")
 ok "the output has documents ($docs)" test "$docs" -gt 20
 ok "tasks = 2: the same documents with the same ids as tasks = 1" cmp "$TMP/ids1" "$TMP/ids2"
@@ -113,6 +127,15 @@ rm "$TMP/w4/done/merge.0"
 is "$?" 0 "the merge runs again"
 diff -r "$TMP/o4.first" "$TMP/o4" > /dev/null 2>&1
 is "$?" 0 "same output"
+# A merge that fails (a rank's part manifest in WORK/shards is gone) leaves
+# no completion marker: a relaunch must merge again, not skip the merge.
+rm "$TMP/w4/done/merge.0"
+mv "$TMP/w4/shards/00002.json" "$TMP/kept2.json"
+"$WINNOW" run -q --step merge --rank 0 "$TMP/p4.ini" 2> "$TMP/merge.err"
+is "$?" 2 "a merge missing rank 2's part manifest exits 2"
+ok "it names the file" grep -q "w4/shards/00002.json" "$TMP/merge.err"
+ok "and leaves no merge marker" test ! -e "$TMP/w4/done/merge.0"
+mv "$TMP/kept2.json" "$TMP/w4/shards/00002.json"
 
 # A rank whose part name is taken: by its own finished part (a copy killed
 # before its marker: dropped, the work is done), and by a stale part of

@@ -79,6 +79,32 @@ m["manifest_sha256"] = winnow_shards._manifest_digest(m)
 json.dump(m, open(sys.argv[1], "w"), indent=2)
 PYEOF
 expect_fail "manifest's token hash of shard 0" "XXH3-64 of the tokens"
+# reseal PYTHON: a copy of the clean directory whose manifest m is edited by
+# PYTHON and sealed again with the Python reader's digest
+reseal() {
+    rm -rf "$TMP/bad"; cp -r "$TMP/clean" "$TMP/bad"; last=
+    /usr/bin/python3 - "$TMP/bad/manifest.json" "$(cd "$(dirname "$0")/../../shards/python" && pwd)" "$1" <<'PYEOF'
+import json, sys
+sys.path.insert(0, sys.argv[2])
+import winnow_shards
+m = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+m["manifest_sha256"] = winnow_shards._manifest_digest(m)
+json.dump(m, open(sys.argv[1], "w"), indent=2)
+PYEOF
+}
+# the end-of-text id 50256 is in every shard: with vocab_size 50256 it is one
+# past the last id, and every shard holds an id the embedding table lacks
+reseal 'm["tokenizer"]["vocab_size"] = 50256'
+expect_fail "a token id equal to vocab_size" "shard_00000.tok.zst: frame 0: token .* is id 50256, not below the vocabulary size 50256"
+# the index is the only copy of the document boundaries: its count must agree
+# with the manifest's even where the manifest's totals add up
+reseal 'm["shards"][1]["documents"] += 1; m["totals"]["documents"] += 1'
+expect_fail "index of shard 1 with one document fewer than its manifest entry" "shard_00001.idx: offset 0: document count differs from the manifest"
+# frame_bytes must be a whole number of tokens (uint16 here: even); one byte
+# more is odd although every frame still fits
+reseal 'assert m["dtype"] == "uint16"; m["frame_bytes"] += 1'
+expect_fail "frame_bytes of an odd number of bytes for uint16" '"frame_bytes" is not a whole number of tokens'
 rm -rf "$TMP/bad"; cp -r "$TMP/clean" "$TMP/bad"; rm "$TMP/bad/shard_00002.tok.zst"
 cp "$TMP/clean/manifest.json" "$TMP/bad/manifest.json"
 expect_fail "missing shard" "shard_00002.tok.zst"

@@ -52,5 +52,17 @@ diff -r "$TMP/local-out" "$TMP/out" > /dev/null 2>&1
 is "$?" 0 "output still byte-identical after the resubmission"
 "$WINNOW" slurm "$TMP/s.ini" > "$TMP/again.out" 2>&1
 ok "nothing left to submit" grep -q 'nothing to submit' "$TMP/again.out"
+
+# afterok: an array task that fails keeps the arrays after it from starting.
+# Shards rank 1 is run again and cannot write its part manifest (a directory
+# has its name): the merge array is cancelled, never run.
+rm "$TMP/work/done/shards.1" "$TMP/work/shards/00001.json"
+mkdir "$TMP/work/shards/00001.json"
+"$WINNOW" slurm "$TMP/s.ini" > "$TMP/fail.out" 2>&1
+merge_job=$(sed -n 's/^winnow slurm: merge: job \([0-9]*\), array 0$/\1/p' "$TMP/fail.out")
+ok "shards rank 1 and the merge after it submitted" grep -q '^winnow slurm: shards: job [0-9]*, array 1$' "$TMP/fail.out"
+slurm_wait 60; is "$?" 0 "the queue drains (the merge cancelled)"
+ok "shards rank 1 failed (no marker)" test ! -e "$TMP/work/done/shards.1"
+is "$(ls "$TMP/work/slurm/logs" | grep -c "^merge-${merge_job:-none}_")" 0 "the merge array (job ${merge_job:-none}) never ran"
 slurm_stop
 done_testing

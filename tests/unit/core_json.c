@@ -221,6 +221,10 @@ static void all_checks(void)
         doc_reject_line(bare, strlen(bare), "filter", "too_short", "\"dup_of\":\"x\"", &out);
         is_str(out.data, "{\"reject\":{\"stage\":\"filter\",\"reason\":\"too_short\",\"dup_of\":\"x\"},\"text\":\"t\"}\n",
                "reject line");
+        buf_clear(&out);
+        doc_reject_line("{ }", 3, "filter", "no_text", NULL, &out);
+        is_str(out.data, "{\"reject\":{\"stage\":\"filter\",\"reason\":\"no_text\"} }\n",
+               "reject line of an empty object: no comma after the reject member");
         buf_free(&meta);
         buf_free(&out);
     }

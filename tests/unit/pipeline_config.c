@@ -50,6 +50,27 @@ int main(void)
     ok(pl_config_section(&c, "tokenize") == NULL, "absent section is NULL");
     pl_config_free(&c);
 
+    /* comments after a value or a section header, as in docs/pipeline.md's
+     * example; a '#' or ';' inside a value (not after a space) stays */
+    rc = load("inline.ini",
+              "input = /data/*.warc.gz   # a glob; repeat the line for more\n"
+              "work = /w\t; the work directory\noutput = /o # out\ntasks  = 64    # 64 tasks\n"
+              "[slurm]\nconcurrency = 200      # at most 200\nconstraint = a#b;c\n"
+              "[slurm.signatures]     # this step only\ngres = gpu:1\n[tokenize]\nno-eos   # the shard step appends EOS\n",
+              &c, err, sizeof err);
+    is_int(rc, 0, "a file with comments after values and headers loads");
+    if (rc) printf("#   got: %s\n", err);
+    ok(rc == 0 && c.nglobs == 1 && !strcmp(c.globs[0], "/data/*.warc.gz"), "the glob without its comment");
+    ok(rc == 0 && !strcmp(c.work, "/w") && !strcmp(c.output, "/o"), "work and output without theirs");
+    is_int(c.tasks, 64, "tasks = 64 with a comment after it");
+    is_str(pl_section_get(pl_config_section(&c, "slurm"), "concurrency", NULL), "200", "a section value without its comment");
+    is_str(pl_section_get(pl_config_section(&c, "slurm"), "constraint", NULL), "a#b;c", "'#' and ';' inside a value stay");
+    is_str(pl_section_get(pl_config_section(&c, "slurm.signatures"), "gres", NULL), "gpu:1", "a header with a comment after it");
+    bool eos_present = false;
+    ok(pl_section_get(pl_config_section(&c, "tokenize"), "no-eos", &eos_present) == NULL && eos_present,
+       "a switch with a comment after it");
+    pl_config_free(&c);
+
     rc = load("defaults.ini", "input = a\nwork = w\noutput = o\n", &c, err, sizeof err);
     is_int(rc, 0, "minimal file loads");
     is_int(c.tasks, 1, "tasks defaults to 1");
