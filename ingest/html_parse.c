@@ -544,6 +544,18 @@ static size_t end_tag(parse *ps, size_t i)
     return i;
 }
 
+/* Index just past the end of a comment whose text starts at s[j]: its first
+ * "-->" or "--!>" (HTML5's comment end and comment end bang states), or n. */
+static size_t comment_end(const char *s, size_t j, size_t n)
+{
+    for (const char *dd; j + 2 < n && (dd = memmem(s + j, n - j, "--", 2)); j = (size_t)(dd - s) + 1) {
+        size_t k = (size_t)(dd - s) + 2;
+        if (k < n && s[k] == '>') return k + 1;
+        if (k + 1 < n && s[k] == '!' && s[k + 1] == '>') return k + 2;
+    }
+    return n;
+}
+
 /* Handles a comment, doctype, CDATA section or other "<!...>" / "<?...>" at
  * s[i] == '<' (only CDATA inside <svg> or <math> is text, as in HTML5);
  * returns the index after it. */
@@ -555,8 +567,7 @@ static size_t markup_declaration(parse *ps, size_t i)
         size_t j = i + 4;
         if (j < n && s[j] == '>') return j + 1;                          /* <!--> */
         if (j + 1 < n && s[j] == '-' && s[j + 1] == '>') return j + 2;   /* <!---> */
-        const char *end = memmem(s + j, n - j, "-->", 3);
-        return end ? (size_t)(end - s) + 3 : n;
+        return comment_end(s, j, n);
     }
     if ((ps->p->open_count[EL_SVG] || ps->p->open_count[EL_MATH]) && n - i >= 9 && !memcmp(s + i, "<![CDATA[", 9)) {
         const char *end = memmem(s + i + 9, n - i - 9, "]]>", 3);

@@ -70,6 +70,12 @@ int main(void)
            "<script>if (a<b && c) x='</p>';</script>t", "script is raw text up to </script>");
     is_str(events("<style>p>a{}</STYLE >t"), "<style>p>a{}</style>t", "style ends at its end tag in any case");
     is_str(events("<title>A &amp; <b>B</b></title>"), "<title>A & <b>B</b></title>", "title is RCDATA: references, no tags");
+    is_str(events("<script>a='</scripts>';</script\t>b<textarea>x</textareas></textarea/>c"),
+           "<script>a='</scripts>';</script>b<textarea>x</textareas></textarea>c",
+           "a raw-text end tag needs whitespace, '/' or '>' after its name (HTML5 appropriate end tag)");
+    is_str(events("<a href=/wiki/X_(y) rel=a/b>t</a>"), "<a href=/wiki/X_(y) rel=a/b>t</a>",
+           "an unquoted value runs to whitespace or '>', '/' included");
+    is_str(events("a<!-- x --!>b<!-- y --->c<!-- z --!-->d"), "abcd", "comment ends \"--!>\" and \"--->\" (HTML5 comment end states)");
     is_str(events("<script>never ends"), "<script>never ends</script>", "unterminated raw text runs to the end");
     is_str(events("<svg><![CDATA[x<y]]></svg><![CDATA[z]]>"), "<svg>x<y</svg>", "CDATA is text only in svg/math");
 
