@@ -101,6 +101,28 @@ is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" out) $(stat "$TMP/s.json" drop
    "bad JSON and text-less lines are failed, not dropped: 4 in, 2 out, 0 dropped, 2 failed"
 ok "bad JSON reported with file and line" grep -q "mixed.jsonl: line 3: " "$TMP/err"
 
+# JSONL as an archive member (read from memory): CRLF line ends, lines of only
+# blanks skipped but counted as lines (ids name the line), a last line without
+# a newline still read
+mkdir -p "$TMP/crlf/m"
+printf '{"id":"a","text":"one"}\r\n  \r\n{"text":"two"}\r\n\r\n\t\n{"id":"c","text":"three"}' >"$TMP/crlf/m/docs.jsonl"
+(cd "$TMP/crlf" && tar cf "$TMP/crlf.tar" m)
+"$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/crlf.tar" >"$TMP/crlf.jsonl"
+printf '{"id":"a","text":"one"}\n{"id":"%s/crlf.tar/m/docs.jsonl#3","text":"two"}\n{"id":"c","text":"three"}\n' "$TMP" >"$TMP/crlf.want"
+ok "CRLF JSONL member: 3 documents, CRs gone, blank lines skipped, ids by line, last line without newline kept" \
+   cmp "$TMP/crlf.jsonl" "$TMP/crlf.want"
+is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" out) $(stat "$TMP/s.json" failed)" "3 3 0" "CRLF JSONL member: 3 in, 3 out, 0 failed"
+
+# a binary file beside a text file: counted in and dropped, with its reject line
+mkdir -p "$TMP/bin"
+printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\003\000>\000\001\000\000\000' >"$TMP/bin/x.bin"
+cp "$SHARED/warc/resiliparse/LICENSE" "$TMP/bin/y.txt"
+"$WINNOW" ingest -q --stats "$TMP/s.json" --rejects "$TMP/binrej.jsonl" "$TMP/bin" >"$TMP/bin.jsonl"
+is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" out) $(stat "$TMP/s.json" dropped_by_reason.binary_file) $(stat "$TMP/s.json" balanced)" \
+   "2 1 1 true" "binary file: 2 in, 1 out, 1 dropped as binary_file, balanced"
+is "$(cat "$TMP/binrej.jsonl")" "{\"reject\":{\"stage\":\"ingest\",\"reason\":\"binary_file\"},\"id\":\"$TMP/bin/x.bin\",\"source\":\"$TMP/bin/x.bin\"}" \
+   "binary file: its reject line"
+
 # plain text and HTML files, and stdin
 R=$SHARED/warc/resiliparse/tests/data
 "$WINNOW" ingest -q "$SHARED/warc/resiliparse/LICENSE" >"$TMP/t.jsonl"
