@@ -149,6 +149,8 @@ is $? 1 "unknown flag: exit 1"
 ok "--help lists --extract" sh -c "'$WINNOW' ingest --help | grep -q -- --extract"
 "$WINNOW" ingest -q /nonexistent/file >/dev/null 2>&1
 is $? 2 "missing input: exit 2"
+"$WINNOW" ingest -q /nonexistent/file "$SHARED/warc/resiliparse/LICENSE" >"$TMP/miss.jsonl" 2>/dev/null
+is "$?/$(wc -l <"$TMP/miss.jsonl" | tr -d ' ')" 2/1 "missing input before a good one: the good one read, exit 2 still"
 "$WINNOW" ingest -q -z -o "$TMP/out.zst" "$R/warcfile.warc.gz"
 is "$(zstd -dc "$TMP/out.zst" | wc -l | tr -d ' ')" 16 "-z -o writes zstd"
 
