@@ -141,6 +141,14 @@ is "$(grep -c '"reject":{"stage":"ingest","reason":"request_record"}' "$TMP/rej.
 mkdir -p "$TMP/loop/a" && ln -s "$TMP/loop" "$TMP/loop/a/up" && cp "$SHARED/warc/resiliparse/LICENSE" "$TMP/loop/x.txt"
 is "$("$WINNOW" ingest -q "$TMP/loop" 2>/dev/null | wc -l | tr -d ' ')" 1 "symlink loop: the one file read once"
 
+# a directory named with a trailing '/', holding a FIFO: the file's id has one
+# '/', the FIFO is not opened (it would block) but counted failed
+mkdir -p "$TMP/fifo" && mkfifo "$TMP/fifo/p" && cp "$SHARED/warc/resiliparse/LICENSE" "$TMP/fifo/x.txt"
+"$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/fifo/" >"$TMP/fifo.jsonl" 2>/dev/null
+is "$(grep -o '"id":"[^"]*"' "$TMP/fifo.jsonl")" "\"id\":\"$TMP/fifo/x.txt\"" "directory with a trailing '/': ids without '//'"
+is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" out) $(stat "$TMP/s.json" failed_by_kind.not_regular_file) $(stat "$TMP/s.json" balanced)" \
+   "2 1 1 true" "a FIFO in a directory: counted in and failed (not_regular_file), balanced"
+
 # CLI
 "$WINNOW" ingest --extract=bogus "$R/warcfile.warc.gz" >/dev/null 2>&1
 is $? 1 "bad --extract value: exit 1"
