@@ -53,6 +53,7 @@ ok "megatron export (int32)" $WINNOW shards export --format megatron "$TMP/c" "$
 ok "llmc export (uint16, version 1)" $WINNOW shards export --format llmc --shard-tokens 3M "$TMP/g" "$TMP/out/g_llmc"
 ok "llmc export (uint32, version 7)" $WINNOW shards export --format llmc --shard-tokens 3M --val-tokens 1M "$TMP/c" "$TMP/out/c_llmc"
 ok "llmc export without a validation file" $WINNOW shards export --format llmc --shard-tokens 4M --val-tokens 0 "$TMP/g" "$TMP/out/n_llmc"
+ok "llmc export with --eot 50255 (not the manifest's eos)" $WINNOW shards export --format llmc --shard-tokens 3M --eot 50255 "$TMP/g" "$TMP/out/e_llmc"
 ok "datatrove export (uint16)" $WINNOW shards export --format datatrove "$TMP/g" "$TMP/out/g_dt"
 ok "datatrove export (uint32)" $WINNOW shards export --format datatrove "$TMP/c" "$TMP/out/c_dt"
 # DType.optimal_dtype(cardinality) (megatron/core/datasets/indexed_dataset.py):
@@ -170,6 +171,7 @@ def llmc_check(prefix, docs, eot, shard_size, val_size, reader, label):
 docs, eot, _, _ = ref["g"]
 llmc_check("g_llmc", docs, eot, 3000000, 3000000, llmc_read_v1, "gpt2 v1")
 llmc_check("n_llmc", docs, eot, 4000000, 0, llmc_read_v1, "gpt2 v1 --val-tokens 0")
+llmc_check("e_llmc", docs, 50255, 3000000, 3000000, llmc_read_v1, "gpt2 v1 --eot 50255")
 docs, eot, _, _ = ref["c"]
 llmc_check("c_llmc", docs, eot, 3000000, 1000000, llmc_read_v7, "cl100k v7")
 

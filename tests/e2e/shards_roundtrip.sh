@@ -67,6 +67,14 @@ grep -q '"eos": 50256, "bos": 50255' "$TMP/be/manifest.json"; is $? 0 "the manif
 $WINNOW shards cat "$TMP/be" --format bin --strip > "$TMP/be.back"
 ok "--strip leaves out both and gives back the input stream" cmp "$TMP/gpt2.bin" "$TMP/be.back"
 
+# --eos ID --no-append-eos: the eos is recorded, not appended; cat gives the input back unstripped
+ok "shard gpt2 --eos 50256 --no-append-eos" $WINNOW shard -q -o "$TMP/ne" --vocab-size 50257 --eos 50256 \
+    --no-append-eos "$TMP/gpt2.bin"
+grep -q '"eos": 50256, "bos": null},' "$TMP/ne/manifest.json" && grep -q '"eos_appended": false,' "$TMP/ne/manifest.json"
+is $? 0 "the manifest records eos 50256, not appended"
+$WINNOW shards cat "$TMP/ne" --format bin > "$TMP/ne.back"
+ok "--no-append-eos: cat without --strip gives back the input stream" cmp "$TMP/gpt2.bin" "$TMP/ne.back"
+
 # --first/--count, the ids text format
 $WINNOW shards cat "$TMP/g" --first 1864 --count 5 > "$TMP/last.txt"
 is "$(wc -l < "$TMP/last.txt" | tr -d ' ')" 1 "cat --first 1864 of 1865 documents gives one line"
