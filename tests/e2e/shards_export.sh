@@ -53,8 +53,22 @@ ok "megatron export (int32)" $WINNOW shards export --format megatron "$TMP/c" "$
 ok "llmc export (uint16, version 1)" $WINNOW shards export --format llmc --shard-tokens 3M "$TMP/g" "$TMP/out/g_llmc"
 ok "llmc export (uint32, version 7)" $WINNOW shards export --format llmc --shard-tokens 3M --val-tokens 1M "$TMP/c" "$TMP/out/c_llmc"
 ok "llmc export without a validation file" $WINNOW shards export --format llmc --shard-tokens 4M --val-tokens 0 "$TMP/g" "$TMP/out/n_llmc"
+ok "llmc export with --eot 50255 (not the manifest's eos)" $WINNOW shards export --format llmc --shard-tokens 3M --eot 50255 "$TMP/g" "$TMP/out/e_llmc"
 ok "datatrove export (uint16)" $WINNOW shards export --format datatrove "$TMP/g" "$TMP/out/g_dt"
 ok "datatrove export (uint32)" $WINNOW shards export --format datatrove "$TMP/c" "$TMP/out/c_dt"
+# DType.optimal_dtype(cardinality) (megatron/core/datasets/indexed_dataset.py):
+# "if cardinality is not None and cardinality < 65500: return numpy.uint16", else
+# numpy.int32: a vocabulary of 65499 gives uint16 (code 8), one of exactly 65500 int32 (code 4)
+for v in 65499 65500; do
+    $WINNOW shard -q -o "$TMP/v$v" --vocab-size $v --tokenizer gpt2 --eos 50256 "$TMP/gpt2.bin"
+    $WINNOW shards export --format megatron "$TMP/v$v" "$TMP/out/v${v}_mega"
+done
+dtype_code() { od -An -tu1 -j17 -N1 "$1" | tr -d ' '; }
+is "$(dtype_code "$TMP/out/v65499_mega.idx"):$(dtype_code "$TMP/out/v65500_mega.idx")" "8:4" \
+    "megatron: vocabulary 65499 gives dtype code 8 (uint16), 65500 code 4 (int32), as optimal_dtype"
+ok "megatron: vocabulary 65499 writes the same uint16 .bin as gpt2's 50257" cmp "$TMP/out/v65499_mega.bin" "$TMP/out/g_mega.bin"
+is "$(wc -c < "$TMP/out/v65500_mega.bin")" "$(($(wc -c < "$TMP/out/g_mega.bin") * 2))" \
+    "megatron: vocabulary 65500 writes 4-byte ids (twice the uint16 .bin)"
 $WINNOW shards export --format parquet "$TMP/g" "$TMP/out/x" 2> /dev/null
 is $? 1 "an unknown format is a usage error"
 
@@ -157,6 +171,7 @@ def llmc_check(prefix, docs, eot, shard_size, val_size, reader, label):
 docs, eot, _, _ = ref["g"]
 llmc_check("g_llmc", docs, eot, 3000000, 3000000, llmc_read_v1, "gpt2 v1")
 llmc_check("n_llmc", docs, eot, 4000000, 0, llmc_read_v1, "gpt2 v1 --val-tokens 0")
+llmc_check("e_llmc", docs, 50255, 3000000, 3000000, llmc_read_v1, "gpt2 v1 --eot 50255")
 docs, eot, _, _ = ref["c"]
 llmc_check("c_llmc", docs, eot, 3000000, 1000000, llmc_read_v7, "cl100k v7")
 

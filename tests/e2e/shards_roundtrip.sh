@@ -55,6 +55,26 @@ $WINNOW shards cat "$TMP/g" --format bin --strip > "$TMP/g.back"
 ok "split shards give back the input stream" cmp "$TMP/gpt2.bin" "$TMP/g.back"
 ok "verify passes (split)" $WINNOW shards verify "$TMP/g"
 
+# counts take k = 1000 (README: "k/M/G suffixes", the SI prefixes)
+grep -q '"shard_tokens": 777000,' "$TMP/g/manifest.json"; is $? 0 "--shard-tokens 777k is 777000 tokens"
+# --bos ID goes to the bos field, --eos ID to the eos field: each document
+# begins with the bos and ends with the eos, and --strip gives the input back
+ok "shard gpt2 --eos 50256 --bos 50255 --prepend-bos" $WINNOW shard -q -o "$TMP/be" --vocab-size 50257 \
+    --eos 50256 --bos 50255 --prepend-bos "$TMP/gpt2.bin"
+is "$($WINNOW shards cat "$TMP/be" --count 2 | awk '{printf "%s %s;", $1, $NF}')" "50255 50256;50255 50256;" \
+    "the first two documents begin with bos 50255 and end with eos 50256"
+grep -q '"eos": 50256, "bos": 50255' "$TMP/be/manifest.json"; is $? 0 "the manifest names eos 50256 and bos 50255"
+$WINNOW shards cat "$TMP/be" --format bin --strip > "$TMP/be.back"
+ok "--strip leaves out both and gives back the input stream" cmp "$TMP/gpt2.bin" "$TMP/be.back"
+
+# --eos ID --no-append-eos: the eos is recorded, not appended; cat gives the input back unstripped
+ok "shard gpt2 --eos 50256 --no-append-eos" $WINNOW shard -q -o "$TMP/ne" --vocab-size 50257 --eos 50256 \
+    --no-append-eos "$TMP/gpt2.bin"
+grep -q '"eos": 50256, "bos": null},' "$TMP/ne/manifest.json" && grep -q '"eos_appended": false,' "$TMP/ne/manifest.json"
+is $? 0 "the manifest records eos 50256, not appended"
+$WINNOW shards cat "$TMP/ne" --format bin > "$TMP/ne.back"
+ok "--no-append-eos: cat without --strip gives back the input stream" cmp "$TMP/gpt2.bin" "$TMP/ne.back"
+
 # --first/--count, the ids text format
 $WINNOW shards cat "$TMP/g" --first 1864 --count 5 > "$TMP/last.txt"
 is "$(wc -l < "$TMP/last.txt" | tr -d ' ')" 1 "cat --first 1864 of 1865 documents gives one line"

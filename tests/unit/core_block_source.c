@@ -272,6 +272,27 @@ int main(void)
     ok(found == 4 && nspans >= 4, "gzip plan: every member is a candidate (%zu candidates)", nspans);
     ok(spans[0].out_hint == cut[1], "gzip plan: a member's size from the length before the next");
     free(spans);
+    /* one unit of all 4 members: the chain goes on at each member boundary, at
+     * the output of the members before it (RFC 1952: members simply concatenate),
+     * and at no offset inside a member */
+    {
+        units_decoder *d = units_decoder_new();
+        unit_span all = {0, f.len, n};
+        unit_out out;
+        ok(units_decode(d, UNITS_GZIP, (const unsigned char *)f.data, f.len, &all, (size_t)1 << 30, &out) &&
+               out.len == n && memcmp(out.mem + UNIT_HEADROOM, text.data, n) == 0,
+           "gzip: a unit of all 4 members decodes to the text");
+        int right = 0;
+        for (int m = 0; m < 4; m++) {
+            size_t off = SIZE_MAX;
+            right += units_output_from(&out, member_at[m], &off) && off == cut[m];
+        }
+        size_t off;
+        ok(right == 4 && !units_output_from(&out, member_at[2] + 1, &off),
+           "gzip: output offsets at the 4 member starts (%d right), none inside a member", right);
+        units_out_free(&out);
+        units_decoder_free(d);
+    }
     whole = f.len;
     f.len -= 700;
     check_file("truncated.jsonl.gz", &f);

@@ -190,6 +190,27 @@ static void all_checks(void)
         buf_free(&b);
     }
 
+    /* writer: RFC 8259 section 7 says every byte below 0x20 must be escaped; the
+     * bytes Python's json.dumps writes for each (its ESCAPE_DCT: \b \t \n \f \r,
+     * else \u00xx in lowercase hex) */
+    {
+        static const char *const short_names = "btn\0fr"; /* 0x08..0x0d, 0x0b has none */
+        int wrong = 0;
+        for (int c = 0; c < 0x20; c++) {
+            char in = (char)c, want[16];
+            if (c >= 0x08 && c <= 0x0d && c != 0x0b) snprintf(want, sizeof want, "\"\\%c\"", short_names[c - 0x08]);
+            else snprintf(want, sizeof want, "\"\\u%04x\"", c);
+            wbuf b = WBUF_INIT;
+            json_put_string(&b, &in, 1);
+            if (strcmp(b.data, want) != 0 || json_string_size(&in, 1) != strlen(want)) {
+                diag("byte 0x%02x: got %s, want %s", c, b.data, want);
+                wrong++;
+            }
+            buf_free(&b);
+        }
+        is_int(wrong, 0, "writer escapes every byte below 0x20 as json.dumps does");
+    }
+
     /* doc_rewrite: metadata added, text replaced, other bytes kept */
     {
         const char *line = "{\"id\":\"a\",\"text\":\"old\",\"x\":[1],\"metadata\":{\"k\":1}}";
