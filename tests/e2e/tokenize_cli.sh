@@ -161,6 +161,11 @@ is "$($WINNOW tokenize -q --encoding o200k_base --no-eos $TMP/sp.jsonl)" '{"text
     "--encoding finds the cached vocabulary"
 ok "--encoding with a --vocab of another encoding is refused" sh -c "! $WINNOW tokenize -q --encoding o200k_base --vocab $V/tiktoken/cl100k_base.tiktoken $TMP/sp.jsonl"
 
+# --- option values out of range are refused, never ignored ---
+$WINNOW tokenize -q $CL --shard-tokens 0 -o $TMP/zero_shards/ $TMP/sp.jsonl 2>$TMP/zero.err; rc=$?
+is "$rc" 1 "--shard-tokens 0 is a usage error (exit 1)"
+ok "--shard-tokens 0: the message says a positive count is wanted" grep -q -- "--shard-tokens wants a positive count, not '0'" $TMP/zero.err
+
 # --- bad input is counted and reported, never lost ---
 printf '{"text":"a b"}\nnot json\n{"id":"x"}\n{"text":"c"}\n' > $TMP/bad.jsonl
 $WINNOW tokenize -q $CL --format bin --stats $TMP/stats.json $TMP/bad.jsonl > $TMP/bad.bin 2>$TMP/bad.err

@@ -28,6 +28,10 @@ is "$($WINNOW tokenize -q --vocab $TMP/llama2.json $TMP/one.jsonl)" '{"text":"He
     "llama2: <s> first by default (its template), no EOS"
 is "$($WINNOW tokenize -q --vocab $TMP/llama2.json --no-bos $TMP/one.jsonl)" '{"text":"Hello","tokens":[22557]}' \
     "llama2: --no-bos leaves it out"
+$WINNOW tokenize -q --vocab $TMP/llama2.json --format shards -o $TMP/llama2_shards/ $TMP/one.jsonl
+is "$($WINNOW shards cat $TMP/llama2_shards)" "1 22557" "llama2 --format shards: the writer puts <s> first (BOS on, EOS off)"
+$WINNOW tokenize -q --vocab $TMP/qwen3.json --format shards -o $TMP/qwen3_shards/ $TMP/one.jsonl
+is "$($WINNOW shards cat $TMP/qwen3_shards)" "9707 151643" "qwen3 --format shards: <|endoftext|> last, no BOS (EOS on, BOS off)"
 is "$($WINNOW tokenize -q --vocab $TMP/gemma3.json $TMP/one.jsonl)" '{"text":"Hello","tokens":[2,9259]}' \
     "gemma3: <bos> first by default"
 is "$($WINNOW tokenize -q --vocab $TMP/qwen3.json $TMP/one.jsonl)" '{"text":"Hello","tokens":[9707,151643]}' \

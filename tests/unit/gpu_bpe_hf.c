@@ -3,7 +3,9 @@
  * (byte-level BPE behind GPT-2's, Llama 3's, GPT-4o's, Qwen's or Tekken's
  * pattern; no normalizer or NFC) give ids identical to the CPU path (the
  * reference, itself exact with HF tokenizers: tokenize_hf.c) on tokref
- * edge, blns and multi; the other 5 are refused, naming the stage.
+ * edge, blns and multi; the other 5 are refused, naming the stage, and so are
+ * real files with one setting the device cannot do written in (ByteLevel's
+ * add_prefix_space, byte_fallback, a normalizer other than NFC).
  * By default the device code runs in the host emulation (make test, no GPU
  * needed: every edge and blns document, every 4th of multi); with
  * GPU_BPE_HF=device, on the GPU: every document of the three, en_code, the
@@ -143,6 +145,39 @@ static void check_pair_rank(gpu_bpe_mode mode)
     buf_free(&json), buf_free(&err);
 }
 
+/* A real tokenizer.json with one setting the device cannot do written in
+ * (the first occurrence of from becomes to): refused, naming stage. */
+static void check_variant_refused(const char *name, const char *from, const char *to, const char *stage)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/vocab/hf/%s.tokenizer.json.zst", shared_dir(), name);
+    require_file(path);
+    size_t n;
+    char *json = slurp_zstd(path, &n);
+    const char *at = strstr(json, from);
+    wbuf text = WBUF_INIT, err = WBUF_INIT, why = WBUF_INIT;
+    if (!at) {
+        ok(0, "%s: no %s to change", name, from);
+        free(json);
+        return;
+    }
+    buf_append(&text, json, (size_t)(at - json));
+    buf_puts(&text, to);
+    buf_puts(&text, at + strlen(from));
+    tokenizer t;
+    if (tokenizer_load_mem(&t, NULL, text.data, text.len, -1, &err)) {
+        ok(0, "%s with %s: %s", name, to, err.data);
+    } else {
+        hf_gpu_plan plan;
+        bool eligible = hf_gpu_plan_of(t.hf, &t.vocab, &plan, &why);
+        ok(!eligible && why.data && !strncmp(why.data, stage, strlen(stage)), "%s with %s runs on the CPU: %s", name,
+           to, why.data ? why.data : "(accepted)");
+        tokenizer_free(&t);
+    }
+    free(json);
+    buf_free(&text), buf_free(&err), buf_free(&why);
+}
+
 /* Every stride-th document of tokref corpus name. */
 static void compare_corpus(gpu_bpe *g, const tokenizer *t, const char *name, int stride)
 {
@@ -205,6 +240,10 @@ int main(void)
         tokenizer_free(&t);
     }
     if (emulated) check_pair_rank(mode);
+    check_variant_refused("gpt2", "\"add_prefix_space\": false", "\"add_prefix_space\": true", "pre_tokenizer");
+    check_variant_refused("gpt2", "\"byte_fallback\": false", "\"byte_fallback\": true", "model");
+    check_variant_refused("qwen2_5", "\"type\": \"NFC\"", "\"type\": \"NFKC\"", "normalizer");
+    check_variant_refused("qwen2_5", "\"type\": \"NFC\"", "\"type\": \"Lowercase\"", "normalizer");
     buf_free(&err), buf_free(&why);
     return done_testing();
 }

@@ -135,6 +135,7 @@ static void check_corners(void)
         "a\x85" "b \xC2\x85" "  c", "x\xEF\xBB\xBF" "y \xEF\xBB\xBF" "z", "a\fb \f c", "\r\n\r\n  \r\n",
         "1234567 ١٢٣٤ ½¾", "a//\n/b", "   ", " ", "\t\tx", "ǅungla ǅ", "ABCdef DEFghiJKL",
         "\xFF\xFE bad \xC3 utf", "x\xC2", "''s", "?!'s", "don't I'M",
+        "\xC3\x89" "T\xC3\x89'S \xC3\x80" "B'll", /* non-ASCII uppercase words, then a contraction */
     };
     for (int f = 0; f < PRETOK_NFAMILIES; f++) {
         int bad = 0;
