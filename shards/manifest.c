@@ -336,12 +336,14 @@ static char *get_str(mctx *c, const jnode *obj, const char *key, bool nullable)
     return xstrdup(n->text);
 }
 
+/* Exactly 16 lowercase hex digits, as written (docs/shards.md): strtoull
+ * alone would also take upper case, a sign, spaces or "0x", which the
+ * canonical text of manifest_sha256 (and the Python reader) would not. */
 static uint64_t get_hex64(mctx *c, const jnode *obj, const char *key)
 {
     char *s = get_str(c, obj, key, false);
-    char *end;
-    uint64_t v = strtoull(s, &end, 16);
-    if (strlen(s) != 16 || *end) mfail(c, "\"%s\" is not 16 hex digits", key);
+    uint64_t v = strtoull(s, NULL, 16);
+    if (strlen(s) != 16 || strspn(s, "0123456789abcdef") != 16) mfail(c, "\"%s\" is not 16 lowercase hex digits", key);
     free(s);
     return v;
 }

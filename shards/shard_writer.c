@@ -53,6 +53,7 @@ typedef struct {
     size_t n;
     size_t at;    /* byte offset in the frame */
     uint64_t doc; /* the document's number in the writer, for a message */
+    size_t first, doc_n; /* where the piece begins in its document, and the document's ids, for a message */
 } borrowed_piece;
 
 /* What passes through the pool, in order: a frame, a shard's start or end, or the end. */
@@ -95,6 +96,8 @@ struct shard_writer {
     uint64_t *ends;
     uint64_t nends, ends_cap;
     bool continues;
+    const uint32_t *doc_ids; /* the borrowed document being laid out, and its ids */
+    size_t doc_n;
     uint32_t shards_opened;
     double waited;    /* seconds the adding thread waited for the pool */
     double adding;    /* seconds (monotonic, less the waits) spent adding documents */
@@ -177,7 +180,7 @@ static void gather(const shard_writer *w, frame_job *job)
         wbuf b = WBUF_INIT;
         buf_printf(&b, "document %" PRIu64 " (counting from 0): token %zu of %zu is id %" PRIu32
                        ", not below the vocabulary size %" PRIu64,
-                   p->doc, i, p->n, p->ids[i], w->o.vocab_size);
+                   p->doc, p->first + i, p->doc_n, p->ids[i], w->o.vocab_size);
         job->bad = b.data;
     }
     job->npieces = 0;
@@ -442,7 +445,8 @@ static void add_piece(shard_writer *w, const uint32_t *ids, size_t n)
         job->pieces_cap = job->pieces_cap ? 2 * job->pieces_cap : 256;
         job->pieces = xrealloc(job->pieces, job->pieces_cap * sizeof *job->pieces);
     }
-    job->pieces[job->npieces++] = (borrowed_piece){ids, n, job->len, w->m.documents};
+    job->pieces[job->npieces++] =
+        (borrowed_piece){ids, n, job->len, w->m.documents, (size_t)(ids - w->doc_ids), w->doc_n};
 }
 
 /* Appends n ids (copied now, or, when borrowed, noted for a worker to copy),
@@ -494,6 +498,8 @@ static void add(shard_writer *w, const uint32_t *ids, size_t n, bool borrowed, b
 
     uint32_t bos = (uint32_t)w->o.bos_id, eos = (uint32_t)w->o.eos_id;
     if (w->o.prepend_bos) put_tokens(w, &bos, 1, false);
+    w->doc_ids = ids;
+    w->doc_n = n;
     put_tokens(w, ids, n, borrowed);
     if (w->o.append_eos) put_tokens(w, &eos, 1, false);
     push_end(w);

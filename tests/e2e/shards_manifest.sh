@@ -81,5 +81,17 @@ edit "vocab-top" 'm["tokenizer"]["vocab_size"] = 99; fix = True'
 refused "vocab_size equal to the largest stored id, 99 (checksum made to match)" "holds id 99, not below the vocabulary size 99"
 edit "dupkey" 'fix = True  # DUPKEY'
 refused "a key given twice" "duplicate key"
+# a name starting with '.' is not plain either (a hidden file; "..", the parent directory)
+edit "hidden" 'import os; d = os.path.dirname(path); os.rename(d + "/shard_00001.tok.zst", d + "/.shard_00001.tok.zst")
+m["shards"][1]["file"] = ".shard_00001.tok.zst"; fix = True'
+refused "a file name starting with '.' (checksum made to match)" "not a plain name"
+# hashes are 16 lowercase hex digits: upper case is the same number, so the
+# canonical text (which prints the number) would not notice it, but the Python
+# reader hashes the text as written and refuses it; the C readers must agree
+edit "upper" 'for e in m["shards"]: e["xxh3_64"] = e["xxh3_64"].upper()'
+refused "an xxh3_64 in upper case" "16 lowercase hex digits"
+# manifest_sha256's text counts the shard list, so totals.shards is checked against it on its own
+edit "count" 'm["totals"]["shards"] += 1'
+refused "totals.shards one more than the shard list" "totals.shards does not match the shard list"
 
 done_testing

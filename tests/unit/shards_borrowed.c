@@ -137,13 +137,14 @@ static void compare(const char *tmp, const char *what, const corpus *c, shard_wr
     o->threads = threads;
 }
 
-/* In a child: an id not below the vocabulary size, lent, ends the process
- * with status 2 and a message naming it, before any manifest is written. */
-static void test_bad_id(const char *tmp)
+/* In a child: an id not below the vocabulary size, lent (at token `at` of a
+ * document of n ids, after a document of 3 good ones), ends the process with
+ * status 2 and a message naming it, before any manifest is written. */
+static void test_bad_id(const char *tmp, const char *what, size_t n, size_t at, const char *want)
 {
     char dir[4200], err_path[4200];
-    snprintf(dir, sizeof dir, "%s/bad", tmp);
-    snprintf(err_path, sizeof err_path, "%s/bad.err", tmp);
+    snprintf(dir, sizeof dir, "%s/bad-%s", tmp, what);
+    snprintf(err_path, sizeof err_path, "%s/bad-%s.err", tmp, what);
     pid_t pid = fork();
     if (pid == 0) {
         int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -154,16 +155,18 @@ static void test_bad_id(const char *tmp)
         o.eos_id = 999;
         o.threads = 2;
         shard_writer *w = shard_writer_open(dir, &o);
-        uint32_t good[3] = {1, 2, 3}, bad[3] = {4, 1000, 5};
+        uint32_t good[3] = {1, 2, 3}, *bad = xmalloc(n * sizeof *bad);
+        for (size_t i = 0; i < n; i++) bad[i] = (uint32_t)(i % 997);
+        bad[at] = 1000;
         shard_writer_add_borrowed(w, good, 3);
-        shard_writer_add_borrowed(w, bad, 3);
+        shard_writer_add_borrowed(w, bad, n);
         shard_writer_release(w);
         shard_writer_close(w);
         _exit(0);
     }
     int status = 0;
     waitpid(pid, &status, 0);
-    ok(WIFEXITED(status) && WEXITSTATUS(status) == 2, "bad id lent: exit status 2 (status %d)", status);
+    ok(WIFEXITED(status) && WEXITSTATUS(status) == 2, "bad id lent, %s: exit status 2 (status %d)", what, status);
     size_t len = 0;
     char *text = NULL;
     FILE *f = fopen(err_path, "r");
@@ -173,12 +176,12 @@ static void test_bad_id(const char *tmp)
         text[len] = 0;
         fclose(f);
     }
-    ok(text && strstr(text, "document 1 (counting from 0): token 1 of 3 is id 1000, not below the vocabulary size 1000"),
-       "bad id lent: the message names document, token and id (%s)", text ? text : "no message");
+    ok(text && strstr(text, want), "bad id lent, %s: the message names document, token and id (%s)", what,
+       text ? text : "no message");
     free(text);
     char manifest[4300];
     snprintf(manifest, sizeof manifest, "%s/manifest.json", dir);
-    ok(access(manifest, F_OK) != 0, "bad id lent: no manifest written");
+    ok(access(manifest, F_OK) != 0, "bad id lent, %s: no manifest written", what);
 }
 
 int main(void)
@@ -217,7 +220,11 @@ int main(void)
     free(c.ids);
     free(c.len);
 
-    test_bad_id(tmp);
+    test_bad_id(tmp, "short", 3, 1, "document 1 (counting from 0): token 1 of 3 is id 1000, not below the vocabulary size 1000");
+    /* 600000 ids after 4 tokens: the document's second frame begins at its id 524284 (a frame holds
+     * 524288 uint16 tokens); the token is counted in the document, not in the frame's piece of it */
+    test_bad_id(tmp, "second frame", 600000, 550000,
+                "document 1 (counting from 0): token 550000 of 600000 is id 1000, not below the vocabulary size 1000");
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (system(cmd)) diag("could not remove %s", tmp);
