@@ -147,6 +147,29 @@ static char *parse_string(jparser *j)
 
 static jnode *parse_value(jparser *j, int depth);
 
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Whether s[0..n) is a number by JSON's grammar (RFC 8259, section 6):
+ * strtoull alone would also take "+5" and "007", which a JSON reader (the
+ * Python reader's among them) refuses. */
+static bool json_number(const char *s, size_t n)
+{
+    size_t i = s[0] == '-' ? 1 : 0;
+    if (i < n && s[i] == '0') i++;
+    else if (i < n && is_digit(s[i])) while (i < n && is_digit(s[i])) i++;
+    else return false;
+    if (i < n && s[i] == '.') {
+        if (++i >= n || !is_digit(s[i])) return false;
+        while (i < n && is_digit(s[i])) i++;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        if (++i < n && (s[i] == '+' || s[i] == '-')) i++;
+        if (i >= n || !is_digit(s[i])) return false;
+        while (i < n && is_digit(s[i])) i++;
+    }
+    return i == n;
+}
+
 static bool has_member(const jnode *obj, const char *key)
 {
     for (const jnode *c = obj->child; c; c = c->next)
@@ -242,6 +265,11 @@ static jnode *parse_value(jparser *j, int depth)
     while (j->p < j->end && strchr("+-0123456789.eE", *j->p)) j->p++;
     if (j->p == s) {
         fail(j, "unexpected character");
+        goto bad;
+    }
+    if (!json_number(s, (size_t)(j->p - s))) {
+        j->p = s;
+        fail(j, "malformed number");
         goto bad;
     }
     n->kind = JN_NUMBER;

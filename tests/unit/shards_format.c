@@ -362,6 +362,20 @@ static void test_manifest(void)
     ok(got == -1 && strstr(err, "zstd_level"), "manifest: a zstd level of -5.5 is refused (%s)", got ? err : "read");
     if (got == 0) manifest_free(&p);
     buf_free(&edited);
+    /* numbers follow JSON's grammar (RFC 8259, 6; Python's json refuses these too): not "+N", not "0N" */
+    const char *vocab = strstr(b.data, "100277");
+    const char *malformed[] = {"+100277", "0100277", "100277.", "100277e"};
+    for (size_t i = 0; i < sizeof malformed / sizeof *malformed; i++) {
+        wbuf e = WBUF_INIT;
+        buf_append(&e, b.data, (size_t)(vocab - b.data));
+        buf_puts(&e, malformed[i]);
+        buf_puts(&e, vocab + 6);
+        got = manifest_parse(e.data, e.len, &p, err, sizeof err);
+        ok(got == -1 && strstr(err, "malformed number"), "manifest: vocab_size %s is refused (%s)", malformed[i],
+           got ? err : "read");
+        if (got == 0) manifest_free(&p);
+        buf_free(&e);
+    }
     m.zstd_level = 3;
     const char *bad[] = {"{", "{\"format\":\"winnow-shards\",\"version\":2}", "[]", "{\"format\":\"other\"}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
