@@ -253,4 +253,14 @@ $WINNOW shard -q -o "$TMP/vocdir" --vocab-size 65536 --vocab "$TMP" "$TMP/edge_a
 is $? 1 "--vocab naming a directory is a usage error"
 grep -q "cannot take the vocabulary's SHA-256" "$TMP/vocdir.err"; is $? 0 "saying the vocabulary cannot be hashed"
 ok "no manifest written for it" test ! -e "$TMP/vocdir/manifest.json"
+# --vocab-sha256 is exactly 64 lowercase hex digits: not more, not fewer, not upper case
+sha=$($PY -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest())' "$VOCAB/gpt2/encoder.json")
+upper=$(echo "$sha" | tr a-f A-F)
+for bad in "${sha}zz" "${sha}0" "${sha%?}" "$upper"; do
+    $WINNOW shard -q -o "$TMP/badsha" --vocab-size 65536 --vocab-sha256 "$bad" "$TMP/edge_a.bin" 2> "$TMP/badsha.err"
+    is "$? $(grep -c '64 lowercase hex digits' "$TMP/badsha.err")" "1 1" "--vocab-sha256 '$bad' refused"
+done
+ok "--vocab-sha256 of the 64 digits is taken" $WINNOW shard -q -o "$TMP/goodsha" --vocab-size 65536 --vocab-sha256 "$sha" \
+    "$TMP/edge_a.bin"
+grep -q "\"vocab_sha256\": \"$sha\"" "$TMP/goodsha/manifest.json"; is $? 0 "and recorded as given"
 done_testing
