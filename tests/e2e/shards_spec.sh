@@ -248,6 +248,8 @@ $WINNOW shard -q -o "$TMP/missing" --vocab-size 65536 --eos 0 "$TMP/edge_a.bin" 
     "$TMP/edge_b.bin" 2> "$TMP/missing.err"
 is $? 2 "a missing input file exits 2"
 grep -q "nothere.bin" "$TMP/missing.err"; is $? 0 "the message names the missing file"
+grep -q '"totals": {"shards": 1, "tokens": [0-9]*, "documents": 18,' "$TMP/missing/manifest.json"
+is $? 0 "the other two files' 18 documents are written"
 # a vocabulary that cannot be read is refused, not hashed as far as it was read
 $WINNOW shard -q -o "$TMP/vocdir" --vocab-size 65536 --vocab "$TMP" "$TMP/edge_a.bin" 2> "$TMP/vocdir.err"
 is $? 1 "--vocab naming a directory is a usage error"
