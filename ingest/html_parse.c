@@ -293,8 +293,10 @@ static void emit_text(parse *ps, const char *s, size_t n)
     ps->ev->text(ps->ctx, s, n);
 }
 
-/* Passes s[from..to) to put in pieces, character references decoded. */
-static void decode_refs(parse *ps, size_t from, size_t to, void (*put)(parse *ps, const char *s, size_t n))
+/* Passes s[from..to) to put in pieces, character references decoded as
+ * where says (text of an RCDATA element, or an attribute value). */
+static void decode_refs(parse *ps, size_t from, size_t to, charref_context where,
+                        void (*put)(parse *ps, const char *s, size_t n))
 {
     const char *s = ps->s;
     size_t i = from, text_start = from;
@@ -303,7 +305,7 @@ static void decode_refs(parse *ps, size_t from, size_t to, void (*put)(parse *ps
         if (!amp) break;
         size_t j = (size_t)(amp - s);
         char utf8[CHARREF_MAX_UTF8];
-        size_t len, used = charref_decode(s + j, to - j, utf8, &len);
+        size_t len, used = charref_decode(s + j, to - j, where, utf8, &len);
         if (used) {
             put(ps, s + text_start, j - text_start);
             put(ps, utf8, len);
@@ -379,7 +381,7 @@ static size_t read_attributes(parse *ps, size_t i, int keep, size_t *natt)
         *name++ = 0;
         p->atts.len = (size_t)(name - p->atts.data);
         add_att_off(p, natt, (uint32_t)p->atts.len);
-        if (has_value) decode_refs(ps, value_start, value_end, put_attribute_bytes);
+        if (has_value) decode_refs(ps, value_start, value_end, CHARREF_IN_ATTRIBUTE, put_attribute_bytes);
         buf_putc(&p->atts, 0);
     }
 }
@@ -490,7 +492,7 @@ static size_t start_tag(parse *ps, size_t i)
         size_t content_end, after = ps->n;
         if (e->flags & EL_PLAINTEXT) content_end = ps->n;
         else after = find_raw_end(ps, i, e->name, strlen(e->name), &content_end);
-        if (e->flags & EL_RCDATA) decode_refs(ps, i, content_end, emit_text);
+        if (e->flags & EL_RCDATA) decode_refs(ps, i, content_end, CHARREF_IN_TEXT, emit_text);
         else emit_text(ps, ps->s + i, content_end - i);
         pop_open(ps);
         size_t end = after < ps->n ? read_attributes(ps, after, 0, NULL) : 0;
@@ -593,7 +595,7 @@ void html_parse(html_parser *p, const char *html, size_t n, const html_events *e
         if (j >= n) break;
         if (html[j] == '&') {
             char utf8[CHARREF_MAX_UTF8];
-            size_t len, used = charref_decode(html + j, n - j, utf8, &len);
+            size_t len, used = charref_decode(html + j, n - j, CHARREF_IN_TEXT, utf8, &len);
             if (used) {
                 emit_text(&ps, html + text_start, j - text_start);
                 emit_text(&ps, utf8, len);
