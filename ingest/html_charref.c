@@ -16,6 +16,10 @@
 #define ENTITY_SLOTS (1u << ENTITY_SLOT_BITS)
 _Static_assert(ENTITY_SLOTS >= 2 * HTML_ENTITY_COUNT, "slots to spare");
 static uint16_t entity_slots[ENTITY_SLOTS];
+/* Per first byte of a name, bit L set when a name of length L starts with
+ * it: for names with their ';' and for legacy names. Most '&' in real pages
+ * (URLs' &utm_source=, JSON's &q;) skip the hash with these. */
+static uint64_t name_lengths[128], legacy_lengths[128];
 static pthread_once_t entity_once = PTHREAD_ONCE_INIT;
 
 /* The hash of a name, computed a byte at a time as the name is read. */
@@ -33,6 +37,9 @@ static void build_entity_slots(void)
         const char *name = html_entity_names + html_entities[i].name_off;
         uint32_t h = NAME_HASH_SEED;
         for (unsigned k = 0; k < html_entities[i].name_len; k++) h = NAME_HASH_STEP(h, name[k]);
+        unsigned char first = (unsigned char)name[0];
+        if (name[html_entities[i].name_len - 1] == ';') name_lengths[first] |= 1ull << html_entities[i].name_len;
+        else legacy_lengths[first] |= 1ull << html_entities[i].name_len;
         unsigned slot = slot_of(h);
         while (entity_slots[slot]) slot = (slot + 1) & (ENTITY_SLOTS - 1);
         entity_slots[slot] = (uint16_t)(i + 1);
@@ -62,6 +69,8 @@ static int is_ascii_alnum(unsigned char c)
 static const html_entity *longest_entity(const char *s, size_t n)
 {
     pthread_once(&entity_once, build_entity_slots);
+    if (!n || (unsigned char)s[0] >= sizeof name_lengths / sizeof name_lengths[0]) return NULL;
+    uint64_t with_semicolon = name_lengths[(unsigned char)s[0]], legacy = legacy_lengths[(unsigned char)s[0]];
     uint32_t prefix_hash[HTML_ENTITY_LEGACY_MAX + 1];
     uint32_t h = NAME_HASH_SEED;
     size_t run = 0;
@@ -69,11 +78,12 @@ static const html_entity *longest_entity(const char *s, size_t n)
         h = NAME_HASH_STEP(h, s[run]);
         if (++run <= HTML_ENTITY_LEGACY_MAX) prefix_hash[run] = h;
     }
-    if (run < n && run < HTML_ENTITY_NAME_MAX && s[run] == ';') {
+    if (run < n && run < HTML_ENTITY_NAME_MAX && s[run] == ';' && (with_semicolon >> (run + 1) & 1)) {
         const html_entity *e = entity_named(s, run + 1, NAME_HASH_STEP(h, ';'));
         if (e) return e;
     }
     for (size_t k = run < HTML_ENTITY_LEGACY_MAX ? run : HTML_ENTITY_LEGACY_MAX; k > 0; k--) {
+        if (!(legacy >> k & 1)) continue;
         const html_entity *e = entity_named(s, k, prefix_hash[k]);
         if (e) return e;
     }
