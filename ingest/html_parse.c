@@ -436,7 +436,9 @@ static void close_before_start(parse *ps, uint16_t id, uint8_t flags)
 }
 
 /* Index just past the end tag "</name" (any case) that ends raw text
- * starting at i, and in *content_end where the text stops; n if none. */
+ * starting at i, and in *content_end where the text stops; n if none. The
+ * name must be followed by whitespace, '/' or '>': "</script" cut off by the
+ * end of input is text, as HTML5's script data end tag name state makes it. */
 static size_t find_raw_end(const parse *ps, size_t i, const char *name, size_t len, size_t *content_end)
 {
     const char *s = ps->s;
@@ -445,9 +447,8 @@ static size_t find_raw_end(const parse *ps, size_t i, const char *name, size_t l
         const char *lt = memchr(s + i, '<', n - i);
         if (!lt) break;
         size_t j = (size_t)(lt - s);
-        if (j + 2 + len <= n && s[j + 1] == '/' && !strncasecmp(s + j + 2, name, len) &&
-            (j + 2 + len == n || is_ws((unsigned char)s[j + 2 + len]) || s[j + 2 + len] == '/' ||
-             s[j + 2 + len] == '>')) {
+        if (j + 2 + len < n && s[j + 1] == '/' && !strncasecmp(s + j + 2, name, len) &&
+            (is_ws((unsigned char)s[j + 2 + len]) || s[j + 2 + len] == '/' || s[j + 2 + len] == '>')) {
             *content_end = j;
             return j + 2 + len;
         }
@@ -546,16 +547,17 @@ static size_t end_tag(parse *ps, size_t i)
     return i;
 }
 
-/* Index just past the end of a comment whose text starts at s[j]: its first
- * "-->" or "--!>" (HTML5's comment end and comment end bang states), or n. */
-static size_t comment_end(const char *s, size_t j, size_t n)
+size_t html_comment_end(const char *s, size_t i, size_t n)
 {
+    size_t j = i + 4;
+    if (j < n && s[j] == '>') return j + 1;                        /* <!--> */
+    if (j + 1 < n && s[j] == '-' && s[j + 1] == '>') return j + 2; /* <!---> */
     for (const char *dd; j + 2 < n && (dd = memmem(s + j, n - j, "--", 2)); j = (size_t)(dd - s) + 1) {
         size_t k = (size_t)(dd - s) + 2;
         if (k < n && s[k] == '>') return k + 1;
         if (k + 1 < n && s[k] == '!' && s[k + 1] == '>') return k + 2;
     }
-    return n;
+    return 0;
 }
 
 /* Handles a comment, doctype, CDATA section or other "<!...>" / "<?...>" at
@@ -566,10 +568,8 @@ static size_t markup_declaration(parse *ps, size_t i)
     const char *s = ps->s;
     size_t n = ps->n;
     if (i + 3 < n && s[i + 1] == '!' && s[i + 2] == '-' && s[i + 3] == '-') {
-        size_t j = i + 4;
-        if (j < n && s[j] == '>') return j + 1;                          /* <!--> */
-        if (j + 1 < n && s[j] == '-' && s[j + 1] == '>') return j + 2;   /* <!---> */
-        return comment_end(s, j, n);
+        size_t end = html_comment_end(s, i, n);
+        return end ? end : n; /* an unclosed comment runs to the end of input */
     }
     if ((ps->p->open_count[EL_SVG] || ps->p->open_count[EL_MATH]) && n - i >= 9 && !memcmp(s + i, "<![CDATA[", 9)) {
         const char *end = memmem(s + i + 9, n - i - 9, "]]>", 3);

@@ -77,6 +77,10 @@ int main(void)
            "an unquoted value runs to whitespace or '>', '/' included");
     is_str(events("a<!-- x --!>b<!-- y --->c<!-- z --!-->d"), "abcd", "comment ends \"--!>\" and \"--->\" (HTML5 comment end states)");
     is_str(events("<script>never ends"), "<script>never ends</script>", "unterminated raw text runs to the end");
+    is_str(events("<script>a</script"), "<script>a</script</script>",
+           "\"</script\" cut off by the end of input is text (script data end tag name state)");
+    is_str(events("<title>a &amp;</TITLE"), "<title>a &</TITLE</title>", "the same in RCDATA");
+    is_str(events("<script>a</script "), "<script>a</script>", "\"</script \" cut off: the tag is dropped, not text");
     is_str(events("<svg><![CDATA[x<y]]></svg><![CDATA[z]]>"), "<svg>x<y</svg>", "CDATA is text only in svg/math");
 
     /* implied ends */
