@@ -19,16 +19,20 @@ static uint16_t entity_slots[ENTITY_SLOTS];
 /* Per first byte of a name, bit L set when a name of length L starts with
  * it: for names with their ';' and for legacy names. Most '&' in real pages
  * (URLs' &utm_source=, JSON's &q;) skip the hash with these. */
-static uint64_t name_lengths[128], legacy_lengths[128];
+#define ASCII_BYTES 128
+static uint64_t name_lengths[ASCII_BYTES], legacy_lengths[ASCII_BYTES];
 static pthread_once_t entity_once = PTHREAD_ONCE_INIT;
 
 /* The hash of a name, computed a byte at a time as the name is read. */
 #define NAME_HASH_SEED 5381u
 #define NAME_HASH_STEP(h, c) ((h) * 33u + (unsigned char)(c))
+/* 2^32 divided by the golden ratio: multiplying by it spreads short names'
+ * hashes over the top bits, which pick the slot (Knuth's multiplicative hash). */
+#define GOLDEN_MULTIPLIER 2654435761u
 
 static unsigned slot_of(uint32_t hash)
 {
-    return (unsigned)((hash * 2654435761u) >> (32 - ENTITY_SLOT_BITS));
+    return (unsigned)((hash * GOLDEN_MULTIPLIER) >> (32 - ENTITY_SLOT_BITS));
 }
 
 static void build_entity_slots(void)
@@ -69,7 +73,7 @@ static int is_ascii_alnum(unsigned char c)
 static const html_entity *longest_entity(const char *s, size_t n)
 {
     pthread_once(&entity_once, build_entity_slots);
-    if (!n || (unsigned char)s[0] >= sizeof name_lengths / sizeof name_lengths[0]) return NULL;
+    if (!n || (unsigned char)s[0] >= ASCII_BYTES) return NULL;
     uint64_t with_semicolon = name_lengths[(unsigned char)s[0]], legacy = legacy_lengths[(unsigned char)s[0]];
     uint32_t prefix_hash[HTML_ENTITY_LEGACY_MAX + 1];
     uint32_t h = NAME_HASH_SEED;
