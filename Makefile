@@ -19,12 +19,12 @@ CUDA        ?= auto
 # Every Debian package a build, test, demo or bench needs.
 DEB_PACKAGES = build-essential g++ pkg-config perl python3 zstd gzip tar zip \
   libzstd-dev libxxhash-dev libarchive-dev libuchardet-dev libutf8proc-dev \
-  libxml2-dev libcld2-dev libpcre2-dev zlib1g-dev libdeflate-dev libicu-dev libbrotli-dev libssl-dev \
+  libcld2-dev libpcre2-dev zlib1g-dev libdeflate-dev libicu-dev libbrotli-dev libssl-dev \
   libsnappy-dev python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev libsimdjson-dev \
   time xz-utils bzip2 nodejs fasttext \
   libsentencepiece-dev sentencepiece python3-sentencepiece
 
-PKGS = libzstd libxxhash libcrypto libarchive uchardet libutf8proc libxml-2.0 libpcre2-8 zlib libdeflate icu-uc icu-i18n libbrotlidec snappy sentencepiece
+PKGS = libzstd libxxhash libcrypto libarchive uchardet libutf8proc libpcre2-8 zlib libdeflate icu-uc icu-i18n libbrotlidec snappy sentencepiece
 
 ifeq ($(SANITIZE),1)
 BUILD    = build-asan

@@ -1,63 +1,97 @@
-/* html_charref.c - character references to UTF-8: named ones from libxml2's
- * HTML 4 table (hashed here once, as libxml2 looks names up one by one),
- * numeric ones by the HTML5 rules. */
+/* html_charref.c - character references to UTF-8, as the HTML Living
+ * Standard's tokenizer reads them: named ones from its table
+ * (ingest/html_entities.c, hashed here once), numeric ones with its fixes. */
 #include "ingest/html_charref.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
-#include <libxml/HTMLparser.h>
-
 #include "core/utf8.h"
 
-/* Longest entity name in the table ("thetasym") and a bound past it. */
-#define ENTITY_NAME_MAX 8
-/* libxml2's table is read by asking for each code point in the two ranges
- * that hold all of HTML 4's entities (Latin-1, Latin Extended, spacing
- * modifiers and Greek; then punctuation, letterlike symbols, arrows, math,
- * technical, shapes, up to &diams; U+2666). tests/unit/html_parse.c checks
- * names at both ends of each range. */
-static const unsigned entity_ranges[][2] = {{1, 0x400}, {0x2000, 0x2700}};
-#define ENTITY_SLOTS 1024
-
-typedef struct {
-    const char *name; /* NULL when empty */
-    uint8_t len;
-    uint16_t value;
-} entity_slot;
-
-static entity_slot entity_slots[ENTITY_SLOTS];
+/* Open-addressing hash of the names: a slot holds an index into
+ * html_entities plus one, 0 when empty; about a quarter of the slots used. */
+#define ENTITY_SLOT_BITS 13
+#define ENTITY_SLOTS (1u << ENTITY_SLOT_BITS)
+_Static_assert(ENTITY_SLOTS >= 2 * HTML_ENTITY_COUNT, "slots to spare");
+static uint16_t entity_slots[ENTITY_SLOTS];
+/* Per first byte of a name, bit L set when a name of length L starts with
+ * it: for names with their ';' and for legacy names. Most '&' in real pages
+ * (URLs' &utm_source=, JSON's &q;) skip the hash with these. */
+#define ASCII_BYTES 128
+static uint64_t name_lengths[ASCII_BYTES], legacy_lengths[ASCII_BYTES];
 static pthread_once_t entity_once = PTHREAD_ONCE_INIT;
 
-static unsigned entity_hash(const char *s, size_t n)
+/* The hash of a name, computed a byte at a time as the name is read. */
+#define NAME_HASH_SEED 5381u
+#define NAME_HASH_STEP(h, c) ((h) * 33u + (unsigned char)(c))
+/* 2^32 divided by the golden ratio: multiplying by it spreads short names'
+ * hashes over the top bits, which pick the slot (Knuth's multiplicative hash). */
+#define GOLDEN_MULTIPLIER 2654435761u
+
+static unsigned slot_of(uint32_t hash)
 {
-    unsigned h = (unsigned)n;
-    for (size_t i = 0; i < n; i++) h = h * 31u + (unsigned char)s[i];
-    return h % ENTITY_SLOTS;
+    return (unsigned)((hash * GOLDEN_MULTIPLIER) >> (32 - ENTITY_SLOT_BITS));
 }
 
 static void build_entity_slots(void)
 {
-    for (size_t r = 0; r < sizeof entity_ranges / sizeof entity_ranges[0]; r++)
-        for (unsigned v = entity_ranges[r][0]; v < entity_ranges[r][1]; v++) {
-            const htmlEntityDesc *e = htmlEntityValueLookup(v);
-            if (!e || e->value != v) continue;
-            size_t n = strlen(e->name);
-            if (n > ENTITY_NAME_MAX) continue;
-            unsigned h = entity_hash(e->name, n);
-            while (entity_slots[h].name) h = (h + 1) % ENTITY_SLOTS;
-            entity_slots[h] = (entity_slot){e->name, (uint8_t)n, (uint16_t)v};
-        }
+    for (unsigned i = 0; i < HTML_ENTITY_COUNT; i++) {
+        const char *name = html_entity_names + html_entities[i].name_off;
+        uint32_t h = NAME_HASH_SEED;
+        for (unsigned k = 0; k < html_entities[i].name_len; k++) h = NAME_HASH_STEP(h, name[k]);
+        unsigned char first = (unsigned char)name[0];
+        if (name[html_entities[i].name_len - 1] == ';') name_lengths[first] |= 1ull << html_entities[i].name_len;
+        else legacy_lengths[first] |= 1ull << html_entities[i].name_len;
+        unsigned slot = slot_of(h);
+        while (entity_slots[slot]) slot = (slot + 1) & (ENTITY_SLOTS - 1);
+        entity_slots[slot] = (uint16_t)(i + 1);
+    }
 }
 
-/* Code point of entity name s[0..n), or 0. */
-static uint32_t entity_value(const char *s, size_t n)
+/* The entity named s[0..n) whose name hashes to hash, or NULL. */
+static const html_entity *entity_named(const char *s, size_t n, uint32_t hash)
+{
+    for (unsigned slot = slot_of(hash); entity_slots[slot]; slot = (slot + 1) & (ENTITY_SLOTS - 1)) {
+        const html_entity *e = &html_entities[entity_slots[slot] - 1];
+        if (e->name_len == n && !memcmp(html_entity_names + e->name_off, s, n)) return e;
+    }
+    return NULL;
+}
+
+static int is_ascii_alnum(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+/* The entity whose name is the longest prefix of s[0..n) (what follows the
+ * '&'), or NULL. Names are letters and digits, then ';' or (the legacy ones,
+ * at most HTML_ENTITY_LEGACY_MAX long) nothing; so the longest match is the
+ * whole run of letters and digits with the ';' after it, or else the
+ * longest legacy name the run starts with. */
+static const html_entity *longest_entity(const char *s, size_t n)
 {
     pthread_once(&entity_once, build_entity_slots);
-    for (unsigned h = entity_hash(s, n); entity_slots[h].name; h = (h + 1) % ENTITY_SLOTS)
-        if (entity_slots[h].len == n && !memcmp(entity_slots[h].name, s, n)) return entity_slots[h].value;
-    return 0;
+    if (!n || (unsigned char)s[0] >= ASCII_BYTES) return NULL;
+    uint64_t with_semicolon = name_lengths[(unsigned char)s[0]], legacy = legacy_lengths[(unsigned char)s[0]];
+    uint32_t prefix_hash[HTML_ENTITY_LEGACY_MAX + 1];
+    uint32_t h = NAME_HASH_SEED;
+    size_t run = 0;
+    while (run < n && run < HTML_ENTITY_NAME_MAX && is_ascii_alnum((unsigned char)s[run])) {
+        h = NAME_HASH_STEP(h, s[run]);
+        if (++run <= HTML_ENTITY_LEGACY_MAX) prefix_hash[run] = h;
+    }
+    if (run < n && run < HTML_ENTITY_NAME_MAX && s[run] == ';' && (with_semicolon >> (run + 1) & 1)) {
+        const html_entity *e = entity_named(s, run + 1, NAME_HASH_STEP(h, ';'));
+        if (e) return e;
+    }
+    for (size_t k = run < HTML_ENTITY_LEGACY_MAX ? run : HTML_ENTITY_LEGACY_MAX; k > 0; k--) {
+        if (!(legacy >> k & 1)) continue;
+        const html_entity *e = entity_named(s, k, prefix_hash[k]);
+        if (e) return e;
+    }
+    return NULL;
 }
 
 /* What HTML5 reads &#128;..&#159; as: windows-1252's characters there (0 where
@@ -66,11 +100,6 @@ static const uint16_t windows1252_c1[32] = {
     0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
     0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
 };
-
-static int is_ascii_alnum(unsigned char c)
-{
-    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
-}
 
 static int hex_digit(unsigned char c)
 {
@@ -101,19 +130,22 @@ static size_t numeric_ref(const char *s, size_t n, uint32_t *cp)
     return i;
 }
 
-size_t charref_decode(const char *s, size_t n, char out[CHARREF_MAX_UTF8], size_t *out_len)
+size_t charref_decode(const char *s, size_t n, charref_context where, char out[CHARREF_MAX_UTF8], size_t *out_len)
 {
-    uint32_t cp = 0;
-    size_t len;
     if (n > 2 && s[1] == '#') {
-        len = numeric_ref(s, n, &cp);
-    } else {
-        size_t i = 1;
-        while (i < n && i <= ENTITY_NAME_MAX + 1 && is_ascii_alnum((unsigned char)s[i])) i++;
-        if (i == 1 || i >= n || s[i] != ';' || !(cp = entity_value(s + 1, i - 1))) return 0;
-        len = i + 1;
+        uint32_t cp = 0;
+        size_t len = numeric_ref(s, n, &cp);
+        if (len) *out_len = (size_t)(utf8_put(out, cp) - out);
+        return len;
     }
-    if (!len) return 0;
-    *out_len = (size_t)(utf8_put(out, cp) - out);
+    const html_entity *e = longest_entity(s + 1, n - 1);
+    if (!e) return 0;
+    size_t len = 1 + e->name_len;
+    bool has_semicolon = html_entity_names[e->name_off + e->name_len - 1] == ';';
+    if (where == CHARREF_IN_ATTRIBUTE && !has_semicolon && len < n &&
+        (s[len] == '=' || is_ascii_alnum((unsigned char)s[len])))
+        return 0; /* the standard's "historical reasons": ?a=1&copy=2 in a URL */
+    memcpy(out, e->utf8, e->utf8_len);
+    *out_len = e->utf8_len;
     return len;
 }

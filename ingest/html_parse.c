@@ -293,8 +293,10 @@ static void emit_text(parse *ps, const char *s, size_t n)
     ps->ev->text(ps->ctx, s, n);
 }
 
-/* Passes s[from..to) to put in pieces, character references decoded. */
-static void decode_refs(parse *ps, size_t from, size_t to, void (*put)(parse *ps, const char *s, size_t n))
+/* Passes s[from..to) to put in pieces, character references decoded as
+ * where says (text of an RCDATA element, or an attribute value). */
+static void decode_refs(parse *ps, size_t from, size_t to, charref_context where,
+                        void (*put)(parse *ps, const char *s, size_t n))
 {
     const char *s = ps->s;
     size_t i = from, text_start = from;
@@ -303,7 +305,7 @@ static void decode_refs(parse *ps, size_t from, size_t to, void (*put)(parse *ps
         if (!amp) break;
         size_t j = (size_t)(amp - s);
         char utf8[CHARREF_MAX_UTF8];
-        size_t len, used = charref_decode(s + j, to - j, utf8, &len);
+        size_t len, used = charref_decode(s + j, to - j, where, utf8, &len);
         if (used) {
             put(ps, s + text_start, j - text_start);
             put(ps, utf8, len);
@@ -379,7 +381,7 @@ static size_t read_attributes(parse *ps, size_t i, int keep, size_t *natt)
         *name++ = 0;
         p->atts.len = (size_t)(name - p->atts.data);
         add_att_off(p, natt, (uint32_t)p->atts.len);
-        if (has_value) decode_refs(ps, value_start, value_end, put_attribute_bytes);
+        if (has_value) decode_refs(ps, value_start, value_end, CHARREF_IN_ATTRIBUTE, put_attribute_bytes);
         buf_putc(&p->atts, 0);
     }
 }
@@ -434,7 +436,9 @@ static void close_before_start(parse *ps, uint16_t id, uint8_t flags)
 }
 
 /* Index just past the end tag "</name" (any case) that ends raw text
- * starting at i, and in *content_end where the text stops; n if none. */
+ * starting at i, and in *content_end where the text stops; n if none. The
+ * name must be followed by whitespace, '/' or '>': "</script" cut off by the
+ * end of input is text, as HTML5's script data end tag name state makes it. */
 static size_t find_raw_end(const parse *ps, size_t i, const char *name, size_t len, size_t *content_end)
 {
     const char *s = ps->s;
@@ -443,9 +447,8 @@ static size_t find_raw_end(const parse *ps, size_t i, const char *name, size_t l
         const char *lt = memchr(s + i, '<', n - i);
         if (!lt) break;
         size_t j = (size_t)(lt - s);
-        if (j + 2 + len <= n && s[j + 1] == '/' && !strncasecmp(s + j + 2, name, len) &&
-            (j + 2 + len == n || is_ws((unsigned char)s[j + 2 + len]) || s[j + 2 + len] == '/' ||
-             s[j + 2 + len] == '>')) {
+        if (j + 2 + len < n && s[j + 1] == '/' && !strncasecmp(s + j + 2, name, len) &&
+            (is_ws((unsigned char)s[j + 2 + len]) || s[j + 2 + len] == '/' || s[j + 2 + len] == '>')) {
             *content_end = j;
             return j + 2 + len;
         }
@@ -490,7 +493,7 @@ static size_t start_tag(parse *ps, size_t i)
         size_t content_end, after = ps->n;
         if (e->flags & EL_PLAINTEXT) content_end = ps->n;
         else after = find_raw_end(ps, i, e->name, strlen(e->name), &content_end);
-        if (e->flags & EL_RCDATA) decode_refs(ps, i, content_end, emit_text);
+        if (e->flags & EL_RCDATA) decode_refs(ps, i, content_end, CHARREF_IN_TEXT, emit_text);
         else emit_text(ps, ps->s + i, content_end - i);
         pop_open(ps);
         size_t end = after < ps->n ? read_attributes(ps, after, 0, NULL) : 0;
@@ -544,16 +547,17 @@ static size_t end_tag(parse *ps, size_t i)
     return i;
 }
 
-/* Index just past the end of a comment whose text starts at s[j]: its first
- * "-->" or "--!>" (HTML5's comment end and comment end bang states), or n. */
-static size_t comment_end(const char *s, size_t j, size_t n)
+size_t html_comment_end(const char *s, size_t i, size_t n)
 {
+    size_t j = i + 4;
+    if (j < n && s[j] == '>') return j + 1;                        /* <!--> */
+    if (j + 1 < n && s[j] == '-' && s[j + 1] == '>') return j + 2; /* <!---> */
     for (const char *dd; j + 2 < n && (dd = memmem(s + j, n - j, "--", 2)); j = (size_t)(dd - s) + 1) {
         size_t k = (size_t)(dd - s) + 2;
         if (k < n && s[k] == '>') return k + 1;
         if (k + 1 < n && s[k] == '!' && s[k + 1] == '>') return k + 2;
     }
-    return n;
+    return 0;
 }
 
 /* Handles a comment, doctype, CDATA section or other "<!...>" / "<?...>" at
@@ -564,10 +568,8 @@ static size_t markup_declaration(parse *ps, size_t i)
     const char *s = ps->s;
     size_t n = ps->n;
     if (i + 3 < n && s[i + 1] == '!' && s[i + 2] == '-' && s[i + 3] == '-') {
-        size_t j = i + 4;
-        if (j < n && s[j] == '>') return j + 1;                          /* <!--> */
-        if (j + 1 < n && s[j] == '-' && s[j + 1] == '>') return j + 2;   /* <!---> */
-        return comment_end(s, j, n);
+        size_t end = html_comment_end(s, i, n);
+        return end ? end : n; /* an unclosed comment runs to the end of input */
     }
     if ((ps->p->open_count[EL_SVG] || ps->p->open_count[EL_MATH]) && n - i >= 9 && !memcmp(s + i, "<![CDATA[", 9)) {
         const char *end = memmem(s + i + 9, n - i - 9, "]]>", 3);
@@ -593,7 +595,7 @@ void html_parse(html_parser *p, const char *html, size_t n, const html_events *e
         if (j >= n) break;
         if (html[j] == '&') {
             char utf8[CHARREF_MAX_UTF8];
-            size_t len, used = charref_decode(html + j, n - j, utf8, &len);
+            size_t len, used = charref_decode(html + j, n - j, CHARREF_IN_TEXT, utf8, &len);
             if (used) {
                 emit_text(&ps, html + text_start, j - text_start);
                 emit_text(&ps, utf8, len);

@@ -59,6 +59,11 @@ void html_parse(html_parser *p, const char *html, size_t n, const html_events *e
  * one it does not know. */
 uint16_t html_element_id(const char *name);
 
+/* Index just past the comment that starts at s[i] ("<!--"), where HTML5's
+ * comment states end it ("-->", "--!>", or at once "<!-->" and "<!--->"),
+ * or 0 when it does not end in s[0..n). */
+size_t html_comment_end(const char *s, size_t i, size_t n);
+
 /* Releases p's memory. */
 void html_parser_free(html_parser *p);
 

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ingest/html_parse.h"
+
 /* Offset of the "ustar" magic in a tar header block. */
 #define TAR_MAGIC_OFFSET 257
 /* Markup is looked for in the first this many bytes. */
@@ -56,7 +58,8 @@ static size_t skip_past(const char *p, size_t n, size_t i, const char *close)
     return 0;
 }
 
-/* Skips whitespace, comments (<!-- -->) and XML processing instructions
+/* Skips whitespace, comments (<!-- -->, ended where HTML5 ends them: also
+ * at "--!>", and "<!-->" at once) and XML processing instructions
  * (<?xml ...?>) from i: what may come before a page's first tag. One that does
  * not close in the window is where the markup starts. */
 static size_t skip_preamble(const char *p, size_t n, size_t i)
@@ -64,7 +67,7 @@ static size_t skip_preamble(const char *p, size_t n, size_t i)
     for (;;) {
         while (i < n && isspace((unsigned char)p[i])) i++;
         size_t next = 0;
-        if (starts(p + i, n - i, "<!--", 4)) next = skip_past(p, n, i + 4, "-->");
+        if (starts(p + i, n - i, "<!--", 4)) next = html_comment_end(p, i, n);
         else if (starts(p + i, n - i, "<?", 2)) next = skip_past(p, n, i + 2, "?>");
         if (!next) return i;
         i = next;

@@ -365,6 +365,10 @@ static void test_sniff(void)
     is_int(sniff_kind("  {\"text\":1}", 12), INPUT_JSONL, "sniff: JSONL");
     is_int(sniff_kind("\n<!DOCTYPE html><p>", 19), INPUT_HTML, "sniff: HTML");
     is_int(sniff_kind("<note>xml</note>", 16), INPUT_TEXT, "sniff: XML that is not HTML is text");
+    static const char bang_comment[] = "<!-- <div> --!>notes, not a page";
+    is_int(sniff_kind(bang_comment, sizeof bang_comment - 1), INPUT_TEXT, "sniff: a comment ends at \"--!>\" too");
+    static const char abrupt_comment[] = "<!--><div>a page, then a stray -->notes";
+    is_int(sniff_kind(abrupt_comment, sizeof abrupt_comment - 1), INPUT_HTML, "sniff: <!--> ends at once");
     static const char after_text[] = "PHP Notice: x on line 3\n  <!DOCTYPE html><title>t</title>";
     is_int(sniff_kind(after_text, sizeof after_text - 1), INPUT_HTML, "sniff: a doctype line after text is HTML");
     static const char prose[] = "write <html> first\n";
