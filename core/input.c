@@ -31,6 +31,10 @@ static int inflate_threads = 1;
 static const unsigned char GZIP_MAGIC[2] = {0x1f, 0x8b};
 static const unsigned char ZSTD_MAGIC[4] = {0x28, 0xb5, 0x2f, 0xfd};
 static const unsigned char PARQUET_MAGIC[4] = {'P', 'A', 'R', '1'};
+/* A zstd skippable frame's magic is 0x184D2A50 to 0x184D2A5F (RFC 8878
+ * 3.1.2), little-endian: the first byte's low nibble is free. */
+#define ZSTD_SKIPPABLE_FIRST_HIGH 0x50
+static const unsigned char ZSTD_SKIPPABLE_REST[3] = {0x2a, 0x4d, 0x18};
 
 struct winput {
     int fd;
@@ -350,8 +354,16 @@ static bool decode_more(winput *in)
         if (in->members && members_more(in)) return true;
         if (!raw_avail(in) && !raw_fill(in)) {
             if (in->z_in_member) {
-                input_fail(in, "truncated gzip member");
+                input_report(in, "truncated gzip member");
                 mark_damage(in);
+                /* a member cut short (a concatenation of a cut .gz and others)
+                 * has its deflate stream run on into the members after it:
+                 * they are read from the next header after its own */
+                if (gzip_resync(in)) {
+                    warnf("%s: reading on from the next gzip member at offset %llu (compressed)", in->name,
+                          (unsigned long long)in->raw_consumed);
+                    return true;
+                }
             }
             in->eof = true;
             return false;
@@ -461,6 +473,14 @@ static bool has_prefix(const unsigned char *p, size_t n, const void *magic, size
     return n >= k && memcmp(p, magic, k) == 0;
 }
 
+/* A zstd stream: a frame, or a skippable frame before one (pzstd starts its
+ * files with one; `zstd -d` reads them). */
+static bool zstd_stream(const unsigned char *p, size_t n)
+{
+    return has_prefix(p, n, ZSTD_MAGIC, 4) ||
+           (n >= 4 && (p[0] & 0xf0) == ZSTD_SKIPPABLE_FIRST_HIGH && has_prefix(p + 1, n - 1, ZSTD_SKIPPABLE_REST, 3));
+}
+
 /* Other compressions libarchive's filters read: bzip2, xz, lzma, lz4, compress. */
 static bool other_compression(const unsigned char *p, size_t n)
 {
@@ -494,7 +514,7 @@ winput *input_open(const char *path)
         in->ld = libdeflate_alloc_decompressor();
         if (!in->ld) dief(EXIT_FATAL, "libdeflate init failed");
         start_members(in);
-    } else if (has_prefix(p, n, ZSTD_MAGIC, 4)) {
+    } else if (zstd_stream(p, n)) {
         in->codec = CODEC_ZSTD;
         in->zd = ZSTD_createDCtx();
         in->zd_in_frame = true;

@@ -1,7 +1,8 @@
 /* input.h - reading a file or stdin whatever its compression.
  *
  * The codec is found from the first bytes, never from the file name: gzip
- * (any number of concatenated members), zstd (any number of frames), and
+ * (any number of concatenated members), zstd (any number of frames, the
+ * first of them may be a skippable frame, as pzstd writes), and
  * anything else libarchive's filters read (bzip2, xz, lz4, ...); other bytes
  * are read as they are. A Parquet file (PAR1) reads as its rows in JSON Lines
  * (core/parquet_jsonl.h). Damage is reported with its position and counted in
