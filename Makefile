@@ -22,9 +22,9 @@ DEB_PACKAGES = build-essential g++ pkg-config perl python3 zstd gzip tar zip \
   libxml2-dev libcld2-dev libpcre2-dev zlib1g-dev libdeflate-dev libicu-dev libbrotli-dev libssl-dev \
   libsnappy-dev python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev libsimdjson-dev \
   time xz-utils bzip2 nodejs fasttext \
-  libsentencepiece-dev sentencepiece python3-sentencepiece
+  libsentencepiece-dev sentencepiece python3-sentencepiece liblzma-dev libbz2-dev
 
-PKGS = libzstd libxxhash libcrypto libarchive uchardet libutf8proc libxml-2.0 libpcre2-8 zlib libdeflate icu-uc icu-i18n libbrotlidec snappy sentencepiece
+PKGS = libzstd libxxhash libcrypto libarchive uchardet libutf8proc libxml-2.0 libpcre2-8 zlib libdeflate icu-uc icu-i18n libbrotlidec snappy sentencepiece liblzma
 
 ifeq ($(SANITIZE),1)
 BUILD    = build-asan
@@ -45,7 +45,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS  = -I. $(PKG_CFLAGS) -D_GNU_SOURCE
 CFLAGS    = -std=c11 $(OPT) $(WARN) $(C_ERRORS) $(SANFLAGS) -pthread -march=x86-64-v2
 CXXFLAGS  = -std=c++17 $(OPT) $(WARN) $(SANFLAGS) -pthread -march=x86-64-v2
-LDLIBS    = -Wl,--as-needed $(PKG_LIBS) -Wl,--push-state,--no-as-needed -lcld2_full -Wl,--pop-state -lcld2 -lstdc++ -lm -pthread
+LDLIBS    = -Wl,--as-needed $(PKG_LIBS) -lbz2 -Wl,--push-state,--no-as-needed -lcld2_full -Wl,--pop-state -lcld2 -lstdc++ -lm -pthread
 
 # CUDA: built when nvcc is found (CUDA=auto) or forced (CUDA=1); CUDA=0 never.
 NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)

@@ -16,6 +16,7 @@
 #include "gzmembers.h"
 #include "parquet_jsonl.h"
 #include "util.h"
+#include "xzbz.h"
 
 #define RAW_CHUNK (256 * 1024)
 #define DECODED_CHUNK (256 * 1024)
@@ -60,6 +61,7 @@ struct winput {
     ZSTD_DCtx *zd;
     bool zd_in_frame;
     struct archive *ar;
+    xzbz *xb;     /* xz or bzip2, decoded here rather than by libarchive (core/xzbz.h) */
     pq_jsonl *pq; /* Parquet: rows as JSON lines (core/parquet_jsonl.h) */
 
     uint64_t member_start; /* decoded offset where the current gzip member began */
@@ -319,6 +321,27 @@ static ssize_t archive_read_cb(struct archive *a, void *ctx, const void **out)
     return (ssize_t)n;
 }
 
+/* One step of an xz or bzip2 input (decode_more). */
+static bool xzbz_more(winput *in, size_t room)
+{
+    if (raw_avail(in) < RAW_CHUNK / 2) raw_fill(in);
+    size_t used, made;
+    const char *what;
+    xzbz_result r = xzbz_step(in->xb, in->raw + in->raw_pos, raw_avail(in), in->raw_eof, in->buf + in->end, room,
+                              &used, &made, &what);
+    raw_consume(in, used);
+    in->end += made;
+    if (made) in->tail = in->buf[in->end - 1];
+    if (r == XZBZ_MORE) return true;
+    if (r == XZBZ_ERROR) {
+        input_fail(in, what);
+        mark_damage(in);
+        return false;
+    }
+    in->eof = true;
+    return made > 0;
+}
+
 /* Decodes one step into the buffer; false when nothing more will come. */
 static bool decode_more(winput *in)
 {
@@ -451,6 +474,7 @@ static bool decode_more(winput *in)
         return true;
     }
     case CODEC_OTHER: {
+        if (in->xb) return xzbz_more(in, room);
         la_ssize_t r = archive_read_data(in->ar, in->buf + in->end, room);
         if (r > 0) {
             in->end += (size_t)r;
@@ -481,11 +505,13 @@ static bool zstd_stream(const unsigned char *p, size_t n)
            (n >= 4 && (p[0] & 0xf0) == ZSTD_SKIPPABLE_FIRST_HIGH && has_prefix(p + 1, n - 1, ZSTD_SKIPPABLE_REST, 3));
 }
 
-/* Other compressions libarchive's filters read: bzip2, xz, lzma, lz4, compress. */
+static const char XZ_MAGIC[6] = "\xFD" "7zXZ\0";
+static const char BZIP2_MAGIC[3] = "BZh";
+
+/* Other compressions, which libarchive's filters read: lz4, compress, lzma. */
 static bool other_compression(const unsigned char *p, size_t n)
 {
-    return has_prefix(p, n, "BZh", 3) || has_prefix(p, n, "\xFD" "7zXZ\0", 6) ||
-           has_prefix(p, n, "\x04\x22\x4D\x18", 4) || has_prefix(p, n, "\x1F\x9D", 2) ||
+    return has_prefix(p, n, "\x04\x22\x4D\x18", 4) || has_prefix(p, n, "\x1F\x9D", 2) ||
            has_prefix(p, n, "\x5D\x00\x00", 3);
 }
 
@@ -526,6 +552,9 @@ winput *input_open(const char *path)
             in->errors++;
             in->eof = true;
         }
+    } else if (has_prefix(p, n, XZ_MAGIC, 6) || has_prefix(p, n, BZIP2_MAGIC, 3)) {
+        in->codec = CODEC_OTHER;
+        in->xb = xzbz_new(has_prefix(p, n, XZ_MAGIC, 6) ? XZBZ_XZ : XZBZ_BZIP2);
     } else if (other_compression(p, n)) {
         in->codec = CODEC_OTHER;
         in->ar = archive_read_new();
@@ -710,6 +739,7 @@ void input_close(winput *in)
     if (in->ld) libdeflate_free_decompressor(in->ld);
     if (in->zd) ZSTD_freeDCtx(in->zd);
     if (in->ar) archive_read_free(in->ar);
+    xzbz_free(in->xb);
     pq_jsonl_close(in->pq);
     if (in->fd != STDIN_FILENO) close(in->fd);
     free(in->raw);

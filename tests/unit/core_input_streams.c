@@ -1,9 +1,10 @@
 /* core_input_streams - how core/input.c reads streams that are whole but
  * unusual, or damaged between and inside members, against independent
  * readers: Python's gzip module (which reads on through NUL padding between
- * members and refuses bytes after the last member that are not gzip) and the
+ * members and refuses bytes after the last member that are not gzip), the
  * zstd command (which reads a file that starts with a skippable frame, as
- * pzstd writes them, and refuses a frame cut short). Real data: Common
+ * pzstd writes them, and refuses a frame cut short), and Python's lzma and
+ * bz2 decompressors (every byte an xz or bzip2 file cut short holds). Real data: Common
  * Crawl WARC records (resiliparse, whirlwind). */
 #include <limits.h>
 #include <stdio.h>
@@ -143,6 +144,39 @@ int main(void)
     ok(e >= 1, "clipped member then a whole file: the damage reported (%d errors)", e);
     ok(want.len > 70000 && got.len >= want.len && !memcmp(got.data + got.len - want.len, want.data, want.len),
        "clipped member then a whole file: all %zu bytes of the whole file's members come after it", want.len);
+
+    /* xz and bzip2: several streams one after the other are one input; a file cut
+     * short gives every byte Python's lzma / bz2 decompressor objects give from it
+     * (then its partial last line is ended) and one error */
+    static const struct {
+        const char *name, *pack, *module, *decompressor;
+    } cuts[] = {{"xz", "xz -c", "lzma", "LZMADecompressor"}, {"bz2", "bzip2 -1 -c", "bz2", "BZ2Decompressor"}};
+    for (int k = 0; k < 2; k++) {
+        char made[3000];
+        snprintf(made, sizeof made,
+                 "head -c 200000 %%s > half1 && tail -c +200001 %%s > half2 && "
+                 "(%s half1; %s half2) > two.%s && %s %%s | head -c 50000 > cut.%s && "
+                 "python3 -c 'import %s,sys; d=%s.%s(); sys.stdout.buffer.write(d.decompress(open(\"cut.%s\",\"rb\").read())); "
+                 "sys.exit(d.eof)' > cut.%s.ref",
+                 cuts[k].pack, cuts[k].pack, cuts[k].name, cuts[k].pack, cuts[k].name, cuts[k].module, cuts[k].module,
+                 cuts[k].decompressor, cuts[k].name, cuts[k].name);
+        ok(sh(made, warc), "%s: made two streams in a file, and a file cut short (Python's %s.%s: no end)",
+           cuts[k].name, cuts[k].module, cuts[k].decompressor);
+        snprintf(path, sizeof path, "%s/two.%s", dir, cuts[k].name);
+        e = slurp(path, &got, &codec);
+        read_file(warc, &want);
+        ok(e == 0 && same(&got, &want), "%s: two streams read as one input (%zu bytes, %d errors)", cuts[k].name,
+           got.len, e);
+        snprintf(path, sizeof path, "%s/cut.%s", dir, cuts[k].name);
+        snprintf(ref, sizeof ref, "%s/cut.%s.ref", dir, cuts[k].name);
+        e = slurp(path, &got, &codec);
+        read_file(ref, &want);
+        is_int(e, 1, "%s cut short: one error", cuts[k].name);
+        ok(want.len > 50000 && got.len >= want.len && got.len <= want.len + 1 && !memcmp(got.data, want.data, want.len) &&
+               got.data[got.len - 1] == '\n',
+           "%s cut short: the %zu bytes Python's %s gives, the partial line ended (%zu)", cuts[k].name, want.len,
+           cuts[k].module, got.len);
+    }
 
     buf_free(&got);
     buf_free(&want);
