@@ -41,11 +41,11 @@ WARN      = -Wall -Wextra
 C_ERRORS  = -Werror=incompatible-pointer-types -Werror=implicit-function-declaration
 OPT       = -O2 -g
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 # libbz2 has no pkg-config file
 CPPFLAGS  = -I. $(PKG_CFLAGS) -D_GNU_SOURCE
 CFLAGS    = -std=c11 $(OPT) $(WARN) $(C_ERRORS) $(SANFLAGS) -pthread -march=x86-64-v2
 CXXFLAGS  = -std=c++17 $(OPT) $(WARN) $(SANFLAGS) -pthread -march=x86-64-v2
-LDLIBS    = -Wl,--as-needed $(PKG_LIBS) -lbz2 -Wl,--push-state,--no-as-needed -lcld2_full -Wl,--pop-state -lcld2 -lstdc++ -lm -pthread
+LDLIBS    = -Wl,--as-needed $(PKG_LIBS) -Wl,--push-state,--no-as-needed -lcld2_full -Wl,--pop-state -lcld2 -lstdc++ -lm -pthread
 
 # CUDA: built when nvcc is found (CUDA=auto) or forced (CUDA=1); CUDA=0 never.
 NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
