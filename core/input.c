@@ -25,6 +25,8 @@
 #define WHOLE_MEMBER_ROOM (2 * 1024 * 1024)
 /* FLG bit of a gzip header that says a header CRC follows (zlib checks it, libdeflate does not). */
 #define GZIP_FHCRC 0x02
+/* FLG bits that must be zero (RFC 1952; zlib refuses a member with one set). */
+#define GZIP_FRESERVED 0xe0
 
 /* Threads that inflate the members of one gzip file (input_set_threads). */
 static int inflate_threads = 1;
@@ -131,8 +133,9 @@ static bool raw_fill(winput *in);
 static size_t raw_avail(const winput *in);
 static void raw_consume(winput *in, size_t n);
 
-/* After bad deflate data: skips to the next gzip member header (1f 8b 08)
- * so that the members after a damaged one are still read. False at the end. */
+/* After bad deflate data: skips to the next gzip member header (1f 8b 08,
+ * no reserved flag) so that the members after a damaged one are still read.
+ * False at the end. */
 static bool gzip_resync(winput *in)
 {
     /* Damaged deflate data may have run on into the next members: look for
@@ -147,8 +150,9 @@ static bool gzip_resync(winput *in)
     for (;;) {
         const unsigned char *p = in->raw + in->raw_pos;
         size_t n = raw_avail(in);
-        for (size_t i = 0; i + 3 <= n; i++) {
-            if (p[i] == 0x1f && p[i + 1] == 0x8b && p[i + 2] == 0x08) {
+        /* ID1 ID2 CM FLG of a member zlib can read: fewer false starts in damaged data */
+        for (size_t i = 0; i + 4 <= n; i++) {
+            if (p[i] == 0x1f && p[i + 1] == 0x8b && p[i + 2] == 0x08 && !(p[i + 3] & GZIP_FRESERVED)) {
                 raw_consume(in, i);
                 inflateReset(&in->z);
                 in->z_in_member = true;
@@ -157,7 +161,7 @@ static bool gzip_resync(winput *in)
                 return true;
             }
         }
-        size_t keep = n < 2 ? n : 2; /* a header may straddle the refill */
+        size_t keep = n < 3 ? n : 3; /* a header may straddle the refill */
         raw_consume(in, n - keep);
         if (!raw_fill(in)) {
             raw_consume(in, raw_avail(in));

@@ -145,6 +145,24 @@ int main(void)
     ok(want.len > 70000 && got.len >= want.len && !memcmp(got.data + got.len - want.len, want.data, want.len),
        "clipped member then a whole file: all %zu bytes of the whole file's members come after it", want.len);
 
+    /* the bytes after a member cut short hold 1f 8b 08 with a reserved flag bit
+     * set: no member zlib reads starts there, so no second error, no member lost */
+    ok(sh("gzip -c -n %s > fake.gz && gzip -c -n %s | head -c 30000 >> fake.gz && "
+          "printf '\\037\\213\\010\\340 not a member header' >> fake.gz",
+          warc),
+       "made a good member, then one cut short followed by 1f 8b 08 e0");
+    {
+        at(path, sizeof path, "fake.gz");
+        winput *in = input_open(path);
+        char chunk[65536];
+        size_t total = 0, n;
+        while (in && (n = input_read(in, chunk, sizeof chunk)) > 0) total += n;
+        ok(in && input_errors(in) == 1 && input_lost_members(in) == 0 && total > 550336,
+           "a false member start after a cut: one error, no member counted lost (%d errors, %d lost)",
+           in ? input_errors(in) : -1, in ? input_lost_members(in) : -1);
+        input_close(in);
+    }
+
     /* xz and bzip2: several streams one after the other are one input; a file cut
      * short gives every byte Python's lzma / bz2 decompressor objects give from it
      * (then its partial last line is ended) and one error */
