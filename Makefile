@@ -22,9 +22,9 @@ DEB_PACKAGES = build-essential g++ pkg-config perl python3 zstd gzip tar zip \
   libcld2-dev libpcre2-dev zlib1g-dev libdeflate-dev libicu-dev libbrotli-dev libssl-dev \
   libsnappy-dev python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev libsimdjson-dev \
   time xz-utils bzip2 nodejs fasttext \
-  libsentencepiece-dev sentencepiece python3-sentencepiece
+  libsentencepiece-dev sentencepiece python3-sentencepiece liblzma-dev libbz2-dev
 
-PKGS = libzstd libxxhash libcrypto libarchive uchardet libutf8proc libpcre2-8 zlib libdeflate icu-uc icu-i18n libbrotlidec snappy sentencepiece
+PKGS = libzstd libxxhash libcrypto libarchive uchardet libutf8proc libpcre2-8 zlib libdeflate icu-uc icu-i18n libbrotlidec snappy sentencepiece liblzma
 
 ifeq ($(SANITIZE),1)
 BUILD    = build-asan
@@ -41,7 +41,7 @@ WARN      = -Wall -Wextra
 C_ERRORS  = -Werror=incompatible-pointer-types -Werror=implicit-function-declaration
 OPT       = -O2 -g
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 # libbz2 has no pkg-config file
 CPPFLAGS  = -I. $(PKG_CFLAGS) -D_GNU_SOURCE
 CFLAGS    = -std=c11 $(OPT) $(WARN) $(C_ERRORS) $(SANFLAGS) -pthread -march=x86-64-v2
 CXXFLAGS  = -std=c++17 $(OPT) $(WARN) $(SANFLAGS) -pthread -march=x86-64-v2

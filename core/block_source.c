@@ -111,6 +111,8 @@ static int units_codec(const char *path)
     close(fd);
     if (got >= 2 && m[0] == 0x1f && m[1] == 0x8b) return UNITS_GZIP;
     if (got == MAGIC_BYTES && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd) return UNITS_ZSTD;
+    /* a skippable frame first (0x184D2A50..5F, RFC 8878 3.1.2), as pzstd writes each frame */
+    if (got == MAGIC_BYTES && (m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18) return UNITS_ZSTD;
     return -1;
 }
 

@@ -16,6 +16,7 @@
 #include "gzmembers.h"
 #include "parquet_jsonl.h"
 #include "util.h"
+#include "xzbz.h"
 
 #define RAW_CHUNK (256 * 1024)
 #define DECODED_CHUNK (256 * 1024)
@@ -24,6 +25,8 @@
 #define WHOLE_MEMBER_ROOM (2 * 1024 * 1024)
 /* FLG bit of a gzip header that says a header CRC follows (zlib checks it, libdeflate does not). */
 #define GZIP_FHCRC 0x02
+/* FLG bits that must be zero (RFC 1952; zlib refuses a member with one set). */
+#define GZIP_FRESERVED 0xe0
 
 /* Threads that inflate the members of one gzip file (input_set_threads). */
 static int inflate_threads = 1;
@@ -31,6 +34,10 @@ static int inflate_threads = 1;
 static const unsigned char GZIP_MAGIC[2] = {0x1f, 0x8b};
 static const unsigned char ZSTD_MAGIC[4] = {0x28, 0xb5, 0x2f, 0xfd};
 static const unsigned char PARQUET_MAGIC[4] = {'P', 'A', 'R', '1'};
+/* A zstd skippable frame's magic is 0x184D2A50 to 0x184D2A5F (RFC 8878
+ * 3.1.2), little-endian: the first byte's low nibble is free. */
+#define ZSTD_SKIPPABLE_FIRST_HIGH 0x50
+static const unsigned char ZSTD_SKIPPABLE_REST[3] = {0x2a, 0x4d, 0x18};
 
 struct winput {
     int fd;
@@ -56,6 +63,7 @@ struct winput {
     ZSTD_DCtx *zd;
     bool zd_in_frame;
     struct archive *ar;
+    xzbz *xb;     /* xz or bzip2, decoded here rather than by libarchive (core/xzbz.h) */
     pq_jsonl *pq; /* Parquet: rows as JSON lines (core/parquet_jsonl.h) */
 
     uint64_t member_start; /* decoded offset where the current gzip member began */
@@ -125,8 +133,9 @@ static bool raw_fill(winput *in);
 static size_t raw_avail(const winput *in);
 static void raw_consume(winput *in, size_t n);
 
-/* After bad deflate data: skips to the next gzip member header (1f 8b 08)
- * so that the members after a damaged one are still read. False at the end. */
+/* After bad deflate data: skips to the next gzip member header (1f 8b 08,
+ * no reserved flag) so that the members after a damaged one are still read.
+ * False at the end. */
 static bool gzip_resync(winput *in)
 {
     /* Damaged deflate data may have run on into the next members: look for
@@ -141,8 +150,9 @@ static bool gzip_resync(winput *in)
     for (;;) {
         const unsigned char *p = in->raw + in->raw_pos;
         size_t n = raw_avail(in);
-        for (size_t i = 0; i + 3 <= n; i++) {
-            if (p[i] == 0x1f && p[i + 1] == 0x8b && p[i + 2] == 0x08) {
+        /* ID1 ID2 CM FLG of a member zlib can read: fewer false starts in damaged data */
+        for (size_t i = 0; i + 4 <= n; i++) {
+            if (p[i] == 0x1f && p[i + 1] == 0x8b && p[i + 2] == 0x08 && !(p[i + 3] & GZIP_FRESERVED)) {
                 raw_consume(in, i);
                 inflateReset(&in->z);
                 in->z_in_member = true;
@@ -151,7 +161,7 @@ static bool gzip_resync(winput *in)
                 return true;
             }
         }
-        size_t keep = n < 2 ? n : 2; /* a header may straddle the refill */
+        size_t keep = n < 3 ? n : 3; /* a header may straddle the refill */
         raw_consume(in, n - keep);
         if (!raw_fill(in)) {
             raw_consume(in, raw_avail(in));
@@ -315,6 +325,27 @@ static ssize_t archive_read_cb(struct archive *a, void *ctx, const void **out)
     return (ssize_t)n;
 }
 
+/* One step of an xz or bzip2 input (decode_more). */
+static bool xzbz_more(winput *in, size_t room)
+{
+    if (raw_avail(in) < RAW_CHUNK / 2) raw_fill(in);
+    size_t used, made;
+    const char *what;
+    xzbz_result r = xzbz_step(in->xb, in->raw + in->raw_pos, raw_avail(in), in->raw_eof, in->buf + in->end, room,
+                              &used, &made, &what);
+    raw_consume(in, used);
+    in->end += made;
+    if (made) in->tail = in->buf[in->end - 1];
+    if (r == XZBZ_MORE) return true;
+    if (r == XZBZ_ERROR) {
+        input_fail(in, what);
+        mark_damage(in);
+        return false;
+    }
+    in->eof = true;
+    return made > 0;
+}
+
 /* Decodes one step into the buffer; false when nothing more will come. */
 static bool decode_more(winput *in)
 {
@@ -350,8 +381,16 @@ static bool decode_more(winput *in)
         if (in->members && members_more(in)) return true;
         if (!raw_avail(in) && !raw_fill(in)) {
             if (in->z_in_member) {
-                input_fail(in, "truncated gzip member");
+                input_report(in, "truncated gzip member");
                 mark_damage(in);
+                /* a member cut short (a concatenation of a cut .gz and others)
+                 * has its deflate stream run on into the members after it:
+                 * they are read from the next header after its own */
+                if (gzip_resync(in)) {
+                    warnf("%s: reading on from the next gzip member at offset %llu (compressed)", in->name,
+                          (unsigned long long)in->raw_consumed);
+                    return true;
+                }
             }
             in->eof = true;
             return false;
@@ -439,6 +478,7 @@ static bool decode_more(winput *in)
         return true;
     }
     case CODEC_OTHER: {
+        if (in->xb) return xzbz_more(in, room);
         la_ssize_t r = archive_read_data(in->ar, in->buf + in->end, room);
         if (r > 0) {
             in->end += (size_t)r;
@@ -461,11 +501,21 @@ static bool has_prefix(const unsigned char *p, size_t n, const void *magic, size
     return n >= k && memcmp(p, magic, k) == 0;
 }
 
-/* Other compressions libarchive's filters read: bzip2, xz, lzma, lz4, compress. */
+/* A zstd stream: a frame, or a skippable frame before one (pzstd starts its
+ * files with one; `zstd -d` reads them). */
+static bool zstd_stream(const unsigned char *p, size_t n)
+{
+    return has_prefix(p, n, ZSTD_MAGIC, 4) ||
+           (n >= 4 && (p[0] & 0xf0) == ZSTD_SKIPPABLE_FIRST_HIGH && has_prefix(p + 1, n - 1, ZSTD_SKIPPABLE_REST, 3));
+}
+
+static const char XZ_MAGIC[6] = "\xFD" "7zXZ\0";
+static const char BZIP2_MAGIC[3] = "BZh";
+
+/* Other compressions, which libarchive's filters read: lz4, compress, lzma. */
 static bool other_compression(const unsigned char *p, size_t n)
 {
-    return has_prefix(p, n, "BZh", 3) || has_prefix(p, n, "\xFD" "7zXZ\0", 6) ||
-           has_prefix(p, n, "\x04\x22\x4D\x18", 4) || has_prefix(p, n, "\x1F\x9D", 2) ||
+    return has_prefix(p, n, "\x04\x22\x4D\x18", 4) || has_prefix(p, n, "\x1F\x9D", 2) ||
            has_prefix(p, n, "\x5D\x00\x00", 3);
 }
 
@@ -494,7 +544,7 @@ winput *input_open(const char *path)
         in->ld = libdeflate_alloc_decompressor();
         if (!in->ld) dief(EXIT_FATAL, "libdeflate init failed");
         start_members(in);
-    } else if (has_prefix(p, n, ZSTD_MAGIC, 4)) {
+    } else if (zstd_stream(p, n)) {
         in->codec = CODEC_ZSTD;
         in->zd = ZSTD_createDCtx();
         in->zd_in_frame = true;
@@ -506,6 +556,9 @@ winput *input_open(const char *path)
             in->errors++;
             in->eof = true;
         }
+    } else if (has_prefix(p, n, XZ_MAGIC, 6) || has_prefix(p, n, BZIP2_MAGIC, 3)) {
+        in->codec = CODEC_OTHER;
+        in->xb = xzbz_new(has_prefix(p, n, XZ_MAGIC, 6) ? XZBZ_XZ : XZBZ_BZIP2);
     } else if (other_compression(p, n)) {
         in->codec = CODEC_OTHER;
         in->ar = archive_read_new();
@@ -690,6 +743,7 @@ void input_close(winput *in)
     if (in->ld) libdeflate_free_decompressor(in->ld);
     if (in->zd) ZSTD_freeDCtx(in->zd);
     if (in->ar) archive_read_free(in->ar);
+    xzbz_free(in->xb);
     pq_jsonl_close(in->pq);
     if (in->fd != STDIN_FILENO) close(in->fd);
     free(in->raw);

@@ -1,9 +1,10 @@
 /* input.h - reading a file or stdin whatever its compression.
  *
  * The codec is found from the first bytes, never from the file name: gzip
- * (any number of concatenated members), zstd (any number of frames), and
- * anything else libarchive's filters read (bzip2, xz, lz4, ...); other bytes
- * are read as they are. A Parquet file (PAR1) reads as its rows in JSON Lines
+ * (any number of concatenated members), zstd (any number of frames, the
+ * first of them may be a skippable frame, as pzstd writes), xz and bzip2
+ * (any number of streams; core/xzbz.h), and what libarchive's filters read
+ * (lz4, compress, lzma); other bytes are read as they are. A Parquet file (PAR1) reads as its rows in JSON Lines
  * (core/parquet_jsonl.h). Damage is reported with its position and counted in
  * input_errors(); everything decoded before it is delivered. Bad deflate data
  * inside a gzip member skips to the next member header, so the members after

@@ -234,7 +234,7 @@ static void run_jsonl(ingest_worker *w, ingest_batch *b, const ingest_job *j, co
     }
     if (bad) {
         warnf("%.*s: line %llu: %s at byte %zu; skipped", (int)j->source.len, batch_str(b, j->source),
-              (unsigned long long)j->ordinal, err, err_pos);
+              (unsigned long long)j->ordinal, err, err_pos + 1);
         stats_fail(&b->stats, "bad_json");
         return;
     }

@@ -18,9 +18,16 @@ static bool starts(const char *p, size_t n, const char *magic, size_t mlen)
     return n >= mlen && memcmp(p, magic, mlen) == 0;
 }
 
+/* A zstd skippable frame (magic 0x184D2A50..5F, RFC 8878 3.1.2), as pzstd
+ * writes before each frame. */
+static bool zstd_skippable(const char *p, size_t n)
+{
+    return n >= 4 && ((unsigned char)p[0] & 0xf0) == 0x50 && starts(p + 1, n - 1, "\x2a\x4d\x18", 3);
+}
+
 static bool is_compressed(const char *p, size_t n)
 {
-    return starts(p, n, "\x1f\x8b", 2) || starts(p, n, "\x28\xb5\x2f\xfd", 4) ||
+    return starts(p, n, "\x1f\x8b", 2) || starts(p, n, "\x28\xb5\x2f\xfd", 4) || zstd_skippable(p, n) ||
            starts(p, n, "BZh", 3) || starts(p, n, "\xfd" "7zXZ\0", 6) ||
            starts(p, n, "\x04\x22\x4d\x18", 4);
 }

@@ -1,5 +1,5 @@
-/* block_source fuzz target: any bytes as a gzip or zstd file (the seeds are
- * small files of several members and frames) read through the block source
+/* block_source fuzz target: any bytes as a gzip, zstd, xz or bzip2 file (the
+ * seeds are small files of several members, frames and streams) read through the block source
  * (units decoded by two threads, cut into small blocks) give exactly the
  * serial decoder's bytes and exit status, in whole lines. */
 #include <stdint.h>

@@ -16,6 +16,7 @@
 #include "core/block_units.h"
 #include "core/buf.h"
 #include "core/input.h"
+#include "core/output.h"
 #include "tests/tap.h"
 
 static char dir[512];
@@ -247,6 +248,28 @@ int main(void)
     zstd_frame(&f, "", 0, 1);
     zstd_frame(&f, text.data + cut[1], n - cut[1], 1);
     check_file("skippable.jsonl.zst", &f);
+    /* pzstd's layout: a skippable frame (holding the next frame's size) before every frame,
+     * so the file starts with one */
+    buf_clear(&f);
+    for (int i = 0; i < 4; i++) {
+        wbuf frame = WBUF_INIT;
+        zstd_frame(&frame, text.data + cut[i], cut[i + 1] - cut[i], 0);
+        unsigned char head[12] = {0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0};
+        for (int k = 0; k < 4; k++) head[8 + k] = (unsigned char)(frame.len >> (8 * k));
+        buf_append(&f, (const char *)head, sizeof head);
+        buf_append(&f, frame.data, frame.len);
+        buf_free(&frame);
+    }
+    check_file("pzstd.jsonl.zst", &f);
+    {
+        wbuf whole = WBUF_INIT, err = WBUF_INIT;
+        char path[700];
+        snprintf(path, sizeof path, "%s/pzstd.jsonl.zst", dir);
+        int status = read_serial(path, &whole, &err);
+        ok(status == 0 && whole.len == n && !memcmp(whole.data, text.data, n),
+           "pzstd's layout (a skippable frame first): the text, as zstd -d reads it");
+        buf_free(&whole), buf_free(&err);
+    }
     /* truncated last frame; a damaged middle frame; junk after the last */
     buf_clear(&f);
     for (int i = 0; i < 4; i++) zstd_frame(&f, text.data + cut[i], cut[i + 1] - cut[i], 1);
@@ -344,6 +367,31 @@ int main(void)
     buf_clear(&f);
     for (int i = 0; i < 3; i++) gzip_member(&f, line.data + i * third, i == 2 ? line.len - 2 * third : third);
     check_file("long-line.jsonl.gz", &f);
+
+    /* a Parquet file (written here from DCLM's documents) is rows as JSON lines, never its raw bytes */
+    {
+        char pq_path[700];
+        snprintf(pq_path, sizeof pq_path, "%s/dclm.parquet", dir);
+        woutput *o = output_open(pq_path, 0);
+        size_t whole_lines = (size_t)((const char *)memrchr(text.data, '\n', cut[1]) - text.data) + 1;
+        output_write(o, text.data, whole_lines);
+        output_close(o);
+        wbuf pq = WBUF_INIT, rows = WBUF_INIT, err = WBUF_INIT;
+        FILE *fp = fopen(pq_path, "rb");
+        char chunk[65536];
+        size_t got;
+        while (fp && (got = fread(chunk, 1, sizeof chunk, fp)) > 0) buf_append(&pq, chunk, got);
+        if (fp) fclose(fp);
+        int status = read_serial(pq_path, &rows, &err);
+        size_t docs = 0, lines = 0;
+        for (const char *p = text.data, *end = text.data + whole_lines; (p = memchr(p, '\n', (size_t)(end - p))); p++) docs++;
+        for (const char *p = rows.data, *end = rows.data + rows.len; p && (p = memchr(p, '\n', (size_t)(end - p))); p++)
+            lines++;
+        ok(status == 0 && pq.len > 4 && !memcmp(pq.data, "PAR1", 4) && lines == docs && !strncmp(rows.data, "{\"text\":", 8),
+           "a Parquet file of %zu documents reads serially as %zu JSON lines", docs, lines);
+        check_file("dclm.parquet", &pq);
+        buf_free(&pq), buf_free(&rows), buf_free(&err);
+    }
 
     /* several files, compressed and plain, in order */
     char paths[4][700];

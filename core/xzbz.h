@@ -1,0 +1,32 @@
+/* xzbz.h - xz and bzip2 streams decoded step by step (as zlib's inflate is),
+ * for core/input.c: every byte the data holds is given out before damage or
+ * a cut is reported, as `xz -d` and `bzip2 -d` give them (libarchive's
+ * filters drop the block they were decoding when the input ends short).
+ * Any number of streams one after the other are one input; bytes after the
+ * last stream that are not a stream are an error. */
+#ifndef WINNOW_XZBZ_H
+#define WINNOW_XZBZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum { XZBZ_XZ, XZBZ_BZIP2 } xzbz_kind;
+typedef enum { XZBZ_MORE, XZBZ_END, XZBZ_ERROR } xzbz_result;
+
+typedef struct xzbz xzbz;
+
+/* A decoder for a stream of kind. */
+xzbz *xzbz_new(xzbz_kind kind);
+
+/* Decodes from in[0, in_len) into out[0, room); at_end says no input comes
+ * after these bytes. Sets *used (input taken) and *made (bytes written).
+ * Returns XZBZ_MORE (call again, with more input when it took all),
+ * XZBZ_END (every stream ended, at the end of the input) or XZBZ_ERROR
+ * (damaged, cut short or not this format: *what says which; the bytes made
+ * before it are good). */
+xzbz_result xzbz_step(xzbz *d, const unsigned char *in, size_t in_len, bool at_end, char *out, size_t room,
+                      size_t *used, size_t *made, const char **what);
+
+void xzbz_free(xzbz *d);
+
+#endif
