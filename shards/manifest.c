@@ -449,6 +449,8 @@ int manifest_parse(const char *text, size_t len, shard_manifest *m, char *err, s
             x->xxh3 = get_hex64(&c, s, "xxh3_64");
             x->file_xxh3 = get_hex64(&c, s, "file_xxh3_64");
             x->continues = get_bool(&c, s, "continues_document");
+            if (!c.failed && x->continues && x->documents == 0)
+                mfail(&c, "shard \"%s\" continues a document but lists no documents", x->file);
         }
     }
     char *recorded = get_str(&c, root, "manifest_sha256", false);

@@ -41,6 +41,8 @@ SEEKABLE_MAGIC = 0x8F92EAB1
 SEEK_FOOTER_BYTES = 9
 SEEK_HEADER_BYTES = 8
 CHECKSUM_FLAG = 0x80
+SEEK_RESERVED_BITS = 0x7C  # bits 2..6 of the descriptor (zstd contrib/seekable_format)
+DTYPES = {"uint16": "<u2", "uint32": "<u4"}
 INDEX_MAGIC = b"WNWDOCS1"
 INDEX_HEADER_BYTES = 32
 INDEX_CONTINUES = 1
@@ -111,6 +113,8 @@ class _Shard:
         nframes, desc, magic = struct.unpack("<IBI", os.pread(self.fd, SEEK_FOOTER_BYTES, size - SEEK_FOOTER_BYTES))
         if magic != SEEKABLE_MAGIC:
             raise ShardError(f"{self.path}: no seekable-format magic at the end")
+        if desc & SEEK_RESERVED_BITS:
+            raise ShardError(f"{self.path}: seek table descriptor has reserved bits set")
         entry_bytes = 12 if desc & CHECKSUM_FLAG else 8
         table_len = SEEK_HEADER_BYTES + nframes * entry_bytes + SEEK_FOOTER_BYTES
         if table_len > size:
@@ -157,8 +161,12 @@ class ShardReader:
 
     def __init__(self, directory):
         self.directory = directory
-        with open(os.path.join(directory, "manifest.json"), "rb") as f:
-            self.manifest = m = json.load(f, object_pairs_hook=_no_duplicate_keys)
+        path = os.path.join(directory, "manifest.json")
+        with open(path, "rb") as f:
+            try:
+                self.manifest = m = json.load(f, object_pairs_hook=_no_duplicate_keys)
+            except ValueError as e:  # JSONDecodeError, or bytes that are not UTF-8
+                raise ShardError(f"{path}: not a JSON manifest: {e}") from None
         if m.get("format") != FORMAT_NAME or m.get("version") != FORMAT_VERSION:
             raise ShardError(f"{directory}: not a {FORMAT_NAME} version {FORMAT_VERSION} directory")
         try:
@@ -171,7 +179,11 @@ class ShardReader:
         for e in m["shards"]:
             if not _plain_name(e["file"]) or not _plain_name(e["index"]):
                 raise ShardError(f"{directory}: shard file name {e['file']!r} is not a plain name inside the directory")
-        self.dtype = np.dtype("<u2") if m["dtype"] == "uint16" else np.dtype("<u4")
+            if e["continues_document"] and e["documents"] == 0:
+                raise ShardError(f"{directory}: shard {e['file']!r} continues a document but lists no documents")
+        if m["dtype"] not in DTYPES:
+            raise ShardError(f"{directory}: \"dtype\" is {m['dtype']!r}, not uint16 or uint32")
+        self.dtype = np.dtype(DTYPES[m["dtype"]])
         self.eos = m["special"]["eos"]
         self.bos = m["special"]["bos"]
         self.vocab_size = m["tokenizer"]["vocab_size"]

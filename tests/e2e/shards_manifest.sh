@@ -94,4 +94,22 @@ refused "an xxh3_64 in upper case" "16 lowercase hex digits"
 edit "count" 'm["totals"]["shards"] += 1'
 refused "totals.shards one more than the shard list" "totals.shards does not match the shard list"
 
+# the manifest's dtype is uint16 or uint32, nothing else (the Python reader once read any other name as uint32)
+edit "dtype" 'm["dtype"] = "int32"; fix = True'
+refused "dtype int32 (checksum made to match)" "not uint16 or uint32"
+# a manifest that is not JSON at all is refused with a message, not a parser's traceback
+edit "cut" 'pass'
+head -c 100 "$TMP/clean/manifest.json" > "$TMP/bad/manifest.json"
+refused "a manifest cut short" "manifest.json"
+# the seek table's descriptor has reserved bits 2..6 zero (zstd's seekable format)
+edit "reserved" 'import os; f = os.path.dirname(path) + "/shard_00001.tok.zst"
+b = bytearray(open(f, "rb").read()); b[-5] |= 0x04; open(f, "wb").write(bytes(b))'
+refused "a seek table descriptor with a reserved bit set" "reserved bits"
+
+# a shard that continues a document holds that document's end, so it lists one at least
+edit "continues" 'm["shards"][1]["continues_document"] = True; m["shards"][1]["documents"] = 0; fix = True'
+is "$("$WINNOW" shards verify "$TMP/bad" 2>&1 | grep -c 'continues a document but lists no documents')" 1 \
+    "a continuing shard with no documents: verify says so (once, no totals from an underflow)"
+refused "a continuing shard with no documents (checksum made to match)" "continues a document but lists no documents"
+
 done_testing
