@@ -143,10 +143,13 @@ woutput *output_open(const char *path, int zstd_level)
         o->fd = open(path, O_WRONLY | O_CLOEXEC);
         if (o->fd < 0) dief(EXIT_FATAL, "%s: cannot open: %s", path, strerror(errno));
     } else {
-        o->path = xstrdup(path);
-        size_t n = strlen(path) + 32;
+        /* a symbolic link is written through, as shell redirection does: the
+         * renamed temporary replaces its target, not the link */
+        char *resolved = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? realpath(path, NULL) : NULL;
+        o->path = resolved ? resolved : xstrdup(path);
+        size_t n = strlen(o->path) + 32;
         o->tmp = xmalloc(n);
-        snprintf(o->tmp, n, "%s" TEMPORARY_MARK "%ld", path, (long)getpid());
+        snprintf(o->tmp, n, "%s" TEMPORARY_MARK "%ld", o->path, (long)getpid());
         o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (o->fd < 0) dief(EXIT_FATAL, "%s: cannot create: %s", path, strerror(errno));
         track(o, true);

@@ -5,11 +5,13 @@
  * is found when read; a process forked while an output is open (a pipeline
  * step run in a child) exits without touching its parent's temporary, which
  * the parent then renames into place, while a child's own unfinished output
- * is removed at its exit. Real documents: OLMo's C4 sample. */
+ * is removed at its exit; an output path that is a symbolic link is written
+ * through it. Real documents: OLMo's C4 sample. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -110,6 +112,23 @@ int main(void)
     slurp(path, &back);
     ok(back.len == 2000 && !memcmp(back.data, text.data, 2000), "the parent's output is in place, whole, after the child exited");
     is_int(temporaries(dir), 0, "no temporary left");
+
+    /* an output path that is a symbolic link: the link stays, its target gets the bytes (as `sort -o`
+     * and shell redirection write through a link; the temporary is made beside the target) */
+    char target[600], link_path[600];
+    snprintf(target, sizeof target, "%s/target.jsonl", dir);
+    snprintf(link_path, sizeof link_path, "%s/link.jsonl", dir);
+    FILE *t = fopen(target, "w");
+    if (t) fputs("old\n", t), fclose(t);
+    ok(symlink("target.jsonl", link_path) == 0, "a link to a file made");
+    o = output_open(link_path, 0);
+    output_write(o, text.data, 3000);
+    output_close(o);
+    struct stat st;
+    ok(lstat(link_path, &st) == 0 && S_ISLNK(st.st_mode), "the output path is still a symbolic link");
+    slurp(target, &back);
+    ok(back.len == 3000 && !memcmp(back.data, text.data, 3000), "its target holds the 3000 bytes written");
+    is_int(temporaries(dir), 0, "no temporary left beside the link or the target");
 
     buf_free(&text), buf_free(&z), buf_free(&back);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
