@@ -53,6 +53,16 @@ $WINNOW tokenize -q --decode $CL $TMP/cl100k_base.bin > $TMP/dec.jsonl
 $PY texts $TMP/dec.jsonl > $TMP/dec.txt
 $PY texts $TMP/edge.jsonl > $TMP/orig.txt
 ok "--decode turns the bin stream back into the documents' text" cmp $TMP/dec.txt $TMP/orig.txt
+# a stream cut inside its last document: the documents before it decoded, the cut reported, exit 2
+head -c $(($(wc -c < $TMP/cl100k_base.bin) - 2)) $TMP/cl100k_base.bin > $TMP/cut.bin
+$WINNOW tokenize -q --decode $CL $TMP/cut.bin > $TMP/cut.jsonl 2> $TMP/cut.err
+is "$?" 2 "--decode of a stream cut inside a document exits 2"
+docs=$(wc -l < $TMP/edge.jsonl)
+ok "and says where the cut document began" grep -q "cut.bin: document $((docs - 1)) at offset [0-9]*: stream ends inside the document" $TMP/cut.err
+is "$(python3 -c 'import json, sys
+cut = [json.loads(l)["text"] for l in open(sys.argv[1], encoding="utf-8")]
+orig = [json.loads(l)["text"] for l in open(sys.argv[2], encoding="utf-8")]
+print(len(cut), cut == orig[:len(cut)])' $TMP/cut.jsonl $TMP/edge.jsonl)" "$((docs - 1)) True" "every document before the cut is decoded"
 
 is "$($WINNOW tokenize -q --decode $CL --ids 15339,100257)" "hello<|endoftext|>" "--decode --ids writes the ids' text"
 # cl100k_base has no id 100300 (its last is 100276): reported, counted, left out, exit 2
