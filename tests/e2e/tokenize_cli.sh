@@ -63,6 +63,14 @@ is "$(python3 -c 'import json, sys
 cut = [json.loads(l)["text"] for l in open(sys.argv[1], encoding="utf-8")]
 orig = [json.loads(l)["text"] for l in open(sys.argv[2], encoding="utf-8")]
 print(len(cut), cut == orig[:len(cut)])' $TMP/cut.jsonl $TMP/edge.jsonl)" "$((docs - 1)) True" "every document before the cut is decoded"
+# damaged compression: a zstd frame of the stream cut after its header, before
+# anything decodes; the reader reports it and --decode exits 2 (as tokenize, filter,
+# dedup and shard do), not 0 with no documents
+zstd -q -c $TMP/cl100k_base.bin | head -c 20 > $TMP/damaged.bin.zst
+$WINNOW tokenize -q --decode $CL $TMP/damaged.bin.zst > $TMP/damaged.jsonl 2> $TMP/damaged.err
+is "$?" 2 "--decode of a truncated zstd frame exits 2"
+ok "and the reader names the damage" grep -q "damaged.bin.zst: truncated zstd frame at offset 20 (compressed), 0 bytes decoded" $TMP/damaged.err
+is "$(wc -c < $TMP/damaged.jsonl | tr -d ' ')" 0 "nothing decoded, nothing written"
 
 is "$($WINNOW tokenize -q --decode $CL --ids 15339,100257)" "hello<|endoftext|>" "--decode --ids writes the ids' text"
 # cl100k_base has no id 100300 (its last is 100276): reported, counted, left out, exit 2
