@@ -32,7 +32,10 @@ is "$(ls "$TMP/w/docs" | tr '\n' ' ')" "000001.jsonl.zst 000003.jsonl.zst " "ran
 # Two of rank 0's files vanish: both fail, the run goes on.
 mv "$TMP/in/c-example.warc.gz" "$TMP/in/e-c4.jsonl.gz" "$TMP"
 # leftovers of killed processes in the work directory
-mkdir -p "$TMP/w/dedup/rm" "$TMP/w/dedup/sig"
+mkdir -p "$TMP/w/dedup/rm" "$TMP/w/dedup/sig" "$TMP/w/stats/tokenize" "$TMP/w/stats/shard" "$TMP/w/shards"
+: > "$TMP/w/stats/tokenize/00000.json.tmp.999999"   # a shards rank's stats and part manifest
+: > "$TMP/w/stats/shard/00001.json.tmp.999999"
+: > "$TMP/w/shards/00000.json.tmp.999999"
 : > "$TMP/w/dedup/rm/p00000.tmp.999999"
 : > "$TMP/w/dedup/sig/f000000.tmp.999999"
 : > "$TMP/w/docs/000004.part"
@@ -44,7 +47,7 @@ while [ ! -e "$TMP/held" ]; do sleep 0.05; done
 is "$?" 0 "a run whose lock is let go within 5 s waits for it and finishes (two failed files: exit 0)"
 wait "$holder"
 is "$(find "$TMP/w" -name '*.tmp.*' -o -name '*.part' | wc -l | tr -d ' ')" 0 \
-    "the temporaries a kill left (WORK/dedup/rm, dedup/sig, docs/*.part) are removed"
+    "the temporaries a kill left (WORK/dedup/rm, dedup/sig, stats/tokenize, stats/shard, shards, docs/*.part) are removed"
 python3 - "$TMP/w/report.json" "$TMP/in" > "$TMP/failed" 2>&1 <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
