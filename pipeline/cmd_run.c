@@ -151,7 +151,8 @@ static void progress_poll(progress *g, bool final)
 static void remove_leftovers(const pl_plan *p)
 {
     static const char *const dirs[] = {"docs", "stats", "failed", "done", "dedup-out", "stats/dedup", "rejects",
-                                       "rejects/dedup", "dedup", "dedup/sig", "dedup/ids", "dedup/rm", "dedup/done", ""};
+                                       "rejects/dedup", "dedup", "dedup/sig", "dedup/ids", "dedup/rm", "dedup/done",
+                                       "stats/tokenize", "stats/shard", "shards", ""};
     for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++) {
         char *dir = pl_path(p, "%s", dirs[k]);
         output_remove_temporaries(dir);

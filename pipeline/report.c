@@ -200,6 +200,7 @@ static void put_stage_json(wbuf *b, const char *name, const stage_total *t)
                t->seconds, t->files);
     put_table_json(b, "dropped_by_reason", &s->drop_reasons);
     put_table_json(b, "failed_by_kind", &s->fail_kinds);
+    put_table_json(b, "extra", &s->extra); /* the stage's other counts, e.g. ingest's damaged_streams */
     buf_puts(b, "}");
 }
 
@@ -213,6 +214,8 @@ static void put_stage_text(wbuf *b, const char *name, const stage_total *t)
         buf_printf(b, "            dropped %-40s %10.0f\n", s->drop_reasons.items[i].name, s->drop_reasons.items[i].value);
     for (int i = 0; i < s->fail_kinds.n; i++)
         buf_printf(b, "            failed  %-40s %10.0f\n", s->fail_kinds.items[i].name, s->fail_kinds.items[i].value);
+    for (int i = 0; i < s->extra.n; i++)
+        buf_printf(b, "            counted %-40s %10.0f\n", s->extra.items[i].name, s->extra.items[i].value);
 }
 
 static void write_text_file(const char *path, const wbuf *b)

@@ -124,6 +124,7 @@ static int decode_streams(const tokenizer *t, const stage_opts *o)
             buf_puts(&line, "}\n");
             output_write(out, line.data, line.len);
         }
+        if (input_errors(in)) status = EXIT_FATAL; /* damaged compression: reported by the reader, ids lost */
         input_close(in);
     }
     output_close(out);

@@ -21,6 +21,18 @@ is "$?" 1 "K over 1024: exit 1"
 is "$?" 1 "--device tpu: exit 1"
 "$WINNOW" dedup --verify 1.5 "$CC" > /dev/null 2>&1
 is "$?" 1 "--verify 1.5: exit 1"
+# staged steps: a rank must be below the world size; --mark and --verify are the streaming mode's
+"$WINNOW" dedup apply --work "$TMP/none" -o "$TMP/none-out" --rank 2 --world-size 2 2> "$TMP/err"
+is "$?" 1 "--rank 2 --world-size 2: exit 1"
+ok "and says why" grep -q "rank 2 is not below world size 2" "$TMP/err"
+SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_COUNT=3 "$WINNOW" dedup buckets --work "$TMP/none" 2> "$TMP/err"
+is "$?" 1 "a Slurm task id beyond its array's count: exit 1"
+"$WINNOW" dedup apply --mark --work "$TMP/none" -o "$TMP/none-out" 2> "$TMP/err"
+is "$?" 1 "dedup apply --mark: exit 1 (the staged mode drops; it cannot mark)"
+ok "and says --mark is for the streaming mode" grep -q -- "--mark are for the streaming mode" "$TMP/err"
+"$WINNOW" dedup signatures --mark --work "$TMP/none" "$CC" 2> /dev/null
+is "$?" 1 "dedup signatures --mark: exit 1"
+ok "nothing written for the refused steps" test ! -e "$TMP/none" -a ! -e "$TMP/none-out"
 ok "--help lists every option" sh -c "$WINNOW dedup --help | grep -q -- '--expected-docs' && $WINNOW dedup --help | grep -q -- '--world-size'"
 
 "$WINNOW" dedup -q --device cpu "$CC" -o "$TMP/cpu.jsonl"

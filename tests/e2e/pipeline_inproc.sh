@@ -113,6 +113,9 @@ ok "tokenize and shard counts of the ranks add up to one process's" test ! -s "$
 "$WINNOW" shards cat --format ids "$TMP/out" > "$TMP/out.ids"
 ok "the shards hold the documents and ids of tokenize --format bin | shard" cmp "$TMP/ref.ids" "$TMP/out.ids"
 ok "more than one shard (shard-tokens = 20k)" test -e "$TMP/out/shard_00001.tok.zst"
+is "$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["stages"]["shard"]["extra"]["tokens"]))' "$TMP/work/report.json")" \
+   "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["tokens"])' "$TMP/out/manifest.json")" \
+   "the report's shard tokens, summed over the ranks, are the manifest's"
 r=$TMP/work/report.json
 blocked=$(cat "$TMP"/ref/*.filter.json | python3 -c '
 import json, sys

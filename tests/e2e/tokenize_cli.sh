@@ -53,6 +53,24 @@ $WINNOW tokenize -q --decode $CL $TMP/cl100k_base.bin > $TMP/dec.jsonl
 $PY texts $TMP/dec.jsonl > $TMP/dec.txt
 $PY texts $TMP/edge.jsonl > $TMP/orig.txt
 ok "--decode turns the bin stream back into the documents' text" cmp $TMP/dec.txt $TMP/orig.txt
+# a stream cut inside its last document: the documents before it decoded, the cut reported, exit 2
+head -c $(($(wc -c < $TMP/cl100k_base.bin) - 2)) $TMP/cl100k_base.bin > $TMP/cut.bin
+$WINNOW tokenize -q --decode $CL $TMP/cut.bin > $TMP/cut.jsonl 2> $TMP/cut.err
+is "$?" 2 "--decode of a stream cut inside a document exits 2"
+docs=$(wc -l < $TMP/edge.jsonl)
+ok "and says where the cut document began" grep -q "cut.bin: document $((docs - 1)) at offset [0-9]*: stream ends inside the document" $TMP/cut.err
+is "$(python3 -c 'import json, sys
+cut = [json.loads(l)["text"] for l in open(sys.argv[1], encoding="utf-8")]
+orig = [json.loads(l)["text"] for l in open(sys.argv[2], encoding="utf-8")]
+print(len(cut), cut == orig[:len(cut)])' $TMP/cut.jsonl $TMP/edge.jsonl)" "$((docs - 1)) True" "every document before the cut is decoded"
+# damaged compression: a zstd frame of the stream cut after its header, before
+# anything decodes; the reader reports it and --decode exits 2 (as tokenize, filter,
+# dedup and shard do), not 0 with no documents
+zstd -q -c $TMP/cl100k_base.bin | head -c 20 > $TMP/damaged.bin.zst
+$WINNOW tokenize -q --decode $CL $TMP/damaged.bin.zst > $TMP/damaged.jsonl 2> $TMP/damaged.err
+is "$?" 2 "--decode of a truncated zstd frame exits 2"
+ok "and the reader names the damage" grep -q "damaged.bin.zst: truncated zstd frame at offset 20 (compressed), 0 bytes decoded" $TMP/damaged.err
+is "$(wc -c < $TMP/damaged.jsonl | tr -d ' ')" 0 "nothing decoded, nothing written"
 
 is "$($WINNOW tokenize -q --decode $CL --ids 15339,100257)" "hello<|endoftext|>" "--decode --ids writes the ids' text"
 # cl100k_base has no id 100300 (its last is 100276): reported, counted, left out, exit 2

@@ -161,12 +161,42 @@ static void pipeline_stage_options(void)
     }
 }
 
+/* [filter] config = FILE is read before the section's other lines, wherever it
+ * stands, as `winnow filter --config FILE` is read before the other options
+ * (filter/cli.c): a setting above the config line still wins over the file. */
+static void pipeline_filter_config_first(void)
+{
+    char path[256], conf[256], err[512] = "";
+    snprintf(conf, sizeof conf, "%s/f.conf", dir);
+    FILE *f = fopen(conf, "w");
+    fprintf(f, "gopher_min_words = 3\nc4_min_sentences = 4\nlang = de\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/p.ini", dir);
+    f = fopen(path, "w");
+    fprintf(f, "input = in/*\nwork = w\noutput = o\n[filter]\ngopher_min_words = 7\nconfig = %s\nlang = fr\n", conf);
+    fclose(f);
+    pl_config c;
+    pl_stage_options o;
+    bool loaded = pl_config_load(path, &c, err, sizeof err) == 0 && pl_stage_options_read(&c, &o, err, sizeof err) == 0;
+    ok(loaded, "a [filter] section with config = FILE loads");
+    if (loaded) {
+        is_int((int)o.filter.gopher_min_words, 7, "a setting above config = FILE wins over the file's");
+        is_str(o.filter.lang, "fr", "a setting below it too");
+        is_int((int)o.filter.c4_min_sentences, 4, "the file's other settings are taken");
+        pl_stage_options_free(&o);
+    } else {
+        printf("#   %s\n", err);
+    }
+    pl_config_free(&c);
+}
+
 int main(void)
 {
     string_sizes();
     filter_options();
     if (!mkdtemp(dir)) skip_all("no temporary directory");
     pipeline_stage_options();
+    pipeline_filter_config_first();
     char path[1024];
     static const char *const inputs[] = {"warc/resiliparse/tests/data/warcfile.warc.gz",
                                          "warc/resiliparse/tests/data/clueweb-quirk.warc.gz",
