@@ -64,7 +64,10 @@ void stage_opts_init_quiet(stage_opts *o, int threads, char **inputs, int ninput
 bool stage_parse_common(stage_opts *o, int opt, const char *arg)
 {
     switch (opt) {
-    case 'o': o->output = arg; return true;
+    case 'o':
+        if (!*arg) dief(EXIT_USAGE, "-o wants a file name ('-' for stdout), not an empty one");
+        o->output = arg;
+        return true;
     case 'z': o->zstd_level = STAGE_ZSTD_LEVEL; return true;
     case 'j': {
         long long n = parse_count(arg);

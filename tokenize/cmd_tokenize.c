@@ -78,7 +78,7 @@ static void usage(FILE *f)
 static bool output_is_dir(const char *path)
 {
     struct stat st;
-    if (!path || !strcmp(path, "-")) return false;
+    if (!path || !*path || !strcmp(path, "-")) return false;
     return path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 

@@ -16,4 +16,10 @@ for c in $(sed -n '/^commands:/,/^$/p' "$TMP/h" | awk 'NF && $1 != "commands:" &
     ok "$c --help shows usage" grep -qi 'usage' "$TMP/ch"
     "$WINNOW" "$c" --no-such-flag < /dev/null > /dev/null 2>&1; is "$?" 1 "$c with a bad flag exits 1"
 done
+# an empty -o is a usage error naming the option, for every stage (tokenize once read the
+# byte before the empty name to decide whether it named a directory)
+for c in ingest filter dedup tokenize; do
+    echo '{"text":"a b c"}' | "$WINNOW" "$c" -o "" > /dev/null 2> "$TMP/e"; is "$?" 1 "$c -o '' exits 1"
+    ok "$c -o '' says what is wrong" grep -q "\-o wants a file name" "$TMP/e"
+done
 done_testing
