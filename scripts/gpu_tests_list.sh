@@ -1,0 +1,27 @@
+# gpu_tests_list.sh - the tests with a GPU part, which skip it on a machine
+# without one (CI), in three groups that each fit one device bundle (64 MiB):
+# what gpu_tests_bundle.sh packs and gpu_tests_device.sh runs. Set GROUP
+# before sourcing; each group lists unit test programs (build/tests/NAME),
+# shell tests (tests/e2e/NAME.sh) and the files of ../shared/data they read
+# (tokref texts and indexes: NAME.[it]*).
+case ${GROUP:-} in
+tokenize)
+    GPU_UNIT_TESTS="gpu_bpe_exact gpu_bpe_emulate gpu_bpe_overlap gpu_bpe_multi"
+    GPU_E2E_TESTS="gpu_tokenize_device tokenize_gpu_devices tokenize_gpu_refused"
+    GPU_TEST_DATA="tokref/edge.[it]* tokref/multi.[it]* tokref/en_code.[it]* tokref/blns.[it]*
+      vocab/tiktoken/cl100k_base.tiktoken vocab/tiktoken/o200k_base.tiktoken vocab/tiktoken/r50k_base.tiktoken vocab/gpt2
+      vectors/gpt-tokenizer vectors/blns jsonl/dclm" ;;
+hf)
+    GPU_UNIT_TESTS="gpu_bpe_hf"
+    GPU_E2E_TESTS="tokenize_hf_gpu"
+    GPU_TEST_DATA="tokref/edge.[it]* tokref/multi.[it]* tokref/en_code.[it]* tokref/blns.[it]*
+      vocab/hf vectors/gpt-tokenizer vectors/blns" ;;
+dedup)
+    GPU_UNIT_TESTS="dedup_gpu dedup_gpu_text dedup_gpu_xxh3 core_gpu_verdict core_block_source"
+    GPU_E2E_TESTS="dedup_cli pipeline_ranks"
+    GPU_TEST_DATA="jsonl tokref/multi.[it]* tokref/en_code.[it]* vocab/tiktoken/cl100k_base.tiktoken
+      warc/resiliparse/tests/data/warcfile.warc* warc/resiliparse/tests/data/clipped.warc.gz
+      warc/whirlwind-python/whirlwind.warc.gz warc/pywb/sample_archive/warcs/iana.warc.gz
+      warc/warcio/test/data/example.warc.gz" ;;
+*) echo "gpu_tests_list.sh: GROUP must be tokenize, hf or dedup" >&2; exit 1 ;;
+esac
