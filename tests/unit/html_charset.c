@@ -100,6 +100,18 @@ int main(void)
 
     convert("\xff\xfeh\0i\0", 6, NULL, &out, &info);
     is_str(out.data, "hi", "UTF-16LE with BOM");
+    convert("\xfe\xff\0h\0i\x04\x1f", 8, NULL, &out, &info);
+    is_str(out.data, "hi\xd0\x9f", "UTF-16BE with BOM (hi\u041f)");
+    is_str(charset_source_name(info.source), "bom", "... source bom");
+
+    /* through iconv (no table): a rejected byte is one U+FFFD and the next
+     * byte is read again, as Python's bytes.decode(codec, "replace") does */
+    convert("\xa4\xa4\xff\xa4\xe5 ok", 8, "big5", &out, &info);
+    is_str(out.data, "\xe4\xb8\xad\xef\xbf\xbd\xe6\x96\x87 ok", "big5-hkscs: one bad byte, one U+FFFD (Python: '\u4e2d\ufffd\u6587 ok')");
+    is_int(info.replaced, 1, "... counted once");
+    convert("\xc7\xd1\xff\xb1\xb9 ok", 8, "euc-kr", &out, &info);
+    is_str(out.data, "\xed\x95\x9c\xef\xbf\xbd\xea\xb5\xad ok", "cp949: one bad byte, one U+FFFD (Python: '\ud55c\ufffd\uad6d ok')");
+    is_int(info.replaced, 1, "... counted once");
 
     const char *page = "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\">"
                        "</head><body>\xcf\xf0\xe8\xe2\xe5\xf2</body></html>";
