@@ -280,6 +280,45 @@ size_t charset_iconv_convert(iconv_t cd, const char *p, size_t n, wbuf *out)
     return replaced;
 }
 
+/* UTF-16 (after its byte order mark) to UTF-8 as the WHATWG decoder does: a
+ * surrogate pair is one code point, a lone surrogate one U+FFFD and the code
+ * unit after it read again, a last odd byte (or a lead surrogate without its
+ * pair at the end) one U+FFFD. iconv would make glibc skip one byte of a lone
+ * surrogate, shifting every later code unit by a byte. Returns the count
+ * replaced. */
+static size_t utf16_to_utf8(const unsigned char *p, size_t n, int big_endian, wbuf *out)
+{
+    size_t replaced = 0, i = 0;
+    buf_reserve(out, n / 2 * 3 + 4);
+    while (i + 1 < n) {
+        uint32_t u = big_endian ? (uint32_t)p[i] << 8 | p[i + 1] : (uint32_t)p[i + 1] << 8 | p[i];
+        i += 2;
+        if (u < 0xD800 || u >= 0xE000) {
+            utf8_append(out, u);
+            continue;
+        }
+        if (u < 0xDC00 && i + 1 >= n) { /* a lead surrogate at the end, maybe with an odd byte: one error */
+            i = n;
+            buf_append(out, REPLACEMENT_UTF8, 3);
+            replaced++;
+            break;
+        }
+        uint32_t t = u < 0xDC00 ? (big_endian ? (uint32_t)p[i] << 8 | p[i + 1] : (uint32_t)p[i + 1] << 8 | p[i]) : 0;
+        if (t >= 0xDC00 && t < 0xE000) {
+            utf8_append(out, 0x10000 + ((u - 0xD800) << 10) + (t - 0xDC00));
+            i += 2;
+            continue;
+        }
+        buf_append(out, REPLACEMENT_UTF8, 3);
+        replaced++;
+    }
+    if (i < n) {
+        buf_append(out, REPLACEMENT_UTF8, 3);
+        replaced++;
+    }
+    return replaced;
+}
+
 /* The output of iconv is trusted to be valid UTF-8 except that some converters
  * pass surrogates or noncharacters through; repair it in place when needed. */
 static size_t repair_tail(wbuf *out, size_t from)
@@ -426,6 +465,10 @@ int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sni
     if (is_utf8_name(info->name)) {
         if (valid_utf8) buf_append(out, p, n); /* checked already */
         else info->replaced = utf8_repair(out, p, n);
+        return 0;
+    }
+    if (!strcmp(info->name, "UTF-16LE") || !strcmp(info->name, "UTF-16BE")) {
+        info->replaced = utf16_to_utf8((const unsigned char *)p, n, info->name[6] == 'B', out);
         return 0;
     }
     ssize_t replaced = charset_table_convert(info->name, p, n, out);

@@ -103,6 +103,15 @@ int main(void)
     convert("\xfe\xff\0h\0i\x04\x1f", 8, NULL, &out, &info);
     is_str(out.data, "hi\xd0\x9f", "UTF-16BE with BOM (hi\u041f)");
     is_str(charset_source_name(info.source), "bom", "... source bom");
+    /* lone surrogates: one U+FFFD each and the next code unit read in step, as
+     * the WHATWG UTF-16 decoder and Python's decode("utf-16-le", "replace") */
+    convert("\xff\xfe\x00\xd8h\x00i\x00\x3d\xd8\x00\xde", 12, NULL, &out, &info);
+    is_str(out.data, "\xef\xbf\xbdhi\xf0\x9f\x98\x80", "UTF-16LE: a lone lead surrogate, then hi and a pair (U+1F600)");
+    is_int(info.replaced, 1, "... one replacement");
+    convert("\xfe\xff\xdc\x00\x00h\x00i\xd8\x3d\xde\x00\x00z", 14, NULL, &out, &info);
+    is_str(out.data, "\xef\xbf\xbdhi\xf0\x9f\x98\x80z", "UTF-16BE: a lone trail surrogate, then hi, a pair and z");
+    convert("\xff\xfeh\x00\x00\xd8", 6, NULL, &out, &info);
+    is_str(out.data, "h\xef\xbf\xbd", "UTF-16LE: a lead surrogate at the end is one U+FFFD");
 
     /* through iconv (no table): a rejected byte is one U+FFFD and the next
      * byte is read again, as Python's bytes.decode(codec, "replace") does */
