@@ -47,7 +47,7 @@ for i, l in enumerate(base):
     h = len(w) // 2
     edges += [' '.join(w[:h]) + ' </s> ' + ' '.join(w[h:]),
               ' '.join(w[:h]) + ' __label__zz ' + ' '.join(w[h:]),
-              '__label__' + w[0] + ' ' + ' '.join(w[1:]),
+              '__label__' + w[0] + ' ' + ' '.join(w[1:h]) + ' __label__fr ' + ' '.join(w[h:]),
               '\v'.join(w[:h]) + '\f' + '\r'.join(w[h:]) + '\0' + 'x',
               '</s>' + ' ' + l]
 with open('test.jsonl', 'w') as f:
