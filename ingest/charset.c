@@ -157,7 +157,15 @@ int charset_sniff_meta(const char *p, size_t n, char *name, size_t name_size)
 {
     if (n > META_SNIFF_BYTES) n = META_SNIFF_BYTES;
     for (size_t i = 0; i + 5 < n; i++) {
-        if (p[i] != '<' || !ascii_ieq(p + i + 1, "meta", 4)) continue;
+        if (p[i] != '<') continue;
+        if (!memcmp(p + i, "<!--", 4)) { /* WHATWG prescan: a comment ends at the first "-->", "<!-->" too */
+            size_t k = i + 4;
+            while (k < n && !(p[k] == '>' && p[k - 1] == '-' && p[k - 2] == '-')) k++;
+            i = k;
+            continue;
+        }
+        /* "<meta" then a space or "/" (not <metadata>, <meta-x>) */
+        if (!ascii_ieq(p + i + 1, "meta", 4) || !strchr(" \t\n\f\r/", p[i + 5]) || !p[i + 5]) continue;
         size_t end = i + 5;
         while (end < n && p[end] != '>') end++;
         /* "charset" as an attribute or inside content="text/html; charset=x" */

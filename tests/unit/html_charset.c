@@ -131,6 +131,22 @@ int main(void)
     char name[40];
     ok(charset_sniff_meta("<meta charset='GB2312'>", 23, name, sizeof name) && !strcmp(name, "gb2312"),
        "meta charset sniffed");
+    /* the WHATWG prescan skips comments ("<!-->" is a whole one) and tags
+     * that only start with "meta" */
+    static const char *const prescan[][2] = {
+        {"<!-- <meta charset=\"windows-1251\"> --><meta charset=\"koi8-r\">", "koi8-r"},
+        {"<!--><meta charset=koi8-r><!-- <meta charset=utf-8> -->", "koi8-r"},
+        {"<!---><meta charset=koi8-r> -->", "koi8-r"},
+        {"<META\ncharset=koi8-r>", "koi8-r"},
+        {"<metadata charset=windows-1251><meta/charset=koi8-r>", "koi8-r"},
+    };
+    for (size_t i = 0; i < sizeof prescan / sizeof prescan[0]; i++) {
+        name[0] = 0;
+        int found = charset_sniff_meta(prescan[i][0], strlen(prescan[i][0]), name, sizeof name);
+        ok(found && !strcmp(name, prescan[i][1]), "prescan of '%s' finds %s (got %s)", prescan[i][0], prescan[i][1],
+           found ? name : "none");
+    }
+    ok(!charset_sniff_meta("<!-- <meta charset=koi8-r>", 26, name, sizeof name), "an unclosed comment hides what follows");
 
     /* real pages, re-encoded */
     char path[512];
