@@ -51,6 +51,36 @@ static const struct { const char *label, *iconv_name; } charset_aliases[] = {
     {"x-user-defined", "WINDOWS-1252"},
     /* A page that says UTF-16 in a meta tag cannot be UTF-16 (it was readable). */
     {"utf-16", "UTF-8"},         {"utf-16le", "UTF-8"},       {"utf-16be", "UTF-8"},
+    /* The rest of the WHATWG labels (encodings.json) that glibc reads as
+     * another charset (ISO-8859-1 for windows-1252, ASCII, GB2312 for GBK,
+     * BIG5 for Big5-HKSCS, SJIS for windows-31j, EUC-KR for UHC, KOI8 for
+     * KOI8-R) or does not know at all. */
+    {"ansi_x3.4-1968", "WINDOWS-1252"}, {"cp819", "WINDOWS-1252"}, {"csisolatin1", "WINDOWS-1252"},
+    {"ibm819", "WINDOWS-1252"},  {"iso-ir-100", "WINDOWS-1252"}, {"iso88591", "WINDOWS-1252"},
+    {"iso_8859-1", "WINDOWS-1252"}, {"iso_8859-1:1987", "WINDOWS-1252"}, {"l1", "WINDOWS-1252"},
+    {"x-cp1252", "WINDOWS-1252"},
+    {"csisolatin5", "WINDOWS-1254"}, {"iso-ir-148", "WINDOWS-1254"}, {"iso8859-9", "WINDOWS-1254"},
+    {"iso88599", "WINDOWS-1254"}, {"iso_8859-9", "WINDOWS-1254"}, {"iso_8859-9:1989", "WINDOWS-1254"},
+    {"l5", "WINDOWS-1254"},      {"latin5", "WINDOWS-1254"},  {"x-cp1254", "WINDOWS-1254"},
+    {"dos-874", "WINDOWS-874"},  {"iso8859-11", "WINDOWS-874"}, {"iso885911", "WINDOWS-874"},
+    {"x-cp1250", "WINDOWS-1250"}, {"x-cp1251", "WINDOWS-1251"}, {"x-cp1253", "WINDOWS-1253"},
+    {"x-cp1255", "WINDOWS-1255"}, {"x-cp1256", "WINDOWS-1256"}, {"x-cp1257", "WINDOWS-1257"},
+    {"x-cp1258", "WINDOWS-1258"},
+    {"csiso88596e", "ISO-8859-6"}, {"csiso88596i", "ISO-8859-6"}, {"iso-8859-6-e", "ISO-8859-6"},
+    {"iso-8859-6-i", "ISO-8859-6"}, {"sun_eu_greek", "ISO-8859-7"},
+    {"csiso88598e", "ISO-8859-8"}, {"iso-8859-8-e", "ISO-8859-8"}, {"visual", "ISO-8859-8"},
+    {"csiso88598i", "ISO-8859-8"}, {"iso-8859-8-i", "ISO-8859-8"}, {"logical", "ISO-8859-8"},
+    {"csisolatin9", "ISO-8859-15"}, {"l9", "ISO-8859-15"},
+    {"koi", "KOI8-R"},           {"koi8", "KOI8-R"},          {"koi8_r", "KOI8-R"},
+    {"x-mac-roman", "MACINTOSH"},
+    {"chinese", "GB18030"},      {"csgb2312", "GB18030"},     {"csiso58gb231280", "GB18030"},
+    {"gb_2312", "GB18030"},      {"iso-ir-58", "GB18030"},
+    {"big5-hkscs", "BIG5-HKSCS"}, {"cn-big5", "BIG5-HKSCS"},  {"csbig5", "BIG5-HKSCS"},
+    {"x-x-big5", "BIG5-HKSCS"},
+    {"x-euc-jp", "EUC-JP"},      {"csshiftjis", "CP932"},     {"ms932", "CP932"},
+    {"cseuckr", "CP949"},        {"csksc56011987", "CP949"},  {"iso-ir-149", "CP949"},
+    {"korean", "CP949"},         {"ks_c_5601-1989", "CP949"}, {"ksc5601", "CP949"},
+    {"ksc_5601", "CP949"},       {"windows-949", "CP949"},
 };
 
 /* Lower-cases and trims a charset label into buf; returns buf or NULL when empty/absurd. */
@@ -127,7 +157,15 @@ int charset_sniff_meta(const char *p, size_t n, char *name, size_t name_size)
 {
     if (n > META_SNIFF_BYTES) n = META_SNIFF_BYTES;
     for (size_t i = 0; i + 5 < n; i++) {
-        if (p[i] != '<' || !ascii_ieq(p + i + 1, "meta", 4)) continue;
+        if (p[i] != '<') continue;
+        if (!memcmp(p + i, "<!--", 4)) { /* WHATWG prescan: a comment ends at the first "-->", "<!-->" too */
+            size_t k = i + 4;
+            while (k < n && !(p[k] == '>' && p[k - 1] == '-' && p[k - 2] == '-')) k++;
+            i = k;
+            continue;
+        }
+        /* "<meta" then a space or "/" (not <metadata>, <meta-x>) */
+        if (!ascii_ieq(p + i + 1, "meta", 4) || !strchr(" \t\n\f\r/", p[i + 5]) || !p[i + 5]) continue;
         size_t end = i + 5;
         while (end < n && p[end] != '>') end++;
         /* "charset" as an attribute or inside content="text/html; charset=x" */
@@ -250,6 +288,45 @@ size_t charset_iconv_convert(iconv_t cd, const char *p, size_t n, wbuf *out)
     return replaced;
 }
 
+/* UTF-16 (after its byte order mark) to UTF-8 as the WHATWG decoder does: a
+ * surrogate pair is one code point, a lone surrogate one U+FFFD and the code
+ * unit after it read again, a last odd byte (or a lead surrogate without its
+ * pair at the end) one U+FFFD. iconv would make glibc skip one byte of a lone
+ * surrogate, shifting every later code unit by a byte. Returns the count
+ * replaced. */
+static size_t utf16_to_utf8(const unsigned char *p, size_t n, int big_endian, wbuf *out)
+{
+    size_t replaced = 0, i = 0;
+    buf_reserve(out, n / 2 * 3 + 4);
+    while (i + 1 < n) {
+        uint32_t u = big_endian ? (uint32_t)p[i] << 8 | p[i + 1] : (uint32_t)p[i + 1] << 8 | p[i];
+        i += 2;
+        if (u < 0xD800 || u >= 0xE000) {
+            utf8_append(out, u);
+            continue;
+        }
+        if (u < 0xDC00 && i + 1 >= n) { /* a lead surrogate at the end, maybe with an odd byte: one error */
+            i = n;
+            buf_append(out, REPLACEMENT_UTF8, 3);
+            replaced++;
+            break;
+        }
+        uint32_t t = u < 0xDC00 ? (big_endian ? (uint32_t)p[i] << 8 | p[i + 1] : (uint32_t)p[i + 1] << 8 | p[i]) : 0;
+        if (t >= 0xDC00 && t < 0xE000) {
+            utf8_append(out, 0x10000 + ((u - 0xD800) << 10) + (t - 0xDC00));
+            i += 2;
+            continue;
+        }
+        buf_append(out, REPLACEMENT_UTF8, 3);
+        replaced++;
+    }
+    if (i < n) {
+        buf_append(out, REPLACEMENT_UTF8, 3);
+        replaced++;
+    }
+    return replaced;
+}
+
 /* The output of iconv is trusted to be valid UTF-8 except that some converters
  * pass surrogates or noncharacters through; repair it in place when needed. */
 static size_t repair_tail(wbuf *out, size_t from)
@@ -271,7 +348,8 @@ static size_t repair_tail(wbuf *out, size_t from)
 static int nfc_inert(uint32_t cp)
 {
     return cp < 0x300 || (cp >= 0x400 && cp < 0x483) || (cp >= 0x48A && cp < 0x530) ||
-           (cp >= 0x2010 && cp < 0x2126) || (cp >= 0x3000 && cp < 0x3099) ||
+           (cp >= 0x2010 && cp < 0x20D0) || (cp >= 0x20F1 && cp < 0x2126) || /* not the marks for symbols */
+           (cp >= 0x3000 && cp < 0x302A) || (cp >= 0x3030 && cp < 0x3099) || /* nor the ideographic tone marks */
            (cp >= 0x30A0 && cp < 0x3100) || (cp >= 0x4E00 && cp < 0xA000) ||
            (cp >= 0xAC00 && cp < 0xD7A4) || (cp >= 0xFF00 && cp < 0xFFF0) || cp == 0xFFFD;
 }
@@ -395,6 +473,10 @@ int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sni
     if (is_utf8_name(info->name)) {
         if (valid_utf8) buf_append(out, p, n); /* checked already */
         else info->replaced = utf8_repair(out, p, n);
+        return 0;
+    }
+    if (!strcmp(info->name, "UTF-16LE") || !strcmp(info->name, "UTF-16BE")) {
+        info->replaced = utf16_to_utf8((const unsigned char *)p, n, info->name[6] == 'B', out);
         return 0;
     }
     ssize_t replaced = charset_table_convert(info->name, p, n, out);

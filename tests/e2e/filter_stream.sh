@@ -33,6 +33,8 @@ printf 'gopher_min_words = 200  # stricter\nc4 = false\n' > "$TMP/conf"
 ok "a config file and the same flags agree" cmp "$TMP/c1.jsonl" "$TMP/c2.jsonl"
 "$WINNOW" filter --config "$TMP/conf" --gopher-min-words=300 --print-config > "$TMP/eff"
 is "$(grep -E '^(gopher_min_words|c4) ' "$TMP/eff" | tr '\n' ' ')" "gopher_min_words = 300 c4 = false " "flags override the config file"
+"$WINNOW" filter --config "$TMP/conf" --c4=true --fineweb=false --print-config > "$TMP/eff2"
+is "$(grep -E '^(c4|fineweb) ' "$TMP/eff2" | tr '\n' ' ')" "c4 = true fineweb = false " "a switch takes --X=true and --X=false (as the help says)"
 
 # bad lines are counted as failed, the rest goes on
 { head -3 "$DCLM"; echo '{"text": "broken'; printf '{"id": 1}\n'; sed -n 4,5p "$DCLM"; } > "$TMP/bad.jsonl"

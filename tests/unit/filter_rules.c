@@ -418,6 +418,24 @@ static void test_fineweb(void)
     add("line %05d", 0);
     is_str(run(&c, text, NULL, 0), "fineweb:char_dup_ratio", "fineweb: 1%% duplicated line chars drops");
 
+    /* one worker over several documents: its line table is reset per document
+     * (a new generation) and grows past 64 lines; a line seen before the growth
+     * still counts as a duplicate (datatrove's find_duplicates: 10 / 1000) */
+    filter *f = filter_create(&c);
+    filter_worker *w = filter_worker_create(f);
+    filter_result res;
+    int dups_found = 0;
+    for (int doc = 0; doc < 6; doc++) {
+        char small[64];
+        snprintf(small, sizeof small, "a short document %d\nof two lines", doc);
+        const char *t = doc % 2 ? text : small; /* text: 99 unique lines, then line 0 again */
+        filter_document(f, w, t, strlen(t), NULL, 0, &res);
+        dups_found += doc % 2 && res.reason && !strcmp(res.reason, "fineweb:char_dup_ratio");
+    }
+    is_int(dups_found, 3, "fineweb: duplicates found after the line table grows, document after document");
+    filter_worker_destroy(w);
+    filter_destroy(f);
+
     c = fineweb_only(&c, "fw_new_line_ratio", "0.3");
     strcpy(text, "one two three\nfour five six\nseven eight nine\nten"); /* 3 / 10 */
     is_str(run(&c, text, NULL, 0), "keep", "fineweb: 0.3 newlines per word keeps");

@@ -100,6 +100,27 @@ int main(void)
 
     convert("\xff\xfeh\0i\0", 6, NULL, &out, &info);
     is_str(out.data, "hi", "UTF-16LE with BOM");
+    convert("\xfe\xff\0h\0i\x04\x1f", 8, NULL, &out, &info);
+    is_str(out.data, "hi\xd0\x9f", "UTF-16BE with BOM (hi\u041f)");
+    is_str(charset_source_name(info.source), "bom", "... source bom");
+    /* lone surrogates: one U+FFFD each and the next code unit read in step, as
+     * the WHATWG UTF-16 decoder and Python's decode("utf-16-le", "replace") */
+    convert("\xff\xfe\x00\xd8h\x00i\x00\x3d\xd8\x00\xde", 12, NULL, &out, &info);
+    is_str(out.data, "\xef\xbf\xbdhi\xf0\x9f\x98\x80", "UTF-16LE: a lone lead surrogate, then hi and a pair (U+1F600)");
+    is_int(info.replaced, 1, "... one replacement");
+    convert("\xfe\xff\xdc\x00\x00h\x00i\xd8\x3d\xde\x00\x00z", 14, NULL, &out, &info);
+    is_str(out.data, "\xef\xbf\xbdhi\xf0\x9f\x98\x80z", "UTF-16BE: a lone trail surrogate, then hi, a pair and z");
+    convert("\xff\xfeh\x00\x00\xd8", 6, NULL, &out, &info);
+    is_str(out.data, "h\xef\xbf\xbd", "UTF-16LE: a lead surrogate at the end is one U+FFFD");
+
+    /* through iconv (no table): a rejected byte is one U+FFFD and the next
+     * byte is read again, as Python's bytes.decode(codec, "replace") does */
+    convert("\xa4\xa4\xff\xa4\xe5 ok", 8, "big5", &out, &info);
+    is_str(out.data, "\xe4\xb8\xad\xef\xbf\xbd\xe6\x96\x87 ok", "big5-hkscs: one bad byte, one U+FFFD (Python: '\u4e2d\ufffd\u6587 ok')");
+    is_int(info.replaced, 1, "... counted once");
+    convert("\xc7\xd1\xff\xb1\xb9 ok", 8, "euc-kr", &out, &info);
+    is_str(out.data, "\xed\x95\x9c\xef\xbf\xbd\xea\xb5\xad ok", "cp949: one bad byte, one U+FFFD (Python: '\ud55c\ufffd\uad6d ok')");
+    is_int(info.replaced, 1, "... counted once");
 
     const char *page = "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\">"
                        "</head><body>\xcf\xf0\xe8\xe2\xe5\xf2</body></html>";
@@ -110,6 +131,22 @@ int main(void)
     char name[40];
     ok(charset_sniff_meta("<meta charset='GB2312'>", 23, name, sizeof name) && !strcmp(name, "gb2312"),
        "meta charset sniffed");
+    /* the WHATWG prescan skips comments ("<!-->" is a whole one) and tags
+     * that only start with "meta" */
+    static const char *const prescan[][2] = {
+        {"<!-- <meta charset=\"windows-1251\"> --><meta charset=\"koi8-r\">", "koi8-r"},
+        {"<!--><meta charset=koi8-r><!-- <meta charset=utf-8> -->", "koi8-r"},
+        {"<!---><meta charset=koi8-r> -->", "koi8-r"},
+        {"<META\ncharset=koi8-r>", "koi8-r"},
+        {"<metadata charset=windows-1251><meta/charset=koi8-r>", "koi8-r"},
+    };
+    for (size_t i = 0; i < sizeof prescan / sizeof prescan[0]; i++) {
+        name[0] = 0;
+        int found = charset_sniff_meta(prescan[i][0], strlen(prescan[i][0]), name, sizeof name);
+        ok(found && !strcmp(name, prescan[i][1]), "prescan of '%s' finds %s (got %s)", prescan[i][0], prescan[i][1],
+           found ? name : "none");
+    }
+    ok(!charset_sniff_meta("<!-- <meta charset=koi8-r>", 26, name, sizeof name), "an unclosed comment hides what follows");
 
     /* real pages, re-encoded */
     char path[512];
