@@ -3,7 +3,8 @@
  * A document line is one JSON object. json_scan_doc() validates the whole
  * line (its UTF-8 with vector code, then its structure in one pass) and
  * records where the top-level values of the fields winnow cares about sit in
- * it, without copying anything; json_unescape() then decodes a string value
+ * it (names compared after decoding their escapes: "te\u0078t" is "text"),
+ * without copying anything; json_unescape() then decodes a string value
  * when a stage needs its text. Writers use json_put_string(), which always
  * produces valid UTF-8 JSON. */
 #ifndef WINNOW_JSON_H
