@@ -23,7 +23,7 @@ static char dir[512];
 /* Runs a shell command (with %s for the WARC) in the scratch directory; true when it exits 0. */
 static bool sh(const char *fmt, const char *arg)
 {
-    char body[8192], cmd[sizeof body + sizeof dir + 16];
+    char body[4 * (PATH_MAX + 64) + 2048], cmd[sizeof body + sizeof dir + 16];
     snprintf(body, sizeof body, fmt, arg, arg, arg, arg);
     snprintf(cmd, sizeof cmd, "cd '%s' && %s", dir, body);
     return system(cmd) == 0;
