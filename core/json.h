@@ -35,7 +35,8 @@ typedef struct {
 
 /* Scans one JSON line (without the newline). Returns 0 when the line is one
  * well-formed JSON object (strings valid UTF-8) and fills *doc; otherwise -1,
- * with a short reason in *err and its byte offset in *err_pos. */
+ * with a short reason in *err and its byte offset in *err_pos. Nesting
+ * deeper than 512 levels is refused (a limit RFC 8259 section 9 allows). */
 int json_scan_doc(const char *line, size_t len, jdoc *doc, const char **err, size_t *err_pos);
 
 /* json_scan_doc(), and in the same pass the decoded value of the top-level
