@@ -15,6 +15,10 @@
 #include "utf8.h"
 
 #define JSON_MAX_DEPTH 512
+/* "metadata": the longest member name a document records. */
+#define FIELD_NAME_MAX 8
+/* Bytes one escape may take (\uXXXX) for one byte of such a name. */
+#define ESCAPE_MAX_LEN 6
 
 typedef struct {
     const char *s;
@@ -364,6 +368,21 @@ static int scan_number(scanner *sc)
 
 static int scan_value(scanner *sc, jvalue *v, jdoc *doc);
 
+/* The bytes member name key stands for, when it may be one of the names a
+ * document records; else NULL. Escapes are decoded into room (FIELD_NAME_MAX *
+ * ESCAPE_MAX_LEN bytes): "te\u0078t" is "text", as RFC 8259 (section 8.3)
+ * and Python's json compare names. */
+static const char *field_name(const jvalue *key, char *room, size_t *len)
+{
+    if (!key->has_escapes) {
+        *len = key->len;
+        return key->p;
+    }
+    if (key->len > FIELD_NAME_MAX * ESCAPE_MAX_LEN) return NULL;
+    *len = json_unescape_into(key, room);
+    return room;
+}
+
 static int scan_container(scanner *sc, jdoc *doc)
 {
     char open = sc->s[sc->i];
@@ -389,20 +408,23 @@ static int scan_container(scanner *sc, jdoc *doc)
             skip_ws(sc);
         }
         jdoc *inner = NULL; /* only top-level members are recorded */
-        bool text_out = doc && sc->text_out && open == '{' && !key.has_escapes && key.len == 4 &&
-                        !memcmp(key.p, "text", 4) && sc->i < sc->n && sc->s[sc->i] == '"';
+        char name_room[FIELD_NAME_MAX * ESCAPE_MAX_LEN];
+        size_t name_len = 0;
+        const char *name = doc && open == '{' ? field_name(&key, name_room, &name_len) : NULL;
+        bool text_out = name && sc->text_out && name_len == 4 && !memcmp(name, "text", 4) && sc->i < sc->n &&
+                        sc->s[sc->i] == '"';
         if (text_out ? scan_text_string(sc, &val) : scan_value(sc, &val, inner)) return -1;
-        if (doc && open == '{' && !key.has_escapes) {
+        if (name) {
             jvalue *slot = NULL;
-            switch (key.len) {
-            case 2: if (!memcmp(key.p, "id", 2)) slot = &doc->id; break;
-            case 3: if (!memcmp(key.p, "url", 3)) slot = &doc->url; break;
+            switch (name_len) {
+            case 2: if (!memcmp(name, "id", 2)) slot = &doc->id; break;
+            case 3: if (!memcmp(name, "url", 3)) slot = &doc->url; break;
             case 4:
-                if (!memcmp(key.p, "text", 4)) slot = &doc->text;
-                else if (!memcmp(key.p, "date", 4)) slot = &doc->date;
+                if (!memcmp(name, "text", 4)) slot = &doc->text;
+                else if (!memcmp(name, "date", 4)) slot = &doc->date;
                 break;
-            case 6: if (!memcmp(key.p, "source", 6)) slot = &doc->source; break;
-            case 8: if (!memcmp(key.p, "metadata", 8)) slot = &doc->metadata; break;
+            case 6: if (!memcmp(name, "source", 6)) slot = &doc->source; break;
+            case 8: if (!memcmp(name, "metadata", 8)) slot = &doc->metadata; break;
             default: break;
             }
             if (slot) *slot = val;

@@ -3,7 +3,8 @@
  * A document line is one JSON object. json_scan_doc() validates the whole
  * line (its UTF-8 with vector code, then its structure in one pass) and
  * records where the top-level values of the fields winnow cares about sit in
- * it, without copying anything; json_unescape() then decodes a string value
+ * it (names compared after decoding their escapes: "te\u0078t" is "text"),
+ * without copying anything; json_unescape() then decodes a string value
  * when a stage needs its text. Writers use json_put_string(), which always
  * produces valid UTF-8 JSON. */
 #ifndef WINNOW_JSON_H
@@ -34,7 +35,8 @@ typedef struct {
 
 /* Scans one JSON line (without the newline). Returns 0 when the line is one
  * well-formed JSON object (strings valid UTF-8) and fills *doc; otherwise -1,
- * with a short reason in *err and its byte offset in *err_pos. */
+ * with a short reason in *err and its byte offset in *err_pos. Nesting
+ * deeper than 512 levels is refused (a limit RFC 8259 section 9 allows). */
 int json_scan_doc(const char *line, size_t len, jdoc *doc, const char **err, size_t *err_pos);
 
 /* json_scan_doc(), and in the same pass the decoded value of the top-level

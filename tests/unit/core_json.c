@@ -158,6 +158,14 @@ static void all_checks(void)
     deep[k++] = '}';
     deep[k] = 0;
     ok(!scans(deep), "nesting deeper than the limit is rejected, not a crash");
+    for (int levels = 512; levels <= 513; levels++) { /* the object, then arrays: README's limit */
+        k = (size_t)sprintf(deep, "{\"text\":\"x\",\"m\":");
+        for (int i = 1; i < levels; i++) deep[k++] = '[';
+        for (int i = 1; i < levels; i++) deep[k++] = ']';
+        deep[k++] = '}';
+        deep[k] = 0;
+        ok(scans(deep) == (levels <= 512), "%d levels of nesting %s", levels, levels <= 512 ? "read" : "refused");
+    }
 
     escapes_match_iconv();
     text_is("{\"text\":\"plain\"}", "plain", "plain text");

@@ -286,7 +286,8 @@ static void which_text(void)
         {"{\"text\":\"a\\nb\",\"text\":\"xyz\"}", "xyz"},
         {"{\"text\":\"first one is longer \\u00e9\",\"id\":1,\"text\":\"\\u00e9\"}", "\xc3\xa9"},
         {"{\"text\":\"abc\",\"text\":5}", NULL},
-        {"{\"te\\u0078t\":\"escaped key\"}", NULL},
+        {"{\"te\\u0078t\":\"escaped key\"}", "escaped key"}, /* names compare decoded, as in Python's json */
+        {"{\"text\":\"plain key\",\"te\\u0078t\":5}", NULL},
         {"{\"meta\":{\"text\":\"nested\"},\"text\":\"top\"}", "top"},
         {"{\"meta\":{\"text\":\"nested\"}}", NULL},
         {"{\"texts\":\"no\",\"tex\":\"no\"}", NULL},

@@ -40,6 +40,17 @@ int main(void)
            "Residents who spoke at the meeting were mostly in favour, though some worried about the noise and the cost of the works.",
            "article kept; nav, share, ad label, caption, related, sidebar, comments, cookie banner, footer and title heading dropped");
 
+    is_str(main_text("<body><div class='story'>" P1 "<div><span>Anzeige:</span></div>" P2 "<p>Advertisement: </p></div></body>"),
+           "The council voted on Tuesday to rebuild the old bridge over the river, a project that has been discussed for a decade.\n\n"
+           "Work starts in spring and should take two years, the mayor said, adding that a ferry will run while the bridge is closed.",
+           "advertisement labels followed by a colon go too");
+
+    is_str(main_text("<body><div class='story'>" P1 P2 "<p>Thanks for reading</p></div></body>"),
+           "The council voted on Tuesday to rebuild the old bridge over the river, a project that has been discussed for a decade.\n\n"
+           "Work starts in spring and should take two years, the mayor said, adding that a ferry will run while the bridge is closed.\n\n"
+           "Thanks for reading",
+           "a short last line of text is kept (only a heading with nothing after it goes)");
+
     is_str(main_text("<body>" NAV "<div class='content'>" P1
                      "<table><tr><th>Year</th><th>Cost</th></tr><tr><td>2025</td><td>4 million</td></tr>"
                      "<tr><td>2026</td><td>6 million</td></tr></table>" P2 "</div>" SIDEBAR FOOTER "</body>"),
