@@ -8,7 +8,7 @@
 # edited copies (near duplicates) in later files. Both are also held to the
 # rule computed here in Python from the raw texts (docs/dedup.md: the first
 # copy is kept, every later one goes naming it). Also: --mark without
-# --rejects names the same dup_of as the drop mode; apply -z writes NAME.zst;
+# --rejects marks what the drop mode drops (valid JSON, same dup_of, counts); apply -z writes NAME.zst;
 # --verify's dup_of is the earliest holder that passed the check, checked on
 # a document near two earlier ones whose exact Jaccard (Python) is 0.9+ and
 # under 0.3.
@@ -184,7 +184,7 @@ ok "apply -z writes each output as NAME.zst, the same lines as without -z" sh -c
     for f in $OUTS; do zstd -dcq '$TMP/out-z/'\$f.zst | cmp - '$TMP/out-b/'\$f || exit 1; done"
 
 # --mark (without --rejects): the drop mode's duplicates, with its reasons and dup_of
-"$WINNOW" dedup -q -j2 --mark $FILES -o "$TMP/mark.jsonl" 2> /dev/null
+"$WINNOW" dedup -q -j2 --mark $FILES -o "$TMP/mark.jsonl" --stats "$TMP/mark.st" 2> /dev/null
 is "$(python3 - "$TMP/mark.jsonl" "$TMP/stream1.rej" <<'EOF'
 import json, sys
 marked = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
@@ -193,6 +193,14 @@ rej = [json.loads(l) for l in open(sys.argv[2], encoding="utf-8")]
 print(len(marked), marked == [(d["text"], d["reject"]["reason"], d["reject"]["dup_of"]) for d in rej])
 EOF
 )" "$(wc -l < "$TMP/stream1.rej" | tr -d ' ') True" "--mark without --rejects: the dropped documents marked, each with the drop mode's dup_reason and dup_of"
+is "$(python3 - "$TMP/mark.st" "$TMP/stream1.st" <<'EOF'
+import json, sys
+m, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+print(m["out"] == d["in"] - d["failed"], m["extra"]["marked_exact_dup"] == d["dropped_by_reason"]["exact_dup"],
+      m["extra"]["marked_near_dup"] == d["dropped_by_reason"]["near_dup"],
+      m["extra"]["indexed_docs"] == d["extra"]["indexed_docs"] == d["in"] - d["failed"])
+EOF
+)" "True True True True" "--mark's stats: every good document out, marked_exact_dup and marked_near_dup the drop mode's counts, indexed_docs = in - failed"
 
 # --verify: C is an edited copy of B (exact Jaccard of word 5-grams 0.9+)
 # and shares a band with A, B's first quarter and other text (under 0.3);
