@@ -101,6 +101,7 @@ static void stream_reduce(void *ctx, stage_batch *b)
         const char *reason = kind == DUP_EXACT ? "exact_dup" : "near_dup";
         dup_of_member(s, first, &s->extra);
         if (s->config->mark) {
+            buf_putc(&s->extra, ','); /* after dup_of */
             json_put_key(&s->extra, "dup_reason");
             json_put_string(&s->extra, reason, strlen(reason));
             buf_clear(&s->line);

@@ -153,6 +153,42 @@ EOT
 "$WINNOW" filter -q $rules_off --classifier lf=lid_softmax.bin --keep "lf:__label__fr >= $thr" test.jsonl > fr.jsonl
 is "$(wc -l < fr.jsonl)" "$want" "--keep 'lf:__label__fr >= $thr' (fr mostly outside the top 2) keeps the $want documents predict-prob scores so"
 
+# a rule on a label that is also among the top k written: that label once
+# (no duplicate key), the object holding predict-prob's best two and it
+"$WINNOW" filter -q $rules_off --classifier lf=lid_softmax.bin --keep "lf:__label__en >= 0" test.jsonl > en_rule.jsonl
+is "$(python3 - en_rule.jsonl ref.lid_softmax <<'EOF'
+import json, sys
+def no_dups(pairs):
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise ValueError("duplicate key %s" % keys)
+    return dict(pairs)
+out = [json.loads(l, object_pairs_hook=no_dups)["metadata"]["scores"]["lf"] for l in open(sys.argv[1])]
+ref = [l.split() for l in open(sys.argv[2])]
+bad = [i for i, (o, r) in enumerate(zip(out, ref)) if set(o) != set(r[0:4:2]) | {"__label__en"}]
+print(len(out), sum("__label__en" in r[0:4:2] for r in ref) > 100, bad[:3])
+EOF
+)" "$ndocs True []" "a rule on a label among the top 2: written once, beside the best two (every document)"
+
+# --classifier-max-bytes N: the classifier reads the text's first N bytes,
+# cut back to a character boundary: every label's probability equals
+# predict-prob's on the texts cut so (UTF-8 in Python), where byte 50 falls
+# inside a character in 98 of the 622 UDHR lines
+python3 - <<'EOF'
+import json
+cut = 0
+with open('test50.txt', 'w') as f:
+    for l in open('test.jsonl'):
+        b = json.loads(l)['text'].encode()
+        cut += len(b) > 50 and (b[50] & 0xC0) == 0x80
+        f.write(b[:50].decode('utf-8', 'ignore').replace('\n', ' ') + '\n')
+print(cut, file=open('cut50', 'w'))
+EOF
+fasttext predict-prob lid_softmax.bin test50.txt "$nlid" > ref.cut50 2>/dev/null
+"$WINNOW" filter -q -j2 $rules_off --classifier cut50=lid_softmax.bin --classifier-top-k "$nlid" --classifier-max-bytes 50 test.jsonl > out.cut50
+is "$(python3 compare.py cut50 ref.cut50 out.cut50 2>&1) $(test "$(cat cut50)" -gt 50 && echo many-cut-inside)" "docs=$ndocs worst=ok many-cut-inside" \
+    "--classifier-max-bytes 50: every label's probability equals predict-prob's on the texts cut at a character boundary"
+
 # a classifier as the language identifier (FineWeb's recipe: English >= 0.65)
 "$WINNOW" filter -q --no-gopher-quality --no-gopher-repetition --no-c4 --no-fineweb \
     --classifier lid=lid_softmax.bin --langid-model lid --lang en --min-lang-score 0.65 test.jsonl > en.jsonl

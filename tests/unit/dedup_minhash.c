@@ -212,6 +212,20 @@ static void test_keyset(void)
     uint64_t zero[2] = {0, 0};
     ok(!keyset_find(&s, zero, NULL) && keyset_add(&s, zero, 0) && keyset_find(&s, zero, NULL) && !keyset_add(&s, zero, 0),
        "the all-zero key (the empty-slot mark) is a key like any other");
+    /* a 128-bit key with one zero half is an ordinary key, not an empty slot */
+    int half_added = 0, half_found = 0, still_found = 0;
+    for (int i = 0; i < 1000; i++) {
+        uint64_t hi0[2] = {0, keys[2 * i + 1]}, lo0[2] = {keys[2 * i + 1], 0};
+        half_added += keyset_add(&s, hi0, 0) + keyset_add(&s, lo0, 0);
+    }
+    for (int i = 0; i < 1000; i++) {
+        uint64_t hi0[2] = {0, keys[2 * i + 1]}, lo0[2] = {keys[2 * i + 1], 0};
+        half_found += keyset_find(&s, hi0, NULL) + keyset_find(&s, lo0, NULL);
+    }
+    for (int i = 0; i + 1 < N; i += 2) still_found += keyset_find(&s, &keys[i], NULL);
+    ok(half_added == 2000 && half_found == 2000 && still_found == N / 2,
+       "2-word keys with a zero half: all added and found, the other keys still there (%d, %d, %d)", half_added,
+       half_found, still_found);
     keyset_free(&s);
     keyset_init(&s, 1, true, 0);
     uint32_t v = 0;
