@@ -12,7 +12,7 @@ B=$(mktemp -d)
 python3 -c "import tarfile, sys; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$D/bin.tar.xz" "$B" || exit 1
 . "$D/group"
 . "$D/gpu_tests_list.sh"
-export SHARED=$D/shared WINNOW=$B/winnow PATH=$B:$PATH
+export SHARED=$D/shared WINNOW=$B/winnow PATH=$B:$PATH ${GPU_TEST_ENV:-}
 echo "== $(date -u), $(nproc) cores, $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 failed=0
 for t in $GPU_UNIT_TESTS; do

@@ -2,8 +2,9 @@
 # without one (CI), in three groups that each fit one device bundle (64 MiB):
 # what gpu_tests_bundle.sh packs and gpu_tests_device.sh runs. Set GROUP
 # before sourcing; each group lists unit test programs (build/tests/NAME),
-# shell tests (tests/e2e/NAME.sh) and the files of ../shared/data they read
-# (tokref texts and indexes: NAME.[it]*).
+# shell tests (tests/e2e/NAME.sh), the files of ../shared/data they read
+# (tokref texts and indexes: NAME.[it]*) and the environment that puts them
+# on the device (GPU_TEST_ENV).
 case ${GROUP:-} in
 tokenize)
     GPU_UNIT_TESTS="gpu_bpe_exact gpu_bpe_emulate gpu_bpe_overlap gpu_bpe_multi"
@@ -11,11 +12,13 @@ tokenize)
     GPU_TEST_DATA="tokref/edge.[it]* tokref/multi.[it]* tokref/en_code.[it]* tokref/blns.[it]*
       vocab/tiktoken/cl100k_base.tiktoken vocab/tiktoken/o200k_base.tiktoken vocab/tiktoken/r50k_base.tiktoken vocab/gpt2
       vectors/gpt-tokenizer vectors/blns jsonl/dclm" ;;
-hf)
+hf) # gpu_bpe_hf on the device reads the 7 files the GPU encodes; tokenize_hf_gpu.sh llama2 and gemma3 too
     GPU_UNIT_TESTS="gpu_bpe_hf"
     GPU_E2E_TESTS="tokenize_hf_gpu"
+    GPU_TEST_ENV="GPU_BPE_HF=device"
     GPU_TEST_DATA="tokref/edge.[it]* tokref/multi.[it]* tokref/en_code.[it]* tokref/blns.[it]*
-      vocab/hf vectors/gpt-tokenizer vectors/blns" ;;
+      vocab/hf/gpt2.* vocab/hf/gpt4o.* vocab/hf/llama3.* vocab/hf/llama3_1.* vocab/hf/mistral_nemo.*
+      vocab/hf/qwen2_5.* vocab/hf/qwen3.* vocab/hf/llama2.* vocab/hf/gemma3.* vectors/gpt-tokenizer vectors/blns" ;;
 dedup)
     GPU_UNIT_TESTS="dedup_gpu dedup_gpu_text dedup_gpu_xxh3 core_gpu_verdict core_block_source"
     GPU_E2E_TESTS="dedup_cli pipeline_ranks"
