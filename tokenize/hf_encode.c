@@ -6,6 +6,7 @@
 
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
+#include "tokenize/hf_precompiled.h"
 
 #define JIT_STACK_START (32 * 1024)
 #define JIT_STACK_MAX (8 * 1024 * 1024) /* deep backtracking on long runs must not fail a match */
@@ -175,6 +176,7 @@ void hf_pipeline_free(hf_pipeline *p)
         free(p->norm[i].pattern);
         free(p->norm[i].content);
         if (p->norm[i].re) pcre2_code_free(p->norm[i].re);
+        hf_charsmap_free(p->norm[i].charsmap);
     }
     free(p->norm);
     for (int i = 0; i < p->npre; i++) {

@@ -27,7 +27,8 @@ typedef struct hf_scratch hf_scratch;
 typedef enum {
     HN_NFC, HN_NFD, HN_NFKC, HN_NFKD, HN_LOWERCASE, HN_STRIP, HN_STRIP_ACCENTS, HN_REPLACE, HN_PREPEND,
     HN_BERT_CLEAN,   /* BertNormalizer's clean_text (left) and handle_chinese_chars (right) */
-    HN_STRIP_NONSPACING /* BertNormalizer's strip_accents after its NFD: drops Mn only */
+    HN_STRIP_NONSPACING, /* BertNormalizer's strip_accents after its NFD: drops Mn only */
+    HN_PRECOMPILED, HN_NMT /* SentencePiece's charsmap and NMT rules (hf_precompiled.c) */
 } hf_norm_kind;
 
 typedef struct {
@@ -36,6 +37,7 @@ typedef struct {
     size_t pattern_len, content_len;
     pcre2_code *re;
     bool left, right; /* Strip */
+    struct hf_charsmap *charsmap; /* Precompiled */
 } hf_norm_step;
 
 /* ---- pre-tokenizers ---- */
