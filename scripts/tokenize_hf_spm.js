@@ -7,8 +7,8 @@
 // add_special_tokens=false)) over the texts tests/unit/tokenize_hf_spm.c
 // uses: every blns and edge document, every 8th multi document, then
 // tests/data/hf/spm/texts.bin.zst (UDHR in 532 languages, corners). Writes
-// tests/data/hf/spm/NAME.ref.zst: per text its id count, then two 32-bit
-// hashes of the ids (u32 LE; hashes keep the file small: see the test).
+// tests/data/hf/spm/NAME.ref.zst: per text its id count, then a 32-bit
+// hash of the ids (u32 LE; a hash keeps the file small: see the test).
 // usage: NODE_PATH=DIR/node_modules node scripts/tokenize_hf_spm.js SHARED [NAME...]
 const { Tokenizer } = require('tokenizers');
 const fs = require('fs');
@@ -44,15 +44,12 @@ function extraTexts() {
 const texts = [...corpus('blns'), ...corpus('edge'), ...corpus('multi').filter((_, i) => i % MULTI_STRIDE === 0),
                ...extraTexts()];
 
-// the same two hashes as the test: FNV-1a over the ids' bytes, and a multiply-rotate of each id
-function hashes(ids) {
-  let h1 = 0x811c9dc5, h2 = 0x9e3779b9;
-  for (const id of ids) {
-    for (let k = 0; k < 32; k += 8) h1 = Math.imul(h1 ^ ((id >>> k) & 0xff), 0x01000193) >>> 0;
-    h2 = Math.imul(((h2 ^ id) >>> 0), 0x85ebca6b) >>> 0;
-    h2 = ((h2 << 13) | (h2 >>> 19)) >>> 0;
-  }
-  return [h1, h2];
+// the test's hash: FNV-1a over the ids' little-endian bytes
+function hash(ids) {
+  let h = 0x811c9dc5;
+  for (const id of ids)
+    for (let k = 0; k < 32; k += 8) h = Math.imul(h ^ ((id >>> k) & 0xff), 0x01000193) >>> 0;
+  return h;
 }
 
 function apply(root, edit) {
@@ -93,7 +90,7 @@ function fillCharsmaps(o) {
     let total = 0;
     for (const t of texts) {
       const ids = (await tok.encode(t, null, { addSpecialTokens: false })).getIds();
-      words.push(ids.length, ...hashes(ids));
+      words.push(ids.length, hash(ids));
       total += ids.length;
     }
     const out = `${DIR}/${name}.ref`;

@@ -14,9 +14,12 @@ ids. Run with /usr/bin/python3 (Debian's python3-sentencepiece).
                         "precompiled_charsmap":"@RULE", filled in by the test and the
                         .js script), OUTDIR/texts.bin.zst (per text a u32 LE byte
                         count and the UTF-8 bytes: the first 200 characters of each
-                        UDHR translation, then the hand-made corners below)
+                        UDHR translation, the hand-made corners below (the newer
+                        ones last), then 2000
+                        random short strings of characters from the blocks below)
+  texts SHARED OUTDIR   only OUTDIR/texts.bin.zst
 """
-import json, os, struct, subprocess, sys, tempfile
+import json, os, random, struct, subprocess, sys, tempfile
 
 import sentencepiece
 
@@ -43,7 +46,45 @@ CORNERS = [
     "\u0600\u0661 \u0600a \U000110bd1 \u0d4e\u0d15", "\u00a8\u0301 \u02b0\u0301 \u00aa\u0308 \u00b2\u0301",
     "\u3131\u314f \u1161\u1161 \u11a8\u11a8 \uac00\u11a8 \uac01\u11a8", "<pad></s><unk> <extra_id_0>x<extra_id_9>",
     "", " ", "\u3000\u3000", "\u2581\u2581x",
+    "\u2122\u200d\u2122\u0301 \u2139\ufe0f\u200d\u2139\u0301",
 ]
+
+# marks added in Unicode 15.0 and later (U+0897, U+1ACF, U+1E5EE...): one cluster
+# with the keyed character before them (the test compares these and the random
+# strings only where no NFKC/NFKD/StripAccents step, with HF's Unicode 9 tables, runs)
+NEWER_CORNERS = [
+    "\u00a0\u0897 x\u00a0\u0897y \u00a0\u1acf \u00a0\U0001e5ee \u00bd\U00011f00 \u2122\U00016d70",
+]
+
+# random short strings of characters from these blocks: ASCII, characters the
+# charsmap rewrites, marks of many scripts, Indic consonants and viramas,
+# Hangul jamo and syllables, regional indicators, emoji and modifiers,
+# characters added since Unicode 15.0
+RANDOM_TEXTS = 2000
+RANDOM_SEED = 23
+RANDOM_MAX_CHARS = 12
+POOLS = [
+    range(0x20, 0x7F),
+    [0xA0, 0xA8, 0xAA, 0xAD, 0xB2, 0xB5, 0xBD, 0x17F, 0x132, 0x1C4, 0x2B0, 0x3D0, 0x1E9B, 0x2122, 0x2139, 0x203C,
+     0x2049, 0x24C2, 0x3297, 0xFB01, 0xFDFA, 0xFF76, 0xFF9E, 0x3000, 0x2000, 0x200B, 0x200D, 0xFE0F, 0xFEFF, 0x2581,
+     0x85, 0x9F, 0x1, 0xD, 0xA, 0x9],
+    range(0x300, 0x370), range(0x483, 0x48A), range(0x591, 0x5C8), range(0x610, 0x61B), range(0x64B, 0x660),
+    [0x600, 0x601, 0x602, 0x6DD, 0x70F, 0x890, 0x8E2, 0x110BD, 0x110CD, 0xD4E, 0x111C2],
+    range(0x900, 0x980), range(0x980, 0xA00), range(0xA00, 0xA80), range(0xB00, 0xB80), range(0xC00, 0xC80),
+    range(0xCC0, 0xCD0), range(0xD00, 0xD80), range(0x1000, 0x1060), range(0x1780, 0x17E0), range(0x1A20, 0x1A60),
+    range(0x1B00, 0x1B50), range(0x1100, 0x1200), range(0x3131, 0x318F), range(0xAC00, 0xAC40), range(0xD7B0, 0xD7C8),
+    range(0x1F1E6, 0x1F200), range(0x1F300, 0x1F320), range(0x1F3FB, 0x1F400), range(0x1F600, 0x1F610),
+    range(0x2600, 0x2700),
+    [0x897, 0x1ACF, 0x1AD0, 0x1AE0, 0x1E5EE, 0x16D70, 0x11F00, 0x113D0, 0x113B8, 0x11F42, 0x1E4EC],
+    range(0xE01, 0xE3B), range(0xE40, 0xE4F), range(0xEB0, 0xEBD), range(0x20D0, 0x20F1), range(0xFE00, 0xFE10),
+    range(0xE0100, 0xE0110), range(0x1F00, 0x1F20),
+]
+
+
+def random_texts():
+    rng = random.Random(RANDOM_SEED)
+    return ["".join(chr(rng.choice(rng.choice(POOLS))) for _ in range(rng.randint(1, RANDOM_MAX_CHARS)))
+            for _ in range(RANDOM_TEXTS)]
 
 
 def run(*cmd):
@@ -133,7 +174,6 @@ def zstd_write(path, data):
 
 def build(shared, outdir):
     os.makedirs(outdir, exist_ok=True)
-    udhr = udhr_texts(shared)
     with tempfile.TemporaryDirectory() as tmp:
         train = os.path.join(tmp, "train.txt")
         lines = [l for t in open(os.path.join(shared, "multilingual/udhr/udhr_text_DERIVED.jsonl"), encoding="utf-8")
@@ -150,13 +190,21 @@ def build(shared, outdir):
             sp = sentencepiece.SentencePieceProcessor(model_file=prefix + ".model")
             text = json.dumps(t5_json(sp, rule), ensure_ascii=False, separators=(",", ":"))
             zstd_write(os.path.join(outdir, rule + ".json.zst"), text.encode("utf-8"))
-    texts = b"".join(struct.pack("<I", len(t.encode("utf-8"))) + t.encode("utf-8") for t in udhr + CORNERS)
-    zstd_write(os.path.join(outdir, "texts.bin.zst"), texts)
-    print(len(udhr), "UDHR texts,", len(CORNERS), "corners")
+    write_texts(shared, outdir)
+
+
+def write_texts(shared, outdir):
+    udhr = udhr_texts(shared)
+    texts = udhr + CORNERS + NEWER_CORNERS + random_texts()
+    zstd_write(os.path.join(outdir, "texts.bin.zst"),
+               b"".join(struct.pack("<I", len(t.encode("utf-8"))) + t.encode("utf-8") for t in texts))
+    print(len(udhr), "UDHR texts,", len(CORNERS) + len(NEWER_CORNERS), "corners,", RANDOM_TEXTS, "random")
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "build":
         build(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "texts":
+        write_texts(sys.argv[2], sys.argv[3])
     else:
         sys.exit(__doc__)

@@ -10,19 +10,16 @@
  * (shortest) such key; otherwise each character of the cluster is looked
  * up alone the same way and stays as it is without a match.
  *
- * Clusters follow UAX #29's rules as unicode-segmentation 1.13 (Unicode
- * 17) has them, GB9c included, with the properties of the ICU linked here
- * (72: Unicode 15.0); what that leaves different is in docs/tokenize.md. */
+ * Clusters are the unicode-segmentation crate's (hf_grapheme.c). */
 #include "tokenize/hf_precompiled.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unicode/uchar.h>
-#include <unicode/uscript.h>
 
 #include "core/utf8.h"
 #include "core/util.h"
+#include "tokenize/hf_grapheme.h"
 #include "tokenize/sp_check.h"
 
 #define WHOLE_CLUSTER_BELOW 6 /* HF: grapheme.len() < 6 is looked up whole */
@@ -194,78 +191,6 @@ void hf_charsmap_free(hf_charsmap *m)
     free(m);
 }
 
-/* ---- extended grapheme clusters (UAX #29) ---- */
-
-/* The InCB=Linker characters of Unicode 17 (the viramas GB9c joins across). */
-static bool incb_linker(uint32_t c)
-{
-    static const uint32_t linkers[] = {0x94D,  0x9CD,  0xACD,   0xB4D,   0xC4D,   0xD4D,   0x1039,
-                                       0x17D2, 0x1A60, 0x1B44,  0x1BAB,  0xA9C0,  0xAAF6,  0x10A3F,
-                                       0x11133, 0x113D0, 0x1193E, 0x11A47, 0x11A99, 0x11F42};
-    for (size_t i = 0; i < sizeof linkers / sizeof linkers[0]; i++)
-        if (linkers[i] == c) return true;
-    return false;
-}
-
-/* InCB=Consonant, as near as ICU 72 gives it: a consonant (Indic syllabic
- * category) of a script that has a linker. */
-static bool incb_consonant(uint32_t c)
-{
-    if (u_getIntPropertyValue((UChar32)c, UCHAR_INDIC_SYLLABIC_CATEGORY) != U_INSC_CONSONANT) return false;
-    UErrorCode e = U_ZERO_ERROR;
-    switch (uscript_getScript((UChar32)c, &e)) {
-    case USCRIPT_DEVANAGARI: case USCRIPT_BENGALI: case USCRIPT_GUJARATI: case USCRIPT_ORIYA: case USCRIPT_TELUGU:
-    case USCRIPT_MALAYALAM: case USCRIPT_MYANMAR: case USCRIPT_KHMER: case USCRIPT_LANNA: case USCRIPT_BALINESE:
-    case USCRIPT_SUNDANESE: case USCRIPT_JAVANESE: case USCRIPT_MEITEI_MAYEK: case USCRIPT_KHAROSHTHI:
-    case USCRIPT_CHAKMA: case USCRIPT_DIVES_AKURU: case USCRIPT_ZANABAZAR_SQUARE: case USCRIPT_SOYOMBO:
-    case USCRIPT_KAWI: return true;
-    default: return false;
-    }
-}
-
-/* The end of the extended grapheme cluster that starts at u[i] (i < n). A
- * byte that is not UTF-8 is a cluster of its own. */
-static size_t cluster_end(const uint8_t *u, size_t n, size_t i)
-{
-    size_t len = utf8_valid_seq(u + i, n - i);
-    if (!len) return i + 1;
-    uint32_t cp = utf8_decode(u + i, n - i, &len);
-    int prev = u_getIntPropertyValue((UChar32)cp, UCHAR_GRAPHEME_CLUSTER_BREAK);
-    if (prev == U_GCB_CR) return i + 1 < n && u[i + 1] == '\n' ? i + 2 : i + 1; /* GB3, GB4 */
-    if (prev == U_GCB_LF || prev == U_GCB_CONTROL) return i + len;            /* GB4 */
-    bool pict = u_hasBinaryProperty((UChar32)cp, UCHAR_EXTENDED_PICTOGRAPHIC), pict_zwj = false;
-    int regional = prev == U_GCB_REGIONAL_INDICATOR;
-    int incb = incb_consonant(cp) ? 1 : 0; /* 1: a consonant, 2: and a linker since */
-    size_t j = i + len;
-    while (j < n && utf8_valid_seq(u + j, n - j)) {
-        cp = utf8_decode(u + j, n - j, &len);
-        int cur = u_getIntPropertyValue((UChar32)cp, UCHAR_GRAPHEME_CLUSTER_BREAK);
-        bool cur_pict = u_hasBinaryProperty((UChar32)cp, UCHAR_EXTENDED_PICTOGRAPHIC);
-        bool join;
-        if (cur == U_GCB_CONTROL || cur == U_GCB_CR || cur == U_GCB_LF) join = false; /* GB5 */
-        else if (prev == U_GCB_L)
-            join = cur == U_GCB_L || cur == U_GCB_V || cur == U_GCB_LV || cur == U_GCB_LVT || cur == U_GCB_EXTEND ||
-                   cur == U_GCB_ZWJ || cur == U_GCB_SPACING_MARK; /* GB6, GB9, GB9a */
-        else if ((prev == U_GCB_LV || prev == U_GCB_V) && (cur == U_GCB_V || cur == U_GCB_T)) join = true; /* GB7 */
-        else if ((prev == U_GCB_LVT || prev == U_GCB_T) && cur == U_GCB_T) join = true;                   /* GB8 */
-        else if (cur == U_GCB_EXTEND || cur == U_GCB_ZWJ || cur == U_GCB_SPACING_MARK) join = true; /* GB9, GB9a */
-        else if (prev == U_GCB_PREPEND) join = true;                                                /* GB9b */
-        else if (incb == 2 && incb_consonant(cp)) join = true;                                     /* GB9c */
-        else if (pict_zwj && cur_pict) join = true;                                                /* GB11 */
-        else join = prev == U_GCB_REGIONAL_INDICATOR && cur == U_GCB_REGIONAL_INDICATOR && regional % 2; /* GB12, GB13 */
-        if (!join) break;
-        pict_zwj = pict && cur == U_GCB_ZWJ;
-        pict = cur_pict || (pict && cur == U_GCB_EXTEND);
-        regional = cur == U_GCB_REGIONAL_INDICATOR ? regional + 1 : 0;
-        if (incb_consonant(cp)) incb = 1;
-        else if (incb_linker(cp)) incb = incb ? 2 : 0;
-        else if (!(cur == U_GCB_EXTEND || cur == U_GCB_ZWJ)) incb = 0; /* InCB=Extend keeps it */
-        prev = cur;
-        j += len;
-    }
-    return j;
-}
-
 /* ---- applying ---- */
 
 /* Appends the match's string, or k[0..n) itself when there is none; true when something matched. */
@@ -288,7 +213,7 @@ bool hf_charsmap_apply(const hf_charsmap *m, const char *s, size_t n, wbuf *out)
             end = i + 1;
             put(m, m->ascii[u[i]], s + i, 1, out);
         } else {
-            end = cluster_end(u, n, i);
+            end = hf_grapheme_end(u, n, i);
             if (end - i >= WHOLE_CLUSTER_BELOW || !put(m, first_match(m, u + i, end - i), s + i, end - i, out)) {
                 out->len = before;
                 for (size_t k = i, len; k < end; k += len) {
