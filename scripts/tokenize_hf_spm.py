@@ -18,8 +18,13 @@ ids. Run with /usr/bin/python3 (Debian's python3-sentencepiece).
                         ones last), then 2000
                         random short strings of characters from the blocks below)
   texts SHARED OUTDIR   only OUTDIR/texts.bin.zst
+  wordlevel SHARED OUTDIR
+                        only OUTDIR/wordlevel.json.zst: a WordLevel file as HF's
+                        WordLevelTrainer makes one (the most frequent words of the
+                        UDHR split at white space and punctuation, "[UNK]" first;
+                        normalizer Nmt, pre-tokenizer WhitespaceSplit + Punctuation)
 """
-import json, os, random, struct, subprocess, sys, tempfile
+import json, os, random, re, struct, subprocess, sys, tempfile
 
 import sentencepiece
 
@@ -161,6 +166,31 @@ def t5_json(sp, rule):
     }
 
 
+WORDLEVEL_WORDS = 4000
+
+
+def write_wordlevel(shared, outdir):
+    counts = {}
+    for line in open(os.path.join(shared, "multilingual/udhr/udhr_text_DERIVED.jsonl"), encoding="utf-8"):
+        for word in re.findall(r"\w+|[^\w\s]", json.loads(line)["text"]):
+            counts[word] = counts.get(word, 0) + 1
+    words = sorted(counts, key=lambda w: (-counts[w], w))[:WORDLEVEL_WORDS]
+    vocab = {"[UNK]": 0}
+    for w in words:
+        vocab.setdefault(w, len(vocab))
+    root = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [added(0, "[UNK]")],
+        "normalizer": {"type": "Nmt"},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "WhitespaceSplit"}, {"type": "Punctuation", "behavior": "Isolated"}]},
+        "post_processor": None, "decoder": None,
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
+    }
+    text = json.dumps(root, ensure_ascii=False, separators=(",", ":"))
+    zstd_write(os.path.join(outdir, "wordlevel.json.zst"), text.encode("utf-8"))
+
+
 def udhr_texts(shared):
     out = []
     for line in open(os.path.join(shared, "multilingual/udhr/udhr_text_DERIVED.jsonl"), encoding="utf-8"):
@@ -191,6 +221,7 @@ def build(shared, outdir):
             text = json.dumps(t5_json(sp, rule), ensure_ascii=False, separators=(",", ":"))
             zstd_write(os.path.join(outdir, rule + ".json.zst"), text.encode("utf-8"))
     write_texts(shared, outdir)
+    write_wordlevel(shared, outdir)
 
 
 def write_texts(shared, outdir):
@@ -206,5 +237,7 @@ if __name__ == "__main__":
         build(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "texts":
         write_texts(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "wordlevel":
+        write_wordlevel(sys.argv[2], sys.argv[3])
     else:
         sys.exit(__doc__)

@@ -171,6 +171,9 @@ typedef struct {
     char *wp_prefix;
     size_t wp_prefix_len;
     size_t wp_max_chars;
+    /* a WordLevel model instead (hf_wordlevel.c): the word's id, else unk
+     * (with ignore_merges set, the whole word is looked up first) */
+    bool wordlevel;
     /* a Unigram model instead (hf_unigram.c): Viterbi over the vocab pieces' scores */
     bool unigram;
     double *ug_score;      /* by id */
@@ -376,6 +379,9 @@ size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char 
 int hf_wordpiece_load(hf_bpe *m, const hj_node *model, tok_vocab *vocab, wbuf *err);
 /* Appends the ids of one word (HF's WordPiece::tokenize). */
 void hf_wordpiece_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, wbuf *tmp, tok_ids *out);
+
+/* hf_wordlevel.c: loads a WordLevel model into m and its tokens into vocab; 0 or -1. */
+int hf_wordlevel_load(hf_bpe *m, const hj_node *model, tok_vocab *vocab, wbuf *err);
 
 /* hf_unigram.c: loads a Unigram model into m and its pieces into vocab; 0 or -1. */
 int hf_unigram_load(hf_bpe *m, const hj_node *model, tok_vocab *vocab, wbuf *err);
