@@ -1,5 +1,5 @@
 /* hf_pipeline.h - the Hugging Face tokenizers pipeline of a tokenizer.json:
- * added tokens, normalizer, pre-tokenizer, model (BPE, WordPiece, Unigram),
+ * added tokens, normalizer, pre-tokenizer, model (BPE, WordPiece, WordLevel, Unigram),
  * post-processor BOS/EOS and decoder, each as HF tokenizers 0.23 does it
  * (see docs/tokenize.md).
  *
