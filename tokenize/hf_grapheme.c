@@ -15,7 +15,7 @@
 #define HANGUL_LAST 0xD7A3
 #define HANGUL_T_COUNT 28 /* an LV syllable every 28th, LVT syllables between */
 
-/* Whether c lies in one of the sorted ranges t[0..n). */
+/* The range of the sorted ranges t[0..n) that holds c, or NULL. */
 static const hf_grapheme_range *find(const hf_grapheme_range *t, size_t n, uint32_t c)
 {
     size_t lo = 0, hi = n;
