@@ -1185,6 +1185,7 @@ void hf_bpe_encode(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, si
     size_t first = out->n;
     uint32_t id = m->ignore_merges ? vocab_find_hashed(vocab, s, n, hash) : VOCAB_NO_TOKEN;
     if (id != VOCAB_NO_TOKEN) ids_push(out, id);
+    else if (m->wordlevel) ids_push(out, m->unk);
     else if (m->wordpiece) hf_wordpiece_word(m, vocab, s, n, &h->piece, out);
     else if (m->unigram) hf_unigram_word(m, vocab, s, n, h, out);
     else if (!m->cut_words || !encode_cut(m, vocab, s, n, h, out)) merge_word(m, vocab, s, n, h, out);

@@ -6,6 +6,7 @@
 
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
+#include "tokenize/hf_precompiled.h"
 
 #define JIT_STACK_START (32 * 1024)
 #define JIT_STACK_MAX (8 * 1024 * 1024) /* deep backtracking on long runs must not fail a match */
@@ -151,6 +152,12 @@ int hf_pipeline_load(hf_pipeline *p, const hj_node *root, tok_vocab *vocab, wbuf
             return -1;
         }
         if (hf_wordpiece_load(&p->bpe, model, vocab, err)) return -1;
+    } else if (type && !strcmp(type, "WordLevel")) {
+        if (has_byte_level(p)) {
+            buf_printf(err, "model.type: WordLevel after a ByteLevel pre-tokenizer is not supported");
+            return -1;
+        }
+        if (hf_wordlevel_load(&p->bpe, model, vocab, err)) return -1;
     } else if (type && !strcmp(type, "Unigram")) {
         if (has_byte_level(p)) {
             buf_printf(err, "model.type: Unigram after a ByteLevel pre-tokenizer is not supported");
@@ -158,7 +165,7 @@ int hf_pipeline_load(hf_pipeline *p, const hj_node *root, tok_vocab *vocab, wbuf
         }
         if (hf_unigram_load(&p->bpe, model, vocab, err)) return -1;
     } else if (type ? strcmp(type, "BPE") : !hj_get(model, "merges")) {
-        buf_printf(err, "model.type: %s is not supported (BPE, WordPiece and Unigram are)", type ? type : "(none)");
+        buf_printf(err, "model.type: %s is not supported (BPE, WordPiece, WordLevel and Unigram are)", type ? type : "(none)");
         return -1;
     } else if (hf_bpe_load(&p->bpe, model, has_byte_level(p), vocab, err)) {
         return -1;
@@ -175,6 +182,7 @@ void hf_pipeline_free(hf_pipeline *p)
         free(p->norm[i].pattern);
         free(p->norm[i].content);
         if (p->norm[i].re) pcre2_code_free(p->norm[i].re);
+        hf_charsmap_free(p->norm[i].charsmap);
     }
     free(p->norm);
     for (int i = 0; i < p->npre; i++) {

@@ -1,7 +1,7 @@
 /* hf_normalize.c - tokenizer.json normalizers: NFC, NFD, NFKC, NFKD
  * (utf8proc), Lowercase, Strip, StripAccents, Replace (literal or regex),
- * Prepend, BertNormalizer, and Sequence of those (an empty one too). Others
- * are refused. */
+ * Prepend, BertNormalizer, Precompiled and Nmt (hf_precompiled.c), and
+ * Sequence of those (an empty one too). Others are refused. */
 #include <stdio.h>
 #include <string.h>
 #include <immintrin.h>
@@ -10,6 +10,7 @@
 #include "core/utf8.h"
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
+#include "tokenize/hf_precompiled.h"
 
 #define DOTTED_CAPITAL_I 0x130 /* its lowercase is two characters: i + U+0307 */
 
@@ -130,8 +131,17 @@ int hf_normalizer_load(hf_pipeline *p, const hj_node *node, const char *path, wb
         st->content_len = c->len;
         return hf_pattern_load(pat, path, &st->pattern, &st->pattern_len, &st->re, err);
     }
+    if (!strcmp(type, "Precompiled")) {
+        hf_norm_step *st = add_step(p, HN_PRECOMPILED);
+        st->charsmap = hf_charsmap_load(node, path, err);
+        return st->charsmap ? 0 : -1;
+    }
+    if (!strcmp(type, "Nmt")) {
+        add_step(p, HN_NMT);
+        return 0;
+    }
     buf_printf(err, "%s.type: the normalizer %s is not supported (NFC, NFD, NFKC, NFKD, Lowercase, Strip, "
-                    "StripAccents, Replace, Prepend, BertNormalizer, Sequence are)", path, type);
+                    "StripAccents, Replace, Prepend, BertNormalizer, Precompiled, Nmt, Sequence are)", path, type);
     return -1;
 }
 
@@ -316,6 +326,8 @@ static bool apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
     case HN_NFD: unicode_form(s, n, 1, out); return true;
     case HN_NFKC: unicode_form(s, n, 2, out); return true;
     case HN_NFKD: unicode_form(s, n, 3, out); return true;
+    case HN_PRECOMPILED: return hf_charsmap_apply(st->charsmap, s, n, out);
+    case HN_NMT: return hf_nmt_apply(s, n, out);
     case HN_PREPEND:
         if (n) buf_append(out, st->content, st->content_len);
         buf_append(out, s, n);

@@ -1,5 +1,5 @@
 /* hf_pipeline.h - the Hugging Face tokenizers pipeline of a tokenizer.json:
- * added tokens, normalizer, pre-tokenizer, model (BPE, WordPiece, Unigram),
+ * added tokens, normalizer, pre-tokenizer, model (BPE, WordPiece, WordLevel, Unigram),
  * post-processor BOS/EOS and decoder, each as HF tokenizers 0.23 does it
  * (see docs/tokenize.md).
  *
@@ -27,7 +27,8 @@ typedef struct hf_scratch hf_scratch;
 typedef enum {
     HN_NFC, HN_NFD, HN_NFKC, HN_NFKD, HN_LOWERCASE, HN_STRIP, HN_STRIP_ACCENTS, HN_REPLACE, HN_PREPEND,
     HN_BERT_CLEAN,   /* BertNormalizer's clean_text (left) and handle_chinese_chars (right) */
-    HN_STRIP_NONSPACING /* BertNormalizer's strip_accents after its NFD: drops Mn only */
+    HN_STRIP_NONSPACING, /* BertNormalizer's strip_accents after its NFD: drops Mn only */
+    HN_PRECOMPILED, HN_NMT /* SentencePiece's charsmap and NMT rules (hf_precompiled.c) */
 } hf_norm_kind;
 
 typedef struct {
@@ -36,6 +37,7 @@ typedef struct {
     size_t pattern_len, content_len;
     pcre2_code *re;
     bool left, right; /* Strip */
+    struct hf_charsmap *charsmap; /* Precompiled */
 } hf_norm_step;
 
 /* ---- pre-tokenizers ---- */
@@ -169,6 +171,9 @@ typedef struct {
     char *wp_prefix;
     size_t wp_prefix_len;
     size_t wp_max_chars;
+    /* a WordLevel model instead (hf_wordlevel.c): the word's id, else unk
+     * (with ignore_merges set, the whole word is looked up first) */
+    bool wordlevel;
     /* a Unigram model instead (hf_unigram.c): Viterbi over the vocab pieces' scores */
     bool unigram;
     double *ug_score;      /* by id */
@@ -374,6 +379,9 @@ size_t hf_added_split(const hf_pipeline *p, const hf_added_set *set, const char 
 int hf_wordpiece_load(hf_bpe *m, const hj_node *model, tok_vocab *vocab, wbuf *err);
 /* Appends the ids of one word (HF's WordPiece::tokenize). */
 void hf_wordpiece_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, size_t n, wbuf *tmp, tok_ids *out);
+
+/* hf_wordlevel.c: loads a WordLevel model into m and its tokens into vocab; 0 or -1. */
+int hf_wordlevel_load(hf_bpe *m, const hj_node *model, tok_vocab *vocab, wbuf *err);
 
 /* hf_unigram.c: loads a Unigram model into m and its pieces into vocab; 0 or -1. */
 int hf_unigram_load(hf_bpe *m, const hj_node *model, tok_vocab *vocab, wbuf *err);

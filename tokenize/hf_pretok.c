@@ -1,7 +1,7 @@
 /* hf_pretok.c - tokenizer.json pre-tokenizers: Split (literal or regex
  * pattern, every behavior, invert), ByteLevel (add_prefix_space,
  * use_regex), Metaspace (prepend_scheme, split), Digits, Punctuation,
- * Whitespace, WhitespaceSplit, BertPreTokenizer, Sequence. A Split whose
+ * Whitespace, WhitespaceSplit, BertPreTokenizer, CharDelimiterSplit, Sequence. A Split whose
  * regex is one of the three tiktoken patterns uses the hand-written scanner
  * (pretokenize.c, checked against the regex), as does one with \p{N} where
  * cl100k's or o200k's has \p{N}{1,3} (Qwen; its digit pieces split into
@@ -232,6 +232,22 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
         st->match = HM_WHITESPACE;
         st->behavior = HB_REMOVED;
         if (!strcmp(type, "BertPreTokenizer")) hf_pretok_add_step(p, HP_SPLIT)->match = HM_PUNCT;
+        return 0;
+    }
+    if (!strcmp(type, "CharDelimiterSplit")) { /* HF: a split on the one character, Removed */
+        const hj_node *d = hj_get(node, "delimiter");
+        size_t len = d && d->type == HJ_STRING ? d->len : 0;
+        if (!len || utf8_valid_seq((const unsigned char *)d->str, len) != len) {
+            buf_printf(err, "%s.delimiter: must be one character", path);
+            return -1;
+        }
+        hf_pretok_step *st = hf_pretok_add_step(p, HP_SPLIT);
+        st->match = HM_STRING;
+        st->behavior = HB_REMOVED;
+        st->literal = xmalloc(len + 1);
+        memcpy(st->literal, d->str, len);
+        st->literal[len] = 0;
+        st->literal_len = len;
         return 0;
     }
     if (!strcmp(type, "Whitespace")) {

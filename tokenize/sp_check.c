@@ -122,8 +122,7 @@ static const char *walk_trie(const trie *t, walk *w)
     return NULL;
 }
 
-/* Checks one precompiled_charsmap blob; NULL or what is wrong. */
-static const char *charsmap_problem(const uint8_t *blob, size_t len)
+const char *sp_charsmap_problem(const uint8_t *blob, size_t len)
 {
     if (!len) return NULL; /* none: no normalization rules */
     uint32_t trie_bytes;
@@ -190,7 +189,7 @@ static int check_spec(const uint8_t *p, size_t n, size_t base, const char *name,
         size_t at = pos;
         const char *why = next_field(p, n, &pos, &f);
         if (!why && f.number == SPEC_PRECOMPILED_CHARSMAP && f.wire_type == WT_BYTES)
-            why = charsmap_problem(p + f.start, f.len);
+            why = sp_charsmap_problem(p + f.start, f.len);
         if (why) {
             buf_printf(err, "%s%s (byte %zu): %s", name,
                        f.number == SPEC_PRECOMPILED_CHARSMAP ? ".precompiled_charsmap" : "", base + at, why);

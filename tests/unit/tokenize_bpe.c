@@ -106,17 +106,20 @@ static void bad_files(void)
         const char *text, *why;
     } json_cases[] = {
         {"{\"model\":{\"type\":\"Unigram\",\"vocab\":[]}}", "model.unk_id"},
-        {"{\"model\":{\"type\":\"WordLevel\",\"vocab\":{}}}", "model.type"},
+        {"{\"model\":{\"type\":\"WordLevel\",\"vocab\":{}}}", "model.unk_token"},
+        {"{\"model\":{\"type\":\"Unknown\",\"vocab\":{}}}", "model.type"},
         {"{\"model\":{\"type\":\"WordPiece\",\"unk_token\":\"[UNK]\",\"vocab\":{}}}", "model.unk_token"},
         {"{\"pre_tokenizer\":{\"type\":\"UnicodeScripts\"},\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
          "pre_tokenizer.type"},
         {"{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Digits\"},{\"type\":\"CharDelimiterSplit\"}]},"
          "\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
-         "pre_tokenizer.pretokenizers[1].type"},
+         "pre_tokenizer.pretokenizers[1].delimiter"},
         {"{\"pre_tokenizer\":{\"type\":\"Split\",\"pattern\":{\"Regex\":\"\\\\h+\"},\"behavior\":\"Isolated\"},"
          "\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
          "pre_tokenizer.pattern.Regex"},
         {"{\"normalizer\":{\"type\":\"Precompiled\",\"precompiled_charsmap\":\"\"},\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
+         "normalizer.precompiled_charsmap"},
+        {"{\"normalizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
          "normalizer.type"},
         {"{\"pre_tokenizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a b\"]}}",
          "model.merges[0]"},

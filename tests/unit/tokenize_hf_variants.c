@@ -12,98 +12,13 @@
  * U+0130), and tests/data/hf/NAME.bin.zst their ids from
  * scripts/tokenize_hf_variants.js (npm tokenizers@0.23.2) over every blns
  * string, the first 30 edge documents and every 200th multi document. */
+#include "tests/unit/json_edit.h"
 #include "tests/unit/tokenize_corpus.h"
 #include "tokenize/tokenizer.h"
 
 #define EDGE_DOCS 30
 #define MULTI_STRIDE 200
 #define VARIANTS "tests/data/hf/variants.tsv"
-
-/* The end of the JSON value that starts at p (after white space). */
-static const char *value_end(const char *p)
-{
-    int depth = 0;
-    do {
-        while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
-        if (*p == '"') {
-            for (p++; *p && *p != '"'; p++)
-                if (*p == '\\' && p[1]) p++;
-            p++;
-        } else if (*p == '{' || *p == '[') {
-            depth++, p++;
-        } else if (*p == '}' || *p == ']') {
-            depth--, p++;
-        } else if (*p == ',' || *p == ':') {
-            p++;
-        } else {
-            while (*p && !strchr(",]} \t\r\n", *p)) p++;
-        }
-    } while (depth > 0 && *p);
-    return p;
-}
-
-/* In the object at obj ('{'), the value of member key: its start, or NULL. */
-static const char *member(const char *obj, const char *key)
-{
-    const char *p = obj + 1;
-    size_t klen = strlen(key);
-    for (;;) {
-        while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t' || *p == ',') p++;
-        if (*p != '"') return NULL;
-        const char *kend = value_end(p);
-        bool match = (size_t)(kend - p) == klen + 2 && !memcmp(p + 1, key, klen);
-        p = kend;
-        while (*p == ' ' || *p == ':' || *p == '\n' || *p == '\t' || *p == '\r') p++;
-        if (match) return p;
-        p = value_end(p);
-    }
-}
-
-/* text with [a, b) replaced by ins. */
-static char *splice(const char *text, const char *a, const char *b, const char *ins)
-{
-    size_t n = strlen(text), k = strlen(ins), head = (size_t)(a - text);
-    char *out = malloc(n - (size_t)(b - a) + k + 1);
-    memcpy(out, text, head);
-    memcpy(out + head, ins, k);
-    strcpy(out + head + k, b);
-    return out;
-}
-
-/* Applies one edit PATH=JSON or +PATH=JSON to json (freed; returns the new text). */
-static char *apply_edit(char *json, const char *edit)
-{
-    bool append = edit[0] == '+';
-    if (append) edit++;
-    const char *eq = strchr(edit, '=');
-    char path[256];
-    snprintf(path, sizeof path, "%.*s", (int)(eq - edit), edit);
-    const char *obj = json;
-    while (*obj != '{') obj++;
-    char *dot, *key = path;
-    while ((dot = strchr(key, '.'))) {
-        *dot = 0;
-        obj = member(obj, key);
-        key = dot + 1;
-    }
-    const char *at = member(obj, key);
-    char *ins = malloc(strlen(eq) + strlen(key) + 8), *out;
-    if (!at) { /* a new member, first in its object */
-        sprintf(ins, "\"%s\":%s,", key, eq + 1);
-        out = splice(json, obj + 1, obj + 1, ins);
-    } else if (append) {
-        const char *end = value_end(at) - 1; /* the array's ']' */
-        const char *last = end - 1;
-        while (*last == ' ' || *last == '\n') last--;
-        sprintf(ins, "%s%s", *last == '[' ? "" : ",", eq + 1);
-        out = splice(json, end, end, ins);
-    } else {
-        out = splice(json, at, value_end(at), eq + 1);
-    }
-    free(ins);
-    free(json);
-    return out;
-}
 
 int main(void)
 {
