@@ -27,6 +27,7 @@
 
 #define METASPACE_DEFAULT "\xE2\x96\x81" /* U+2581, SentencePiece's space */
 #define PIECE_BATCH 64            /* piece ends a scanner gives per call */
+#define RUST_WORD "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}" /* Rust regex's \w */
 
 hf_pretok_step *hf_pretok_add_step(hf_pipeline *p, hf_pretok_kind kind)
 {
@@ -235,7 +236,10 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
         return 0;
     }
     if (!strcmp(type, "Whitespace")) {
-        static const char pattern[] = "\\w+|[^\\w\\s]+";
+        /* HF runs \w+|[^\w\s]+ in Rust's regex crate, not onig: its \w is
+         * UTS #18's (Alphabetic, marks, decimal digits, connectors, Join_Control),
+         * its \s White_Space; spelled out so that onig's \w does not apply */
+        static const char pattern[] = "[" RUST_WORD "]+|[^" RUST_WORD "\\p{White_Space}]+";
         hf_pretok_step *st = hf_pretok_add_step(p, HP_SPLIT);
         st->re = hf_regex_compile(pattern, strlen(pattern), err);
         if (!st->re) return -1;

@@ -3,9 +3,12 @@
  * HF tokenizers compiles Split and Replace patterns with Oniguruma (Ruby
  * syntax, UTF-8). The two agree on the syntax real files use except for a
  * few escapes whose classes differ: onig's \s is Unicode White_Space (with
- * U+0085, without U+FEFF) and its \w is letters, marks, decimal digits and
- * connector punctuation, while PCRE2's UCP \s and \w differ at the edges.
- * Those are spelled out as properties; escapes whose meaning differs and
+ * U+0085, without U+FEFF) and its \w is Alphabetic (letters, letter numbers,
+ * circled letters...), marks, decimal digits and connector punctuation -
+ * outside a bracket class also the Latin-1 digits and fractions U+00B2,
+ * U+00B3, U+00B9, U+00BC-U+00BE, which onig's Latin-1 table calls word
+ * characters - while PCRE2's UCP \s and \w differ at the edges. Those are
+ * spelled out as properties; escapes whose meaning differs and
  * that cannot be spelled out (\h is a hex digit in onig, \b, \B, nested
  * classes) are refused. In Ruby syntax ^ and $ are line anchors (at every
  * "\n"), as PCRE2's are in multiline mode. */
@@ -14,7 +17,9 @@
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
 
-#define WORD_CLASS "\\p{L}\\p{M}\\p{Nd}\\p{Pc}"
+#define WORD_CLASS "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}"
+/* what onig's \w adds outside a bracket class: ² ³ ¹ ¼ ½ ¾ */
+#define WORD_LATIN1_EXTRA "\\x{B2}\\x{B3}\\x{B9}\\x{BC}-\\x{BE}"
 
 pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
 {
@@ -27,14 +32,14 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
             switch (e) {
             case 's': buf_puts(&out, "\\p{White_Space}"); break;
             case 'S': buf_puts(&out, "\\P{White_Space}"); break;
-            case 'w': buf_puts(&out, in_class ? WORD_CLASS : "[" WORD_CLASS "]"); break;
+            case 'w': buf_puts(&out, in_class ? WORD_CLASS : "[" WORD_CLASS WORD_LATIN1_EXTRA "]"); break;
             case 'W':
                 if (in_class) {
                     buf_printf(err, "\\W inside a character class at pattern offset %zu", i - 1);
                     buf_free(&out);
                     return NULL;
                 }
-                buf_puts(&out, "[^" WORD_CLASS "]");
+                buf_puts(&out, "[^" WORD_CLASS WORD_LATIN1_EXTRA "]");
                 break;
             case 'h': case 'H': case 'b': case 'B': case 'A': case 'z': case 'Z': case 'G': case 'K': case 'R': case 'X':
                 buf_printf(err, "the escape \\%c (at pattern offset %zu) means something else in onig", e, i - 1);

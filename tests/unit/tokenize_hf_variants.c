@@ -3,7 +3,8 @@
  * itself: tests/data/hf/variants.tsv lists variants of real files (a member
  * replaced or an added token appended: ByteLevel add_prefix_space, use_regex
  * after a Split, ignore_merges false, normalizers, every Split behavior with
- * and without invert, Metaspace, Digits, Punctuation, Whitespace,
+ * and without invert, Metaspace, Digits, Punctuation, Whitespace (Rust
+ * regex's \w: llama3_whitespace has Marathi words with a ZWJ or ZWNJ inside),
  * WhitespaceSplit, BertPreTokenizer, added tokens with single_word, lstrip,
  * rstrip, normalized, an rstrip token then an lstrip one, single_word next
  * to a ZWJ, content written as JSON escapes with surrogate pairs;
