@@ -19,7 +19,8 @@
  * characters, an added token first...): empty regex matches, Punctuation,
  * BertPreTokenizer, WhitespaceSplit, Digits, Whitespace and onig's \w,
  * Strip then Prepend, BertNormalizer, Metaspace "first" after an added
- * token, an rstrip token then an lstrip one. */
+ * token and after a WhitespaceSplit that is not the first step, an rstrip
+ * token then an lstrip one. */
 #include "tests/unit/tokenize_corpus.h"
 #include "tokenize/hf_json.h"
 #include "tokenize/tokenizer.h"
