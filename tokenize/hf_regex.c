@@ -12,8 +12,11 @@
  * that cannot be spelled out (\h is a hex digit in onig, \b, \B, nested
  * classes) are refused. In Ruby syntax ^ and $ are line anchors (at every
  * "\n"), as PCRE2's are in multiline mode. */
+#include <pthread.h>
 #include <string.h>
+#include <utf8proc.h>
 
+#include "core/utf8.h"
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
 
@@ -21,8 +24,103 @@
 /* what onig's \w adds outside a bracket class: ² ³ ¹ ¼ ½ ¾ */
 #define WORD_LATIN1_EXTRA "\\x{B2}\\x{B3}\\x{B9}\\x{BC}-\\x{BE}"
 
+#define FOLD_MAX 4           /* code points of a full case folding (3 at most) */
+#define MAX_EXPANSIONS 256   /* the characters whose folding is longer: about 100 */
+#define MAX_CODE_POINT 0x10FFFF
+#define REGEX_META ".^$|()?*+{}[\\"
+
+/* The characters whose full case folding is several (ß -> ss, U+FB01 -> fi):
+ * their foldings, filled once. */
+static int32_t expansion[MAX_EXPANSIONS][FOLD_MAX];
+static int expansion_len[MAX_EXPANSIONS], nexpansions;
+static pthread_once_t expansions_once = PTHREAD_ONCE_INIT;
+
+/* cp's full case folding into f; its length in code points. */
+static int fold_char(uint32_t cp, int32_t f[FOLD_MAX])
+{
+    utf8proc_ssize_t n = utf8proc_decompose_char((utf8proc_int32_t)cp, f, FOLD_MAX, UTF8PROC_CASEFOLD, NULL);
+    return n > 0 && n <= FOLD_MAX ? (int)n : 0;
+}
+
+static void find_expansions(void)
+{
+    int32_t f[FOLD_MAX];
+    for (uint32_t cp = 0; cp <= MAX_CODE_POINT && nexpansions < MAX_EXPANSIONS; cp++) {
+        int n = fold_char(cp, f);
+        if (n < 2) continue;
+        memcpy(expansion[nexpansions], f, sizeof f);
+        expansion_len[nexpansions++] = n;
+    }
+}
+
+/* Whether the pattern turns on onig's (?i) anywhere. */
+static bool caseless(const char *pat, size_t len)
+{
+    for (size_t i = 0; i + 2 < len; i++) {
+        if (pat[i] == '\\') {
+            i++;
+            continue;
+        }
+        if (pat[i] != '(' || pat[i + 1] != '?') continue;
+        for (size_t j = i + 2; j < len && strchr("imx", pat[j]); j++)
+            if (pat[j] == 'i') return true;
+    }
+    return false;
+}
+
+/* Whether the folded run run[0..n) holds the folding of a character that folds to several. */
+static bool run_has_expansion(const int32_t *run, size_t n)
+{
+    for (int e = 0; e < nexpansions; e++)
+        for (size_t at = 0; at + (size_t)expansion_len[e] <= n; at++)
+            if (!memcmp(run + at, expansion[e], (size_t)expansion_len[e] * sizeof *run)) return true;
+    return false;
+}
+
+/* For a caseless pattern: the offset of literal text onig would match
+ * across character counts (a character that folds to several, or a run
+ * of literals holding such a folding), or -1. */
+static long multi_char_fold_at(const char *pat, size_t len)
+{
+    if (!caseless(pat, len)) return -1;
+    pthread_once(&expansions_once, find_expansions);
+    int32_t *run = xmalloc((len * FOLD_MAX + 1) * sizeof *run), f[FOLD_MAX];
+    size_t nrun = 0, run_start = 0;
+    long at = -1;
+    bool in_class = false;
+    for (size_t i = 0; i < len && at < 0;) {
+        unsigned char c = (unsigned char)pat[i];
+        bool literal = in_class ? c != ']' && c != '\\' : !strchr(REGEX_META, c);
+        if (!literal) {
+            if (!in_class && run_has_expansion(run, nrun)) at = (long)run_start;
+            nrun = 0;
+            if (c == '\\') i++; /* an escape is no literal text here */
+            else if (c == '[') in_class = true;
+            else if (c == ']') in_class = false;
+            i++;
+            continue;
+        }
+        size_t clen = utf8_valid_seq((const unsigned char *)pat + i, len - i);
+        if (!clen) clen = 1;
+        int n = fold_char(utf8_decode((const unsigned char *)pat + i, len - i, &clen), f);
+        if (n > 1) at = (long)i;
+        if (!nrun) run_start = i;
+        for (int k = 0; k < n && !in_class; k++) run[nrun++] = f[k];
+        i += clen;
+    }
+    if (at < 0 && run_has_expansion(run, nrun)) at = (long)run_start;
+    free(run);
+    return at;
+}
+
 pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
 {
+    long fold_at = multi_char_fold_at(pat, len);
+    if (fold_at >= 0) {
+        buf_printf(err, "case-insensitive text at pattern offset %ld that onig matches across character counts "
+                        "(as ß and ss); PCRE2 cannot", fold_at);
+        return NULL;
+    }
     wbuf out = WBUF_INIT;
     bool in_class = false;
     for (size_t i = 0; i < len; i++) {

@@ -7,7 +7,13 @@
  * except the characters PCRE2's older Unicode tables call unassigned (onig
  * knows a newer Unicode; docs/tokenize.md). Onig's \w is Alphabetic (circled
  * letters, letter numbers), not only letters, and outside a bracket class
- * it takes ² ³ ¹ ¼ ½ ¾ too. */
+ * it takes ² ³ ¹ ¼ ½ ¾ too.
+ *
+ * Case-insensitive patterns: in HF tokenizers (?i)ss isolates "ß" as well
+ * as "ss", (?i)ß and (?i)[ß] "ss" as well as "ß", (?i)fi "ﬁ", (?i)ʼn "ŉ",
+ * (?i)ǰ "ǰ" (a Split of "ﬀ ff FF ß ss ﬁ fi ŉ ʼn ǰ ǰ" by each, 2026-11-27);
+ * PCRE2 folds one character to one, so those are refused, while Llama 3's
+ * (?i:'s|'t|'re|'ve|'m|'ll|'d), which no such folding touches, compiles. */
 #include <stdlib.h>
 
 #include "core/utf8.h"
@@ -82,6 +88,26 @@ int main(void)
         pcre2_code_free(re);
     }
     is_int(npatterns, NPATTERNS, "%d patterns listed", NPATTERNS);
+
+    static const char *const refused[] = {"(?i)ss", "(?i)ß", "(?i)[ß]", "(?i:x|fi)", "(?i)\u02bcn", "(?mi)ǰ",
+                                          "(?i)STRASSE", "(?i)a\\.ﬀ"};
+    static const char *const compiled[] = {"(?i:'s|'t|'re|'ve|'m|'ll|'d)", "(?i)s\\s", "(?i)s[s]", "ss|ß",
+                                           "(?i)k", "(?i:s)s"};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        wbuf why = WBUF_INIT;
+        pcre2_code *re = hf_regex_compile(refused[i], strlen(refused[i]), &why);
+        ok(!re && strstr(why.data ? why.data : "", "across character counts"), "%s refused: %s", refused[i],
+           why.data ? why.data : "(compiled)");
+        if (re) pcre2_code_free(re);
+        buf_free(&why);
+    }
+    for (size_t i = 0; i < sizeof compiled / sizeof *compiled; i++) {
+        wbuf why = WBUF_INIT;
+        pcre2_code *re = hf_regex_compile(compiled[i], strlen(compiled[i]), &why);
+        ok(re != NULL, "%s compiles%s%s", compiled[i], re ? "" : ": ", re ? "" : why.data);
+        if (re) pcre2_code_free(re);
+        buf_free(&why);
+    }
     pcre2_code_free(unassigned);
     pcre2_match_data_free(md);
     free(want);
