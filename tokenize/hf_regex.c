@@ -101,8 +101,8 @@ static long multi_char_fold_at(const char *pat, size_t len)
             continue;
         }
         size_t clen = utf8_valid_seq((const unsigned char *)pat + i, len - i);
-        if (!clen) clen = 1;
-        int n = fold_char(utf8_decode((const unsigned char *)pat + i, len - i, &clen), f);
+        int n = clen ? fold_char(utf8_decode((const unsigned char *)pat + i, len - i, &clen), f) : 0;
+        if (!clen) clen = 1; /* a byte that is no character folds to nothing */
         if (n > 1) at = (long)i;
         if (!nrun) run_start = i;
         for (int k = 0; k < n && !in_class; k++) run[nrun++] = f[k];
