@@ -113,6 +113,30 @@ static long multi_char_fold_at(const char *pat, size_t len)
     return at;
 }
 
+/* Whether pat[at] starts an option group: ( ? then option letters (i, m,
+ * x, -) up to : or ). */
+static bool option_group(const char *pat, size_t len, size_t at)
+{
+    if (at + 2 >= len || pat[at + 1] != '?') return false;
+    size_t k = at + 2;
+    while (k < len && pat[k] && strchr("imx-", pat[k])) k++;
+    return k > at + 2 && k < len && (pat[k] == ':' || pat[k] == ')');
+}
+
+/* Whether pat[at] ('{') starts an interval {n}, {n,}, {n,m} or {,m}: then
+ * *close is its '}', *has_min whether n is there, *has_comma whether a comma. */
+static bool interval(const char *pat, size_t len, size_t at, size_t *close, bool *has_min, bool *has_comma)
+{
+    size_t k = at + 1, min_digits = 0, max_digits = 0;
+    while (k < len && pat[k] >= '0' && pat[k] <= '9') k++, min_digits++;
+    *has_comma = k < len && pat[k] == ',';
+    if (*has_comma)
+        for (k++; k < len && pat[k] >= '0' && pat[k] <= '9'; k++) max_digits++;
+    *has_min = min_digits > 0;
+    *close = k;
+    return k < len && pat[k] == '}' && (min_digits || max_digits);
+}
+
 pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
 {
     long fold_at = multi_char_fold_at(pat, len);
@@ -148,6 +172,33 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
                 buf_putc(&out, e);
             }
             continue;
+        }
+        if (c == '(' && !in_class && option_group(pat, len, i)) { /* onig's m is PCRE2's s: . matches \n */
+            buf_puts(&out, "(?");
+            for (i += 2; pat[i] != ':' && pat[i] != ')'; i++) buf_putc(&out, pat[i] == 'm' ? 's' : pat[i]);
+            buf_putc(&out, pat[i]);
+            continue;
+        }
+        size_t close;
+        bool has_min, has_comma;
+        if (c == '{' && !in_class && interval(pat, len, i, &close, &has_min, &has_comma)) {
+            char after = close + 1 < len ? pat[close + 1] : 0;
+            if (after == '+' || (after == '?' && !has_comma)) { /* onig: {n,m}+ repeats, {n}? is optional */
+                buf_printf(err, "the quantifier %.*s%c (at pattern offset %zu) means something else in onig",
+                           (int)(close + 1 - i), pat + i, after, i);
+                buf_free(&out);
+                return NULL;
+            }
+            buf_putc(&out, '{');
+            if (!has_min) buf_putc(&out, '0'); /* onig's {,n} is {0,n} */
+            buf_append(&out, pat + i + 1, close - i);
+            i = close;
+            continue;
+        }
+        if (c == '&' && in_class && i + 1 < len && pat[i + 1] == '&') {
+            buf_printf(err, "a class intersection && (at pattern offset %zu)", i);
+            buf_free(&out);
+            return NULL;
         }
         if (c == '[') {
             if (in_class) {
