@@ -20,8 +20,8 @@
  * "\n" and c{,1}d is c{0,1}d, which compile as PCRE2's (?s) and {0,1}
  * (edge_variants.tsv's gpt2_edge_replace_onig_syntax). */
 #include <stdlib.h>
+#include <utf8proc.h>
 
-#include "core/utf8.h"
 #include "tests/unit/tokenize_corpus.h"
 #include "tokenize/hf_pipeline.h"
 
@@ -35,12 +35,10 @@
 /* Whether pattern re matches exactly the one character c (as a whole). */
 static bool matches_char(const pcre2_code *re, pcre2_match_data *md, uint32_t c)
 {
-    wbuf b = WBUF_INIT;
-    utf8_append(&b, c);
-    int rc = pcre2_match(re, (PCRE2_SPTR)b.data, b.len, 0, PCRE2_ANCHORED, md, NULL);
-    bool whole = rc >= 0 && pcre2_get_ovector_pointer(md)[1] == b.len;
-    buf_free(&b);
-    return whole;
+    utf8proc_uint8_t b[4];
+    size_t n = (size_t)utf8proc_encode_char((utf8proc_int32_t)c, b);
+    int rc = pcre2_match(re, (PCRE2_SPTR)b, n, 0, PCRE2_ANCHORED, md, NULL);
+    return rc >= 0 && pcre2_get_ovector_pointer(md)[1] == n;
 }
 
 int main(void)
