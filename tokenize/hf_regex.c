@@ -11,7 +11,12 @@
  * spelled out as properties; escapes whose meaning differs and
  * that cannot be spelled out (\h is a hex digit in onig, \b, \B, nested
  * classes) are refused. In Ruby syntax ^ and $ are line anchors (at every
- * "\n"), as PCRE2's are in multiline mode. */
+ * "\n"), as PCRE2's are in multiline mode; onig's option m is PCRE2's s
+ * (. matches "\n") and its {,n} is {0,n}, while {n}? (an optional {n}),
+ * {n,m}+ (a repeat of the interval) and class intersections && have no
+ * PCRE2 spelling here: refused. So is a case-insensitive pattern whose
+ * literal text onig matches across character counts (it folds ß to ss both
+ * ways; PCRE2 folds one character to one). */
 #include <pthread.h>
 #include <string.h>
 #include <utf8proc.h>
