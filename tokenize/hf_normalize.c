@@ -333,11 +333,8 @@ static bool apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
                 continue;
             }
             if (st->kind == HN_BERT_CLEAN) {
-                /* HF's is_control: categories Cc, Cf, Co, Cs (unassigned code points stay) */
-                utf8proc_category_t cat = utf8proc_category((utf8proc_int32_t)cp);
-                bool control = cp != '\t' && cp != '\n' && cp != '\r' &&
-                               (cat == UTF8PROC_CATEGORY_CC || cat == UTF8PROC_CATEGORY_CF || cat == UTF8PROC_CATEGORY_CS ||
-                                cat == UTF8PROC_CATEGORY_CO);
+                /* HF's is_control: categories Cc, Cf, Co, Cs of Unicode 8.0 (unassigned code points stay) */
+                bool control = cp != '\t' && cp != '\n' && cp != '\r' && hf_is_control(cp);
                 if (st->left && (cp == 0 || cp == 0xFFFD || control)) {
                     /* dropped */
                 } else if (st->left && is_white_space(cp)) {
@@ -350,7 +347,7 @@ static bool apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
                     buf_append(out, s + i, len);
                 }
             } else if (st->kind == HN_STRIP_NONSPACING) {
-                if (utf8proc_category((utf8proc_int32_t)cp) != UTF8PROC_CATEGORY_MN) buf_append(out, s + i, len);
+                if (!hf_is_nonspacing_mark(cp)) buf_append(out, s + i, len);
             } else if (st->kind == HN_LOWERCASE) {
                 if (cp == DOTTED_CAPITAL_I) {
                     utf8_append(out, 'i');
@@ -358,10 +355,8 @@ static bool apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
                 } else {
                     utf8_append(out, (uint32_t)utf8proc_tolower((utf8proc_int32_t)cp));
                 }
-            } else {
-                utf8proc_category_t cat = utf8proc_category((utf8proc_int32_t)cp);
-                if (cat != UTF8PROC_CATEGORY_MN && cat != UTF8PROC_CATEGORY_MC && cat != UTF8PROC_CATEGORY_ME)
-                    buf_append(out, s + i, len);
+            } else if (!hf_is_combining_mark(cp)) { /* HN_STRIP_ACCENTS */
+                buf_append(out, s + i, len);
             }
             if (i == 0) first_kept = out->len > 0;
             i += len;

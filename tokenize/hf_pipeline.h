@@ -295,6 +295,17 @@ bool hf_normalize(const hf_pipeline *p, const char *s, size_t n, hf_scratch *h, 
 int hf_pattern_load(const hj_node *pat, const char *path, char **literal, size_t *literal_len, pcre2_code **re,
                     wbuf *err);
 
+/* hf_unicode.c: HF's classes from its crates' old Unicode tables. Rust's
+ * is_ascii_punctuation, or general category P in Unicode 8.0 (Punctuation,
+ * BertPreTokenizer). */
+bool hf_is_punctuation(uint32_t cp);
+/* Cc, Cf, Co or Cs in Unicode 8.0 (BertNormalizer's clean_text; \t \n \r are the caller's). */
+bool hf_is_control(uint32_t cp);
+/* Mn in Unicode 8.0 (BertNormalizer's accent stripping). */
+bool hf_is_nonspacing_mark(uint32_t cp);
+/* Mn, Mc or Me in Unicode 9.0 (StripAccents). */
+bool hf_is_combining_mark(uint32_t cp);
+
 /* hf_pretok.c: loads the pre_tokenizer node; 0 or -1. */
 int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err);
 

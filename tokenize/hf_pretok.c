@@ -295,13 +295,10 @@ static bool char_matches(hf_match_kind kind, uint32_t cp, bool valid)
         return (cp >= 9 && cp <= 13) || cp == ' ' || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
                (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F ||
                cp == 0x3000;
-    if (cp < 0x80) /* HM_PUNCT: Rust's is_ascii_punctuation */
-        return kind == HM_DIGIT ? cp >= '0' && cp <= '9'
-                                : (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) ||
-                                      (cp >= 123 && cp <= 126);
+    if (kind == HM_PUNCT) return hf_is_punctuation(cp);
+    if (cp < 0x80) return cp >= '0' && cp <= '9';
     utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
-    if (kind == HM_DIGIT) return c == UTF8PROC_CATEGORY_ND || c == UTF8PROC_CATEGORY_NL || c == UTF8PROC_CATEGORY_NO;
-    return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO; /* HM_PUNCT: or general category P */
+    return c == UTF8PROC_CATEGORY_ND || c == UTF8PROC_CATEGORY_NL || c == UTF8PROC_CATEGORY_NO; /* HM_DIGIT */
 }
 
 /* True when s[0..n) starts with a \p{N} character (the scanner's classes). */
