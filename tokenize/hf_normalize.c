@@ -157,6 +157,7 @@ static utf8proc_option_t form_options(int form)
  * characters normalizes on its own. */
 static bool inert_uncached(int form, uint32_t cp)
 {
+    if (!hf_normalization_knows(cp)) return true; /* HF's tables leave it as it is */
     const utf8proc_property_t *pr = utf8proc_get_property((utf8proc_int32_t)cp);
     if (pr->combining_class || (pr->category >= UTF8PROC_CATEGORY_MN && pr->category <= UTF8PROC_CATEGORY_ME))
         return false;
@@ -203,6 +204,14 @@ static inline size_t ascii_end(const unsigned char *u, size_t n, size_t i)
     return i;
 }
 
+/* Whether the character at s (n bytes on) is one HF's normalization
+ * tables know, which a following mark may compose with. */
+static bool known_char(const unsigned char *s, size_t n)
+{
+    size_t len = s[0] < 0x80 ? 1 : utf8_valid_seq(s, n);
+    return len && (s[0] < 0x80 || hf_normalization_knows(utf8_decode(s, n, &len)));
+}
+
 /* Unicode normalization form of s into out: runs of inert characters are
  * copied, the rest (with the character before it, which a mark may compose
  * with) goes through utf8proc. */
@@ -224,7 +233,7 @@ static void unicode_form(const char *s, size_t n, int form, wbuf *out)
             i += len ? len : 1;
             continue;
         }
-        size_t seg = prev >= copied && prev < i ? prev : i, j = i + len;
+        size_t seg = prev >= copied && prev < i && known_char(u + prev, i - prev) ? prev : i, j = i + len;
         while (j < n) {
             size_t l = u[j] < 0x80 ? 1 : utf8_valid_seq(u + j, n - j);
             if (!l || u[j] < 0x80 || inert(form, utf8_decode(u + j, n - j, &l))) break;

@@ -305,6 +305,9 @@ bool hf_is_control(uint32_t cp);
 bool hf_is_nonspacing_mark(uint32_t cp);
 /* Mn, Mc or Me in Unicode 9.0 (StripAccents). */
 bool hf_is_combining_mark(uint32_t cp);
+/* Whether HF's normalization forms know cp (Unicode 11.0): a later
+ * character stays as it is and composes with nothing. */
+bool hf_normalization_knows(uint32_t cp);
 
 /* hf_pretok.c: loads the pre_tokenizer node; 0 or -1. */
 int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err);

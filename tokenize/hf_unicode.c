@@ -1,7 +1,8 @@
 /* hf_unicode.c - the character classes HF tokenizers takes from Rust crates
  * with old Unicode tables, at those versions: unicode_categories (0.1.1:
  * Unicode 8.0) for Punctuation, BertPreTokenizer and BertNormalizer, and
- * unicode-normalization-alignments (Unicode 9.0) for StripAccents. A
+ * unicode-normalization-alignments for StripAccents (Unicode 9.0) and the
+ * NFC/NFD/NFKC/NFKD tables (Unicode 11.0). A
  * character assigned later is none of them there, and the few whose
  * category changed since keep their old one. Measured against HF tokenizers
  * 0.23.2 over every code point (tests/data/hf/edge_texts.json has some). */
@@ -11,7 +12,8 @@
 #include "tokenize/hf_pipeline.h"
 
 #define CATEGORIES_UNICODE 8    /* unicode_categories' tables */
-#define NORMALIZATION_UNICODE 9 /* unicode-normalization-alignments' tables */
+#define COMBINING_UNICODE 9      /* unicode-normalization-alignments' is_combining_mark */
+#define DECOMPOSITION_UNICODE 11 /* its decompositions and compositions */
 
 #define MONGOLIAN_BIRGA_WITH_ORNAMENT 0x166D /* Po in Unicode 8, So since */
 #define SHARADA_SANDHI_MARK 0x111C9          /* Po in Unicode 8, Mn since */
@@ -66,5 +68,10 @@ bool hf_is_combining_mark(uint32_t cp)
     if (cp == VEDIC_SIGN_ARDHAVISARGA || cp == VEDIC_SIGN_ROTATED_ARDHAVISARGA) return true;
     if (cp == SHARADA_SANDHI_MARK) return false;
     utf8proc_category_t c = category(cp);
-    return c >= UTF8PROC_CATEGORY_MN && c <= UTF8PROC_CATEGORY_ME && assigned_by(cp, NORMALIZATION_UNICODE);
+    return c >= UTF8PROC_CATEGORY_MN && c <= UTF8PROC_CATEGORY_ME && assigned_by(cp, COMBINING_UNICODE);
+}
+
+bool hf_normalization_knows(uint32_t cp)
+{
+    return assigned_by(cp, DECOMPOSITION_UNICODE);
 }

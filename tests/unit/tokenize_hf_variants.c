@@ -21,8 +21,9 @@
  * Strip then Prepend, BertNormalizer, Metaspace "first" after an added
  * token and after a WhitespaceSplit that is not the first step, an rstrip
  * token then an lstrip one, Replace by onig patterns with (?m) and {,n};
- * Punctuation, BertPreTokenizer, BertNormalizer and StripAccents on
- * characters newer than or recategorized since their crates' Unicode. */
+ * Punctuation, BertPreTokenizer, BertNormalizer, StripAccents and the four
+ * normalization forms on characters newer than or recategorized since
+ * their crates' Unicode. */
 #include "tests/unit/tokenize_corpus.h"
 #include "tokenize/hf_json.h"
 #include "tokenize/tokenizer.h"
