@@ -19,7 +19,8 @@
  * characters, an added token first...): empty regex matches, Punctuation,
  * BertPreTokenizer, WhitespaceSplit, Digits, Whitespace and onig's \w,
  * Strip then Prepend, BertNormalizer, Metaspace "first" after an added
- * token and after a WhitespaceSplit that is not the first step, an rstrip
+ * token, after a WhitespaceSplit that is not the first step, after
+ * inserted text and after a Replace at the start, an rstrip
  * token then an lstrip one, Replace by onig patterns with (?m) and {,n};
  * Punctuation, BertPreTokenizer, BertNormalizer, StripAccents and the four
  * normalization forms on characters newer than or recategorized since
