@@ -254,8 +254,12 @@ void hf_encode(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size
         size_t nn = hf_added_split(p, &p->normalized_set, text, len, &h->norm_spans, &h->norm_cap);
         for (size_t k = 0; k < nn; k++) {
             const hf_added_span *sp = &h->norm_spans[k];
-            if (sp->index >= 0) ids_push(out, p->added[sp->index].id);
-            else encode_text(p, vocab, text + sp->start, sp->end - sp->start, z > sp->start ? z - sp->start : 0, h, out);
+            if (sp->index >= 0) {
+                ids_push(out, p->added[sp->index].id);
+                continue;
+            }
+            size_t span_z = z > sp->start ? z - sp->start : 0; /* its bytes at offset 0 */
+            encode_text(p, vocab, text + sp->start, sp->end - sp->start, span_z, h, out);
         }
     }
 }

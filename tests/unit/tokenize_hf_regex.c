@@ -86,8 +86,8 @@ int main(void)
                 diag("%s: U+%04X: PCRE2 %s, onig %s", pattern, c, want[c] ? "does not match" : "matches",
                      want[c] ? "matches" : "does not");
         }
-        ok(differ == 0 && checked > MIN_ASSIGNED, "%s: %zu characters as onig matches them (%zu differ)", pattern, checked,
-           differ);
+        ok(differ == 0 && checked > MIN_ASSIGNED, "%s: %zu characters as onig matches them (%zu differ)", pattern,
+           checked, differ);
         pcre2_code_free(re);
     }
     is_int(npatterns, NPATTERNS, "%d patterns listed", NPATTERNS);

@@ -202,7 +202,8 @@ int main(void)
     text_list docs = {0};
     for (int c = 0; c < 3; c++) {
         int limit = c == 1 ? EDGE_DOCS : corpora[c].ndocs, stride = c == 2 ? MULTI_STRIDE : 1;
-        for (int d = 0; d < limit; d += stride) texts_add(&docs, corpora[c].text + corpora[c].off[d], corpora[c].len[d]);
+        for (int d = 0; d < limit; d += stride)
+            texts_add(&docs, corpora[c].text + corpora[c].off[d], corpora[c].len[d]);
     }
     int nvariants = check_variants(VARIANTS, &docs);
     ok(nvariants >= 25, "%d variants listed", nvariants);
