@@ -1,10 +1,12 @@
-// tokenize_hf_variants.js - reference ids for tests/data/hf/variants.tsv:
-// each variant is one of the real tokenizer.json files of $SHARED/vocab/hf
-// with the listed members replaced (PATH=JSON) or array elements appended
-// (+PATH=JSON), encoded by Hugging Face tokenizers itself (the npm package
-// tokenizers@0.23.2, encode(text, add_special_tokens=false)) over the texts
-// tests/unit/tokenize_hf_variants.c uses: every blns string, the first 30
-// (hand-written) edge documents and every 200th multi document. Writes
+// tokenize_hf_variants.js - reference ids for tests/data/hf/variants.tsv and
+// tests/data/hf/edge_variants.tsv: each variant is one of the real
+// tokenizer.json files of $SHARED/vocab/hf with the listed members replaced
+// (PATH=JSON) or array elements appended (+PATH=JSON), encoded by Hugging
+// Face tokenizers itself (the npm package tokenizers@0.23.2, encode(text,
+// add_special_tokens=false)) over the texts tests/unit/tokenize_hf_variants.c
+// uses: for variants.tsv every blns string, the first 30 (hand-written) edge
+// documents and every 200th multi document; for edge_variants.tsv the
+// hand-written strings of tests/data/hf/edge_texts.json. Writes
 // tests/data/hf/NAME.bin.zst (per text: u32 count, then u32 ids, LE).
 // usage: NODE_PATH=DIR/node_modules node scripts/tokenize_hf_variants.js SHARED [NAME...]
 // (NAMEs: only those variants)
@@ -26,8 +28,11 @@ function corpus(name) {
   });
 }
 
-const texts = [...corpus('blns'), ...corpus('edge').slice(0, EDGE_DOCS),
-               ...corpus('multi').filter((_, i) => i % MULTI_STRIDE === 0)];
+const lists = [
+  ['tests/data/hf/variants.tsv', [...corpus('blns'), ...corpus('edge').slice(0, EDGE_DOCS),
+                                  ...corpus('multi').filter((_, i) => i % MULTI_STRIDE === 0)]],
+  ['tests/data/hf/edge_variants.tsv', JSON.parse(fs.readFileSync('tests/data/hf/edge_texts.json', 'utf8'))],
+];
 
 function apply(root, edit) {
   const eq = edit.indexOf('=');
@@ -44,8 +49,8 @@ function apply(root, edit) {
 }
 
 (async () => {
-  const lines = fs.readFileSync('tests/data/hf/variants.tsv', 'utf8').split('\n').filter(l => l && !l.startsWith('#'));
-  for (const line of lines) {
+  for (const [list, texts] of lists) for (const line of fs.readFileSync(list, 'utf8').split('\n')) {
+    if (!line || line.startsWith('#')) continue;
     const [name, base, ...edits] = line.split('\t');
     if (only.length && !only.includes(name)) continue;
     const root = JSON.parse(execFileSync('zstd', ['-dcq', `${shared}/vocab/hf/${base}.tokenizer.json.zst`],

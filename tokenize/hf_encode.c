@@ -29,6 +29,7 @@ static void pieces_free(hf_pieces *p)
     buf_free(&p->text);
     free(p->off);
     free(p->len);
+    free(p->aligned);
     free(p->spans);
 }
 
@@ -197,11 +198,11 @@ void hf_pipeline_free(hf_pipeline *p)
 }
 
 /* Normalized text s[0..n) that holds no added token: pre-tokenized, then each piece through the model. */
-static void encode_text(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size_t n, bool first,
+static void encode_text(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size_t n, size_t z,
                         hf_scratch *h, tok_ids *out)
 {
     if (!n) return;
-    hf_pretokenize(p, s, n, first, h, &h->pieces, &h->pieces_tmp);
+    hf_pretokenize(p, s, n, z, h, &h->pieces, &h->pieces_tmp);
     const hf_pieces *pc = &h->pieces;
     const uint8_t *base = (const uint8_t *)hf_piece_text(pc);
     /* where the pieces' text ends: s itself (base), or the pre-tokenizer's copy */
@@ -248,20 +249,25 @@ void hf_encode(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size
         }
         const char *text = s + raw[r].start;
         size_t len = raw[r].end - raw[r].start;
-        bool at_start = raw[r].start == 0; /* Metaspace's "first": the text starts the document */
+        /* the bytes at the document's original offset 0 (Metaspace's "first"): its first character */
+        size_t z = raw[r].start == 0 ? hf_first_char_len(text, len) : 0;
         if (p->nnorm) {
-            at_start = hf_normalize(p, text, len, h, &h->norm, &h->norm_tmp) && at_start;
+            z = hf_normalize_aligned(p, text, len, z, h, &h->norm, &h->norm_tmp);
             text = h->norm.data, len = h->norm.len;
         }
         if (!match_added || !p->normalized_set.nlengths) {
-            encode_text(p, vocab, text, len, at_start, h, out);
+            encode_text(p, vocab, text, len, z, h, out);
             continue;
         }
         size_t nn = hf_added_split(p, &p->normalized_set, text, len, &h->norm_spans, &h->norm_cap);
         for (size_t k = 0; k < nn; k++) {
             const hf_added_span *sp = &h->norm_spans[k];
-            if (sp->index >= 0) ids_push(out, p->added[sp->index].id);
-            else encode_text(p, vocab, text + sp->start, sp->end - sp->start, at_start && sp->start == 0, h, out);
+            if (sp->index >= 0) {
+                ids_push(out, p->added[sp->index].id);
+                continue;
+            }
+            size_t span_z = z > sp->start ? z - sp->start : 0; /* its bytes at offset 0 */
+            encode_text(p, vocab, text + sp->start, sp->end - sp->start, span_z, h, out);
         }
     }
 }

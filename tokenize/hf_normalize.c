@@ -167,6 +167,7 @@ static utf8proc_option_t form_options(int form)
  * characters normalizes on its own. */
 static bool inert_uncached(int form, uint32_t cp)
 {
+    if (!hf_normalization_knows(cp)) return true; /* HF's tables leave it as it is */
     const utf8proc_property_t *pr = utf8proc_get_property((utf8proc_int32_t)cp);
     if (pr->combining_class || (pr->category >= UTF8PROC_CATEGORY_MN && pr->category <= UTF8PROC_CATEGORY_ME))
         return false;
@@ -213,6 +214,14 @@ static inline size_t ascii_end(const unsigned char *u, size_t n, size_t i)
     return i;
 }
 
+/* Whether the character at s (n bytes on) is one HF's normalization
+ * tables know, which a following mark may compose with. */
+static bool known_char(const unsigned char *s, size_t n)
+{
+    size_t len = s[0] < 0x80 ? 1 : utf8_valid_seq(s, n);
+    return len && (s[0] < 0x80 || hf_normalization_knows(utf8_decode(s, n, &len)));
+}
+
 /* Unicode normalization form of s into out: runs of inert characters are
  * copied, the rest (with the character before it, which a mark may compose
  * with) goes through utf8proc. */
@@ -234,7 +243,7 @@ static void unicode_form(const char *s, size_t n, int form, wbuf *out)
             i += len ? len : 1;
             continue;
         }
-        size_t seg = prev >= copied && prev < i ? prev : i, j = i + len;
+        size_t seg = prev >= copied && prev < i && known_char(u + prev, i - prev) ? prev : i, j = i + len;
         while (j < n) {
             size_t l = u[j] < 0x80 ? 1 : utf8_valid_seq(u + j, n - j);
             if (!l || u[j] < 0x80 || inert(form, utf8_decode(u + j, n - j, &l))) break;
@@ -315,29 +324,68 @@ static void replace_byte(const hf_norm_step *st, const char *s, size_t n, wbuf *
     out->data[out->len] = 0;
 }
 
-/* Applies one step to s[0..n) into out; false when it removed the first
- * character (out then starts at a later place of s: HF's offsets_original of
- * the text no longer starts at 0). */
-static bool apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h, wbuf *out)
+/* The bytes of out that the first z bytes of s become under a
+ * normalization form (the prefix normalized alone: a character the
+ * boundary cuts off cannot start a piece, so a composed one either way is
+ * the same). */
+static size_t form_prefix(const char *s, size_t z, int form)
+{
+    if (!z) return 0;
+    wbuf prefix = WBUF_INIT;
+    unicode_form(s, z, form, &prefix);
+    size_t len = prefix.len;
+    buf_free(&prefix);
+    return len;
+}
+
+/* Replace's aligned prefix: what of out (written from s by matches and
+ * gaps, in order) lies at original offset 0. A gap byte keeps its place's
+ * alignment; a match's content takes that of the match's last byte (HF's
+ * NormalizedString::replace), or offset 0 for an empty match at 0. */
+typedef struct {
+    size_t z_in, z_out;
+    bool open; /* every byte of out so far lies at offset 0 */
+} replace_prefix;
+
+static void prefix_gap(replace_prefix *r, size_t from, size_t to)
+{
+    if (!r->open || to <= from) return;
+    size_t aligned = r->z_in > from ? (r->z_in < to ? r->z_in : to) - from : 0;
+    r->z_out += aligned;
+    if (aligned < to - from) r->open = false;
+}
+
+static void prefix_content(replace_prefix *r, size_t match_end, size_t content_len)
+{
+    if (!r->open || !content_len) return;
+    if (match_end <= r->z_in) r->z_out += content_len;
+    else r->open = false;
+}
+
+/* Applies one step to s[0..n) into out. z: how many leading bytes of s lie
+ * at the document's original offset 0 (HF's alignment start 0); returns
+ * the same for out. */
+static size_t apply(const hf_norm_step *st, const char *s, size_t n, size_t z, hf_scratch *h, wbuf *out)
 {
     buf_clear(out);
     switch (st->kind) {
-    case HN_NFC: unicode_form(s, n, 0, out); return true;
-    case HN_NFD: unicode_form(s, n, 1, out); return true;
-    case HN_NFKC: unicode_form(s, n, 2, out); return true;
-    case HN_NFKD: unicode_form(s, n, 3, out); return true;
-    case HN_PRECOMPILED: return hf_charsmap_apply(st->charsmap, s, n, out);
-    case HN_NMT: return hf_nmt_apply(s, n, out);
-    case HN_PREPEND:
+    case HN_NFC: unicode_form(s, n, 0, out); return form_prefix(s, z, 0);
+    case HN_NFD: unicode_form(s, n, 1, out); return form_prefix(s, z, 1);
+    case HN_NFKC: unicode_form(s, n, 2, out); return form_prefix(s, z, 2);
+    case HN_NFKD: unicode_form(s, n, 3, out); return form_prefix(s, z, 3);
+    case HN_PRECOMPILED: return hf_charsmap_apply(st->charsmap, s, n, z, out);
+    case HN_NMT: return hf_nmt_apply(s, n, z, out);
+    case HN_PREPEND: /* the content takes the first character's alignment */
         if (n) buf_append(out, st->content, st->content_len);
         buf_append(out, s, n);
-        return true;
+        return z && n ? z + st->content_len : 0;
     case HN_LOWERCASE:
     case HN_STRIP_ACCENTS:
     case HN_STRIP_NONSPACING:
-    case HN_BERT_CLEAN: {
-        bool first_kept = true;
+    case HN_BERT_CLEAN: { /* each character's output keeps its alignment */
+        size_t z_out = z ? SIZE_MAX : 0;
         for (size_t i = 0; i < n;) {
+            if (i >= z && z_out == SIZE_MAX) z_out = out->len;
             size_t len;
             uint32_t cp = utf8_decode((const unsigned char *)s + i, n - i, &len);
             if (!utf8_valid_seq((const unsigned char *)s + i, n - i)) {
@@ -345,11 +393,8 @@ static bool apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
                 continue;
             }
             if (st->kind == HN_BERT_CLEAN) {
-                /* HF's is_control: categories Cc, Cf, Co, Cs (unassigned code points stay) */
-                utf8proc_category_t cat = utf8proc_category((utf8proc_int32_t)cp);
-                bool control = cp != '\t' && cp != '\n' && cp != '\r' &&
-                               (cat == UTF8PROC_CATEGORY_CC || cat == UTF8PROC_CATEGORY_CF || cat == UTF8PROC_CATEGORY_CS ||
-                                cat == UTF8PROC_CATEGORY_CO);
+                /* HF's is_control: categories Cc, Cf, Co, Cs of Unicode 8.0 (unassigned code points stay) */
+                bool control = cp != '\t' && cp != '\n' && cp != '\r' && hf_is_control(cp);
                 if (st->left && (cp == 0 || cp == 0xFFFD || control)) {
                     /* dropped */
                 } else if (st->left && is_white_space(cp)) {
@@ -362,7 +407,7 @@ static bool apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
                     buf_append(out, s + i, len);
                 }
             } else if (st->kind == HN_STRIP_NONSPACING) {
-                if (utf8proc_category((utf8proc_int32_t)cp) != UTF8PROC_CATEGORY_MN) buf_append(out, s + i, len);
+                if (!hf_is_nonspacing_mark(cp)) buf_append(out, s + i, len);
             } else if (st->kind == HN_LOWERCASE) {
                 if (cp == DOTTED_CAPITAL_I) {
                     utf8_append(out, 'i');
@@ -370,15 +415,12 @@ static bool apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
                 } else {
                     utf8_append(out, (uint32_t)utf8proc_tolower((utf8proc_int32_t)cp));
                 }
-            } else {
-                utf8proc_category_t cat = utf8proc_category((utf8proc_int32_t)cp);
-                if (cat != UTF8PROC_CATEGORY_MN && cat != UTF8PROC_CATEGORY_MC && cat != UTF8PROC_CATEGORY_ME)
-                    buf_append(out, s + i, len);
+            } else if (!hf_is_combining_mark(cp)) { /* HN_STRIP_ACCENTS */
+                buf_append(out, s + i, len);
             }
-            if (i == 0) first_kept = out->len > 0;
             i += len;
         }
-        return first_kept;
+        return z_out == SIZE_MAX ? out->len : z_out;
     }
     case HN_STRIP: {
         size_t a = 0, b = n, len;
@@ -394,14 +436,18 @@ static bool apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
             b = k;
         }
         buf_append(out, s + a, b - a);
-        return a == 0;
+        return z > a ? (z < b ? z : b) - a : 0;
     }
     case HN_REPLACE: {
+        replace_prefix r = {z, 0, true};
         if (!st->re && st->pattern_len == 1) {
             replace_byte(st, s, n, out);
-            return !(n && s[0] == st->pattern[0] && !st->content_len);
+            for (size_t i = 0; i < z && i < n && r.open; i++) {
+                if (s[i] == st->pattern[0]) prefix_content(&r, i + 1, st->content_len);
+                else prefix_gap(&r, i, i + 1);
+            }
+            return r.z_out;
         }
-        bool first_kept = true;
         size_t pos = 0;
         while (pos < n) {
             size_t ms, me;
@@ -414,9 +460,10 @@ static bool apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
                 if (!hit) break;
                 ms = (size_t)(hit - s), me = ms + st->pattern_len;
             }
-            if (ms == 0 && me > 0 && !st->content_len) first_kept = false;
             buf_append(out, s + pos, ms - pos);
+            prefix_gap(&r, pos, ms);
             buf_append(out, st->content, st->content_len);
+            prefix_content(&r, me, st->content_len);
             if (me == ms) { /* an empty match: keep the next character and go on after it */
                 if (ms >= n) {
                     pos = n;
@@ -425,27 +472,41 @@ static bool apply(const hf_norm_step *st, const char *s, size_t n, hf_scratch *h
                 size_t len = utf8_valid_seq((const unsigned char *)s + ms, n - ms);
                 if (!len) len = 1;
                 buf_append(out, s + ms, len);
+                prefix_gap(&r, ms, ms + len);
                 me = ms + len;
             }
             pos = me;
         }
         buf_append(out, s + pos, n - pos);
-        return first_kept;
+        prefix_gap(&r, pos, n);
+        return r.z_out;
     }
     }
-    return true;
+    return z;
 }
 
-bool hf_normalize(const hf_pipeline *p, const char *s, size_t n, hf_scratch *h, wbuf *out, wbuf *tmp)
+size_t hf_normalize_aligned(const hf_pipeline *p, const char *s, size_t n, size_t z, hf_scratch *h, wbuf *out,
+                            wbuf *tmp)
 {
     buf_clear(out);
     if (!p->nnorm) buf_append(out, s, n);
-    bool first_kept = true;
     for (int i = 0; i < p->nnorm; i++) { /* the first step reads s, each later one the step before's out */
-        first_kept = apply(&p->norm[i], i ? (out->data ? out->data : "") : s, i ? out->len : n, h, tmp) && first_kept;
+        z = apply(&p->norm[i], i ? (out->data ? out->data : "") : s, i ? out->len : n, z, h, tmp);
         wbuf swap = *out;
         *out = *tmp;
         *tmp = swap;
     }
-    return first_kept;
+    return z;
+}
+
+size_t hf_first_char_len(const char *s, size_t n)
+{
+    if (!n) return 0;
+    size_t len = utf8_valid_seq((const unsigned char *)s, n);
+    return len ? len : 1;
+}
+
+bool hf_normalize(const hf_pipeline *p, const char *s, size_t n, hf_scratch *h, wbuf *out, wbuf *tmp)
+{
+    return hf_normalize_aligned(p, s, n, hf_first_char_len(s, n), h, out, tmp) > 0;
 }

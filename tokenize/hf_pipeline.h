@@ -291,14 +291,37 @@ int hf_match(const pcre2_code *re, const char *s, size_t n, size_t pos, hf_scrat
 
 /* hf_normalize.c: loads node (path for messages) into steps; 0 or -1. */
 int hf_normalizer_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err);
-/* Applies p's normalizers to s[0..n) into out (replaced); false when a step
- * removed the first character (Strip, a Replace by nothing, a dropped mark
- * or control), so that out no longer starts at s's offset 0. */
+/* Applies p's normalizers to s[0..n) into out (replaced); false when out no
+ * longer starts at s's offset 0 (a step removed the first character: Strip,
+ * a Replace by nothing, a dropped mark or control). */
 bool hf_normalize(const hf_pipeline *p, const char *s, size_t n, hf_scratch *h, wbuf *out, wbuf *tmp);
+/* hf_normalize, tracking HF's alignments at the document's start: z is how
+ * many leading bytes of s lie at original offset 0 (its first character
+ * when s starts the document, else 0); returns how many of out do (the
+ * inserted text of a Prepend or Metaspace shares the first character's
+ * offset; a Replace's content that of its match's last character). */
+size_t hf_normalize_aligned(const hf_pipeline *p, const char *s, size_t n, size_t z, hf_scratch *h, wbuf *out,
+                            wbuf *tmp);
+/* The bytes of s's first character (1 for a byte that is none; 0 when n is 0). */
+size_t hf_first_char_len(const char *s, size_t n);
 
 /* Reads a {"String": s} or {"Regex": r} pattern (node pat, at path); 0 or -1. */
 int hf_pattern_load(const hj_node *pat, const char *path, char **literal, size_t *literal_len, pcre2_code **re,
                     wbuf *err);
+
+/* hf_unicode.c: HF's classes from its crates' old Unicode tables. Rust's
+ * is_ascii_punctuation, or general category P in Unicode 8.0 (Punctuation,
+ * BertPreTokenizer). */
+bool hf_is_punctuation(uint32_t cp);
+/* Cc, Cf, Co or Cs in Unicode 8.0 (BertNormalizer's clean_text; \t \n \r are the caller's). */
+bool hf_is_control(uint32_t cp);
+/* Mn in Unicode 8.0 (BertNormalizer's accent stripping). */
+bool hf_is_nonspacing_mark(uint32_t cp);
+/* Mn, Mc or Me in Unicode 9.0 (StripAccents). */
+bool hf_is_combining_mark(uint32_t cp);
+/* Whether HF's normalization forms know cp (Unicode 11.0): a later
+ * character stays as it is and composes with nothing. */
+bool hf_normalization_knows(uint32_t cp);
 
 /* hf_pretok.c: loads the pre_tokenizer node; 0 or -1. */
 int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err);
@@ -324,6 +347,7 @@ typedef struct {
     const char *base;
     wbuf text;
     size_t *off, *len;
+    size_t *aligned; /* per piece: its first bytes that lie at the document's original offset 0 */
     size_t n, cap;
     hf_span *spans;
     size_t nspans, spans_cap;
@@ -356,9 +380,10 @@ struct hf_scratch {
 /* Where the pieces of p lie (their offsets count from there). */
 static inline const char *hf_piece_text(const hf_pieces *p) { return p->base ? p->base : p->text.data; }
 
-/* Splits s[0..n) by p's pre-tokenizers into out (cleared first); first: the
- * text starts at offset 0 of the document (Metaspace's "first" scheme). */
-void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, bool first, hf_scratch *h, hf_pieces *out,
+/* Splits s[0..n) by p's pre-tokenizers into out (cleared first); z: how
+ * many leading bytes of s lie at the document's original offset 0
+ * (Metaspace's "first" scheme asks it of each piece). */
+void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, size_t z, hf_scratch *h, hf_pieces *out,
                     hf_pieces *tmp);
 
 /* hf_regex.c: compiles an onig-syntax pattern for PCRE2 with onig's meaning;

@@ -204,9 +204,10 @@ static bool put(const hf_charsmap *m, int32_t match, const char *k, size_t n, wb
     return true;
 }
 
-bool hf_charsmap_apply(const hf_charsmap *m, const char *s, size_t n, wbuf *out)
+size_t hf_charsmap_apply(const hf_charsmap *m, const char *s, size_t n, size_t z, wbuf *out)
 {
     const uint8_t *u = (const uint8_t *)s;
+    size_t z_out = 0;
     for (size_t i = 0; i < n;) {
         size_t before = out->len, end;
         if (u[i] < ASCII && u[i] != '\r' && (i + 1 == n || u[i + 1] < ASCII)) { /* a one-character cluster */
@@ -223,6 +224,7 @@ bool hf_charsmap_apply(const hf_charsmap *m, const char *s, size_t n, wbuf *out)
                 }
             }
         }
+        if (i < z) z_out = out->len; /* what a cluster at offset 0 became shares that offset */
         i = end;
     }
     if (out->data) out->data[out->len] = 0;
@@ -230,12 +232,17 @@ bool hf_charsmap_apply(const hf_charsmap *m, const char *s, size_t n, wbuf *out)
      * before it; with none before, the removal is lost and the first
      * character written takes the place of the text's first: the text
      * still starts at offset 0 (Metaspace's "first") */
-    return true;
+    if (z && !z_out && out->len) {
+        size_t first = utf8_valid_seq((const uint8_t *)out->data, out->len);
+        z_out = first ? first : 1;
+    }
+    return z_out;
 }
 
-bool hf_nmt_apply(const char *s, size_t n, wbuf *out)
+size_t hf_nmt_apply(const char *s, size_t n, size_t z, wbuf *out)
 {
     const uint8_t *u = (const uint8_t *)s;
+    size_t z_out = 0;
     bool first_kept = true;
     for (size_t i = 0, len; i < n; i += len) {
         uint32_t c = utf8_decode(u + i, n - i, &len);
@@ -247,7 +254,9 @@ bool hf_nmt_apply(const char *s, size_t n, wbuf *out)
         if (space) buf_putc(out, ' ');
         else if (!removed) buf_append(out, s + i, len);
         if (i == 0) first_kept = !removed;
+        if (i < z) z_out = out->len; /* each character keeps its alignment */
     }
     if (out->data) out->data[out->len] = 0;
-    return first_kept;
+    /* a removed first character takes offset 0 with it: what follows keeps its own */
+    return first_kept ? z_out : 0;
 }

@@ -21,14 +21,14 @@ hf_charsmap *hf_charsmap_load(const hj_node *node, const char *path, wbuf *err);
 
 void hf_charsmap_free(hf_charsmap *m);
 
-/* Appends s[0..n) normalized by m to out as HF's Precompiled does; true
- * (even when the first cluster became nothing, HF's offsets still start at
- * the text's first character). */
-bool hf_charsmap_apply(const hf_charsmap *m, const char *s, size_t n, wbuf *out);
+/* Appends s[0..n) normalized by m to out as HF's Precompiled does. z: how
+ * many leading bytes of s lie at the document's original offset 0; returns
+ * the same for out (hf_normalize.c's alignment rule). */
+size_t hf_charsmap_apply(const hf_charsmap *m, const char *s, size_t n, size_t z, wbuf *out);
 
 /* Appends s[0..n) through HF's Nmt normalizer to out (control characters
- * removed, some white space and invisible characters made a space); false
- * when the first character was removed. */
-bool hf_nmt_apply(const char *s, size_t n, wbuf *out);
+ * removed, some white space and invisible characters made a space); z and
+ * the result as for hf_charsmap_apply. */
+size_t hf_nmt_apply(const char *s, size_t n, size_t z, wbuf *out);
 
 #endif

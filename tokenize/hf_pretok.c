@@ -27,6 +27,9 @@
 
 #define METASPACE_DEFAULT "\xE2\x96\x81" /* U+2581, SentencePiece's space */
 #define PIECE_BATCH 64            /* piece ends a scanner gives per call */
+/* What of a piece from offset at on lies at original offset 0, when its first z bytes do. */
+#define ALIGNED_FROM(z, at) ((z) > (at) ? (z) - (at) : 0)
+#define RUST_WORD "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}" /* Rust regex's \w */
 
 hf_pretok_step *hf_pretok_add_step(hf_pipeline *p, hf_pretok_kind kind)
 {
@@ -251,7 +254,10 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
         return 0;
     }
     if (!strcmp(type, "Whitespace")) {
-        static const char pattern[] = "\\w+|[^\\w\\s]+";
+        /* HF runs \w+|[^\w\s]+ in Rust's regex crate, not onig: its \w is
+         * UTS #18's (Alphabetic, marks, decimal digits, connectors, Join_Control),
+         * its \s White_Space; spelled out so that onig's \w does not apply */
+        static const char pattern[] = "[" RUST_WORD "]+|[^" RUST_WORD "\\p{White_Space}]+";
         hf_pretok_step *st = hf_pretok_add_step(p, HP_SPLIT);
         st->re = hf_regex_compile(pattern, strlen(pattern), err);
         if (!st->re) return -1;
@@ -275,15 +281,18 @@ static void push_span(hf_pieces *w, size_t start, size_t end, bool match)
     w->spans[w->nspans++] = (hf_span){start, end, match};
 }
 
-static void push_piece(hf_pieces *out, const char *s, size_t n)
+/* Adds the piece s[0..n), whose first z bytes lie at the document's original offset 0. */
+static void push_piece(hf_pieces *out, const char *s, size_t n, size_t z)
 {
     if (!n) return;
     if (out->n == out->cap) {
         out->cap = out->cap ? 2 * out->cap : 64;
         out->off = xrealloc(out->off, out->cap * sizeof *out->off);
         out->len = xrealloc(out->len, out->cap * sizeof *out->len);
+        out->aligned = xrealloc(out->aligned, out->cap * sizeof *out->aligned);
     }
     out->len[out->n] = n;
+    out->aligned[out->n] = z < n ? z : n;
     if (out->base) { /* s is inside the pre-tokenized text: no copy */
         out->off[out->n++] = (size_t)(s - out->base);
         return;
@@ -307,13 +316,10 @@ static bool char_matches(hf_match_kind kind, uint32_t cp, bool valid)
         return (cp >= 9 && cp <= 13) || cp == ' ' || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
                (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F ||
                cp == 0x3000;
-    if (cp < 0x80) /* HM_PUNCT: Rust's is_ascii_punctuation */
-        return kind == HM_DIGIT ? cp >= '0' && cp <= '9'
-                                : (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) ||
-                                      (cp >= 123 && cp <= 126);
+    if (kind == HM_PUNCT) return hf_is_punctuation(cp);
+    if (cp < 0x80) return cp >= '0' && cp <= '9';
     utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
-    if (kind == HM_DIGIT) return c == UTF8PROC_CATEGORY_ND || c == UTF8PROC_CATEGORY_NL || c == UTF8PROC_CATEGORY_NO;
-    return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO; /* HM_PUNCT: or general category P */
+    return c == UTF8PROC_CATEGORY_ND || c == UTF8PROC_CATEGORY_NL || c == UTF8PROC_CATEGORY_NO; /* HM_DIGIT */
 }
 
 /* True when s[0..n) starts with a \p{N} character (the scanner's classes). */
@@ -373,7 +379,7 @@ static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scr
 
 /* Splits s[0..n) into out by a scanner (HM_SCANNER or HM_FAMILY), whose
  * pieces tile the text. */
-static void split_tiling(const hf_pretok_step *st, const char *s, size_t n, hf_pieces *out)
+static void split_tiling(const hf_pretok_step *st, const char *s, size_t n, size_t z, hf_pieces *out)
 {
     const uint8_t *u = (const uint8_t *)s;
     size_t ends[PIECE_BATCH], pos = 0;
@@ -381,7 +387,7 @@ static void split_tiling(const hf_pretok_step *st, const char *s, size_t n, hf_p
     int k;
     if (st->match == HM_SCANNER) {
         while ((k = pretok_hf_split((pretok_hf_scanner)st->scanner, u, n, pos, ends, PIECE_BATCH, &state)) > 0)
-            for (int i = 0; i < k; i++) push_piece(out, s + pos, ends[i] - pos), pos = ends[i];
+            for (int i = 0; i < k; i++) push_piece(out, s + pos, ends[i] - pos, ALIGNED_FROM(z, pos)), pos = ends[i];
         return;
     }
     while ((k = pretok_split((pretok_family)st->family, u, n, pos, ends, PIECE_BATCH)) > 0)
@@ -390,21 +396,21 @@ static void split_tiling(const hf_pretok_step *st, const char *s, size_t n, hf_p
                 while (pos < ends[i]) { /* one character each (every one is \p{N}: valid UTF-8) */
                     size_t len = utf8_valid_seq(u + pos, ends[i] - pos);
                     if (!len) len = 1;
-                    push_piece(out, s + pos, len);
+                    push_piece(out, s + pos, len, ALIGNED_FROM(z, pos));
                     pos += len;
                 }
             else
-                push_piece(out, s + pos, ends[i] - pos), pos = ends[i];
+                push_piece(out, s + pos, ends[i] - pos, ALIGNED_FROM(z, pos)), pos = ends[i];
         }
 }
 
-/* Splits s[0..n) by st into out (HF's split with st's behavior); true when
- * its first piece starts where s does (false when it made none). */
-static bool split_piece(const hf_pretok_step *st, const char *s, size_t n, hf_scratch *h, hf_pieces *out)
+/* Splits s[0..n), whose first z bytes lie at original offset 0, by st into
+ * out (HF's split with st's behavior). */
+static void split_piece(const hf_pretok_step *st, const char *s, size_t n, size_t z, hf_scratch *h, hf_pieces *out)
 {
     if (st->match == HM_SCANNER || st->match == HM_FAMILY) { /* Isolated, not inverted (the loader sees to it) */
-        split_tiling(st, s, n, out);
-        return n > 0; /* the pieces tile s */
+        split_tiling(st, s, n, z, out);
+        return;
     }
     find_spans(st, s, n, h, out);
     hf_span *sp = out->spans;
@@ -444,57 +450,62 @@ static bool split_piece(const hf_pretok_step *st, const char *s, size_t n, hf_sc
         }
         break;
     }
-    bool from_start = false, any = false;
-    for (size_t i = 0; i < m; i++) {
-        if (!any && sp[i].end > sp[i].start) from_start = sp[i].start == 0, any = true;
-        push_piece(out, s + sp[i].start, sp[i].end - sp[i].start);
-    }
-    return from_start;
+    for (size_t i = 0; i < m; i++)
+        push_piece(out, s + sp[i].start, sp[i].end - sp[i].start, ALIGNED_FROM(z, sp[i].start));
 }
 
 /* ByteLevel's regex: GPT-2's pattern, its matches as pieces. */
 static const hf_pretok_step GPT2_SPLIT = {.kind = HP_SPLIT, .match = HM_FAMILY, .family = PRETOK_GPT2, .behavior = HB_ISOLATED};
 
-/* Applies one step to the piece s[0..n) (at_start: it starts at offset 0 of
- * the document, HF's offsets_original().0 == 0, which Metaspace's "first"
- * scheme asks); true when its first piece out starts where s does. */
-static bool apply(const hf_pretok_step *st, const char *s, size_t n, bool at_start, hf_scratch *h,
-                  hf_pieces *out, wbuf *tmp)
+/* Applies one step to the piece s[0..n), whose first z bytes lie at the
+ * document's original offset 0 (HF's alignments: a piece that starts there
+ * has offsets_original().0 == 0, which Metaspace's "first" scheme asks;
+ * inserted text shares the offset of the character it is put before). */
+static void apply(const hf_pretok_step *st, const char *s, size_t n, size_t z, hf_scratch *h, hf_pieces *out,
+                  wbuf *tmp)
 {
-    if (st->kind == HP_SPLIT) return split_piece(st, s, n, h, out);
-    if (st->kind == HP_BYTE_LEVEL && st->use_regex && (!st->add_prefix_space || (n && s[0] == ' ')))
-        return split_piece(&GPT2_SPLIT, s, n, h, out); /* no space to add: the piece as it is */
+    if (st->kind == HP_SPLIT) {
+        split_piece(st, s, n, z, h, out);
+        return;
+    }
+    if (st->kind == HP_BYTE_LEVEL && st->use_regex && (!st->add_prefix_space || (n && s[0] == ' '))) {
+        split_piece(&GPT2_SPLIT, s, n, z, h, out); /* no space to add: the piece as it is */
+        return;
+    }
     buf_clear(tmp);
     if (st->kind == HP_BYTE_LEVEL) {
-        if (st->add_prefix_space && (n == 0 || s[0] != ' ')) buf_putc(tmp, ' ');
+        bool add = st->add_prefix_space && (n == 0 || s[0] != ' ');
+        if (add) buf_putc(tmp, ' ');
         buf_append(tmp, s, n);
-        if (!st->use_regex) {
-            push_piece(out, tmp->data, tmp->len);
-            return true;
-        }
-        return split_piece(&GPT2_SPLIT, tmp->data, tmp->len, h, out);
+        size_t tz = z && add ? z + 1 : z;
+        if (st->use_regex) split_piece(&GPT2_SPLIT, tmp->data, tmp->len, tz, h, out);
+        else push_piece(out, tmp->data, tmp->len, tz);
+        return;
     }
-    /* HP_METASPACE */
+    /* HP_METASPACE: a replacement character takes its space's offset */
+    size_t tz = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i] == ' ') buf_append(tmp, st->replacement, st->replacement_len);
         else buf_putc(tmp, s[i]);
+        if (i < z) tz = tmp->len;
     }
     bool starts = tmp->len >= st->replacement_len && !memcmp(tmp->data, st->replacement, st->replacement_len);
-    if (!starts && (st->prepend == HF_PREPEND_ALWAYS || (st->prepend == HF_PREPEND_FIRST && at_start))) {
+    if (!starts && (st->prepend == HF_PREPEND_ALWAYS || (st->prepend == HF_PREPEND_FIRST && z))) {
         wbuf pre = WBUF_INIT;
         buf_append(&pre, st->replacement, st->replacement_len);
         buf_append(&pre, tmp->data, tmp->len);
         buf_free(tmp);
         *tmp = pre;
+        if (tz) tz += st->replacement_len;
     }
     if (!st->split) {
-        push_piece(out, tmp->data, tmp->len);
-        return tmp->len > 0;
+        push_piece(out, tmp->data, tmp->len, tz);
+        return;
     }
     hf_pretok_step at_space = {.kind = HP_SPLIT, .match = HM_STRING, .behavior = HB_MERGED_NEXT,
                                .literal = (char *)st->replacement, .literal_len = st->replacement_len};
     wbuf copy = *tmp; /* split_piece reads tmp while writing out */
-    return split_piece(&at_space, copy.data ? copy.data : "", copy.len, h, out);
+    split_piece(&at_space, copy.data ? copy.data : "", copy.len, tz, h, out);
 }
 
 static void pieces_clear(hf_pieces *p)
@@ -541,34 +552,27 @@ void hf_pretok_skip_unmatchable(hf_pipeline *p)
     }
 }
 
-void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, bool first, hf_scratch *h, hf_pieces *out,
+void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, size_t z, hf_scratch *h, hf_pieces *out,
                     hf_pieces *tmp)
 {
     pieces_clear(out);
     out->base = tmp->base = only_splits(p) ? (s ? s : "") : NULL;
     bool started = false;
-    bool at_start = first; /* out's first piece starts at offset 0 of the document: a step that removed
-                            * what came before it (WhitespaceSplit, a Split that removes) leaves it later */
     for (int k = 0; k < p->npre; k++) {
         const hf_pretok_step *st = &p->pre[k];
         if (st->kind == HP_BYTE_LEVEL && !st->add_prefix_space && !st->use_regex) continue; /* bytes stay bytes */
         if (st->never_matches) continue;
         if (!started) { /* the first step reads the text itself */
-            at_start = apply(st, s, n, first, h, out, &h->piece) && at_start;
+            apply(st, s, n, z, h, out, &h->piece);
             started = true;
             continue;
         }
         pieces_clear(tmp);
-        bool next_at_start = false;
-        for (size_t i = 0; i < out->n; i++) {
-            bool from_start = apply(st, hf_piece_text(out) + out->off[i], out->len[i], at_start && i == 0, h, tmp,
-                                    &h->piece);
-            if (i == 0) next_at_start = at_start && from_start;
-        }
-        at_start = next_at_start;
+        for (size_t i = 0; i < out->n; i++)
+            apply(st, hf_piece_text(out) + out->off[i], out->len[i], out->aligned[i], h, tmp, &h->piece);
         hf_pieces swap = *out;
         *out = *tmp;
         *tmp = swap;
     }
-    if (!started) push_piece(out, s, n);
+    if (!started) push_piece(out, s, n, z);
 }

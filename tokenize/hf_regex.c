@@ -3,21 +3,153 @@
  * HF tokenizers compiles Split and Replace patterns with Oniguruma (Ruby
  * syntax, UTF-8). The two agree on the syntax real files use except for a
  * few escapes whose classes differ: onig's \s is Unicode White_Space (with
- * U+0085, without U+FEFF) and its \w is letters, marks, decimal digits and
- * connector punctuation, while PCRE2's UCP \s and \w differ at the edges.
- * Those are spelled out as properties; escapes whose meaning differs and
+ * U+0085, without U+FEFF) and its \w is Alphabetic (letters, letter numbers,
+ * circled letters...), marks, decimal digits and connector punctuation -
+ * outside a bracket class also the Latin-1 digits and fractions U+00B2,
+ * U+00B3, U+00B9, U+00BC-U+00BE, which onig's Latin-1 table calls word
+ * characters - while PCRE2's UCP \s and \w differ at the edges. Those are
+ * spelled out as properties; escapes whose meaning differs and
  * that cannot be spelled out (\h is a hex digit in onig, \b, \B, nested
  * classes) are refused. In Ruby syntax ^ and $ are line anchors (at every
- * "\n"), as PCRE2's are in multiline mode. */
+ * "\n"), as PCRE2's are in multiline mode; onig's option m is PCRE2's s
+ * (. matches "\n") and its {,n} is {0,n}, while {n}? (an optional {n}),
+ * {n,m}+ (a repeat of the interval) and class intersections && have no
+ * PCRE2 spelling here: refused. So is a case-insensitive pattern whose
+ * literal text onig matches across character counts (it folds ß to ss both
+ * ways; PCRE2 folds one character to one). */
+#include <pthread.h>
 #include <string.h>
+#include <utf8proc.h>
 
+#include "core/utf8.h"
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
 
-#define WORD_CLASS "\\p{L}\\p{M}\\p{Nd}\\p{Pc}"
+#define WORD_CLASS "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}"
+/* what onig's \w adds outside a bracket class: ² ³ ¹ ¼ ½ ¾ */
+#define WORD_LATIN1_EXTRA "\\x{B2}\\x{B3}\\x{B9}\\x{BC}-\\x{BE}"
+
+#define FOLD_MAX 4           /* code points of a full case folding (3 at most) */
+#define MAX_EXPANSIONS 256   /* the characters whose folding is longer: about 100 */
+#define MAX_CODE_POINT 0x10FFFF
+#define REGEX_META ".^$|()?*+{}[\\"
+
+/* The characters whose full case folding is several (ß -> ss, U+FB01 -> fi):
+ * their foldings, filled once. */
+static int32_t expansion[MAX_EXPANSIONS][FOLD_MAX];
+static int expansion_len[MAX_EXPANSIONS], nexpansions;
+static pthread_once_t expansions_once = PTHREAD_ONCE_INIT;
+
+/* cp's full case folding into f; its length in code points. */
+static int fold_char(uint32_t cp, int32_t f[FOLD_MAX])
+{
+    utf8proc_ssize_t n = utf8proc_decompose_char((utf8proc_int32_t)cp, f, FOLD_MAX, UTF8PROC_CASEFOLD, NULL);
+    return n > 0 && n <= FOLD_MAX ? (int)n : 0;
+}
+
+static void find_expansions(void)
+{
+    int32_t f[FOLD_MAX];
+    for (uint32_t cp = 0; cp <= MAX_CODE_POINT && nexpansions < MAX_EXPANSIONS; cp++) {
+        int n = fold_char(cp, f);
+        if (n < 2) continue;
+        memcpy(expansion[nexpansions], f, sizeof f);
+        expansion_len[nexpansions++] = n;
+    }
+}
+
+/* Whether the pattern turns on onig's (?i) anywhere. */
+static bool caseless(const char *pat, size_t len)
+{
+    for (size_t i = 0; i + 2 < len; i++) {
+        if (pat[i] == '\\') {
+            i++;
+            continue;
+        }
+        if (pat[i] != '(' || pat[i + 1] != '?') continue;
+        for (size_t j = i + 2; j < len && strchr("imx", pat[j]); j++)
+            if (pat[j] == 'i') return true;
+    }
+    return false;
+}
+
+/* Whether the folded run run[0..n) holds the folding of a character that folds to several. */
+static bool run_has_expansion(const int32_t *run, size_t n)
+{
+    for (int e = 0; e < nexpansions; e++)
+        for (size_t at = 0; at + (size_t)expansion_len[e] <= n; at++)
+            if (!memcmp(run + at, expansion[e], (size_t)expansion_len[e] * sizeof *run)) return true;
+    return false;
+}
+
+/* For a caseless pattern: the offset of literal text onig would match
+ * across character counts (a character that folds to several, or a run
+ * of literals holding such a folding), or -1. */
+static long multi_char_fold_at(const char *pat, size_t len)
+{
+    if (!caseless(pat, len)) return -1;
+    pthread_once(&expansions_once, find_expansions);
+    int32_t *run = xmalloc((len * FOLD_MAX + 1) * sizeof *run), f[FOLD_MAX];
+    size_t nrun = 0, run_start = 0;
+    long at = -1;
+    bool in_class = false;
+    for (size_t i = 0; i < len && at < 0;) {
+        unsigned char c = (unsigned char)pat[i];
+        bool literal = in_class ? c != ']' && c != '\\' : !strchr(REGEX_META, c);
+        if (!literal) {
+            if (!in_class && run_has_expansion(run, nrun)) at = (long)run_start;
+            nrun = 0;
+            if (c == '\\') i++; /* an escape is no literal text here */
+            else if (c == '[') in_class = true;
+            else if (c == ']') in_class = false;
+            i++;
+            continue;
+        }
+        size_t clen = utf8_valid_seq((const unsigned char *)pat + i, len - i);
+        int n = clen ? fold_char(utf8_decode((const unsigned char *)pat + i, len - i, &clen), f) : 0;
+        if (!clen) clen = 1; /* a byte that is no character folds to nothing */
+        if (n > 1) at = (long)i;
+        if (!nrun) run_start = i;
+        for (int k = 0; k < n && !in_class; k++) run[nrun++] = f[k];
+        i += clen;
+    }
+    if (at < 0 && run_has_expansion(run, nrun)) at = (long)run_start;
+    free(run);
+    return at;
+}
+
+/* Whether pat[at] starts an option group: ( ? then option letters (i, m,
+ * x, -) up to : or ). */
+static bool option_group(const char *pat, size_t len, size_t at)
+{
+    if (at + 2 >= len || pat[at + 1] != '?') return false;
+    size_t k = at + 2;
+    while (k < len && pat[k] && strchr("imx-", pat[k])) k++;
+    return k > at + 2 && k < len && (pat[k] == ':' || pat[k] == ')');
+}
+
+/* Whether pat[at] ('{') starts an interval {n}, {n,}, {n,m} or {,m}: then
+ * *close is its '}', *has_min whether n is there, *has_comma whether a comma. */
+static bool interval(const char *pat, size_t len, size_t at, size_t *close, bool *has_min, bool *has_comma)
+{
+    size_t k = at + 1, min_digits = 0, max_digits = 0;
+    while (k < len && pat[k] >= '0' && pat[k] <= '9') k++, min_digits++;
+    *has_comma = k < len && pat[k] == ',';
+    if (*has_comma)
+        for (k++; k < len && pat[k] >= '0' && pat[k] <= '9'; k++) max_digits++;
+    *has_min = min_digits > 0;
+    *close = k;
+    return k < len && pat[k] == '}' && (min_digits || max_digits);
+}
 
 pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
 {
+    long fold_at = multi_char_fold_at(pat, len);
+    if (fold_at >= 0) {
+        buf_printf(err, "case-insensitive text at pattern offset %ld that onig matches across character counts "
+                        "(as ß and ss); PCRE2 cannot", fold_at);
+        return NULL;
+    }
     wbuf out = WBUF_INIT;
     bool in_class = false;
     for (size_t i = 0; i < len; i++) {
@@ -27,14 +159,14 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
             switch (e) {
             case 's': buf_puts(&out, "\\p{White_Space}"); break;
             case 'S': buf_puts(&out, "\\P{White_Space}"); break;
-            case 'w': buf_puts(&out, in_class ? WORD_CLASS : "[" WORD_CLASS "]"); break;
+            case 'w': buf_puts(&out, in_class ? WORD_CLASS : "[" WORD_CLASS WORD_LATIN1_EXTRA "]"); break;
             case 'W':
                 if (in_class) {
                     buf_printf(err, "\\W inside a character class at pattern offset %zu", i - 1);
                     buf_free(&out);
                     return NULL;
                 }
-                buf_puts(&out, "[^" WORD_CLASS "]");
+                buf_puts(&out, "[^" WORD_CLASS WORD_LATIN1_EXTRA "]");
                 break;
             case 'h': case 'H': case 'b': case 'B': case 'A': case 'z': case 'Z': case 'G': case 'K': case 'R': case 'X':
                 buf_printf(err, "the escape \\%c (at pattern offset %zu) means something else in onig", e, i - 1);
@@ -45,6 +177,33 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
                 buf_putc(&out, e);
             }
             continue;
+        }
+        if (c == '(' && !in_class && option_group(pat, len, i)) { /* onig's m is PCRE2's s: . matches \n */
+            buf_puts(&out, "(?");
+            for (i += 2; pat[i] != ':' && pat[i] != ')'; i++) buf_putc(&out, pat[i] == 'm' ? 's' : pat[i]);
+            buf_putc(&out, pat[i]);
+            continue;
+        }
+        size_t close;
+        bool has_min, has_comma;
+        if (c == '{' && !in_class && interval(pat, len, i, &close, &has_min, &has_comma)) {
+            char after = close + 1 < len ? pat[close + 1] : 0;
+            if (after == '+' || (after == '?' && !has_comma)) { /* onig: {n,m}+ repeats, {n}? is optional */
+                buf_printf(err, "the quantifier %.*s%c (at pattern offset %zu) means something else in onig",
+                           (int)(close + 1 - i), pat + i, after, i);
+                buf_free(&out);
+                return NULL;
+            }
+            buf_putc(&out, '{');
+            if (!has_min) buf_putc(&out, '0'); /* onig's {,n} is {0,n} */
+            buf_append(&out, pat + i + 1, close - i);
+            i = close;
+            continue;
+        }
+        if (c == '&' && in_class && i + 1 < len && pat[i + 1] == '&') {
+            buf_printf(err, "a class intersection && (at pattern offset %zu)", i);
+            buf_free(&out);
+            return NULL;
         }
         if (c == '[') {
             if (in_class) {

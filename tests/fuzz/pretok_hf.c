@@ -97,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *s = (const char *)data;
     bool compare = pcre2_match(unassigned, data, size, 0, 0, scratch.md, NULL) < 0;
     for (int k = 0; k < NSCANNERS; k++) {
-        hf_pretokenize(&scan[k], s, size, true, &scratch, &got, &tmp);
+        hf_pretokenize(&scan[k], s, size, hf_first_char_len(s, size), &scratch, &got, &tmp);
         size_t at = 0;
         for (size_t i = 0; i < got.n; i++) { /* non-empty pieces that tile the input */
             if (!got.len[i] || hf_piece_text(&got) + got.off[i] != s + at) abort();
@@ -105,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (at != size) abort();
         if (!compare) continue;
-        hf_pretokenize(&ref[k], s, size, true, &scratch, &want, &tmp);
+        hf_pretokenize(&ref[k], s, size, hf_first_char_len(s, size), &scratch, &want, &tmp);
         if (got.n != want.n) abort();
         for (size_t i = 0; i < got.n; i++)
             if (got.off[i] != want.off[i] || got.len[i] != want.len[i]) abort();

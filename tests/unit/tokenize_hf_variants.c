@@ -3,7 +3,8 @@
  * itself: tests/data/hf/variants.tsv lists variants of real files (a member
  * replaced or an added token appended: ByteLevel add_prefix_space, use_regex
  * after a Split, ignore_merges false, normalizers, every Split behavior with
- * and without invert, Metaspace, Digits, Punctuation, Whitespace,
+ * and without invert, Metaspace, Digits, Punctuation, Whitespace (Rust
+ * regex's \w: llama3_whitespace has Marathi words with a ZWJ or ZWNJ inside),
  * WhitespaceSplit, BertPreTokenizer, added tokens with single_word, lstrip,
  * rstrip, normalized, an rstrip token then an lstrip one, single_word next
  * to a ZWJ, content written as JSON escapes with surrogate pairs;
@@ -11,23 +12,52 @@
  * nothing; WordPiece's max_input_chars_per_word; Lowercase of
  * U+0130), and tests/data/hf/NAME.bin.zst their ids from
  * scripts/tokenize_hf_variants.js (npm tokenizers@0.23.2) over every blns
- * string, the first 30 edge documents and every 200th multi document. */
+ * string, the first 30 edge documents and every 200th multi document.
+ * tests/data/hf/edge_variants.tsv lists more, encoded over the hand-written
+ * strings of tests/data/hf/edge_texts.json instead (empty and white-space
+ * texts, U+0085, backticks, ² ½ Ⅻ ①, CJK compatibility ideographs, format
+ * characters, an added token first...): empty regex matches, Punctuation,
+ * BertPreTokenizer, WhitespaceSplit, Digits, Whitespace and onig's \w,
+ * Strip then Prepend, BertNormalizer, Metaspace "first" after an added
+ * token, after a WhitespaceSplit that is not the first step, after
+ * inserted text and after a Replace at the start, an rstrip
+ * token then an lstrip one, Replace by onig patterns with (?m) and {,n};
+ * Punctuation, BertPreTokenizer, BertNormalizer, StripAccents and the four
+ * normalization forms on characters newer than or recategorized since
+ * their crates' Unicode. */
 #include "tests/unit/json_edit.h"
 #include "tests/unit/tokenize_corpus.h"
+#include "tokenize/hf_json.h"
 #include "tokenize/tokenizer.h"
 
 #define EDGE_DOCS 30
 #define MULTI_STRIDE 200
 #define VARIANTS "tests/data/hf/variants.tsv"
+#define EDGE_VARIANTS "tests/data/hf/edge_variants.tsv"
+#define EDGE_TEXTS "tests/data/hf/edge_texts.json"
+#define MIN_EDGE_TEXTS 50
+#define MIN_EDGE_VARIANTS 10
 
-int main(void)
+/* The texts a list of variants is encoded over. */
+typedef struct {
+    const char **text;
+    size_t *len;
+    size_t n;
+} text_list;
+
+static void texts_add(text_list *l, const char *text, size_t len)
 {
-    tok_corpus corpora[3];
-    corpus_load(&corpora[0], "blns");
-    corpus_load(&corpora[1], "edge");
-    corpus_load(&corpora[2], "multi");
+    l->text = realloc(l->text, (l->n + 1) * sizeof *l->text);
+    l->len = realloc(l->len, (l->n + 1) * sizeof *l->len);
+    l->text[l->n] = text;
+    l->len[l->n++] = len;
+}
+
+/* Checks every variant of the list at tsv_path over texts; the number of variants. */
+static int check_variants(const char *tsv_path, const text_list *texts)
+{
     size_t vsize;
-    char *tsv = slurp(VARIANTS, &vsize);
+    char *tsv = slurp(tsv_path, &vsize);
     int nvariants = 0;
     for (char *line = strtok(tsv, "\n"); line; line = strtok(NULL, "\n")) {
         if (line[0] == '#') continue;
@@ -50,36 +80,69 @@ int main(void)
         snprintf(path, sizeof path, "tests/data/hf/%s.bin.zst", name);
         size_t rbytes;
         uint32_t *ref = (uint32_t *)slurp_zstd(path, &rbytes);
-        size_t at = 0, words = rbytes / 4, texts = 0, ntokens = 0;
+        size_t at = 0, words = rbytes / 4, ntokens = 0;
         int bad = 0;
         bpe_scratch scratch = {0};
         tok_ids ids = {0};
-        for (int c = 0; c < 3; c++) {
-            int limit = c == 1 ? EDGE_DOCS : corpora[c].ndocs, stride = c == 2 ? MULTI_STRIDE : 1;
-            for (int d = 0; d < limit; d += stride) {
-                ids.n = 0;
-                tokenizer_encode(&t, corpora[c].text + corpora[c].off[d], corpora[c].len[d], true, &scratch, &ids);
-                texts++;
-                ntokens += ids.n;
-                bool same = at < words && ref[at] == ids.n && at + 1 + ids.n <= words &&
-                            (!ids.n || !memcmp(ref + at + 1, ids.ids, ids.n * sizeof *ids.ids));
-                if (!same && bad++ < 2) {
-                    size_t k = 0, nwant = at < words ? ref[at] : 0;
-                    while (k < ids.n && k < nwant && at + 1 + k < words && ids.ids[k] == ref[at + 1 + k]) k++;
-                    diag("%s: text %zu: %zu ids, want %zu; first difference at %zu", name, texts - 1, ids.n, nwant, k);
-                }
-                at += at < words ? 1 + ref[at] : 1;
+        for (size_t d = 0; d < texts->n; d++) {
+            ids.n = 0;
+            tokenizer_encode(&t, texts->text[d], texts->len[d], true, &scratch, &ids);
+            ntokens += ids.n;
+            bool same = at < words && ref[at] == ids.n && at + 1 + ids.n <= words &&
+                        (!ids.n || !memcmp(ref + at + 1, ids.ids, ids.n * sizeof *ids.ids));
+            if (!same && bad++ < 2) {
+                size_t k = 0, nwant = at < words ? ref[at] : 0;
+                while (k < ids.n && k < nwant && at + 1 + k < words && ids.ids[k] == ref[at + 1 + k]) k++;
+                diag("%s: text %zu: %zu ids, want %zu; first difference at %zu", name, d, ids.n, nwant, k);
             }
+            at += at < words ? 1 + ref[at] : 1;
         }
-        ok(bad == 0 && at == words, "%s: %zu texts, %zu ids identical to HF tokenizers (%d differ)", name, texts,
+        ok(bad == 0 && at == words, "%s: %zu texts, %zu ids identical to HF tokenizers (%d differ)", name, texts->n,
            ntokens, bad);
         free(ref);
         ids_free(&ids);
         bpe_scratch_free(&scratch);
         tokenizer_free(&t);
     }
-    ok(nvariants >= 25, "%d variants listed", nvariants);
     free(tsv);
+    return nvariants;
+}
+
+int main(void)
+{
+    tok_corpus corpora[3];
+    corpus_load(&corpora[0], "blns");
+    corpus_load(&corpora[1], "edge");
+    corpus_load(&corpora[2], "multi");
+    text_list docs = {0};
+    for (int c = 0; c < 3; c++) {
+        int limit = c == 1 ? EDGE_DOCS : corpora[c].ndocs, stride = c == 2 ? MULTI_STRIDE : 1;
+        for (int d = 0; d < limit; d += stride)
+            texts_add(&docs, corpora[c].text + corpora[c].off[d], corpora[c].len[d]);
+    }
+    int nvariants = check_variants(VARIANTS, &docs);
+    ok(nvariants >= 25, "%d variants listed", nvariants);
+
+    size_t esize;
+    char *etext = slurp(EDGE_TEXTS, &esize);
+    hj_doc edoc;
+    wbuf err = WBUF_INIT;
+    text_list edges = {0};
+    if (ok(!hj_parse(etext, esize, &edoc, &err) && edoc.root.type == HJ_ARRAY, "%s: an array of strings%s%s",
+           EDGE_TEXTS, err.len ? ": " : "", err.len ? err.data : "")) {
+        for (size_t i = 0; i < edoc.root.len; i++)
+            if (edoc.root.items[i].type == HJ_STRING) texts_add(&edges, edoc.root.items[i].str, edoc.root.items[i].len);
+        ok(edges.n == edoc.root.len && edges.n >= MIN_EDGE_TEXTS, "%zu edge texts", edges.n);
+        int nedge = check_variants(EDGE_VARIANTS, &edges);
+        ok(nedge >= MIN_EDGE_VARIANTS, "%d edge variants listed", nedge);
+        hj_free(&edoc);
+    }
+    buf_free(&err);
+    free(etext);
+    free(edges.text);
+    free(edges.len);
+    free(docs.text);
+    free(docs.len);
     for (int c = 0; c < 3; c++) corpus_free(&corpora[c]);
     return done_testing();
 }

@@ -129,8 +129,8 @@ static bool comparable(const char *s, size_t n)
 /* Index of the first piece where the scanner and the replaced steps differ, or -1. */
 static long first_difference(const subject *sb, const char *s, size_t n)
 {
-    hf_pretokenize(&sb->scan, s, n, true, &scratch, &got, &tmp);
-    hf_pretokenize(&sb->ref, s, n, true, &scratch, &want, &tmp);
+    hf_pretokenize(&sb->scan, s, n, hf_first_char_len(s, n), &scratch, &got, &tmp);
+    hf_pretokenize(&sb->ref, s, n, hf_first_char_len(s, n), &scratch, &want, &tmp);
     size_t both = got.n < want.n ? got.n : want.n;
     for (size_t i = 0; i < both; i++)
         if (got.len[i] != want.len[i] || memcmp(hf_piece_text(&got) + got.off[i], hf_piece_text(&want) + want.off[i], got.len[i]))
@@ -322,6 +322,7 @@ int main(void)
         buf_free(&lists[i]->text);
         free(lists[i]->off);
         free(lists[i]->len);
+        free(lists[i]->aligned);
         free(lists[i]->spans);
     }
     hf_scratch_free(&scratch);

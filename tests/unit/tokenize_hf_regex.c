@@ -1,0 +1,119 @@
+/* tokenize_hf_regex.c - hf_regex.c's onig escapes against Oniguruma as HF
+ * tokenizers runs it: tests/data/hf/onig_classes.tsv lists, for \w, [\w],
+ * \W, [^\w], [^\w\s], \s, [\s], \S, \d, [\d] and \D, every code point that
+ * a Split by the pattern matches in HF tokenizers (scripts/hf_regex_classes.js,
+ * npm tokenizers@0.23.2). Each pattern compiled by hf_regex_compile must
+ * match exactly those, one character at a time, over all of Unicode -
+ * except the characters PCRE2's older Unicode tables call unassigned (onig
+ * knows a newer Unicode; docs/tokenize.md). Onig's \w is Alphabetic (circled
+ * letters, letter numbers), not only letters, and outside a bracket class
+ * it takes ² ³ ¹ ¼ ½ ¾ too.
+ *
+ * Case-insensitive patterns: in HF tokenizers (?i)ss isolates "ß" as well
+ * as "ss", (?i)ß and (?i)[ß] "ss" as well as "ß", (?i)fi "ﬁ", (?i)ʼn "ŉ",
+ * (?i)ǰ "ǰ" (a Split of "ﬀ ff FF ß ss ﬁ fi ŉ ʼn ǰ ǰ" by each, 2026-11-27);
+ * PCRE2 folds one character to one, so those are refused, while Llama 3's
+ * (?i:'s|'t|'re|'ve|'m|'ll|'d), which no such folding touches, compiles.
+ * Onig syntax PCRE2 reads otherwise, seen in HF on "aaa b aab aaaab":
+ * a{2}? is an optional a{2} (empty matches between), a{1,2}+b a repeat
+ * (all of "aaaab"), [a-z&&b-d] an intersection: refused; (?m) lets . match
+ * "\n" and c{,1}d is c{0,1}d, which compile as PCRE2's (?s) and {0,1}
+ * (edge_variants.tsv's gpt2_edge_replace_onig_syntax). */
+#include <stdlib.h>
+#include <utf8proc.h>
+
+#include "tests/unit/tokenize_corpus.h"
+#include "tokenize/hf_pipeline.h"
+
+#define CLASSES "tests/data/hf/onig_classes.tsv"
+#define MAX_CODE_POINT 0x10FFFF
+#define SURROGATE_FIRST 0xD800
+#define SURROGATE_LAST 0xDFFF
+#define NPATTERNS 11
+#define MIN_ASSIGNED 250000 /* of them PCRE2 10.42 (Unicode 14) knows 282,229 */
+
+/* Whether pattern re matches exactly the one character c (as a whole). */
+static bool matches_char(const pcre2_code *re, pcre2_match_data *md, uint32_t c)
+{
+    utf8proc_uint8_t b[4];
+    size_t n = (size_t)utf8proc_encode_char((utf8proc_int32_t)c, b);
+    int rc = pcre2_match(re, (PCRE2_SPTR)b, n, 0, PCRE2_ANCHORED, md, NULL);
+    return rc >= 0 && pcre2_get_ovector_pointer(md)[1] == n;
+}
+
+int main(void)
+{
+    size_t size;
+    char *tsv = slurp(CLASSES, &size);
+    bool *want = malloc(MAX_CODE_POINT + 1);
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    int code;
+    PCRE2_SIZE off;
+    pcre2_code *unassigned = pcre2_compile((PCRE2_SPTR) "\\p{Cn}", PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code, &off, NULL);
+    int npatterns = 0;
+    char *save;
+    for (char *line = strtok_r(tsv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#') continue;
+        char *tab = strchr(line, '\t');
+        if (!tab) {
+            ok(false, "%s: a pattern, a tab, ranges: %s", CLASSES, line);
+            break;
+        }
+        *tab = 0;
+        const char *pattern = line;
+        memset(want, 0, MAX_CODE_POINT + 1);
+        for (char *r = tab + 1; *r;) {
+            char *end;
+            unsigned long first = strtoul(r, &end, 16), last = first;
+            if (*end == '-') last = strtoul(end + 1, &end, 16);
+            for (unsigned long c = first; c <= last && c <= MAX_CODE_POINT; c++) want[c] = true;
+            r = *end == ',' ? end + 1 : end;
+        }
+        wbuf err = WBUF_INIT;
+        pcre2_code *re = hf_regex_compile(pattern, strlen(pattern), &err);
+        npatterns++;
+        if (!ok(re != NULL, "%s compiles%s%s", pattern, re ? "" : ": ", re ? "" : err.data)) {
+            buf_free(&err);
+            continue;
+        }
+        buf_free(&err);
+        size_t checked = 0, differ = 0;
+        for (uint32_t c = 1; c <= MAX_CODE_POINT; c++) {
+            if (c >= SURROGATE_FIRST && c <= SURROGATE_LAST) continue;
+            if (matches_char(unassigned, md, c)) continue; /* PCRE2's Unicode does not know it yet */
+            checked++;
+            if (matches_char(re, md, c) != want[c] && differ++ < 3)
+                diag("%s: U+%04X: PCRE2 %s, onig %s", pattern, c, want[c] ? "does not match" : "matches",
+                     want[c] ? "matches" : "does not");
+        }
+        ok(differ == 0 && checked > MIN_ASSIGNED, "%s: %zu characters as onig matches them (%zu differ)", pattern,
+           checked, differ);
+        pcre2_code_free(re);
+    }
+    is_int(npatterns, NPATTERNS, "%d patterns listed", NPATTERNS);
+
+    static const char *const refused[] = {"(?i)ss", "(?i)ß", "(?i)[ß]", "(?i:x|fi)", "(?i)\u02bcn", "(?mi)ǰ",
+                                          "(?i)STRASSE", "(?i)a\\.ﬀ", "[a-z&&b-d]+", "a{2}?", "a{1,2}+b"};
+    static const char *const compiled[] = {"(?i:'s|'t|'re|'ve|'m|'ll|'d)", "(?i)s\\s", "(?i)s[s]", "ss|ß",
+                                           "(?i)k", "(?i:s)s", "a{2,}?", "a{1,2}?", "(?m:.)+", "c{,1}d"};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        wbuf why = WBUF_INIT;
+        pcre2_code *re = hf_regex_compile(refused[i], strlen(refused[i]), &why);
+        ok(!re && why.len, "%s refused: %s", refused[i],
+           why.data ? why.data : "(compiled)");
+        if (re) pcre2_code_free(re);
+        buf_free(&why);
+    }
+    for (size_t i = 0; i < sizeof compiled / sizeof *compiled; i++) {
+        wbuf why = WBUF_INIT;
+        pcre2_code *re = hf_regex_compile(compiled[i], strlen(compiled[i]), &why);
+        ok(re != NULL, "%s compiles%s%s", compiled[i], re ? "" : ": ", re ? "" : why.data);
+        if (re) pcre2_code_free(re);
+        buf_free(&why);
+    }
+    pcre2_code_free(unassigned);
+    pcre2_match_data_free(md);
+    free(want);
+    free(tsv);
+    return done_testing();
+}
