@@ -103,6 +103,11 @@ done
 sed 's/$/\r/' $V/tiktoken/r50k_base.tiktoken > $TMP/crlf.tiktoken
 $WINNOW tokenize -q -j2 --pattern gpt2 --vocab $TMP/crlf.tiktoken --format bin --no-eos $TMP/edge.jsonl > $TMP/crlf.bin
 ok "a tiktoken file with CRLF line ends gives tiktoken's gpt2 ids on edge" cmp $TMP/crlf.bin $TMP/gpt2.want
+# tiktoken skips blank lines (if line); three at the start are three 0x0A bytes, as a SentencePiece
+# .model starts (tag 0x0A, a length, tag 0x0A): still read as a tiktoken file
+{ printf '\n\n\n'; cat $V/tiktoken/r50k_base.tiktoken; } > $TMP/blank.tiktoken
+$WINNOW tokenize -q -j2 --pattern gpt2 --vocab $TMP/blank.tiktoken --format bin --no-eos $TMP/edge.jsonl > $TMP/blank.bin
+ok "a tiktoken file starting with three blank lines gives tiktoken's gpt2 ids on edge" cmp $TMP/blank.bin $TMP/gpt2.want
 
 # --- Llama 3 vectors (llama3-tokenizer-js): encode with specials, bos/eos matrix, decode ---
 # One JSONL input and one expected output per flag combination, one bin stream for decoding.
