@@ -5,7 +5,8 @@
 # (WINNOW_TOKENIZE_BLOCKS=cpu, 1 MiB blocks, so every input below crosses
 # block boundaries) gives the bytes, warnings and --stats of the reference
 # engine path (--device cpu): tokref multi and edge, real web documents
-# (DCLM), short documents, a file with two bad lines, CRLF, blank lines, a document without text,
+# (DCLM), short documents, a file with two bad lines, CRLF, blank lines (spaces and tabs only too:
+# not documents), a document without text,
 # escapes and no final newline, gzip and zstd copies, several files, stdin;
 # --format bin, jsonl (--bos) and shards. Where the build has CUDA, the same
 # through the emulated GPU code (WINNOW_TOKENIZE_BLOCKS=emulate) on a subset.
@@ -17,7 +18,7 @@ $PY jsonl "$SHARED/tokref/multi.txt.zst" "$SHARED/tokref/multi.idx.tsv" 0 > "$TM
 $PY jsonl "$SHARED/tokref/edge.txt.zst" "$SHARED/tokref/edge.idx.tsv" 0 > "$TMP/edge.jsonl" || exit 1
 DCLM="$SHARED/jsonl/dclm/data/majority_data.jsonl"
 [ -s "$DCLM" ] || { echo "missing $DCLM"; exit 1; }
-{ head -n 20 "$TMP/multi.jsonl"; echo 'not json'; printf '\r\n\n'; echo '{"id":1}'
+{ head -n 20 "$TMP/multi.jsonl"; echo 'not json'; printf '\r\n\n \n\t \r\n'; echo '{"id":1}'
   printf '%s\n' '{"text":"caf\u00e9 \"quoted\"\n\ttab \ud83d\ude00 pair"}'; head -n 5 "$DCLM" | sed 's/$/\r/'
   printf '{"text":"last line without newline"}'; } > "$TMP/odd.jsonl"
 gzip -c "$TMP/multi.jsonl" > "$TMP/multi.jsonl.gz"
