@@ -98,6 +98,7 @@ struct block_source {
     uint64_t ahead, ahead_limit, unit_max;
     uint64_t reserved; /* decoded bytes the units being decoded are expected to make */
     int status;
+    int lost_members; /* damaged members that gave no output (input_lost_members) */
     bool closing;
 };
 
@@ -211,7 +212,7 @@ static void push_piece(block_source *s, src_input *in, char *mem, size_t len)
 static void decode_serial(block_source *s, src_input *in)
 {
     winput *w = in->from_raw ? input_open_at(in->path, in->from_raw, in->from_decoded, in->last) : input_open(in->path);
-    int failed = !w;
+    int failed = !w, lost = 0;
     while (w && !stopping(s)) {
         char *mem = xmalloc(UNIT_HEADROOM + s->decoded_bytes + 1);
         size_t len = input_read(w, mem + UNIT_HEADROOM, s->decoded_bytes);
@@ -223,10 +224,12 @@ static void decode_serial(block_source *s, src_input *in)
     }
     if (w) {
         failed = input_errors(w) > 0;
+        lost = input_lost_members(w);
         input_close(w);
     }
     pthread_mutex_lock(&s->lock);
     if (failed) s->status = EXIT_FATAL;
+    s->lost_members += lost;
     in->finished = true;
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);
@@ -621,6 +624,14 @@ void block_source_release(block_source *s, source_block *b)
     }
     pthread_mutex_unlock(&s->lock);
     b->owned = b->input = NULL;
+}
+
+int block_source_lost_members(block_source *s)
+{
+    pthread_mutex_lock(&s->lock);
+    int lost = s->lost_members;
+    pthread_mutex_unlock(&s->lock);
+    return lost;
 }
 
 int block_source_close(block_source *s)

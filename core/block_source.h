@@ -53,6 +53,12 @@ void block_source_prefault(const source_block *b, const char *lo, const char *hi
  * in again). */
 void block_source_release(block_source *s, source_block *b);
 
+/* Damaged compressed members that gave no output in the inputs read to their
+ * end (input_lost_members): each lost at least one document no line shows,
+ * which readers count as one failed `damaged_member`. Called once
+ * block_source_next has returned false. */
+int block_source_lost_members(block_source *s);
+
 /* Waits for the decoding threads and frees s; returns 0, or 2 when an input
  * could not be opened or read or held damaged compressed data. Every block
  * must have been released. */

@@ -13,15 +13,34 @@
 #define PROTO_PIECES_TAG 0x0A /* ModelProto.pieces and SentencePiece.piece: field 1, length-delimited */
 #define VARINT_MORE 0x80      /* a varint byte with more bytes after it */
 #define VARINT_MAX_BYTES 10
+#define VARINT_BITS 7         /* payload bits per varint byte */
 #define SP_ERROR_BYTES 512
 
+/* Reads the varint at p[*i..n) into *v; false when it is cut off or too long. */
+static bool read_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v)
+{
+    *v = 0;
+    for (unsigned k = 0; *i < n && k < VARINT_MAX_BYTES; k++) {
+        uint8_t b = p[(*i)++];
+        *v |= (uint64_t)(b & ~VARINT_MORE) << (VARINT_BITS * k);
+        if (!(b & VARINT_MORE)) return true;
+    }
+    return false;
+}
+
+/* The first piece (a SentencePiece message inside the file, its piece string
+ * inside that) must fit where its lengths say: a tiktoken file that starts
+ * with three blank lines also starts with three 0x0A bytes, but its "lengths"
+ * (10, then a base64 letter or 10 again) never fit. */
 bool sp_tokenizer_sniff(const char *data, size_t n)
 {
     const uint8_t *p = (const uint8_t *)data;
-    if (n < 3 || p[0] != PROTO_PIECES_TAG) return false;
-    size_t i = 1;
-    while (i < n && i <= VARINT_MAX_BYTES && (p[i] & VARINT_MORE)) i++;
-    return i + 1 < n && p[i + 1] == PROTO_PIECES_TAG;
+    size_t i = 0;
+    uint64_t piece_msg, piece_str;
+    if (n == 0 || p[i++] != PROTO_PIECES_TAG || !read_varint(p, n, &i, &piece_msg) || piece_msg > n - i) return false;
+    size_t end = i + (size_t)piece_msg;
+    if (i == end || p[i++] != PROTO_PIECES_TAG || !read_varint(p, end, &i, &piece_str)) return false;
+    return piece_str <= end - i;
 }
 
 /* Adds the model's pieces to t's vocabulary: control symbols as special

@@ -12,8 +12,10 @@
 #include "tokenize/tokenizer.h"
 
 /* Whether data[0..n) starts as a serialized SentencePiece ModelProto does
- * (its first field, a piece: tag 0x0A, a length, then the piece's own
- * string field, tag 0x0A). No tiktoken file or tokenizer.json starts so. */
+ * (its first field, a piece: tag 0x0A and a length that fits in data, then
+ * the piece's own string field: tag 0x0A and a length that fits in the
+ * piece). No tiktoken file (not one that starts with blank lines, 0x0A
+ * bytes) or tokenizer.json starts so. */
 bool sp_tokenizer_sniff(const char *data, size_t n);
 
 /* Loads the model in data[0..n) into t (initialised as tokenizer.c does,

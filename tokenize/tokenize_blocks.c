@@ -426,6 +426,15 @@ static void split_ranges(tb_ctx *c, tb_block *b)
     }
 }
 
+/* True when the line holds only spaces and tabs: not a document, neither
+ * counted nor written, as in the engine path (core/stage.c) and ingest. */
+static bool blank_line(const char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i] != ' ' && p[i] != '\t') return false;
+    return true;
+}
+
 static void scan_range(void *arg, int t, int nt)
 {
     (void)nt;
@@ -442,7 +451,7 @@ static void scan_range(void *arg, int t, int nt)
         const char *next = nl ? nl + 1 : r->hi;
         r->lines++;
         if (len && p[len - 1] == '\r') len--;
-        if (len) {
+        if (len && !blank_line(p, len)) {
             if (r->n == r->cap) {
                 r->cap = r->cap ? 2 * r->cap : 1024;
                 r->docs = xrealloc(r->docs, r->cap * sizeof *r->docs);
@@ -1236,8 +1245,13 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
     pthread_join(c.scanner, NULL);
     pthread_join(c.writer, NULL);
     progress_stop();
+    int lost = block_source_lost_members(c.src);
     int status = block_source_close(c.src);
     stats_merge(&c.stats, &c.scan_stats);
+    for (; lost > 0; lost--) { /* as the engine path counts them (core/stage.c) */
+        c.stats.in++;
+        stats_fail(&c.stats, "damaged_member");
+    }
     if (c.out) {
         c.stats.bytes_out = output_bytes(c.out);
         output_close(c.out);

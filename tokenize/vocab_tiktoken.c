@@ -1,5 +1,6 @@
 /* vocab_tiktoken.c - the tiktoken vocabulary format: "BASE64 RANK\n" lines. */
 #include <openssl/evp.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,10 +10,31 @@
 #define MAX_TOKEN_BYTES 4096 /* longer lines are malformed */
 #define LOAD_BATCH 16        /* lines parsed before their tokens are added */
 
+#define BASE64_MAX_PAD 2
+
+static bool is_base64_letter(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
+}
+
+/* True when s[0..n) is base64 letters with at most two '=' at the end only.
+ * EVP_DecodeBlock takes an '=' anywhere as six zero bits and skips blanks
+ * around the text, so "YQ==YQ==" would be 4 bytes (Python's b64decode, which
+ * tiktoken uses, stops at the padding: b"a") and "YQ=A" 2 (Python refuses it):
+ * a token not in canonical base64 is refused instead. */
+static bool base64_canonical(const char *s, size_t n)
+{
+    size_t pad = 0;
+    while (pad < BASE64_MAX_PAD && pad < n && s[n - 1 - pad] == '=') pad++;
+    for (size_t i = 0; i < n - pad; i++)
+        if (!is_base64_letter(s[i])) return false;
+    return true;
+}
+
 /* Decodes standard base64 (with padding) into out; returns the length or -1. */
 static int base64_decode(const char *s, size_t n, unsigned char *out)
 {
-    if (n == 0 || n % 4 || n / 4 * 3 > MAX_TOKEN_BYTES) return -1;
+    if (n == 0 || n % 4 || n / 4 * 3 > MAX_TOKEN_BYTES || !base64_canonical(s, n)) return -1;
     int len = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
     if (len < 0) return -1;
     /* EVP_DecodeBlock counts padding as zero bytes */

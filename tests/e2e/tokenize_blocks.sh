@@ -5,8 +5,10 @@
 # (WINNOW_TOKENIZE_BLOCKS=cpu, 1 MiB blocks, so every input below crosses
 # block boundaries) gives the bytes, warnings and --stats of the reference
 # engine path (--device cpu): tokref multi and edge, real web documents
-# (DCLM), short documents, a file with two bad lines, CRLF, blank lines, a document without text,
-# escapes and no final newline, gzip and zstd copies, several files, stdin;
+# (DCLM), short documents, a file with two bad lines, CRLF, blank lines (spaces and tabs only too:
+# not documents), a document without text,
+# escapes and no final newline, gzip and zstd copies, several files, stdin, damaged members that gave
+# no output (counted failed);
 # --format bin, jsonl (--bos) and shards. Where the build has CUDA, the same
 # through the emulated GPU code (WINNOW_TOKENIZE_BLOCKS=emulate) on a subset.
 . tests/lib.sh
@@ -17,7 +19,7 @@ $PY jsonl "$SHARED/tokref/multi.txt.zst" "$SHARED/tokref/multi.idx.tsv" 0 > "$TM
 $PY jsonl "$SHARED/tokref/edge.txt.zst" "$SHARED/tokref/edge.idx.tsv" 0 > "$TMP/edge.jsonl" || exit 1
 DCLM="$SHARED/jsonl/dclm/data/majority_data.jsonl"
 [ -s "$DCLM" ] || { echo "missing $DCLM"; exit 1; }
-{ head -n 20 "$TMP/multi.jsonl"; echo 'not json'; printf '\r\n\n'; echo '{"id":1}'
+{ head -n 20 "$TMP/multi.jsonl"; echo 'not json'; printf '\r\n\n \n\t \r\n'; echo '{"id":1}'
   printf '%s\n' '{"text":"caf\u00e9 \"quoted\"\n\ttab \ud83d\ude00 pair"}'; head -n 5 "$DCLM" | sed 's/$/\r/'
   printf '{"text":"last line without newline"}'; } > "$TMP/odd.jsonl"
 gzip -c "$TMP/multi.jsonl" > "$TMP/multi.jsonl.gz"
@@ -106,6 +108,22 @@ MODE=cpu blocks --format bin "$TMP/edge.jsonl" "$TMP/absent.jsonl" "$TMP/odd.jso
 is "$?" 2 "block path: an input that cannot be opened exits 2"
 ok "block path: ... says which" grep -q "absent.jsonl: cannot open" "$TMP/blk-absent.err"
 ok "block path: ... and the other inputs are written as by the engine path" cmp "$TMP/ref-absent.bin" "$TMP/blk-absent.bin"
+# a damaged member that gave no output (a gzip member cut after its header between two whole ones, read
+# by units then serially; a zstd frame cut inside its first block) lost documents no line shows: one
+# failed damaged_member each, as the engine path counts them (in = out + failed)
+{ head -n 150 "$DCLM" | gzip -c; sed -n 151,300p "$DCLM" | gzip -c | head -c 30; sed -n 301,450p "$DCLM" | gzip -c; } \
+    > "$TMP/lost.jsonl.gz"
+head -c 1500 "$TMP/dclm.jsonl.zst" > "$TMP/lost.jsonl.zst"
+for f in lost.jsonl.gz lost.jsonl.zst; do
+    tok --device cpu --format bin --stats "$TMP/ref-lost.stats" "$TMP/$f" > "$TMP/ref-lost.bin" 2> "$TMP/ref-lost.err"
+    MODE=cpu blocks --format bin --stats "$TMP/blk-lost.stats" "$TMP/$f" > "$TMP/blk-lost.bin" 2> "$TMP/blk-lost.err"
+    is "$?" 2 "block path, $f: a damaged input exits 2"
+    ok "... the same bytes as the engine path" cmp "$TMP/ref-lost.bin" "$TMP/blk-lost.bin"
+    ok "... the same warnings" cmp "$TMP/ref-lost.err" "$TMP/blk-lost.err"
+    grep -v '"seconds"' "$TMP/ref-lost.stats" > "$TMP/ref-lost.s"; grep -v '"seconds"' "$TMP/blk-lost.stats" > "$TMP/blk-lost.s"
+    ok "... the same --stats" cmp "$TMP/ref-lost.s" "$TMP/blk-lost.s"
+    ok "... one damaged_member counted failed" grep -q '"damaged_member": 1' "$TMP/blk-lost.stats"
+done
 WINNOW_TOKENIZE_BLOCKS=tpu tok --format bin "$TMP/edge.jsonl" > /dev/null 2> "$TMP/bad.err"
 is "$?" 1 "an unknown WINNOW_TOKENIZE_BLOCKS is a usage error"
 done_testing

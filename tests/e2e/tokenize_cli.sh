@@ -103,6 +103,11 @@ done
 sed 's/$/\r/' $V/tiktoken/r50k_base.tiktoken > $TMP/crlf.tiktoken
 $WINNOW tokenize -q -j2 --pattern gpt2 --vocab $TMP/crlf.tiktoken --format bin --no-eos $TMP/edge.jsonl > $TMP/crlf.bin
 ok "a tiktoken file with CRLF line ends gives tiktoken's gpt2 ids on edge" cmp $TMP/crlf.bin $TMP/gpt2.want
+# tiktoken skips blank lines (if line); three at the start are three 0x0A bytes, as a SentencePiece
+# .model starts (tag 0x0A, a length, tag 0x0A): still read as a tiktoken file
+{ printf '\n\n\n'; cat $V/tiktoken/r50k_base.tiktoken; } > $TMP/blank.tiktoken
+$WINNOW tokenize -q -j2 --pattern gpt2 --vocab $TMP/blank.tiktoken --format bin --no-eos $TMP/edge.jsonl > $TMP/blank.bin
+ok "a tiktoken file starting with three blank lines gives tiktoken's gpt2 ids on edge" cmp $TMP/blank.bin $TMP/gpt2.want
 
 # --- Llama 3 vectors (llama3-tokenizer-js): encode with specials, bos/eos matrix, decode ---
 # One JSONL input and one expected output per flag combination, one bin stream for decoding.
@@ -177,6 +182,18 @@ ok "vocab fetch --from installs a verified file" $WINNOW vocab fetch -q o200k_ba
 is "$($WINNOW vocab path o200k_base)" "$WINNOW_CACHE/o200k_base.tiktoken" "vocab path names the cached file"
 is "$($WINNOW tokenize -q --encoding o200k_base --no-eos $TMP/sp.jsonl)" '{"text":"hello<|endoftext|>","tokens":[24912,27,91,419,1440,919,91,29]}' \
     "--encoding finds the cached vocabulary"
+$WINNOW vocab list > $TMP/list
+ok "vocab list: the fetched o200k_base is cached" grep -Eq "^o200k_base +cached +[0-9a-f]{64}  $WINNOW_CACHE/o200k_base.tiktoken\$" $TMP/list
+ok "vocab list: cl100k_base, not fetched, is missing" grep -Eq "^cl100k_base +missing " $TMP/list
+# a fresh cache whose parent folders do not exist yet (~/.cache on a new machine): made as mkdir -p
+WINNOW_CACHE=$TMP/fresh/a/b $WINNOW vocab fetch -q o200k_base --from $V/tiktoken/o200k_base.tiktoken
+is "$?" 0 "vocab fetch into a cache folder whose parents do not exist exits 0"
+ok "... and installs the file there" cmp $TMP/fresh/a/b/o200k_base.tiktoken $V/tiktoken/o200k_base.tiktoken
+# without WINNOW_CACHE the cache is \$XDG_CACHE_HOME/winnow, else ~/.cache/winnow (XDG base directories)
+is "$(env -u WINNOW_CACHE XDG_CACHE_HOME=$TMP/xdg $WINNOW vocab path gpt2)" "$TMP/xdg/winnow/r50k_base.tiktoken" \
+    "vocab path without WINNOW_CACHE: \$XDG_CACHE_HOME/winnow"
+is "$(env -u WINNOW_CACHE -u XDG_CACHE_HOME HOME=$TMP/home $WINNOW vocab path gpt2)" "$TMP/home/.cache/winnow/r50k_base.tiktoken" \
+    "vocab path without either: ~/.cache/winnow"
 ok "--encoding with a --vocab of another encoding is refused" sh -c "! $WINNOW tokenize -q --encoding o200k_base --vocab $V/tiktoken/cl100k_base.tiktoken $TMP/sp.jsonl"
 
 # --- option values out of range are refused, never ignored ---

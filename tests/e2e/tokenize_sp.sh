@@ -6,11 +6,12 @@
 # (T5: unigram + nmt_nfkc; Llama 2 and Mistral v1-v3: BPE, identity, byte
 # fallback, split digits, dummy prefix, extra spaces kept; Gemma: the same
 # without the dummy prefix, with user-defined and control symbols) and more
-# (unigram with byte fallback, nmt_nfkc_cf, BPE with nmt_nfkc), then checks
+# (unigram with byte fallback, nmt_nfkc_cf, BPE with nmt_nfkc; one without
+# BOS and EOS), then checks
 # every document of tokref edge and blns and every 8th of multi:
 #   - ids equal sp.encode(text) (-j2: workers share the model);
-#   - --allow-special: control symbols in the text are their ids, the text
-#     between them sp.encode'd part by part;
+#   - --allow-special: control symbols in the text are their ids (the longest
+#     of those starting at one place), the text between them sp.encode'd part by part;
 #   - --decode: sp.decode of the runs between control symbols, control
 #     symbols as their names; the Llama 2-like model gives blns back exactly;
 #   - BOS/EOS come from the model's bos_id/eos_id; bad files are refused.
@@ -32,6 +33,7 @@ cat > $TMP/special.jsonl <<'EOF'
 {"text":"<s>Hello</s> and <pad><mask> x<start_of_turn>user<end_of_turn> <unk> </s"}
 {"text":"</s></s><s"}
 {"text":"  two spaces <mask>  then 2024 and 3.14159 <end_of_turn>"}
+{"text":"<mask>x: the longest control symbol written here, <mask>x<mask> then <mask>"}
 EOF
 
 # --- small models: every 30th line of the UDHR (230 KB, 500+ languages) ---
@@ -49,11 +51,12 @@ train llama2 --model_type=bpe --normalization_rule_name=identity --remove_extra_
     --split_digits=true --byte_fallback=true
 train gemma --model_type=bpe --normalization_rule_name=identity --add_dummy_prefix=false \
     --remove_extra_whitespaces=false --split_digits=true --byte_fallback=true --pad_id=0 --eos_id=1 --bos_id=2 \
-    --unk_id=3 '--user_defined_symbols=<start_of_turn>,<end_of_turn>' '--control_symbols=<mask>'
+    --unk_id=3 '--user_defined_symbols=<start_of_turn>,<end_of_turn>' '--control_symbols=<mask>,<mask>x'
 train unigram_bf --model_type=unigram --normalization_rule_name=identity --add_dummy_prefix=false \
     --split_digits=true --byte_fallback=true
 train nfkc_cf --model_type=unigram --normalization_rule_name=nmt_nfkc_cf
 train bpe_nfkc --model_type=bpe --add_dummy_prefix=false
+train noeos --model_type=bpe --bos_id=-1 --eos_id=-1
 MODELS="t5 llama2 gemma unigram_bf nfkc_cf bpe_nfkc"
 for m in $MODELS; do require_file $TMP/$m.model; done
 
@@ -110,6 +113,14 @@ is "$($WINNOW tokenize -q --vocab $TMP/gemma.model --bos --no-eos $TMP/one.jsonl
     "{\"text\":\"Hello\",\"tokens\":[2,$hello]}" "gemma-like: --bos puts bos_id 2 first"
 ok "t5-like (bos_id -1): --bos says there is no begin-of-text token" \
     sh -c "! $WINNOW tokenize -q --vocab $TMP/t5.model --bos $TMP/one.jsonl"
+ok "a model with eos_id -1 and bos_id -1 says so" $SPY -c "
+import sentencepiece, sys
+sp = sentencepiece.SentencePieceProcessor(model_file='$TMP/noeos.model')
+sys.exit(0 if sp.eos_id() == -1 and sp.bos_id() == -1 else 1)"
+$WINNOW tokenize -q --vocab $TMP/noeos.model --format bin $TMP/edge.jsonl > $TMP/noeos.bin
+is "$?" 0 "eos_id -1: tokenize without --no-eos exits 0 (no EOS by default)"
+$REF encode $TMP/noeos.model $TMP/edge.jsonl > $TMP/want
+ok "... with sp.encode's ids and nothing after them" cmp $TMP/noeos.bin $TMP/want
 
 # --- --decode --ids: control symbols by name, ids past the vocabulary skipped and counted ---
 $WINNOW tokenize --vocab $TMP/gemma.model --decode --ids "2,1500,$(echo $hello | tr , ' ' | cut -d' ' -f1),1" > $TMP/ids.out 2> $TMP/err; rc=$?

@@ -90,6 +90,18 @@ static void bad_files(void)
         {"YQ==0\n", "expected"},
         {"Y!== 0\n", "bad base64"},
         {"", "no tokens"},
+        /* each damage named by its line: blank lines count, a repeat is named where it is */
+        {"YQ== 0\n\nYg== 1\nYQ== 2\nYw== 3\n", "line 4: token or rank 2 given twice"},
+        {"YQ== 0\nYg== 0\nYw== 2\n", "line 2: token or rank 0 given twice"},
+        {"YQ== 0\n\r\n\nYg== x\n", "line 4: bad rank"},
+        {"YQ== 0\nYg== \n", "line 2: bad rank"}, /* tiktoken: line.split() gives one field */
+        /* not canonical base64: EVP_DecodeBlock reads '=' inside as zero bits, Python's
+         * b64decode (tiktoken's) stops at the first padding or refuses */
+        {"YQ== 0\nYQ==YQ== 1\n", "line 2: bad base64"},
+        {"YQ=A 0\n", "line 1: bad base64"},
+        {"Y=== 0\n", "line 1: bad base64"},
+        {"=QQA 0\n", "line 1: bad base64"},
+        {"\tYW= 0\n", "line 1: bad base64"},
     };
     for (size_t i = 0; i < sizeof tiktoken_cases / sizeof tiktoken_cases[0]; i++) {
         tok_vocab v;
@@ -101,6 +113,23 @@ static void bad_files(void)
         buf_free(&err);
         vocab_free(&v);
     }
+    /* the 256 single bytes as a tiktoken file, then without byte 255 (the last line): whole it loads,
+     * short of one byte it is refused (a text with that byte could not be encoded) */
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    wbuf bytes = WBUF_INIT;
+    for (int b = 0; b < 256; b++) buf_printf(&bytes, "%c%c== %d\n", b64[b >> 2], b64[(b & 3) << 4], b);
+    size_t without_last = bytes.len - strlen("/w== 255\n");
+    for (int whole = 1; whole >= 0; whole--) {
+        tokenizer t;
+        wbuf err = WBUF_INIT;
+        int rc = tokenizer_load_mem(&t, "gpt2", bytes.data, whole ? bytes.len : without_last, -1, &err);
+        if (whole) ok(rc == 0, "a tiktoken file of the 256 single bytes loads: %s", err.data ? err.data : "");
+        else ok(rc == -1 && err.data && strstr(err.data, "not every single byte"), "without byte 255 it is refused: %s",
+                err.data ? err.data : "(accepted)");
+        if (!rc) tokenizer_free(&t);
+        buf_free(&err);
+    }
+    buf_free(&bytes);
     /* tokenizer.json files the loader refuses, each naming where */
     static const struct {
         const char *text, *why;
