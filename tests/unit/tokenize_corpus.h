@@ -124,4 +124,22 @@ static inline void reference_load(tok_reference *r, const char *corpus, const ch
 static inline void corpus_free(tok_corpus *c) { free(c->text); free(c->off); free(c->len); }
 static inline void reference_free(tok_reference *r) { free(r->data); free(r->start); }
 
+/* Texts a test encodes one by one (pointers into memory held elsewhere). */
+typedef struct {
+    const char **text;
+    size_t *len;
+    size_t n;
+} text_list;
+
+/* Appends text[0..len) to l. */
+static inline void text_list_add(text_list *l, const char *text, size_t len)
+{
+    l->text = realloc(l->text, (l->n + 1) * sizeof *l->text);
+    l->len = realloc(l->len, (l->n + 1) * sizeof *l->len);
+    l->text[l->n] = text;
+    l->len[l->n++] = len;
+}
+
+static inline void text_list_free(text_list *l) { free(l->text); free(l->len); }
+
 #endif

@@ -58,19 +58,6 @@ static char *fill_charsmaps(char *json)
     return json;
 }
 
-typedef struct {
-    const char **text;
-    size_t *len;
-    size_t n;
-} text_list;
-
-static void add_text(text_list *t, const char *s, size_t n)
-{
-    t->text = realloc(t->text, (t->n + 1) * sizeof *t->text);
-    t->len = realloc(t->len, (t->n + 1) * sizeof *t->len);
-    t->text[t->n] = s, t->len[t->n] = n, t->n++;
-}
-
 /* Loads a tokenizer.json text; 0 or -1 with the message in err. */
 static int load(tokenizer *t, const char *json, wbuf *err)
 {
@@ -102,13 +89,13 @@ int main(void)
     text_list texts = {0};
     for (int c = 0; c < 3; c++)
         for (int d = 0; d < corpora[c].ndocs; d += c == 2 ? MULTI_STRIDE : 1)
-            add_text(&texts, corpora[c].text + corpora[c].off[d], corpora[c].len[d]);
+            text_list_add(&texts, corpora[c].text + corpora[c].off[d], corpora[c].len[d]);
     size_t extra_n, corpus_texts = texts.n;
     char *extra = slurp_zstd(DIR "/texts.bin.zst", &extra_n);
     for (size_t at = 0; at + 4 <= extra_n;) {
         uint32_t len;
         memcpy(&len, extra + at, 4);
-        add_text(&texts, extra + at + 4, len);
+        text_list_add(&texts, extra + at + 4, len);
         at += 4 + len;
     }
     ok(texts.n - corpus_texts > 550, "%zu UDHR and corner texts", texts.n - corpus_texts);
@@ -169,8 +156,7 @@ int main(void)
     refused("{\"type\":\"Precompiled\"}", "precompiled_charsmap: not a string", "a Precompiled without a charsmap");
     free(tsv);
     free(extra);
-    free(texts.text);
-    free(texts.len);
+    text_list_free(&texts);
     for (int c = 0; c < 3; c++) corpus_free(&corpora[c]);
     return done_testing();
 }

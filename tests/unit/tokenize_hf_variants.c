@@ -38,22 +38,6 @@
 #define MIN_EDGE_TEXTS 50
 #define MIN_EDGE_VARIANTS 10
 
-/* The texts a list of variants is encoded over. */
-typedef struct {
-    const char **text;
-    size_t *len;
-    size_t n;
-} text_list;
-
-static void texts_add(text_list *l, const char *text, size_t len)
-{
-    l->text = realloc(l->text, (l->n + 1) * sizeof *l->text);
-    l->len = realloc(l->len, (l->n + 1) * sizeof *l->len);
-    l->text[l->n] = text;
-    l->len[l->n++] = len;
-}
-
-/* Checks every variant of the list at tsv_path over texts; the number of variants. */
 static int check_variants(const char *tsv_path, const text_list *texts)
 {
     size_t vsize;
@@ -118,7 +102,7 @@ int main(void)
     for (int c = 0; c < 3; c++) {
         int limit = c == 1 ? EDGE_DOCS : corpora[c].ndocs, stride = c == 2 ? MULTI_STRIDE : 1;
         for (int d = 0; d < limit; d += stride)
-            texts_add(&docs, corpora[c].text + corpora[c].off[d], corpora[c].len[d]);
+            text_list_add(&docs, corpora[c].text + corpora[c].off[d], corpora[c].len[d]);
     }
     int nvariants = check_variants(VARIANTS, &docs);
     ok(nvariants >= 25, "%d variants listed", nvariants);
@@ -131,7 +115,7 @@ int main(void)
     if (ok(!hj_parse(etext, esize, &edoc, &err) && edoc.root.type == HJ_ARRAY, "%s: an array of strings%s%s",
            EDGE_TEXTS, err.len ? ": " : "", err.len ? err.data : "")) {
         for (size_t i = 0; i < edoc.root.len; i++)
-            if (edoc.root.items[i].type == HJ_STRING) texts_add(&edges, edoc.root.items[i].str, edoc.root.items[i].len);
+            if (edoc.root.items[i].type == HJ_STRING) text_list_add(&edges, edoc.root.items[i].str, edoc.root.items[i].len);
         ok(edges.n == edoc.root.len && edges.n >= MIN_EDGE_TEXTS, "%zu edge texts", edges.n);
         int nedge = check_variants(EDGE_VARIANTS, &edges);
         ok(nedge >= MIN_EDGE_VARIANTS, "%d edge variants listed", nedge);
@@ -139,10 +123,8 @@ int main(void)
     }
     buf_free(&err);
     free(etext);
-    free(edges.text);
-    free(edges.len);
-    free(docs.text);
-    free(docs.len);
+    text_list_free(&edges);
+    text_list_free(&docs);
     for (int c = 0; c < 3; c++) corpus_free(&corpora[c]);
     return done_testing();
 }
