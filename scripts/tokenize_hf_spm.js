@@ -15,6 +15,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
+const { apply } = require('./hf_json_edit.js');
 
 const shared = process.argv[2];
 const only = process.argv.slice(3);
@@ -50,20 +51,6 @@ function hash(ids) {
   for (const id of ids)
     for (let k = 0; k < 32; k += 8) h = Math.imul(h ^ ((id >>> k) & 0xff), 0x01000193) >>> 0;
   return h;
-}
-
-function apply(root, edit) {
-  const eq = edit.indexOf('=');
-  let key = edit.slice(0, eq);
-  const value = JSON.parse(edit.slice(eq + 1));
-  const append = key.startsWith('+');
-  if (append) key = key.slice(1);
-  const parts = key.split('.');
-  let o = root;
-  for (const p of parts.slice(0, -1)) o = o[p];
-  const last = parts[parts.length - 1];
-  if (append) o[last].push(value);
-  else o[last] = value;
 }
 
 function fillCharsmaps(o) {

@@ -15,6 +15,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
+const { apply } = require('./hf_json_edit.js');
 
 const shared = process.argv[2];
 const only = process.argv.slice(3);
@@ -33,20 +34,6 @@ const lists = [
                                   ...corpus('multi').filter((_, i) => i % MULTI_STRIDE === 0)]],
   ['tests/data/hf/edge_variants.tsv', JSON.parse(fs.readFileSync('tests/data/hf/edge_texts.json', 'utf8'))],
 ];
-
-function apply(root, edit) {
-  const eq = edit.indexOf('=');
-  let key = edit.slice(0, eq);
-  const value = JSON.parse(edit.slice(eq + 1));
-  const append = key.startsWith('+');
-  if (append) key = key.slice(1);
-  const parts = key.split('.');
-  let o = root;
-  for (const p of parts.slice(0, -1)) o = o[p];
-  const last = parts[parts.length - 1];
-  if (append) o[last].push(value);
-  else o[last] = value;
-}
 
 (async () => {
   for (const [list, texts] of lists) for (const line of fs.readFileSync(list, 'utf8').split('\n')) {
