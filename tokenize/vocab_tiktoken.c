@@ -7,10 +7,12 @@
 #include "core/util.h"
 #include "tokenize/vocab_load.h"
 
-#define MAX_TOKEN_BYTES 4096 /* longer lines are malformed */
+#define MAX_TOKEN_BYTES 4096 /* longer tokens are refused */
 #define LOAD_BATCH 16        /* lines parsed before their tokens are added */
 
 #define BASE64_MAX_PAD 2
+/* EVP_DecodeBlock writes the padding as zero bytes: room for the longest token's */
+#define TOKEN_DECODE_ROOM (MAX_TOKEN_BYTES + BASE64_MAX_PAD)
 
 static bool is_base64_letter(char c)
 {
@@ -34,7 +36,7 @@ static bool base64_canonical(const char *s, size_t n)
 /* Decodes standard base64 (with padding) into out; returns the length or -1. */
 static int base64_decode(const char *s, size_t n, unsigned char *out)
 {
-    if (n == 0 || n % 4 || n / 4 * 3 > MAX_TOKEN_BYTES || !base64_canonical(s, n)) return -1;
+    if (n == 0 || n % 4 || n / 4 * 3 > TOKEN_DECODE_ROOM || !base64_canonical(s, n)) return -1;
     int len = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
     if (len < 0) return -1;
     /* EVP_DecodeBlock counts padding as zero bytes */
@@ -53,7 +55,12 @@ static int parse_line(const char *line, size_t len, size_t lineno, unsigned char
         buf_printf(err, "line %zu: expected \"BASE64 RANK\"", lineno);
         return -1;
     }
-    *blen = base64_decode(line, (size_t)(sp - line), bytes);
+    size_t b64_len = (size_t)(sp - line);
+    *blen = b64_len / 4 * 3 > TOKEN_DECODE_ROOM ? MAX_TOKEN_BYTES + 1 : base64_decode(line, b64_len, bytes);
+    if (*blen > MAX_TOKEN_BYTES) {
+        buf_printf(err, "line %zu: token of more than %d bytes (winnow's limit)", lineno, MAX_TOKEN_BYTES);
+        return -1;
+    }
     if (*blen <= 0) {
         buf_printf(err, "line %zu: bad base64 token", lineno);
         return -1;
@@ -77,7 +84,7 @@ static int parse_line(const char *line, size_t len, size_t lineno, unsigned char
 
 /* A parsed line waiting to be added. */
 typedef struct {
-    unsigned char bytes[MAX_TOKEN_BYTES];
+    unsigned char bytes[TOKEN_DECODE_ROOM];
     int len;
     uint32_t rank;
     uint64_t hash; /* vocab_hash of the bytes */

@@ -2,6 +2,8 @@
  * heap for long ones) on real text; pathological inputs (1 MB of one letter,
  * a 1 MB base64 blob) encode and decode back; the vocabulary loaders reject
  * malformed files with a message. */
+#include <openssl/evp.h>
+
 #include "tests/unit/tokenize_corpus.h"
 #include "core/util.h"
 #include "tokenize/tokenizer.h"
@@ -130,6 +132,24 @@ static void bad_files(void)
         buf_free(&err);
     }
     buf_free(&bytes);
+    /* the longest token winnow takes is 4096 bytes, whose base64 ends in padding; one byte more is
+     * refused with the limit named (not as bad base64) */
+    for (size_t token_len = 4096; token_len <= 4097; token_len++) {
+        unsigned char raw[4097];
+        memset(raw, 'a', sizeof raw);
+        char line[8192];
+        int n = EVP_EncodeBlock((unsigned char *)line, raw, (int)token_len);
+        snprintf(line + n, sizeof line - (size_t)n, " 0\n");
+        tok_vocab v;
+        vocab_init(&v);
+        wbuf err = WBUF_INIT;
+        int rc = vocab_parse_tiktoken(&v, line, strlen(line), &err);
+        if (token_len == 4096) ok(rc == 0, "a token of 4096 bytes loads: %s", err.data ? err.data : "");
+        else ok(rc == -1 && err.data && strstr(err.data, "line 1: token of more than 4096 bytes"),
+                "a token of 4097 bytes is refused: %s", err.data ? err.data : "(accepted)");
+        buf_free(&err);
+        vocab_free(&v);
+    }
     /* tokenizer.json files the loader refuses, each naming where */
     static const struct {
         const char *text, *why;
