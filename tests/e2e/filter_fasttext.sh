@@ -15,6 +15,8 @@ for f in "$DCLM_TRAIN" "$DCLM_TEST" "$UDHR"; do
     [ -f "$f" ] || { echo "not ok 1 - missing test data $f"; echo "1..1"; exit 1; }
 done
 command -v fasttext >/dev/null || { echo "not ok 1 - the fasttext program is missing (make deps installs it)"; echo "1..1"; exit 1; }
+# every label of every document: winnow's scores against predict-prob's (tests/ref/fasttext_compare.py)
+COMPARE="$(cd "$(dirname "$0")/../ref" && pwd)/fasttext_compare.py"
 cd "$TMP" || exit 1
 
 # Training and test sets: UDHR lines of 24 languages (every 5th line held out)
@@ -50,29 +52,6 @@ with open('test.txt', 'w') as f:
 EOF
 ndocs=$(wc -l < test.jsonl)
 
-# compare MODEL: every label of every document, winnow's metadata.scores
-# against predict-prob's output; prints "docs=N worst=X" or the first mismatch.
-cat > compare.py <<'EOF'
-import json, sys
-name, ref_path, out_path = sys.argv[1:4]
-tolerance = float(sys.argv[4]) if len(sys.argv) > 4 else 1e-6
-ref = [l.split() for l in open(ref_path)]
-out = [json.loads(l) for l in open(out_path)]
-if len(ref) != len(out):
-    sys.exit('documents: predict-prob %d, winnow %d' % (len(ref), len(out)))
-# predict-prob prints 6 significant digits: a probability matches when it
-# prints the same or lies within 1e-6 of the printed value
-worst = 0.0
-for i, (r, o) in enumerate(zip(ref, out)):
-    want = dict(zip(r[0::2], r[1::2]))
-    got = o['metadata']['scores'][name]
-    if set(want) != set(got):
-        sys.exit('document %d: labels differ: %s vs %s' % (i, sorted(want), sorted(got)))
-    for label, p in want.items():
-        if '%g' % got[label] != p:
-            worst = max(worst, abs(got[label] - float(p)))
-print('docs=%d worst=%s' % (len(out), 'ok' if worst <= tolerance else worst))
-EOF
 rules_off="--no-gopher-quality --no-gopher-repetition --no-c4 --no-fineweb --no-langid"
 nlid=$(cut -d' ' -f1 lid.train | sort -u | wc -l)
 
@@ -80,7 +59,7 @@ nlid=$(cut -d' ' -f1 lid.train | sort -u | wc -l)
 check() {
     fasttext predict-prob "$2" test.txt "$3" > "ref.$1" 2>/dev/null
     "$WINNOW" filter -q -j2 $rules_off --classifier "$1=$2" --classifier-top-k "$3" test.jsonl > "out.$1" 2> "err.$1"
-    is "$(python3 compare.py "$1" "ref.$1" "out.$1" 2>&1)" "docs=$ndocs worst=ok" "$4: every label's probability equals predict-prob's"
+    is "$(python3 "$COMPARE" "$1" "ref.$1" "out.$1" 2>&1)" "docs=$ndocs worst=ok" "$4: every label's probability equals predict-prob's"
 }
 
 for loss in softmax hs ns ova; do
@@ -103,7 +82,7 @@ check q q.bin 2 "quality, dim 256, word bigrams, 2 M buckets"
 # fastText's own float rounding of predict-prob (up to ~2e-6 measured on the
 # longest documents), and a different computation from the exact float path
 "$WINNOW" filter -q -j2 $rules_off --classifier-fast --classifier q=q.bin test.jsonl > out.q_fast
-is "$(python3 compare.py q ref.q out.q_fast 5e-6 2>&1)" "docs=$ndocs worst=ok" \
+is "$(python3 "$COMPARE" q ref.q out.q_fast 5e-6 2>&1)" "docs=$ndocs worst=ok" \
     "--classifier-fast: every probability within 5e-6 of predict-prob's"
 ok "--classifier-fast sums in double (output differs from the exact float path)" sh -c '! cmp -s out.q out.q_fast'
 "$WINNOW" filter -q -j2 $rules_off --classifier-fast --classifier lid_hs=lid_hs.bin --classifier-top-k "$nlid" test.jsonl > out.lid_hs_fast
@@ -186,7 +165,7 @@ print(cut, file=open('cut50', 'w'))
 EOF
 fasttext predict-prob lid_softmax.bin test50.txt "$nlid" > ref.cut50 2>/dev/null
 "$WINNOW" filter -q -j2 $rules_off --classifier cut50=lid_softmax.bin --classifier-top-k "$nlid" --classifier-max-bytes 50 test.jsonl > out.cut50
-is "$(python3 compare.py cut50 ref.cut50 out.cut50 2>&1) $(test "$(cat cut50)" -gt 50 && echo many-cut-inside)" "docs=$ndocs worst=ok many-cut-inside" \
+is "$(python3 "$COMPARE" cut50 ref.cut50 out.cut50 2>&1) $(test "$(cat cut50)" -gt 50 && echo many-cut-inside)" "docs=$ndocs worst=ok many-cut-inside" \
     "--classifier-max-bytes 50: every label's probability equals predict-prob's on the texts cut at a character boundary"
 
 # a classifier as the language identifier (FineWeb's recipe: English >= 0.65)

@@ -12,6 +12,8 @@
 UDHR=$SHARED/multilingual/udhr/udhr_text_DERIVED.jsonl
 require_file "$UDHR"
 command -v fasttext >/dev/null || { echo "not ok 1 - the fasttext program is missing (make deps installs it)"; echo "1..1"; exit 1; }
+# every label of every document: winnow's scores against predict-prob's (tests/ref/fasttext_compare.py)
+COMPARE="$(cd "$(dirname "$0")/../ref" && pwd)/fasttext_compare.py"
 cd "$TMP" || exit 1
 
 # UDHR lines of 12 languages (every 5th held out for the test stream), a
@@ -66,34 +68,13 @@ EOF
 ndocs=$(wc -l < test.jsonl)
 nlid=$(cut -d' ' -f1 lid.train | sort -u | wc -l)
 
-# every label of every document: winnow's metadata.scores against predict-prob
-# (6 significant digits: a probability matches when it prints the same or lies
-# within 1e-6 of the printed value); prints "docs=N worst=ok" or the mismatch
-cat > compare.py <<'EOF'
-import json, sys
-name, ref_path, out_path = sys.argv[1:4]
-ref = [l.split() for l in open(ref_path, encoding='utf-8', errors='replace')]
-out = [json.loads(l) for l in open(out_path)]
-if len(ref) != len(out):
-    sys.exit('documents: predict-prob %d, winnow %d' % (len(ref), len(out)))
-worst = 0.0
-for i, (r, o) in enumerate(zip(ref, out)):
-    want = dict(zip(r[0::2], r[1::2]))
-    got = o['metadata']['scores'][name]
-    if set(want) != set(got):
-        sys.exit('document %d: labels differ: %s vs %s' % (i, sorted(want), sorted(got)))
-    for label, p in want.items():
-        if '%g' % got[label] != p:
-            worst = max(worst, abs(got[label] - float(p)))
-print('docs=%d worst=%s' % (len(out), 'ok' if worst <= 1e-6 else worst))
-EOF
 rules_off="--no-gopher-quality --no-gopher-repetition --no-c4 --no-fineweb --no-langid"
 
 # check NAME MODEL NLABELS DESCRIPTION
 check() {
     fasttext predict-prob "$2" test.txt "$3" > "ref.$1" 2>/dev/null
     "$WINNOW" filter -q -j2 $rules_off --classifier "$1=$2" --classifier-top-k "$3" test.jsonl > "out.$1" 2> "err.$1"
-    is "$(python3 compare.py "$1" "ref.$1" "out.$1" 2>&1)" "docs=$ndocs worst=ok" "$4: every label's probability equals predict-prob's"
+    is "$(python3 "$COMPARE" "$1" "ref.$1" "out.$1" 2>&1)" "docs=$ndocs worst=ok" "$4: every label's probability equals predict-prob's"
 }
 
 # dim 20 (one block of 16 and 4 more columns), char n-grams of 1 to 3 characters
