@@ -140,6 +140,13 @@ static inline void text_list_add(text_list *l, const char *text, size_t len)
     l->len[l->n++] = len;
 }
 
+/* Appends every stride-th of the first limit documents of c (all of them: limit < 0). */
+static inline void text_list_add_corpus(text_list *l, const tok_corpus *c, int limit, int stride)
+{
+    if (limit < 0 || limit > c->ndocs) limit = c->ndocs;
+    for (int d = 0; d < limit; d += stride) text_list_add(l, c->text + c->off[d], c->len[d]);
+}
+
 static inline void text_list_free(text_list *l) { free(l->text); free(l->len); }
 
 #endif

@@ -87,9 +87,9 @@ int main(void)
     corpus_load(&corpora[1], "edge");
     corpus_load(&corpora[2], "multi");
     text_list texts = {0};
-    for (int c = 0; c < 3; c++)
-        for (int d = 0; d < corpora[c].ndocs; d += c == 2 ? MULTI_STRIDE : 1)
-            text_list_add(&texts, corpora[c].text + corpora[c].off[d], corpora[c].len[d]);
+    text_list_add_corpus(&texts, &corpora[0], -1, 1);
+    text_list_add_corpus(&texts, &corpora[1], -1, 1);
+    text_list_add_corpus(&texts, &corpora[2], -1, MULTI_STRIDE);
     size_t extra_n, corpus_texts = texts.n;
     char *extra = slurp_zstd(DIR "/texts.bin.zst", &extra_n);
     for (size_t at = 0; at + 4 <= extra_n;) {

@@ -99,11 +99,9 @@ int main(void)
     corpus_load(&corpora[1], "edge");
     corpus_load(&corpora[2], "multi");
     text_list docs = {0};
-    for (int c = 0; c < 3; c++) {
-        int limit = c == 1 ? EDGE_DOCS : corpora[c].ndocs, stride = c == 2 ? MULTI_STRIDE : 1;
-        for (int d = 0; d < limit; d += stride)
-            text_list_add(&docs, corpora[c].text + corpora[c].off[d], corpora[c].len[d]);
-    }
+    text_list_add_corpus(&docs, &corpora[0], -1, 1);
+    text_list_add_corpus(&docs, &corpora[1], EDGE_DOCS, 1);
+    text_list_add_corpus(&docs, &corpora[2], -1, MULTI_STRIDE);
     int nvariants = check_variants(VARIANTS, &docs);
     ok(nvariants >= 25, "%d variants listed", nvariants);
 
