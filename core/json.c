@@ -209,11 +209,28 @@ static unsigned hex4(const char *p)
     return v;
 }
 
+/* The code point of a \u escape whose value is cp and whose next bytes are
+ * q..end: a high surrogate followed by a \u escape of a low one is the pair's
+ * code point, with *after set past both; any other surrogate is U+FFFD (UTF-8
+ * cannot hold a lone one), with *after = q, as for every other value. */
+static inline uint32_t join_surrogates(uint32_t cp, const char *q, const char *end, const char **after)
+{
+    *after = q;
+    if (cp < 0xD800 || cp > 0xDFFF) return cp;
+    if (cp <= 0xDBFF && end - q >= 6 && q[0] == '\\' && q[1] == 'u' && is_hex(q[2]) && is_hex(q[3]) &&
+        is_hex(q[4]) && is_hex(q[5])) {
+        uint32_t lo = hex4(q + 2);
+        if (lo >= 0xDC00 && lo <= 0xDFFF) {
+            *after = q + 6;
+            return 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        }
+    }
+    return UTF8_REPLACEMENT;
+}
+
 /* The escape at s[at] (a backslash) checked: returns the offset after it, or
  * 0 when it is bad (sc's error set). With d, writes what it stands for there
- * and moves *d past it: a high surrogate escape followed by a low one is one
- * code point (both escapes consumed); one that does not pair up is U+FFFD, as
- * json_escape_codepoint() decodes them. */
+ * and moves *d past it, surrogates joined by join_surrogates(). */
 static inline size_t take_escape(scanner *sc, size_t at, char **d)
 {
     const char *s = sc->s;
@@ -233,23 +250,9 @@ static inline size_t take_escape(scanner *sc, size_t at, char **d)
         return fail(sc, "bad \\u escape"), 0;
     }
     if (!d) return at + 6;
-    uint32_t cp = hex4(s + at + 2);
-    size_t after = at + 6;
-    if (cp >= 0xD800 && cp <= 0xDFFF) {
-        uint32_t lo = 0;
-        const char *q = s + at + 6;
-        if (cp <= 0xDBFF && at + 12 <= n && q[0] == '\\' && q[1] == 'u' && is_hex(q[2]) && is_hex(q[3]) &&
-            is_hex(q[4]) && is_hex(q[5]))
-            lo = hex4(q + 2);
-        if (lo >= 0xDC00 && lo <= 0xDFFF) {
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            after = at + 12;
-        } else {
-            cp = UTF8_REPLACEMENT;
-        }
-    }
-    *d = utf8_put(*d, cp);
-    return after;
+    const char *after;
+    *d = utf8_put(*d, join_surrogates(hex4(s + at + 2), s + at + 6, s + n, &after));
+    return (size_t)(after - s);
 }
 
 /* Scans a string starting at the opening quote in a UTF-8-checked line;
@@ -523,19 +526,7 @@ uint32_t json_escape_codepoint(const char **sp, const char *end)
         s = end;
         cp = UTF8_REPLACEMENT;
     } else {
-        cp = hex4(s);
-        s += 4;
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-            if (end - s >= 6 && s[0] == '\\' && s[1] == 'u') {
-                uint32_t lo = hex4(s + 2);
-                if (lo >= 0xDC00 && lo <= 0xDFFF) {
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    s += 6;
-                } else cp = UTF8_REPLACEMENT;
-            } else cp = UTF8_REPLACEMENT;
-        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-            cp = UTF8_REPLACEMENT;
-        }
+        cp = join_surrogates(hex4(s), s + 4, end, &s);
     }
     *sp = s;
     return cp;
