@@ -141,6 +141,17 @@ static void all_checks(void)
     ok(!scans("{\"text\":\"a\"} x"), "trailing junk rejected");
     ok(!scans("[1,2]"), "array line rejected");
     ok(!scans(""), "empty line rejected");
+    {
+        /* RFC 8259 lets a parser refuse a BOM; Python's json does ("Unexpected UTF-8 BOM"), so the
+         * line fails, but the message must say why: "not a JSON object" sent users hunting */
+        jdoc d;
+        const char *err = NULL;
+        size_t pos = 0;
+        const char *bom = "\xEF\xBB\xBF{\"text\":\"a\"}";
+        int r = json_scan_doc(bom, strlen(bom), &d, &err, &pos);
+        ok(r != 0 && err && !strcmp(err, "a UTF-8 byte order mark before the object") && pos == 0,
+           "a line starting with a UTF-8 BOM is refused naming the BOM, at byte 0 (got %s at %zu)", err, pos);
+    }
     ok(!scans("{\"text\":\"a\tb\"}"), "raw control character rejected");
     ok(!scans("{\"text\":\"\\x\"}"), "bad escape rejected");
     ok(!scans("{\"text\":\"\\u12G4\"}"), "bad \\u escape rejected");
