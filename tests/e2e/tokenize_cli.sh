@@ -185,6 +185,12 @@ is "$($WINNOW tokenize -q --encoding o200k_base --no-eos $TMP/sp.jsonl)" '{"text
 $WINNOW vocab list > $TMP/list
 ok "vocab list: the fetched o200k_base is cached" grep -Eq "^o200k_base +cached +[0-9a-f]{64}  $WINNOW_CACHE/o200k_base.tiktoken\$" $TMP/list
 ok "vocab list: cl100k_base, not fetched, is missing" grep -Eq "^cl100k_base +missing " $TMP/list
+# a cached file changed after its fetch (a cut copy, an edit) is not "cached": it would fail at load
+head -c 1000 $V/tiktoken/r50k_base.tiktoken > $WINNOW_CACHE/r50k_base.tiktoken
+$WINNOW vocab list > $TMP/list
+ok "vocab list: a cached file whose sha256 differs is corrupt" grep -Eq "^r50k_base +corrupt " $TMP/list
+ok "vocab list: ... and o200k_base is still cached" grep -Eq "^o200k_base +cached " $TMP/list
+rm -f $WINNOW_CACHE/r50k_base.tiktoken
 # a fresh cache whose parent folders do not exist yet (~/.cache on a new machine): made as mkdir -p
 WINNOW_CACHE=$TMP/fresh/a/b $WINNOW vocab fetch -q o200k_base --from $V/tiktoken/o200k_base.tiktoken
 is "$?" 0 "vocab fetch into a cache folder whose parents do not exist exits 0"
