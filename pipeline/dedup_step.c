@@ -20,7 +20,7 @@ int pl_dedup_run(const pl_dedup_work *w)
     o.output = w->output;
     o.stats_path = w->stats;
     o.rejects_path = w->rejects;
-    if (w->output && p->cfg.compress) o.zstd_level = STAGE_ZSTD_LEVEL; /* final documents: see PL_WORK_ZSTD_LEVEL */
+    if (w->output && p->cfg.compress) o.zstd_level = PL_WORK_ZSTD_LEVEL;
     staged_opts so = {w->work, p->stages.dedup.partitions, w->rank, p->cfg.tasks};
     int status;
     if (w->step == STEP_SIGNATURES) status = dedup_staged_signatures(&o, &c, &so);

@@ -144,7 +144,7 @@ int pl_docs_unit_run(const pl_docs_unit *d)
     u.want_rejects = p->cfg.rejects;
     stats_init(&u.filter_stats);
     u.threads = xcalloc((size_t)d->threads, sizeof *u.threads);
-    int level = !p->cfg.compress ? 0 : p->has_dedup ? PL_WORK_ZSTD_LEVEL : STAGE_ZSTD_LEVEL;
+    int level = p->cfg.compress ? PL_WORK_ZSTD_LEVEL : 0;
     u.docs = output_open(d->part, level);
     if (u.want_rejects) {
         char *path = unit_path(d, "rejects", "ingest", "jsonl");

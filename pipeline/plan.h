@@ -24,15 +24,15 @@
 #include "pipeline/config.h"
 #include "pipeline/stage_options.h"
 
-/* The zstd level of the per-file documents (WORK/docs, with compress = true)
- * when [dedup] runs: dedup reads them twice and writes what it keeps to
- * WORK/dedup-out, so they are compressed fast. Level 1 costs about 60% of
- * level 3's CPU for about 12% more bytes on real web text (the docs step's
- * compression was 14% of a run's CPU on real documents with level 3;
- * bench/results/run-jsonl-2026-11-27.md). The final documents (dedup-out, or
- * docs without [dedup]) stay at STAGE_ZSTD_LEVEL: the shards step splits
- * them over its ranks by their compressed bytes, so their level decides
- * where shards end. */
+/* The zstd level of the documents `winnow run` keeps in WORK (WORK/docs and
+ * WORK/dedup-out, with compress = true): each is written once and read back
+ * once to three times, so they are compressed fast. Level 1 costs about 60%
+ * of level 3's CPU for about 12% more bytes on real web text (compressing
+ * one of them at level 3 was 14% of a run's CPU on real documents;
+ * bench/results/run-jsonl-2026-11-27.md). The shards step splits the final
+ * ones over its ranks by their compressed bytes, so this level is part of
+ * where a multi-task run's shards end (2026-11-27: from 3 to 1 for the final
+ * documents, which moved those ends once; documents and ids are unchanged). */
 #define PL_WORK_ZSTD_LEVEL 1
 
 typedef struct {
