@@ -42,12 +42,89 @@ typedef struct {
     uint32_t name_len;
     int type, type_length, repetition, num_children;
     bool has_type;
+    int converted, scale;      /* converted_type (-1: none) and scale */
+    int logical, logical_scale; /* the LogicalType union's member (0: none), DecimalType.scale */
+    bool logical_unsigned;     /* IntType.isSigned = false */
 } schema_elem;
+
+/* ConvertedType and the LogicalType union's members (parquet.thrift). */
+enum { CONV_DECIMAL = 5, CONV_DATE = 6, CONV_TIMESTAMP_MICROS = 10, CONV_UINT_8 = 11, CONV_UINT_64 = 14, CONV_BSON = 20,
+       CONV_INTERVAL = 21 };
+enum { LOGICAL_DECIMAL = 5, LOGICAL_DATE = 6, LOGICAL_INTERVAL = 9, LOGICAL_INTEGER = 10, LOGICAL_JSON = 12,
+       LOGICAL_LAST = 18 };
+static const char *const converted_names[] = {
+    "UTF8", "MAP", "MAP_KEY_VALUE", "LIST", "ENUM", "DECIMAL", "DATE", "TIME_MILLIS", "TIME_MICROS", "TIMESTAMP_MILLIS",
+    "TIMESTAMP_MICROS", "UINT_8", "UINT_16", "UINT_32", "UINT_64", "INT_8", "INT_16", "INT_32", "INT_64", "JSON", "BSON",
+    "INTERVAL"};
+static const char *const logical_names[LOGICAL_LAST + 1] = {
+    "", "STRING", "MAP", "LIST", "ENUM", "DECIMAL", "DATE", "TIME", "TIMESTAMP", "INTERVAL", "INTEGER", "UNKNOWN", "JSON",
+    "BSON", "UUID", "FLOAT16", "VARIANT", "GEOMETRY", "GEOGRAPHY"};
+#define DECIMAL_MAX_SCALE 38 /* the most digits a DECIMAL of 16 bytes has */
+
+/* The LogicalType union: its member, and what DECIMAL and INTEGER carry. */
+static void read_logical_type(tc_reader *r, schema_elem *e)
+{
+    if (!tc_struct_begin(r)) return;
+    int16_t id, last = 0;
+    int t;
+    while (tc_field(r, &id, &t, &last)) {
+        if (t != TC_STRUCT || e->logical) {
+            tc_skip(r, t);
+            continue;
+        }
+        e->logical = id;
+        if (id != LOGICAL_DECIMAL && id != LOGICAL_INTEGER) {
+            tc_skip(r, t);
+            continue;
+        }
+        int16_t inner_id, inner_last = 0;
+        int it;
+        tc_struct_begin(r);
+        while (tc_field(r, &inner_id, &it, &inner_last)) {
+            if (id == LOGICAL_DECIMAL && inner_id == 1 && it == TC_I32) e->logical_scale = tc_i32(r);
+            else if (id == LOGICAL_INTEGER && inner_id == 2 && (it == TC_TRUE || it == TC_FALSE)) e->logical_unsigned = !tc_bool(r, it);
+            else tc_skip(r, it);
+        }
+        tc_struct_end(r);
+    }
+    tc_struct_end(r);
+}
+
+/* Sets c's meaning from e's annotation: LogicalType when the reader knows
+ * its member, else ConvertedType (parquet-format LogicalTypes.md). */
+static void annotate(pq_column *c, const schema_elem *e)
+{
+    c->meaning = PQ_AS_STORED;
+    c->annotation = "";
+    if (e->logical > 0 && e->logical <= LOGICAL_LAST) {
+        c->annotation = logical_names[e->logical];
+        if (e->logical == LOGICAL_DECIMAL) {
+            c->meaning = PQ_DECIMAL;
+            c->scale = e->logical_scale;
+        } else if (e->logical == LOGICAL_INTEGER) {
+            c->meaning = e->logical_unsigned ? PQ_UNSIGNED : PQ_AS_STORED;
+        } else if ((e->logical >= LOGICAL_DATE && e->logical <= LOGICAL_INTERVAL) || e->logical > LOGICAL_JSON) {
+            c->meaning = PQ_OTHER_MEANING; /* DATE, TIME, TIMESTAMP, INTERVAL, BSON, UUID, FLOAT16, ... */
+        }
+    } else if (e->converted >= 0 && e->converted <= CONV_INTERVAL) {
+        c->annotation = converted_names[e->converted];
+        if (e->converted == CONV_DECIMAL) {
+            c->meaning = PQ_DECIMAL;
+            c->scale = e->scale;
+        } else if (e->converted >= CONV_UINT_8 && e->converted <= CONV_UINT_64) {
+            c->meaning = PQ_UNSIGNED;
+        } else if ((e->converted >= CONV_DATE && e->converted <= CONV_TIMESTAMP_MICROS) || e->converted >= CONV_BSON) {
+            c->meaning = PQ_OTHER_MEANING;
+        }
+    }
+    if (c->meaning == PQ_DECIMAL && (c->scale < 0 || c->scale > DECIMAL_MAX_SCALE)) c->meaning = PQ_OTHER_MEANING;
+}
 
 static void read_schema_elem(tc_reader *r, schema_elem *e)
 {
     memset(e, 0, sizeof *e);
     e->repetition = REP_REQUIRED;
+    e->converted = -1;
     if (!tc_struct_begin(r)) return;
     int16_t id, last = 0;
     int t;
@@ -57,6 +134,9 @@ static void read_schema_elem(tc_reader *r, schema_elem *e)
         else if (id == 3 && t == TC_I32) e->repetition = tc_i32(r);
         else if (id == 4 && t == TC_BINARY) e->name_len = tc_binary(r, &e->name);
         else if (id == 5 && t == TC_I32) e->num_children = tc_i32(r);
+        else if (id == 6 && t == TC_I32) e->converted = tc_i32(r);
+        else if (id == 7 && t == TC_I32) e->scale = tc_i32(r);
+        else if (id == 10 && t == TC_STRUCT) read_logical_type(r, e);
         else tc_skip(r, t);
     }
     tc_struct_end(r);
@@ -162,6 +242,7 @@ static int walk_schema(schema_walk *w, int i, int depth, const char *top, const 
         c->type_length = e->type_length;
         c->optional = e->repetition == REP_OPTIONAL;
         c->nested = here_nested;
+        annotate(c, e);
     }
     free(name);
     buf_free(&full);

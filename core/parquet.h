@@ -29,6 +29,15 @@
 enum { PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_INT96 = 3, PQ_FLOAT = 4, PQ_DOUBLE = 5,
        PQ_BYTE_ARRAY = 6, PQ_FIXED_LEN_BYTE_ARRAY = 7 };
 
+/* What a column's annotation (parquet.thrift LogicalType, or ConvertedType
+ * when there is none) makes of its physical values. */
+enum {
+    PQ_AS_STORED = 0, /* the value as stored: strings, bytes, signed integers, floats, booleans */
+    PQ_UNSIGNED,      /* UINT_8 .. UINT_64, INTEGER(isSigned = false): the bits as an unsigned integer */
+    PQ_DECIMAL,       /* DECIMAL: the stored integer times 10^-scale */
+    PQ_OTHER_MEANING  /* DATE, TIME, TIMESTAMP, INTERVAL, UUID, FLOAT16, BSON, ...: not the stored number */
+};
+
 /* A leaf column of the schema, in file order (the order of column chunks). */
 typedef struct {
     char *name;   /* the top-level field it belongs to */
@@ -37,6 +46,9 @@ typedef struct {
     int type_length;
     bool optional; /* may be null (definition level 1) */
     bool nested;   /* inside a group or repeated: not readable here */
+    int meaning;   /* PQ_AS_STORED ... PQ_OTHER_MEANING */
+    int scale;     /* PQ_DECIMAL: digits after the decimal point */
+    const char *annotation; /* the annotation's name for messages ("" for none) */
 } pq_column;
 
 typedef struct pq_file pq_file;

@@ -39,6 +39,8 @@ typedef struct {
     char *key;     /* `"name":` ready to append */
     bool top;      /* a top-level field; else under metadata */
     bool merge;    /* the "metadata" string column: a JSON object's members join the metadata */
+    int meaning;   /* PQ_AS_STORED, PQ_UNSIGNED or PQ_DECIMAL (with scale) */
+    int scale;
 } mapped;
 
 #define METADATA_COLUMN "metadata"
@@ -76,7 +78,22 @@ static void put_real(wbuf *out, double x)
     buf_puts(out, s);
 }
 
-static void put_value(wbuf *out, const pq_values *v, int64_t r)
+/* A DECIMAL's stored integer x with scale digits after the point, exactly:
+ * 12345 with scale 2 is 123.45, 5 with scale 3 is 0.005. */
+static void put_decimal(wbuf *out, int64_t x, int scale)
+{
+    uint64_t magnitude = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+    char digits[NUMBER_MAX];
+    int n = snprintf(digits, sizeof digits, "%0*llu", scale + 1, (unsigned long long)magnitude);
+    if (x < 0) buf_putc(out, '-');
+    buf_append(out, digits, (size_t)(n - scale));
+    if (scale) {
+        buf_putc(out, '.');
+        buf_append(out, digits + n - scale, (size_t)scale);
+    }
+}
+
+static void put_value(wbuf *out, const mapped *m, const pq_values *v, int64_t r)
 {
     if (v->valid && !v->valid[r]) {
         buf_puts(out, "null");
@@ -86,7 +103,12 @@ static void put_value(wbuf *out, const pq_values *v, int64_t r)
     case PQ_BYTE_ARRAY: json_put_string(out, (const char *)v->bytes[r].p, v->bytes[r].len); break;
     case PQ_BOOLEAN: buf_puts(out, v->ints[r] ? "true" : "false"); break;
     case PQ_INT32:
-    case PQ_INT64: buf_printf(out, "%lld", (long long)v->ints[r]); break;
+    case PQ_INT64:
+        if (m->meaning == PQ_DECIMAL) put_decimal(out, v->ints[r], m->scale);
+        else if (m->meaning == PQ_UNSIGNED && v->type == PQ_INT32) buf_printf(out, "%u", (unsigned)(uint32_t)v->ints[r]);
+        else if (m->meaning == PQ_UNSIGNED) buf_printf(out, "%llu", (unsigned long long)(uint64_t)v->ints[r]);
+        else buf_printf(out, "%lld", (long long)v->ints[r]);
+        break;
     case PQ_FLOAT:
     case PQ_DOUBLE: put_real(out, v->reals[r]); break;
     default: buf_puts(out, "null"); break;
@@ -162,7 +184,7 @@ static void decode_group(void *ctx, int worker, void *item)
                 buf_puts(&job->out, m->key);
                 bool quote = m->top && c > 0 && vals[c].type != PQ_BYTE_ARRAY; /* ids, urls, dates are strings */
                 if (quote) buf_putc(&job->out, '"');
-                put_value(&job->out, &vals[c], r);
+                put_value(&job->out, m, &vals[c], r);
                 if (quote) buf_putc(&job->out, '"');
             }
             buf_append(&job->out, meta_open ? "}}\n" : "}\n", meta_open ? 3 : 2);
@@ -209,8 +231,13 @@ static int plan_columns(pq_jsonl *j)
               tc->nested ? "nested (a group, list or map)" : "not a string (BYTE_ARRAY) column");
         return -1;
     }
+    if (tc->meaning != PQ_AS_STORED) {
+        warnf("%s: the text column %s is annotated %s (not text); it must be a flat string column", pq_name(f), tc->path,
+              tc->annotation);
+        return -1;
+    }
     j->cols = xcalloc((size_t)n, sizeof *j->cols);
-    j->cols[j->ncols++] = (mapped){text, key_of("text"), true, false};
+    j->cols[j->ncols++] = (mapped){text, key_of("text"), true, false, PQ_AS_STORED, 0};
     for (int pass = 0; pass < 2; pass++) {
         for (int c = 0; c < n; c++) {
             const pq_column *col = pq_column_at(f, c);
@@ -218,13 +245,18 @@ static int plan_columns(pq_jsonl *j)
             bool top = is_top_field(col->name) && !col->nested;
             if (top != (pass == 0)) continue;
             if (col->nested || col->type == PQ_INT96 || col->type == PQ_FIXED_LEN_BYTE_ARRAY) {
-                if (pass == 1)
-                    warnf("%s: column %s is %s: left out of the documents", pq_name(f), col->path,
-                          col->nested ? "nested (a group, list or map)" : "INT96 or fixed-length bytes");
+                warnf("%s: column %s is %s: left out of the documents", pq_name(f), col->path,
+                      col->nested ? "nested (a group, list or map)" : "INT96 or fixed-length bytes");
+                continue;
+            }
+            /* a date, time or timestamp is not the number it is stored as, nor a DECIMAL's bytes its value */
+            bool integer = col->type == PQ_INT32 || col->type == PQ_INT64;
+            if (col->meaning == PQ_OTHER_MEANING || (col->meaning != PQ_AS_STORED && !integer)) {
+                warnf("%s: column %s is annotated %s: left out of the documents", pq_name(f), col->path, col->annotation);
                 continue;
             }
             bool merge = !top && col->type == PQ_BYTE_ARRAY && strcmp(col->name, METADATA_COLUMN) == 0;
-            j->cols[j->ncols++] = (mapped){c, key_of(col->name), top, merge};
+            j->cols[j->ncols++] = (mapped){c, key_of(col->name), top, merge, col->meaning, col->scale};
         }
     }
     return 0;

@@ -5,8 +5,11 @@
  * column (parquet_set_text_column, default "text") becomes "text"; columns
  * named id, url, date and source keep their names at the top level; every
  * other flat column goes under "metadata" with its type (strings, numbers,
- * booleans); a null cell is a field the document does not have. Nested columns and INT96 / fixed-length columns are left
- * out with a warning naming them; a nested or missing text column is an error. */
+ * booleans); a null cell is a field the document does not have. DECIMAL integers
+ * are written as their exact decimal value, unsigned integers as unsigned.
+ * Nested columns, INT96 / fixed-length columns and columns annotated as dates,
+ * times, timestamps (or anything else not the value stored) are left out with
+ * a warning naming them; a nested or missing text column is an error. */
 #ifndef WINNOW_PARQUET_JSONL_H
 #define WINNOW_PARQUET_JSONL_H
 

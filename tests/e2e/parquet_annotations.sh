@@ -1,0 +1,50 @@
+#!/bin/sh
+# Parquet columns whose annotation (parquet.thrift LogicalType / ConvertedType)
+# changes what the stored value means, read as documents (docs/ingest.md):
+# DECIMAL(p, s) integers as their exact decimal value (12345 with scale 2 is
+# 123.45), unsigned integers as unsigned (INT32 0xffffffff is 4294967295, not
+# -1), dates, times and timestamps left out with a warning naming them rather
+# than written as the numbers they are stored as; a non-string top-level field
+# as a string ("id":"7"); infinities and NaN as null (JSON has neither, RFC
+# 8259). tests/parquet/fixtures/annotated.parquet is arrow-rs's file
+# (tests/parquet/make_annotated.mjs), the rows below the values it was given
+# (hyparquet reads the same values); byte_array_decimal.parquet is the
+# Parquet project's (apache/parquet-testing: DECIMAL(4, 2) in bytes, 1.00 ...).
+. "$(dirname "$0")/../lib.sh"
+FX=$(cd "$(dirname "$0")/../parquet/fixtures" && pwd)
+PT=$SHARED/parquet/parquet-testing/data
+require_file "$FX/annotated.parquet" "$PT/byte_array_decimal.parquet"
+
+cat > "$TMP/want.jsonl" <<'EOT'
+{"text":"first","id":"7","metadata":{"price":123.45,"big":922337203685477.5807,"u32":4294967295,"u64":18446744073709551615,"score":1.5}}
+{"text":"second","id":"-1","metadata":{"price":-0.05,"big":-922337203685477.5808,"u32":0,"u64":0,"score":null}}
+{"text":"third","id":"0","metadata":{"price":1.00,"big":0.0001,"u32":2147483648,"u64":9223372036854775808,"score":null}}
+{"text":"fourth","id":"2147483647","metadata":{"price":0.00,"big":-1.0000,"u32":1,"u64":1,"score":null}}
+{"id":"annotated.parquet#5","text":"fifth","metadata":{"big":12345678901234.5678,"u64":12345678901234567890}}
+{"text":"sixth","id":"42","metadata":{"price":9999999.99,"u32":3000000000,"score":-0.25}}
+EOT
+cd "$FX" && "$WINNOW" ingest -q annotated.parquet > "$TMP/got.jsonl" 2> "$TMP/err"
+is "$?" 0 "annotated.parquet: exit status 0"
+ok "the six rows: decimals exact, unsigned integers unsigned, id a string, no infinity or NaN" cmp -s "$TMP/got.jsonl" "$TMP/want.jsonl"
+[ -s "$TMP/got.jsonl" ] && diff "$TMP/got.jsonl" "$TMP/want.jsonl" | head -6 | sed 's/^/# /'
+python3 - "$TMP/got.jsonl" > "$TMP/strict" <<'PY'
+import json, sys
+def refuse(name): raise ValueError("not JSON: " + name)
+n = sum(1 for line in open(sys.argv[1]) if json.loads(line, parse_constant=refuse))
+print(n)
+PY
+is "$(cat "$TMP/strict")" 6 "every line is strict JSON (RFC 8259)"
+# filter passes the rows on as they are read (ingest makes every id a string itself)
+"$WINNOW" filter -q --no-langid --no-gopher-repetition --no-gopher-quality --no-c4 --no-fineweb annotated.parquet > "$TMP/filter.jsonl" 2> /dev/null
+sed 's/^{"id":"annotated.parquet#5",/{/' "$TMP/want.jsonl" > "$TMP/want_filter.jsonl"
+ok "filter with every filter off: the same rows, the INT32 id column as strings (\"id\":\"7\")" cmp -s "$TMP/filter.jsonl" "$TMP/want_filter.jsonl"
+for col in "date is annotated TIMESTAMP" "day is annotated DATE" "wide is INT96 or fixed-length bytes"; do
+    ok "column $col: left out, with a warning naming file and column" \
+        grep -q "annotated.parquet: column $col: left out of the documents" "$TMP/err"
+done
+
+"$WINNOW" ingest -q --text-column value "$PT/byte_array_decimal.parquet" > "$TMP/out" 2> "$TMP/err"
+is "$?" 2 "a DECIMAL in bytes as the text column: exit status 2"
+ok "naming file, column and annotation" grep -q "byte_array_decimal.parquet: the text column value is annotated DECIMAL (not text)" "$TMP/err"
+ok "no documents written" test ! -s "$TMP/out"
+done_testing

@@ -1,0 +1,53 @@
+// make_annotated.mjs - writes fixtures/annotated.parquet with parquet-wasm
+// (arrow-rs's writer): columns whose annotation (parquet.thrift LogicalType)
+// changes what the stored value means, next to a text column. Run once (the
+// file is committed):   cd tests/parquet && npm ci && node make_annotated.mjs
+// Columns (arrow type -> what arrow-rs stores):
+//   text   utf8                      BYTE_ARRAY STRING
+//   id     int32                     INT32 (a top-level field that is not a string)
+//   price  decimal(9, 2)             INT32 DECIMAL(9, 2): the integer is 100 x the value
+//   big    decimal(18, 4)            INT64 DECIMAL(18, 4)
+//   u32    uint32                    INT32 INTEGER(32, unsigned)
+//   u64    uint64                    INT64 INTEGER(64, unsigned)
+//   date   timestamp[ms]             INT64 TIMESTAMP(MILLIS) (a top-level field)
+//   day    date32                    INT32 DATE
+//   wide   decimal(30, 3)            FIXED_LEN_BYTE_ARRAY DECIMAL(30, 3)
+//   score  float64                   DOUBLE, with infinities and a NaN
+// tests/e2e/parquet_annotations.sh holds the rows as they must read.
+import fs from 'node:fs'
+import path from 'node:path'
+import * as arrow from 'apache-arrow'
+import pw from 'parquet-wasm/node'
+
+const out = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures')
+
+// A decimal128 vector from unscaled BigInts (null: a null cell).
+function decimals(values, precision, scale) {
+  const words = new Uint32Array(values.length * 4)
+  const valid = new Uint8Array(Math.ceil(values.length / 8))
+  values.forEach((v, i) => {
+    if (v === null) return
+    valid[i >> 3] |= 1 << (i & 7)
+    let x = BigInt.asUintN(128, v)
+    for (let k = 0; k < 4; k++) { words[i * 4 + k] = Number(x & 0xffffffffn); x >>= 32n }
+  })
+  const nulls = values.filter(v => v === null).length
+  return arrow.makeVector(arrow.makeData({ type: new arrow.Decimal(scale, precision, 128), length: values.length,
+    nullCount: nulls, nullBitmap: nulls ? valid : undefined, data: words }))
+}
+
+const table = new arrow.Table({
+  text: arrow.vectorFromArray(['first', 'second', 'third', 'fourth', 'fifth', 'sixth']),
+  id: arrow.vectorFromArray([7, -1, 0, 2147483647, null, 42], new arrow.Int32()),
+  price: decimals([12345n, -5n, 100n, 0n, null, 999999999n], 9, 2),
+  big: decimals([9223372036854775807n, -9223372036854775808n, 1n, -10000n, 123456789012345678n, null], 18, 4),
+  u32: arrow.vectorFromArray([4294967295, 0, 2147483648, 1, null, 3000000000], new arrow.Uint32()),
+  u64: arrow.vectorFromArray([18446744073709551615n, 0n, 9223372036854775808n, 1n, 12345678901234567890n, null], new arrow.Uint64()),
+  date: arrow.vectorFromArray([0, 1700000000123, null, 1, 2, 3].map(v => v === null ? null : new Date(v)), new arrow.TimestampMillisecond()),
+  day: arrow.vectorFromArray([0, 19000, 1, null, 2, 3].map(v => v === null ? null : new Date(v * 86400000)), new arrow.DateDay()),
+  wide: decimals([1n, 2n, null, 3n, 4n, 5n], 30, 3),
+  score: arrow.vectorFromArray([1.5, Infinity, -Infinity, NaN, null, -0.25], new arrow.Float64()),
+})
+const props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).setDictionaryEnabled(false).build()
+fs.writeFileSync(path.join(out, 'annotated.parquet'), pw.writeParquet(pw.Table.fromIPCStream(arrow.tableToIPC(table, 'stream')), props))
+console.log(`wrote ${path.join(out, 'annotated.parquet')}`)

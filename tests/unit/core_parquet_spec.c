@@ -1,0 +1,262 @@
+/* core_parquet_spec - Parquet and Thrift details checked against their
+ * specifications (thrift-compact-protocol.md, apache/parquet-format's
+ * parquet.thrift and Encodings.md) and the Parquet project's test files
+ * (apache/parquet-testing, with the contents its README gives): long-form
+ * Thrift field headers and skipped list<bool>s, a dictionary_page_offset of
+ * 0, an empty compressed v2 page, and winnow's writer read back field by
+ * field: escaped metadata keys, booleans, total_uncompressed_size. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/parquet.h"
+#include "core/parquet_writer.h"
+#include "core/thrift_compact.h"
+#include "core/util.h"
+#include "tests/tap.h"
+
+#define DATA "parquet/parquet-testing/data"
+
+static pq_file *open_data(const char *name, wbuf *err)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s/%s", shared_dir(), DATA, name);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        buf_printf(err, "%s: cannot open", path);
+        return NULL;
+    }
+    pq_file *f = pq_open_fd(fd, NULL, 0, name, err);
+    close(fd);
+    return f;
+}
+
+/* Long-form field headers (thrift-compact-protocol.md: a type byte with a
+ * zero delta, then the field id as a zigzag varint i16), used when the id is
+ * more than 15 past the one before or goes down. Bytes written from the spec. */
+static void thrift_long_field_ids(void)
+{
+    /* struct { 20: i32 7, 21: i32 1, 3: i32 -2 } */
+    static const uint8_t bytes[] = {0x05, 0x28, 0x0e, 0x15, 0x02, 0x05, 0x06, 0x03, 0x00};
+    tc_reader r;
+    tc_init(&r, bytes, sizeof bytes, 0);
+    int16_t id, last = 0;
+    int t, got[3][2], n = 0;
+    while (n < 3 && tc_field(&r, &id, &t, &last)) {
+        got[n][0] = id;
+        got[n][1] = t == TC_I32 ? tc_i32(&r) : -1000;
+        n++;
+    }
+    ok(n == 3 && !tc_failed(&r) && got[0][0] == 20 && got[0][1] == 7 && got[1][0] == 21 && got[1][1] == 1 &&
+           got[2][0] == 3 && got[2][1] == -2,
+       "long-form field ids 20 (zigzag 0x28) and 3 (going down), a short one after each");
+    wbuf w = WBUF_INIT;
+    last = 0;
+    tw_field(&w, &last, 20, TC_I32); tw_i32(&w, 7);
+    tw_field(&w, &last, 21, TC_I32); tw_i32(&w, 1);
+    tw_field(&w, &last, 3, TC_I32); tw_i32(&w, -2);
+    tw_stop(&w);
+    ok(w.len == sizeof bytes && memcmp(w.data, bytes, sizeof bytes) == 0, "the writer makes the same bytes");
+    buf_free(&w);
+}
+
+/* A skipped list<bool>: each element is one byte (1 true, 2 false), unlike a
+ * boolean field, whose value lives in its header. */
+static void thrift_skip_bool_list(void)
+{
+    /* struct { 1: list<bool> [true, false, true], 2: i32 9, 3: map<binary, bool> {"a": true} } then i32 5 */
+    static const uint8_t bytes[] = {0x19, 0x31, 0x01, 0x02, 0x01, 0x15, 0x12, 0x1b, 0x01, 0x81, 0x01, 'a', 0x01, 0x00, 0x0a};
+    tc_reader r;
+    tc_init(&r, bytes, sizeof bytes, 0);
+    int16_t id, last = 0;
+    int t;
+    int32_t two = -1;
+    bool map_seen = false;
+    while (tc_field(&r, &id, &t, &last)) {
+        if (id == 2 && t == TC_I32) two = tc_i32(&r);
+        else {
+            map_seen |= id == 3 && t == TC_MAP;
+            tc_skip(&r, t);
+        }
+    }
+    int32_t after = tc_i32(&r);
+    ok(!tc_failed(&r) && two == 9 && map_seen && after == 5,
+       "a list<bool> and a map<binary, bool> skipped byte by byte: field 2 = %d, the value after the struct = %d", two, after);
+}
+
+/* dict-page-offset-zero.parquet: dictionary_page_offset 0 for a chunk whose
+ * dictionary page sits at data_page_offset (README: "Dictionary page offset
+ * is zero"); l_partkey holds 1552 in each of its 39 rows. */
+static void dictionary_offset_zero(void)
+{
+    wbuf err = WBUF_INIT;
+    pq_file *f = open_data("dict-page-offset-zero.parquet", &err);
+    pq_values v = {0};
+    int rc = f ? pq_read_column(f, 0, pq_find_column(f, "l_partkey"), &v, &err) : -1;
+    int same = 0;
+    for (int64_t r = 0; rc == 0 && r < v.n; r++) same += (!v.valid || v.valid[r]) && v.ints[r] == 1552;
+    ok(rc == 0 && v.n == 39 && same == 39, "dict-page-offset-zero.parquet: 39 rows of 1552 (%d): %s", same, err.data ? err.data : "");
+    pq_values_free(&v);
+    pq_close(f);
+    buf_free(&err);
+}
+
+/* datapage_v2_empty_datapage.snappy.parquet: a v2 page whose one value is
+ * null, in a snappy chunk, with no value bytes at all (README: "The zero
+ * bytes must not be attempted to be uncompressed, as this is an invalid
+ * Snappy stream"); page_v2_empty_compressed.parquet: ten nulls whose empty
+ * values are a zstd stream of 0 bytes. */
+static void empty_v2_pages(void)
+{
+    static const struct { const char *file, *column; int rows; } cases[] = {
+        {"datapage_v2_empty_datapage.snappy.parquet", "value", 1},
+        {"page_v2_empty_compressed.parquet", "integer_column", 10},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wbuf err = WBUF_INIT;
+        pq_file *f = open_data(cases[i].file, &err);
+        pq_values v = {0};
+        int rc = f ? pq_read_column(f, 0, pq_find_column(f, cases[i].column), &v, &err) : -1;
+        int nulls = 0;
+        for (int64_t r = 0; rc == 0 && r < v.n; r++) nulls += v.valid && !v.valid[r];
+        ok(rc == 0 && v.n == cases[i].rows && nulls == cases[i].rows, "%s: %d null rows (%d): %s", cases[i].file, cases[i].rows,
+           nulls, err.data ? err.data : "");
+        pq_values_free(&v);
+        pq_close(f);
+        buf_free(&err);
+    }
+}
+
+static void to_wbuf(void *ctx, const void *p, size_t n) { buf_append(ctx, p, n); }
+
+/* For each column chunk of the footer (FileMetaData 4: row groups, RowGroup 1:
+ * columns, ColumnChunk 3: ColumnMetaData): total_uncompressed_size (6),
+ * total_compressed_size (7), data_page_offset (9). Returns the chunk count. */
+static int chunk_sizes(const wbuf *file, int64_t (*out)[3], int max)
+{
+    const uint8_t *p = (const uint8_t *)file->data;
+    uint32_t len = (uint32_t)p[file->len - 8] | (uint32_t)p[file->len - 7] << 8 | (uint32_t)p[file->len - 6] << 16 |
+                   (uint32_t)p[file->len - 5] << 24;
+    tc_reader r;
+    tc_init(&r, p + file->len - 8 - len, len, 0);
+    int16_t id, l0 = 0;
+    int t, et, n = 0;
+    while (tc_field(&r, &id, &t, &l0)) {
+        if (id != 4 || t != TC_LIST) { tc_skip(&r, t); continue; }
+        uint32_t groups = tc_list(&r, &et);
+        for (uint32_t g = 0; g < groups && !tc_failed(&r); g++) {
+            int16_t l1 = 0;
+            tc_struct_begin(&r);
+            while (tc_field(&r, &id, &t, &l1)) {
+                if (id != 1 || t != TC_LIST) { tc_skip(&r, t); continue; }
+                uint32_t cols = tc_list(&r, &et);
+                for (uint32_t c = 0; c < cols && !tc_failed(&r); c++) {
+                    int16_t l2 = 0;
+                    tc_struct_begin(&r);
+                    while (tc_field(&r, &id, &t, &l2)) {
+                        if (id != 3 || t != TC_STRUCT) { tc_skip(&r, t); continue; }
+                        int16_t l3 = 0;
+                        tc_struct_begin(&r);
+                        while (tc_field(&r, &id, &t, &l3)) {
+                            if (n < max && t == TC_I64 && (id == 6 || id == 7 || id == 9)) out[n][id == 6 ? 0 : id == 7 ? 1 : 2] = tc_i64(&r);
+                            else tc_skip(&r, t);
+                        }
+                        tc_struct_end(&r);
+                        n++;
+                    }
+                    tc_struct_end(&r);
+                }
+            }
+            tc_struct_end(&r);
+        }
+    }
+    return tc_failed(&r) ? -1 : n;
+}
+
+/* Walks the pages of a chunk (PageHeader 2: uncompressed_page_size, 3:
+ * compressed_page_size); returns the sum of header bytes and uncompressed
+ * page sizes, -1 when the pages do not fill exactly compressed bytes. */
+static int64_t pages_uncompressed(const wbuf *file, int64_t at, int64_t compressed)
+{
+    int64_t end = at + compressed, total = 0;
+    while (at < end) {
+        tc_reader r;
+        tc_init(&r, (const uint8_t *)file->data + at, (size_t)(end - at), (uint64_t)at);
+        int16_t id, last = 0;
+        int t;
+        int32_t unc = -1, comp = -1;
+        while (tc_field(&r, &id, &t, &last)) {
+            if (id == 2 && t == TC_I32) unc = tc_i32(&r);
+            else if (id == 3 && t == TC_I32) comp = tc_i32(&r);
+            else tc_skip(&r, t);
+        }
+        if (tc_failed(&r) || unc < 0 || comp < 0) return -1;
+        int64_t header = (int64_t)tc_offset(&r) - at;
+        total += header + unc;
+        at += header + comp;
+    }
+    return at == end ? total : -1;
+}
+
+/* winnow's writer read back: a metadata key with a JSON escape names its
+ * column by the decoded key (RFC 8259: "caf\u00e9" is café); booleans (some
+ * null) as Encodings.md packs them, least significant bit first, read by the
+ * reader that reads the project's files (alltypes_plain's bool_col);
+ * ColumnMetaData.total_uncompressed_size as parquet.thrift defines it: every
+ * page's uncompressed size and its header. */
+static void writer_fields(void)
+{
+    enum { ROWS = 21, MAX_CHUNKS = 16 };
+    wbuf file = WBUF_INIT, line = WBUF_INIT, err = WBUF_INIT;
+    pq_writer *w = pq_writer_new("fields.parquet", to_wbuf, &file);
+    for (int d = 0; d < ROWS; d++) {
+        buf_clear(&line);
+        buf_printf(&line, "{\"text\":\"doc %d\",\"metadata\":{\"caf\\u00e9\":%d,\"flag\":%s}}\n", d, d,
+                   d % 3 == 0 ? "true" : d % 3 == 1 ? "false" : "null");
+        pq_writer_feed(w, line.data, line.len);
+    }
+    pq_writer_finish(w);
+    pq_file *f = pq_open_memory((const uint8_t *)file.data, file.len, "fields.parquet", &err);
+    if (!ok(f != NULL, "the writer's file opens")) {
+        diag("%s", err.data);
+        return;
+    }
+    int cafe = pq_find_column(f, "caf\xc3\xa9"), flag = pq_find_column(f, "flag");
+    pq_values v = {0};
+    int right = 0;
+    if (cafe >= 0 && pq_read_column(f, 0, cafe, &v, &err) == 0)
+        for (int64_t r = 0; r < v.n; r++) right += (!v.valid || v.valid[r]) && v.ints[r] == r;
+    ok(cafe >= 0 && right == ROWS, "the key \"caf\\u00e9\" is the column caf\xc3\xa9, with its %d values (%d)", ROWS, right);
+    pq_values_free(&v);
+    right = 0;
+    if (flag >= 0 && pq_read_column(f, 0, flag, &v, &err) == 0)
+        for (int64_t r = 0; r < v.n; r++) {
+            bool valid = !v.valid || v.valid[r];
+            right += r % 3 == 2 ? !valid : valid && v.ints[r] == (r % 3 == 0);
+        }
+    ok(flag >= 0 && pq_column_at(f, flag)->type == PQ_BOOLEAN && right == ROWS,
+       "flag: a BOOLEAN column, true / false / null in every row as given (%d of %d)", right, ROWS);
+    pq_values_free(&v);
+    int64_t sizes[MAX_CHUNKS][3];
+    int chunks = chunk_sizes(&file, sizes, MAX_CHUNKS), exact = 0;
+    for (int c = 0; c < chunks && c < MAX_CHUNKS; c++) exact += pages_uncompressed(&file, sizes[c][2], sizes[c][1]) == sizes[c][0];
+    ok(chunks == pq_num_columns(f) && exact == chunks,
+       "total_uncompressed_size of all %d chunks = their pages' uncompressed sizes and headers (%d right)", chunks, exact);
+    pq_close(f);
+    buf_free(&file);
+    buf_free(&line);
+    buf_free(&err);
+}
+
+int main(void)
+{
+    thrift_long_field_ids();
+    thrift_skip_bool_list();
+    dictionary_offset_zero();
+    empty_v2_pages();
+    writer_fields();
+    return done_testing();
+}
