@@ -17,6 +17,12 @@
 static const char *const reserved_keys[] = {"output", "o", "stats", "rejects", "jobs", "j", "quiet", "q",
                                             "zstd", "z", "work", "rank", "world-size", "format", "help"};
 
+/* Top-level keys of one value: a second line for one is refused, since which
+ * of the two was meant is a guess (Python's configparser refuses any repeated
+ * key so); input is the repeatable one. */
+static const char *const single_keys[] = {"work", "output", "tasks", "jobs", "compress", "rejects"};
+#define SINGLE_KEYS (sizeof single_keys / sizeof *single_keys)
+
 static const char *const known_sections[] = {"pipeline", "ingest", "filter", "dedup", "tokenize", "shard", "slurm"};
 
 /* [slurm.STEP]: sbatch settings of one step (the steps of pipeline/plan.h). */
@@ -100,6 +106,39 @@ static int set_run_key(pl_config *c, const char *key, const char *value, const c
     return 0;
 }
 
+/* Refuses a top-level key of one value met again (at line) when first_line
+ * holds the line of its first time; else notes that line there. */
+static int check_once(const char *key, int line, int *first_line, const char *where, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < SINGLE_KEYS; i++) {
+        if (strcmp(key, single_keys[i])) continue;
+        if (first_line[i]) return fail_msg(err, errlen, "%s: '%s' is given twice (first at line %d)", where, key, first_line[i]);
+        first_line[i] = line;
+    }
+    return 0;
+}
+
+/* Whether section name holds sbatch settings ([slurm], [slurm.STEP]). */
+static bool slurm_section(const char *name) { return !strncmp(name, "slurm", strlen("slurm")); }
+
+/* Refuses a [slurm] or [slurm.STEP] line winnow slurm cannot honour: a
+ * concurrency that is not a plain number (it becomes --array=0-N%CONCURRENCY),
+ * or none; an array of the user's (a second --array line would replace the
+ * one that runs a task per rank). */
+static int check_slurm_key(const char *section, const char *key, const char *value, const char *where, char *err,
+                           size_t errlen)
+{
+    if (!strcmp(key, "array"))
+        return fail_msg(err, errlen, "%s: [%s] array is set by winnow slurm (a task per rank; concurrency = N limits how many run at once)",
+                        where, section);
+    if (strcmp(key, "concurrency")) return 0;
+    long long v = value && strspn(value, "0123456789") == strlen(value) ? parse_count(value) : -1;
+    if (v < 1 || v > MAX_TASKS)
+        return fail_msg(err, errlen, "%s: [%s] concurrency wants a number from 1 to %d, not '%s'", where, section,
+                        MAX_TASKS, value ? value : "");
+    return 0;
+}
+
 static bool known_section(const char *name)
 {
     for (size_t i = 0; i < sizeof known_sections / sizeof *known_sections; i++)
@@ -125,7 +164,8 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
     if (!f) return fail_msg(err, errlen, "%s: cannot open: %m", path);
     char *line = NULL;
     size_t cap = 0;
-    int lineno = 0, rc = 0;
+    int lineno = 0, rc = 0, single_line[SINGLE_KEYS] = {0};
+    bool pipeline_header = false;
     pl_section *cur = NULL; /* NULL: the [pipeline] part */
     ssize_t len;
     while (rc == 0 && (len = getline(&line, &cap, f)) != -1) {
@@ -152,11 +192,13 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
                           "slurm.STEP for STEP docs, signatures, buckets, apply, shards or merge)", where, name);
                 break;
             }
-            if (pl_config_section(c, name)) {
+            bool pipeline = !strcmp(name, "pipeline");
+            if (pipeline ? pipeline_header : pl_config_section(c, name) != NULL) {
                 rc = fail_msg(err, errlen, "%s: section [%s] appears twice", where, name);
                 break;
             }
-            cur = strcmp(name, "pipeline") ? add_section(c, name) : NULL;
+            pipeline_header |= pipeline;
+            cur = pipeline ? NULL : add_section(c, name);
             continue;
         }
         char *eq = strchr(s, '='), *value = NULL;
@@ -170,11 +212,13 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
             break;
         }
         if (!cur) {
-            rc = set_run_key(c, key, value, where, err, errlen);
+            rc = check_once(key, lineno, single_line, where, err, errlen);
+            if (!rc) rc = set_run_key(c, key, value, where, err, errlen);
             continue;
         }
+        if (slurm_section(cur->name)) rc = check_slurm_key(cur->name, key, value, where, err, errlen);
         for (size_t k = 0; k < sizeof reserved_keys / sizeof *reserved_keys; k++)
-            if (strncmp(cur->name, "slurm", strlen("slurm")) && !strcmp(key, reserved_keys[k]))
+            if (!slurm_section(cur->name) && !strcmp(key, reserved_keys[k]))
                 rc = fail_msg(err, errlen, "%s: [%s] %s is set by the pipeline itself", where, cur->name, key);
         add_option(cur, key, value, lineno);
     }

@@ -24,7 +24,7 @@ static int load(const char *name, const char *text, pl_config *c, char *err, siz
 int main(void)
 {
     if (!mkdtemp(dir)) skip_all("no temporary directory");
-    char err[512], want[512];
+    char err[512], want[4200];
     pl_config c;
 
     int rc = load("good.ini",
@@ -92,13 +92,50 @@ int main(void)
         {"work = w\noutput = o\n", "no 'input =' line"},
         {"input = a\noutput = o\n", "no 'work =' line"},
         {"input = a\nwork = w\n", "no 'output =' line"},
+        /* lines are numbered as in an editor: comments and blank lines count */
+        {"# crawl\n\ninput = a\n; the work\nwork = w\n\noutput = o\n[filtre]\n", "bad.ini:8: unknown section [filtre]"},
+        /* a misspelt step's section would be kept and never read */
+        {"input = a\nwork = w\noutput = o\n[slurm.shard]\ngres = gpu:1\n", "bad.ini:4: unknown section [slurm.shard]"},
+        {"input = a\nwork = w\noutput = o\n[slurm.]\n", "bad.ini:4: unknown section [slurm.]"},
+        /* a setting on its header's line would be lost */
+        {"input = a\nwork = w\noutput = o\n[filter] lang = en\n", "bad.ini:4: a section header is [name]"},
+        /* a key of one value given twice: which one was meant is a guess (Python's configparser
+         * refuses any repeated key: DuplicateOptionError); input is the repeatable one */
+        {"input = a\nwork = w\nwork = v\noutput = o\n", "bad.ini:3: 'work' is given twice (first at line 2)"},
+        {"input = a\nwork = w\noutput = o\ntasks = 2\n[pipeline]\ntasks = 3\n", "bad.ini:6: 'tasks' is given twice (first at line 4)"},
+        {"input = a\nwork = w\noutput = o\n[pipeline]\n[filter]\n[pipeline]\n", "bad.ini:6: section [pipeline] appears twice"},
+        /* Slurm settings winnow slurm cannot honour: a concurrency that is no plain number (it becomes
+         * --array=0-N%CONCURRENCY) or none at all; an array of the user's (a second --array line
+         * would replace the one that runs a task per rank) */
+        {"input = a\nwork = w\noutput = o\n[slurm]\nconcurrency\n", "bad.ini:5: [slurm] concurrency wants a number from 1"},
+        {"input = a\nwork = w\noutput = o\n[slurm.shards]\nconcurrency = 0\n", "bad.ini:5: [slurm.shards] concurrency wants a number from 1"},
+        {"input = a\nwork = w\noutput = o\n[slurm]\nconcurrency = 2k\n", "bad.ini:5: [slurm] concurrency wants a number from 1"},
+        {"input = a\nwork = w\noutput = o\n[slurm]\narray = 0-9\n", "bad.ini:5: [slurm] array is set by winnow slurm"},
+        {"input = a\nwork = w\noutput = o\n[slurm]\n[slurm.merge]\narray = 0\n", "bad.ini:6: [slurm.merge] array is set by winnow slurm"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = 0;
         rc = load("bad.ini", bad[i].text, &c, err, sizeof err);
         ok(rc == -1 && strstr(err, bad[i].message), "refused: %s", bad[i].message);
         if (!strstr(err, bad[i].message)) printf("#   got: %s\n", err);
         pl_config_free(&c);
     }
+    /* a pipeline file named relative to the working directory ("p.ini": its
+     * directory is "."): its paths still come out absolute, as a step run
+     * elsewhere (a Slurm node) needs them */
+    char cwd[4096], real_dir[4096];
+    rc = load("rel.ini", "input = in/*.gz\nwork = w\noutput = ../o\n", &c, err, sizeof err);
+    pl_config_free(&c);
+    ok(getcwd(cwd, sizeof cwd) && realpath(dir, real_dir) && chdir(dir) == 0, "into %s", dir);
+    rc = pl_config_load("rel.ini", &c, err, sizeof err);
+    is_int(rc, 0, "a pipeline file named relative to the working directory loads");
+    snprintf(want, sizeof want, "%s/w", real_dir);
+    is_str(rc ? "" : c.work, want, "... its work directory is absolute");
+    snprintf(want, sizeof want, "%s/in/*.gz", real_dir);
+    is_str(rc ? "" : c.globs[0], want, "... and its input glob");
+    pl_config_free(&c);
+    ok(chdir(cwd) == 0, "back to %s", cwd);
+
     rc = pl_config_load("/nonexistent/p.ini", &c, err, sizeof err);
     ok(rc == -1 && strstr(err, "/nonexistent/p.ini: cannot open"), "missing file named");
     pl_config_free(&c);
