@@ -148,6 +148,25 @@ ok "... the bad line named at its line of its file" grep -q "late.jsonl: line $(
 ok "... a number for text has no \"text\" string" grep -q "late.jsonl: line $((n + 1)): document has no \"text\" string" "$TMP/blk-late.err"
 ok "... nor has null" grep -q "late.jsonl: line $((n + 3)): document has no \"text\" string" "$TMP/blk-late.err"
 ok "... three failed, none written" grep -q '"failed": 3' "$TMP/blk-late.stats"
+# winnow run's shards step (the tokenizer handing ids straight to the shard writer, its stats counted)
+# through the block path: the same shard directory, per-rank stats and report as through the engine path
+mkdir -p "$TMP/pin"
+cp "$SHARED/jsonl/dolma/tests/data/multiple_files/cc_en_head-0091.jsonl.gz" "$TMP/pin/a.jsonl.gz"
+cp "$SHARED/jsonl/olmo/test_fixtures/c4-sample.01.json.gz" "$TMP/pin/b.jsonl.gz"
+for m in ref blk; do
+    printf 'input = pin/*\nwork = w-%s\noutput = o-%s\ntasks = 2\n[tokenize]\nencoding = cl100k_base\nvocab = %s\nno-eos\n[shard]\nvocab-size = 100277\ntokenizer = cl100k_base\nvocab = %s\neos = 100257\n' \
+        $m $m "$VOCAB" "$VOCAB" > "$TMP/$m.pipeline"
+done
+"$WINNOW" run -q "$TMP/ref.pipeline"; is "$?" 0 "winnow run, engine path: exit 0"
+WINNOW_TOKENIZE_BLOCKS=cpu "$WINNOW" run -q "$TMP/blk.pipeline"; is "$?" 0 "winnow run, block path: exit 0"
+ok "winnow run through the block path: the same shard directory" diff -r "$TMP/o-ref" "$TMP/o-blk"
+for f in shard/00000 shard/00001 tokenize/00000 tokenize/00001; do
+    grep -v '"seconds"' "$TMP/w-ref/stats/$f.json" > "$TMP/ref.rs"; grep -v '"seconds"' "$TMP/w-blk/stats/$f.json" > "$TMP/blk.rs"
+    ok "... the same WORK/stats/$f.json" cmp "$TMP/ref.rs" "$TMP/blk.rs"
+done
+ok "... its shard stage counted the documents in" grep -q '"in": [1-9]' "$TMP/w-blk/stats/shard/00000.json"
+grep -v '"seconds"\|"pipeline"' "$TMP/w-ref/report.json" > "$TMP/ref.rr"; grep -v '"seconds"\|"pipeline"' "$TMP/w-blk/report.json" > "$TMP/blk.rr"
+ok "... the same report" cmp "$TMP/ref.rr" "$TMP/blk.rr"
 WINNOW_TOKENIZE_BLOCKS=tpu tok --format bin "$TMP/edge.jsonl" > /dev/null 2> "$TMP/bad.err"
 is "$?" 1 "an unknown WINNOW_TOKENIZE_BLOCKS is a usage error"
 done_testing

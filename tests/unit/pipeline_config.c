@@ -71,6 +71,15 @@ int main(void)
        "a switch with a comment after it");
     pl_config_free(&c);
 
+    /* [slurm] lines are sbatch's options: output (the job log) and quiet are its own, not the
+     * stage options of the same name that the pipeline sets itself */
+    rc = load("slurm.ini", "input = a\nwork = w\noutput = o\n[slurm]\noutput = /logs/%A_%a.out\n[slurm.merge]\nquiet\n",
+              &c, err, sizeof err);
+    is_int(rc, 0, "sbatch's output and quiet under [slurm] and [slurm.STEP]");
+    if (rc) printf("#   got: %s\n", err);
+    is_str(pl_section_get(pl_config_section(&c, "slurm"), "output", NULL), "/logs/%A_%a.out", "... kept as written");
+    pl_config_free(&c);
+
     rc = load("defaults.ini", "input = a\nwork = w\noutput = o\n", &c, err, sizeof err);
     is_int(rc, 0, "minimal file loads");
     is_int(c.tasks, 1, "tasks defaults to 1");
