@@ -17,6 +17,15 @@
 static const char *const reserved_keys[] = {"output", "o", "stats", "rejects", "jobs", "j", "quiet", "q",
                                             "zstd", "z", "work", "rank", "world-size", "format", "help"};
 
+/* Stage options that name a file: a relative one starts at the pipeline
+ * file's directory, as input, work and output do, so that the file means the
+ * same from any working directory (a Slurm task's too). classifier is
+ * NAME=FILE; the rest are the file alone. */
+static const struct {
+    const char *section, *key;
+} file_options[] = {{"filter", "config"},  {"filter", "url-blocklist"}, {"filter", "badwords"},
+                    {"filter", "classifier"}, {"tokenize", "vocab"},      {"shard", "vocab"}};
+
 /* Top-level keys of one value: a second line for one is refused, since which
  * of the two was meant is a guess (Python's configparser refuses any repeated
  * key so); input is the repeatable one. */
@@ -57,6 +66,29 @@ static char *absolute(const char *dir, const char *path)
     char *r = xmalloc(n);
     snprintf(r, n, "%s/%s", dir, path);
     return r;
+}
+
+/* value of option key in section with a relative file in it made absolute
+ * against dir (file_options), newly allocated; NULL when it names no relative file. */
+static char *file_option_value(const char *dir, const char *section, const char *key, const char *value)
+{
+    for (size_t i = 0; value && i < sizeof file_options / sizeof *file_options; i++) {
+        if (strcmp(section, file_options[i].section) || !option_name_equal(key, file_options[i].key)) continue;
+        const char *file = value;
+        if (!strcmp(file_options[i].key, "classifier")) {
+            const char *eq = strchr(value, '=');
+            if (!eq) return NULL; /* the filter names what is wrong */
+            for (file = eq + 1; *file == ' ' || *file == '\t'; file++) {}
+        }
+        if (!*file || file[0] == '/') return NULL;
+        char *path = absolute(dir, file);
+        size_t lead = (size_t)(file - value), n = lead + strlen(path) + 1;
+        char *r = xmalloc(n);
+        snprintf(r, n, "%.*s%s", (int)lead, value, path);
+        free(path);
+        return r;
+    }
+    return NULL;
 }
 
 static pl_section *add_section(pl_config *c, const char *name)
@@ -220,7 +252,9 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
         for (size_t k = 0; k < sizeof reserved_keys / sizeof *reserved_keys; k++)
             if (!slurm_section(cur->name) && !strcmp(key, reserved_keys[k]))
                 rc = fail_msg(err, errlen, "%s: [%s] %s is set by the pipeline itself", where, cur->name, key);
-        add_option(cur, key, value, lineno);
+        char *file_value = file_option_value(c->base_dir, cur->name, key, value);
+        add_option(cur, key, file_value ? file_value : value, lineno);
+        free(file_value);
     }
     free(line);
     fclose(f);

@@ -80,6 +80,33 @@ int main(void)
     is_str(pl_section_get(pl_config_section(&c, "slurm"), "output", NULL), "/logs/%A_%a.out", "... kept as written");
     pl_config_free(&c);
 
+    /* a stage option naming a file means it from the pipeline file's directory too (the file means
+     * the same from any working directory, docs/pipeline.md); names and absolute paths stay */
+    rc = load("paths.ini",
+              "input = a\nwork = w\noutput = o\n[filter]\nconfig = f.conf\nurl_blocklist = lists/b.txt\n"
+              "badwords = /abs/bad.txt\nclassifier = dclm=models/q.bin\nclassifier = lid = /m/lid.bin\nlangid-model = dclm\n"
+              "[tokenize]\nencoding = cl100k_base\nvocab = v.tiktoken\n[shard]\ntokenizer = cl100k_base\nvocab = ../v.tiktoken\n",
+              &c, err, sizeof err);
+    is_int(rc, 0, "a file with stage options that name files loads");
+    const pl_section *fs = pl_config_section(&c, "filter"), *ts = pl_config_section(&c, "tokenize"),
+                     *ss = pl_config_section(&c, "shard");
+    snprintf(want, sizeof want, "%s/f.conf", dir);
+    is_str(pl_section_get(fs, "config", NULL), want, "[filter] config from the file's directory");
+    snprintf(want, sizeof want, "%s/lists/b.txt", dir);
+    is_str(pl_section_get(fs, "url_blocklist", NULL), want, "[filter] url_blocklist too");
+    is_str(pl_section_get(fs, "badwords", NULL), "/abs/bad.txt", "an absolute path stays");
+    snprintf(want, sizeof want, "dclm=%s/models/q.bin", dir);
+    is_str(fs->n > 3 ? fs->opts[3].value : "", want, "[filter] classifier NAME=FILE: the file from the file's directory");
+    is_str(fs->n > 4 ? fs->opts[4].value : "", "lid = /m/lid.bin", "... an absolute one stays");
+    is_str(pl_section_get(fs, "langid-model", NULL), "dclm", "a classifier's name stays");
+    snprintf(want, sizeof want, "%s/v.tiktoken", dir);
+    is_str(pl_section_get(ts, "vocab", NULL), want, "[tokenize] vocab from the file's directory");
+    is_str(pl_section_get(ts, "encoding", NULL), "cl100k_base", "an encoding's name stays");
+    snprintf(want, sizeof want, "%s/../v.tiktoken", dir);
+    is_str(pl_section_get(ss, "vocab", NULL), want, "[shard] vocab from the file's directory");
+    is_str(pl_section_get(ss, "tokenizer", NULL), "cl100k_base", "a tokenizer's name stays");
+    pl_config_free(&c);
+
     rc = load("defaults.ini", "input = a\nwork = w\noutput = o\n", &c, err, sizeof err);
     is_int(rc, 0, "minimal file loads");
     is_int(c.tasks, 1, "tasks defaults to 1");
