@@ -12,6 +12,8 @@
 #include "core/util.h"
 
 #define MAX_TASKS 1000000
+/* The UTF-8 byte order mark some editors put first: not part of the first line's key. */
+#define UTF8_BOM "\xef\xbb\xbf"
 
 /* Options the pipeline sets itself; a stage section may not set them. */
 static const char *const reserved_keys[] = {"output", "o", "stats", "rejects", "jobs", "j", "quiet", "q",
@@ -208,8 +210,10 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
             rc = fail_msg(err, errlen, "%s: a NUL byte; not a text file?", where);
             break;
         }
-        cut_comment(line);
-        char *s = trim(line);
+        char *text = line;
+        if (lineno == 1 && !strncmp(text, UTF8_BOM, strlen(UTF8_BOM))) text += strlen(UTF8_BOM);
+        cut_comment(text);
+        char *s = trim(text);
         if (!*s) continue;
         if (*s == '[') {
             char *close = strchr(s, ']');
@@ -239,7 +243,7 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
             value = trim(eq + 1);
         }
         char *key = trim(s);
-        if (!*key || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-_.") != strlen(key)) {
+        if (!*key || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(key)) {
             rc = fail_msg(err, errlen, "%s: '%s' is not a key (lower-case letters, digits, '-', '_')", where, key);
             break;
         }
@@ -256,6 +260,7 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
         add_option(cur, key, file_value ? file_value : value, lineno);
         free(file_value);
     }
+    if (!rc && ferror(f)) rc = fail_msg(err, errlen, "%s: cannot read: %m", path);
     free(line);
     fclose(f);
     if (rc) return rc;

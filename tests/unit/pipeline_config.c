@@ -146,6 +146,7 @@ int main(void)
         {"input = a\nwork = w\noutput = o\n[slurm]\nconcurrency\n", "bad.ini:5: [slurm] concurrency wants a number from 1"},
         {"input = a\nwork = w\noutput = o\n[slurm.shards]\nconcurrency = 0\n", "bad.ini:5: [slurm.shards] concurrency wants a number from 1"},
         {"input = a\nwork = w\noutput = o\n[slurm]\nconcurrency = 2k\n", "bad.ini:5: [slurm] concurrency wants a number from 1"},
+        {"input = a\nwork = w\noutput = o\n[slurm]\ngres.x = 1\n", "bad.ini:5: 'gres.x' is not a key"},
         {"input = a\nwork = w\noutput = o\n[slurm]\narray = 0-9\n", "bad.ini:5: [slurm] array is set by winnow slurm"},
         {"input = a\nwork = w\noutput = o\n[slurm]\n[slurm.merge]\narray = 0\n", "bad.ini:6: [slurm.merge] array is set by winnow slurm"},
     };
@@ -171,6 +172,17 @@ int main(void)
     is_str(rc ? "" : c.globs[0], want, "... and its input glob");
     pl_config_free(&c);
     ok(chdir(cwd) == 0, "back to %s", cwd);
+
+    /* a file that cannot be read to its end is refused, not taken for what was read of it */
+    rc = pl_config_load(dir, &c, err, sizeof err);
+    ok(rc == -1 && strstr(err, ": cannot read"), "a directory for the pipeline file: cannot read");
+    if (!strstr(err, ": cannot read")) printf("#   got: %s\n", err);
+    pl_config_free(&c);
+    /* a UTF-8 byte order mark (as some Windows editors write) is not part of the first key */
+    rc = load("bom.ini", "\xef\xbb\xbfinput = a\nwork = w\noutput = o\n", &c, err, sizeof err);
+    ok(rc == 0 && c.nglobs == 1, "a file that starts with a UTF-8 byte order mark loads");
+    if (rc) printf("#   got: %s\n", err);
+    pl_config_free(&c);
 
     rc = pl_config_load("/nonexistent/p.ini", &c, err, sizeof err);
     ok(rc == -1 && strstr(err, "/nonexistent/p.ini: cannot open"), "missing file named");
