@@ -12,10 +12,27 @@
 #include "core/util.h"
 
 #define MAX_TASKS 1000000
+/* The UTF-8 byte order mark some editors put first: not part of the first line's key. */
+#define UTF8_BOM "\xef\xbb\xbf"
 
 /* Options the pipeline sets itself; a stage section may not set them. */
 static const char *const reserved_keys[] = {"output", "o", "stats", "rejects", "jobs", "j", "quiet", "q",
                                             "zstd", "z", "work", "rank", "world-size", "format", "help"};
+
+/* Stage options that name a file: a relative one starts at the pipeline
+ * file's directory, as input, work and output do, so that the file means the
+ * same from any working directory (a Slurm task's too). classifier is
+ * NAME=FILE; the rest are the file alone. */
+static const struct {
+    const char *section, *key;
+} file_options[] = {{"filter", "config"},  {"filter", "url-blocklist"}, {"filter", "badwords"},
+                    {"filter", "classifier"}, {"tokenize", "vocab"},      {"shard", "vocab"}};
+
+/* Top-level keys of one value: a second line for one is refused, since which
+ * of the two was meant is a guess (Python's configparser refuses any repeated
+ * key so); input is the repeatable one. */
+static const char *const single_keys[] = {"work", "output", "tasks", "jobs", "compress", "rejects"};
+#define SINGLE_KEYS (sizeof single_keys / sizeof *single_keys)
 
 static const char *const known_sections[] = {"pipeline", "ingest", "filter", "dedup", "tokenize", "shard", "slurm"};
 
@@ -51,6 +68,29 @@ static char *absolute(const char *dir, const char *path)
     char *r = xmalloc(n);
     snprintf(r, n, "%s/%s", dir, path);
     return r;
+}
+
+/* value of option key in section with a relative file in it made absolute
+ * against dir (file_options), newly allocated; NULL when it names no relative file. */
+static char *file_option_value(const char *dir, const char *section, const char *key, const char *value)
+{
+    for (size_t i = 0; value && i < sizeof file_options / sizeof *file_options; i++) {
+        if (strcmp(section, file_options[i].section) || !option_name_equal(key, file_options[i].key)) continue;
+        const char *file = value;
+        if (!strcmp(file_options[i].key, "classifier")) {
+            const char *eq = strchr(value, '=');
+            if (!eq) return NULL; /* the filter names what is wrong */
+            for (file = eq + 1; *file == ' ' || *file == '\t'; file++) {}
+        }
+        if (!*file || file[0] == '/') return NULL;
+        char *path = absolute(dir, file);
+        size_t lead = (size_t)(file - value), n = lead + strlen(path) + 1;
+        char *r = xmalloc(n);
+        snprintf(r, n, "%.*s%s", (int)lead, value, path);
+        free(path);
+        return r;
+    }
+    return NULL;
 }
 
 static pl_section *add_section(pl_config *c, const char *name)
@@ -100,6 +140,39 @@ static int set_run_key(pl_config *c, const char *key, const char *value, const c
     return 0;
 }
 
+/* Refuses a top-level key of one value met again (at line) when first_line
+ * holds the line of its first time; else notes that line there. */
+static int check_once(const char *key, int line, int *first_line, const char *where, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < SINGLE_KEYS; i++) {
+        if (strcmp(key, single_keys[i])) continue;
+        if (first_line[i]) return fail_msg(err, errlen, "%s: '%s' is given twice (first at line %d)", where, key, first_line[i]);
+        first_line[i] = line;
+    }
+    return 0;
+}
+
+/* Whether section name holds sbatch settings ([slurm], [slurm.STEP]). */
+static bool slurm_section(const char *name) { return !strncmp(name, "slurm", strlen("slurm")); }
+
+/* Refuses a [slurm] or [slurm.STEP] line winnow slurm cannot honour: a
+ * concurrency that is not a plain number (it becomes --array=0-N%CONCURRENCY),
+ * or none; an array of the user's (a second --array line would replace the
+ * one that runs a task per rank). */
+static int check_slurm_key(const char *section, const char *key, const char *value, const char *where, char *err,
+                           size_t errlen)
+{
+    if (!strcmp(key, "array"))
+        return fail_msg(err, errlen, "%s: [%s] array is set by winnow slurm (a task per rank; concurrency = N limits how many run at once)",
+                        where, section);
+    if (strcmp(key, "concurrency")) return 0;
+    long long v = value && strspn(value, "0123456789") == strlen(value) ? parse_count(value) : -1;
+    if (v < 1 || v > MAX_TASKS)
+        return fail_msg(err, errlen, "%s: [%s] concurrency wants a number from 1 to %d, not '%s'", where, section,
+                        MAX_TASKS, value ? value : "");
+    return 0;
+}
+
 static bool known_section(const char *name)
 {
     for (size_t i = 0; i < sizeof known_sections / sizeof *known_sections; i++)
@@ -125,7 +198,8 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
     if (!f) return fail_msg(err, errlen, "%s: cannot open: %m", path);
     char *line = NULL;
     size_t cap = 0;
-    int lineno = 0, rc = 0;
+    int lineno = 0, rc = 0, single_line[SINGLE_KEYS] = {0};
+    bool pipeline_header = false;
     pl_section *cur = NULL; /* NULL: the [pipeline] part */
     ssize_t len;
     while (rc == 0 && (len = getline(&line, &cap, f)) != -1) {
@@ -136,8 +210,10 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
             rc = fail_msg(err, errlen, "%s: a NUL byte; not a text file?", where);
             break;
         }
-        cut_comment(line);
-        char *s = trim(line);
+        char *text = line;
+        if (lineno == 1 && !strncmp(text, UTF8_BOM, strlen(UTF8_BOM))) text += strlen(UTF8_BOM);
+        cut_comment(text);
+        char *s = trim(text);
         if (!*s) continue;
         if (*s == '[') {
             char *close = strchr(s, ']');
@@ -152,11 +228,13 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
                           "slurm.STEP for STEP docs, signatures, buckets, apply, shards or merge)", where, name);
                 break;
             }
-            if (pl_config_section(c, name)) {
+            bool pipeline = !strcmp(name, "pipeline");
+            if (pipeline ? pipeline_header : pl_config_section(c, name) != NULL) {
                 rc = fail_msg(err, errlen, "%s: section [%s] appears twice", where, name);
                 break;
             }
-            cur = strcmp(name, "pipeline") ? add_section(c, name) : NULL;
+            pipeline_header |= pipeline;
+            cur = pipeline ? NULL : add_section(c, name);
             continue;
         }
         char *eq = strchr(s, '='), *value = NULL;
@@ -165,19 +243,24 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
             value = trim(eq + 1);
         }
         char *key = trim(s);
-        if (!*key || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-_.") != strlen(key)) {
+        if (!*key || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(key)) {
             rc = fail_msg(err, errlen, "%s: '%s' is not a key (lower-case letters, digits, '-', '_')", where, key);
             break;
         }
         if (!cur) {
-            rc = set_run_key(c, key, value, where, err, errlen);
+            rc = check_once(key, lineno, single_line, where, err, errlen);
+            if (!rc) rc = set_run_key(c, key, value, where, err, errlen);
             continue;
         }
+        if (slurm_section(cur->name)) rc = check_slurm_key(cur->name, key, value, where, err, errlen);
         for (size_t k = 0; k < sizeof reserved_keys / sizeof *reserved_keys; k++)
-            if (strncmp(cur->name, "slurm", strlen("slurm")) && !strcmp(key, reserved_keys[k]))
+            if (!slurm_section(cur->name) && !strcmp(key, reserved_keys[k]))
                 rc = fail_msg(err, errlen, "%s: [%s] %s is set by the pipeline itself", where, cur->name, key);
-        add_option(cur, key, value, lineno);
+        char *file_value = file_option_value(c->base_dir, cur->name, key, value);
+        add_option(cur, key, file_value ? file_value : value, lineno);
+        free(file_value);
     }
+    if (!rc && ferror(f)) rc = fail_msg(err, errlen, "%s: cannot read: %m", path);
     free(line);
     fclose(f);
     if (rc) return rc;

@@ -8,7 +8,8 @@
 # (DCLM), short documents, a file with two bad lines, CRLF, blank lines (spaces and tabs only too:
 # not documents), a document without text,
 # escapes and no final newline, gzip and zstd copies, several files, stdin, damaged members that gave
-# no output (counted failed);
+# no output (counted failed, one or two in a file), bad lines past a file's first block and in its second
+# input, "text" a number or null;
 # --format bin, jsonl (--bos) and shards. Where the build has CUDA, the same
 # through the emulated GPU code (WINNOW_TOKENIZE_BLOCKS=emulate) on a subset.
 . tests/lib.sh
@@ -124,6 +125,48 @@ for f in lost.jsonl.gz lost.jsonl.zst; do
     ok "... the same --stats" cmp "$TMP/ref-lost.s" "$TMP/blk-lost.s"
     ok "... one damaged_member counted failed" grep -q '"damaged_member": 1' "$TMP/blk-lost.stats"
 done
+# two members that gave no output in one file: one failed damaged_member each, as the engine path counts them
+{ head -n 150 "$DCLM" | gzip -c; sed -n 151,300p "$DCLM" | gzip -c | head -c 30; sed -n 301,400p "$DCLM" | gzip -c
+  sed -n 401,450p "$DCLM" | gzip -c | head -c 30; sed -n 451,499p "$DCLM" | gzip -c; } > "$TMP/lost2.jsonl.gz"
+tok --device cpu --format bin --stats "$TMP/ref-lost2.stats" "$TMP/lost2.jsonl.gz" > "$TMP/ref-lost2.bin" 2> /dev/null
+MODE=cpu blocks --format bin --stats "$TMP/blk-lost2.stats" "$TMP/lost2.jsonl.gz" > "$TMP/blk-lost2.bin" 2> /dev/null
+ok "two damaged members: the same bytes as the engine path" cmp "$TMP/ref-lost2.bin" "$TMP/blk-lost2.bin"
+grep -v '"seconds"' "$TMP/ref-lost2.stats" > "$TMP/ref-lost2.s"; grep -v '"seconds"' "$TMP/blk-lost2.stats" > "$TMP/blk-lost2.s"
+ok "... the same --stats" cmp "$TMP/ref-lost2.s" "$TMP/blk-lost2.s"
+ok "... two damaged_member counted failed" grep -q '"damaged_member": 2' "$TMP/blk-lost2.stats"
+# bad lines past the first 1 MiB block of their file (line numbers run on over blocks) in the second input
+# (they start again at each file); "text" a number or null: no "text" string (missing_text), as the engine path
+{ cat "$TMP/multi.jsonl"; echo '{"text":5}'; echo 'not json'; echo '{"id":2,"text":null}'; } > "$TMP/late.jsonl"
+n=$(wc -l < "$TMP/multi.jsonl")
+tok --device cpu --format jsonl --stats "$TMP/ref-late.stats" "$TMP/edge.jsonl" "$TMP/late.jsonl" > "$TMP/ref-late.out" 2> "$TMP/ref-late.err"
+MODE=cpu blocks --format jsonl --stats "$TMP/blk-late.stats" "$TMP/edge.jsonl" "$TMP/late.jsonl" > "$TMP/blk-late.out" 2> "$TMP/blk-late.err"
+ok "bad lines late in a second file: the same bytes as the engine path" cmp "$TMP/ref-late.out" "$TMP/blk-late.out"
+ok "... the same warnings" cmp "$TMP/ref-late.err" "$TMP/blk-late.err"
+grep -v '"seconds"' "$TMP/ref-late.stats" > "$TMP/ref-late.s"; grep -v '"seconds"' "$TMP/blk-late.stats" > "$TMP/blk-late.s"
+ok "... the same --stats" cmp "$TMP/ref-late.s" "$TMP/blk-late.s"
+ok "... the bad line named at its line of its file" grep -q "late.jsonl: line $((n + 2)): bad JSON at byte 1" "$TMP/blk-late.err"
+ok "... a number for text has no \"text\" string" grep -q "late.jsonl: line $((n + 1)): document has no \"text\" string" "$TMP/blk-late.err"
+ok "... nor has null" grep -q "late.jsonl: line $((n + 3)): document has no \"text\" string" "$TMP/blk-late.err"
+ok "... three failed, none written" grep -q '"failed": 3' "$TMP/blk-late.stats"
+# winnow run's shards step (the tokenizer handing ids straight to the shard writer, its stats counted)
+# through the block path: the same shard directory, per-rank stats and report as through the engine path
+mkdir -p "$TMP/pin"
+cp "$SHARED/jsonl/dolma/tests/data/multiple_files/cc_en_head-0091.jsonl.gz" "$TMP/pin/a.jsonl.gz"
+cp "$SHARED/jsonl/olmo/test_fixtures/c4-sample.01.json.gz" "$TMP/pin/b.jsonl.gz"
+for m in ref blk; do
+    printf 'input = pin/*\nwork = w-%s\noutput = o-%s\ntasks = 2\n[tokenize]\nencoding = cl100k_base\nvocab = %s\nno-eos\n[shard]\nvocab-size = 100277\ntokenizer = cl100k_base\nvocab = %s\neos = 100257\n' \
+        $m $m "$VOCAB" "$VOCAB" > "$TMP/$m.pipeline"
+done
+"$WINNOW" run -q "$TMP/ref.pipeline"; is "$?" 0 "winnow run, engine path: exit 0"
+WINNOW_TOKENIZE_BLOCKS=cpu "$WINNOW" run -q "$TMP/blk.pipeline"; is "$?" 0 "winnow run, block path: exit 0"
+ok "winnow run through the block path: the same shard directory" diff -r "$TMP/o-ref" "$TMP/o-blk"
+for f in shard/00000 shard/00001 tokenize/00000 tokenize/00001; do
+    grep -v '"seconds"' "$TMP/w-ref/stats/$f.json" > "$TMP/ref.rs"; grep -v '"seconds"' "$TMP/w-blk/stats/$f.json" > "$TMP/blk.rs"
+    ok "... the same WORK/stats/$f.json" cmp "$TMP/ref.rs" "$TMP/blk.rs"
+done
+ok "... its shard stage counted the documents in" grep -q '"in": [1-9]' "$TMP/w-blk/stats/shard/00000.json"
+grep -v '"seconds"\|"pipeline"' "$TMP/w-ref/report.json" > "$TMP/ref.rr"; grep -v '"seconds"\|"pipeline"' "$TMP/w-blk/report.json" > "$TMP/blk.rr"
+ok "... the same report" cmp "$TMP/ref.rr" "$TMP/blk.rr"
 WINNOW_TOKENIZE_BLOCKS=tpu tok --format bin "$TMP/edge.jsonl" > /dev/null 2> "$TMP/bad.err"
 is "$?" 1 "an unknown WINNOW_TOKENIZE_BLOCKS is a usage error"
 done_testing
