@@ -119,7 +119,6 @@ typedef struct tb_block {
     size_t n, cap; /* documents (non-blank lines) */
     const char **texts, **lines, **fail;
     size_t *lens, *close, *doc_end;
-    uint64_t first_ordinal;
     tok_ids ids;
     gpu_bpe_id_sink sink; /* --format bin on the GPU: runs of ids that lie in the ring, not in ids */
     uint64_t ring_end;    /* the ring's mark to give back once the block is written (0: none) */
@@ -205,7 +204,6 @@ typedef struct tb_ctx {
     uint32_t *heads;   /* --format bin as pieces: per document its count and BOS */
     struct iovec *iov; /* ... and the pieces */
     size_t heads_cap, iov_cap;
-    uint64_t ordinal;
     tb_block *writing;
     pthread_t writer;
     /* the GPU library's own times, for TIMES_ENV */
@@ -1044,7 +1042,7 @@ static size_t block_bytes(const tb_ctx *c)
 static void *scanner_main(void *arg)
 {
     tb_ctx *c = arg;
-    uint64_t line_no = 1, ordinal = 0;
+    uint64_t line_no = 1;
     for (;;) {
         tb_block *b = take_block(c);
         double t0 = now_seconds();
@@ -1054,9 +1052,7 @@ static void *scanner_main(void *arg)
         }
         double t1 = now_seconds();
         if (b->src.file_start) line_no = 1;
-        b->first_ordinal = ordinal;
         line_no = scan_block(c, b, line_no);
-        ordinal += b->n;
         double t2 = now_seconds();
         queue_push(c, &c->scanned, b);
         c->times.source += t1 - t0;
