@@ -90,6 +90,12 @@ int main(void)
     convert("abc\xff\xfe" "def", 8, "utf-8", &out, &info);
     is_str(out.data, "abc\xef\xbf\xbd\xef\xbf\xbd" "def", "invalid bytes become U+FFFD");
     is_int(info.replaced, 2, "two replacements counted");
+    /* one U+FFFD per maximal subpart, as the WHATWG UTF-8 decoder; Python:
+     * b"caf\xc3 \xe2\x82 \xf0\x9f\x98x".decode("utf-8", "replace")
+     * == "caf\ufffd \ufffd \ufffdx" */
+    convert("caf\xc3 \xe2\x82 \xf0\x9f\x98x", 12, "utf-8", &out, &info);
+    is_str(out.data, "caf\xef\xbf\xbd \xef\xbf\xbd \xef\xbf\xbdx", "cut-off sequences: one U+FFFD each");
+    is_int(info.replaced, 3, "... three replacements counted");
 
     convert("e\xcc\x81t\xc3\xa9", 6, "utf-8", &out, &info);
     is_str(out.data, "\xc3\xa9t\xc3\xa9", "output is NFC");
