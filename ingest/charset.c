@@ -48,7 +48,7 @@ static const struct { const char *label, *iconv_name; } charset_aliases[] = {
     {"shift_jis", "CP932"},      {"shift-jis", "CP932"},      {"sjis", "CP932"},
     {"x-sjis", "CP932"},         {"windows-31j", "CP932"},    {"ms_kanji", "CP932"},
     {"euc-kr", "CP949"},         {"ks_c_5601-1987", "CP949"}, {"big5", "BIG5-HKSCS"},
-    {"x-user-defined", "WINDOWS-1252"},
+    {"x-user-defined", "X-USER-DEFINED"}, /* iconv has no such charset: x_user_defined_to_utf8 */
     /* A page that says UTF-16 in a meta tag cannot be UTF-16 (it was readable). */
     {"utf-16", "UTF-8"},         {"utf-16le", "UTF-8"},       {"utf-16be", "UTF-8"},
     /* The rest of the WHATWG labels (encodings.json) that glibc reads as
@@ -327,6 +327,16 @@ static size_t utf16_to_utf8(const unsigned char *p, size_t n, int big_endian, wb
     return replaced;
 }
 
+/* x-user-defined to UTF-8 as the WHATWG Encoding Standard defines it:
+ * bytes below 0x80 are ASCII, a byte b of 0x80-0xFF is U+F780 + (b - 0x80)
+ * (private use code points, so the bytes survive, and never an error). */
+static void x_user_defined_to_utf8(const unsigned char *p, size_t n, wbuf *out)
+{
+    enum { X_USER_DEFINED_BASE = 0xF780 };
+    buf_reserve(out, n * 3);
+    for (size_t i = 0; i < n; i++) utf8_append(out, p[i] < 0x80 ? p[i] : X_USER_DEFINED_BASE + (uint32_t)(p[i] - 0x80));
+}
+
 /* The output of iconv is trusted to be valid UTF-8 except that some converters
  * pass surrogates or noncharacters through; repair it in place when needed. */
 static size_t repair_tail(wbuf *out, size_t from)
@@ -440,6 +450,10 @@ static size_t decide_charset(const char *p, size_t n, const char *declared, int 
         have = resolve_charset(meta, name, sizeof name);
         src = CHARSET_FROM_META;
     }
+    if (have && src == CHARSET_FROM_META) {
+        /* the HTML prescan's corrections: a meta tag is no place for these */
+        if (!strcmp(name, "X-USER-DEFINED")) snprintf(name, sizeof name, "WINDOWS-1252");
+    }
     if (have) {
         if (is_single_byte(name) && valid_utf8 && census.multibyte) {
             set_info(info, "UTF-8", CHARSET_DETECTED);
@@ -477,6 +491,10 @@ int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sni
     }
     if (!strcmp(info->name, "UTF-16LE") || !strcmp(info->name, "UTF-16BE")) {
         info->replaced = utf16_to_utf8((const unsigned char *)p, n, info->name[6] == 'B', out);
+        return 0;
+    }
+    if (!strcmp(info->name, "X-USER-DEFINED")) {
+        x_user_defined_to_utf8((const unsigned char *)p, n, out);
         return 0;
     }
     ssize_t replaced = charset_table_convert(info->name, p, n, out);

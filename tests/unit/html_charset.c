@@ -128,6 +128,16 @@ int main(void)
     is_str(out.data, "\xed\x95\x9c\xef\xbf\xbd\xea\xb5\xad ok", "cp949: one bad byte, one U+FFFD (Python: '\ud55c\ufffd\uad6d ok')");
     is_int(info.replaced, 1, "... counted once");
 
+    /* x-user-defined, by the Encoding Standard: 0x80-0xFF are U+F780-U+F7FF;
+     * from a <meta> the HTML prescan reads it as windows-1252 */
+    convert("a\x80\xff\x93", 4, "x-user-defined", &out, &info);
+    is_str(out.data, "a\xef\x9e\x80\xef\x9f\xbf\xef\x9e\x93", "x-user-defined by HTTP: U+F780 + (byte - 0x80)");
+    is_int(info.replaced, 0, "... never an error");
+    convert("<meta charset=x-user-defined>\x93x\x94", 32, NULL, &out, &info);
+    is_str(out.data, "<meta charset=x-user-defined>\xe2\x80\x9cx\xe2\x80\x9d",
+           "x-user-defined by <meta>: windows-1252, as the prescan says");
+    is_str(info.name, "WINDOWS-1252", "... named so");
+
     const char *page = "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\">"
                        "</head><body>\xcf\xf0\xe8\xe2\xe5\xf2</body></html>";
     convert(page, strlen(page), NULL, &out, &info);
