@@ -39,9 +39,16 @@ int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sni
 /* "http","meta","bom","detected","default" */
 const char *charset_source_name(charset_source s);
 
-/* Finds the charset named in a <meta> tag in the first bytes of an HTML page;
- * copies its name (lower case) to name and returns 1, or returns 0. */
+/* Finds the charset a <meta> tag declares in the first 8 KB of an HTML page
+ * as the HTML Standard's prescan does (ingest/charset_prescan.c); copies the
+ * name iconv knows it by (as charset_resolve_label) to name and returns 1,
+ * or returns 0. UTF-16 there means UTF-8, x-user-defined windows-1252. */
 int charset_sniff_meta(const char *p, size_t n, char *name, size_t name_size);
+
+/* Maps a charset label (any case, WHATWG's meaning where it differs from
+ * iconv's) to the name handed to iconv, into out; returns 1, or 0 when
+ * neither the label table nor iconv knows it. */
+int charset_resolve_label(const char *label, char *out, size_t size);
 
 /* Replaces s[0..n) NFC-normalised into out (appended). Valid UTF-8 in, valid UTF-8 out. */
 void utf8_append_nfc(wbuf *out, const char *s, size_t n);
