@@ -45,6 +45,10 @@ static const struct { const char *label, *iconv_name; } charset_aliases[] = {
     {"shift_jis", "CP932"},      {"shift-jis", "CP932"},      {"sjis", "CP932"},
     {"x-sjis", "CP932"},         {"windows-31j", "CP932"},    {"ms_kanji", "CP932"},
     {"euc-kr", "CP949"},         {"ks_c_5601-1987", "CP949"}, {"big5", "BIG5-HKSCS"},
+    /* the Encoding Standard's "replacement" encoding: one U+FFFD for any input */
+    {"csiso2022kr", CHARSET_REPLACEMENT}, {"hz-gb-2312", CHARSET_REPLACEMENT}, {"iso-2022-cn", CHARSET_REPLACEMENT},
+    {"iso-2022-cn-ext", CHARSET_REPLACEMENT}, {"iso-2022-kr", CHARSET_REPLACEMENT},
+    {"replacement", CHARSET_REPLACEMENT},
     {"x-user-defined", "X-USER-DEFINED"}, /* iconv has no such charset: x_user_defined_to_utf8 */
     /* UTF-16 (a meta tag's UTF-16 means UTF-8: charset_prescan.c) */
     {"utf-16", "UTF-16LE"},      {"utf-16le", "UTF-16LE"},    {"csunicode", "UTF-16LE"},
@@ -95,6 +99,11 @@ static const char *clean_label(const char *s, char *buf, size_t size)
     }
     buf[n] = 0;
     return n ? buf : NULL;
+}
+
+bool charset_is_replacement(const charset_info *info)
+{
+    return !strcmp(info->name, CHARSET_REPLACEMENT);
 }
 
 /* ---- conversion ---- */
@@ -461,6 +470,13 @@ int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sni
     }
     if (is_utf16_name(info->name)) {
         info->replaced = utf16_to_utf8((const unsigned char *)p, n, info->name[6] == 'B', out);
+        return 0;
+    }
+    if (charset_is_replacement(info)) { /* the standard's decoder: one U+FFFD for any non-empty input */
+        if (n) {
+            buf_append(out, REPLACEMENT_UTF8, 3);
+            info->replaced = 1;
+        }
         return 0;
     }
     if (!strcmp(info->name, "X-USER-DEFINED")) {

@@ -11,9 +11,15 @@
 #define WINNOW_CHARSET_H
 
 #include <iconv.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/buf.h"
+
+/* The name of the Encoding Standard's "replacement" encoding (labels
+ * iso-2022-kr, csiso2022kr, iso-2022-cn, iso-2022-cn-ext, hz-gb-2312,
+ * replacement), whose decoder makes one U+FFFD of any non-empty input. */
+#define CHARSET_REPLACEMENT "REPLACEMENT"
 
 typedef enum { CHARSET_FROM_HTTP, CHARSET_FROM_META, CHARSET_DETECTED, CHARSET_DEFAULT, CHARSET_FROM_BOM } charset_source;
 
@@ -35,6 +41,10 @@ int text_to_utf8(const char *p, size_t n, const char *declared, int html_sniff, 
 
 /* Like text_to_utf8 without the NFC step (for callers that normalise later). */
 int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sniff, wbuf *out, charset_info *info);
+
+/* True when info's charset is the "replacement" encoding: the text is at most
+ * one U+FFFD, nothing of the page (ingest refuses such documents). */
+bool charset_is_replacement(const charset_info *info);
 
 /* "http","meta","bom","detected","default" */
 const char *charset_source_name(charset_source s);

@@ -138,6 +138,18 @@ int main(void)
            "x-user-defined by <meta>: windows-1252, as the prescan says");
     is_str(info.name, "WINDOWS-1252", "... named so");
 
+    /* the "replacement" encoding's decoder: one U+FFFD for any non-empty input */
+    static const char *const replacement_labels[] = {"iso-2022-kr", "csiso2022kr", "iso-2022-cn", "iso-2022-cn-ext",
+                                                     "hz-gb-2312", "replacement"};
+    int replaced_alike = 0;
+    for (size_t i = 0; i < sizeof replacement_labels / sizeof replacement_labels[0]; i++) {
+        convert("\x1b$)C\x0eGQ\x0f abc", 11, replacement_labels[i], &out, &info);
+        replaced_alike += !strcmp(out.data, "\xef\xbf\xbd") && info.replaced == 1 && charset_is_replacement(&info);
+    }
+    is_int(replaced_alike, 6, "every replacement label: the whole input is one U+FFFD");
+    convert("", 0, "iso-2022-kr", &out, &info);
+    ok(out.len == 0 && charset_is_replacement(&info), "... and empty input nothing");
+
     const char *page = "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\">"
                        "</head><body>\xcf\xf0\xe8\xe2\xe5\xf2</body></html>";
     convert(page, strlen(page), NULL, &out, &info);
