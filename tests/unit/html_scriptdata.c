@@ -142,6 +142,12 @@ static void spec_rules(void)
     script_is("a</script>b", "a", "b", "script data: the end tag ends it");
     script_is("a</SCRIPT >b", "a", "b", "script data: any case, then whitespace");
     script_is("a</scripts>b</script>c", "a</scripts>b", "c", "script data: a longer name does not end it");
+    script_is("a</script/>b", "a", "b", "script data: '/' after the name ends it too");
+    script_is("<!-- a -> <script></script> --></script>y", "<!-- a -> <script></script> -->", "y",
+              "escaped: one dash before '>' does not end the escape");
+    script_is("<!--<scripx></script>y", "<!--<scripx>", "y", "\"<scripx\" does not double-escape");
+    script_is("<!--<script></script><script></script></script>x", "<!--<script></script><script></script>", "x",
+              "the double escape's end goes back to escaped text, where <script> double-escapes again");
     script_is("<!--<script>-</script>-->x</script>y", "<!--<script>-</script>-->x", "y",
               "double-escaped: one dash before the end tag");
     script_is("<!--<script>--</script>-->x</script>y", "<!--<script>--</script>-->x", "y",
