@@ -161,6 +161,7 @@ static void spec_rules(void)
               "double escape end: whitespace after the name");
     script_is("<!--<script></scriptx></script>y", "<!--<script></scriptx></script>y", "",
               "\"</scriptx\" does not end the double escape: no end tag follows");
+    script_is("<!-x <script></script>y", "<!-x <script>", "y", "\"<!-\" is no escape: </script> ends the script");
     script_is("<!--></script>y", "<!-->", "y", "\"<!-->\": escaped, then at once back to data");
     script_is("<!---></script>y", "<!--->", "y", "\"<!--->\" too");
     script_is("<!----><script></script>y", "<!----><script>", "y", "after \"<!---->\" a <script> is text");
