@@ -189,7 +189,7 @@ size_t utf8_repair(wbuf *out, const char *s, size_t n)
         buf_append(out, run, (size_t)(p - run));
         utf8_append(out, UTF8_REPLACEMENT);
         replaced++;
-        p++;
+        p += utf8_invalid_len(p, (size_t)(end - p));
         run = p;
     }
     buf_append(out, run, (size_t)(p - run));

@@ -37,6 +37,28 @@ static inline size_t utf8_valid_seq(const unsigned char *s, size_t n)
     return 0;
 }
 
+/* Length (1..3) of the maximal subpart at s when utf8_valid_seq(s, n) is 0:
+ * the lead byte and the continuation bytes after it that could still have
+ * begun a valid sequence (Unicode's "maximal subpart of an ill-formed
+ * subsequence", which the WHATWG UTF-8 decoder turns into one U+FFFD, as
+ * Python's decode("utf-8", "replace") does); 1 for a byte that starts none. */
+static inline size_t utf8_invalid_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0], lo = 0x80, hi = 0xBF;
+    size_t need;
+    if (c >= 0xC2 && c <= 0xDF) need = 1;
+    else if (c >= 0xE0 && c <= 0xEF) need = 2, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4) need = 3, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else return 1;
+    size_t k = 1;
+    while (k <= need && k < n && s[k] >= lo && s[k] <= hi) { /* only the second byte has narrower bounds */
+        k++;
+        lo = 0x80;
+        hi = 0xBF;
+    }
+    return k;
+}
+
 /* True when all n bytes are valid UTF-8. */
 bool utf8_valid(const char *s, size_t n);
 
@@ -83,7 +105,9 @@ static inline char *utf8_put(char *d, uint32_t cp)
 /* Appends the UTF-8 encoding of code point cp (U+FFFD for surrogates and values above U+10FFFF). */
 void utf8_append(wbuf *out, uint32_t cp);
 
-/* Appends s to out, replacing each invalid sequence by U+FFFD; returns how many were replaced. */
+/* Appends s to out, replacing each maximal subpart of an invalid sequence
+ * (utf8_invalid_len) by one U+FFFD, as the WHATWG UTF-8 decoder does;
+ * returns how many were replaced. */
 size_t utf8_repair(wbuf *out, const char *s, size_t n);
 
 #endif

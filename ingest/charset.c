@@ -17,9 +17,6 @@
 #include "core/util.h"
 #include "ingest/charset_table.h"
 
-/* How far into a page a <meta charset> is looked for (WHATWG says 1024;
- * real pages put long scripts first). */
-#define META_SNIFF_BYTES 8192
 /* How many bytes uchardet sees; more adds cost and little certainty. */
 #define DETECT_BYTES 65536
 /* A declared UTF-8 is distrusted when it has at least this many invalid
@@ -48,9 +45,15 @@ static const struct { const char *label, *iconv_name; } charset_aliases[] = {
     {"shift_jis", "CP932"},      {"shift-jis", "CP932"},      {"sjis", "CP932"},
     {"x-sjis", "CP932"},         {"windows-31j", "CP932"},    {"ms_kanji", "CP932"},
     {"euc-kr", "CP949"},         {"ks_c_5601-1987", "CP949"}, {"big5", "BIG5-HKSCS"},
-    {"x-user-defined", "WINDOWS-1252"},
-    /* A page that says UTF-16 in a meta tag cannot be UTF-16 (it was readable). */
-    {"utf-16", "UTF-8"},         {"utf-16le", "UTF-8"},       {"utf-16be", "UTF-8"},
+    /* the Encoding Standard's "replacement" encoding: one U+FFFD for any input */
+    {"csiso2022kr", CHARSET_REPLACEMENT}, {"hz-gb-2312", CHARSET_REPLACEMENT}, {"iso-2022-cn", CHARSET_REPLACEMENT},
+    {"iso-2022-cn-ext", CHARSET_REPLACEMENT}, {"iso-2022-kr", CHARSET_REPLACEMENT},
+    {"replacement", CHARSET_REPLACEMENT},
+    {"x-user-defined", "X-USER-DEFINED"}, /* iconv has no such charset: x_user_defined_to_utf8 */
+    /* UTF-16 (a meta tag's UTF-16 means UTF-8: charset_prescan.c) */
+    {"utf-16", "UTF-16LE"},      {"utf-16le", "UTF-16LE"},    {"csunicode", "UTF-16LE"},
+    {"iso-10646-ucs-2", "UTF-16LE"}, {"ucs-2", "UTF-16LE"},   {"unicode", "UTF-16LE"},
+    {"unicodefeff", "UTF-16LE"}, {"utf-16be", "UTF-16BE"},    {"unicodefffe", "UTF-16BE"},
     /* The rest of the WHATWG labels (encodings.json) that glibc reads as
      * another charset (ISO-8859-1 for windows-1252, ASCII, GB2312 for GBK,
      * BIG5 for Big5-HKSCS, SJIS for windows-31j, EUC-KR for UHC, KOI8 for
@@ -98,6 +101,11 @@ static const char *clean_label(const char *s, char *buf, size_t size)
     return n ? buf : NULL;
 }
 
+bool charset_is_replacement(const charset_info *info)
+{
+    return !strcmp(info->name, CHARSET_REPLACEMENT);
+}
+
 /* ---- conversion ---- */
 
 static _Thread_local iconv_t tl_iconv = (iconv_t)-1;
@@ -115,8 +123,7 @@ static iconv_t get_iconv(const char *name)
     return tl_iconv;
 }
 
-/* Maps a label to the name handed to iconv (into out); 0 when iconv does not know it. */
-static int resolve_charset(const char *label, char *out, size_t size)
+int charset_resolve_label(const char *label, char *out, size_t size)
 {
     char clean[40];
     if (!label || !clean_label(label, clean, sizeof clean)) return 0;
@@ -136,59 +143,32 @@ static int is_utf8_name(const char *name)
     return !strcmp(name, "UTF-8");
 }
 
+static int is_utf16_name(const char *name)
+{
+    return !strcmp(name, "UTF-16LE") || !strcmp(name, "UTF-16BE");
+}
+
+/* True when p[0..n) can be UTF-16 text of the given byte order: at least one
+ * code unit in UTF16_MIN_ASCII_SHARE of the first UTF16_CHECK_BYTES is in
+ * U+0000-U+00FF (its high byte zero). Markup, spaces, digits and line breaks
+ * are such code units, so real UTF-16 HTML or text has plenty; ASCII or
+ * UTF-8 that a header mislabels as UTF-16 has none, and decoding it as UTF-16
+ * would make plausible CJK-looking garbage of it. */
+static int looks_utf16(const unsigned char *p, size_t n, int big_endian)
+{
+    enum { UTF16_CHECK_BYTES = 4096, UTF16_MIN_ASCII_SHARE = 8 };
+    if (n > UTF16_CHECK_BYTES) n = UTF16_CHECK_BYTES;
+    size_t units = n / 2, zero_high = 0;
+    for (size_t i = big_endian ? 0 : 1; i < units * 2; i += 2) zero_high += p[i] == 0;
+    return units && zero_high * UTF16_MIN_ASCII_SHARE >= units;
+}
+
 /* True for charsets where every byte is one character (a wrong guess of one
  * of these over valid UTF-8 is the usual server misconfiguration). */
 static int is_single_byte(const char *name)
 {
     return !strncmp(name, "WINDOWS-", 8) || !strncmp(name, "ISO-8859", 8) || !strncmp(name, "KOI8", 4) ||
            !strncmp(name, "CP125", 5) || !strcmp(name, "MACINTOSH");
-}
-
-/* ---- <meta> sniffing ---- */
-
-static int ascii_ieq(const char *p, const char *word, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (tolower((unsigned char)p[i]) != word[i]) return 0;
-    return 1;
-}
-
-int charset_sniff_meta(const char *p, size_t n, char *name, size_t name_size)
-{
-    if (n > META_SNIFF_BYTES) n = META_SNIFF_BYTES;
-    for (size_t i = 0; i + 5 < n; i++) {
-        if (p[i] != '<') continue;
-        if (!memcmp(p + i, "<!--", 4)) { /* WHATWG prescan: a comment ends at the first "-->", "<!-->" too */
-            size_t k = i + 4;
-            while (k < n && !(p[k] == '>' && p[k - 1] == '-' && p[k - 2] == '-')) k++;
-            i = k;
-            continue;
-        }
-        /* "<meta" then a space or "/" (not <metadata>, <meta-x>) */
-        if (!ascii_ieq(p + i + 1, "meta", 4) || !strchr(" \t\n\f\r/", p[i + 5]) || !p[i + 5]) continue;
-        size_t end = i + 5;
-        while (end < n && p[end] != '>') end++;
-        /* "charset" as an attribute or inside content="text/html; charset=x" */
-        for (size_t j = i + 5; j + 7 < end; j++) {
-            if (!ascii_ieq(p + j, "charset", 7)) continue;
-            size_t k = j + 7;
-            while (k < end && (p[k] == ' ' || p[k] == '\t' || p[k] == '\n' || p[k] == '\r')) k++;
-            if (k >= end || p[k] != '=') continue;
-            k++;
-            while (k < end && (p[k] == ' ' || p[k] == '"' || p[k] == '\'')) k++;
-            char label[40];
-            size_t m = 0;
-            while (k < end && m + 1 < sizeof label && (isalnum((unsigned char)p[k]) || strchr("-_.:", p[k])))
-                label[m++] = p[k++];
-            label[m] = 0;
-            if (!m) continue;
-            snprintf(name, name_size, "%s", label);
-            for (char *c = name; *c; c++) *c = (char)tolower((unsigned char)*c);
-            return 1;
-        }
-        i = end;
-    }
-    return 0;
 }
 
 /* ---- UTF-8 statistics ---- */
@@ -248,7 +228,8 @@ static int detect_charset(const char *p, size_t n, char *name, size_t size)
     uchardet_data_end(tl_detector);
     const char *guess = uchardet_get_charset(tl_detector);
     if (!guess || !*guess || !strcmp(guess, "ASCII")) return 0;
-    return resolve_charset(guess, name, size);
+    if (!charset_resolve_label(guess, name, size)) return 0;
+    return !is_utf16_name(name) || looks_utf16((const unsigned char *)p, n, name[6] == 'B');
 }
 
 static const char REPLACEMENT_UTF8[] = "\xEF\xBF\xBD";
@@ -325,6 +306,16 @@ static size_t utf16_to_utf8(const unsigned char *p, size_t n, int big_endian, wb
         replaced++;
     }
     return replaced;
+}
+
+/* x-user-defined to UTF-8 as the WHATWG Encoding Standard defines it:
+ * bytes below 0x80 are ASCII, a byte b of 0x80-0xFF is U+F780 + (b - 0x80)
+ * (private use code points, so the bytes survive, and never an error). */
+static void x_user_defined_to_utf8(const unsigned char *p, size_t n, wbuf *out)
+{
+    enum { X_USER_DEFINED_BASE = 0xF780 };
+    buf_reserve(out, n * 3);
+    for (size_t i = 0; i < n; i++) utf8_append(out, p[i] < 0x80 ? p[i] : X_USER_DEFINED_BASE + (uint32_t)(p[i] - 0x80));
 }
 
 /* The output of iconv is trusted to be valid UTF-8 except that some converters
@@ -435,9 +426,11 @@ static size_t decide_charset(const char *p, size_t n, const char *declared, int 
     int utf8_hopeless = census.invalid >= UTF8_DISTRUST_MIN_INVALID && census.invalid > census.multibyte;
     char name[40], meta[40];
     charset_source src = CHARSET_FROM_HTTP;
-    int have = resolve_charset(declared, name, sizeof name);
+    int have = charset_resolve_label(declared, name, sizeof name);
+    if (have && is_utf16_name(name) && !looks_utf16(u, n, name[6] == 'B')) have = 0;
     if (!have && html_sniff && charset_sniff_meta(p, n, meta, sizeof meta)) {
-        have = resolve_charset(meta, name, sizeof name);
+        snprintf(name, sizeof name, "%s", meta);
+        have = 1;
         src = CHARSET_FROM_META;
     }
     if (have) {
@@ -475,8 +468,19 @@ int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sni
         else info->replaced = utf8_repair(out, p, n);
         return 0;
     }
-    if (!strcmp(info->name, "UTF-16LE") || !strcmp(info->name, "UTF-16BE")) {
+    if (is_utf16_name(info->name)) {
         info->replaced = utf16_to_utf8((const unsigned char *)p, n, info->name[6] == 'B', out);
+        return 0;
+    }
+    if (charset_is_replacement(info)) { /* the standard's decoder: one U+FFFD for any non-empty input */
+        if (n) {
+            buf_append(out, REPLACEMENT_UTF8, 3);
+            info->replaced = 1;
+        }
+        return 0;
+    }
+    if (!strcmp(info->name, "X-USER-DEFINED")) {
+        x_user_defined_to_utf8((const unsigned char *)p, n, out);
         return 0;
     }
     ssize_t replaced = charset_table_convert(info->name, p, n, out);

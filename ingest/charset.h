@@ -11,9 +11,15 @@
 #define WINNOW_CHARSET_H
 
 #include <iconv.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/buf.h"
+
+/* The name of the Encoding Standard's "replacement" encoding (labels
+ * iso-2022-kr, csiso2022kr, iso-2022-cn, iso-2022-cn-ext, hz-gb-2312,
+ * replacement), whose decoder makes one U+FFFD of any non-empty input. */
+#define CHARSET_REPLACEMENT "REPLACEMENT"
 
 typedef enum { CHARSET_FROM_HTTP, CHARSET_FROM_META, CHARSET_DETECTED, CHARSET_DEFAULT, CHARSET_FROM_BOM } charset_source;
 
@@ -36,12 +42,23 @@ int text_to_utf8(const char *p, size_t n, const char *declared, int html_sniff, 
 /* Like text_to_utf8 without the NFC step (for callers that normalise later). */
 int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sniff, wbuf *out, charset_info *info);
 
+/* True when info's charset is the "replacement" encoding: the text is at most
+ * one U+FFFD, nothing of the page (ingest refuses such documents). */
+bool charset_is_replacement(const charset_info *info);
+
 /* "http","meta","bom","detected","default" */
 const char *charset_source_name(charset_source s);
 
-/* Finds the charset named in a <meta> tag in the first bytes of an HTML page;
- * copies its name (lower case) to name and returns 1, or returns 0. */
+/* Finds the charset a <meta> tag declares in the first 8 KB of an HTML page
+ * as the HTML Standard's prescan does (ingest/charset_prescan.c); copies the
+ * name iconv knows it by (as charset_resolve_label) to name and returns 1,
+ * or returns 0. UTF-16 there means UTF-8, x-user-defined windows-1252. */
 int charset_sniff_meta(const char *p, size_t n, char *name, size_t name_size);
+
+/* Maps a charset label (any case, WHATWG's meaning where it differs from
+ * iconv's) to the name handed to iconv, into out; returns 1, or 0 when
+ * neither the label table nor iconv knows it. */
+int charset_resolve_label(const char *label, char *out, size_t size);
 
 /* Replaces s[0..n) NFC-normalised into out (appended). Valid UTF-8 in, valid UTF-8 out. */
 void utf8_append_nfc(wbuf *out, const char *s, size_t n);

@@ -23,6 +23,7 @@ enum {
     EL_CLOSES_P = 1 << 4,  /* its start tag closes an open <p> */
     EL_IN_HEAD = 1 << 5,   /* may stand in <head> without ending it */
     EL_HEADING = 1 << 6,   /* h1..h6 */
+    EL_SCRIPT_DATA = 1 << 7, /* raw text read by the script data states (script) */
 };
 
 /* Ranks: an end tag closes elements of its rank or lower on its way to its
@@ -62,7 +63,7 @@ static const element elements[] = {
     {"select", 0, RANK_BLOCK}, {"frameset", 0, RANK_BLOCK}, {"applet", 0, RANK_CELL},
     {"object", 0, RANK_CELL}, {"marquee", 0, RANK_CELL}, {"template", EL_IN_HEAD, RANK_CELL},
     {"title", EL_RCDATA | EL_IN_HEAD, RANK_BLOCK}, {"textarea", EL_RCDATA, RANK_BLOCK},
-    {"script", EL_RAWTEXT | EL_IN_HEAD, RANK_BLOCK}, {"style", EL_RAWTEXT | EL_IN_HEAD, RANK_BLOCK},
+    {"script", EL_RAWTEXT | EL_SCRIPT_DATA | EL_IN_HEAD, RANK_BLOCK}, {"style", EL_RAWTEXT | EL_IN_HEAD, RANK_BLOCK},
     {"noscript", EL_RAWTEXT | EL_IN_HEAD, RANK_BLOCK}, {"noframes", EL_RAWTEXT | EL_IN_HEAD, RANK_BLOCK},
     {"iframe", EL_RAWTEXT, RANK_BLOCK}, {"noembed", EL_RAWTEXT, RANK_BLOCK},
     {"area", EL_VOID, RANK_BLOCK}, {"base", EL_VOID | EL_IN_HEAD, RANK_BLOCK},
@@ -458,6 +459,98 @@ static size_t find_raw_end(const parse *ps, size_t i, const char *name, size_t l
     return n;
 }
 
+/* True when s[j..n) starts with "</script" (any case) followed by whitespace,
+ * '/' or '>': the end tag the script data states look for. */
+static int is_script_end_tag(const char *s, size_t j, size_t n)
+{
+    enum { LEN = sizeof "</script" - 1 };
+    return j + LEN < n && s[j + 1] == '/' && !strncasecmp(s + j + 2, "script", LEN - 2) &&
+           (is_ws((unsigned char)s[j + LEN]) || s[j + LEN] == '/' || s[j + LEN] == '>');
+}
+
+/* True when s[j..n) is '<' then "script" (any case) followed by whitespace,
+ * '/' or '>': the double escape start. */
+static int is_script_start_tag(const char *s, size_t j, size_t n)
+{
+    enum { LEN = sizeof "<script" - 1 };
+    return j + LEN < n && !strncasecmp(s + j + 1, "script", LEN - 1) &&
+           (is_ws((unsigned char)s[j + LEN]) || s[j + LEN] == '/' || s[j + LEN] == '>');
+}
+
+/* Index of the first '-' or '<' in s[i..n), or n. */
+static size_t find_dash_or_lt(const char *s, size_t i, size_t n)
+{
+    const __m128i lt = _mm_set1_epi8('<'), dash = _mm_set1_epi8('-');
+    for (; i + 16 <= n; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lt), _mm_cmpeq_epi8(x, dash)));
+        if (m) return i + (size_t)__builtin_ctz(m);
+    }
+    while (i < n && s[i] != '<' && s[i] != '-') i++;
+    return i;
+}
+
+/* find_raw_end for <script>, through the WHATWG tokenizer's script data
+ * states (13.2.5.4, 13.2.5.15-13.2.5.32): after "<!--" the text is
+ * escaped until "-->", and inside escaped text a "<script" starts a
+ * double-escaped stretch in which "</script" does not end the element (it
+ * only ends the double escape), so in
+ * <script><!-- document.write("<script></script>"); --></script> only the
+ * last end tag ends the script. */
+static size_t find_script_end(const parse *ps, size_t i, size_t *content_end)
+{
+    enum { DATA, ESCAPED, DOUBLE_ESCAPED } state = DATA;
+    const char *s = ps->s;
+    size_t n = ps->n;
+    while (i < n) {
+        if (state == DATA) {
+            const char *lt = memchr(s + i, '<', n - i);
+            if (!lt) break;
+            size_t j = (size_t)(lt - s);
+            if (is_script_end_tag(s, j, n)) {
+                *content_end = j;
+                return j + sizeof "</script" - 1;
+            }
+            i = j + 1;
+            if (j + 3 < n && s[j + 1] == '!' && s[j + 2] == '-' && s[j + 3] == '-') {
+                /* the escaped dash dash state: more dashes, then '>' goes back to data */
+                size_t k = j + 4;
+                while (k < n && s[k] == '-') k++;
+                if (k < n && s[k] == '>') i = k + 1;
+                else {
+                    state = ESCAPED;
+                    i = k;
+                }
+            }
+            continue;
+        }
+        size_t j = find_dash_or_lt(s, i, n);
+        if (j >= n) break;
+        if (s[j] == '-') { /* "--" (or more) then '>' ends the escape */
+            size_t k = j;
+            while (k < n && s[k] == '-') k++;
+            if (k - j >= 2 && k < n && s[k] == '>') state = DATA;
+            i = k < n && s[k] == '>' ? k + 1 : k;
+            continue;
+        }
+        if (state == ESCAPED && is_script_end_tag(s, j, n)) {
+            *content_end = j;
+            return j + sizeof "</script" - 1;
+        }
+        if (state == ESCAPED && is_script_start_tag(s, j, n)) {
+            state = DOUBLE_ESCAPED;
+            i = j + sizeof "<script";
+        } else if (state == DOUBLE_ESCAPED && is_script_end_tag(s, j, n)) {
+            state = ESCAPED;
+            i = j + sizeof "</script";
+        } else {
+            i = j + 1;
+        }
+    }
+    *content_end = n;
+    return n;
+}
+
 /* A start tag whose name has been read; i is just after the name. */
 static size_t start_tag(parse *ps, size_t i)
 {
@@ -492,6 +585,7 @@ static size_t start_tag(parse *ps, size_t i)
     if (e->flags & (EL_RAWTEXT | EL_RCDATA | EL_PLAINTEXT)) {
         size_t content_end, after = ps->n;
         if (e->flags & EL_PLAINTEXT) content_end = ps->n;
+        else if (e->flags & EL_SCRIPT_DATA) after = find_script_end(ps, i, &content_end);
         else after = find_raw_end(ps, i, e->name, strlen(e->name), &content_end);
         if (e->flags & EL_RCDATA) decode_refs(ps, i, content_end, CHARREF_IN_TEXT, emit_text);
         else emit_text(ps, ps->s + i, content_end - i);

@@ -144,10 +144,33 @@ static void charset_meta(wbuf *meta, const charset_info *ci)
     meta_add_str(meta, "charset_source", src, strlen(src));
 }
 
+/* True (after saying so and counting it as failed `replacement_charset`)
+ * when the document's charset is the Encoding Standard's "replacement"
+ * encoding: its decoder gives one U+FFFD for the whole input, so nothing of
+ * the page could come out, and decoding the bytes some other way (iconv
+ * still knows ISO-2022-KR/CN) is what the standard forbids. */
+static bool refuse_replacement(ingest_batch *b, const ingest_job *j, const charset_info *ci)
+{
+    if (!charset_is_replacement(ci)) return false;
+    if (j->from_warc)
+        warnf("%.*s: record %llu at offset %llu: charset from %s is one the Encoding Standard decodes as a single "
+              "U+FFFD (iso-2022-kr/cn, hz-gb-2312); skipped",
+              (int)j->source.len, batch_str(b, j->source), (unsigned long long)j->ordinal,
+              (unsigned long long)j->warc_offset, charset_source_name(ci->source));
+    else
+        warnf("%.*s: document %llu: charset from %s is one the Encoding Standard decodes as a single U+FFFD "
+              "(iso-2022-kr/cn, hz-gb-2312); skipped",
+              (int)j->source.len, batch_str(b, j->source), (unsigned long long)j->ordinal,
+              charset_source_name(ci->source));
+    stats_fail(&b->stats, "replacement_charset");
+    return true;
+}
+
 static void run_html(ingest_worker *w, ingest_batch *b, const ingest_job *j, const ingest_options *o)
 {
     html_result_clear(&w->html);
     html_extract(batch_str(b, j->payload), j->payload.len, j->charset[0] ? j->charset : NULL, o->extract, &w->html);
+    if (refuse_replacement(b, j, &w->html.charset)) return;
     if (!has_text(w->html.text.data, w->html.text.len)) {
         job_drop(b, j, "empty_text", o->want_rejects);
         return;
@@ -171,6 +194,7 @@ static void run_text(ingest_worker *w, ingest_batch *b, const ingest_job *j, con
     charset_info ci;
     buf_clear(&w->text);
     text_to_utf8(batch_str(b, j->payload), j->payload.len, j->charset[0] ? j->charset : NULL, 0, &w->text, &ci);
+    if (refuse_replacement(b, j, &ci)) return;
     if (!has_text(w->text.data, w->text.len)) {
         job_drop(b, j, "empty_text", o->want_rejects);
         return;

@@ -10,9 +10,11 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static html_result r;
-    /* the first byte picks the mode and whether a header charset is given */
+    /* the first byte picks the mode and the header charset (none, a
+     * single-byte one, UTF-16 without a BOM, x-user-defined) */
+    static const char *const header_charsets[] = {NULL, "windows-1251", "utf-16le", "x-user-defined"};
     extract_mode mode = size && (data[0] & 1) ? EXTRACT_FULL : EXTRACT_MAIN;
-    const char *declared = size && (data[0] & 2) ? "windows-1251" : NULL;
+    const char *declared = size ? header_charsets[(data[0] >> 1) & 3] : NULL;
     html_extract((const char *)data, size, declared, mode, &r);
     if (!utf8_valid(r.text.data ? r.text.data : "", r.text.len)) abort();
     if (!utf8_valid(r.title.data ? r.title.data : "", r.title.len)) abort();

@@ -15,7 +15,8 @@
 #include "tests/tap.h"
 
 /* Deliberately not here (docs/extract.md says why): utf-16/utf-16le/utf-16be
- * (a readable page that claims them is UTF-8), x-user-defined, the
+ * (a readable page that claims them is UTF-8; HTTP UTF-16: tests/unit/charset_prescan.c), x-user-defined (HTTP and meta
+ * differ: tests/unit/html_charset.c), the
  * "replacement" labels, koi8-ru and x-mac-cyrillic. The samples are not valid
  * UTF-8 (valid UTF-8 would win over a declared single-byte charset), and those
  * of single-byte charsets hold a byte of 0x80-0x9F where ISO-8859-x and the

@@ -90,6 +90,12 @@ int main(void)
     convert("abc\xff\xfe" "def", 8, "utf-8", &out, &info);
     is_str(out.data, "abc\xef\xbf\xbd\xef\xbf\xbd" "def", "invalid bytes become U+FFFD");
     is_int(info.replaced, 2, "two replacements counted");
+    /* one U+FFFD per maximal subpart, as the WHATWG UTF-8 decoder; Python:
+     * b"caf\xc3 \xe2\x82 \xf0\x9f\x98x".decode("utf-8", "replace")
+     * == "caf\ufffd \ufffd \ufffdx" */
+    convert("caf\xc3 \xe2\x82 \xf0\x9f\x98x", 12, "utf-8", &out, &info);
+    is_str(out.data, "caf\xef\xbf\xbd \xef\xbf\xbd \xef\xbf\xbdx", "cut-off sequences: one U+FFFD each");
+    is_int(info.replaced, 3, "... three replacements counted");
 
     convert("e\xcc\x81t\xc3\xa9", 6, "utf-8", &out, &info);
     is_str(out.data, "\xc3\xa9t\xc3\xa9", "output is NFC");
@@ -122,6 +128,28 @@ int main(void)
     is_str(out.data, "\xed\x95\x9c\xef\xbf\xbd\xea\xb5\xad ok", "cp949: one bad byte, one U+FFFD (Python: '\ud55c\ufffd\uad6d ok')");
     is_int(info.replaced, 1, "... counted once");
 
+    /* x-user-defined, by the Encoding Standard: 0x80-0xFF are U+F780-U+F7FF;
+     * from a <meta> the HTML prescan reads it as windows-1252 */
+    convert("a\x80\xff\x93", 4, "x-user-defined", &out, &info);
+    is_str(out.data, "a\xef\x9e\x80\xef\x9f\xbf\xef\x9e\x93", "x-user-defined by HTTP: U+F780 + (byte - 0x80)");
+    is_int(info.replaced, 0, "... never an error");
+    convert("<meta charset=x-user-defined>\x93x\x94", 32, NULL, &out, &info);
+    is_str(out.data, "<meta charset=x-user-defined>\xe2\x80\x9cx\xe2\x80\x9d",
+           "x-user-defined by <meta>: windows-1252, as the prescan says");
+    is_str(info.name, "WINDOWS-1252", "... named so");
+
+    /* the "replacement" encoding's decoder: one U+FFFD for any non-empty input */
+    static const char *const replacement_labels[] = {"iso-2022-kr", "csiso2022kr", "iso-2022-cn", "iso-2022-cn-ext",
+                                                     "hz-gb-2312", "replacement"};
+    int replaced_alike = 0;
+    for (size_t i = 0; i < sizeof replacement_labels / sizeof replacement_labels[0]; i++) {
+        convert("\x1b$)C\x0eGQ\x0f abc", 11, replacement_labels[i], &out, &info);
+        replaced_alike += !strcmp(out.data, "\xef\xbf\xbd") && info.replaced == 1 && charset_is_replacement(&info);
+    }
+    is_int(replaced_alike, 6, "every replacement label: the whole input is one U+FFFD");
+    convert("", 0, "iso-2022-kr", &out, &info);
+    ok(out.len == 0 && charset_is_replacement(&info), "... and empty input nothing");
+
     const char *page = "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\">"
                        "</head><body>\xcf\xf0\xe8\xe2\xe5\xf2</body></html>";
     convert(page, strlen(page), NULL, &out, &info);
@@ -129,16 +157,16 @@ int main(void)
     is_str(charset_source_name(info.source), "meta", "source meta");
 
     char name[40];
-    ok(charset_sniff_meta("<meta charset='GB2312'>", 23, name, sizeof name) && !strcmp(name, "gb2312"),
-       "meta charset sniffed");
+    ok(charset_sniff_meta("<meta charset='GB2312'>", 23, name, sizeof name) && !strcmp(name, "GB18030"),
+       "meta charset sniffed (gb2312 is GB18030)");
     /* the WHATWG prescan skips comments ("<!-->" is a whole one) and tags
      * that only start with "meta" */
     static const char *const prescan[][2] = {
-        {"<!-- <meta charset=\"windows-1251\"> --><meta charset=\"koi8-r\">", "koi8-r"},
-        {"<!--><meta charset=koi8-r><!-- <meta charset=utf-8> -->", "koi8-r"},
-        {"<!---><meta charset=koi8-r> -->", "koi8-r"},
-        {"<META\ncharset=koi8-r>", "koi8-r"},
-        {"<metadata charset=windows-1251><meta/charset=koi8-r>", "koi8-r"},
+        {"<!-- <meta charset=\"windows-1251\"> --><meta charset=\"koi8-r\">", "KOI8-R"},
+        {"<!--><meta charset=koi8-r><!-- <meta charset=utf-8> -->", "KOI8-R"},
+        {"<!---><meta charset=koi8-r> -->", "KOI8-R"},
+        {"<META\ncharset=koi8-r>", "KOI8-R"},
+        {"<metadata charset=windows-1251><meta/charset=koi8-r>", "KOI8-R"},
     };
     for (size_t i = 0; i < sizeof prescan / sizeof prescan[0]; i++) {
         name[0] = 0;
