@@ -659,8 +659,9 @@ static size_t put_string(wbuf *out, const char *s, size_t n)
                 buf_append(out, s + run, i - run);
                 buf_append(out, "\xEF\xBF\xBD", 3);
             }
-            size += 2; /* one byte becomes U+FFFD's three */
-            run = ++i;
+            size_t bad = utf8_invalid_len((const unsigned char *)s + i, n - i);
+            size = size + 3 - bad; /* a maximal subpart becomes one U+FFFD, as utf8_repair() */
+            run = i += bad;
             continue;
         }
         if (c != '"' && c != '\\' && c >= 0x20) { i++; continue; }

@@ -65,7 +65,7 @@ uint32_t json_escape_codepoint(const char **s, const char *end);
  * else the decoded copy in scratch. Sets *len. */
 const char *json_string(const jvalue *v, wbuf *scratch, size_t *len);
 
-/* Appends s as a quoted JSON string; invalid UTF-8 becomes U+FFFD. */
+/* Appends s as a quoted JSON string; invalid UTF-8 becomes U+FFFD, one per maximal subpart (as utf8_repair()). */
 void json_put_string(wbuf *out, const char *s, size_t n);
 
 /* The number of bytes json_put_string(out, s, n) appends. */

@@ -209,6 +209,19 @@ static void all_checks(void)
         buf_free(&b);
     }
 
+    /* writer: one U+FFFD per maximal subpart of invalid UTF-8, as Python's
+     * b.decode("utf-8", "replace") gives: E2 82 (a cut euro sign) is one,
+     * F0 9F 98 before "x" one, ED A0 (a surrogate's lead) two, C0 AF two */
+    {
+        static const char bad[] = "\xE2\x82x\xF0\x9F\x98x\xED\xA0\xC0\xAF";
+        const char *want = "\"\xEF\xBF\xBDx\xEF\xBF\xBDx\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"";
+        wbuf b = WBUF_INIT;
+        json_put_string(&b, bad, sizeof bad - 1);
+        is_str(b.data, want, "writer: one U+FFFD per maximal subpart, as Python's decode('utf-8', 'replace')");
+        is_int(json_string_size(bad, sizeof bad - 1), strlen(want), "json_string_size counts the repaired bytes");
+        buf_free(&b);
+    }
+
     /* writer: RFC 8259 section 7 says every byte below 0x20 must be escaped; the
      * bytes Python's json.dumps writes for each (its ESCAPE_DCT: \b \t \n \f \r,
      * else \u00xx in lowercase hex) */
