@@ -27,6 +27,8 @@
 #define GZIP_FHCRC 0x02
 /* FLG bits that must be zero (RFC 1952; zlib refuses a member with one set). */
 #define GZIP_FRESERVED 0xe0
+/* The longest signature the codec is found from (bzip2's). */
+#define SIGNATURE_BYTES 10
 
 /* Threads that inflate the members of one gzip file (input_set_threads). */
 static int inflate_threads = 1;
@@ -511,6 +513,17 @@ static bool zstd_stream(const unsigned char *p, size_t n)
 
 static const char XZ_MAGIC[6] = "\xFD" "7zXZ\0";
 static const char BZIP2_MAGIC[3] = "BZh";
+/* After "BZh" and the block size: the magic of the first block (pi in BCD),
+ * or of the end of a stream that holds no block (sqrt(pi)). */
+static const char BZIP2_BLOCK_MAGIC[6] = "1AY&SY";
+static const char BZIP2_END_MAGIC[6] = "\x17rE8P\x90";
+
+bool input_bzip2_signature(const void *bytes, size_t n)
+{
+    const unsigned char *p = bytes;
+    return n >= SIGNATURE_BYTES && has_prefix(p, n, BZIP2_MAGIC, 3) && p[3] >= '1' && p[3] <= '9' &&
+           (has_prefix(p + 4, n - 4, BZIP2_BLOCK_MAGIC, 6) || has_prefix(p + 4, n - 4, BZIP2_END_MAGIC, 6));
+}
 
 /* Other compressions, which libarchive's filters read: lz4, compress, lzma. */
 static bool other_compression(const unsigned char *p, size_t n)
@@ -532,7 +545,7 @@ winput *input_open(const char *path)
     in->fd = fd;
     in->name = xstrdup(is_stdin ? "stdin" : path);
     in->raw = xmalloc(RAW_CHUNK);
-    while (in->raw_len < 6 && raw_fill(in)) {}
+    while (in->raw_len < SIGNATURE_BYTES && raw_fill(in)) {}
     const unsigned char *p = in->raw;
     size_t n = in->raw_len;
     if (has_prefix(p, n, GZIP_MAGIC, 2)) {
@@ -556,7 +569,7 @@ winput *input_open(const char *path)
             in->errors++;
             in->eof = true;
         }
-    } else if (has_prefix(p, n, XZ_MAGIC, 6) || has_prefix(p, n, BZIP2_MAGIC, 3)) {
+    } else if (has_prefix(p, n, XZ_MAGIC, 6) || input_bzip2_signature(p, n)) {
         in->codec = CODEC_OTHER;
         in->xb = xzbz_new(has_prefix(p, n, XZ_MAGIC, 6) ? XZBZ_XZ : XZBZ_BZIP2);
     } else if (other_compression(p, n)) {

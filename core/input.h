@@ -82,6 +82,12 @@ int input_lost_members(const winput *in);
  * decoded stream: the record read from those bytes is incomplete. */
 bool input_damaged_within(const winput *in, uint64_t from, uint64_t to);
 
+/* True when the n bytes at p start a bzip2 stream: "BZh", the block size
+ * '1' to '9', then the magic of a block or of the stream's end (the 10 bytes
+ * libarchive's bzip2 filter checks). A text that starts with "BZh" is text,
+ * which libbz2 refuses to decode. */
+bool input_bzip2_signature(const void *p, size_t n);
+
 /* Closes the input and frees it. */
 void input_close(winput *in);
 

@@ -280,6 +280,12 @@ int main(void)
     for (size_t k = frame_at[2] + 5000; k < frame_at[2] + 5040; k++) f.data[k] ^= 0x5a;
     check_file("damaged.jsonl.zst", &f);
     for (size_t k = frame_at[2] + 5000; k < frame_at[2] + 5040; k++) f.data[k] ^= 0x5a;
+    /* a frame whose magic is damaged, after one that ends mid-line: nothing of
+     * it decodes and the partial line before it is ended, also where the units
+     * stop there and decoding goes on serially from that frame */
+    f.data[frame_at[2]] ^= 0x5a;
+    check_file("damaged-magic.jsonl.zst", &f);
+    f.data[frame_at[2]] ^= 0x5a;
     buf_append(&f, "junk after", 10);
     check_file("junk.jsonl.zst", &f);
 

@@ -163,6 +163,54 @@ int main(void)
         input_close(in);
     }
 
+    /* text that starts with "BZh" (Python's bz2 refuses it; libarchive's bzip2
+     * filter bids only on "BZh", a block size and a block's or the end's
+     * magic) is plain text; an empty bzip2 stream (the end's magic) is bzip2 */
+    ok(sh("printf 'BZh9 is not a bzip2 header: this is text.\\n' > bzh.txt && "
+          "python3 -c 'import bz2,sys\ntry: bz2.decompress(open(\"bzh.txt\",\"rb\").read())\nexcept OSError: sys.exit(0)\nsys.exit(1)' && "
+          "bzip2 -c < /dev/null > empty.bz2 && test \"$(python3 -c 'import bz2; print(len(bz2.decompress(open(\"empty.bz2\",\"rb\").read())))')\" = 0",
+          ""),
+       "made a text that starts with BZh9 (Python's bz2 refuses it) and an empty bzip2 file");
+    at(path, sizeof path, "bzh.txt");
+    e = slurp(path, &got, &codec);
+    read_file(path, &want);
+    ok(codec == CODEC_PLAIN && e == 0 && same(&got, &want), "text that starts with BZh9: plain, its %zu bytes (codec %s, %d errors)",
+       want.len, input_codec_name(codec), e);
+    at(path, sizeof path, "empty.bz2");
+    e = slurp(path, &got, &codec);
+    ok(codec == CODEC_OTHER && e == 0 && got.len == 0, "an empty bzip2 stream: bzip2, no bytes, no error (codec %s, %d errors)",
+       input_codec_name(codec), e);
+
+    /* a member whose first deflate block has the reserved type (nothing of it
+     * decodes), text, then a whole member whose header starts at each place
+     * around the end of the first 256 KiB read (the search for the next header
+     * refills its buffer there): the whole member is found each time and
+     * decodes to what Python's gzip makes of it alone */
+    ok(sh("python3 -c 'import gzip,sys\n"
+          "bad = bytearray(gzip.compress(b\"a member lost to damage\\n\" * 20, mtime=0)); bad[10] = 0x07\n"
+          "good = gzip.compress(open(sys.argv[1], \"rb\").read(), mtime=0)\n"
+          "assert bad.find(b\"\\x1f\\x8b\", 1) < 0\n"
+          "for k in range(9): open(\"straddle%%d.gz\" %% k, \"wb\").write(bytes(bad) + b\"x\" * (262138 + k - len(bad)) + good)\n"
+          "sys.stdout.buffer.write(gzip.decompress(good))' %s > straddle.ref",
+          warc),
+       "made 9 files: a member with a bad first block, then a whole one from offset 262138 to 262146");
+    at(ref, sizeof ref, "straddle.ref");
+    read_file(ref, &want);
+    for (int k = 0; k < 9; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "straddle%d.gz", k);
+        at(path, sizeof path, name);
+        winput *in = input_open(path);
+        buf_clear(&got);
+        char chunk[65536];
+        size_t n;
+        while (in && (n = input_read(in, chunk, sizeof chunk)) > 0) buf_append(&got, chunk, n);
+        ok(in && input_errors(in) == 1 && input_lost_members(in) == 1 && want.len > 500000 && same(&got, &want),
+           "the next member's header at offset %d after damage: found, its %zu bytes read (%zu), one member lost (%d)",
+           262138 + k, want.len, got.len, in ? input_lost_members(in) : -1);
+        input_close(in);
+    }
+
     /* xz and bzip2: several streams one after the other are one input; a file cut
      * short gives every byte Python's lzma / bz2 decompressor objects give from it
      * (then its partial last line is ended) and one error */
