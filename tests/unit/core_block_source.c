@@ -421,6 +421,34 @@ int main(void)
     is_int(status, want_status, "4 files: exit status");
     ok(!facts.not_whole && !facts.bad_start && !facts.bad_index, "4 files: whole lines, in input order");
 
+    /* an input that cannot be opened between two plain ones: reported, the others
+     * read, and the source closes with status 2 */
+    {
+        char absent[720];
+        snprintf(absent, sizeof absent, "%s/absent.jsonl", dir);
+        char *with_absent[] = {paths[2], absent, paths[2]};
+        status = read_blocks(with_absent, 3, 2, 300000, 200000, &got, &got_err, &facts);
+        ok(status == 2 && got.len == 2 * cut[1] && !memcmp(got.data, text.data, cut[1]) &&
+               !memcmp(got.data + cut[1], text.data, cut[1]) && got_err.data && strstr(got_err.data, "absent.jsonl: cannot open"),
+           "an input that cannot be opened: said, the two others read (%zu bytes), status 2 (%d)", got.len, status);
+    }
+    /* blocks of mapped plain files held until every input is passed (as the GPU
+     * path holds them): each stays readable until released */
+    {
+        char *twice[] = {paths[2], paths[2]};
+        block_source *s = block_source_open(twice, 2, 2, 300000);
+        source_block held[64];
+        size_t nheld = 0;
+        while (nheld < 64 && block_source_next(s, 100000, &held[nheld])) nheld++;
+        buf_clear(&got);
+        for (size_t i = 0; i < nheld; i++) buf_append(&got, held[i].data, held[i].len);
+        for (size_t i = 0; i < nheld; i++) block_source_release(s, &held[i]);
+        status = block_source_close(s);
+        ok(status == 0 && nheld > 4 && nheld < 64 && got.len == 2 * cut[1] && !memcmp(got.data, text.data, cut[1]) &&
+               !memcmp(got.data + cut[1], text.data, cut[1]),
+           "%zu blocks of two plain files held past their ends: their bytes readable until released", nheld);
+    }
+
     buf_free(&text), buf_free(&part), buf_free(&f), buf_free(&line), buf_free(&want), buf_free(&want_err);
     buf_free(&got), buf_free(&got_err), buf_free(&one);
     char cmd[700];
