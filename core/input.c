@@ -68,7 +68,7 @@ struct winput {
     xzbz *xb;     /* xz or bzip2, decoded here rather than by libarchive (core/xzbz.h) */
     pq_jsonl *pq; /* Parquet: rows as JSON lines (core/parquet_jsonl.h) */
 
-    uint64_t member_start; /* decoded offset where the current gzip member began */
+    uint64_t member_start; /* decoded offset where the current gzip member or zstd frame began */
     uint64_t member_raw_start; /* and its compressed offset */
     char tail;             /* the last decoded byte (0 before the first) */
     int lost_members;      /* damage that cut no partial line: see input_lost_members() */
@@ -109,7 +109,7 @@ static void mark_damage(winput *in)
     }
 }
 
-/* Notes the start of a gzip member (for mark_damage). */
+/* Notes the start of a gzip member or zstd frame (for mark_damage). */
 static void member_begins(winput *in)
 {
     in->member_start = decoded_total(in);
@@ -464,6 +464,7 @@ static bool decode_more(winput *in)
             return false;
         }
         in->zd_in_frame = r != 0;
+        if (!in->zd_in_frame) member_begins(in); /* a frame ended: the next begins here (mark_damage) */
         return true;
     }
     case CODEC_PARQUET: {
@@ -588,7 +589,7 @@ winput *input_open(const char *path)
     return in;
 }
 
-winput *input_open_at(const char *path, uint64_t raw_offset, uint64_t decoded_offset, char last_byte)
+winput *input_open_at(const char *path, uint64_t raw_offset, uint64_t decoded_offset)
 {
     winput *in = input_open(path);
     if (!in || raw_offset == 0) return in;
@@ -613,9 +614,9 @@ winput *input_open_at(const char *path, uint64_t raw_offset, uint64_t decoded_of
     in->raw_consumed = raw_offset;
     in->start = in->end = in->scanned = 0;
     in->offset = decoded_offset;
-    in->tail = last_byte;
     in->z_in_member = in->member_fresh = false; /* between members */
     in->zd_in_frame = false;                    /* between frames */
+    member_begins(in); /* a zstd frame begins here; a gzip member where its header is */
     return in;
 }
 

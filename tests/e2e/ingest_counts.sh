@@ -1,7 +1,8 @@
 #!/bin/sh
 # winnow ingest's counts and fields against independent readers: bytes_in is
 # the decoded bytes (Python's gzip), each damaged gzip member one
-# damaged_stream (members zlib refuses), a damaged compressed archive member
+# damaged_stream (members zlib refuses), a zstd frame damaged before any
+# output one failed damaged_member as a gzip member is, a damaged compressed archive member
 # counted and exit 2, an input that cannot be opened counted failed,
 # archives followed 4 deep inside a file and no deeper, a single-document
 # file's content_type, compressed empty archive members whole and one cut in
@@ -62,6 +63,39 @@ for j in 1 2; do
         "-j$j: two damaged members: exit 2, damaged_streams 2, each reported"
     is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" failed) $(stat "$TMP/s.json" balanced)" "50 2 true" \
         "-j$j: two damaged members: 50 records in, 2 failed, balanced"
+done
+
+# JSON Lines of C4 in two zstd frames (two gzip members), the second damaged
+# before it gives any output (zstd -d and Python's gzip refuse it): the
+# first's 10 documents out, the second counted as one failed damaged_member,
+# the same for both codecs
+C4=$SHARED/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz
+require_file "$C4"
+gzip -dc "$C4" | head -n 10 >"$TMP/c4a.jsonl"
+gzip -dc "$C4" | sed -n 11,20p >"$TMP/c4b.jsonl"
+python3 - "$TMP" <<'PY'
+import gzip, subprocess, sys, zlib
+d = sys.argv[1]
+a, b = open(d + "/c4a.jsonl", "rb").read(), open(d + "/c4b.jsonl", "rb").read()
+zstd = lambda data: bytearray(subprocess.run(["zstd", "-q", "-c"], input=data, capture_output=True, check=True).stdout)
+zb, gb = zstd(b), bytearray(gzip.compress(b))
+zb[0] ^= 0x5a  # the frame's magic
+gb[10] = 0x07  # the first deflate block's type: reserved
+open(d + "/lost.jsonl.zst", "wb").write(bytes(zstd(a) + zb))
+open(d + "/lost.jsonl.gz", "wb").write(gzip.compress(a) + bytes(gb))
+try:
+    gzip.decompress(open(d + "/lost.jsonl.gz", "rb").read())
+    sys.exit(1)
+except zlib.error:
+    pass
+PY
+is "$?" 0 "made C4 JSON Lines in two zstd frames and two gzip members, the second damaged (Python's gzip refuses it)"
+ok "zstd -d refuses the damaged frame" sh -c "! zstd -q -d -c '$TMP/lost.jsonl.zst' >/dev/null 2>&1"
+for f in lost.jsonl.zst lost.jsonl.gz; do
+    "$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/$f" >"$TMP/lost.jsonl" 2>/dev/null
+    is "$? $(wc -l <"$TMP/lost.jsonl" | tr -d ' ')" "2 10" "$f: exit 2, the first frame's 10 documents"
+    is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" failed_by_kind.damaged_member) $(stat "$TMP/s.json" balanced)" "11 1 true" \
+        "$f: the damaged second part counted as one failed damaged_member, balanced"
 done
 
 # an input that cannot be opened: counted in and failed, the others read

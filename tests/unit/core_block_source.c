@@ -98,10 +98,15 @@ static void capture_end(wbuf *err)
     buf_append(err, "", 1);
 }
 
+/* Damaged members or frames that gave no output, as the last read_serial or
+ * read_blocks counted them (input_lost_members, block_source_lost_members). */
+static int lost_members;
+
 /* The serial decoder's bytes, warnings and exit status. */
 static int read_serial(const char *path, wbuf *out, wbuf *err)
 {
     buf_clear(out);
+    lost_members = 0;
     capture_begin();
     winput *in = input_open(path);
     int status = 2;
@@ -110,6 +115,7 @@ static int read_serial(const char *path, wbuf *out, wbuf *err)
         size_t n;
         while ((n = input_read(in, chunk, sizeof chunk)) > 0) buf_append(out, chunk, n);
         status = input_errors(in) ? 2 : 0;
+        lost_members = input_lost_members(in);
         input_close(in);
     }
     capture_end(err);
@@ -145,6 +151,7 @@ static int read_blocks(char **paths, int n, int decoders, size_t decoded, size_t
         have_prev = true;
         block_source_release(s, &b);
     }
+    lost_members = block_source_lost_members(s);
     int status = block_source_close(s);
     capture_end(err);
     return status;
@@ -169,7 +176,7 @@ static void check_file(const char *name, const wbuf *file)
     snprintf(path, sizeof path, "%s/%s", dir, name);
     write_file(path, file);
     wbuf ref = WBUF_INIT, ref_err = WBUF_INIT, got = WBUF_INIT, got_err = WBUF_INIT;
-    int ref_status = read_serial(path, &ref, &ref_err);
+    int ref_status = read_serial(path, &ref, &ref_err), ref_lost = lost_members;
     static const struct {
         int decoders;
         size_t decoded, want;
@@ -185,6 +192,7 @@ static void check_file(const char *name, const wbuf *file)
            ref.len);
         is_str(got_err.data, ref_err.data, "%s: its warnings", how);
         is_int(status, ref_status, "%s: its exit status", how);
+        is_int(lost_members, ref_lost, "%s: its damaged members that gave no output", how);
         ok(!f.not_whole && !f.bad_start, "%s: whole lines, the input's first block marked", how);
         if (ways[w].want == 100000) {
             ok(f.longest <= ways[w].want + longest_line(&ref), "%s: blocks cut to about the size asked (longest %zu)",
@@ -281,8 +289,8 @@ int main(void)
     check_file("damaged.jsonl.zst", &f);
     for (size_t k = frame_at[2] + 5000; k < frame_at[2] + 5040; k++) f.data[k] ^= 0x5a;
     /* a frame whose magic is damaged, after one that ends mid-line: nothing of
-     * it decodes and the partial line before it is ended, also where the units
-     * stop there and decoding goes on serially from that frame */
+     * it decodes, a frame that gave no output, also where the units stop there
+     * and decoding goes on serially from that frame */
     f.data[frame_at[2]] ^= 0x5a;
     check_file("damaged-magic.jsonl.zst", &f);
     f.data[frame_at[2]] ^= 0x5a;

@@ -102,6 +102,34 @@ int main(void)
     ok(got.len > 0 && got.len < want.len && !memcmp(got.data, want.data, got.len - 1),
        "zstd cut inside its frame: the decoded prefix is delivered (%zu bytes)", got.len);
 
+    /* a zstd frame damaged before it gave any output (its magic, or its first
+     * block), after a whole frame: what that frame decodes to alone (zstd -d),
+     * one error, and one frame that gave no output, as for a gzip member */
+    ok(sh("head -c 40000 %s > first && zstd -q -c first > first.zst && sed -n 2000,2300p %s | zstd -q -c > second.zst && "
+          "python3 -c 'import sys\n"
+          "a = open(\"first.zst\", \"rb\").read(); b = bytearray(open(\"second.zst\", \"rb\").read())\n"
+          "m = bytearray(b); m[0] ^= 0x5a; open(\"lost-magic.zst\", \"wb\").write(a + m)\n"
+          "for k in range(6, len(b)): b[k] ^= 0x5a\n"
+          "open(\"lost-block.zst\", \"wb\").write(a + b)' && "
+          "! zstd -q -d -c lost-magic.zst > /dev/null 2>&1 && ! zstd -q -d -c lost-block.zst > /dev/null 2>&1",
+          warc),
+       "made two zstd files: a whole frame, then one damaged at its magic or first block (zstd -d refuses both)");
+    at(ref, sizeof ref, "first");
+    read_file(ref, &want);
+    static const char *const lost_frames[] = {"lost-magic.zst", "lost-block.zst"};
+    for (int k = 0; k < 2; k++) {
+        at(path, sizeof path, lost_frames[k]);
+        winput *in = input_open(path);
+        buf_clear(&got);
+        char chunk[65536];
+        size_t n;
+        while (in && (n = input_read(in, chunk, sizeof chunk)) > 0) buf_append(&got, chunk, n);
+        ok(in && input_errors(in) == 1 && input_lost_members(in) == 1 && want.len == 40000 && same(&got, &want),
+           "%s: the first frame's %zu bytes (%zu), one error, one frame that gave no output (%d)", lost_frames[k],
+           want.len, got.len, in ? input_lost_members(in) : -1);
+        input_close(in);
+    }
+
     /* gzip: NUL padding between members (tape or block padding, a concatenation of
      * padded files); Python's gzip reads on through it to the next member */
     ok(sh("gzip -c -n %s > pad.gz && head -c 512 /dev/zero >> pad.gz && gzip -c -n %s >> pad.gz && "
