@@ -72,7 +72,6 @@ typedef struct {
     int running; /* units being decoded */
     uint64_t expected; /* the chain: compressed offset where the next unit must begin */
     uint64_t decoded;  /* decoded bytes taken from units */
-    char last;         /* and the last of them */
     /* IN_SERIAL: decoded by one thread from (from_raw, from_decoded) */
     bool serial_started, finished, own_thread;
     pthread_t thread;
@@ -211,7 +210,7 @@ static void push_piece(block_source *s, src_input *in, char *mem, size_t len)
  * pieces of s->decoded_bytes, then marks it finished. */
 static void decode_serial(block_source *s, src_input *in)
 {
-    winput *w = in->from_raw ? input_open_at(in->path, in->from_raw, in->from_decoded, in->last) : input_open(in->path);
+    winput *w = in->from_raw ? input_open_at(in->path, in->from_raw, in->from_decoded) : input_open(in->path);
     int failed = !w, lost = 0;
     while (w && !stopping(s)) {
         char *mem = xmalloc(UNIT_HEADROOM + s->decoded_bytes + 1);
@@ -465,7 +464,6 @@ static bool next_unit_piece(block_source *s, src_input *in, piece *p)
         u->out.len = 0;
         units_out_free(&u->out);
         in->decoded += p->len;
-        in->last = p->data[p->len - 1];
         return true;
     }
     if (in->expected < in->csize) go_serial(s, in);

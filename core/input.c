@@ -27,6 +27,8 @@
 #define GZIP_FHCRC 0x02
 /* FLG bits that must be zero (RFC 1952; zlib refuses a member with one set). */
 #define GZIP_FRESERVED 0xe0
+/* The longest signature the codec is found from (bzip2's). */
+#define SIGNATURE_BYTES 10
 
 /* Threads that inflate the members of one gzip file (input_set_threads). */
 static int inflate_threads = 1;
@@ -66,7 +68,7 @@ struct winput {
     xzbz *xb;     /* xz or bzip2, decoded here rather than by libarchive (core/xzbz.h) */
     pq_jsonl *pq; /* Parquet: rows as JSON lines (core/parquet_jsonl.h) */
 
-    uint64_t member_start; /* decoded offset where the current gzip member began */
+    uint64_t member_start; /* decoded offset where the current gzip member or zstd frame began */
     uint64_t member_raw_start; /* and its compressed offset */
     char tail;             /* the last decoded byte (0 before the first) */
     int lost_members;      /* damage that cut no partial line: see input_lost_members() */
@@ -107,7 +109,7 @@ static void mark_damage(winput *in)
     }
 }
 
-/* Notes the start of a gzip member (for mark_damage). */
+/* Notes the start of a gzip member or zstd frame (for mark_damage). */
 static void member_begins(winput *in)
 {
     in->member_start = decoded_total(in);
@@ -462,6 +464,7 @@ static bool decode_more(winput *in)
             return false;
         }
         in->zd_in_frame = r != 0;
+        if (!in->zd_in_frame) member_begins(in); /* a frame ended: the next begins here (mark_damage) */
         return true;
     }
     case CODEC_PARQUET: {
@@ -511,6 +514,17 @@ static bool zstd_stream(const unsigned char *p, size_t n)
 
 static const char XZ_MAGIC[6] = "\xFD" "7zXZ\0";
 static const char BZIP2_MAGIC[3] = "BZh";
+/* After "BZh" and the block size: the magic of the first block (pi in BCD),
+ * or of the end of a stream that holds no block (sqrt(pi)). */
+static const char BZIP2_BLOCK_MAGIC[6] = "1AY&SY";
+static const char BZIP2_END_MAGIC[6] = "\x17rE8P\x90";
+
+bool input_bzip2_signature(const void *bytes, size_t n)
+{
+    const unsigned char *p = bytes;
+    return n >= SIGNATURE_BYTES && has_prefix(p, n, BZIP2_MAGIC, 3) && p[3] >= '1' && p[3] <= '9' &&
+           (has_prefix(p + 4, n - 4, BZIP2_BLOCK_MAGIC, 6) || has_prefix(p + 4, n - 4, BZIP2_END_MAGIC, 6));
+}
 
 /* Other compressions, which libarchive's filters read: lz4, compress, lzma. */
 static bool other_compression(const unsigned char *p, size_t n)
@@ -532,7 +546,7 @@ winput *input_open(const char *path)
     in->fd = fd;
     in->name = xstrdup(is_stdin ? "stdin" : path);
     in->raw = xmalloc(RAW_CHUNK);
-    while (in->raw_len < 6 && raw_fill(in)) {}
+    while (in->raw_len < SIGNATURE_BYTES && raw_fill(in)) {}
     const unsigned char *p = in->raw;
     size_t n = in->raw_len;
     if (has_prefix(p, n, GZIP_MAGIC, 2)) {
@@ -556,7 +570,7 @@ winput *input_open(const char *path)
             in->errors++;
             in->eof = true;
         }
-    } else if (has_prefix(p, n, XZ_MAGIC, 6) || has_prefix(p, n, BZIP2_MAGIC, 3)) {
+    } else if (has_prefix(p, n, XZ_MAGIC, 6) || input_bzip2_signature(p, n)) {
         in->codec = CODEC_OTHER;
         in->xb = xzbz_new(has_prefix(p, n, XZ_MAGIC, 6) ? XZBZ_XZ : XZBZ_BZIP2);
     } else if (other_compression(p, n)) {
@@ -575,7 +589,7 @@ winput *input_open(const char *path)
     return in;
 }
 
-winput *input_open_at(const char *path, uint64_t raw_offset, uint64_t decoded_offset, char last_byte)
+winput *input_open_at(const char *path, uint64_t raw_offset, uint64_t decoded_offset)
 {
     winput *in = input_open(path);
     if (!in || raw_offset == 0) return in;
@@ -600,9 +614,9 @@ winput *input_open_at(const char *path, uint64_t raw_offset, uint64_t decoded_of
     in->raw_consumed = raw_offset;
     in->start = in->end = in->scanned = 0;
     in->offset = decoded_offset;
-    in->tail = last_byte;
     in->z_in_member = in->member_fresh = false; /* between members */
     in->zd_in_frame = false;                    /* between frames */
+    member_begins(in); /* a zstd frame begins here; a gzip member where its header is */
     return in;
 }
 

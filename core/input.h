@@ -31,11 +31,10 @@ winput *input_open(const char *path);
 
 /* Opens path (a regular gzip or zstd file) to go on decoding at the
  * compressed offset raw_offset, a member or frame boundary that a decoder of
- * the whole file reached after decoded_offset decoded bytes whose last was
- * last_byte: the bytes, messages and offsets from there are those of
- * input_open's decoder at that point. Returns NULL and prints why when it
- * cannot. */
-winput *input_open_at(const char *path, uint64_t raw_offset, uint64_t decoded_offset, char last_byte);
+ * the whole file reached after decoded_offset decoded bytes: the bytes,
+ * messages, offsets and lost members from there are those of input_open's
+ * decoder at that point. Returns NULL and prints why when it cannot. */
+winput *input_open_at(const char *path, uint64_t raw_offset, uint64_t decoded_offset);
 
 /* Reads up to n decoded bytes into dst; returns how many (0 at the end). */
 size_t input_read(winput *in, void *dst, size_t n);
@@ -73,14 +72,21 @@ int input_errors(const winput *in);
 
 /* Damage ends a damaged member's partial line with an inserted '\n', so the
  * next member starts on a line of its own and a line reader counts the
- * partial line as a failed record. A damaged member that gave no output
- * lost records no reader saw: this is how many times that happened, and
- * readers count one failed record (`damaged_member`) for each. */
+ * partial line as a failed record. A damaged gzip member or zstd frame that
+ * gave no output (or damaged xz, bzip2, lz4... that gave none at all) lost
+ * records no reader saw: this is how many times that happened, and readers
+ * count one failed record (`damaged_member`) for each. */
 int input_lost_members(const winput *in);
 
 /* True when the partial output of a damaged member ends in (from, to] of the
  * decoded stream: the record read from those bytes is incomplete. */
 bool input_damaged_within(const winput *in, uint64_t from, uint64_t to);
+
+/* True when the n bytes at p start a bzip2 stream: "BZh", the block size
+ * '1' to '9', then the magic of a block or of the stream's end (the 10 bytes
+ * libarchive's bzip2 filter checks). A text that starts with "BZh" is text,
+ * which libbz2 refuses to decode. */
+bool input_bzip2_signature(const void *p, size_t n);
 
 /* Closes the input and frees it. */
 void input_close(winput *in);

@@ -116,11 +116,17 @@ int decompress_memory(const char *p, size_t n, wbuf *out)
     struct archive *a = archive_read_new();
     archive_read_support_filter_all(a);
     archive_read_support_format_raw(a);
+    archive_read_support_format_empty(a); /* the raw format does not bid on nothing: a stream of no bytes */
     struct archive_entry *e;
     int rc = -1;
     buf_clear(out);
-    if (archive_read_open_memory(a, p, n) == ARCHIVE_OK && archive_read_next_header(a, &e) == ARCHIVE_OK)
-        rc = read_entry(a, out, ARCHIVE_MAX_MEMBER) == ENTRY_READ ? 0 : -1;
+    /* no filter of libarchive's reads it (a stream cut inside its signature):
+     * damaged, not bytes to sniff again as the same compressed stream */
+    if (archive_read_open_memory(a, p, n) == ARCHIVE_OK && archive_filter_count(a) > 1) {
+        int header = archive_read_next_header(a, &e);
+        if (header == ARCHIVE_OK) rc = read_entry(a, out, ARCHIVE_MAX_MEMBER) == ENTRY_READ ? 0 : -1;
+        else if (header == ARCHIVE_EOF) rc = 0; /* whole, and decodes to no bytes (gzip of an empty file) */
+    }
     archive_read_free(a);
     return rc;
 }

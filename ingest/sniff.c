@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/input.h"
 #include "ingest/html_parse.h"
 
 /* Offset of the "ustar" magic in a tar header block. */
@@ -28,7 +29,7 @@ static bool zstd_skippable(const char *p, size_t n)
 static bool is_compressed(const char *p, size_t n)
 {
     return starts(p, n, "\x1f\x8b", 2) || starts(p, n, "\x28\xb5\x2f\xfd", 4) || zstd_skippable(p, n) ||
-           starts(p, n, "BZh", 3) || starts(p, n, "\xfd" "7zXZ\0", 6) ||
+           input_bzip2_signature(p, n) || starts(p, n, "\xfd" "7zXZ\0", 6) ||
            starts(p, n, "\x04\x22\x4d\x18", 4);
 }
 

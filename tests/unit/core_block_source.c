@@ -98,10 +98,15 @@ static void capture_end(wbuf *err)
     buf_append(err, "", 1);
 }
 
+/* Damaged members or frames that gave no output, as the last read_serial or
+ * read_blocks counted them (input_lost_members, block_source_lost_members). */
+static int lost_members;
+
 /* The serial decoder's bytes, warnings and exit status. */
 static int read_serial(const char *path, wbuf *out, wbuf *err)
 {
     buf_clear(out);
+    lost_members = 0;
     capture_begin();
     winput *in = input_open(path);
     int status = 2;
@@ -110,6 +115,7 @@ static int read_serial(const char *path, wbuf *out, wbuf *err)
         size_t n;
         while ((n = input_read(in, chunk, sizeof chunk)) > 0) buf_append(out, chunk, n);
         status = input_errors(in) ? 2 : 0;
+        lost_members = input_lost_members(in);
         input_close(in);
     }
     capture_end(err);
@@ -145,6 +151,7 @@ static int read_blocks(char **paths, int n, int decoders, size_t decoded, size_t
         have_prev = true;
         block_source_release(s, &b);
     }
+    lost_members = block_source_lost_members(s);
     int status = block_source_close(s);
     capture_end(err);
     return status;
@@ -169,7 +176,7 @@ static void check_file(const char *name, const wbuf *file)
     snprintf(path, sizeof path, "%s/%s", dir, name);
     write_file(path, file);
     wbuf ref = WBUF_INIT, ref_err = WBUF_INIT, got = WBUF_INIT, got_err = WBUF_INIT;
-    int ref_status = read_serial(path, &ref, &ref_err);
+    int ref_status = read_serial(path, &ref, &ref_err), ref_lost = lost_members;
     static const struct {
         int decoders;
         size_t decoded, want;
@@ -185,6 +192,7 @@ static void check_file(const char *name, const wbuf *file)
            ref.len);
         is_str(got_err.data, ref_err.data, "%s: its warnings", how);
         is_int(status, ref_status, "%s: its exit status", how);
+        is_int(lost_members, ref_lost, "%s: its damaged members that gave no output", how);
         ok(!f.not_whole && !f.bad_start, "%s: whole lines, the input's first block marked", how);
         if (ways[w].want == 100000) {
             ok(f.longest <= ways[w].want + longest_line(&ref), "%s: blocks cut to about the size asked (longest %zu)",
@@ -280,6 +288,12 @@ int main(void)
     for (size_t k = frame_at[2] + 5000; k < frame_at[2] + 5040; k++) f.data[k] ^= 0x5a;
     check_file("damaged.jsonl.zst", &f);
     for (size_t k = frame_at[2] + 5000; k < frame_at[2] + 5040; k++) f.data[k] ^= 0x5a;
+    /* a frame whose magic is damaged, after one that ends mid-line: nothing of
+     * it decodes, a frame that gave no output, also where the units stop there
+     * and decoding goes on serially from that frame */
+    f.data[frame_at[2]] ^= 0x5a;
+    check_file("damaged-magic.jsonl.zst", &f);
+    f.data[frame_at[2]] ^= 0x5a;
     buf_append(&f, "junk after", 10);
     check_file("junk.jsonl.zst", &f);
 
@@ -414,6 +428,34 @@ int main(void)
        want.len);
     is_int(status, want_status, "4 files: exit status");
     ok(!facts.not_whole && !facts.bad_start && !facts.bad_index, "4 files: whole lines, in input order");
+
+    /* an input that cannot be opened between two plain ones: reported, the others
+     * read, and the source closes with status 2 */
+    {
+        char absent[720];
+        snprintf(absent, sizeof absent, "%s/absent.jsonl", dir);
+        char *with_absent[] = {paths[2], absent, paths[2]};
+        status = read_blocks(with_absent, 3, 2, 300000, 200000, &got, &got_err, &facts);
+        ok(status == 2 && got.len == 2 * cut[1] && !memcmp(got.data, text.data, cut[1]) &&
+               !memcmp(got.data + cut[1], text.data, cut[1]) && got_err.data && strstr(got_err.data, "absent.jsonl: cannot open"),
+           "an input that cannot be opened: said, the two others read (%zu bytes), status 2 (%d)", got.len, status);
+    }
+    /* blocks of mapped plain files held until every input is passed (as the GPU
+     * path holds them): each stays readable until released */
+    {
+        char *twice[] = {paths[2], paths[2]};
+        block_source *s = block_source_open(twice, 2, 2, 300000);
+        source_block held[64];
+        size_t nheld = 0;
+        while (nheld < 64 && block_source_next(s, 100000, &held[nheld])) nheld++;
+        buf_clear(&got);
+        for (size_t i = 0; i < nheld; i++) buf_append(&got, held[i].data, held[i].len);
+        for (size_t i = 0; i < nheld; i++) block_source_release(s, &held[i]);
+        status = block_source_close(s);
+        ok(status == 0 && nheld > 4 && nheld < 64 && got.len == 2 * cut[1] && !memcmp(got.data, text.data, cut[1]) &&
+               !memcmp(got.data + cut[1], text.data, cut[1]),
+           "%zu blocks of two plain files held past their ends: their bytes readable until released", nheld);
+    }
 
     buf_free(&text), buf_free(&part), buf_free(&f), buf_free(&line), buf_free(&want), buf_free(&want_err);
     buf_free(&got), buf_free(&got_err), buf_free(&one);

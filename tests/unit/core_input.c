@@ -137,6 +137,16 @@ int main(void)
         ok(lens[0] == 3 && lens[1] == 3 && lens[2] == 0 && lens[3] == 600000 && lens[4] == 4, "getline: lengths, CR stripped");
         is_int(input_offset(in), 3 + 2 + 4 + 1 + 600001 + 4, "offset counts decoded bytes");
         input_close(in);
+        /* a CRLF file whose last line lacks its "\n": the '\r' goes there too */
+        f = fopen(path, "w");
+        fputs("{\"text\":\"one\"}\r\n{\"text\":\"last\"}\r", f);
+        fclose(f);
+        in = input_open(path);
+        n = 0;
+        while (input_getline(in, &line, &len) && n < 8) lens[n++] = len;
+        ok(n == 2 && lens[0] == 14 && lens[1] == 15 && line[14] == '}',
+           "getline: a last line \"...\\r\" without \"\\n\" loses its CR too (%d lines)", n);
+        input_close(in);
     }
     /* reads of a real plain WARC larger than the decoded buffer (read straight into the caller's memory):
      * the file's bytes as stdio reads them, and the offset (WARC record positions) counts every one */

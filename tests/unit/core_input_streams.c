@@ -102,6 +102,34 @@ int main(void)
     ok(got.len > 0 && got.len < want.len && !memcmp(got.data, want.data, got.len - 1),
        "zstd cut inside its frame: the decoded prefix is delivered (%zu bytes)", got.len);
 
+    /* a zstd frame damaged before it gave any output (its magic, or its first
+     * block), after a whole frame: what that frame decodes to alone (zstd -d),
+     * one error, and one frame that gave no output, as for a gzip member */
+    ok(sh("head -c 40000 %s > first && zstd -q -c first > first.zst && sed -n 2000,2300p %s | zstd -q -c > second.zst && "
+          "python3 -c 'import sys\n"
+          "a = open(\"first.zst\", \"rb\").read(); b = bytearray(open(\"second.zst\", \"rb\").read())\n"
+          "m = bytearray(b); m[0] ^= 0x5a; open(\"lost-magic.zst\", \"wb\").write(a + m)\n"
+          "for k in range(6, len(b)): b[k] ^= 0x5a\n"
+          "open(\"lost-block.zst\", \"wb\").write(a + b)' && "
+          "! zstd -q -d -c lost-magic.zst > /dev/null 2>&1 && ! zstd -q -d -c lost-block.zst > /dev/null 2>&1",
+          warc),
+       "made two zstd files: a whole frame, then one damaged at its magic or first block (zstd -d refuses both)");
+    at(ref, sizeof ref, "first");
+    read_file(ref, &want);
+    static const char *const lost_frames[] = {"lost-magic.zst", "lost-block.zst"};
+    for (int k = 0; k < 2; k++) {
+        at(path, sizeof path, lost_frames[k]);
+        winput *in = input_open(path);
+        buf_clear(&got);
+        char chunk[65536];
+        size_t n;
+        while (in && (n = input_read(in, chunk, sizeof chunk)) > 0) buf_append(&got, chunk, n);
+        ok(in && input_errors(in) == 1 && input_lost_members(in) == 1 && want.len == 40000 && same(&got, &want),
+           "%s: the first frame's %zu bytes (%zu), one error, one frame that gave no output (%d)", lost_frames[k],
+           want.len, got.len, in ? input_lost_members(in) : -1);
+        input_close(in);
+    }
+
     /* gzip: NUL padding between members (tape or block padding, a concatenation of
      * padded files); Python's gzip reads on through it to the next member */
     ok(sh("gzip -c -n %s > pad.gz && head -c 512 /dev/zero >> pad.gz && gzip -c -n %s >> pad.gz && "
@@ -160,6 +188,54 @@ int main(void)
         ok(in && input_errors(in) == 1 && input_lost_members(in) == 0 && total > 550336,
            "a false member start after a cut: one error, no member counted lost (%d errors, %d lost)",
            in ? input_errors(in) : -1, in ? input_lost_members(in) : -1);
+        input_close(in);
+    }
+
+    /* text that starts with "BZh" (Python's bz2 refuses it; libarchive's bzip2
+     * filter bids only on "BZh", a block size and a block's or the end's
+     * magic) is plain text; an empty bzip2 stream (the end's magic) is bzip2 */
+    ok(sh("printf 'BZh9 is not a bzip2 header: this is text.\\n' > bzh.txt && "
+          "python3 -c 'import bz2,sys\ntry: bz2.decompress(open(\"bzh.txt\",\"rb\").read())\nexcept OSError: sys.exit(0)\nsys.exit(1)' && "
+          "bzip2 -c < /dev/null > empty.bz2 && test \"$(python3 -c 'import bz2; print(len(bz2.decompress(open(\"empty.bz2\",\"rb\").read())))')\" = 0",
+          ""),
+       "made a text that starts with BZh9 (Python's bz2 refuses it) and an empty bzip2 file");
+    at(path, sizeof path, "bzh.txt");
+    e = slurp(path, &got, &codec);
+    read_file(path, &want);
+    ok(codec == CODEC_PLAIN && e == 0 && same(&got, &want), "text that starts with BZh9: plain, its %zu bytes (codec %s, %d errors)",
+       want.len, input_codec_name(codec), e);
+    at(path, sizeof path, "empty.bz2");
+    e = slurp(path, &got, &codec);
+    ok(codec == CODEC_OTHER && e == 0 && got.len == 0, "an empty bzip2 stream: bzip2, no bytes, no error (codec %s, %d errors)",
+       input_codec_name(codec), e);
+
+    /* a member whose first deflate block has the reserved type (nothing of it
+     * decodes), text, then a whole member whose header starts at each place
+     * around the end of the first 256 KiB read (the search for the next header
+     * refills its buffer there): the whole member is found each time and
+     * decodes to what Python's gzip makes of it alone */
+    ok(sh("python3 -c 'import gzip,sys\n"
+          "bad = bytearray(gzip.compress(b\"a member lost to damage\\n\" * 20, mtime=0)); bad[10] = 0x07\n"
+          "good = gzip.compress(open(sys.argv[1], \"rb\").read(), mtime=0)\n"
+          "assert bad.find(b\"\\x1f\\x8b\", 1) < 0\n"
+          "for k in range(9): open(\"straddle%%d.gz\" %% k, \"wb\").write(bytes(bad) + b\"x\" * (262138 + k - len(bad)) + good)\n"
+          "sys.stdout.buffer.write(gzip.decompress(good))' %s > straddle.ref",
+          warc),
+       "made 9 files: a member with a bad first block, then a whole one from offset 262138 to 262146");
+    at(ref, sizeof ref, "straddle.ref");
+    read_file(ref, &want);
+    for (int k = 0; k < 9; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "straddle%d.gz", k);
+        at(path, sizeof path, name);
+        winput *in = input_open(path);
+        buf_clear(&got);
+        char chunk[65536];
+        size_t n;
+        while (in && (n = input_read(in, chunk, sizeof chunk)) > 0) buf_append(&got, chunk, n);
+        ok(in && input_errors(in) == 1 && input_lost_members(in) == 1 && want.len > 500000 && same(&got, &want),
+           "the next member's header at offset %d after damage: found, its %zu bytes read (%zu), one member lost (%d)",
+           262138 + k, want.len, got.len, in ? input_lost_members(in) : -1);
         input_close(in);
     }
 
