@@ -297,20 +297,19 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
     push_known_word(ws, s, off, len, nchars, line, flags, stop);
 }
 
-/* Length of a contraction suffix NLTK splits off the end of w, or 0. */
+/* Length of a contraction suffix NLTK splits off the end of w, or 0: ENDING_QUOTES's
+ * ([^' ])('[sS]|'[mM]|'[dD]) and ([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T), so 's 'm 'd in
+ * any case and the others all lower or all upper case. */
 static size_t contraction_len(const char *w, size_t len)
 {
-    if (len >= 3 && w[len - 2] == '\'') {
+    if (len >= 3 && w[len - 2] == '\'' && w[len - 3] != '\'') {
         char c = (char)ascii_lower((unsigned char)w[len - 1]);
         if (c == 's' || c == 'm' || c == 'd') return 2;
     }
-    if (len >= 4) {
-        const char *t = w + len - 3;
-        char a = (char)ascii_lower((unsigned char)t[0]), b = (char)ascii_lower((unsigned char)t[1]),
-             c = (char)ascii_lower((unsigned char)t[2]);
-        if (a == '\'' && ((b == 'l' && c == 'l') || (b == 'r' && c == 'e') || (b == 'v' && c == 'e'))) return 3;
-        if (a == 'n' && b == '\'' && c == 't') return 3;
-    }
+    static const char suffix3[][4] = {"'ll", "'LL", "'re", "'RE", "'ve", "'VE", "n't", "N'T"};
+    if (len >= 4 && w[len - 4] != '\'')
+        for (size_t k = 0; k < sizeof suffix3 / sizeof suffix3[0]; k++)
+            if (!memcmp(w + len - 3, suffix3[k], 3)) return 3;
     return 0;
 }
 
@@ -339,12 +338,16 @@ static void flush_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end, size_t
         final_period = k == chunk_end && !is_abbreviation(s + a, b - a - 1);
     }
     if (final_period) b--;
+    /* NLTK splits a final quote or a contraction only before a space: one it
+     * pads around the punctuation that follows, the text's end or a ' ' (not a
+     * line break or a tab) */
+    bool spaced = b < chunk_end || s + b == c->ws->text_end || s[b] == ' ';
     bool trailing_quote = false;
-    if (b - a > 1 && s[b - 1] == '\'' && s[b - 2] != '\'' && !contraction_len(s + a, b - a)) {
+    if (spaced && b - a > 1 && s[b - 1] == '\'' && s[b - 2] != '\'') {
         trailing_quote = true;
         b--;
     }
-    size_t cl = contraction_len(s + a, b - a);
+    size_t cl = spaced ? contraction_len(s + a, b - a) : 0;
     push_word(c->ws, s, a, b - a - cl, c->line, c->stop);
     if (cl) push_word(c->ws, s, b - cl, cl, c->line, c->stop);
     if (trailing_quote) push_word(c->ws, s, b, 1, c->line, c->stop);
@@ -352,6 +355,21 @@ static void flush_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end, size_t
 }
 
 static inline size_t alnum_run_end(const char *s, size_t n, size_t i, uint8_t *seen);
+
+/* Length of the token an apostrophe at s[i] (chunk ends at b) starts, or 0
+ * when it stays in its run: "''" is one (ENDING_QUOTES), and a "'" before
+ * one word character, not m t s d n, that ends the word is split off
+ * (STARTING_QUOTES's (?i)(')(?!re|ve|ll|m|t|s|d|n)(\w)\b). */
+static size_t quote_token_len(const char *s, size_t i, size_t b)
+{
+    if (i + 1 >= b) return 0;
+    if (s[i + 1] == '\'') return 2;
+    size_t t = i + 1;
+    uint32_t cp = uc_next(s, b, &t);
+    if (!uc_is_word(cp) || (cp < 128 && strchr("mtsdnMTSDN", (int)cp))) return 0;
+    if (t == b) return 1;
+    return uc_is_word(uc_next(s, b, &t)) ? 0 : 1;
+}
 
 /* Emits the run s[a, b) as flush_run would; a run of ASCII letters and
  * digits alone (pure) is one word, its flags known. */
@@ -368,11 +386,6 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
 {
     const char *s = c->s;
     size_t run = a, i = a;
-    /* a leading apostrophe that does not start a contraction is a quote */
-    if (s[a] == '\'' && b - a > 1 && isalpha((unsigned char)s[a + 1]) && !contraction_len(s + a, b - a)) {
-        push_word(c->ws, s, a, 1, c->line, c->stop);
-        run = i = a + 1;
-    }
     bool pure = true; /* the run so far is ASCII letters and digits only */
     uint8_t seen = 0; /* their classes */
     while (i < b) {
@@ -387,7 +400,9 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
             if (k & A_SPLIT) {
                 tok = 1;
             } else if (ch == ',' || ch == ':') {
-                if (!(i + 1 < b && isdigit((unsigned char)s[i + 1]) && i > run)) tok = 1;
+                if (!(i + 1 < b && isdigit((unsigned char)s[i + 1]))) tok = 1;
+            } else if (ch == '\'') {
+                tok = quote_token_len(s, i, b);
             } else if (ch == '.' && i + 1 < b && s[i + 1] == '.') {
                 tok = 2;
                 while (i + tok < b && s[i + tok] == '.') tok++;

@@ -44,6 +44,26 @@ int main(void)
     is_str(tokens(&ws, "I'd say he'd go; she'D not."), "I|'d|say|he|'d|go|;|she|'D|not|.", "'d split, any case");
     is_str(tokens(&ws, "AT&T bought R&D labs"), "AT|&|T|bought|R|&|D|labs", "& split inside a word");
     is_str(tokens(&ws, "„Hallo“, sagte er"), "„|Hallo|“|,|sagte|er", "German low opening quote split");
+    /* apostrophes as NLTK 3.8's NLTKWordTokenizer().tokenize() splits them (each expected string is
+     * its output for the input, checked with Debian's python3-nltk): STARTING_QUOTES splits a "'"
+     * only before one word character (not m t s d n) that ends the word, wherever it is; a leading
+     * "'" before a longer word stays on it; ENDING_QUOTES splits a final "'", 's 'm 'd any case,
+     * 'll 're 've n't only all lower or all upper case, and only before a space (padded
+     * punctuation or the text's end): not before a tab or a line break */
+    is_str(tokens(&ws, "With 'Obamacare' Kicking In"), "With|'Obamacare|'|Kicking|In", "leading quote stays");
+    is_str(tokens(&ws, "wait 'til now, Taran 's white"), "wait|'til|now|,|Taran|'s|white",
+           "'til and a lone 's stay one word");
+    is_str(tokens(&ws, "'a b 'x' y"), "'|a|b|'|x|'|y", "quote before a one-letter word split");
+    is_str(tokens(&ws, "Ploulec'h 3 km l'a"), "Ploulec|'|h|3|km|l|'|a", "quote before a final letter split");
+    is_str(tokens(&ws, "a'b'c _'x 'é 'ab"), "a|'|b|'|c|_|'|x|'|é|'ab", "quote split inside a word");
+    is_str(tokens(&ws, "rock'n'roll 'em 'N x"), "rock'n'roll|'em|'N|x", "quote before n kept");
+    is_str(tokens(&ws, "DON'T go, Don'T go, We'Ll go, We'LL go, it'S, they'Re"),
+           "DO|N'T|go|,|Don'T|go|,|We'Ll|go|,|We|'LL|go|,|it|'S|,|they'Re", "'ll 're 've n't in one case only");
+    is_str(tokens(&ws, "it's\nfine don't\tgo dogs'\nx"), "it's|fine|don't|go|dogs'|x",
+           "no contraction split before a line break or tab");
+    is_str(tokens(&ws, "''Idiots can'' x"), "''|Idiots|can|''|x", "two apostrophes are a token");
+    /* PUNCTUATION splits , and : unless a digit follows, wherever they are */
+    is_str(tokens(&ws, "a ,5 b (,5) :30"), "a|,5|b|(|,5|)|:30", "comma or colon before a digit kept");
     /* Python's str.split() white space: U+2000..U+200A (U+200A HAIR SPACE the last), U+205F, U+3000 */
     is_str(tokens(&ws, "a\xe2\x80\x8a" "b\xe2\x80\x80" "c\xe2\x81\x9f" "d\xe3\x80\x80" "e"), "a|b|c|d|e",
            "Unicode spaces separate words");
