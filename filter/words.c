@@ -59,6 +59,7 @@ static inline uint8_t wide_flags(uint32_t cp)
 }
 
 static void pack_abbreviations(void);
+static void pack_two_words(void);
 
 static void fill_ascii_class(void)
 {
@@ -76,6 +77,7 @@ static void fill_ascii_class(void)
         ascii_class[c] = k;
     }
     pack_abbreviations();
+    pack_two_words();
 }
 
 /* Fills the class table once, whichever thread gets here first. */
@@ -260,6 +262,60 @@ static inline __attribute__((always_inline)) void push_known_word(fwords *ws, co
     w->flags = flags;
 }
 
+/* NLTK's CONTRACTIONS2 that a word of ASCII letters can be, each split after
+ * its third letter: (?i)\b(can)(not)\b, (gim)(me), (gon)(na), (got)(ta),
+ * (lem)(me), (wan)(na). */
+static const char *const two_words[] = {"cannot", "gimme", "gonna", "gotta", "lemme", "wanna"};
+#define TWO_WORD_FIRST_LEN 3
+#define CASE_BITS 0x2020202020202020ULL /* an ASCII letter's lower-case bit, in every byte */
+/* They are looked up by one multiplication into a table where each has a
+ * slot of its own (this multiplier was picked for that; the unit test of
+ * every word would fail if two shared one). */
+#define TWO_WORD_SLOT_BITS 3
+#define TWO_WORD_MULTIPLIER 0x9E3779B97F4A7CE7ULL
+static uint64_t two_word_slot[1 << TWO_WORD_SLOT_BITS]; /* the word's word_prefix() | CASE_BITS, or 0 */
+
+static inline size_t two_word_slot_of(uint64_t low)
+{
+    return (size_t)((low * TWO_WORD_MULTIPLIER) >> (64 - TWO_WORD_SLOT_BITS));
+}
+
+static void pack_two_words(void)
+{
+    for (size_t i = 0; i < sizeof two_words / sizeof two_words[0]; i++) {
+        uint64_t low = 0;
+        memcpy(&low, two_words[i], strlen(two_words[i]));
+        low |= CASE_BITS;
+        two_word_slot[two_word_slot_of(low)] = low;
+    }
+}
+
+/* Length of the first of the two words NLTK's CONTRACTIONS2 makes of the
+ * whole word of ASCII letters and digits whose word_prefix() is prefix, or 0.
+ * With the case bits set, the padding past a word of up to 7 bytes is 0x20,
+ * which no letter or digit is, so words of other lengths never match. */
+static inline size_t two_word_split(uint64_t prefix)
+{
+    uint64_t low = prefix | CASE_BITS;
+    return two_word_slot[two_word_slot_of(low)] == low ? TWO_WORD_FIRST_LEN : 0;
+}
+
+/* push_known_word() for a whole word of ASCII letters and digits (as NLTK's
+ * \b sees it: its neighbours are spaces or tokens of their own), split in
+ * two when it is one of NLTK's CONTRACTIONS2. */
+static inline __attribute__((always_inline)) void push_alnum_word(fwords *ws, const char *s, size_t off, size_t len,
+                                                                   uint32_t line, uint32_t flags,
+                                                                   const stopword_set *stop)
+{
+    size_t first = two_word_split(word_prefix(s + off, len, ws->text_end));
+    if (__builtin_expect(first != 0, 0)) {
+        push_known_word(ws, s, off, first, first, line, flags, stop);
+        off += first;
+        len -= first;
+    }
+    push_known_word(ws, s, off, len, len, line, flags, stop);
+}
+
 /* Appends the word s[off, off + len) (nothing when empty), finding its code
  * points and flags. */
 static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_t line,
@@ -377,7 +433,7 @@ static inline void flush_known_run(chunk_ctx *c, size_t a, size_t b, size_t chun
                                    uint8_t seen)
 {
     if (pure && a < b)
-        push_known_word(c->ws, c->s, a, b - a, b - a, c->line, seen & A_ALPHA ? WORD_ALPHA : 0, c->stop);
+        push_alnum_word(c->ws, c->s, a, b - a, c->line, seen & A_ALPHA ? WORD_ALPHA : 0, c->stop);
     else
         flush_run(c, a, b, chunk_end, after);
 }
@@ -482,7 +538,7 @@ static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
     if (i + 1 < n && !(ascii_class[(unsigned char)s[i + 1]] & A_SPACE)) return false;
     char mark = s[i];
     if (mark == ',' || mark == ';' || mark == ':') { /* always a token of its own before a space */
-        push_known_word(c->ws, s, a, i - a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
+        push_alnum_word(c->ws, s, a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
         push_known_word(c->ws, s, i, 1, 1, c->line, WORD_SYMBOL, c->stop);
         return true;
     }
@@ -496,7 +552,7 @@ static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
         j = t;
     }
     if ((j >= n || !is_lower_start(s, n, j)) && !is_abbreviation(s + a, i - a)) {
-        push_known_word(c->ws, s, a, i - a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
+        push_alnum_word(c->ws, s, a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
         push_known_word(c->ws, s, i, 1, 1, c->line, WORD_SYMBOL, c->stop);
     } else {
         push_word(c->ws, s, a, i + 1 - a, c->line, c->stop);
@@ -594,7 +650,7 @@ void words_tokenize_counted(fwords *ws, const char *s, size_t n, size_t text_cha
         uint8_t seen = 0, k;
         i = alnum_run_end(s, n, i, &seen);
         if (i == n || (ascii_class[(unsigned char)s[i]] & A_SPACE)) {
-            push_known_word(ws, s, a, i - a, i - a, c.line, seen & A_ALPHA ? WORD_ALPHA : 0, stop);
+            push_alnum_word(ws, s, a, i - a, c.line, seen & A_ALPHA ? WORD_ALPHA : 0, stop);
             continue;
         }
         if (i > a && split_word_and_mark(&c, a, i, (seen & A_ALPHA) != 0)) {

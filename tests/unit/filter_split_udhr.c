@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
 
@@ -86,8 +87,18 @@ static bool same_split(const fwords *a, const fwords *b)
 static bool is_ascii_space(char c) { return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F); }
 static bool is_ascii_alnum(char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
 
+/* True when s[a, b) is one of the words NLTK's CONTRACTIONS2 splits after
+ * their third letter ("cannot" -> "can" "not"; any case). */
+static bool is_two_words(const char *s, size_t a, size_t b)
+{
+    static const char *const two[] = {"cannot", "gimme", "gonna", "gotta", "lemme", "wanna"};
+    for (size_t k = 0; k < sizeof two / sizeof two[0]; k++)
+        if (strlen(two[k]) == b - a && !strncasecmp(s + a, two[k], b - a)) return true;
+    return false;
+}
+
 /* Runs of ASCII letters and digits between ASCII spaces (or the text's ends)
- * that are not one word of ws. */
+ * that are not one word of ws (two for NLTK's CONTRACTIONS2). */
 static size_t plain_runs_split(const fwords *ws, const char *s, size_t n)
 {
     size_t bad = 0, w = 0;
@@ -102,7 +113,10 @@ static size_t plain_runs_split(const fwords *ws, const char *s, size_t n)
             if (!is_ascii_alnum(s[b])) plain = false;
         if (plain) {
             while (w < ws->n && ws->w[w].off < a) w++;
-            if (w == ws->n || ws->w[w].off != a || ws->w[w].len != b - a) bad++;
+            size_t first = is_two_words(s, a, b) ? 3 : b - a;
+            if (w == ws->n || ws->w[w].off != a || ws->w[w].len != first) bad++;
+            else if (first < b - a && (w + 1 == ws->n || ws->w[w + 1].off != a + first || ws->w[w + 1].len != b - a - first))
+                bad++;
         }
         a = b;
     }

@@ -62,6 +62,11 @@ int main(void)
     is_str(tokens(&ws, "it's\nfine don't\tgo dogs'\nx"), "it's|fine|don't|go|dogs'|x",
            "no contraction split before a line break or tab");
     is_str(tokens(&ws, "''Idiots can'' x"), "''|Idiots|can|''|x", "two apostrophes are a token");
+    /* CONTRACTIONS2: (?i)\b(can)(not)\b and gim|me, gon|na, got|ta, lem|me, wan|na */
+    is_str(tokens(&ws, "I cannot go, CanNot. Gonna gotta wanna gimme lemme (cannot) cannots wannabe"),
+           "I|can|not|go|,|Can|Not|.|Gon|na|got|ta|wan|na|gim|me|lem|me|(|can|not|)|cannots|wannabe",
+           "cannot gonna gotta wanna gimme lemme split in two");
+    is_str(tokens(&ws, "you wanna"), "you|wan|na", "wanna at the text's end split");
     /* PUNCTUATION splits , and : unless a digit follows, wherever they are */
     is_str(tokens(&ws, "a ,5 b (,5) :30"), "a|,5|b|(|,5|)|:30", "comma or colon before a digit kept");
     /* Python's str.split() white space: U+2000..U+200A (U+200A HAIR SPACE the last), U+205F, U+3000 */
