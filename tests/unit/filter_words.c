@@ -62,6 +62,10 @@ int main(void)
     is_str(tokens(&ws, "it's\nfine don't\tgo dogs'\nx"), "it's|fine|don't|go|dogs'|x",
            "no contraction split before a line break or tab");
     is_str(tokens(&ws, "''Idiots can'' x"), "''|Idiots|can|''|x", "two apostrophes are a token");
+    /* PUNCTUATION's \.{2,} and STARTING_QUOTES's [`]+ (NLTK 3.8's output) */
+    is_str(tokens(&ws, "wait.. ok a..b x"), "wait|..|ok|a|..|b|x", "two dots are a token");
+    is_str(tokens(&ws, "He said ``Hello`` and `quoted` x"), "He|said|``|Hello|``|and|`|quoted|`|x",
+           "a run of backquotes is one token");
     /* CONTRACTIONS2: (?i)\b(can)(not)\b and gim|me, gon|na, got|ta, lem|me, wan|na */
     is_str(tokens(&ws, "I cannot go, CanNot. Gonna gotta wanna gimme lemme (cannot) cannots wannabe"),
            "I|can|not|go|,|Can|Not|.|Gon|na|got|ta|wan|na|gim|me|lem|me|(|can|not|)|cannots|wannabe",
