@@ -107,6 +107,13 @@ int main(void)
     words_tokenize(&ws, "naïve café", strlen("naïve café"), NULL);
     ok(ws.n == 2 && ws.w[0].nchars == 5 && (ws.w[0].flags & WORD_ALPHA), "lengths in code points");
     ok(ws.text_chars == 10, "text length in code points");
+    /* NLTK writes every '"' as `` (opening) or '' (closing): NLTKWordTokenizer().tokenize('"A" x"y')
+     * is ['``', 'A', "''", 'x', "''", 'y', "''"], tokens of two characters in Gopher repetition's
+     * n-gram lengths */
+    words_tokenize(&ws, "\"A\" x\"y\"", strlen("\"A\" x\"y\""), NULL);
+    ok(ws.n == 7 && ws.w[0].nchars == 2 && ws.w[1].nchars == 1 && ws.w[2].nchars == 2 && ws.w[4].nchars == 2 &&
+           ws.w[6].nchars == 2 && (ws.w[0].flags & WORD_SYMBOL),
+       "a \" is a symbol of two characters, as NLTK's `` and ''");
 
     stopword_set stop;
     stopwords_init(&stop, "the,and");
