@@ -15,6 +15,12 @@
 #include "core/util.h"
 #include "filter/uchar.h"
 
+/* The characters of the token NLTK makes of a '"': `` or '' (its
+ * STARTING_QUOTES and ENDING_QUOTES rules), so n-grams holding it are that
+ * much longer in Gopher repetition's counts. Its hash stays that of '"': the
+ * two are not told apart (see docs/filter.md). */
+#define NLTK_DOUBLE_QUOTE_CHARS 2
+
 /* ASCII classes, looked up once per byte. */
 enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_CLOSER = 32, A_ALNUM = 64, A_DOT = 128 };
 static uint8_t ascii_class[256]; /* bytes >= 0x80 (parts of wider characters): none */
@@ -59,6 +65,7 @@ static inline uint8_t wide_flags(uint32_t cp)
 }
 
 static void pack_abbreviations(void);
+static void pack_two_words(void);
 
 static void fill_ascii_class(void)
 {
@@ -76,6 +83,7 @@ static void fill_ascii_class(void)
         ascii_class[c] = k;
     }
     pack_abbreviations();
+    pack_two_words();
 }
 
 /* Fills the class table once, whichever thread gets here first. */
@@ -260,6 +268,60 @@ static inline __attribute__((always_inline)) void push_known_word(fwords *ws, co
     w->flags = flags;
 }
 
+/* NLTK's CONTRACTIONS2 that a word of ASCII letters can be, each split after
+ * its third letter: (?i)\b(can)(not)\b, (gim)(me), (gon)(na), (got)(ta),
+ * (lem)(me), (wan)(na). */
+static const char *const two_words[] = {"cannot", "gimme", "gonna", "gotta", "lemme", "wanna"};
+#define TWO_WORD_FIRST_LEN 3
+#define CASE_BITS 0x2020202020202020ULL /* an ASCII letter's lower-case bit, in every byte */
+/* They are looked up by one multiplication into a table where each has a
+ * slot of its own (this multiplier was picked for that; the unit test of
+ * every word would fail if two shared one). */
+#define TWO_WORD_SLOT_BITS 3
+#define TWO_WORD_MULTIPLIER 0x9E3779B97F4A7CE7ULL
+static uint64_t two_word_slot[1 << TWO_WORD_SLOT_BITS]; /* the word's word_prefix() | CASE_BITS, or 0 */
+
+static inline size_t two_word_slot_of(uint64_t low)
+{
+    return (size_t)((low * TWO_WORD_MULTIPLIER) >> (64 - TWO_WORD_SLOT_BITS));
+}
+
+static void pack_two_words(void)
+{
+    for (size_t i = 0; i < sizeof two_words / sizeof two_words[0]; i++) {
+        uint64_t low = 0;
+        memcpy(&low, two_words[i], strlen(two_words[i]));
+        low |= CASE_BITS;
+        two_word_slot[two_word_slot_of(low)] = low;
+    }
+}
+
+/* Length of the first of the two words NLTK's CONTRACTIONS2 makes of the
+ * whole word of ASCII letters and digits whose word_prefix() is prefix, or 0.
+ * With the case bits set, the padding past a word of up to 7 bytes is 0x20,
+ * which no letter or digit is, so words of other lengths never match. */
+static inline size_t two_word_split(uint64_t prefix)
+{
+    uint64_t low = prefix | CASE_BITS;
+    return two_word_slot[two_word_slot_of(low)] == low ? TWO_WORD_FIRST_LEN : 0;
+}
+
+/* push_known_word() for a whole word of ASCII letters and digits (as NLTK's
+ * \b sees it: its neighbours are spaces or tokens of their own), split in
+ * two when it is one of NLTK's CONTRACTIONS2. */
+static inline __attribute__((always_inline)) void push_alnum_word(fwords *ws, const char *s, size_t off, size_t len,
+                                                                   uint32_t line, uint32_t flags,
+                                                                   const stopword_set *stop)
+{
+    size_t first = two_word_split(word_prefix(s + off, len, ws->text_end));
+    if (__builtin_expect(first != 0, 0)) {
+        push_known_word(ws, s, off, first, first, line, flags, stop);
+        off += first;
+        len -= first;
+    }
+    push_known_word(ws, s, off, len, len, line, flags, stop);
+}
+
 /* Appends the word s[off, off + len) (nothing when empty), finding its code
  * points and flags. */
 static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_t line,
@@ -297,20 +359,19 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
     push_known_word(ws, s, off, len, nchars, line, flags, stop);
 }
 
-/* Length of a contraction suffix NLTK splits off the end of w, or 0. */
+/* Length of a contraction suffix NLTK splits off the end of w, or 0: ENDING_QUOTES's
+ * ([^' ])('[sS]|'[mM]|'[dD]) and ([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T), so 's 'm 'd in
+ * any case and the others all lower or all upper case. */
 static size_t contraction_len(const char *w, size_t len)
 {
-    if (len >= 3 && w[len - 2] == '\'') {
+    if (len >= 3 && w[len - 2] == '\'' && w[len - 3] != '\'') {
         char c = (char)ascii_lower((unsigned char)w[len - 1]);
         if (c == 's' || c == 'm' || c == 'd') return 2;
     }
-    if (len >= 4) {
-        const char *t = w + len - 3;
-        char a = (char)ascii_lower((unsigned char)t[0]), b = (char)ascii_lower((unsigned char)t[1]),
-             c = (char)ascii_lower((unsigned char)t[2]);
-        if (a == '\'' && ((b == 'l' && c == 'l') || (b == 'r' && c == 'e') || (b == 'v' && c == 'e'))) return 3;
-        if (a == 'n' && b == '\'' && c == 't') return 3;
-    }
+    static const char suffix3[][4] = {"'ll", "'LL", "'re", "'RE", "'ve", "'VE", "n't", "N'T"};
+    if (len >= 4 && w[len - 4] != '\'')
+        for (size_t k = 0; k < sizeof suffix3 / sizeof suffix3[0]; k++)
+            if (!memcmp(w + len - 3, suffix3[k], 3)) return 3;
     return 0;
 }
 
@@ -339,12 +400,16 @@ static void flush_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end, size_t
         final_period = k == chunk_end && !is_abbreviation(s + a, b - a - 1);
     }
     if (final_period) b--;
+    /* NLTK splits a final quote or a contraction only before a space: one it
+     * pads around the punctuation that follows, the text's end or a ' ' (not a
+     * line break or a tab) */
+    bool spaced = b < chunk_end || s + b == c->ws->text_end || s[b] == ' ';
     bool trailing_quote = false;
-    if (b - a > 1 && s[b - 1] == '\'' && s[b - 2] != '\'' && !contraction_len(s + a, b - a)) {
+    if (spaced && b - a > 1 && s[b - 1] == '\'' && s[b - 2] != '\'') {
         trailing_quote = true;
         b--;
     }
-    size_t cl = contraction_len(s + a, b - a);
+    size_t cl = spaced ? contraction_len(s + a, b - a) : 0;
     push_word(c->ws, s, a, b - a - cl, c->line, c->stop);
     if (cl) push_word(c->ws, s, b - cl, cl, c->line, c->stop);
     if (trailing_quote) push_word(c->ws, s, b, 1, c->line, c->stop);
@@ -353,13 +418,28 @@ static void flush_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end, size_t
 
 static inline size_t alnum_run_end(const char *s, size_t n, size_t i, uint8_t *seen);
 
+/* Length of the token an apostrophe at s[i] (chunk ends at b) starts, or 0
+ * when it stays in its run: "''" is one (ENDING_QUOTES), and a "'" before
+ * one word character, not m t s d n, that ends the word is split off
+ * (STARTING_QUOTES's (?i)(')(?!re|ve|ll|m|t|s|d|n)(\w)\b). */
+static size_t quote_token_len(const char *s, size_t i, size_t b)
+{
+    if (i + 1 >= b) return 0;
+    if (s[i + 1] == '\'') return 2;
+    size_t t = i + 1;
+    uint32_t cp = uc_next(s, b, &t);
+    if (!uc_is_word(cp) || (cp < 128 && strchr("mtsdnMTSDN", (int)cp))) return 0;
+    if (t == b) return 1;
+    return uc_is_word(uc_next(s, b, &t)) ? 0 : 1;
+}
+
 /* Emits the run s[a, b) as flush_run would; a run of ASCII letters and
  * digits alone (pure) is one word, its flags known. */
 static inline void flush_known_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end, size_t after, bool pure,
                                    uint8_t seen)
 {
     if (pure && a < b)
-        push_known_word(c->ws, c->s, a, b - a, b - a, c->line, seen & A_ALPHA ? WORD_ALPHA : 0, c->stop);
+        push_alnum_word(c->ws, c->s, a, b - a, c->line, seen & A_ALPHA ? WORD_ALPHA : 0, c->stop);
     else
         flush_run(c, a, b, chunk_end, after);
 }
@@ -368,11 +448,6 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
 {
     const char *s = c->s;
     size_t run = a, i = a;
-    /* a leading apostrophe that does not start a contraction is a quote */
-    if (s[a] == '\'' && b - a > 1 && isalpha((unsigned char)s[a + 1]) && !contraction_len(s + a, b - a)) {
-        push_word(c->ws, s, a, 1, c->line, c->stop);
-        run = i = a + 1;
-    }
     bool pure = true; /* the run so far is ASCII letters and digits only */
     uint8_t seen = 0; /* their classes */
     while (i < b) {
@@ -387,7 +462,9 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
             if (k & A_SPLIT) {
                 tok = 1;
             } else if (ch == ',' || ch == ':') {
-                if (!(i + 1 < b && isdigit((unsigned char)s[i + 1]) && i > run)) tok = 1;
+                if (!(i + 1 < b && isdigit((unsigned char)s[i + 1]))) tok = 1;
+            } else if (ch == '\'') {
+                tok = quote_token_len(s, i, b);
             } else if (ch == '.' && i + 1 < b && s[i + 1] == '.') {
                 tok = 2;
                 while (i + tok < b && s[i + tok] == '.') tok++;
@@ -413,7 +490,10 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
             tok = t - i;
         }
         flush_known_run(c, run, i, b, i, pure, seen);
-        push_word(c->ws, s, i, tok, c->line, c->stop);
+        if (s[i] == '"') /* NLTK writes it `` (opening) or '' (closing) */
+            push_known_word(c->ws, s, i, 1, NLTK_DOUBLE_QUOTE_CHARS, c->line, WORD_SYMBOL, c->stop);
+        else
+            push_word(c->ws, s, i, tok, c->line, c->stop);
         i += tok;
         run = i;
         pure = true;
@@ -467,7 +547,7 @@ static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
     if (i + 1 < n && !(ascii_class[(unsigned char)s[i + 1]] & A_SPACE)) return false;
     char mark = s[i];
     if (mark == ',' || mark == ';' || mark == ':') { /* always a token of its own before a space */
-        push_known_word(c->ws, s, a, i - a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
+        push_alnum_word(c->ws, s, a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
         push_known_word(c->ws, s, i, 1, 1, c->line, WORD_SYMBOL, c->stop);
         return true;
     }
@@ -481,7 +561,7 @@ static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
         j = t;
     }
     if ((j >= n || !is_lower_start(s, n, j)) && !is_abbreviation(s + a, i - a)) {
-        push_known_word(c->ws, s, a, i - a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
+        push_alnum_word(c->ws, s, a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
         push_known_word(c->ws, s, i, 1, 1, c->line, WORD_SYMBOL, c->stop);
     } else {
         push_word(c->ws, s, a, i + 1 - a, c->line, c->stop);
@@ -579,7 +659,7 @@ void words_tokenize_counted(fwords *ws, const char *s, size_t n, size_t text_cha
         uint8_t seen = 0, k;
         i = alnum_run_end(s, n, i, &seen);
         if (i == n || (ascii_class[(unsigned char)s[i]] & A_SPACE)) {
-            push_known_word(ws, s, a, i - a, i - a, c.line, seen & A_ALPHA ? WORD_ALPHA : 0, stop);
+            push_alnum_word(ws, s, a, i - a, c.line, seen & A_ALPHA ? WORD_ALPHA : 0, stop);
             continue;
         }
         if (i > a && split_word_and_mark(&c, a, i, (seen & A_ALPHA) != 0)) {

@@ -25,7 +25,7 @@ enum {
 
 typedef struct {
     uint32_t off, len; /* bytes of the word in the text */
-    uint32_t nchars;   /* code points */
+    uint32_t nchars;   /* code points (2 for a '"': NLTK writes it `` or '') */
     uint32_t line;     /* index of its line, as str.splitlines() counts them */
     uint64_t hash;     /* of its bytes */
     uint32_t flags;

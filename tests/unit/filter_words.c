@@ -44,6 +44,35 @@ int main(void)
     is_str(tokens(&ws, "I'd say he'd go; she'D not."), "I|'d|say|he|'d|go|;|she|'D|not|.", "'d split, any case");
     is_str(tokens(&ws, "AT&T bought R&D labs"), "AT|&|T|bought|R|&|D|labs", "& split inside a word");
     is_str(tokens(&ws, "„Hallo“, sagte er"), "„|Hallo|“|,|sagte|er", "German low opening quote split");
+    /* apostrophes as NLTK 3.8's NLTKWordTokenizer().tokenize() splits them (each expected string is
+     * its output for the input, checked with Debian's python3-nltk): STARTING_QUOTES splits a "'"
+     * only before one word character (not m t s d n) that ends the word, wherever it is; a leading
+     * "'" before a longer word stays on it; ENDING_QUOTES splits a final "'", 's 'm 'd any case,
+     * 'll 're 've n't only all lower or all upper case, and only before a space (padded
+     * punctuation or the text's end): not before a tab or a line break */
+    is_str(tokens(&ws, "With 'Obamacare' Kicking In"), "With|'Obamacare|'|Kicking|In", "leading quote stays");
+    is_str(tokens(&ws, "wait 'til now, Taran 's white"), "wait|'til|now|,|Taran|'s|white",
+           "'til and a lone 's stay one word");
+    is_str(tokens(&ws, "'a b 'x' y"), "'|a|b|'|x|'|y", "quote before a one-letter word split");
+    is_str(tokens(&ws, "Ploulec'h 3 km l'a"), "Ploulec|'|h|3|km|l|'|a", "quote before a final letter split");
+    is_str(tokens(&ws, "a'b'c _'x 'é 'ab"), "a|'|b|'|c|_|'|x|'|é|'ab", "quote split inside a word");
+    is_str(tokens(&ws, "rock'n'roll 'em 'N x"), "rock'n'roll|'em|'N|x", "quote before n kept");
+    is_str(tokens(&ws, "DON'T go, Don'T go, We'Ll go, We'LL go, it'S, they'Re"),
+           "DO|N'T|go|,|Don'T|go|,|We'Ll|go|,|We|'LL|go|,|it|'S|,|they'Re", "'ll 're 've n't in one case only");
+    is_str(tokens(&ws, "it's\nfine don't\tgo dogs'\nx"), "it's|fine|don't|go|dogs'|x",
+           "no contraction split before a line break or tab");
+    is_str(tokens(&ws, "''Idiots can'' x"), "''|Idiots|can|''|x", "two apostrophes are a token");
+    /* PUNCTUATION's \.{2,} and STARTING_QUOTES's [`]+ (NLTK 3.8's output) */
+    is_str(tokens(&ws, "wait.. ok a..b x"), "wait|..|ok|a|..|b|x", "two dots are a token");
+    is_str(tokens(&ws, "He said ``Hello`` and `quoted` x"), "He|said|``|Hello|``|and|`|quoted|`|x",
+           "a run of backquotes is one token");
+    /* CONTRACTIONS2: (?i)\b(can)(not)\b and gim|me, gon|na, got|ta, lem|me, wan|na */
+    is_str(tokens(&ws, "I cannot go, CanNot. Gonna gotta wanna gimme lemme (cannot) cannots wannabe"),
+           "I|can|not|go|,|Can|Not|.|Gon|na|got|ta|wan|na|gim|me|lem|me|(|can|not|)|cannots|wannabe",
+           "cannot gonna gotta wanna gimme lemme split in two");
+    is_str(tokens(&ws, "you wanna"), "you|wan|na", "wanna at the text's end split");
+    /* PUNCTUATION splits , and : unless a digit follows, wherever they are */
+    is_str(tokens(&ws, "a ,5 b (,5) :30"), "a|,5|b|(|,5|)|:30", "comma or colon before a digit kept");
     /* Python's str.split() white space: U+2000..U+200A (U+200A HAIR SPACE the last), U+205F, U+3000 */
     is_str(tokens(&ws, "a\xe2\x80\x8a" "b\xe2\x80\x80" "c\xe2\x81\x9f" "d\xe3\x80\x80" "e"), "a|b|c|d|e",
            "Unicode spaces separate words");
@@ -78,6 +107,13 @@ int main(void)
     words_tokenize(&ws, "naïve café", strlen("naïve café"), NULL);
     ok(ws.n == 2 && ws.w[0].nchars == 5 && (ws.w[0].flags & WORD_ALPHA), "lengths in code points");
     ok(ws.text_chars == 10, "text length in code points");
+    /* NLTK writes every '"' as `` (opening) or '' (closing): NLTKWordTokenizer().tokenize('"A" x"y')
+     * is ['``', 'A', "''", 'x', "''", 'y', "''"], tokens of two characters in Gopher repetition's
+     * n-gram lengths */
+    words_tokenize(&ws, "\"A\" x\"y\"", strlen("\"A\" x\"y\""), NULL);
+    ok(ws.n == 7 && ws.w[0].nchars == 2 && ws.w[1].nchars == 1 && ws.w[2].nchars == 2 && ws.w[4].nchars == 2 &&
+           ws.w[6].nchars == 2 && (ws.w[0].flags & WORD_SYMBOL),
+       "a \" is a symbol of two characters, as NLTK's `` and ''");
 
     stopword_set stop;
     stopwords_init(&stop, "the,and");
