@@ -39,11 +39,35 @@ static bool looks_like_json(const char *text, size_t n)
     return i < n && text[i] == '{';
 }
 
+/* The members of a tokenizer.json that Hugging Face reads. Its reader
+ * (TokenizerVisitor) skips any other key without reading its value, so
+ * serde_json then fails on the ':' after it: HF refuses the file. */
+static const char *const HF_MEMBERS[] = {"version",   "truncation",    "padding",        "added_tokens", "normalizer",
+                                         "pre_tokenizer", "post_processor", "decoder", "model"};
+
+/* NULL when every member of the root object is one HF reads, else the first other. */
+static const char *unread_member(const hj_node *root)
+{
+    if (root->type != HJ_OBJECT) return NULL; /* refused as not an object by hf_pipeline_load */
+    for (size_t i = 0; i < root->len; i++) {
+        size_t k = 0;
+        while (k < sizeof HF_MEMBERS / sizeof *HF_MEMBERS && strcmp(root->keys[i], HF_MEMBERS[k])) k++;
+        if (k == sizeof HF_MEMBERS / sizeof *HF_MEMBERS) return root->keys[i];
+    }
+    return NULL;
+}
+
 /* Loads a tokenizer.json: its pipeline, and the tokens by id into t->vocab. */
 static int load_hf(tokenizer *t, const char *text, size_t n, wbuf *err)
 {
     hj_doc doc;
     if (hj_parse(text, n, &doc, err)) return -1;
+    const char *unread = unread_member(&doc.root);
+    if (unread) {
+        buf_printf(err, "\"%.64s\": not a member of a tokenizer.json (Hugging Face tokenizers refuses the file)", unread);
+        hj_free(&doc);
+        return -1;
+    }
     t->hf = xmalloc(sizeof *t->hf);
     int rc = hf_pipeline_load(t->hf, &doc.root, &t->vocab, err);
     hj_free(&doc);
