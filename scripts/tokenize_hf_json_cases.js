@@ -16,8 +16,8 @@ const os = require('os');
 const path = require('path');
 
 // a case: the key's bytes as written in the file (JSON source), its id's text,
-// and optional text before/after the object, a member before "model", an
-// array of values inside the model (read by neither side's model)
+// and optional text before/after the object, a member before "model" and
+// one after it, an array of values inside the model (read by neither side's model)
 function file(c) {
   const key = Buffer.isBuffer(c.key) ? c.key : Buffer.from(c.key ?? 'c', 'latin1');
   return Buffer.concat([
@@ -27,7 +27,7 @@ function file(c) {
                 '"model":{"type":"WordLevel",' + (c.extra ? '"extra":[' + c.extra + '],' : '') +
                 '"vocab":{"a":0,"b":1,"[UNK]":2,"', 'latin1'),
     key,
-    Buffer.from('":' + (c.id ?? '3') + '},"unk_token":"[UNK]"}}' + (c.after ?? ''), 'latin1'),
+    Buffer.from('":' + (c.id ?? '3') + '},"unk_token":"[UNK]"}' + (c.last ?? '') + '}' + (c.after ?? ''), 'latin1'),
   ]);
 }
 
@@ -71,6 +71,8 @@ const cases = [
   ['number_minus_alone', { extra: '-' }],
   ['number_out_of_range', { id: '1e400' }],
   ['unknown_member', { member: '"comment":"x",' }],
+  ['unknown_member_last', { last: ',"comment":"x"' }],
+  ['known_member_last', { last: ',"truncation":null' }],
   ['bom', { before: '\xef\xbb\xbf' }],
   ['text_after', { after: 'x' }],
 ];
