@@ -16,6 +16,8 @@
 #include "tokenize/vocab_load.h"
 
 #define SHA256_HEX 65
+#define UTF8_BOM "\xEF\xBB\xBF"
+#define UTF8_BOM_LEN 3
 
 static void sha256_hex(const char *p, size_t n, char hex[SHA256_HEX])
 {
@@ -42,8 +44,9 @@ static bool looks_like_json(const char *text, size_t n)
 /* The members of a tokenizer.json that Hugging Face reads. Its reader
  * (TokenizerVisitor) skips any other key without reading its value, so
  * serde_json then fails on the ':' after it: HF refuses the file. */
-static const char *const HF_MEMBERS[] = {"version",   "truncation",    "padding",        "added_tokens", "normalizer",
+static const char *const HF_MEMBERS[] = {"version",       "truncation",     "padding", "added_tokens", "normalizer",
                                          "pre_tokenizer", "post_processor", "decoder", "model"};
+#define HF_MEMBER_COUNT (sizeof HF_MEMBERS / sizeof *HF_MEMBERS)
 
 /* NULL when every member of the root object is one HF reads, else the first other. */
 static const char *unread_member(const hj_node *root)
@@ -51,8 +54,8 @@ static const char *unread_member(const hj_node *root)
     if (root->type != HJ_OBJECT) return NULL; /* refused as not an object by hf_pipeline_load */
     for (size_t i = 0; i < root->len; i++) {
         size_t k = 0;
-        while (k < sizeof HF_MEMBERS / sizeof *HF_MEMBERS && strcmp(root->keys[i], HF_MEMBERS[k])) k++;
-        if (k == sizeof HF_MEMBERS / sizeof *HF_MEMBERS) return root->keys[i];
+        while (k < HF_MEMBER_COUNT && strcmp(root->keys[i], HF_MEMBERS[k])) k++;
+        if (k == HF_MEMBER_COUNT) return root->keys[i];
     }
     return NULL;
 }
@@ -64,7 +67,8 @@ static int load_hf(tokenizer *t, const char *text, size_t n, wbuf *err)
     if (hj_parse(text, n, &doc, err)) return -1;
     const char *unread = unread_member(&doc.root);
     if (unread) {
-        buf_printf(err, "\"%.64s\": not a member of a tokenizer.json (Hugging Face tokenizers refuses the file)", unread);
+        buf_printf(err, "\"%.64s\": not a member of a tokenizer.json (Hugging Face tokenizers refuses the file)",
+                   unread);
         hj_free(&doc);
         return -1;
     }
@@ -110,6 +114,11 @@ static int load_mem(tokenizer *t, const char *name, const char *text, size_t n, 
     if (looks_like_json(text, n)) {
         if (!e) return load_hf(t, text, n, err);
         buf_printf(err, "a tokenizer.json says its own pipeline: give it without --encoding");
+        return -1;
+    }
+    bool bom = n >= UTF8_BOM_LEN && !memcmp(text, UTF8_BOM, UTF8_BOM_LEN);
+    if (bom && looks_like_json(text + UTF8_BOM_LEN, n - UTF8_BOM_LEN)) {
+        buf_printf(err, "a tokenizer.json with a byte order mark before its '{' (Hugging Face refuses it)");
         return -1;
     }
     if (e) family = (int)e->family;
