@@ -3,7 +3,8 @@
 // with one thing changed each (a vocabulary key written with raw control
 // characters, bytes that are not UTF-8, surrogate escapes; ids written as
 // numbers RFC 8259 does not allow; white space or a BOM around the object,
-// an unknown or repeated top-level member, arrays nested 127 and 128 deep), loaded by Hugging Face
+// an unknown or repeated top-level member, one of the wrong type, arrays
+// nested 127 and 128 deep), loaded by Hugging Face
 // tokenizers itself (npm tokenizers@0.23.2, Tokenizer.fromFile, as
 // transformers loads a tokenizer.json) and, when it loads, encoded (without
 // and with special tokens) over "a b " and the new key's text.
@@ -73,6 +74,12 @@ const cases = [
   ['unknown_member', { member: '"comment":"x",' }],
   ['unknown_member_last', { last: ',"comment":"x"' }],
   ['known_member_last', { last: ',"truncation":null' }],
+  ['version_number', { member: '"version":1.0,' }],
+  ['version_null', { member: '"version":null,' }],
+  ['added_tokens_null', { member: '"added_tokens":null,' }],
+  ['truncation_number', { member: '"truncation":5,' }],
+  ['padding_string', { member: '"padding":"x",' }],
+  ['truncation_object', { member: '"truncation":{"direction":"Right","max_length":512,"strategy":"LongestFirst","stride":0},' }],
   ['bom', { before: '\xef\xbb\xbf' }],
   ['text_after', { after: 'x' }],
 ];

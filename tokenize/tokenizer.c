@@ -48,16 +48,33 @@ static const char *const HF_MEMBERS[] = {"version",       "truncation",     "pad
                                          "pre_tokenizer", "post_processor", "decoder", "model"};
 #define HF_MEMBER_COUNT (sizeof HF_MEMBERS / sizeof *HF_MEMBERS)
 
-/* NULL when every member of the root object is one HF reads, else the first other. */
-static const char *unread_member(const hj_node *root)
+/* NULL when the type of member key's value v is one HF takes, else what
+ * it must be: HF reads each member as it comes, a repeated one too. The
+ * contents of truncation and padding are not checked (winnow ignores them). */
+static const char *member_type_problem(const char *key, const hj_node *v)
 {
-    if (root->type != HJ_OBJECT) return NULL; /* refused as not an object by hf_pipeline_load */
+    if (!strcmp(key, "version") && v->type != HJ_STRING) return "must be a string";
+    if (!strcmp(key, "added_tokens") && v->type != HJ_ARRAY) return "must be an array";
+    if ((!strcmp(key, "truncation") || !strcmp(key, "padding")) && v->type != HJ_NULL && v->type != HJ_OBJECT)
+        return "must be null or an object";
+    return NULL;
+}
+
+/* Checks the members of the root object as HF's reader takes them; -1 with a message. */
+static int check_members(const hj_node *root, wbuf *err)
+{
+    if (root->type != HJ_OBJECT) return 0; /* refused as not an object by hf_pipeline_load */
     for (size_t i = 0; i < root->len; i++) {
         size_t k = 0;
         while (k < HF_MEMBER_COUNT && strcmp(root->keys[i], HF_MEMBERS[k])) k++;
-        if (k == HF_MEMBER_COUNT) return root->keys[i];
+        const char *why = k == HF_MEMBER_COUNT ? "not a member of a tokenizer.json"
+                                               : member_type_problem(root->keys[i], &root->items[i]);
+        if (why) {
+            buf_printf(err, "\"%.64s\": %s (Hugging Face tokenizers refuses the file)", root->keys[i], why);
+            return -1;
+        }
     }
-    return NULL;
+    return 0;
 }
 
 /* Loads a tokenizer.json: its pipeline, and the tokens by id into t->vocab. */
@@ -65,10 +82,7 @@ static int load_hf(tokenizer *t, const char *text, size_t n, wbuf *err)
 {
     hj_doc doc;
     if (hj_parse(text, n, &doc, err)) return -1;
-    const char *unread = unread_member(&doc.root);
-    if (unread) {
-        buf_printf(err, "\"%.64s\": not a member of a tokenizer.json (Hugging Face tokenizers refuses the file)",
-                   unread);
+    if (check_members(&doc.root, err)) {
         hj_free(&doc);
         return -1;
     }
