@@ -1,6 +1,11 @@
-/* hf_json.c - the JSON tree of hf_json.h. */
+/* hf_json.c - the JSON tree of hf_json.h. As strict as serde_json's
+ * from_str, which Hugging Face tokenizers reads a tokenizer.json with
+ * (Tokenizer::from_file: read_to_string, then serde_json::from_str): the
+ * text is UTF-8, strings hold no raw control characters and no lone
+ * surrogate escapes, numbers follow RFC 8259's grammar and are finite. */
 #include "tokenize/hf_json.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,9 +13,11 @@
 #include "core/utf8.h"
 #include "core/util.h"
 
-#define HJ_MAX_DEPTH 64 /* tokenizer.json nests about 6 deep */
+#define HJ_MAX_CONTAINERS 127 /* nested arrays and objects: serde_json's recursion limit (128) less one */
 #define HJ_BLOCK_BYTES (4u << 20) /* the usual size of a block of nodes */
 #define HJ_STACK_START 64 /* members of the open containers, before growing */
+#define HJ_FIRST_PRINTABLE 0x20 /* bytes below are control characters, raw only outside strings */
+#define HJ_NUMBER_SHORT 64 /* room for a number on the stack (serde_json writes at most 24 characters) */
 
 /* A block of nodes and key arrays (one of a document's). */
 struct hj_block {
@@ -81,11 +88,15 @@ static bool hj_string(hj_cursor *c, char **out, size_t *len)
     char *d = c->str_end;
     *out = d;
     const char *q = c->p;
-    while (q < c->end && *q != '"' && *q != '\\') q++;
+    while (q < c->end && *q != '"' && *q != '\\' && (unsigned char)*q >= HJ_FIRST_PRINTABLE) q++;
     memcpy(d, c->p, (size_t)(q - c->p)); /* up to the first escape, or all of it (most strings) */
     d += q - c->p;
     c->p = q;
     while (c->p < c->end && *c->p != '"') {
+        if ((unsigned char)*c->p < HJ_FIRST_PRINTABLE) {
+            hj_fail(c, "a control character in a string (JSON escapes it; Hugging Face refuses the file)");
+            return false;
+        }
         if (*c->p != '\\') {
             *d++ = *c->p++;
             continue;
@@ -99,12 +110,15 @@ static bool hj_string(hj_cursor *c, char **out, size_t *len)
         } else if (e == 'u' && c->end - c->p >= 4 && hex4_at(c->p) >= 0) {
             uint32_t cp = (uint32_t)hex4_at(c->p);
             c->p += 4;
-            if (cp >= 0xD800 && cp < 0xDC00 && c->end - c->p >= 6 && c->p[0] == '\\' && c->p[1] == 'u' &&
-                hex4_at(c->p + 2) >= 0xDC00 && hex4_at(c->p + 2) < 0xE000) {
-                cp = 0x10000 + ((cp - 0xD800) << 10) + ((uint32_t)hex4_at(c->p + 2) - 0xDC00);
+            if (cp >= 0xD800 && cp <= 0xDFFF) { /* a UTF-16 pair: the high half, then an escape of the low */
+                int low = c->end - c->p >= 6 && c->p[0] == '\\' && c->p[1] == 'u' ? hex4_at(c->p + 2) : -1;
+                if (cp >= 0xDC00 || low < 0xDC00 || low > 0xDFFF) {
+                    hj_fail(c, "a \\u escape of a lone surrogate (Hugging Face refuses the file)");
+                    return false;
+                }
+                cp = 0x10000 + ((cp - 0xD800) << 10) + ((uint32_t)low - 0xDC00);
                 c->p += 6;
             }
-            if (cp >= 0xD800 && cp <= 0xDFFF) cp = UTF8_REPLACEMENT; /* a lone surrogate */
             d = utf8_put(d, cp);
         } else {
             hj_fail(c, "bad escape in string");
@@ -148,6 +162,10 @@ static bool hj_container(hj_cursor *c, hj_node *n, bool object, int depth)
                 return false;
             }
             if (!hj_string(c, &key, &klen)) return false;
+            if (strlen(key) != klen) { /* keys are C strings here */
+                hj_fail(c, "a member name holding \\u0000 (not supported)");
+                return false;
+            }
             hj_ws(c);
             if (c->p >= c->end || *c->p != ':') {
                 hj_fail(c, "expected ':'");
@@ -196,13 +214,35 @@ static bool hj_literal(hj_cursor *c, const char *word)
     return false;
 }
 
+static bool is_digit(const char *p, const char *end)
+{
+    return p < end && *p >= '0' && *p <= '9';
+}
+
+/* The length of the number at p by RFC 8259's grammar
+ * (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?), or 0. */
+static size_t number_len(const char *p, const char *end)
+{
+    const char *q = p + (p < end && *p == '-');
+    if (!is_digit(q, end)) return 0;
+    if (*q++ != '0')
+        while (is_digit(q, end)) q++;
+    if (q < end && *q == '.') {
+        if (!is_digit(++q, end)) return 0;
+        while (is_digit(q, end)) q++;
+    }
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        q++;
+        if (q < end && (*q == '+' || *q == '-')) q++;
+        if (!is_digit(q, end)) return 0;
+        while (is_digit(q, end)) q++;
+    }
+    return (size_t)(q - p);
+}
+
 static bool hj_value(hj_cursor *c, hj_node *n, int depth)
 {
     hj_ws(c);
-    if (depth > HJ_MAX_DEPTH) {
-        hj_fail(c, "nested too deep");
-        return false;
-    }
     if (c->p >= c->end) {
         hj_fail(c, "unexpected end");
         return false;
@@ -213,6 +253,10 @@ static bool hj_value(hj_cursor *c, hj_node *n, int depth)
         return hj_string(c, &n->str, &n->len);
     }
     if (ch == '{' || ch == '[') {
+        if (depth >= HJ_MAX_CONTAINERS) {
+            hj_fail(c, "nested too deep (more than 127 arrays and objects, serde_json's limit)");
+            return false;
+        }
         n->type = ch == '{' ? HJ_OBJECT : HJ_ARRAY;
         c->p++;
         return hj_container(c, n, ch == '{', depth);
@@ -221,25 +265,35 @@ static bool hj_value(hj_cursor *c, hj_node *n, int depth)
     if (hj_literal(c, "true")) return n->type = HJ_BOOL, n->boolean = true, true;
     if (hj_literal(c, "false")) return n->type = HJ_BOOL, n->boolean = false, true;
     if (ch == '-' || (ch >= '0' && ch <= '9')) {
-        char tmp[64];
-        size_t k = 0;
-        while (c->p + k < c->end && k < sizeof tmp - 1 && strchr("+-.eE0123456789", c->p[k])) {
-            tmp[k] = c->p[k];
-            k++;
-        }
-        tmp[k] = 0;
-        char *endp;
-        n->type = HJ_NUMBER;
-        n->number = strtod(tmp, &endp);
-        if (endp == tmp) {
-            hj_fail(c, "bad number");
+        size_t k = number_len(c->p, c->end);
+        if (!k || (c->p + k < c->end && strchr("+-.eE0123456789", c->p[k]))) {
+            hj_fail(c, "bad number (RFC 8259: no leading zero, digits after '.' and 'e')");
             return false;
         }
-        c->p += endp - tmp;
+        char tmp[HJ_NUMBER_SHORT], *copy = k < sizeof tmp ? tmp : xmalloc(k + 1); /* strtod needs its NUL */
+        memcpy(copy, c->p, k);
+        copy[k] = 0;
+        n->type = HJ_NUMBER;
+        n->number = strtod(copy, NULL);
+        if (copy != tmp) free(copy);
+        if (isinf(n->number)) {
+            hj_fail(c, "number out of range");
+            return false;
+        }
+        c->p += k;
         return true;
     }
     hj_fail(c, "unexpected character");
     return false;
+}
+
+/* The offset of the first byte of text[0..n) that is not UTF-8, or n. */
+static size_t first_non_utf8(const char *text, size_t n)
+{
+    if (utf8_valid(text, n)) return n;
+    size_t i = 0;
+    for (size_t k; i < n && (k = utf8_valid_seq((const unsigned char *)text + i, n - i)); i += k) {}
+    return i;
 }
 
 int hj_parse(const char *text, size_t n, hj_doc *doc, wbuf *err)
@@ -247,7 +301,11 @@ int hj_parse(const char *text, size_t n, hj_doc *doc, wbuf *err)
     memset(doc, 0, sizeof *doc);
     doc->strings = xmalloc(n + 1);
     hj_cursor c = {text, text + n, text, err, false, doc, doc->strings, NULL, NULL, 0, 0};
-    if (hj_value(&c, &doc->root, 0)) {
+    size_t bad = first_non_utf8(text, n);
+    if (bad < n) {
+        c.p = text + bad;
+        hj_fail(&c, "not UTF-8 (Hugging Face tokenizers reads the file as a UTF-8 string)");
+    } else if (hj_value(&c, &doc->root, 0)) {
         hj_ws(&c);
         if (c.p != c.end) hj_fail(&c, "text after the JSON value");
     }

@@ -16,6 +16,8 @@
 #include "tokenize/vocab_load.h"
 
 #define SHA256_HEX 65
+#define UTF8_BOM "\xEF\xBB\xBF"
+#define UTF8_BOM_LEN 3
 
 static void sha256_hex(const char *p, size_t n, char hex[SHA256_HEX])
 {
@@ -39,11 +41,51 @@ static bool looks_like_json(const char *text, size_t n)
     return i < n && text[i] == '{';
 }
 
+/* The members of a tokenizer.json that Hugging Face reads. Its reader
+ * (TokenizerVisitor) skips any other key without reading its value, so
+ * serde_json then fails on the ':' after it: HF refuses the file. */
+static const char *const HF_MEMBERS[] = {"version",       "truncation",     "padding", "added_tokens", "normalizer",
+                                         "pre_tokenizer", "post_processor", "decoder", "model"};
+#define HF_MEMBER_COUNT (sizeof HF_MEMBERS / sizeof *HF_MEMBERS)
+
+/* NULL when the type of member key's value v is one HF takes, else what
+ * it must be: HF reads each member as it comes, a repeated one too. The
+ * contents of truncation and padding are not checked (winnow ignores them). */
+static const char *member_type_problem(const char *key, const hj_node *v)
+{
+    if (!strcmp(key, "version") && v->type != HJ_STRING) return "must be a string";
+    if (!strcmp(key, "added_tokens") && v->type != HJ_ARRAY) return "must be an array";
+    if ((!strcmp(key, "truncation") || !strcmp(key, "padding")) && v->type != HJ_NULL && v->type != HJ_OBJECT)
+        return "must be null or an object";
+    return NULL;
+}
+
+/* Checks the members of the root object as HF's reader takes them; -1 with a message. */
+static int check_members(const hj_node *root, wbuf *err)
+{
+    if (root->type != HJ_OBJECT) return 0; /* refused as not an object by hf_pipeline_load */
+    for (size_t i = 0; i < root->len; i++) {
+        size_t k = 0;
+        while (k < HF_MEMBER_COUNT && strcmp(root->keys[i], HF_MEMBERS[k])) k++;
+        const char *why = k == HF_MEMBER_COUNT ? "not a member of a tokenizer.json"
+                                               : member_type_problem(root->keys[i], &root->items[i]);
+        if (why) {
+            buf_printf(err, "\"%.64s\": %s (Hugging Face tokenizers refuses the file)", root->keys[i], why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Loads a tokenizer.json: its pipeline, and the tokens by id into t->vocab. */
 static int load_hf(tokenizer *t, const char *text, size_t n, wbuf *err)
 {
     hj_doc doc;
     if (hj_parse(text, n, &doc, err)) return -1;
+    if (check_members(&doc.root, err)) {
+        hj_free(&doc);
+        return -1;
+    }
     t->hf = xmalloc(sizeof *t->hf);
     int rc = hf_pipeline_load(t->hf, &doc.root, &t->vocab, err);
     hj_free(&doc);
@@ -86,6 +128,11 @@ static int load_mem(tokenizer *t, const char *name, const char *text, size_t n, 
     if (looks_like_json(text, n)) {
         if (!e) return load_hf(t, text, n, err);
         buf_printf(err, "a tokenizer.json says its own pipeline: give it without --encoding");
+        return -1;
+    }
+    bool bom = n >= UTF8_BOM_LEN && !memcmp(text, UTF8_BOM, UTF8_BOM_LEN);
+    if (bom && looks_like_json(text + UTF8_BOM_LEN, n - UTF8_BOM_LEN)) {
+        buf_printf(err, "a tokenizer.json with a byte order mark before its '{' (Hugging Face refuses it)");
         return -1;
     }
     if (e) family = (int)e->family;

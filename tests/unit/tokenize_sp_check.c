@@ -5,6 +5,7 @@
  * fault SentencePiece 0.1.97 would read out of bounds on (or overflow its
  * 32-result stack array with) is refused with a message naming the field.
  * The real charsmaps (nmt_nfkc, nmt_nfkc_cf) pass in tests/e2e/tokenize_sp.sh. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -21,7 +22,7 @@
 
 /* A charsmap under construction: units, then the string pool. */
 typedef struct {
-    uint32_t units[BLOCK * (MAX_CHAIN + 2)];
+    uint32_t units[BLOCK * (MAX_CHAIN + 3)]; /* and a block more (add_block) */
     size_t nunits;
     char pool[16];
     size_t pool_len;
@@ -54,6 +55,22 @@ static void build_chain(charsmap *c, int len)
     }
     memcpy(c->pool, "a", 2);
     c->pool_len = 2;
+}
+
+/* Appends a block of units no byte matches; returns its base. */
+static uint32_t add_block(charsmap *c)
+{
+    uint32_t base = (uint32_t)c->nunits;
+    for (size_t i = c->nunits; i < c->nunits + BLOCK; i++) c->units[i] = ((i % BLOCK) ^ 1) & 0xFF;
+    c->nunits += BLOCK;
+    return base;
+}
+
+/* Makes unit pos of a node at base a transition on byte to the node at child. */
+static void set_transition(charsmap *c, uint32_t base, uint8_t byte, uint32_t child, bool leaf)
+{
+    uint32_t pos = base ^ byte;
+    c->units[pos] = offset_field(pos ^ child) | (leaf ? LEAF_BIT : 0) | byte;
 }
 
 /* Appends a varint. */
@@ -152,6 +169,36 @@ int main(void)
     c.pool_len = 1; /* "a" without its NUL */
     rc = check(&c, 3, &msg);
     ok(rc < 0 && says(&msg, "replacement string"), "a string without its NUL: %s", msg.data);
+
+    build_chain(&c, 2);
+    c.nunits--; /* the last node's block one unit short: a search for "AA\xff" reads past the array */
+    rc = check(&c, 3, &msg);
+    ok(rc < 0 && says(&msg, "node's children"), "the last node's block one unit short: %s", msg.data);
+
+    /* darts-clone shares nodes between paths (its DAWG): a node already walked
+     * is met again; the leaves on the new path count as well. The chain "A"*33
+     * with its first rule ("A" -> a) dropped: 32 rules on a path, passes. */
+    build_chain(&c, 33);
+    set_transition(&c, base_of(0), STEP_BYTE, base_of(1), false);
+    is_int(check(&c, 3, &msg), 0, "33 rules, 32 on a path (the first dropped) pass");
+    set_transition(&c, base_of(0), STEP_BYTE + 1, base_of(1), true); /* "B" -> a, then the same node as "A" */
+    rc = check(&c, 3, &msg);
+    ok(rc < 0 && says(&msg, "more than 32"), "a rule into a node met before adds to its 32: %s", msg.data);
+    build_chain(&c, 33);
+    set_transition(&c, base_of(0), STEP_BYTE, base_of(1), false);
+    uint32_t between = add_block(&c);
+    c.units[between] = VALUE_BIT; /* "B" -> a */
+    set_transition(&c, base_of(0), STEP_BYTE + 1, between, true);
+    set_transition(&c, between, STEP_BYTE, base_of(1), false); /* "BA..." joins the chain without a rule */
+    rc = check(&c, 3, &msg);
+    ok(rc < 0 && says(&msg, "more than 32"), "a rule two steps before a node met before adds to its 32: %s",
+       msg.data);
+    build_chain(&c, 33);
+    set_transition(&c, base_of(0), STEP_BYTE, base_of(1), false);
+    between = add_block(&c);
+    set_transition(&c, base_of(0), STEP_BYTE + 1, between, false);
+    set_transition(&c, between, STEP_BYTE, base_of(1), false);
+    is_int(check(&c, 3, &msg), 0, "... without that rule, 32 on every path: passes");
 
     build_chain(&c, 2);
     c.nunits = 1; /* the root alone: its children's block is not there */
