@@ -18,7 +18,9 @@
  * a{2}? is an optional a{2} (empty matches between), a{1,2}+b a repeat
  * (all of "aaaab"), [a-z&&b-d] an intersection: refused; (?m) lets . match
  * "\n" and c{,1}d is c{0,1}d, which compile as PCRE2's (?s) and {0,1}
- * (edge_variants.tsv's gpt2_edge_replace_onig_syntax). */
+ * (edge_variants.tsv's gpt2_edge_replace_onig_syntax). Onig's \h is a hex
+ * digit (HF's Replace of \h+ by "#" turns "abc xyz 09 G" into "# xyz # G"),
+ * PCRE2's horizontal white space: refused. */
 #include <stdlib.h>
 #include <utf8proc.h>
 
@@ -93,7 +95,8 @@ int main(void)
     is_int(npatterns, NPATTERNS, "%d patterns listed", NPATTERNS);
 
     static const char *const refused[] = {"(?i)ss", "(?i)ß", "(?i)[ß]", "(?i:x|fi)", "(?i)\u02bcn", "(?mi)ǰ",
-                                          "(?i)STRASSE", "(?i)a\\.ﬀ", "[a-z&&b-d]+", "a{2}?", "a{1,2}+b"};
+                                          "(?i)STRASSE", "(?i)a\\.ﬀ", "[a-z&&b-d]+", "a{2}?", "a{1,2}+b",
+                                          "\\h+", "[\\h]", "\\H"};
     static const char *const compiled[] = {"(?i:'s|'t|'re|'ve|'m|'ll|'d)", "(?i)s\\s", "(?i)s[s]", "ss|ß",
                                            "(?i)k", "(?i:s)s", "a{2,}?", "a{1,2}?", "(?m:.)+", "c{,1}d"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
