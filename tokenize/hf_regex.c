@@ -9,8 +9,10 @@
  * U+00B3, U+00B9, U+00BC-U+00BE, which onig's Latin-1 table calls word
  * characters - while PCRE2's UCP \s and \w differ at the edges. Those are
  * spelled out as properties; escapes whose meaning differs and
- * that cannot be spelled out (\h is a hex digit in onig, \b, \B, nested
- * classes) are refused. In Ruby syntax ^ and $ are line anchors (at every
+ * that cannot be spelled out (\h is a hex digit in onig, \b, \B) are
+ * refused. A class inside a class is their union in onig (BLOOM's
+ * " ?[^(\s|[.,!?…。，、।۔،])]+"), written here without the inner brackets;
+ * a negated or POSIX one inside a class is refused. In Ruby syntax ^ and $ are line anchors (at every
  * "\n"), as PCRE2's are in multiline mode; onig's option m is PCRE2's s
  * (. matches "\n") and its {,n} is {0,n}, while {n}? (an optional {n}),
  * {n,m}+ (a repeat of the interval) and class intersections && have no
@@ -152,6 +154,7 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
     }
     wbuf out = WBUF_INIT;
     bool in_class = false;
+    int nested = 0; /* classes open inside the class */
     for (size_t i = 0; i < len; i++) {
         char c = pat[i];
         if (c == '\\' && i + 1 < len) {
@@ -206,15 +209,23 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
             return NULL;
         }
         if (c == '[') {
-            if (in_class) {
-                buf_printf(err, "a nested character class (at pattern offset %zu)", i);
-                buf_free(&out);
-                return NULL;
+            if (in_class) { /* onig's class inside a class is their union: [^a[bc]] is [^abc] */
+                if (i + 1 < len && strchr("^:]", pat[i + 1])) {
+                    buf_printf(err, "a negated, POSIX or ]-first class inside a class (at pattern offset %zu)", i);
+                    buf_free(&out);
+                    return NULL;
+                }
+                nested++;
+                continue;
             }
             in_class = true;
             buf_putc(&out, c);
             if (i + 1 < len && pat[i + 1] == '^') buf_putc(&out, pat[++i]);
             if (i + 1 < len && pat[i + 1] == ']') buf_putc(&out, pat[++i]); /* a literal ] first */
+            continue;
+        }
+        if (c == ']' && nested) {
+            nested--;
             continue;
         }
         if (c == ']' && in_class) in_class = false;

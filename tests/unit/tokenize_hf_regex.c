@@ -20,7 +20,10 @@
  * "\n" and c{,1}d is c{0,1}d, which compile as PCRE2's (?s) and {0,1}
  * (edge_variants.tsv's gpt2_edge_replace_onig_syntax). Onig's \h is a hex
  * digit (HF's Replace of \h+ by "#" turns "abc xyz 09 G" into "# xyz # G"),
- * PCRE2's horizontal white space: refused. */
+ * PCRE2's horizontal white space: refused. A class inside a class is their
+ * union in onig ([a[b-d]x] matches a, b, c, d, x; BLOOM's Split pattern
+ * " ?[^(\s|[.,!?…。，、।۔،])]+", variants.tsv's gpt2_split_bloom): it compiles;
+ * a negated, POSIX or ]-first one inside a class is refused. */
 #include <stdlib.h>
 #include <utf8proc.h>
 
@@ -96,9 +99,10 @@ int main(void)
 
     static const char *const refused[] = {"(?i)ss", "(?i)ß", "(?i)[ß]", "(?i:x|fi)", "(?i)\u02bcn", "(?mi)ǰ",
                                           "(?i)STRASSE", "(?i)a\\.ﬀ", "[a-z&&b-d]+", "a{2}?", "a{1,2}+b",
-                                          "\\h+", "[\\h]", "\\H"};
+                                          "\\h+", "[\\h]", "\\H", "[a[^b]]", "[[:alpha:]]", "[a[]b]]"};
     static const char *const compiled[] = {"(?i:'s|'t|'re|'ve|'m|'ll|'d)", "(?i)s\\s", "(?i)s[s]", "ss|ß",
-                                           "(?i)k", "(?i:s)s", "a{2,}?", "a{1,2}?", "(?m:.)+", "c{,1}d"};
+                                           "(?i)k", "(?i:s)s", "a{2,}?", "a{1,2}?", "(?m:.)+", "c{,1}d",
+                                           " ?[^(\\s|[.,!?…。，、।۔،])]+", "[a[b-d]x]"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
         wbuf why = WBUF_INIT;
         pcre2_code *re = hf_regex_compile(refused[i], strlen(refused[i]), &why);
@@ -114,6 +118,15 @@ int main(void)
         if (re) pcre2_code_free(re);
         buf_free(&why);
     }
+    /* HF's Replace of [a[b-d]x]+ by "#" turns "abcdxe][" into "#e][" */
+    wbuf why = WBUF_INIT;
+    pcre2_code *nested = hf_regex_compile("[a[b-d]x]+", strlen("[a[b-d]x]+"), &why);
+    static const char nested_text[] = "abcdxe][";
+    int rc = nested ? pcre2_match(nested, (PCRE2_SPTR)nested_text, strlen(nested_text), 0, 0, md, NULL) : -1;
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    ok(rc > 0 && ov[0] == 0 && ov[1] == 5, "[a[b-d]x]+ matches \"abcdx\" of \"abcdxe][\", as in HF");
+    if (nested) pcre2_code_free(nested);
+    buf_free(&why);
     pcre2_code_free(unassigned);
     pcre2_match_data_free(md);
     free(want);

@@ -10,7 +10,7 @@
  * to a ZWJ, content written as JSON escapes with surrogate pairs;
  * Metaspace's "first" after a WhitespaceSplit, a Strip or a Replace by
  * nothing; WordPiece's max_input_chars_per_word; Lowercase of
- * U+0130), and tests/data/hf/NAME.bin.zst their ids from
+ * U+0130; BLOOM's Split pattern, with a class inside a class), and tests/data/hf/NAME.bin.zst their ids from
  * scripts/tokenize_hf_variants.js (npm tokenizers@0.23.2) over every blns
  * string, the first 30 edge documents and every 200th multi document.
  * tests/data/hf/edge_variants.tsv lists more, encoded over the hand-written
