@@ -6,7 +6,8 @@
 // add_special_tokens=false)) over the texts tests/unit/tokenize_hf_variants.c
 // uses: for variants.tsv every blns string, the first 30 (hand-written) edge
 // documents and every 200th multi document; for edge_variants.tsv the
-// hand-written strings of tests/data/hf/edge_texts.json. Writes
+// hand-written strings of tests/data/hf/edge_texts.json, for
+// normalizer_variants.tsv those of tests/data/hf/normalizer_texts.json. Writes
 // tests/data/hf/NAME.bin.zst (per text: u32 count, then u32 ids, LE).
 // usage: NODE_PATH=DIR/node_modules node scripts/tokenize_hf_variants.js SHARED [NAME...]
 // (NAMEs: only those variants)
@@ -33,6 +34,7 @@ const lists = [
   ['tests/data/hf/variants.tsv', [...corpus('blns'), ...corpus('edge').slice(0, EDGE_DOCS),
                                   ...corpus('multi').filter((_, i) => i % MULTI_STRIDE === 0)]],
   ['tests/data/hf/edge_variants.tsv', JSON.parse(fs.readFileSync('tests/data/hf/edge_texts.json', 'utf8'))],
+  ['tests/data/hf/normalizer_variants.tsv', JSON.parse(fs.readFileSync('tests/data/hf/normalizer_texts.json', 'utf8'))],
 ];
 
 (async () => {

@@ -14,6 +14,26 @@
 
 #define DOTTED_CAPITAL_I 0x130 /* its lowercase is two characters: i + U+0307 */
 
+/* The capitals of Unicode 16.0 and 17.0: HF's Lowercase is Rust's
+ * char::to_lowercase, whose tables in tokenizers 0.23.2 are Unicode 17's;
+ * Debian 12's utf8proc knows Unicode 15 and leaves these as they are. */
+static const struct {
+    uint32_t first, last, lower_first;
+} newer_capitals[] = {
+    {0x1C89, 0x1C89, 0x1C8A},   {0xA7CB, 0xA7CB, 0x0264},   {0xA7CC, 0xA7CC, 0xA7CD}, {0xA7CE, 0xA7CE, 0xA7CF},
+    {0xA7D2, 0xA7D2, 0xA7D3},   {0xA7D4, 0xA7D4, 0xA7D5},   {0xA7DA, 0xA7DA, 0xA7DB}, {0xA7DC, 0xA7DC, 0x019B},
+    {0x10D50, 0x10D65, 0x10D70}, {0x16EA0, 0x16EB8, 0x16EBB},
+};
+
+/* cp's one-character lowercase as Rust's char::to_lowercase gives it (U+0130 is the caller's). */
+static uint32_t lowercase_char(uint32_t cp)
+{
+    for (size_t i = 0; i < sizeof newer_capitals / sizeof *newer_capitals; i++)
+        if (cp >= newer_capitals[i].first && cp <= newer_capitals[i].last)
+            return newer_capitals[i].lower_first + (cp - newer_capitals[i].first);
+    return (uint32_t)utf8proc_tolower((utf8proc_int32_t)cp);
+}
+
 static hf_norm_step *add_step(hf_pipeline *p, hf_norm_kind kind)
 {
     p->norm = xrealloc(p->norm, (size_t)(p->nnorm + 1) * sizeof *p->norm);
@@ -413,7 +433,7 @@ static size_t apply(const hf_norm_step *st, const char *s, size_t n, size_t z, h
                     utf8_append(out, 'i');
                     utf8_append(out, 0x307);
                 } else {
-                    utf8_append(out, (uint32_t)utf8proc_tolower((utf8proc_int32_t)cp));
+                    utf8_append(out, lowercase_char(cp));
                 }
             } else if (!hf_is_combining_mark(cp)) { /* HN_STRIP_ACCENTS */
                 buf_append(out, s + i, len);
@@ -448,37 +468,34 @@ static size_t apply(const hf_norm_step *st, const char *s, size_t n, size_t z, h
             }
             return r.z_out;
         }
-        size_t pos = 0;
-        while (pos < n) {
+        /* HF matches a String as an escaped regex, both with onig's find_iter:
+         * an empty match where the last match ended is skipped (so "" and
+         * x* match between the characters and at the end); an empty text has none */
+        size_t pos = 0, copied = 0, last_end = SIZE_MAX;
+        while (n && pos <= n) {
             size_t ms, me;
             if (st->re) {
                 if (hf_match(st->re, s, n, pos, h) < 0) break;
                 PCRE2_SIZE *ov = pcre2_get_ovector_pointer(h->md);
                 ms = ov[0], me = ov[1];
             } else {
-                const char *hit = st->pattern_len ? memmem(s + pos, n - pos, st->pattern, st->pattern_len) : NULL;
+                const char *hit = memmem(s + pos, n - pos, st->pattern, st->pattern_len); /* "": s + pos */
                 if (!hit) break;
                 ms = (size_t)(hit - s), me = ms + st->pattern_len;
             }
-            buf_append(out, s + pos, ms - pos);
-            prefix_gap(&r, pos, ms);
+            if (ms == me && me == last_end) {
+                size_t len = pos < n ? utf8_valid_seq((const unsigned char *)s + pos, n - pos) : 1;
+                pos += len ? len : 1;
+                continue;
+            }
+            buf_append(out, s + copied, ms - copied);
+            prefix_gap(&r, copied, ms);
             buf_append(out, st->content, st->content_len);
             prefix_content(&r, me, st->content_len);
-            if (me == ms) { /* an empty match: keep the next character and go on after it */
-                if (ms >= n) {
-                    pos = n;
-                    break;
-                }
-                size_t len = utf8_valid_seq((const unsigned char *)s + ms, n - ms);
-                if (!len) len = 1;
-                buf_append(out, s + ms, len);
-                prefix_gap(&r, ms, ms + len);
-                me = ms + len;
-            }
-            pos = me;
+            pos = copied = last_end = me;
         }
-        buf_append(out, s + pos, n - pos);
-        prefix_gap(&r, pos, n);
+        buf_append(out, s + copied, n - copied);
+        prefix_gap(&r, copied, n);
         return r.z_out;
     }
     }

@@ -9,14 +9,19 @@
  * U+00B3, U+00B9, U+00BC-U+00BE, which onig's Latin-1 table calls word
  * characters - while PCRE2's UCP \s and \w differ at the edges. Those are
  * spelled out as properties; escapes whose meaning differs and
- * that cannot be spelled out (\h is a hex digit in onig, \b, \B, nested
- * classes) are refused. In Ruby syntax ^ and $ are line anchors (at every
+ * that cannot be spelled out (\h is a hex digit in onig, \b, \B) are
+ * refused. A class inside a class is their union in onig (BLOOM's
+ * " ?[^(\s|[.,!?…。，、।۔،])]+"), written here without the inner brackets;
+ * a negated or POSIX one inside a class is refused. In Ruby syntax ^ and $ are line anchors (at every
  * "\n"), as PCRE2's are in multiline mode; onig's option m is PCRE2's s
  * (. matches "\n") and its {,n} is {0,n}, while {n}? (an optional {n}),
  * {n,m}+ (a repeat of the interval) and class intersections && have no
  * PCRE2 spelling here: refused. So is a case-insensitive pattern whose
  * literal text onig matches across character counts (it folds ß to ss both
- * ways; PCRE2 folds one character to one). */
+ * ways; PCRE2 folds one character to one), an escaped character (\x{DF},
+ * \uHHHH) counting as literal text. Onig's \uHHHH is written \x{HHHH};
+ * its \xHH above 7F is a byte (PCRE2: a character) and \x alone an x
+ * (PCRE2: NUL): refused. */
 #include <pthread.h>
 #include <string.h>
 #include <utf8proc.h>
@@ -33,6 +38,10 @@
 #define MAX_EXPANSIONS 256   /* the characters whose folding is longer: about 100 */
 #define MAX_CODE_POINT 0x10FFFF
 #define REGEX_META ".^$|()?*+{}[\\"
+#define HEX_BRACED_MAX 8 /* \x{10FFFF}: onig reads up to 8 digits */
+#define HEX_X_MAX 2      /* \xHH */
+#define HEX_U_DIGITS 4   /* \uHHHH */
+#define ASCII_END 0x80   /* onig's \xHH from here on is a byte, not a character */
 
 /* The characters whose full case folding is several (ß -> ss, U+FB01 -> fi):
  * their foldings, filled once. */
@@ -82,6 +91,33 @@ static bool run_has_expansion(const int32_t *run, size_t n)
     return false;
 }
 
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* The character an escape at pat[at] writes in onig - \x{H...}, \xH or
+ * \xHH, \uHHHH - into *cp, and the escape's length; 0 for another escape. */
+static size_t escaped_char(const char *pat, size_t len, size_t at, uint32_t *cp)
+{
+    if (at + 2 >= len || pat[at] != '\\' || (pat[at + 1] != 'x' && pat[at + 1] != 'u')) return 0;
+    bool braced = pat[at + 1] == 'x' && pat[at + 2] == '{';
+    size_t k = at + 2 + braced, most = braced ? HEX_BRACED_MAX : pat[at + 1] == 'x' ? HEX_X_MAX : HEX_U_DIGITS;
+    uint32_t v = 0;
+    size_t digits = 0;
+    for (; k < len && digits < most && hex_digit(pat[k]) >= 0; k++, digits++) v = v << 4 | (uint32_t)hex_digit(pat[k]);
+    if (!digits || (pat[at + 1] == 'u' && digits < HEX_U_DIGITS)) return 0;
+    if (braced) {
+        if (k >= len || pat[k] != '}') return 0;
+        k++;
+    }
+    *cp = v;
+    return k - at;
+}
+
 /* For a caseless pattern: the offset of literal text onig would match
  * across character counts (a character that folds to several, or a run
  * of literals holding such a folding), or -1. */
@@ -95,7 +131,9 @@ static long multi_char_fold_at(const char *pat, size_t len)
     bool in_class = false;
     for (size_t i = 0; i < len && at < 0;) {
         unsigned char c = (unsigned char)pat[i];
-        bool literal = in_class ? c != ']' && c != '\\' : !strchr(REGEX_META, c);
+        uint32_t escaped;
+        size_t escape_len = escaped_char(pat, len, i, &escaped); /* \x{DF} is ß as much as ß is */
+        bool literal = escape_len || (in_class ? c != ']' && c != '\\' : !strchr(REGEX_META, c));
         if (!literal) {
             if (!in_class && run_has_expansion(run, nrun)) at = (long)run_start;
             nrun = 0;
@@ -105,8 +143,10 @@ static long multi_char_fold_at(const char *pat, size_t len)
             i++;
             continue;
         }
-        size_t clen = utf8_valid_seq((const unsigned char *)pat + i, len - i);
-        int n = clen ? fold_char(utf8_decode((const unsigned char *)pat + i, len - i, &clen), f) : 0;
+        size_t clen = escape_len ? escape_len : utf8_valid_seq((const unsigned char *)pat + i, len - i);
+        int n = escape_len ? fold_char(escaped, f)
+                : clen     ? fold_char(utf8_decode((const unsigned char *)pat + i, len - i, &clen), f)
+                           : 0;
         if (!clen) clen = 1; /* a byte that is no character folds to nothing */
         if (n > 1) at = (long)i;
         if (!nrun) run_start = i;
@@ -152,6 +192,7 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
     }
     wbuf out = WBUF_INIT;
     bool in_class = false;
+    int nested = 0; /* classes open inside the class */
     for (size_t i = 0; i < len; i++) {
         char c = pat[i];
         if (c == '\\' && i + 1 < len) {
@@ -168,6 +209,35 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
                 }
                 buf_puts(&out, "[^" WORD_CLASS WORD_LATIN1_EXTRA "]");
                 break;
+            case 'u': { /* onig's \uHHHH is PCRE2's \x{HHHH} */
+                uint32_t cp;
+                if (!escaped_char(pat, len, i - 1, &cp)) {
+                    buf_printf(err, "\\u without four hex digits (at pattern offset %zu)", i - 1);
+                    buf_free(&out);
+                    return NULL;
+                }
+                buf_printf(&out, "\\x{%X}", cp);
+                i += HEX_U_DIGITS;
+                break;
+            }
+            case 'x': { /* written whole, so that no {H} is taken for an interval */
+                uint32_t cp;
+                size_t escape_len = escaped_char(pat, len, i - 1, &cp);
+                if (escape_len && pat[i + 1] != '{' && cp >= ASCII_END) {
+                    buf_printf(err, "\\x%.2s (at pattern offset %zu) is a byte in onig, a character in PCRE2", pat + i + 1,
+                               i - 1);
+                    buf_free(&out);
+                    return NULL;
+                }
+                if (!escape_len) { /* onig's \x alone is an x, PCRE2's a NUL */
+                    buf_printf(err, "\\x without hex digits (at pattern offset %zu)", i - 1);
+                    buf_free(&out);
+                    return NULL;
+                }
+                buf_printf(&out, "\\x{%X}", cp);
+                i += escape_len - 2;
+                break;
+            }
             case 'h': case 'H': case 'b': case 'B': case 'A': case 'z': case 'Z': case 'G': case 'K': case 'R': case 'X':
                 buf_printf(err, "the escape \\%c (at pattern offset %zu) means something else in onig", e, i - 1);
                 buf_free(&out);
@@ -206,15 +276,23 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
             return NULL;
         }
         if (c == '[') {
-            if (in_class) {
-                buf_printf(err, "a nested character class (at pattern offset %zu)", i);
-                buf_free(&out);
-                return NULL;
+            if (in_class) { /* onig's class inside a class is their union: [^a[bc]] is [^abc] */
+                if (i + 1 < len && strchr("^:]", pat[i + 1])) {
+                    buf_printf(err, "a negated, POSIX or ]-first class inside a class (at pattern offset %zu)", i);
+                    buf_free(&out);
+                    return NULL;
+                }
+                nested++;
+                continue;
             }
             in_class = true;
             buf_putc(&out, c);
             if (i + 1 < len && pat[i + 1] == '^') buf_putc(&out, pat[++i]);
             if (i + 1 < len && pat[i + 1] == ']') buf_putc(&out, pat[++i]); /* a literal ] first */
+            continue;
+        }
+        if (c == ']' && nested) {
+            nested--;
             continue;
         }
         if (c == ']' && in_class) in_class = false;

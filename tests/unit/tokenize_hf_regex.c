@@ -18,7 +18,16 @@
  * a{2}? is an optional a{2} (empty matches between), a{1,2}+b a repeat
  * (all of "aaaab"), [a-z&&b-d] an intersection: refused; (?m) lets . match
  * "\n" and c{,1}d is c{0,1}d, which compile as PCRE2's (?s) and {0,1}
- * (edge_variants.tsv's gpt2_edge_replace_onig_syntax). */
+ * (edge_variants.tsv's gpt2_edge_replace_onig_syntax). Onig's \h is a hex
+ * digit (HF's Replace of \h+ by "#" turns "abc xyz 09 G" into "# xyz # G"),
+ * PCRE2's horizontal white space: refused. A class inside a class is their
+ * union in onig ([a[b-d]x] matches a, b, c, d, x; BLOOM's Split pattern
+ * " ?[^(\s|[.,!?…。，、।۔،])]+", variants.tsv's gpt2_split_bloom): it compiles;
+ * a negated, POSIX or ]-first one inside a class is refused. An escaped
+ * character (\x{DF}, \x73, \u00DF: onig's \uHHHH is PCRE2's \x{HHHH}) is
+ * literal text for the case-insensitive check: (?i)\x{df} isolates "ss"
+ * in HF as (?i)ß does; \xHH above 7F is a byte in onig (HF refuses \xe9
+ * alone) and \x without digits an x: both refused. */
 #include <stdlib.h>
 #include <utf8proc.h>
 
@@ -93,9 +102,13 @@ int main(void)
     is_int(npatterns, NPATTERNS, "%d patterns listed", NPATTERNS);
 
     static const char *const refused[] = {"(?i)ss", "(?i)ß", "(?i)[ß]", "(?i:x|fi)", "(?i)\u02bcn", "(?mi)ǰ",
-                                          "(?i)STRASSE", "(?i)a\\.ﬀ", "[a-z&&b-d]+", "a{2}?", "a{1,2}+b"};
+                                          "(?i)STRASSE", "(?i)a\\.ﬀ", "[a-z&&b-d]+", "a{2}?", "a{1,2}+b",
+                                          "\\h+", "[\\h]", "\\H", "[a[^b]]", "[[:alpha:]]", "[a[]b]]",
+                                          "(?i)\\x{df}", "(?i)s\\x{73}", "(?i)\\x73s", "(?i)\\u00df", "(?i)[\\x{DF}]",
+                                          "(?i)\\x{fb01}", "\\xe9", "\\x", "\\u00e"};
     static const char *const compiled[] = {"(?i:'s|'t|'re|'ve|'m|'ll|'d)", "(?i)s\\s", "(?i)s[s]", "ss|ß",
-                                           "(?i)k", "(?i:s)s", "a{2,}?", "a{1,2}?", "(?m:.)+", "c{,1}d"};
+                                           "(?i)k", "(?i:s)s", "a{2,}?", "a{1,2}?", "(?m:.)+", "c{,1}d",
+                                           " ?[^(\\s|[.,!?…。，、।۔،])]+", "[a[b-d]x]"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
         wbuf why = WBUF_INIT;
         pcre2_code *re = hf_regex_compile(refused[i], strlen(refused[i]), &why);
@@ -111,6 +124,35 @@ int main(void)
         if (re) pcre2_code_free(re);
         buf_free(&why);
     }
+    /* escaped characters, in HF: a Replace by "#" of \u00e9 turns "café é x一y"
+     * into "caf# # x一y", of [\u4e00-\u9fff]+ into "café é x#y"; \x{41}+ is
+     * \x{41} repeated (not an interval {41}) */
+    static const struct {
+        const char *pattern, *text;
+        size_t start, end;
+    } escaped[] = {{"\\u00e9", "café é x一y", 3, 5},
+                   {"[\\u4e00-\\u9fff]+", "café é x一y", 10, 13},
+                   {"\\x{41}+", "xAAAy", 1, 4},
+                   {"\\x41{2}", "AAA", 0, 2}};
+    for (size_t i = 0; i < sizeof escaped / sizeof *escaped; i++) {
+        wbuf why = WBUF_INIT;
+        pcre2_code *re = hf_regex_compile(escaped[i].pattern, strlen(escaped[i].pattern), &why);
+        int rc = re ? pcre2_match(re, (PCRE2_SPTR)escaped[i].text, strlen(escaped[i].text), 0, 0, md, NULL) : -1;
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+        ok(rc > 0 && ov[0] == escaped[i].start && ov[1] == escaped[i].end, "%s matches bytes %zu-%zu of \"%s\"%s%s",
+           escaped[i].pattern, escaped[i].start, escaped[i].end, escaped[i].text, re ? "" : ": ", re ? "" : why.data);
+        if (re) pcre2_code_free(re);
+        buf_free(&why);
+    }
+    /* HF's Replace of [a[b-d]x]+ by "#" turns "abcdxe][" into "#e][" */
+    wbuf why = WBUF_INIT;
+    pcre2_code *nested = hf_regex_compile("[a[b-d]x]+", strlen("[a[b-d]x]+"), &why);
+    static const char nested_text[] = "abcdxe][";
+    int rc = nested ? pcre2_match(nested, (PCRE2_SPTR)nested_text, strlen(nested_text), 0, 0, md, NULL) : -1;
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    ok(rc > 0 && ov[0] == 0 && ov[1] == 5, "[a[b-d]x]+ matches \"abcdx\" of \"abcdxe][\", as in HF");
+    if (nested) pcre2_code_free(nested);
+    buf_free(&why);
     pcre2_code_free(unassigned);
     pcre2_match_data_free(md);
     free(want);

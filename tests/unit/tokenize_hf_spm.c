@@ -15,7 +15,11 @@
  * StripAccents and Punctuation use; winnow uses those versions too
  * (tokenize/hf_unicode.c), so every variant is compared on every text. Then Precompiled's
  * refusals: a charsmap that is not base64, cut short, or whose trie points
- * outside itself. */
+ * outside itself; and a hand-made one-rule charsmap ("a" -> "é") that HF
+ * (0.23.2) loads and applies, but panics on ("Invalid last symbol") when
+ * its base64 ends in a character with nonzero unused bits, and on
+ * normalizing "a" ("not a char boundary") when the rule's string starts
+ * inside the é. */
 #include <openssl/evp.h>
 
 #include "tests/unit/json_edit.h"
@@ -78,6 +82,66 @@ static void refused(const char *normalizer, const char *why, const char *what)
     ok(rc == -1 && err.data && strstr(err.data, why), "%s is refused: %s", what, err.data ? err.data : "(loads)");
     if (!rc) tokenizer_free(&t);
     buf_free(&err);
+}
+
+/* The hand-made charsmap: 256 units (a block for the root, whose offset
+ * is 0), the unit of byte 'a' (a leaf, offset 1) and its value unit 'a' ^ 1;
+ * the pool "é\0". */
+#define CRAFTED_UNITS 256
+#define CRAFTED_POOL "\xC3\xA9"
+#define UNIT_HAS_LEAF (1u << 8)
+#define UNIT_OFFSET_SHIFT 10
+#define LEAF_LABEL (1u << 31) /* a value unit's label, which no byte matches */
+#define ROOT_LABEL 0xFFu       /* the root unit's label: no byte leads back to it */
+
+/* The hand-made charsmap's Precompiled normalizer JSON into json: the rule
+ * of "a" points at pool byte value; loose_bits sets an unused bit of the
+ * last base64 character (its blob of 1031 bytes ends in one '='). */
+static void crafted_charsmap(uint32_t value, bool loose_bits, char *json, size_t size)
+{
+    uint8_t blob[4 + 4 * CRAFTED_UNITS + sizeof CRAFTED_POOL] = {0};
+    uint32_t units[CRAFTED_UNITS] = {0}, trie_bytes = sizeof units;
+    units[0] = ROOT_LABEL;
+    units['a'] = 1u << UNIT_OFFSET_SHIFT | UNIT_HAS_LEAF | 'a';
+    units['a' ^ 1] = LEAF_LABEL | value;
+    for (size_t i = 0; i < CRAFTED_UNITS; i++)
+        for (int k = 0; k < 4; k++) blob[4 + 4 * i + k] = (uint8_t)(units[i] >> (8 * k));
+    for (int k = 0; k < 4; k++) blob[k] = (uint8_t)(trie_bytes >> (8 * k));
+    memcpy(blob + 4 + sizeof units, CRAFTED_POOL, sizeof CRAFTED_POOL);
+    char b64[4 * (sizeof blob / 3 + 1) + 1];
+    int len = EVP_EncodeBlock((unsigned char *)b64, blob, (int)sizeof blob);
+    if (loose_bits) {
+        static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        b64[len - 2] = digits[(strchr(digits, b64[len - 2]) - digits) | 1];
+    }
+    snprintf(json, size, "{\"type\":\"Precompiled\",\"precompiled_charsmap\":\"%s\"}", b64);
+}
+
+/* Encodes "a" with a T5-shaped file whose normalizer is the hand-made
+ * charsmap and whose vocabulary has "é": true when that is its one id. */
+static bool crafted_maps_a(void)
+{
+    char normalizer[2048], json[4096];
+    crafted_charsmap(0, false, normalizer, sizeof normalizer);
+    snprintf(json, sizeof json,
+             "{\"version\":\"1.0\",\"normalizer\":%s,\"pre_tokenizer\":null,\"model\":{\"type\":\"Unigram\",\"unk_id\":0,"
+             "\"vocab\":[[\"<unk>\",0.0],[\"a\",-1.0],[\"é\",-1.0]]},\"added_tokens\":[]}",
+             normalizer);
+    tokenizer t;
+    wbuf err = WBUF_INIT;
+    if (load(&t, json, &err)) {
+        diag("the hand-made charsmap: %s", err.data);
+        buf_free(&err);
+        return false;
+    }
+    bpe_scratch scratch = {0};
+    tok_ids ids = {0};
+    tokenizer_encode(&t, "a", 1, true, &scratch, &ids);
+    bool mapped = ids.n == 1 && ids.ids[0] == 2;
+    ids_free(&ids);
+    bpe_scratch_free(&scratch);
+    tokenizer_free(&t);
+    return mapped;
 }
 
 int main(void)
@@ -154,6 +218,12 @@ int main(void)
     refused("{\"type\":\"Precompiled\",\"precompiled_charsmap\":\"CAAAAAAAAAAAAAAAYQA\"}", "not standard base64",
             "a charsmap without its base64 padding");
     refused("{\"type\":\"Precompiled\"}", "precompiled_charsmap: not a string", "a Precompiled without a charsmap");
+    ok(crafted_maps_a(), "the hand-made charsmap loads and maps \"a\" to \"é\", as in HF");
+    char crafted[2048];
+    crafted_charsmap(0, true, crafted, sizeof crafted);
+    refused(crafted, "not standard base64", "the hand-made charsmap with nonzero unused bits before its '='");
+    crafted_charsmap(1, false, crafted, sizeof crafted);
+    refused(crafted, "starts inside a character", "the hand-made charsmap with its rule's string inside the é");
     free(tsv);
     free(extra);
     text_list_free(&texts);

@@ -10,7 +10,7 @@
  * to a ZWJ, content written as JSON escapes with surrogate pairs;
  * Metaspace's "first" after a WhitespaceSplit, a Strip or a Replace by
  * nothing; WordPiece's max_input_chars_per_word; Lowercase of
- * U+0130), and tests/data/hf/NAME.bin.zst their ids from
+ * U+0130; BLOOM's Split pattern, with a class inside a class), and tests/data/hf/NAME.bin.zst their ids from
  * scripts/tokenize_hf_variants.js (npm tokenizers@0.23.2) over every blns
  * string, the first 30 edge documents and every 200th multi document.
  * tests/data/hf/edge_variants.tsv lists more, encoded over the hand-written
@@ -24,7 +24,13 @@
  * token then an lstrip one, Replace by onig patterns with (?m) and {,n};
  * Punctuation, BertPreTokenizer, BertNormalizer, StripAccents and the four
  * normalization forms on characters newer than or recategorized since
- * their crates' Unicode. */
+ * their crates' Unicode. tests/data/hf/normalizer_variants.tsv lists
+ * normalizers over the strings of tests/data/hf/normalizer_texts.json:
+ * Lowercase of the capitals of Unicode 16 and 17 (Rust's to_lowercase
+ * knows them, utf8proc 2.8 not), Replace by patterns with empty matches
+ * (x*, "", lookahead: onig's find_iter matches at the text's end too and
+ * skips an empty match where the last match ended), Strip of white space
+ * of several bytes. */
 #include "tests/unit/json_edit.h"
 #include "tests/unit/tokenize_corpus.h"
 #include "tokenize/hf_json.h"
@@ -37,6 +43,10 @@
 #define EDGE_TEXTS "tests/data/hf/edge_texts.json"
 #define MIN_EDGE_TEXTS 50
 #define MIN_EDGE_VARIANTS 10
+#define NORMALIZER_VARIANTS "tests/data/hf/normalizer_variants.tsv"
+#define NORMALIZER_TEXTS "tests/data/hf/normalizer_texts.json"
+#define MIN_NORMALIZER_TEXTS 25
+#define MIN_NORMALIZER_VARIANTS 8
 
 static int check_variants(const char *tsv_path, const text_list *texts)
 {
@@ -92,6 +102,30 @@ static int check_variants(const char *tsv_path, const text_list *texts)
     return nvariants;
 }
 
+/* Checks the variants of tsv_path over the strings of the JSON array in
+ * texts_path (at least min_texts); how many variants it lists. */
+static int check_listed_texts(const char *texts_path, size_t min_texts, const char *tsv_path)
+{
+    size_t size;
+    char *text = slurp(texts_path, &size);
+    hj_doc doc;
+    wbuf err = WBUF_INIT;
+    text_list texts = {0};
+    int nvariants = 0;
+    if (ok(!hj_parse(text, size, &doc, &err) && doc.root.type == HJ_ARRAY, "%s: an array of strings%s%s", texts_path,
+           err.len ? ": " : "", err.len ? err.data : "")) {
+        for (size_t i = 0; i < doc.root.len; i++)
+            if (doc.root.items[i].type == HJ_STRING) text_list_add(&texts, doc.root.items[i].str, doc.root.items[i].len);
+        ok(texts.n == doc.root.len && texts.n >= min_texts, "%s: %zu texts", texts_path, texts.n);
+        nvariants = check_variants(tsv_path, &texts);
+        hj_free(&doc);
+    }
+    buf_free(&err);
+    free(text);
+    text_list_free(&texts);
+    return nvariants;
+}
+
 int main(void)
 {
     tok_corpus corpora[3];
@@ -105,23 +139,10 @@ int main(void)
     int nvariants = check_variants(VARIANTS, &docs);
     ok(nvariants >= 25, "%d variants listed", nvariants);
 
-    size_t esize;
-    char *etext = slurp(EDGE_TEXTS, &esize);
-    hj_doc edoc;
-    wbuf err = WBUF_INIT;
-    text_list edges = {0};
-    if (ok(!hj_parse(etext, esize, &edoc, &err) && edoc.root.type == HJ_ARRAY, "%s: an array of strings%s%s",
-           EDGE_TEXTS, err.len ? ": " : "", err.len ? err.data : "")) {
-        for (size_t i = 0; i < edoc.root.len; i++)
-            if (edoc.root.items[i].type == HJ_STRING) text_list_add(&edges, edoc.root.items[i].str, edoc.root.items[i].len);
-        ok(edges.n == edoc.root.len && edges.n >= MIN_EDGE_TEXTS, "%zu edge texts", edges.n);
-        int nedge = check_variants(EDGE_VARIANTS, &edges);
-        ok(nedge >= MIN_EDGE_VARIANTS, "%d edge variants listed", nedge);
-        hj_free(&edoc);
-    }
-    buf_free(&err);
-    free(etext);
-    text_list_free(&edges);
+    int nedge = check_listed_texts(EDGE_TEXTS, MIN_EDGE_TEXTS, EDGE_VARIANTS);
+    ok(nedge >= MIN_EDGE_VARIANTS, "%d edge variants listed", nedge);
+    int nnorm = check_listed_texts(NORMALIZER_TEXTS, MIN_NORMALIZER_TEXTS, NORMALIZER_VARIANTS);
+    ok(nnorm >= MIN_NORMALIZER_VARIANTS, "%d normalizer variants listed", nnorm);
     text_list_free(&docs);
     for (int c = 0; c < 3; c++) corpus_free(&corpora[c]);
     return done_testing();
