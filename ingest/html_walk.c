@@ -398,6 +398,10 @@ static size_t append_text(wbuf *dst, size_t block_start, const unsigned char *s,
             continue;
         }
         i++;
+        if (pre && c == '\r') { /* CR LF and a lone CR are one line break (the HTML standard's newline normalization) */
+            if (i < n && s[i] == '\n') continue;
+            c = '\n';
+        }
         if (pre && (c == '\n' || c == ' ' || c == '\t')) {
             if (dst->len > block_start) dst->data[dst->len++] = (char)c;
         } else if (is_space_byte(c) || c == ' ') {

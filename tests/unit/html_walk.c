@@ -41,6 +41,8 @@ int main(void)
 
     is_str(full("<pre>  x = 1\n  y = 2\n</pre><p>after</p>"), "x = 1\n  y = 2\n\nafter", "pre keeps its lines");
 
+    is_str(full("<pre>if (a)\r\n  b();\rc();\r\n</pre>"), "if (a)\n  b();\nc();",
+           "in pre, CR LF and a lone CR are one line break (the HTML standard's newline normalization)");
     is_str(full("<pre>a\n b</pre><p>after\n   the   pre</p>"), "a\n b\n\nafter the pre",
            "whitespace collapses again after </pre>");
 
