@@ -27,7 +27,7 @@ struct walk_frame {
 };
 
 /* What the walk does specially with a few tags besides their flags. */
-enum { SPECIAL_NONE, SPECIAL_HTML, SPECIAL_BODY, SPECIAL_META, SPECIAL_SCRIPT };
+enum { SPECIAL_NONE, SPECIAL_HTML, SPECIAL_BODY, SPECIAL_META, SPECIAL_SCRIPT, SPECIAL_DIALOG };
 
 typedef struct {
     const char *name;
@@ -39,14 +39,16 @@ typedef struct {
 #define T(name, flags) {name, flags, 0, SPECIAL_NONE}
 #define TH(name, flags, hints) {name, flags, hints, SPECIAL_NONE}
 #define TS(name, flags, special) {name, flags, 0, special}
-/* Sorted by name; a tag's id is its index. Tags not listed are inline. */
+/* Sorted by name; a tag's id is its index. Tags not listed are inline. Block and
+ * preformatted as in the HTML standard's rendering section (listing, plaintext,
+ * pre and xmp have white-space: pre; a dialog without open is display: none). */
 static const tag_info tag_table[] = {
     T("a", TAG_LINK), T("address", TAG_BLOCK), T("applet", TAG_SKIP), T("area", TAG_VOID), T("article", TAG_BLOCK),
     TH("aside", TAG_BLOCK, HINT_BOILER), T("audio", TAG_SKIP), T("base", TAG_VOID),
     T("blockquote", TAG_BLOCK | TAG_QUOTE),
     TS("body", TAG_BLOCK, SPECIAL_BODY), T("br", TAG_LINE | TAG_VOID), T("button", TAG_SKIP), T("canvas", TAG_SKIP),
     T("caption", TAG_LINE), T("center", TAG_BLOCK), T("col", TAG_VOID), T("colgroup", TAG_SKIP),
-    T("datalist", TAG_SKIP), T("dd", TAG_LINE | TAG_ITEM), T("details", TAG_BLOCK), T("dialog", TAG_BLOCK),
+    T("datalist", TAG_SKIP), T("dd", TAG_LINE | TAG_ITEM), T("details", TAG_BLOCK), TS("dialog", TAG_BLOCK, SPECIAL_DIALOG),
     T("dir", TAG_BLOCK), T("div", TAG_BLOCK), T("dl", TAG_BLOCK),
     T("dt", TAG_LINE | TAG_ITEM), T("embed", TAG_SKIP), T("fieldset", TAG_BLOCK),
     TH("figcaption", TAG_BLOCK, HINT_CAPTION), T("figure", TAG_BLOCK), TH("footer", TAG_BLOCK, HINT_BOILER),
@@ -55,12 +57,13 @@ static const tag_info tag_table[] = {
     T("h5", TAG_BLOCK | TAG_HEADING), T("h6", TAG_BLOCK | TAG_HEADING), T("head", TAG_HEAD), T("header", TAG_BLOCK),
     T("hgroup", TAG_BLOCK), T("hr", TAG_BLOCK | TAG_VOID), TS("html", TAG_BLOCK, SPECIAL_HTML), T("iframe", TAG_SKIP),
     T("img", TAG_VOID), T("input", TAG_VOID), T("legend", TAG_LINE), T("li", TAG_LINE | TAG_ITEM), T("link", TAG_VOID),
+    T("listing", TAG_BLOCK | TAG_PRE),
     T("main", TAG_BLOCK), T("map", TAG_SKIP), T("menu", TAG_BLOCK), TS("meta", TAG_VOID, SPECIAL_META),
     T("meter", TAG_SKIP), TH("nav", TAG_BLOCK, HINT_BOILER), T("noembed", TAG_SKIP), T("noframes", TAG_SKIP),
     T("noscript", TAG_SKIP), T("object", TAG_SKIP), T("ol", TAG_BLOCK), T("optgroup", TAG_SKIP),
     T("option", TAG_SKIP), T("output", TAG_SKIP), T("p", TAG_BLOCK | TAG_PARA), T("param", TAG_VOID),
-    T("picture", TAG_VOID), T("pre", TAG_BLOCK | TAG_PRE), T("progress", TAG_SKIP),
-    TS("script", TAG_SKIP, SPECIAL_SCRIPT),
+    T("picture", TAG_VOID), T("plaintext", TAG_BLOCK | TAG_PRE), T("pre", TAG_BLOCK | TAG_PRE), T("progress", TAG_SKIP),
+    TS("script", TAG_SKIP, SPECIAL_SCRIPT), T("search", TAG_BLOCK),
     T("section", TAG_BLOCK), T("select", TAG_SKIP), T("source", TAG_VOID), T("style", TAG_SKIP),
     T("summary", TAG_BLOCK), T("svg", TAG_SKIP), T("table", TAG_BLOCK), T("tbody", TAG_BLOCK),
     T("td", TAG_LINE | TAG_CELL), T("template", TAG_SKIP), T("textarea", TAG_SKIP), T("tfoot", TAG_BLOCK),
@@ -395,6 +398,10 @@ static size_t append_text(wbuf *dst, size_t block_start, const unsigned char *s,
             continue;
         }
         i++;
+        if (pre && c == '\r') { /* CR LF and a lone CR are one line break (the HTML standard's newline normalization) */
+            if (i < n && s[i] == '\n') continue;
+            c = '\n';
+        }
         if (pre && (c == '\n' || c == ' ' || c == '\t')) {
             if (dst->len > block_start) dst->data[dst->len++] = (char)c;
         } else if (is_space_byte(c) || c == ' ') {
@@ -433,7 +440,7 @@ static void on_characters(void *ctx, const char *text, size_t len)
 
 /* The attributes the walk reads. */
 enum { ATT_CLASS, ATT_ID, ATT_ROLE, ATT_STYLE, ATT_HIDDEN, ATT_ITEMPROP, ATT_NAME, ATT_PROPERTY, ATT_CONTENT,
-       ATT_LANG, ATT_XML_LANG, ATT_TYPE, ATT_COUNT };
+       ATT_LANG, ATT_XML_LANG, ATT_TYPE, ATT_OPEN, ATT_COUNT };
 
 /* An element's values of the attributes the walk reads: NULL when absent,
  * "" for an attribute without a value; the first wins when one repeats. */
@@ -450,6 +457,7 @@ static int att_kind(const char *s)
     case 'i': return !strcmp(s, "id") ? ATT_ID : !strcmp(s, "itemprop") ? ATT_ITEMPROP : -1;
     case 'l': return !strcmp(s, "lang") ? ATT_LANG : -1;
     case 'n': return !strcmp(s, "name") ? ATT_NAME : -1;
+    case 'o': return !strcmp(s, "open") ? ATT_OPEN : -1;
     case 'p': return !strcmp(s, "property") ? ATT_PROPERTY : -1;
     case 'r': return !strcmp(s, "role") ? ATT_ROLE : -1;
     case 's': return !strcmp(s, "style") ? ATT_STYLE : -1;
@@ -652,7 +660,7 @@ static void on_start(void *ctx, const char *name, uint16_t element, const char *
     }
     if (w->head_depth) return;
     name_facts class_facts = a.v[ATT_CLASS] ? cached_facts(w, a.v[ATT_CLASS]) : (name_facts){0, 0};
-    if (is_hidden(&a, class_facts.hidden)) {
+    if (is_hidden(&a, class_facts.hidden) || (tag->special == SPECIAL_DIALOG && !a.v[ATT_OPEN])) {
         w->skip_depth = 1;
         f->skip_root = 1;
         return;

@@ -41,6 +41,26 @@ int main(void)
 
     is_str(full("<pre>  x = 1\n  y = 2\n</pre><p>after</p>"), "x = 1\n  y = 2\n\nafter", "pre keeps its lines");
 
+    is_str(full("<pre>if (a)\r\n  b();\rc();\r\n</pre>"), "if (a)\n  b();\nc();",
+           "in pre, CR LF and a lone CR are one line break (the HTML standard's newline normalization)");
+    is_str(full("<pre>a\n b</pre><p>after\n   the   pre</p>"), "a\n b\n\nafter the pre",
+           "whitespace collapses again after </pre>");
+
+    /* HTML's rendering section: listing and plaintext are blocks with white-space: pre
+     * like pre and xmp, search is a block, dialog:not([open]) is display: none */
+    is_str(full("<listing>  x = 1\n  y = 2\n</listing><p>after</p>"), "x = 1\n  y = 2\n\nafter",
+           "listing keeps its lines, as pre does");
+    is_str(full("<p>r</p><plaintext>  a\n  b <p> c"), "r\n\na\n  b <p> c", "plaintext keeps its lines and markup as text");
+    is_str(full("a<search>b</search>c"), "a\n\nb\n\nc", "search is a block");
+    is_str(full("<p>top</p><dialog>modal <b>sign in</b></dialog><dialog open>shown</dialog>"), "top\n\nshown",
+           "a dialog without open is not rendered; an open one is");
+
+    is_str(full("<p>10&nbsp;km, Mr.\xc2\xa0Smith</p>"), "10 km, Mr. Smith", "no-break spaces are spaces");
+
+    is_str(full("<p>seen</p><div style='visibility: hidden'>v</div><div style='DISPLAY: None'>d</div>"
+                "<span style='Visibility:Hidden'>s</span>"),
+           "seen", "visibility: hidden hides; CSS in the style attribute is case-insensitive");
+
     is_str(full("<p>unclosed <b>bold <i>both</p><p>next"), "unclosed bold both\n\nnext", "broken nesting recovered");
 
     is_str(full("text with\x01 control\x7f chars"), "text with control chars", "control characters dropped");
