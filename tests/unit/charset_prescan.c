@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "ingest/charset.h"
 #include "tests/tap.h"
+#include "tests/unit/case_file.h"
 
 /* The cases the file holds. */
 #define HTML5LIB_ENCODING_CASES 75
@@ -28,32 +29,6 @@ static void page_encoding(const char *s, size_t n, char *out, size_t size)
     int declared = info.source == CHARSET_FROM_META || info.source == CHARSET_FROM_BOM;
     snprintf(out, size, "%s", declared ? info.name : "WINDOWS-1252");
     buf_free(&text);
-}
-
-static int hex_value(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-}
-
-/* Undoes the case file's escapes (those of charrefs.txt) in place; returns the length. */
-static size_t unescape(char *s)
-{
-    char *w = s;
-    for (const char *r = s; *r; r++) {
-        if (*r != '\\' || !r[1]) {
-            *w++ = *r;
-            continue;
-        }
-        r++;
-        if (*r == 't') *w++ = '\t';
-        else if (*r == 'n') *w++ = '\n';
-        else if (*r == 'x' && r[1] && r[2]) {
-            *w++ = (char)(hex_value(r[1]) * 16 + hex_value(r[2]));
-            r += 2;
-        } else *w++ = *r;
-    }
-    *w = 0;
-    return (size_t)(w - s);
 }
 
 /* True when iconv names a and b are one charset spelt alike but for '-' and
@@ -94,7 +69,7 @@ static int run_cases(const char *path, int *ncases)
         }
         *label = 0;
         ++*ncases;
-        size_t n = unescape(line);
+        size_t n = case_unescape(line);
         page_encoding(line, n, got, sizeof got);
         if (!same_charset(got, want) && failed++ < FAILURES_SHOWN)
             diag("%s:%d: '%.80s': got %s, want %s", path, lineno, line, got, want);

@@ -16,6 +16,7 @@
 #include "ingest/html_charref.h"
 #include "ingest/html_parse.h"
 #include "tests/tap.h"
+#include "tests/unit/case_file.h"
 
 /* The cases html5lib-tests holds for text and for attribute values. */
 #define HTML5LIB_TEXT_CASES 4654
@@ -75,32 +76,6 @@ static const char *attr_of(const char *html)
     return parse(html, strlen(html), 1);
 }
 
-static int hex_value(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-}
-
-/* Undoes the case file's escapes in place; returns the length. */
-static size_t unescape(char *s)
-{
-    char *w = s;
-    for (const char *r = s; *r; r++) {
-        if (*r != '\\' || !r[1]) {
-            *w++ = *r;
-            continue;
-        }
-        r++;
-        if (*r == 't') *w++ = '\t';
-        else if (*r == 'n') *w++ = '\n';
-        else if (*r == 'x' && r[1] && r[2]) {
-            *w++ = (char)(hex_value(r[1]) * 16 + hex_value(r[2]));
-            r += 2;
-        } else *w++ = *r;
-    }
-    *w = 0;
-    return (size_t)(w - s);
-}
-
 /* Runs every case of path; *ntext and *nattr count them by kind. Returns
  * the failures (a malformed line is one). */
 static int run_cases(const char *path, int *ntext, int *nattr)
@@ -133,8 +108,8 @@ static int run_cases(const char *path, int *ntext, int *nattr)
             continue;
         }
         (is_attr ? nattr : ntext)[0]++;
-        size_t n = unescape(input);
-        unescape(want);
+        size_t n = case_unescape(input);
+        case_unescape(want);
         const char *got = parse(input, n, is_attr);
         if (!got || strcmp(got, want)) {
             if (failed++ < FAILURES_SHOWN)

@@ -13,6 +13,7 @@
 #include "ingest/html.h"
 #include "ingest/html_parse.h"
 #include "tests/tap.h"
+#include "tests/unit/case_file.h"
 
 /* The cases the file holds. */
 #define HTML5LIB_SCRIPT_CASES 75
@@ -61,32 +62,6 @@ static void parse_script(const char *body, size_t n)
     buf_putc(&after_text, 0);
 }
 
-static int hex_value(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-}
-
-/* Undoes the case file's escapes (those of charrefs.txt) in place; returns the length. */
-static size_t unescape(char *s)
-{
-    char *w = s;
-    for (const char *r = s; *r; r++) {
-        if (*r != '\\' || !r[1]) {
-            *w++ = *r;
-            continue;
-        }
-        r++;
-        if (*r == 't') *w++ = '\t';
-        else if (*r == 'n') *w++ = '\n';
-        else if (*r == 'x' && r[1] && r[2]) {
-            *w++ = (char)(hex_value(r[1]) * 16 + hex_value(r[2]));
-            r += 2;
-        } else *w++ = *r;
-    }
-    *w = 0;
-    return (size_t)(w - s);
-}
-
 /* Runs every case of path, counting them in *ncases; returns the failures
  * (a malformed line is one). */
 static int run_cases(const char *path, int *ncases)
@@ -113,9 +88,9 @@ static int run_cases(const char *path, int *ncases)
         *want_script++ = 0;
         *want_after++ = 0;
         ++*ncases;
-        size_t n = unescape(line);
-        unescape(want_script);
-        unescape(want_after);
+        size_t n = case_unescape(line);
+        case_unescape(want_script);
+        case_unescape(want_after);
         parse_script(line, n);
         if (strcmp(script_text.data, want_script) || strcmp(after_text.data, want_after) || got.len) {
             if (failed++ < FAILURES_SHOWN)
