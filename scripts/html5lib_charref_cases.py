@@ -14,12 +14,11 @@ left out: the input stream's newline and NUL handling is not what these
 tests are about. One case a line: kind (text or attr), input, expected,
 separated by tabs; backslash, tab, newline and other control characters
 written as \\\\, \\t, \\n and \\xHH."""
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "ref"))
-from html_unescape_cases import escape  # noqa: E402 (the case file's escapes, written once)
+from html_unescape_cases import escape, print_tokenizer_cases  # noqa: E402 (the case file's format, written once)
 
 
 def case_of(test):
@@ -40,20 +39,8 @@ def case_of(test):
 
 
 def main() -> None:
-    root, commit = sys.argv[1], sys.argv[2]
-    files = sorted(f for f in os.listdir(root) if f.endswith(".test"))
-    print("# html5lib-tests %s, tokenizer/*.test: cases about character references" % commit)
-    print("# (https://github.com/html5lib/html5lib-tests, MIT licence: see LICENSE here)")
-    print("# written by scripts/html5lib_charref_cases.py; kind<TAB>input<TAB>expected")
-    seen = set()
-    for f in files:
-        with open(os.path.join(root, f), encoding="utf-8") as fh:
-            data = json.load(fh)
-        for test in data.get("tests", []):
-            case = case_of(test)
-            if case and case not in seen:
-                seen.add(case)
-                print("\t".join((case[0], escape(case[1]), escape(case[2]))))
+    print_tokenizer_cases(sys.argv[1], sys.argv[2], "cases about character references", "html5lib_charref_cases.py",
+                          "kind<TAB>input<TAB>expected", case_of, lambda case: [case[0], escape(case[1]), escape(case[2])])
 
 
 if __name__ == "__main__":

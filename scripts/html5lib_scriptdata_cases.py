@@ -16,13 +16,12 @@ tag with nothing to close; a case whose rest holds other markup is left out.
 Inputs with CR or NUL (newline and NUL handling of the input stream) and
 double-escaped cases are left out. One case a line: input, script text,
 text after, separated by tabs, escaped as in charrefs.txt."""
-import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "ref"))
-from html_unescape_cases import escape  # noqa: E402 (the case file's escapes, written once)
+from html_unescape_cases import escape, print_tokenizer_cases  # noqa: E402 (the case file's format, written once)
 
 END_TAG = "</script>"
 
@@ -55,20 +54,8 @@ def case_of(test):
 
 
 def main() -> None:
-    root, commit = sys.argv[1], sys.argv[2]
-    files = sorted(f for f in os.listdir(root) if f.endswith(".test"))
-    print("# html5lib-tests %s, tokenizer/*.test: cases in the script data state" % commit)
-    print("# (https://github.com/html5lib/html5lib-tests, MIT licence: see LICENSE here)")
-    print("# written by scripts/html5lib_scriptdata_cases.py; input<TAB>script text<TAB>text after")
-    seen = set()
-    for f in files:
-        with open(os.path.join(root, f), encoding="utf-8") as fh:
-            data = json.load(fh)
-        for test in data.get("tests", []):
-            case = case_of(test)
-            if case and case not in seen:
-                seen.add(case)
-                print("\t".join(escape(x) for x in case))
+    print_tokenizer_cases(sys.argv[1], sys.argv[2], "cases in the script data state", "html5lib_scriptdata_cases.py",
+                          "input<TAB>script text<TAB>text after", case_of, lambda case: [escape(x) for x in case])
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ the standard (a parse error only), so no such number is generated; C1 numbers
 pieces join into such a number ("&#" then "5") is drawn again."""
 import html
 import html.entities
+import json
+import os
 import random
 import re
 import sys
@@ -90,6 +92,26 @@ def escape(s: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def print_tokenizer_cases(root, commit, about, script, columns, case_of, fields):
+    """Prints, as a case file, the distinct cases case_of(test) keeps from
+    html5lib-tests' tokenizer tests in root (tokenizer/*.test), one a line:
+    fields(case) joined by tabs, under a header naming the commit, what the
+    cases are about, the script that wrote them and the columns."""
+    files = sorted(f for f in os.listdir(root) if f.endswith(".test"))
+    print("# html5lib-tests %s, tokenizer/*.test: %s" % (commit, about))
+    print("# (https://github.com/html5lib/html5lib-tests, MIT licence: see LICENSE here)")
+    print("# written by scripts/%s; %s" % (script, columns))
+    seen = set()
+    for f in files:
+        with open(os.path.join(root, f), encoding="utf-8") as fh:
+            data = json.load(fh)
+        for test in data.get("tests", []):
+            case = case_of(test)
+            if case and case not in seen:
+                seen.add(case)
+                print("\t".join(fields(case)))
 
 
 def main() -> None:
