@@ -4,7 +4,10 @@
 #ifndef WINNOW_TESTS_CASE_FILE_H
 #define WINNOW_TESTS_CASE_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 static inline int case_hex_value(char c)
 {
@@ -30,6 +33,19 @@ static inline size_t case_unescape(char *s)
     }
     *w = 0;
     return (size_t)(w - s);
+}
+
+/* Reads the next case of f into *line (getline's buffer and *cap), its '\n'
+ * removed, passing over comments ('#') and blank lines; *lineno counts the
+ * lines read. False at the end of the file. */
+static inline bool case_file_next(FILE *f, char **line, size_t *cap, int *lineno)
+{
+    while (getline(line, cap, f) > 0) {
+        ++*lineno;
+        (*line)[strcspn(*line, "\n")] = 0;
+        if ((*line)[0] != '#' && (*line)[0]) return true;
+    }
+    return false;
 }
 
 #endif

@@ -56,10 +56,7 @@ static int run_cases(const char *path, int *ncases)
     size_t cap = 0;
     int failed = 0, lineno = 0;
     *ncases = 0;
-    while (getline(&line, &cap, f) > 0) {
-        lineno++;
-        line[strcspn(line, "\n")] = 0;
-        if (line[0] == '#') continue;
+    while (case_file_next(f, &line, &cap, &lineno)) {
         char *label = strrchr(line, '\t');
         char want[40], got[40];
         if (!label || !charset_resolve_label(label + 1, want, sizeof want)) {

@@ -89,10 +89,7 @@ static int run_cases(const char *path, int *ntext, int *nattr)
     size_t cap = 0;
     int failed = 0, lineno = 0;
     *ntext = *nattr = 0;
-    while (getline(&line, &cap, f) > 0) {
-        lineno++;
-        line[strcspn(line, "\n")] = 0;
-        if (line[0] == '#' || !line[0]) continue;
+    while (case_file_next(f, &line, &cap, &lineno)) {
         char *input = strchr(line, '\t'), *want = input ? strchr(input + 1, '\t') : NULL;
         if (!want) {
             diag("%s:%d: not kind<TAB>input<TAB>expected", path, lineno);

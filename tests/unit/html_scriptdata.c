@@ -75,10 +75,7 @@ static int run_cases(const char *path, int *ncases)
     size_t cap = 0;
     int failed = 0, lineno = 0;
     *ncases = 0;
-    while (getline(&line, &cap, f) > 0) {
-        lineno++;
-        line[strcspn(line, "\n")] = 0;
-        if (line[0] == '#') continue;
+    while (case_file_next(f, &line, &cap, &lineno)) {
         char *want_script = strchr(line, '\t'), *want_after = want_script ? strchr(want_script + 1, '\t') : NULL;
         if (!want_after) {
             diag("%s:%d: not input<TAB>script text<TAB>text after", path, lineno);
