@@ -76,6 +76,15 @@ int main(void)
                   "The big cats nap in the warm sun.", sizeof text - strlen(text) - 1);
     is_str(run(&c, text, out, sizeof out), "keep", "11 newlines per 63 words of C4's output: kept");
 
+    /* lines C4 drops (they mention javascript) are no words of its output:
+     * 12 lines "Big cats nap." again, 11 / 48 */
+    repeat(text, sizeof text, "Big cats nap.", 12);
+    for (int i = 0; i < 6; i++)
+        strncat(text, "\nPlease enable JavaScript in your browser to see all of the comments on this page.",
+                sizeof text - strlen(text) - 1);
+    is_str(run(&c, text, out, sizeof out), "fineweb:list_ratio",
+           "the words of the lines C4 dropped are not counted (11 / 48, not 11 / 142)");
+
     filter_config_free(&c);
     return done_testing();
 }
