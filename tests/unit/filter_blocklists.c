@@ -1,8 +1,9 @@
 /* filter_blocklists.c - the URL and word block lists as docs/filter.md
  * defines them: a URL entry ignores scheme, www., user info, port, query,
- * fragment and a final '/'; word entries match case-insensitively (C4
- * lower-cases the text, and the entries are compared lower-cased too) where
- * flanked by non-word characters; the real LDNOOBW list loads whole. */
+ * fragment and a final '/' (an IPv6 literal's colons are no port); word
+ * entries match case-insensitively (C4 lower-cases the text, and the
+ * entries are compared lower-cased too) where flanked by non-word
+ * characters; the real LDNOOBW list loads whole. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ static const char *temp_file(char *path, const char *text)
 static void test_urls(void)
 {
     char path[] = "/tmp/winnow-blocklists-urls-XXXXXX";
-    url_blocklist *b = url_blocklist_load(temp_file(path, "# pages\nshop.example.net/cart\nbad.example.com\n"));
+    url_blocklist *b = url_blocklist_load(temp_file(path, "# pages\nshop.example.net/cart\nbad.example.com\nhttp://[2001:db8::1]/\n"));
     wbuf scratch = WBUF_INIT;
     const struct {
         const char *url;
@@ -41,11 +42,16 @@ static void test_urls(void)
         {"http://shop.example.net/checkout?next=/cart", false},
         {"http://x.bad.example.com/a?b#c", true},
         {"http://notbad.example.com/", false},
+        /* an IPv6 literal host (RFC 3986: in brackets) is the whole bracketed address */
+        {"http://[2001:db8::1]/page", true},
+        {"https://[2001:DB8::1]:8443/", true},
+        {"http://[2001:db8::2]/page", false},
+        {"http://[2001:db8::1:5]/", false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         ok(url_blocklist_match(b, cases[i].url, strlen(cases[i].url), &scratch) == cases[i].blocked, "%s %s",
            cases[i].url, cases[i].blocked ? "blocked" : "not blocked");
-    is_int(url_blocklist_size(b), 2, "two entries (the comment is none)");
+    is_int(url_blocklist_size(b), 3, "three entries (the comment is none)");
     url_blocklist_free(b);
     buf_free(&scratch);
     remove(path);
