@@ -82,6 +82,10 @@ static size_t normalize_url(const char *url, size_t len, wbuf *out)
     const char *at = memchr(url, '@', host_end);
     size_t host_start = at ? (size_t)(at - url) + 1 : 0;
     size_t port = host_start;
+    if (port < host_end && url[port] == '[') { /* an IPv6 literal (RFC 3986): its colons are not the port's */
+        const char *close = memchr(url + port, ']', host_end - port);
+        if (close) port = (size_t)(close - url);
+    }
     while (port < host_end && url[port] != ':') port++;
     if (port - host_start > 4 && strncasecmp(url + host_start, "www.", 4) == 0) host_start += 4;
     for (size_t i = host_start; i < port; i++) buf_putc(out, (char)tolower((unsigned char)url[i]));

@@ -116,7 +116,7 @@ static int set_value(filter_config *c, const setting *s, const char *value, char
         char *end;
         errno = 0;
         double v = strtod(value, &end);
-        if (end == value || *end || errno || v < 0) {
+        if (end == value || *end || errno || !(v >= 0)) { /* NaN too: every rule would pass it */
             snprintf(err, errlen, "%s: expected a non-negative number, got '%s'", s->name, value);
             return -1;
         }
@@ -227,6 +227,16 @@ void filter_config_print_help(FILE *f)
     }
 }
 
+/* Prints a number as the shortest of %.15g and %.17g that reads back as
+ * the same double (%g's 6 digits turn 4194304 into 4.1943e+06). */
+static void print_number(FILE *f, double v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%.15g", v);
+    if (strtod(text, NULL) != v) snprintf(text, sizeof text, "%.17g", v);
+    fputs(text, f);
+}
+
 /* Prints a list setting as one `name = entry` line per entry (one empty
  * line when it has none, which reads back as the empty list). */
 static void print_list(FILE *f, const char *name, const char *entries)
@@ -249,8 +259,11 @@ void filter_config_print(const filter_config *c, FILE *f)
         const char *field = (const char *)c + s->offset;
         if (s->kind == K_BOOL)
             fprintf(f, "%s = %s\n", s->name, *(const bool *)field ? "true" : "false");
-        else if (s->kind == K_NUM)
-            fprintf(f, "%s = %g\n", s->name, *(const double *)field);
+        else if (s->kind == K_NUM) {
+            fprintf(f, "%s = ", s->name);
+            print_number(f, *(const double *)field);
+            fputc('\n', f);
+        }
         else if (s->kind == K_LIST)
             print_list(f, s->name, *(char *const *)field);
         else

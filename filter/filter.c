@@ -203,9 +203,17 @@ void filter_document(const filter *f, filter_worker *w, const char *text, size_t
         if (changed) {
             cur = w->c4_text.data;
             cur_len = w->c4_text.len;
-            /* FineWeb counts the words of the kept lines */
+            /* FineWeb counts the words of C4's output: those of the kept
+             * lines, unless citation markers ([1], [edit]) were taken out of
+             * lines (only texts with a '['), whose words C4's output is
+             * tokenised again for */
             nwords = 0;
-            for (size_t i = 0; i < w->words.n; i++) nwords += w->rules.line_kept[w->words.w[i].line];
+            if (c->fineweb && c->c4_remove_citations && memchr(text, '[', n)) {
+                words_tokenize(&w->words, cur, cur_len, &f->stop);
+                nwords = w->words.n;
+            } else {
+                for (size_t i = 0; i < w->words.n; i++) nwords += w->rules.line_kept[w->words.w[i].line];
+            }
             r->text_changed = true;
         }
     }
