@@ -4,7 +4,8 @@
  * (raw control characters, bytes that are not UTF-8 inside and outside
  * strings, lone and paired surrogate escapes, upper-case hex, numbers RFC
  * 8259 forbids or serde_json finds out of range, white space and a BOM
- * around the object, an unknown or a repeated top-level member), and what
+ * around the object, an unknown or a repeated top-level member; a Bert,
+ * Roberta and Sequence post_processor: their BOS/EOS), and what
  * HF made of each (scripts/tokenize_hf_json_cases.js: npm tokenizers@0.23.2,
  * Tokenizer.fromFile): refused, or the ids of a text without and with
  * special tokens. Each file is written out and loaded by tokenizer_load:

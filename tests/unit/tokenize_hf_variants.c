@@ -24,7 +24,11 @@
  * token then an lstrip one, Replace by onig patterns with (?m) and {,n};
  * Punctuation, BertPreTokenizer, BertNormalizer, StripAccents and the four
  * normalization forms on characters newer than or recategorized since
- * their crates' Unicode. */
+ * their crates' Unicode; Digits (contiguous, or individual before a
+ * ByteLevel that adds a prefix space) before ByteLevel's regex, which the
+ * Command R+ scanner must not stand in for; a Split on a byte a Replace
+ * took out that NFKC or a Metaspace with that replacement brings back;
+ * CharDelimiterSplit; Metaspace "first" after a normalized added token. */
 #include "tests/unit/json_edit.h"
 #include "tests/unit/tokenize_corpus.h"
 #include "tokenize/hf_json.h"
