@@ -4,7 +4,8 @@
 // characters, bytes that are not UTF-8, surrogate escapes; ids written as
 // numbers RFC 8259 does not allow; white space or a BOM around the object,
 // an unknown or repeated top-level member, one of the wrong type, arrays
-// nested 127 and 128 deep), loaded by Hugging Face
+// nested 127 and 128 deep; a Bert, Roberta and Sequence post_processor; pre-tokenizers
+// without a member HF requires, a flag that is no boolean, Metaspace's old add_prefix_space), loaded by Hugging Face
 // tokenizers itself (npm tokenizers@0.23.2, Tokenizer.fromFile, as
 // transformers loads a tokenizer.json) and, when it loads, encoded (without
 // and with special tokens) over "a b " and the new key's text.
@@ -24,7 +25,9 @@ function file(c) {
   return Buffer.concat([
     Buffer.from(c.before ?? '', 'latin1'),
     Buffer.from('{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],"normalizer":null,' +
-                '"pre_tokenizer":{"type":"Whitespace"},"post_processor":null,"decoder":null,' + (c.member ?? '') +
+                '"pre_tokenizer":' + (c.pre ?? '{"type":"Whitespace"}') + ',"post_processor":' + (c.post ?? 'null') +
+                ',"decoder":null,' +
+                (c.member ?? '') +
                 '"model":{"type":"WordLevel",' + (c.extra ? '"extra":[' + c.extra + '],' : '') +
                 '"vocab":{"a":0,"b":1,"[UNK]":2,"', 'latin1'),
     key,
@@ -82,6 +85,27 @@ const cases = [
   ['truncation_object', { member: '"truncation":{"direction":"Right","max_length":512,"strategy":"LongestFirst","stride":0},' }],
   ['bom', { before: '\xef\xbb\xbf' }],
   ['text_after', { after: 'x' }],
+  ['bert_processing', { post: '{"type":"BertProcessing","sep":["b",1],"cls":["a",0]}' }],
+  ['roberta_processing', { post: '{"type":"RobertaProcessing","sep":["[UNK]",2],"cls":["b",1],' +
+                                  '"trim_offsets":true,"add_prefix_space":false}' }],
+  ['sequence_processing', { post: '{"type":"Sequence","processors":[{"type":"ByteLevel","add_prefix_space":false,' +
+                                   '"trim_offsets":false,"use_regex":false},{"type":"TemplateProcessing",' +
+                                   '"single":[{"SpecialToken":{"id":"b","type_id":0}},{"Sequence":{"id":"A","type_id":0}},' +
+                                   '{"SpecialToken":{"id":"a","type_id":0}}],"pair":[],"special_tokens":' +
+                                   '{"a":{"id":"a","ids":[0],"tokens":["a"]},"b":{"id":"b","ids":[1],"tokens":["b"]}}}]}' }],
+  ['pre_bytelevel_no_trim_offsets', { pre: '{"type":"ByteLevel","add_prefix_space":false}' }],
+  ['pre_split_no_invert', { pre: '{"type":"Split","pattern":{"String":" "},"behavior":"Removed"}' }],
+  ['pre_digits_no_individual', { pre: '{"type":"Sequence","pretokenizers":[{"type":"WhitespaceSplit"},{"type":"Digits"}]}' }],
+  ['pre_digits_flag_string', { pre: '{"type":"Digits","individual_digits":"true"}' }],
+  ['pre_digits_flag_false', { pre: '{"type":"Sequence","pretokenizers":[{"type":"WhitespaceSplit"},' +
+                                   '{"type":"Digits","individual_digits":false}]}' }],
+  ['pre_metaspace_no_replacement', { pre: '{"type":"Metaspace","prepend_scheme":"always"}', key: '\\u2581c' }],
+  ['pre_metaspace_no_prefix', { pre: '{"type":"Metaspace","replacement":"\\u2581","add_prefix_space":false}', key: '\\u2581c' }],
+  ['pre_metaspace_no_prefix_first', { pre: '{"type":"Metaspace","replacement":"\\u2581","add_prefix_space":false,' +
+                                           '"prepend_scheme":"first"}', key: '\\u2581c' }],
+  ['pre_metaspace_no_prefix_never', { pre: '{"type":"Metaspace","replacement":"\\u2581","add_prefix_space":false,' +
+                                           '"prepend_scheme":"never","split":null}', key: '\\u2581c' }],
+  ['pre_metaspace_prefix', { pre: '{"type":"Metaspace","replacement":"\\u2581","add_prefix_space":true}', key: '\\u2581c' }],
 ];
 
 (async () => {

@@ -12,7 +12,14 @@
  *
  * Splitting follows HF's NormalizedString::split: the pattern's matches and
  * the gaps between them tile the piece, invert swaps the two, the behavior
- * decides what becomes a piece, and empty pieces are dropped. */
+ * decides what becomes a piece, and empty pieces are dropped.
+ *
+ * Members are read as HF's serde reads them (tokenizers 0.23): a file that
+ * lacks one HF requires (ByteLevel's add_prefix_space and trim_offsets,
+ * Split's invert, Digits' individual_digits, Metaspace's replacement), has a
+ * flag that is not true or false, or a Metaspace add_prefix_space false with
+ * a scheme other than "never" (the default "always" included) is refused,
+ * as HF refuses it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,7 +32,7 @@
 #include "tokenize/pretokenize.h"
 #include "tokenize/unicode_class.h"
 
-#define METASPACE_DEFAULT "\xE2\x96\x81" /* U+2581, SentencePiece's space */
+#define METASPACE_DEFAULT_SCHEME "always" /* HF's, when prepend_scheme is absent */
 #define PIECE_BATCH 64            /* piece ends a scanner gives per call */
 /* What of a piece from offset at on lies at original offset 0, when its first z bytes do. */
 #define ALIGNED_FROM(z, at) ((z) > (at) ? (z) - (at) : 0)
@@ -41,10 +48,30 @@ hf_pretok_step *hf_pretok_add_step(hf_pipeline *p, hf_pretok_kind kind)
     return st;
 }
 
-static bool get_bool(const hj_node *o, const char *key, bool dflt)
+/* How HF's serde reads a boolean member: one it requires, one with a
+ * default when absent, or an Option<bool> (absent or null: the default). */
+typedef enum { FLAG_REQUIRED, FLAG_DEFAULT, FLAG_OPTIONAL } flag_rule;
+
+/* Reads the boolean member key of o into *out; refuses (as HF does) one
+ * that rule requires and is absent, or one that is not true or false. */
+static int read_flag(const hj_node *o, const char *key, flag_rule rule, bool dflt, const char *path, bool *out,
+                     wbuf *err)
 {
     const hj_node *v = hj_get(o, key);
-    return v && v->type == HJ_BOOL ? v->boolean : dflt;
+    if (!v || (v->type == HJ_NULL && rule == FLAG_OPTIONAL)) {
+        if (rule == FLAG_REQUIRED) {
+            buf_printf(err, "%s.%s: missing", path, key);
+            return -1;
+        }
+        *out = dflt;
+        return 0;
+    }
+    if (v->type != HJ_BOOL) {
+        buf_printf(err, "%s.%s: not true or false", path, key);
+        return -1;
+    }
+    *out = v->boolean;
+    return 0;
 }
 
 static int read_behavior(const hj_node *node, const char *path, hf_behavior *b, wbuf *err)
@@ -169,7 +196,7 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
             if (!pat) buf_printf(err, "%s.pattern: missing", path);
             return -1;
         }
-        st->invert = get_bool(node, "invert", false);
+        if (read_flag(node, "invert", FLAG_REQUIRED, false, path, &st->invert, err)) return -1;
         if (hf_pattern_load(pat, path, &st->literal, &st->literal_len, &st->re, err)) return -1;
         st->match = st->re ? HM_REGEX : HM_STRING;
         if (st->match == HM_STRING && !st->literal_len) {
@@ -192,14 +219,17 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
     }
     if (!strcmp(type, "ByteLevel")) {
         hf_pretok_step *st = hf_pretok_add_step(p, HP_BYTE_LEVEL);
-        st->add_prefix_space = get_bool(node, "add_prefix_space", true);
-        st->use_regex = get_bool(node, "use_regex", true);
-        return 0;
+        bool trim_offsets; /* moves offsets only, which winnow does not give; HF requires it */
+        return read_flag(node, "add_prefix_space", FLAG_REQUIRED, false, path, &st->add_prefix_space, err) ||
+                       read_flag(node, "trim_offsets", FLAG_REQUIRED, false, path, &trim_offsets, err) ||
+                       read_flag(node, "use_regex", FLAG_DEFAULT, true, path, &st->use_regex, err)
+                   ? -1
+                   : 0;
     }
     if (!strcmp(type, "Metaspace")) {
         hf_pretok_step *st = hf_pretok_add_step(p, HP_METASPACE);
-        const hj_node *r = hj_get(node, "replacement");
-        const char *rep = r && r->type == HJ_STRING ? r->str : METASPACE_DEFAULT;
+        const hj_node *r = hj_get(node, "replacement"), *sch = hj_get(node, "prepend_scheme");
+        const char *rep = r && r->type == HJ_STRING ? r->str : "";
         size_t rlen = strlen(rep);
         if (rlen == 0 || rlen >= sizeof st->replacement || utf8_valid_seq((const unsigned char *)rep, rlen) != rlen) {
             buf_printf(err, "%s.replacement: must be one character", path);
@@ -207,9 +237,11 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
         }
         memcpy(st->replacement, rep, rlen);
         st->replacement_len = rlen;
-        st->split = get_bool(node, "split", true);
-        const char *scheme = hj_get_str(node, "prepend_scheme");
-        if (!scheme) scheme = get_bool(node, "add_prefix_space", true) ? "always" : "never";
+        bool add_prefix_space; /* the older setting: HF takes only false, and only with the scheme "never" */
+        if (read_flag(node, "split", FLAG_OPTIONAL, true, path, &st->split, err) ||
+            read_flag(node, "add_prefix_space", FLAG_OPTIONAL, true, path, &add_prefix_space, err))
+            return -1;
+        const char *scheme = !sch ? METASPACE_DEFAULT_SCHEME : sch->type == HJ_STRING ? sch->str : "(not a string)";
         if (!strcmp(scheme, "always")) st->prepend = HF_PREPEND_ALWAYS;
         else if (!strcmp(scheme, "first")) st->prepend = HF_PREPEND_FIRST;
         else if (!strcmp(scheme, "never")) st->prepend = HF_PREPEND_NEVER;
@@ -217,12 +249,18 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
             buf_printf(err, "%s.prepend_scheme: unknown scheme %s", path, scheme);
             return -1;
         }
+        if (!add_prefix_space && st->prepend != HF_PREPEND_NEVER) {
+            buf_printf(err, "%s.add_prefix_space: false does not match prepend_scheme %s", path, scheme);
+            return -1;
+        }
         return 0;
     }
     if (!strcmp(type, "Digits")) {
         hf_pretok_step *st = hf_pretok_add_step(p, HP_SPLIT);
         st->match = HM_DIGIT;
-        st->behavior = get_bool(node, "individual_digits", false) ? HB_ISOLATED : HB_CONTIGUOUS;
+        bool individual;
+        if (read_flag(node, "individual_digits", FLAG_REQUIRED, false, path, &individual, err)) return -1;
+        st->behavior = individual ? HB_ISOLATED : HB_CONTIGUOUS;
         return 0;
     }
     if (!strcmp(type, "Punctuation")) {

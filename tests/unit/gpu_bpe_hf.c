@@ -100,7 +100,7 @@ static void compare_random(gpu_bpe *g, const tokenizer *t)
 static void check_pair_rank(gpu_bpe_mode mode)
 {
     wbuf json = WBUF_INIT, err = WBUF_INIT;
-    buf_puts(&json, "{\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":true},"
+    buf_puts(&json, "{\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true,\"use_regex\":true},"
                     "\"model\":{\"type\":\"BPE\",\"vocab\":{");
     int next = 256;
     for (int b = 0; b < 256; b++) { /* GPT-2's byte alphabet: printable bytes are themselves */

@@ -160,18 +160,20 @@ static void bad_files(void)
         {"{\"model\":{\"type\":\"WordPiece\",\"unk_token\":\"[UNK]\",\"vocab\":{}}}", "model.unk_token"},
         {"{\"pre_tokenizer\":{\"type\":\"UnicodeScripts\"},\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
          "pre_tokenizer.type"},
-        {"{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Digits\"},{\"type\":\"CharDelimiterSplit\"}]},"
+        {"{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Digits\",\"individual_digits\":false},{\"type\":\"CharDelimiterSplit\"}]},"
          "\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
          "pre_tokenizer.pretokenizers[1].delimiter"},
-        {"{\"pre_tokenizer\":{\"type\":\"Split\",\"pattern\":{\"Regex\":\"\\\\h+\"},\"behavior\":\"Isolated\"},"
+        {"{\"pre_tokenizer\":{\"type\":\"Split\",\"pattern\":{\"Regex\":\"\\\\h+\"},\"behavior\":\"Isolated\",\"invert\":false},"
          "\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
          "pre_tokenizer.pattern.Regex"},
         {"{\"normalizer\":{\"type\":\"Precompiled\",\"precompiled_charsmap\":\"\"},\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
          "normalizer.precompiled_charsmap"},
         {"{\"normalizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
          "normalizer.type"},
-        {"{\"pre_tokenizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a b\"]}}",
+        {"{\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a b\"]}}",
          "model.merges[0]"},
+        {"{\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true},\"model\":{\"type\":\"WordPiece\",\"unk_token\":\"a\",\"vocab\":{\"a\":0}}}",
+         "model.type: WordPiece after a ByteLevel"},
         {"{\"model\":{\"type\":\"BPE\",\"dropout\":0.1,\"vocab\":{},\"merges\":[]}}", "model.dropout"},
         {"{\"model\":{\"type\":\"BPE\",\"continuing_subword_prefix\":\"##\",\"vocab\":{},\"merges\":[]}}",
          "model.continuing_subword_prefix"},

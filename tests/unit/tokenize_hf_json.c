@@ -4,7 +4,10 @@
  * (raw control characters, bytes that are not UTF-8 inside and outside
  * strings, lone and paired surrogate escapes, upper-case hex, numbers RFC
  * 8259 forbids or serde_json finds out of range, white space and a BOM
- * around the object, an unknown or a repeated top-level member), and what
+ * around the object, an unknown or a repeated top-level member; a Bert,
+ * Roberta and Sequence post_processor: their BOS/EOS; a pre-tokenizer
+ * without a member HF requires, with a flag that is not a boolean, or a
+ * Metaspace with the older add_prefix_space), and what
  * HF made of each (scripts/tokenize_hf_json_cases.js: npm tokenizers@0.23.2,
  * Tokenizer.fromFile): refused, or the ids of a text without and with
  * special tokens. Each file is written out and loaded by tokenizer_load:
@@ -35,7 +38,14 @@ static const struct {
 } REFUSAL_SAYS[] = {{"bom", "byte order mark"},       {"unknown_member_last", "\"comment\": not a member"},
                     {"control_1f", "control character"}, {"lone_low", "lone surrogate"},
                     {"nested_128", "nested too deep"},   {"number_out_of_range", "out of range"},
-                    {"not_utf8_cut", "not UTF-8"},        {"number_leading_zero", "bad number"}};
+                    {"not_utf8_cut", "not UTF-8"},        {"number_leading_zero", "bad number"},
+                    {"pre_bytelevel_no_trim_offsets", "pre_tokenizer.trim_offsets: missing"},
+                    {"pre_split_no_invert", "pre_tokenizer.invert: missing"},
+                    {"pre_digits_no_individual", "pre_tokenizer.pretokenizers[1].individual_digits: missing"},
+                    {"pre_digits_flag_string", "pre_tokenizer.individual_digits: not true or false"},
+                    {"pre_metaspace_no_replacement", "pre_tokenizer.replacement"},
+                    {"pre_metaspace_no_prefix", "add_prefix_space: false does not match prepend_scheme always"},
+                    {"pre_metaspace_no_prefix_first", "add_prefix_space: false does not match prepend_scheme first"}};
 
 static const char *refusal_says(const char *name)
 {

@@ -24,7 +24,12 @@
  * token then an lstrip one, Replace by onig patterns with (?m) and {,n};
  * Punctuation, BertPreTokenizer, BertNormalizer, StripAccents and the four
  * normalization forms on characters newer than or recategorized since
- * their crates' Unicode. tests/data/hf/normalizer_variants.tsv lists
+ * their crates' Unicode; Digits (contiguous, or individual before a
+ * ByteLevel that adds a prefix space) before ByteLevel's regex, which the
+ * Command R+ scanner must not stand in for; a Split on a byte a Replace
+ * took out that NFKC or a Metaspace with that replacement brings back;
+ * CharDelimiterSplit; Metaspace "first" after a normalized added token.
+ * tests/data/hf/normalizer_variants.tsv lists
  * normalizers over the strings of tests/data/hf/normalizer_texts.json:
  * Lowercase of the capitals of Unicode 16 and 17 (Rust's to_lowercase
  * knows them, utf8proc 2.8 not), Replace by patterns with empty matches
