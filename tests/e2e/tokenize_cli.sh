@@ -63,6 +63,18 @@ is "$(python3 -c 'import json, sys
 cut = [json.loads(l)["text"] for l in open(sys.argv[1], encoding="utf-8")]
 orig = [json.loads(l)["text"] for l in open(sys.argv[2], encoding="utf-8")]
 print(len(cut), cut == orig[:len(cut)])' $TMP/cut.jsonl $TMP/edge.jsonl)" "$((docs - 1)) True" "every document before the cut is decoded"
+# a stream cut inside the next document's u32 count (2 of its 4 bytes): the same
+size=$(wc -c < $TMP/cl100k_base.bin)
+{ cat $TMP/cl100k_base.bin; printf '\005\000'; } > $TMP/cutcount.bin
+$WINNOW tokenize -q --decode $CL $TMP/cutcount.bin > $TMP/cutcount.jsonl 2> $TMP/cutcount.err
+is "$?" 2 "--decode of a stream cut inside a document's count exits 2"
+ok "and names the document and its offset" grep -q "cutcount.bin: document $docs at offset $size: stream ends inside the document" $TMP/cutcount.err
+ok "every whole document before it is decoded" cmp $TMP/cutcount.jsonl $TMP/dec.jsonl
+# a stream that cannot be opened: named, exit 2, the streams after it decoded
+$WINNOW tokenize -q --decode $CL $TMP/nosuch.bin $TMP/cl100k_base.bin > $TMP/nosuch.jsonl 2> $TMP/nosuch.err
+is "$?" 2 "--decode of a missing stream exits 2"
+ok "and names it" grep -q "nosuch.bin" $TMP/nosuch.err
+ok "the stream after it is decoded" cmp $TMP/nosuch.jsonl $TMP/dec.jsonl
 # damaged compression: a zstd frame of the stream cut after its header, before
 # anything decodes; the reader reports it and --decode exits 2 (as tokenize, filter,
 # dedup and shard do), not 0 with no documents
