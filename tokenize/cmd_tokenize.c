@@ -58,9 +58,10 @@ static void usage(FILE *f)
             "  --decode            read --format bin streams and write each document's text back as\n"
             "                      a JSON line {\"text\":...} (special tokens appear as their names;\n"
             "                      a tokenizer.json decodes through its decoder, a .model through\n"
-            "                      SentencePiece)\n"
+            "                      SentencePiece); --stats counts the documents (in, out, failed\n"
+            "                      truncated_document, tokens)\n"
             "  --ids LIST          with --decode: write the text of these ids (\"15339,1917\") as raw\n"
-            "                      bytes instead of reading streams\n"
+            "                      bytes (to -o, default stdout) instead of reading streams\n"
             "  --device D          auto: the GPU when one is usable, else the CPU (default;\n"
             "                      input files under 1 GiB in all stay on the CPU, and stdin\n"
             "                      takes the GPU only after its first 256 MiB);\n"
@@ -84,11 +85,15 @@ static bool output_is_dir(const char *path)
     return path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
-/* --decode: bin streams back to JSON lines of text. */
+/* --decode: bin streams back to JSON lines of text; counted as a stage counts
+ * (in: documents begun, out: decoded, failed: cut by the stream's end) into
+ * --stats and the summary. */
 static int decode_streams(const tokenizer *t, const stage_opts *o)
 {
     woutput *out = output_open(o->output, o->zstd_level);
     int status = EXIT_OK, nin = o->ninputs ? o->ninputs : 1;
+    wstats counts;
+    stats_init(&counts);
     tok_ids ids = {0};
     wbuf text = WBUF_INIT, line = WBUF_INIT;
     for (int f = 0; f < nin; f++) {
@@ -103,6 +108,7 @@ static int decode_streams(const tokenizer *t, const stage_opts *o)
             uint64_t at = input_offset(in);
             size_t got = input_read(in, &n, sizeof n);
             if (got == 0) break;
+            counts.in++;
             ids.n = 0;
             while (got == sizeof n && ids.n < n) {
                 uint32_t id;
@@ -113,8 +119,11 @@ static int decode_streams(const tokenizer *t, const stage_opts *o)
                 warnf("%s: document %llu at offset %llu: stream ends inside the document", input_name(in),
                       (unsigned long long)doc, (unsigned long long)at);
                 status = EXIT_FATAL;
+                stats_fail(&counts, "truncated_document");
                 break;
             }
+            counts.out++;
+            stats_add(&counts, "tokens", (double)ids.n);
             buf_clear(&text);
             size_t unknown = tokenizer_decode(t, ids.ids, ids.n, &text);
             if (unknown)
@@ -127,17 +136,22 @@ static int decode_streams(const tokenizer *t, const stage_opts *o)
             output_write(out, line.data, line.len);
         }
         if (input_errors(in)) status = EXIT_FATAL; /* damaged compression: reported by the reader, ids lost */
+        counts.bytes_in += input_offset(in);
         input_close(in);
     }
+    counts.bytes_out = output_bytes(out);
     output_close(out);
+    if (o->stats_path) stats_write_json(&counts, "tokenize", o->stats_path);
+    if (!o->quiet) stats_print_summary(&counts, winnow_prog);
+    stats_free(&counts);
     ids_free(&ids);
     buf_free(&text);
     buf_free(&line);
     return status;
 }
 
-/* --decode --ids LIST: the raw text of the ids in LIST on stdout. */
-static int decode_id_list(const tokenizer *t, const char *list)
+/* --decode --ids LIST: the raw text of the ids in LIST, to -o (default stdout). */
+static int decode_id_list(const tokenizer *t, const char *list, const stage_opts *o)
 {
     tok_ids ids = {0};
     wbuf text = WBUF_INIT;
@@ -151,7 +165,9 @@ static int decode_id_list(const tokenizer *t, const char *list)
     }
     size_t unknown = tokenizer_decode(t, ids.ids, ids.n, &text);
     if (unknown) warnf("--ids: %zu ids not in the vocabulary, skipped", unknown);
-    fwrite(text.data ? text.data : "", 1, text.len, stdout);
+    woutput *out = output_open(o->output, o->zstd_level);
+    output_write(out, text.data ? text.data : "", text.len);
+    output_close(out);
     ids_free(&ids);
     buf_free(&text);
     return unknown ? EXIT_FATAL : EXIT_OK;
@@ -227,7 +243,9 @@ int cmd_tokenize(int argc, char **argv)
     if (decode) {
         const char *refused = tokenizer_decode_refused(&tok);
         if (refused) dief(EXIT_USAGE, "--decode: the decoder %s of %s is not supported", refused, tok.name);
-        int rc = id_list ? decode_id_list(&tok, id_list) : decode_streams(&tok, &so);
+        if (so.rejects_path) dief(EXIT_USAGE, "--rejects does not go with --decode: decoding drops no document");
+        if (id_list && so.stats_path) dief(EXIT_USAGE, "--stats goes with decoding streams, not with --ids");
+        int rc = id_list ? decode_id_list(&tok, id_list, &so) : decode_streams(&tok, &so);
         tokenizer_free(&tok);
         return rc;
     }

@@ -54,9 +54,17 @@ fi
 # counted, the run goes on; the report names it.
 pipeline_file "$TMP/f.ini" "$TMP/in" "$TMP/fwork" "$TMP/fout" 2
 "$WINNOW" run -q --step docs --rank 1 "$TMP/f.ini"; is "$?" 0 "one task of a run on its own (--step docs --rank 1)"
+# the started run relaunched with the other compress setting: refused, exit 1
+sed 's/^tasks = 2/tasks = 2\ncompress = false/' "$TMP/f.ini" > "$TMP/fc.ini"
+"$WINNOW" run -q "$TMP/fc.ini" 2> "$TMP/e"; is "$?" 1 "compress changed on a started run: exit 1"
+ok "the refusal says the run started with compress = true" grep -q 'started with compress = true' "$TMP/e"
 mv "$TMP/in/a.jsonl.gz" "$TMP/a.jsonl.gz"
 "$WINNOW" run "$TMP/f.ini" 2> "$TMP/e"; is "$?" 0 "a failing input file does not stop the run"
 ok "the failing file is named" grep -q 'input file failed: .*a.jsonl.gz' "$TMP/e"
+# the run goes on with its plan's list (a, b, c), the sizes of the files still there counted
+want=$(($(stat -c %s "$TMP/in/b.jsonl.gz") + $(stat -c %s "$TMP/in/c.jsonl")))
+is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["input_bytes"])' "$TMP/fwork/report.json")" "$want" \
+    "the report's input_bytes: the sizes of the plan's files still there"
 is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["failed_files"])' "$TMP/fwork/report.json")" 1 "the report counts one failed file"
 ok "the readable summary names it" grep -q 'failed: .*a.jsonl.gz' "$TMP/fwork/report.txt"
 ok "the other files made shards" test -s "$TMP/fout/manifest.json"

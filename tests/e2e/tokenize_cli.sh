@@ -1,8 +1,9 @@
 #!/bin/sh
 # tokenize_cli.sh - winnow tokenize and winnow vocab end to end: exact ids
-# through the CLI (bin and jsonl, any -j), decoding back, BOS/EOS and special
-# tokens, the Llama 3 vectors, a Hugging Face tokenizer.json made from GPT-2's
-# encoder.json + vocab.bpe, the vocabulary cache, bad input accounting.
+# through the CLI (bin and jsonl, any -j), decoding back (its counts in --stats,
+# cut and missing streams, --ids to -o), BOS/EOS and special tokens, the Llama 3
+# vectors, a Hugging Face tokenizer.json made from GPT-2's encoder.json +
+# vocab.bpe, the vocabulary cache, bad input accounting.
 . tests/lib.sh
 command -v python3 >/dev/null || skip_all "python3 missing"
 V=$SHARED/vocab
@@ -63,6 +64,41 @@ is "$(python3 -c 'import json, sys
 cut = [json.loads(l)["text"] for l in open(sys.argv[1], encoding="utf-8")]
 orig = [json.loads(l)["text"] for l in open(sys.argv[2], encoding="utf-8")]
 print(len(cut), cut == orig[:len(cut)])' $TMP/cut.jsonl $TMP/edge.jsonl)" "$((docs - 1)) True" "every document before the cut is decoded"
+# a stream cut inside the next document's u32 count (2 of its 4 bytes): the same
+size=$(wc -c < $TMP/cl100k_base.bin)
+{ cat $TMP/cl100k_base.bin; printf '\005\000'; } > $TMP/cutcount.bin
+$WINNOW tokenize -q --decode $CL $TMP/cutcount.bin > $TMP/cutcount.jsonl 2> $TMP/cutcount.err
+is "$?" 2 "--decode of a stream cut inside a document's count exits 2"
+ok "and names the document and its offset" grep -q "cutcount.bin: document $docs at offset $size: stream ends inside the document" $TMP/cutcount.err
+ok "every whole document before it is decoded" cmp $TMP/cutcount.jsonl $TMP/dec.jsonl
+# --decode --stats: the documents read (in), decoded (out) and cut (failed), counted
+# from the stream itself by Python: in = out + failed
+statline() { python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+print(s["in"], s["out"], s["failed"], s["failed_by_kind"], s["extra"].get("tokens"), s["bytes_in"], s["bytes_out"], s["balanced"])' "$1"; }
+wantstat() { python3 -c 'import os, struct, sys
+data = open(sys.argv[1], "rb").read(); out = os.path.getsize(sys.argv[2])
+at = docs = cut = ids = 0
+while at < len(data):
+    if at + 4 > len(data): cut = 1; break
+    n = struct.unpack_from("<I", data, at)[0]
+    if at + 4 + 4 * n > len(data): cut = 1; break
+    docs += 1; ids += n; at += 4 + 4 * n
+print(docs + cut, docs, cut, {"truncated_document": cut} if cut else {}, ids, len(data), out, "True")' "$1" "$2"; }
+$WINNOW tokenize -q --decode $CL --stats $TMP/dstats.json $TMP/cl100k_base.bin > $TMP/dstats.jsonl
+is "$(statline $TMP/dstats.json)" "$(wantstat $TMP/cl100k_base.bin $TMP/dstats.jsonl)" "--decode --stats: in, out, tokens and bytes of a whole stream"
+$WINNOW tokenize -q --decode $CL --stats $TMP/dstats.json $TMP/cutcount.bin > $TMP/dstats.jsonl 2> /dev/null
+is "$(statline $TMP/dstats.json)" "$(wantstat $TMP/cutcount.bin $TMP/dstats.jsonl)" "--decode --stats: the cut document counted failed (truncated_document)"
+# --decode drops nothing: --rejects is refused; --ids decodes no stream: --stats is refused
+$WINNOW tokenize -q --decode $CL --rejects $TMP/r.jsonl $TMP/cl100k_base.bin > /dev/null 2> $TMP/e
+is "$?" 1 "--decode --rejects: exit 1"
+$WINNOW tokenize -q --decode $CL --ids 15339 --stats $TMP/s.json > /dev/null 2> $TMP/e
+is "$?" 1 "--decode --ids --stats: exit 1"
+# a stream that cannot be opened: named, exit 2, the streams after it decoded
+$WINNOW tokenize -q --decode $CL $TMP/nosuch.bin $TMP/cl100k_base.bin > $TMP/nosuch.jsonl 2> $TMP/nosuch.err
+is "$?" 2 "--decode of a missing stream exits 2"
+ok "and names it" grep -q "nosuch.bin" $TMP/nosuch.err
+ok "the stream after it is decoded" cmp $TMP/nosuch.jsonl $TMP/dec.jsonl
 # damaged compression: a zstd frame of the stream cut after its header, before
 # anything decodes; the reader reports it and --decode exits 2 (as tokenize, filter,
 # dedup and shard do), not 0 with no documents
@@ -73,6 +109,8 @@ ok "and the reader names the damage" grep -q "damaged.bin.zst: truncated zstd fr
 is "$(wc -c < $TMP/damaged.jsonl | tr -d ' ')" 0 "nothing decoded, nothing written"
 
 is "$($WINNOW tokenize -q --decode $CL --ids 15339,100257)" "hello<|endoftext|>" "--decode --ids writes the ids' text"
+$WINNOW tokenize -q --decode $CL --ids 15339,100257 -o $TMP/ids.txt > $TMP/ids.stdout
+is "$(cat $TMP/ids.txt)/$(wc -c < $TMP/ids.stdout | tr -d ' ')" "hello<|endoftext|>/0" "--decode --ids -o FILE writes the text to FILE, not stdout"
 # cl100k_base has no id 100300 (its last is 100276): reported, counted, left out, exit 2
 $WINNOW tokenize -q --decode $CL --ids 15339,100300 > $TMP/unknown.out 2> $TMP/unknown.err
 is "$?" 2 "--decode --ids with an unknown id exits 2"

@@ -309,6 +309,12 @@ int main(void)
     ok(found == 4 && nspans >= 4, "gzip plan: every member is a candidate (%zu candidates)", nspans);
     ok(spans[0].out_hint == cut[1], "gzip plan: a member's size from the length before the next");
     free(spans);
+    /* a target over the whole file: the members (under it) are still planned, as one unit to the file's end */
+    units_plan(UNITS_GZIP, (const unsigned char *)f.data, f.len, (size_t)1 << 30, (size_t)1 << 30, &spans, &nspans,
+               &covered);
+    ok(nspans == 1 && spans[0].start == 0 && spans[0].end == f.len && spans[0].out_hint >= n,
+       "gzip plan: the last run of members, under the target, is a unit to the file's end (%zu units)", nspans);
+    free(spans);
     /* one unit of all 4 members: the chain goes on at each member boundary, at
      * the output of the members before it (RFC 1952: members simply concatenate),
      * and at no offset inside a member */

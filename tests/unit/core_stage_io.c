@@ -6,7 +6,9 @@
  * byte as Python's json names it; an input that cannot be opened is reported
  * and makes the exit status 2 while the others are read; the stats' bytes_out
  * is the size of the output written, also by a stage that writes its own
- * format (emit). Real documents: OLMo's C4 sample. */
+ * format (emit); a line of only tabs and spaces is blank whatever it starts
+ * with; '-' (stdin) after other inputs is read in its place; bytes_in is the
+ * decoded size of the documents' lines. Real documents: OLMo's C4 sample. */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -91,7 +93,8 @@ int main(void)
     if (!mkdtemp(dir)) skip_all("cannot make a temporary directory");
 
     /* a.jsonl.gz: 40 documents, the last without its line end; b.jsonl: 60, every
-     * seventh indented with spaces or a tab, blank lines between; c.jsonl.zst: 30;
+     * seventh indented with spaces or a tab, blank lines between (some of only
+     * tabs and spaces, starting with either); c.bytes: c's decoded size; c.jsonl.zst: 30;
      * bad.jsonl: good documents and bad lines. want.jsonl: Python's view of the
      * documents (json.loads of each non-blank line), each with a line end;
      * want.err: the messages for bad.jsonl, with Python's json's column */
@@ -99,8 +102,9 @@ int main(void)
     snprintf(cmd, sizeof cmd,
              "cd '%s' && zcat '%s' > c4.jsonl && "
              "head -40 c4.jsonl | head -c -1 | gzip -n > a.jsonl.gz && "
-             "sed -n 41,100p c4.jsonl | awk 'NR %% 7 == 1 {printf \"  %%s\\n\", $0; next} NR %% 7 == 4 {printf \"\\t%%s\\n\\n \\n\", $0; next} {print}' > b.jsonl && "
+             "sed -n 41,100p c4.jsonl | awk 'NR %% 7 == 1 {printf \"  %%s\\n\", $0; next} NR %% 7 == 4 {printf \"\\t%%s\\n\\n \\n\\t \\t\\n\", $0; next} {print}' > b.jsonl && "
              "sed -n 101,130p c4.jsonl | zstd -q > c.jsonl.zst && "
+             "sed -n 101,130p c4.jsonl | wc -c > c.bytes && "
              "python3 - <<'PY'\n"
              "import gzip, json, subprocess\n"
              "good = open('c4.jsonl', encoding='utf-8').read().split('\\n')[130:133]\n"
@@ -182,6 +186,36 @@ int main(void)
         ok(msgs && strstr(msgs, "missing.jsonl: cannot open"), "a missing input: named");
         ok(got && n == want_len && !memcmp(got, want, n), "a missing input: every document of the others, in order");
         free(got), free(msgs);
+    }
+
+    /* '-' after another input: stdin (b.jsonl) read in its place */
+    {
+        char dash[] = "-";
+        char *inputs[] = {a, dash, c, bad};
+        fflush(stdin);
+        int saved = dup(0), fd = open(b, O_RDONLY);
+        dup2(fd, 0);
+        close(fd);
+        int status = run(&keep, inputs, 4, out, stats, err, 2);
+        dup2(saved, 0);
+        close(saved);
+        size_t n;
+        char *got = slurp(out, &n);
+        is_int(status, 0, "'-' as the second input: exit status 0");
+        ok(got && n == want_len && !memcmp(got, want, n), "'-' as the second input: stdin's documents in its place");
+        free(got);
+    }
+
+    /* bytes_in: every byte of the documents' lines, line ends included */
+    {
+        char *inputs[] = {c}, c_bytes[PATH_MAX];
+        run(&keep, inputs, 1, out, stats, err, 2);
+        at(c_bytes, "c.bytes");
+        size_t ns, nb;
+        char *st = slurp(stats, &ns), *bytes = slurp(c_bytes, &nb);
+        ok(bytes && atoll(bytes) > 0, "c.jsonl.zst decodes to %lld bytes", bytes ? atoll(bytes) : -1);
+        is_int(stat_of(st, "bytes_in"), bytes ? atoll(bytes) : -1, "bytes_in is the decoded size of c.jsonl.zst");
+        free(st), free(bytes);
     }
 
     /* a stage that writes its own format: bytes_out counts what emit() wrote */
