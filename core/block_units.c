@@ -201,10 +201,7 @@ static bool decode_gzip(units_decoder *d, const unsigned char *data, size_t size
     pos += used;
     while (pos < u->end) { /* then the members after it, one after the other */
         size_t next = inflate_member(d, data, size, pos, max_out, out, &cap);
-        if (!next) {
-            out->broken = true;
-            break;
-        }
+        if (!next) break; /* raw_end stops there: block_source goes on from it */
         pos += next;
     }
     out->raw_end = pos;

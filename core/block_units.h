@@ -38,7 +38,6 @@ typedef struct {
     size_t len;
     uint64_t start;     /* compressed offset where its first member (frame) began */
     uint64_t raw_end;   /* and where its last one ended */
-    bool broken;        /* gzip: the member at raw_end did not decode (before the unit's end) */
     size_t nmembers;    /* gzip: after member i, its compressed end and the output so far */
     uint64_t *raw_ends;
     size_t *out_ends;
