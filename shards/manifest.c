@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/utf8.h"
 #include "core/util.h"
 #include "shards/manifest_digest.h"
 #include "shards/shard_format.h"
@@ -22,6 +23,7 @@
 #define MANIFEST_MAX_FRAME_BYTES (1ull << 30)
 #define JSON_FIRST_PLAIN_CHAR 0x20  /* characters below it must be escaped in a string */
 #define JSON_UNICODE_ESCAPE_LEN 5   /* u and 4 hex digits */
+#define UTF8_FIRST_MULTIBYTE 0x80   /* bytes from it on begin or continue a multibyte sequence */
 
 /* ---- writing ---- */
 
@@ -134,9 +136,9 @@ static size_t escape_length(const char *s, const char *end)
 }
 
 /* Parses a string at j->p (on its opening quote) into a new NUL-terminated
- * copy. A raw control character or an invalid escape is refused, as JSON
- * (RFC 8259, 7) and the Python reader's json.load refuse them: json_unescape
- * alone would read "\x41" as "x41". */
+ * copy. A raw control character, an invalid escape or bytes that are not
+ * UTF-8 are refused, as JSON (RFC 8259, 7 and 8.1) and the Python reader's
+ * json.load refuse them: json_unescape alone would read "\x41" as "x41". */
 static char *parse_string(jparser *j)
 {
     const char *s = ++j->p;
@@ -146,7 +148,14 @@ static char *parse_string(jparser *j)
             fail(j, "control character in a string");
             return NULL;
         }
-        if (*j->p == '\\') {
+        if ((unsigned char)*j->p >= UTF8_FIRST_MULTIBYTE) {
+            size_t len = utf8_valid_seq((const unsigned char *)j->p, (size_t)(j->end - j->p));
+            if (!len) {
+                fail(j, "a string that is not UTF-8");
+                return NULL;
+            }
+            j->p += len - 1;
+        } else if (*j->p == '\\') {
             size_t len = escape_length(j->p + 1, j->end);
             if (!len) {
                 fail(j, "invalid escape in a string");

@@ -2,15 +2,19 @@
  * their edges: a shard's size counts the bos and eos the writer adds, an id
  * equal to the vocabulary size is refused, special ids are recorded as given
  * (id 0 included, bos without --prepend-bos), an eos id not below the
- * vocabulary size is refused even when only recorded, and a smaller rerun
- * removes every shard of an earlier run, one that lost its .idx included. */
+ * vocabulary size is refused even when only recorded, a smaller rerun
+ * removes every shard of an earlier run, one that lost its .idx included, and
+ * a tokenizer name that is not UTF-8 is refused by the writer and the reader
+ * (JSON text is UTF-8, RFC 8259 8.1; Python's json.load refuses it). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/buf.h"
 #include "shards/manifest.h"
+#include "shards/manifest_digest.h"
 #include "shards/shard_writer.h"
 #include "tests/tap.h"
 
@@ -183,6 +187,45 @@ static void test_stale_shards_removed(void)
     }
 }
 
+/* The manifest is JSON, so UTF-8: the writer once wrote such a name repaired
+ * (U+FFFD) but checksummed it as given, so that every reader refused its own
+ * directory; the C reader took raw bytes that Python's json.load refuses. */
+static void test_tokenizer_name_utf8(void)
+{
+    shard_writer_options o = options(100);
+    o.tokenizer_name = "x\xff";
+    ok(!shard_writer_options_valid(&o), "utf-8: the writer refuses the tokenizer name x\\xff");
+    o.tokenizer_name = "t\xc3\xa9st";
+    ok(shard_writer_options_valid(&o), "utf-8: the writer takes t\\xc3\\xa9st (U+00E9)");
+
+    /* a manifest whose name is the raw byte 0xff, its checksum made to match */
+    manifest_shard none[1];
+    shard_manifest m = {1, "x\xff", NULL, VOCAB, 2, EOS, -1, true, false, false, 1 << 20, 1, 100, 0, 0, 0, none, 0};
+    wbuf b = WBUF_INIT;
+    manifest_write_json(&m, &b);
+    char *name = strstr(b.data, "\"x\xef\xbf\xbd\""); /* json_put_string wrote U+FFFD */
+    ok(name != NULL, "utf-8: the JSON writer put U+FFFD for 0xff");
+    if (name) {
+        name[2] = '\xff';
+        memmove(name + 3, name + 5, strlen(name + 5) + 1);
+        b.len -= 2;
+    }
+    shard_manifest p;
+    char err[256] = "";
+    int got = manifest_parse(b.data, b.len, &p, err, sizeof err);
+    ok(got == -1 && strstr(err, "not UTF-8"), "utf-8: the reader refuses the raw byte 0xff in a string (%s)",
+       got ? err : "read");
+    if (got == 0) manifest_free(&p);
+    /* the same manifest with the name t\u00e9st as two UTF-8 bytes reads */
+    m.tokenizer = "t\xc3\xa9st";
+    buf_clear(&b);
+    manifest_write_json(&m, &b);
+    got = manifest_parse(b.data, b.len, &p, err, sizeof err);
+    ok(got == 0 && strcmp(p.tokenizer, "t\xc3\xa9st") == 0, "utf-8: a UTF-8 name reads back (%s)", got ? err : "read");
+    if (got == 0) manifest_free(&p);
+    buf_free(&b);
+}
+
 int main(void)
 {
     snprintf(tmp, sizeof tmp, "/tmp/winnow-writer-rules.XXXXXX");
@@ -195,6 +238,7 @@ int main(void)
     test_special_ids_recorded();
     test_recorded_eos_checked();
     test_stale_shards_removed();
+    test_tokenizer_name_utf8();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (system(cmd) != 0) diag("cannot remove %s", tmp);
