@@ -7,18 +7,23 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/json.h"
+#include "core/utf8.h"
 #include "core/util.h"
 #include "shards/manifest_digest.h"
 #include "shards/shard_format.h"
 
 #define JSON_MAX_DEPTH 32
 #define MANIFEST_MAX_FRAME_BYTES (1ull << 30)
+#define JSON_FIRST_PLAIN_CHAR 0x20  /* characters below it must be escaped in a string */
+#define JSON_UNICODE_ESCAPE_LEN 5   /* u and 4 hex digits */
+#define UTF8_FIRST_MULTIBYTE 0x80   /* bytes from it on begin or continue a multibyte sequence */
 
 /* ---- writing ---- */
 
@@ -116,15 +121,48 @@ static int fail(jparser *j, const char *why)
     return -1;
 }
 
-/* Parses a string at j->p (on its opening quote) into a new NUL-terminated copy. */
+static bool is_hex_digit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+/* The length of a valid escape after its backslash at s (RFC 8259, 7: one of
+ * " \ / b f n r t, or u and 4 hex digits), or 0 for an invalid one. */
+static size_t escape_length(const char *s, const char *end)
+{
+    if (s >= end) return 0;
+    if (*s && strchr("\"\\/bfnrt", *s)) return 1;
+    if (*s != 'u' || end - s < (ptrdiff_t)JSON_UNICODE_ESCAPE_LEN) return 0;
+    for (size_t i = 1; i < JSON_UNICODE_ESCAPE_LEN; i++)
+        if (!is_hex_digit(s[i])) return 0;
+    return JSON_UNICODE_ESCAPE_LEN;
+}
+
+/* Parses a string at j->p (on its opening quote) into a new NUL-terminated
+ * copy. A raw control character, an invalid escape or bytes that are not
+ * UTF-8 are refused, as JSON (RFC 8259, 7 and 8.1) and the Python reader's
+ * json.load refuse them: json_unescape alone would read "\x41" as "x41". */
 static char *parse_string(jparser *j)
 {
     const char *s = ++j->p;
     bool escapes = false;
     while (j->p < j->end && *j->p != '"') {
-        if (*j->p == '\\') {
+        if ((unsigned char)*j->p < JSON_FIRST_PLAIN_CHAR) {
+            fail(j, "control character in a string");
+            return NULL;
+        }
+        if ((unsigned char)*j->p >= UTF8_FIRST_MULTIBYTE) {
+            size_t len = utf8_valid_seq((const unsigned char *)j->p, (size_t)(j->end - j->p));
+            if (!len) {
+                fail(j, "a string that is not UTF-8");
+                return NULL;
+            }
+            j->p += len - 1;
+        } else if (*j->p == '\\') {
+            size_t len = escape_length(j->p + 1, j->end);
+            if (!len) {
+                fail(j, "invalid escape in a string");
+                return NULL;
+            }
             escapes = true;
-            j->p++;
+            j->p += len;
         }
         j->p++;
     }
@@ -403,7 +441,8 @@ int manifest_parse(const char *text, size_t len, shard_manifest *m, char *err, s
     char *format = get_str(&c, root, "format", false);
     if (!c.failed && strcmp(format, SHARD_FORMAT_NAME) != 0) mfail(&c, "\"format\" is \"%s\", not \"winnow-shards\"", format);
     free(format);
-    m->version = (int)get_u64(&c, root, "version");
+    uint64_t version = get_u64(&c, root, "version");
+    m->version = version > INT_MAX ? INT_MAX : (int)version; /* not cut to int: 2^32 + 1 must not read as 1 */
     if (!c.failed && m->version != SHARD_FORMAT_VERSION) mfail(&c, "%s", "unsupported format version (this reader knows version 1)");
     const jnode *tok = member(root, "tokenizer");
     m->tokenizer = get_str(&c, tok, "name", false);

@@ -31,6 +31,7 @@
 #include "core/buf.h"
 #include "core/output.h"
 #include "core/pool.h"
+#include "core/utf8.h"
 #include "core/util.h"
 #include "shards/manifest.h"
 #include "shards/seek_table.h"
@@ -612,6 +613,8 @@ bool shard_writer_options_valid(const shard_writer_options *o)
     else if (o->shard_tokens == 0) why = "shard size must be at least one token";
     else if (o->zstd_level == 0 || o->zstd_level < ZSTD_minCLevel() || o->zstd_level > MAX_ZSTD_LEVEL)
         why = "zstd level must be from 1 to 22, or negative (faster)";
+    else if (o->tokenizer_name && !utf8_valid(o->tokenizer_name, strlen(o->tokenizer_name)))
+        why = "the tokenizer name must be UTF-8 (the manifest is JSON)";
     else if (o->vocab_sha256 && (strlen(o->vocab_sha256) != 64 || strspn(o->vocab_sha256, "0123456789abcdef") != 64))
         why = "vocab sha256 must be 64 lowercase hex digits";
     if (why) warnf("shard writer: %s", why);

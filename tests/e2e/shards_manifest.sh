@@ -44,6 +44,7 @@ exec(code)
 if fix: m["manifest_sha256"] = winnow_shards._manifest_digest(m)
 text = json.dumps(m, indent=1)
 if "DUPKEY" in code: text = text.replace('"dtype"', '"dtype": "uint32",\n "dtype"', 1)
+if "post" in globals(): text = post(text)  # an edit of the text itself (json.dumps would not write it)
 open(path, "w").write(text)
 PY
 }
@@ -111,5 +112,39 @@ edit "continues" 'm["shards"][1]["continues_document"] = True; m["shards"][1]["d
 is "$("$WINNOW" shards verify "$TMP/bad" 2>&1 | grep -c 'continues a document but lists no documents')" 1 \
     "a continuing shard with no documents: verify says so (once, no totals from an underflow)"
 refused "a continuing shard with no documents (checksum made to match)" "continues a document but lists no documents"
+
+# JSON as the Python reader's json.load takes it (RFC 8259), with the checksum
+# made to match what the C reader would read: a number cut to an int, a
+# negative count, an invalid escape, a raw control character, bytes after the
+# object and a key given twice inside an object are refused by all readers.
+edit "version" 'fix = True
+def post(t): return t.replace("\"version\": 1,", "\"version\": 4294967297,", 1)'
+refused "version 2^32 + 1 (checksum of version 1)" "version"
+edit "level" 'fix = True
+def post(t): return t.replace("\"zstd_level\": 1,", "\"zstd_level\": 4294967297,", 1)'
+refused "zstd_level 2^32 + 1 (checksum of level 1)" "zstd_level"
+edit "negative" 'm["shard_tokens"] = 2**64 - 1; fix = True
+def post(t): return t.replace("18446744073709551615", "-1", 1)'
+refused "shard_tokens -1 (checksum of 2^64 - 1)" "shard_tokens"
+edit "escape" 'm["tokenizer"]["name"] = "x41"; fix = True
+def post(t): return t.replace("\"x41\"", "\"\\x41\"", 1)'
+ok "the manifest holds the escape \\x41" grep -q '"name": "\\x41"' "$TMP/bad/manifest.json"
+refused "a tokenizer name with the invalid escape \\x41 (checksum of x41)" "invalid escape"
+edit "tab" 'm["tokenizer"]["name"] = "a\tb"; fix = True
+def post(t): return t.replace("a\\tb", "a\tb", 1)'
+refused "a raw tab in the tokenizer name" "control character"
+edit "trailing" 'fix = True
+def post(t): return t + "\n{}"'
+refused "a second JSON value after the manifest" "trailing bytes"
+edit "nested-dup" 'fix = True
+def post(t): return t.replace("\"vocab_size\": 1000", "\"vocab_size\": 1000, \"vocab_size\": 50", 1)'
+refused "a key given twice inside \"tokenizer\"" "duplicate key"
+# what JSON allows is read: \u0041 and \/ in a name are "A/"
+edit "unicode" 'm["tokenizer"]["name"] = "A/"; fix = True
+def post(t): return t.replace("\"A/\"", "\"\\u0041\\/\"", 1)'
+ok "the manifest holds the escapes \\u0041\\/" grep -q '"name": "\\u0041\\/"' "$TMP/bad/manifest.json"
+ok "a name written \\u0041\\/ verifies" "$WINNOW" shards verify "$TMP/bad"
+ok "... and the Python reader reads it as A/" $PY -c 'import sys; from winnow_shards import ShardReader
+assert ShardReader(sys.argv[1]).manifest["tokenizer"]["name"] == "A/"' "$TMP/bad"
 
 done_testing
