@@ -171,7 +171,7 @@ class ShardReader:
             raise ShardError(f"{directory}: not a {FORMAT_NAME} version {FORMAT_VERSION} directory")
         try:
             digest = _manifest_digest(m)
-        except (KeyError, TypeError) as e:
+        except (KeyError, TypeError, UnicodeEncodeError) as e:  # the last: a lone surrogate escape
             raise ShardError(f"{directory}: manifest field missing or malformed: {e}") from None
         if m.get("manifest_sha256") != digest:
             raise ShardError(f"{directory}: manifest_sha256 does not match the manifest's shard list and counts: "

@@ -139,6 +139,11 @@ refused "a second JSON value after the manifest" "trailing bytes"
 edit "nested-dup" 'fix = True
 def post(t): return t.replace("\"vocab_size\": 1000", "\"vocab_size\": 1000, \"vocab_size\": 50", 1)'
 refused "a key given twice inside \"tokenizer\"" "duplicate key"
+# a lone surrogate escape is JSON Python reads, but no UTF-8 the checksum can hash
+edit "surrogate" 'm["tokenizer"]["name"] = "s"; fix = True
+def post(t): return t.replace("\"s\"", "\"\\ud800\"", 1)'
+ok "the manifest holds the escape \ud800" grep -q '"name": "\\ud800"' "$TMP/bad/manifest.json"
+refused "a tokenizer name with a lone surrogate escape" "surrogate"
 # what JSON allows is read: \u0041 and \/ in a name are "A/"
 edit "unicode" 'm["tokenizer"]["name"] = "A/"; fix = True
 def post(t): return t.replace("\"A/\"", "\"\\u0041\\/\"", 1)'
