@@ -236,6 +236,8 @@ int cmd_tokenize(int argc, char **argv)
     }
     stage_take_inputs(&so, argc, argv);
     if (id_list && !decode) dief(EXIT_USAGE, "--ids goes with --decode");
+    if (decode && format_given)
+        dief(EXIT_USAGE, "--format does not go with --decode: it reads --format bin streams and writes JSON lines");
     char sha256[65];
     tokenizer tok;
     tokenize_load(&tok, &o, sha256);

@@ -94,6 +94,10 @@ $WINNOW tokenize -q --decode $CL --rejects $TMP/r.jsonl $TMP/cl100k_base.bin > /
 is "$?" 1 "--decode --rejects: exit 1"
 $WINNOW tokenize -q --decode $CL --ids 15339 --stats $TMP/s.json > /dev/null 2> $TMP/e
 is "$?" 1 "--decode --ids --stats: exit 1"
+# --decode writes JSON lines whatever --format says: a --format with it is refused, not ignored
+$WINNOW tokenize -q --decode $CL --format bin $TMP/cl100k_base.bin > $TMP/fmt.out 2> $TMP/e
+is "$?" 1 "--decode --format: exit 1"
+ok "... naming --format, writing nothing" sh -c "grep -q -- '--format does not go with --decode' $TMP/e && ! test -s $TMP/fmt.out"
 # a stream that cannot be opened: named, exit 2, the streams after it decoded
 $WINNOW tokenize -q --decode $CL $TMP/nosuch.bin $TMP/cl100k_base.bin > $TMP/nosuch.jsonl 2> $TMP/nosuch.err
 is "$?" 2 "--decode of a missing stream exits 2"
