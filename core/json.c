@@ -487,9 +487,8 @@ static int scan_doc(const char *line, size_t len, jdoc *doc, char *text_out, siz
     memset(doc, 0, sizeof *doc);
     skip_ws(&sc);
     if (sc.i >= sc.n || line[sc.i] != '{') {
-        fail(&sc, sc.i >= sc.n                                  ? "empty line"
-                  : sc.n - sc.i >= 3 && !memcmp(line + sc.i, "\xEF\xBB\xBF", 3) ? "a UTF-8 byte order mark before the object"
-                                                                          : "not a JSON object");
+        bool bom = sc.n - sc.i >= 3 && !memcmp(line + sc.i, "\xEF\xBB\xBF", 3);
+        fail(&sc, sc.i >= sc.n ? "empty line" : bom ? "a UTF-8 byte order mark before the object" : "not a JSON object");
     } else if (scan_container(&sc, doc) == 0) {
         skip_ws(&sc);
         if (sc.i == sc.n) {
