@@ -63,7 +63,7 @@ static void split_json(wbuf *out, const char *pat)
 
 static void init(void)
 {
-    static const char byte_level[] = "{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":false}]}";
+    static const char byte_level[] = "{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true,\"use_regex\":false}]}";
     wbuf json = WBUF_INIT;
     buf_puts(&json, "{\"type\":\"Sequence\",\"pretokenizers\":[");
     split_json(&json, PRETOK_HF_TEKKEN_PATTERN);
@@ -79,7 +79,7 @@ static void init(void)
     buf_puts(&json, byte_level);
     load_json(&scan[1], json.data);
     load_json(&scan[2], "{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Digits\",\"individual_digits\":true},"
-                        "{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":true}]}");
+                        "{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true,\"use_regex\":true}]}");
     add_step(&ref[2], HP_SPLIT, HM_DIGIT);
     add_step(&ref[2], HP_BYTE_LEVEL, HM_REGEX)->use_regex = true;
     buf_free(&json);
