@@ -67,13 +67,24 @@ struct url_blocklist {
     wbuf scratch;
 };
 
+/* True when the n bytes at s are a URL scheme (RFC 3986 3.1: a letter, then
+ * letters, digits, '+', '-' or '.'). */
+static bool is_scheme(const char *s, size_t n)
+{
+    if (!n || !isalpha((unsigned char)s[0])) return false;
+    for (size_t i = 1; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '+' && s[i] != '-' && s[i] != '.') return false;
+    return true;
+}
+
 /* Lower-cases url, drops its scheme, "www.", user info, port, query and
  * fragment and a final '/'; returns host length (within out). */
 static size_t normalize_url(const char *url, size_t len, wbuf *out)
 {
     buf_clear(out);
     const char *scheme = len > 3 ? memchr(url, ':', len < 16 ? len : 16) : NULL;
-    if (scheme && (size_t)(url + len - scheme) >= 3 && scheme[1] == '/' && scheme[2] == '/') {
+    if (scheme && (size_t)(url + len - scheme) >= 3 && scheme[1] == '/' && scheme[2] == '/' &&
+        is_scheme(url, (size_t)(scheme - url))) {
         len -= (size_t)(scheme + 3 - url);
         url = scheme + 3;
     }

@@ -47,6 +47,12 @@ static void test_urls(void)
         {"https://[2001:DB8::1]:8443/", true},
         {"http://[2001:db8::2]/page", false},
         {"http://[2001:db8::1:5]/", false},
+        /* a scheme is letters, digits, '+', '-' and '.' after a letter (RFC 3986 3.1): a
+         * URL without one that holds "://" in its query is its own host, not that one */
+        {"shop.example.net/?u=http://bad.example.com", false},
+        {"x.org/?u=https://shop.example.net/cart", false},
+        {"svn+ssh://bad.example.com/repo", true},
+        {"bad.example.com/page", true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         ok(url_blocklist_match(b, cases[i].url, strlen(cases[i].url), &scratch) == cases[i].blocked, "%s %s",
