@@ -19,8 +19,8 @@
 
 /* How many bytes uchardet sees; more adds cost and little certainty. */
 #define DETECT_BYTES 65536
-/* A declared UTF-8 is distrusted when it has at least this many invalid
- * sequences and they outnumber the valid multi-byte ones. */
+/* A declared UTF-8 is distrusted when it has at least this many bytes in no
+ * valid sequence and they outnumber the valid multi-byte sequences. */
 #define UTF8_DISTRUST_MIN_INVALID 8
 
 const char *charset_source_name(charset_source s)
