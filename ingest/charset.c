@@ -148,6 +148,11 @@ static int is_utf16_name(const char *name)
     return !strcmp(name, "UTF-16LE") || !strcmp(name, "UTF-16BE");
 }
 
+static int is_utf16_be(const char *name)
+{
+    return !strcmp(name, "UTF-16BE");
+}
+
 /* True when p[0..n) can be UTF-16 text of the given byte order: at least one
  * code unit in UTF16_MIN_ASCII_SHARE of the first UTF16_CHECK_BYTES is in
  * U+0000-U+00FF (its high byte zero). Markup, spaces, digits and line breaks
@@ -229,7 +234,7 @@ static int detect_charset(const char *p, size_t n, char *name, size_t size)
     const char *guess = uchardet_get_charset(tl_detector);
     if (!guess || !*guess || !strcmp(guess, "ASCII")) return 0;
     if (!charset_resolve_label(guess, name, size)) return 0;
-    return !is_utf16_name(name) || looks_utf16((const unsigned char *)p, n, name[6] == 'B');
+    return !is_utf16_name(name) || looks_utf16((const unsigned char *)p, n, is_utf16_be(name));
 }
 
 static const char REPLACEMENT_UTF8[] = "\xEF\xBF\xBD";
@@ -269,6 +274,12 @@ size_t charset_iconv_convert(iconv_t cd, const char *p, size_t n, wbuf *out)
     return replaced;
 }
 
+/* The UTF-16 code unit at p. */
+static uint32_t utf16_unit(const unsigned char *p, int big_endian)
+{
+    return big_endian ? (uint32_t)p[0] << 8 | p[1] : (uint32_t)p[1] << 8 | p[0];
+}
+
 /* UTF-16 (after its byte order mark) to UTF-8 as the WHATWG decoder does: a
  * surrogate pair is one code point, a lone surrogate one U+FFFD and the code
  * unit after it read again, a last odd byte (or a lead surrogate without its
@@ -280,7 +291,7 @@ static size_t utf16_to_utf8(const unsigned char *p, size_t n, int big_endian, wb
     size_t replaced = 0, i = 0;
     buf_reserve(out, n / 2 * 3 + 4);
     while (i + 1 < n) {
-        uint32_t u = big_endian ? (uint32_t)p[i] << 8 | p[i + 1] : (uint32_t)p[i + 1] << 8 | p[i];
+        uint32_t u = utf16_unit(p + i, big_endian);
         i += 2;
         if (u < 0xD800 || u >= 0xE000) {
             utf8_append(out, u);
@@ -292,7 +303,7 @@ static size_t utf16_to_utf8(const unsigned char *p, size_t n, int big_endian, wb
             replaced++;
             break;
         }
-        uint32_t t = u < 0xDC00 ? (big_endian ? (uint32_t)p[i] << 8 | p[i + 1] : (uint32_t)p[i + 1] << 8 | p[i]) : 0;
+        uint32_t t = u < 0xDC00 ? utf16_unit(p + i, big_endian) : 0;
         if (t >= 0xDC00 && t < 0xE000) {
             utf8_append(out, 0x10000 + ((u - 0xD800) << 10) + (t - 0xDC00));
             i += 2;
@@ -427,7 +438,7 @@ static size_t decide_charset(const char *p, size_t n, const char *declared, int 
     char name[40], meta[40];
     charset_source src = CHARSET_FROM_HTTP;
     int have = charset_resolve_label(declared, name, sizeof name);
-    if (have && is_utf16_name(name) && !looks_utf16(u, n, name[6] == 'B')) have = 0;
+    if (have && is_utf16_name(name) && !looks_utf16(u, n, is_utf16_be(name))) have = 0;
     if (!have && html_sniff && charset_sniff_meta(p, n, meta, sizeof meta)) {
         snprintf(name, sizeof name, "%s", meta);
         have = 1;
@@ -469,7 +480,7 @@ int text_to_utf8_raw(const char *p, size_t n, const char *declared, int html_sni
         return 0;
     }
     if (is_utf16_name(info->name)) {
-        info->replaced = utf16_to_utf8((const unsigned char *)p, n, info->name[6] == 'B', out);
+        info->replaced = utf16_to_utf8((const unsigned char *)p, n, is_utf16_be(info->name), out);
         return 0;
     }
     if (charset_is_replacement(info)) { /* the standard's decoder: one U+FFFD for any non-empty input */
