@@ -436,10 +436,18 @@ static void close_before_start(parse *ps, uint16_t id, uint8_t flags)
         pop_open(ps);
 }
 
-/* Index just past the end tag "</name" (any case) that ends raw text
- * starting at i, and in *content_end where the text stops; n if none. The
- * name must be followed by whitespace, '/' or '>': "</script" cut off by the
- * end of input is text, as HTML5's script data end tag name state makes it. */
+/* True when the '<' at s[j] starts "<name" (with end, "</name"), the name in
+ * any case and followed by whitespace, '/' or '>', within s[0..n): a name
+ * cut off by the end of input is text, as HTML5's end tag name states make it. */
+static int is_tag_named(const char *s, size_t j, size_t n, int end, const char *name, size_t len)
+{
+    size_t at = j + 1 + (size_t)end, after = at + len;
+    return after < n && (!end || s[j + 1] == '/') && !strncasecmp(s + at, name, len) &&
+           (is_ws((unsigned char)s[after]) || s[after] == '/' || s[after] == '>');
+}
+
+/* Index just past the end tag "</name" that ends raw text starting at i, and
+ * in *content_end where the text stops; n if none. */
 static size_t find_raw_end(const parse *ps, size_t i, const char *name, size_t len, size_t *content_end)
 {
     const char *s = ps->s;
@@ -448,8 +456,7 @@ static size_t find_raw_end(const parse *ps, size_t i, const char *name, size_t l
         const char *lt = memchr(s + i, '<', n - i);
         if (!lt) break;
         size_t j = (size_t)(lt - s);
-        if (j + 2 + len < n && s[j + 1] == '/' && !strncasecmp(s + j + 2, name, len) &&
-            (is_ws((unsigned char)s[j + 2 + len]) || s[j + 2 + len] == '/' || s[j + 2 + len] == '>')) {
+        if (is_tag_named(s, j, n, 1, name, len)) {
             *content_end = j;
             return j + 2 + len;
         }
@@ -459,22 +466,19 @@ static size_t find_raw_end(const parse *ps, size_t i, const char *name, size_t l
     return n;
 }
 
-/* True when s[j..n) starts with "</script" (any case) followed by whitespace,
- * '/' or '>': the end tag the script data states look for. */
+#define SCRIPT_NAME "script"
+#define SCRIPT_LEN (sizeof SCRIPT_NAME - 1)
+
+/* True when s[j..n) starts the end tag the script data states look for. */
 static int is_script_end_tag(const char *s, size_t j, size_t n)
 {
-    enum { LEN = sizeof "</script" - 1 };
-    return j + LEN < n && s[j + 1] == '/' && !strncasecmp(s + j + 2, "script", LEN - 2) &&
-           (is_ws((unsigned char)s[j + LEN]) || s[j + LEN] == '/' || s[j + LEN] == '>');
+    return is_tag_named(s, j, n, 1, SCRIPT_NAME, SCRIPT_LEN);
 }
 
-/* True when s[j..n) is '<' then "script" (any case) followed by whitespace,
- * '/' or '>': the double escape start. */
+/* True when s[j..n) starts "<script": the double escape start. */
 static int is_script_start_tag(const char *s, size_t j, size_t n)
 {
-    enum { LEN = sizeof "<script" - 1 };
-    return j + LEN < n && !strncasecmp(s + j + 1, "script", LEN - 1) &&
-           (is_ws((unsigned char)s[j + LEN]) || s[j + LEN] == '/' || s[j + LEN] == '>');
+    return is_tag_named(s, j, n, 0, SCRIPT_NAME, SCRIPT_LEN);
 }
 
 /* Index of the first '-' or '<' in s[i..n), or n. */
