@@ -1,0 +1,674 @@
+/* tlz_block.h - winnow's token encoder: one zstd block (RFC 8878) of
+ * little-endian token ids, the same code on the host and on a CUDA device.
+ *
+ * A shard frame holds whole tokens of 2 or 4 bytes. The encoder looks for
+ * repeats only at token positions, in the block itself (so every block is a
+ * job of its own, for a CPU thread or a GPU thread alike):
+ * - matches: the last position of each hash of the KEY_BYTES at a token
+ *   (two u32 or four u16 tokens) in a table of 2^TLZ_HASH_LOG entries,
+ *   greedy, extended a word at a time and back over the literals before
+ *   them, whole tokens only; runs without a match are stepped through
+ *   faster, as zstd's fast strategy does;
+ * - literals: Huffman-coded in 4 streams (code lengths by Huffman's
+ *   algorithm, limited to 11 bits; the weights FSE-coded, or written
+ *   directly when that is smaller or FSE cannot describe them), stored raw
+ *   when that is not smaller;
+ * - sequences: zstd's predefined FSE tables (no table description), every
+ *   offset a new one (no repeat codes).
+ * A block that does not get smaller is stored raw. The output is a pure
+ * function of the input bytes: no floating point, every tie broken by
+ * symbol number, so the host and the device write the same bytes.
+ *
+ * Plain C99 that nvcc also compiles: no library calls, no allocation (the
+ * caller gives a tlz_scratch), TLZ_FN on every function. */
+#ifndef WINNOW_TLZ_BLOCK_H
+#define WINNOW_TLZ_BLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define TLZ_FN static __host__ __device__ inline
+#else
+#define TLZ_FN static inline
+#endif
+
+#define TLZ_BLOCK_BYTES (128u * 1024u) /* zstd's largest block */
+#define TLZ_HASH_LOG 13
+#define TLZ_KEY_BYTES 8
+#define TLZ_SKIP_LOG 6     /* the step grows by a token every 2^SKIP_LOG bytes without a match */
+#define TLZ_MAX_SEQS (TLZ_BLOCK_BYTES / TLZ_KEY_BYTES + 1)
+#define TLZ_BLOCK_BOUND (TLZ_BLOCK_BYTES + 3) /* a raw block: what tlz_block() writes at most */
+#define TLZ_HUF_MAX_BITS 11
+#define TLZ_MIN_HUF_LITERALS 64 /* fewer literals are stored raw */
+
+typedef struct {
+    uint32_t lit_len, match_len, offset; /* bytes */
+} tlz_seq;
+
+/* What tlz_block() works in: the caller's, reused from block to block. */
+typedef struct {
+    uint16_t *table;   /* 1 << TLZ_HASH_LOG entries: token index in the block */
+    uint8_t *literals; /* TLZ_BLOCK_BYTES */
+    tlz_seq *seqs;     /* TLZ_MAX_SEQS */
+    uint8_t *work;     /* TLZ_BLOCK_BOUND: the compressed block before it is known to be smaller */
+} tlz_scratch;
+
+/* ---- loads and stores ---- */
+
+TLZ_FN uint32_t tlz_load32(const uint8_t *p) /* p 2-byte aligned or better on a device */
+{
+#ifdef __CUDA_ARCH__
+    if (((uintptr_t)p & 3) == 0) return *(const uint32_t *)p;
+    return (uint32_t)*(const uint16_t *)p | (uint32_t)*(const uint16_t *)(p + 2) << 16;
+#else
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
+}
+
+TLZ_FN uint64_t tlz_load64(const uint8_t *p)
+{
+    return (uint64_t)tlz_load32(p) | (uint64_t)tlz_load32(p + 4) << 32;
+}
+
+TLZ_FN int tlz_ctz64(uint64_t v)
+{
+#ifdef __CUDA_ARCH__
+    return __ffsll((long long)v) - 1;
+#else
+    return __builtin_ctzll(v);
+#endif
+}
+
+TLZ_FN int tlz_highbit(uint32_t v) /* v > 0 */
+{
+#ifdef __CUDA_ARCH__
+    return 31 - __clz(v);
+#else
+    return 31 - __builtin_clz(v);
+#endif
+}
+
+TLZ_FN void tlz_put_le(uint8_t *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* ---- the forward bit writer zstd's backward readers read ---- */
+
+typedef struct {
+    uint64_t acc;
+    unsigned n;
+    uint8_t *p, *end;
+    int overflow;
+} tlz_bits;
+
+TLZ_FN void tlz_bits_init(tlz_bits *b, uint8_t *p, uint8_t *end)
+{
+    b->acc = 0;
+    b->n = 0;
+    b->p = p;
+    b->end = end;
+    b->overflow = 0;
+}
+
+/* Appends the nb (<= 32) low bits of v (which has no others). */
+TLZ_FN void tlz_bits_put(tlz_bits *b, uint64_t v, unsigned nb)
+{
+    b->acc |= v << b->n;
+    b->n += nb;
+    if (b->n < 32) return;
+    if (b->end - b->p >= 4) {
+        tlz_put_le(b->p, b->acc, 4);
+        b->p += 4;
+    } else {
+        b->overflow = 1;
+    }
+    b->acc >>= 32;
+    b->n -= 32;
+}
+
+/* Ends a stream: the 1 bit that marks its end, then zeros to a byte. Returns its end. */
+TLZ_FN uint8_t *tlz_bits_close(tlz_bits *b)
+{
+    tlz_bits_put(b, 1, 1);
+    while (b->n > 0) {
+        if (b->p < b->end) *b->p++ = (uint8_t)b->acc;
+        else b->overflow = 1;
+        b->acc >>= 8;
+        b->n = b->n > 8 ? b->n - 8 : 0;
+    }
+    return b->p;
+}
+
+/* ---- FSE (tANS) encoding from a normalized distribution ---- */
+
+#define TLZ_FSE_MAX_LOG 6
+#define TLZ_FSE_MAX_SYMBOLS 53
+
+typedef struct {
+    int log;
+    uint16_t state_of[1 << TLZ_FSE_MAX_LOG]; /* per symbol from first[s]: decoder states by their next-state number */
+    uint16_t first[TLZ_FSE_MAX_SYMBOLS];
+    int16_t count[TLZ_FSE_MAX_SYMBOLS];       /* the normalized counts, -1 as 1 */
+} tlz_fse;
+
+/* Builds the encoding table of a normalized distribution (-1: "less than
+ * one") of n symbols at accuracy log, laid out as RFC 8878 4.1.1 spreads it. */
+TLZ_FN void tlz_fse_build(tlz_fse *t, const int16_t *norm, int n, int log)
+{
+    int size = 1 << log, high = size - 1;
+    uint8_t symbol_at[1 << TLZ_FSE_MAX_LOG];
+    t->log = log;
+    for (int s = 0; s < n; s++)
+        if (norm[s] == -1) symbol_at[high--] = (uint8_t)s;
+    int step = (size >> 1) + (size >> 3) + 3, pos = 0;
+    for (int s = 0; s < n; s++)
+        for (int i = 0; i < norm[s]; i++) {
+            symbol_at[pos] = (uint8_t)s;
+            do pos = (pos + step) & (size - 1);
+            while (pos > high);
+        }
+    int next[TLZ_FSE_MAX_SYMBOLS], at = 0;
+    for (int s = 0; s < n; s++) {
+        t->count[s] = (int16_t)(norm[s] == -1 ? 1 : norm[s]);
+        t->first[s] = (uint16_t)at;
+        next[s] = t->count[s];
+        at += norm[s] == -1 ? 1 : norm[s];
+    }
+    /* the decoder gives state u the next-state number next[s]++ in state order */
+    for (int u = 0; u < size; u++) {
+        int s = symbol_at[u];
+        t->state_of[t->first[s] + next[s]++ - t->count[s]] = (uint16_t)u;
+    }
+}
+
+/* The encoder's state is the decoder's state + table size. */
+TLZ_FN uint32_t tlz_fse_start(const tlz_fse *t, int s)
+{
+    return t->state_of[t->first[s]] + (1u << t->log);
+}
+
+/* Moves the state to symbol s, writing the bits the decoder reads to come back. */
+TLZ_FN void tlz_fse_encode(const tlz_fse *t, uint32_t *state, int s, tlz_bits *b)
+{
+    int c = t->count[s];
+    int nb = t->log - tlz_highbit((uint32_t)c);
+    if ((*state >> nb) < (uint32_t)c) nb--;
+    uint32_t k = *state >> nb;
+    tlz_bits_put(b, *state & ((1u << nb) - 1), (unsigned)nb);
+    *state = t->state_of[t->first[s] + k - (uint32_t)c] + (1u << t->log);
+}
+
+TLZ_FN void tlz_fse_flush(const tlz_fse *t, uint32_t state, tlz_bits *b)
+{
+    tlz_bits_put(b, state - (1u << t->log), (unsigned)t->log);
+}
+
+/* Writes a normalized distribution as RFC 8878 4.1.1 reads it; returns its end. */
+TLZ_FN uint8_t *tlz_fse_write_counts(const int16_t *norm, int n, int log, tlz_bits *b)
+{
+    tlz_bits_put(b, (uint64_t)(log - 5), 4);
+    int remaining = (1 << log) + 1, threshold = 1 << log, nbits = log + 1;
+    int last = n - 1;
+    while (last > 0 && norm[last] == 0) last--;
+    for (int s = 0; s <= last;) {
+        int value = norm[s] + 1, max = 2 * threshold - 1 - remaining;
+        if (value < max) {
+            tlz_bits_put(b, (uint64_t)value, (unsigned)(nbits - 1));
+        } else {
+            tlz_bits_put(b, (uint64_t)(value >= threshold ? value + max : value), (unsigned)nbits);
+        }
+        remaining -= norm[s] < 0 ? 1 : norm[s];
+        while (remaining < threshold) {
+            nbits--;
+            threshold >>= 1;
+        }
+        s++;
+        if (norm[s - 1] != 0) continue;
+        int zeros = 0;
+        while (s + zeros <= last && norm[s + zeros] == 0) zeros++;
+        s += zeros;
+        for (; zeros >= 3; zeros -= 3) tlz_bits_put(b, 3, 2);
+        tlz_bits_put(b, (uint64_t)zeros, 2);
+    }
+    while (b->n % 8) tlz_bits_put(b, 0, 1); /* whole bytes */
+    while (b->n) {
+        if (b->p < b->end) *b->p++ = (uint8_t)b->acc;
+        else b->overflow = 1;
+        b->acc >>= 8;
+        b->n -= 8;
+    }
+    return b->p;
+}
+
+/* ---- Huffman-coded literals ---- */
+
+/* Sorts symbols by (count, symbol), rising: a Shell sort, the same on every device. */
+TLZ_FN void tlz_sort_by_count(uint16_t *sym, const uint32_t *count, int n)
+{
+    const int gaps[] = {57, 23, 10, 4, 1};
+    for (int g = 0; g < 5; g++)
+        for (int i = gaps[g]; i < n; i++) {
+            uint16_t v = sym[i];
+            int j = i;
+            while (j >= gaps[g]) {
+                uint16_t u = sym[j - gaps[g]];
+                if (count[u] < count[v] || (count[u] == count[v] && u < v)) break;
+                sym[j] = u;
+                j -= gaps[g];
+            }
+            sym[j] = v;
+        }
+}
+
+/* Code lengths of the n (>= 2) symbols in sym (sorted by count, rising) by
+ * Huffman's algorithm, then limited to TLZ_HUF_MAX_BITS keeping the code
+ * complete. Returns the longest length. */
+TLZ_FN int tlz_huf_lengths(const uint16_t *sym, const uint32_t *count, int n, uint8_t *len)
+{
+    uint32_t weight[512];
+    int16_t parent[512];
+    uint8_t depth[512];
+    int leaf = 0, inner = n, made = n; /* inner nodes n.. are made in rising weight */
+    for (int i = 0; i < n; i++) weight[i] = count[sym[i]];
+    for (; made < 2 * n - 1; made++) {
+        int pick[2];
+        for (int k = 0; k < 2; k++) {
+            if (leaf < n && (inner == made || weight[leaf] <= weight[inner])) pick[k] = leaf++;
+            else pick[k] = inner++;
+        }
+        weight[made] = weight[pick[0]] + weight[pick[1]];
+        parent[pick[0]] = parent[pick[1]] = (int16_t)made;
+    }
+    depth[2 * n - 2] = 0;
+    for (int i = 2 * n - 3; i >= 0; i--) depth[i] = (uint8_t)(depth[parent[i]] + 1 > 31 ? 31 : depth[parent[i]] + 1);
+    int longest = 0;
+    for (int i = 0; i < n; i++) {
+        len[i] = depth[i];
+        longest = len[i] > longest ? len[i] : longest;
+    }
+    if (longest <= TLZ_HUF_MAX_BITS) return longest;
+    /* clamp, then lengthen the shortest-but-longest codes until Kraft's sum is 2^11 again */
+    const int L = TLZ_HUF_MAX_BITS;
+    int64_t kraft = 0;
+    for (int i = 0; i < n; i++) {
+        if (len[i] > L) len[i] = (uint8_t)L;
+        kraft += (int64_t)1 << (L - len[i]);
+    }
+    while (kraft > ((int64_t)1 << L)) { /* lengthen the least frequent of the longest codes below L */
+        int best = -1;
+        for (int i = 0; i < n; i++)
+            if (len[i] < L && (best < 0 || len[i] > len[best])) best = i;
+        kraft -= (int64_t)1 << (L - len[best] - 1);
+        len[best]++;
+    }
+    while (kraft < ((int64_t)1 << L)) { /* shorten the most frequent of the longest codes that fit */
+        int64_t gap = ((int64_t)1 << L) - kraft;
+        int best = -1;
+        for (int i = n - 1; i >= 0; i--)
+            if (len[i] > 1 && ((int64_t)1 << (L - len[i])) <= gap && (best < 0 || len[i] > len[best])) best = i;
+        kraft += (int64_t)1 << (L - len[best]);
+        len[best]--;
+    }
+    return L;
+}
+
+/* Writes the weights of symbols 0..last-1 FSE-coded (RFC 8878 4.2.1.2).
+ * Returns the bytes written (header byte included), or 0 when this form
+ * cannot describe them (fewer than 2 weights, one value only, or 128 bytes
+ * or more). */
+TLZ_FN int tlz_huf_weights_fse(const uint8_t *w, int last, uint8_t *dst, uint8_t *end)
+{
+    if (last < 2) return 0;
+    uint32_t count[TLZ_HUF_MAX_BITS + 1] = {0};
+    for (int i = 0; i < last; i++) count[w[i]]++;
+    int present = 0, top = 0;
+    for (int s = 0; s <= TLZ_HUF_MAX_BITS; s++) {
+        present += count[s] > 0;
+        if (count[s]) top = s;
+    }
+    if (present < 2) return 0;
+    /* normalize to 64: each present value at least 1, at most 32 (so every state reads a bit) */
+    const int log = TLZ_FSE_MAX_LOG, size = 1 << log, cap = size / 2;
+    int16_t norm[TLZ_HUF_MAX_BITS + 1];
+    int sum = 0;
+    for (int s = 0; s <= top; s++) {
+        int v = count[s] ? (int)(count[s] * (uint32_t)size / (uint32_t)last) : 0;
+        if (count[s] && v < 1) v = 1;
+        if (v > cap) v = cap;
+        norm[s] = (int16_t)v;
+        sum += v;
+    }
+    while (sum != size) { /* the value most under (over) its share gains (loses) one */
+        int best = -1;
+        int64_t best_gap = 0;
+        for (int s = 0; s <= top; s++) {
+            if (!count[s]) continue;
+            int64_t gap = (int64_t)count[s] * size - (int64_t)norm[s] * last; /* share - norm, times last */
+            if (sum < size ? (norm[s] < cap && (best < 0 || gap > best_gap)) : (norm[s] > 1 && (best < 0 || gap < best_gap))) {
+                best = s;
+                best_gap = gap;
+            }
+        }
+        norm[best] = (int16_t)(norm[best] + (sum < size ? 1 : -1));
+        sum += sum < size ? 1 : -1;
+    }
+    tlz_fse t;
+    tlz_fse_build(&t, norm, top + 1, log);
+    tlz_bits b;
+    tlz_bits_init(&b, dst + 1, end);
+    tlz_fse_write_counts(norm, top + 1, log, &b);
+    /* state 1 codes the even weights, state 2 the odd; both start at the last two */
+    uint32_t st[2];
+    st[(last - 1) & 1] = tlz_fse_start(&t, w[last - 1]);
+    st[(last - 2) & 1] = tlz_fse_start(&t, w[last - 2]);
+    for (int i = last - 3; i >= 0; i--) tlz_fse_encode(&t, &st[i & 1], w[i], &b);
+    tlz_fse_flush(&t, st[1], &b);
+    tlz_fse_flush(&t, st[0], &b);
+    uint8_t *stop = tlz_bits_close(&b);
+    long bytes = stop - (dst + 1);
+    if (b.overflow || bytes >= 128) return 0;
+    dst[0] = (uint8_t)bytes;
+    return (int)bytes + 1;
+}
+
+/* Huffman-codes n literal bytes into dst: tree description, jump table,
+ * 4 streams. Returns the bytes written, or 0 when raw literals are as small
+ * or the literals cannot be coded so; the caller writes the section header. */
+TLZ_FN int tlz_huf_literals(const uint8_t *lit, uint32_t n, uint8_t *dst, uint8_t *end)
+{
+    uint32_t count[256] = {0};
+    for (uint32_t i = 0; i < n; i++) count[lit[i]]++;
+    uint16_t sym[256];
+    int nsym = 0, last = 0;
+    for (int s = 0; s < 256; s++)
+        if (count[s]) {
+            sym[nsym++] = (uint16_t)s;
+            last = s;
+        }
+    if (nsym < 2) return 0;
+    tlz_sort_by_count(sym, count, nsym);
+    uint8_t len_sorted[256], len[256] = {0};
+    int max_bits = tlz_huf_lengths(sym, count, nsym, len_sorted);
+    for (int i = 0; i < nsym; i++) len[sym[i]] = len_sorted[i];
+    uint8_t w[256];
+    for (int s = 0; s < 256; s++) w[s] = len[s] ? (uint8_t)(max_bits + 1 - len[s]) : 0;
+
+    /* the tree description: FSE-coded weights, or direct 4-bit ones when smaller */
+    uint8_t *p = dst;
+    int fse = tlz_huf_weights_fse(w, last, p, end);
+    int direct = last <= 128 ? 1 + (last + 1) / 2 : 0;
+    if (direct && (!fse || direct < fse)) {
+        if (end - p < direct) return 0;
+        p[0] = (uint8_t)(127 + last);
+        for (int i = 0; i < last; i += 2) p[1 + i / 2] = (uint8_t)(w[i] << 4 | (i + 1 < last ? w[i + 1] : 0));
+        p += direct;
+    } else if (fse) {
+        p += fse;
+    } else {
+        return 0;
+    }
+
+    /* canonical codes: by weight rising, then symbol; the first code is all zeros */
+    uint16_t code[256];
+    uint32_t next = 0;
+    int prev_len = -1;
+    for (int weight = 1; weight <= max_bits; weight++)
+        for (int s = 0; s < 256; s++) {
+            if (w[s] != weight) continue;
+            int l = max_bits + 1 - weight;
+            if (prev_len >= 0) next >>= prev_len - l;
+            code[s] = (uint16_t)next++;
+            prev_len = l;
+        }
+
+    /* four streams of (n + 3) / 4 literals, the last shorter; each written last symbol first */
+    if (end - p < 6) return 0;
+    uint8_t *jump = p;
+    p += 6;
+    uint32_t part = (n + 3) / 4;
+    for (int k = 0; k < 4; k++) {
+        uint32_t from = part * (uint32_t)k, to = k == 3 ? n : part * (uint32_t)(k + 1);
+        tlz_bits b;
+        tlz_bits_init(&b, p, end);
+        for (uint32_t i = to; i > from; i--) tlz_bits_put(&b, code[lit[i - 1]], len[lit[i - 1]]);
+        uint8_t *stop = tlz_bits_close(&b);
+        if (b.overflow) return 0;
+        if (k < 3) {
+            if (stop - p > 0xFFFF) return 0;
+            tlz_put_le(jump + 2 * k, (uint64_t)(stop - p), 2);
+        }
+        p = stop;
+    }
+    if ((uint32_t)(p - dst) >= n) return 0;
+    return (int)(p - dst);
+}
+
+/* ---- sequences ---- */
+
+TLZ_FN const int16_t *tlz_default_norm(int which) /* 0: literal lengths, 1: match lengths, 2: offsets */
+{
+    static const int16_t ll[36] = {4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2,
+                                   2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1};
+    static const int16_t ml[53] = {1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                   1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1};
+    static const int16_t of[29] = {1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1};
+    return which == 0 ? ll : which == 1 ? ml : of;
+}
+
+/* The code of a literal length, its baseline and its extra bits' count (RFC 8878 3.1.1.3.2.1.1). */
+TLZ_FN int tlz_ll_code(uint32_t v, uint32_t *base, int *extra)
+{
+    static const uint32_t bases[36] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,   10,  11,  12,   13,   14,   15,   16,    18,
+                                       20, 22, 24, 28, 32, 40, 48, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
+    static const uint8_t bits[36] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1,
+                                     1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    int c = v < 16 ? (int)v : 35;
+    while (bases[c] > v) c--;
+    *base = bases[c];
+    *extra = bits[c];
+    return c;
+}
+
+/* The code of a match length (>= 3), its baseline and its extra bits' count. */
+TLZ_FN int tlz_ml_code(uint32_t v, uint32_t *base, int *extra)
+{
+    static const uint32_t bases[53] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  12,  13,  14,   15,   16,   17,   18,   19,    20,
+                                       21, 22, 23, 24, 25, 26, 27, 28, 29,  30,  31,  32,   33,   34,   35,   37,   39,    41,
+                                       43, 47, 51, 59, 67, 83, 99, 131, 259, 515, 1027, 2051, 4099, 8195, 16387, 32771, 65539};
+    static const uint8_t bits[53] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                     0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    int c = v - 3 < 32 ? (int)(v - 3) : 52;
+    while (bases[c] > v) c--;
+    *base = bases[c];
+    *extra = bits[c];
+    return c;
+}
+
+/* Writes the sequences section: count, modes (all predefined), bitstream. Returns its end, or NULL when full. */
+TLZ_FN uint8_t *tlz_write_sequences(const tlz_seq *seqs, uint32_t n, uint8_t *p, uint8_t *end)
+{
+    if (end - p < 4) return NULL;
+    if (n < 128) {
+        *p++ = (uint8_t)n;
+    } else if (n < 0x7F00) {
+        *p++ = (uint8_t)((n >> 8) + 0x80);
+        *p++ = (uint8_t)n;
+    } else {
+        *p++ = 255;
+        tlz_put_le(p, n - 0x7F00, 2);
+        p += 2;
+    }
+    if (n == 0) return p;
+    *p++ = 0; /* predefined tables for all three */
+    tlz_fse ll, ml, of;
+    tlz_fse_build(&ll, tlz_default_norm(0), 36, 6);
+    tlz_fse_build(&ml, tlz_default_norm(1), 53, 6);
+    tlz_fse_build(&of, tlz_default_norm(2), 29, 5);
+    tlz_bits b;
+    tlz_bits_init(&b, p, end);
+    uint32_t sll = 0, sml = 0, sof = 0;
+    for (uint32_t i = n; i-- > 0;) {
+        const tlz_seq *q = &seqs[i];
+        int ll_extra, ml_extra;
+        uint32_t ll_base, ml_base;
+        int llc = tlz_ll_code(q->lit_len, &ll_base, &ll_extra), mlc = tlz_ml_code(q->match_len, &ml_base, &ml_extra);
+        uint32_t ofv = q->offset + 3; /* never a repeat code */
+        int ofc = tlz_highbit(ofv);
+        if (i == n - 1) {
+            sll = tlz_fse_start(&ll, llc);
+            sml = tlz_fse_start(&ml, mlc);
+            sof = tlz_fse_start(&of, ofc);
+        } else { /* the decoder updates LL, ML, OF after each sequence but the last; written backwards */
+            tlz_fse_encode(&of, &sof, ofc, &b);
+            tlz_fse_encode(&ml, &sml, mlc, &b);
+            tlz_fse_encode(&ll, &sll, llc, &b);
+        }
+        /* it reads the extra bits of OF, ML, LL in that order */
+        tlz_bits_put(&b, q->lit_len - ll_base, (unsigned)ll_extra);
+        tlz_bits_put(&b, q->match_len - ml_base, (unsigned)ml_extra);
+        tlz_bits_put(&b, ofv - (1u << ofc), (unsigned)ofc);
+    }
+    tlz_fse_flush(&ml, sml, &b);
+    tlz_fse_flush(&of, sof, &b);
+    tlz_fse_flush(&ll, sll, &b);
+    uint8_t *stop = tlz_bits_close(&b);
+    return b.overflow ? NULL : stop;
+}
+
+/* ---- matches ---- */
+
+/* Whether the tokens of `width` bytes at a and b are equal. */
+TLZ_FN int tlz_same_token(const uint8_t *a, const uint8_t *b, int width)
+{
+    return width == 4 ? tlz_load32(a) == tlz_load32(b) : (a[0] == b[0] && a[1] == b[1]);
+}
+
+/* How many bytes from a and b on are equal, b stopping at b_end (a < b). */
+TLZ_FN uint32_t tlz_common(const uint8_t *a, const uint8_t *b, const uint8_t *b_end)
+{
+    const uint8_t *start = b;
+    while (b + 8 <= b_end) {
+        uint64_t diff = tlz_load64(a) ^ tlz_load64(b);
+        if (diff) return (uint32_t)(b - start) + (uint32_t)tlz_ctz64(diff) / 8;
+        a += 8;
+        b += 8;
+    }
+    while (b < b_end && *a == *b) a++, b++;
+    return (uint32_t)(b - start);
+}
+
+/* Finds the block's sequences and copies its literals; returns the count. */
+TLZ_FN uint32_t tlz_find(const uint8_t *src, uint32_t len, int width, tlz_scratch *s, uint32_t *nlit)
+{
+    for (uint32_t i = 0; i < (1u << TLZ_HASH_LOG); i++) s->table[i] = 0;
+    uint32_t ns = 0, lits = 0, anchor = 0, p = (uint32_t)width;
+    const int shift = width == 4 ? 2 : 1;
+    while (p + TLZ_KEY_BYTES <= len) {
+        uint64_t key = tlz_load64(src + p);
+        uint16_t *slot = &s->table[(key * 0x9E3779B97F4A7C15ull) >> (64 - TLZ_HASH_LOG)];
+        uint32_t cand = (uint32_t)*slot << shift;
+        *slot = (uint16_t)(p >> shift);
+        if (cand >= p || tlz_load64(src + cand) != key) {
+            p += (uint32_t)width + (((p - anchor) >> TLZ_SKIP_LOG) & ~(uint32_t)(width - 1));
+            continue;
+        }
+        uint32_t off = p - cand;
+        uint32_t m = TLZ_KEY_BYTES + tlz_common(src + cand + TLZ_KEY_BYTES, src + p + TLZ_KEY_BYTES, src + len);
+        m &= ~(uint32_t)(width - 1);
+        while (p > anchor && p - off >= (uint32_t)width && tlz_same_token(src + p - width, src + p - off - width, width)) {
+            p -= (uint32_t)width;
+            m += (uint32_t)width;
+        }
+        for (uint32_t i = anchor; i < p; i++) s->literals[lits++] = src[i];
+        s->seqs[ns].lit_len = p - anchor;
+        s->seqs[ns].match_len = m;
+        s->seqs[ns].offset = off;
+        ns++;
+        p += m;
+        anchor = p;
+    }
+    for (uint32_t i = anchor; i < len; i++) s->literals[lits++] = src[i];
+    *nlit = lits;
+    return ns;
+}
+
+/* ---- the block ---- */
+
+TLZ_FN uint8_t *tlz_write_raw_literals(const uint8_t *lit, uint32_t n, uint8_t *p, uint8_t *end)
+{
+    int h = n < 32 ? 1 : n < 4096 ? 2 : 3;
+    if (end - p < (long)(h + n)) return NULL;
+    if (h == 1) p[0] = (uint8_t)(n << 3);
+    else if (h == 2) tlz_put_le(p, 1u << 2 | n << 4, 2);
+    else tlz_put_le(p, 3u << 2 | n << 4, 3);
+    p += h;
+    for (uint32_t i = 0; i < n; i++) p[i] = lit[i];
+    return p + n;
+}
+
+/* Writes src[0..len) (at most TLZ_BLOCK_BYTES, whole tokens of `width`
+ * bytes, 2 or 4) as one zstd block, its 3-byte header included (last: the
+ * frame's last block), at dst (TLZ_BLOCK_BOUND bytes). Returns its size. */
+TLZ_FN uint32_t tlz_block(const uint8_t *src, uint32_t len, int width, int last, tlz_scratch *s, uint8_t *dst)
+{
+    uint32_t nlit;
+    uint32_t ns = tlz_find(src, len, width, s, &nlit);
+    uint8_t *body = s->work + 3, *end = s->work + 3 + len; /* smaller than len, or stored raw */
+    uint8_t *p = NULL;
+    if (nlit >= TLZ_MIN_HUF_LITERALS) {
+        int h = nlit < 1024 ? 3 : nlit < 16384 ? 4 : 5;
+        int coded = tlz_huf_literals(s->literals, nlit, body + h, end);
+        if (coded > 0 && (uint32_t)coded < 1024 * (h == 3) + 16384 * (h == 4) + 262144 * (h == 5)) {
+            uint64_t sf = (uint64_t)(h - 2), size_bits = h == 3 ? 10 : h == 4 ? 14 : 18;
+            uint64_t header = 2 | sf << 2 | (uint64_t)nlit << 4 | (uint64_t)coded << (4 + size_bits);
+            tlz_put_le(body, header, h);
+            p = body + h + coded;
+        }
+    }
+    if (!p) p = tlz_write_raw_literals(s->literals, nlit, body, end);
+    if (p) p = tlz_write_sequences(s->seqs, ns, p, end);
+    uint32_t size;
+    const uint8_t *content;
+    uint32_t type;
+    if (p && p < end) {
+        size = (uint32_t)(p - body);
+        content = body;
+        type = 2;
+    } else {
+        size = len;
+        content = src;
+        type = 0;
+    }
+    tlz_put_le(dst, (uint32_t)(last ? 1 : 0) | type << 1 | size << 3, 3);
+    for (uint32_t i = 0; i < size; i++) dst[3 + i] = content[i];
+    return size + 3;
+}
+
+/* ---- the frame around the blocks ---- */
+
+#define TLZ_FRAME_HEADER_MAX 9 /* magic, descriptor, a 4-byte content size */
+#define TLZ_CHECKSUM_BYTES 4
+
+/* Writes a frame's magic number and header for len bytes of content (a
+ * single segment: the window is the frame; the content checksum follows the
+ * last block). Returns its size. */
+TLZ_FN uint32_t tlz_frame_header(uint32_t len, uint8_t *dst)
+{
+    tlz_put_le(dst, 0xFD2FB528u, 4);
+    int fcs = len < 256 ? 0 : len < 65536 + 256 ? 1 : 2; /* flag: 1, 2 or 4 bytes with a single segment */
+    dst[4] = (uint8_t)(fcs << 6 | 1 << 5 | 1 << 2);
+    if (fcs == 0) dst[5] = (uint8_t)len;
+    else if (fcs == 1) tlz_put_le(dst + 5, len - 256, 2);
+    else tlz_put_le(dst + 5, len, 4);
+    return 5 + (fcs == 0 ? 1 : fcs == 1 ? 2 : 4);
+}
+
+/* How many blocks a frame of len bytes has (an empty frame has one). */
+TLZ_FN uint32_t tlz_frame_blocks(uint32_t len)
+{
+    return len ? (len + TLZ_BLOCK_BYTES - 1) / TLZ_BLOCK_BYTES : 1;
+}
+
+#endif
