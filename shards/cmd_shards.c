@@ -74,10 +74,13 @@ static int do_inspect(const char *dir)
     printf("documents    %" PRIu64 "\n", m->documents);
     printf("tokens       %" PRIu64 " (%.1f per document)\n", m->tokens,
            m->documents ? (double)m->tokens / (double)m->documents : 0.0);
-    printf("compressed   %" PRIu64 " bytes, %.3f x smaller than the raw %s ids (%.2f bits per token; zstd level %d, %" PRIu64 "-byte frames)\n",
+    char level[32];
+    if (m->zstd_level == SHARD_LEVEL_TLZ) snprintf(level, sizeof level, "tlz");
+    else snprintf(level, sizeof level, "zstd level %d", m->zstd_level);
+    printf("compressed   %" PRIu64 " bytes, %.3f x smaller than the raw %s ids (%.2f bits per token; %s, %" PRIu64 "-byte frames)\n",
            m->compressed_bytes, m->compressed_bytes ? (double)raw / (double)m->compressed_bytes : 0.0,
            manifest_dtype_name(m->dtype_bytes), m->tokens ? 8.0 * (double)m->compressed_bytes / (double)m->tokens : 0.0,
-           m->zstd_level, m->frame_bytes);
+           level, m->frame_bytes);
     printf("\n%-22s %12s %10s %12s %8s %s\n", "shard", "tokens", "documents", "bytes", "ratio", "xxh3_64");
     for (uint32_t i = 0; i < m->nshards; i++) {
         const manifest_shard *s = &m->shards[i];

@@ -28,6 +28,7 @@
  * 7% larger frames; negative levels save little more and cost much more size
  * (docs/shards.md, "Compression level"). */
 #define SHARD_DEFAULT_LEVEL 1
+#define SHARD_LEVEL_TLZ 0 /* --level tlz: frames by winnow's token encoder (shards/tlz.h), "zstd_level": 0 in the manifest */
 
 /* zstd seekable format (contrib/seekable_format in the zstd sources). */
 #define SEEK_SKIPPABLE_MAGIC 0x184D2A5Eu

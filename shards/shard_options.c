@@ -50,7 +50,7 @@ int shard_options_set(shard_options *o, const char *name, const char *value, cha
         if ((v = count_in(value, 1, INT64_MAX)) < 0) bad = "--shard-tokens wants a positive count";
         else w->shard_tokens = (uint64_t)v;
     } else if (option_name_equal(name, "level")) {
-        if (!shard_level_parse(value, &w->zstd_level)) bad = "--level wants 1..22, or a negative level (faster)";
+        if (!shard_level_parse(value, &w->zstd_level)) bad = "--level wants tlz, 1..22, or a negative level (faster)";
     } else if (option_name_equal(name, "tokenizer") || option_name_equal(name, "vocab") ||
                option_name_equal(name, "vocab-sha256")) {
         if (!value || !*value) bad = "needs a value";

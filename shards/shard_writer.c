@@ -33,10 +33,12 @@
 #include "core/pool.h"
 #include "core/utf8.h"
 #include "core/util.h"
+#include "gpu/tlz.h"
 #include "shards/manifest.h"
 #include "shards/seek_table.h"
 #include "shards/shard_format.h"
 #include "shards/shard_index.h"
+#include "shards/tlz.h"
 
 #define MAX_ZSTD_LEVEL 22
 #define UINT16_VOCAB_LIMIT 65536u
@@ -45,6 +47,9 @@
 #define CLOSES_IN_FLIGHT 8    /* finished files the closer may hold before the emitter waits */
 #define NS_PER_SECOND 1e9
 #define TIMES_ENV "WINNOW_SHARD_TIMES" /* set: shard_writer_close() prints where each thread's time went */
+#define GPU_BATCH_FRAMES 256   /* tlz frames per GPU batch: 256 MiB of ids, ~2k device threads */
+#define GPU_AFTER_FRAMES 256   /* --device auto: frames coded on the host before the GPU is started (small runs never start it) */
+#define GPU_UNITS 4096         /* the emitter's queue: open batches and the markers between them (a shard ends every ~100 frames) */
 
 typedef enum { JOB_FRAME, JOB_SHARD_START, JOB_SHARD_END, JOB_STOP } job_kind;
 
@@ -74,6 +79,8 @@ typedef struct frame_job {
     uint64_t nends, tokens;
     bool continues;
     bool abort; /* JOB_STOP: end without finishing the open shard */
+    bool on_gpu;  /* a tlz frame left to the emitter's GPU batches: checksum set, comp not yet */
+    bool pinned;  /* data from gpu_tlz_alloc_host() */
     struct frame_job *next_free;
 } frame_job;
 
@@ -84,6 +91,9 @@ struct shard_writer {
     size_t frame_cap; /* bytes per full frame */
     wpool *pool;
     ZSTD_CCtx **cctx; /* one per worker */
+    tlz_ctx **tlz;    /* one per worker, with SHARD_LEVEL_TLZ */
+    gpu_tlz *gpu;     /* SHARD_LEVEL_TLZ on a GPU: opened by the emitter (auto) or at open (gpu) */
+    atomic_bool gpu_ready; /* workers leave new frames to the GPU */
     pthread_mutex_t lock; /* free_jobs, borrowed_frames */
     pthread_cond_t gathered; /* borrowed_frames fell to 0 */
     frame_job *free_jobs;
@@ -117,6 +127,21 @@ struct shard_writer {
     uint64_t file_bytes;
     uint32_t shards_cap;
     double emit_busy, emit_hash, emit_wait, closing; /* seconds, for TIMES_ENV */
+    uint64_t frames_seen; /* frames the emitter took, for GPU_AFTER_FRAMES */
+    uint64_t gpu_frames;  /* frames the GPU coded */
+    double gpu_wait;      /* seconds the emitter waited for GPU batches */
+    /* the emitter's GPU side: frames not yet submitted; then, in order, everything taken but
+     * not yet written: a unit is a job, or (job NULL) the batch open in GPU slot `slot` */
+    frame_job *pending[GPU_BATCH_FRAMES];
+    size_t npending;
+    frame_job *batch[GPU_TLZ_IN_FLIGHT][GPU_BATCH_FRAMES];
+    size_t batch_n[GPU_TLZ_IN_FLIGHT];
+    struct emit_unit {
+        frame_job *job;
+        int slot;
+    } units[GPU_UNITS];
+    size_t unit_head, unit_count;
+    int batches_in_flight;
 
     shard_manifest m; /* documents and tokens counted by the caller; shards by the emitter */
 };
@@ -136,6 +161,10 @@ bool shard_level_parse(const char *text, int *level)
 {
     char *end;
     errno = 0;
+    if (text && !strcmp(text, "tlz")) {
+        *level = SHARD_LEVEL_TLZ;
+        return true;
+    }
     if (!text || !(*text == '-' || (*text >= '0' && *text <= '9'))) return false; /* strtol would skip spaces */
     long v = strtol(text, &end, 10);
     if (end == text || *end || errno || v == 0 || v < ZSTD_minCLevel() || v > MAX_ZSTD_LEVEL) return false;
@@ -203,12 +232,21 @@ static void compress_frame(void *ctx, int worker, void *item)
         if (--w->borrowed_frames == 0) pthread_cond_broadcast(&w->gathered);
         pthread_mutex_unlock(&w->lock);
     }
-    size_t bound = ZSTD_compressBound(job->len);
-    job->comp = xrealloc(job->comp, bound);
-    size_t r = ZSTD_compress2(w->cctx[worker], job->comp, bound, job->data, job->len);
-    if (ZSTD_isError(r)) dief(EXIT_FATAL, "zstd: %s", ZSTD_getErrorName(r));
-    job->clen = r;
-    job->checksum = get_le32(job->comp + r - ZSTD_CHECKSUM_BYTES);
+    job->on_gpu = w->tlz && atomic_load(&w->gpu_ready);
+    if (job->on_gpu) { /* the emitter's batches code it; the content checksum is the frame's last field */
+        job->checksum = (uint32_t)XXH64(job->data, job->len, 0);
+    } else {
+        size_t bound = w->tlz ? tlz_frame_bound(job->len) : ZSTD_compressBound(job->len), r;
+        job->comp = xrealloc(job->comp, bound);
+        if (w->tlz) {
+            r = tlz_compress_frame(w->tlz[worker], job->data, job->len, w->dtype_bytes, job->comp);
+        } else {
+            r = ZSTD_compress2(w->cctx[worker], job->comp, bound, job->data, job->len);
+            if (ZSTD_isError(r)) dief(EXIT_FATAL, "zstd: %s", ZSTD_getErrorName(r));
+        }
+        job->clen = r;
+        job->checksum = get_le32(job->comp + r - ZSTD_CHECKSUM_BYTES);
+    }
     atomic_fetch_add(&w->compress_ns, (uint64_t)((thread_cpu_seconds() - started) * NS_PER_SECOND));
 }
 
@@ -220,7 +258,8 @@ static frame_job *new_job(shard_writer *w)
     pthread_mutex_unlock(&w->lock);
     if (!job) {
         job = xcalloc(1, sizeof *job);
-        job->data = xmalloc(w->frame_cap);
+        job->pinned = atomic_load(&w->gpu_ready);
+        job->data = job->pinned ? gpu_tlz_alloc_host(w->frame_cap) : xmalloc(w->frame_cap);
     }
     job->len = 0;
     return job;
@@ -228,7 +267,8 @@ static frame_job *new_job(shard_writer *w)
 
 static void free_job(frame_job *job)
 {
-    free(job->data);
+    if (job->pinned) gpu_tlz_free_host(job->data);
+    else free(job->data);
     free(job->pieces);
     free(job->comp);
     free(job->bad);
@@ -307,6 +347,10 @@ static void emit_frame(shard_writer *w, frame_job *job)
         w->entries = xrealloc(w->entries, w->entries_cap * sizeof *w->entries);
     }
     w->entries[w->nentries++] = (seek_entry){(uint32_t)job->clen, (uint32_t)job->len, job->checksum};
+    if (atomic_load(&w->gpu_ready) && !job->pinned) { /* replaced by a pinned one: the device reads those fastest */
+        free_job(job);
+        return;
+    }
     pthread_mutex_lock(&w->lock);
     job->next_free = w->free_jobs;
     w->free_jobs = job;
@@ -351,29 +395,126 @@ static void emit_shard_end(shard_writer *w, const frame_job *end)
     w->shard_no++;
 }
 
+/* Handles one job the emitter took, in order: writes a frame, starts or ends
+ * a shard file. Returns true for JOB_STOP. */
+static bool emit_job(shard_writer *w, frame_job *job)
+{
+    if (job->kind == JOB_FRAME) {
+        double started = now_seconds();
+        emit_frame(w, job);
+        w->emit_busy += now_seconds() - started;
+        return false;
+    }
+    if (job->kind == JOB_SHARD_START) start_shard_file(w, job);
+    if (job->kind == JOB_SHARD_END) emit_shard_end(w, job);
+    bool stop = job->kind == JOB_STOP, abort = job->abort;
+    free_job(job);
+    if (stop && abort && w->out) output_abort(w->out);
+    if (stop && abort) w->out = NULL;
+    return stop;
+}
+
+/* Waits for the GPU batch in slot and writes its frames. */
+static void emit_batch(shard_writer *w, int slot)
+{
+    uint8_t *dst[GPU_BATCH_FRAMES];
+    size_t size[GPU_BATCH_FRAMES];
+    size_t n = w->batch_n[slot];
+    for (size_t i = 0; i < n; i++) {
+        frame_job *job = w->batch[slot][i];
+        job->comp = xrealloc(job->comp, tlz_frame_bound(job->len));
+        dst[i] = job->comp;
+    }
+    double started = now_seconds();
+    gpu_tlz_finish(w->gpu, slot, dst, size);
+    w->gpu_wait += now_seconds() - started;
+    w->batches_in_flight--;
+    w->gpu_frames += n;
+    for (size_t i = 0; i < n; i++) {
+        w->batch[slot][i]->clen = size[i];
+        emit_job(w, w->batch[slot][i]);
+    }
+}
+
+/* Writes the oldest unit (a job, or a GPU batch once it is done). Returns true for JOB_STOP. */
+static bool emit_oldest(shard_writer *w)
+{
+    struct emit_unit u = w->units[w->unit_head];
+    w->unit_head = (w->unit_head + 1) % GPU_UNITS;
+    w->unit_count--;
+    if (u.job) return emit_job(w, u.job);
+    emit_batch(w, u.slot);
+    return false;
+}
+
+static void queue_unit(shard_writer *w, frame_job *job, int slot)
+{
+    if (w->unit_count == GPU_UNITS) emit_oldest(w);
+    w->units[(w->unit_head + w->unit_count) % GPU_UNITS] = (struct emit_unit){job, slot};
+    w->unit_count++;
+}
+
+/* Sends the frames waiting for the GPU as one batch, first writing what
+ * came before the oldest open batch when GPU_TLZ_IN_FLIGHT are open. */
+static void submit_pending(shard_writer *w)
+{
+    if (!w->npending) return;
+    while (w->batches_in_flight == GPU_TLZ_IN_FLIGHT) emit_oldest(w);
+    const uint8_t *src[GPU_BATCH_FRAMES];
+    size_t len[GPU_BATCH_FRAMES];
+    uint32_t checksum[GPU_BATCH_FRAMES];
+    for (size_t i = 0; i < w->npending; i++) {
+        src[i] = w->pending[i]->data;
+        len[i] = w->pending[i]->len;
+        checksum[i] = w->pending[i]->checksum;
+    }
+    int slot = gpu_tlz_submit(w->gpu, w->npending, src, len, w->dtype_bytes, checksum);
+    for (size_t i = 0; i < w->npending; i++) w->batch[slot][i] = w->pending[i];
+    w->batch_n[slot] = w->npending;
+    w->npending = 0;
+    w->batches_in_flight++;
+    queue_unit(w, NULL, slot);
+}
+
+/* --device auto: starts the GPU once the run is large enough to pay for it. */
+static void maybe_start_gpu(shard_writer *w)
+{
+    if (!w->tlz || w->gpu || w->o.device != DEVICE_AUTO || ++w->frames_seen != GPU_AFTER_FRAMES) return;
+    wbuf why = WBUF_INIT;
+    if (gpu_tlz_usable(&why)) w->gpu = gpu_tlz_open(GPU_BATCH_FRAMES, w->frame_cap, &why);
+    if (w->gpu) atomic_store(&w->gpu_ready, true);
+    buf_free(&why);
+}
+
+/* Takes a job in order: a frame for the GPU waits for its batch; anything
+ * else is written once everything before it is. Returns true for JOB_STOP. */
+static bool take_job(shard_writer *w, frame_job *job)
+{
+    if (job->kind == JOB_FRAME) maybe_start_gpu(w);
+    if (job->kind == JOB_FRAME && job->on_gpu) {
+        w->pending[w->npending++] = job;
+        if (w->npending == GPU_BATCH_FRAMES) submit_pending(w);
+        return false;
+    }
+    submit_pending(w);
+    if (!w->unit_count) return emit_job(w, job);
+    queue_unit(w, job, 0);
+    if (job->kind != JOB_STOP) return false;
+    while (w->unit_count)
+        if (emit_oldest(w)) return true;
+    return true;
+}
+
 /* The emitter thread: the pool's jobs in order, until JOB_STOP; then waits
  * for the closer. */
 static void *emitter_main(void *arg)
 {
     shard_writer *w = arg;
     for (;;) {
-        double t0 = now_seconds();
+        double started = now_seconds();
         frame_job *job = pool_pop(w->pool);
-        double t1 = now_seconds();
-        w->emit_wait += t1 - t0;
-        if (job->kind == JOB_FRAME) {
-            emit_frame(w, job);
-            w->emit_busy += now_seconds() - t1;
-            continue;
-        }
-        if (job->kind == JOB_SHARD_START) start_shard_file(w, job);
-        if (job->kind == JOB_SHARD_END) emit_shard_end(w, job);
-        bool stop = job->kind == JOB_STOP, abort = job->abort;
-        free_job(job);
-        if (!stop) continue;
-        if (abort && w->out) output_abort(w->out);
-        if (abort) w->out = NULL;
-        break;
+        w->emit_wait += now_seconds() - started;
+        if (take_job(w, job)) break;
     }
     while (!pool_empty(w->closer)) pool_pop(w->closer);
     return NULL;
@@ -611,14 +752,25 @@ bool shard_writer_options_valid(const shard_writer_options *o)
     else if (o->eos_id >= 0 && (uint64_t)o->eos_id >= o->vocab_size) why = "the eos id is not below the vocabulary size";
     else if (o->bos_id >= 0 && (uint64_t)o->bos_id >= o->vocab_size) why = "the bos id is not below the vocabulary size";
     else if (o->shard_tokens == 0) why = "shard size must be at least one token";
-    else if (o->zstd_level == 0 || o->zstd_level < ZSTD_minCLevel() || o->zstd_level > MAX_ZSTD_LEVEL)
-        why = "zstd level must be from 1 to 22, or negative (faster)";
+    else if (o->zstd_level != SHARD_LEVEL_TLZ && (o->zstd_level < ZSTD_minCLevel() || o->zstd_level > MAX_ZSTD_LEVEL))
+        why = "the level must be tlz, or a zstd level from 1 to 22, or negative (faster)";
     else if (o->tokenizer_name && !utf8_valid(o->tokenizer_name, strlen(o->tokenizer_name)))
         why = "the tokenizer name must be UTF-8 (the manifest is JSON)";
     else if (o->vocab_sha256 && (strlen(o->vocab_sha256) != 64 || strspn(o->vocab_sha256, "0123456789abcdef") != 64))
         why = "vocab sha256 must be 64 lowercase hex digits";
     if (why) warnf("shard writer: %s", why);
     return why == NULL;
+}
+
+/* --device gpu: starts the GPU before the first frame, or says why it cannot. */
+static bool start_gpu_now(shard_writer *w)
+{
+    wbuf why = WBUF_INIT;
+    if (gpu_tlz_usable(&why)) w->gpu = gpu_tlz_open(GPU_BATCH_FRAMES, SHARD_FRAME_BYTES, &why);
+    if (!w->gpu) warnf("shard writer: --device gpu: %s", why.data ? why.data : "no GPU");
+    else atomic_store(&w->gpu_ready, true);
+    buf_free(&why);
+    return w->gpu != NULL;
 }
 
 shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o)
@@ -645,12 +797,25 @@ shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o)
     w->dtype_bytes = o->vocab_size <= UINT16_VOCAB_LIMIT ? 2 : 4;
     w->frame_cap = SHARD_FRAME_BYTES;
     int threads = o->threads > 0 ? o->threads : 1;
-    w->cctx = xcalloc((size_t)threads, sizeof *w->cctx);
-    for (int i = 0; i < threads; i++) {
-        w->cctx[i] = ZSTD_createCCtx();
-        ZSTD_CCtx_setParameter(w->cctx[i], ZSTD_c_compressionLevel, o->zstd_level);
-        ZSTD_CCtx_setParameter(w->cctx[i], ZSTD_c_checksumFlag, 1);
-        ZSTD_CCtx_setParameter(w->cctx[i], ZSTD_c_contentSizeFlag, 1);
+    atomic_init(&w->gpu_ready, false);
+    if (o->zstd_level == SHARD_LEVEL_TLZ) {
+        w->tlz = xcalloc((size_t)threads, sizeof *w->tlz);
+        for (int i = 0; i < threads; i++) w->tlz[i] = tlz_ctx_new();
+        if (o->device == DEVICE_GPU && !start_gpu_now(w)) {
+            for (int i = 0; i < threads; i++) tlz_ctx_free(w->tlz[i]);
+            free(w->tlz);
+            free(w->dir);
+            free(w);
+            return NULL;
+        }
+    } else {
+        w->cctx = xcalloc((size_t)threads, sizeof *w->cctx);
+        for (int i = 0; i < threads; i++) {
+            w->cctx[i] = ZSTD_createCCtx();
+            ZSTD_CCtx_setParameter(w->cctx[i], ZSTD_c_compressionLevel, o->zstd_level);
+            ZSTD_CCtx_setParameter(w->cctx[i], ZSTD_c_checksumFlag, 1);
+            ZSTD_CCtx_setParameter(w->cctx[i], ZSTD_c_contentSizeFlag, 1);
+        }
     }
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->gathered, NULL);
@@ -699,8 +864,11 @@ static void free_writer(shard_writer *w)
     int threads = pool_threads(w->pool);
     pool_destroy(w->pool);
     pool_destroy(w->closer);
-    for (int i = 0; i < threads; i++) ZSTD_freeCCtx(w->cctx[i]);
+    for (int i = 0; w->cctx && i < threads; i++) ZSTD_freeCCtx(w->cctx[i]);
     free(w->cctx);
+    for (int i = 0; w->tlz && i < threads; i++) tlz_ctx_free(w->tlz[i]);
+    free(w->tlz);
+    if (w->gpu) gpu_tlz_close(w->gpu);
     pthread_mutex_destroy(&w->lock);
     pthread_cond_destroy(&w->gathered);
     XXH3_freeState(w->token_hash);
@@ -732,9 +900,10 @@ static void print_times(const shard_writer *w)
 {
     fprintf(stderr,
             "shard writer (s): calling thread %.3f adding + %.3f waiting for the pool | compression CPU %.3f on %d "
-            "threads | emitter %.3f busy (token hash %.3f) + %.3f waiting | closer (sync, rename) %.3f\n",
+            "threads | emitter %.3f busy (token hash %.3f) + %.3f waiting + %.3f for %" PRIu64 " GPU frames | closer (sync, "
+            "rename) %.3f\n",
             w->adding, w->waited, (double)atomic_load(&w->compress_ns) / NS_PER_SECOND, pool_threads(w->pool),
-            w->emit_busy, w->emit_hash, w->emit_wait, w->closing);
+            w->emit_busy, w->emit_hash, w->emit_wait, w->gpu_wait, w->gpu_frames, w->closing);
 }
 
 int shard_writer_close(shard_writer *w)

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "core/stats.h"
+#include "gpu/gpu.h"
 
 typedef struct {
     const char *tokenizer_name; /* recorded in the manifest; NULL: "" */
@@ -35,8 +36,10 @@ typedef struct {
     bool prepend_bos;           /* put bos_id before each document (default false; needs bos_id) */
     uint64_t shard_tokens;      /* target tokens per shard (default 100M) */
     bool split_docs;            /* cut shards at exactly shard_tokens, splitting documents */
-    int zstd_level;             /* zstd's: 1..22, or negative for faster; never 0 (default 1) */
+    int zstd_level;             /* zstd's: 1..22, or negative for faster; SHARD_LEVEL_TLZ (0): winnow's token encoder (default 1) */
     int threads;                /* compression threads (default 1) */
+    wdevice device;             /* SHARD_LEVEL_TLZ: where frames are coded, the same bytes on both: cpu, gpu (required),
+                                 * or auto (default: the GPU, when one is usable, from the SHARD_GPU_AFTER_FRAMES-th frame on) */
 } shard_writer_options;
 
 typedef struct shard_writer shard_writer;
@@ -44,9 +47,10 @@ typedef struct shard_writer shard_writer;
 /* Sets the defaults above. */
 void shard_writer_options_init(shard_writer_options *o);
 
-/* Reads a zstd level for shard frames: a decimal integer from zstd's lowest
- * (negative, fastest) level to 22, not 0 (zstd's "default", which the
- * manifest could not name). Returns false when text is not one. */
+/* Reads a level for shard frames: "tlz" (SHARD_LEVEL_TLZ), or a zstd level,
+ * a decimal integer from zstd's lowest (negative, fastest) level to 22, not
+ * 0 (zstd's "default", which the manifest could not name). Returns false
+ * when text is not one. */
 bool shard_level_parse(const char *text, int *level);
 
 /* True when the options can be used (else prints why): a false here is a

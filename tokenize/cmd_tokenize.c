@@ -43,7 +43,9 @@ static void usage(FILE *f)
             "  --shard-tokens N    shards: tokens per shard, k/M/G suffixes (default: 100M)\n"
             "  --split-docs        shards: cut shards at exactly N tokens, splitting documents\n"
             "  --level N           shards: zstd level of the frames, 1..22 (smaller, slower) or\n"
-            "                      negative (faster, larger; default: 1)\n"
+            "                      negative (faster, larger; default: 1); or tlz: winnow's own\n"
+            "                      token encoder (zstd frames any decoder reads, ~15%% larger than\n"
+            "                      level 1), coded on the GPU under --device gpu/auto\n"
             "  --allow-special     special-token strings in the text become their ids (default:\n"
             "                      they are ordinary text, as tiktoken's encode_ordinary); for a\n"
             "                      tokenizer.json: every added token, special or not, as HF's encode;\n"
@@ -260,7 +262,8 @@ int cmd_tokenize(int argc, char **argv)
         shard_writer_options_init(&wo);
         if (o.shard_tokens) wo.shard_tokens = o.shard_tokens;
         wo.split_docs = o.split_docs;
-        if (o.shard_level) wo.zstd_level = o.shard_level;
+        if (o.shard_level_given) wo.zstd_level = o.shard_level;
+        device_parse(o.device, &wo.device); /* checked with the other options */
         wo.tokenizer_name = tok.name;
         wo.vocab_sha256 = sha256;
         wo.vocab_size = tok.vocab.nids;

@@ -65,8 +65,8 @@ int tokenize_options_set(tokenize_options *o, const char *name, const char *valu
         return -1;
     }
     if (!text && option_name_equal(name, "level")) {
-        if (shard_level_parse(value, &o->shard_level)) return 0;
-        snprintf(err, errlen, "--level wants 1..22, or a negative level (faster), not '%s'", value);
+        if ((o->shard_level_given = shard_level_parse(value, &o->shard_level))) return 0;
+        snprintf(err, errlen, "--level wants tlz, 1..22, or a negative level (faster), not '%s'", value);
         return -1;
     }
     if (!text) {

@@ -14,7 +14,8 @@ typedef struct {
     bool eos_given, bos_given;              /* --eos/--no-eos, --bos/--no-bos were given */
     uint64_t shard_tokens;                  /* --format shards: tokens per shard (0: the writer's default) */
     bool split_docs;                        /* --format shards: cut shards at exactly shard_tokens */
-    int shard_level;                        /* --format shards: zstd level of the frames (0: the writer's default) */
+    int shard_level;                        /* --format shards: level of the frames (shard_level_parse()) ... */
+    bool shard_level_given;                 /* ... when given; else the writer's default */
 } tokenize_options;
 
 /* Sets the defaults. */
