@@ -12,6 +12,8 @@
 #                  compared with the CPU's; the Python peers (tiktoken
 #                  encode_ordinary_batch and HF tokenizers encode_batch, 16
 #                  threads) on tokref en_code.
+#   PART=shards    `-o shards/ --level tlz` (frames coded on the GPU) against level
+#                  1 on the same 8.5 GB, the CPU's tlz shards compared byte for byte.
 #   PART=dedup     `winnow dedup` on unique documents (bench/dedup_unique_inputs.py):
 #                  5.4 GB of long ones and 2 M short ones, gpu (its default workers:
 #                  one less than the cores) and cpu (-j16), outputs
@@ -19,7 +21,7 @@
 #                  tokenize -> shard) beside the README's shell pipe.
 # With winnow-base in the bundle (an earlier build) the main GPU rows run for
 # it too, alternating, as "base". Writes log.txt under $OUT.
-#   usage: PART=tokenize|dedup bash DIR/gpu_issue15.sh   (RUNS=2)
+#   usage: PART=tokenize|shards|dedup bash DIR/gpu_issue15.sh   (RUNS=2)
 set -u
 D=$(cd "$(dirname "$0")" && pwd)
 O=${OUT:-/tmp/out}; mkdir -p "$O"
@@ -93,6 +95,25 @@ if [ "$PART" = tokenize ]; then
     zstd -dcq $D/en_code.txt.zst > en_code.txt
     PYTHONUNBUFFERED=1 timeout 200 python3 $D/gpu_tokenize_peers.py $W/shared en_code.txt 1 16 2>&1
     timed "winnow cpu 16 threads, the same text as JSONL (en_code, 84 MB)" tok --device cpu --format bin -o - en.jsonl
+fi
+
+if [ "$PART" = shards ]; then # `-o shards/ --level tlz` (winnow's token encoder on the GPU) beside level 1
+    . $D/gpu_tokenize_inputs.sh
+    tokenize_inputs $D $REPEAT
+    cat parts/p*.jsonl > in8g.jsonl; rm -rf parts zst gz
+    GB=$(stat -c %s in8g.jsonl); echo "input: $GB bytes"; cat in8g.jsonl > /dev/null
+    export WINNOW_TOKENIZE_TIMES=1 WINNOW_SHARD_TIMES=1
+    for r in $(seq $RUNS); do
+        rm -rf sh-tlz; timed "gpu shards --level tlz" tok --device gpu --level tlz -o sh-tlz/ in8g.jsonl
+        rm -rf sh-l1; timed "gpu shards (level 1)" tok --device gpu -o sh-l1/ in8g.jsonl
+    done
+    timed "cpu shards --level tlz" tok --device cpu --level tlz -o sh-tlz-cpu/ in8g.jsonl
+    unset WINNOW_TOKENIZE_TIMES WINNOW_SHARD_TIMES
+    same sh-tlz sh-tlz-cpu
+    echo "bytes: tlz $(cat sh-tlz/*.tok.zst | wc -c), level 1 $(cat sh-l1/*.tok.zst | wc -c)"
+    timed "verify tlz" $B/winnow shards verify sh-tlz
+    zstd -dcq sh-tlz/shard_00003.tok.zst | cmp - <(zstd -dcq sh-l1/shard_00003.tok.zst) && echo "SAME zstd -d of shard 3, tlz and level 1"
+    $B/winnow shards cat sh-tlz --format bin | cmp - <($B/winnow shards cat sh-l1 --format bin) && echo "SAME shards cat, tlz and level 1"
 fi
 
 if [ "$PART" = dedup ]; then
