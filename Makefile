@@ -174,6 +174,11 @@ $(BUILD)/bench/gpu_bandwidth: bench/gpu_bandwidth.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -o $@ $< -lpthread
 -include $(BUILD)/bench/gpu_tokenize_bench.d
+# The GPU token encoder's bench (shard frames; gpu/tlz.h).
+$(BUILD)/bench/gpu_tlz_bench: bench/gpu_tlz_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -MF $@.d -o $@ $< $(LIB) $(LDLIBS)
+-include $(BUILD)/bench/gpu_tlz_bench.d
 
 # BENCH=name runs one bench/NAME.sh; default every dev-machine bench (bench/run.sh).
 bench: deps all $(BENCH_BIN)

@@ -51,6 +51,14 @@ int gpu_tlz_submit(gpu_tlz *g, size_t n, const uint8_t *const *src, const size_t
  * tlz_frame_bound(len[i]) bytes) and its size at size[i]. */
 void gpu_tlz_finish(gpu_tlz *g, int slot, uint8_t *const *dst, size_t *size);
 
+/* Device seconds of the batches finished so far, summed, in the order
+ * they run in a batch's stream: copying the frames in, coding the blocks,
+ * and putting the frames together and out into host memory. Two batches in
+ * flight on one device overlap, so a phase may include waiting for the
+ * other batch's kernels. */
+enum { GPU_TLZ_COPY_IN, GPU_TLZ_CODE, GPU_TLZ_COPY_OUT, GPU_TLZ_PHASES };
+void gpu_tlz_phase_seconds(const gpu_tlz *g, double seconds[GPU_TLZ_PHASES]);
+
 /* Frees what gpu_tlz_open() took. */
 void gpu_tlz_close(gpu_tlz *g);
 

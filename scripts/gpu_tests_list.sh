@@ -1,5 +1,5 @@
 # gpu_tests_list.sh - the tests with a GPU part, which skip it on a machine
-# without one (CI), in three groups that each fit one device bundle (64 MiB):
+# without one (CI), in groups that each fit one device bundle (64 MiB):
 # what gpu_tests_bundle.sh packs and gpu_tests_device.sh runs. Set GROUP
 # before sourcing; each group lists unit test programs (build/tests/NAME),
 # shell tests (tests/e2e/NAME.sh), the files of ../shared/data they read
@@ -26,5 +26,9 @@ dedup)
       warc/resiliparse/tests/data/warcfile.warc* warc/resiliparse/tests/data/clipped.warc.gz
       warc/whirlwind-python/whirlwind.warc.gz warc/pywb/sample_archive/warcs/iana.warc.gz
       warc/warcio/test/data/example.warc.gz" ;;
-*) echo "gpu_tests_list.sh: GROUP must be tokenize, hf or dedup" >&2; exit 1 ;;
+shards) # the GPU token encoder of shard frames against the host's, on real ids
+    GPU_UNIT_TESTS="gpu_tlz"
+    GPU_E2E_TESTS=""
+    GPU_TEST_DATA="tokref/multi.cl100k_base.bin.zst tokref/en_code.cl100k_base.bin.zst tokref/multi.gpt2.bin.zst" ;;
+*) echo "gpu_tests_list.sh: GROUP must be tokenize, hf, dedup or shards" >&2; exit 1 ;;
 esac
