@@ -59,6 +59,9 @@ void gpu_tlz_finish(gpu_tlz *g, int slot, uint8_t *const *dst, size_t *size);
 enum { GPU_TLZ_COPY_IN, GPU_TLZ_CODE, GPU_TLZ_COPY_OUT, GPU_TLZ_PHASES };
 void gpu_tlz_phase_seconds(const gpu_tlz *g, double seconds[GPU_TLZ_PHASES]);
 
+/* Whether the batch in slot is done, so that gpu_tlz_finish() will not wait. */
+bool gpu_tlz_ready(gpu_tlz *g, int slot);
+
 /* Frees what gpu_tlz_open() took. */
 void gpu_tlz_close(gpu_tlz *g);
 

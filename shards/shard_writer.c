@@ -47,9 +47,10 @@
 #define CLOSES_IN_FLIGHT 8    /* finished files the closer may hold before the emitter waits */
 #define NS_PER_SECOND 1e9
 #define TIMES_ENV "WINNOW_SHARD_TIMES" /* set: shard_writer_close() prints where each thread's time went */
-#define GPU_BATCH_FRAMES 256   /* tlz frames per GPU batch: 256 MiB of ids, ~2k device threads */
-#define GPU_AFTER_FRAMES 256   /* --device auto: frames coded on the host before the GPU is started (small runs never start it) */
-#define GPU_UNITS 4096         /* the emitter's queue: open batches and the markers between them (a shard ends every ~100 frames) */
+#define GPU_BATCH_FRAMES 256 /* tlz frames per GPU batch: 256 MiB of ids, ~2k device threads */
+#define GPU_AFTER_FRAMES 256 /* --device auto: frames coded on the host before the GPU is started (small runs never start it) */
+#define GPU_BATCHES (GPU_TLZ_IN_FLIGHT + 1) /* open on the device, and one filling */
+#define GPU_QUEUE 8192       /* the emitter's queue of jobs taken but not yet written */
 
 typedef enum { JOB_FRAME, JOB_SHARD_START, JOB_SHARD_END, JOB_STOP } job_kind;
 
@@ -79,7 +80,9 @@ typedef struct frame_job {
     uint64_t nends, tokens;
     bool continues;
     bool abort; /* JOB_STOP: end without finishing the open shard */
-    bool on_gpu;  /* a tlz frame left to the emitter's GPU batches: checksum set, comp not yet */
+    bool on_gpu;  /* a tlz frame left to the emitter's GPU batches (at most GPU_BATCHES of them: the workers
+                   * code the others): checksum set, comp not yet */
+    struct gpu_batch *batch; /* ... the batch it is in, until the GPU has coded it */
     bool pinned;  /* data from gpu_tlz_alloc_host() */
     struct frame_job *next_free;
 } frame_job;
@@ -130,18 +133,22 @@ struct shard_writer {
     uint64_t frames_seen; /* frames the emitter took, for GPU_AFTER_FRAMES */
     uint64_t gpu_frames;  /* frames the GPU coded */
     double gpu_wait;      /* seconds the emitter waited for GPU batches */
-    /* the emitter's GPU side: frames not yet submitted; then, in order, everything taken but
-     * not yet written: a unit is a job, or (job NULL) the batch open in GPU slot `slot` */
-    frame_job *pending[GPU_BATCH_FRAMES];
-    size_t npending;
-    frame_job *batch[GPU_TLZ_IN_FLIGHT][GPU_BATCH_FRAMES];
-    size_t batch_n[GPU_TLZ_IN_FLIGHT];
-    struct emit_unit {
-        frame_job *job;
-        int slot;
-    } units[GPU_UNITS];
-    size_t unit_head, unit_count;
+    size_t gpu_batch_frames;
+    /* the emitter's GPU side: the jobs taken but not yet written, in order; the frames for the
+     * GPU among them also in batches, in the order of their first frames: at most
+     * GPU_TLZ_IN_FLIGHT sent (`sent`, oldest first) and one filling, sent once full or once
+     * its first frame is the oldest job (then the GPU is idle) */
+    frame_job *queue[GPU_QUEUE];
+    size_t queue_head, queue_count;
+    struct gpu_batch {
+        frame_job *jobs[GPU_BATCH_FRAMES];
+        size_t n;
+        int slot; /* -1: filling */
+        bool used;
+    } batches[GPU_BATCHES];
+    struct gpu_batch *filling, *sent[GPU_TLZ_IN_FLIGHT];
     int batches_in_flight;
+    _Atomic uint64_t gpu_outstanding; /* frames the workers left to the GPU, not yet written */
 
     shard_manifest m; /* documents and tokens counted by the caller; shards by the emitter */
 };
@@ -232,7 +239,9 @@ static void compress_frame(void *ctx, int worker, void *item)
         if (--w->borrowed_frames == 0) pthread_cond_broadcast(&w->gathered);
         pthread_mutex_unlock(&w->lock);
     }
-    job->on_gpu = w->tlz && atomic_load(&w->gpu_ready);
+    job->on_gpu = w->tlz && atomic_load(&w->gpu_ready) &&
+                  atomic_fetch_add(&w->gpu_outstanding, 1) < GPU_BATCHES * w->gpu_batch_frames;
+    if (w->tlz && atomic_load(&w->gpu_ready) && !job->on_gpu) atomic_fetch_sub(&w->gpu_outstanding, 1);
     if (job->on_gpu) { /* the emitter's batches code it; the content checksum is the frame's last field */
         job->checksum = (uint32_t)XXH64(job->data, job->len, 0);
     } else {
@@ -414,66 +423,79 @@ static bool emit_job(shard_writer *w, frame_job *job)
     return stop;
 }
 
-/* Waits for the GPU batch in slot and writes its frames. */
-static void emit_batch(shard_writer *w, int slot)
+/* Waits for the oldest sent batch and gives its frames their bytes. */
+static void finish_oldest_batch(shard_writer *w)
 {
+    struct gpu_batch *b = w->sent[0];
     uint8_t *dst[GPU_BATCH_FRAMES];
     size_t size[GPU_BATCH_FRAMES];
-    size_t n = w->batch_n[slot];
-    for (size_t i = 0; i < n; i++) {
-        frame_job *job = w->batch[slot][i];
+    for (size_t i = 0; i < b->n; i++) {
+        frame_job *job = b->jobs[i];
         job->comp = xrealloc(job->comp, tlz_frame_bound(job->len));
         dst[i] = job->comp;
     }
     double started = now_seconds();
-    gpu_tlz_finish(w->gpu, slot, dst, size);
+    gpu_tlz_finish(w->gpu, b->slot, dst, size);
     w->gpu_wait += now_seconds() - started;
-    w->batches_in_flight--;
-    w->gpu_frames += n;
-    for (size_t i = 0; i < n; i++) {
-        w->batch[slot][i]->clen = size[i];
-        emit_job(w, w->batch[slot][i]);
+    for (size_t i = 0; i < b->n; i++) {
+        b->jobs[i]->clen = size[i];
+        b->jobs[i]->batch = NULL;
     }
+    w->gpu_frames += b->n;
+    atomic_fetch_sub(&w->gpu_outstanding, b->n);
+    b->used = false;
+    memmove(w->sent, w->sent + 1, (size_t)--w->batches_in_flight * sizeof *w->sent);
 }
 
-/* Writes the oldest unit (a job, or a GPU batch once it is done). Returns true for JOB_STOP. */
-static bool emit_oldest(shard_writer *w)
+/* Sends the filling batch to the GPU, first waiting for the oldest sent one
+ * when GPU_TLZ_IN_FLIGHT are out. */
+static void send_filling(shard_writer *w)
 {
-    struct emit_unit u = w->units[w->unit_head];
-    w->unit_head = (w->unit_head + 1) % GPU_UNITS;
-    w->unit_count--;
-    if (u.job) return emit_job(w, u.job);
-    emit_batch(w, u.slot);
-    return false;
-}
-
-static void queue_unit(shard_writer *w, frame_job *job, int slot)
-{
-    if (w->unit_count == GPU_UNITS) emit_oldest(w);
-    w->units[(w->unit_head + w->unit_count) % GPU_UNITS] = (struct emit_unit){job, slot};
-    w->unit_count++;
-}
-
-/* Sends the frames waiting for the GPU as one batch, first writing what
- * came before the oldest open batch when GPU_TLZ_IN_FLIGHT are open. */
-static void submit_pending(shard_writer *w)
-{
-    if (!w->npending) return;
-    while (w->batches_in_flight == GPU_TLZ_IN_FLIGHT) emit_oldest(w);
+    struct gpu_batch *b = w->filling;
+    if (w->batches_in_flight == GPU_TLZ_IN_FLIGHT) finish_oldest_batch(w);
     const uint8_t *src[GPU_BATCH_FRAMES];
     size_t len[GPU_BATCH_FRAMES];
     uint32_t checksum[GPU_BATCH_FRAMES];
-    for (size_t i = 0; i < w->npending; i++) {
-        src[i] = w->pending[i]->data;
-        len[i] = w->pending[i]->len;
-        checksum[i] = w->pending[i]->checksum;
+    for (size_t i = 0; i < b->n; i++) {
+        src[i] = b->jobs[i]->data;
+        len[i] = b->jobs[i]->len;
+        checksum[i] = b->jobs[i]->checksum;
     }
-    int slot = gpu_tlz_submit(w->gpu, w->npending, src, len, w->dtype_bytes, checksum);
-    for (size_t i = 0; i < w->npending; i++) w->batch[slot][i] = w->pending[i];
-    w->batch_n[slot] = w->npending;
-    w->npending = 0;
-    w->batches_in_flight++;
-    queue_unit(w, NULL, slot);
+    b->slot = gpu_tlz_submit(w->gpu, b->n, src, len, w->dtype_bytes, checksum);
+    w->sent[w->batches_in_flight++] = b;
+    w->filling = NULL;
+}
+
+/* Writes the oldest job once it can be: a frame for the GPU once its batch
+ * is coded (without wait: returns false while the GPU is still at it; its
+ * batch is sent first when still filling). Sets *stop at JOB_STOP. */
+static bool emit_oldest(shard_writer *w, bool wait, bool *stop)
+{
+    frame_job *job = w->queue[w->queue_head];
+    if (job->batch) {
+        if (job->batch == w->filling) send_filling(w);
+        if (!wait && !gpu_tlz_ready(w->gpu, job->batch->slot)) return false;
+        while (job->batch) finish_oldest_batch(w); /* its batch is the oldest sent */
+    }
+    w->queue_head = (w->queue_head + 1) % GPU_QUEUE;
+    w->queue_count--;
+    *stop = emit_job(w, job);
+    return true;
+}
+
+/* Adds a frame for the GPU to the filling batch (a new one when none),
+ * which is sent once full. */
+static void add_to_batch(shard_writer *w, frame_job *job)
+{
+    if (!w->filling) {
+        struct gpu_batch *b = w->batches;
+        while (b->used) b++; /* the others: at most GPU_TLZ_IN_FLIGHT sent */
+        *b = (struct gpu_batch){.n = 0, .slot = -1, .used = true};
+        w->filling = b;
+    }
+    job->batch = w->filling;
+    w->filling->jobs[w->filling->n++] = job;
+    if (w->filling->n == w->gpu_batch_frames) send_filling(w);
 }
 
 /* --device auto: starts the GPU once the run is large enough to pay for it. */
@@ -486,23 +508,22 @@ static void maybe_start_gpu(shard_writer *w)
     buf_free(&why);
 }
 
-/* Takes a job in order: a frame for the GPU waits for its batch; anything
- * else is written once everything before it is. Returns true for JOB_STOP. */
+/* Takes a job in order: a frame for the GPU joins a batch; the job is
+ * written at once when nothing older waits, else queued; then writes the
+ * queued jobs that are ready (all of them at JOB_STOP). Returns true once
+ * the JOB_STOP is written. */
 static bool take_job(shard_writer *w, frame_job *job)
 {
     if (job->kind == JOB_FRAME) maybe_start_gpu(w);
-    if (job->kind == JOB_FRAME && job->on_gpu) {
-        w->pending[w->npending++] = job;
-        if (w->npending == GPU_BATCH_FRAMES) submit_pending(w);
-        return false;
-    }
-    submit_pending(w);
-    if (!w->unit_count) return emit_job(w, job);
-    queue_unit(w, job, 0);
-    if (job->kind != JOB_STOP) return false;
-    while (w->unit_count)
-        if (emit_oldest(w)) return true;
-    return true;
+    job->batch = NULL;
+    if (job->kind == JOB_FRAME && job->on_gpu) add_to_batch(w, job);
+    if (!job->batch && !w->queue_count) return emit_job(w, job);
+    bool stop = false;
+    if (w->queue_count == GPU_QUEUE) emit_oldest(w, true, &stop);
+    w->queue[(w->queue_head + w->queue_count++) % GPU_QUEUE] = job;
+    bool wait = job->kind == JOB_STOP;
+    while (w->queue_count && !stop && emit_oldest(w, wait, &stop)) continue;
+    return stop;
 }
 
 /* The emitter thread: the pool's jobs in order, until JOB_STOP; then waits
@@ -796,6 +817,9 @@ shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o)
     w->o = *o;
     w->dtype_bytes = o->vocab_size <= UINT16_VOCAB_LIMIT ? 2 : 4;
     w->frame_cap = SHARD_FRAME_BYTES;
+    w->gpu_batch_frames = o->gpu_batch_frames > 0 && o->gpu_batch_frames < GPU_BATCH_FRAMES ? (size_t)o->gpu_batch_frames
+                                                                                             : GPU_BATCH_FRAMES;
+    atomic_init(&w->gpu_outstanding, 0);
     int threads = o->threads > 0 ? o->threads : 1;
     atomic_init(&w->gpu_ready, false);
     if (o->zstd_level == SHARD_LEVEL_TLZ) {

@@ -39,7 +39,8 @@ typedef struct {
     int zstd_level;             /* zstd's: 1..22, or negative for faster; SHARD_LEVEL_TLZ (0): winnow's token encoder (default 1) */
     int threads;                /* compression threads (default 1) */
     wdevice device;             /* SHARD_LEVEL_TLZ: where frames are coded, the same bytes on both: cpu, gpu (required),
-                                 * or auto (default: the GPU, when one is usable, from the SHARD_GPU_AFTER_FRAMES-th frame on) */
+                                 * or auto (default: the GPU, when one is usable, from the 256th frame on) */
+    int gpu_batch_frames;       /* frames per GPU batch, 1..256 (0: 256) */
 } shard_writer_options;
 
 typedef struct shard_writer shard_writer;

@@ -44,7 +44,7 @@ ok "level -5 frames are larger than level 1's" test "$(cat "$TMP"/cln/*.tok.zst 
 for level in 0 23 x -1x; do
     $WINNOW shard -q --level=$level -o "$TMP/bad" --vocab-size 100277 "$TMP/cl100k.bin" 2> "$TMP/level.err"
     is $? 1 "--level $level is a usage error (exit 1)"
-    grep -q -- "--level wants 1..22, or a negative level" "$TMP/level.err"; is $? 0 "--level $level: the message says what is wanted"
+    grep -q -- "--level wants tlz, 1..22, or a negative level" "$TMP/level.err"; is $? 0 "--level $level: the message says what is wanted"
 done
 
 # gpt2: uint16, documents split across shards

@@ -55,7 +55,7 @@ for level in -3 3; do
 done
 $WINNOW tokenize -q --encoding cl100k_base --vocab "$VOCAB" --level 0 -o "$TMP/l0/" "$TMP/multi.jsonl" 2> "$TMP/err"
 is $? 1 "--level 0 is a usage error (exit 1)"
-grep -q -- "--level wants 1..22, or a negative level (faster), not '0'" "$TMP/err"; is $? 0 "--level 0: the message says what is wanted"
+grep -q -- "--level wants tlz, 1..22, or a negative level (faster), not '0'" "$TMP/err"; is $? 0 "--level 0: the message says what is wanted"
 
 $WINNOW shards cat "$TMP/d" --decode --vocab "$VOCAB" > "$TMP/dec.jsonl"
 $PY - "$TMP/multi.jsonl" "$TMP/dec.jsonl" <<'PYEOF' > "$TMP/py.out"
