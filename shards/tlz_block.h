@@ -41,6 +41,7 @@
 #define TLZ_BLOCK_BOUND (TLZ_BLOCK_BYTES + 3) /* a raw block: what tlz_block() writes at most */
 #define TLZ_HUF_MAX_BITS 11
 #define TLZ_MIN_HUF_LITERALS 64 /* fewer literals are stored raw */
+#define TLZ_HUF_WEIGHT_LOG 6    /* the accuracy log of the FSE-coded Huffman weights */
 
 typedef struct {
     uint32_t lit_len, match_len, offset; /* bytes */
@@ -143,8 +144,8 @@ TLZ_FN uint8_t *tlz_bits_close(tlz_bits *b)
 
 /* ---- FSE (tANS) encoding from a normalized distribution ---- */
 
-#define TLZ_FSE_MAX_LOG 6
-#define TLZ_FSE_MAX_SYMBOLS 53
+#define TLZ_FSE_MAX_LOG 9      /* the largest accuracy log of a sequence table (literal and match lengths) */
+#define TLZ_FSE_MAX_SYMBOLS 53 /* the most codes of a table (match lengths) */
 
 typedef struct {
     int log;
@@ -242,6 +243,37 @@ TLZ_FN uint8_t *tlz_fse_write_counts(const int16_t *norm, int n, int log, tlz_bi
     return b->p;
 }
 
+/* Normalizes the counts of n symbols (total of them: total > 0) to sum to
+ * 2^log: every present symbol gets at least 1 and at most cap, then the one
+ * furthest under (over) its share gains (loses) one until the sum is right;
+ * ties go to the lower symbol. */
+TLZ_FN void tlz_fse_normalize(const uint32_t *count, int n, uint32_t total, int log, int cap, int16_t *norm)
+{
+    const int size = 1 << log;
+    int sum = 0;
+    for (int s = 0; s < n; s++) {
+        int v = count[s] ? (int)((uint64_t)count[s] * (uint32_t)size / total) : 0;
+        if (count[s] && v < 1) v = 1;
+        if (v > cap) v = cap;
+        norm[s] = (int16_t)v;
+        sum += v;
+    }
+    while (sum != size) {
+        int best = -1;
+        int64_t best_gap = 0;
+        for (int s = 0; s < n; s++) {
+            if (!count[s]) continue;
+            int64_t gap = (int64_t)count[s] * size - (int64_t)norm[s] * total; /* share - norm, times total */
+            if (sum < size ? (norm[s] < cap && (best < 0 || gap > best_gap)) : (norm[s] > 1 && (best < 0 || gap < best_gap))) {
+                best = s;
+                best_gap = gap;
+            }
+        }
+        norm[best] = (int16_t)(norm[best] + (sum < size ? 1 : -1));
+        sum += sum < size ? 1 : -1;
+    }
+}
+
 /* ---- Huffman-coded literals ---- */
 
 /* Sorts symbols by (count, symbol), rising: a Shell sort, the same on every device. */
@@ -329,31 +361,10 @@ TLZ_FN int tlz_huf_weights_fse(const uint8_t *w, int last, uint8_t *dst, uint8_t
         if (count[s]) top = s;
     }
     if (present < 2) return 0;
-    /* normalize to 64: each present value at least 1, at most 32 (so every state reads a bit) */
-    const int log = TLZ_FSE_MAX_LOG, size = 1 << log, cap = size / 2;
+    /* each present value at least 1, at most half the table (so every state reads a bit) */
+    const int log = TLZ_HUF_WEIGHT_LOG;
     int16_t norm[TLZ_HUF_MAX_BITS + 1];
-    int sum = 0;
-    for (int s = 0; s <= top; s++) {
-        int v = count[s] ? (int)(count[s] * (uint32_t)size / (uint32_t)last) : 0;
-        if (count[s] && v < 1) v = 1;
-        if (v > cap) v = cap;
-        norm[s] = (int16_t)v;
-        sum += v;
-    }
-    while (sum != size) { /* the value most under (over) its share gains (loses) one */
-        int best = -1;
-        int64_t best_gap = 0;
-        for (int s = 0; s <= top; s++) {
-            if (!count[s]) continue;
-            int64_t gap = (int64_t)count[s] * size - (int64_t)norm[s] * last; /* share - norm, times last */
-            if (sum < size ? (norm[s] < cap && (best < 0 || gap > best_gap)) : (norm[s] > 1 && (best < 0 || gap < best_gap))) {
-                best = s;
-                best_gap = gap;
-            }
-        }
-        norm[best] = (int16_t)(norm[best] + (sum < size ? 1 : -1));
-        sum += sum < size ? 1 : -1;
-    }
+    tlz_fse_normalize(count, top + 1, (uint32_t)last, log, (1 << log) / 2, norm);
     tlz_fse t;
     tlz_fse_build(&t, norm, top + 1, log);
     tlz_bits b;
@@ -447,47 +458,188 @@ TLZ_FN int tlz_huf_literals(const uint8_t *lit, uint32_t n, uint8_t *dst, uint8_
 
 /* ---- sequences ---- */
 
-TLZ_FN const int16_t *tlz_default_norm(int which) /* 0: literal lengths, 1: match lengths, 2: offsets */
+/* The three code tables of a sequences section, in the order of their modes and descriptions. */
+#define TLZ_LL 0 /* literal lengths */
+#define TLZ_OF 1 /* offsets */
+#define TLZ_ML 2 /* match lengths */
+#define TLZ_TABLES 3
+
+#define TLZ_LL_CODES 36
+#define TLZ_OF_CODES 29 /* the predefined table's; a block's offsets need 18 */
+#define TLZ_ML_CODES 53
+#define TLZ_LL_MAX_LOG 9 /* the largest accuracy logs RFC 8878 allows */
+#define TLZ_OF_MAX_LOG 8
+#define TLZ_ML_MAX_LOG 9
+#define TLZ_FSE_MIN_LOG 5
+
+/* Symbol compression modes (RFC 8878 3.1.1.3.2.1). */
+#define TLZ_MODE_PREDEFINED 0
+#define TLZ_MODE_RLE 1
+#define TLZ_MODE_COMPRESSED 2
+
+#define TLZ_COST_NEVER UINT64_MAX /* the cost of a table that cannot code a symbol */
+
+TLZ_FN int tlz_table_codes(int which)
 {
-    static const int16_t ll[36] = {4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2,
-                                   2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1};
-    static const int16_t ml[53] = {1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                                   1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1};
-    static const int16_t of[29] = {1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1};
-    return which == 0 ? ll : which == 1 ? ml : of;
+    return which == TLZ_LL ? TLZ_LL_CODES : which == TLZ_OF ? TLZ_OF_CODES : TLZ_ML_CODES;
 }
 
-/* The code of a literal length, its baseline and its extra bits' count (RFC 8878 3.1.1.3.2.1.1). */
-TLZ_FN int tlz_ll_code(uint32_t v, uint32_t *base, int *extra)
+TLZ_FN int tlz_table_max_log(int which)
 {
-    static const uint32_t bases[36] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,   10,  11,  12,   13,   14,   15,   16,    18,
-                                       20, 22, 24, 28, 32, 40, 48, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
-    static const uint8_t bits[36] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1,
-                                     1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-    int c = v < 16 ? (int)v : 35;
-    while (bases[c] > v) c--;
-    *base = bases[c];
-    *extra = bits[c];
-    return c;
+    return which == TLZ_LL ? TLZ_LL_MAX_LOG : which == TLZ_OF ? TLZ_OF_MAX_LOG : TLZ_ML_MAX_LOG;
 }
 
-/* The code of a match length (>= 3), its baseline and its extra bits' count. */
-TLZ_FN int tlz_ml_code(uint32_t v, uint32_t *base, int *extra)
+/* The predefined distributions (RFC 8878 3.1.1.3.2.2) and their accuracy logs. */
+TLZ_FN const int16_t *tlz_default_norm(int which)
 {
-    static const uint32_t bases[53] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  12,  13,  14,   15,   16,   17,   18,   19,    20,
-                                       21, 22, 23, 24, 25, 26, 27, 28, 29,  30,  31,  32,   33,   34,   35,   37,   39,    41,
-                                       43, 47, 51, 59, 67, 83, 99, 131, 259, 515, 1027, 2051, 4099, 8195, 16387, 32771, 65539};
-    static const uint8_t bits[53] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                     0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-    int c = v - 3 < 32 ? (int)(v - 3) : 52;
-    while (bases[c] > v) c--;
-    *base = bases[c];
-    *extra = bits[c];
-    return c;
+    static const int16_t ll[TLZ_LL_CODES] = {4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2,
+                                             2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1};
+    static const int16_t ml[TLZ_ML_CODES] = {1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                             1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                             1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1};
+    static const int16_t of[TLZ_OF_CODES] = {1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1,
+                                             1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1};
+    return which == TLZ_LL ? ll : which == TLZ_OF ? of : ml;
 }
 
-/* Writes the sequences section: count, modes (all predefined), bitstream. Returns its end, or NULL when full. */
-TLZ_FN uint8_t *tlz_write_sequences(const tlz_seq *seqs, uint32_t n, uint8_t *p, uint8_t *end)
+TLZ_FN int tlz_default_log(int which)
+{
+    return which == TLZ_OF ? 5 : 6;
+}
+
+/* The code of a literal length (RFC 8878 3.1.1.3.2.1.1). */
+TLZ_FN int tlz_ll_code(uint32_t v)
+{
+    static const uint8_t small[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                      16, 16, 17, 17, 18, 18, 19, 19, 20, 20, 20, 20, 21, 21, 21, 21,
+                                      22, 22, 22, 22, 22, 22, 22, 22, 23, 23, 23, 23, 23, 23, 23, 23,
+                                      24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24};
+    return v < 64 ? small[v] : tlz_highbit(v) + 19; /* from 64 on, a code per power of two */
+}
+
+/* The baseline of a literal length code. */
+TLZ_FN uint32_t tlz_ll_base(int code)
+{
+    static const uint32_t base[TLZ_LL_CODES] = {0,  1,  2,  3,  4,   5,   6,   7,    8,    9,    10,   11,
+                                                12, 13, 14, 15, 16,  18,  20,  22,   24,   28,   32,   40,
+                                                48, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
+    return base[code];
+}
+
+/* The extra bits of a literal length code. */
+TLZ_FN int tlz_ll_extra(int code)
+{
+    static const uint8_t bits[TLZ_LL_CODES] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  0,  0,  1,  1,
+                                               1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    return bits[code];
+}
+
+/* The code of a match length (>= 3). */
+TLZ_FN int tlz_ml_code(uint32_t v)
+{
+    static const uint8_t small[128] = {
+        0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+        22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 32, 33, 33, 34, 34, 35, 35, 36, 36, 36, 36,
+        37, 37, 37, 37, 38, 38, 38, 38, 38, 38, 38, 38, 39, 39, 39, 39, 39, 39, 39, 39, 40, 40,
+        40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 41, 41, 41, 41, 41, 41, 41, 41,
+        41, 41, 41, 41, 41, 41, 41, 41, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42,
+        42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42, 42};
+    uint32_t above = v - 3;
+    return above < 128 ? small[above] : tlz_highbit(above) + 36; /* from 131 on, a code per power of two */
+}
+
+/* The baseline of a match length code. */
+TLZ_FN uint32_t tlz_ml_base(int code)
+{
+    static const uint32_t base[TLZ_ML_CODES] = {
+        3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14,  15,  16,  17,   18,   19,   20,
+        21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,  33,  34,  35,   37,   39,   41,
+        43, 47, 51, 59, 67, 83, 99, 131, 259, 515, 1027, 2051, 4099, 8195, 16387, 32771, 65539};
+    return base[code];
+}
+
+/* The extra bits of a match length code. */
+TLZ_FN int tlz_ml_extra(int code)
+{
+    static const uint8_t bits[TLZ_ML_CODES] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                               0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1,
+                                               2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    return bits[code];
+}
+
+/* 256 log2(x) for x >= 1, linear between powers of two (less than 0.09 bit off). */
+TLZ_FN uint32_t tlz_log2_256(uint32_t x)
+{
+    int h = tlz_highbit(x);
+    return (uint32_t)h * 256 + (uint32_t)(((uint64_t)x << 8 >> h) - 256);
+}
+
+/* About the bits, times 256, that coding count[0..n) with a normalized
+ * distribution at accuracy log takes; TLZ_COST_NEVER when one is missing. */
+TLZ_FN uint64_t tlz_fse_cost(const uint32_t *count, int n, const int16_t *norm, int log)
+{
+    uint64_t cost = 0;
+    for (int s = 0; s < n; s++) {
+        if (!count[s]) continue;
+        if (norm[s] == 0) return TLZ_COST_NEVER;
+        uint32_t share = norm[s] < 0 ? 1u : (uint32_t)norm[s];
+        cost += (uint64_t)count[s] * ((uint32_t)log * 256 - tlz_log2_256(share));
+    }
+    return cost;
+}
+
+/* The accuracy log of a table for total symbols with `top` the highest:
+ * about a quarter of a state per symbol, as few states as describe them all,
+ * within RFC 8878's bounds. */
+TLZ_FN int tlz_table_log(uint32_t total, int top, int max_log)
+{
+    int log = tlz_highbit(total - 1) - 2; /* total >= 2 */
+    int need = tlz_highbit(total) + 1, need_symbols = tlz_highbit((uint32_t)top) + 2;
+    if (need_symbols < need) need = need_symbols;
+    if (log < need) log = need;
+    if (log < TLZ_FSE_MIN_LOG) log = TLZ_FSE_MIN_LOG;
+    return log > max_log ? max_log : log;
+}
+
+/* Picks the cheapest mode for the codes counted in count (total of them):
+ * RLE for one code, else the predefined table or a table of the block's own
+ * (its description written at *p, which moves past it); builds the table in
+ * t. Returns the mode, or -1 when the output is full. */
+TLZ_FN int tlz_choose_table(const uint32_t *count, uint32_t total, int which, tlz_fse *t, uint8_t **p, uint8_t *end)
+{
+    int n = tlz_table_codes(which), present = 0, top = 0;
+    for (int s = 0; s < n; s++)
+        if (count[s]) {
+            present++;
+            top = s;
+        }
+    if (present == 1) {
+        if (*p >= end) return -1;
+        *(*p)++ = (uint8_t)top;
+        return TLZ_MODE_RLE;
+    }
+    int log = tlz_table_log(total, top, tlz_table_max_log(which));
+    int16_t norm[TLZ_FSE_MAX_SYMBOLS];
+    tlz_fse_normalize(count, top + 1, total, log, (1 << log) - 1, norm);
+    tlz_bits b;
+    tlz_bits_init(&b, *p, end);
+    uint8_t *described = tlz_fse_write_counts(norm, top + 1, log, &b);
+    if (b.overflow) return -1;
+    uint64_t own = tlz_fse_cost(count, top + 1, norm, log) + (uint64_t)(described - *p) * 8 * 256;
+    uint64_t predefined = tlz_fse_cost(count, top + 1, tlz_default_norm(which), tlz_default_log(which));
+    if (predefined <= own) {
+        tlz_fse_build(t, tlz_default_norm(which), n, tlz_default_log(which));
+        return TLZ_MODE_PREDEFINED;
+    }
+    tlz_fse_build(t, norm, top + 1, log);
+    *p = described;
+    return TLZ_MODE_COMPRESSED;
+}
+
+/* Writes the sequences section: count, modes, table descriptions,
+ * bitstream. codes (3 bytes a sequence) is room for the sequences' codes.
+ * Returns its end, or NULL when full. */
+TLZ_FN uint8_t *tlz_write_sequences(const tlz_seq *seqs, uint32_t n, uint8_t *codes, uint8_t *p, uint8_t *end)
 {
     if (end - p < 4) return NULL;
     if (n < 128) {
@@ -501,38 +653,49 @@ TLZ_FN uint8_t *tlz_write_sequences(const tlz_seq *seqs, uint32_t n, uint8_t *p,
         p += 2;
     }
     if (n == 0) return p;
-    *p++ = 0; /* predefined tables for all three */
-    tlz_fse ll, ml, of;
-    tlz_fse_build(&ll, tlz_default_norm(0), 36, 6);
-    tlz_fse_build(&ml, tlz_default_norm(1), 53, 6);
-    tlz_fse_build(&of, tlz_default_norm(2), 29, 5);
+
+    uint32_t count[TLZ_TABLES][TLZ_FSE_MAX_SYMBOLS] = {{0}};
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t *c = codes + TLZ_TABLES * i;
+        c[TLZ_LL] = (uint8_t)tlz_ll_code(seqs[i].lit_len);
+        c[TLZ_OF] = (uint8_t)tlz_highbit(seqs[i].offset + 3); /* never a repeat code */
+        c[TLZ_ML] = (uint8_t)tlz_ml_code(seqs[i].match_len);
+        for (int k = 0; k < TLZ_TABLES; k++) count[k][c[k]]++;
+    }
+    uint8_t *modes = p++;
+    *modes = 0;
+    tlz_fse t[TLZ_TABLES];
+    int rle[TLZ_TABLES];
+    for (int k = 0; k < TLZ_TABLES; k++) {
+        int mode = tlz_choose_table(count[k], n, k, &t[k], &p, end);
+        if (mode < 0) return NULL;
+        rle[k] = mode == TLZ_MODE_RLE;
+        *modes = (uint8_t)(*modes | mode << (6 - 2 * k));
+    }
+
     tlz_bits b;
     tlz_bits_init(&b, p, end);
-    uint32_t sll = 0, sml = 0, sof = 0;
+    uint32_t state[TLZ_TABLES] = {0};
     for (uint32_t i = n; i-- > 0;) {
         const tlz_seq *q = &seqs[i];
-        int ll_extra, ml_extra;
-        uint32_t ll_base, ml_base;
-        int llc = tlz_ll_code(q->lit_len, &ll_base, &ll_extra), mlc = tlz_ml_code(q->match_len, &ml_base, &ml_extra);
-        uint32_t ofv = q->offset + 3; /* never a repeat code */
-        int ofc = tlz_highbit(ofv);
+        const uint8_t *c = codes + TLZ_TABLES * i;
         if (i == n - 1) {
-            sll = tlz_fse_start(&ll, llc);
-            sml = tlz_fse_start(&ml, mlc);
-            sof = tlz_fse_start(&of, ofc);
+            for (int k = 0; k < TLZ_TABLES; k++)
+                if (!rle[k]) state[k] = tlz_fse_start(&t[k], c[k]);
         } else { /* the decoder updates LL, ML, OF after each sequence but the last; written backwards */
-            tlz_fse_encode(&of, &sof, ofc, &b);
-            tlz_fse_encode(&ml, &sml, mlc, &b);
-            tlz_fse_encode(&ll, &sll, llc, &b);
+            if (!rle[TLZ_OF]) tlz_fse_encode(&t[TLZ_OF], &state[TLZ_OF], c[TLZ_OF], &b);
+            if (!rle[TLZ_ML]) tlz_fse_encode(&t[TLZ_ML], &state[TLZ_ML], c[TLZ_ML], &b);
+            if (!rle[TLZ_LL]) tlz_fse_encode(&t[TLZ_LL], &state[TLZ_LL], c[TLZ_LL], &b);
         }
         /* it reads the extra bits of OF, ML, LL in that order */
-        tlz_bits_put(&b, q->lit_len - ll_base, (unsigned)ll_extra);
-        tlz_bits_put(&b, q->match_len - ml_base, (unsigned)ml_extra);
-        tlz_bits_put(&b, ofv - (1u << ofc), (unsigned)ofc);
+        tlz_bits_put(&b, q->lit_len - tlz_ll_base(c[TLZ_LL]), (unsigned)tlz_ll_extra(c[TLZ_LL]));
+        tlz_bits_put(&b, q->match_len - tlz_ml_base(c[TLZ_ML]), (unsigned)tlz_ml_extra(c[TLZ_ML]));
+        tlz_bits_put(&b, q->offset + 3 - (1u << c[TLZ_OF]), c[TLZ_OF]);
     }
-    tlz_fse_flush(&ml, sml, &b);
-    tlz_fse_flush(&of, sof, &b);
-    tlz_fse_flush(&ll, sll, &b);
+    /* the decoder reads the initial states LL, OF, ML */
+    if (!rle[TLZ_ML]) tlz_fse_flush(&t[TLZ_ML], state[TLZ_ML], &b);
+    if (!rle[TLZ_OF]) tlz_fse_flush(&t[TLZ_OF], state[TLZ_OF], &b);
+    if (!rle[TLZ_LL]) tlz_fse_flush(&t[TLZ_LL], state[TLZ_LL], &b);
     uint8_t *stop = tlz_bits_close(&b);
     return b.overflow ? NULL : stop;
 }
@@ -628,7 +791,7 @@ TLZ_FN uint32_t tlz_block(const uint8_t *src, uint32_t len, int width, int last,
         }
     }
     if (!p) p = tlz_write_raw_literals(s->literals, nlit, body, end);
-    if (p) p = tlz_write_sequences(s->seqs, ns, p, end);
+    if (p) p = tlz_write_sequences(s->seqs, ns, s->literals, p, end); /* the literals are written: their room holds the codes */
     uint32_t size;
     const uint8_t *content;
     uint32_t type;
