@@ -783,7 +783,7 @@ TLZ_FN uint32_t tlz_block(const uint8_t *src, uint32_t len, int width, int last,
     if (nlit >= TLZ_MIN_HUF_LITERALS) {
         int h = nlit < 1024 ? 3 : nlit < 16384 ? 4 : 5;
         int coded = tlz_huf_literals(s->literals, nlit, body + h, end);
-        if (coded > 0 && (uint32_t)coded < 1024 * (h == 3) + 16384 * (h == 4) + 262144 * (h == 5)) {
+        if (coded > 0 && coded < 1024 * (h == 3) + 16384 * (h == 4) + 262144 * (h == 5)) {
             uint64_t sf = (uint64_t)(h - 2), size_bits = h == 3 ? 10 : h == 4 ? 14 : 18;
             uint64_t header = 2 | sf << 2 | (uint64_t)nlit << 4 | (uint64_t)coded << (4 + size_bits);
             tlz_put_le(body, header, h);
