@@ -463,6 +463,7 @@ TLZ_FN int tlz_huf_literals(const uint8_t *lit, uint32_t n, uint8_t *dst, uint8_
 #define TLZ_OF 1 /* offsets */
 #define TLZ_ML 2 /* match lengths */
 #define TLZ_TABLES 3
+#define TLZ_REPEATS 3 /* recent offsets a repeat code can name */
 
 #define TLZ_LL_CODES 36
 #define TLZ_OF_CODES 29 /* the predefined table's; a block's offsets need 18 */
@@ -636,10 +637,29 @@ TLZ_FN int tlz_choose_table(const uint32_t *count, uint32_t total, int which, tl
     return TLZ_MODE_COMPRESSED;
 }
 
+/* The offset_value (RFC 8878 "Offset codes") that codes a match offset
+ * after lit_len literals: a repeat code (1..3) when the offset is one of the
+ * recent ones, else offset + 3; updates recent as the decoder does. recent
+ * starts as zeros, "not known": the decoder's history at a block's start is
+ * what the blocks before it left, and a block must not depend on them. */
+TLZ_FN uint32_t tlz_offset_value(uint32_t offset, uint32_t lit_len, uint32_t *recent)
+{
+    int first = lit_len ? 0 : 1; /* with no literals, codes 1 and 2 name the second and third */
+    int used = -1;
+    for (int k = first; k < TLZ_REPEATS && used < 0; k++)
+        if (recent[k] == offset) used = k;
+    uint32_t value = used >= 0 ? (uint32_t)(used - first + 1) : offset + 3;
+    int moved = used >= 0 ? used : TLZ_REPEATS - 1; /* to the front; a new offset pushes the oldest out */
+    for (int k = moved; k > 0; k--) recent[k] = recent[k - 1];
+    recent[0] = offset;
+    return value;
+}
+
 /* Writes the sequences section: count, modes, table descriptions,
- * bitstream. codes (3 bytes a sequence) is room for the sequences' codes.
- * Returns its end, or NULL when full. */
-TLZ_FN uint8_t *tlz_write_sequences(const tlz_seq *seqs, uint32_t n, uint8_t *codes, uint8_t *p, uint8_t *end)
+ * bitstream; each sequence's offset becomes its offset_value. codes (3
+ * bytes a sequence) is room for the sequences' codes. Returns its end, or
+ * NULL when full. */
+TLZ_FN uint8_t *tlz_write_sequences(tlz_seq *seqs, uint32_t n, uint8_t *codes, uint8_t *p, uint8_t *end)
 {
     if (end - p < 4) return NULL;
     if (n < 128) {
@@ -655,10 +675,12 @@ TLZ_FN uint8_t *tlz_write_sequences(const tlz_seq *seqs, uint32_t n, uint8_t *co
     if (n == 0) return p;
 
     uint32_t count[TLZ_TABLES][TLZ_FSE_MAX_SYMBOLS] = {{0}};
+    uint32_t recent[TLZ_REPEATS] = {0};
     for (uint32_t i = 0; i < n; i++) {
         uint8_t *c = codes + TLZ_TABLES * i;
+        seqs[i].offset = tlz_offset_value(seqs[i].offset, seqs[i].lit_len, recent);
         c[TLZ_LL] = (uint8_t)tlz_ll_code(seqs[i].lit_len);
-        c[TLZ_OF] = (uint8_t)tlz_highbit(seqs[i].offset + 3); /* never a repeat code */
+        c[TLZ_OF] = (uint8_t)tlz_highbit(seqs[i].offset);
         c[TLZ_ML] = (uint8_t)tlz_ml_code(seqs[i].match_len);
         for (int k = 0; k < TLZ_TABLES; k++) count[k][c[k]]++;
     }
@@ -690,7 +712,7 @@ TLZ_FN uint8_t *tlz_write_sequences(const tlz_seq *seqs, uint32_t n, uint8_t *co
         /* it reads the extra bits of OF, ML, LL in that order */
         tlz_bits_put(&b, q->lit_len - tlz_ll_base(c[TLZ_LL]), (unsigned)tlz_ll_extra(c[TLZ_LL]));
         tlz_bits_put(&b, q->match_len - tlz_ml_base(c[TLZ_ML]), (unsigned)tlz_ml_extra(c[TLZ_ML]));
-        tlz_bits_put(&b, q->offset + 3 - (1u << c[TLZ_OF]), c[TLZ_OF]);
+        tlz_bits_put(&b, q->offset - (1u << c[TLZ_OF]), c[TLZ_OF]);
     }
     /* the decoder reads the initial states LL, OF, ML */
     if (!rle[TLZ_ML]) tlz_fse_flush(&t[TLZ_ML], state[TLZ_ML], &b);
