@@ -36,6 +36,7 @@
 #define TLZ_BLOCK_BYTES (128u * 1024u) /* zstd's largest block */
 #define TLZ_HASH_LOG 13
 #define TLZ_KEY_BYTES 8
+#define TLZ_KEY_BYTES_U16 6
 #define TLZ_SKIP_LOG 6     /* the step grows by a token every 2^SKIP_LOG bytes without a match */
 #define TLZ_MAX_SEQS (TLZ_BLOCK_BYTES / TLZ_KEY_BYTES + 1)
 #define TLZ_BLOCK_BOUND (TLZ_BLOCK_BYTES + 3) /* a raw block: what tlz_block() writes at most */
@@ -748,19 +749,22 @@ TLZ_FN uint32_t tlz_common(const uint8_t *a, const uint8_t *b, const uint8_t *b_
 TLZ_FN uint32_t tlz_find(const uint8_t *src, uint32_t len, int width, tlz_scratch *s, uint32_t *nlit)
 {
     for (uint32_t i = 0; i < (1u << TLZ_HASH_LOG); i++) s->table[i] = 0;
-    uint32_t ns = 0, lits = 0, anchor = 0, p = (uint32_t)width;
+    uint32_t ns = 0, lits = 0, anchor = 0, p = (uint32_t)width, last_off = 0;
     const int shift = width == 4 ? 2 : 1;
-    while (p + TLZ_KEY_BYTES <= len) {
-        uint64_t key = tlz_load64(src + p);
+    const uint32_t key_bytes = width == 4 ? TLZ_KEY_BYTES : TLZ_KEY_BYTES_U16;
+    const uint64_t key_mask = ~0ull >> (64 - 8 * key_bytes);
+    while (p + TLZ_KEY_BYTES <= len && ns < TLZ_MAX_SEQS - 1) {
+        uint64_t key = tlz_load64(src + p) & key_mask;
         uint16_t *slot = &s->table[(key * 0x9E3779B97F4A7C15ull) >> (64 - TLZ_HASH_LOG)];
         uint32_t cand = (uint32_t)*slot << shift;
         *slot = (uint16_t)(p >> shift);
-        if (cand >= p || tlz_load64(src + cand) != key) {
+        if (last_off && p >= last_off && (tlz_load64(src + p - last_off) & key_mask) == key) cand = p - last_off;
+        else if (cand >= p || (tlz_load64(src + cand) & key_mask) != key) {
             p += (uint32_t)width + (((p - anchor) >> TLZ_SKIP_LOG) & ~(uint32_t)(width - 1));
             continue;
         }
         uint32_t off = p - cand;
-        uint32_t m = TLZ_KEY_BYTES + tlz_common(src + cand + TLZ_KEY_BYTES, src + p + TLZ_KEY_BYTES, src + len);
+        uint32_t m = key_bytes + tlz_common(src + cand + key_bytes, src + p + key_bytes, src + len);
         m &= ~(uint32_t)(width - 1);
         while (p > anchor && p - off >= (uint32_t)width && tlz_same_token(src + p - width, src + p - off - width, width)) {
             p -= (uint32_t)width;
@@ -770,6 +774,7 @@ TLZ_FN uint32_t tlz_find(const uint8_t *src, uint32_t len, int width, tlz_scratc
         s->seqs[ns].lit_len = p - anchor;
         s->seqs[ns].match_len = m;
         s->seqs[ns].offset = off;
+        last_off = off;
         ns++;
         p += m;
         anchor = p;
