@@ -130,9 +130,37 @@ TLZ_FN void tlz_bits_put(tlz_bits *b, uint64_t v, unsigned nb)
     b->n -= 32;
 }
 
+/* Appends the nb low bits of v (which has no others) without writing any
+ * out: the caller keeps the bits held at 64 at most, flushing in between. */
+TLZ_FN void tlz_bits_add(tlz_bits *b, uint64_t v, unsigned nb)
+{
+    b->acc |= v << b->n;
+    b->n += nb;
+}
+
+/* Writes the whole bytes held out, leaving fewer than 8 bits held; as one
+ * 8-byte store while there is room (the bytes past the whole ones are
+ * written again by what follows). */
+TLZ_FN void tlz_bits_flush(tlz_bits *b)
+{
+    unsigned bytes = b->n >> 3;
+    if (b->end - b->p >= 8) {
+        tlz_put_le(b->p, b->acc, 8);
+        b->p += bytes;
+    } else if (b->end - b->p >= (long)bytes) {
+        tlz_put_le(b->p, b->acc, (int)bytes);
+        b->p += bytes;
+    } else {
+        b->overflow = 1;
+    }
+    b->acc = bytes == 8 ? 0 : b->acc >> (8 * bytes);
+    b->n &= 7;
+}
+
 /* Ends a stream: the 1 bit that marks its end, then zeros to a byte. Returns its end. */
 TLZ_FN uint8_t *tlz_bits_close(tlz_bits *b)
 {
+    tlz_bits_flush(b);
     tlz_bits_put(b, 1, 1);
     while (b->n > 0) {
         if (b->p < b->end) *b->p++ = (uint8_t)b->acc;
@@ -150,9 +178,10 @@ TLZ_FN uint8_t *tlz_bits_close(tlz_bits *b)
 
 typedef struct {
     int log;
-    uint16_t state_of[1 << TLZ_FSE_MAX_LOG]; /* per symbol from first[s]: decoder states by their next-state number */
+    uint16_t state_of[1 << TLZ_FSE_MAX_LOG]; /* per symbol from first[s]: encoder states (decoder's + table size) by next-state number */
     uint16_t first[TLZ_FSE_MAX_SYMBOLS];
-    int16_t count[TLZ_FSE_MAX_SYMBOLS];       /* the normalized counts, -1 as 1 */
+    uint32_t delta_bits[TLZ_FSE_MAX_SYMBOLS]; /* (state + delta_bits[s]) >> 16: the bits state writes for s */
+    int32_t delta_state[TLZ_FSE_MAX_SYMBOLS]; /* first[s] - count[s]: where state >> those bits finds the next */
 } tlz_fse;
 
 /* Builds the encoding table of a normalized distribution (-1: "less than
@@ -173,33 +202,36 @@ TLZ_FN void tlz_fse_build(tlz_fse *t, const int16_t *norm, int n, int log)
         }
     int next[TLZ_FSE_MAX_SYMBOLS], at = 0;
     for (int s = 0; s < n; s++) {
-        t->count[s] = (int16_t)(norm[s] == -1 ? 1 : norm[s]);
+        int count = norm[s] == -1 ? 1 : norm[s];
         t->first[s] = (uint16_t)at;
-        next[s] = t->count[s];
-        at += norm[s] == -1 ? 1 : norm[s];
+        t->delta_state[s] = at - count;
+        next[s] = count;
+        at += count;
+        /* a state x writes log - highbit(count - 1) bits from count << that on, one fewer below */
+        int most = count == 1 ? log : log - tlz_highbit((uint32_t)count - 1);
+        uint32_t from = count == 1 ? (uint32_t)size : (uint32_t)count << most;
+        t->delta_bits[s] = ((uint32_t)most << 16) - from;
     }
     /* the decoder gives state u the next-state number next[s]++ in state order */
     for (int u = 0; u < size; u++) {
         int s = symbol_at[u];
-        t->state_of[t->first[s] + next[s]++ - t->count[s]] = (uint16_t)u;
+        t->state_of[t->delta_state[s] + next[s]++] = (uint16_t)(u + size);
     }
 }
 
 /* The encoder's state is the decoder's state + table size. */
 TLZ_FN uint32_t tlz_fse_start(const tlz_fse *t, int s)
 {
-    return t->state_of[t->first[s]] + (1u << t->log);
+    return t->state_of[t->first[s]];
 }
 
-/* Moves the state to symbol s, writing the bits the decoder reads to come back. */
+/* Moves the state to symbol s, adding the bits the decoder reads to come
+ * back (at most the table's log; the caller flushes). */
 TLZ_FN void tlz_fse_encode(const tlz_fse *t, uint32_t *state, int s, tlz_bits *b)
 {
-    int c = t->count[s];
-    int nb = t->log - tlz_highbit((uint32_t)c);
-    if ((*state >> nb) < (uint32_t)c) nb--;
-    uint32_t k = *state >> nb;
-    tlz_bits_put(b, *state & ((1u << nb) - 1), (unsigned)nb);
-    *state = t->state_of[t->first[s] + k - (uint32_t)c] + (1u << t->log);
+    uint32_t nb = (*state + t->delta_bits[s]) >> 16;
+    tlz_bits_add(b, *state & ((1u << nb) - 1), nb);
+    *state = t->state_of[(int32_t)(*state >> nb) + t->delta_state[s]];
 }
 
 TLZ_FN void tlz_fse_flush(const tlz_fse *t, uint32_t state, tlz_bits *b)
@@ -375,7 +407,10 @@ TLZ_FN int tlz_huf_weights_fse(const uint8_t *w, int last, uint8_t *dst, uint8_t
     uint32_t st[2];
     st[(last - 1) & 1] = tlz_fse_start(&t, w[last - 1]);
     st[(last - 2) & 1] = tlz_fse_start(&t, w[last - 2]);
-    for (int i = last - 3; i >= 0; i--) tlz_fse_encode(&t, &st[i & 1], w[i], &b);
+    for (int i = last - 3; i >= 0; i--) {
+        tlz_fse_encode(&t, &st[i & 1], w[i], &b);
+        tlz_bits_flush(&b);
+    }
     tlz_fse_flush(&t, st[1], &b);
     tlz_fse_flush(&t, st[0], &b);
     uint8_t *stop = tlz_bits_close(&b);
@@ -709,11 +744,13 @@ TLZ_FN uint8_t *tlz_write_sequences(tlz_seq *seqs, uint32_t n, uint8_t *codes, u
             if (!rle[TLZ_OF]) tlz_fse_encode(&t[TLZ_OF], &state[TLZ_OF], c[TLZ_OF], &b);
             if (!rle[TLZ_ML]) tlz_fse_encode(&t[TLZ_ML], &state[TLZ_ML], c[TLZ_ML], &b);
             if (!rle[TLZ_LL]) tlz_fse_encode(&t[TLZ_LL], &state[TLZ_LL], c[TLZ_LL], &b);
+            tlz_bits_flush(&b); /* 7 + 9 + 8 + 9 bits at most */
         }
-        /* it reads the extra bits of OF, ML, LL in that order */
-        tlz_bits_put(&b, q->lit_len - tlz_ll_base(c[TLZ_LL]), (unsigned)tlz_ll_extra(c[TLZ_LL]));
-        tlz_bits_put(&b, q->match_len - tlz_ml_base(c[TLZ_ML]), (unsigned)tlz_ml_extra(c[TLZ_ML]));
-        tlz_bits_put(&b, q->offset - (1u << c[TLZ_OF]), c[TLZ_OF]);
+        /* it reads the extra bits of OF, ML, LL in that order: 7 + 16 + 16 + 17 bits at most */
+        tlz_bits_add(&b, q->lit_len - tlz_ll_base(c[TLZ_LL]), (unsigned)tlz_ll_extra(c[TLZ_LL]));
+        tlz_bits_add(&b, q->match_len - tlz_ml_base(c[TLZ_ML]), (unsigned)tlz_ml_extra(c[TLZ_ML]));
+        tlz_bits_add(&b, q->offset - (1u << c[TLZ_OF]), c[TLZ_OF]);
+        tlz_bits_flush(&b);
     }
     /* the decoder reads the initial states LL, OF, ML */
     if (!rle[TLZ_ML]) tlz_fse_flush(&t[TLZ_ML], state[TLZ_ML], &b);
