@@ -42,6 +42,7 @@
 #define TLZ_BLOCK_BOUND (TLZ_BLOCK_BYTES + 3) /* a raw block: what tlz_block() writes at most */
 #define TLZ_HUF_MAX_BITS 11
 #define TLZ_MIN_HUF_LITERALS 64 /* fewer literals are stored raw */
+#define TLZ_HUF_PER_FLUSH 4     /* literal codes (11 bits at most) added between flushes */
 #define TLZ_HUF_WEIGHT_LOG 6    /* the accuracy log of the FSE-coded Huffman weights */
 
 typedef struct {
@@ -420,13 +421,30 @@ TLZ_FN int tlz_huf_weights_fse(const uint8_t *w, int last, uint8_t *dst, uint8_t
     return (int)bytes + 1;
 }
 
+/* Counts the bytes of lit[0..n) (n <= TLZ_BLOCK_BYTES) into count[256]: in
+ * four tables, so that runs of one byte do not wait on one counter; each
+ * counts a quarter of the bytes at most, so 16 bits hold it. */
+TLZ_FN void tlz_histogram(const uint8_t *lit, uint32_t n, uint32_t *count)
+{
+    uint16_t part[4][256] = {{0}};
+    uint32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        part[0][lit[i]]++;
+        part[1][lit[i + 1]]++;
+        part[2][lit[i + 2]]++;
+        part[3][lit[i + 3]]++;
+    }
+    for (; i < n; i++) part[0][lit[i]]++;
+    for (int s = 0; s < 256; s++) count[s] = (uint32_t)part[0][s] + part[1][s] + part[2][s] + part[3][s];
+}
+
 /* Huffman-codes n literal bytes into dst: tree description, jump table,
  * 4 streams. Returns the bytes written, or 0 when raw literals are as small
  * or the literals cannot be coded so; the caller writes the section header. */
 TLZ_FN int tlz_huf_literals(const uint8_t *lit, uint32_t n, uint8_t *dst, uint8_t *end)
 {
-    uint32_t count[256] = {0};
-    for (uint32_t i = 0; i < n; i++) count[lit[i]]++;
+    uint32_t count[256];
+    tlz_histogram(lit, n, count);
     uint16_t sym[256];
     int nsym = 0, last = 0;
     for (int s = 0; s < 256; s++)
@@ -479,7 +497,12 @@ TLZ_FN int tlz_huf_literals(const uint8_t *lit, uint32_t n, uint8_t *dst, uint8_
         uint32_t from = part * (uint32_t)k, to = k == 3 ? n : part * (uint32_t)(k + 1);
         tlz_bits b;
         tlz_bits_init(&b, p, end);
-        for (uint32_t i = to; i > from; i--) tlz_bits_put(&b, code[lit[i - 1]], len[lit[i - 1]]);
+        uint32_t i = to;
+        for (; i >= from + TLZ_HUF_PER_FLUSH; i -= TLZ_HUF_PER_FLUSH) {
+            for (int k = 1; k <= TLZ_HUF_PER_FLUSH; k++) tlz_bits_add(&b, code[lit[i - k]], len[lit[i - k]]);
+            tlz_bits_flush(&b);
+        }
+        for (; i > from; i--) tlz_bits_put(&b, code[lit[i - 1]], len[lit[i - 1]]);
         uint8_t *stop = tlz_bits_close(&b);
         if (b.overflow) return 0;
         if (k < 3) {
