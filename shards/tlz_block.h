@@ -97,6 +97,16 @@ TLZ_FN void tlz_put_le(uint8_t *p, uint64_t v, int bytes)
     for (int i = 0; i < bytes; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* tlz_put_le(p, v, 8): on a little-endian host one unaligned store (the compiler's builtin, no call). */
+TLZ_FN void tlz_store64(uint8_t *p, uint64_t v)
+{
+#if !defined(__CUDA_ARCH__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    __builtin_memcpy(p, &v, 8);
+#else
+    tlz_put_le(p, v, 8);
+#endif
+}
+
 /* ---- the forward bit writer zstd's backward readers read ---- */
 
 typedef struct {
@@ -146,7 +156,7 @@ TLZ_FN void tlz_bits_flush(tlz_bits *b)
 {
     unsigned bytes = b->n >> 3;
     if (b->end - b->p >= 8) {
-        tlz_put_le(b->p, b->acc, 8);
+        tlz_store64(b->p, b->acc);
         b->p += bytes;
     } else if (b->end - b->p >= (long)bytes) {
         tlz_put_le(b->p, b->acc, (int)bytes);
