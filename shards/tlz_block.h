@@ -815,6 +815,12 @@ TLZ_FN uint32_t tlz_common(const uint8_t *a, const uint8_t *b, const uint8_t *b_
     return (uint32_t)(b - start);
 }
 
+/* The table slot of a key. */
+TLZ_FN uint32_t tlz_hash(uint64_t key)
+{
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - TLZ_HASH_LOG));
+}
+
 /* Finds the block's sequences and copies its literals; returns the count. */
 TLZ_FN uint32_t tlz_find(const uint8_t *src, uint32_t len, int width, tlz_scratch *s, uint32_t *nlit)
 {
@@ -823,15 +829,26 @@ TLZ_FN uint32_t tlz_find(const uint8_t *src, uint32_t len, int width, tlz_scratc
     const int shift = width == 4 ? 2 : 1;
     const uint32_t key_bytes = width == 4 ? TLZ_KEY_BYTES : TLZ_KEY_BYTES_U16;
     const uint64_t key_mask = ~0ull >> (64 - 8 * key_bytes);
-    while (p + TLZ_KEY_BYTES <= len && ns < TLZ_MAX_SEQS - 1) {
-        uint64_t key = tlz_load64(src + p) & key_mask;
-        uint16_t *slot = &s->table[(key * 0x9E3779B97F4A7C15ull) >> (64 - TLZ_HASH_LOG)];
+    /* two positions a round, p and the token after it, so that their table
+     * and candidate loads overlap; the table holds earlier positions only */
+    while (p + (uint32_t)width + TLZ_KEY_BYTES <= len && ns < TLZ_MAX_SEQS - 1) {
+        uint32_t q = p + (uint32_t)width;
+        uint64_t key = tlz_load64(src + p) & key_mask, key_next = tlz_load64(src + q) & key_mask;
+        uint16_t *slot = &s->table[tlz_hash(key)];
         uint32_t cand = (uint32_t)*slot << shift;
         *slot = (uint16_t)(p >> shift);
-        if (last_off && p >= last_off && (tlz_load64(src + p - last_off) & key_mask) == key) cand = p - last_off;
-        else if (cand >= p || (tlz_load64(src + cand) & key_mask) != key) {
-            p += (uint32_t)width + (((p - anchor) >> TLZ_SKIP_LOG) & ~(uint32_t)(width - 1));
-            continue;
+        slot = &s->table[tlz_hash(key_next)];
+        uint32_t cand_next = (uint32_t)*slot << shift;
+        *slot = (uint16_t)(q >> shift);
+        if (last_off && p >= last_off && (tlz_load64(src + p - last_off) & key_mask) == key) {
+            cand = p - last_off;
+        } else if ((tlz_load64(src + cand) & key_mask) != key) {
+            if ((tlz_load64(src + cand_next) & key_mask) != key_next) {
+                p = q + (uint32_t)width + (((p - anchor) >> TLZ_SKIP_LOG) & ~(uint32_t)(width - 1));
+                continue;
+            }
+            p = q;
+            cand = cand_next;
         }
         uint32_t off = p - cand;
         uint32_t m = key_bytes + tlz_common(src + cand + key_bytes, src + p + key_bytes, src + len);
