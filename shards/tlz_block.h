@@ -218,7 +218,8 @@ TLZ_FN void tlz_fse_build(tlz_fse *t, const int16_t *norm, int n, int log)
         t->delta_state[s] = at - count;
         next[s] = count;
         at += count;
-        /* a state x writes log - highbit(count - 1) bits from count << that on, one fewer below */
+        /* a state x writes log - highbit(count - 1) bits from count << that on, one fewer below
+         * (modulo 2^32: at log 0, one symbol, state 1 + delta_bits is 0, no bits) */
         int most = count == 1 ? log : log - tlz_highbit((uint32_t)count - 1);
         uint32_t from = count == 1 ? (uint32_t)size : (uint32_t)count << most;
         t->delta_bits[s] = ((uint32_t)most << 16) - from;
@@ -683,13 +684,16 @@ TLZ_FN int tlz_choose_table(const uint32_t *count, uint32_t total, int which, tl
             present++;
             top = s;
         }
-    if (present == 1) {
+    int16_t norm[TLZ_FSE_MAX_SYMBOLS];
+    if (present == 1) { /* as a table of one state, log 0: its symbols write no bits */
         if (*p >= end) return -1;
         *(*p)++ = (uint8_t)top;
+        for (int s = 0; s < top; s++) norm[s] = 0;
+        norm[top] = 1;
+        tlz_fse_build(t, norm, top + 1, 0);
         return TLZ_MODE_RLE;
     }
     int log = tlz_table_log(total, top, tlz_table_max_log(which));
-    int16_t norm[TLZ_FSE_MAX_SYMBOLS];
     tlz_fse_normalize(count, top + 1, total, log, (1 << log) - 1, norm);
     tlz_bits b;
     tlz_bits_init(&b, *p, end);
@@ -746,49 +750,49 @@ TLZ_FN uint8_t *tlz_write_sequences(tlz_seq *seqs, uint32_t n, uint8_t *codes, u
     uint32_t count[TLZ_TABLES][TLZ_FSE_MAX_SYMBOLS] = {{0}};
     uint32_t recent[TLZ_REPEATS] = {0};
     for (uint32_t i = 0; i < n; i++) {
-        uint8_t *c = codes + TLZ_TABLES * i;
-        seqs[i].offset = tlz_offset_value(seqs[i].offset, seqs[i].lit_len, recent);
-        c[TLZ_LL] = (uint8_t)tlz_ll_code(seqs[i].lit_len);
-        c[TLZ_OF] = (uint8_t)tlz_highbit(seqs[i].offset);
-        c[TLZ_ML] = (uint8_t)tlz_ml_code(seqs[i].match_len);
-        for (int k = 0; k < TLZ_TABLES; k++) count[k][c[k]]++;
+        uint32_t value = tlz_offset_value(seqs[i].offset, seqs[i].lit_len, recent);
+        int ll = tlz_ll_code(seqs[i].lit_len), of = tlz_highbit(value), ml = tlz_ml_code(seqs[i].match_len);
+        seqs[i].offset = value;
+        codes[TLZ_TABLES * i + TLZ_LL] = (uint8_t)ll;
+        codes[TLZ_TABLES * i + TLZ_OF] = (uint8_t)of;
+        codes[TLZ_TABLES * i + TLZ_ML] = (uint8_t)ml;
+        count[TLZ_LL][ll]++;
+        count[TLZ_OF][of]++;
+        count[TLZ_ML][ml]++;
     }
     uint8_t *modes = p++;
     *modes = 0;
     tlz_fse t[TLZ_TABLES];
-    int rle[TLZ_TABLES];
     for (int k = 0; k < TLZ_TABLES; k++) {
         int mode = tlz_choose_table(count[k], n, k, &t[k], &p, end);
         if (mode < 0) return NULL;
-        rle[k] = mode == TLZ_MODE_RLE;
         *modes = (uint8_t)(*modes | mode << (6 - 2 * k));
     }
 
     tlz_bits b;
     tlz_bits_init(&b, p, end);
-    uint32_t state[TLZ_TABLES] = {0};
+    const uint8_t *c = codes + TLZ_TABLES * (n - 1);
+    uint32_t ll_state = tlz_fse_start(&t[TLZ_LL], c[TLZ_LL]), of_state = tlz_fse_start(&t[TLZ_OF], c[TLZ_OF]),
+             ml_state = tlz_fse_start(&t[TLZ_ML], c[TLZ_ML]);
     for (uint32_t i = n; i-- > 0;) {
         const tlz_seq *q = &seqs[i];
-        const uint8_t *c = codes + TLZ_TABLES * i;
-        if (i == n - 1) {
-            for (int k = 0; k < TLZ_TABLES; k++)
-                if (!rle[k]) state[k] = tlz_fse_start(&t[k], c[k]);
-        } else { /* the decoder updates LL, ML, OF after each sequence but the last; written backwards */
-            if (!rle[TLZ_OF]) tlz_fse_encode(&t[TLZ_OF], &state[TLZ_OF], c[TLZ_OF], &b);
-            if (!rle[TLZ_ML]) tlz_fse_encode(&t[TLZ_ML], &state[TLZ_ML], c[TLZ_ML], &b);
-            if (!rle[TLZ_LL]) tlz_fse_encode(&t[TLZ_LL], &state[TLZ_LL], c[TLZ_LL], &b);
-            tlz_bits_flush(&b); /* 7 + 9 + 8 + 9 bits at most */
+        int ll = codes[TLZ_TABLES * i + TLZ_LL], of = codes[TLZ_TABLES * i + TLZ_OF], ml = codes[TLZ_TABLES * i + TLZ_ML];
+        if (i < n - 1) { /* the decoder updates LL, ML, OF after each sequence but the last; written backwards */
+            tlz_fse_encode(&t[TLZ_OF], &of_state, of, &b);
+            tlz_fse_encode(&t[TLZ_ML], &ml_state, ml, &b);
+            tlz_fse_encode(&t[TLZ_LL], &ll_state, ll, &b);
+            tlz_bits_flush(&b); /* 7 + 8 + 9 + 9 bits at most */
         }
         /* it reads the extra bits of OF, ML, LL in that order: 7 + 16 + 16 + 17 bits at most */
-        tlz_bits_add(&b, q->lit_len - tlz_ll_base(c[TLZ_LL]), (unsigned)tlz_ll_extra(c[TLZ_LL]));
-        tlz_bits_add(&b, q->match_len - tlz_ml_base(c[TLZ_ML]), (unsigned)tlz_ml_extra(c[TLZ_ML]));
-        tlz_bits_add(&b, q->offset - (1u << c[TLZ_OF]), c[TLZ_OF]);
+        tlz_bits_add(&b, q->lit_len - tlz_ll_base(ll), (unsigned)tlz_ll_extra(ll));
+        tlz_bits_add(&b, q->match_len - tlz_ml_base(ml), (unsigned)tlz_ml_extra(ml));
+        tlz_bits_add(&b, q->offset - (1u << of), (unsigned)of);
         tlz_bits_flush(&b);
     }
     /* the decoder reads the initial states LL, OF, ML */
-    if (!rle[TLZ_ML]) tlz_fse_flush(&t[TLZ_ML], state[TLZ_ML], &b);
-    if (!rle[TLZ_OF]) tlz_fse_flush(&t[TLZ_OF], state[TLZ_OF], &b);
-    if (!rle[TLZ_LL]) tlz_fse_flush(&t[TLZ_LL], state[TLZ_LL], &b);
+    tlz_fse_flush(&t[TLZ_ML], ml_state, &b);
+    tlz_fse_flush(&t[TLZ_OF], of_state, &b);
+    tlz_fse_flush(&t[TLZ_LL], ll_state, &b);
     uint8_t *stop = tlz_bits_close(&b);
     return b.overflow ? NULL : stop;
 }
