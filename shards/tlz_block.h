@@ -42,7 +42,7 @@
 #define TLZ_BLOCK_BOUND (TLZ_BLOCK_BYTES + 3) /* a raw block: what tlz_block() writes at most */
 #define TLZ_HUF_MAX_BITS 11
 #define TLZ_MIN_HUF_LITERALS 64 /* fewer literals are stored raw */
-#define TLZ_HUF_PER_FLUSH 4     /* literal codes (11 bits at most) added between flushes */
+#define TLZ_HUF_PER_FLUSH 5     /* literal codes added between flushes: 7 + 5 * 11 bits fit 64 */
 #define TLZ_HUF_WEIGHT_LOG 6    /* the accuracy log of the FSE-coded Huffman weights */
 
 typedef struct {
@@ -510,7 +510,7 @@ TLZ_FN int tlz_huf_literals(const uint8_t *lit, uint32_t n, uint8_t *dst, uint8_
         tlz_bits_init(&b, p, end);
         uint32_t i = to;
         for (; i >= from + TLZ_HUF_PER_FLUSH; i -= TLZ_HUF_PER_FLUSH) {
-            for (int k = 1; k <= TLZ_HUF_PER_FLUSH; k++) tlz_bits_add(&b, code[lit[i - k]], len[lit[i - k]]);
+            for (int j = 1; j <= TLZ_HUF_PER_FLUSH; j++) tlz_bits_add(&b, code[lit[i - j]], len[lit[i - j]]);
             tlz_bits_flush(&b);
         }
         for (; i > from; i--) tlz_bits_put(&b, code[lit[i - 1]], len[lit[i - 1]]);
