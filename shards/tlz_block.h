@@ -107,6 +107,14 @@ TLZ_FN void tlz_store64(uint8_t *p, uint64_t v)
 #endif
 }
 
+/* Copies n bytes, 8 at a time while 8 are left. */
+TLZ_FN void tlz_copy(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) tlz_store64(dst + i, tlz_load64(src + i));
+    for (; i < n; i++) dst[i] = src[i];
+}
+
 /* ---- the forward bit writer zstd's backward readers read ---- */
 
 typedef struct {
@@ -861,7 +869,8 @@ TLZ_FN uint32_t tlz_find(const uint8_t *src, uint32_t len, int width, tlz_scratc
             p -= (uint32_t)width;
             m += (uint32_t)width;
         }
-        for (uint32_t i = anchor; i < p; i++) s->literals[lits++] = src[i];
+        tlz_copy(s->literals + lits, src + anchor, p - anchor);
+        lits += p - anchor;
         s->seqs[ns].lit_len = p - anchor;
         s->seqs[ns].match_len = m;
         s->seqs[ns].offset = off;
@@ -870,7 +879,8 @@ TLZ_FN uint32_t tlz_find(const uint8_t *src, uint32_t len, int width, tlz_scratc
         p += m;
         anchor = p;
     }
-    for (uint32_t i = anchor; i < len; i++) s->literals[lits++] = src[i];
+    tlz_copy(s->literals + lits, src + anchor, len - anchor);
+    lits += len - anchor;
     *nlit = lits;
     return ns;
 }
@@ -885,7 +895,7 @@ TLZ_FN uint8_t *tlz_write_raw_literals(const uint8_t *lit, uint32_t n, uint8_t *
     else if (h == 2) tlz_put_le(p, 1u << 2 | n << 4, 2);
     else tlz_put_le(p, 3u << 2 | n << 4, 3);
     p += h;
-    for (uint32_t i = 0; i < n; i++) p[i] = lit[i];
+    tlz_copy(p, lit, n);
     return p + n;
 }
 
@@ -923,7 +933,7 @@ TLZ_FN uint32_t tlz_block(const uint8_t *src, uint32_t len, int width, int last,
         type = 0;
     }
     tlz_put_le(dst, (uint32_t)(last ? 1 : 0) | type << 1 | size << 3, 3);
-    for (uint32_t i = 0; i < size; i++) dst[3 + i] = content[i];
+    tlz_copy(dst + 3, content, size);
     return size + 3;
 }
 
