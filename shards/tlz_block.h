@@ -725,13 +725,19 @@ TLZ_FN int tlz_choose_table(const uint32_t *count, uint32_t total, int which, tl
  * what the blocks before it left, and a block must not depend on them. */
 TLZ_FN uint32_t tlz_offset_value(uint32_t offset, uint32_t lit_len, uint32_t *recent)
 {
-    int first = lit_len ? 0 : 1; /* with no literals, codes 1 and 2 name the second and third */
-    int used = -1;
-    for (int k = first; k < TLZ_REPEATS && used < 0; k++)
-        if (recent[k] == offset) used = k;
-    uint32_t value = used >= 0 ? (uint32_t)(used - first + 1) : offset + 3;
-    int moved = used >= 0 ? used : TLZ_REPEATS - 1; /* to the front; a new offset pushes the oldest out */
-    for (int k = moved; k > 0; k--) recent[k] = recent[k - 1];
+    uint32_t value;
+    if (lit_len && offset == recent[0]) return 1; /* the history stays */
+    /* with no literals, codes 1 and 2 name the second and third */
+    if (offset == recent[1]) {
+        value = lit_len ? 2 : 1;
+    } else if (offset == recent[2]) {
+        value = lit_len ? 3 : 2;
+        recent[2] = recent[1];
+    } else {
+        value = offset + 3; /* a new offset pushes the oldest out */
+        recent[2] = recent[1];
+    }
+    recent[1] = recent[0];
     recent[0] = offset;
     return value;
 }
