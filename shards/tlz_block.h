@@ -29,8 +29,10 @@
 
 #ifdef __CUDACC__
 #define TLZ_FN static __host__ __device__ inline
+#define TLZ_FN_ALWAYS_INLINE static __host__ __device__ __forceinline__
 #else
 #define TLZ_FN static inline
+#define TLZ_FN_ALWAYS_INLINE static inline __attribute__((always_inline))
 #endif
 
 #define TLZ_BLOCK_BYTES (128u * 1024u) /* zstd's largest block */
@@ -839,8 +841,8 @@ TLZ_FN uint32_t tlz_hash(uint64_t key)
     return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - TLZ_HASH_LOG));
 }
 
-/* Finds the block's sequences and copies its literals; returns the count. */
-TLZ_FN uint32_t tlz_find(const uint8_t *src, uint32_t len, int width, tlz_scratch *s, uint32_t *nlit)
+/* tlz_find() for one width, a constant where it is inlined. */
+TLZ_FN_ALWAYS_INLINE uint32_t tlz_find_width(const uint8_t *src, uint32_t len, int width, tlz_scratch *s, uint32_t *nlit)
 {
     for (uint32_t i = 0; i < (1u << TLZ_HASH_LOG); i++) s->table[i] = 0;
     uint32_t ns = 0, lits = 0, anchor = 0, p = (uint32_t)width, last_off = 0;
@@ -889,6 +891,12 @@ TLZ_FN uint32_t tlz_find(const uint8_t *src, uint32_t len, int width, tlz_scratc
     lits += len - anchor;
     *nlit = lits;
     return ns;
+}
+
+/* Finds the block's sequences and copies its literals; returns the count. */
+TLZ_FN uint32_t tlz_find(const uint8_t *src, uint32_t len, int width, tlz_scratch *s, uint32_t *nlit)
+{
+    return width == 4 ? tlz_find_width(src, len, 4, s, nlit) : tlz_find_width(src, len, 2, s, nlit);
 }
 
 /* ---- the block ---- */
