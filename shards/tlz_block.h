@@ -51,6 +51,10 @@ typedef struct {
     uint32_t lit_len, match_len, offset; /* bytes */
 } tlz_seq;
 
+/* Once the matches are found the hash table is spent: the literals and the
+ * sequences work in it (on a GPU it is in shared memory), at most: */
+#define TLZ_ROOM (1u << TLZ_HASH_LOG)
+
 /* What tlz_block() works in: the caller's, reused from block to block. */
 typedef struct {
     uint16_t *table;   /* 1 << TLZ_HASH_LOG entries: token index in the block */
@@ -199,19 +203,21 @@ TLZ_FN uint8_t *tlz_bits_close(tlz_bits *b)
 
 typedef struct {
     int log;
-    uint16_t state_of[1 << TLZ_FSE_MAX_LOG]; /* per symbol from first[s]: encoder states (decoder's + table size) by next-state number */
+    uint16_t *state_of; /* 2^log, the caller's: per symbol from first[s], encoder states (decoder's + table size) by next-state number */
     uint16_t first[TLZ_FSE_MAX_SYMBOLS];
     uint32_t delta_bits[TLZ_FSE_MAX_SYMBOLS]; /* (state + delta_bits[s]) >> 16: the bits state writes for s */
     int32_t delta_state[TLZ_FSE_MAX_SYMBOLS]; /* first[s] - count[s]: where state >> those bits finds the next */
 } tlz_fse;
 
 /* Builds the encoding table of a normalized distribution (-1: "less than
- * one") of n symbols at accuracy log, laid out as RFC 8878 4.1.1 spreads it. */
-TLZ_FN void tlz_fse_build(tlz_fse *t, const int16_t *norm, int n, int log)
+ * one") of n symbols at accuracy log, laid out as RFC 8878 4.1.1 spreads it;
+ * its states go to room (2^log entries). */
+TLZ_FN void tlz_fse_build(tlz_fse *t, const int16_t *norm, int n, int log, uint16_t *room)
 {
     int size = 1 << log, high = size - 1;
     uint8_t symbol_at[1 << TLZ_FSE_MAX_LOG];
     t->log = log;
+    t->state_of = room;
     for (int s = 0; s < n; s++)
         if (norm[s] == -1) symbol_at[high--] = (uint8_t)s;
     int step = (size >> 1) + (size >> 3) + 3, pos = 0;
@@ -405,7 +411,7 @@ TLZ_FN int tlz_huf_lengths(const uint16_t *sym, const uint32_t *count, int n, ui
  * Returns the bytes written (header byte included), or 0 when this form
  * cannot describe them (fewer than 2 weights, one value only, or 128 bytes
  * or more). */
-TLZ_FN int tlz_huf_weights_fse(const uint8_t *w, int last, uint8_t *dst, uint8_t *end)
+TLZ_FN int tlz_huf_weights_fse(const uint8_t *w, int last, uint8_t *dst, uint8_t *end, uint16_t *room)
 {
     if (last < 2) return 0;
     uint32_t count[TLZ_HUF_MAX_BITS + 1] = {0};
@@ -421,7 +427,7 @@ TLZ_FN int tlz_huf_weights_fse(const uint8_t *w, int last, uint8_t *dst, uint8_t
     int16_t norm[TLZ_HUF_MAX_BITS + 1];
     tlz_fse_normalize(count, top + 1, (uint32_t)last, log, (1 << log) / 2, norm);
     tlz_fse t;
-    tlz_fse_build(&t, norm, top + 1, log);
+    tlz_fse_build(&t, norm, top + 1, log, room);
     tlz_bits b;
     tlz_bits_init(&b, dst + 1, end);
     tlz_fse_write_counts(norm, top + 1, log, &b);
@@ -442,30 +448,35 @@ TLZ_FN int tlz_huf_weights_fse(const uint8_t *w, int last, uint8_t *dst, uint8_t
     return (int)bytes + 1;
 }
 
+typedef char tlz_room_holds_the_histogram[4 * 256 <= TLZ_ROOM ? 1 : -1];
+
 /* Counts the bytes of lit[0..n) (n <= TLZ_BLOCK_BYTES) into count[256]: in
- * four tables, so that runs of one byte do not wait on one counter; each
- * counts a quarter of the bytes at most, so 16 bits hold it. */
-TLZ_FN void tlz_histogram(const uint8_t *lit, uint32_t n, uint32_t *count)
+ * four tables in room (4 x 256 entries), so that runs of one byte do not
+ * wait on one counter; each counts a quarter of the bytes at most, so 16
+ * bits hold it. */
+TLZ_FN void tlz_histogram(const uint8_t *lit, uint32_t n, uint32_t *count, uint16_t *room)
 {
-    uint16_t part[4][256] = {{0}};
+    uint16_t(*part)[256] = (uint16_t(*)[256])room;
+    for (int s = 0; s < 4 * 256; s++) room[s] = 0;
     uint32_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        part[0][lit[i]]++;
-        part[1][lit[i + 1]]++;
-        part[2][lit[i + 2]]++;
-        part[3][lit[i + 3]]++;
+        uint32_t four = tlz_load32(lit + i); /* loaded before the counts change (which may alias lit) */
+        part[0][four & 0xFF]++;
+        part[1][four >> 8 & 0xFF]++;
+        part[2][four >> 16 & 0xFF]++;
+        part[3][four >> 24]++;
     }
     for (; i < n; i++) part[0][lit[i]]++;
     for (int s = 0; s < 256; s++) count[s] = (uint32_t)part[0][s] + part[1][s] + part[2][s] + part[3][s];
 }
 
 /* Huffman-codes n literal bytes into dst: tree description, jump table,
- * 4 streams. Returns the bytes written, or 0 when raw literals are as small
+ * 4 streams; room is TLZ_ROOM entries to work in. Returns the bytes written, or 0 when raw literals are as small
  * or the literals cannot be coded so; the caller writes the section header. */
-TLZ_FN int tlz_huf_literals(const uint8_t *lit, uint32_t n, uint8_t *dst, uint8_t *end)
+TLZ_FN int tlz_huf_literals(const uint8_t *lit, uint32_t n, uint8_t *dst, uint8_t *end, uint16_t *room)
 {
     uint32_t count[256];
-    tlz_histogram(lit, n, count);
+    tlz_histogram(lit, n, count, room);
     uint16_t sym[256];
     int nsym = 0, last = 0;
     for (int s = 0; s < 256; s++)
@@ -483,7 +494,7 @@ TLZ_FN int tlz_huf_literals(const uint8_t *lit, uint32_t n, uint8_t *dst, uint8_
 
     /* the tree description: FSE-coded weights, or direct 4-bit ones when smaller */
     uint8_t *p = dst;
-    int fse = tlz_huf_weights_fse(w, last, p, end);
+    int fse = tlz_huf_weights_fse(w, last, p, end, room);
     int direct = last <= 128 ? 1 + (last + 1) / 2 : 0;
     if (direct && (!fse || direct < fse)) {
         if (end - p < direct) return 0;
@@ -686,7 +697,8 @@ TLZ_FN int tlz_table_log(uint32_t total, int top, int max_log)
  * RLE for one code, else the predefined table or a table of the block's own
  * (its description written at *p, which moves past it); builds the table in
  * t. Returns the mode, or -1 when the output is full. */
-TLZ_FN int tlz_choose_table(const uint32_t *count, uint32_t total, int which, tlz_fse *t, uint8_t **p, uint8_t *end)
+TLZ_FN int tlz_choose_table(const uint32_t *count, uint32_t total, int which, tlz_fse *t, uint16_t *room, uint8_t **p,
+                            uint8_t *end)
 {
     int n = tlz_table_codes(which), present = 0, top = 0;
     for (int s = 0; s < n; s++)
@@ -700,7 +712,7 @@ TLZ_FN int tlz_choose_table(const uint32_t *count, uint32_t total, int which, tl
         *(*p)++ = (uint8_t)top;
         for (int s = 0; s < top; s++) norm[s] = 0;
         norm[top] = 1;
-        tlz_fse_build(t, norm, top + 1, 0);
+        tlz_fse_build(t, norm, top + 1, 0, room);
         return TLZ_MODE_RLE;
     }
     int log = tlz_table_log(total, top, tlz_table_max_log(which));
@@ -712,10 +724,10 @@ TLZ_FN int tlz_choose_table(const uint32_t *count, uint32_t total, int which, tl
     uint64_t own = tlz_fse_cost(count, top + 1, norm, log) + (uint64_t)(described - *p) * 8 * 256;
     uint64_t predefined = tlz_fse_cost(count, top + 1, tlz_default_norm(which), tlz_default_log(which));
     if (predefined <= own) {
-        tlz_fse_build(t, tlz_default_norm(which), n, tlz_default_log(which));
+        tlz_fse_build(t, tlz_default_norm(which), n, tlz_default_log(which), room);
         return TLZ_MODE_PREDEFINED;
     }
-    tlz_fse_build(t, norm, top + 1, log);
+    tlz_fse_build(t, norm, top + 1, log, room);
     *p = described;
     return TLZ_MODE_COMPRESSED;
 }
@@ -744,11 +756,14 @@ TLZ_FN uint32_t tlz_offset_value(uint32_t offset, uint32_t lit_len, uint32_t *re
     return value;
 }
 
+typedef char tlz_room_holds_the_code_tables[(TLZ_TABLES << TLZ_FSE_MAX_LOG) <= TLZ_ROOM ? 1 : -1];
+
 /* Writes the sequences section: count, modes, table descriptions,
  * bitstream; each sequence's offset becomes its offset_value. codes (3
- * bytes a sequence) is room for the sequences' codes. Returns its end, or
+ * bytes a sequence) is room for the sequences' codes, room (TLZ_ROOM
+ * entries) for the code tables' states. Returns its end, or
  * NULL when full. */
-TLZ_FN uint8_t *tlz_write_sequences(tlz_seq *seqs, uint32_t n, uint8_t *codes, uint8_t *p, uint8_t *end)
+TLZ_FN uint8_t *tlz_write_sequences(tlz_seq *seqs, uint32_t n, uint8_t *codes, uint16_t *room, uint8_t *p, uint8_t *end)
 {
     if (end - p < 4) return NULL;
     if (n < 128) {
@@ -780,7 +795,7 @@ TLZ_FN uint8_t *tlz_write_sequences(tlz_seq *seqs, uint32_t n, uint8_t *codes, u
     *modes = 0;
     tlz_fse t[TLZ_TABLES];
     for (int k = 0; k < TLZ_TABLES; k++) {
-        int mode = tlz_choose_table(count[k], n, k, &t[k], &p, end);
+        int mode = tlz_choose_table(count[k], n, k, &t[k], room + (k << TLZ_FSE_MAX_LOG), &p, end);
         if (mode < 0) return NULL;
         *modes = (uint8_t)(*modes | mode << (6 - 2 * k));
     }
@@ -924,7 +939,7 @@ TLZ_FN uint32_t tlz_block(const uint8_t *src, uint32_t len, int width, int last,
     uint8_t *p = NULL;
     if (nlit >= TLZ_MIN_HUF_LITERALS) {
         int h = nlit < 1024 ? 3 : nlit < 16384 ? 4 : 5;
-        int coded = tlz_huf_literals(s->literals, nlit, body + h, end);
+        int coded = tlz_huf_literals(s->literals, nlit, body + h, end, s->table);
         if (coded > 0 && coded < 1024 * (h == 3) + 16384 * (h == 4) + 262144 * (h == 5)) {
             uint64_t sf = (uint64_t)(h - 2), size_bits = h == 3 ? 10 : h == 4 ? 14 : 18;
             uint64_t header = 2 | sf << 2 | (uint64_t)nlit << 4 | (uint64_t)coded << (4 + size_bits);
@@ -933,7 +948,8 @@ TLZ_FN uint32_t tlz_block(const uint8_t *src, uint32_t len, int width, int last,
         }
     }
     if (!p) p = tlz_write_raw_literals(s->literals, nlit, body, end);
-    if (p) p = tlz_write_sequences(s->seqs, ns, s->literals, p, end); /* the literals are written: their room holds the codes */
+    /* the literals are written: their room holds the codes; the hash table is spent: it holds the code tables */
+    if (p) p = tlz_write_sequences(s->seqs, ns, s->literals, s->table, p, end);
     uint32_t size;
     const uint8_t *content;
     uint32_t type;
