@@ -4,8 +4,9 @@
  * A shard frame holds whole tokens of 2 or 4 bytes. The encoder looks for
  * repeats only at token positions, in the block itself (so every block is a
  * job of its own, for a CPU thread or a GPU thread alike):
- * - matches: the last position of each hash of the KEY_BYTES at a token
- *   (two u32 or four u16 tokens) in a table of 2^TLZ_HASH_LOG entries,
+ * - matches: the last position of each hash of the key at a token (two u32
+ *   or three u16 tokens) in a table of 2^TLZ_HASH_LOG entries, two
+ *   positions looked up a round, the last match's offset tried first;
  *   greedy, extended a word at a time and back over the literals before
  *   them, whole tokens only; runs without a match are stepped through
  *   faster, as zstd's fast strategy does;
@@ -13,14 +14,18 @@
  *   algorithm, limited to 11 bits; the weights FSE-coded, or written
  *   directly when that is smaller or FSE cannot describe them), stored raw
  *   when that is not smaller;
- * - sequences: zstd's predefined FSE tables (no table description), every
- *   offset a new one (no repeat codes).
+ * - sequences: per code table (literal lengths, offsets, match lengths) the
+ *   cheapest of RLE (one code), zstd's predefined table, or a table of the
+ *   block's own (FSE_Compressed_Mode), by an integer estimate of the bits;
+ *   offsets equal to one of the block's three recent ones as repeat codes
+ *   (the history before the block is taken as unknown).
  * A block that does not get smaller is stored raw. The output is a pure
  * function of the input bytes: no floating point, every tie broken by
  * symbol number, so the host and the device write the same bytes.
  *
- * Plain C99 that nvcc also compiles: no library calls, no allocation (the
- * caller gives a tlz_scratch), TLZ_FN on every function. */
+ * Plain C99 that nvcc also compiles: no library calls (a little-endian
+ * host's 8-byte loads and stores are the compiler's __builtin_memcpy), no
+ * allocation (the caller gives a tlz_scratch), TLZ_FN on every function. */
 #ifndef WINNOW_TLZ_BLOCK_H
 #define WINNOW_TLZ_BLOCK_H
 
@@ -75,11 +80,13 @@ TLZ_FN uint32_t tlz_load32(const uint8_t *p) /* p 2-byte aligned or better on a 
 #endif
 }
 
+/* The 8 bytes at p, little-endian. */
 TLZ_FN uint64_t tlz_load64(const uint8_t *p)
 {
     return (uint64_t)tlz_load32(p) | (uint64_t)tlz_load32(p + 4) << 32;
 }
 
+/* The number of trailing zero bits of v (> 0). */
 TLZ_FN int tlz_ctz64(uint64_t v)
 {
 #ifdef __CUDA_ARCH__
@@ -98,6 +105,7 @@ TLZ_FN int tlz_highbit(uint32_t v) /* v > 0 */
 #endif
 }
 
+/* Stores the low `bytes` bytes of v at p, little-endian. */
 TLZ_FN void tlz_put_le(uint8_t *p, uint64_t v, int bytes)
 {
     for (int i = 0; i < bytes; i++) p[i] = (uint8_t)(v >> (8 * i));
@@ -130,6 +138,7 @@ typedef struct {
     int overflow;
 } tlz_bits;
 
+/* Starts a stream at p, to end at most. */
 TLZ_FN void tlz_bits_init(tlz_bits *b, uint8_t *p, uint8_t *end)
 {
     b->acc = 0;
@@ -262,6 +271,7 @@ TLZ_FN void tlz_fse_encode(const tlz_fse *t, uint32_t *state, int s, tlz_bits *b
     *state = t->state_of[(int32_t)(*state >> nb) + t->delta_state[s]];
 }
 
+/* Writes the final state, which the decoder reads first as its initial one. */
 TLZ_FN void tlz_fse_flush(const tlz_fse *t, uint32_t state, tlz_bits *b)
 {
     tlz_bits_put(b, state - (1u << t->log), (unsigned)t->log);
@@ -571,17 +581,19 @@ TLZ_FN int tlz_huf_literals(const uint8_t *lit, uint32_t n, uint8_t *dst, uint8_
 
 #define TLZ_COST_NEVER UINT64_MAX /* the cost of a table that cannot code a symbol */
 
+/* How many codes a table has. */
 TLZ_FN int tlz_table_codes(int which)
 {
     return which == TLZ_LL ? TLZ_LL_CODES : which == TLZ_OF ? TLZ_OF_CODES : TLZ_ML_CODES;
 }
 
+/* The largest accuracy log of a table. */
 TLZ_FN int tlz_table_max_log(int which)
 {
     return which == TLZ_LL ? TLZ_LL_MAX_LOG : which == TLZ_OF ? TLZ_OF_MAX_LOG : TLZ_ML_MAX_LOG;
 }
 
-/* The predefined distributions (RFC 8878 3.1.1.3.2.2) and their accuracy logs. */
+/* The predefined distributions (RFC 8878 3.1.1.3.2.2). */
 TLZ_FN const int16_t *tlz_default_norm(int which)
 {
     static const int16_t ll[TLZ_LL_CODES] = {4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2,
@@ -594,6 +606,7 @@ TLZ_FN const int16_t *tlz_default_norm(int which)
     return which == TLZ_LL ? ll : which == TLZ_OF ? of : ml;
 }
 
+/* The accuracy log of a predefined distribution. */
 TLZ_FN int tlz_default_log(int which)
 {
     return which == TLZ_OF ? 5 : 6;
@@ -916,6 +929,7 @@ TLZ_FN uint32_t tlz_find(const uint8_t *src, uint32_t len, int width, tlz_scratc
 
 /* ---- the block ---- */
 
+/* Writes a Raw_Literals_Block section; returns its end, or NULL when full. */
 TLZ_FN uint8_t *tlz_write_raw_literals(const uint8_t *lit, uint32_t n, uint8_t *p, uint8_t *end)
 {
     int h = n < 32 ? 1 : n < 4096 ? 2 : 3;
