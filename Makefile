@@ -109,7 +109,10 @@ $(LIB): $(LIB_OBJ)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS) -MMD -MP -c $< -o $@
+
+# libxxhash's code built for AVX2 (core/xxh3_fast.h), called only where the CPU has it
+$(BUILD)/core/xxh3_avx2.o build-fuzz/core/xxh3_avx2.o: EXTRA_CFLAGS = -mavx2
 
 $(BUILD)/%.o: %.cc
 	@mkdir -p $(dir $@)
@@ -190,7 +193,7 @@ FUZZ_BIN = $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
 FUZZ_LIB_OBJ = $(patsubst %.c,build-fuzz/%.o,$(LIB_C) $(wildcard gpu/none.c gpu/*_none.c)) $(patsubst %.cc,build-fuzz/%.o,$(LIB_CXX))
 build-fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -march=x86-64-v2 -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+	clang $(FUZZ_CPPFLAGS) -std=c11 -O1 -g -march=x86-64-v2 $(EXTRA_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
 # (-fno-sanitize=vptr: the targets link with clang, without UBSan's C++ runtime)
 build-fuzz/%.o: %.cc
 	@mkdir -p $(dir $@)

@@ -70,14 +70,14 @@ extern "C" {
 #define OUT_THREADS 256
 #define OUT_CTAS_PER_SM 4
 /* Threads per coding CTA by default, and whether the hash tables are in
- * shared memory. One thread per CTA, its warp to itself (the threads of a
- * warp would take different branches), with the tables in global memory
- * (cached in L1 and L2) was the fastest layout on an H200: 3.8 GB/s of ids
- * against 3.0-3.3 with 2-8 threads per CTA, 2.3 with 8 threads and their
- * tables in shared memory, which leaves room for one such CTA per SM (and
- * 3.75 with 4 threads, 3 CTAs per SM): bench/results/gpu-tlz-2026-11-27.md. */
-#define DEFAULT_CTA_THREADS 1
-#define DEFAULT_SHARED_TABLE false
+ * shared memory. With the encoder of the first version, one thread per CTA
+ * with the tables in global memory was the fastest layout on an H200 (3.8
+ * GB/s of ids against 3.75 with 4 threads and shared tables); the encoder
+ * that keeps its histograms and FSE states in the spent table too made 4
+ * threads with shared tables the fastest: 4.45-4.72 GB/s against 3.86-3.97
+ * (bench/results/gpu-tlz-2026-11-27*.md). */
+#define DEFAULT_CTA_THREADS 4
+#define DEFAULT_SHARED_TABLE true
 #define MAX_CTA_THREADS 1024
 #define TABLE_ENV "GPU_TLZ_TABLE" /* "shared" or "global" */
 #define CTA_THREADS_ENV "GPU_TLZ_CTA_THREADS"

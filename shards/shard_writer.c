@@ -33,6 +33,7 @@
 #include "core/pool.h"
 #include "core/utf8.h"
 #include "core/util.h"
+#include "core/xxh3_fast.h"
 #include "gpu/tlz.h"
 #include "shards/manifest.h"
 #include "shards/seek_table.h"
@@ -50,6 +51,12 @@
 #define GPU_BATCH_FRAMES 256 /* tlz frames per GPU batch: 256 MiB of ids, ~2k device threads */
 #define GPU_AFTER_FRAMES 256 /* --device auto: frames coded on the host before the GPU is started (small runs never start it) */
 #define GPU_BATCHES (GPU_TLZ_IN_FLIGHT + 1) /* open on the device, and one filling */
+/* A worker leaves a frame to the GPU only when this many frames per worker
+ * wait for the workers: the GPU that codes frames is the one that encodes
+ * the text, so the host codes what it can keep up with (bench/results/
+ * shards-tlz-2026-11-27.md: with every frame on the GPU the tokenizer's
+ * kernels slowed down more than the host gained) */
+#define GPU_BACKLOG_PER_WORKER 1
 #define GPU_QUEUE 8192       /* the emitter's queue of jobs taken but not yet written */
 
 typedef enum { JOB_FRAME, JOB_SHARD_START, JOB_SHARD_END, JOB_STOP } job_kind;
@@ -149,6 +156,8 @@ struct shard_writer {
     struct gpu_batch *filling, *sent[GPU_TLZ_IN_FLIGHT];
     int batches_in_flight;
     _Atomic uint64_t gpu_outstanding; /* frames the workers left to the GPU, not yet written */
+    _Atomic uint64_t frames_waiting;  /* frames sent to the pool that no worker has taken yet */
+    uint64_t gpu_backlog;             /* frames waiting before one goes to the GPU */
 
     shard_manifest m; /* documents and tokens counted by the caller; shards by the emitter */
 };
@@ -239,9 +248,10 @@ static void compress_frame(void *ctx, int worker, void *item)
         if (--w->borrowed_frames == 0) pthread_cond_broadcast(&w->gathered);
         pthread_mutex_unlock(&w->lock);
     }
-    job->on_gpu = w->tlz && atomic_load(&w->gpu_ready) &&
-                  atomic_fetch_add(&w->gpu_outstanding, 1) < GPU_BATCHES * w->gpu_batch_frames;
-    if (w->tlz && atomic_load(&w->gpu_ready) && !job->on_gpu) atomic_fetch_sub(&w->gpu_outstanding, 1);
+    uint64_t backlog = atomic_fetch_sub(&w->frames_waiting, 1) - 1; /* frames behind this one */
+    bool gpu_wanted = w->tlz && atomic_load(&w->gpu_ready) && (w->o.gpu_backlog < 0 || backlog >= w->gpu_backlog);
+    job->on_gpu = gpu_wanted && atomic_fetch_add(&w->gpu_outstanding, 1) < GPU_BATCHES * w->gpu_batch_frames;
+    if (gpu_wanted && !job->on_gpu) atomic_fetch_sub(&w->gpu_outstanding, 1);
     if (job->on_gpu) { /* the emitter's batches code it; the content checksum is the frame's last field */
         job->checksum = (uint32_t)XXH64(job->data, job->len, 0);
     } else {
@@ -339,7 +349,7 @@ static void start_shard_file(shard_writer *w, frame_job *start)
 static void shard_put(shard_writer *w, const void *p, size_t n)
 {
     output_write(w->out, p, n);
-    XXH3_64bits_update(w->file_hash, p, n);
+    xxh3_update(w->file_hash, p, n);
     w->file_bytes += n;
 }
 
@@ -348,7 +358,7 @@ static void emit_frame(shard_writer *w, frame_job *job)
 {
     if (job->bad) dief(EXIT_FATAL, "shard writer: %s", job->bad);
     double started = now_seconds();
-    XXH3_64bits_update(w->token_hash, job->data, job->len);
+    xxh3_update(w->token_hash, job->data, job->len);
     w->emit_hash += now_seconds() - started;
     shard_put(w, job->comp, job->clen);
     if (w->nentries == w->entries_cap) {
@@ -559,6 +569,7 @@ static void flush_frame(shard_writer *w)
         w->borrowed_frames++;
         pthread_mutex_unlock(&w->lock);
     }
+    atomic_fetch_add(&w->frames_waiting, 1);
     push_job(w, w->cur);
     w->cur = new_job(w);
 }
@@ -820,7 +831,9 @@ shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o)
     w->gpu_batch_frames = o->gpu_batch_frames > 0 && o->gpu_batch_frames < GPU_BATCH_FRAMES ? (size_t)o->gpu_batch_frames
                                                                                              : GPU_BATCH_FRAMES;
     atomic_init(&w->gpu_outstanding, 0);
+    atomic_init(&w->frames_waiting, 0);
     int threads = o->threads > 0 ? o->threads : 1;
+    w->gpu_backlog = o->gpu_backlog > 0 ? (uint64_t)o->gpu_backlog : GPU_BACKLOG_PER_WORKER * (uint64_t)threads;
     atomic_init(&w->gpu_ready, false);
     if (o->zstd_level == SHARD_LEVEL_TLZ) {
         w->tlz = xcalloc((size_t)threads, sizeof *w->tlz);

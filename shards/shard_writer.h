@@ -41,6 +41,8 @@ typedef struct {
     wdevice device;             /* SHARD_LEVEL_TLZ: where frames are coded, the same bytes on both: cpu, gpu (required),
                                  * or auto (default: the GPU, when one is usable, from the 256th frame on) */
     int gpu_batch_frames;       /* frames per GPU batch, 1..256 (0: 256) */
+    int gpu_backlog;            /* a frame goes to the GPU only when this many wait for the workers
+                                 * (0: one per thread; -1: whenever the GPU has room) */
 } shard_writer_options;
 
 typedef struct shard_writer shard_writer;

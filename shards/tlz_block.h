@@ -70,11 +70,12 @@ typedef struct {
 
 /* ---- loads and stores ---- */
 
-TLZ_FN uint32_t tlz_load32(const uint8_t *p) /* p 2-byte aligned or better on a device */
+TLZ_FN uint32_t tlz_load32(const uint8_t *p) /* on a device: as wide loads as p's alignment allows */
 {
 #ifdef __CUDA_ARCH__
     if (((uintptr_t)p & 3) == 0) return *(const uint32_t *)p;
-    return (uint32_t)*(const uint16_t *)p | (uint32_t)*(const uint16_t *)(p + 2) << 16;
+    if (((uintptr_t)p & 1) == 0) return (uint32_t)*(const uint16_t *)p | (uint32_t)*(const uint16_t *)(p + 2) << 16;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 #else
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 #endif

@@ -180,6 +180,7 @@ static int write_shards(const corpus *c, const char *dir, wdevice device, int th
     o.device = device;
     o.threads = threads;
     o.gpu_batch_frames = batch;
+    o.gpu_backlog = -1; /* the stand-in takes every frame it has room for */
     o.shard_tokens = shard_tokens;
     o.split_docs = split;
     shard_writer *w = shard_writer_open(dir, &o);
