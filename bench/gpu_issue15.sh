@@ -12,8 +12,9 @@
 #                  compared with the CPU's; the Python peers (tiktoken
 #                  encode_ordinary_batch and HF tokenizers encode_batch, 16
 #                  threads) on tokref en_code.
-#   PART=shards    `-o shards/ --level tlz` (frames coded on the GPU) against level
-#                  1 on the same 8.5 GB, the CPU's tlz shards compared byte for byte.
+#   PART=shards    `-o shards/ --level tlz` (winnow's token encoder) against level
+#                  1 on the same 8.5 GB, the CPU's tlz shards compared byte for
+#                  byte; with SHARD_IDS=1 also `winnow shard` on the 9.28 GB of ids.
 #   PART=dedup     `winnow dedup` on unique documents (bench/dedup_unique_inputs.py):
 #                  5.4 GB of long ones and 2 M short ones, gpu (its default workers:
 #                  one less than the cores) and cpu (-j16), outputs
@@ -97,7 +98,7 @@ if [ "$PART" = tokenize ]; then
     timed "winnow cpu 16 threads, the same text as JSONL (en_code, 84 MB)" tok --device cpu --format bin -o - en.jsonl
 fi
 
-if [ "$PART" = shards ]; then # `-o shards/ --level tlz` (winnow's token encoder on the GPU) beside level 1
+if [ "$PART" = shards ]; then # `-o shards/ --level tlz` (winnow's token encoder) beside level 1
     . $D/gpu_tokenize_inputs.sh
     tokenize_inputs $D $REPEAT
     cat parts/p*.jsonl > in8g.jsonl; rm -rf parts zst gz
@@ -107,6 +108,14 @@ if [ "$PART" = shards ]; then # `-o shards/ --level tlz` (winnow's token encoder
         rm -rf sh-tlz; timed "gpu shards --level tlz" tok --device gpu --level tlz -o sh-tlz/ in8g.jsonl
         rm -rf sh-l1; timed "gpu shards (level 1)" tok --device gpu -o sh-l1/ in8g.jsonl
     done
+    if [ -n "${SHARD_IDS:-}" ]; then # `winnow shard` on the ids alone
+        tok --device gpu --no-eos --format bin -o ids.bin in8g.jsonl; echo "ids: $(stat -c %s ids.bin) bytes"
+        export WINNOW_SHARD_TIMES=1
+        for r in 1 2; do rm -rf s1; timed "shard level 1" $B/winnow shard -q --vocab-size 100277 -o s1/ ids.bin; done
+        for r in 1 2; do rm -rf st; timed "shard --level tlz" $B/winnow shard -q --vocab-size 100277 --level tlz -o st/ ids.bin; done
+        unset WINNOW_SHARD_TIMES
+        rm -rf s1 st ids.bin
+    fi
     timed "cpu shards --level tlz" tok --device cpu --level tlz -o sh-tlz-cpu/ in8g.jsonl
     unset WINNOW_TOKENIZE_TIMES WINNOW_SHARD_TIMES
     same sh-tlz sh-tlz-cpu

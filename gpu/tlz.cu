@@ -589,18 +589,6 @@ extern "C" void gpu_tlz_finish(gpu_tlz *g, int slot, uint8_t *const *dst, size_t
     s->busy = false;
 }
 
-extern "C" bool gpu_tlz_ready(gpu_tlz *g, int slot)
-{
-    if (slot < 0 || slot >= g->nslots || !g->slots[slot].busy)
-        dief(EXIT_FATAL, "GPU token encoder: no batch in slot %d", slot);
-    tlz_slot *s = &g->slots[slot];
-    CUDA_FATAL(cudaSetDevice(s->dev));
-    cudaError_t e = cudaEventQuery(s->ev[GPU_TLZ_PHASES]);
-    if (e == cudaErrorNotReady) return false;
-    CUDA_FATAL(e);
-    return true;
-}
-
 extern "C" void gpu_tlz_phase_seconds(const gpu_tlz *g, double seconds[GPU_TLZ_PHASES])
 {
     for (int p = 0; p < GPU_TLZ_PHASES; p++) seconds[p] = g->seconds[p];

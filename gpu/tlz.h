@@ -8,7 +8,13 @@
  * out. GPU_TLZ_IN_FLIGHT batches may be submitted before the first is
  * finished, so the host writes one batch while the device codes the next.
  * The same functions exist in builds without CUDA (gpu/tlz_none.c), where
- * gpu_tlz_usable() says no. */
+ * gpu_tlz_usable() says no.
+ *
+ * No command uses it yet: on the 16-core H200 machine, shard writers that
+ * sent frames here were slower than the host alone (the tokenizer's kernels
+ * share the GPU, and the frames cross PCIe twice): bench/results/
+ * shards-tlz-2026-11-27.md. It is the tested device half of frames coded
+ * where the tokenizer's ids already are. */
 #ifndef WINNOW_GPU_TLZ_H
 #define WINNOW_GPU_TLZ_H
 
@@ -58,9 +64,6 @@ void gpu_tlz_finish(gpu_tlz *g, int slot, uint8_t *const *dst, size_t *size);
  * other batch's kernels. */
 enum { GPU_TLZ_COPY_IN, GPU_TLZ_CODE, GPU_TLZ_COPY_OUT, GPU_TLZ_PHASES };
 void gpu_tlz_phase_seconds(const gpu_tlz *g, double seconds[GPU_TLZ_PHASES]);
-
-/* Whether the batch in slot is done, so that gpu_tlz_finish() will not wait. */
-bool gpu_tlz_ready(gpu_tlz *g, int slot);
 
 /* Frees what gpu_tlz_open() took. */
 void gpu_tlz_close(gpu_tlz *g);

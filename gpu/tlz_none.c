@@ -43,12 +43,6 @@ void gpu_tlz_finish(gpu_tlz *g, int slot, uint8_t *const *dst, size_t *size)
     dief(EXIT_FATAL, "GPU token encoder: winnow was built without CUDA");
 }
 
-bool gpu_tlz_ready(gpu_tlz *g, int slot)
-{
-    (void)g, (void)slot;
-    dief(EXIT_FATAL, "GPU token encoder: winnow was built without CUDA");
-}
-
 void gpu_tlz_phase_seconds(const gpu_tlz *g, double seconds[GPU_TLZ_PHASES])
 {
     (void)g;

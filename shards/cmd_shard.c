@@ -40,7 +40,7 @@ static const char usage_text[] =
     "                        (default: shards end at document boundaries)\n"
     "      --level N         zstd level 1..22 (smaller, slower) or negative (faster,\n"
     "                        larger; default: 1); or tlz: winnow's own token encoder\n"
-    "                        (zstd frames any decoder reads; on the GPU when one is usable)\n"
+    "                        (zstd frames any decoder reads; docs/shards.md)\n"
     "  -j, --jobs N          compression threads (default: all cores); output is the same for any N\n"
     "      --stats FILE      write counts as JSON\n"
     "  -q, --quiet           no progress or summary on stderr\n"

@@ -6,7 +6,8 @@
  *   are) and decides where shards end;
  * - a pool of `threads` workers copies the borrowed ids into their frames,
  *   checking them, and compresses frames independently (so any thread count
- *   gives the same bytes);
+ *   gives the same bytes), by libzstd or, at --level tlz, by winnow's token
+ *   encoder (shards/tlz.h);
  * - one emitter thread takes the frames back in order and appends them to
  *   the shard file (XXH3-64 of the tokens and of the file as written, the
  *   seek-table entry), and at a shard's end writes its seek table and index
@@ -34,7 +35,6 @@
 #include "core/utf8.h"
 #include "core/util.h"
 #include "core/xxh3_fast.h"
-#include "gpu/tlz.h"
 #include "shards/manifest.h"
 #include "shards/seek_table.h"
 #include "shards/shard_format.h"
@@ -48,16 +48,6 @@
 #define CLOSES_IN_FLIGHT 8    /* finished files the closer may hold before the emitter waits */
 #define NS_PER_SECOND 1e9
 #define TIMES_ENV "WINNOW_SHARD_TIMES" /* set: shard_writer_close() prints where each thread's time went */
-#define GPU_BATCH_FRAMES 256 /* tlz frames per GPU batch: 256 MiB of ids, ~2k device threads */
-#define GPU_AFTER_FRAMES 256 /* --device auto: frames coded on the host before the GPU is started (small runs never start it) */
-#define GPU_BATCHES (GPU_TLZ_IN_FLIGHT + 1) /* open on the device, and one filling */
-/* A worker leaves a frame to the GPU only when this many frames per worker
- * wait for the workers: the GPU that codes frames is the one that encodes
- * the text, so the host codes what it can keep up with (bench/results/
- * shards-tlz-2026-11-27.md: with every frame on the GPU the tokenizer's
- * kernels slowed down more than the host gained) */
-#define GPU_BACKLOG_PER_WORKER 1
-#define GPU_QUEUE 8192       /* the emitter's queue of jobs taken but not yet written */
 
 typedef enum { JOB_FRAME, JOB_SHARD_START, JOB_SHARD_END, JOB_STOP } job_kind;
 
@@ -87,10 +77,6 @@ typedef struct frame_job {
     uint64_t nends, tokens;
     bool continues;
     bool abort; /* JOB_STOP: end without finishing the open shard */
-    bool on_gpu;  /* a tlz frame left to the emitter's GPU batches (at most GPU_BATCHES of them: the workers
-                   * code the others): checksum set, comp not yet */
-    struct gpu_batch *batch; /* ... the batch it is in, until the GPU has coded it */
-    bool pinned;  /* data from gpu_tlz_alloc_host() */
     struct frame_job *next_free;
 } frame_job;
 
@@ -100,10 +86,8 @@ struct shard_writer {
     int dtype_bytes;
     size_t frame_cap; /* bytes per full frame */
     wpool *pool;
-    ZSTD_CCtx **cctx; /* one per worker */
-    tlz_ctx **tlz;    /* one per worker, with SHARD_LEVEL_TLZ */
-    gpu_tlz *gpu;     /* SHARD_LEVEL_TLZ on a GPU: opened by the emitter (auto) or at open (gpu) */
-    atomic_bool gpu_ready; /* workers leave new frames to the GPU */
+    ZSTD_CCtx **cctx; /* one per worker, or: */
+    tlz_ctx **tlz;    /* one per worker, at SHARD_LEVEL_TLZ */
     pthread_mutex_t lock; /* free_jobs, borrowed_frames */
     pthread_cond_t gathered; /* borrowed_frames fell to 0 */
     frame_job *free_jobs;
@@ -137,27 +121,6 @@ struct shard_writer {
     uint64_t file_bytes;
     uint32_t shards_cap;
     double emit_busy, emit_hash, emit_wait, closing; /* seconds, for TIMES_ENV */
-    uint64_t frames_seen; /* frames the emitter took, for GPU_AFTER_FRAMES */
-    uint64_t gpu_frames;  /* frames the GPU coded */
-    double gpu_wait;      /* seconds the emitter waited for GPU batches */
-    size_t gpu_batch_frames;
-    /* the emitter's GPU side: the jobs taken but not yet written, in order; the frames for the
-     * GPU among them also in batches, in the order of their first frames: at most
-     * GPU_TLZ_IN_FLIGHT sent (`sent`, oldest first) and one filling, sent once full or once
-     * its first frame is the oldest job (then the GPU is idle) */
-    frame_job *queue[GPU_QUEUE];
-    size_t queue_head, queue_count;
-    struct gpu_batch {
-        frame_job *jobs[GPU_BATCH_FRAMES];
-        size_t n;
-        int slot; /* -1: filling */
-        bool used;
-    } batches[GPU_BATCHES];
-    struct gpu_batch *filling, *sent[GPU_TLZ_IN_FLIGHT];
-    int batches_in_flight;
-    _Atomic uint64_t gpu_outstanding; /* frames the workers left to the GPU, not yet written */
-    _Atomic uint64_t frames_waiting;  /* frames sent to the pool that no worker has taken yet */
-    uint64_t gpu_backlog;             /* frames waiting before one goes to the GPU */
 
     shard_manifest m; /* documents and tokens counted by the caller; shards by the emitter */
 };
@@ -248,24 +211,16 @@ static void compress_frame(void *ctx, int worker, void *item)
         if (--w->borrowed_frames == 0) pthread_cond_broadcast(&w->gathered);
         pthread_mutex_unlock(&w->lock);
     }
-    uint64_t backlog = atomic_fetch_sub(&w->frames_waiting, 1) - 1; /* frames behind this one */
-    bool gpu_wanted = w->tlz && atomic_load(&w->gpu_ready) && (w->o.gpu_backlog < 0 || backlog >= w->gpu_backlog);
-    job->on_gpu = gpu_wanted && atomic_fetch_add(&w->gpu_outstanding, 1) < GPU_BATCHES * w->gpu_batch_frames;
-    if (gpu_wanted && !job->on_gpu) atomic_fetch_sub(&w->gpu_outstanding, 1);
-    if (job->on_gpu) { /* the emitter's batches code it; the content checksum is the frame's last field */
-        job->checksum = (uint32_t)XXH64(job->data, job->len, 0);
+    size_t bound = w->tlz ? tlz_frame_bound(job->len) : ZSTD_compressBound(job->len), r;
+    job->comp = xrealloc(job->comp, bound);
+    if (w->tlz) {
+        r = tlz_compress_frame(w->tlz[worker], job->data, job->len, w->dtype_bytes, job->comp);
     } else {
-        size_t bound = w->tlz ? tlz_frame_bound(job->len) : ZSTD_compressBound(job->len), r;
-        job->comp = xrealloc(job->comp, bound);
-        if (w->tlz) {
-            r = tlz_compress_frame(w->tlz[worker], job->data, job->len, w->dtype_bytes, job->comp);
-        } else {
-            r = ZSTD_compress2(w->cctx[worker], job->comp, bound, job->data, job->len);
-            if (ZSTD_isError(r)) dief(EXIT_FATAL, "zstd: %s", ZSTD_getErrorName(r));
-        }
-        job->clen = r;
-        job->checksum = get_le32(job->comp + r - ZSTD_CHECKSUM_BYTES);
+        r = ZSTD_compress2(w->cctx[worker], job->comp, bound, job->data, job->len);
+        if (ZSTD_isError(r)) dief(EXIT_FATAL, "zstd: %s", ZSTD_getErrorName(r));
     }
+    job->clen = r;
+    job->checksum = get_le32(job->comp + r - ZSTD_CHECKSUM_BYTES);
     atomic_fetch_add(&w->compress_ns, (uint64_t)((thread_cpu_seconds() - started) * NS_PER_SECOND));
 }
 
@@ -277,8 +232,7 @@ static frame_job *new_job(shard_writer *w)
     pthread_mutex_unlock(&w->lock);
     if (!job) {
         job = xcalloc(1, sizeof *job);
-        job->pinned = atomic_load(&w->gpu_ready);
-        job->data = job->pinned ? gpu_tlz_alloc_host(w->frame_cap) : xmalloc(w->frame_cap);
+        job->data = xmalloc(w->frame_cap);
     }
     job->len = 0;
     return job;
@@ -286,8 +240,7 @@ static frame_job *new_job(shard_writer *w)
 
 static void free_job(frame_job *job)
 {
-    if (job->pinned) gpu_tlz_free_host(job->data);
-    else free(job->data);
+    free(job->data);
     free(job->pieces);
     free(job->comp);
     free(job->bad);
@@ -366,10 +319,6 @@ static void emit_frame(shard_writer *w, frame_job *job)
         w->entries = xrealloc(w->entries, w->entries_cap * sizeof *w->entries);
     }
     w->entries[w->nentries++] = (seek_entry){(uint32_t)job->clen, (uint32_t)job->len, job->checksum};
-    if (atomic_load(&w->gpu_ready) && !job->pinned) { /* replaced by a pinned one: the device reads those fastest */
-        free_job(job);
-        return;
-    }
     pthread_mutex_lock(&w->lock);
     job->next_free = w->free_jobs;
     w->free_jobs = job;
@@ -414,138 +363,29 @@ static void emit_shard_end(shard_writer *w, const frame_job *end)
     w->shard_no++;
 }
 
-/* Handles one job the emitter took, in order: writes a frame, starts or ends
- * a shard file. Returns true for JOB_STOP. */
-static bool emit_job(shard_writer *w, frame_job *job)
-{
-    if (job->kind == JOB_FRAME) {
-        double started = now_seconds();
-        emit_frame(w, job);
-        w->emit_busy += now_seconds() - started;
-        return false;
-    }
-    if (job->kind == JOB_SHARD_START) start_shard_file(w, job);
-    if (job->kind == JOB_SHARD_END) emit_shard_end(w, job);
-    bool stop = job->kind == JOB_STOP, abort = job->abort;
-    free_job(job);
-    if (stop && abort && w->out) output_abort(w->out);
-    if (stop && abort) w->out = NULL;
-    return stop;
-}
-
-/* Waits for the oldest sent batch and gives its frames their bytes. */
-static void finish_oldest_batch(shard_writer *w)
-{
-    struct gpu_batch *b = w->sent[0];
-    uint8_t *dst[GPU_BATCH_FRAMES];
-    size_t size[GPU_BATCH_FRAMES];
-    for (size_t i = 0; i < b->n; i++) {
-        frame_job *job = b->jobs[i];
-        job->comp = xrealloc(job->comp, tlz_frame_bound(job->len));
-        dst[i] = job->comp;
-    }
-    double started = now_seconds();
-    gpu_tlz_finish(w->gpu, b->slot, dst, size);
-    w->gpu_wait += now_seconds() - started;
-    for (size_t i = 0; i < b->n; i++) {
-        b->jobs[i]->clen = size[i];
-        b->jobs[i]->batch = NULL;
-    }
-    w->gpu_frames += b->n;
-    atomic_fetch_sub(&w->gpu_outstanding, b->n);
-    b->used = false;
-    memmove(w->sent, w->sent + 1, (size_t)--w->batches_in_flight * sizeof *w->sent);
-}
-
-/* Sends the filling batch to the GPU, first waiting for the oldest sent one
- * when GPU_TLZ_IN_FLIGHT are out. */
-static void send_filling(shard_writer *w)
-{
-    struct gpu_batch *b = w->filling;
-    if (w->batches_in_flight == GPU_TLZ_IN_FLIGHT) finish_oldest_batch(w);
-    const uint8_t *src[GPU_BATCH_FRAMES];
-    size_t len[GPU_BATCH_FRAMES];
-    uint32_t checksum[GPU_BATCH_FRAMES];
-    for (size_t i = 0; i < b->n; i++) {
-        src[i] = b->jobs[i]->data;
-        len[i] = b->jobs[i]->len;
-        checksum[i] = b->jobs[i]->checksum;
-    }
-    b->slot = gpu_tlz_submit(w->gpu, b->n, src, len, w->dtype_bytes, checksum);
-    w->sent[w->batches_in_flight++] = b;
-    w->filling = NULL;
-}
-
-/* Writes the oldest job once it can be: a frame for the GPU once its batch
- * is coded (without wait: returns false while the GPU is still at it; its
- * batch is sent first when still filling). Sets *stop at JOB_STOP. */
-static bool emit_oldest(shard_writer *w, bool wait, bool *stop)
-{
-    frame_job *job = w->queue[w->queue_head];
-    if (job->batch) {
-        if (job->batch == w->filling) send_filling(w);
-        if (!wait && !gpu_tlz_ready(w->gpu, job->batch->slot)) return false;
-        while (job->batch) finish_oldest_batch(w); /* its batch is the oldest sent */
-    }
-    w->queue_head = (w->queue_head + 1) % GPU_QUEUE;
-    w->queue_count--;
-    *stop = emit_job(w, job);
-    return true;
-}
-
-/* Adds a frame for the GPU to the filling batch (a new one when none),
- * which is sent once full. */
-static void add_to_batch(shard_writer *w, frame_job *job)
-{
-    if (!w->filling) {
-        struct gpu_batch *b = w->batches;
-        while (b->used) b++; /* the others: at most GPU_TLZ_IN_FLIGHT sent */
-        *b = (struct gpu_batch){.n = 0, .slot = -1, .used = true};
-        w->filling = b;
-    }
-    job->batch = w->filling;
-    w->filling->jobs[w->filling->n++] = job;
-    if (w->filling->n == w->gpu_batch_frames) send_filling(w);
-}
-
-/* --device auto: starts the GPU once the run is large enough to pay for it. */
-static void maybe_start_gpu(shard_writer *w)
-{
-    if (!w->tlz || w->gpu || w->o.device != DEVICE_AUTO || ++w->frames_seen != GPU_AFTER_FRAMES) return;
-    wbuf why = WBUF_INIT;
-    if (gpu_tlz_usable(&why)) w->gpu = gpu_tlz_open(GPU_BATCH_FRAMES, w->frame_cap, &why);
-    if (w->gpu) atomic_store(&w->gpu_ready, true);
-    buf_free(&why);
-}
-
-/* Takes a job in order: a frame for the GPU joins a batch; the job is
- * written at once when nothing older waits, else queued; then writes the
- * queued jobs that are ready (all of them at JOB_STOP). Returns true once
- * the JOB_STOP is written. */
-static bool take_job(shard_writer *w, frame_job *job)
-{
-    if (job->kind == JOB_FRAME) maybe_start_gpu(w);
-    job->batch = NULL;
-    if (job->kind == JOB_FRAME && job->on_gpu) add_to_batch(w, job);
-    if (!job->batch && !w->queue_count) return emit_job(w, job);
-    bool stop = false;
-    if (w->queue_count == GPU_QUEUE) emit_oldest(w, true, &stop);
-    w->queue[(w->queue_head + w->queue_count++) % GPU_QUEUE] = job;
-    bool wait = job->kind == JOB_STOP;
-    while (w->queue_count && !stop && emit_oldest(w, wait, &stop)) continue;
-    return stop;
-}
-
 /* The emitter thread: the pool's jobs in order, until JOB_STOP; then waits
  * for the closer. */
 static void *emitter_main(void *arg)
 {
     shard_writer *w = arg;
     for (;;) {
-        double started = now_seconds();
+        double t0 = now_seconds();
         frame_job *job = pool_pop(w->pool);
-        w->emit_wait += now_seconds() - started;
-        if (take_job(w, job)) break;
+        double t1 = now_seconds();
+        w->emit_wait += t1 - t0;
+        if (job->kind == JOB_FRAME) {
+            emit_frame(w, job);
+            w->emit_busy += now_seconds() - t1;
+            continue;
+        }
+        if (job->kind == JOB_SHARD_START) start_shard_file(w, job);
+        if (job->kind == JOB_SHARD_END) emit_shard_end(w, job);
+        bool stop = job->kind == JOB_STOP, abort = job->abort;
+        free_job(job);
+        if (!stop) continue;
+        if (abort && w->out) output_abort(w->out);
+        if (abort) w->out = NULL;
+        break;
     }
     while (!pool_empty(w->closer)) pool_pop(w->closer);
     return NULL;
@@ -569,7 +409,6 @@ static void flush_frame(shard_writer *w)
         w->borrowed_frames++;
         pthread_mutex_unlock(&w->lock);
     }
-    atomic_fetch_add(&w->frames_waiting, 1);
     push_job(w, w->cur);
     w->cur = new_job(w);
 }
@@ -794,17 +633,6 @@ bool shard_writer_options_valid(const shard_writer_options *o)
     return why == NULL;
 }
 
-/* --device gpu: starts the GPU before the first frame, or says why it cannot. */
-static bool start_gpu_now(shard_writer *w)
-{
-    wbuf why = WBUF_INIT;
-    if (gpu_tlz_usable(&why)) w->gpu = gpu_tlz_open(GPU_BATCH_FRAMES, SHARD_FRAME_BYTES, &why);
-    if (!w->gpu) warnf("shard writer: --device gpu: %s", why.data ? why.data : "no GPU");
-    else atomic_store(&w->gpu_ready, true);
-    buf_free(&why);
-    return w->gpu != NULL;
-}
-
 shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o)
 {
     if (!shard_writer_options_valid(o)) return NULL;
@@ -828,23 +656,10 @@ shard_writer *shard_writer_open(const char *dir, const shard_writer_options *o)
     w->o = *o;
     w->dtype_bytes = o->vocab_size <= UINT16_VOCAB_LIMIT ? 2 : 4;
     w->frame_cap = SHARD_FRAME_BYTES;
-    w->gpu_batch_frames = o->gpu_batch_frames > 0 && o->gpu_batch_frames < GPU_BATCH_FRAMES ? (size_t)o->gpu_batch_frames
-                                                                                             : GPU_BATCH_FRAMES;
-    atomic_init(&w->gpu_outstanding, 0);
-    atomic_init(&w->frames_waiting, 0);
     int threads = o->threads > 0 ? o->threads : 1;
-    w->gpu_backlog = o->gpu_backlog > 0 ? (uint64_t)o->gpu_backlog : GPU_BACKLOG_PER_WORKER * (uint64_t)threads;
-    atomic_init(&w->gpu_ready, false);
     if (o->zstd_level == SHARD_LEVEL_TLZ) {
         w->tlz = xcalloc((size_t)threads, sizeof *w->tlz);
         for (int i = 0; i < threads; i++) w->tlz[i] = tlz_ctx_new();
-        if (o->device == DEVICE_GPU && !start_gpu_now(w)) {
-            for (int i = 0; i < threads; i++) tlz_ctx_free(w->tlz[i]);
-            free(w->tlz);
-            free(w->dir);
-            free(w);
-            return NULL;
-        }
     } else {
         w->cctx = xcalloc((size_t)threads, sizeof *w->cctx);
         for (int i = 0; i < threads; i++) {
@@ -905,7 +720,6 @@ static void free_writer(shard_writer *w)
     free(w->cctx);
     for (int i = 0; w->tlz && i < threads; i++) tlz_ctx_free(w->tlz[i]);
     free(w->tlz);
-    if (w->gpu) gpu_tlz_close(w->gpu);
     pthread_mutex_destroy(&w->lock);
     pthread_cond_destroy(&w->gathered);
     XXH3_freeState(w->token_hash);
@@ -937,10 +751,9 @@ static void print_times(const shard_writer *w)
 {
     fprintf(stderr,
             "shard writer (s): calling thread %.3f adding + %.3f waiting for the pool | compression CPU %.3f on %d "
-            "threads | emitter %.3f busy (token hash %.3f) + %.3f waiting + %.3f for %" PRIu64 " GPU frames | closer (sync, "
-            "rename) %.3f\n",
+            "threads | emitter %.3f busy (token hash %.3f) + %.3f waiting | closer (sync, rename) %.3f\n",
             w->adding, w->waited, (double)atomic_load(&w->compress_ns) / NS_PER_SECOND, pool_threads(w->pool),
-            w->emit_busy, w->emit_hash, w->emit_wait, w->gpu_wait, w->gpu_frames, w->closing);
+            w->emit_busy, w->emit_hash, w->emit_wait, w->closing);
 }
 
 int shard_writer_close(shard_writer *w)

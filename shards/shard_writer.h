@@ -24,7 +24,6 @@
 #include <stdint.h>
 
 #include "core/stats.h"
-#include "gpu/gpu.h"
 
 typedef struct {
     const char *tokenizer_name; /* recorded in the manifest; NULL: "" */
@@ -38,11 +37,6 @@ typedef struct {
     bool split_docs;            /* cut shards at exactly shard_tokens, splitting documents */
     int zstd_level;             /* zstd's: 1..22, or negative for faster; SHARD_LEVEL_TLZ (0): winnow's token encoder (default 1) */
     int threads;                /* compression threads (default 1) */
-    wdevice device;             /* SHARD_LEVEL_TLZ: where frames are coded, the same bytes on both: cpu, gpu (required),
-                                 * or auto (default: the GPU, when one is usable, from the 256th frame on) */
-    int gpu_batch_frames;       /* frames per GPU batch, 1..256 (0: 256) */
-    int gpu_backlog;            /* a frame goes to the GPU only when this many wait for the workers
-                                 * (0: one per thread; -1: whenever the GPU has room) */
 } shard_writer_options;
 
 typedef struct shard_writer shard_writer;
