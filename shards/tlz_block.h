@@ -244,9 +244,10 @@ TLZ_FN void tlz_fse_build(tlz_fse *t, const int16_t *norm, int n, int log, uint1
         next[s] = count;
         at += count;
         /* a state x writes log - highbit(count - 1) bits from count << that on, one fewer below
-         * (modulo 2^32: at log 0, one symbol, state 1 + delta_bits is 0, no bits) */
-        int most = count == 1 ? log : log - tlz_highbit((uint32_t)count - 1);
-        uint32_t from = count == 1 ? (uint32_t)size : (uint32_t)count << most;
+         * (modulo 2^32: at log 0, one symbol, state 1 + delta_bits is 0, no bits; an absent
+         * symbol's entry is never read) */
+        int most = count <= 1 ? log : log - tlz_highbit((uint32_t)count - 1);
+        uint32_t from = count <= 1 ? (uint32_t)size : (uint32_t)count << most;
         t->delta_bits[s] = ((uint32_t)most << 16) - from;
     }
     /* the decoder gives state u the next-state number next[s]++ in state order */
