@@ -121,11 +121,14 @@ TLZ_FN void tlz_store64(uint8_t *p, uint64_t v)
 #endif
 }
 
-/* Copies n bytes, 8 at a time while 8 are left. */
+/* Copies n bytes: on the host 8 at a time while 8 are left; on a device
+ * byte by byte, as src or dst may be odd (the block is copied from work + 3). */
 TLZ_FN void tlz_copy(uint8_t *dst, const uint8_t *src, uint32_t n)
 {
     uint32_t i = 0;
+#ifndef __CUDA_ARCH__
     for (; i + 8 <= n; i += 8) tlz_store64(dst + i, tlz_load64(src + i));
+#endif
     for (; i < n; i++) dst[i] = src[i];
 }
 
