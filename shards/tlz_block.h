@@ -6,8 +6,7 @@
  * job of its own, for a CPU thread or a GPU thread alike):
  * - matches: the last position of each hash of the key at a token (two u32
  *   or three u16 tokens) in a table of 2^TLZ_HASH_LOG entries, two
- *   positions looked up a round, one entered near each match's end, the
- *   last match's offset tried first;
+ *   positions looked up a round, the last match's offset tried first;
  *   greedy, extended a word at a time and back over the literals before
  *   them, whole tokens only; runs without a match are stepped through
  *   faster, as zstd's fast strategy does;
@@ -919,10 +918,6 @@ TLZ_FN_ALWAYS_INLINE uint32_t tlz_find_width(const uint8_t *src, uint32_t len, i
         ns++;
         p += m;
         anchor = p;
-        if (p + TLZ_KEY_BYTES <= len) { /* enter a position near the match's end too (zstd's fast does) */
-            uint32_t inside = p - 2 * (uint32_t)width;
-            s->table[tlz_hash(tlz_load64(src + inside) & key_mask)] = (uint16_t)(inside >> shift);
-        }
     }
     tlz_copy(s->literals + lits, src + anchor, len - anchor);
     lits += len - anchor;
