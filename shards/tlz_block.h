@@ -215,7 +215,8 @@ TLZ_FN uint8_t *tlz_bits_close(tlz_bits *b)
 
 typedef struct {
     int log;
-    uint16_t *state_of; /* 2^log, the caller's: per symbol from first[s], encoder states (decoder's + table size) by next-state number */
+    uint16_t *state_of; /* 2^log, the caller's: per symbol from first[s], encoder states */
+                        /* (decoder's + table size) by next-state number */
     uint16_t first[TLZ_FSE_MAX_SYMBOLS];
     uint32_t delta_bits[TLZ_FSE_MAX_SYMBOLS]; /* (state + delta_bits[s]) >> 16: the bits state writes for s */
     int32_t delta_state[TLZ_FSE_MAX_SYMBOLS]; /* first[s] - count[s]: where state >> those bits finds the next */
@@ -485,8 +486,9 @@ TLZ_FN void tlz_histogram(const uint8_t *lit, uint32_t n, uint32_t *count, uint1
 }
 
 /* Huffman-codes n literal bytes into dst: tree description, jump table,
- * 4 streams; room is TLZ_ROOM entries to work in. Returns the bytes written, or 0 when raw literals are as small
- * or the literals cannot be coded so; the caller writes the section header. */
+ * 4 streams; room is TLZ_ROOM entries to work in. Returns the bytes
+ * written, or 0 when raw literals are as small or the literals cannot be
+ * coded so; the caller writes the section header. */
 TLZ_FN int tlz_huf_literals(const uint8_t *lit, uint32_t n, uint8_t *dst, uint8_t *end, uint16_t *room)
 {
     uint32_t count[256];
@@ -778,8 +780,8 @@ typedef char tlz_room_holds_the_code_tables[(TLZ_TABLES << TLZ_FSE_MAX_LOG) <= T
 /* Writes the sequences section: count, modes, table descriptions,
  * bitstream; each sequence's offset becomes its offset_value. codes (3
  * bytes a sequence) is room for the sequences' codes, room (TLZ_ROOM
- * entries) for the code tables' states. Returns its end, or
- * NULL when full. */
+ * entries) for the code tables' states. Returns its end, or NULL when
+ * full. */
 TLZ_FN uint8_t *tlz_write_sequences(tlz_seq *seqs, uint32_t n, uint8_t *codes, uint16_t *room, uint8_t *p, uint8_t *end)
 {
     if (end - p < 4) return NULL;
