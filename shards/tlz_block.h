@@ -122,11 +122,14 @@ TLZ_FN void tlz_store64(uint8_t *p, uint64_t v)
 #endif
 }
 
-/* Copies n bytes, 8 at a time while 8 are left. */
+/* Copies n bytes: on the host 8 at a time while 8 are left; on a device
+ * byte by byte, as src or dst may be odd (the block is copied from work + 3). */
 TLZ_FN void tlz_copy(uint8_t *dst, const uint8_t *src, uint32_t n)
 {
     uint32_t i = 0;
+#ifndef __CUDA_ARCH__
     for (; i + 8 <= n; i += 8) tlz_store64(dst + i, tlz_load64(src + i));
+#endif
     for (; i < n; i++) dst[i] = src[i];
 }
 
@@ -213,7 +216,8 @@ TLZ_FN uint8_t *tlz_bits_close(tlz_bits *b)
 
 typedef struct {
     int log;
-    uint16_t *state_of; /* 2^log, the caller's: per symbol from first[s], encoder states (decoder's + table size) by next-state number */
+    uint16_t *state_of; /* 2^log, the caller's: per symbol from first[s], encoder states */
+                        /* (decoder's + table size) by next-state number */
     uint16_t first[TLZ_FSE_MAX_SYMBOLS];
     uint32_t delta_bits[TLZ_FSE_MAX_SYMBOLS]; /* (state + delta_bits[s]) >> 16: the bits state writes for s */
     int32_t delta_state[TLZ_FSE_MAX_SYMBOLS]; /* first[s] - count[s]: where state >> those bits finds the next */
@@ -245,9 +249,10 @@ TLZ_FN void tlz_fse_build(tlz_fse *t, const int16_t *norm, int n, int log, uint1
         next[s] = count;
         at += count;
         /* a state x writes log - highbit(count - 1) bits from count << that on, one fewer below
-         * (modulo 2^32: at log 0, one symbol, state 1 + delta_bits is 0, no bits) */
-        int most = count == 1 ? log : log - tlz_highbit((uint32_t)count - 1);
-        uint32_t from = count == 1 ? (uint32_t)size : (uint32_t)count << most;
+         * (modulo 2^32: at log 0, one symbol, state 1 + delta_bits is 0, no bits; an absent
+         * symbol's entry is never read) */
+        int most = count <= 1 ? log : log - tlz_highbit((uint32_t)count - 1);
+        uint32_t from = count <= 1 ? (uint32_t)size : (uint32_t)count << most;
         t->delta_bits[s] = ((uint32_t)most << 16) - from;
     }
     /* the decoder gives state u the next-state number next[s]++ in state order */
@@ -482,8 +487,9 @@ TLZ_FN void tlz_histogram(const uint8_t *lit, uint32_t n, uint32_t *count, uint1
 }
 
 /* Huffman-codes n literal bytes into dst: tree description, jump table,
- * 4 streams; room is TLZ_ROOM entries to work in. Returns the bytes written, or 0 when raw literals are as small
- * or the literals cannot be coded so; the caller writes the section header. */
+ * 4 streams; room is TLZ_ROOM entries to work in. Returns the bytes
+ * written, or 0 when raw literals are as small or the literals cannot be
+ * coded so; the caller writes the section header. */
 TLZ_FN int tlz_huf_literals(const uint8_t *lit, uint32_t n, uint8_t *dst, uint8_t *end, uint16_t *room)
 {
     uint32_t count[256];
@@ -775,8 +781,8 @@ typedef char tlz_room_holds_the_code_tables[(TLZ_TABLES << TLZ_FSE_MAX_LOG) <= T
 /* Writes the sequences section: count, modes, table descriptions,
  * bitstream; each sequence's offset becomes its offset_value. codes (3
  * bytes a sequence) is room for the sequences' codes, room (TLZ_ROOM
- * entries) for the code tables' states. Returns its end, or
- * NULL when full. */
+ * entries) for the code tables' states. Returns its end, or NULL when
+ * full. */
 TLZ_FN uint8_t *tlz_write_sequences(tlz_seq *seqs, uint32_t n, uint8_t *codes, uint16_t *room, uint8_t *p, uint8_t *end)
 {
     if (end - p < 4) return NULL;

@@ -2,7 +2,9 @@
  * RFC 8878: real tokref ids and edge inputs, each frame decoded by
  * ZSTD_decompress and by a streaming ZSTD_decompressStream fed in small
  * pieces, the content compared byte for byte, and the frame's header,
- * block headers and checksum read here field by field from the RFC. */
+ * block headers and checksum read here field by field from the RFC; and
+ * shards/tlz_block.h as nvcc compiles it for a device, run here, must
+ * write the same bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,15 @@
 #include "core/util.h"
 #include "shards/tlz.h"
 #include "tests/tap.h"
+
+/* The device's side: tlz_block.h with __CUDA_ARCH__ set (aligned 16- and
+ * 32-bit loads, byte copies, CUDA's intrinsics, emulated here), run on the
+ * host. Under SANITIZE=1 its loads are also checked for alignment. */
+static int __clz(int v) { return __builtin_clz((unsigned)v); }
+static int __ffsll(long long v) { return __builtin_ffsll(v); }
+#define __CUDA_ARCH__ 900
+#include "shards/tlz_block.h"
+#undef __CUDA_ARCH__
 
 #define FRAME_BYTES (1u << 20)     /* the frame size of the real-data rounds */
 #define MAX_BLOCK (128u * 1024u)   /* RFC 8878 Block_Maximum_Size */
@@ -121,23 +132,47 @@ static int decodes_to(const uint8_t *f, size_t size, const uint8_t *content, siz
     return 1;
 }
 
+/* The frame of src[0..len) as the device path writes it, block by block
+ * into a scratch laid out as a device's (aligned); returns its size. */
+static size_t device_frame(const uint8_t *src, size_t len, int width, uint8_t *dst)
+{
+    static uint16_t table[1u << TLZ_HASH_LOG];
+    static _Alignas(8) uint8_t literals[TLZ_BLOCK_BYTES];
+    static _Alignas(8) uint8_t work[TLZ_BLOCK_BOUND];
+    static tlz_seq seqs[TLZ_MAX_SEQS];
+    tlz_scratch s = {table, literals, seqs, work};
+    uint8_t *p = dst + tlz_frame_header((uint32_t)len, dst);
+    uint32_t blocks = tlz_frame_blocks((uint32_t)len);
+    for (uint32_t k = 0; k < blocks; k++) {
+        size_t at = (size_t)k * TLZ_BLOCK_BYTES, n = len - at < TLZ_BLOCK_BYTES ? len - at : TLZ_BLOCK_BYTES;
+        p += tlz_block(src + at, (uint32_t)n, width, k + 1 == blocks, &s, p);
+    }
+    tlz_put_le(p, (uint32_t)XXH64(src, len, 0), TLZ_CHECKSUM_BYTES);
+    return (size_t)(p - dst) + TLZ_CHECKSUM_BYTES;
+}
+
 /* Compresses src as frames of frame_bytes; checks each; returns the compressed total. */
 static size_t round_trip(tlz_ctx *c, const uint8_t *src, size_t len, int width, size_t frame_bytes, const char *what)
 {
     uint8_t *dst = xmalloc(tlz_frame_bound(frame_bytes)), *back = xmalloc(frame_bytes ? frame_bytes : 1);
+    uint8_t *dev = xmalloc(tlz_frame_bound(frame_bytes));
     size_t total = 0, bad = 0, frames = 0;
     for (size_t at = 0; at < len || (len == 0 && frames == 0); at += frame_bytes, frames++) {
         size_t n = len - at < frame_bytes ? len - at : frame_bytes;
         size_t size = tlz_compress_frame(c, src + at, n, width, dst);
         total += size;
+        size_t dev_size = device_frame(src + at, n, width, dev);
         if (size > tlz_frame_bound(n)) bad += !ok(0, "%s: frame at %zu over its bound", what, at);
+        else if (dev_size != size || memcmp(dev, dst, size)) bad += !ok(0, "%s: the device path writes other bytes", what);
         else if (!frame_well_formed(dst, size, src + at, n, what) || !decodes_to(dst, size, src + at, n, back, what)) bad++;
         if (bad) {
             diag("%s: first bad frame at byte %zu (%zu bytes)", what, at, n);
             break;
         }
     }
-    ok(bad == 0, "%s: %zu bytes of width %d, %zu frames, each well formed and decoded back both ways", what, len, width, frames);
+    ok(bad == 0, "%s: %zu bytes of width %d, %zu frames, each well formed, decoded back both ways, the device's the same", what,
+       len, width, frames);
+    free(dev);
     free(dst);
     free(back);
     return total;
