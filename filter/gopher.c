@@ -78,16 +78,8 @@ static void bullet_ellipsis_lines(const char *s, const fwords *w, size_t *bullet
 
 const char *gopher_quality_check(const filter_config *c, const char *s, size_t n, const fwords *w)
 {
-    size_t n_words = w->n, n_content = 0, content_chars = 0, n_alpha = 0, n_stop = 0;
-    for (size_t i = 0; i < n_words; i++) {
-        const fword *x = &w->w[i];
-        if (!(x->flags & WORD_SYMBOL)) {
-            n_content++;
-            content_chars += x->nchars;
-        }
-        if (x->flags & WORD_ALPHA) n_alpha++;
-        if (x->flags & WORD_STOP) n_stop++;
-    }
+    size_t n_words = w->n, n_content = words_count_content(w), content_chars = words_count_content_chars(w);
+    size_t n_alpha = words_count_alpha(w), n_stop = words_count_stop(w);
     if (c->gopher_min_words && n_content < c->gopher_min_words) return "gopher_quality:short_doc";
     if (c->gopher_max_words && n_content > c->gopher_max_words) return "gopher_quality:long_doc";
     if (n_words == 0 || n_content == 0) return "gopher_quality:short_doc";

@@ -266,6 +266,9 @@ static inline __attribute__((always_inline)) void push_known_word(fwords *ws, co
     w->hash = word_hash(prefix, s + off, len);
     if (stop && is_stop_word(stop, prefix, s + off, len)) flags |= WORD_STOP;
     w->flags = flags;
+    uint64_t content = !(flags & WORD_SYMBOL);
+    ws->tally_words += content | (uint64_t)((flags & WORD_ALPHA) != 0) << TALLY_HIGH;
+    ws->tally_chars += (uint64_t)((flags & WORD_STOP) != 0) | (content * nchars) << TALLY_HIGH;
 }
 
 /* NLTK's CONTRACTIONS2 that a word of ASCII letters can be, each split after
@@ -624,6 +627,7 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
 void words_tokenize_counted(fwords *ws, const char *s, size_t n, size_t text_chars, const stopword_set *stop)
 {
     ws->n = 0;
+    ws->tally_words = ws->tally_chars = 0;
     ws->text_end = s + n;
     ws->text_chars = text_chars;
     chunk_ctx c = {ws, s, 0, stop, true};
