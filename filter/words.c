@@ -493,8 +493,10 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
             tok = t - i;
         }
         flush_known_run(c, run, i, b, i, pure, seen);
-        if (s[i] == '"') /* NLTK writes it `` (opening) or '' (closing) */
+        if (ch == '"') /* NLTK writes it `` (opening) or '' (closing) */
             push_known_word(c->ws, s, i, 1, NLTK_DOUBLE_QUOTE_CHARS, c->line, WORD_SYMBOL, c->stop);
+        else if (ch < 128) /* tok bytes of one ASCII mark (a run of . - ` or '): no letter, its class */
+            push_known_word(c->ws, s, i, tok, tok, c->line, ascii_class[ch] & A_PUNCT ? WORD_SYMBOL : 0, c->stop);
         else
             push_word(c->ws, s, i, tok, c->line, c->stop);
         i += tok;
