@@ -450,6 +450,7 @@ static inline void flush_known_run(chunk_ctx *c, size_t a, size_t b, size_t chun
 static void split_chunk(chunk_ctx *c, size_t a, size_t b)
 {
     const char *s = c->s;
+    size_t text_n = (size_t)(c->ws->text_end - s);
     size_t run = a, i = a;
     bool pure = true; /* the run so far is ASCII letters and digits only */
     uint8_t seen = 0; /* their classes */
@@ -459,7 +460,9 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
         if (ch < 128) {
             uint8_t k = ascii_class[ch];
             if (k & A_ALNUM) {
-                i = alnum_run_end(s, b, i, &seen);
+                /* scanned up to the text's end, 16 bytes at a time: the run
+                 * stops at b anyway, where whitespace or the end is */
+                i = alnum_run_end(s, text_n, i, &seen);
                 continue;
             }
             if (k & A_SPLIT) {
