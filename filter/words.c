@@ -227,18 +227,22 @@ static inline uint64_t word_hash(uint64_t x, const char *w, size_t len)
     return mix_bits(h);
 }
 
-/* Table slot where the lookup of packed word x starts. */
-static inline size_t stop_slot(uint64_t x)
+/* Table slot where the lookup of packed word x starts, by the set's multiplier. */
+static inline size_t stop_slot(const stopword_set *stop, uint64_t x)
 {
-    return (size_t)((x * 0x9E3779B97F4A7C15ULL) >> 57) & (STOPWORD_SLOTS - 1);
+    return (size_t)((x * stop->multiplier) >> 57) & (STOPWORD_SLOTS - 1);
 }
 
 /* True when w (len bytes, its word_prefix x) is one of the stop words. */
 static inline bool is_stop_word(const stopword_set *stop, uint64_t x, const char *w, size_t len)
 {
+    if (stop->single_probe) { /* one slot to look at, without a branch: every word has its own */
+        size_t i = stop_slot(stop, x);
+        return (stop->slot_word[i] == x) & (stop->slot_len[i] == len) & (len != 0);
+    }
     if (len > stop->max_len) return false;
     if (stop->max_len <= sizeof(uint64_t)) { /* look the word up as an integer */
-        for (size_t i = stop_slot(x); stop->slot_len[i]; i = (i + 1) & (STOPWORD_SLOTS - 1))
+        for (size_t i = stop_slot(stop, x); stop->slot_len[i]; i = (i + 1) & (STOPWORD_SLOTS - 1))
             if (stop->slot_word[i] == x && stop->slot_len[i] == len) return true;
         return false;
     }
@@ -802,19 +806,53 @@ size_t count_sentences(const char *s, size_t a, size_t b)
     return sentences + (has_text(s, open, b) ? 1 : 0);
 }
 
-/* Fills set->packed and the lookup table from its words. */
-static void stopwords_pack(stopword_set *set)
+/* Multipliers stopwords_pack tries: the first, then this many more (odd
+ * numbers a fixed step apart), looking for one that gives every word its own slot. */
+#define STOP_MULTIPLIER_FIRST 0x9E3779B97F4A7C15ULL
+#define STOP_MULTIPLIER_STEP 0xD6E8FEB86659FD94ULL /* even: the multipliers stay odd */
+#define STOP_MULTIPLIER_TRIES 256
+
+/* Fills the lookup table from set->packed with the set's multiplier, each
+ * word in its first free slot from stop_slot(); returns whether every word
+ * (once: a repeated word is one) got the slot stop_slot() gives it. */
+static bool stopwords_place(stopword_set *set)
 {
+    bool own_slots = true;
     memset(set->slot_len, 0, sizeof set->slot_len);
     for (int k = 0; k < set->n; k++) {
-        set->packed[k] = 0;
         if (set->lens[k] > sizeof(uint64_t) || set->lens[k] == 0) continue;
-        memcpy(&set->packed[k], set->words[k], set->lens[k]);
-        size_t i = stop_slot(set->packed[k]);
+        size_t i = stop_slot(set, set->packed[k]);
+        if (set->slot_len[i] && set->slot_word[i] == set->packed[k] && set->slot_len[i] == set->lens[k]) continue;
+        if (set->slot_len[i]) own_slots = false;
         while (set->slot_len[i]) i = (i + 1) & (STOPWORD_SLOTS - 1);
         set->slot_word[i] = set->packed[k];
         set->slot_len[i] = (uint8_t)set->lens[k];
     }
+    return own_slots;
+}
+
+/* Fills set->packed and the lookup table from its words: with one probe per
+ * look-up (single_probe) when the words are all of up to 8 bytes and a
+ * multiplier gives each its own slot, else with linear probing. */
+static void stopwords_pack(stopword_set *set)
+{
+    for (int k = 0; k < set->n; k++) {
+        set->packed[k] = 0;
+        if (set->lens[k] <= sizeof(uint64_t)) memcpy(&set->packed[k], set->words[k], set->lens[k]);
+    }
+    set->multiplier = STOP_MULTIPLIER_FIRST;
+    set->single_probe = false;
+    if (set->max_len > sizeof(uint64_t)) {
+        stopwords_place(set);
+        return;
+    }
+    for (int t = 0; t <= STOP_MULTIPLIER_TRIES; t++, set->multiplier += STOP_MULTIPLIER_STEP)
+        if (stopwords_place(set)) {
+            set->single_probe = true;
+            return;
+        }
+    set->multiplier = STOP_MULTIPLIER_FIRST;
+    stopwords_place(set);
 }
 
 bool stopwords_init(stopword_set *set, const char *list)

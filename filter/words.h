@@ -45,6 +45,8 @@ typedef struct {
     /* when max_len <= 8: an open-addressing table of the packed words (stopwords_pack) */
     uint64_t slot_word[STOPWORD_SLOTS];
     uint8_t slot_len[STOPWORD_SLOTS]; /* 0: empty slot */
+    uint64_t multiplier; /* picks a word's first slot */
+    bool single_probe;   /* each word sits in the slot the multiplier picks: one look */
 } stopword_set;
 
 /* Makes set from a list of words separated by commas, spaces or tabs; false
