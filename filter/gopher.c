@@ -288,14 +288,20 @@ static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
 /* Sets r->word_count[i] to at least the occurrences of word i in the
  * document: words are counted in an array of counters picked by their hash
  * (exact unless two words share a counter, then more). The rules below only
- * need upper bounds, and counting this way needs no probing and no branch. */
+ * need upper bounds, and counting this way needs no probing and no branch.
+ * In the same pass over the words, r->char_prefix[i] gets the code points
+ * of the words before word i (and [nw] those of all). */
 static void count_words(rule_scratch *r, const fword *w, size_t nw)
 {
     unsigned bits = counter_bits(nw, 4);
     uint32_t *counter = r->word_counters, *index = r->gram_slot;
+    uint64_t *prefix = r->char_prefix, chars = 0;
+    prefix[0] = 0;
     for (size_t i = 0; i < nw; i++) {
         index[i] = (uint32_t)(w[i].hash >> (64 - bits));
         counter[index[i]]++;
+        chars += w[i].nchars;
+        prefix[i + 1] = chars;
     }
     for (size_t i = 0; i < nw; i++) r->word_count[i] = counter[index[i]];
     for (size_t i = 0; i < nw; i++) counter[index[i]] = 0; /* all zero again for the next document */
@@ -617,8 +623,6 @@ const char *gopher_repetition_word_check(const filter_config *c, rule_scratch *r
     size_t nw = w->n;
     if (nw < 2 || text_chars == 0) return NULL;
     ensure_gram_arrays(r, nw);
-    r->char_prefix[0] = 0;
-    for (size_t i = 0; i < nw; i++) r->char_prefix[i + 1] = r->char_prefix[i] + w->w[i].nchars;
     if (!r->word_counters) r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
     count_words(r, w->w, nw);
     const char *reason = top_ngram_check(c, r, w->w, nw, text_chars);
