@@ -575,8 +575,8 @@ static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
     if ((j >= n || !is_lower_start(s, n, j)) && !is_abbreviation(s + a, i - a)) {
         push_alnum_word(c->ws, s, a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
         push_known_word(c->ws, s, i, 1, 1, c->line, WORD_SYMBOL, c->stop);
-    } else {
-        push_word(c->ws, s, a, i + 1 - a, c->line, c->stop);
+    } else { /* letters and digits and the period: ASCII, not all punctuation */
+        push_known_word(c->ws, s, a, i + 1 - a, i + 1 - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
     }
     return true;
 }
