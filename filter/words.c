@@ -371,7 +371,9 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
  * any case and the others all lower or all upper case. */
 static size_t contraction_len(const char *w, size_t len)
 {
-    if (len >= 3 && w[len - 2] == '\'' && w[len - 3] != '\'') {
+    /* every suffix has its apostrophe second or third from the end */
+    if (len < 3 || (w[len - 2] != '\'' && w[len - 3] != '\'')) return 0;
+    if (w[len - 2] == '\'' && w[len - 3] != '\'') {
         char c = (char)ascii_lower((unsigned char)w[len - 1]);
         if (c == 's' || c == 'm' || c == 'd') return 2;
     }
