@@ -78,16 +78,8 @@ static void bullet_ellipsis_lines(const char *s, const fwords *w, size_t *bullet
 
 const char *gopher_quality_check(const filter_config *c, const char *s, size_t n, const fwords *w)
 {
-    size_t n_words = w->n, n_content = 0, content_chars = 0, n_alpha = 0, n_stop = 0;
-    for (size_t i = 0; i < n_words; i++) {
-        const fword *x = &w->w[i];
-        if (!(x->flags & WORD_SYMBOL)) {
-            n_content++;
-            content_chars += x->nchars;
-        }
-        if (x->flags & WORD_ALPHA) n_alpha++;
-        if (x->flags & WORD_STOP) n_stop++;
-    }
+    size_t n_words = w->n, n_content = words_count_content(w), content_chars = words_count_content_chars(w);
+    size_t n_alpha = words_count_alpha(w), n_stop = words_count_stop(w);
     if (c->gopher_min_words && n_content < c->gopher_min_words) return "gopher_quality:short_doc";
     if (c->gopher_max_words && n_content > c->gopher_max_words) return "gopher_quality:long_doc";
     if (n_words == 0 || n_content == 0) return "gopher_quality:short_doc";
@@ -281,6 +273,18 @@ static inline uint64_t gram_hash(const fword *w, size_t i, size_t k)
     return g;
 }
 
+_Static_assert(FILTER_DUP_NGRAM_MIN == 5, "gram_hash5 hashes the duplicated n-gram rule's shortest grams");
+
+/* gram_hash(w, i, 5), written out: the loop of a gram_hash whose length is
+ * not a constant costs twice the instructions. */
+static inline uint64_t gram_hash5(const fword *w, size_t i)
+{
+    uint64_t g = gram_extend(w[i].hash, w[i + 1].hash);
+    g = gram_extend(g, w[i + 2].hash);
+    g = gram_extend(g, w[i + 3].hash);
+    return gram_extend(g, w[i + 4].hash);
+}
+
 static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
 {
     if (r->gram_cap >= nwords + 1) return;
@@ -296,14 +300,20 @@ static void ensure_gram_arrays(rule_scratch *r, size_t nwords)
 /* Sets r->word_count[i] to at least the occurrences of word i in the
  * document: words are counted in an array of counters picked by their hash
  * (exact unless two words share a counter, then more). The rules below only
- * need upper bounds, and counting this way needs no probing and no branch. */
+ * need upper bounds, and counting this way needs no probing and no branch.
+ * In the same pass over the words, r->char_prefix[i] gets the code points
+ * of the words before word i (and [nw] those of all). */
 static void count_words(rule_scratch *r, const fword *w, size_t nw)
 {
     unsigned bits = counter_bits(nw, 4);
     uint32_t *counter = r->word_counters, *index = r->gram_slot;
+    uint64_t *prefix = r->char_prefix, chars = 0;
+    prefix[0] = 0;
     for (size_t i = 0; i < nw; i++) {
         index[i] = (uint32_t)(w[i].hash >> (64 - bits));
         counter[index[i]]++;
+        chars += w[i].nchars;
+        prefix[i + 1] = chars;
     }
     for (size_t i = 0; i < nw; i++) r->word_count[i] = counter[index[i]];
     for (size_t i = 0; i < nw; i++) counter[index[i]] = 0; /* all zero again for the next document */
@@ -552,7 +562,7 @@ static const char *dup_ngram_check(const filter_config *c, rule_scratch *r, cons
     uint8_t *counter = seen_counters(r); /* a byte each keeps them in cache */
     for (size_t h = 0; h < ncand; h++) {
         size_t i = hot[h];
-        g[i] = gram_hash(w, i, n5);
+        g[i] = gram_hash5(w, i);
         slot_of[h] = (uint32_t)(g[i] >> (64 - bits));
         counter[slot_of[h]] += counter[slot_of[h]] < 2;
     }
@@ -625,8 +635,6 @@ const char *gopher_repetition_word_check(const filter_config *c, rule_scratch *r
     size_t nw = w->n;
     if (nw < 2 || text_chars == 0) return NULL;
     ensure_gram_arrays(r, nw);
-    r->char_prefix[0] = 0;
-    for (size_t i = 0; i < nw; i++) r->char_prefix[i + 1] = r->char_prefix[i] + w->w[i].nchars;
     if (!r->word_counters) r->word_counters = xcalloc((size_t)1 << WORD_COUNTER_BITS_MAX, sizeof *r->word_counters);
     count_words(r, w->w, nw);
     const char *reason = top_ngram_check(c, r, w->w, nw, text_chars);

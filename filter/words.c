@@ -227,18 +227,22 @@ static inline uint64_t word_hash(uint64_t x, const char *w, size_t len)
     return mix_bits(h);
 }
 
-/* Table slot where the lookup of packed word x starts. */
-static inline size_t stop_slot(uint64_t x)
+/* Table slot where the lookup of packed word x starts, by the set's multiplier. */
+static inline size_t stop_slot(const stopword_set *stop, uint64_t x)
 {
-    return (size_t)((x * 0x9E3779B97F4A7C15ULL) >> 57) & (STOPWORD_SLOTS - 1);
+    return (size_t)((x * stop->multiplier) >> 57) & (STOPWORD_SLOTS - 1);
 }
 
 /* True when w (len bytes, its word_prefix x) is one of the stop words. */
 static inline bool is_stop_word(const stopword_set *stop, uint64_t x, const char *w, size_t len)
 {
+    if (stop->single_probe) { /* one slot to look at, without a branch: every word has its own */
+        size_t i = stop_slot(stop, x);
+        return (stop->slot_word[i] == x) & (stop->slot_len[i] == len) & (len != 0);
+    }
     if (len > stop->max_len) return false;
     if (stop->max_len <= sizeof(uint64_t)) { /* look the word up as an integer */
-        for (size_t i = stop_slot(x); stop->slot_len[i]; i = (i + 1) & (STOPWORD_SLOTS - 1))
+        for (size_t i = stop_slot(stop, x); stop->slot_len[i]; i = (i + 1) & (STOPWORD_SLOTS - 1))
             if (stop->slot_word[i] == x && stop->slot_len[i] == len) return true;
         return false;
     }
@@ -266,6 +270,9 @@ static inline __attribute__((always_inline)) void push_known_word(fwords *ws, co
     w->hash = word_hash(prefix, s + off, len);
     if (stop && is_stop_word(stop, prefix, s + off, len)) flags |= WORD_STOP;
     w->flags = flags;
+    uint64_t content = !(flags & WORD_SYMBOL);
+    ws->tally_words += content | (uint64_t)((flags & WORD_ALPHA) != 0) << TALLY_HIGH;
+    ws->tally_chars += (uint64_t)((flags & WORD_STOP) != 0) | (content * nchars) << TALLY_HIGH;
 }
 
 /* NLTK's CONTRACTIONS2 that a word of ASCII letters can be, each split after
@@ -364,7 +371,9 @@ static void push_word(fwords *ws, const char *s, size_t off, size_t len, uint32_
  * any case and the others all lower or all upper case. */
 static size_t contraction_len(const char *w, size_t len)
 {
-    if (len >= 3 && w[len - 2] == '\'' && w[len - 3] != '\'') {
+    /* every suffix has its apostrophe second or third from the end */
+    if (len < 3 || (w[len - 2] != '\'' && w[len - 3] != '\'')) return 0;
+    if (w[len - 2] == '\'' && w[len - 3] != '\'') {
         char c = (char)ascii_lower((unsigned char)w[len - 1]);
         if (c == 's' || c == 'm' || c == 'd') return 2;
     }
@@ -447,6 +456,7 @@ static inline void flush_known_run(chunk_ctx *c, size_t a, size_t b, size_t chun
 static void split_chunk(chunk_ctx *c, size_t a, size_t b)
 {
     const char *s = c->s;
+    size_t text_n = (size_t)(c->ws->text_end - s);
     size_t run = a, i = a;
     bool pure = true; /* the run so far is ASCII letters and digits only */
     uint8_t seen = 0; /* their classes */
@@ -456,7 +466,9 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
         if (ch < 128) {
             uint8_t k = ascii_class[ch];
             if (k & A_ALNUM) {
-                i = alnum_run_end(s, b, i, &seen);
+                /* scanned up to the text's end, 16 bytes at a time: the run
+                 * stops at b anyway, where whitespace or the end is */
+                i = alnum_run_end(s, text_n, i, &seen);
                 continue;
             }
             if (k & A_SPLIT) {
@@ -490,8 +502,10 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
             tok = t - i;
         }
         flush_known_run(c, run, i, b, i, pure, seen);
-        if (s[i] == '"') /* NLTK writes it `` (opening) or '' (closing) */
+        if (ch == '"') /* NLTK writes it `` (opening) or '' (closing) */
             push_known_word(c->ws, s, i, 1, NLTK_DOUBLE_QUOTE_CHARS, c->line, WORD_SYMBOL, c->stop);
+        else if (ch < 128) /* tok bytes of one ASCII mark (a run of . - ` or '): no letter, its class */
+            push_known_word(c->ws, s, i, tok, tok, c->line, ascii_class[ch] & A_PUNCT ? WORD_SYMBOL : 0, c->stop);
         else
             push_word(c->ws, s, i, tok, c->line, c->stop);
         i += tok;
@@ -563,8 +577,8 @@ static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
     if ((j >= n || !is_lower_start(s, n, j)) && !is_abbreviation(s + a, i - a)) {
         push_alnum_word(c->ws, s, a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
         push_known_word(c->ws, s, i, 1, 1, c->line, WORD_SYMBOL, c->stop);
-    } else {
-        push_word(c->ws, s, a, i + 1 - a, c->line, c->stop);
+    } else { /* letters and digits and the period: ASCII, not all punctuation */
+        push_known_word(c->ws, s, a, i + 1 - a, i + 1 - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
     }
     return true;
 }
@@ -624,6 +638,7 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
 void words_tokenize_counted(fwords *ws, const char *s, size_t n, size_t text_chars, const stopword_set *stop)
 {
     ws->n = 0;
+    ws->tally_words = ws->tally_chars = 0;
     ws->text_end = s + n;
     ws->text_chars = text_chars;
     chunk_ctx c = {ws, s, 0, stop, true};
@@ -793,19 +808,53 @@ size_t count_sentences(const char *s, size_t a, size_t b)
     return sentences + (has_text(s, open, b) ? 1 : 0);
 }
 
-/* Fills set->packed and the lookup table from its words. */
-static void stopwords_pack(stopword_set *set)
+/* Multipliers stopwords_pack tries: the first, then this many more (odd
+ * numbers a fixed step apart), looking for one that gives every word its own slot. */
+#define STOP_MULTIPLIER_FIRST 0x9E3779B97F4A7C15ULL
+#define STOP_MULTIPLIER_STEP 0xD6E8FEB86659FD94ULL /* even: the multipliers stay odd */
+#define STOP_MULTIPLIER_TRIES 256
+
+/* Fills the lookup table from set->packed with the set's multiplier, each
+ * word in its first free slot from stop_slot(); returns whether every word
+ * (once: a repeated word is one) got the slot stop_slot() gives it. */
+static bool stopwords_place(stopword_set *set)
 {
+    bool own_slots = true;
     memset(set->slot_len, 0, sizeof set->slot_len);
     for (int k = 0; k < set->n; k++) {
-        set->packed[k] = 0;
         if (set->lens[k] > sizeof(uint64_t) || set->lens[k] == 0) continue;
-        memcpy(&set->packed[k], set->words[k], set->lens[k]);
-        size_t i = stop_slot(set->packed[k]);
+        size_t i = stop_slot(set, set->packed[k]);
+        if (set->slot_len[i] && set->slot_word[i] == set->packed[k] && set->slot_len[i] == set->lens[k]) continue;
+        if (set->slot_len[i]) own_slots = false;
         while (set->slot_len[i]) i = (i + 1) & (STOPWORD_SLOTS - 1);
         set->slot_word[i] = set->packed[k];
         set->slot_len[i] = (uint8_t)set->lens[k];
     }
+    return own_slots;
+}
+
+/* Fills set->packed and the lookup table from its words: with one probe per
+ * look-up (single_probe) when the words are all of up to 8 bytes and a
+ * multiplier gives each its own slot, else with linear probing. */
+static void stopwords_pack(stopword_set *set)
+{
+    for (int k = 0; k < set->n; k++) {
+        set->packed[k] = 0;
+        if (set->lens[k] <= sizeof(uint64_t)) memcpy(&set->packed[k], set->words[k], set->lens[k]);
+    }
+    set->multiplier = STOP_MULTIPLIER_FIRST;
+    set->single_probe = false;
+    if (set->max_len > sizeof(uint64_t)) {
+        stopwords_place(set);
+        return;
+    }
+    for (int t = 0; t <= STOP_MULTIPLIER_TRIES; t++, set->multiplier += STOP_MULTIPLIER_STEP)
+        if (stopwords_place(set)) {
+            set->single_probe = true;
+            return;
+        }
+    set->multiplier = STOP_MULTIPLIER_FIRST;
+    stopwords_place(set);
 }
 
 bool stopwords_init(stopword_set *set, const char *list)

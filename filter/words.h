@@ -45,6 +45,8 @@ typedef struct {
     /* when max_len <= 8: an open-addressing table of the packed words (stopwords_pack) */
     uint64_t slot_word[STOPWORD_SLOTS];
     uint8_t slot_len[STOPWORD_SLOTS]; /* 0: empty slot */
+    uint64_t multiplier; /* picks a word's first slot */
+    bool single_probe;   /* each word sits in the slot the multiplier picks: one look */
 } stopword_set;
 
 /* Makes set from a list of words separated by commas, spaces or tabs; false
@@ -59,11 +61,33 @@ typedef struct {
     size_t n, cap;
     size_t text_chars; /* len(text) in code points */
     size_t lines;      /* len(text.splitlines()); a line's words carry its index */
+    /* The counts Gopher quality reads, kept as the words are made (no
+     * second pass over them), two 32-bit counts in each 64-bit tally so
+     * that one addition keeps both (words and code points are fewer than
+     * 2^32: offsets are 32-bit); read them with the words_count_ functions. */
+    uint64_t tally_words; /* words without WORD_SYMBOL | words with WORD_ALPHA << TALLY_HIGH */
+    uint64_t tally_chars; /* words with WORD_STOP | code points of words without WORD_SYMBOL << TALLY_HIGH */
     const char *text_end; /* end of the text being split */
     void *icu_breaker; /* UBreakIterator, made on first use */
     uint16_t *icu_u16; /* the chunk in UTF-16 for ICU */
     size_t icu_cap;    /* UTF-16 units icu_u16 holds */
 } fwords;
+
+/* Bit where the second count of a tally starts. */
+#define TALLY_HIGH 32
+#define TALLY_LOW_MASK 0xFFFFFFFFu
+
+/* Words that are not all punctuation (no WORD_SYMBOL). */
+static inline size_t words_count_content(const fwords *ws) { return (size_t)(ws->tally_words & TALLY_LOW_MASK); }
+
+/* Code points of the words that are not all punctuation. */
+static inline size_t words_count_content_chars(const fwords *ws) { return (size_t)(ws->tally_chars >> TALLY_HIGH); }
+
+/* Words with WORD_ALPHA. */
+static inline size_t words_count_alpha(const fwords *ws) { return (size_t)(ws->tally_words >> TALLY_HIGH); }
+
+/* Words with WORD_STOP. */
+static inline size_t words_count_stop(const fwords *ws) { return (size_t)(ws->tally_chars & TALLY_LOW_MASK); }
 
 /* Empties ws (no memory yet). */
 void words_init(fwords *ws);

@@ -124,6 +124,25 @@ static size_t plain_runs_split(const fwords *ws, const char *s, size_t n)
     return bad;
 }
 
+/* 1 when the counts ws kept as it made its words (words_count_...) differ
+ * from a count over the words, else 0; adds the stop words to *stops. */
+static size_t counts_differ(const fwords *ws, size_t *stops)
+{
+    size_t content = 0, content_chars = 0, alpha = 0, stop = 0;
+    for (size_t i = 0; i < ws->n; i++) {
+        const fword *x = &ws->w[i];
+        if (!(x->flags & WORD_SYMBOL)) {
+            content++;
+            content_chars += x->nchars;
+        }
+        alpha += (x->flags & WORD_ALPHA) != 0;
+        stop += (x->flags & WORD_STOP) != 0;
+    }
+    *stops += stop;
+    return content != words_count_content(ws) || content_chars != words_count_content_chars(ws) ||
+           alpha != words_count_alpha(ws) || stop != words_count_stop(ws);
+}
+
 int main(void)
 {
     char path[1024];
@@ -140,7 +159,7 @@ int main(void)
     words_init(&shifted);
     wbuf text = {0}, moved = {0};
     split_errors e = {0};
-    size_t docs = 0, words = 0, moved_differ = 0, runs_split = 0;
+    size_t docs = 0, words = 0, moved_differ = 0, runs_split = 0, counts_wrong = 0, stops = 0;
     for (char *line = data, *end = data + size; line < end;) {
         char *nl = memchr(line, '\n', (size_t)(end - line));
         size_t len = nl ? (size_t)(nl - line) : (size_t)(end - line);
@@ -152,6 +171,7 @@ int main(void)
             json_unescape(&doc.text, &text);
             words_tokenize(&ws, text.data, text.len, &stop);
             check_words(&ws, text.data, text.len, &e);
+            counts_wrong += counts_differ(&ws, &stops);
             docs++;
             words += ws.n;
             runs_split += plain_runs_split(&ws, text.data, text.len);
@@ -175,6 +195,7 @@ int main(void)
     is_int(e.total_chars, 0, "the text's length in code points is ICU's count");
     is_int(moved_differ, 0, "the words do not depend on where the text sits in memory");
     is_int(runs_split, 0, "each run of ASCII letters and digits between spaces is one word");
+    is_int(counts_wrong, 0, "the counts kept for Gopher quality equal a count over each text's words (%zu stop words)", stops);
     buf_free(&text);
     buf_free(&moved);
     words_free(&ws);

@@ -1,6 +1,7 @@
 /* filter_words.c - the shared tokeniser splits like NLTK's word_tokenize on
  * English, counts lines like str.splitlines(), and uses ICU where words
  * have no spaces between them. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +20,48 @@ static const char *tokens(fwords *ws, const char *s)
         snprintf(out + len, sizeof out - len, "%s%.*s", i ? "|" : "", (int)ws->w[i].len, s + ws->w[i].off);
     }
     return out;
+}
+
+/* Words of s (one space apart) whose WORD_STOP flag under the stop word
+ * list differs from a plain comparison with each word of the list. */
+static size_t stop_flags_wrong(fwords *ws, const char *list, const char *s)
+{
+    stopword_set stop;
+    stopwords_init(&stop, list);
+    words_tokenize(ws, s, strlen(s), &stop);
+    size_t wrong = 0;
+    for (size_t i = 0; i < ws->n; i++) {
+        const fword *x = &ws->w[i];
+        bool listed = false;
+        for (const char *p = list; *p;) {
+            size_t len = strcspn(p, ",");
+            if (len == x->len && memcmp(p, s + x->off, len) == 0) listed = true;
+            p += len + (p[len] == ',');
+        }
+        wrong += listed != ((x->flags & WORD_STOP) != 0);
+    }
+    stopwords_free(&stop);
+    return wrong;
+}
+
+/* Stop word lists of each kind of look-up (one slot per word, probing,
+ * words longer than 8 bytes) against texts of their words, their prefixes
+ * and extensions, and their case variants. */
+static void test_stop_word_lookups(fwords *ws)
+{
+    static const char *const lists[] = {
+        "the,be,to,of,and,that,have,with", /* Gopher's: one slot per word */
+        "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,aa,bb,cc,dd,ee,ff,gg,hh,ii,jj,kk,ll,mm,nn,oo,pp,"
+        "qq,rr,ss,tt,uu,vv,ww,xx,yy,zz,the,and,of,to,in,is,it,that,was,he", /* 64 words: probing */
+        "the,and,information,internationalization,of", /* longer than 8 bytes: compared byte by byte */
+        "the,the,and,and", /* a word listed twice */
+        "eight888,the",    /* a word of 8 bytes, which begins a longer word of the text */
+    };
+    const char *text = "the The them th be bee b to too t of off o and And an andy that thats tha have haves hav "
+                       "with withs wit a b z zz zzz aa in is it was he information informatio informations "
+                       "internationalization internationalizations eight888 eight8888 x y";
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+        is_int(stop_flags_wrong(ws, lists[i], text), 0, "stop words found exactly with list %zu", i);
 }
 
 int main(void)
@@ -121,6 +164,8 @@ int main(void)
     ok(ws.n == 5 && !(ws.w[0].flags & WORD_STOP) && (ws.w[1].flags & WORD_STOP) && (ws.w[2].flags & WORD_STOP) &&
            (ws.w[3].flags & WORD_SYMBOL) && (ws.w[4].flags & WORD_SYMBOL),
        "stop words are case-sensitive; punctuation tokens are symbols");
+
+    test_stop_word_lookups(&ws);
 
     is_int(count_sentences("One. Two! Three? Four", 0, 21), 4, "four sentences");
     is_int(count_sentences("See e.g. this. And Mr. X here.", 0, 30), 2, "abbreviations do not split");
