@@ -41,7 +41,6 @@
  * use the devices left. */
 extern "C" {
 #include "gpu/bpe.h"
-#include "core/pages.h"
 #include "core/pool.h"
 #include "core/util.h"
 #include "tokenize/hf_gpu.h"
@@ -54,11 +53,11 @@ extern "C" {
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "gpu/bpe_device.h"
+#include "gpu/pinned.h"
 
 #define SLOT_BYTES 64                       /* text per cut-finding thread, by default */
 #define MIN_SLOT_BYTES 64
@@ -81,13 +80,6 @@ extern "C" {
 #define EMULATE_DEVICES_ENV "GPU_BPE_EMULATE_DEVICES"
 #define EMULATE_FAIL_ENV "GPU_BPE_EMULATE_FAIL_DEVICE"
 /* cudaHostRegisterPortable: pinned for every device, not only the current one. */
-#define PINNED_FLAGS cudaHostRegisterPortable
-#define MAPPED_FLAGS (cudaHostRegisterMapped | cudaHostRegisterPortable)
-/* Pinned host memory is made of whole huge pages (pin_alloc). */
-#define PIN_PAGE ((size_t)2 << 20)
-#define SMALL_PAGE ((size_t)4096)
-/* Threads that fault in a pinned buffer's pages before it is registered (pin_alloc). */
-#define PIN_POPULATE_THREADS 8
 #define HOST_THREADS_MAX 16  /* threads that pack texts and unpack ids */
 #define COPY_BLOCKS_PER_SM 4
 /* Ids per part of the unpack copy (1 MiB), which threads take one at a time. */
@@ -660,43 +652,6 @@ static size_t merge_layout(gb_batch *b, size_t batch_bytes)
         n += bucket_cap(bk, batch_bytes);
     }
     return n;
-}
-
-/* Page-locked host memory of at least bytes at *p (flags: PINNED_FLAGS, or
- * MAPPED_FLAGS for memory the kernels write to). Not cudaHostAlloc, which
- * faults and pins 4 KiB pages one by one: in the tokenize command it took
- * ~0.5 s per GB and held up the main thread's launches meanwhile (~0.6 s
- * of an 8.5 GB run). Here the memory is asked for in huge pages
- * (MADV_HUGEPAGE, a hint), faulted in on PIN_POPULATE_THREADS threads
- * (pages_populate), and only then registered, so the driver pins pages
- * that are already there, and the launches no longer wait (bench/results/
- * gpu-tokenize-inplace-2026-11-27.md). On the H200 machine the faulting
- * is most of the cost: the batch slots' 547 MB took 0.08-0.10 s to fault
- * in on one thread, 0.045-0.06 on 8, and 0.012-0.016 to register
- * (bench/results/gpu-tokenize-bin-2026-11-27.md). Freed with pin_free. */
-static cudaError_t pin_alloc(void **p, size_t bytes, unsigned flags)
-{
-    size_t page = bytes >= PIN_PAGE ? PIN_PAGE : SMALL_PAGE; /* small buffers (a batch's counters) stay small */
-    size_t rounded = bytes ? (bytes + page - 1) / page * page : page;
-    char *m = (char *)aligned_alloc(page, rounded);
-    if (!m) return cudaErrorMemoryAllocation;
-    madvise(m, rounded, MADV_HUGEPAGE);
-    pages_populate(m, rounded, PIN_POPULATE_THREADS);
-    cudaError_t e = cudaHostRegister(m, rounded, flags);
-    if (e != cudaSuccess) {
-        free(m);
-        return e;
-    }
-    *p = m;
-    return cudaSuccess;
-}
-
-/* Frees memory from pin_alloc (NULL: nothing). */
-static void pin_free(void *p)
-{
-    if (!p) return;
-    cudaHostUnregister(p);
-    free(p);
 }
 
 /* Allocates a batch slot's buffers for batches of g->batch_bytes: on its

@@ -43,7 +43,6 @@
  * local memory), not short of threads. */
 extern "C" {
 #include "gpu/tlz.h"
-#include "core/pages.h"
 #include "core/util.h"
 #include "shards/tlz.h"
 }
@@ -53,8 +52,8 @@ extern "C" {
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "gpu/pinned.h"
 #include "shards/tlz_block.h"
 
 #define MIN_COMPUTE_MAJOR 9 /* the kernels are built for sm_90 */
@@ -81,14 +80,7 @@ extern "C" {
 #define MAX_CTA_THREADS 1024
 #define TABLE_ENV "GPU_TLZ_TABLE" /* "shared" or "global" */
 #define CTA_THREADS_ENV "GPU_TLZ_CTA_THREADS"
-/* Pinned host memory is made of whole huge pages, faulted in on several
- * threads before it is registered (as gpu/bpe.cu's pin_alloc does, for the
- * reasons it gives: cudaHostAlloc pins 4 KiB pages one by one). */
-#define PIN_PAGE ((size_t)2 << 20)
-#define SMALL_PAGE ((size_t)4096)
-#define PIN_POPULATE_THREADS 8
-#define PINNED_FLAGS cudaHostRegisterPortable
-#define MAPPED_FLAGS (cudaHostRegisterMapped | cudaHostRegisterPortable)
+#define SMALL_PAGE ((size_t)4096) /* the alignment of host memory that could not be pinned */
 
 /* A frame of a batch, as the kernels see it. */
 typedef struct {
@@ -266,32 +258,6 @@ static __global__ void __launch_bounds__(OUT_THREADS) copy_out(batch_args a)
 }
 
 /* ---- host memory ---- */
-
-/* Page-locked host memory of at least bytes at *p (flags: PINNED_FLAGS, or
- * MAPPED_FLAGS for memory the kernels write to); freed by pin_free. */
-static cudaError_t pin_alloc(void **p, size_t bytes, unsigned flags)
-{
-    size_t page = bytes >= PIN_PAGE ? PIN_PAGE : SMALL_PAGE;
-    size_t rounded = bytes ? ROUND_UP(bytes, page) : page;
-    char *m = (char *)aligned_alloc(page, rounded);
-    if (!m) return cudaErrorMemoryAllocation;
-    madvise(m, rounded, MADV_HUGEPAGE);
-    pages_populate(m, rounded, PIN_POPULATE_THREADS);
-    cudaError_t e = cudaHostRegister(m, rounded, flags);
-    if (e != cudaSuccess) {
-        free(m);
-        return e;
-    }
-    *p = m;
-    return cudaSuccess;
-}
-
-static void pin_free(void *p)
-{
-    if (!p) return;
-    cudaHostUnregister(p);
-    free(p);
-}
 
 extern "C" void *gpu_tlz_alloc_host(size_t bytes)
 {

@@ -133,7 +133,9 @@ static int decodes_to(const uint8_t *f, size_t size, const uint8_t *content, siz
 }
 
 /* The frame of src[0..len) as the device path writes it, block by block
- * into a scratch laid out as a device's (aligned); returns its size. */
+ * into a scratch laid out as a device's (aligned); returns its size. It
+ * repeats shards/tlz.c's tlz_compress_frame() on purpose: that one calls the
+ * host's build of tlz_block(), this one the build above. */
 static size_t device_frame(const uint8_t *src, size_t len, int width, uint8_t *dst)
 {
     static uint16_t table[1u << TLZ_HASH_LOG];
