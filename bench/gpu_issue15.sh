@@ -150,6 +150,7 @@ if [ "$PART" = dedup ]; then
     echo "input bytes: $(cat long20/*.jsonl | wc -c)"
     for r in $(seq $RUNS); do
         rm -rf work shards-run; timed "winnow run -j16 (16 tasks)" $B/winnow run -q -j16 p.ini
+        if [ $HAVE_BASE = 1 ]; then rm -rf work shards-run; timed "winnow run -j16 (16 tasks) base" $B/winnow-base run -q -j16 p.ini; fi
         rm -rf shards-pipe; timed "the shell pipe" sh -c "$B/winnow filter -q long20/*.jsonl | $B/winnow dedup -q | $B/winnow tokenize -q --encoding cl100k_base --vocab $V --no-eos -o shards-pipe/"
     done
     $B/winnow shards verify shards-run; $B/winnow shards verify shards-pipe
