@@ -2,12 +2,16 @@
  * the CPU has AVX2, else by the library (see xxh3_fast.h). */
 #include "core/xxh3_fast.h"
 
-#include <stdbool.h>
+#include <stdatomic.h>
 
 void xxh3_update(XXH3_state_t *s, const void *p, size_t n)
 {
-    static int avx2 = -1; /* racing first calls agree */
-    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    if (avx2) xxh3_update_avx2(s, p, n);
+    static atomic_int avx2 = -1; /* threads racing to the first call find the same answer */
+    int has = atomic_load_explicit(&avx2, memory_order_relaxed);
+    if (has < 0) {
+        has = __builtin_cpu_supports("avx2") ? 1 : 0;
+        atomic_store_explicit(&avx2, has, memory_order_relaxed);
+    }
+    if (has) xxh3_update_avx2(s, p, n);
     else XXH3_64bits_update(s, p, n);
 }
