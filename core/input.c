@@ -72,6 +72,7 @@ struct winput {
     uint64_t member_raw_start; /* and its compressed offset */
     char tail;             /* the last decoded byte (0 before the first) */
     int lost_members;      /* damage that cut no partial line: see input_lost_members() */
+    bool binary;           /* records are not lines: no '\n' after damage (input_set_binary) */
     uint64_t *damage;      /* decoded offsets where a damaged member's partial output ends */
     size_t ndamage, damage_cap;
 
@@ -89,20 +90,20 @@ static void make_room(winput *in, size_t want);
  * is remembered for record readers and a partial line is ended with '\n', so
  * the next member starts a line of its own (line readers count the partial
  * one as failed); a member that gave nothing lost at least one record
- * unseen, counted in lost_members for the reader to count as failed. */
+ * unseen, counted in lost_members for the reader to count as failed. A
+ * binary input gets no '\n' and remembers every place (input_set_binary). */
 static void mark_damage(winput *in)
 {
     uint64_t total = decoded_total(in);
-    if (total == in->member_start) {
-        in->lost_members++;
-        return;
-    }
+    bool gave_nothing = total == in->member_start;
+    if (gave_nothing) in->lost_members++;
+    if (gave_nothing && !in->binary) return;
     if (in->ndamage == in->damage_cap) {
         in->damage_cap = in->damage_cap ? 2 * in->damage_cap : 8;
         in->damage = xrealloc(in->damage, in->damage_cap * sizeof *in->damage);
     }
     in->damage[in->ndamage++] = total;
-    if (in->tail != '\n') {
+    if (!in->binary && in->tail != '\n') {
         make_room(in, 1);
         in->buf[in->end++] = '\n';
         in->tail = '\n';
@@ -729,6 +730,18 @@ uint64_t input_raw_offset(const winput *in) { return in->raw_consumed; }
 input_codec input_get_codec(const winput *in) { return in->codec; }
 int input_errors(const winput *in) { return in->errors; }
 int input_lost_members(const winput *in) { return in->lost_members; }
+
+void input_set_binary(winput *in) { in->binary = true; }
+
+bool input_damage_from(const winput *in, uint64_t from, uint64_t *at)
+{
+    for (size_t i = 0; i < in->ndamage; i++) /* in decoded order */
+        if (in->damage[i] >= from) {
+            *at = in->damage[i];
+            return true;
+        }
+    return false;
+}
 
 bool input_damaged_within(const winput *in, uint64_t from, uint64_t to)
 {

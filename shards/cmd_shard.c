@@ -104,8 +104,6 @@ int cmd_shard(int argc, char **argv)
     wstats st;
     stats_init(&st);
     progress_start("shard", so.quiet);
-    uint32_t *ids = NULL;
-    size_t cap = 0;
     int status = EXIT_OK;
     int ninputs = so.ninputs ? so.ninputs : 1;
     for (int i = 0; i < ninputs; i++) {
@@ -115,11 +113,10 @@ int cmd_shard(int argc, char **argv)
             status = EXIT_FATAL;
             continue;
         }
-        if (!shard_stream_add(in, w, &st, &ids, &cap) || input_errors(in)) status = EXIT_FATAL;
+        if (!shard_stream_add(in, w, &st) || input_errors(in)) status = EXIT_FATAL;
         input_close(in);
     }
     progress_stop();
-    free(ids);
     stats_set(&st, "tokens", (double)shard_writer_tokens(w));
     shard_writer_close(w);
     if (so.stats_path) stats_write_json(&st, "shard", so.stats_path);
