@@ -90,6 +90,12 @@ void input_set_binary(winput *in);
  * member, those from it on from the next intact member (or none). */
 bool input_damage_from(const winput *in, uint64_t from, uint64_t *at);
 
+/* Decoded offset up to which the bytes decoded so far come from gzip members
+ * or zstd frames that ended whole, their checks (CRC, checksum) passed;
+ * bytes after it belong to a member not yet finished, whose damage may still
+ * be found. Other codecs: all bytes decoded so far. */
+uint64_t input_checked_to(const winput *in);
+
 /* True when the partial output of a damaged member ends in (from, to] of the
  * decoded stream: the record read from those bytes is incomplete. */
 bool input_damaged_within(const winput *in, uint64_t from, uint64_t to);

@@ -23,6 +23,12 @@ static size_t read_full(winput *in, void *dst, size_t n)
 static uint32_t le32(const uint8_t *b) { return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24; }
 
 #define READ_CHUNK_IDS (1u << 16)
+/* A document is delivered once the gzip member or zstd frame its last byte
+ * came from has ended whole: the decoder reads ahead for that, first
+ * HOLD_FIRST_BYTES, doubling up to HOLD_WINDOW_BYTES, beyond which a member
+ * is not waited for (its documents go out as decoded, as in other stages). */
+#define HOLD_FIRST_BYTES ((size_t)64 << 10)
+#define HOLD_WINDOW_BYTES ((size_t)16 << 20)
 
 void id_stream_begin(id_stream *s, winput *in, const char *cut_kind)
 {
@@ -57,17 +63,51 @@ static void read_ids(id_stream *s, uint32_t count)
     }
 }
 
-/* Damage at decoded offset at met the current document (which read_bytes of
- * it came): reports and counts it, says the rest of the input is not read. */
-static id_stream_step damaged(id_stream *s, wstats *st, uint64_t at, uint64_t read_bytes)
+/* True when the member the current document's last byte (before end) came
+ * from ended whole, or is longer than the window; false, *at set, when its
+ * damage was found. */
+static bool member_whole(id_stream *s, uint64_t end, uint64_t *at)
+{
+    uint64_t checked = input_checked_to(s->in);
+    if (checked >= end || (s->unheld && checked == s->unheld_from)) return true;
+    for (size_t want = HOLD_FIRST_BYTES;; want *= 2) {
+        const char *p;
+        size_t have = input_peek(s->in, want, &p);
+        checked = input_checked_to(s->in);
+        if (checked >= end) return true;
+        if (input_damage_from(s->in, end, at)) return false;
+        if (have < want) return true; /* the input ended: its errors are the input's */
+        if (want >= HOLD_WINDOW_BYTES) {
+            s->unheld = true;
+            s->unheld_from = checked;
+            return true;
+        }
+    }
+}
+
+/* Where damage met the current document. */
+typedef enum {
+    DAMAGE_CUT,      /* inside it: its ids are partly lost */
+    DAMAGE_BEFORE,   /* where it begins: the member before lost its documents */
+    DAMAGE_IN_MEMBER /* after it, in the member it came from */
+} damage_place;
+
+/* Damage at decoded offset at met the current document (read_bytes of it
+ * read): reports and counts it, says the rest of the input is not read. */
+static id_stream_step damaged(id_stream *s, wstats *st, uint64_t at, damage_place place, uint64_t read_bytes)
 {
     const char *name = input_name(s->in);
     st->in++;
-    if (at > s->offset) {
+    if (place == DAMAGE_CUT) {
         warnf("%s: document %" PRIu64 " at offset %" PRIu64 ": damaged compressed data at offset %" PRIu64
               " (decoded) cut it; document skipped",
               name, s->doc, s->offset, at);
         stats_fail(st, "damaged_document");
+    } else if (place == DAMAGE_IN_MEMBER) {
+        warnf("%s: document %" PRIu64 " at offset %" PRIu64 ": the gzip member or zstd frame it came from is "
+              "damaged (at offset %" PRIu64 ", decoded); document skipped",
+              name, s->doc, s->offset, at);
+        stats_fail(st, "damaged_member");
     } else {
         warnf("%s: damaged compressed data at offset %" PRIu64 " (decoded), before document %" PRIu64
               ": the damaged member's documents are lost (counted as one)",
@@ -94,7 +134,9 @@ id_stream_step id_stream_next(id_stream *s, wstats *st)
     bool whole = got == 4 && s->n == count;
     uint64_t read_bytes = got + 4 * (uint64_t)s->n, at;
     if (input_damage_from(s->in, s->offset, &at) && (!whole || at < s->offset + read_bytes))
-        return damaged(s, st, at, read_bytes);
+        return damaged(s, st, at, at > s->offset ? DAMAGE_CUT : DAMAGE_BEFORE, read_bytes);
+    if (whole && !member_whole(s, s->offset + read_bytes, &at))
+        return damaged(s, st, at, DAMAGE_IN_MEMBER, read_bytes);
     if (got == 0) return ID_STREAM_END;
     if (!whole) {
         st->in++;

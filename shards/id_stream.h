@@ -30,6 +30,8 @@ typedef struct {
     uint64_t offset;      /* and its decoded offset */
     uint32_t *ids;        /* its ids (host order) */
     size_t n, cap;
+    bool unheld;          /* a member longer than the read-ahead window began at */
+    uint64_t unheld_from; /* this decoded offset: its documents are not held back */
 } id_stream;
 
 typedef enum {
