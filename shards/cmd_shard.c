@@ -46,7 +46,10 @@ static const char usage_text[] =
     "  -q, --quiet           no progress or summary on stderr\n"
     "  -h, --help            this help\n"
     "Documents with an id not below --vocab-size are reported, counted as failed (bad_id)\n"
-    "and skipped; a stream that ends inside a document counts it as failed (truncated).\n";
+    "and skipped; a stream that ends inside a document counts it as failed (truncated).\n"
+    "Damaged compression ends the reading of a file: the document it cut counts as\n"
+    "failed (damaged_document), or its member's lost documents as one (damaged_member);\n"
+    "the rest of that file is not read (docs/shards.md) and the exit status is 2.\n";
 
 int cmd_shard(int argc, char **argv)
 {
