@@ -7,10 +7,13 @@
  * so after damage nothing tells whether the next intact member starts at a
  * document boundary. Reading a file therefore stops at its first damage: the
  * document the damage cut is counted failed (damaged_document), or, when it
- * fell between documents, the member's lost documents count one failed
- * damaged_member; the rest of that file is reported (with its length) and not
- * read, rather than read as plausible but wrong ids. Documents decoded before
- * the damage are delivered as decoded, as every stage does. */
+ * fell between documents or after a whole document of the damaged member,
+ * the member's documents count one failed damaged_member; the rest of that
+ * file is reported as not read, rather than read as plausible but wrong ids. A document is delivered
+ * only once the gzip member or zstd frame it came from has ended whole (its
+ * CRC or checksum passed), so a member whose damage shows only at its end
+ * gives none; a member longer than the read-ahead window (id_stream.c) is
+ * not waited for, and its documents go out as decoded, as in every stage. */
 #ifndef WINNOW_SHARDS_ID_STREAM_H
 #define WINNOW_SHARDS_ID_STREAM_H
 
