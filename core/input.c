@@ -72,6 +72,8 @@ struct winput {
     uint64_t member_raw_start; /* and its compressed offset */
     char tail;             /* the last decoded byte (0 before the first) */
     int lost_members;      /* damage that cut no partial line: see input_lost_members() */
+    bool binary;           /* records are not lines: no '\n' after damage (input_set_binary) */
+    uint64_t checked;      /* decoded offset where the last gzip member or zstd frame ended whole */
     uint64_t *damage;      /* decoded offsets where a damaged member's partial output ends */
     size_t ndamage, damage_cap;
 
@@ -89,25 +91,28 @@ static void make_room(winput *in, size_t want);
  * is remembered for record readers and a partial line is ended with '\n', so
  * the next member starts a line of its own (line readers count the partial
  * one as failed); a member that gave nothing lost at least one record
- * unseen, counted in lost_members for the reader to count as failed. */
+ * unseen, counted in lost_members for the reader to count as failed. A
+ * binary input gets no '\n' and remembers every place (input_set_binary). */
 static void mark_damage(winput *in)
 {
     uint64_t total = decoded_total(in);
-    if (total == in->member_start) {
-        in->lost_members++;
-        return;
-    }
+    bool gave_nothing = total == in->member_start;
+    if (gave_nothing) in->lost_members++;
+    if (gave_nothing && !in->binary) return;
     if (in->ndamage == in->damage_cap) {
         in->damage_cap = in->damage_cap ? 2 * in->damage_cap : 8;
         in->damage = xrealloc(in->damage, in->damage_cap * sizeof *in->damage);
     }
     in->damage[in->ndamage++] = total;
-    if (in->tail != '\n') {
+    if (!in->binary && in->tail != '\n') {
         make_room(in, 1);
         in->buf[in->end++] = '\n';
         in->tail = '\n';
     }
 }
+
+/* A gzip member or zstd frame ended whole, its check passed (input_checked_to). */
+static void member_checked(winput *in) { in->checked = decoded_total(in); }
 
 /* Notes the start of a gzip member or zstd frame (for mark_damage). */
 static void member_begins(winput *in)
@@ -242,6 +247,7 @@ static bool whole_member(winput *in)
     in->end += used_out;
     if (used_out) in->tail = in->buf[in->end - 1];
     in->z_in_member = false;
+    member_checked(in);
     return true;
 }
 
@@ -260,6 +266,7 @@ static bool members_more(winput *in)
             make_room(in, n);
             memcpy(in->buf + in->end, p, n);
             in->end += n;
+            member_checked(in); /* a piece is whole members */
             return true;
         }
         /* no copy of the piece: the bytes still held go in front of it, and
@@ -273,6 +280,7 @@ static bool members_more(winput *in)
         in->cap = size - 1; /* one byte spare, as make_room keeps */
         in->start = (size_t)(first - buf);
         in->end = in->start + held + n;
+        member_checked(in);
         return true;
     }
     gzm_stop(in->members);
@@ -429,7 +437,10 @@ static bool decode_more(winput *in)
         raw_consume(in, raw_avail(in) - in->z.avail_in);
         in->end += room - in->z.avail_out;
         if (room - in->z.avail_out) in->tail = in->buf[in->end - 1];
-        if (r == Z_STREAM_END) in->z_in_member = false;
+        if (r == Z_STREAM_END) {
+            in->z_in_member = false;
+            member_checked(in);
+        }
         else if (r == Z_BUF_ERROR && !in->z.avail_in) raw_fill(in);
         else if (r != Z_OK && r != Z_BUF_ERROR) {
             input_report(in, in->z.msg ? in->z.msg : "bad gzip data");
@@ -464,7 +475,10 @@ static bool decode_more(winput *in)
             return false;
         }
         in->zd_in_frame = r != 0;
-        if (!in->zd_in_frame) member_begins(in); /* a frame ended: the next begins here (mark_damage) */
+        if (!in->zd_in_frame) { /* a frame ended: the next begins here (mark_damage) */
+            member_checked(in);
+            member_begins(in);
+        }
         return true;
     }
     case CODEC_PARQUET: {
@@ -616,7 +630,8 @@ winput *input_open_at(const char *path, uint64_t raw_offset, uint64_t decoded_of
     in->offset = decoded_offset;
     in->z_in_member = in->member_fresh = false; /* between members */
     in->zd_in_frame = false;                    /* between frames */
-    member_begins(in); /* a zstd frame begins here; a gzip member where its header is */
+    member_checked(in); /* the bytes before are the whole file decoder's */
+    member_begins(in);  /* a zstd frame begins here; a gzip member where its header is */
     return in;
 }
 
@@ -729,6 +744,23 @@ uint64_t input_raw_offset(const winput *in) { return in->raw_consumed; }
 input_codec input_get_codec(const winput *in) { return in->codec; }
 int input_errors(const winput *in) { return in->errors; }
 int input_lost_members(const winput *in) { return in->lost_members; }
+
+void input_set_binary(winput *in) { in->binary = true; }
+
+uint64_t input_checked_to(const winput *in)
+{
+    return in->codec == CODEC_GZIP || in->codec == CODEC_ZSTD ? in->checked : decoded_total(in);
+}
+
+bool input_damage_from(const winput *in, uint64_t from, uint64_t *at)
+{
+    for (size_t i = 0; i < in->ndamage; i++) /* in decoded order */
+        if (in->damage[i] >= from) {
+            *at = in->damage[i];
+            return true;
+        }
+    return false;
+}
 
 bool input_damaged_within(const winput *in, uint64_t from, uint64_t to)
 {

@@ -78,6 +78,24 @@ int input_errors(const winput *in);
  * count one failed record (`damaged_member`) for each. */
 int input_lost_members(const winput *in);
 
+/* Makes in a binary input (call before the first read): damage inserts no
+ * '\n', and every place where damage skipped bytes is remembered for
+ * input_damage_from, a damaged member that gave nothing included (still
+ * counted in input_lost_members too). For records that have no marker to
+ * find the next one by, such as the --format bin id stream. */
+void input_set_binary(winput *in);
+
+/* True when damage met so far skipped bytes at a decoded offset >= from: the
+ * first such offset goes to *at. The bytes before it came from the damaged
+ * member, those from it on from the next intact member (or none). */
+bool input_damage_from(const winput *in, uint64_t from, uint64_t *at);
+
+/* Decoded offset up to which the bytes decoded so far come from gzip members
+ * or zstd frames that ended whole, their checks (CRC, checksum) passed;
+ * bytes after it belong to a member not yet finished, whose damage may still
+ * be found. Other codecs: all bytes decoded so far. */
+uint64_t input_checked_to(const winput *in);
+
 /* True when the partial output of a damaged member ends in (from, to] of the
  * decoded stream: the record read from those bytes is incomplete. */
 bool input_damaged_within(const winput *in, uint64_t from, uint64_t to);

@@ -46,7 +46,10 @@ static const char usage_text[] =
     "  -q, --quiet           no progress or summary on stderr\n"
     "  -h, --help            this help\n"
     "Documents with an id not below --vocab-size are reported, counted as failed (bad_id)\n"
-    "and skipped; a stream that ends inside a document counts it as failed (truncated).\n";
+    "and skipped; a stream that ends inside a document counts it as failed (truncated).\n"
+    "Damaged compression ends the reading of a file: the document it cut counts as\n"
+    "failed (damaged_document), or its member's lost documents as one (damaged_member);\n"
+    "the rest of that file is not read (docs/shards.md) and the exit status is 2.\n";
 
 int cmd_shard(int argc, char **argv)
 {
@@ -104,8 +107,6 @@ int cmd_shard(int argc, char **argv)
     wstats st;
     stats_init(&st);
     progress_start("shard", so.quiet);
-    uint32_t *ids = NULL;
-    size_t cap = 0;
     int status = EXIT_OK;
     int ninputs = so.ninputs ? so.ninputs : 1;
     for (int i = 0; i < ninputs; i++) {
@@ -115,11 +116,10 @@ int cmd_shard(int argc, char **argv)
             status = EXIT_FATAL;
             continue;
         }
-        if (!shard_stream_add(in, w, &st, &ids, &cap) || input_errors(in)) status = EXIT_FATAL;
+        if (!shard_stream_add(in, w, &st) || input_errors(in)) status = EXIT_FATAL;
         input_close(in);
     }
     progress_stop();
-    free(ids);
     stats_set(&st, "tokens", (double)shard_writer_tokens(w));
     shard_writer_close(w);
     if (so.stats_path) stats_write_json(&st, "shard", so.stats_path);

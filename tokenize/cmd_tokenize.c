@@ -9,6 +9,7 @@
 #include "core/output.h"
 #include "core/stage.h"
 #include "core/util.h"
+#include "shards/id_stream.h"
 #include "shards/shard_writer.h"
 #include "tokenize/tokenize_stage.h"
 #include "tokenize/vocab.h"
@@ -61,7 +62,8 @@ static void usage(FILE *f)
             "                      a JSON line {\"text\":...} (special tokens appear as their names;\n"
             "                      a tokenizer.json decodes through its decoder, a .model through\n"
             "                      SentencePiece); --stats counts the documents (in, out, failed\n"
-            "                      truncated_document, tokens)\n"
+            "                      truncated_document or damaged_*, tokens); damaged compression\n"
+            "                      ends a file's reading as for winnow shard (docs/shards.md)\n"
             "  --ids LIST          with --decode: write the text of these ids (\"15339,1917\") as raw\n"
             "                      bytes (to -o, default stdout) instead of reading streams\n"
             "  --device D          auto: the GPU when one is usable, else the CPU (default;\n"
@@ -88,7 +90,8 @@ static bool output_is_dir(const char *path)
 }
 
 /* --decode: bin streams back to JSON lines of text; counted as a stage counts
- * (in: documents begun, out: decoded, failed: cut by the stream's end) into
+ * (in: documents begun, out: decoded, failed: cut by the stream's end or by
+ * damaged compression, which ends a file's reading: shards/id_stream.h) into
  * --stats and the summary. */
 static int decode_streams(const tokenizer *t, const stage_opts *o)
 {
@@ -96,7 +99,6 @@ static int decode_streams(const tokenizer *t, const stage_opts *o)
     int status = EXIT_OK, nin = o->ninputs ? o->ninputs : 1;
     wstats counts;
     stats_init(&counts);
-    tok_ids ids = {0};
     wbuf text = WBUF_INIT, line = WBUF_INIT;
     for (int f = 0; f < nin; f++) {
         const char *path = o->ninputs ? o->inputs[f] : "-";
@@ -105,38 +107,26 @@ static int decode_streams(const tokenizer *t, const stage_opts *o)
             status = EXIT_FATAL;
             continue;
         }
-        uint32_t n;
-        for (uint64_t doc = 0;; doc++) {
-            uint64_t at = input_offset(in);
-            size_t got = input_read(in, &n, sizeof n);
-            if (got == 0) break;
+        id_stream ids;
+        id_stream_begin(&ids, in, "truncated_document");
+        id_stream_step step;
+        while ((step = id_stream_next(&ids, &counts)) == ID_STREAM_DOC) {
             counts.in++;
-            ids.n = 0;
-            while (got == sizeof n && ids.n < n) {
-                uint32_t id;
-                if (input_read(in, &id, sizeof id) != sizeof id) break;
-                ids_push(&ids, id);
-            }
-            if (got != sizeof n || ids.n != n) {
-                warnf("%s: document %llu at offset %llu: stream ends inside the document", input_name(in),
-                      (unsigned long long)doc, (unsigned long long)at);
-                status = EXIT_FATAL;
-                stats_fail(&counts, "truncated_document");
-                break;
-            }
             counts.out++;
             stats_add(&counts, "tokens", (double)ids.n);
             buf_clear(&text);
             size_t unknown = tokenizer_decode(t, ids.ids, ids.n, &text);
             if (unknown)
                 warnf("%s: document %llu at offset %llu: %zu ids not in the vocabulary, skipped", input_name(in),
-                      (unsigned long long)doc, (unsigned long long)at, unknown);
+                      (unsigned long long)ids.doc, (unsigned long long)ids.offset, unknown);
             buf_clear(&line);
             buf_puts(&line, "{\"text\":");
             json_put_string(&line, text.data ? text.data : "", text.len);
             buf_puts(&line, "}\n");
             output_write(out, line.data, line.len);
         }
+        id_stream_end(&ids);
+        if (step == ID_STREAM_BAD) status = EXIT_FATAL;
         if (input_errors(in)) status = EXIT_FATAL; /* damaged compression: reported by the reader, ids lost */
         counts.bytes_in += input_offset(in);
         input_close(in);
@@ -146,7 +136,6 @@ static int decode_streams(const tokenizer *t, const stage_opts *o)
     if (o->stats_path) stats_write_json(&counts, "tokenize", o->stats_path);
     if (!o->quiet) stats_print_summary(&counts, winnow_prog);
     stats_free(&counts);
-    ids_free(&ids);
     buf_free(&text);
     buf_free(&line);
     return status;
