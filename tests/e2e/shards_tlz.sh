@@ -23,6 +23,9 @@ check() { # TAG VOCAB_SIZE INPUT
     done
     ok "$tag: several shards" test "$n" -ge 3
     is "$same" "$n" "$tag: zstd -d of every tlz shard gives level 1's token bytes"
+    tlz_bytes=$(cat "$TMP/$tag-tlz"/shard_*.tok.zst | wc -c) l1_bytes=$(cat "$TMP/$tag-l1"/shard_*.tok.zst | wc -c)
+    ok "$tag: the tlz shards are at most 1.1x the bytes of level 1's ($tlz_bytes, $l1_bytes)" \
+        test $((tlz_bytes * 10)) -le $((l1_bytes * 11))
     raw=$(cat "$TMP/a" | wc -c) packed=$(wc -c < "$TMP/$tag-tlz/$(basename "$f")")
     ok "$tag: the last shard is compressed (at least 1.5x)" test $((packed * 3)) -lt $((raw * 2))
     $WINNOW shards cat "$TMP/$tag-l1" --format bin > "$TMP/l1.bin"

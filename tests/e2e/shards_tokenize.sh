@@ -44,11 +44,12 @@ for f in "$TMP"/d/*; do cmp -s "$f" "$TMP/d1/$(basename "$f")" || same=no; done
 is "$same" yes "-j1 and -j2 shards are byte-identical"
 grep -q '"zstd_level": 1,' "$TMP/d/manifest.json"; is $? 0 "manifest: default zstd level 1"
 
-# --level: the frames' zstd level; the ids are the same at any level
-for level in -3 3; do
+# --level: the frames' zstd level, or tlz (0 in the manifest); the ids are the same at any level
+for level in -3 3 tlz; do
     ok "tokenize --level $level" $WINNOW tokenize -q -j2 --encoding cl100k_base --vocab "$VOCAB" --level $level \
         --shard-tokens 500k -o "$TMP/l$level/" "$TMP/multi.jsonl"
-    grep -q "\"zstd_level\": $level," "$TMP/l$level/manifest.json"; is $? 0 "manifest: zstd level $level"
+    [ "$level" = tlz ] && manifest_level=0 || manifest_level=$level
+    grep -q "\"zstd_level\": $manifest_level," "$TMP/l$level/manifest.json"; is $? 0 "manifest: zstd level $manifest_level"
     ok "--level $level: verify passes" $WINNOW shards verify "$TMP/l$level"
     $WINNOW shards cat "$TMP/l$level" --format bin --strip > "$TMP/l$level.bin"
     ok "--level $level: the same ids" cmp "$TMP/ref.bin" "$TMP/l$level.bin"

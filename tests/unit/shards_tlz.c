@@ -206,6 +206,138 @@ static uint32_t counting(size_t i) { return (uint32_t)(i * 2654435761u % 100000)
 static uint32_t small_alphabet(size_t i) { (void)i; return next_rand() % 4; }
 static uint32_t short_phrases(size_t i) { return (uint32_t)(i % 37 < 5 ? next_rand() % 50000 : i % 37 + 1000 * (i / 37 % 7)); }
 
+/* What a frame's first block holds, read field by field from RFC 8878
+ * (3.1.1.2 block header, 3.1.1.3.1.1 Literals_Section_Header,
+ * 3.1.1.3.2.1 Number_of_Sequences); a single-segment frame (checked by
+ * frame_well_formed). */
+typedef struct {
+    int block_type, literals_type; /* 2: Compressed_Block; 0: Raw_Literals_Block, 2: Compressed_Literals_Block */
+    int literals_header;           /* bytes */
+    uint32_t regenerated, sequences;
+} block_fields;
+
+static block_fields first_block(const uint8_t *f)
+{
+    block_fields b = {0};
+    int fcs_flag = f[4] >> 6, fcs_bytes = fcs_flag == 0 ? 1 : fcs_flag == 1 ? 2 : fcs_flag == 2 ? 4 : 8;
+    const uint8_t *p = f + 5 + fcs_bytes;
+    b.block_type = (int)(le(p, 3) >> 1 & 3);
+    p += 3;
+    if (b.block_type != 2) return b;
+    b.literals_type = p[0] & 3;
+    int size_format = p[0] >> 2 & 3;
+    uint32_t body;
+    if (b.literals_type < 2) { /* raw or RLE */
+        if (size_format == 0 || size_format == 2) b.literals_header = 1, b.regenerated = p[0] >> 3u;
+        else if (size_format == 1) b.literals_header = 2, b.regenerated = (p[0] >> 4u) + ((uint32_t)p[1] << 4);
+        else b.literals_header = 3, b.regenerated = (p[0] >> 4u) + ((uint32_t)p[1] << 4) + ((uint32_t)p[2] << 12);
+        body = b.literals_type == 0 ? b.regenerated : 1;
+    } else { /* both sizes of 10, 10, 14 or 18 bits */
+        int bits = size_format < 2 ? 10 : size_format == 2 ? 14 : 18;
+        b.literals_header = size_format < 2 ? 3 : size_format == 2 ? 4 : 5;
+        uint64_t v = 0;
+        for (int i = 0; i < b.literals_header; i++) v |= (uint64_t)p[i] << (8 * i);
+        b.regenerated = (uint32_t)(v >> 4 & ((1u << bits) - 1));
+        body = (uint32_t)(v >> (4 + bits) & ((1u << bits) - 1));
+    }
+    p += b.literals_header + body;
+    b.sequences = p[0] < 128 ? p[0] : p[0] < 255 ? ((uint32_t)(p[0] - 0x80) << 8) + p[1] : p[1] + ((uint32_t)p[2] << 8) + 0x7F00;
+    return b;
+}
+
+/* The sequences and literal bytes the encoder finds in one block (<= TLZ_BLOCK_BYTES). */
+static uint32_t block_counts(const uint8_t *src, size_t len, int width, uint32_t *nlit)
+{
+    static uint16_t table[1u << TLZ_HASH_LOG];
+    static _Alignas(8) uint8_t literals[TLZ_BLOCK_BYTES];
+    static tlz_seq seqs[TLZ_MAX_SEQS];
+    tlz_scratch s = {table, literals, seqs, NULL};
+    return tlz_find(src, (uint32_t)len, width, &s, nlit);
+}
+
+/* One block of src[0..len) coded: decoded back both ways, and its literals
+ * and sequence counts read from the RFC's fields as the encoder found them. */
+static void block_fields_hold(tlz_ctx *c, const uint8_t *src, size_t len, int width, int literals_type, const char *what)
+{
+    uint8_t *dst = xmalloc(tlz_frame_bound(len)), *back = xmalloc(len);
+    size_t size = tlz_compress_frame(c, src, len, width, dst);
+    uint32_t nlit, ns = block_counts(src, len, width, &nlit);
+    if (frame_well_formed(dst, size, src, len, what) && decodes_to(dst, size, src, len, back, what)) {
+        block_fields b = first_block(dst);
+        ok(b.block_type == 2 && b.literals_type == literals_type && b.regenerated == nlit && b.sequences == ns,
+           "%s: a compressed block, %s literals (%d-byte header), %u of them, %u sequences (read %d, %d, %u, %u)", what,
+           literals_type ? "Huffman-coded" : "raw", b.literals_header, nlit, ns, b.block_type, b.literals_type,
+           b.regenerated, b.sequences);
+    }
+    free(dst);
+    free(back);
+}
+
+/* Blocks whose literal and sequence counts sit at the edges of the RFC's
+ * header forms: prefixes of real ids, the shortest that the encoder finds
+ * exactly that many in; raw literals of random ids, then the ids again. */
+static void header_forms(tlz_ctx *c, const ids *cl)
+{
+    static const struct {
+        int sequences; /* else literal bytes */
+        uint32_t want;
+    } edges[] = {{1, 127}, {1, 128}, {1, 129}, {0, 1020}, {0, 1024}, {0, 16380}, {0, 16384}};
+    char what[200];
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++) {
+        size_t tokens = 0;
+        for (size_t k = 2; k <= TLZ_BLOCK_BYTES / 4 && !tokens; k++) {
+            uint32_t nlit, ns = block_counts(cl->raw, 4 * k, 4, &nlit);
+            if ((edges[e].sequences ? ns : nlit) == edges[e].want) tokens = k;
+        }
+        snprintf(what, sizeof what, "the first %zu cl100k ids, %u %s", tokens, edges[e].want,
+                 edges[e].sequences ? "sequences" : "literal bytes");
+        if (!ok(tokens > 0, "%s: a prefix of real ids in one block gives them", what)) continue;
+        block_fields_hold(c, cl->raw, 4 * tokens, 4, 2, what);
+    }
+    for (int w = 2; w <= 4; w += 2) { /* 4096 random bytes twice */
+        size_t n = 4096 / (size_t)w;
+        uint8_t *src = tokens(2 * n, w, random_word);
+        memcpy(src + 4096, src, 4096);
+        snprintf(what, sizeof what, "4096 bytes of random %d-byte ids twice", w);
+        block_fields_hold(c, src, 8192, w, 0, what);
+        free(src);
+    }
+}
+
+/* Code lengths of tlz_huf_lengths() for counts that Huffman's algorithm
+ * makes deeper than 11: RFC 8878 4.2.1 limits them to 11 bits; Kraft's sum
+ * must be exactly 1 (a complete code, as the weights imply one), and a
+ * more frequent symbol never gets a longer code. */
+static void huffman_limit(void)
+{
+    uint32_t count[256];
+    uint16_t sym[256];
+    uint8_t len[256];
+    for (int shape = 0; shape < 2; shape++) {
+        int n = shape == 0 ? 32 : 256;
+        uint32_t a = 1, b = 1;
+        for (int i = 0; i < n; i++) { /* Fibonacci counts: the deepest tree; or 240 rare bytes and 16 ever more common */
+            count[i] = shape == 0 ? a : i < 240 ? 1 : 1u << (i - 236);
+            uint32_t t = a + b;
+            a = b;
+            b = t;
+            sym[i] = (uint16_t)i;
+        }
+        tlz_sort_by_count(sym, count, n);
+        int longest = tlz_huf_lengths(sym, count, n, len), most = 0, rising = 1;
+        uint64_t kraft = 0;
+        for (int i = 0; i < n; i++) {
+            most = len[i] > most ? len[i] : most;
+            if (len[i] < 1 || len[i] > 31) break;
+            kraft += (1ull << 31) >> len[i];
+            if (i && len[i] > len[i - 1]) rising = 0;
+        }
+        ok(longest == most && most <= 11 && kraft == 1ull << 31 && rising,
+           "%s, %d symbols: codes of at most 11 bits (longest %d, returned %d), complete, none longer for more",
+           shape == 0 ? "Fibonacci counts" : "240 rare bytes", n, most, longest);
+    }
+}
+
 static void edge_inputs(tlz_ctx *c)
 {
     static const struct {
@@ -240,6 +372,17 @@ int main(void)
     ok(cl_size * 3 < cl.len, "multi cl100k compresses more than 3x (%zu -> %zu)", cl.len, cl_size);
     ok(gpt2_size * 9 < gpt2.len * 4, "multi gpt2 compresses more than 2.25x (%zu -> %zu)", gpt2.len, gpt2_size);
     round_trip(c, cl.raw + 4 * 1234, 4 * 777777, 4, 3 * MAX_BLOCK + 4 * 17, "multi cl100k, odd frames");
+    /* frames about the content size field's forms (RFC 8878 3.1.1.1.4): 1 byte to 255, 2 bytes (less 256) to 65791, then 4 */
+    static const size_t sizes[] = {252, 254, 256, 258, 65788, 65790, 65792, 65794};
+    char what[100];
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (int w = 2; w <= 4; w += 2) {
+            if (sizes[i] % (size_t)w) continue;
+            snprintf(what, sizeof what, "a frame of %zu bytes of %s ids", sizes[i], w == 4 ? "cl100k" : "gpt2");
+            round_trip(c, w == 4 ? cl.raw : gpt2.raw, sizes[i], w, sizes[i], what);
+        }
+    header_forms(c, &cl);
+    huffman_limit();
     edge_inputs(c);
     free(cl.raw);
     free(gpt2.raw);
