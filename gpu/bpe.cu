@@ -532,15 +532,6 @@ struct gpu_bpe {
     bool texts_pinned; /* this call's texts lie in gpu_bpe_host_register() memory: sent from there, not packed */
 };
 
-#define CUDA_TRY(call)                                                                             \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            buf_printf(err, "CUDA: %s: %s", #call, cudaGetErrorString(e_));                        \
-            return -1;                                                                             \
-        }                                                                                          \
-    } while (0)
-
 extern "C" bool gpu_bpe_maybe_present(void) { return access("/dev/nvidiactl", F_OK) == 0; }
 
 extern "C" bool gpu_bpe_usable(wbuf *why)

@@ -1,11 +1,22 @@
-/* pinned.h - page-locked host memory for the CUDA libraries (gpu/bpe.cu,
- * gpu/tlz.cu), made so that pinning it does not hold up a thread that
- * launches kernels (see pin_alloc). CUDA code only. */
+/* pinned.h - what the CUDA libraries (gpu/bpe.cu, gpu/tlz.cu) share: page-
+ * locked host memory made so that pinning it does not hold up a thread
+ * that launches kernels (see pin_alloc), and CUDA_TRY. CUDA code only. */
 #ifndef WINNOW_GPU_PINNED_H
 #define WINNOW_GPU_PINNED_H
 
 #include <cuda_runtime.h>
 #include <stddef.h>
+
+/* In a set-up function returning int with a wbuf *err: a failed CUDA call
+ * is described in err and the function returns -1. */
+#define CUDA_TRY(call)                                                                             \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            buf_printf(err, "CUDA: %s: %s", #call, cudaGetErrorString(e_));                        \
+            return -1;                                                                             \
+        }                                                                                          \
+    } while (0)
 
 #define PINNED_FLAGS cudaHostRegisterPortable
 #define MAPPED_FLAGS (cudaHostRegisterMapped | cudaHostRegisterPortable)

@@ -138,15 +138,6 @@ struct gpu_tlz {
     double seconds[GPU_TLZ_PHASES];
 };
 
-#define CUDA_TRY(call)                                                                             \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            buf_printf(err, "CUDA: %s: %s", #call, cudaGetErrorString(e_));                        \
-            return -1;                                                                             \
-        }                                                                                          \
-    } while (0)
-
 /* A CUDA error while batches run: fatal (the caller cannot tell which frames were written). */
 #define CUDA_FATAL(call)                                                                           \
     do {                                                                                           \
