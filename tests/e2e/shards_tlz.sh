@@ -46,4 +46,24 @@ $WINNOW shard -q --level tlz1 --vocab-size 50257 -o "$TMP/bad" "$REF/multi.gpt2.
 is $? 1 "--level tlz1 is a usage error"
 grep -q "wants tlz, 1..22" "$TMP/err"
 is $? 0 "... naming what --level takes"
+# level = tlz in a pipeline's [shard] section: the run's shards say tlz and hold
+# the same documents as a level-1 run of the same pipeline
+case ${BUILD:-} in
+*build-asan*) ;; # loading the 100k vocabulary takes minutes under ASan; the writer is covered above
+*)
+    VOCAB=$SHARED/vocab/tiktoken/cl100k_base.tiktoken DOCS=$SHARED/jsonl/dclm/data/majority_data.jsonl
+    require_file "$VOCAB" "$DOCS"
+    for lv in tlz 1; do
+        mkdir -p "$TMP/p$lv/in" && cp "$DOCS" "$TMP/p$lv/in/"
+        printf 'input = %s/in/*\nwork = %s/work\noutput = %s/out\ntasks = 1\n[tokenize]\nencoding = cl100k_base\nvocab = %s\n[shard]\nvocab-size = 100277\ntokenizer = cl100k_base\nvocab = %s\neos = 100257\nlevel = %s\n' \
+            "$TMP/p$lv" "$TMP/p$lv" "$TMP/p$lv" "$VOCAB" "$VOCAB" "$lv" > "$TMP/p$lv.pipeline"
+        ok "winnow run with [shard] level = $lv" $WINNOW run -q "$TMP/p$lv.pipeline"
+        $WINNOW shards cat "$TMP/p$lv/out" --format bin > "$TMP/p$lv.bin"
+    done
+    grep -q '"zstd_level": 0,' "$TMP/ptlz/out/manifest.json"
+    is $? 0 "the run's manifest says zstd_level 0 (tlz)"
+    ok "the run's tlz shards hold the level-1 run's documents ($(wc -c < "$TMP/p1.bin") bytes)" \
+        cmp "$TMP/p1.bin" "$TMP/ptlz.bin"
+    ;;
+esac
 done_testing
