@@ -207,7 +207,10 @@ fuzz: deps $(FUZZ_BIN)
 	  n=$$(basename $$f); mkdir -p build-fuzz/corpus/$$n; \
 	  echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 -artifact_prefix=build-fuzz/$$n- build-fuzz/corpus/$$n tests/fuzz/seeds/$$n 2>build-fuzz/$$n.log \
-	    || { tail -40 build-fuzz/$$n.log; exit 1; }; done
+	    || { tail -40 build-fuzz/$$n.log; $(FUZZ_SHOW_ARTIFACTS); exit 1; }; done
+# On a failure the input that caused it, as base64 when small, so that a CI log alone reproduces it.
+FUZZ_SHOW_ARTIFACTS = for a in build-fuzz/$$n-crash-* build-fuzz/$$n-leak-* build-fuzz/$$n-timeout-* build-fuzz/$$n-oom-*; do \
+	  [ -f "$$a" ] && [ $$(stat -c %s "$$a") -le 16384 ] && { echo "$$a as base64:"; base64 -w 0 "$$a"; echo; }; done; true
 
 # Slow (minutes per mutant on 2 cores): run it before resolving an issue that changes tested code.
 mutate: deps

@@ -47,7 +47,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         block_source_release(s, &b);
     }
     int status = block_source_close(s);
-    if (got.len != ref.len || (ref.len && memcmp(got.data, ref.data, ref.len)) || status != ref_status) abort();
+    if (got.len != ref.len || (ref.len && memcmp(got.data, ref.data, ref.len)) || status != ref_status) {
+        size_t same = 0;
+        while (same < got.len && same < ref.len && got.data[same] == ref.data[same]) same++;
+        fprintf(stderr, "block_source differs from the serial decoder: %zu bytes, status %d (serial: %zu bytes, status %d), the same up to byte %zu\n",
+                got.len, status, ref.len, ref_status, same);
+        abort();
+    }
     buf_free(&ref);
     buf_free(&got);
     unlink(path);
