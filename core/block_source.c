@@ -98,6 +98,7 @@ struct block_source {
     uint64_t reserved; /* decoded bytes the units being decoded are expected to make */
     int status;
     int lost_members; /* damaged members that gave no output (input_lost_members) */
+    int64_t lost_rows; /* rows of unreadable Parquet row groups (input_lost_rows) */
     bool closing;
 };
 
@@ -212,6 +213,7 @@ static void decode_serial(block_source *s, src_input *in)
 {
     winput *w = in->from_raw ? input_open_at(in->path, in->from_raw, in->from_decoded) : input_open(in->path);
     int failed = !w, lost = 0;
+    int64_t lost_rows = 0;
     while (w && !stopping(s)) {
         char *mem = xmalloc(UNIT_HEADROOM + s->decoded_bytes + 1);
         size_t len = input_read(w, mem + UNIT_HEADROOM, s->decoded_bytes);
@@ -224,11 +226,13 @@ static void decode_serial(block_source *s, src_input *in)
     if (w) {
         failed = input_errors(w) > 0;
         lost = input_lost_members(w);
+        lost_rows = input_lost_rows(w);
         input_close(w);
     }
     pthread_mutex_lock(&s->lock);
     if (failed) s->status = EXIT_FATAL;
     s->lost_members += lost;
+    s->lost_rows += lost_rows;
     in->finished = true;
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);
@@ -628,6 +632,14 @@ int block_source_lost_members(block_source *s)
 {
     pthread_mutex_lock(&s->lock);
     int lost = s->lost_members;
+    pthread_mutex_unlock(&s->lock);
+    return lost;
+}
+
+int64_t block_source_lost_rows(block_source *s)
+{
+    pthread_mutex_lock(&s->lock);
+    int64_t lost = s->lost_rows;
     pthread_mutex_unlock(&s->lock);
     return lost;
 }

@@ -59,6 +59,11 @@ void block_source_release(block_source *s, source_block *b);
  * block_source_next has returned false. */
 int block_source_lost_members(block_source *s);
 
+/* Rows of unreadable Parquet row groups in the inputs read to their end
+ * (input_lost_rows): readers count each as one failed `damaged_row_group`.
+ * Called once block_source_next has returned false. */
+int64_t block_source_lost_rows(block_source *s);
+
 /* Waits for the decoding threads and frees s; returns 0, or 2 when an input
  * could not be opened or read or held damaged compressed data. Every block
  * must have been released. */

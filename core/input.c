@@ -72,6 +72,7 @@ struct winput {
     uint64_t member_raw_start; /* and its compressed offset */
     char tail;             /* the last decoded byte (0 before the first) */
     int lost_members;      /* damage that cut no partial line: see input_lost_members() */
+    int64_t lost_rows;     /* rows of unreadable Parquet row groups: see input_lost_rows() */
     bool binary;           /* records are not lines: no '\n' after damage (input_set_binary) */
     uint64_t checked;      /* decoded offset where the last gzip member or zstd frame ended whole */
     uint64_t *damage;      /* decoded offsets where a damaged member's partial output ends */
@@ -485,7 +486,10 @@ static bool decode_more(winput *in)
         const char *p;
         size_t n;
         if (!in->pq || !pq_jsonl_next(in->pq, &p, &n)) {
-            if (in->pq) in->errors += pq_jsonl_errors(in->pq);
+            if (in->pq) {
+                in->errors += pq_jsonl_errors(in->pq);
+                in->lost_rows = pq_jsonl_lost_rows(in->pq);
+            }
             in->eof = true;
             return false;
         }
@@ -744,6 +748,7 @@ uint64_t input_raw_offset(const winput *in) { return in->raw_consumed; }
 input_codec input_get_codec(const winput *in) { return in->codec; }
 int input_errors(const winput *in) { return in->errors; }
 int input_lost_members(const winput *in) { return in->lost_members; }
+int64_t input_lost_rows(const winput *in) { return in->lost_rows; }
 
 void input_set_binary(winput *in) { in->binary = true; }
 

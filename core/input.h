@@ -78,6 +78,14 @@ int input_errors(const winput *in);
  * count one failed record (`damaged_member`) for each. */
 int input_lost_members(const winput *in);
 
+/* Rows of a Parquet input's row groups that could not be read (each group
+ * reported, and counted in input_errors): readers count each row as one
+ * failed record (`damaged_row_group`). Not lumped in with the lost members:
+ * a lost member lost an unknown number of records, counted as one, while a
+ * row group's rows are known exactly from the footer, and the name says
+ * which kind of input lost them. */
+int64_t input_lost_rows(const winput *in);
+
 /* Makes in a binary input (call before the first read): damage inserts no
  * '\n', and every place where damage skipped bytes is remembered for
  * input_damage_from, a damaged member that gave nothing included (still

@@ -6,11 +6,12 @@
  * Encodings.md, Compression.md, parquet.thrift). No Debian 12 package reads
  * Parquet from C (docs/ingest.md says why this is hand-written).
  *
- * Supported: compressions UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD; encodings
+ * Supported: compressions UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD, LZ4_RAW and
+ * the deprecated LZ4 (Hadoop-framed or one plain block); encodings
  * PLAIN, PLAIN_DICTIONARY / RLE_DICTIONARY, RLE (levels and booleans),
  * DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY; data pages
  * v1 and v2; page CRCs checked when present. Refused with a message: nested
- * columns (groups, lists, maps) when read, encrypted files, LZO/LZ4,
+ * columns (groups, lists, maps) when read, encrypted files, LZO,
  * BYTE_STREAM_SPLIT.
  *
  * Every offset and length in the file is checked before use: a damaged or

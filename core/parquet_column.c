@@ -6,6 +6,7 @@
 
 #include <brotli/decode.h>
 #include <libdeflate.h>
+#include <lz4.h>
 #include <snappy-c.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,9 @@ static const char *codec_name(int codec)
     return "unknown";
 }
 
+/* Every codec but LZO. */
+static bool codec_supported(int codec) { return codec >= PQ_UNCOMPRESSED && codec <= PQ_LZ4_RAW && codec != PQ_LZO; }
+
 /* Gzip data that may be several members (some writers concatenate them). */
 static const char *gunzip(const uint8_t *src, size_t n, uint8_t *dst, size_t want)
 {
@@ -129,6 +133,47 @@ static const char *gunzip(const uint8_t *src, size_t n, uint8_t *dst, size_t wan
     libdeflate_free_decompressor(d);
     if (!why && out_pos != want) why = "gzip data decodes to a size other than the page header says";
     return why;
+}
+
+/* LZ4_RAW (Compression.md): one LZ4 block, no framing. Every size here is
+ * under PQ_MAX_PAGE_BYTES, so it fits liblz4's int. */
+static const char *lz4_block(const uint8_t *src, size_t n, uint8_t *dst, size_t want)
+{
+    int got = LZ4_decompress_safe((const char *)src, (char *)dst, (int)n, (int)want);
+    if (got < 0) return "bad LZ4 data, or it decodes to more than the page header says";
+    return (size_t)got == want ? NULL : "LZ4 data decodes to a size other than the page header says";
+}
+
+#define HADOOP_LZ4_HEADER 8 /* big-endian u32 decoded size, u32 compressed size */
+
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+/* Hadoop's LZ4 framing: one or more frames of a HADOOP_LZ4_HEADER and an LZ4
+ * block of that size; true when they fill src and exactly want bytes at dst. */
+static bool hadoop_lz4(const uint8_t *src, size_t n, uint8_t *dst, size_t want)
+{
+    size_t in = 0, out = 0;
+    while (n - in >= HADOOP_LZ4_HEADER) {
+        uint32_t decoded = be32(src + in), compressed = be32(src + in + 4);
+        in += HADOOP_LZ4_HEADER;
+        if (compressed > n - in || decoded > want - out) return false;
+        if (LZ4_decompress_safe((const char *)src + in, (char *)dst + out, (int)compressed, (int)decoded) != (int)decoded)
+            return false;
+        in += compressed;
+        out += decoded;
+    }
+    return in == n && out == want;
+}
+
+/* The deprecated LZ4 codec (Compression.md: "an additional undocumented
+ * framing scheme"): Hadoop's framing (parquet-mr), else one plain LZ4 block
+ * as some writers made it (parquet-testing's non_hadoop_lz4_compressed.parquet),
+ * tried in that order as other readers do. */
+static const char *lz4_hadoop_or_block(const uint8_t *src, size_t n, uint8_t *dst, size_t want)
+{
+    if (hadoop_lz4(src, n, dst, want)) return NULL;
+    if (lz4_block(src, n, dst, want) == NULL) return NULL;
+    return "bad LZ4 data: neither Hadoop-framed LZ4 nor an LZ4 block of the size the page header says";
 }
 
 /* Decodes n bytes compressed with codec into exactly want bytes at dst. */
@@ -157,6 +202,8 @@ static const char *decompress(int codec, const uint8_t *src, size_t n, uint8_t *
         if (BrotliDecoderDecompress(n, src, &len, dst) != BROTLI_DECODER_RESULT_SUCCESS) return "bad brotli data";
         return len == want ? NULL : "brotli data decodes to a size other than the page header says";
     }
+    case PQ_LZ4_RAW: return lz4_block(src, n, dst, want);
+    case PQ_LZ4: return lz4_hadoop_or_block(src, n, dst, want);
     }
     return "unsupported compression";
 }
@@ -614,8 +661,7 @@ int pq_read_column(const pq_file *f, int g, int c, pq_values *v, wbuf *err)
                  ch->encrypted ? "encrypted column: not supported" : "no column metadata (kept in another file?)");
         return -1;
     }
-    if (ch->codec != PQ_UNCOMPRESSED && ch->codec != PQ_SNAPPY && ch->codec != PQ_GZIP && ch->codec != PQ_ZSTD &&
-        ch->codec != PQ_BROTLI) {
+    if (!codec_supported(ch->codec)) {
         pq_error(err, f, (uint64_t)(ch->data_page_offset > 0 ? ch->data_page_offset : 0),
                  "row group %d, column %s: compression %s is not supported", g, col->path, codec_name(ch->codec));
         return -1;

@@ -59,6 +59,7 @@ struct pq_jsonl {
     int next_group;
     group_job *current;
     int errors;
+    int64_t lost_rows; /* rows of the row groups that failed */
 };
 
 /* The shortest "%.*g" form of x that reads back as the same double (a FLOAT
@@ -315,6 +316,7 @@ bool pq_jsonl_next(pq_jsonl *j, const char **p, size_t *n)
             warnf("%s; row group %d (%lld rows) skipped", job->err.data, job->group,
                   (long long)pq_row_group_rows(j->f, job->group));
             j->errors++;
+            j->lost_rows += pq_row_group_rows(j->f, job->group);
             continue;
         }
         if (!job->out.len) continue;
@@ -325,6 +327,7 @@ bool pq_jsonl_next(pq_jsonl *j, const char **p, size_t *n)
 }
 
 int pq_jsonl_errors(const pq_jsonl *j) { return j->errors; }
+int64_t pq_jsonl_lost_rows(const pq_jsonl *j) { return j->lost_rows; }
 
 void pq_jsonl_close(pq_jsonl *j)
 {

@@ -36,6 +36,9 @@ bool pq_jsonl_next(pq_jsonl *j, const char **p, size_t *n);
 /* Row groups that failed so far. */
 int pq_jsonl_errors(const pq_jsonl *j);
 
+/* The rows of the row groups that failed so far (as the footer counts them). */
+int64_t pq_jsonl_lost_rows(const pq_jsonl *j);
+
 void pq_jsonl_close(pq_jsonl *j);
 
 #endif

@@ -43,10 +43,13 @@ void stats_drop(wstats *s, const char *reason)
     table_slot(&s->drop_reasons, reason)->value += 1;
 }
 
-void stats_fail(wstats *s, const char *kind)
+void stats_fail(wstats *s, const char *kind) { stats_fail_n(s, kind, 1); }
+
+void stats_fail_n(wstats *s, const char *kind, uint64_t n)
 {
-    s->failed++;
-    table_slot(&s->fail_kinds, kind)->value += 1;
+    if (!n) return; /* no kind named with a count of 0 */
+    s->failed += n;
+    table_slot(&s->fail_kinds, kind)->value += (double)n;
 }
 
 void stats_add(wstats *s, const char *name, double v) { table_slot(&s->extra, name)->value += v; }

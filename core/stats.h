@@ -42,6 +42,9 @@ void stats_drop(wstats *s, const char *reason);
 /* Counts one document that failed with error kind (e.g. "bad_json"). */
 void stats_fail(wstats *s, const char *kind);
 
+/* Counts n documents that failed with error kind. */
+void stats_fail_n(wstats *s, const char *kind, uint64_t n);
+
 /* Adds v to a stage-specific number. */
 void stats_add(wstats *s, const char *name, double v);
 

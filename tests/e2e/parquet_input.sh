@@ -7,7 +7,9 @@
 # A FineWeb-shaped file (FineWeb's columns, snappy, 4 row groups) goes through
 # ingest, filter, dedup, tokenize -o shards/ and run with the same results as
 # the same rows fed as JSON Lines. Damaged files: an error naming file and
-# offset, exit status 2, never a crash.
+# offset, exit status 2, never a crash; the rows of a damaged row group are
+# failed records (damaged_row_group) in every stage's --stats and in the
+# report of winnow run, the other row groups' rows read.
 . "$(dirname "$0")/../lib.sh"
 FX=$(cd "$(dirname "$0")/../parquet/fixtures" && pwd)
 DOLMA=$SHARED/jsonl/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz
@@ -173,4 +175,28 @@ is $? 0 "the damaged row group named with file, offset and rows lost: $(head -c 
 is "$(wc -l < "$TMP/holes.jsonl" | tr -d ' ')" "$(tail -n +101 "$TMP/fineweb.jsonl" | $WINNOW dedup -q | wc -l | tr -d ' ')" "the other row groups are read"
 $WINNOW ingest -q --stats "$TMP/s.json" "$TMP/holes.parquet" > /dev/null 2>&1
 grep -q '"damaged_streams": 1' "$TMP/s.json"; is $? 0 "ingest counts the damage (damaged_streams), as for any damaged input"
+# the skipped row group's 100 rows are failed records (in == out + dropped + failed), the other 300 read
+R50K=$SHARED/vocab/tiktoken/r50k_base.tiktoken
+lost_rows() { # NAME COMMAND...: run on holes.parquet with --stats
+    name=$1; shift
+    "$@" --stats "$TMP/s.json" "$TMP/holes.parquet" > "$TMP/lost.out" 2> /dev/null
+    is "$? $($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["in"], d["out"] + d["dropped"], d["failed"], d["failed_by_kind"], d["balanced"])' "$TMP/s.json")" \
+        "2 400 300 100 {'damaged_row_group': 100} True" "$name --stats: 400 in, the 100 rows of row group 0 failed (damaged_row_group)"
+}
+lost_rows ingest $WINNOW ingest -q
+is "$(wc -l < "$TMP/lost.out" | tr -d ' ')" 300 "ingest: the other 300 rows written"
+lost_rows filter $WINNOW filter -q -j2
+lost_rows dedup $WINNOW dedup -q -j2
+case ${BUILD:-} in
+*build-asan*) echo "# tokenize skipped under ASan (loading a vocabulary takes minutes)" ;;
+*)
+    lost_rows tokenize $WINNOW tokenize -q -j2 --encoding gpt2 --vocab "$R50K"
+    lost_rows "tokenize, the block path" env WINNOW_TOKENIZE_BLOCKS=cpu $WINNOW tokenize -q -j2 --encoding gpt2 --vocab "$R50K" ;;
+esac
+mkdir "$TMP/in_holes" && cp "$TMP/holes.parquet" "$TMP/in_holes/"
+printf 'input = %s/in_holes/*\nwork = %s/work_holes\noutput = %s/out_holes\ntasks = 1\n[ingest]\n[filter]\n' "$TMP" "$TMP" "$TMP" > "$TMP/holes.pipeline"
+$WINNOW run -q "$TMP/holes.pipeline" > /dev/null 2>&1
+grep -q "^ingest  *400 in  *300 out  *0 dropped  *100 failed" "$TMP/work_holes/report.txt" &&
+    grep -q "^ *failed  *damaged_row_group  *100$" "$TMP/work_holes/report.txt"
+is $? 0 "winnow run: the report counts the 100 rows as failed damaged_row_group: $(head -3 "$TMP/work_holes/report.txt" | tr -s ' ' | tr '\n' '/')"
 done_testing

@@ -210,7 +210,6 @@ static void refusals(void)
     static const struct { const char *file, *column, *why; } cases[] = {
         {"datapage_v1-corrupt-checksum.parquet", "a", "page CRC does not match"},
         {"rle-dict-uncompressed-corrupt-checksum.parquet", "long_field", "page CRC does not match"},
-        {"hadoop_lz4_compressed.parquet", "c0", "compression LZ4 is not supported"},
         {"byte_stream_split.zstd.parquet", "f32", "BYTE_STREAM_SPLIT is not supported"},
         {"list_columns.parquet", "utf8_list", "is nested"},
         {"nested_structs.rust.parquet", "roll_num", "is nested"},
