@@ -6,7 +6,8 @@
 #   make test SANITIZE=1 the same, built with -fsanitize=address,undefined (in build-asan/)
 #   make demo            deps + build + the whole pipeline on a sample the repo makes
 #   make bench           throughput benchmarks, written to bench/results/
-#   make fuzz            libFuzzer targets (clang), FUZZ_SECONDS each
+#   make fuzz            libFuzzer targets (clang), FUZZ_SECONDS each, from seed FUZZ_SEED
+#                        (fixed, so that a run is reproducible; FUZZ_SEED=0: a random one)
 #   make mutate          the mutation check: each bug of tests/mutants/ (MUTANTS=names for some)
 #                        in a scratch copy, with the tests it names; prints the score and survivors
 #   make install         PREFIX=/usr/local
@@ -14,6 +15,7 @@
 PREFIX      ?= /usr/local
 SANITIZE    ?= 0
 FUZZ_SECONDS ?= 60
+FUZZ_SEED   ?= 1
 CUDA        ?= auto
 
 # Every Debian package a build, test, demo or bench needs.
@@ -206,7 +208,7 @@ fuzz: deps $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
 	  n=$$(basename $$f); mkdir -p build-fuzz/corpus/$$n; \
 	  echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 -artifact_prefix=build-fuzz/$$n- build-fuzz/corpus/$$n tests/fuzz/seeds/$$n 2>build-fuzz/$$n.log \
+	  $$f -seed=$(FUZZ_SEED) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=0 -artifact_prefix=build-fuzz/$$n- build-fuzz/corpus/$$n tests/fuzz/seeds/$$n 2>build-fuzz/$$n.log \
 	    || { tail -40 build-fuzz/$$n.log; $(FUZZ_SHOW_ARTIFACTS); exit 1; }; done
 # On a failure the input that caused it, as base64 when small, so that a CI log alone reproduces it.
 FUZZ_SHOW_ARTIFACTS = for a in build-fuzz/$$n-crash-* build-fuzz/$$n-leak-* build-fuzz/$$n-timeout-* build-fuzz/$$n-oom-*; do \

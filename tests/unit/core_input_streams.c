@@ -61,7 +61,7 @@ int main(void)
     require_file(shared_dir());
     if (!realpath(shared_dir(), shared_abs)) return ok(0, "realpath %s", shared_dir()), done_testing();
     const char *S = shared_abs;
-    char warc[PATH_MAX], warc_gz[PATH_MAX], clipped[PATH_MAX], whirl_gz[PATH_MAX];
+    char warc[PATH_MAX + 64], warc_gz[PATH_MAX + 64], clipped[PATH_MAX + 64], whirl_gz[PATH_MAX + 64]; /* the shared path and a file name under it */
     snprintf(warc, sizeof warc, "%s/warc/resiliparse/tests/data/warcfile.warc", S);
     snprintf(warc_gz, sizeof warc_gz, "%s/warc/resiliparse/tests/data/warcfile.warc.gz", S);
     snprintf(clipped, sizeof clipped, "%s/warc/resiliparse/tests/data/clipped.warc.gz", S);
@@ -160,7 +160,7 @@ int main(void)
      * WARC: zlib reads the next file's first member header as deflate data before
      * it finds the damage, yet every member of the second file is read */
     {
-        char cmd[3 * PATH_MAX];
+        char cmd[4 * (PATH_MAX + 64)]; /* dir and three paths */
         snprintf(cmd, sizeof cmd, "cd '%s' && cat '%s' '%s' > joined.warc.gz && gzip -dc '%s' > whirl.ref", dir, clipped,
                  whirl_gz, whirl_gz);
         ok(system(cmd) == 0, "joined the clipped member and whirlwind.warc.gz's 4 members");
