@@ -340,6 +340,7 @@ static ssize_t archive_read_cb(struct archive *a, void *ctx, const void **out)
 static bool xzbz_more(winput *in, size_t room)
 {
     if (raw_avail(in) < RAW_CHUNK / 2) raw_fill(in);
+    if (xzbz_between_streams(in->xb)) member_begins(in); /* a stream that gives nothing is a lost member */
     size_t used, made;
     const char *what;
     xzbz_result r = xzbz_step(in->xb, in->raw + in->raw_pos, raw_avail(in), in->raw_eof, in->buf + in->end, room,
@@ -420,8 +421,10 @@ static bool decode_more(winput *in)
                 while (k < raw_avail(in) && p[k] == 0) k++;
                 raw_consume(in, k); /* NUL padding after the last member is harmless */
                 return true;
-            } else {
+            } else { /* a member whose header is damaged, or junk: one lost member, as for xz and bzip2 */
                 input_fail(in, "data after the last gzip member is not gzip");
+                member_begins(in);
+                mark_damage(in);
                 return false;
             }
         }

@@ -9,12 +9,19 @@
 
 #include "util.h"
 
+#define XZ_MAGIC "\xfd" "7zXZ\0"
+#define XZ_MAGIC_LEN 6
 #define BZIP2_MAGIC "BZh"
 #define BZIP2_MAGIC_LEN 3
+
+/* xz's stream padding (the .xz spec, 2.2) comes in 4-byte words of zeros. */
+#define XZ_PADDING_WORD 4
 
 struct xzbz {
     xzbz_kind kind;
     lzma_stream xz;
+    bool xz_live;        /* inside an xz stream (between streams: not) */
+    size_t xz_padding;   /* zero bytes of stream padding since the last stream */
     bz_stream bz;
     bool bz_live; /* inside a bzip2 stream (between streams: not) */
 };
@@ -26,7 +33,6 @@ xzbz *xzbz_new(xzbz_kind kind)
     if (kind == XZBZ_XZ) {
         lzma_stream init = LZMA_STREAM_INIT;
         d->xz = init;
-        if (lzma_stream_decoder(&d->xz, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) dief(EXIT_FATAL, "xz decoder init failed");
     }
     return d;
 }
@@ -44,19 +50,53 @@ static const char *xz_error(lzma_ret r)
     }
 }
 
+/* Between xz streams: takes stream padding, then starts the next stream's
+ * decoder at its magic bytes (each stream decoded alone, so that where one
+ * begins is known: xzbz_between_streams); XZBZ_END after the last one. */
+static xzbz_result xz_between(xzbz *d, const unsigned char *in, size_t in_len, bool at_end, size_t *used,
+                              const char **what)
+{
+    size_t zeros = 0;
+    while (zeros < in_len && in[zeros] == 0) zeros++;
+    *used = zeros;
+    d->xz_padding += zeros;
+    if (zeros) return XZBZ_MORE; /* the next call sees what follows them */
+    if (in_len < XZ_MAGIC_LEN && !at_end) return XZBZ_MORE;
+    if (d->xz_padding % XZ_PADDING_WORD) {
+        *what = "xz stream padding is not a multiple of 4 bytes";
+        return XZBZ_ERROR;
+    }
+    if (!in_len) return XZBZ_END;
+    if (in_len < XZ_MAGIC_LEN || memcmp(in, XZ_MAGIC, XZ_MAGIC_LEN) != 0) {
+        *what = "data after the last xz stream is not xz";
+        return XZBZ_ERROR;
+    }
+    if (lzma_stream_decoder(&d->xz, UINT64_MAX, 0) != LZMA_OK) dief(EXIT_FATAL, "xz decoder init failed");
+    d->xz_live = true;
+    d->xz_padding = 0;
+    return XZBZ_MORE;
+}
+
 static xzbz_result xz_step(xzbz *d, const unsigned char *in, size_t in_len, bool at_end, char *out, size_t room,
                            size_t *used, size_t *made, const char **what)
 {
+    *used = *made = 0;
+    if (!d->xz_live) {
+        xzbz_result r = xz_between(d, in, in_len, at_end, used, what);
+        if (!d->xz_live) return r;
+    }
     d->xz.next_in = in;
     d->xz.avail_in = in_len;
     d->xz.next_out = (uint8_t *)out;
     d->xz.avail_out = room;
-    /* concatenated streams end only when the decoder is told the input does */
     lzma_ret r = lzma_code(&d->xz, at_end ? LZMA_FINISH : LZMA_RUN);
     *used = in_len - d->xz.avail_in;
     *made = room - d->xz.avail_out;
     if (r == LZMA_OK) return XZBZ_MORE;
-    if (r == LZMA_STREAM_END) return XZBZ_END;
+    if (r == LZMA_STREAM_END) { /* padding, another stream or the end follows */
+        d->xz_live = false;
+        return XZBZ_MORE;
+    }
     *what = xz_error(r);
     return XZBZ_ERROR;
 }
@@ -101,6 +141,8 @@ static xzbz_result bz_step(xzbz *d, const unsigned char *in, size_t in_len, bool
                                                                               : "bzip2: compressed data is corrupt";
     return XZBZ_ERROR;
 }
+
+bool xzbz_between_streams(const xzbz *d) { return d->kind == XZBZ_XZ ? !d->xz_live : !d->bz_live; }
 
 xzbz_result xzbz_step(xzbz *d, const unsigned char *in, size_t in_len, bool at_end, char *out, size_t room,
                       size_t *used, size_t *made, const char **what)

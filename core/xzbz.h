@@ -27,6 +27,10 @@ xzbz *xzbz_new(xzbz_kind kind);
 xzbz_result xzbz_step(xzbz *d, const unsigned char *in, size_t in_len, bool at_end, char *out, size_t room,
                       size_t *used, size_t *made, const char **what);
 
+/* True before a stream's first byte (at the start, or after a stream ended):
+ * the next step's output, if any, is the next stream's. */
+bool xzbz_between_streams(const xzbz *d);
+
 void xzbz_free(xzbz *d);
 
 #endif
