@@ -2,8 +2,9 @@
  * for core/input.c: every byte the data holds is given out before damage or
  * a cut is reported, as `xz -d` and `bzip2 -d` give them (libarchive's
  * filters drop the block they were decoding when the input ends short).
- * Any number of streams one after the other are one input; bytes after the
- * last stream that are not a stream are an error. */
+ * Any number of streams one after the other are one input (xz's with their
+ * stream padding, 4-byte words of zeros, between and after them); bytes after
+ * the last stream that are not a stream are an error. */
 #ifndef WINNOW_XZBZ_H
 #define WINNOW_XZBZ_H
 
