@@ -366,6 +366,13 @@ void tokenizer_encode(const tokenizer *t, const char *text, size_t n, bool allow
     encode_ordinary(t, s + start, n - start, scratch, out);
 }
 
+bool tokenizer_knows_id(const tokenizer *t, uint32_t id)
+{
+    size_t len;
+    if (t->sp) return id < (uint32_t)sp_model_size(t->sp);
+    return vocab_token_bytes(&t->vocab, id, &len) != NULL;
+}
+
 size_t tokenizer_decode(const tokenizer *t, const uint32_t *ids, size_t n, wbuf *out)
 {
     size_t unknown = 0;

@@ -53,4 +53,8 @@ const char *tokenizer_decode_refused(const tokenizer *t);
  * many ids were unknown (skipped). */
 size_t tokenizer_decode(const tokenizer *t, const uint32_t *ids, size_t n, wbuf *out);
 
+/* True when tokenizer_decode knows id: it has a token of the vocabulary
+ * (for a SentencePiece model: it is below the model's size). */
+bool tokenizer_knows_id(const tokenizer *t, uint32_t id);
+
 #endif
