@@ -22,7 +22,9 @@ cat > $TMP/split.json <<'EOF'
 {"version": "1.0", "normalizer": null,
  "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a+)+b"}, "behavior": "Isolated", "invert": false},
  "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "ab": 1, " c": 2, "aab": 3}, "unk_token": "[UNK]"},
- "added_tokens": [], "post_processor": null, "decoder": null}
+ "added_tokens": [{"id": 4, "content": "<|endoftext|>", "single_word": false, "lstrip": false, "rstrip": false,
+                   "normalized": false, "special": true}],
+ "post_processor": null, "decoder": null}
 EOF
 printf '{"text":"ab cab"}\n{"text":"%sc b"}\n{"text":"aab cab"}\n' $AS > $TMP/docs.jsonl
 $WINNOW tokenize -q --vocab $TMP/split.json --no-eos --stats $TMP/s.json $TMP/docs.jsonl > $TMP/out.jsonl 2> $TMP/err
@@ -32,8 +34,9 @@ is "$(cat $TMP/out.jsonl | tr '\n' '|')" '{"text":"ab cab","tokens":[1,2,1]}|{"t
 is "$(counts $TMP/s.json)" '3 2 1 {"regex_limit": 1}' "split: in 3 = out 2 + failed 1 (regex_limit)"
 ok "split: the failure names file, line and PCRE2's reason" \
     grep -qF "docs.jsonl: line 2: $(printf "$LIMIT" split.json)" $TMP/err
-$WINNOW tokenize -q -j2 --vocab $TMP/split.json --no-eos --format bin $TMP/docs.jsonl 2> /dev/null | od -An -tu4 -v | xargs > $TMP/bin.txt
-is "$(cat $TMP/bin.txt)" "3 1 2 1 3 3 2 1" "split, --format bin -j2: the two documents' counts and ids only"
+# (with <|endoftext|>, 4, after each document: none of the failed one's ids, its EOS neither, stay)
+$WINNOW tokenize -q -j2 --vocab $TMP/split.json --format bin $TMP/docs.jsonl 2> /dev/null | od -An -tu4 -v | xargs > $TMP/bin.txt
+is "$(cat $TMP/bin.txt)" "4 1 2 1 4 4 3 2 1 4" "split, --format bin -j2, EOS: the two documents' counts and ids only"
 $WINNOW tokenize -q --vocab $TMP/split.json --no-eos --format shards -o $TMP/sh/ --stats $TMP/sh.json $TMP/docs.jsonl 2> /dev/null
 is "$($WINNOW shards cat $TMP/sh | tr '\n' '|')/$(counts $TMP/sh.json)" '1 2 1|3 2 1|/3 2 1 {"regex_limit": 1}' \
     "split, --format shards: the two documents in the shards, the failure counted"
