@@ -388,7 +388,8 @@ static inline const char *hf_piece_text(const hf_pieces *p) { return p->base ? p
 
 /* Splits s[0..n) by p's pre-tokenizers into out (cleared first); z: how
  * many leading bytes of s lie at the document's original offset 0
- * (Metaspace's "first" scheme asks it of each piece). */
+ * (Metaspace's "first" scheme asks it of each piece). Stops early once
+ * h->regex_error is set (hf_encode clears it): out is then not to be used. */
 void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, size_t z, hf_scratch *h, hf_pieces *out,
                     hf_pieces *tmp);
 
