@@ -1393,7 +1393,12 @@ static int mark_order(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Waits for slot s and appends its segments' ids to its call's out. */
+/* unpack's result when the host's encoder refused the stretch it encodes
+ * (tokenizer_encode's regex error): the call fails, but no device did. */
+#define HOST_REFUSED (-2)
+
+/* Waits for slot s and appends its segments' ids to its call's out: 0, -1
+ * (a CUDA error) or HOST_REFUSED, with a message in err. */
 static int unpack(gpu_bpe *g, batch_slot *s, wbuf *err)
 {
     tok_ids *out = s->out;
@@ -1402,7 +1407,14 @@ static int unpack(gpu_bpe *g, batch_slot *s, wbuf *err)
     double t0 = seconds_now();
     s->busy = false;
     if (first_seg->cpu) {
-        tokenizer_encode(g->tok, (const char *)first_seg->text, first_seg->len, false, &g->scratch[0], out);
+        int code = tokenizer_encode(g->tok, (const char *)first_seg->text, first_seg->len, false, &g->scratch[0], out);
+        if (code) {
+            buf_printf(err, "the host could not encode a document's %zu-byte stretch without a safe cut (",
+                       first_seg->len);
+            tokenizer_encode_error(code, err);
+            buf_printf(err, ")");
+            return HOST_REFUSED;
+        }
         doc_end[first_seg->doc] = out->n;
         g->host_seconds[2] += seconds_now() - t0;
         return 0;
@@ -1541,16 +1553,10 @@ static int active_slots(gpu_bpe *g, int order[])
     return n;
 }
 
-/* After a failed call on device dev: no more batches go to it, the error
- * says so, and the batches still in flight on any device are waited for
- * (their errors ignored), so none writes into buffers the next call fills. */
-static void retire_device(gpu_bpe *g, int dev, wbuf *err)
+/* Waits for the batches still in flight on any device (their errors
+ * ignored), so that none writes into buffers the next call fills. */
+static void wait_streams(gpu_bpe *g)
 {
-    g->devs[dev].failed = true;
-    int left = 0;
-    for (int d = 0; d < g->ndevs; d++) left += !g->devs[d].failed;
-    buf_printf(err, " (on CUDA device %d, which this run no longer uses; %d other device%s left)", g->devs[dev].id,
-               left, left == 1 ? "" : "s");
     if (g->mode != GPU_BPE_DEVICE) return;
     for (int i = 0; i < NSLOTS * g->ndevs; i++)
         if (g->slots[i].stream) {
@@ -1560,8 +1566,24 @@ static void retire_device(gpu_bpe *g, int dev, wbuf *err)
     cudaGetLastError(); /* clears a non-sticky error of this thread */
 }
 
+/* After a call failed in slot failed with rc: a device's failure (-1) means
+ * no more batches go to that device, and the error says so; then, and after
+ * the host's refusal of a stretch (HOST_REFUSED), the batches in flight are
+ * waited for. */
+static void settle_failure(gpu_bpe *g, const batch_slot *failed, int rc, wbuf *err)
+{
+    if (rc != HOST_REFUSED) {
+        int dev = failed->dev, left = 0;
+        g->devs[dev].failed = true;
+        for (int d = 0; d < g->ndevs; d++) left += !g->devs[d].failed;
+        buf_printf(err, " (on CUDA device %d, which this run no longer uses; %d other device%s left)",
+                   g->devs[dev].id, left, left == 1 ? "" : "s");
+    }
+    wait_streams(g);
+}
+
 /* Unpacks every batch still in flight, oldest first; after a failure waits
- * for the others and retires the failed batch's device. */
+ * for the others (settle_failure): 0 or -1. */
 static int finish_in_flight(gpu_bpe *g, wbuf *err)
 {
     int rc = 0, n = g->in_flight ? g->flight_n : 0;
@@ -1573,8 +1595,8 @@ static int finish_in_flight(gpu_bpe *g, wbuf *err)
     }
     g->in_flight = false;
     if (!rc) rc = wait_copies(g, true, &failed, err);
-    if (failed) retire_device(g, failed->dev, err);
-    return rc;
+    if (failed) settle_failure(g, failed, rc, err);
+    return rc ? -1 : 0;
 }
 
 /* Encodes the documents; with keep_in_flight it may return with this
@@ -1654,8 +1676,8 @@ static int encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size
         for (int i = 0; i < nactive; i++) g->slots[order[i]].busy = false;
         g->in_flight = false;
     }
-    if (failed) retire_device(g, failed->dev, err);
-    return rc;
+    if (failed) settle_failure(g, failed, rc, err);
+    return rc ? -1 : 0;
 }
 
 extern "C" int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,

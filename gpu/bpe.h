@@ -63,8 +63,11 @@ gpu_bpe *gpu_bpe_open(const tokenizer *t, gpu_bpe_mode mode, wbuf *err);
 
 /* Encodes ndocs documents texts[i][0..lens[i]) as ordinary text. Appends
  * their ids, document after document, to out and sets doc_end[i] to out->n
- * after document i. Returns 0, or -1 with a message in err (a CUDA error).
- * One call at a time per gpu_bpe (callers on several threads take a lock).
+ * after document i. Returns 0, or -1 with a message in err (a CUDA error;
+ * or tokenizer_encode refused a stretch of a document that has no safe cut
+ * within a batch, which the host encodes itself: a tokenizer.json regex
+ * that could not finish, no device's fault). One call at a time per
+ * gpu_bpe (callers on several threads take a lock).
  * When a CUDA call fails, the call fails naming the device, and that device
  * gets no more batches: later calls use the devices left (-1 when none is). */
 int gpu_bpe_encode(gpu_bpe *g, const char *const *texts, const size_t *lens, size_t ndocs, tok_ids *out,

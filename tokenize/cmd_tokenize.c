@@ -1,5 +1,6 @@
 /* cmd_tokenize.c - `winnow tokenize`: the document stream to token ids. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,11 +62,14 @@ static void usage(FILE *f)
             "  --decode            read --format bin streams and write each document's text back as\n"
             "                      a JSON line {\"text\":...} (special tokens appear as their names;\n"
             "                      a tokenizer.json decodes through its decoder, a .model through\n"
-            "                      SentencePiece); --stats counts the documents (in, out, failed\n"
-            "                      truncated_document or damaged_*, tokens); damaged compression\n"
-            "                      ends a file's reading as for winnow shard (docs/shards.md)\n"
+            "                      SentencePiece); a document with an id the vocabulary lacks is\n"
+            "                      named and not written; --stats counts the documents (in, out,\n"
+            "                      failed unknown_id, truncated_document or damaged_*, tokens);\n"
+            "                      damaged compression ends a file's reading as for winnow shard\n"
+            "                      (docs/shards.md)\n"
             "  --ids LIST          with --decode: write the text of these ids (\"15339,1917\") as raw\n"
-            "                      bytes (to -o, default stdout) instead of reading streams\n"
+            "                      bytes (to -o, default stdout) instead of reading streams; an id\n"
+            "                      the vocabulary lacks is refused (exit 1, nothing written)\n"
             "  --device D          auto: the GPU when one is usable, else the CPU (default;\n"
             "                      input files under 1 GiB in all stay on the CPU, and stdin\n"
             "                      takes the GPU only after its first 256 MiB);\n"
@@ -89,10 +93,19 @@ static bool output_is_dir(const char *path)
     return path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
+/* The index of the first id of ids[0..n) that t does not know, or n. */
+static size_t first_unknown(const tokenizer *t, const uint32_t *ids, size_t n)
+{
+    size_t i = 0;
+    while (i < n && tokenizer_knows_id(t, ids[i])) i++;
+    return i;
+}
+
 /* --decode: bin streams back to JSON lines of text; counted as a stage counts
- * (in: documents begun, out: decoded, failed: cut by the stream's end or by
- * damaged compression, which ends a file's reading: shards/id_stream.h) into
- * --stats and the summary. */
+ * (in: documents begun, out: decoded, failed: an id the vocabulary lacks
+ * (unknown_id: not written, rather than written without it), or cut by the
+ * stream's end or by damaged compression, which ends a file's reading:
+ * shards/id_stream.h) into --stats and the summary. */
 static int decode_streams(const tokenizer *t, const stage_opts *o)
 {
     woutput *out = output_open(o->output, o->zstd_level);
@@ -112,13 +125,19 @@ static int decode_streams(const tokenizer *t, const stage_opts *o)
         id_stream_step step;
         while ((step = id_stream_next(&ids, &counts)) == ID_STREAM_DOC) {
             counts.in++;
+            size_t bad = first_unknown(t, ids.ids, ids.n);
+            if (bad < ids.n) {
+                warnf("%s: document %llu at offset %llu: id %" PRIu32 " (id %zu of %zu) is not in the vocabulary "
+                      "of %s; document skipped",
+                      input_name(in), (unsigned long long)ids.doc, (unsigned long long)ids.offset, ids.ids[bad],
+                      bad + 1, ids.n, t->name);
+                stats_fail(&counts, "unknown_id");
+                continue;
+            }
             counts.out++;
             stats_add(&counts, "tokens", (double)ids.n);
             buf_clear(&text);
-            size_t unknown = tokenizer_decode(t, ids.ids, ids.n, &text);
-            if (unknown)
-                warnf("%s: document %llu at offset %llu: %zu ids not in the vocabulary, skipped", input_name(in),
-                      (unsigned long long)ids.doc, (unsigned long long)ids.offset, unknown);
+            tokenizer_decode(t, ids.ids, ids.n, &text);
             buf_clear(&line);
             buf_puts(&line, "{\"text\":");
             json_put_string(&line, text.data ? text.data : "", text.len);
@@ -141,7 +160,8 @@ static int decode_streams(const tokenizer *t, const stage_opts *o)
     return status;
 }
 
-/* --decode --ids LIST: the raw text of the ids in LIST, to -o (default stdout). */
+/* --decode --ids LIST: the raw text of the ids in LIST, to -o (default stdout);
+ * an id the vocabulary lacks is refused (exit 1) before anything is written. */
 static int decode_id_list(const tokenizer *t, const char *list, const stage_opts *o)
 {
     tok_ids ids = {0};
@@ -154,14 +174,17 @@ static int decode_id_list(const tokenizer *t, const char *list, const stage_opts
         p = end;
         while (*p == ',' || *p == ' ') p++;
     }
-    size_t unknown = tokenizer_decode(t, ids.ids, ids.n, &text);
-    if (unknown) warnf("--ids: %zu ids not in the vocabulary, skipped", unknown);
+    size_t bad = first_unknown(t, ids.ids, ids.n);
+    if (bad < ids.n)
+        dief(EXIT_USAGE, "--ids: id %" PRIu32 " (id %zu of %zu) is not in the vocabulary of %s; nothing written",
+             ids.ids[bad], bad + 1, ids.n, t->name);
+    tokenizer_decode(t, ids.ids, ids.n, &text);
     woutput *out = output_open(o->output, o->zstd_level);
     output_write(out, text.data ? text.data : "", text.len);
     output_close(out);
     ids_free(&ids);
     buf_free(&text);
-    return unknown ? EXIT_FATAL : EXIT_OK;
+    return EXIT_OK;
 }
 
 int cmd_tokenize(int argc, char **argv)

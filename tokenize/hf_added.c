@@ -192,11 +192,17 @@ int hf_added_load(hf_pipeline *p, const hj_node *list, tok_vocab *vocab, wbuf *e
             int i = k < nspecials ? specials[k] : ordinary[k - nspecials];
             uint32_t id = vocab_find(&content_id, (const uint8_t *)entries[i].content, entries[i].len);
             add_pattern(p, &entries[i], id, &h, &norm, &tmp);
+            if (h.regex_error) { /* its normalized content would be wrong */
+                buf_printf(err, "added_tokens[%d].content: the normalizer's regex could not finish on it: ", i);
+                hf_regex_error_text(h.regex_error, err);
+                rc = -1;
+                break;
+            }
             const entry *owner = &entries[by_id.entry[id_table_slot(&by_id, id)]];
             hf_added_token *t = &p->added[p->nadded - 1];
             t->lstrip = owner->lstrip, t->rstrip = owner->rstrip, t->single_word = owner->single_word;
         }
-        for (size_t j = 0; j < by_id.n; j++) { /* decoding: an added id shows its content */
+        for (size_t j = 0; !rc && j < by_id.n; j++) { /* decoding: an added id shows its content */
             const entry *e = &entries[by_id.entry[id_table_slot(&by_id, by_id.order[j])]];
             char *c = xmalloc(e->len + 1);
             memcpy(c, e->content, e->len);

@@ -66,7 +66,9 @@ void hf_scratch_free(hf_scratch *h)
 
 int hf_match(const pcre2_code *re, const char *s, size_t n, size_t pos, hf_scratch *h)
 {
-    return pcre2_match(re, (PCRE2_SPTR)(s ? s : ""), n, pos, 0, h->md, h->mctx);
+    int rc = pcre2_match(re, (PCRE2_SPTR)(s ? s : ""), n, pos, 0, h->md, h->mctx);
+    if (rc < 0 && rc != PCRE2_ERROR_NOMATCH && !h->regex_error) h->regex_error = rc;
+    return rc;
 }
 
 /* The id of special token name in a TemplateProcessing's special_tokens. */
@@ -203,6 +205,7 @@ static void encode_text(const hf_pipeline *p, const tok_vocab *vocab, const char
 {
     if (!n) return;
     hf_pretokenize(p, s, n, z, h, &h->pieces, &h->pieces_tmp);
+    if (h->regex_error) return; /* the pieces are wrong: the document fails */
     const hf_pieces *pc = &h->pieces;
     const uint8_t *base = (const uint8_t *)hf_piece_text(pc);
     /* where the pieces' text ends: s itself (base), or the pre-tokenizer's copy */
@@ -225,8 +228,8 @@ static void encode_text(const hf_pipeline *p, const tok_vocab *vocab, const char
     }
 }
 
-void hf_encode(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size_t n, bool match_added,
-               bpe_scratch *scratch, tok_ids *out)
+int hf_encode(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size_t n, bool match_added,
+              bpe_scratch *scratch, tok_ids *out)
 {
     if (!scratch->hf) scratch->hf = xcalloc(1, sizeof *scratch->hf);
     hf_scratch *h = scratch->hf;
@@ -235,6 +238,7 @@ void hf_encode(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size
         cache_clear(h);
         h->owner = p;
     }
+    h->regex_error = 0;
     hf_added_span whole = {0, n, -1};
     const hf_added_span *raw = &whole;
     size_t nraw = 1;
@@ -242,7 +246,7 @@ void hf_encode(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size
         nraw = hf_added_split(p, &p->raw_set, s, n, &h->raw_spans, &h->raw_cap);
         raw = h->raw_spans;
     }
-    for (size_t r = 0; r < nraw; r++) {
+    for (size_t r = 0; r < nraw && !h->regex_error; r++) {
         if (raw[r].index >= 0) {
             ids_push(out, p->added[raw[r].index].id);
             continue;
@@ -254,6 +258,7 @@ void hf_encode(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size
         if (p->nnorm) {
             z = hf_normalize_aligned(p, text, len, z, h, &h->norm, &h->norm_tmp);
             text = h->norm.data, len = h->norm.len;
+            if (h->regex_error) break; /* the normalized text is wrong */
         }
         if (!match_added || !p->normalized_set.nlengths) {
             encode_text(p, vocab, text, len, z, h, out);
@@ -270,4 +275,5 @@ void hf_encode(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size
             encode_text(p, vocab, text + sp->start, sp->end - sp->start, span_z, h, out);
         }
     }
+    return h->regex_error;
 }

@@ -275,8 +275,11 @@ void hf_pipeline_free(hf_pipeline *p);
 
 /* Appends the ids of text s[0..n) to out, as HF's encode without special
  * tokens added; with match_added, added tokens written in the text become
- * their ids (HF's encode), else all text is ordinary. */
-void hf_encode(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size_t n, bool match_added, bpe_scratch *scratch, tok_ids *out);
+ * their ids (HF's encode), else all text is ordinary. Returns 0, or the
+ * PCRE2 error code of a normalizer or pre-tokenizer regex that could not
+ * finish on the text (match, depth or heap limit, memory): out's ids are
+ * then incomplete and must not be used. */
+int hf_encode(const hf_pipeline *p, const tok_vocab *vocab, const char *s, size_t n, bool match_added, bpe_scratch *scratch, tok_ids *out);
 
 /* Makes h's regex working memory ready (idempotent). */
 void hf_scratch_init(hf_scratch *h);
@@ -284,7 +287,9 @@ void hf_scratch_init(hf_scratch *h);
 /* Frees what h holds. */
 void hf_scratch_free(hf_scratch *h);
 
-/* pcre2_match of re on s[0..n) from pos with h's match data and JIT stack. */
+/* pcre2_match of re on s[0..n) from pos with h's match data and JIT stack;
+ * an error other than PCRE2_ERROR_NOMATCH is kept in h->regex_error (the
+ * callers stop matching at any negative result). */
 int hf_match(const pcre2_code *re, const char *s, size_t n, size_t pos, hf_scratch *h);
 
 /* ---- parts, each in its own file ---- */
@@ -375,6 +380,7 @@ struct hf_scratch {
     hf_char_entry *chars;
     void *lattice; /* Unigram: the best path ending at each byte */
     size_t lattice_cap;
+    int regex_error; /* 0, or the first PCRE2 error (not "no match") hf_match met since hf_encode began */
 };
 
 /* Where the pieces of p lie (their offsets count from there). */
@@ -382,13 +388,16 @@ static inline const char *hf_piece_text(const hf_pieces *p) { return p->base ? p
 
 /* Splits s[0..n) by p's pre-tokenizers into out (cleared first); z: how
  * many leading bytes of s lie at the document's original offset 0
- * (Metaspace's "first" scheme asks it of each piece). */
+ * (Metaspace's "first" scheme asks it of each piece). Stops early once
+ * h->regex_error is set (hf_encode clears it): out is then not to be used. */
 void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, size_t z, hf_scratch *h, hf_pieces *out,
                     hf_pieces *tmp);
 
 /* hf_regex.c: compiles an onig-syntax pattern for PCRE2 with onig's meaning;
  * NULL with a message when the pattern uses what cannot be carried over. */
 pcre2_code *hf_regex_compile(const char *pattern, size_t len, wbuf *err);
+/* Appends PCRE2's message for error code (a match's) to out, "PCRE2: ..." */
+void hf_regex_error_text(int code, wbuf *out);
 
 /* hf_added.c: loads added_tokens (after the normalizer and the model:
  * normalized tokens are matched by their normalized content, ids are given

@@ -596,7 +596,7 @@ void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, size_t z, hf_
     pieces_clear(out);
     out->base = tmp->base = only_splits(p) ? (s ? s : "") : NULL;
     bool started = false;
-    for (int k = 0; k < p->npre; k++) {
+    for (int k = 0; k < p->npre && !h->regex_error; k++) { /* after a regex error the pieces are not used */
         const hf_pretok_step *st = &p->pre[k];
         if (st->kind == HP_BYTE_LEVEL && !st->add_prefix_space && !st->use_regex) continue; /* bytes stay bytes */
         if (st->never_matches) continue;
@@ -606,7 +606,7 @@ void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, size_t z, hf_
             continue;
         }
         pieces_clear(tmp);
-        for (size_t i = 0; i < out->n; i++)
+        for (size_t i = 0; i < out->n && !h->regex_error; i++)
             apply(st, hf_piece_text(out) + out->off[i], out->len[i], out->aligned[i], h, tmp, &h->piece);
         hf_pieces swap = *out;
         *out = *tmp;

@@ -23,6 +23,7 @@
  * its \xHH above 7F is a byte (PCRE2: a character) and \x alone an x
  * (PCRE2: NUL): refused. */
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <utf8proc.h>
 
@@ -317,4 +318,11 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
     }
     buf_free(&out);
     return re;
+}
+
+void hf_regex_error_text(int code, wbuf *out)
+{
+    PCRE2_UCHAR msg[256];
+    if (pcre2_get_error_message(code, msg, sizeof msg) < 0) snprintf((char *)msg, sizeof msg, "error %d", code);
+    buf_printf(out, "PCRE2: %s", (const char *)msg);
 }

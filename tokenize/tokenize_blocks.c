@@ -103,6 +103,7 @@ typedef struct {
     char *pinned; /* else every text, back to back, at the range's own offset in the block's pinned buffer */
     uint64_t lines, spans;
     size_t first_doc;
+    uint64_t first_line; /* the line number in its file of the range's first line */
 } tb_range;
 
 /* Page-locked memory for a block's texts (gpu_bpe_host_register), lent from scan to encode. */
@@ -536,6 +537,7 @@ static uint64_t scan_block(tb_ctx *c, tb_block *b, uint64_t line_no)
     for (int t = 0; t < c->nt; t++) {
         tb_range *r = &b->ranges[t];
         r->first_doc = n;
+        r->first_line = line_no;
         n += r->n;
         spans += r->spans;
         for (size_t i = 0; i < r->n; i++) {
@@ -573,6 +575,29 @@ static void balance(const tb_block *b, int nt, size_t *bounds, const size_t *wei
     bounds[nt] = b->n;
 }
 
+/* The failure kind encode_cpu_range gives a document (its address tells it from the scan's). */
+static const char REGEX_FAILED[] = TOKENIZER_REGEX_FAILURE;
+
+/* The line number in its file of block b's document k (of the nt ranges' documents). */
+static uint64_t doc_line(const tb_block *b, int nt, size_t k)
+{
+    int t = 0;
+    while (t + 1 < nt && b->ranges[t + 1].first_doc <= k) t++;
+    const tb_range *r = &b->ranges[t];
+    return r->first_line + r->docs[k - r->first_doc].line_no - 1;
+}
+
+/* Block b's document k, which tokenizer_encode refused with error code: reported and marked failed (REGEX_FAILED). */
+static void refuse_doc(const tb_ctx *c, tb_block *b, size_t k, int code)
+{
+    wbuf why = WBUF_INIT;
+    tokenizer_encode_error(code, &why);
+    warnf("%s: line %llu: a regex of %s could not finish on the document's text (%s); document skipped", b->src.file,
+          (unsigned long long)doc_line(b, c->nt, k), c->tok->name, why.data);
+    buf_free(&why);
+    b->fail[k] = REGEX_FAILED;
+}
+
 static void encode_cpu_range(void *arg, int t, int nt)
 {
     (void)nt;
@@ -581,7 +606,12 @@ static void encode_cpu_range(void *arg, int t, int nt)
     tok_ids *ids = &c->cpu_ids[t];
     ids->n = 0;
     for (size_t k = c->bounds[t]; k < c->bounds[t + 1]; k++) {
-        if (!b->fail[k]) tokenizer_encode(c->tok, b->texts[k], b->lens[k], false, &c->scratch[t], ids);
+        size_t first = ids->n;
+        int rc = b->fail[k] ? 0 : tokenizer_encode(c->tok, b->texts[k], b->lens[k], false, &c->scratch[t], ids);
+        if (rc) {
+            ids->n = first; /* none of its ids stay */
+            refuse_doc(c, b, k, rc);
+        }
         b->doc_end[k] = ids->n;
     }
 }
@@ -621,6 +651,8 @@ static void encode_cpu(tb_ctx *c, tb_block *b)
     for (size_t k = 0; k < b->n; k++) b->doc_end[k] = sum += b->lens[k] + 1; /* text bytes as weights, for now */
     balance(b, c->nt, c->bounds, b->doc_end);
     team_run(c->team, encode_cpu_range, c);
+    for (size_t k = 0; k < b->n; k++)
+        if (b->fail[k] == REGEX_FAILED) stats_fail(&c->stats, REGEX_FAILED);
     size_t total = 0;
     for (int t = 0; t < c->nt; t++) total += c->cpu_ids[t].n;
     b->ids.n = 0;

@@ -49,15 +49,29 @@ typedef struct {
     const tokenize_shard_sink *sink; /* TOKENIZE_SHARDS */
 } tokenize_ctx;
 
-/* Appends one document's ids to ids with BOS/EOS as asked. */
-static void encode_doc(tokenize_ctx *c, worker_state *ws, const stage_doc *d, tok_ids *ids)
+/* Appends one document's ids to ids with BOS/EOS as asked; 0, or
+ * tokenizer_encode's error (the ids appended are then incomplete). */
+static int encode_doc(tokenize_ctx *c, worker_state *ws, const stage_doc *d, tok_ids *ids)
 {
     size_t len;
     buf_clear(&ws->text);
     const char *text = json_string(&d->json.text, &ws->text, &len);
     if (c->bos) ids_push(ids, c->tok->bos);
-    tokenizer_encode(c->tok, text, len, c->allow_special, &ws->scratch, ids);
+    int rc = tokenizer_encode(c->tok, text, len, c->allow_special, &ws->scratch, ids);
     if (c->eos) ids_push(ids, c->tok->eos);
+    return rc;
+}
+
+/* Document i of b, which tokenizer_encode refused with error code: reported and failed. */
+static void fail_doc(const tokenize_ctx *c, worker_state *ws, stage_batch *b, int i, int code)
+{
+    stage_doc *d = &b->docs[i];
+    buf_clear(&ws->line);
+    tokenizer_encode_error(code, &ws->line);
+    warnf("%s: line %llu: a regex of %s could not finish on the document's text (%s); document skipped", b->file,
+          (unsigned long long)d->lineno, c->tok->name, ws->line.data);
+    d->verdict = DOC_FAIL;
+    d->reason = TOKENIZER_REGEX_FAILURE;
 }
 
 /* The line with ,"tokens":[...] added as its last member. */
@@ -89,7 +103,12 @@ static void tokenize_map(void *ctx, int worker, stage_batch *b)
         tok_ids *ids = bi ? &bi->ids : &ws->ids; /* bin and shards: straight into the batch's ids */
         size_t first = bi ? bi->ids.n : 0;
         ws->ids.n = 0;
-        encode_doc(c, ws, d, ids);
+        int rc = encode_doc(c, ws, d, ids);
+        if (rc) {
+            ids->n = first; /* none of its ids stay */
+            fail_doc(c, ws, b, i, rc);
+            continue;
+        }
         ntokens += ids->n - first;
         if (bi) {
             bi->count[i] = (uint32_t)(ids->n - first);

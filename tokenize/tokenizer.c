@@ -335,21 +335,18 @@ static int special_at(const tok_vocab *v, const uint8_t *s, size_t n, size_t pos
     return best;
 }
 
-void tokenizer_encode(const tokenizer *t, const char *text, size_t n, bool allow_special, bpe_scratch *scratch,
-                      tok_ids *out)
+int tokenizer_encode(const tokenizer *t, const char *text, size_t n, bool allow_special, bpe_scratch *scratch,
+                     tok_ids *out)
 {
-    if (t->hf) {
-        hf_encode(t->hf, &t->vocab, text, n, allow_special, scratch, out);
-        return;
-    }
+    if (t->hf) return hf_encode(t->hf, &t->vocab, text, n, allow_special, scratch, out);
     if (t->sp) {
         sp_tokenizer_encode(t, text, n, allow_special, out);
-        return;
+        return 0;
     }
     const uint8_t *s = (const uint8_t *)text;
     if (!allow_special || t->vocab.nspecials == 0) {
         encode_ordinary(t, s, n, scratch, out);
-        return;
+        return 0;
     }
     bool first_byte[256] = {false};
     for (int i = 0; i < t->vocab.nspecials; i++) first_byte[(uint8_t)t->vocab.specials[i].name[0]] = true;
@@ -364,6 +361,19 @@ void tokenizer_encode(const tokenizer *t, const char *text, size_t n, bool allow
         start = pos + 1;
     }
     encode_ordinary(t, s + start, n - start, scratch, out);
+    return 0;
+}
+
+bool tokenizer_knows_id(const tokenizer *t, uint32_t id)
+{
+    size_t len;
+    if (t->sp) return id < (uint32_t)sp_model_size(t->sp);
+    return vocab_token_bytes(&t->vocab, id, &len) != NULL;
+}
+
+void tokenizer_encode_error(int code, wbuf *out)
+{
+    hf_regex_error_text(code, out);
 }
 
 size_t tokenizer_decode(const tokenizer *t, const uint32_t *ids, size_t n, wbuf *out)

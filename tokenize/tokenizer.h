@@ -40,9 +40,20 @@ int tokenizer_load_mem(tokenizer *t, const char *name, const char *text, size_t 
 void tokenizer_free(tokenizer *t);
 
 /* Appends the ids of text s[0..n) to out. With allow_special, special-token
- * strings in the text become their ids; otherwise they are ordinary text. */
-void tokenizer_encode(const tokenizer *t, const char *s, size_t n, bool allow_special, bpe_scratch *scratch,
-                      tok_ids *out);
+ * strings in the text become their ids; otherwise they are ordinary text.
+ * Returns 0, or (a tokenizer.json only) the error code of a normalizer or
+ * pre-tokenizer regex that could not finish on the text (PCRE2's match,
+ * depth or heap limit, or memory): then the ids appended are incomplete,
+ * and the document fails (TOKENIZER_REGEX_FAILURE; tokenizer_encode_error
+ * says why) rather than be written with plausible but wrong ids. */
+int tokenizer_encode(const tokenizer *t, const char *s, size_t n, bool allow_special, bpe_scratch *scratch,
+                     tok_ids *out);
+
+/* The failure kind of a document tokenizer_encode could not encode. */
+#define TOKENIZER_REGEX_FAILURE "regex_limit"
+
+/* Appends the message of tokenizer_encode's error code to out ("PCRE2: ..."). */
+void tokenizer_encode_error(int code, wbuf *out);
 
 /* NULL when tokenizer_decode can decode; else the tokenizer.json decoder
  * type it does not implement. */
@@ -52,5 +63,9 @@ const char *tokenizer_decode_refused(const tokenizer *t);
  * decoder; for a SentencePiece model, through SentencePiece); returns how
  * many ids were unknown (skipped). */
 size_t tokenizer_decode(const tokenizer *t, const uint32_t *ids, size_t n, wbuf *out);
+
+/* True when tokenizer_decode knows id: it has a token of the vocabulary
+ * (for a SentencePiece model: it is below the model's size). */
+bool tokenizer_knows_id(const tokenizer *t, uint32_t id);
 
 #endif

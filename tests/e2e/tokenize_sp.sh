@@ -122,11 +122,24 @@ is "$?" 0 "eos_id -1: tokenize without --no-eos exits 0 (no EOS by default)"
 $REF encode $TMP/noeos.model $TMP/edge.jsonl > $TMP/want
 ok "... with sp.encode's ids and nothing after them" cmp $TMP/noeos.bin $TMP/want
 
-# --- --decode --ids: control symbols by name, ids past the vocabulary skipped and counted ---
-$WINNOW tokenize --vocab $TMP/gemma.model --decode --ids "2,1500,$(echo $hello | tr , ' ' | cut -d' ' -f1),1" > $TMP/ids.out 2> $TMP/err; rc=$?
-is "$rc" 2 "--decode --ids with an id past the vocabulary exits 2"
-ok "... and says how many it skipped" grep -q "1 ids not in the vocabulary, skipped" $TMP/err
-ok "... after writing the others, <s> and </s> by name" grep -q "^<s>.*</s>$" $TMP/ids.out
+# --- --decode --ids: control symbols by name; an id past the vocabulary is refused, nothing written ---
+first=$(echo $hello | tr , ' ' | cut -d' ' -f1)
+is "$($WINNOW tokenize --vocab $TMP/gemma.model --decode --ids "2,$first,1" | grep -c '^<s>.*</s>$')" 1 \
+    "--decode --ids: <s> and </s> by name around the text"
+$WINNOW tokenize --vocab $TMP/gemma.model --decode --ids "2,1500,$first,1" > $TMP/ids.out 2> $TMP/err; rc=$?
+is "$rc" 1 "--decode --ids with an id past the vocabulary exits 1"
+ok "... naming it" grep -q -- "--ids: id 1500 (id 2 of 4) is not in the vocabulary of gemma.model; nothing written" $TMP/err
+is "$(wc -c < $TMP/ids.out | tr -d ' ')" 0 "... and writes nothing"
+# a bin stream: the document with id 1500 counted failed (unknown_id), the others decoded
+python3 -c "
+import struct, sys
+docs = [[2, $first, 1], [$first, 1500], [$first]]
+sys.stdout.buffer.write(b''.join(struct.pack('<%dI' % (len(d) + 1), len(d), *d) for d in docs))" > $TMP/unk.bin
+$WINNOW tokenize -q --vocab $TMP/gemma.model --decode --stats $TMP/unk.json $TMP/unk.bin > $TMP/unk.jsonl 2> $TMP/err
+is "$?/$(wc -l < $TMP/unk.jsonl | tr -d ' ')" "0/2" "--decode of a stream with an id past the vocabulary: exit 0, two documents written"
+is "$(python3 -c "import json; s = json.load(open('$TMP/unk.json')); print(s['in'], s['out'], s['failed_by_kind'])")" \
+    "3 2 {'unknown_id': 1}" "... in 3 = out 2 + failed 1 (unknown_id)"
+ok "... the failure named" grep -q "unk.bin: document 1 at offset 16: id 1500 (id 2 of 2) is not in the vocabulary of gemma.model" $TMP/err
 
 # --- refusals: a damaged model, --encoding with a model, the GPU ---
 head -c 5000 $TMP/llama2.model > $TMP/cut.model
