@@ -147,6 +147,7 @@ static int do_cat(const char *dir, const sub_opts *so)
     size_t front = strip && m->bos_prepended ? 1 : 0, back = strip && m->eos_appended ? 1 : 0;
     woutput *out = output_open(so->output, 0);
     wbuf line = WBUF_INIT, text = WBUF_INIT;
+    unsigned long long unknown = 0; /* --decode: documents left out */
     shard_doc_iter it;
     shard_iter_init(&it, (uint64_t)first);
     for (long long k = 0; (count < 0 || k < count) && shard_iter_next(r, &it); k++) {
@@ -154,9 +155,15 @@ static int do_cat(const char *dir, const sub_opts *so)
         size_t n = it.tokens.len - front - back;
         buf_clear(&line);
         if (so->decode) {
+            size_t bad = tokenizer_first_unknown(&tok, ids, n);
+            if (bad < n) { /* its text without that id would look whole: left out, and exit 2 */
+                warnf("%s: document %" PRIu64 ": id %" PRIu32 " (id %zu of %zu) is not in the vocabulary; document left out",
+                      dir, it.doc, ids[bad], bad + 1, n);
+                unknown++;
+                continue;
+            }
             buf_clear(&text);
-            if (tokenizer_decode(&tok, ids, n, &text))
-                warnf("%s: document %" PRIu64 ": ids the vocabulary does not have were left out", dir, it.doc);
+            tokenizer_decode(&tok, ids, n, &text);
             buf_puts(&line, "{\"text\":");
             json_put_string(&line, text.data ? text.data : "", text.len);
             buf_puts(&line, "}\n");
@@ -177,6 +184,10 @@ static int do_cat(const char *dir, const sub_opts *so)
     int status = EXIT_OK;
     if (it.failed) {
         warnf("%s", shard_reader_error(r));
+        status = EXIT_FATAL;
+    }
+    if (unknown) {
+        warnf("%s: %llu documents with ids not in the vocabulary left out", dir, unknown);
         status = EXIT_FATAL;
     }
     output_close(out);

@@ -93,14 +93,6 @@ static bool output_is_dir(const char *path)
     return path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
-/* The index of the first id of ids[0..n) that t does not know, or n. */
-static size_t first_unknown(const tokenizer *t, const uint32_t *ids, size_t n)
-{
-    size_t i = 0;
-    while (i < n && tokenizer_knows_id(t, ids[i])) i++;
-    return i;
-}
-
 /* --decode: bin streams back to JSON lines of text; counted as a stage counts
  * (in: documents begun, out: decoded, failed: an id the vocabulary lacks
  * (unknown_id: not written, rather than written without it), or cut by the
@@ -125,7 +117,7 @@ static int decode_streams(const tokenizer *t, const stage_opts *o)
         id_stream_step step;
         while ((step = id_stream_next(&ids, &counts)) == ID_STREAM_DOC) {
             counts.in++;
-            size_t bad = first_unknown(t, ids.ids, ids.n);
+            size_t bad = tokenizer_first_unknown(t, ids.ids, ids.n);
             if (bad < ids.n) {
                 warnf("%s: document %llu at offset %llu: id %" PRIu32 " (id %zu of %zu) is not in the vocabulary "
                       "of %s; document skipped",
@@ -174,7 +166,7 @@ static int decode_id_list(const tokenizer *t, const char *list, const stage_opts
         p = end;
         while (*p == ',' || *p == ' ') p++;
     }
-    size_t bad = first_unknown(t, ids.ids, ids.n);
+    size_t bad = tokenizer_first_unknown(t, ids.ids, ids.n);
     if (bad < ids.n)
         dief(EXIT_USAGE, "--ids: id %" PRIu32 " (id %zu of %zu) is not in the vocabulary of %s; nothing written",
              ids.ids[bad], bad + 1, ids.n, t->name);

@@ -371,6 +371,13 @@ bool tokenizer_knows_id(const tokenizer *t, uint32_t id)
     return vocab_token_bytes(&t->vocab, id, &len) != NULL;
 }
 
+size_t tokenizer_first_unknown(const tokenizer *t, const uint32_t *ids, size_t n)
+{
+    size_t i = 0;
+    while (i < n && tokenizer_knows_id(t, ids[i])) i++;
+    return i;
+}
+
 void tokenizer_encode_error(int code, wbuf *out)
 {
     hf_regex_error_text(code, out);

@@ -68,4 +68,7 @@ size_t tokenizer_decode(const tokenizer *t, const uint32_t *ids, size_t n, wbuf 
  * (for a SentencePiece model: it is below the model's size). */
 bool tokenizer_knows_id(const tokenizer *t, uint32_t id);
 
+/* The index of the first of ids[0..n) that tokenizer_decode does not know, or n. */
+size_t tokenizer_first_unknown(const tokenizer *t, const uint32_t *ids, size_t n);
+
 #endif

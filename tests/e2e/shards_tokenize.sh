@@ -68,4 +68,17 @@ PYEOF
 is "$(cat "$TMP/py.out")" "same $NDOCS" "cat --decode gives back the text of all $NDOCS documents"
 $WINNOW shards cat "$TMP/d" --decode --vocab "$SHARED/vocab/tiktoken/o200k_base.tiktoken" > /dev/null 2> "$TMP/err"
 is $? 1 "decoding with another vocabulary is refused"
+
+# an id below the vocabulary size that names no token (cl100k_base has no 100256): `winnow shard`
+# keeps it, `cat --decode` leaves that document out (its text without the id would look whole)
+# and exits 2; the documents around it are decoded
+$PY -c 'import struct, sys
+docs = [[15339, 1917], [15339, 100256, 1917], [1917]]
+sys.stdout.buffer.write(b"".join(struct.pack("<%dI" % (len(d) + 1), len(d), *d) for d in docs))' > "$TMP/gap.bin"
+$WINNOW shard -q -o "$TMP/gap" --vocab-size 100277 --tokenizer cl100k_base "$TMP/gap.bin"
+$WINNOW shards cat "$TMP/gap" --decode --vocab "$VOCAB" > "$TMP/gap.jsonl" 2> "$TMP/err"
+is $? 2 "cat --decode of a document with an id no token has: exit 2"
+is "$(cat "$TMP/gap.jsonl" | tr '\n' '|')" '{"text":"hello world"}|{"text":" world"}|' "cat --decode: the documents around it, that one left out"
+grep -q "document 1: id 100256 (id 2 of 3) is not in the vocabulary; document left out" "$TMP/err"
+is $? 0 "cat --decode: the message names the document and the id"
 done_testing
