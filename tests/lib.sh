@@ -8,6 +8,8 @@
 #   points N PREFIX CMD...  runs a checker whose output lines "ok - NAME" / "not ok - NAME"
 #                        become test points "PREFIX: NAME" (other lines: comments), then
 #                        one more point: it exited 0 after printing exactly N of them
+#   stats_value FILE KEY.PATH  the value at a dotted path of a --stats JSON file
+#                        (0 when absent; JSON's true/false as true/false)
 #   done_testing         print the plan; exit non-zero if anything failed
 WINNOW=${WINNOW:-$(pwd)/bin/winnow}
 SHARED=${SHARED:-$(pwd)/../shared/data}
@@ -38,5 +40,12 @@ points() {
         esac
     done < "$TMP/points.out"
     is "exit $_rc, $_got checks" "exit 0, $_want checks" "$_prefix: the checker ran to the end"
+}
+stats_value() {
+    python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v = v.get(k, 0) if isinstance(v, dict) else 0
+print(json.dumps(v))' "$1" "$2"
 }
 done_testing() { echo "1..$_n"; [ $_fail -eq 0 ]; }

@@ -13,21 +13,13 @@ R=$SHARED/warc/resiliparse/tests/data
 W=$SHARED/warc/whirlwind-python
 A=$SHARED/extraction/articles/html
 require_file "$R/warcfile.warc.gz" "$R/warcfile.warc" "$W/whirlwind.warc.gz" "$A" "$SHARED/warc/resiliparse/LICENSE"
-# stat FILE KEY.PATH: the value at that path of a --stats file (0 when absent)
-stat() {
-    python3 -c 'import json, sys
-v = json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    v = v.get(k, 0) if isinstance(v, dict) else 0
-print(json.dumps(v))' "$1" "$2"
-}
 
 # bytes_in: the decoded bytes, as Python's gzip gives them (per-record gzip
 # and one member of a whole plain file)
 for f in "$W/whirlwind.warc.gz" "$R/warcfile.warc.gz"; do
     want=$(python3 -c 'import gzip, sys; print(len(gzip.open(sys.argv[1]).read()))' "$f")
     "$WINNOW" ingest -q -j2 --stats "$TMP/s.json" "$f" >/dev/null
-    is "$(stat "$TMP/s.json" bytes_in)" "$want" "$(basename "$f"): bytes_in is its $want decoded bytes"
+    is "$(stats_value "$TMP/s.json" bytes_in)" "$want" "$(basename "$f"): bytes_in is its $want decoded bytes"
 done
 
 # two damaged response members of the 50 in warcfile.warc.gz (the 2nd and the
@@ -59,9 +51,9 @@ is "$(cat "$TMP/two.ref")" "50 16 2" "warcfile.warc.gz: 50 members, 16 responses
 for j in 1 2; do
     "$WINNOW" ingest -q -j$j --stats "$TMP/s.json" "$TMP/two.warc.gz" >/dev/null 2>"$TMP/two.err"
     rc=$?
-    is "$rc $(stat "$TMP/s.json" extra.damaged_streams) $(grep -c 'reading on from the next gzip member' "$TMP/two.err")" "2 2 2" \
+    is "$rc $(stats_value "$TMP/s.json" extra.damaged_streams) $(grep -c 'reading on from the next gzip member' "$TMP/two.err")" "2 2 2" \
         "-j$j: two damaged members: exit 2, damaged_streams 2, each reported"
-    is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" failed) $(stat "$TMP/s.json" balanced)" "50 2 true" \
+    is "$(stats_value "$TMP/s.json" in) $(stats_value "$TMP/s.json" failed) $(stats_value "$TMP/s.json" balanced)" "50 2 true" \
         "-j$j: two damaged members: 50 records in, 2 failed, balanced"
 done
 
@@ -94,14 +86,14 @@ ok "zstd -d refuses the damaged frame" sh -c "! zstd -q -d -c '$TMP/lost.jsonl.z
 for f in lost.jsonl.zst lost.jsonl.gz; do
     "$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/$f" >"$TMP/lost.jsonl" 2>/dev/null
     is "$? $(wc -l <"$TMP/lost.jsonl" | tr -d ' ')" "2 10" "$f: exit 2, the first frame's 10 documents"
-    is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" failed_by_kind.damaged_member) $(stat "$TMP/s.json" balanced)" "11 1 true" \
+    is "$(stats_value "$TMP/s.json" in) $(stats_value "$TMP/s.json" failed_by_kind.damaged_member) $(stats_value "$TMP/s.json" balanced)" "11 1 true" \
         "$f: the damaged second part counted as one failed damaged_member, balanced"
 done
 
 # an input that cannot be opened: counted in and failed, the others read
 "$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/absent.warc" "$W/whirlwind.warc.gz" >"$TMP/abs.jsonl" 2>"$TMP/abs.err"
 is "$? $(wc -l <"$TMP/abs.jsonl" | tr -d ' ')" "2 1" "an input that cannot be opened: exit 2, the other input's document written"
-is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" failed_by_kind.unreadable_input) $(stat "$TMP/s.json" balanced)" "5 1 true" \
+is "$(stats_value "$TMP/s.json" in) $(stats_value "$TMP/s.json" failed_by_kind.unreadable_input) $(stats_value "$TMP/s.json" balanced)" "5 1 true" \
     "an input that cannot be opened: 1 + whirlwind's 4 records in, 1 failed unreadable_input, balanced"
 ok "an input that cannot be opened: named" grep -q "absent.warc: cannot open" "$TMP/abs.err"
 
@@ -117,7 +109,7 @@ sys.exit(1)' "$TMP/cut/m/a.txt.gz"
 is "$?" 0 "a.txt.gz: Python's gzip finds it cut short"
 (cd "$TMP/cut" && tar cf "$TMP/cut.tar" m)
 "$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/cut.tar" >"$TMP/cut.jsonl" 2>"$TMP/cut.err"
-is "$? $(stat "$TMP/s.json" extra.damaged_streams)" "2 1" "tar with a gzip member cut short: exit 2, damaged_streams 1"
+is "$? $(stats_value "$TMP/s.json" extra.damaged_streams)" "2 1" "tar with a gzip member cut short: exit 2, damaged_streams 1"
 ok "tar with a gzip member cut short: the member named" grep -q "cut.tar/m/a.txt.gz: damaged compressed data" "$TMP/cut.err"
 ok "tar with a gzip member cut short: the whole member read" grep -q "\"id\":\"$TMP/cut.tar/m/b.txt.gz\"" "$TMP/cut.jsonl"
 
@@ -138,11 +130,11 @@ open(sys.argv[1] + "/deep5.tar", "wb").write(wrap("doc.txt", text, 5))
 open(sys.argv[1] + "/deep6.tar", "wb").write(wrap("doc.txt", text, 6))
 PY
 "$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/deep5.tar" >"$TMP/deep5.jsonl" 2>"$TMP/deep5.err"
-is "$? $(stat "$TMP/s.json" out) $(stat "$TMP/s.json" failed)" "0 1 0" "a file and 4 tars inside: the document read"
+is "$? $(stats_value "$TMP/s.json" out) $(stats_value "$TMP/s.json" failed)" "0 1 0" "a file and 4 tars inside: the document read"
 is "$(grep -o '"id":"[^"]*"' "$TMP/deep5.jsonl")" "\"id\":\"$TMP/deep5.tar/level2.tar/level3.tar/level4.tar/level5.tar/doc.txt\"" \
     "a file and 4 tars inside: the member's id is its path through them"
 "$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/deep6.tar" >"$TMP/deep6.jsonl" 2>"$TMP/deep6.err"
-is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" out) $(stat "$TMP/s.json" failed_by_kind.nested_too_deep)" "1 0 1" \
+is "$(stats_value "$TMP/s.json" in) $(stats_value "$TMP/s.json" out) $(stats_value "$TMP/s.json" failed_by_kind.nested_too_deep)" "1 0 1" \
     "a file and 5 tars inside: the innermost tar counted failed nested_too_deep"
 ok "a file and 5 tars inside: named" grep -q "level6.tar: archives nested more than 4 deep; skipped" "$TMP/deep6.err"
 
@@ -161,7 +153,7 @@ is "$(zstd -dc "$TMP/empty/m/e.zst" | wc -c | tr -d ' ')" 0 "e.zst: zstd -d give
 cp "$SHARED/warc/resiliparse/LICENSE" "$TMP/empty/m/z.txt"
 (cd "$TMP/empty" && tar cf "$TMP/empty.tar" m)
 "$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/empty.tar" >"$TMP/empty.jsonl" 2>"$TMP/empty.err"
-is "$? $(stat "$TMP/s.json" in) $(stat "$TMP/s.json" out) $(stat "$TMP/s.json" extra.damaged_streams)" "0 1 1 0" \
+is "$? $(stats_value "$TMP/s.json" in) $(stats_value "$TMP/s.json" out) $(stats_value "$TMP/s.json" extra.damaged_streams)" "0 1 1 0" \
     "a tar of 4 compressed empty members and a text: exit 0, the text's one document, nothing damaged"
 is "$(cat "$TMP/empty.err")" "" "a tar of 4 compressed empty members: no message"
 head -c 11 "$TMP/empty/m/e.bz2" >"$TMP/cut11.bz2"
@@ -172,7 +164,7 @@ sys.exit(1)' "$TMP/cut11.bz2"
 is "$?" 0 "cut11.bz2: Python's bz2 finds it cut short"
 mkdir -p "$TMP/cut11" && mv "$TMP/cut11.bz2" "$TMP/cut11/" && (cd "$TMP" && tar cf cut11.tar cut11)
 "$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/cut11.tar" >/dev/null 2>"$TMP/cut11.err"
-is "$? $(stat "$TMP/s.json" extra.damaged_streams) $(stat "$TMP/s.json" failed)" "2 1 0" \
+is "$? $(stats_value "$TMP/s.json" extra.damaged_streams) $(stats_value "$TMP/s.json" failed)" "2 1 0" \
     "a tar holding a bzip2 stream cut inside its end marker: exit 2, one damaged stream"
 ok "... named as damaged compressed data" grep -q "cut11.tar/cut11/cut11.bz2: damaged compressed data" "$TMP/cut11.err"
 
@@ -200,7 +192,7 @@ for case in m/bzh.txt:1 m/real.txt.bz2:1 m/empty.bz2:0 bzh.tar:2; do
     rc=$?
     texts=$(python3 -c 'import json, sys; print(" ".join(sorted(set(json.dumps(json.loads(l)["text"]) for l in open(sys.argv[1])))))' "$TMP/bzh.jsonl")
     [ "$n" = 0 ] && want_texts= || want_texts=$want
-    is "$rc $(wc -l <"$TMP/bzh.jsonl" | tr -d ' ') $(stat "$TMP/s.json" failed) $texts" "0 $n 0 $want_texts" \
+    is "$rc $(wc -l <"$TMP/bzh.jsonl" | tr -d ' ') $(stats_value "$TMP/s.json" failed) $texts" "0 $n 0 $want_texts" \
         "${case%:*}: read whole, $n documents of the text"
 done
 

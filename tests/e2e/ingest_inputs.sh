@@ -5,21 +5,12 @@
 . tests/lib.sh
 A=$SHARED/extraction/articles
 require_file "$A/html"
-# stat FILE KEY.PATH: the value at that path of a --stats file (0 when absent;
-# JSON's true/false as true/false)
-stat() {
-    python3 -c 'import json, sys
-v = json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    v = v.get(k, 0) if isinstance(v, dict) else 0
-print(json.dumps(v))' "$1" "$2"
-}
 n_articles=$(ls "$A/html" | wc -l | tr -d ' ')
 
 # a directory of gzip-compressed HTML files: one document each, in name order
 "$WINNOW" ingest -q -j2 --stats "$TMP/s.json" "$A/html" >"$TMP/dir.jsonl"
 is "$(wc -l <"$TMP/dir.jsonl" | tr -d ' ')" "$n_articles" "articles dir: one document per file"
-is "$(stat "$TMP/s.json" balanced)" true "articles dir: balanced"
+is "$(stats_value "$TMP/s.json" balanced)" true "articles dir: balanced"
 python3 - "$TMP/dir.jsonl" "$A/html" >"$TMP/order" <<'PY'
 import json, os, sys
 docs = [json.loads(l) for l in open(sys.argv[1])]
@@ -54,7 +45,7 @@ texts "$TMP/dir.jsonl" >"$TMP/dir.txt"
 (cd "$A" && tar cf "$TMP/a.tar" html && tar czf "$TMP/a.tar.gz" html && zip -qr "$TMP/a.zip" html)
 for arc in a.tar a.tar.gz a.zip; do
     "$WINNOW" ingest -q -j2 --stats "$TMP/s.json" "$TMP/$arc" >"$TMP/arc.jsonl"
-    is "$(stat "$TMP/s.json" out)" "$n_articles" "$arc: one document per member"
+    is "$(stats_value "$TMP/s.json" out)" "$n_articles" "$arc: one document per member"
     texts "$TMP/arc.jsonl" | sort >"$TMP/arc.txt"
     sort "$TMP/dir.txt" | cmp -s - "$TMP/arc.txt"
     ok "$arc: same texts as the directory" test $? -eq 0
@@ -69,7 +60,7 @@ mkdir -p "$TMP/zst/html"
 for p in $(ls "$A/html" | head -5); do gzip -dc "$A/html/$p" | zstd -q -c >"$TMP/zst/html/${p%.gz}.zst"; done
 (cd "$TMP/zst" && tar cf "$TMP/zst.tar" html)
 "$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/zst.tar" >"$TMP/zst.jsonl"
-is "$(stat "$TMP/s.json" out)" 5 "tar of zstd members: one document per member"
+is "$(stats_value "$TMP/s.json" out)" 5 "tar of zstd members: one document per member"
 texts "$TMP/zst.jsonl" | sort >"$TMP/zst.txt"
 head -5 "$TMP/dir.txt" | sort >"$TMP/dir5.txt"
 ok "tar of zstd members: the texts of the same pages from the directory" cmp -s "$TMP/zst.txt" "$TMP/dir5.txt"
@@ -78,7 +69,7 @@ ok "tar of zstd members: the texts of the same pages from the directory" cmp -s 
 J=$SHARED/jsonl/dolma/tests/data/formats/zst/CC-MAIN-20190717121559-20190717143559-00140.jsonl.zst
 "$WINNOW" ingest -q -j2 --stats "$TMP/s.json" "$J" >"$TMP/j.jsonl"
 ok "dolma JSONL with ids: passed through byte for byte" cmp "$J" "$TMP/j.jsonl"
-is "$(stat "$TMP/s.json" out)" 697 "dolma JSONL: 697 documents"
+is "$(stats_value "$TMP/s.json" out)" 697 "dolma JSONL: 697 documents"
 # no ids: generated from source and line number
 C4=$SHARED/jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz
 "$WINNOW" ingest -q -j2 "$C4" >"$TMP/c4.jsonl"
@@ -96,8 +87,8 @@ printf '{"id":7,"text":"a"}\n{"text":"b"}\nnot json\n{"no":"text"}\n\n' >"$TMP/m
 "$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/mixed.jsonl" >"$TMP/m.jsonl" 2>"$TMP/err"
 is "$(head -1 "$TMP/m.jsonl")" '{"id":"7","text":"a"}' "numeric id becomes a string"
 is "$(sed -n 2p "$TMP/m.jsonl")" "{\"id\":\"$TMP/mixed.jsonl#2\",\"text\":\"b\"}" "missing id generated"
-is "$(stat "$TMP/s.json" failed_by_kind.bad_json)/$(stat "$TMP/s.json" failed_by_kind.no_text)" "1/1" "bad JSON and text-less lines counted"
-is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" out) $(stat "$TMP/s.json" dropped) $(stat "$TMP/s.json" failed)" "4 2 0 2" \
+is "$(stats_value "$TMP/s.json" failed_by_kind.bad_json)/$(stats_value "$TMP/s.json" failed_by_kind.no_text)" "1/1" "bad JSON and text-less lines counted"
+is "$(stats_value "$TMP/s.json" in) $(stats_value "$TMP/s.json" out) $(stats_value "$TMP/s.json" dropped) $(stats_value "$TMP/s.json" failed)" "4 2 0 2" \
    "bad JSON and text-less lines are failed, not dropped: 4 in, 2 out, 0 dropped, 2 failed"
 ok "bad JSON reported with file and line" grep -q "mixed.jsonl: line 3: " "$TMP/err"
 
@@ -111,14 +102,14 @@ printf '{"id":"a","text":"one"}\r\n  \r\n{"text":"two"}\r\n\r\n\t\n{"id":"c","te
 printf '{"id":"a","text":"one"}\n{"id":"%s/crlf.tar/m/docs.jsonl#3","text":"two"}\n{"id":"c","text":"three"}\n' "$TMP" >"$TMP/crlf.want"
 ok "CRLF JSONL member: 3 documents, CRs gone, blank lines skipped, ids by line, last line without newline kept" \
    cmp "$TMP/crlf.jsonl" "$TMP/crlf.want"
-is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" out) $(stat "$TMP/s.json" failed)" "3 3 0" "CRLF JSONL member: 3 in, 3 out, 0 failed"
+is "$(stats_value "$TMP/s.json" in) $(stats_value "$TMP/s.json" out) $(stats_value "$TMP/s.json" failed)" "3 3 0" "CRLF JSONL member: 3 in, 3 out, 0 failed"
 
 # a binary file beside a text file: counted in and dropped, with its reject line
 mkdir -p "$TMP/bin"
 printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\003\000>\000\001\000\000\000' >"$TMP/bin/x.bin"
 cp "$SHARED/warc/resiliparse/LICENSE" "$TMP/bin/y.txt"
 "$WINNOW" ingest -q --stats "$TMP/s.json" --rejects "$TMP/binrej.jsonl" "$TMP/bin" >"$TMP/bin.jsonl"
-is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" out) $(stat "$TMP/s.json" dropped_by_reason.binary_file) $(stat "$TMP/s.json" balanced)" \
+is "$(stats_value "$TMP/s.json" in) $(stats_value "$TMP/s.json" out) $(stats_value "$TMP/s.json" dropped_by_reason.binary_file) $(stats_value "$TMP/s.json" balanced)" \
    "2 1 1 true" "binary file: 2 in, 1 out, 1 dropped as binary_file, balanced"
 is "$(cat "$TMP/binrej.jsonl")" "{\"reject\":{\"stage\":\"ingest\",\"reason\":\"binary_file\"},\"id\":\"$TMP/bin/x.bin\",\"source\":\"$TMP/bin/x.bin\"}" \
    "binary file: its reject line"
@@ -134,7 +125,7 @@ is "$("$WINNOW" ingest -q "$TMP/mixed.jsonl" "$R/warcfile.warc.gz" 2>/dev/null |
 
 # rejects: every dropped record, with its reason
 "$WINNOW" ingest -q --stats "$TMP/s.json" --rejects "$TMP/rej.jsonl" "$R/warcfile.warc.gz" >/dev/null
-is "$(wc -l <"$TMP/rej.jsonl" | tr -d ' ')" "$(stat "$TMP/s.json" dropped)" "rejects: one line per dropped record"
+is "$(wc -l <"$TMP/rej.jsonl" | tr -d ' ')" "$(stats_value "$TMP/s.json" dropped)" "rejects: one line per dropped record"
 is "$(grep -c '"reject":{"stage":"ingest","reason":"request_record"}' "$TMP/rej.jsonl")" 17 "rejects: 17 request records with their reason"
 
 # a directory with a symlink loop: walked once, the loop not followed
@@ -146,7 +137,7 @@ is "$("$WINNOW" ingest -q "$TMP/loop" 2>/dev/null | wc -l | tr -d ' ')" 1 "symli
 mkdir -p "$TMP/fifo" && mkfifo "$TMP/fifo/p" && cp "$SHARED/warc/resiliparse/LICENSE" "$TMP/fifo/x.txt"
 "$WINNOW" ingest -q --stats "$TMP/s.json" "$TMP/fifo/" >"$TMP/fifo.jsonl" 2>/dev/null
 is "$(grep -o '"id":"[^"]*"' "$TMP/fifo.jsonl")" "\"id\":\"$TMP/fifo/x.txt\"" "directory with a trailing '/': ids without '//'"
-is "$(stat "$TMP/s.json" in) $(stat "$TMP/s.json" out) $(stat "$TMP/s.json" failed_by_kind.not_regular_file) $(stat "$TMP/s.json" balanced)" \
+is "$(stats_value "$TMP/s.json" in) $(stats_value "$TMP/s.json" out) $(stats_value "$TMP/s.json" failed_by_kind.not_regular_file) $(stats_value "$TMP/s.json" balanced)" \
    "2 1 1 true" "a FIFO in a directory: counted in and failed (not_regular_file), balanced"
 
 # CLI

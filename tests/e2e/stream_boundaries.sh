@@ -9,14 +9,6 @@
 D=$SHARED/jsonl/dclm/data/majority_data.jsonl
 require_file "$D"
 RULES_OFF="--no-gopher-quality --no-gopher-repetition --no-c4 --no-fineweb --no-langid"
-# stat FILE KEY.PATH: the value at that path of a --stats file (0 when absent)
-stat() {
-    python3 -c 'import json, sys
-v = json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    v = v.get(k, 0) if isinstance(v, dict) else 0
-print(json.dumps(v))' "$1" "$2"
-}
 # flip FILE OFFSET: inverts the byte at OFFSET of FILE
 flip() {
     python3 -c 'import sys
@@ -54,7 +46,7 @@ for kind in xz bz2 gz; do
     cat s1 bad2 s3 > data.$kind
     read_through data.$kind
     is "$?" 2 "$kind: damaged data in the middle stream: exit 2"
-    is "$(( $(stat s.json in) ))" "$(( $(stat s.json out) + $(stat s.json failed) ))" "$kind: damaged data: in = out + failed"
+    is "$(( $(stats_value s.json in) ))" "$(( $(stats_value s.json out) + $(stats_value s.json failed) ))" "$kind: damaged data: in = out + failed"
     ok "$kind: damaged data: the first part's documents come out whole" sh -c "head -n 40 out.jsonl | cmp -s - p1"
 
     # the middle stream's header damaged (its first byte): nothing of it can be read
@@ -62,16 +54,16 @@ for kind in xz bz2 gz; do
     cat s1 head2 s3 > header.$kind
     read_through header.$kind
     is "$?" 2 "$kind: damaged header of the middle stream: exit 2"
-    is "$(stat s.json failed_by_kind.damaged_member)" 1 "$kind: damaged header: one failed damaged_member"
+    is "$(stats_value s.json failed_by_kind.damaged_member)" 1 "$kind: damaged header: one failed damaged_member"
     ok "$kind: damaged header: the first part's documents come out whole" cmp -s out.jsonl p1
-    is "$(stat s.json in)" 41 "$kind: damaged header: in counts the 40 documents and the lost stream"
+    is "$(stats_value s.json in)" 41 "$kind: damaged header: in counts the 40 documents and the lost stream"
     ok "$kind: damaged header: the message names the file" grep -q "header.$kind" err.txt
 
     # junk after the last stream
     { cat s1; printf 'junk'; } > junk.$kind
     read_through junk.$kind
     is "$?" 2 "$kind: junk after the last stream: exit 2"
-    is "$(stat s.json failed_by_kind.damaged_member)" 1 "$kind: junk after the last stream: one failed damaged_member"
+    is "$(stats_value s.json failed_by_kind.damaged_member)" 1 "$kind: junk after the last stream: one failed damaged_member"
     ok "$kind: junk after the last stream: the documents before it come out whole" cmp -s out.jsonl p1
 done
 
@@ -82,13 +74,13 @@ ok "xz -t accepts 4 and 8 zero bytes of stream padding" xz -t padded.xz
 read_through padded.xz
 is "$?" 0 "xz padding of 4-byte words: exit 0"
 ok "xz padding of 4-byte words: both streams' documents" cmp -s out.jsonl p13
-is "$(stat s.json failed)" 0 "xz padding of 4-byte words: nothing failed"
+is "$(stats_value s.json failed)" 0 "xz padding of 4-byte words: nothing failed"
 { cat s1; printf '\0\0\0'; cat s3; } > badpad.xz
 xz -t badpad.xz 2>/dev/null
 ok "xz -t refuses 3 zero bytes of stream padding" test $? -ne 0
 read_through badpad.xz
 is "$?" 2 "xz padding of 3 bytes: exit 2"
 ok "xz padding of 3 bytes: the first stream's documents come out whole" cmp -s out.jsonl p1
-is "$(stat s.json failed_by_kind.damaged_member)" 1 "xz padding of 3 bytes: the stream after it counts one failed damaged_member"
+is "$(stats_value s.json failed_by_kind.damaged_member)" 1 "xz padding of 3 bytes: the stream after it counts one failed damaged_member"
 is "$n13" 80 "the outer parts hold 80 documents"
 done_testing
