@@ -560,6 +560,14 @@ static bool next_decoded(block_source *s, src_input *in, size_t want, source_blo
         }
         piece p;
         if (next_piece(s, in, &p)) {
+            if (!memchr(p.data, '\n', p.len)) {
+                /* the line goes on through the whole piece: the piece joins what is
+                 * carried (which grows by doubling), rather than the carry being copied
+                 * in front of each piece (quadratic in the length of a long line) */
+                carry_add(in, p.data, p.len);
+                sbuf_unref(s, p.buf);
+                continue;
+            }
             start_piece(s, in, &p);
             continue;
         }
