@@ -7,6 +7,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "gzmembers.h"
 #include "util.h"
 
 /* Bytes of the smallest gzip member (10 of header, 2 of empty deflate, 8 of trailer). */
@@ -166,6 +167,7 @@ static size_t inflate_member(units_decoder *d, const unsigned char *data, size_t
         enum libdeflate_result r = libdeflate_gzip_decompress_ex(d->ld, data + pos, size - pos,
                                                                  out->mem + UNIT_HEADROOM + out->len, *cap - out->len,
                                                                  &used_in, &used_out);
+        if (r == LIBDEFLATE_SUCCESS && used_out > GZM_MEMBER_MAX) return 0; /* left to zlib, as on every path */
         if (r == LIBDEFLATE_SUCCESS) {
             if (out->nmembers % MEMBERS_STEP == 0) {
                 out->raw_ends = xrealloc(out->raw_ends, (out->nmembers + MEMBERS_STEP) * sizeof *out->raw_ends);
@@ -177,7 +179,7 @@ static size_t inflate_member(units_decoder *d, const unsigned char *data, size_t
             out->nmembers++;
             return used_in;
         }
-        if (r != LIBDEFLATE_INSUFFICIENT_SPACE || *cap >= max_out) return 0;
+        if (r != LIBDEFLATE_INSUFFICIENT_SPACE || *cap >= max_out || *cap - out->len > GZM_MEMBER_MAX) return 0;
         size_t grown = *cap > max_out / 2 ? max_out : 2 * *cap;
         if (!unit_room(&out->mem, grown)) return 0;
         *cap = grown;

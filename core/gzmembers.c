@@ -74,6 +74,7 @@ static size_t inflate_member(struct libdeflate_decompressor *ld, const unsigned 
             libdeflate_gzip_decompress_ex(ld, data + pos, size - pos, at, s->cap - GZM_HEADROOM - s->len - 1, &used_in,
                                           &used_out);
         if (r == LIBDEFLATE_SUCCESS) {
+            if (used_out > GZM_MEMBER_MAX) return 0; /* left to zlib, as on every path */
             s->len += used_out;
             if (s->nmembers == s->mcap) {
                 s->mcap = s->mcap ? 2 * s->mcap : 256;

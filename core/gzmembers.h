@@ -23,7 +23,11 @@
 
 /* Compressed bytes a stretch covers (a thread's unit of work). */
 #define GZM_STRETCH ((size_t)1 << 20)
-/* A member that inflates to more than this is left to the serial decoder. */
+/* A member that inflates to more than this is left to zlib's streaming
+ * decoder, by every path that inflates whole members with libdeflate (these
+ * threads, block_units.c, core/input.c's whole_member): one limit, so that a
+ * member libdeflate and zlib judge differently (RFC 1951 bends such as 288
+ * litlen codes, which libdeflate accepts) gets the same verdict on every path. */
 #define GZM_MEMBER_MAX ((size_t)64 << 20)
 
 typedef struct gzmembers gzmembers;

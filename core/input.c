@@ -230,7 +230,8 @@ static void make_room(winput *in, size_t want)
 
 /* At the start of a gzip member: decodes the whole member in one call with
  * libdeflate (several times faster than zlib's inflate) when all its bytes
- * are buffered and its output fits. False, with nothing consumed, when it
+ * are buffered and it inflates to at most GZM_MEMBER_MAX, as block_units.c
+ * and the member threads take members. False, with nothing consumed, when it
  * cannot (a big or damaged member, or one with a header CRC): zlib then reads
  * the member from the same place, so damage is found and reported as before. */
 static bool whole_member(winput *in)
@@ -239,11 +240,14 @@ static bool whole_member(winput *in)
     const unsigned char *p = in->raw + in->raw_pos;
     size_t n = raw_avail(in);
     if (n < 4 || (p[3] & GZIP_FHCRC)) return false;
-    make_room(in, WHOLE_MEMBER_ROOM);
     size_t used_in, used_out;
-    if (libdeflate_gzip_decompress_ex(in->ld, p, n, in->buf + in->end, in->cap - in->end, &used_in, &used_out) !=
-        LIBDEFLATE_SUCCESS)
-        return false;
+    for (size_t room = WHOLE_MEMBER_ROOM;; room *= 2) { /* room grows as the member threads' does */
+        make_room(in, room);
+        enum libdeflate_result r =
+            libdeflate_gzip_decompress_ex(in->ld, p, n, in->buf + in->end, in->cap - in->end, &used_in, &used_out);
+        if (r == LIBDEFLATE_SUCCESS && used_out <= GZM_MEMBER_MAX) break;
+        if (r != LIBDEFLATE_INSUFFICIENT_SPACE || room >= GZM_MEMBER_MAX) return false;
+    }
     raw_consume(in, used_in);
     in->end += used_out;
     if (used_out) in->tail = in->buf[in->end - 1];

@@ -170,6 +170,80 @@ static size_t longest_line(const wbuf *b)
 }
 
 /* One file through the block source in several ways against the serial decoder. */
+/* Bits of a deflate stream, least significant first (RFC 1951 3.1.1). */
+typedef struct {
+    wbuf *out;
+    uint32_t acc;
+    int n;
+} bit_writer;
+
+static void put_bits(bit_writer *w, uint32_t v, int n)
+{
+    w->acc |= v << w->n;
+    w->n += n;
+    for (; w->n >= 8; w->n -= 8, w->acc >>= 8) buf_putc(w->out, (char)(w->acc & 0xff));
+}
+
+/* A Huffman code of n bits, sent most significant bit first. */
+static void put_code(bit_writer *w, uint32_t code, int n)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < n; i++) r = r << 1 | (code >> i & 1);
+    put_bits(w, r, n);
+}
+
+/* A gzip member of one dynamic block that declares nlit literal/length codes
+ * (RFC 1951 allows 257-286; 288 is what zlib refuses, "too many length or
+ * distance symbols", and libdeflate accepts) and inflates to reps lines of
+ * 10,321 'a's: four litlen codes of 2 bits ('\n' 00, 'a' 01, end 10, length
+ * 258 11) and one distance code (distance 1, code 0). Its text goes to *text. */
+static void gzip_member_nlit(wbuf *out, int nlit, int reps, wbuf *text)
+{
+    static const unsigned char cl_order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+    static const unsigned char header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff};
+    wbuf m = WBUF_INIT;
+    buf_append(&m, (const char *)header, 10);
+    bit_writer w = {&m, 0, 0};
+    put_bits(&w, 1, 1), put_bits(&w, 2, 2); /* the last block, dynamic */
+    put_bits(&w, (uint32_t)(nlit - 257), 5), put_bits(&w, 0, 5), put_bits(&w, 19 - 4, 4);
+    /* code length codes: 0, 1, 2 and 18 (a run of zeros), 2 bits each: 00 01 10 11 */
+    for (int i = 0; i < 19; i++) {
+        int sym = cl_order[i];
+        put_bits(&w, sym == 0 || sym == 1 || sym == 2 || sym == 18 ? 2 : 0, 3);
+    }
+    int lens[300] = {0};
+    lens[10] = lens[97] = lens[256] = lens[285] = 2;
+    lens[nlit] = 1; /* the one distance code */
+    for (int i = 0; i < nlit + 1;) {
+        int run = 0;
+        while (i + run < nlit + 1 && !lens[i + run] && run < 138) run++;
+        if (run >= 11) {
+            put_code(&w, 3, 2), put_bits(&w, (uint32_t)(run - 11), 7);
+            i += run;
+        } else if (run) {
+            put_code(&w, 0, 2), i++;
+        } else {
+            put_code(&w, (uint32_t)lens[i], 2), i++;
+        }
+    }
+    for (int r = 0; r < reps; r++) {
+        put_code(&w, 1, 2), buf_putc(text, 'a');
+        for (int k = 0; k < 40; k++) {
+            put_code(&w, 3, 2), put_code(&w, 0, 1);
+            for (int j = 0; j < 258; j++) buf_putc(text, 'a');
+        }
+        put_code(&w, 0, 2), buf_putc(text, '\n');
+    }
+    put_code(&w, 2, 2);
+    if (w.n) put_bits(&w, 0, 8 - w.n);
+    uint32_t crc = (uint32_t)crc32(0, (const Bytef *)text->data, (uInt)text->len), size = (uint32_t)text->len;
+    unsigned char trailer[8] = {crc & 0xff, crc >> 8 & 0xff, crc >> 16 & 0xff, crc >> 24,
+                                size & 0xff, size >> 8 & 0xff, size >> 16 & 0xff, size >> 24};
+    buf_append(&m, (const char *)trailer, 8);
+    buf_append(out, m.data, m.len);
+    buf_free(&m);
+}
+
 static void check_file(const char *name, const wbuf *file)
 {
     char path[700];
@@ -387,6 +461,26 @@ int main(void)
     buf_clear(&f);
     for (int i = 0; i < 3; i++) gzip_member(&f, line.data + i * third, i == 2 ? line.len - 2 * third : third);
     check_file("long-line.jsonl.gz", &f);
+
+    /* a member that declares 288 litlen codes, which zlib refuses and libdeflate reads, inflating to
+     * 2.7 MB (past the serial reader's first 2 MiB of room), between two good members: every path
+     * gives it one verdict (all of them take such a member with libdeflate up to GZM_MEMBER_MAX) */
+    for (int nlit = 286; nlit <= 288; nlit += 2) {
+        wbuf bent = WBUF_INIT;
+        buf_clear(&f);
+        gzip_member(&f, "{\"text\":\"before\"}\n", 19);
+        gzip_member_nlit(&f, nlit, 260, &bent);
+        gzip_member(&f, "{\"text\":\"after\"}\n", 18);
+        char name[700]; /* the test's directory and a file name */
+        snprintf(name, sizeof name, "litlen-%d.jsonl.gz", nlit);
+        check_file(name, &f);
+        wbuf whole = WBUF_INIT, err = WBUF_INIT;
+        snprintf(name, sizeof name, "%s/litlen-%d.jsonl.gz", dir, nlit);
+        read_serial(name, &whole, &err);
+        ok(whole.len == 19 + bent.len + 18 && bent.len == 2683720, "%s: the member's 2683720 bytes are read (%zu in all)",
+           name, whole.len);
+        buf_free(&bent), buf_free(&whole), buf_free(&err);
+    }
 
     /* a Parquet file (written here from DCLM's documents) is rows as JSON lines, never its raw bytes */
     {
