@@ -481,8 +481,7 @@ static void count_lost(sink *s, int lost_members, int64_t lost_rows)
         s->stats.in++;
         stats_fail(&s->stats, "damaged_member");
     }
-    s->stats.in += (uint64_t)lost_rows;
-    stats_fail_n(&s->stats, "damaged_row_group", (uint64_t)lost_rows);
+    stats_lost(&s->stats, "damaged_row_group", (uint64_t)lost_rows);
 }
 
 /* Opens input f of o (stdin when there are none); NULL, with status set, when it cannot. */

@@ -52,6 +52,12 @@ void stats_fail_n(wstats *s, const char *kind, uint64_t n)
     table_slot(&s->fail_kinds, kind)->value += (double)n;
 }
 
+void stats_lost(wstats *s, const char *kind, uint64_t n)
+{
+    s->in += n;
+    stats_fail_n(s, kind, n);
+}
+
 void stats_add(wstats *s, const char *name, double v) { table_slot(&s->extra, name)->value += v; }
 
 void stats_set(wstats *s, const char *name, double v) { table_slot(&s->extra, name)->value = v; }

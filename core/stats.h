@@ -45,6 +45,10 @@ void stats_fail(wstats *s, const char *kind);
 /* Counts n documents that failed with error kind. */
 void stats_fail_n(wstats *s, const char *kind, uint64_t n);
 
+/* Records never read that a reader knows of: n more in, each failed as kind
+ * (the rows of an unreadable Parquet row group, `damaged_row_group`). */
+void stats_lost(wstats *s, const char *kind, uint64_t n);
+
 /* Adds v to a stage-specific number. */
 void stats_add(wstats *s, const char *name, double v);
 

@@ -671,7 +671,6 @@ static void read_input(ingest_reader *r, winput *in)
     b->stats.bytes_in += input_offset(in);
     if (input_errors(in)) stats_add(&b->stats, "damaged_streams", (double)input_errors(in));
     for (int k = input_lost_members(in); k > 0; k--) count_failure(r, "damaged_member");
-    b->stats.in += (uint64_t)input_lost_rows(in);
-    stats_fail_n(&b->stats, "damaged_row_group", (uint64_t)input_lost_rows(in));
+    stats_lost(&b->stats, "damaged_row_group", (uint64_t)input_lost_rows(in));
     input_close(in);
 }

@@ -1281,8 +1281,7 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
         c.stats.in++;
         stats_fail(&c.stats, "damaged_member");
     }
-    c.stats.in += (uint64_t)lost_rows;
-    stats_fail_n(&c.stats, "damaged_row_group", (uint64_t)lost_rows);
+    stats_lost(&c.stats, "damaged_row_group", (uint64_t)lost_rows);
     if (c.out) {
         c.stats.bytes_out = output_bytes(c.out);
         output_close(c.out);
