@@ -63,11 +63,6 @@ static void add_span(unit_span **spans, size_t *n, size_t *cap, unit_span u)
     (*spans)[(*n)++] = u;
 }
 
-static uint32_t le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* The first candidate member header at or after pos, before end; end when none. */
 static size_t next_candidate(const unsigned char *data, size_t size, size_t pos, size_t end)
 {
@@ -90,7 +85,7 @@ static void plan_gzip(const unsigned char *data, size_t size, size_t target, uni
     unit_span group = {0, 0, 0};
     for (size_t at = next_candidate(data, size, 0, size); at < size;) {
         size_t next = next_candidate(data, size, at + 1, size);
-        uint64_t span = next - at, hint = span >= GZIP_MIN_MEMBER ? le32(data + next - GZIP_TRAILER_LEN) : 0;
+        uint64_t span = next - at, hint = span >= GZIP_MIN_MEMBER ? get_le32(data + next - GZIP_TRAILER_LEN) : 0;
         if (hint > span * DEFLATE_MAX_RATIO) hint = span * DEFLATE_MAX_RATIO; /* not a member's length */
         if (group.end == group.start) group = (unit_span){at, at, 0};
         group.end = next;

@@ -336,7 +336,7 @@ pq_file *pq_open_memory(const uint8_t *data, size_t n, const char *name, wbuf *e
         pq_close(f);
         return NULL;
     }
-    uint32_t footer_len = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 | (uint32_t)tail[3] << 24;
+    uint32_t footer_len = get_le32(tail);
     if (footer_len > n - PQ_MAGIC_LEN - PQ_FOOTER_TAIL) {
         pq_error(err, f, n - PQ_FOOTER_TAIL, "footer length %u is more than the file holds", footer_len);
         pq_close(f);

@@ -146,7 +146,6 @@ static const char *lz4_block(const uint8_t *src, size_t n, uint8_t *dst, size_t 
 
 #define HADOOP_LZ4_HEADER 8 /* big-endian u32 decoded size, u32 compressed size */
 
-static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
 /* Hadoop's LZ4 framing: one or more frames of a HADOOP_LZ4_HEADER and an LZ4
  * block of that size; true when they fill src and exactly want bytes at dst. */
@@ -154,7 +153,7 @@ static bool hadoop_lz4(const uint8_t *src, size_t n, uint8_t *dst, size_t want)
 {
     size_t in = 0, out = 0;
     while (n - in >= HADOOP_LZ4_HEADER) {
-        uint32_t decoded = be32(src + in), compressed = be32(src + in + 4);
+        uint32_t decoded = get_be32(src + in), compressed = get_be32(src + in + 4);
         in += HADOOP_LZ4_HEADER;
         if (compressed > n - in || decoded > want - out) return false;
         if (LZ4_decompress_safe((const char *)src + in, (char *)dst + out, (int)compressed, (int)decoded) != (int)decoded)
@@ -343,8 +342,6 @@ static int plain_width(const pq_column *col)
     return -1;
 }
 
-static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
-static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
 /* PLAIN: count values into slot arrays at index at. */
 static void decode_plain(cursor *c, const pq_column *col, value_slots *s, size_t at, size_t count)
@@ -360,7 +357,7 @@ static void decode_plain(cursor *c, const pq_column *col, value_slots *s, size_t
     if (w == 0) {
         for (size_t i = 0; i < count; i++) {
             if (c->n - c->pos < PLAIN_LENGTH_BYTES) { c->error = "PLAIN byte array length runs past the page"; return; }
-            uint32_t len = le32(c->p + c->pos);
+            uint32_t len = get_le32(c->p + c->pos);
             c->pos += PLAIN_LENGTH_BYTES;
             if (len > c->n - c->pos) { c->error = "PLAIN byte array runs past the page"; return; }
             s->bytes[at + i].p = c->p + c->pos;
@@ -373,10 +370,10 @@ static void decode_plain(cursor *c, const pq_column *col, value_slots *s, size_t
     const uint8_t *p = c->p + c->pos;
     for (size_t i = 0; i < count; i++, p += w) {
         switch (col->type) {
-        case PQ_INT32: s->ints[at + i] = (int32_t)le32(p); break;
-        case PQ_INT64: s->ints[at + i] = (int64_t)le64(p); break;
-        case PQ_FLOAT: { uint32_t b = le32(p); float f; memcpy(&f, &b, 4); s->reals[at + i] = f; break; }
-        case PQ_DOUBLE: { uint64_t b = le64(p); double d; memcpy(&d, &b, 8); s->reals[at + i] = d; break; }
+        case PQ_INT32: s->ints[at + i] = (int32_t)get_le32(p); break;
+        case PQ_INT64: s->ints[at + i] = (int64_t)get_le64(p); break;
+        case PQ_FLOAT: { uint32_t b = get_le32(p); float f; memcpy(&f, &b, 4); s->reals[at + i] = f; break; }
+        case PQ_DOUBLE: { uint64_t b = get_le64(p); double d; memcpy(&d, &b, 8); s->reals[at + i] = d; break; }
         default: s->bytes[at + i].p = p; s->bytes[at + i].len = (uint32_t)w; break;
         }
     }
@@ -538,7 +535,7 @@ static void decode_values(chunk_reader *cr, cursor *c, int encoding, const uint3
         if (cr->col->type != PQ_BOOLEAN) { c->error = "RLE encoding for a non-boolean column"; break; }
         else {
             if (c->n - c->pos < PLAIN_LENGTH_BYTES) { c->error = "RLE booleans without their length"; break; }
-            uint32_t len = le32(c->p + c->pos);
+            uint32_t len = get_le32(c->p + c->pos);
             c->pos += PLAIN_LENGTH_BYTES;
             if (len > c->n - c->pos) { c->error = "RLE booleans run past the page"; break; }
             cursor sub = {c->p + c->pos, len, 0, NULL};
@@ -605,7 +602,7 @@ static const char *read_data_page(chunk_reader *cr, const page_header *h, const 
                 return "definition levels not RLE-encoded (BIT_PACKED levels are not supported)";
             }
             if (n < PLAIN_LENGTH_BYTES) { free(levels); return "definition levels without their length"; }
-            uint32_t len = le32(data);
+            uint32_t len = get_le32(data);
             if (len > n - PLAIN_LENGTH_BYTES) { free(levels); return "definition levels run past the page"; }
             cursor lc = {data + PLAIN_LENGTH_BYTES, len, 0, NULL};
             rle_decode(&lc, 1, levels, count);

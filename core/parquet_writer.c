@@ -89,7 +89,7 @@ pq_writer *pq_writer_new(const char *name, pq_emit_fn emit_fn, void *ctx)
     return w;
 }
 
-static void put_le32(wbuf *b, uint32_t v)
+static void buf_put_le32(wbuf *b, uint32_t v)
 {
     char le[4] = {(char)v, (char)(v >> 8), (char)(v >> 16), (char)(v >> 24)};
     buf_append(b, le, 4);
@@ -114,7 +114,7 @@ static void finish_page(pq_writer *w, int c)
             for (size_t k = 0; k < 8 && g * 8 + k < col->page_rows; k++) byte |= (uint8_t)(col->defined[g * 8 + k] << k);
             buf_putc(&levels, (char)byte);
         }
-        put_le32(raw, (uint32_t)levels.len);
+        buf_put_le32(raw, (uint32_t)levels.len);
         buf_append(raw, levels.data, levels.len);
         buf_free(&levels);
     }
@@ -208,7 +208,7 @@ static void add_null(pq_writer *w, int c)
 static void add_bytes(pq_writer *w, int c, const char *p, size_t n)
 {
     column *col = begin_cell(w, c, true);
-    put_le32(&col->values, (uint32_t)n);
+    buf_put_le32(&col->values, (uint32_t)n);
     if (n) buf_append(&col->values, p, n);
     w->group_bytes += (int64_t)(n + LEN_PREFIX);
     end_cell(w, c);

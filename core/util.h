@@ -32,6 +32,44 @@ void *xcalloc_huge(size_t count, size_t size);
  * of 4 KiB ones). Free with free(); realloc() works on it. */
 void *xmalloc_huge(size_t n);
 
+/* Little- and big-endian integers at p, whatever the host's byte order or
+ * p's alignment (file formats: shards, id streams, Parquet, gzip). */
+static inline void put_le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void put_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t get_le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get_le64(const uint8_t *p)
+{
+    return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+static inline uint32_t get_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 /* ASCII lower case of byte c: 'A'-'Z' only, other bytes unchanged (tolower()
  * of the "C" locale, which winnow never leaves, without the call). */
 static inline unsigned char ascii_lower(unsigned char c)

@@ -100,7 +100,7 @@ void pii_scratch_free(pii_scratch *s)
  * 100.64/10; 192.0.0.9 and 192.0.0.10 are the private list's exceptions). */
 static bool ipv4_is_global(const unsigned char a[4])
 {
-    uint32_t x = (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3];
+    uint32_t x = get_be32(a);
     static const uint32_t global_exceptions[] = {0xC0000009, 0xC000000A};
     for (size_t i = 0; i < sizeof global_exceptions / sizeof global_exceptions[0]; i++)
         if (x == global_exceptions[i]) return true;

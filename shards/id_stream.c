@@ -20,7 +20,6 @@ static size_t read_full(winput *in, void *dst, size_t n)
     return got;
 }
 
-static uint32_t le32(const uint8_t *b) { return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24; }
 
 #define READ_CHUNK_IDS (1u << 16)
 /* A document is delivered once the gzip member or zstd frame its last byte
@@ -129,7 +128,7 @@ id_stream_step id_stream_next(id_stream *s, wstats *st)
     s->n = 0;
     uint8_t head[4];
     size_t got = read_full(s->in, head, 4);
-    uint32_t count = got == 4 ? le32(head) : 0;
+    uint32_t count = got == 4 ? get_le32(head) : 0;
     if (got == 4) read_ids(s, count);
     bool whole = got == 4 && s->n == count;
     uint64_t read_bytes = got + 4 * (uint64_t)s->n, at;
@@ -146,7 +145,7 @@ id_stream_step id_stream_next(id_stream *s, wstats *st)
         stats_fail(st, s->cut_kind);
         return ID_STREAM_BAD;
     }
-    for (size_t i = 0; i < s->n; i++) s->ids[i] = le32((const uint8_t *)&s->ids[i]); /* the stream is little-endian */
+    for (size_t i = 0; i < s->n; i++) s->ids[i] = get_le32((const uint8_t *)&s->ids[i]); /* the stream is little-endian */
     return ID_STREAM_DOC;
 }
 

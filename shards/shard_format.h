@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/util.h" /* put_le16/32/64, get_le16/32/64 */
+
 #define SHARD_FORMAT_VERSION 1
 #define SHARD_FORMAT_NAME "winnow-shards"
 #define SHARD_MANIFEST "manifest.json"
@@ -45,36 +47,5 @@
 #define SHARD_INDEX_VERSION 1
 #define SHARD_INDEX_HEADER_BYTES 32 /* magic, u32 version, u32 flags, u64 documents, u64 tokens */
 #define SHARD_INDEX_CONTINUES 1u    /* flag: the first entry ends a document begun in the previous shard */
-
-static inline void put_le16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static inline void put_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static inline void put_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static inline uint16_t get_le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static inline uint32_t get_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline uint64_t get_le64(const uint8_t *p)
-{
-    return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
-}
 
 #endif

@@ -161,9 +161,7 @@ hf_charsmap *hf_charsmap_load(const hj_node *node, const char *path, wbuf *err)
         m->nunits = trie_bytes / UNIT_BYTES;
         m->units = xmalloc(m->nunits * sizeof *m->units);
         for (size_t i = 0; i < m->nunits; i++) /* little-endian units */
-            m->units[i] = (uint32_t)blob[TRIE_SIZE_BYTES + 4 * i] | (uint32_t)blob[TRIE_SIZE_BYTES + 4 * i + 1] << 8 |
-                          (uint32_t)blob[TRIE_SIZE_BYTES + 4 * i + 2] << 16 |
-                          (uint32_t)blob[TRIE_SIZE_BYTES + 4 * i + 3] << 24;
+            m->units[i] = get_le32((const uint8_t *)blob + TRIE_SIZE_BYTES + 4 * i);
         m->pool = xmalloc(pool_len + 1);
         memcpy(m->pool, pool, pool_len);
         m->pool[pool_len] = 0;

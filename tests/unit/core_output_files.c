@@ -19,6 +19,7 @@
 
 #include "core/buf.h"
 #include "core/output.h"
+#include "core/util.h"
 #include "tests/tap.h"
 
 #define FHD_CHECKSUM_FLAG 0x04 /* RFC 8878 3.1.1.1.1, bit 2 */
@@ -34,7 +35,6 @@ static void slurp(const char *path, wbuf *out)
     if (f) fclose(f);
 }
 
-static unsigned le32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (unsigned)p[3] << 24; }
 
 /* Temporaries (NAME.tmp.PID) left in dir. */
 static int temporaries(const char *dir)
@@ -71,7 +71,7 @@ int main(void)
     for (size_t pos = 0; pos + 5 < z.len;) {
         const unsigned char *f = (const unsigned char *)z.data + pos;
         size_t fsize = ZSTD_findFrameCompressedSize(f, z.len - pos);
-        if (ZSTD_isError(fsize) || le32(f) != FRAME_MAGIC) break;
+        if (ZSTD_isError(fsize) || get_le32(f) != FRAME_MAGIC) break;
         frames++;
         flagged += (f[4] & FHD_CHECKSUM_FLAG) != 0;
         unsigned long long content = ZSTD_getFrameContentSize(f, fsize);
@@ -81,7 +81,7 @@ int main(void)
         size_t got = ZSTD_decompress(plain.data, cap, f, fsize);
         if (!ZSTD_isError(got)) {
             content_total += got;
-            summed += (unsigned)(XXH64(plain.data, got, 0) & 0xffffffffu) == le32(f + fsize - 4);
+            summed += (unsigned)(XXH64(plain.data, got, 0) & 0xffffffffu) == get_le32(f + fsize - 4);
         }
         buf_free(&plain);
         pos += fsize;

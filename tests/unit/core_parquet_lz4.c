@@ -154,7 +154,6 @@ static bool data_page(const uint8_t *bytes, size_t n, const char *file, const ch
     return page_at(bytes, n, at, p);
 }
 
-static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
 /* The Hadoop frames of a page's data: how many, their decoded sizes summed;
  * -1 when the data is no run of whole frames. */
@@ -164,8 +163,8 @@ static int hadoop_frames(const uint8_t *body, size_t n, uint64_t *decoded)
     size_t at = 0;
     *decoded = 0;
     while (n - at >= 8) {
-        *decoded += be32(body + at);
-        uint32_t compressed = be32(body + at + 4);
+        *decoded += get_be32(body + at);
+        uint32_t compressed = get_be32(body + at + 4);
         if (compressed > n - at - 8) return -1;
         at += 8 + compressed;
         frames++;
