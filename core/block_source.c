@@ -97,8 +97,7 @@ struct block_source {
     uint64_t ahead, ahead_limit, unit_max;
     uint64_t reserved; /* decoded bytes the units being decoded are expected to make */
     int status;
-    int lost_members; /* damaged members that gave no output (input_lost_members) */
-    int64_t lost_rows; /* rows of unreadable Parquet row groups (input_lost_rows) */
+    input_losses lost; /* what the inputs lost that no line shows (input_add_losses) */
     bool closing;
 };
 
@@ -212,8 +211,8 @@ static void push_piece(block_source *s, src_input *in, char *mem, size_t len)
 static void decode_serial(block_source *s, src_input *in)
 {
     winput *w = in->from_raw ? input_open_at(in->path, in->from_raw, in->from_decoded) : input_open(in->path);
-    int failed = !w, lost = 0;
-    int64_t lost_rows = 0;
+    int failed = !w;
+    input_losses lost = {0};
     while (w && !stopping(s)) {
         char *mem = xmalloc(UNIT_HEADROOM + s->decoded_bytes + 1);
         size_t len = input_read(w, mem + UNIT_HEADROOM, s->decoded_bytes);
@@ -225,14 +224,14 @@ static void decode_serial(block_source *s, src_input *in)
     }
     if (w) {
         failed = input_errors(w) > 0;
-        lost = input_lost_members(w);
-        lost_rows = input_lost_rows(w);
+        input_add_losses(&lost, w);
         input_close(w);
     }
     pthread_mutex_lock(&s->lock);
     if (failed) s->status = EXIT_FATAL;
-    s->lost_members += lost;
-    s->lost_rows += lost_rows;
+    s->lost.members += lost.members;
+    s->lost.damaged_rows += lost.damaged_rows;
+    s->lost.unusable_rows += lost.unusable_rows;
     in->finished = true;
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);
@@ -636,18 +635,10 @@ void block_source_release(block_source *s, source_block *b)
     b->owned = b->input = NULL;
 }
 
-int block_source_lost_members(block_source *s)
+input_losses block_source_losses(block_source *s)
 {
     pthread_mutex_lock(&s->lock);
-    int lost = s->lost_members;
-    pthread_mutex_unlock(&s->lock);
-    return lost;
-}
-
-int64_t block_source_lost_rows(block_source *s)
-{
-    pthread_mutex_lock(&s->lock);
-    int64_t lost = s->lost_rows;
+    input_losses lost = s->lost;
     pthread_mutex_unlock(&s->lock);
     return lost;
 }

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/input.h"
+
 typedef struct block_source block_source;
 
 /* One block: whole lines separated by '\n'; only the last block of a file
@@ -53,16 +55,10 @@ void block_source_prefault(const source_block *b, const char *lo, const char *hi
  * in again). */
 void block_source_release(block_source *s, source_block *b);
 
-/* Damaged compressed members that gave no output in the inputs read to their
- * end (input_lost_members): each lost at least one document no line shows,
- * which readers count as one failed `damaged_member`. Called once
- * block_source_next has returned false. */
-int block_source_lost_members(block_source *s);
-
-/* Rows of unreadable Parquet row groups in the inputs read to their end
- * (input_lost_rows): readers count each as one failed `damaged_row_group`.
- * Called once block_source_next has returned false. */
-int64_t block_source_lost_rows(block_source *s);
+/* What the inputs read to their end lost that no line shows
+ * (input_add_losses), for the reader to count (input_count_losses). Called
+ * once block_source_next has returned false. */
+input_losses block_source_losses(block_source *s);
 
 /* Waits for the decoding threads and frees s; returns 0, or 2 when an input
  * could not be opened or read or held damaged compressed data. Every block

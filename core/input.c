@@ -72,7 +72,8 @@ struct winput {
     uint64_t member_raw_start; /* and its compressed offset */
     char tail;             /* the last decoded byte (0 before the first) */
     int lost_members;      /* damage that cut no partial line: see input_lost_members() */
-    int64_t lost_rows;     /* rows of unreadable Parquet row groups: see input_lost_rows() */
+    int64_t lost_rows;     /* rows of unreadable Parquet row groups: see input_losses */
+    int64_t unusable_rows; /* rows of a Parquet file with no readable text column (input_losses) */
     bool binary;           /* records are not lines: no '\n' after damage (input_set_binary) */
     uint64_t checked;      /* decoded offset where the last gzip member or zstd frame ended whole */
     uint64_t *damage;      /* decoded offsets where a damaged member's partial output ends */
@@ -589,7 +590,7 @@ winput *input_open(const char *path)
         in->zd_in_frame = true;
     } else if (has_prefix(p, n, PARQUET_MAGIC, 4)) {
         in->codec = CODEC_PARQUET;
-        in->pq = pq_jsonl_open(fd, in->raw, in->raw_len, in->name);
+        in->pq = pq_jsonl_open(fd, in->raw, in->raw_len, in->name, &in->unusable_rows);
         in->raw_pos = in->raw_len; /* the Parquet reader has the file from its start */
         if (!in->pq) {
             in->errors++;
@@ -755,7 +756,19 @@ uint64_t input_raw_offset(const winput *in) { return in->raw_consumed; }
 input_codec input_get_codec(const winput *in) { return in->codec; }
 int input_errors(const winput *in) { return in->errors; }
 int input_lost_members(const winput *in) { return in->lost_members; }
-int64_t input_lost_rows(const winput *in) { return in->lost_rows; }
+void input_add_losses(input_losses *sum, const winput *in)
+{
+    sum->members += in->lost_members;
+    sum->damaged_rows += in->lost_rows;
+    sum->unusable_rows += in->unusable_rows;
+}
+
+void input_count_losses(wstats *st, const input_losses *l)
+{
+    stats_lost(st, "damaged_member", (uint64_t)l->members);
+    stats_lost(st, "damaged_row_group", (uint64_t)l->damaged_rows);
+    stats_lost(st, "no_text_column", (uint64_t)l->unusable_rows);
+}
 
 void input_set_binary(winput *in) { in->binary = true; }
 

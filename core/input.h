@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/stats.h"
+
 typedef struct winput winput;
 
 typedef enum { CODEC_PLAIN, CODEC_GZIP, CODEC_ZSTD, CODEC_OTHER, CODEC_PARQUET } input_codec;
@@ -78,13 +80,23 @@ int input_errors(const winput *in);
  * count one failed record (`damaged_member`) for each. */
 int input_lost_members(const winput *in);
 
-/* Rows of a Parquet input's row groups that could not be read (each group
- * reported, and counted in input_errors): readers count each row as one
- * failed record (`damaged_row_group`). Not lumped in with the lost members:
- * a lost member lost an unknown number of records, counted as one, while a
- * row group's rows are known exactly from the footer, and the name says
- * which kind of input lost them. */
-int64_t input_lost_rows(const winput *in);
+/* What inputs lost that no line shows, as readers count it: each lost
+ * member one failed `damaged_member`; each row of a Parquet row group that
+ * could not be read (reported, and counted in input_errors) one failed
+ * `damaged_row_group`; each row of a Parquet file whose text column is
+ * missing or not a flat string (the whole file refused) one failed
+ * `no_text_column`. Not lumped together: a lost member lost an unknown
+ * number of records, counted as one, while rows are known exactly from the
+ * footer, and the name says which kind of input lost them. */
+typedef struct {
+    int64_t members, damaged_rows, unusable_rows;
+} input_losses;
+
+/* Adds in's losses to sum. */
+void input_add_losses(input_losses *sum, const winput *in);
+
+/* Counts l in st: each lost document one more in, failed by its kind. */
+void input_count_losses(wstats *st, const input_losses *l);
 
 /* Makes in a binary input (call before the first read): damage inserts no
  * '\n', and every place where damage skipped bytes is remembered for

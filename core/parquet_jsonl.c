@@ -263,8 +263,9 @@ static int plan_columns(pq_jsonl *j)
     return 0;
 }
 
-pq_jsonl *pq_jsonl_open(int fd, const uint8_t *head, size_t head_len, const char *name)
+pq_jsonl *pq_jsonl_open(int fd, const uint8_t *head, size_t head_len, const char *name, int64_t *unusable_rows)
 {
+    *unusable_rows = 0;
     wbuf err = WBUF_INIT;
     pq_file *f = pq_open_fd(fd, head, head_len, name, &err);
     if (!f) {
@@ -276,6 +277,7 @@ pq_jsonl *pq_jsonl_open(int fd, const uint8_t *head, size_t head_len, const char
     pq_jsonl *j = xcalloc(1, sizeof *j);
     j->f = f;
     if (plan_columns(j) != 0) {
+        *unusable_rows = pq_num_rows(f);
         pq_jsonl_close(j);
         return NULL;
     }

@@ -26,8 +26,10 @@ void parquet_set_threads(int threads);
 typedef struct pq_jsonl pq_jsonl;
 
 /* Opens fd (head_len bytes already read from it, see pq_open_fd). Prints why
- * and returns NULL when the file cannot be read as documents. */
-pq_jsonl *pq_jsonl_open(int fd, const uint8_t *head, size_t head_len, const char *name);
+ * and returns NULL when the file cannot be read as documents; *unusable_rows
+ * is then the rows its footer counts when the footer could be read (no text
+ * column, or one that is not a flat string), else 0. */
+pq_jsonl *pq_jsonl_open(int fd, const uint8_t *head, size_t head_len, const char *name, int64_t *unusable_rows);
 
 /* The next block of whole JSON lines; false at the end. A row group that
  * fails is reported (file, offset, row group, rows lost) and counted. */

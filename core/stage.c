@@ -471,19 +471,6 @@ static void finish_batch(engine *e, sink *s, stage_batch *b)
     progress_add((uint64_t)b->n, bytes);
 }
 
-/* Damaged compressed members that left no partial line each lost at least
- * one document no line shows: one failed `damaged_member` each; each row of
- * an unreadable Parquet row group one failed `damaged_row_group`
- * (input_lost_rows). Called once the writer thread is done with s. */
-static void count_lost(sink *s, int lost_members, int64_t lost_rows)
-{
-    for (int k = lost_members; k > 0; k--) {
-        s->stats.in++;
-        stats_fail(&s->stats, "damaged_member");
-    }
-    stats_lost(&s->stats, "damaged_row_group", (uint64_t)lost_rows);
-}
-
 /* Opens input f of o (stdin when there are none); NULL, with status set, when it cannot. */
 static winput *open_nth(const stage_opts *o, int f, int *status)
 {
@@ -653,8 +640,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     rd.writer = pool_create(1, WRITER_DEPTH, writer_work, &e);
     input_set_threads(o->threads);
     rd.spare = xcalloc((size_t)depth + WRITER_DEPTH + 1, sizeof *rd.spare);
-    int lost_members = 0;
-    int64_t lost_rows = 0;
+    input_losses lost = {0}; /* counted once the writer thread is done with s */
     int status = EXIT_OK;
     wbuf carry = WBUF_INIT; /* a line begun in the previous block */
     progress_start(ops->name, o->quiet);
@@ -681,8 +667,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
             read_stream(&rd, in, batch_bytes, &carry);
         }
         if (input_errors(in)) status = EXIT_FATAL;
-        lost_members += input_lost_members(in);
-        lost_rows += input_lost_rows(in);
+        input_add_losses(&lost, in);
         input_close(in);
     }
     while (!pool_empty(rd.pool)) to_writer(&rd);
@@ -691,7 +676,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     if (e.times) times_of_workers(&e, nworkers, workers_start, clock_ns());
     pool_destroy(rd.writer);
     if (atomic_load(&e.read_errors)) status = EXIT_FATAL;
-    count_lost(&s, lost_members, lost_rows);
+    input_count_losses(&s.stats, &lost);
     progress_stop();
     for (int i = 0; i < rd.nspare; i++) batch_free(rd.spare[i]);
     free(rd.spare);

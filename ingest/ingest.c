@@ -670,7 +670,8 @@ static void read_input(ingest_reader *r, winput *in)
     ingest_batch *b = ingest_batch_current(r);
     b->stats.bytes_in += input_offset(in);
     if (input_errors(in)) stats_add(&b->stats, "damaged_streams", (double)input_errors(in));
-    for (int k = input_lost_members(in); k > 0; k--) count_failure(r, "damaged_member");
-    stats_lost(&b->stats, "damaged_row_group", (uint64_t)input_lost_rows(in));
+    input_losses lost = {0};
+    input_add_losses(&lost, in);
+    input_count_losses(&b->stats, &lost);
     input_close(in);
 }

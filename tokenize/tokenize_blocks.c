@@ -1273,15 +1273,10 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
     pthread_join(c.scanner, NULL);
     pthread_join(c.writer, NULL);
     progress_stop();
-    int lost = block_source_lost_members(c.src);
-    int64_t lost_rows = block_source_lost_rows(c.src);
+    input_losses lost = block_source_losses(c.src);
     int status = block_source_close(c.src);
     stats_merge(&c.stats, &c.scan_stats);
-    for (; lost > 0; lost--) { /* as the engine path counts them (core/stage.c) */
-        c.stats.in++;
-        stats_fail(&c.stats, "damaged_member");
-    }
-    stats_lost(&c.stats, "damaged_row_group", (uint64_t)lost_rows);
+    input_count_losses(&c.stats, &lost);
     if (c.out) {
         c.stats.bytes_out = output_bytes(c.out);
         output_close(c.out);

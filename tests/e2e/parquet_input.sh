@@ -9,7 +9,9 @@
 # the same rows fed as JSON Lines. Damaged files: an error naming file and
 # offset, exit status 2, never a crash; the rows of a damaged row group are
 # failed records (damaged_row_group) in every stage's --stats and in the
-# report of winnow run, the other row groups' rows read.
+# report of winnow run, the other row groups' rows read; a file refused whole
+# (its text column missing or not a string) loses its rows as failed
+# no_text_column.
 . "$(dirname "$0")/../lib.sh"
 FX=$(cd "$(dirname "$0")/../parquet/fixtures" && pwd)
 DOLMA=$SHARED/jsonl/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz
@@ -147,6 +149,23 @@ $WINNOW filter -q --text-column body "$FX/fineweb.parquet" > /dev/null 2> "$TMP/
 is $? 2 "a missing text column: exit status 2"
 grep -q "fineweb.parquet: no column 'body' (columns: text, id, dump, url, date, file_path, language, language_score, token_count)" "$TMP/err"
 is $? 0 "naming the file and its columns"
+# a file refused whole (no such text column, or one that is not a string) loses the
+# rows its footer counts: each one failed no_text_column, in every stage's --stats
+refused_rows() { # NAME COLUMN COMMAND...: run on fineweb.parquet (400 rows) with --text-column COLUMN
+    name=$1; column=$2; shift 2
+    "$@" --text-column "$column" --stats "$TMP/s.json" "$FX/fineweb.parquet" > /dev/null 2> /dev/null
+    is "$? $($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["in"], d["out"] + d["dropped"], d["failed"], d["failed_by_kind"], d["balanced"])' "$TMP/s.json")" \
+        "2 400 0 400 {'no_text_column': 400} True" "$name --text-column $column: the 400 rows are in, each failed no_text_column"
+}
+refused_rows ingest body $WINNOW ingest -q
+refused_rows filter token_count $WINNOW filter -q -j2
+refused_rows dedup body $WINNOW dedup -q -j2
+case ${BUILD:-} in
+*build-asan*) echo "# tokenize skipped under ASan (loading a vocabulary takes minutes)" ;;
+*)
+    refused_rows tokenize body $WINNOW tokenize -q -j2 --encoding gpt2 --vocab "$SHARED/vocab/tiktoken/r50k_base.tiktoken"
+    refused_rows "tokenize, the block path" token_count env WINNOW_TOKENIZE_BLOCKS=cpu $WINNOW tokenize -q -j2 --encoding gpt2 --vocab "$SHARED/vocab/tiktoken/r50k_base.tiktoken" ;;
+esac
 
 # ---- damaged files ----
 size=$(wc -c < "$FX/fineweb.parquet")

@@ -99,7 +99,7 @@ static void capture_end(wbuf *err)
 }
 
 /* Damaged members or frames that gave no output, as the last read_serial or
- * read_blocks counted them (input_lost_members, block_source_lost_members). */
+ * read_blocks counted them (input_lost_members, block_source_losses). */
 static int lost_members;
 
 /* The serial decoder's bytes, warnings and exit status. */
@@ -151,7 +151,7 @@ static int read_blocks(char **paths, int n, int decoders, size_t decoded, size_t
         have_prev = true;
         block_source_release(s, &b);
     }
-    lost_members = block_source_lost_members(s);
+    lost_members = (int)block_source_losses(s).members;
     int status = block_source_close(s);
     capture_end(err);
     return status;
