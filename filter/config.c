@@ -98,6 +98,20 @@ int filter_config_count(void) { return nsettings; }
 const char *filter_config_name(int i) { return settings[i].name; }
 bool filter_config_is_bool(int i) { return settings[i].kind == K_BOOL; }
 
+/* The index of the setting named key ('_' or '-' alike), or -1. */
+static int setting_index(const char *key)
+{
+    for (int i = 0; i < nsettings; i++)
+        if (option_name_equal(settings[i].name, key)) return i;
+    return -1;
+}
+
+bool filter_config_repeatable(const char *key)
+{
+    int i = setting_index(key);
+    return i >= 0 && settings[i].kind == K_LIST;
+}
+
 static int set_value(filter_config *c, const setting *s, const char *value, char *err, size_t errlen)
 {
     char *field = (char *)c + s->offset;
@@ -138,8 +152,8 @@ static int set_value(filter_config *c, const setting *s, const char *value, char
 
 int filter_config_set(filter_config *c, const char *key, const char *value, char *err, size_t errlen)
 {
-    for (int i = 0; i < nsettings; i++)
-        if (option_name_equal(settings[i].name, key)) return set_value(c, &settings[i], value, err, errlen);
+    int i = setting_index(key);
+    if (i >= 0) return set_value(c, &settings[i], value, err, errlen);
     snprintf(err, errlen, "unknown setting '%s'", key);
     return -1;
 }
@@ -175,6 +189,7 @@ int filter_config_read(filter_config *c, FILE *f, const char *path, char *err, s
     char *line = NULL;
     size_t cap = 0;
     int lineno = 0, rc = 0;
+    int *first_line = xcalloc((size_t)nsettings, sizeof *first_line); /* a setting given twice is refused */
     ssize_t len;
     while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
         lineno++;
@@ -194,13 +209,21 @@ int filter_config_read(filter_config *c, FILE *f, const char *path, char *err, s
             break;
         }
         *eq = 0;
-        char why[256];
-        if (filter_config_set(c, trim(s), trim(eq + 1), why, sizeof why)) {
+        char *key = trim(s), why[256];
+        int i = setting_index(key);
+        if (i >= 0 && settings[i].kind != K_LIST && first_line[i]) {
+            snprintf(err, errlen, "%s: line %d: '%s' is given twice (first at line %d)", path, lineno, key, first_line[i]);
+            rc = -1;
+            break;
+        }
+        if (i >= 0) first_line[i] = lineno;
+        if (filter_config_set(c, key, trim(eq + 1), why, sizeof why)) {
             snprintf(err, errlen, "%s: line %d: %s", path, lineno, why);
             rc = -1;
         }
     }
     free(line);
+    free(first_line);
     return rc;
 }
 

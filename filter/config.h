@@ -87,7 +87,8 @@ int filter_config_set(filter_config *c, const char *key, const char *value, char
 int filter_config_set_option(filter_config *c, const char *name, const char *value, char *err, size_t errlen);
 
 /* Reads `key = value` lines ('#' comments) from f into c. Returns 0, or -1
- * with "PATH: line N: what" in err at the first bad line. */
+ * with "PATH: line N: what" in err at the first bad line (a setting that is
+ * not repeatable given a second time is one). */
 int filter_config_read(filter_config *c, FILE *f, const char *path, char *err, size_t errlen);
 
 /* Reads a `key = value` file into c; exits with status 1 naming the file and
@@ -100,6 +101,11 @@ void filter_config_load(filter_config *c, const char *path);
 int filter_config_count(void);
 const char *filter_config_name(int i);
 bool filter_config_is_bool(int i);
+
+/* True when key names a setting that may be given more than once, its
+ * values adding up (--classifier, --keep); any other setting given twice in
+ * a config file or a pipeline section is refused. */
+bool filter_config_repeatable(const char *key);
 
 /* Prints every setting with its default and help, one per line. */
 void filter_config_print_help(FILE *f);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "filter/config.h"
 
 #define MAX_TASKS 1000000
 /* The UTF-8 byte order mark some editors put first: not part of the first line's key. */
@@ -109,6 +110,14 @@ static void add_option(pl_section *s, const char *key, const char *value, int li
         s->opts = xrealloc(s->opts, (size_t)s->cap * sizeof *s->opts);
     }
     s->opts[s->n++] = (pl_option){xstrdup(key), value ? xstrdup(value) : NULL, line};
+}
+
+/* The option of s named key ('_' or '-' alike), or NULL. */
+static const pl_option *find_option(const pl_section *s, const char *key)
+{
+    for (int i = 0; i < s->n; i++)
+        if (option_name_equal(s->opts[i].key, key)) return &s->opts[i];
+    return NULL;
 }
 
 /* Applies one key of the [pipeline] part. */
@@ -256,6 +265,10 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
         for (size_t k = 0; k < sizeof reserved_keys / sizeof *reserved_keys; k++)
             if (!slurm_section(cur->name) && !strcmp(key, reserved_keys[k]))
                 rc = fail_msg(err, errlen, "%s: [%s] %s is set by the pipeline itself", where, cur->name, key);
+        const pl_option *before = find_option(cur, key); /* last-wins would hide a mistake */
+        if (before && !(strcmp(cur->name, "filter") == 0 && filter_config_repeatable(key)))
+            rc = fail_msg(err, errlen, "%s: [%s] '%s' is given twice (first at line %d)", where, cur->name, key,
+                          before->line);
         char *file_value = file_option_value(c->base_dir, cur->name, key, value);
         add_option(cur, key, file_value ? file_value : value, lineno);
         free(file_value);

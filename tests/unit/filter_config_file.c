@@ -114,8 +114,27 @@ static void test_error_line_numbers(void)
     filter_config_free(&c);
 }
 
+/* A setting given twice in one file is refused (which one was meant is a
+ * guess), but for the lists, which gain an entry each time. */
+static void test_repeated_settings(void)
+{
+    filter_config c;
+    filter_config_defaults(&c);
+    char err[256] = "";
+    ok(read_text(&c, "gopher_min_words = 5\n# again\ngopher-min-words = 7\n", err, sizeof err) != 0,
+       "a setting given twice is an error");
+    is_str(err, "t.conf: line 3: 'gopher-min-words' is given twice (first at line 1)", "naming both lines");
+    filter_config_free(&c);
+    filter_config_defaults(&c);
+    err[0] = 0;
+    ok(read_text(&c, "keep = q:a >= 0.1\nkeep = q:b >= 0.2\n", err, sizeof err) == 0, "a list given twice is read: %s", err);
+    is_str(c.keep, "q:a >= 0.1\nq:b >= 0.2", "with both entries");
+    filter_config_free(&c);
+}
+
 int main(void)
 {
+    test_repeated_settings();
     test_not_a_number();
     test_print_reads_back();
     test_error_line_numbers();

@@ -140,6 +140,13 @@ int main(void)
         {"input = a\nwork = w\nwork = v\noutput = o\n", "bad.ini:3: 'work' is given twice (first at line 2)"},
         {"input = a\nwork = w\noutput = o\ntasks = 2\n[pipeline]\ntasks = 3\n", "bad.ini:6: 'tasks' is given twice (first at line 4)"},
         {"input = a\nwork = w\noutput = o\n[pipeline]\n[filter]\n[pipeline]\n", "bad.ini:6: section [pipeline] appears twice"},
+        /* so is a stage's setting ('-' and '_' alike), but for the filter's repeatable lists (classifier, keep) */
+        {"input = a\nwork = w\noutput = o\n[filter]\ngopher-min-words = 5\ngopher_min_words = 50\n",
+         "bad.ini:6: [filter] 'gopher_min_words' is given twice (first at line 5)"},
+        {"input = a\nwork = w\noutput = o\n[tokenize]\nencoding = gpt2\n\nencoding = o200k_base\n",
+         "bad.ini:7: [tokenize] 'encoding' is given twice (first at line 5)"},
+        {"input = a\nwork = w\noutput = o\n[slurm.docs]\ngres = gpu:1\ngres = gpu:2\n",
+         "bad.ini:6: [slurm.docs] 'gres' is given twice (first at line 5)"},
         /* Slurm settings winnow slurm cannot honour: a concurrency that is no plain number (it becomes
          * --array=0-N%CONCURRENCY) or none at all; an array of the user's (a second --array line
          * would replace the one that runs a task per rank) */
