@@ -1,5 +1,6 @@
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -154,6 +155,29 @@ bool option_name_equal(const char *a, const char *b)
         if (x != y) return false;
     }
     return *a == *b;
+}
+
+char *trim_space(char *s)
+{
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
+    return s;
+}
+
+void trim_blanks(const char **p, size_t *n)
+{
+    while (*n && (**p == ' ' || **p == '\t')) (*p)++, (*n)--;
+    while (*n && ((*p)[*n - 1] == ' ' || (*p)[*n - 1] == '\t' || (*p)[*n - 1] == '\r')) (*n)--;
+}
+
+void cut_comment(char *s, const char *markers)
+{
+    for (char *p = s; *p; p++)
+        if (strchr(markers, *p) && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
+            *p = 0;
+            return;
+        }
 }
 
 char *read_file(const char *path, size_t *len)

@@ -120,4 +120,16 @@ bool option_name_equal(const char *a, const char *b);
 /* Parses a non-negative integer with optional k/M/G suffix (powers of 1000); -1 when malformed. */
 long long parse_count(const char *s);
 
+/* s without the white space (isspace) at both ends: the end is cut in place. */
+char *trim_space(char *s);
+
+/* Narrows p[0..*n) to leave out spaces and tabs at both ends and carriage
+ * returns at the end (a header line's value). */
+void trim_blanks(const char **p, size_t *n);
+
+/* Cuts a config line s at its comment: a byte of markers that starts the
+ * line or follows a space or tab (so "x = data.gz   # a glob" is the value
+ * alone, while a value such as "a#b" keeps its '#'). */
+void cut_comment(char *s, const char *markers);
+
 #endif

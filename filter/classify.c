@@ -53,14 +53,6 @@ struct classify_scratch {
     wbuf json;
 };
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s)) s++;
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
-    return s;
-}
-
 static int find_classifier(const classifiers *cs, const char *name)
 {
     for (int i = 0; i < cs->n; i++)
@@ -74,7 +66,7 @@ static void add_classifier(classifiers *cs, char *entry)
     char *eq = strchr(entry, '=');
     if (!eq) dief(EXIT_USAGE, "classifier '%s': expected NAME=FILE", entry);
     *eq = 0;
-    char *name = trim(entry), *path = trim(eq + 1);
+    char *name = trim_space(entry), *path = trim_space(eq + 1);
     if (!*name || strpbrk(name, ": \t\"\\") || !*path)
         dief(EXIT_USAGE, "classifier '%s=%s': expected NAME=FILE, NAME without ':', quotes or blanks", name, path);
     if (find_classifier(cs, name) >= 0) dief(EXIT_USAGE, "classifier '%s' is named twice", name);
@@ -97,16 +89,16 @@ static void add_rule(classifiers *cs, char *entry)
     keep_rule r;
     size_t oplen = opp[1] == '=' ? 2 : 1;
     r.op = opp[0] == '>' ? (oplen == 2 ? CMP_GE : CMP_GT) : (oplen == 2 ? CMP_LE : CMP_LT);
-    char *num = trim(opp + oplen), *end;
+    char *num = trim_space(opp + oplen), *end;
     errno = 0;
     r.threshold = strtod(num, &end);
     if (end == num || *end || errno || !isfinite(r.threshold))
         dief(EXIT_USAGE, "keep '%s': '%s' is not a number", entry, num);
     *opp = 0;
-    char *lhs = trim(entry), *colon = strchr(lhs, ':');
+    char *lhs = trim_space(entry), *colon = strchr(lhs, ':');
     if (!colon) dief(EXIT_USAGE, "keep '%s': expected NAME:LABEL before the comparison", lhs);
     *colon = 0;
-    char *name = trim(lhs), *label = trim(colon + 1);
+    char *name = trim_space(lhs), *label = trim_space(colon + 1);
     if ((r.classifier = find_classifier(cs, name)) < 0)
         dief(EXIT_USAGE, "keep: no classifier named '%s' (give it with --classifier %s=FILE)", name, name);
     classifier *c = &cs->c[r.classifier];
@@ -125,7 +117,7 @@ static void for_each_entry(classifiers *cs, const char *list, void (*add)(classi
 {
     char *copy = xstrdup(list ? list : ""), *save = NULL;
     for (char *e = strtok_r(copy, "\n", &save); e; e = strtok_r(NULL, "\n", &save))
-        if (*trim(e)) add(cs, trim(e));
+        if (*trim_space(e)) add(cs, trim_space(e));
     free(copy);
 }
 

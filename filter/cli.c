@@ -148,8 +148,13 @@ int cmd_filter(int argc, char **argv)
     }
     free(flags);
     if (print_config) {
-        filter_config_print(&config, stdout);
+        char err[256];
+        int rc = filter_config_print(&config, stdout, err, sizeof err);
         filter_config_free(&config);
+        if (rc) {
+            warnf("--print-config: %s", err);
+            return EXIT_USAGE;
+        }
         return EXIT_OK;
     }
 

@@ -176,14 +176,6 @@ void filter_config_free(filter_config *c)
         }
 }
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s)) s++;
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
-    return s;
-}
-
 int filter_config_read(filter_config *c, FILE *f, const char *path, char *err, size_t errlen)
 {
     char *line = NULL;
@@ -198,9 +190,8 @@ int filter_config_read(filter_config *c, FILE *f, const char *path, char *err, s
             rc = -1;
             break;
         }
-        char *hash = strchr(line, '#');
-        if (hash) *hash = 0;
-        char *s = trim(line);
+        cut_comment(line, "#"); /* at the line's start or after a space or tab: "a#b" keeps its '#' */
+        char *s = trim_space(line);
         if (!*s) continue;
         char *eq = strchr(s, '=');
         if (!eq) {
@@ -209,7 +200,7 @@ int filter_config_read(filter_config *c, FILE *f, const char *path, char *err, s
             break;
         }
         *eq = 0;
-        char *key = trim(s), why[256];
+        char *key = trim_space(s), why[256];
         int i = setting_index(key);
         if (i >= 0 && settings[i].kind != K_LIST && first_line[i]) {
             snprintf(err, errlen, "%s: line %d: '%s' is given twice (first at line %d)", path, lineno, key, first_line[i]);
@@ -217,7 +208,7 @@ int filter_config_read(filter_config *c, FILE *f, const char *path, char *err, s
             break;
         }
         if (i >= 0) first_line[i] = lineno;
-        if (filter_config_set(c, key, trim(eq + 1), why, sizeof why)) {
+        if (filter_config_set(c, key, trim_space(eq + 1), why, sizeof why)) {
             snprintf(err, errlen, "%s: line %d: %s", path, lineno, why);
             rc = -1;
         }
@@ -275,8 +266,38 @@ static void print_list(FILE *f, const char *name, const char *entries)
     }
 }
 
-void filter_config_print(const filter_config *c, FILE *f)
+/* True when a line `name = v[0..n)` reads back as that value: see filter_config_print. */
+static bool writable(const char *v, size_t n)
 {
+    if (n && (isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1]))) return false;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == '\n' || v[i] == '\r' || (v[i] == '#' && (i == 0 || v[i - 1] == ' ' || v[i - 1] == '\t')))
+            return false;
+    return true;
+}
+
+/* True when every entry of a list (one per line) is writable. */
+static bool list_writable(const char *entries)
+{
+    for (const char *p = entries; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        if (!writable(p, n)) return false;
+        p += n + (p[n] == '\n');
+    }
+    return true;
+}
+
+int filter_config_print(const filter_config *c, FILE *f, char *err, size_t errlen)
+{
+    for (int i = 0; i < nsettings; i++) {
+        const setting *s = &settings[i];
+        const char *v = *(char *const *)((const char *)c + s->offset);
+        if ((s->kind == K_STR && v && !writable(v, strlen(v))) || (s->kind == K_LIST && !list_writable(v))) {
+            snprintf(err, errlen, "%s: its value cannot be written in a config file (a line break, white space at "
+                     "its ends, or a '#' at its start or after a space, which starts a comment)", s->name);
+            return -1;
+        }
+    }
     for (int i = 0; i < nsettings; i++) {
         const setting *s = &settings[i];
         const char *field = (const char *)c + s->offset;
@@ -292,4 +313,5 @@ void filter_config_print(const filter_config *c, FILE *f)
         else
             fprintf(f, "%s = %s\n", s->name, *(char *const *)field ? *(char *const *)field : "");
     }
+    return 0;
 }

@@ -110,7 +110,10 @@ bool filter_config_repeatable(const char *key);
 /* Prints every setting with its default and help, one per line. */
 void filter_config_print_help(FILE *f);
 
-/* Prints c as a config file (the effective settings). */
-void filter_config_print(const filter_config *c, FILE *f);
+/* Prints c as a config file (the effective settings) that reads back as c.
+ * Returns 0, or -1 printing nothing, with the setting in err, when a value
+ * cannot be written on a config line: a line break, white space at its
+ * ends, or a '#' at its start or after a space or tab (a comment). */
+int filter_config_print(const filter_config *c, FILE *f, char *err, size_t errlen);
 
 #endif

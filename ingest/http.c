@@ -5,6 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/util.h"
+
 /* Length of "HTTP/" */
 #define HTTP_MAGIC_LEN 5
 
@@ -21,12 +23,6 @@ static bool next_line(const char *p, size_t n, size_t *i, const char **line, siz
     *line = start;
     *len = l;
     return true;
-}
-
-static void trim(const char **p, size_t *n)
-{
-    while (*n && (**p == ' ' || **p == '\t')) (*p)++, (*n)--;
-    while (*n && ((*p)[*n - 1] == ' ' || (*p)[*n - 1] == '\t' || (*p)[*n - 1] == '\r')) (*n)--;
 }
 
 /* Parses "HTTP/x.y NNN [reason]"; returns the status or -1. */
@@ -68,8 +64,8 @@ int http_parse_response(const char *p, size_t n, http_response *r)
         h->name_len = (size_t)(colon - line);
         h->value = colon + 1;
         h->value_len = len - h->name_len - 1;
-        trim(&h->name, &h->name_len);
-        trim(&h->value, &h->value_len);
+        trim_blanks(&h->name, &h->name_len);
+        trim_blanks(&h->value, &h->value_len);
         if (h->name_len) r->nheaders++;
     }
     return 0; /* headers ran to the end: no body */
@@ -92,7 +88,7 @@ const char *http_header_get(const http_response *r, const char *name, size_t *le
 /* Copies s[0..n) lower-cased into dst (size dst_size), trimmed of spaces and quotes. */
 static void copy_token(char *dst, size_t dst_size, const char *s, size_t n)
 {
-    trim(&s, &n);
+    trim_blanks(&s, &n);
     while (n && (*s == '"' || *s == '\'')) s++, n--;
     while (n && (s[n - 1] == '"' || s[n - 1] == '\'')) n--;
     size_t k = 0;
@@ -112,7 +108,7 @@ void http_parse_content_type(const char *v, size_t n, char *mime, size_t mime_si
         size_t left = n - (size_t)(param - v);
         semi = memchr(param, ';', left);
         size_t plen = semi ? (size_t)(semi - param) : left;
-        trim(&param, &plen);
+        trim_blanks(&param, &plen);
         if (plen > 8 && strncasecmp(param, "charset=", 8) == 0) {
             copy_token(charset, charset_size, param + 8, plen - 8);
             return;

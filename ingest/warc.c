@@ -133,12 +133,6 @@ static void continue_field(warc_record *rec, const char *val, size_t vlen)
     f->value_len += vlen;
 }
 
-static void trim(const char **p, size_t *n)
-{
-    while (*n && (**p == ' ' || **p == '\t')) (*p)++, (*n)--;
-    while (*n && ((*p)[*n - 1] == ' ' || (*p)[*n - 1] == '\t' || (*p)[*n - 1] == '\r')) (*n)--;
-}
-
 /* Parses the header lines in p[0..n) (after the version line) into rec. */
 static void parse_fields(warc_record *rec, const char *p, size_t n)
 {
@@ -152,7 +146,7 @@ static void parse_fields(warc_record *rec, const char *p, size_t n)
         while (len && line[len - 1] == '\r') len--;
         if (!len) continue;
         if (line[0] == ' ' || line[0] == '\t') {
-            trim(&line, &len);
+            trim_blanks(&line, &len);
             continue_field(rec, line, len);
             continue;
         }
@@ -160,8 +154,8 @@ static void parse_fields(warc_record *rec, const char *p, size_t n)
         if (!colon) continue; /* junk line: ignored */
         const char *name = line, *val = colon + 1;
         size_t nlen = (size_t)(colon - line), vlen = len - nlen - 1;
-        trim(&name, &nlen);
-        trim(&val, &vlen);
+        trim_blanks(&name, &nlen);
+        trim_blanks(&val, &vlen);
         add_field(rec, name, nlen, val, vlen);
     }
 }

@@ -41,26 +41,6 @@ static const char *const known_sections[] = {"pipeline", "ingest", "filter", "de
 #define SLURM_STEP_PREFIX "slurm."
 static const char *const slurm_steps[] = {"docs", "signatures", "buckets", "apply", "shards", "merge"};
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s)) s++;
-    char *e = s + strlen(s);
-    while (e > s && isspace((unsigned char)e[-1])) *--e = 0;
-    return s;
-}
-
-/* Cuts s at its comment: a '#' or ';' that starts the line or follows a
- * space or tab (so "input = data.gz   # a glob" is the value alone, while a
- * value such as "a#b" keeps its '#'). */
-static void cut_comment(char *s)
-{
-    for (char *p = s; *p; p++)
-        if ((*p == '#' || *p == ';') && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
-            *p = 0;
-            return;
-        }
-}
-
 /* path made absolute against dir (unless it already is). */
 static char *absolute(const char *dir, const char *path)
 {
@@ -221,17 +201,17 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
         }
         char *text = line;
         if (lineno == 1 && !strncmp(text, UTF8_BOM, strlen(UTF8_BOM))) text += strlen(UTF8_BOM);
-        cut_comment(text);
-        char *s = trim(text);
+        cut_comment(text, "#;"); /* a comment: # or ; at the line's start or after a space or tab */
+        char *s = trim_space(text);
         if (!*s) continue;
         if (*s == '[') {
             char *close = strchr(s, ']');
-            if (!close || *trim(close + 1)) {
+            if (!close || *trim_space(close + 1)) {
                 rc = fail_msg(err, errlen, "%s: a section header is [name]", where);
                 break;
             }
             *close = 0;
-            char *name = trim(s + 1);
+            char *name = trim_space(s + 1);
             if (!known_section(name)) {
                 rc = fail_msg(err, errlen, "%s: unknown section [%s] (pipeline, ingest, filter, dedup, tokenize, shard, slurm, "
                           "slurm.STEP for STEP docs, signatures, buckets, apply, shards or merge)", where, name);
@@ -249,9 +229,9 @@ static int load_into(const char *path, pl_config *c, char *err, size_t errlen)
         char *eq = strchr(s, '='), *value = NULL;
         if (eq) {
             *eq = 0;
-            value = trim(eq + 1);
+            value = trim_space(eq + 1);
         }
-        char *key = trim(s);
+        char *key = trim_space(s);
         if (!*key || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(key)) {
             rc = fail_msg(err, errlen, "%s: '%s' is not a key (lower-case letters, digits, '-', '_')", where, key);
             break;

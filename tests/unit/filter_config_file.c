@@ -46,16 +46,16 @@ static void round_trip(const filter_config *c, const char *what)
 {
     char *printed = NULL, *again = NULL;
     size_t n1 = 0, n2 = 0;
+    char err[512] = "";
     FILE *f = open_memstream(&printed, &n1);
-    filter_config_print(c, f);
+    ok(filter_config_print(c, f, err, sizeof err) == 0, "%s: printed (%s)", what, err);
     fclose(f);
     filter_config back;
     filter_config_defaults(&back);
-    char err[512] = "";
     int rc = read_text(&back, printed, err, sizeof err);
     ok(rc == 0, "%s: --print-config's output reads back (%s)", what, err);
     f = open_memstream(&again, &n2);
-    filter_config_print(&back, f);
+    filter_config_print(&back, f, NULL, 0);
     fclose(f);
     is_str(again, printed, "%s: and prints the same", what);
     const double *nums[][2] = {
@@ -84,7 +84,7 @@ static void test_print_reads_back(void)
     char *p = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&p, &n);
-    filter_config_print(&c, f);
+    filter_config_print(&c, f, NULL, 0);
     fclose(f);
     ok(strstr(p, "max_doc_bytes = 4194304\n") != NULL, "the default max_doc_bytes prints as 4194304");
     ok(strstr(p, "gopher_max_symbol_ratio = 0.1\n") != NULL, "0.1 prints as 0.1");
@@ -96,7 +96,35 @@ static void test_print_reads_back(void)
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         ok(filter_config_set(&c, keys[i][0], keys[i][1], err, sizeof err) == 0, "%s = %s", keys[i][0], keys[i][1]);
     round_trip(&c, "seven-digit and long fractional settings");
+    /* a '#' inside a value is not a comment: only one at a line's start or after a space or tab is */
+    ok(filter_config_set(&c, "gopher_stop_words", "the,#,and", err, sizeof err) == 0 &&
+           filter_config_set(&c, "keep", "q:__label__#1 >= 0.5", err, sizeof err) == 0 &&
+           filter_config_set(&c, "badwords", "lists/a#b.txt", err, sizeof err) == 0, "values holding '#'");
+    round_trip(&c, "values holding '#'");
+    ok(strcmp(c.gopher_stop_words, "the,#,and") == 0, "(the stop words as set)");
     filter_config_free(&c);
+}
+
+/* A value no config line can hold is refused by --print-config, which
+ * prints nothing, rather than printing a file that reads back otherwise. */
+static void test_print_refuses_unwritable(void)
+{
+    const char *values[][2] = {{"gopher_stop_words", "the #and"}, {"lang", "#en"}, {"badwords", "a.txt\nb.txt"},
+                               {"keep", "q:a >= 0.1 #x"}, {"lang", " en"}};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        filter_config c;
+        filter_config_defaults(&c);
+        char err[256] = "", *p = NULL;
+        size_t n = 0;
+        filter_config_set(&c, values[i][0], values[i][1], err, sizeof err);
+        FILE *f = open_memstream(&p, &n);
+        int rc = filter_config_print(&c, f, err, sizeof err);
+        fclose(f);
+        ok(rc == -1 && n == 0 && strncmp(err, values[i][0], strlen(values[i][0])) == 0,
+           "case %zu, %s: refused, naming the setting (%s)", i, values[i][0], err);
+        free(p);
+        filter_config_free(&c);
+    }
 }
 
 static void test_error_line_numbers(void)
@@ -135,6 +163,7 @@ static void test_repeated_settings(void)
 int main(void)
 {
     test_repeated_settings();
+    test_print_refuses_unwritable();
     test_not_a_number();
     test_print_reads_back();
     test_error_line_numbers();
