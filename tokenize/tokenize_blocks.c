@@ -1275,7 +1275,8 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
     progress_stop();
     int lost = block_source_lost_members(c.src);
     int64_t lost_rows = block_source_lost_rows(c.src);
-    int status = block_source_close(c.src);
+    int status = block_source_close(c.src), skipped = inputs_count_skipped(so->given, &c.stats);
+    if (status == EXIT_OK) status = skipped;
     stats_merge(&c.stats, &c.scan_stats);
     for (; lost > 0; lost--) { /* as the engine path counts them (core/stage.c) */
         c.stats.in++;
