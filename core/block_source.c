@@ -363,9 +363,7 @@ static void *worker_main(void *arg)
 
 block_source *block_source_open(char **inputs, int ninputs, int decoders, size_t decoded_bytes)
 {
-    static char *const stdin_only[] = {"-"};
     block_source *s = xcalloc(1, sizeof *s);
-    if (ninputs <= 0) inputs = (char **)stdin_only, ninputs = 1;
     s->n = ninputs;
     s->in = xcalloc((size_t)ninputs, sizeof *s->in);
     s->decoders = decoders < 1 ? 1 : decoders;

@@ -34,7 +34,7 @@ typedef struct {
     void *input;      /* private: the input it belongs to */
 } source_block;
 
-/* Opens the inputs (none: stdin) with decoders decoding threads; units are
+/* Opens the inputs ("-": stdin; none: nothing to read) with decoders decoding threads; units are
  * about decoded_bytes of decoded data, and serial decoding reads that much
  * at a time. Inputs that cannot be opened are reported (as input_open does)
  * and make block_source_close() return 2. */

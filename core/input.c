@@ -378,6 +378,10 @@ static bool decode_more(winput *in)
             in->end += n;
             return true;
         }
+        if (in->raw_eof) { /* the reading at open met the end, or a read error (reported once) */
+            in->eof = true;
+            return false;
+        }
         for (;;) { /* then straight into the decoded buffer, no copy */
             ssize_t r = read(in->fd, in->buf + in->end, room);
             if (r > 0) {
@@ -657,7 +661,7 @@ size_t input_peek(winput *in, size_t n, const char **p)
 /* Plain input with nothing buffered: read() straight into dst, no copy. */
 static size_t read_plain_direct(winput *in, char *dst, size_t n)
 {
-    for (;;) {
+    while (!in->raw_eof) { /* (the reading at open met the end, or a read error, reported once) */
         ssize_t r = read(in->fd, dst, n);
         if (r > 0) {
             in->raw_consumed += (uint64_t)r;
@@ -672,6 +676,8 @@ static size_t read_plain_direct(winput *in, char *dst, size_t n)
         in->eof = true;
         return 0;
     }
+    in->eof = true;
+    return 0;
 }
 
 size_t input_read(winput *in, void *dst, size_t n)

@@ -43,8 +43,9 @@ const char STAGE_COMMON_HELP[] =
     "  -q, --quiet         no progress display on stderr\n"
     "      --text-column C Parquet inputs: the column read as the document text (default: text)\n"
     "  -h, --help          this help\n"
-    "Inputs are files or '-' (stdin, the default): plain, gzip or zstd JSON Lines, or Parquet,\n"
-    "found by content.\n";
+    "Inputs are files, '-' (stdin, the default) or directories (every regular file under\n"
+    "them, recursively, in name order; FIFOs and devices skipped): plain, gzip or zstd\n"
+    "JSON Lines, or Parquet, found by content.\n";
 
 void stage_opts_init(stage_opts *o)
 {
@@ -84,10 +85,16 @@ bool stage_parse_common(stage_opts *o, int opt, const char *arg)
     }
 }
 
+/* The inputs of the command this process runs (stage_take_inputs). */
+static input_list taken;
+
 void stage_take_inputs(stage_opts *o, int argc, char **argv)
 {
-    o->inputs = argv + optind;
-    o->ninputs = argc - optind;
+    inputs_free(&taken);
+    inputs_expand(&taken, argv + optind, argc - optind);
+    o->inputs = taken.files;
+    o->ninputs = taken.nfiles;
+    o->given = &taken;
 }
 
 void stage_doc_rewrite(stage_batch *b, int i, const wbuf *line)
@@ -471,10 +478,10 @@ static void finish_batch(engine *e, sink *s, stage_batch *b)
     progress_add((uint64_t)b->n, bytes);
 }
 
-/* Opens input f of o (stdin when there are none); NULL, with status set, when it cannot. */
+/* Opens input f of o; NULL, with status set, when it cannot. */
 static winput *open_nth(const stage_opts *o, int f, int *status)
 {
-    winput *in = input_open(o->ninputs ? o->inputs[f] : "-");
+    winput *in = input_open(o->inputs[f]);
     if (!in) *status = EXIT_FATAL;
     return in;
 }
@@ -641,7 +648,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     input_set_threads(o->threads);
     rd.spare = xcalloc((size_t)depth + WRITER_DEPTH + 1, sizeof *rd.spare);
     input_losses lost = {0}; /* counted once the writer thread is done with s */
-    int status = EXIT_OK;
+    int status = inputs_count_skipped(o->given, &s.stats);
     wbuf carry = WBUF_INIT; /* a line begun in the previous block */
     progress_start(ops->name, o->quiet);
 
@@ -650,8 +657,8 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
      * whole lines; workers split, number, scan and map them; the writer
      * thread reduces and writes, in input order. */
     size_t batch_bytes = o->batch_bytes ? o->batch_bytes : BATCH_BYTES;
-    int ninputs = o->ninputs ? o->ninputs : 1;
-    winput *next = open_nth(o, 0, &status);
+    int ninputs = o->ninputs;
+    winput *next = ninputs ? open_nth(o, 0, &status) : NULL;
     for (int f = 0; f < ninputs; f++) {
         winput *in = next;
         /* the next file opens before this one is read: the threads that
@@ -659,7 +666,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
         next = f + 1 < ninputs && strcmp(o->inputs[f + 1], "-") != 0 ? open_nth(o, f + 1, &status) : NULL;
         if (!in && f > 0 && !strcmp(o->inputs[f], "-")) in = open_nth(o, f, &status);
         if (!in) continue;
-        struct stage_file *plain = open_plain_input(o->ninputs ? o->inputs[f] : "-", in);
+        struct stage_file *plain = open_plain_input(o->inputs[f], in);
         if (plain) {
             read_ranges(&rd, plain, in, batch_bytes);
             if (file_release(plain)) status = EXIT_FATAL;

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "inputs.h"
 #include "json.h"
 #include "output.h"
 #include "stats.h"
@@ -57,8 +58,10 @@ typedef struct {
     const char *stats_path;
     const char *rejects_path;
     bool quiet;
-    char **inputs; /* positional arguments; none means stdin */
+    char **inputs; /* the files to read, in order ("-": stdin); none: nothing is read */
     int ninputs;
+    const input_list *given; /* what inputs came from (stage_take_inputs), or NULL: a run
+                                counts its skipped entries as failed (core/inputs.h) */
     wstats *counts; /* when set, stage_run adds its final counts to it */
     stage_times *times; /* when set, stage_run adds where its threads' time went */
 } stage_opts;
@@ -91,7 +94,11 @@ void stage_opts_init_quiet(stage_opts *o, int threads, char **inputs, int ninput
  * Bad values exit with status 1 and a message. */
 bool stage_parse_common(stage_opts *o, int opt, const char *arg);
 
-/* Takes the positional arguments left after getopt_long. */
+/* Takes the positional arguments left after getopt_long as the files they
+ * name (core/inputs.h: a directory gives the regular files under it, no
+ * argument gives stdin), printing a warning for each thing skipped, and sets
+ * o->given. The list lives as long as the process (a command takes its
+ * inputs once). */
 void stage_take_inputs(stage_opts *o, int argc, char **argv);
 
 /* ---- the document-stream engine ---- */
@@ -154,8 +161,9 @@ void stage_doc_rewrite(stage_batch *b, int i, const wbuf *line);
  * added to its rejects entry, e.g. "\"dup_of\":\"doc-7\"". */
 void stage_doc_drop(stage_batch *b, int i, const char *reason, const char *extra);
 
-/* Runs the stage over o->inputs; returns the exit status (0, or 2 when an
- * input could not be read). Writes stats and rejects when asked. */
+/* Runs the stage over o->inputs (and counts o->given's skipped entries);
+ * returns the exit status (0, or 2 when an input could not be read). Writes
+ * stats and rejects when asked. */
 int stage_run(const stage_opts *o, const stage_ops *ops);
 
 #endif

@@ -24,8 +24,8 @@
 enum { OPT_SETTING = OPT_STAGE_FIRST_FREE, OPT_WORK, OPT_RANK, OPT_WORLD };
 
 static const char USAGE[] =
-    "usage: winnow dedup [options] [files...]                 streaming: one pass, documents in input order\n"
-    "       winnow dedup signatures --work DIR [options] files...   staged, step 1 (per input file)\n"
+    "usage: winnow dedup [options] [FILE|DIR|-]...            streaming: one pass, documents in input order\n"
+    "       winnow dedup signatures --work DIR [options] FILE|DIR...  staged, step 1 (per input file)\n"
     "       winnow dedup buckets --work DIR [--rank R --world-size N] step 2 (per partition)\n"
     "       winnow dedup apply --work DIR -o OUTDIR [--rank R --world-size N]  step 3 (per input file)\n"
     "\n"
@@ -53,7 +53,9 @@ static const char USAGE[] =
     "      --rank R           this rank (default $SLURM_ARRAY_TASK_ID - $SLURM_ARRAY_TASK_MIN, else 0)\n"
     "      --world-size N     number of ranks (default $SLURM_ARRAY_TASK_COUNT, else 1)\n"
     "      apply: -o names the output directory (one file per input, same base name);\n"
-    "      --rejects DIR and --stats DIR likewise name directories.\n";
+    "      --rejects DIR and --stats DIR likewise name directories. Two inputs with the\n"
+    "      same base name (a/x.jsonl, b/x.jsonl.gz in a directory given) are refused\n"
+    "      by signatures (exit 1), before anything is written.\n";
 
 static void usage(FILE *f)
 {

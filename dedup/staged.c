@@ -192,18 +192,42 @@ static void sig_emit(void *ctx, stage_batch *b, woutput *out)
     b->user = NULL;
 }
 
+typedef struct {
+    char *base; /* output_base */
+    int index;  /* in the inputs */
+} input_base;
+
+static int compare_bases(const void *x, const void *y)
+{
+    const input_base *a = x, *b = y;
+    int c = strcmp(a->base, b->base);
+    return c ? c : a->index - b->index;
+}
+
+/* Exits 1 when two of the n inputs would have the same output name in apply
+ * (one file per input, named by its base name: a/x.jsonl and b/x.jsonl.gz,
+ * say, from two directories of one input directory). */
+static void refuse_same_names(char **inputs, int n)
+{
+    input_base *v = xcalloc((size_t)n, sizeof *v);
+    for (int i = 0; i < n; i++) v[i] = (input_base){output_base(inputs[i]), i};
+    qsort(v, (size_t)n, sizeof *v, compare_bases);
+    for (int i = 1; i < n; i++)
+        if (!strcmp(v[i - 1].base, v[i].base))
+            dief(EXIT_USAGE, "%s and %s would have the same output name %s (apply writes one file per input, named by "
+                 "its base name); rename one", inputs[v[i - 1].index], inputs[v[i].index], v[i].base);
+    for (int i = 0; i < n; i++) free(v[i].base);
+    free(v);
+}
+
 int dedup_staged_signatures(const stage_opts *o, const dedup_config *c, const staged_opts *so)
 {
-    if (o->ninputs == 0) dief(EXIT_USAGE, "dedup signatures needs the input files (the same list on every rank)");
+    bool named = o->ninputs > 0;
+    for (int i = 0; i < o->ninputs; i++) named &= strcmp(o->inputs[i], "-") != 0;
+    if (!named) dief(EXIT_USAGE, "dedup signatures needs the input files, not stdin (the same list on every rank)");
     if (o->ninputs > MAX_FILES) dief(EXIT_USAGE, "at most %d input files", MAX_FILES);
     dedup_require_gpu(c); /* before the plan is written */
-    for (int i = 0; i < o->ninputs; i++)
-        for (int j = 0; j < i; j++) {
-            char *a = output_base(o->inputs[i]), *b = output_base(o->inputs[j]);
-            int same = !strcmp(a, b);
-            free(a), free(b);
-            if (same) dief(EXIT_USAGE, "%s and %s would have the same output name", o->inputs[j], o->inputs[i]);
-        }
+    refuse_same_names(o->inputs, o->ninputs);
     make_dir(so->work);
     char *dirs[] = {pathf("%s/sig", so->work), pathf("%s/ids", so->work), pathf("%s/rm", so->work), pathf("%s/done", so->work)};
     for (int i = 0; i < 4; i++) make_dir(dirs[i]), free(dirs[i]);
@@ -225,7 +249,7 @@ int dedup_staged_signatures(const stage_opts *o, const dedup_config *c, const st
     buf_free(&want);
     free(plan_path);
 
-    int status = EXIT_OK;
+    int status = inputs_status(o->given); /* what was skipped is named; signatures keep no counts */
     sig_ctx s = {.config = c, .partitions = so->partitions};
     signer_set_init(&s.signers, c, o->threads);
     for (int f = so->rank; f < o->ninputs; f += so->world_size) {
@@ -243,6 +267,7 @@ int dedup_staged_signatures(const stage_opts *o, const dedup_config *c, const st
         char *ids = pathf("%s/ids/f%06d", so->work, f);
         one.inputs = &o->inputs[f];
         one.ninputs = 1;
+        one.given = NULL;
         one.output = ids;
         one.zstd_level = 0;
         one.rejects_path = NULL;
@@ -504,6 +529,7 @@ int dedup_staged_apply(const stage_opts *o, const staged_opts *so)
         stage_opts one = *o;
         one.inputs = &pl.files[f];
         one.ninputs = 1;
+        one.given = NULL;
         one.output = out;
         one.rejects_path = rej;
         one.stats_path = st;

@@ -21,7 +21,7 @@ typedef struct {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: winnow filter [options] [files...]\n\n"
+            "usage: winnow filter [options] [FILE|DIR|-]...\n\n"
             "Reads the document stream, annotates each document (metadata.lang, lang_score)\n"
             "and drops those that fail the enabled rules. Default rules: FineWeb's set\n"
             "(Gopher repetition, Gopher quality, C4 without the terminal punctuation rule,\n"

@@ -40,7 +40,7 @@ typedef struct {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: winnow score --classifier NAME=FILE [options] [files...]\n\n"
+            "usage: winnow score --classifier NAME=FILE [options] [FILE|DIR|-]...\n\n"
             "Scores every document of the stream with fastText classifiers (.bin or .ftz)\n"
             "and prints, for each label, the distribution of its probability over the\n"
             "documents: count, mean and quantiles (nearest rank). A keep rule that keeps\n"

@@ -83,10 +83,7 @@ int cmd_ingest(int argc, char **argv)
     ingest_sink sink = {write_docs, write_rejects, &outs};
     progress_start("ingest", o.quiet);
     ingest *g = ingest_create(&io, &sink);
-    int status = EXIT_OK;
-    if (o.ninputs == 0) status = ingest_path(g, "-") == 0 ? status : EXIT_FATAL;
-    for (int i = 0; i < o.ninputs; i++)
-        if (ingest_path(g, o.inputs[i]) != 0) status = EXIT_FATAL;
+    int status = ingest_inputs(g, o.given) == 0 ? EXIT_OK : EXIT_FATAL;
     ingest_flush(g);
     progress_stop();
     output_close(outs.docs);

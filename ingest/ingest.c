@@ -4,12 +4,10 @@
  * to the sink on the calling thread in input order. */
 #include "ingest/ingest.h"
 
-#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/input.h"
 #include "core/progress.h"
@@ -23,8 +21,6 @@
 #define MAX_NESTING 4
 /* Larger single-document files are reported and skipped. */
 #define MAX_FILE_DOC ((size_t)256 << 20)
-/* Directories are followed this deep (a symlink loop ends here). */
-#define MAX_DIR_DEPTH 32
 /* Bytes read at a time from a single-document file. */
 #define READ_STEP 65536
 /* Reader threads: one for every READER_SHARE workers, at least two when
@@ -558,77 +554,11 @@ static void ingest_source(ingest_reader *r, isrc *s, const char *name, int depth
     }
 }
 
-static int compare_names(const void *a, const void *b)
+/* Opens file path ("-": stdin) on the calling thread and queues it for the
+ * readers in input order; returns 0, or -1 when it cannot be opened (counted
+ * failed unreadable_input). */
+static int ingest_file(ingest *g, const char *path)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int ingest_file_or_dir(ingest *g, const char *path, int depth);
-
-/* True when path (followed through symlinks) is a regular file or a
- * directory, or does not exist (opening it then fails and says so). */
-static bool regular_or_directory(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode);
-}
-
-static int ingest_directory(ingest *g, const char *path, int depth)
-{
-    if (depth > MAX_DIR_DEPTH) {
-        warnf("%s: directories nested more than %d deep (a symlink loop?); skipped", path, MAX_DIR_DEPTH);
-        caller_failure(g, "unreadable_input");
-        return -1;
-    }
-    DIR *d = opendir(path);
-    if (!d) {
-        warnf("%s: cannot open directory", path);
-        caller_failure(g, "unreadable_input");
-        return -1;
-    }
-    char **names = NULL;
-    size_t count = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        if (count == cap) names = xrealloc(names, (cap = cap ? cap * 2 : 64) * sizeof *names);
-        names[count++] = xstrdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, count, sizeof *names, compare_names);
-    int rc = 0;
-    wbuf child = WBUF_INIT;
-    for (size_t i = 0; i < count; i++) {
-        buf_clear(&child);
-        buf_printf(&child, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", names[i]);
-        struct stat ls, st;
-        if (lstat(child.data, &ls) == 0 && S_ISLNK(ls.st_mode) && stat(child.data, &st) == 0 && S_ISDIR(st.st_mode)) {
-            warnf("%s: a symlink to a directory, not followed", child.data);
-            free(names[i]);
-            continue;
-        }
-        if (!regular_or_directory(child.data)) { /* a FIFO or /dev/zero would block or never end */
-            warnf("%s: not a regular file (a FIFO, device or socket); skipped", child.data);
-            caller_failure(g, "not_regular_file");
-            free(names[i]);
-            continue;
-        }
-        char *copy = xstrdup(child.data);
-        if (ingest_file_or_dir(g, copy, depth + 1) != 0) rc = -1;
-        free(copy);
-        free(names[i]);
-    }
-    free(names);
-    buf_free(&child);
-    return rc;
-}
-
-int ingest_path(ingest *g, const char *path) { return ingest_file_or_dir(g, path, 0); }
-
-static int ingest_file_or_dir(ingest *g, const char *path, int depth)
-{
-    struct stat st;
-    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return ingest_directory(g, path, depth);
     pthread_mutex_lock(&g->lock);
     if (!strcmp(path, "-")) { /* stdin opened early would be read before an earlier "-" ends */
         for (;;) {
@@ -644,7 +574,7 @@ static int ingest_file_or_dir(ingest *g, const char *path, int depth)
     pthread_mutex_unlock(&g->lock);
     winput *in = input_open(path);
     if (!in) {
-        caller_failure(g, "unreadable_input");
+        caller_failure(g, INPUTS_UNREADABLE);
         return -1;
     }
     file_slot *f = xcalloc(1, sizeof *f);
@@ -654,6 +584,27 @@ static int ingest_file_or_dir(ingest *g, const char *path, int depth)
     pthread_cond_broadcast(&g->file_ready);
     pthread_mutex_unlock(&g->lock);
     return 0;
+}
+
+int ingest_inputs(ingest *g, const input_list *l)
+{
+    int rc = inputs_status(l) == EXIT_OK ? 0 : -1;
+    for (int i = 0; i < l->n; i++) {
+        const input_entry *e = &l->entries[i];
+        if (e->failure) caller_failure(g, e->failure); /* counted in its place in the input order */
+        else if (ingest_file(g, e->path) != 0) rc = -1;
+    }
+    return rc;
+}
+
+int ingest_path(ingest *g, const char *path)
+{
+    char *args[] = {(char *)path};
+    input_list l;
+    inputs_expand(&l, args, 1);
+    int rc = ingest_inputs(g, &l);
+    inputs_free(&l);
+    return rc;
 }
 
 /* Reads an opened file into batches of its own and closes it (reader thread). */

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "core/buf.h"
+#include "core/inputs.h"
 #include "core/json.h"
 #include "core/stats.h"
 #include "ingest/html.h"
@@ -83,10 +84,14 @@ void ingest_doc_write(const ingest_doc *d, const char *text, size_t text_len, co
 /* Starts an ingest run writing to sink (copied). */
 ingest *ingest_create(const ingest_options *o, const ingest_sink *sink);
 
-/* Reads one input: a file, a directory (every file under it, in name
- * order) or "-" for stdin. Returns 0, or -1 when something could not be
- * opened (reported and counted; the run goes on). */
+/* Reads one input: a file, a directory (every regular file under it, in
+ * name order: core/inputs.h) or "-" for stdin. Returns 0, or -1 when
+ * something could not be opened (reported and counted; the run goes on). */
 int ingest_path(ingest *g, const char *path);
+
+/* Reads the inputs of l in order, counting each entry it skipped (core/inputs.h)
+ * as a failed input in its place; returns 0 or -1 as ingest_path. */
+int ingest_inputs(ingest *g, const input_list *l);
 
 /* Waits for every document in flight and hands it to the sink. */
 void ingest_flush(ingest *g);

@@ -22,7 +22,7 @@
 enum { OPT_SETTING = OPT_STAGE_FIRST_FREE };
 
 static const char usage_text[] =
-    "usage: winnow shard -o DIR --vocab-size N [options] [FILE...]\n"
+    "usage: winnow shard -o DIR --vocab-size N [options] [FILE|DIR|-]...\n"
     "Reads the --format bin token stream (per document: u32 LE count, then that many\n"
     "u32 LE ids; plain, gzip or zstd) and writes a shard directory (docs/shards.md).\n\n"
     "options:\n"
@@ -49,7 +49,9 @@ static const char usage_text[] =
     "and skipped; a stream that ends inside a document counts it as failed (truncated).\n"
     "Damaged compression ends the reading of a file: the document it cut counts as\n"
     "failed (damaged_document), or its member's lost documents as one (damaged_member);\n"
-    "the rest of that file is not read (docs/shards.md) and the exit status is 2.\n";
+    "the rest of that file is not read (docs/shards.md) and the exit status is 2.\n"
+    "A directory means every regular file under it, in name order (FIFOs and devices are\n"
+    "skipped, counted as failed not_regular_file); no input or '-' reads stdin.\n";
 
 int cmd_shard(int argc, char **argv)
 {
@@ -107,11 +109,9 @@ int cmd_shard(int argc, char **argv)
     wstats st;
     stats_init(&st);
     progress_start("shard", so.quiet);
-    int status = EXIT_OK;
-    int ninputs = so.ninputs ? so.ninputs : 1;
-    for (int i = 0; i < ninputs; i++) {
-        const char *path = so.ninputs ? so.inputs[i] : "-";
-        winput *in = input_open(path);
+    int status = inputs_count_skipped(so.given, &st);
+    for (int i = 0; i < so.ninputs; i++) {
+        winput *in = input_open(so.inputs[i]);
         if (!in) {
             status = EXIT_FATAL;
             continue;

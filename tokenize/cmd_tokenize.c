@@ -23,7 +23,7 @@ enum { OPT_SETTING = OPT_STAGE_FIRST_FREE, OPT_FORMAT, OPT_DECODE, OPT_IDS };
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: winnow tokenize [options] [files...]\n"
+            "usage: winnow tokenize [options] [FILE|DIR|-]...\n"
             "Adds token ids to each document: byte-exact with tiktoken (and Meta's Llama 3 tokenizer),\n"
             "with Hugging Face tokenizers for a tokenizer.json, and with SentencePiece for a .model.\n\n"
             "  --encoding NAME     gpt2 (= r50k_base), p50k_base, p50k_edit, cl100k_base, o200k_base,\n"
@@ -101,13 +101,12 @@ static bool output_is_dir(const char *path)
 static int decode_streams(const tokenizer *t, const stage_opts *o)
 {
     woutput *out = output_open(o->output, o->zstd_level);
-    int status = EXIT_OK, nin = o->ninputs ? o->ninputs : 1;
     wstats counts;
     stats_init(&counts);
+    int status = inputs_count_skipped(o->given, &counts);
     wbuf text = WBUF_INIT, line = WBUF_INIT;
-    for (int f = 0; f < nin; f++) {
-        const char *path = o->ninputs ? o->inputs[f] : "-";
-        winput *in = input_open(path);
+    for (int f = 0; f < o->ninputs; f++) {
+        winput *in = input_open(o->inputs[f]);
         if (!in) {
             status = EXIT_FATAL;
             continue;

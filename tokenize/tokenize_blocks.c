@@ -1274,7 +1274,8 @@ int tokenize_blocks_run(const tokenizer *t, const tokenize_options *o, const sta
     pthread_join(c.writer, NULL);
     progress_stop();
     input_losses lost = block_source_losses(c.src);
-    int status = block_source_close(c.src);
+    int status = block_source_close(c.src), skipped = inputs_count_skipped(so->given, &c.stats);
+    if (status == EXIT_OK) status = skipped;
     stats_merge(&c.stats, &c.scan_stats);
     input_count_losses(&c.stats, &lost);
     if (c.out) {

@@ -198,10 +198,9 @@ void tokenize_load(tokenizer *t, const tokenize_options *o, char sha256[65])
 bool tokenize_inputs_sized(const stage_opts *so, uint64_t *total)
 {
     *total = 0;
-    if (so->ninputs <= 0) return false; /* stdin */
     for (int i = 0; i < so->ninputs; i++) {
         struct stat st;
-        if (stat(so->inputs[i], &st) || !S_ISREG(st.st_mode)) return false;
+        if (!strcmp(so->inputs[i], "-") || stat(so->inputs[i], &st) || !S_ISREG(st.st_mode)) return false;
         *total += (uint64_t)st.st_size;
     }
     return true;

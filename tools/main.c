@@ -25,7 +25,7 @@ static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 static void usage(FILE *f)
 {
     fprintf(f, "winnow %s - turn raw web dumps into LLM training data\n\n"
-               "usage: winnow <command> [options] [files...]\n"
+               "usage: winnow <command> [options] [FILE|DIR|-]...\n"
                "       winnow <command> --help\n"
                "       winnow --version\n\ncommands:\n", WINNOW_VERSION);
     for (int i = 0; i < ncommands; i++)
