@@ -232,6 +232,7 @@ static void decode_serial(block_source *s, src_input *in)
     s->lost.members += lost.members;
     s->lost.damaged_rows += lost.damaged_rows;
     s->lost.unusable_rows += lost.unusable_rows;
+    s->lost.unreadable += !w;
     in->finished = true;
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);

@@ -774,6 +774,7 @@ void input_count_losses(wstats *st, const input_losses *l)
     stats_lost(st, "damaged_member", (uint64_t)l->members);
     stats_lost(st, "damaged_row_group", (uint64_t)l->damaged_rows);
     stats_lost(st, "no_text_column", (uint64_t)l->unusable_rows);
+    stats_lost(st, "unreadable_input", (uint64_t)l->unreadable);
 }
 
 void input_set_binary(winput *in) { in->binary = true; }

@@ -85,11 +85,13 @@ int input_lost_members(const winput *in);
  * could not be read (reported, and counted in input_errors) one failed
  * `damaged_row_group`; each row of a Parquet file whose text column is
  * missing or not a flat string (the whole file refused) one failed
- * `no_text_column`. Not lumped together: a lost member lost an unknown
- * number of records, counted as one, while rows are known exactly from the
- * footer, and the name says which kind of input lost them. */
+ * `no_text_column`; each input that could not be opened one failed
+ * `unreadable_input` (as ingest counts it). Not lumped together: a lost
+ * member lost an unknown number of records, counted as one, while rows are
+ * known exactly from the footer, and the name says which kind of input lost
+ * them. */
 typedef struct {
-    int64_t members, damaged_rows, unusable_rows;
+    int64_t members, damaged_rows, unusable_rows, unreadable;
 } input_losses;
 
 /* Adds in's losses to sum. */

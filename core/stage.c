@@ -665,7 +665,10 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
          * inflate its gzip members start early (stdin opens in its turn) */
         next = f + 1 < ninputs && strcmp(o->inputs[f + 1], "-") != 0 ? open_nth(o, f + 1, &status) : NULL;
         if (!in && f > 0 && !strcmp(o->inputs[f], "-")) in = open_nth(o, f, &status);
-        if (!in) continue;
+        if (!in) { /* reported by input_open */
+            lost.unreadable++;
+            continue;
+        }
         struct stage_file *plain = open_plain_input(o->inputs[f], in);
         if (plain) {
             read_ranges(&rd, plain, in, batch_bytes);

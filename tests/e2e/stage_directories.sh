@@ -123,6 +123,23 @@ is "$(cat "$TMP/st/out/Z.jsonl" "$TMP/st/out/part-5.jsonl" "$TMP/st/out/part-001
       "$TMP/st/out/a.jsonl" "$TMP/st/out/part-002.jsonl" "$TMP/st/out/c.jsonl" | cksum)" "$(cksum < "$TMP/dedup.dir.out")" \
     "dedup apply: its outputs in name order are streaming dedup's output over the directory"
 
+# a file in a directory that cannot be opened (a dangling symlink) is named
+# and counted failed unreadable_input, as ingest counts it; the others are read
+mkdir "$TMP/dangling"
+sed -n 1,4p "$DCLM" > "$TMP/dangling/a.jsonl"
+ln -s "$TMP/nowhere.jsonl" "$TMP/dangling/b.jsonl"
+for cmd in ingest filter dedup "tokenize -j2 --encoding cl100k_base --vocab $VOCAB"; do
+    cn=${cmd%% *}
+    for blocks in "" cpu; do
+        [ -n "$blocks" ] && [ "$cn" != tokenize ] && continue
+        # shellcheck disable=SC2086
+        WINNOW_TOKENIZE_BLOCKS=$blocks $W $cmd -q --stats "$TMP/dangling.stats" "$TMP/dangling" > /dev/null 2> "$TMP/dangling.err"
+        is "$? $(stats_value "$TMP/dangling.stats" in) $(stats_value "$TMP/dangling.stats" failed_by_kind.unreadable_input) $(stats_value "$TMP/dangling.stats" balanced)" \
+            "2 5 1 true" "$cn${blocks:+ (block path)}: a dangling symlink in a directory: exit 2, one failed unreadable_input, 4 read"
+        ok "$cn${blocks:+ (block path)}: named" grep -q "dangling/b.jsonl: cannot open" "$TMP/dangling.err"
+    done
+done
+
 # a read error is reported once (filter reads stdin straight into its blocks,
 # shard through the decoded buffer)
 "$W" filter -q < "$TMP/none" > /dev/null 2> "$TMP/eisdir.err"
