@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/inputs.h"
 #include "core/output.h"
 #include "core/util.h"
 
@@ -121,7 +122,19 @@ void pl_unmark_done(const pl_plan *p, pl_step s, int rank)
 
 static int compare_paths(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Expands every input pattern; the union, sorted, without repeats; only regular files. */
+/* Adds path to p's files. */
+static void add_file(pl_plan *p, int *cap, const char *path)
+{
+    if (p->nfiles == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        p->files = xrealloc(p->files, (size_t)*cap * sizeof *p->files);
+    }
+    p->files[p->nfiles++] = xstrdup(path);
+}
+
+/* Expands every input pattern; the union, sorted, without repeats; only
+ * regular files: a directory matched gives every regular file under it
+ * (core/inputs.h: what a stage given that directory reads). */
 static void expand_inputs(pl_plan *p)
 {
     int cap = 0;
@@ -135,16 +148,19 @@ static void expand_inputs(pl_plan *p)
         if (rc != 0) dief(EXIT_FATAL, "input %s: cannot expand the pattern", p->cfg.globs[g]);
         for (size_t i = 0; i < gl.gl_pathc; i++) {
             struct stat st;
+            if (stat(gl.gl_pathv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+                input_list under;
+                inputs_expand(&under, &gl.gl_pathv[i], 1); /* warns of what it skips */
+                for (int k = 0; k < under.nfiles; k++) add_file(p, &cap, under.files[k]);
+                inputs_free(&under);
+                continue;
+            }
             if (stat(gl.gl_pathv[i], &st) != 0 || !S_ISREG(st.st_mode)) {
-                if (stat(gl.gl_pathv[i], &st) == 0 && !S_ISDIR(st.st_mode)) /* a FIFO or device would block */
+                if (stat(gl.gl_pathv[i], &st) == 0) /* a FIFO or device would block */
                     warnf("input %s: not a regular file (a FIFO, device or socket); skipped", gl.gl_pathv[i]);
                 continue;
             }
-            if (p->nfiles == cap) {
-                cap = cap ? 2 * cap : 64;
-                p->files = xrealloc(p->files, (size_t)cap * sizeof *p->files);
-            }
-            p->files[p->nfiles++] = xstrdup(gl.gl_pathv[i]);
+            add_file(p, &cap, gl.gl_pathv[i]);
         }
         globfree(&gl);
     }

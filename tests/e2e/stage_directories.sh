@@ -123,6 +123,14 @@ is "$(cat "$TMP/st/out/Z.jsonl" "$TMP/st/out/part-5.jsonl" "$TMP/st/out/part-001
       "$TMP/st/out/a.jsonl" "$TMP/st/out/part-002.jsonl" "$TMP/st/out/c.jsonl" | cksum)" "$(cksum < "$TMP/dedup.dir.out")" \
     "dedup apply: its outputs in name order are streaming dedup's output over the directory"
 
+# winnow run: an input pattern that matches a directory reads every regular
+# file under it (the FIFO and the symlink to a directory skipped, as above)
+printf 'input = %s/data\nwork = %s/run-work\noutput = %s/run-out\ntasks = 2\n[ingest]\n' "$TMP" "$TMP" "$TMP" > "$TMP/dir.pipeline"
+$W run -q "$TMP/dir.pipeline" > /dev/null 2> "$TMP/run.err"
+is "$? $(awk '/^ingest / { print $2 }' "$TMP/run-work/report.txt")" "0 $(stats_value "$TMP/ingest.files.stats" in)" \
+    "winnow run: input = DIR reads every document of its files (as ingest over them)"
+ok "winnow run: the FIFO under it named" grep -q "pipe: not a regular file" "$TMP/run.err"
+
 # a file in a directory that cannot be opened (a dangling symlink) is named
 # and counted failed unreadable_input, as ingest counts it; the others are read
 mkdir "$TMP/dangling"
