@@ -65,7 +65,7 @@ struct winput {
     ZSTD_DCtx *zd;
     bool zd_in_frame;
     struct archive *ar;
-    xzbz *xb;     /* xz or bzip2, decoded here rather than by libarchive (core/xzbz.h) */
+    xzbz *xb;     /* xz, bzip2 or lz4 legacy, decoded here rather than by libarchive (core/xzbz.h) */
     pq_jsonl *pq; /* Parquet: rows as JSON lines (core/parquet_jsonl.h) */
 
     uint64_t member_start; /* decoded offset where the current gzip member or zstd frame began */
@@ -340,7 +340,7 @@ static ssize_t archive_read_cb(struct archive *a, void *ctx, const void **out)
     return (ssize_t)n;
 }
 
-/* One step of an xz or bzip2 input (decode_more). */
+/* One step of an xz, bzip2 or lz4 legacy input (decode_more). */
 static bool xzbz_more(winput *in, size_t room)
 {
     if (raw_avail(in) < RAW_CHUNK / 2) raw_fill(in);
@@ -595,9 +595,11 @@ winput *input_open(const char *path)
             in->errors++;
             in->eof = true;
         }
-    } else if (has_prefix(p, n, XZ_MAGIC, 6) || input_bzip2_signature(p, n)) {
+    } else if (has_prefix(p, n, XZ_MAGIC, 6) || input_bzip2_signature(p, n) || xzbz_lz4_legacy_signature(p, n)) {
         in->codec = CODEC_OTHER;
-        in->xb = xzbz_new(has_prefix(p, n, XZ_MAGIC, 6) ? XZBZ_XZ : XZBZ_BZIP2);
+        in->xb = xzbz_new(has_prefix(p, n, XZ_MAGIC, 6) ? XZBZ_XZ
+                          : input_bzip2_signature(p, n) ? XZBZ_BZIP2
+                                                        : XZBZ_LZ4_LEGACY);
     } else if (other_compression(p, n)) {
         in->codec = CODEC_OTHER;
         in->ar = archive_read_new();

@@ -3,8 +3,9 @@
  * The codec is found from the first bytes, never from the file name: gzip
  * (any number of concatenated members), zstd (any number of frames, the
  * first of them may be a skippable frame, as pzstd writes), xz and bzip2
- * (any number of streams; core/xzbz.h), and what libarchive's filters read
- * (lz4, compress, lzma); other bytes are read as they are. A Parquet file (PAR1) reads as its rows in JSON Lines
+ * (any number of streams; core/xzbz.h), lz4's legacy frames (`lz4 -l`;
+ * core/xzbz.h), and what libarchive's filters read (lz4 frames, compress,
+ * lzma); other bytes are read as they are. A Parquet file (PAR1) reads as its rows in JSON Lines
  * (core/parquet_jsonl.h). Damage is reported with its position and counted in
  * input_errors(); everything decoded before it is delivered. Bad deflate data
  * inside a gzip member skips to the next member header, so the members after

@@ -1,4 +1,4 @@
-/* block_source fuzz target: any bytes as a gzip, zstd, xz or bzip2 file (the
+/* block_source fuzz target: any bytes as a gzip, zstd, xz, bzip2 or lz4 legacy file (the
  * seeds are small files of several members, frames and streams) read through the block source
  * (units decoded by two threads, cut into small blocks) give exactly the
  * serial decoder's bytes and exit status, in whole lines. */
