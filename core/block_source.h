@@ -8,7 +8,8 @@
  * cut from, the bytes exactly those of decoding the file in turn; every
  * other input (other codecs, stdin, pipes), and a gzip or zstd file from
  * where its units stop (damage, a member too big), is decoded serially by
- * one thread. Decoded bytes waiting for the consumer, those being decoded
+ * one thread. A JSON array file (input_json_array) is decoded serially,
+ * through the transform that makes its elements lines. Decoded bytes waiting for the consumer, those being decoded
  * included, are bounded (a quarter of physical memory); the file being
  * consumed always goes on, so a small bound only lowers the parallelism. */
 #ifndef WINNOW_BLOCK_SOURCE_H
@@ -30,6 +31,7 @@ typedef struct {
     bool file_start;  /* the first block of its input (line numbers restart at 1) */
     void *owned;      /* private: the decoded buffer, or NULL for a mapping */
     void *input;      /* private: the input it belongs to */
+    const char *unit; /* what line numbers count, for messages: "line", or "element" in a JSON array file */
 } source_block;
 
 /* Opens the inputs (none: stdin) with decoders decoding threads; units are
@@ -58,6 +60,11 @@ void block_source_release(block_source *s, source_block *b);
  * which readers count as one failed `damaged_member`. Called once
  * block_source_next has returned false. */
 int block_source_lost_members(block_source *s);
+
+/* Problems of the structure of JSON array files read to their end
+ * (input_bad_elements): readers count each as one failed `bad_json`. Called
+ * once block_source_next has returned false. */
+int block_source_bad_elements(block_source *s);
 
 /* Rows of unreadable Parquet row groups in the inputs read to their end
  * (input_lost_rows): readers count each as one failed `damaged_row_group`.

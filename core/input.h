@@ -115,6 +115,29 @@ bool input_damaged_within(const winput *in, uint64_t from, uint64_t to);
  * which libbz2 refuses to decode. */
 bool input_bzip2_signature(const void *p, size_t n);
 
+/* Looks at the first decoded bytes (call before reading anything): when the
+ * first that is not whitespace is '[' (and, with objects_only, the first
+ * after it that is not whitespace is '{'), the input reads from now on as
+ * that JSON array's elements, one a line, each written compactly (whitespace
+ * outside strings dropped), so line N is element N (core/json_array.h says
+ * what is reported). Returns whether it does. A binary or Parquet input
+ * never does. Decoded offsets (input_offset) then count the lines' bytes. */
+bool input_json_array(winput *in, bool objects_only);
+
+/* True when input_json_array turned the transform on. */
+bool input_is_json_array(const winput *in);
+
+/* True when path, opened now, would read as a JSON array (input_json_array
+ * without objects_only). Prints nothing, whatever it meets (damage at the
+ * start is for the reader that opens it for real to report). */
+bool input_path_is_json_array(const char *path);
+
+/* Problems of a JSON array input's structure (an empty element, data after
+ * its ']', no closing ']' after a whole element), each reported: readers
+ * count each as one failed record (`bad_json`). An array cut short counts in
+ * input_errors too (the file was not read whole), as does data after ']'. */
+int input_bad_elements(const winput *in);
+
 /* Closes the input and frees it. */
 void input_close(winput *in);
 

@@ -167,7 +167,7 @@ struct stage_file {
 static struct stage_file *open_plain_input(const char *path, winput *in)
 {
     struct stat st;
-    if (!strcmp(path, "-") || input_get_codec(in) != CODEC_PLAIN) return NULL;
+    if (!strcmp(path, "-") || input_get_codec(in) != CODEC_PLAIN || input_is_json_array(in)) return NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return NULL;
     if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
@@ -372,9 +372,10 @@ static void engine_work(void *ctx, int worker, void *item)
         size_t pos;
         jdoc scratch;
         if (json_scan_doc(d->line, d->len, &scratch, &err, &pos) != 0)
-            warnf("%s: line %llu: bad JSON at byte %zu: %s", b->file, (unsigned long long)d->lineno, pos + 1, err);
+            warnf("%s: %s %llu: bad JSON at byte %zu: %s", b->file, b->unit, (unsigned long long)d->lineno, pos + 1,
+                  err);
         else
-            warnf("%s: line %llu: document has no \"text\" string", b->file, (unsigned long long)d->lineno);
+            warnf("%s: %s %llu: document has no \"text\" string", b->file, b->unit, (unsigned long long)d->lineno);
     }
     if (e->ops->map) e->ops->map(e->ops->ctx, worker, b);
     lap_ns(e, t ? &t->map_ns : NULL, &since);
@@ -472,14 +473,20 @@ static void finish_batch(engine *e, sink *s, stage_batch *b)
 }
 
 /* Damaged compressed members that left no partial line each lost at least
- * one document no line shows: one failed `damaged_member` each; each row of
- * an unreadable Parquet row group one failed `damaged_row_group`
- * (input_lost_rows). Called once the writer thread is done with s. */
-static void count_lost(sink *s, int lost_members, int64_t lost_rows)
+ * one document no line shows: one failed `damaged_member` each; each problem
+ * of a JSON array file's structure one failed `bad_json`
+ * (input_bad_elements); each row of an unreadable Parquet row group one
+ * failed `damaged_row_group` (input_lost_rows). Called once the writer
+ * thread is done with s. */
+static void count_lost(sink *s, int lost_members, int bad_elements, int64_t lost_rows)
 {
     for (int k = lost_members; k > 0; k--) {
         s->stats.in++;
         stats_fail(&s->stats, "damaged_member");
+    }
+    for (int k = bad_elements; k > 0; k--) {
+        s->stats.in++;
+        stats_fail(&s->stats, "bad_json");
     }
     stats_lost(&s->stats, "damaged_row_group", (uint64_t)lost_rows);
 }
@@ -489,6 +496,7 @@ static winput *open_nth(const stage_opts *o, int f, int *status)
 {
     winput *in = input_open(o->ninputs ? o->inputs[f] : "-");
     if (!in) *status = EXIT_FATAL;
+    else input_json_array(in, false); /* a JSON array file reads as its elements */
     return in;
 }
 
@@ -542,6 +550,7 @@ static stage_batch *take_batch(reader *r)
 static void submit(reader *r, stage_batch *b, const winput *in, bool file_start)
 {
     b->file = xstrdup(input_name(in));
+    b->unit = input_is_json_array(in) ? "element" : "line";
     b->file_start = file_start;
     b->seq = r->seq++;
     if (pool_full(r->pool)) to_writer(r);
@@ -653,7 +662,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     rd.writer = pool_create(1, WRITER_DEPTH, writer_work, &e);
     input_set_threads(o->threads);
     rd.spare = xcalloc((size_t)depth + WRITER_DEPTH + 1, sizeof *rd.spare);
-    int lost_members = 0;
+    int lost_members = 0, bad_elements = 0;
     int64_t lost_rows = 0;
     int status = EXIT_OK;
     wbuf carry = WBUF_INIT; /* a line begun in the previous block */
@@ -682,6 +691,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
         }
         if (input_errors(in)) status = EXIT_FATAL;
         lost_members += input_lost_members(in);
+        bad_elements += input_bad_elements(in);
         lost_rows += input_lost_rows(in);
         input_close(in);
     }
@@ -691,7 +701,7 @@ int stage_run(const stage_opts *o, const stage_ops *ops)
     if (e.times) times_of_workers(&e, nworkers, workers_start, clock_ns());
     pool_destroy(rd.writer);
     if (atomic_load(&e.read_errors)) status = EXIT_FATAL;
-    count_lost(&s, lost_members, lost_rows);
+    count_lost(&s, lost_members, bad_elements, lost_rows);
     progress_stop();
     for (int i = 0; i < rd.nspare; i++) batch_free(rd.spare[i]);
     free(rd.spare);
