@@ -24,7 +24,7 @@ DEB_PACKAGES = build-essential g++ pkg-config perl python3 zstd gzip tar zip \
   libcld2-dev libpcre2-dev zlib1g-dev libdeflate-dev libicu-dev libbrotli-dev libssl-dev \
   libsnappy-dev python3-numpy python3-zstandard gnuplot-nox clang libclang-rt-14-dev libsimdjson-dev \
   time xz-utils bzip2 nodejs fasttext \
-  libsentencepiece-dev sentencepiece python3-sentencepiece liblzma-dev libbz2-dev liblz4-dev patchelf
+  libsentencepiece-dev sentencepiece python3-sentencepiece liblzma-dev libbz2-dev liblz4-dev lz4 patchelf
 
 PKGS = libzstd libxxhash libcrypto libarchive uchardet libutf8proc libpcre2-8 zlib libdeflate icu-uc icu-i18n libbrotlidec snappy sentencepiece liblzma liblz4
 

@@ -84,6 +84,7 @@ typedef struct {
     char *carry;
     size_t carry_len, carry_cap;
     bool first_given;
+    bool array; /* a JSON array file, read as its elements (set before its first piece) */
 } src_input;
 
 struct block_source {
@@ -116,7 +117,7 @@ static int units_codec(const char *path)
     return -1;
 }
 
-/* Maps path when it is a plain regular file (not empty); false otherwise. */
+/* Maps path when it is a plain regular file (not empty) that is no JSON array; false otherwise. */
 static bool map_plain_file(src_input *in)
 {
     struct stat st;
@@ -126,7 +127,7 @@ static bool map_plain_file(src_input *in)
     if (!probe) return false; /* the decoding thread reports it */
     bool plain = input_get_codec(probe) == CODEC_PLAIN;
     input_close(probe);
-    if (!plain) return false;
+    if (!plain || input_path_is_json_array(in->path)) return false; /* an array: serially, through the transform */
     in->size = (size_t)st.st_size;
     if (in->size == 0) return true;
     int fd = open(in->path, O_RDONLY | O_CLOEXEC);
@@ -138,13 +139,13 @@ static bool map_plain_file(src_input *in)
     return true;
 }
 
-/* Maps a regular gzip or zstd file for its units; false otherwise. */
+/* Maps a regular gzip or zstd file that is no JSON array for its units; false otherwise. */
 static bool map_units_file(src_input *in)
 {
     struct stat st;
     if (!strcmp(in->path, "-") || stat(in->path, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) return false;
     int kind = units_codec(in->path);
-    if (kind < 0) return false;
+    if (kind < 0 || input_path_is_json_array(in->path)) return false;
     int fd = open(in->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -213,6 +214,11 @@ static void decode_serial(block_source *s, src_input *in)
     winput *w = in->from_raw ? input_open_at(in->path, in->from_raw, in->from_decoded) : input_open(in->path);
     int failed = !w;
     input_losses lost = {0};
+    if (w && input_json_array(w, false)) {
+        pthread_mutex_lock(&s->lock);
+        in->array = true;
+        pthread_mutex_unlock(&s->lock);
+    }
     while (w && !stopping(s)) {
         char *mem = xmalloc(UNIT_HEADROOM + s->decoded_bytes + 1);
         size_t len = input_read(w, mem + UNIT_HEADROOM, s->decoded_bytes);
@@ -230,6 +236,7 @@ static void decode_serial(block_source *s, src_input *in)
     pthread_mutex_lock(&s->lock);
     if (failed) s->status = EXIT_FATAL;
     s->lost.members += lost.members;
+    s->lost.bad_elements += lost.bad_elements;
     s->lost.damaged_rows += lost.damaged_rows;
     s->lost.unusable_rows += lost.unusable_rows;
     s->lost.unreadable += !w;
@@ -403,7 +410,7 @@ static bool next_mapped(src_input *in, size_t want, source_block *b)
         const char *nl = memchr(in->map + end - 1, '\n', in->size - (end - 1));
         end = nl ? (size_t)(nl + 1 - in->map) : in->size;
     }
-    *b = (source_block){in->map + in->pos, end - in->pos, in->name, in->index, in->pos == 0, NULL, in};
+    *b = (source_block){in->map + in->pos, end - in->pos, in->name, in->index, in->pos == 0, NULL, in, "line"};
     in->pos = end;
     in->blocks_out++;
     if (end < in->size) { /* start reading the next block ahead (files not in the page cache) */
@@ -522,7 +529,7 @@ static void start_piece(block_source *s, src_input *in, piece *p)
 static void give(src_input *in, source_block *b, sbuf *buf, const char *data, size_t len)
 {
     buf->refs++;
-    *b = (source_block){data, len, in->name, in->index, !in->first_given, buf, in};
+    *b = (source_block){data, len, in->name, in->index, !in->first_given, buf, in, in->array ? "element" : "line"};
     in->first_given = true;
 }
 

@@ -8,7 +8,8 @@
  * cut from, the bytes exactly those of decoding the file in turn; every
  * other input (other codecs, stdin, pipes), and a gzip or zstd file from
  * where its units stop (damage, a member too big), is decoded serially by
- * one thread. Decoded bytes waiting for the consumer, those being decoded
+ * one thread. A JSON array file (input_json_array) is decoded serially,
+ * through the transform that makes its elements lines. Decoded bytes waiting for the consumer, those being decoded
  * included, are bounded (a quarter of physical memory); the file being
  * consumed always goes on, so a small bound only lowers the parallelism. */
 #ifndef WINNOW_BLOCK_SOURCE_H
@@ -32,6 +33,7 @@ typedef struct {
     bool file_start;  /* the first block of its input (line numbers restart at 1) */
     void *owned;      /* private: the decoded buffer, or NULL for a mapping */
     void *input;      /* private: the input it belongs to */
+    const char *unit; /* what line numbers count, for messages: "line", or "element" in a JSON array file */
 } source_block;
 
 /* Opens the inputs ("-": stdin; none: nothing to read) with decoders decoding threads; units are

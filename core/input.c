@@ -14,6 +14,7 @@
 #include <zstd.h>
 
 #include "gzmembers.h"
+#include "json_array.h"
 #include "parquet_jsonl.h"
 #include "util.h"
 #include "xzbz.h"
@@ -65,7 +66,7 @@ struct winput {
     ZSTD_DCtx *zd;
     bool zd_in_frame;
     struct archive *ar;
-    xzbz *xb;     /* xz or bzip2, decoded here rather than by libarchive (core/xzbz.h) */
+    xzbz *xb;     /* xz, bzip2 or lz4 legacy, decoded here rather than by libarchive (core/xzbz.h) */
     pq_jsonl *pq; /* Parquet: rows as JSON lines (core/parquet_jsonl.h) */
 
     uint64_t member_start; /* decoded offset where the current gzip member or zstd frame began */
@@ -79,6 +80,8 @@ struct winput {
     uint64_t *damage;      /* decoded offsets where a damaged member's partial output ends */
     size_t ndamage, damage_cap;
 
+    jarray *ja;         /* a JSON array read as its elements, one a line (input_json_array) */
+    bool ja_ended;      /* and the end of its stream was seen */
     gzmembers *members; /* a file of many gzip members inflated on several threads */
     void *map;          /* the file, mapped for them */
     size_t map_len;
@@ -341,7 +344,7 @@ static ssize_t archive_read_cb(struct archive *a, void *ctx, const void **out)
     return (ssize_t)n;
 }
 
-/* One step of an xz or bzip2 input (decode_more). */
+/* One step of an xz, bzip2 or lz4 legacy input (decode_more). */
 static bool xzbz_more(winput *in, size_t room)
 {
     if (raw_avail(in) < RAW_CHUNK / 2) raw_fill(in);
@@ -364,7 +367,7 @@ static bool xzbz_more(winput *in, size_t room)
 }
 
 /* Decodes one step into the buffer; false when nothing more will come. */
-static bool decode_more(winput *in)
+static bool decode_step(winput *in)
 {
     if (in->eof) return false;
     make_room(in, DECODED_CHUNK);
@@ -529,6 +532,62 @@ static bool decode_more(winput *in)
     return false;
 }
 
+/* Decodes one step into the buffer, through the JSON array transform when
+ * it is on (the bytes of the step, rewritten in place); false when nothing
+ * more will come. */
+static bool decode_more(winput *in)
+{
+    if (!in->ja) return decode_step(in);
+    size_t held = in->end - in->start;
+    bool more = decode_step(in);
+    char *fresh = in->buf ? in->buf + in->start + held : NULL;
+    if (fresh) in->end = in->start + held + jarray_step(in->ja, fresh, in->end - in->start - held);
+    if (more && jarray_damaged(in->ja)) in->eof = true; /* data after the array: not read on */
+    if (!more && !in->ja_ended) {
+        in->ja_ended = true;
+        char tail;
+        size_t k = jarray_end(in->ja, &tail);
+        if (jarray_damaged(in->ja)) in->errors++; /* cut short, or data after the array */
+        if (k) { /* the '\n' after an element cut short: one more step */
+            make_room(in, 1);
+            in->buf[in->end++] = tail;
+            return true;
+        }
+    }
+    return more;
+}
+
+bool input_json_array(winput *in, bool objects_only)
+{
+    if (in->ja || in->binary || in->codec == CODEC_PARQUET || in->offset) return in->ja != NULL;
+    size_t want = 64, need;
+    for (;;) {
+        const char *p;
+        size_t n = input_peek(in, want, &p);
+        if (jarray_starts(p, n, objects_only, &need)) break;
+        if (!need || n < want) return false;
+        want = need;
+    }
+    in->ja = jarray_new(in->name);
+    in->end = in->start + jarray_step(in->ja, in->buf + in->start, in->end - in->start);
+    in->scanned = 0;
+    return true;
+}
+
+bool input_is_json_array(const winput *in) { return in->ja != NULL; }
+
+bool input_path_is_json_array(const char *path)
+{
+    warn_mute(true);
+    winput *in = input_open(path);
+    bool array = in && input_json_array(in, false);
+    input_close(in);
+    warn_mute(false);
+    return array;
+}
+
+int input_bad_elements(const winput *in) { return in->ja ? jarray_bad_elements(in->ja) : 0; }
+
 static bool has_prefix(const unsigned char *p, size_t n, const void *magic, size_t k)
 {
     return n >= k && memcmp(p, magic, k) == 0;
@@ -600,9 +659,11 @@ winput *input_open(const char *path)
             in->errors++;
             in->eof = true;
         }
-    } else if (has_prefix(p, n, XZ_MAGIC, 6) || input_bzip2_signature(p, n)) {
+    } else if (has_prefix(p, n, XZ_MAGIC, 6) || input_bzip2_signature(p, n) || xzbz_lz4_legacy_signature(p, n)) {
         in->codec = CODEC_OTHER;
-        in->xb = xzbz_new(has_prefix(p, n, XZ_MAGIC, 6) ? XZBZ_XZ : XZBZ_BZIP2);
+        in->xb = xzbz_new(has_prefix(p, n, XZ_MAGIC, 6) ? XZBZ_XZ
+                          : input_bzip2_signature(p, n) ? XZBZ_BZIP2
+                                                        : XZBZ_LZ4_LEGACY);
     } else if (other_compression(p, n)) {
         in->codec = CODEC_OTHER;
         in->ar = archive_read_new();
@@ -684,7 +745,7 @@ size_t input_read(winput *in, void *dst, size_t n)
 {
     size_t got = 0;
     while (got < n) {
-        if (in->start == in->end && in->codec == CODEC_PLAIN && !raw_avail(in) && n - got >= DECODED_CHUNK) {
+        if (in->start == in->end && in->codec == CODEC_PLAIN && !in->ja && !raw_avail(in) && n - got >= DECODED_CHUNK) {
             if (in->eof) break;
             size_t k = read_plain_direct(in, (char *)dst + got, n - got);
             if (!k) break;
@@ -765,6 +826,7 @@ int input_lost_members(const winput *in) { return in->lost_members; }
 void input_add_losses(input_losses *sum, const winput *in)
 {
     sum->members += in->lost_members;
+    sum->bad_elements += input_bad_elements(in);
     sum->damaged_rows += in->lost_rows;
     sum->unusable_rows += in->unusable_rows;
 }
@@ -772,6 +834,7 @@ void input_add_losses(input_losses *sum, const winput *in)
 void input_count_losses(wstats *st, const input_losses *l)
 {
     stats_lost(st, "damaged_member", (uint64_t)l->members);
+    stats_lost(st, "bad_json", (uint64_t)l->bad_elements);
     stats_lost(st, "damaged_row_group", (uint64_t)l->damaged_rows);
     stats_lost(st, "no_text_column", (uint64_t)l->unusable_rows);
     stats_lost(st, "unreadable_input", (uint64_t)l->unreadable);
@@ -823,6 +886,7 @@ void input_close(winput *in)
     if (in->ar) archive_read_free(in->ar);
     xzbz_free(in->xb);
     pq_jsonl_close(in->pq);
+    jarray_free(in->ja);
     if (in->fd != STDIN_FILENO) close(in->fd);
     free(in->raw);
     free(in->damage);

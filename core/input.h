@@ -3,8 +3,9 @@
  * The codec is found from the first bytes, never from the file name: gzip
  * (any number of concatenated members), zstd (any number of frames, the
  * first of them may be a skippable frame, as pzstd writes), xz and bzip2
- * (any number of streams; core/xzbz.h), and what libarchive's filters read
- * (lz4, compress, lzma); other bytes are read as they are. A Parquet file (PAR1) reads as its rows in JSON Lines
+ * (any number of streams; core/xzbz.h), lz4's legacy frames (`lz4 -l`;
+ * core/xzbz.h), and what libarchive's filters read (lz4 frames, compress,
+ * lzma); other bytes are read as they are. A Parquet file (PAR1) reads as its rows in JSON Lines
  * (core/parquet_jsonl.h). Damage is reported with its position and counted in
  * input_errors(); everything decoded before it is delivered. Bad deflate data
  * inside a gzip member skips to the next member header, so the members after
@@ -81,7 +82,8 @@ int input_errors(const winput *in);
 int input_lost_members(const winput *in);
 
 /* What inputs lost that no line shows, as readers count it: each lost
- * member one failed `damaged_member`; each row of a Parquet row group that
+ * member one failed `damaged_member`; each problem of a JSON array file's
+ * structure (input_bad_elements) one failed `bad_json`; each row of a Parquet row group that
  * could not be read (reported, and counted in input_errors) one failed
  * `damaged_row_group`; each row of a Parquet file whose text column is
  * missing or not a flat string (the whole file refused) one failed
@@ -91,7 +93,7 @@ int input_lost_members(const winput *in);
  * known exactly from the footer, and the name says which kind of input lost
  * them. */
 typedef struct {
-    int64_t members, damaged_rows, unusable_rows, unreadable;
+    int64_t members, bad_elements, damaged_rows, unusable_rows, unreadable;
 } input_losses;
 
 /* Adds in's losses to sum. */
@@ -127,6 +129,29 @@ bool input_damaged_within(const winput *in, uint64_t from, uint64_t to);
  * libarchive's bzip2 filter checks). A text that starts with "BZh" is text,
  * which libbz2 refuses to decode. */
 bool input_bzip2_signature(const void *p, size_t n);
+
+/* Looks at the first decoded bytes (call before reading anything): when the
+ * first that is not whitespace is '[' (and, with objects_only, the first
+ * after it that is not whitespace is '{'), the input reads from now on as
+ * that JSON array's elements, one a line, each written compactly (whitespace
+ * outside strings dropped), so line N is element N (core/json_array.h says
+ * what is reported). Returns whether it does. A binary or Parquet input
+ * never does. Decoded offsets (input_offset) then count the lines' bytes. */
+bool input_json_array(winput *in, bool objects_only);
+
+/* True when input_json_array turned the transform on. */
+bool input_is_json_array(const winput *in);
+
+/* True when path, opened now, would read as a JSON array (input_json_array
+ * without objects_only). Prints nothing, whatever it meets (damage at the
+ * start is for the reader that opens it for real to report). */
+bool input_path_is_json_array(const char *path);
+
+/* Problems of a JSON array input's structure (an empty element, data after
+ * its ']', no closing ']' after a whole element), each reported: readers
+ * count each as one failed record (`bad_json`). An array cut short counts in
+ * input_errors too (the file was not read whole), as does data after ']'. */
+int input_bad_elements(const winput *in);
 
 /* Closes the input and frees it. */
 void input_close(winput *in);

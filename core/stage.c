@@ -174,7 +174,7 @@ struct stage_file {
 static struct stage_file *open_plain_input(const char *path, winput *in)
 {
     struct stat st;
-    if (!strcmp(path, "-") || input_get_codec(in) != CODEC_PLAIN) return NULL;
+    if (!strcmp(path, "-") || input_get_codec(in) != CODEC_PLAIN || input_is_json_array(in)) return NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return NULL;
     if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
@@ -379,9 +379,10 @@ static void engine_work(void *ctx, int worker, void *item)
         size_t pos;
         jdoc scratch;
         if (json_scan_doc(d->line, d->len, &scratch, &err, &pos) != 0)
-            warnf("%s: line %llu: bad JSON at byte %zu: %s", b->file, (unsigned long long)d->lineno, pos + 1, err);
+            warnf("%s: %s %llu: bad JSON at byte %zu: %s", b->file, b->unit, (unsigned long long)d->lineno, pos + 1,
+                  err);
         else
-            warnf("%s: line %llu: document has no \"text\" string", b->file, (unsigned long long)d->lineno);
+            warnf("%s: %s %llu: document has no \"text\" string", b->file, b->unit, (unsigned long long)d->lineno);
     }
     if (e->ops->map) e->ops->map(e->ops->ctx, worker, b);
     lap_ns(e, t ? &t->map_ns : NULL, &since);
@@ -483,6 +484,7 @@ static winput *open_nth(const stage_opts *o, int f, int *status)
 {
     winput *in = input_open(o->inputs[f]);
     if (!in) *status = EXIT_FATAL;
+    else input_json_array(in, false); /* a JSON array file reads as its elements */
     return in;
 }
 
@@ -536,6 +538,7 @@ static stage_batch *take_batch(reader *r)
 static void submit(reader *r, stage_batch *b, const winput *in, bool file_start)
 {
     b->file = xstrdup(input_name(in));
+    b->unit = input_is_json_array(in) ? "element" : "line";
     b->file_start = file_start;
     b->seq = r->seq++;
     if (pool_full(r->pool)) to_writer(r);

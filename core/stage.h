@@ -136,6 +136,7 @@ typedef struct {
     bool numbered;       /* ordinals and line numbers set */
     bool file_start;     /* the first batch of its input file */
     const char *file;    /* the input file all documents of the batch come from */
+    const char *unit;    /* what lineno numbers, for messages: "line", or "element" in a JSON array file */
     uint64_t first_line; /* line number of the batch's first line */
 } stage_batch;
 

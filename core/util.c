@@ -97,8 +97,14 @@ static void vmessage(const char *fmt, va_list ap)
     fprintf(stderr, "%s\n", line); /* one write, so lines from threads do not interleave */
 }
 
+/* warn_mute depth of this thread */
+static _Thread_local int warn_muted;
+
+void warn_mute(bool on) { warn_muted += on ? 1 : -1; }
+
 void warnf(const char *fmt, ...)
 {
+    if (warn_muted) return;
     va_list ap;
     va_start(ap, fmt);
     vmessage(fmt, ap);

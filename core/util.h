@@ -86,8 +86,12 @@ double thread_cpu_seconds(void);
 /* CPU seconds (user + system) this process has used, all its threads together. */
 double process_cpu_seconds(void);
 
-/* Prints "winnow STAGE: message" on stderr. */
+/* Prints "winnow STAGE: message" on stderr (nothing while muted). */
 void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Mutes (on) or unmutes warnf on the calling thread, for a look at an input
+ * that the reader which opens it for real will report on. Nests. */
+void warn_mute(bool on);
 
 /* Prints "winnow STAGE: message" and exits with status (EXIT_USAGE or EXIT_FATAL). */
 void dief(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));

@@ -1,17 +1,28 @@
-/* xzbz.h - xz and bzip2 streams decoded step by step (as zlib's inflate is),
+/* xzbz.h - xz and bzip2 streams, and lz4's legacy frames, decoded step by
+ * step (as zlib's inflate is),
  * for core/input.c: every byte the data holds is given out before damage or
  * a cut is reported, as `xz -d` and `bzip2 -d` give them (libarchive's
  * filters drop the block they were decoding when the input ends short).
  * Any number of streams one after the other are one input (xz's with their
  * stream padding, 4-byte words of zeros, between and after them); bytes after
- * the last stream that are not a stream are an error. */
+ * the last stream that are not a stream are an error.
+ *
+ * lz4's legacy frame format (`lz4 -l`, old lz4 tools, the Linux kernel's
+ * initramfs; lz4_Frame_format.md, "Legacy frame"): the magic 0x184C2102
+ * (little-endian), then blocks, each a 4-byte little-endian compressed size
+ * and one LZ4 block that decodes to at most 8 MiB; no checksums, no end mark;
+ * the magic again starts another frame. Blocks are independent: each is one
+ * "stream" here (xzbz_between_streams), so a damaged block that gave nothing
+ * counts as one lost member. A block that does not decode, a size over
+ * LZ4_compressBound(8 MiB) and a block or size cut short are errors naming
+ * the block's compressed offset. */
 #ifndef WINNOW_XZBZ_H
 #define WINNOW_XZBZ_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum { XZBZ_XZ, XZBZ_BZIP2 } xzbz_kind;
+typedef enum { XZBZ_XZ, XZBZ_BZIP2, XZBZ_LZ4_LEGACY } xzbz_kind;
 typedef enum { XZBZ_MORE, XZBZ_END, XZBZ_ERROR } xzbz_result;
 
 typedef struct xzbz xzbz;
@@ -32,6 +43,10 @@ xzbz_result xzbz_step(xzbz *d, const unsigned char *in, size_t in_len, bool at_e
  * the next step's output, if any, is the next stream's. */
 bool xzbz_between_streams(const xzbz *d);
 
+/* True when the n bytes at p start an lz4 legacy frame (its magic). */
+bool xzbz_lz4_legacy_signature(const void *p, size_t n);
+
+/* Frees d (NULL is fine). */
 void xzbz_free(xzbz *d);
 
 #endif

@@ -29,6 +29,7 @@ static const char USAGE[] =
     "       winnow dedup buckets --work DIR [--rank R --world-size N] step 2 (per partition)\n"
     "       winnow dedup apply --work DIR -o OUTDIR [--rank R --world-size N]  step 3 (per input file)\n"
     "\n"
+    "Reads the document stream (JSON Lines, or JSON arrays of documents: their elements).\n"
     "Drops a document that shares its exact hash (XXH3-128 of the normalised text) or one\n"
     "MinHash LSH band bucket with an earlier document (files in the order given, then lines);\n"
     "reasons exact_dup / near_dup; --rejects names the earliest document collided with (dup_of).\n"

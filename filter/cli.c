@@ -22,7 +22,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: winnow filter [options] [FILE|DIR|-]...\n\n"
-            "Reads the document stream, annotates each document (metadata.lang, lang_score)\n"
+            "Reads the document stream (JSON Lines, or JSON arrays of documents: their\n"
+            "elements), annotates each document (metadata.lang, lang_score)\n"
             "and drops those that fail the enabled rules. Default rules: FineWeb's set\n"
             "(Gopher repetition, Gopher quality, C4 without the terminal punctuation rule,\n"
             "FineWeb) plus CLD2 language identification.\n\n"

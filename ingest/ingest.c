@@ -431,7 +431,8 @@ static void count_failure(ingest_reader *r, const char *kind)
     stats_fail(&b->stats, kind);
 }
 
-static void jsonl_input(ingest_reader *r, isrc *s, const char *name)
+/* JSON Lines (or a JSON array file's elements, one a line: element) passed on as jobs. */
+static void jsonl_input(ingest_reader *r, isrc *s, const char *name, bool element)
 {
     const char *line;
     size_t len;
@@ -447,6 +448,7 @@ static void jsonl_input(ingest_reader *r, isrc *s, const char *name)
         j->payload = batch_put(b, line, len);
         j->source = batch_put(b, name, strlen(name));
         j->ordinal = number;
+        j->element = element;
         ingest_batch_check(r);
     }
 }
@@ -505,6 +507,8 @@ static void on_archive_error(void *ctx, const char *name, const char *what)
 static void ingest_source(ingest_reader *r, isrc *s, const char *name, int depth)
 {
     const char *p;
+    /* a file that is one JSON array of objects reads as its elements, one a line (core/json_array.h) */
+    bool array = s->in && input_json_array(s->in, true);
     size_t n = isrc_peek(s, SNIFF_BYTES, &p);
     input_kind kind = sniff_kind(p, n < SNIFF_BYTES ? n : SNIFF_BYTES);
     if (depth > MAX_NESTING && (kind == INPUT_ARCHIVE || kind == INPUT_COMPRESSED)) {
@@ -519,7 +523,7 @@ static void ingest_source(ingest_reader *r, isrc *s, const char *name, int depth
         ingest_warc_input(r, s, name);
         break;
     case INPUT_JSONL:
-        jsonl_input(r, s, name);
+        jsonl_input(r, s, name, array);
         break;
     case INPUT_HTML:
     case INPUT_TEXT:

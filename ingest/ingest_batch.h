@@ -38,6 +38,7 @@ typedef struct {
     bool from_warc;
     uint64_t warc_offset;   /* offset of the record in the decoded file */
     uint64_t ordinal;       /* record number (WARC), line number (JSONL) or member number */
+    bool element;           /* JSONL: ordinal numbers an element of a JSON array file, not a line */
 } ingest_job;
 
 typedef struct ingest_batch {

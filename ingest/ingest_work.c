@@ -257,14 +257,14 @@ static void run_jsonl(ingest_worker *w, ingest_batch *b, const ingest_job *j, co
         bad = json_scan_doc(line, len, &d, &err, &err_pos);
     }
     if (bad) {
-        warnf("%.*s: line %llu: %s at byte %zu; skipped", (int)j->source.len, batch_str(b, j->source),
-              (unsigned long long)j->ordinal, err, err_pos + 1);
+        warnf("%.*s: %s %llu: %s at byte %zu; skipped", (int)j->source.len, batch_str(b, j->source),
+              j->element ? "element" : "line", (unsigned long long)j->ordinal, err, err_pos + 1);
         stats_fail(&b->stats, "bad_json");
         return;
     }
     if (d.text.kind != JSON_STRING) {
-        warnf("%.*s: line %llu: no \"text\" string; skipped", (int)j->source.len, batch_str(b, j->source),
-              (unsigned long long)j->ordinal);
+        warnf("%.*s: %s %llu: no \"text\" string; skipped", (int)j->source.len, batch_str(b, j->source),
+              j->element ? "element" : "line", (unsigned long long)j->ordinal);
         stats_fail(&b->stats, "no_text");
         return;
     }

@@ -24,7 +24,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: winnow tokenize [options] [FILE|DIR|-]...\n"
-            "Adds token ids to each document: byte-exact with tiktoken (and Meta's Llama 3 tokenizer),\n"
+            "Adds token ids to each document of the stream (JSON Lines, or JSON arrays of\n"
+            "documents: their elements): byte-exact with tiktoken (and Meta's Llama 3 tokenizer),\n"
             "with Hugging Face tokenizers for a tokenizer.json, and with SentencePiece for a .model.\n\n"
             "  --encoding NAME     gpt2 (= r50k_base), p50k_base, p50k_edit, cl100k_base, o200k_base,\n"
             "                      llama3; its vocabulary comes from the cache (winnow vocab fetch NAME)\n"

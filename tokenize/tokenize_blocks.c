@@ -544,8 +544,9 @@ static uint64_t scan_block(tb_ctx *c, tb_block *b, uint64_t line_no)
             const tb_doc *d = &r->docs[i];
             if (!d->fail) continue;
             unsigned long long at = (unsigned long long)(line_no + d->line_no - 1);
-            if (d->err) warnf("%s: line %llu: bad JSON at byte %zu: %s", b->src.file, at, d->err_pos + 1, d->err);
-            else warnf("%s: line %llu: document has no \"text\" string", b->src.file, at);
+            if (d->err)
+                warnf("%s: %s %llu: bad JSON at byte %zu: %s", b->src.file, b->src.unit, at, d->err_pos + 1, d->err);
+            else warnf("%s: %s %llu: document has no \"text\" string", b->src.file, b->src.unit, at);
             stats_fail(&c->scan_stats, d->fail);
         }
         line_no += r->lines;
@@ -592,8 +593,8 @@ static void refuse_doc(const tb_ctx *c, tb_block *b, size_t k, int code)
 {
     wbuf why = WBUF_INIT;
     tokenizer_encode_error(code, &why);
-    warnf("%s: line %llu: a regex of %s could not finish on the document's text (%s); document skipped", b->src.file,
-          (unsigned long long)doc_line(b, c->nt, k), c->tok->name, why.data);
+    warnf("%s: %s %llu: a regex of %s could not finish on the document's text (%s); document skipped", b->src.file,
+          b->src.unit, (unsigned long long)doc_line(b, c->nt, k), c->tok->name, why.data);
     buf_free(&why);
     b->fail[k] = REGEX_FAILED;
 }

@@ -68,8 +68,8 @@ static void fail_doc(const tokenize_ctx *c, worker_state *ws, stage_batch *b, in
     stage_doc *d = &b->docs[i];
     buf_clear(&ws->line);
     tokenizer_encode_error(code, &ws->line);
-    warnf("%s: line %llu: a regex of %s could not finish on the document's text (%s); document skipped", b->file,
-          (unsigned long long)d->lineno, c->tok->name, ws->line.data);
+    warnf("%s: %s %llu: a regex of %s could not finish on the document's text (%s); document skipped", b->file,
+          b->unit, (unsigned long long)d->lineno, c->tok->name, ws->line.data);
     d->verdict = DOC_FAIL;
     d->reason = TOKENIZER_REGEX_FAILURE;
 }

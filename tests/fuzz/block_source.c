@@ -1,7 +1,9 @@
-/* block_source fuzz target: any bytes as a gzip, zstd, xz or bzip2 file (the
+/* block_source fuzz target: any bytes as a gzip, zstd, xz, bzip2 or lz4 legacy file (the
  * seeds are small files of several members, frames and streams) read through the block source
  * (units decoded by two threads, cut into small blocks) give exactly the
- * serial decoder's bytes and exit status, in whole lines. */
+ * serial decoder's bytes, exit status and JSON array problems, in whole
+ * lines; a JSON array (plain or compressed; seeds array.json*) is read as
+ * its elements by both, as the stages read it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +28,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!f || fwrite(data, 1, size, f) != size || fclose(f)) abort();
 
     wbuf ref = WBUF_INIT, got = WBUF_INIT;
-    int ref_status = 2;
+    int ref_status = 2, ref_bad = 0;
     winput *in = input_open(path);
     if (in) {
+        input_json_array(in, false);
         char chunk[4096];
         size_t n;
         while ((n = input_read(in, chunk, sizeof chunk)) > 0) buf_append(&ref, chunk, n);
         ref_status = input_errors(in) ? 2 : 0;
+        ref_bad = input_bad_elements(in);
         input_close(in);
     }
 
@@ -46,8 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         buf_append(&got, b.data, b.len);
         block_source_release(s, &b);
     }
+    int bad = (int)block_source_losses(s).bad_elements;
     int status = block_source_close(s);
-    if (got.len != ref.len || (ref.len && memcmp(got.data, ref.data, ref.len)) || status != ref_status) {
+    if (got.len != ref.len || (ref.len && memcmp(got.data, ref.data, ref.len)) || status != ref_status ||
+        bad != ref_bad) {
         size_t same = 0;
         while (same < got.len && same < ref.len && got.data[same] == ref.data[same]) same++;
         fprintf(stderr, "block_source differs from the serial decoder: %zu bytes, status %d (serial: %zu bytes, status %d), the same up to byte %zu\n",

@@ -101,21 +101,27 @@ static void capture_end(wbuf *err)
 /* Damaged members or frames that gave no output, as the last read_serial or
  * read_blocks counted them (input_lost_members, block_source_losses). */
 static int lost_members;
+/* Problems of a JSON array file's structure, as they counted them
+ * (input_bad_elements, block_source_losses). */
+static int bad_elements;
 
-/* The serial decoder's bytes, warnings and exit status. */
+/* The serial decoder's bytes (a JSON array file's elements, one a line, as
+ * the stages read it), warnings and exit status. */
 static int read_serial(const char *path, wbuf *out, wbuf *err)
 {
     buf_clear(out);
-    lost_members = 0;
+    lost_members = bad_elements = 0;
     capture_begin();
     winput *in = input_open(path);
     int status = 2;
     if (in) {
+        input_json_array(in, false);
         char chunk[65536];
         size_t n;
         while ((n = input_read(in, chunk, sizeof chunk)) > 0) buf_append(out, chunk, n);
         status = input_errors(in) ? 2 : 0;
         lost_members = input_lost_members(in);
+        bad_elements = input_bad_elements(in);
         input_close(in);
     }
     capture_end(err);
@@ -151,7 +157,9 @@ static int read_blocks(char **paths, int n, int decoders, size_t decoded, size_t
         have_prev = true;
         block_source_release(s, &b);
     }
-    lost_members = (int)block_source_losses(s).members;
+    input_losses lost = block_source_losses(s);
+    lost_members = (int)lost.members;
+    bad_elements = (int)lost.bad_elements;
     int status = block_source_close(s);
     capture_end(err);
     return status;
@@ -250,7 +258,7 @@ static void check_file(const char *name, const wbuf *file)
     snprintf(path, sizeof path, "%s/%s", dir, name);
     write_file(path, file);
     wbuf ref = WBUF_INIT, ref_err = WBUF_INIT, got = WBUF_INIT, got_err = WBUF_INIT;
-    int ref_status = read_serial(path, &ref, &ref_err), ref_lost = lost_members;
+    int ref_status = read_serial(path, &ref, &ref_err), ref_lost = lost_members, ref_bad = bad_elements;
     static const struct {
         int decoders;
         size_t decoded, want;
@@ -267,6 +275,7 @@ static void check_file(const char *name, const wbuf *file)
         is_str(got_err.data, ref_err.data, "%s: its warnings", how);
         is_int(status, ref_status, "%s: its exit status", how);
         is_int(lost_members, ref_lost, "%s: its damaged members that gave no output", how);
+        is_int(bad_elements, ref_bad, "%s: its JSON array problems", how);
         ok(!f.not_whole && !f.bad_start, "%s: whole lines, the input's first block marked", how);
         if (ways[w].want == 100000) {
             ok(f.longest <= ways[w].want + longest_line(&ref), "%s: blocks cut to about the size asked (longest %zu)",
@@ -505,6 +514,46 @@ int main(void)
            "a Parquet file of %zu documents reads serially as %zu JSON lines", docs, lines);
         check_file("dclm.parquet", &pq);
         buf_free(&pq), buf_free(&rows), buf_free(&err);
+    }
+
+    /* JSON arrays of the documents (pretty-printed: each line of the text an
+     * element after a line of indent; a broken one too), plain, as gzip
+     * members and zstd frames cut inside elements: read serially, never
+     * mapped or cut into units, as their elements one a line */
+    {
+        wbuf arr = WBUF_INIT, lines = WBUF_INIT, err = WBUF_INIT;
+        buf_append(&arr, "[\n", 2);
+        size_t docs = 0;
+        for (const char *p = text.data, *end = text.data + cut[2]; p < end;) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            if (!nl) break;
+            buf_append(&arr, docs ? ",\n  " : "  ", docs ? 4 : 2);
+            buf_append(&arr, p, (size_t)(nl - p));
+            docs++;
+            p = nl + 1;
+        }
+        buf_append(&arr, "\n]\n", 3);
+        check_file("array.json", &arr);
+        char apath[700];
+        snprintf(apath, sizeof apath, "%s/array.json", dir);
+        int status = read_serial(apath, &lines, &err);
+        size_t got_lines = 0;
+        for (const char *p = lines.data, *end = lines.data + lines.len; p && (p = memchr(p, '\n', (size_t)(end - p))); p++)
+            got_lines++;
+        ok(status == 0 && got_lines == docs && bad_elements == 0 && lines.len && lines.data[0] == '{',
+           "a JSON array of %zu documents reads serially as %zu lines", docs, got_lines);
+        size_t acut[5] = {0, arr.len / 4 + 3, arr.len / 2 + 11, 3 * arr.len / 4 + 1, arr.len};
+        buf_clear(&f);
+        for (int i = 0; i < 4; i++) gzip_member(&f, arr.data + acut[i], acut[i + 1] - acut[i]);
+        check_file("array.json.gz", &f);
+        buf_clear(&f);
+        for (int i = 0; i < 4; i++) zstd_frame(&f, arr.data + acut[i], acut[i + 1] - acut[i], 1);
+        check_file("array.json.zst", &f);
+        buf_clear(&f);
+        buf_append(&f, arr.data, acut[3]); /* cut short inside an element */
+        buf_append(&f, ",\n,\n", 4);
+        check_file("array-cut.json", &f);
+        buf_free(&arr), buf_free(&lines), buf_free(&err);
     }
 
     /* several files, compressed and plain, in order */
