@@ -47,7 +47,9 @@ for k in $(seq 18); do cat multi.jsonl; done > p8.jsonl
 if [ "${ZST:-0}" = 1 ]; then
     mkdir -p zst; pids=
     for i in $(seq 0 15); do
-        { if [ $i -lt 8 ]; then cat p0.jsonl; else cat p8.jsonl; fi; } | $B/zstd -q -3 -T1 -c > zst/p$i.jsonl.zst & pids="$pids $!"
+        # two-digit names: zst/* lists them in in8g.jsonl's order (en_code, then multi) in any
+        # locale (p1 p10 p2 sorts differently in C and in UTF-8 collation)
+        { if [ $i -lt 8 ]; then cat p0.jsonl; else cat p8.jsonl; fi; } | $B/zstd -q -3 -T1 -c > zst/p$(printf %02d $i).jsonl.zst & pids="$pids $!"
     done
     wait $pids # (a bare wait would wait for the tee of the log too)
 fi
