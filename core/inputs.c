@@ -114,10 +114,7 @@ void inputs_expand(input_list *l, char *const *args, int nargs)
 int inputs_count_skipped(const input_list *l, wstats *s)
 {
     for (int i = 0; l && i < l->n; i++)
-        if (l->entries[i].failure) {
-            s->in++;
-            stats_fail(s, l->entries[i].failure);
-        }
+        if (l->entries[i].failure) stats_lost(s, l->entries[i].failure, 1);
     return inputs_status(l);
 }
 
