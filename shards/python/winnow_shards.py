@@ -167,7 +167,8 @@ class ShardReader:
                 self.manifest = m = json.load(f, object_pairs_hook=_no_duplicate_keys)
             except ValueError as e:  # JSONDecodeError, or bytes that are not UTF-8
                 raise ShardError(f"{path}: not a JSON manifest: {e}") from None
-        if m.get("format") != FORMAT_NAME or m.get("version") != FORMAT_VERSION:
+        version = m.get("version")  # an int, as the C reader takes it: true, 1.0 and -0 equal 1 or 0 in Python
+        if m.get("format") != FORMAT_NAME or type(version) is not int or version != FORMAT_VERSION:
             raise ShardError(f"{directory}: not a {FORMAT_NAME} version {FORMAT_VERSION} directory")
         try:
             digest = _manifest_digest(m)

@@ -76,6 +76,10 @@ edit "parent" 'm["shards"][0]["file"] = "../x/shard.tok.zst"; fix = True'
 refused "a file name with ../ (checksum made to match)" "not a plain name"
 edit "absolute" 'm["shards"][0]["index"] = "/etc/passwd"; fix = True'
 refused "an absolute file name (checksum made to match)" "not a plain name"
+for v in True 1.0; do # equal to 1 in Python, not the integer 1 the format names
+    edit "version $v" "m['version'] = $v; fix = True"
+    refused "version $v (checksum made to match)" "version 1"
+done
 edit "vocab" 'm["tokenizer"]["vocab_size"] = 50; fix = True'
 refused "vocab_size below the stored ids (checksum made to match)" "not below the vocabulary size"
 edit "vocab-top" 'm["tokenizer"]["vocab_size"] = 99; fix = True'
