@@ -291,6 +291,7 @@ int filter_config_print(const filter_config *c, FILE *f, char *err, size_t errle
 {
     for (int i = 0; i < nsettings; i++) {
         const setting *s = &settings[i];
+        if (s->kind != K_STR && s->kind != K_LIST) continue; /* a number or a switch prints as it reads */
         const char *v = *(char *const *)((const char *)c + s->offset);
         if ((s->kind == K_STR && v && !writable(v, strlen(v))) || (s->kind == K_LIST && !list_writable(v))) {
             snprintf(err, errlen, "%s: its value cannot be written in a config file (a line break, white space at "
