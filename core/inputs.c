@@ -48,7 +48,7 @@ static char **sorted_names(DIR *d, size_t *count)
         if (*count == cap) names = xrealloc(names, (cap = cap ? cap * 2 : 64) * sizeof *names);
         names[(*count)++] = xstrdup(e->d_name);
     }
-    qsort(names, *count, sizeof *names, compare_names);
+    if (*count) qsort(names, *count, sizeof *names, compare_names); /* (qsort wants a non-null array) */
     return names;
 }
 

@@ -211,7 +211,7 @@ static void refuse_same_names(char **inputs, int n)
 {
     input_base *v = xcalloc((size_t)n, sizeof *v);
     for (int i = 0; i < n; i++) v[i] = (input_base){output_base(inputs[i]), i};
-    qsort(v, (size_t)n, sizeof *v, compare_bases);
+    if (n > 1) qsort(v, (size_t)n, sizeof *v, compare_bases);
     for (int i = 1; i < n; i++)
         if (!strcmp(v[i - 1].base, v[i].base))
             dief(EXIT_USAGE, "%s and %s would have the same output name %s (apply writes one file per input, named by "

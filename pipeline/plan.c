@@ -164,7 +164,7 @@ static void expand_inputs(pl_plan *p)
         }
         globfree(&gl);
     }
-    qsort(p->files, (size_t)p->nfiles, sizeof *p->files, compare_paths);
+    if (p->nfiles > 1) qsort(p->files, (size_t)p->nfiles, sizeof *p->files, compare_paths); /* (NULL when none) */
     int n = 0;
     for (int i = 0; i < p->nfiles; i++) {
         if (n && !strcmp(p->files[n - 1], p->files[i])) free(p->files[i]);
