@@ -112,7 +112,8 @@ int cmd_shard(int argc, char **argv)
     int status = inputs_count_skipped(so.given, &st);
     for (int i = 0; i < so.ninputs; i++) {
         winput *in = input_open(so.inputs[i]);
-        if (!in) {
+        if (!in) { /* reported by input_open; counted as the stages count it */
+            stats_lost(&st, INPUTS_UNREADABLE, 1);
             status = EXIT_FATAL;
             continue;
         }

@@ -108,7 +108,8 @@ static int decode_streams(const tokenizer *t, const stage_opts *o)
     wbuf text = WBUF_INIT, line = WBUF_INIT;
     for (int f = 0; f < o->ninputs; f++) {
         winput *in = input_open(o->inputs[f]);
-        if (!in) {
+        if (!in) { /* reported by input_open; counted as the stages count it */
+            stats_lost(&counts, INPUTS_UNREADABLE, 1);
             status = EXIT_FATAL;
             continue;
         }

@@ -148,6 +148,17 @@ for cmd in ingest filter dedup "tokenize -j2 --encoding cl100k_base --vocab $VOC
     done
 done
 
+# shard and tokenize --decode count it too
+ln -s "$TMP/nowhere.bin" "$B/2/dangling.bin"
+for cmd in "shard --vocab-size 100277 -o $TMP/dangling-shards" "tokenize --decode --encoding cl100k_base --vocab $VOCAB"; do
+    cn=${cmd%% *}
+    # shellcheck disable=SC2086
+    $W $cmd -q --stats "$TMP/dangling.stats" "$B" > /dev/null 2> "$TMP/dangling.err"
+    is "$? $(stats_value "$TMP/dangling.stats" failed_by_kind.unreadable_input) $(stats_value "$TMP/dangling.stats" balanced)" \
+        "2 1 true" "$cn: a dangling symlink in a directory: exit 2, one failed unreadable_input"
+done
+rm "$B/2/dangling.bin"
+
 # a read error is reported once (filter reads stdin straight into its blocks,
 # shard through the decoded buffer)
 "$W" filter -q < "$TMP/none" > /dev/null 2> "$TMP/eisdir.err"
