@@ -7,6 +7,8 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +19,8 @@
 #define HJ_BLOCK_BYTES (4u << 20) /* the usual size of a block of nodes */
 #define HJ_STACK_START 64 /* members of the open containers, before growing */
 #define HJ_FIRST_PRINTABLE 0x20 /* bytes below are control characters, raw only outside strings */
-#define HJ_NUMBER_SHORT 64 /* room for a number on the stack (serde_json writes at most 24 characters) */
+#define POW10_MAX 308 /* serde_json's table of powers of ten: 1e0 .. 1e308 */
+#define EXACT_POW10_MAX 22 /* 10^22 = 2^22 * 5^22 and 5^22 < 2^53: the largest a double holds exactly */
 
 /* A block of nodes and key arrays (one of a document's). */
 struct hj_block {
@@ -133,6 +136,90 @@ static bool hj_string(hj_cursor *c, char **out, size_t *len)
     *d = 0;
     *len = (size_t)(d - *out);
     c->str_end = d + 1;
+    return true;
+}
+
+/* 10^k as the double nearest to it, for k in 0 .. POW10_MAX (serde_json's POW10 literals). */
+static double pow10_of(int k)
+{
+    if (k <= EXACT_POW10_MAX) { /* every product exact */
+        double r = 1;
+        while (k--) r *= 10;
+        return r;
+    }
+    char literal[8];
+    snprintf(literal, sizeof literal, "1e%d", k);
+    return strtod(literal, NULL); /* glibc's strtod rounds to nearest */
+}
+
+/* Whether significand * 10 + digit overflows a u64 (serde_json's overflow! test). */
+static bool u64_overflows(uint64_t significand, unsigned digit)
+{
+    return significand >= UINT64_MAX / 10 && (significand > UINT64_MAX / 10 || digit > UINT64_MAX % 10);
+}
+
+/* The value of the number p[0..end) (RFC 8259's grammar, checked) as
+ * serde_json reads it without its float_roundtrip feature, as Hugging Face
+ * tokenizers is built: the digits that fit a u64 as the significand (the
+ * integer part's others raise the exponent, the fraction's others are
+ * dropped), then (double)significand times or divided by one power of ten.
+ * That is not always the nearest double (-9.517477035522461 reads one ulp
+ * off), and a Unigram score read otherwise breaks ties the other way.
+ * Returns false where serde_json fails: the value would be infinite. */
+static bool serde_number(const char *p, const char *end, double *out)
+{
+    bool negative = *p == '-';
+    p += negative;
+    uint64_t significand = 0;
+    int64_t exponent = 0; /* stays far inside int32 but for absurd inputs, clamped below */
+    bool dropping = false;
+    for (; p < end && *p >= '0' && *p <= '9'; p++) {
+        unsigned digit = (unsigned)(*p - '0');
+        dropping = dropping || u64_overflows(significand, digit);
+        if (dropping) exponent++;
+        else significand = significand * 10 + digit;
+    }
+    if (p < end && *p == '.')
+        for (p++, dropping = false; p < end && *p >= '0' && *p <= '9'; p++) {
+            unsigned digit = (unsigned)(*p - '0');
+            dropping = dropping || u64_overflows(significand, digit);
+            if (!dropping) significand = significand * 10 + digit, exponent--;
+        }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        bool positive_exp = *p != '-';
+        p += *p == '+' || *p == '-';
+        int32_t e = 0;
+        for (; p < end && *p >= '0' && *p <= '9'; p++) {
+            int digit = *p - '0';
+            if (e >= INT32_MAX / 10 && (e > INT32_MAX / 10 || digit > INT32_MAX % 10)) { /* the exponent overflows */
+                if (significand && positive_exp) return false;
+                *out = negative ? -0.0 : 0.0;
+                return true;
+            }
+            e = e * 10 + digit;
+        }
+        exponent += positive_exp ? e : -(int64_t)e;
+    }
+    if (exponent > INT32_MAX) exponent = INT32_MAX; /* i32 saturating arithmetic */
+    if (exponent < -INT32_MAX) exponent = -INT32_MAX; /* (i32::MIN behaves the same: no table entry) */
+    double f = (double)significand;
+    for (;;) {
+        if (llabs(exponent) <= POW10_MAX) {
+            if (exponent >= 0) {
+                f *= pow10_of((int)exponent);
+                if (isinf(f)) return false;
+            } else {
+                f /= pow10_of((int)-exponent);
+            }
+            break;
+        }
+        if (f == 0) break;
+        if (exponent >= 0) return false;
+        f /= pow10_of(POW10_MAX);
+        exponent += POW10_MAX;
+    }
+    *out = negative ? -f : f;
     return true;
 }
 
@@ -270,13 +357,8 @@ static bool hj_value(hj_cursor *c, hj_node *n, int depth)
             hj_fail(c, "bad number (RFC 8259: no leading zero, digits after '.' and 'e')");
             return false;
         }
-        char tmp[HJ_NUMBER_SHORT], *copy = k < sizeof tmp ? tmp : xmalloc(k + 1); /* strtod needs its NUL */
-        memcpy(copy, c->p, k);
-        copy[k] = 0;
         n->type = HJ_NUMBER;
-        n->number = strtod(copy, NULL);
-        if (copy != tmp) free(copy);
-        if (isinf(n->number)) {
+        if (!serde_number(c->p, c->p + k, &n->number)) {
             hj_fail(c, "number out of range");
             return false;
         }
