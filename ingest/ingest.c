@@ -551,7 +551,7 @@ static void ingest_source(ingest_reader *r, isrc *s, const char *name, int depth
         ingest_batch *b = ingest_batch_current(r);
         b->stats.in++;
         stats_drop(&b->stats, "binary_file");
-        if (r->g->opt.want_rejects) ingest_reject(b, "binary_file", name, strlen(name), "", 0, name, NULL);
+        if (r->g->opt.want_rejects) ingest_reject(b, "binary_file", name, strlen(name), "", 0, name, strlen(name), NULL);
         isrc_read(s, NULL, SIZE_MAX);
         break;
     }

@@ -57,7 +57,7 @@ static void skip_record(warc_ctx *c, const char *reason, int http_status)
     if (type) meta_add_str(&meta, "warc_type", type, type_len);
     if (http_status) meta_add_int(&meta, "http_status", http_status);
     meta_add_int(&meta, "warc_offset", (long long)c->rec->offset);
-    ingest_reject(b, reason, id ? id : "", id_len, url ? url : "", url_len, c->name, meta.data);
+    ingest_reject(b, reason, id ? id : "", id_len, url ? url : "", url_len, c->name, strlen(c->name), meta.data);
     buf_free(&meta);
 }
 
