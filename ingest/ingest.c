@@ -520,7 +520,8 @@ static void ingest_source(ingest_reader *r, isrc *s, const char *name, int depth
     case INPUT_EMPTY:
         break;
     case INPUT_WARC:
-        ingest_warc_input(r, s, name);
+    case INPUT_ARC:
+        ingest_warc_input(r, s, name, kind == INPUT_ARC);
         break;
     case INPUT_JSONL:
         jsonl_input(r, s, name, array);
