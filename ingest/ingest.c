@@ -520,7 +520,8 @@ static void ingest_source(ingest_reader *r, isrc *s, const char *name, int depth
     case INPUT_EMPTY:
         break;
     case INPUT_WARC:
-        ingest_warc_input(r, s, name);
+    case INPUT_ARC:
+        ingest_warc_input(r, s, name, kind == INPUT_ARC);
         break;
     case INPUT_JSONL:
         jsonl_input(r, s, name, array);
@@ -551,7 +552,7 @@ static void ingest_source(ingest_reader *r, isrc *s, const char *name, int depth
         ingest_batch *b = ingest_batch_current(r);
         b->stats.in++;
         stats_drop(&b->stats, "binary_file");
-        if (r->g->opt.want_rejects) ingest_reject(b, "binary_file", name, strlen(name), "", 0, name, NULL);
+        if (r->g->opt.want_rejects) ingest_reject(b, "binary_file", name, strlen(name), "", 0, name, strlen(name), NULL);
         isrc_read(s, NULL, SIZE_MAX);
         break;
     }

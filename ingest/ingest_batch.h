@@ -77,9 +77,10 @@ typedef struct {
  * drop or a failure (worker thread). */
 void ingest_run_batch(ingest_worker *w, ingest_batch *b, const ingest_options *o);
 
-/* Appends a rejects line for a document that has no text. */
+/* Appends a rejects line for a document that has no text; source (source_len
+ * bytes, need not end in NUL) is left out when NULL. */
 void ingest_reject(ingest_batch *b, const char *reason, const char *id, size_t id_len, const char *url,
-                   size_t url_len, const char *source, const char *extra_meta);
+                   size_t url_len, const char *source, size_t source_len, const char *extra_meta);
 
 /* ---- the reader side (ingest.c), used by the per-format readers ---- */
 /* One reader thread: it splits one file at a time into batches. */

@@ -9,6 +9,7 @@
 
 #include "core/doc.h"
 #include "core/util.h"
+#include "ingest/arc.h"
 #include "ingest/http.h"
 #include "ingest/ingest_batch.h"
 #include "ingest/sniff.h"
@@ -57,7 +58,7 @@ static void skip_record(warc_ctx *c, const char *reason, int http_status)
     if (type) meta_add_str(&meta, "warc_type", type, type_len);
     if (http_status) meta_add_int(&meta, "http_status", http_status);
     meta_add_int(&meta, "warc_offset", (long long)c->rec->offset);
-    ingest_reject(b, reason, id ? id : "", id_len, url ? url : "", url_len, c->name, meta.data);
+    ingest_reject(b, reason, id ? id : "", id_len, url ? url : "", url_len, c->name, strlen(c->name), meta.data);
     buf_free(&meta);
 }
 
@@ -193,7 +194,7 @@ static void take_record(warc_ctx *c)
     }
 }
 
-void ingest_warc_input(struct ingest_reader *g, isrc *src, const char *name)
+void ingest_warc_input(struct ingest_reader *g, isrc *src, const char *name, bool arc)
 {
     warc_reader r;
     warc_record rec;
@@ -202,7 +203,7 @@ void ingest_warc_input(struct ingest_reader *g, isrc *src, const char *name)
     warc_reader_init(&r, src);
     const char *kind;
     warc_status st;
-    while ((st = warc_next(&r, &rec, &kind)) != WARC_END) {
+    while ((st = arc ? arc_next(&r, &rec, &kind) : warc_next(&r, &rec, &kind)) != WARC_END) {
         ingest_batch *b = ingest_batch_current(g);
         b->stats.in++;
         if (st == WARC_FAILED) {

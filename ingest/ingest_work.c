@@ -91,13 +91,13 @@ static void put_doc(ingest_worker *w, ingest_batch *b, const ingest_options *o, 
 }
 
 void ingest_reject(ingest_batch *b, const char *reason, const char *id, size_t id_len, const char *url,
-                   size_t url_len, const char *source, const char *extra_meta)
+                   size_t url_len, const char *source, size_t source_len, const char *extra_meta)
 {
     wbuf line = WBUF_INIT;
     buf_putc(&line, '{');
     put_member(&line, "id", id, id_len);
     if (url_len) put_member(&line, "url", url, url_len);
-    if (source) put_member(&line, "source", source, strlen(source));
+    if (source) put_member(&line, "source", source, source_len);
     if (extra_meta && *extra_meta) {
         buf_append(&line, ",\"metadata\":{", 13);
         buf_puts(&line, extra_meta);
@@ -123,7 +123,7 @@ static void job_drop(ingest_batch *b, const ingest_job *j, const char *reason, b
     wbuf meta = WBUF_INIT;
     if (j->from_warc) meta_add_int(&meta, "warc_offset", (long long)j->warc_offset);
     ingest_reject(b, reason, batch_str(b, j->id), j->id.len, batch_str(b, j->url), j->url.len,
-                  j->source.len ? batch_str(b, j->source) : NULL, meta.data);
+                  j->source.len ? batch_str(b, j->source) : NULL, j->source.len, meta.data);
     buf_free(&meta);
 }
 

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "core/input.h"
+#include "ingest/arc.h"
 #include "ingest/html_parse.h"
 
 /* Offset of the "ustar" magic in a tar header block. */
@@ -109,6 +110,7 @@ input_kind sniff_kind(const char *p, size_t n)
     if (starts(p, n, "\xef\xbb\xbf", 3)) i = 3;
     while (i < n && isspace((unsigned char)p[i])) i++;
     if (starts(p + i, n - i, "WARC/", 5)) return INPUT_WARC;
+    if (arc_sniff(p + i, n - i)) return INPUT_ARC;
     if (i < n && p[i] == '{') return INPUT_JSONL;
     if (memchr(p, 0, n) && !starts(p, n, "\xff\xfe", 2) && !starts(p, n, "\xfe\xff", 2)) return INPUT_BINARY;
     size_t tag = skip_preamble(p, n, i);
@@ -122,6 +124,7 @@ const char *input_kind_name(input_kind k)
     switch (k) {
     case INPUT_EMPTY: return "empty";
     case INPUT_WARC: return "warc";
+    case INPUT_ARC: return "arc";
     case INPUT_JSONL: return "jsonl";
     case INPUT_HTML: return "html";
     case INPUT_TEXT: return "text";

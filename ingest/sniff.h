@@ -11,6 +11,7 @@
 typedef enum {
     INPUT_EMPTY,     /* no bytes at all */
     INPUT_WARC,      /* WARC, WET or WAT: starts with "WARC/" */
+    INPUT_ARC,       /* ARC (before WARC): starts with "filedesc://" */
     INPUT_JSONL,     /* JSON Lines: starts with '{' */
     INPUT_HTML,      /* markup: after a BOM, blanks, comments and <?xml?>, a doctype, <html>, <head>,
                         <body> or a common tag; or a line that begins with a doctype or <html> */

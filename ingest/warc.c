@@ -32,8 +32,7 @@ void warc_record_free(warc_record *rec)
     memset(rec, 0, sizeof *rec);
 }
 
-/* Reads the next n bytes of s as the record block, into rec->copy. */
-static void copy_block(isrc *s, warc_record *rec, size_t n)
+void warc_copy_block(isrc *s, warc_record *rec, size_t n)
 {
     buf_clear(&rec->copy);
     buf_reserve(&rec->copy, n);
@@ -91,8 +90,7 @@ static void resync(isrc *s)
     }
 }
 
-/* Skips CR, LF, NUL, space and tab between records; returns false at the end. */
-static bool skip_separators(isrc *s)
+bool warc_skip_separators(isrc *s)
 {
     for (;;) {
         const char *p;
@@ -105,7 +103,7 @@ static bool skip_separators(isrc *s)
     }
 }
 
-static void add_field(warc_record *rec, const char *name, size_t nlen, const char *val, size_t vlen)
+void warc_add_field(warc_record *rec, const char *name, size_t nlen, const char *val, size_t vlen)
 {
     if (rec->nfields == rec->fields_cap) {
         rec->fields_cap = rec->fields_cap ? rec->fields_cap * 2 : 16;
@@ -156,7 +154,7 @@ static void parse_fields(warc_record *rec, const char *p, size_t n)
         size_t nlen = (size_t)(colon - line), vlen = len - nlen - 1;
         trim_blanks(&name, &nlen);
         trim_blanks(&val, &vlen);
-        add_field(rec, name, nlen, val, vlen);
+        warc_add_field(rec, name, nlen, val, vlen);
     }
 }
 
@@ -201,20 +199,24 @@ static warc_status fail(const char **kind, const char *k)
     return WARC_FAILED;
 }
 
-warc_status warc_next(warc_reader *r, warc_record *rec, const char **kind)
+void warc_record_begin(warc_reader *r, warc_record *rec)
 {
-    isrc *s = r->src;
-    rec->warning = NULL;
-    r->message[0] = 0;
-    if (!skip_separators(s)) return WARC_END;
-
-    rec->offset = isrc_offset(s);
+    rec->offset = isrc_offset(r->src);
     rec->number = ++r->records;
     rec->nfields = 0;
     buf_clear(&rec->head);
     rec->block.data = NULL;
     rec->block.len = 0;
     rec->version[0] = 0;
+}
+
+warc_status warc_next(warc_reader *r, warc_record *rec, const char **kind)
+{
+    isrc *s = r->src;
+    rec->warning = NULL;
+    r->message[0] = 0;
+    if (!warc_skip_separators(s)) return WARC_END;
+    warc_record_begin(r, rec);
 
     const char *p;
     size_t n = isrc_peek(s, SCAN_CHUNK, &p);
@@ -314,13 +316,13 @@ warc_status warc_next(warc_reader *r, warc_record *rec, const char **kind)
         size_t blen = n;
         while (blen && (p[blen - 1] == '\n' || p[blen - 1] == '\r' || p[blen - 1] == '\0')) blen--;
         snprintf(r->message, sizeof r->message, "Content-Length %zu is wrong: the last record is %zu bytes", L, blen);
-        copy_block(s, rec, blen);
+        warc_copy_block(s, rec, blen);
         isrc_read(s, NULL, n - blen);
         rec->warning = "content_length_mismatch";
         return WARC_RECORD;
     }
     if (next == n) { /* no record follows in sight: keep the declared block, skip what trails */
-        copy_block(s, rec, L);
+        warc_copy_block(s, rec, L);
         snprintf(r->message, sizeof r->message, "Content-Length %zu is followed by junk, not a record", L);
         rec->warning = "junk_after_record";
         return WARC_RECORD;
@@ -328,7 +330,7 @@ warc_status warc_next(warc_reader *r, warc_record *rec, const char **kind)
     size_t blen = next;
     for (int k = 0; k < 4 && blen && (p[blen - 1] == '\n' || p[blen - 1] == '\r'); k++) blen--;
     snprintf(r->message, sizeof r->message, "Content-Length %zu is wrong: the record is %zu bytes", L, blen);
-    copy_block(s, rec, blen);
+    warc_copy_block(s, rec, blen);
     isrc_read(s, NULL, next - blen);
     rec->warning = "content_length_mismatch";
     return WARC_RECORD;

@@ -54,6 +54,7 @@ typedef enum { WARC_RECORD, WARC_FAILED, WARC_END } warc_status;
 typedef struct {
     isrc *src;
     uint64_t records;       /* records and failures handed back */
+    int arc_fields;         /* ARC files: fields of a record line, 5 (version 1) or 10 (version 2) */
     char message[160];      /* the last failure or warning, for the caller to print */
 } warc_reader;
 
@@ -71,5 +72,19 @@ const char *warc_get(const warc_record *rec, const char *name, size_t *len);
 
 /* Frees rec's memory. */
 void warc_record_free(warc_record *rec);
+
+/* ---- for the ARC reader (arc.h), which hands back its records in the same shape ---- */
+
+/* Empties rec for the next record of r: its offset is the source's, its number the next. */
+void warc_record_begin(warc_reader *r, warc_record *rec);
+
+/* Adds a field (name and value need not end in NUL). */
+void warc_add_field(warc_record *rec, const char *name, size_t nlen, const char *val, size_t vlen);
+
+/* Reads the next n bytes of s (fewer at the end) as rec's block, into rec->copy. */
+void warc_copy_block(isrc *s, warc_record *rec, size_t n);
+
+/* Skips CR, LF, NUL, space and tab between records; false at the end of input. */
+bool warc_skip_separators(isrc *s);
 
 #endif

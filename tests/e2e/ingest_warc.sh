@@ -142,6 +142,20 @@ ok "brotli body = plain body" cmp "$TMP/none.txt" "$TMP/brotli.txt"
 ok "gzip body = plain body" cmp "$TMP/none.txt" "$TMP/gzip.txt"
 ok "decoded text is not empty" test -s "$TMP/none.txt"
 
+# rejects lines of pages with no text (empty_text, dropped by the workers):
+# "source" is the input's name, nothing after it (it once ran on into the
+# batch's later strings: the page's HTML, the next record's id and url)
+E=$W/ia-web-commons/src/test/resources/org/archive
+for f in "$E/resource/html/html-lang-attribute.warc" "$E/resource/html/link-extraction-test.warc" \
+         "$E/format/warc/mutliple-headers.warc"; do
+    "$WINNOW" ingest -q --rejects "$TMP/rej.jsonl" "$f" >/dev/null 2>&1
+    is "$(python3 -c 'import json,sys
+r=[json.loads(l) for l in open(sys.argv[1])]
+e=[x for x in r if x["reject"]["reason"]=="empty_text"]
+print(len(e)>0, all(x["source"]==sys.argv[2] for x in r))' "$TMP/rej.jsonl" "$f")" "True True" \
+       "$(basename "$f"): empty_text rejects name the file as source, nothing more"
+done
+
 # every file under warc/, malformed ones included: no crash, balanced counts
 crashed=0; unbalanced=0
 for f in $(find "$W" -type f | sort); do

@@ -1,10 +1,12 @@
-/* warc_reader fuzz target: read any bytes as a WARC file; every record the
- * reader returns must lie inside the input, and each response block goes
- * through the HTTP parser and body decoder. */
+/* warc_reader fuzz target: read any bytes as a WARC file (as an ARC file
+ * when they start with "filedesc://"); every record the reader returns must
+ * lie inside the input, and each response block goes through the HTTP
+ * parser and body decoder. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ingest/arc.h"
 #include "ingest/http.h"
 #include "ingest/warc.h"
 
@@ -21,7 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     warc_status st;
     uint64_t last = 0;
     int n = 0;
-    while ((st = warc_next(&r, &rec, &kind)) != WARC_END) {
+    bool arc = arc_sniff((const char *)data, size);
+    while ((st = arc ? arc_next(&r, &rec, &kind) : warc_next(&r, &rec, &kind)) != WARC_END) {
         if (rec.offset >= size || (n++ && rec.offset < last)) abort(); /* records move forward, inside the input */
         last = rec.offset;
         if (st == WARC_FAILED) {

@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include "core/input.h"
+#include "ingest/arc.h"
 #include "ingest/http.h"
 #include "ingest/sniff.h"
 #include "ingest/warc.h"
@@ -362,6 +363,8 @@ static void test_http(void)
 static void test_sniff(void)
 {
     is_int(sniff_kind("WARC/1.0\r\n", 10), INPUT_WARC, "sniff: WARC");
+    is_int(sniff_kind("filedesc://a.arc 0.0.0.0 20080430204825 text/plain 9\n", 53), INPUT_ARC, "sniff: ARC");
+    is_int(sniff_kind("filedesc: notes\n", 16), INPUT_TEXT, "sniff: 'filedesc:' without '//' is text");
     is_int(sniff_kind("  {\"text\":1}", 12), INPUT_JSONL, "sniff: JSONL");
     is_int(sniff_kind("\n<!DOCTYPE html><p>", 19), INPUT_HTML, "sniff: HTML");
     is_int(sniff_kind("<note>xml</note>", 16), INPUT_TEXT, "sniff: XML that is not HTML is text");
@@ -381,6 +384,55 @@ static void test_sniff(void)
     is_int(sniff_kind("", 0), INPUT_EMPTY, "sniff: empty");
 }
 
+/* The ARC reader on hand-made files: a version block, a record whose URL
+ * has spaces, a dns record, NUL padding, a record cut by the end; junk
+ * where a record line should be. */
+static void test_arc(void)
+{
+    static const char arc[] =
+        "filedesc://t.arc 0.0.0.0 20080430204825 text/plain 65\n"
+        "1 0 test\nURL IP-address Archive-date Content-type Archive-length\n\n"
+        "http://a.example/x y.html 1.2.3.4 20080430204826 text/html 33\n"
+        "HTTP/1.0 200 OK\r\n\r\n<p>a page</p>\n\n\n"
+        "dns:a.example 1.2.3.4 20080430204825 text/dns 9\n1.2.3.4\n\n\n\0\0"
+        "http://b.example/ 1.2.3.4 null text/html 500\nHTTP/1.0 200 OK\r\n";
+    isrc s;
+    isrc_from_memory(&s, arc, sizeof arc - 1, "t.arc");
+    warc_reader r;
+    warc_reader_init(&r, &s);
+    warc_record rec;
+    memset(&rec, 0, sizeof rec);
+    const char *kind = NULL;
+    is_int(arc_next(&r, &rec, &kind), WARC_RECORD, "arc: version block read");
+    ok(!strcmp(warc_get(&rec, "WARC-Type", NULL), "warcinfo") && rec.offset == 0 && rec.block.len == 65,
+       "arc: version block is a warcinfo record of its length");
+    is_int(arc_next(&r, &rec, &kind), WARC_RECORD, "arc: record 2 read");
+    ok(!strcmp(warc_get(&rec, "WARC-Target-URI", NULL), "http://a.example/x y.html"), "arc: URL with a space");
+    ok(!strcmp(warc_get(&rec, "WARC-Date", NULL), "2008-04-30T20:48:26Z"), "arc: date as ISO 8601");
+    ok(!strcmp(warc_get(&rec, "Content-Type", NULL), "text/html") && !strcmp(warc_get(&rec, "WARC-Type", NULL), "response"),
+       "arc: a response with the line's type");
+    ok(rec.block.len == 33 && !memcmp(rec.block.data, "HTTP/1.0 200 OK", 15) && rec.offset == 120 && !rec.warning,
+       "arc: block and offset of record 2");
+    is_int(arc_next(&r, &rec, &kind), WARC_RECORD, "arc: dns record read");
+    ok(!strcmp(warc_get(&rec, "WARC-Target-URI", NULL), "dns:a.example") && rec.block.len == 9 && !rec.warning,
+       "arc: dns record, NUL padding after it skipped");
+    is_int(arc_next(&r, &rec, &kind), WARC_FAILED, "arc: record cut by the end fails");
+    ok(!strcmp(kind, "truncated_record") && rec.number == 4 && !warc_get(&rec, "WARC-Date", NULL),
+       "arc: truncated_record, record 4; a 'null' date is left out");
+    is_int(arc_next(&r, &rec, &kind), WARC_END, "arc: end");
+
+    static const char junk[] = "junk\nmore junk 1 2 3 4\nhttp://c.example/ 1.2.3.4 20080430204826 text/html 2\nok\n";
+    isrc_from_memory(&s, junk, sizeof junk - 1, "junk.arc");
+    warc_reader_init(&r, &s);
+    is_int(arc_next(&r, &rec, &kind), WARC_FAILED, "arc: junk where a record line should be fails");
+    ok(!strcmp(kind, "no_arc_header") && rec.offset == 0, "arc: no_arc_header at offset 0");
+    is_int(arc_next(&r, &rec, &kind), WARC_RECORD, "arc: the record line after the junk is found");
+    ok(!strcmp(warc_get(&rec, "WARC-Target-URI", NULL), "http://c.example/") && rec.offset == 23 && rec.block.len == 2,
+       "arc: the record after the junk, at its offset");
+    is_int(arc_next(&r, &rec, &kind), WARC_END, "arc: end after it");
+    warc_record_free(&rec);
+}
+
 int main(void)
 {
     char probe[1024];
@@ -390,5 +442,6 @@ int main(void)
     test_damaged();
     test_http();
     test_sniff();
+    test_arc();
     return done_testing();
 }
