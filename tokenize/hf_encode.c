@@ -53,6 +53,8 @@ void hf_scratch_free(hf_scratch *h)
     buf_free(&h->piece);
     pieces_free(&h->pieces);
     pieces_free(&h->pieces_tmp);
+    buf_free(&h->byte_chars);
+    pieces_free(&h->byte_pieces);
     free(h->raw_spans);
     free(h->norm_spans);
     free(h->sym);
@@ -182,17 +184,11 @@ int hf_pipeline_load(hf_pipeline *p, const hj_node *root, tok_vocab *vocab, wbuf
     }
     const char *type = tagged ? tagged->str : untagged_model_type(model);
     if (type && !strcmp(type, "WordPiece")) {
-        if (has_byte_level(p)) {
-            buf_printf(err, "model.type: WordPiece after a ByteLevel pre-tokenizer is not supported");
-            return -1;
-        }
         if (hf_wordpiece_load(&p->bpe, model, vocab, err)) return -1;
+        p->bpe.byte_chars = has_byte_level(p);
     } else if (type && !strcmp(type, "WordLevel")) {
-        if (has_byte_level(p)) {
-            buf_printf(err, "model.type: WordLevel after a ByteLevel pre-tokenizer is not supported");
-            return -1;
-        }
         if (hf_wordlevel_load(&p->bpe, model, vocab, err)) return -1;
+        p->bpe.byte_chars = has_byte_level(p);
     } else if (type && !strcmp(type, "Unigram")) {
         if (has_byte_level(p)) {
             buf_printf(err, "model.type: Unigram after a ByteLevel pre-tokenizer is not supported");
@@ -241,6 +237,14 @@ static void encode_text(const hf_pipeline *p, const tok_vocab *vocab, const char
     if (h->regex_error) return; /* the pieces are wrong: the document fails */
     const hf_pieces *pc = &h->pieces;
     const uint8_t *base = (const uint8_t *)hf_piece_text(pc);
+    if (p->bpe.byte_chars) { /* the model reads the pieces as ByteLevel wrote them */
+        for (size_t i = 0; i < pc->n; i++) {
+            hf_byte_chars(base + pc->off[i], pc->len[i], &h->byte_chars);
+            const uint8_t *w = (const uint8_t *)h->byte_chars.data;
+            hf_bpe_encode(&p->bpe, vocab, w, h->byte_chars.len, hf_word_hash(&p->bpe, w, h->byte_chars.len), h, out);
+        }
+        return;
+    }
     /* where the pieces' text ends: s itself (base), or the pre-tokenizer's copy */
     const uint8_t *end = pc->base ? (const uint8_t *)s + n : base + pc->text.len;
     uint64_t hash[PREFETCH_AHEAD];

@@ -72,6 +72,7 @@ typedef struct {
     hf_prepend_scheme prepend;
     bool split;            /* Metaspace: split before each replacement character */
     bool never_matches;    /* Split: its literal cannot be in the normalized text (skipped: the piece stays whole) */
+    bool byte_chars;       /* Split after a ByteLevel: it sees each byte of a piece as its byte-level character */
 } hf_pretok_step;
 
 /* ---- added tokens ---- */
@@ -168,6 +169,7 @@ typedef struct {
     /* a WordPiece model instead (hf_wordpiece.c): greedy longest match,
      * later pieces with the prefix, unk for a word that does not split */
     bool wordpiece;
+    bool byte_chars; /* WordPiece or WordLevel after a ByteLevel: it sees each byte as its byte-level character */
     char *wp_prefix;
     size_t wp_prefix_len;
     size_t wp_max_chars;
@@ -328,6 +330,10 @@ bool hf_is_combining_mark(uint32_t cp);
  * character stays as it is and composes with nothing. */
 bool hf_normalization_knows(uint32_t cp);
 
+/* Writes s[0..n) into out (replaced) as ByteLevel writes it: each byte as
+ * its character of GPT-2's bytes_to_unicode alphabet, in UTF-8. */
+void hf_byte_chars(const uint8_t *s, size_t n, wbuf *out);
+
 /* hf_pretok.c: loads the pre_tokenizer node; 0 or -1. */
 int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err);
 
@@ -366,6 +372,8 @@ struct hf_scratch {
     pcre2_match_data *md;
     wbuf norm, norm_tmp, piece;
     hf_pieces pieces, pieces_tmp;
+    wbuf byte_chars;        /* a piece written in the byte-level alphabet (splits and models after a ByteLevel) */
+    hf_pieces byte_pieces;  /* the pieces of a split of byte_chars */
     hf_added_span *raw_spans, *norm_spans;
     size_t raw_cap, norm_cap;
     hf_symbol *sym;

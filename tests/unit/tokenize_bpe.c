@@ -172,8 +172,11 @@ static void bad_files(void)
          "normalizer.type"},
         {"{\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a b\"]}}",
          "model.merges[0]"},
-        {"{\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true},\"model\":{\"type\":\"WordPiece\",\"unk_token\":\"a\",\"vocab\":{\"a\":0}}}",
-         "model.type: WordPiece after a ByteLevel"},
+        {"{\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true},\"model\":{\"type\":\"Unigram\",\"unk_id\":0,\"vocab\":[[\"a\",0]]}}",
+         "model.type: Unigram after a ByteLevel"},
+        {"{\"model\":{\"vocab\":{\"a\":0},\"continuing_subword_prefix\":\"##\",\"max_input_chars_per_word\":9}}",
+         "model: no type"}, /* neither WordPiece (no unk_token) nor WordLevel: HF refuses it too */
+        {"{\"model\":{\"type\":null,\"vocab\":{},\"merges\":[]}}", "model.type: not a string"},
         {"{\"model\":{\"type\":\"BPE\",\"dropout\":0.1,\"vocab\":{},\"merges\":[]}}", "model.dropout"},
         {"{\"model\":{\"type\":\"BPE\",\"continuing_subword_prefix\":\"##\",\"vocab\":{},\"merges\":[]}}",
          "model.continuing_subword_prefix"},
