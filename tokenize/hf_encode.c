@@ -54,6 +54,7 @@ void hf_scratch_free(hf_scratch *h)
     pieces_free(&h->pieces);
     pieces_free(&h->pieces_tmp);
     buf_free(&h->byte_chars);
+    buf_free(&h->affixed);
     pieces_free(&h->byte_pieces);
     free(h->raw_spans);
     free(h->norm_spans);

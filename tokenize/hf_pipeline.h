@@ -140,6 +140,13 @@ typedef struct {
     uint16_t pair_filter_shift; /* 64 - log2 of its bits */
     hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
     bool byte_level, byte_fallback, ignore_merges, fuse_unk;
+    /* continuing_subword_prefix before each character but the word's first
+     * and end_of_word_suffix after its last (as bytes: byte-level ones
+     * decoded), when either is not empty: such a word merges by merge_word
+     * alone (no cut words, no byte pair table) */
+    bool affixes;
+    char *prefix, *suffix;
+    size_t prefix_len, suffix_len;
     uint32_t unk;             /* VOCAB_NO_TOKEN: none */
     uint32_t byte_token[256]; /* byte_fallback: the id of "<0xXX>" (VOCAB_NO_TOKEN: none) */
     uint32_t vocab_size;      /* entries of model.vocab (HF's get_vocab_size) */
@@ -373,6 +380,7 @@ struct hf_scratch {
     wbuf norm, norm_tmp, piece;
     hf_pieces pieces, pieces_tmp;
     wbuf byte_chars;        /* a piece written in the byte-level alphabet (splits and models after a ByteLevel) */
+    wbuf affixed;           /* a BPE word's character with its prefix or suffix */
     hf_pieces byte_pieces;  /* the pieces of a split of byte_chars */
     hf_added_span *raw_spans, *norm_spans;
     size_t raw_cap, norm_cap;

@@ -178,8 +178,8 @@ static void bad_files(void)
          "model: no type"}, /* neither WordPiece (no unk_token) nor WordLevel: HF refuses it too */
         {"{\"model\":{\"type\":null,\"vocab\":{},\"merges\":[]}}", "model.type: not a string"},
         {"{\"model\":{\"type\":\"BPE\",\"dropout\":0.1,\"vocab\":{},\"merges\":[]}}", "model.dropout"},
-        {"{\"model\":{\"type\":\"BPE\",\"continuing_subword_prefix\":\"##\",\"vocab\":{},\"merges\":[]}}",
-         "model.continuing_subword_prefix"},
+        {"{\"model\":{\"type\":\"BPE\",\"continuing_subword_prefix\":7,\"vocab\":{},\"merges\":[]}}",
+         "model.continuing_subword_prefix: not a string"},
         {"{\"model\":{\"type\":\"BPE\",\"unk_token\":\"<unk>\",\"vocab\":{},\"merges\":[]}}", "model.unk_token"},
         {"{\"version\":\"2.0\",\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}", "version"},
         {"{\"model\":[[[[", "byte "},

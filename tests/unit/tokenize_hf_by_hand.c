@@ -1,4 +1,4 @@
-/* tokenize_hf_byte_chars.c - small tokenizer.json files whose ids are
+/* tokenize_hf_by_hand.c - small tokenizer.json files whose ids are
  * worked out by hand from HF tokenizers' source (0.23): pre-tokenizers
  * after a ByteLevel split the piece ByteLevel wrote, each byte one
  * character of GPT-2's alphabet (byte 0xB2 of U+03B2 is '²', numeric, and
@@ -6,8 +6,12 @@
  * LTG-BERT's [ByteLevel, Digits] do; a WordPiece or WordLevel model after a
  * ByteLevel looks those characters up; a model without "type" is the first
  * of BPE, WordPiece, WordLevel, Unigram whose members it has with the
- * types HF reads (its untagged ModelWrapper). The same features against HF
- * itself: the *_bytelevel_* and *_untagged variants of tests/data/hf. */
+ * types HF reads (its untagged ModelWrapper); a BPE's
+ * continuing_subword_prefix before each character but the first and
+ * end_of_word_suffix after the last, its merges making the left part and
+ * the right part less the prefix's length. The same features against HF
+ * itself: the *bytelevel*, *_untagged, clip_* and xumi_* variants of
+ * tests/data/hf. */
 #include "tests/tap.h"
 #include "tokenize/tokenizer.h"
 
@@ -69,6 +73,18 @@ static const json_case cases[] = {
     {"untagged_unigram", "{\"model\":{\"unk_id\":0,\"vocab\":[[\"<unk>\",0],[\"a\",-1],[\"b\",-1],[\"ab\",-1.5]]}}",
      "ab", 1, {3}},
     {"untagged_bpe", "{\"model\":{\"vocab\":{\"a\":0,\"b\":1,\"ab\":2},\"merges\":[\"a b\"]}}", "ab", 1, {2}},
+    /* "a" "##b" "##c", merged by "a ##b" into "ab"; then "b" and "##a", which is unknown */
+    {"bpe_prefix",
+     "{\"pre_tokenizer\":{\"type\":\"WhitespaceSplit\"},\"model\":{\"type\":\"BPE\",\"unk_token\":\"[UNK]\","
+     "\"continuing_subword_prefix\":\"##\",\"vocab\":{\"[UNK]\":0,\"a\":1,\"##b\":2,\"ab\":3,\"##c\":4,\"b\":5},"
+     "\"merges\":[\"a ##b\"]}}",
+     "abc ba", 4, {3, 4, 5, 0}},
+    /* CLIP's shape: "a" "b</w>" merge into "ab</w>"; " a" is "Ġ" "a</w>", which "Ġ a" does not join */
+    {"bpe_suffix_byte_level",
+     "{\"pre_tokenizer\":" BYTE_LEVEL("false", "true") ",\"model\":{\"type\":\"BPE\",\"end_of_word_suffix\":\"</w>\","
+     "\"vocab\":{\"a\":0,\"b</w>\":1,\"ab</w>\":2,\"Ġ\":3,\"Ġa\":4,\"b\":5,\"a</w>\":6},"
+     "\"merges\":[\"a b</w>\",\"Ġ a\"]}}",
+     "ab a", 3, {2, 3, 6}},
 };
 
 /* Files HF loads that winnow refuses, naming where. */
@@ -82,6 +98,10 @@ static const struct {
      ",{\"type\":\"Digits\",\"individual_digits\":true}," BYTE_LEVEL("false", "false")
      "]},\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
      "pre_tokenizer.pretokenizers[2]: a ByteLevel after ByteLevel"},
+    /* HF cuts two bytes off "b" for the merged token and fails */
+    {"{\"model\":{\"type\":\"BPE\",\"continuing_subword_prefix\":\"##\",\"vocab\":{\"a\":0,\"b\":1,\"ab\":2},"
+     "\"merges\":[\"a b\"]}}",
+     "model.merges[0]: its right part is shorter than continuing_subword_prefix"},
 };
 
 int main(void)
