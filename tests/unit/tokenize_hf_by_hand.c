@@ -104,8 +104,64 @@ static const struct {
      "model.merges[0]: its right part is shorter than continuing_subword_prefix"},
 };
 
+/* GPT-2's bytes_to_unicode, written out here: the printable bytes as
+ * themselves, the others as 256, 257, ... in byte order. */
+static uint32_t gpt2_byte_char(int b)
+{
+    uint32_t next = 256;
+    for (int c = 0; c < 256; c++) {
+        bool printable = (c >= '!' && c <= '~') || (c >= 0xA1 && c <= 0xAC) || (c >= 0xAE && c <= 0xFF);
+        if (c == b) return printable ? (uint32_t)c : next;
+        if (!printable) next++;
+    }
+    return 0;
+}
+
+/* A WordLevel model after ByteLevel and a Split of every character: each
+ * byte of a text of all 256 is the id of its character (HF's ByteLevel
+ * alphabet, as the model and the Split see it). */
+static void all_bytes(void)
+{
+    wbuf json = WBUF_INIT;
+    buf_printf(&json, "{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[" BYTE_LEVEL("false", "false")
+                      ",{\"type\":\"Split\",\"pattern\":{\"Regex\":\".\"},\"behavior\":\"Isolated\",\"invert\":false}]},"
+                      "\"model\":{\"type\":\"WordLevel\",\"unk_token\":\"[UNK]\",\"vocab\":{\"[UNK]\":256");
+    for (int b = 0; b < 256; b++) {
+        uint32_t cp = gpt2_byte_char(b);
+        char ch[4];
+        size_t len = cp < 0x80 ? 1 : 2;
+        if (len == 1) ch[0] = (char)cp;
+        else ch[0] = (char)(0xC0 | cp >> 6), ch[1] = (char)(0x80 | (cp & 0x3F));
+        buf_puts(&json, ",\"");
+        if (cp == '"' || cp == '\\') buf_putc(&json, '\\');
+        buf_append(&json, ch, len);
+        buf_printf(&json, "\":%d", b);
+    }
+    buf_puts(&json, "}}}");
+    char text[256];
+    for (int b = 0; b < 256; b++) text[b] = (char)b;
+    tokenizer t;
+    wbuf err = WBUF_INIT;
+    if (ok(!tokenizer_load_mem(&t, NULL, json.data, json.len, -1, &err), "all_bytes loads%s%s", err.len ? ": " : "",
+           err.len ? err.data : "")) {
+        bpe_scratch scratch = {0};
+        tok_ids ids = {0};
+        tokenizer_encode(&t, text, sizeof text, false, &scratch, &ids);
+        size_t same = 0;
+        for (size_t k = 0; k < ids.n && k < 256; k++) same += ids.ids[k] == k;
+        ok(ids.n == 256 && same == 256, "all_bytes: each of the 256 bytes is its own character (%zu ids, %zu right)",
+           ids.n, same);
+        ids_free(&ids);
+        bpe_scratch_free(&scratch);
+        tokenizer_free(&t);
+    }
+    buf_free(&err);
+    buf_free(&json);
+}
+
 int main(void)
 {
+    all_bytes();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const json_case *c = &cases[i];
         tokenizer t;
