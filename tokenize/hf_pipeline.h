@@ -193,7 +193,7 @@ typedef struct {
 } hf_bpe;
 
 /* ---- decoder steps ---- */
-typedef enum { HD_REPLACE, HD_BYTE_FALLBACK, HD_FUSE, HD_STRIP, HD_METASPACE } hf_decode_kind;
+typedef enum { HD_REPLACE, HD_BYTE_FALLBACK, HD_FUSE, HD_STRIP, HD_METASPACE, HD_BYTE_LEVEL } hf_decode_kind;
 
 typedef struct {
     hf_decode_kind kind;
@@ -340,6 +340,8 @@ bool hf_normalization_knows(uint32_t cp);
 /* Writes s[0..n) into out (replaced) as ByteLevel writes it: each byte as
  * its character of GPT-2's bytes_to_unicode alphabet, in UTF-8. */
 void hf_byte_chars(const uint8_t *s, size_t n, wbuf *out);
+/* The byte that ByteLevel writes as code point cp, or -1 for none. */
+int hf_byte_of_char(uint32_t cp);
 
 /* hf_pretok.c: loads the pre_tokenizer node; 0 or -1. */
 int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err);

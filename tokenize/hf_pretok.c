@@ -333,6 +333,15 @@ static uint32_t byte_char(uint8_t b)
     return b;
 }
 
+int hf_byte_of_char(uint32_t cp)
+{
+    if (cp < 256) return (cp >= '!' && cp <= '~') || (cp >= 0xA1 && cp <= 0xAC) || cp >= 0xAE ? (int)cp : -1;
+    uint32_t k = cp - 256; /* the rank among the bytes that are not printable */
+    if (k <= 0x20) return (int)k;
+    if (k < 0x21 + 0x22) return (int)(0x7F + k - 0x21);
+    return k == 0x21 + 0x22 ? 0xAD : -1;
+}
+
 void hf_byte_chars(const uint8_t *s, size_t n, wbuf *out)
 {
     buf_clear(out);

@@ -4,7 +4,8 @@
  * character of GPT-2's alphabet (byte 0xB2 of U+03B2 is '²', numeric, and
  * a space is 'Ġ'), as Falcon's [Punctuation, ByteLevel, Digits, Split] and
  * LTG-BERT's [ByteLevel, Digits] do; a WordPiece or WordLevel model after a
- * ByteLevel looks those characters up; a model without "type" is the first
+ * ByteLevel looks those characters up (and ByteLevel's decoder takes them
+ * back to bytes); a model without "type" is the first
  * of BPE, WordPiece, WordLevel, Unigram whose members it has with the
  * types HF reads (its untagged ModelWrapper); a BPE's
  * continuing_subword_prefix before each character but the first and
@@ -159,9 +160,32 @@ static void all_bytes(void)
     buf_free(&json);
 }
 
+/* ByteLevel's decoder over a WordPiece after a ByteLevel: each token's
+ * characters become their bytes; a token with another character ("€")
+ * keeps its own (HF's ByteLevel::decode_chain). */
+static void decode_after_bytelevel(void)
+{
+    static const char json[] =
+        "{\"pre_tokenizer\":" BYTE_LEVEL("false", "true") ",\"decoder\":" BYTE_LEVEL("true", "true") ","
+        "\"model\":{\"type\":\"WordPiece\",\"unk_token\":\"[UNK]\",\"continuing_subword_prefix\":\"\","
+        "\"max_input_chars_per_word\":100,\"vocab\":{\"[UNK]\":0,\"Ġa\":1,\"b\":2,\"ĠÂ\":3,\"²\":4,\"1\":5,\"€\":6}}}";
+    static const uint32_t ids[] = {1, 2, 3, 4, 5, 0, 6};
+    tokenizer t;
+    wbuf err = WBUF_INIT, out = WBUF_INIT;
+    if (ok(!tokenizer_load_mem(&t, NULL, json, strlen(json), -1, &err) && !tokenizer_decode_refused(&t),
+           "decode_after_bytelevel loads and decodes%s%s", err.len ? ": " : "", err.len ? err.data : "")) {
+        tokenizer_decode(&t, ids, sizeof ids / sizeof ids[0], &out);
+        is_str(out.data ? out.data : "", " ab \xC2\xB2" "1[UNK]\xE2\x82\xAC", "decode_after_bytelevel: the bytes back");
+        tokenizer_free(&t);
+    }
+    buf_free(&err);
+    buf_free(&out);
+}
+
 int main(void)
 {
     all_bytes();
+    decode_after_bytelevel();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const json_case *c = &cases[i];
         tokenizer t;
