@@ -6,8 +6,11 @@
  * tokens (byte_fallback) or the unknown token (fused with fuse_unk), or are
  * dropped when there is neither. Byte-level models work on bytes (their
  * token strings are decoded from GPT-2's byte alphabet), others on UTF-8
- * characters. dropout, continuing_subword_prefix and end_of_word_suffix are
- * refused. Each thread remembers the ids of recent words. A word of a
+ * characters. continuing_subword_prefix goes before each character of a
+ * word but the first and end_of_word_suffix after its last, and a merge
+ * makes its left part joined to its right part less the prefix's length
+ * (HF's build, whether or not the right part starts with the prefix).
+ * dropout is refused. Each thread remembers the ids of recent words. A word of a
  * model that is not byte-level is split and cut, before merging, where no
  * merge of the file can join its two sides (next_part, cut_word). */
 #include <emmintrin.h>
@@ -417,6 +420,52 @@ static bool unknown_never_joins_mark(const hf_bpe *m, const hj_node *merges, con
     return true;
 }
 
+/* Reads the affix member key of model (null or a string) into *out,
+ * *out_len as bytes (decoded when byte-level); *json_len: its length as
+ * written (0 when null). 0, or -1 with a message. */
+static int read_affix(const hf_bpe *m, const hj_node *model, const char *key, char **out, size_t *out_len,
+                      size_t *json_len, wbuf *err)
+{
+    const hj_node *v = hj_get(model, key);
+    *json_len = 0;
+    if (!v || v->type == HJ_NULL) return 0;
+    if (v->type != HJ_STRING) {
+        buf_printf(err, "model.%s: not a string", key);
+        return -1;
+    }
+    int byte_of[BYTE_ALPHABET];
+    if (m->byte_level) byte_alphabet(byte_of);
+    wbuf b = WBUF_INIT;
+    if (v->len && !token_bytes(m->byte_level ? byte_of : NULL, v->str, v->len, &b)) {
+        buf_printf(err, "model.%s: a character outside the byte-level alphabet", key);
+        buf_free(&b);
+        return -1;
+    }
+    *json_len = v->len;
+    *out_len = b.len;
+    *out = xmalloc(b.len + 1);
+    if (b.len) memcpy(*out, b.data, b.len);
+    (*out)[b.len] = 0;
+    buf_free(&b);
+    return 0;
+}
+
+/* Reads continuing_subword_prefix and end_of_word_suffix (HF: each null
+ * or a string); *prefix_cut is the prefix's length as written. */
+static int read_affixes(hf_bpe *m, const hj_node *model, size_t *prefix_cut, wbuf *err)
+{
+    size_t suffix_json;
+    if (read_affix(m, model, "continuing_subword_prefix", &m->prefix, &m->prefix_len, prefix_cut, err) ||
+        read_affix(m, model, "end_of_word_suffix", &m->suffix, &m->suffix_len, &suffix_json, err))
+        return -1;
+    m->affixes = m->prefix_len || m->suffix_len;
+    if (m->affixes && m->byte_level && m->byte_fallback) { /* HF's byte tokens of the affixed characters */
+        buf_printf(err, "model.byte_fallback: not supported with a prefix or suffix in a byte-level model");
+        return -1;
+    }
+    return 0;
+}
+
 int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *vocab, wbuf *err)
 {
     memset(m, 0, sizeof *m);
@@ -428,16 +477,10 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
         buf_printf(err, "model.dropout: must be null or 0 (dropout makes encoding random)");
         return -1;
     }
-    static const char *const empty_only[] = {"continuing_subword_prefix", "end_of_word_suffix"};
-    for (int i = 0; i < 2; i++) {
-        const hj_node *v = hj_get(model, empty_only[i]);
-        if (v && !(v->type == HJ_NULL || (v->type == HJ_STRING && v->len == 0))) {
-            buf_printf(err, "model.%s: not supported (only null or \"\")", empty_only[i]);
-            return -1;
-        }
-    }
     const hj_node *v;
     m->byte_fallback = (v = hj_get(model, "byte_fallback")) && v->type == HJ_BOOL && v->boolean;
+    size_t prefix_cut; /* HF's prefix_len: the bytes of the prefix string cut from a merge's right part */
+    if (read_affixes(m, model, &prefix_cut, err)) return -1;
     m->fuse_unk = (v = hj_get(model, "fuse_unk")) && v->type == HJ_BOOL && v->boolean;
     m->ignore_merges = (v = hj_get(model, "ignore_merges")) && v->type == HJ_BOOL && v->boolean;
     const hj_node *voc = hj_get(model, "vocab"), *merges = hj_get(model, "merges");
@@ -510,7 +553,7 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
             goto out;
         }
     }
-    if (!byte_level && !m->ignore_merges) {
+    if (!byte_level && !m->ignore_merges && !m->affixes) {
         load_char_pairs(m, voc->keys, voc->len, merges);
         m->split_at_space = m->cut_words && m->char_flags[SPACE_MARK_CP] & HF_CHAR_KNOWN;
         m->unknown_before_mark = m->split_at_space && unknown_never_joins_mark(m, merges, unk);
@@ -520,7 +563,7 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
                 m->ascii_before_mark[c / 64] |= 1ull << (c % 64);
         m->mark_before_mark = m->split_at_space && !may_join(m, SPACE_MARK_CP, mark, SPACE_MARK_CP, mark);
     }
-    if (byte_level) {
+    if (byte_level && !m->affixes) {
         m->byte_pairs = xmalloc(BYTE_PAIRS * sizeof *m->byte_pairs);
         for (size_t i = 0; i < BYTE_PAIRS; i++) m->byte_pairs[i] = (hf_merge_value){UINT32_MAX, 0};
     }
@@ -566,6 +609,21 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
             off[j][1] = tb.len, len[j][1] = tb2.len;
             buf_append(&tb, tb2.data, tb2.len);
             off[j][2] = off[j][0], len[j][2] = len[j][0] + len[j][1]; /* a and b lie back to back */
+            if (prefix_cut) { /* HF's merged token: a, then b without its first prefix_cut bytes as written */
+                if (blen < prefix_cut) {
+                    buf_printf(err, "model.merges[%zu]: its right part is shorter than continuing_subword_prefix",
+                               base + j);
+                    goto out;
+                }
+                off[j][2] = tb.len;
+                token_bytes(byte_of, a, alen, &tb2);
+                buf_append(&tb, tb2.data, tb2.len);
+                /* a cut inside a character: no vocab string is that (HF fails to build) */
+                decodable[j] &= blen == prefix_cut || (utf8_valid(b + prefix_cut, blen - prefix_cut) &&
+                                                       token_bytes(byte_of, b + prefix_cut, blen - prefix_cut, &tb2));
+                if (blen > prefix_cut) buf_append(&tb, tb2.data, tb2.len);
+                len[j][2] = tb.len - off[j][2];
+            }
         }
         for (size_t j = 0; j < k; j++)
             for (int q = 0; q < 3 && decodable[j]; q++) {
@@ -622,6 +680,8 @@ void hf_bpe_free(hf_bpe *m)
     free(m->ascii_pairs);
     free(m->char_pairs);
     free(m->byte_pairs);
+    free(m->prefix);
+    free(m->suffix);
     free(m->merges);
     free(m->packed);
     free(m->pair_filter);
@@ -833,14 +893,28 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
 {
     size_t ns = 0;
     uint32_t unk_len = 0; /* an unknown run not added yet (HF adds it at the next known character) */
-    reserve_symbols(h, n);
+    /* byte_fallback may give each affixed character a token per byte */
+    reserve_symbols(h, n + (m->affixes && m->byte_fallback ? n * m->prefix_len + m->suffix_len : 0));
     for (size_t i = 0; i < n;) {
         size_t len = 1;
         if (!m->byte_level) {
             len = utf8_valid_seq(s + i, n - i);
             if (!len) len = 1;
         }
-        uint32_t id = len == 1 ? vocab->byte_id[s[i]] : char_id(vocab, h, s + i, len, n - i);
+        /* the character's token string: with the affixes, those bytes */
+        const uint8_t *cs = s + i;
+        size_t clen = len;
+        uint32_t id;
+        if (m->affixes) {
+            buf_clear(&h->affixed);
+            if (i) buf_append(&h->affixed, m->prefix, m->prefix_len);
+            buf_append(&h->affixed, s + i, len);
+            if (i + len >= n) buf_append(&h->affixed, m->suffix, m->suffix_len);
+            cs = (const uint8_t *)h->affixed.data, clen = h->affixed.len;
+            id = vocab_find(vocab, cs, clen);
+        } else {
+            id = len == 1 ? vocab->byte_id[s[i]] : char_id(vocab, h, s + i, len, n - i);
+        }
         if (id != VOCAB_NO_TOKEN) {
             if (unk_len) add_symbol(h, &ns, m->unk, unk_len);
             unk_len = 0;
@@ -849,9 +923,9 @@ static void merge_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s
             continue;
         }
         bool all_bytes = m->byte_fallback;
-        for (size_t k = 0; k < len && all_bytes; k++) all_bytes = m->byte_token[s[i + k]] != VOCAB_NO_TOKEN;
+        for (size_t k = 0; k < clen && all_bytes; k++) all_bytes = m->byte_token[cs[k]] != VOCAB_NO_TOKEN;
         if (all_bytes) { /* before a pending unknown run, as HF */
-            for (size_t k = 0; k < len; k++) add_symbol(h, &ns, m->byte_token[s[i + k]], 1);
+            for (size_t k = 0; k < clen; k++) add_symbol(h, &ns, m->byte_token[cs[k]], 1);
         } else if (m->unk != VOCAB_NO_TOKEN) {
             if (unk_len && !m->fuse_unk) add_symbol(h, &ns, m->unk, unk_len), unk_len = 0;
             unk_len += (uint32_t)len;

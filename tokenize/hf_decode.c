@@ -43,6 +43,8 @@ void hf_decoder_load(hf_pipeline *p, const hj_node *node)
         for (size_t i = 0; list && list->type == HJ_ARRAY && i < list->len; i++) hf_decoder_load(p, &list->items[i]);
     } else if (!strcmp(type, "ByteLevel") && p->bpe.byte_level) {
         /* byte-level tokens are held as their bytes already */
+    } else if (!strcmp(type, "ByteLevel") && p->bpe.byte_chars) {
+        add_step(p, HD_BYTE_LEVEL); /* a WordPiece or WordLevel vocab written in the byte-level alphabet */
     } else if (!strcmp(type, "ByteFallback")) {
         add_step(p, HD_BYTE_FALLBACK);
     } else if (!strcmp(type, "Fuse")) {
@@ -146,6 +148,18 @@ static void apply(const hf_decode_step *st, const strings *in, strings *out)
             for (size_t k = 0; k < st->stop && b - a >= st->from_len && !memcmp(t + b - st->from_len, st->from, st->from_len); k++)
                 b -= st->from_len;
             strings_push(out, t + a, b - a);
+            break;
+        }
+        case HD_BYTE_LEVEL: { /* HF: each character's byte; a token with another character stays as it is */
+            bool all = true;
+            for (size_t k = 0; k < len && all;) {
+                size_t clen = utf8_valid_seq((const unsigned char *)t + k, len - k);
+                int b = clen ? hf_byte_of_char(utf8_decode((const unsigned char *)t + k, len - k, &clen)) : -1;
+                if (b < 0) all = false;
+                else buf_putc(&tok, (char)b), k += clen;
+            }
+            if (all) strings_push(out, tok.data, tok.len);
+            else strings_push(out, t, len);
             break;
         }
         case HD_FUSE:

@@ -53,6 +53,9 @@ void hf_scratch_free(hf_scratch *h)
     buf_free(&h->piece);
     pieces_free(&h->pieces);
     pieces_free(&h->pieces_tmp);
+    buf_free(&h->byte_chars);
+    buf_free(&h->affixed);
+    pieces_free(&h->byte_pieces);
     free(h->raw_spans);
     free(h->norm_spans);
     free(h->sym);
@@ -127,6 +130,33 @@ static bool has_byte_level(const hf_pipeline *p)
     return false;
 }
 
+/* Whether member key of o is a string (HF's serde reads a String there). */
+static bool is_string(const hj_node *o, const char *key)
+{
+    const hj_node *v = hj_get(o, key);
+    return v && v->type == HJ_STRING;
+}
+
+/* The model type of a model without "type", as HF's untagged ModelWrapper
+ * picks it: the first of BPE (vocab and merges), WordPiece (unk_token,
+ * continuing_subword_prefix, max_input_chars_per_word and vocab),
+ * WordLevel (unk_token and vocab) and Unigram (vocab a list) whose members
+ * are there with the types it reads; NULL when none is. A BPE whose
+ * members HF cannot read is refused by the BPE loader (HF would try the
+ * later types). */
+static const char *untagged_model_type(const hj_node *model)
+{
+    const hj_node *voc = hj_get(model, "vocab"), *max = hj_get(model, "max_input_chars_per_word");
+    if (voc && hj_get(model, "merges")) return "BPE";
+    bool vocab_map = voc && voc->type == HJ_OBJECT;
+    if (vocab_map && is_string(model, "unk_token") && is_string(model, "continuing_subword_prefix") && max &&
+        max->type == HJ_NUMBER && max->number >= 0 && max->number == (double)(uint64_t)max->number)
+        return "WordPiece";
+    if (vocab_map && is_string(model, "unk_token")) return "WordLevel";
+    if (voc && voc->type == HJ_ARRAY) return "Unigram";
+    return NULL;
+}
+
 int hf_pipeline_load(hf_pipeline *p, const hj_node *root, tok_vocab *vocab, wbuf *err)
 {
     memset(p, 0, sizeof *p);
@@ -144,31 +174,31 @@ int hf_pipeline_load(hf_pipeline *p, const hj_node *root, tok_vocab *vocab, wbuf
     if (hf_pretok_load(p, hj_get(root, "pre_tokenizer"), "pre_tokenizer", err)) return -1;
     hf_pretok_skip_unmatchable(p);
     const hj_node *model = hj_get(root, "model");
-    const char *type = hj_get_str(model, "type");
     if (!model || model->type != HJ_OBJECT) {
         buf_printf(err, "model: missing");
         return -1;
     }
+    const hj_node *tagged = hj_get(model, "type");
+    if (tagged && tagged->type != HJ_STRING) {
+        buf_printf(err, "model.type: not a string");
+        return -1;
+    }
+    const char *type = tagged ? tagged->str : untagged_model_type(model);
     if (type && !strcmp(type, "WordPiece")) {
-        if (has_byte_level(p)) {
-            buf_printf(err, "model.type: WordPiece after a ByteLevel pre-tokenizer is not supported");
-            return -1;
-        }
         if (hf_wordpiece_load(&p->bpe, model, vocab, err)) return -1;
+        p->bpe.byte_chars = has_byte_level(p);
     } else if (type && !strcmp(type, "WordLevel")) {
-        if (has_byte_level(p)) {
-            buf_printf(err, "model.type: WordLevel after a ByteLevel pre-tokenizer is not supported");
-            return -1;
-        }
         if (hf_wordlevel_load(&p->bpe, model, vocab, err)) return -1;
+        p->bpe.byte_chars = has_byte_level(p);
     } else if (type && !strcmp(type, "Unigram")) {
         if (has_byte_level(p)) {
             buf_printf(err, "model.type: Unigram after a ByteLevel pre-tokenizer is not supported");
             return -1;
         }
         if (hf_unigram_load(&p->bpe, model, vocab, err)) return -1;
-    } else if (type ? strcmp(type, "BPE") : !hj_get(model, "merges")) {
-        buf_printf(err, "model.type: %s is not supported (BPE, WordPiece, WordLevel and Unigram are)", type ? type : "(none)");
+    } else if (!type || strcmp(type, "BPE")) {
+        if (type) buf_printf(err, "model.type: %s is not supported (BPE, WordPiece, WordLevel and Unigram are)", type);
+        else buf_printf(err, "model: no type, and not the members of a BPE, WordPiece, WordLevel or Unigram model");
         return -1;
     } else if (hf_bpe_load(&p->bpe, model, has_byte_level(p), vocab, err)) {
         return -1;
@@ -208,6 +238,14 @@ static void encode_text(const hf_pipeline *p, const tok_vocab *vocab, const char
     if (h->regex_error) return; /* the pieces are wrong: the document fails */
     const hf_pieces *pc = &h->pieces;
     const uint8_t *base = (const uint8_t *)hf_piece_text(pc);
+    if (p->bpe.byte_chars) { /* the model reads the pieces as ByteLevel wrote them */
+        for (size_t i = 0; i < pc->n; i++) {
+            hf_byte_chars(base + pc->off[i], pc->len[i], &h->byte_chars);
+            const uint8_t *w = (const uint8_t *)h->byte_chars.data;
+            hf_bpe_encode(&p->bpe, vocab, w, h->byte_chars.len, hf_word_hash(&p->bpe, w, h->byte_chars.len), h, out);
+        }
+        return;
+    }
     /* where the pieces' text ends: s itself (base), or the pre-tokenizer's copy */
     const uint8_t *end = pc->base ? (const uint8_t *)s + n : base + pc->text.len;
     uint64_t hash[PREFETCH_AHEAD];

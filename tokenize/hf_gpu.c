@@ -83,8 +83,9 @@ bool hf_gpu_plan_of(const struct hf_pipeline *p, const tok_vocab *vocab, hf_gpu_
     }
     const hf_bpe *m = &p->bpe;
     if (m->wordpiece || m->unigram || !m->byte_level || m->byte_fallback || m->unk != VOCAB_NO_TOKEN ||
-        m->split_at_space) {
-        buf_printf(why, "model: only byte-level BPE without byte_fallback or unk_token runs on the GPU");
+        m->split_at_space || m->affixes) {
+        buf_printf(why, "model: only byte-level BPE without byte_fallback, unk_token, continuing_subword_prefix or "
+                        "end_of_word_suffix runs on the GPU");
         return false;
     }
     for (int b = 0; b < BYTE_VALUES; b++)

@@ -72,6 +72,7 @@ typedef struct {
     hf_prepend_scheme prepend;
     bool split;            /* Metaspace: split before each replacement character */
     bool never_matches;    /* Split: its literal cannot be in the normalized text (skipped: the piece stays whole) */
+    bool byte_chars;       /* Split after a ByteLevel: it sees each byte of a piece as its byte-level character */
 } hf_pretok_step;
 
 /* ---- added tokens ---- */
@@ -139,6 +140,13 @@ typedef struct {
     uint16_t pair_filter_shift; /* 64 - log2 of its bits */
     hf_merge_value *byte_pairs; /* byte-level: the merge of bytes b0, b1 at b0 << 8 | b1 */
     bool byte_level, byte_fallback, ignore_merges, fuse_unk;
+    /* continuing_subword_prefix before each character but the word's first
+     * and end_of_word_suffix after its last (as bytes: byte-level ones
+     * decoded), when either is not empty: such a word merges by merge_word
+     * alone (no cut words, no byte pair table) */
+    bool affixes;
+    char *prefix, *suffix;
+    size_t prefix_len, suffix_len;
     uint32_t unk;             /* VOCAB_NO_TOKEN: none */
     uint32_t byte_token[256]; /* byte_fallback: the id of "<0xXX>" (VOCAB_NO_TOKEN: none) */
     uint32_t vocab_size;      /* entries of model.vocab (HF's get_vocab_size) */
@@ -168,6 +176,7 @@ typedef struct {
     /* a WordPiece model instead (hf_wordpiece.c): greedy longest match,
      * later pieces with the prefix, unk for a word that does not split */
     bool wordpiece;
+    bool byte_chars; /* WordPiece or WordLevel after a ByteLevel: it sees each byte as its byte-level character */
     char *wp_prefix;
     size_t wp_prefix_len;
     size_t wp_max_chars;
@@ -184,7 +193,7 @@ typedef struct {
 } hf_bpe;
 
 /* ---- decoder steps ---- */
-typedef enum { HD_REPLACE, HD_BYTE_FALLBACK, HD_FUSE, HD_STRIP, HD_METASPACE } hf_decode_kind;
+typedef enum { HD_REPLACE, HD_BYTE_FALLBACK, HD_FUSE, HD_STRIP, HD_METASPACE, HD_BYTE_LEVEL } hf_decode_kind;
 
 typedef struct {
     hf_decode_kind kind;
@@ -328,6 +337,12 @@ bool hf_is_combining_mark(uint32_t cp);
  * character stays as it is and composes with nothing. */
 bool hf_normalization_knows(uint32_t cp);
 
+/* Writes s[0..n) into out (replaced) as ByteLevel writes it: each byte as
+ * its character of GPT-2's bytes_to_unicode alphabet, in UTF-8. */
+void hf_byte_chars(const uint8_t *s, size_t n, wbuf *out);
+/* The byte that ByteLevel writes as code point cp, or -1 for none. */
+int hf_byte_of_char(uint32_t cp);
+
 /* hf_pretok.c: loads the pre_tokenizer node; 0 or -1. */
 int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err);
 
@@ -366,6 +381,9 @@ struct hf_scratch {
     pcre2_match_data *md;
     wbuf norm, norm_tmp, piece;
     hf_pieces pieces, pieces_tmp;
+    wbuf byte_chars;        /* a piece written in the byte-level alphabet (splits and models after a ByteLevel) */
+    wbuf affixed;           /* a BPE word's character with its prefix or suffix */
+    hf_pieces byte_pieces;  /* the pieces of a split of byte_chars */
     hf_added_span *raw_spans, *norm_spans;
     size_t raw_cap, norm_cap;
     hf_symbol *sym;

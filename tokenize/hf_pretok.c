@@ -162,16 +162,18 @@ static void use_scanner(hf_pipeline *p, int first)
     }
 }
 
-int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err)
+/* Loads one pre-tokenizer node (not null) into p's steps; 0 or -1. */
+static int load_step(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err)
 {
-    if (!node || node->type == HJ_NULL) return 0;
     const char *type = hj_get_str(node, "type");
     if (!type) {
         buf_printf(err, "%s.type: missing", path);
         return -1;
     }
-    if (p->npre && p->pre[p->npre - 1].kind == HP_BYTE_LEVEL) {
-        buf_printf(err, "%s: a pre-tokenizer after ByteLevel is not supported", path);
+    bool after_byte_level = false;
+    for (int i = 0; i < p->npre; i++) after_byte_level |= p->pre[i].kind == HP_BYTE_LEVEL;
+    if (after_byte_level && (!strcmp(type, "ByteLevel") || !strcmp(type, "Metaspace"))) {
+        buf_printf(err, "%s: a %s after ByteLevel is not supported", path, type);
         return -1;
     }
     if (!strcmp(type, "Sequence")) {
@@ -184,7 +186,7 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
         for (size_t i = 0; i < list->len; i++) {
             char sub[256];
             snprintf(sub, sizeof sub, "%s.pretokenizers[%zu]", path, i);
-            if (hf_pretok_load(p, &list->items[i], sub, err)) return -1;
+            if (load_step(p, &list->items[i], sub, err)) return -1;
         }
         use_scanner(p, first);
         return 0;
@@ -306,6 +308,48 @@ int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *
     }
     buf_printf(err, "%s.type: the pre-tokenizer %s is not supported", path, type);
     return -1;
+}
+
+int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err)
+{
+    if (!node || node->type == HJ_NULL) return 0;
+    if (load_step(p, node, path, err)) return -1;
+    bool after_byte_level = false; /* HF's ByteLevel rewrites the pieces: later steps split its characters */
+    for (int i = 0; i < p->npre; i++) {
+        p->pre[i].byte_chars = after_byte_level;
+        after_byte_level |= p->pre[i].kind == HP_BYTE_LEVEL;
+    }
+    return 0;
+}
+
+/* The code point ByteLevel writes byte b as (GPT-2's bytes_to_unicode): a
+ * printable byte as itself, the others as 256 + their rank among them
+ * (0x00-0x20, then 0x7F-0xA0, then 0xAD). */
+static uint32_t byte_char(uint8_t b)
+{
+    if (b <= 0x20) return 256u + b;
+    if (b >= 0x7F && b <= 0xA0) return 256u + 0x21 + (b - 0x7Fu);
+    if (b == 0xAD) return 256u + 0x21 + 0x22;
+    return b;
+}
+
+int hf_byte_of_char(uint32_t cp)
+{
+    if (cp < 256) return (cp >= '!' && cp <= '~') || (cp >= 0xA1 && cp <= 0xAC) || cp >= 0xAE ? (int)cp : -1;
+    uint32_t k = cp - 256; /* the rank among the bytes that are not printable */
+    if (k <= 0x20) return (int)k;
+    if (k < 0x21 + 0x22) return (int)(0x7F + k - 0x21);
+    return k == 0x21 + 0x22 ? 0xAD : -1;
+}
+
+void hf_byte_chars(const uint8_t *s, size_t n, wbuf *out)
+{
+    buf_clear(out);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t cp = byte_char(s[i]);
+        if (cp < 0x80) buf_putc(out, (char)cp);
+        else buf_putc(out, (char)(0xC0 | (cp >> 6))), buf_putc(out, (char)(0x80 | (cp & 0x3F)));
+    }
 }
 
 /* ---- splitting ---- */
@@ -492,6 +536,27 @@ static void split_piece(const hf_pretok_step *st, const char *s, size_t n, size_
         push_piece(out, s + sp[i].start, sp[i].end - sp[i].start, ALIGNED_FROM(z, sp[i].start));
 }
 
+/* Splits s[0..n) (z as in split_piece) by st, a step after a ByteLevel, as
+ * HF does: st splits the piece written in the byte-level alphabet, one
+ * character per byte, and each of its pieces is the same stretch of s. */
+static void split_byte_chars(const hf_pretok_step *st, const char *s, size_t n, size_t z, hf_scratch *h,
+                             hf_pieces *out)
+{
+    hf_byte_chars((const uint8_t *)s, n, &h->byte_chars);
+    hf_pieces *bp = &h->byte_pieces;
+    bp->n = 0;
+    bp->base = h->byte_chars.data ? h->byte_chars.data : "";
+    split_piece(st, bp->base, h->byte_chars.len, 0, h, bp);
+    size_t at = 0, raw = 0; /* a place in byte_chars and the byte of s it stands for (pieces come in order) */
+    for (size_t i = 0; i < bp->n; i++) {
+        size_t start, end = bp->off[i] + bp->len[i];
+        for (; at < bp->off[i]; at++) raw += (bp->base[at] & 0xC0) != 0x80;
+        start = raw;
+        for (; at < end; at++) raw += (bp->base[at] & 0xC0) != 0x80;
+        push_piece(out, s + start, raw - start, ALIGNED_FROM(z, start));
+    }
+}
+
 /* ByteLevel's regex: GPT-2's pattern, its matches as pieces. */
 static const hf_pretok_step GPT2_SPLIT = {.kind = HP_SPLIT, .match = HM_FAMILY, .family = PRETOK_GPT2, .behavior = HB_ISOLATED};
 
@@ -503,7 +568,8 @@ static void apply(const hf_pretok_step *st, const char *s, size_t n, size_t z, h
                   wbuf *tmp)
 {
     if (st->kind == HP_SPLIT) {
-        split_piece(st, s, n, z, h, out);
+        if (st->byte_chars) split_byte_chars(st, s, n, z, h, out);
+        else split_piece(st, s, n, z, h, out);
         return;
     }
     if (st->kind == HP_BYTE_LEVEL && st->use_regex && (!st->add_prefix_space || (n && s[0] == ' '))) {

@@ -1,7 +1,8 @@
 /* json_edit.h - test helper: edits a JSON text in place of parsing it,
  * for tests that build tokenizer.json variants (tests/data/hf/variants.tsv,
  * tests/data/hf/spm/variants.tsv): PATH=JSON replaces or adds the member at
- * a dotted path of objects, +PATH=JSON appends to the array there. */
+ * a dotted path of objects, +PATH=JSON appends to the array there, -PATH
+ * removes the member. */
 #ifndef WINNOW_TESTS_JSON_EDIT_H
 #define WINNOW_TESTS_JSON_EDIT_H
 
@@ -61,12 +62,36 @@ static inline char *splice(const char *text, const char *a, const char *b, const
     return out;
 }
 
-/* Applies one edit PATH=JSON or +PATH=JSON to json (freed; returns the new text). */
+/* json without member key of the object at obj (and the comma that
+ * separated it from the next member, or else from the one before). */
+static inline char *remove_member(const char *json, const char *obj, const char *key)
+{
+    const char *p = obj + 1, *prev_end = NULL; /* prev_end: where the member before ends */
+    size_t klen = strlen(key);
+    for (;;) {
+        while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t' || *p == ',') p++;
+        if (*p != '"') return strdup(json);
+        const char *start = p, *kend = value_end(p);
+        bool match = (size_t)(kend - p) == klen + 2 && !memcmp(p + 1, key, klen);
+        p = kend;
+        while (*p == ' ' || *p == ':' || *p == '\n' || *p == '\t' || *p == '\r') p++;
+        const char *end = value_end(p), *after = end;
+        if (match) {
+            while (*after == ' ' || *after == '\n' || *after == '\r' || *after == '\t') after++;
+            if (*after == ',') return splice(json, start, after + 1, "");
+            return splice(json, prev_end ? prev_end : start, end, "");
+        }
+        p = prev_end = end;
+    }
+}
+
+/* Applies one edit PATH=JSON, +PATH=JSON or -PATH (removes the member) to
+ * json (freed; returns the new text). */
 static inline char *apply_edit(char *json, const char *edit)
 {
-    bool append = edit[0] == '+';
-    if (append) edit++;
-    const char *eq = strchr(edit, '=');
+    bool append = edit[0] == '+', remove = edit[0] == '-';
+    if (append || remove) edit++;
+    const char *eq = remove ? edit + strlen(edit) : strchr(edit, '=');
     char path[256];
     snprintf(path, sizeof path, "%.*s", (int)(eq - edit), edit);
     const char *obj = json;
@@ -76,6 +101,11 @@ static inline char *apply_edit(char *json, const char *edit)
         *dot = 0;
         obj = member(obj, key);
         key = dot + 1;
+    }
+    if (remove) {
+        char *out = remove_member(json, obj, key);
+        free(json);
+        return out;
     }
     const char *at = member(obj, key);
     char *ins = malloc(strlen(eq) + strlen(key) + 8), *out;

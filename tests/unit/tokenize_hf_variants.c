@@ -10,8 +10,13 @@
  * to a ZWJ, content written as JSON escapes with surrogate pairs;
  * Metaspace's "first" after a WhitespaceSplit, a Strip or a Replace by
  * nothing; WordPiece's max_input_chars_per_word; Lowercase of
- * U+0130; BLOOM's Split pattern, with a class inside a class), and tests/data/hf/NAME.bin.zst their ids from
- * scripts/tokenize_hf_variants.js (npm tokenizers@0.23.2) over every blns
+ * U+0130; BLOOM's Split pattern, with a class inside a class; steps after
+ * a ByteLevel as Falcon's and LTG-BERT's, WordPiece and WordLevel after a
+ * ByteLevel, models without "type", BPE with CLIP's end_of_word_suffix or
+ * a continuing_subword_prefix, with byte_fallback and ignore_merges), and
+ * tests/data/hf/NAME.bin.zst their ids from
+ * scripts/tokenize_hf_variants.js (npm tokenizers@0.23.2; or its Python
+ * port scripts/tokenize_hf_variants.py) over every blns
  * string, the first 30 edge documents and every 200th multi document.
  * tests/data/hf/edge_variants.tsv lists more, encoded over the hand-written
  * strings of tests/data/hf/edge_texts.json instead (empty and white-space
@@ -28,7 +33,9 @@
  * ByteLevel that adds a prefix space) before ByteLevel's regex, which the
  * Command R+ scanner must not stand in for; a Split on a byte a Replace
  * took out that NFKC or a Metaspace with that replacement brings back;
- * CharDelimiterSplit; Metaspace "first" after a normalized added token.
+ * CharDelimiterSplit; Metaspace "first" after a normalized added token;
+ * Digits, Splits on " " and "Ġ", Whitespace and Punctuation after a
+ * ByteLevel; WordPiece after one with max_input_chars_per_word 5.
  * tests/data/hf/normalizer_variants.tsv lists
  * normalizers over the strings of tests/data/hf/normalizer_texts.json:
  * Lowercase of the capitals of Unicode 16 and 17 (Rust's to_lowercase
