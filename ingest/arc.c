@@ -191,12 +191,8 @@ static warc_status recover_block(warc_reader *r, warc_record *rec, size_t L, int
         rec->warning = "junk_after_record";
         return WARC_RECORD;
     }
-    size_t blen = next;
-    for (int k = 0; k < 2 && blen && (p[blen - 1] == '\n' || p[blen - 1] == '\0'); k++) blen--;
+    size_t blen = warc_keep_before_next(s, rec, p, next, "\n\0", 2, 2);
     snprintf(r->message, sizeof r->message, "length %zu on its ARC line is wrong: the record is %zu bytes", L, blen);
-    warc_copy_block(s, rec, blen);
-    isrc_read(s, NULL, next - blen);
-    rec->warning = "content_length_mismatch";
     return WARC_RECORD;
 }
 

@@ -42,6 +42,17 @@ void warc_copy_block(isrc *s, warc_record *rec, size_t n)
     rec->block.len = rec->copy.len;
 }
 
+size_t warc_keep_before_next(isrc *s, warc_record *rec, const char *p, size_t next, const char *trailing,
+                             size_t ntrailing, int max_trailing)
+{
+    size_t blen = next;
+    for (int k = 0; k < max_trailing && blen && memchr(trailing, p[blen - 1], ntrailing); k++) blen--;
+    warc_copy_block(s, rec, blen);
+    isrc_read(s, NULL, next - blen);
+    rec->warning = "content_length_mismatch";
+    return blen;
+}
+
 static bool is_record_start(const char *p, size_t n)
 {
     return n >= MAGIC_LEN + 1 && memcmp(p, "WARC/", MAGIC_LEN) == 0 &&
@@ -327,11 +338,7 @@ warc_status warc_next(warc_reader *r, warc_record *rec, const char **kind)
         rec->warning = "junk_after_record";
         return WARC_RECORD;
     }
-    size_t blen = next;
-    for (int k = 0; k < 4 && blen && (p[blen - 1] == '\n' || p[blen - 1] == '\r'); k++) blen--;
+    size_t blen = warc_keep_before_next(s, rec, p, next, "\r\n", 2, 4);
     snprintf(r->message, sizeof r->message, "Content-Length %zu is wrong: the record is %zu bytes", L, blen);
-    warc_copy_block(s, rec, blen);
-    isrc_read(s, NULL, next - blen);
-    rec->warning = "content_length_mismatch";
     return WARC_RECORD;
 }

@@ -84,6 +84,14 @@ void warc_add_field(warc_record *rec, const char *name, size_t nlen, const char 
 /* Reads the next n bytes of s (fewer at the end) as rec's block, into rec->copy. */
 void warc_copy_block(isrc *s, warc_record *rec, size_t n);
 
+/* A record whose declared length is wrong: its block is p[0..next) (p: what
+ * s holds next; next: where the following record starts), less up to
+ * max_trailing of the ntrailing bytes `trailing` at its end; the rest before
+ * next is skipped and rec is marked content_length_mismatch. Returns the
+ * block's length. */
+size_t warc_keep_before_next(isrc *s, warc_record *rec, const char *p, size_t next, const char *trailing,
+                             size_t ntrailing, int max_trailing);
+
 /* Skips CR, LF, NUL, space and tab between records; false at the end of input. */
 bool warc_skip_separators(isrc *s);
 
