@@ -426,5 +426,7 @@ int pq_find_column(const pq_file *f, const char *name)
 {
     for (int c = 0; c < f->ncolumns; c++)
         if (strcmp(f->columns[c].name, name) == 0) return c;
+    for (int c = 0; c < f->ncolumns; c++) /* a nested leaf named by its path, as messages list it */
+        if (strcmp(f->columns[c].path, name) == 0) return c;
     return -1;
 }

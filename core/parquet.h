@@ -69,7 +69,8 @@ void pq_close(pq_file *f);
 
 int pq_num_columns(const pq_file *f);
 const pq_column *pq_column_at(const pq_file *f, int c);
-/* Index of the leaf column whose top-level name is name, or -1. */
+/* Index of the leaf column whose top-level name is name (the first such), else
+ * of the leaf whose dotted path is name (messages.list.element.content), or -1. */
 int pq_find_column(const pq_file *f, const char *name);
 int pq_num_row_groups(const pq_file *f);
 int64_t pq_row_group_rows(const pq_file *f, int g);

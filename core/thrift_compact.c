@@ -121,7 +121,8 @@ uint32_t tc_list(tc_reader *r, int *elem_type)
     *elem_type = b & 0x0f;
     if (n == LONG_FORM_NIBBLE) n = varint(r);
     if (tc_failed(r)) return 0;
-    if (*elem_type > TC_STRUCT || *elem_type == TC_STOP) {
+    /* an empty list's element type is never used: fastparquet writes 0 there (header byte 0x00) */
+    if (*elem_type > TC_STRUCT || (*elem_type == TC_STOP && n)) {
         tc_fail(r, "unknown Thrift list element type");
         return 0;
     }

@@ -3,7 +3,8 @@
 # the text, row by row as the writer gave it (tests/parquet/fixtures'
 # types.expected.jsonl); a column that is not strings (numbers, booleans) is
 # refused at once with exit status 2, naming file and column, and no output,
-# rather than read as documents that all fail.
+# rather than read as documents that all fail; so is a nested column named by
+# its dotted path (utf8_list.list.item).
 . "$(dirname "$0")/../lib.sh"
 FX=$(cd "$(dirname "$0")/../parquet/fixtures" && pwd)
 PQ=$FX/types.wasm-snappy-v1.parquet
@@ -29,5 +30,16 @@ PY
 python3 -c 'import json,sys
 for line in open(sys.argv[1], encoding="utf-8"): print(json.dumps(json.loads(line)["text"]))' "$TMP/lang.jsonl" > "$TMP/got"
 ok "--text-column lang: the texts are the column's values, in row order ($(wc -l < "$TMP/want") rows)" cmp -s "$TMP/got" "$TMP/want"
+
+# a nested column named by its dotted path, as the messages list it: refused
+# as nested, not reported missing (the Parquet project's list_columns.parquet:
+# utf8_list is a list of strings, 3 rows)
+LC=$SHARED/parquet/parquet-testing/data/list_columns.parquet
+"$WINNOW" filter -q --no-langid --text-column utf8_list.list.item --stats "$TMP/s.json" "$LC" > "$TMP/out" 2> "$TMP/err"
+is "$?" 2 "--text-column utf8_list.list.item (a list): exit status 2"
+ok "--text-column utf8_list.list.item: refused as nested, naming file and column" \
+    grep -q "list_columns.parquet: the text column utf8_list.list.item is nested" "$TMP/err"
+ok "--text-column utf8_list.list.item: not called missing" sh -c "! grep -q 'no column' '$TMP/err'"
+is "$(stats_value "$TMP/s.json" failed)" 3 "--text-column utf8_list.list.item: its 3 rows failed (no_text_column)"
 
 done_testing

@@ -2,7 +2,7 @@
  * specifications (thrift-compact-protocol.md, apache/parquet-format's
  * parquet.thrift and Encodings.md) and the Parquet project's test files
  * (apache/parquet-testing, with the contents its README gives): long-form
- * Thrift field headers and skipped list<bool>s, a dictionary_page_offset of
+ * Thrift field headers, skipped list<bool>s, empty lists of element type 0, a dictionary_page_offset of
  * 0, an empty compressed v2 page, and winnow's writer read back field by
  * field: escaped metadata keys, booleans, total_uncompressed_size. */
 #include <fcntl.h>
@@ -85,6 +85,68 @@ static void thrift_skip_bool_list(void)
     int32_t after = tc_i32(&r);
     ok(!tc_failed(&r) && two == 9 && map_seen && after == 5,
        "a list<bool> and a map<binary, bool> skipped byte by byte: field 2 = %d, the value after the struct = %d", two, after);
+}
+
+/* An empty list whose header byte is 0x00 (size 0, element type 0): what
+ * fastparquet writes for an empty key_value_metadata (DuckDB's
+ * internal_5994.parquet, fastparquet 2024.5.0, has one in every column
+ * chunk). The element type of an empty list is never used, so it is read as
+ * empty, as Thrift's own readers do; a list that has elements still needs a
+ * real element type. */
+static void thrift_empty_list_type_zero(void)
+{
+    /* struct { 1: list (empty, header 0x00), 2: i32 9 } then i32 5 */
+    static const uint8_t bytes[] = {0x19, 0x00, 0x15, 0x12, 0x00, 0x0a};
+    tc_reader r;
+    tc_init(&r, bytes, sizeof bytes, 0);
+    int16_t id, last = 0;
+    int t;
+    int32_t two = -1;
+    while (tc_field(&r, &id, &t, &last)) {
+        if (id == 2 && t == TC_I32) two = tc_i32(&r);
+        else tc_skip(&r, t);
+    }
+    int32_t after = tc_i32(&r);
+    ok(!tc_failed(&r) && two == 9 && after == 5, "an empty list with element type 0 skipped: field 2 = %d, after = %d (%s)", two,
+       after, r.error ? r.error : "no error");
+    static const uint8_t one_of_type_zero[] = {0x10, 0x00};
+    int et;
+    tc_init(&r, one_of_type_zero, sizeof one_of_type_zero, 0);
+    tc_list(&r, &et);
+    ok(tc_failed(&r), "a list of one element of type 0 is still refused");
+
+    /* alltypes_plain.parquet with such a list added to its FileMetaData as
+     * field 5 (key_value_metadata, long-form header 0x09 0x0a) before the stop */
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s/alltypes_plain.parquet", shared_dir(), DATA);
+    size_t n = 0;
+    char *orig = read_file(path, &n);
+    if (!ok(orig && n > 12, "read %s", path)) return;
+    uint32_t len = (uint8_t)orig[n - 8] | (uint8_t)orig[n - 7] << 8 | (uint8_t)orig[n - 6] << 16 | (uint32_t)(uint8_t)orig[n - 5] << 24;
+    wbuf file = WBUF_INIT, err = WBUF_INIT;
+    buf_append(&file, orig, n - 9); /* all but the footer's stop byte, its length and PAR1 */
+    static const uint8_t field5[] = {0x09, 0x0a, 0x00, 0x00}; /* field 5: empty list of type 0; stop */
+    buf_append(&file, field5, sizeof field5);
+    uint32_t patched = len + 3;
+    uint8_t tail[8] = {patched, patched >> 8, patched >> 16, patched >> 24, 'P', 'A', 'R', '1'};
+    buf_append(&file, tail, sizeof tail);
+    pq_file *a = pq_open_memory((const uint8_t *)orig, n, "alltypes_plain.parquet", &err);
+    pq_file *b = pq_open_memory((const uint8_t *)file.data, file.len, "patched.parquet", &err);
+    pq_values va = {0}, vb = {0};
+    int same = 0;
+    if (a && b && pq_read_column(a, 0, pq_find_column(a, "string_col"), &va, &err) == 0 &&
+        pq_read_column(b, 0, pq_find_column(b, "string_col"), &vb, &err) == 0 && va.n == vb.n)
+        for (int64_t r = 0; r < va.n; r++)
+            same += va.bytes[r].len == vb.bytes[r].len && memcmp(va.bytes[r].p, vb.bytes[r].p, va.bytes[r].len) == 0;
+    ok(a && b && pq_num_rows(b) == 8 && same == 8, "the file with an empty type-0 list in its footer opens: 8 rows, string_col as without it (%d): %s",
+       same, err.data ? err.data : "");
+    pq_values_free(&va);
+    pq_values_free(&vb);
+    pq_close(a);
+    pq_close(b);
+    buf_free(&file);
+    buf_free(&err);
+    free(orig);
 }
 
 /* dict-page-offset-zero.parquet: dictionary_page_offset 0 for a chunk whose
@@ -255,6 +317,7 @@ int main(void)
 {
     thrift_long_field_ids();
     thrift_skip_bool_list();
+    thrift_empty_list_type_zero();
     dictionary_offset_zero();
     empty_v2_pages();
     writer_fields();
