@@ -199,10 +199,7 @@ static warc_status recover_block(warc_reader *r, warc_record *rec, size_t L, int
 warc_status arc_next(warc_reader *r, warc_record *rec, const char **kind)
 {
     isrc *s = r->src;
-    rec->warning = NULL;
-    r->message[0] = 0;
-    if (!warc_skip_separators(s)) return WARC_END;
-    warc_record_begin(r, rec);
+    if (!warc_record_begin(r, rec)) return WARC_END;
 
     const char *p;
     size_t n = isrc_peek(s, ARC_LINE_MAX + 1, &p);

@@ -101,7 +101,8 @@ static void resync(isrc *s)
     }
 }
 
-bool warc_skip_separators(isrc *s)
+/* Skips CR, LF, NUL, space and tab between records; false at the end of input. */
+static bool warc_skip_separators(isrc *s)
 {
     for (;;) {
         const char *p;
@@ -210,8 +211,11 @@ static warc_status fail(const char **kind, const char *k)
     return WARC_FAILED;
 }
 
-void warc_record_begin(warc_reader *r, warc_record *rec)
+bool warc_record_begin(warc_reader *r, warc_record *rec)
 {
+    rec->warning = NULL;
+    r->message[0] = 0;
+    if (!warc_skip_separators(r->src)) return false;
     rec->offset = isrc_offset(r->src);
     rec->number = ++r->records;
     rec->nfields = 0;
@@ -219,15 +223,13 @@ void warc_record_begin(warc_reader *r, warc_record *rec)
     rec->block.data = NULL;
     rec->block.len = 0;
     rec->version[0] = 0;
+    return true;
 }
 
 warc_status warc_next(warc_reader *r, warc_record *rec, const char **kind)
 {
     isrc *s = r->src;
-    rec->warning = NULL;
-    r->message[0] = 0;
-    if (!warc_skip_separators(s)) return WARC_END;
-    warc_record_begin(r, rec);
+    if (!warc_record_begin(r, rec)) return WARC_END;
 
     const char *p;
     size_t n = isrc_peek(s, SCAN_CHUNK, &p);

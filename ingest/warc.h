@@ -75,8 +75,10 @@ void warc_record_free(warc_record *rec);
 
 /* ---- for the ARC reader (arc.h), which hands back its records in the same shape ---- */
 
-/* Empties rec for the next record of r: its offset is the source's, its number the next. */
-void warc_record_begin(warc_reader *r, warc_record *rec);
+/* Skips the separators before r's next record and empties rec for it (its
+ * offset the source's, its number the next; no warning, no message); false
+ * at the end of input. */
+bool warc_record_begin(warc_reader *r, warc_record *rec);
 
 /* Adds a field (name and value need not end in NUL). */
 void warc_add_field(warc_record *rec, const char *name, size_t nlen, const char *val, size_t vlen);
@@ -91,8 +93,5 @@ void warc_copy_block(isrc *s, warc_record *rec, size_t n);
  * block's length. */
 size_t warc_keep_before_next(isrc *s, warc_record *rec, const char *p, size_t next, const char *trailing,
                              size_t ntrailing, int max_trailing);
-
-/* Skips CR, LF, NUL, space and tab between records; false at the end of input. */
-bool warc_skip_separators(isrc *s);
 
 #endif
