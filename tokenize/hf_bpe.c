@@ -23,8 +23,6 @@
 #include "tokenize/hf_pipeline.h"
 #include "tokenize/rank_scan.h"
 
-#define BYTE_ALPHABET 512 /* code points used by the byte-level alphabet */
-#define NO_BYTE (-1)
 #define LOOKUP_BATCH 16 /* merge lookups started together when a word is set up */
 #define BYTE_PAIRS (1u << 16)
 #define LOAD_BATCH 16 /* tokens or merges whose vocabulary lookups are started together when loading */
@@ -42,30 +40,20 @@
 #define PACKED_PROBE_BITS 6              /* bits of a packed slot's distance from its pair's first probe (plus one) */
 #define PACKED_PROBES (1u << PACKED_PROBE_BITS)
 
-/* byte_of[cp]: the byte that code point cp stands for in GPT-2's alphabet, or NO_BYTE. */
-static void byte_alphabet(int byte_of[BYTE_ALPHABET])
-{
-    for (int i = 0; i < BYTE_ALPHABET; i++) byte_of[i] = NO_BYTE;
-    int next = 256;
-    for (int b = 0; b < 256; b++) {
-        bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-        byte_of[printable ? b : next++] = b;
-    }
-}
-
-/* The bytes a token string stands for: decoded from the alphabet (byte-level) or itself. */
-static bool token_bytes(const int *byte_of, const char *s, size_t n, wbuf *out)
+/* The bytes a token string stands for: decoded from GPT-2's alphabet
+ * (byte_level: hf_byte_of_char) or itself. */
+static bool token_bytes(bool byte_level, const char *s, size_t n, wbuf *out)
 {
     buf_clear(out);
-    if (!byte_of) {
+    if (!byte_level) {
         buf_append(out, s, n);
         return n > 0;
     }
     for (size_t i = 0; i < n;) {
         size_t len;
-        uint32_t cp = utf8_decode((const unsigned char *)s + i, n - i, &len);
-        if (cp >= BYTE_ALPHABET || byte_of[cp] == NO_BYTE) return false;
-        buf_putc(out, (char)byte_of[cp]);
+        int b = hf_byte_of_char(utf8_decode((const unsigned char *)s + i, n - i, &len));
+        if (b < 0) return false;
+        buf_putc(out, (char)b);
         i += len;
     }
     return out->len > 0;
@@ -433,10 +421,8 @@ static int read_affix(const hf_bpe *m, const hj_node *model, const char *key, ch
         buf_printf(err, "model.%s: not a string", key);
         return -1;
     }
-    int byte_of[BYTE_ALPHABET];
-    if (m->byte_level) byte_alphabet(byte_of);
     wbuf b = WBUF_INIT;
-    if (v->len && !token_bytes(m->byte_level ? byte_of : NULL, v->str, v->len, &b)) {
+    if (v->len && !token_bytes(m->byte_level, v->str, v->len, &b)) {
         buf_printf(err, "model.%s: a character outside the byte-level alphabet", key);
         buf_free(&b);
         return -1;
@@ -492,12 +478,6 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
         buf_printf(err, "model.merges: not an array");
         return -1;
     }
-    int byte_of_table[BYTE_ALPHABET];
-    int *byte_of = NULL;
-    if (byte_level) {
-        byte_alphabet(byte_of_table);
-        byte_of = byte_of_table;
-    }
     size_t nbytes = 0;
     for (size_t i = 0; i < voc->len; i++) nbytes += strlen(voc->keys[i]);
     m->vocab_size = (uint32_t)voc->len;
@@ -521,7 +501,7 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
             }
             const char *key = voc->keys[i];
             /* a string outside the byte alphabet can never be made from text; an added token may name it */
-            plain[i - base] = token_bytes(byte_of, key, strlen(key), &tb2);
+            plain[i - base] = token_bytes(byte_level, key, strlen(key), &tb2);
             if (!plain[i - base]) {
                 if (key[0]) vocab_add(&m->odd_keys, key, strlen(key), (uint32_t)idn->number, (uint32_t)idn->number);
                 continue;
@@ -546,7 +526,7 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
     }
     const char *unk = hj_get_str(model, "unk_token");
     if (unk) {
-        token_bytes(byte_of, unk, strlen(unk), &tb);
+        token_bytes(byte_level, unk, strlen(unk), &tb);
         m->unk = tb.len ? vocab_find(vocab, (const uint8_t *)tb.data, tb.len) : VOCAB_NO_TOKEN;
         if (m->unk == VOCAB_NO_TOKEN) {
             buf_printf(err, "model.unk_token: \"%.64s\" is not in the vocab", unk);
@@ -602,10 +582,10 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
                 buf_printf(err, "model.merges[%zu]: not \"A B\" nor [\"A\", \"B\"]", base + j);
                 goto out;
             }
-            decodable[j] = token_bytes(byte_of, a, alen, &tb2);
+            decodable[j] = token_bytes(byte_level, a, alen, &tb2);
             off[j][0] = tb.len, len[j][0] = tb2.len;
             buf_append(&tb, tb2.data, tb2.len);
-            decodable[j] &= token_bytes(byte_of, b, blen, &tb2);
+            decodable[j] &= token_bytes(byte_level, b, blen, &tb2);
             off[j][1] = tb.len, len[j][1] = tb2.len;
             buf_append(&tb, tb2.data, tb2.len);
             off[j][2] = off[j][0], len[j][2] = len[j][0] + len[j][1]; /* a and b lie back to back */
@@ -616,11 +596,11 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
                     goto out;
                 }
                 off[j][2] = tb.len;
-                token_bytes(byte_of, a, alen, &tb2);
+                token_bytes(byte_level, a, alen, &tb2);
                 buf_append(&tb, tb2.data, tb2.len);
                 /* a cut inside a character: no vocab string is that (HF fails to build) */
                 decodable[j] &= blen == prefix_cut || (utf8_valid(b + prefix_cut, blen - prefix_cut) &&
-                                                       token_bytes(byte_of, b + prefix_cut, blen - prefix_cut, &tb2));
+                                                       token_bytes(byte_level, b + prefix_cut, blen - prefix_cut, &tb2));
                 if (blen > prefix_cut) buf_append(&tb, tb2.data, tb2.len);
                 len[j][2] = tb.len - off[j][2];
             }
@@ -660,10 +640,8 @@ out:
 
 uint32_t hf_bpe_token_to_id(const hf_bpe *m, const tok_vocab *vocab, const char *s, size_t n)
 {
-    int byte_of_table[BYTE_ALPHABET];
     wbuf tb = WBUF_INIT;
-    if (m->byte_level) byte_alphabet(byte_of_table);
-    uint32_t id = token_bytes(m->byte_level ? byte_of_table : NULL, s, n, &tb)
+    uint32_t id = token_bytes(m->byte_level, s, n, &tb)
                       ? vocab_find(vocab, (const uint8_t *)tb.data, tb.len)
                       : vocab_find(&m->odd_keys, (const uint8_t *)s, n);
     buf_free(&tb);
