@@ -1,6 +1,7 @@
 /* warc.c - the WARC record reader: header parsing, length checks, resync. */
 #include "ingest/warc.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,12 +327,8 @@ warc_status warc_next(warc_reader *r, warc_record *rec, const char **kind)
         return fail(kind, "truncated_record");
     }
     if (next == n && n < L + RESYNC_WINDOW) { /* the last record: it runs to the end of input */
-        size_t blen = n;
-        while (blen && (p[blen - 1] == '\n' || p[blen - 1] == '\r' || p[blen - 1] == '\0')) blen--;
+        size_t blen = warc_keep_before_next(s, rec, p, n, "\r\n\0", 3, INT_MAX);
         snprintf(r->message, sizeof r->message, "Content-Length %zu is wrong: the last record is %zu bytes", L, blen);
-        warc_copy_block(s, rec, blen);
-        isrc_read(s, NULL, n - blen);
-        rec->warning = "content_length_mismatch";
         return WARC_RECORD;
     }
     if (next == n) { /* no record follows in sight: keep the declared block, skip what trails */

@@ -174,6 +174,18 @@ static void test_damaged(void)
     is_int(warc_next(&r, &rec, &kind), WARC_RECORD, "junk: the next record is found");
     ok(rec.block.len == 2 && memcmp(rec.block.data, "hi", 2) == 0 && rec.offset == 18, "junk: block and offset");
     is_int(warc_next(&r, &rec, &kind), WARC_END, "junk: end");
+
+    /* the last record says fewer bytes than it has, and no record follows: the
+     * block is what is there, less the record terminator and NUL padding */
+    const char last[] = "WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: 5\r\n\r\nhello\r\n\r\n"
+                        "01234567890123456789012345\r\n\r\n\0\0";
+    isrc_from_memory(&s, last, sizeof last - 1, "last");
+    warc_reader_init(&r, &s);
+    is_int(warc_next(&r, &rec, &kind), WARC_RECORD, "wrong length, last record: kept");
+    ok(rec.block.len == 35 && memcmp(rec.block.data + 33, "45", 2) == 0 && rec.warning &&
+           !strcmp(rec.warning, "content_length_mismatch"),
+       "wrong length, last record: the block up to its end, line ends and NULs cut (%zu bytes)", rec.block.len);
+    is_int(warc_next(&r, &rec, &kind), WARC_END, "wrong length, last record: end");
     warc_record_free(&rec);
 }
 
