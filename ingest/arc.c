@@ -79,24 +79,20 @@ static bool parse_line(const char *p, size_t n, int fields, arc_line *a)
     return true;
 }
 
-/* Fields of the line at p: the version block's line has as many as its
- * version's record lines (5 or 10), which the reader has not seen yet. */
-static int line_fields(const warc_reader *r, const char *p, size_t n)
-{
-    if (arc_sniff(p, n)) {
-        arc_line a;
-        const char *nl = memchr(p, '\n', n);
-        return parse_line(p, nl ? (size_t)(nl - p) : n, ARC_V2_FIELDS, &a) ? ARC_V2_FIELDS : ARC_V1_FIELDS;
-    }
-    return r->arc_fields ? r->arc_fields : ARC_V1_FIELDS;
-}
-
 /* True when the line starting at p (up to '\n' or n) is a record line. */
 static bool record_line_at(const char *p, size_t n, int fields)
 {
     arc_line a;
     const char *nl = memchr(p, '\n', n);
     return parse_line(p, nl ? (size_t)(nl - p) : n, fields, &a);
+}
+
+/* Fields of the line at p: the version block's line has as many as its
+ * version's record lines (5 or 10), which the reader has not seen yet. */
+static int line_fields(const warc_reader *r, const char *p, size_t n)
+{
+    if (arc_sniff(p, n)) return record_line_at(p, n, ARC_V2_FIELDS) ? ARC_V2_FIELDS : ARC_V1_FIELDS;
+    return r->arc_fields ? r->arc_fields : ARC_V1_FIELDS;
 }
 
 /* Offset in p[from..n) of the first line after a '\n' that is a record line, or n. */
