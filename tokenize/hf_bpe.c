@@ -41,7 +41,7 @@
 #define PACKED_PROBES (1u << PACKED_PROBE_BITS)
 
 /* The bytes a token string stands for: decoded from GPT-2's alphabet
- * (byte_level: hf_byte_of_char) or itself. */
+ * (byte_level) or itself. */
 static bool token_bytes(bool byte_level, const char *s, size_t n, wbuf *out)
 {
     buf_clear(out);
@@ -49,14 +49,7 @@ static bool token_bytes(bool byte_level, const char *s, size_t n, wbuf *out)
         buf_append(out, s, n);
         return n > 0;
     }
-    for (size_t i = 0; i < n;) {
-        size_t len;
-        int b = hf_byte_of_char(utf8_decode((const unsigned char *)s + i, n - i, &len));
-        if (b < 0) return false;
-        buf_putc(out, (char)b);
-        i += len;
-    }
-    return out->len > 0;
+    return hf_bytes_of_chars(s, n, out) && out->len > 0;
 }
 
 /* The byte a vocab string "<0xXX>" names (HF writes format!("<{:#04X}>")), or -1. */

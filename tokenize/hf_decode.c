@@ -150,18 +150,10 @@ static void apply(const hf_decode_step *st, const strings *in, strings *out)
             strings_push(out, t + a, b - a);
             break;
         }
-        case HD_BYTE_LEVEL: { /* HF: each character's byte; a token with another character stays as it is */
-            bool all = true;
-            for (size_t k = 0; k < len && all;) {
-                size_t clen = utf8_valid_seq((const unsigned char *)t + k, len - k);
-                int b = clen ? hf_byte_of_char(utf8_decode((const unsigned char *)t + k, len - k, &clen)) : -1;
-                if (b < 0) all = false;
-                else buf_putc(&tok, (char)b), k += clen;
-            }
-            if (all) strings_push(out, tok.data, tok.len);
+        case HD_BYTE_LEVEL: /* HF: each character's byte; a token with another character stays as it is */
+            if (hf_bytes_of_chars(t, len, &tok)) strings_push(out, tok.data, tok.len);
             else strings_push(out, t, len);
             break;
-        }
         case HD_FUSE:
             if (!out->n) strings_push(out, "", 0);
             buf_append(&out->text, t, len);

@@ -342,6 +342,9 @@ bool hf_normalization_knows(uint32_t cp);
 void hf_byte_chars(const uint8_t *s, size_t n, wbuf *out);
 /* The byte that ByteLevel writes as code point cp, or -1 for none. */
 int hf_byte_of_char(uint32_t cp);
+/* Appends to out the bytes that ByteLevel's characters s[0..n) stand for;
+ * false (out part written) when one is not of its alphabet or not UTF-8. */
+bool hf_bytes_of_chars(const char *s, size_t n, wbuf *out);
 
 /* hf_pretok.c: loads the pre_tokenizer node; 0 or -1. */
 int hf_pretok_load(hf_pipeline *p, const hj_node *node, const char *path, wbuf *err);

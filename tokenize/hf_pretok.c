@@ -342,6 +342,18 @@ int hf_byte_of_char(uint32_t cp)
     return k == 0x21 + 0x22 ? 0xAD : -1;
 }
 
+bool hf_bytes_of_chars(const char *s, size_t n, wbuf *out)
+{
+    for (size_t i = 0; i < n;) {
+        size_t len;
+        int b = hf_byte_of_char(utf8_decode((const unsigned char *)s + i, n - i, &len));
+        if (b < 0) return false;
+        buf_putc(out, (char)b);
+        i += len;
+    }
+    return true;
+}
+
 void hf_byte_chars(const uint8_t *s, size_t n, wbuf *out)
 {
     buf_clear(out);
