@@ -564,8 +564,10 @@ static int to_device(gb_device *d, const void *src, size_t n, const void **dst, 
 static void host_tables(const tokenizer *t, const hf_gpu_plan *plan, gb_tables *ht)
 {
     const tok_vocab *v = &t->vocab;
-    ht->stage1 = uclass_stage1;
-    ht->stage2 = &uclass_stage2[0][0];
+    const uclass_table *classes = t->hf ? &uclass_onig : &uclass_tiktoken;
+    ht->stage1 = classes->stage1;
+    ht->stage2 = &classes->stage2[0][0];
+    ht->nblocks = classes->nblocks;
     ht->slots = v->slots;
     ht->mask = v->mask;
     ht->bytes = v->bytes;
@@ -594,13 +596,10 @@ static int device_tables(gpu_bpe *g, gb_device *dev, wbuf *err)
     gb_tables *d = &dev->tables;
     *d = g->host_tables;
     CUDA_TRY(cudaSetDevice(dev->id));
-    uint16_t nblocks = 0;
-    for (size_t i = 0; i < sizeof uclass_stage1 / sizeof uclass_stage1[0]; i++)
-        if (uclass_stage1[i] >= nblocks) nblocks = (uint16_t)(uclass_stage1[i] + 1);
     const void *p;
-    if (to_device(dev, uclass_stage1, sizeof uclass_stage1, &p, err)) return -1;
+    if (to_device(dev, d->stage1, (UCLASS_MAX_CP + 1) / UCLASS_BLOCK * sizeof *d->stage1, &p, err)) return -1;
     d->stage1 = (const uint16_t *)p;
-    if (to_device(dev, uclass_stage2, (size_t)nblocks * UCLASS_BLOCK, &p, err)) return -1;
+    if (to_device(dev, d->stage2, (size_t)d->nblocks * UCLASS_BLOCK, &p, err)) return -1;
     d->stage2 = (const uint8_t *)p;
     if (to_device(dev, v->slots, ((size_t)v->mask + 1) * sizeof *v->slots, &p, err)) return -1;
     d->slots = (const vocab_slot *)p;

@@ -33,8 +33,9 @@
 
 /* Everything a thread reads besides the text: device (or host) pointers. */
 typedef struct {
-    const uint16_t *stage1;   /* uclass_stage1 */
-    const uint8_t *stage2;    /* uclass_stage2, UCLASS_BLOCK bytes per block */
+    const uint16_t *stage1;   /* the uclass_table's (tiktoken's, or onig's for a tokenizer.json) */
+    const uint8_t *stage2;    /* its stage2, UCLASS_BLOCK bytes per block */
+    int nblocks;              /* stage2's blocks */
     const vocab_slot *slots;  /* the vocabulary hash */
     uint32_t mask;
     const uint8_t *bytes;     /* token bytes */

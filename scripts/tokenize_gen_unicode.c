@@ -1,16 +1,38 @@
 /* tokenize_gen_unicode.c - writes tokenize/unicode_tables.c, the character
- * classes the pre-tokenisers need, from ICU.
+ * classes the pre-tokenisers need: tiktoken's from ICU, Hugging Face
+ * tokenizers' from what its engines were measured to match.
  *
- *   cc scripts/tokenize_gen_unicode.c $(pkg-config --cflags --libs icu-uc) -o gen
- *   ./gen > tokenize/unicode_tables.c
+ *   cc scripts/tokenize_gen_unicode.c $(pkg-config --cflags --libs icu-uc libpcre2-8) -o gen
+ *   ./gen scripts/hf_unicode_classes.txt > tokenize/unicode_tables.c
  *
  * One byte of class bits per code point (see tokenize/unicode_class.h),
  * stored as a two-stage table: stage1 maps each block of UCLASS_BLOCK code
- * points to one of the distinct blocks in stage2. \s follows Unicode's
- * White_Space property, which is what Rust's regex crate (tiktoken) uses:
- * U+0085 and form feed are whitespace, U+FEFF is not. */
+ * points to one of the distinct blocks in stage2. Two tables:
+ *
+ * - uclass_tiktoken, from ICU: tiktoken's regex crate (0.14.0) has Unicode
+ *   15's classes, as ICU 72 here. \s follows Unicode's White_Space property,
+ *   which is what Rust's regex crate uses: U+0085 and form feed are
+ *   whitespace, U+FEFF is not.
+ * - uclass_onig, from scripts/hf_unicode_classes.txt: the code points that
+ *   tokenizers 0.23.2's Oniguruma (Unicode 16) puts in each class, measured
+ *   by scripts/hf_unicode_classes_device.py through tokenizers itself. It has
+ *   Unicode 15.1's and 16.0's characters (CJK Extension I, Garay, Todhri...),
+ *   which ICU 72 leaves unassigned; checked here to hold every character ICU
+ *   puts in the class.
+ *
+ * Both have UCLASS_NUMERIC, Rust's char::is_numeric in tokenizers 0.23.2
+ * (Unicode 17: HF's Digits), from the same file.
+ *
+ * Also written: for each Unicode property a tokenizer.json pattern may name,
+ * the code points Oniguruma has in it and the PCRE2 linked here (which runs
+ * the patterns the scanners do not know) lacks, as text to add inside a
+ * PCRE2 class (tokenize/hf_regex.c adds it). */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unicode/uchar.h>
 #include <unicode/uversion.h>
@@ -19,12 +41,79 @@
 
 #define NCODEPOINTS 0x110000
 #define NBLOCKS (NCODEPOINTS / UCLASS_BLOCK)
+#define MAX_LINE (1 << 20)
 
-static uint8_t class_of(UChar32 c)
+/* The measured classes: a name in scripts/hf_unicode_classes.txt, and its set. */
+typedef struct {
+    const char *name;
+    bool *in;
+} measured;
+
+static measured classes[] = {
+    {"onig \\p{L}"},  {"onig \\p{N}"},  {"onig \\p{P}"},  {"onig \\p{S}"},  {"onig \\p{M}"},
+    {"onig \\p{Lu}"}, {"onig \\p{Ll}"}, {"onig \\p{Lt}"}, {"onig \\p{Lm}"}, {"onig \\p{Lo}"},
+    {"onig \\p{Nd}"}, {"onig \\s"},     {"onig \\p{Alphabetic}"}, {"rust is_numeric"},
+};
+#define NCLASSES (sizeof classes / sizeof classes[0])
+
+/* The properties hf_regex.c extends, by their names in a pattern. */
+static const char *const properties[] = {"L", "N", "P", "S", "M", "Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Alphabetic"};
+#define NPROPERTIES (sizeof properties / sizeof properties[0])
+
+/* The set of the class named name; NULL for a class not used here. */
+static bool *find_set(const char *name)
+{
+    for (size_t i = 0; i < NCLASSES; i++)
+        if (!strcmp(classes[i].name, name)) return classes[i].in;
+    return NULL;
+}
+
+static bool *set_of(const char *name)
+{
+    bool *in = find_set(name);
+    if (!in) {
+        fprintf(stderr, "no class %s\n", name);
+        exit(1);
+    }
+    return in;
+}
+
+/* Reads "NAME<TAB>A-B C ..." lines (hex code points) into the classes. */
+static void read_measured(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    char *line = malloc(MAX_LINE);
+    for (size_t i = 0; i < NCLASSES; i++) classes[i].in = calloc(NCODEPOINTS, 1);
+    int found = 0;
+    while (fgets(line, MAX_LINE, f)) {
+        char *tab = strchr(line, '\t');
+        if (line[0] == '#' || !tab) continue;
+        *tab = 0;
+        bool *in = find_set(line);
+        if (!in) continue;
+        found++;
+        for (char *tok = strtok(tab + 1, " \n"); tok; tok = strtok(NULL, " \n")) {
+            unsigned a, b;
+            if (sscanf(tok, "%X-%X", &a, &b) != 2) b = a = (unsigned)strtoul(tok, NULL, 16);
+            for (unsigned c = a; c <= b && c < NCODEPOINTS; c++) in[c] = true;
+        }
+    }
+    fclose(f);
+    free(line);
+    if (found != (int)NCLASSES) {
+        fprintf(stderr, "%s: %d of %zu classes\n", path, found, NCLASSES);
+        exit(1);
+    }
+}
+
+static uint8_t icu_class(UChar32 c)
 {
     uint8_t k = 0;
-    int8_t cat = u_charType(c);
-    switch (cat) {
+    switch (u_charType(c)) {
     case U_UPPERCASE_LETTER: case U_TITLECASE_LETTER:
         k = UCLASS_L | UCLASS_UPPERISH; break;
     case U_LOWERCASE_LETTER:
@@ -46,15 +135,30 @@ static uint8_t class_of(UChar32 c)
     return k;
 }
 
-static uint8_t blocks[NBLOCKS][UCLASS_BLOCK];
-static uint16_t stage1[NBLOCKS];
-
-int main(void)
+static uint8_t onig_class(UChar32 c)
 {
-    static uint8_t cur[UCLASS_BLOCK];
+    uint8_t k = 0;
+    if (set_of("onig \\p{L}")[c]) k |= UCLASS_L;
+    if (set_of("onig \\p{N}")[c]) k |= UCLASS_N;
+    if (set_of("onig \\s")[c]) k |= UCLASS_WS;
+    bool mark = set_of("onig \\p{M}")[c], both = set_of("onig \\p{Lm}")[c] || set_of("onig \\p{Lo}")[c] || mark;
+    if (set_of("onig \\p{Lu}")[c] || set_of("onig \\p{Lt}")[c] || both) k |= UCLASS_UPPERISH;
+    if (set_of("onig \\p{Ll}")[c] || both) k |= UCLASS_LOWERISH;
+    if (set_of("onig \\p{P}")[c]) k |= UCLASS_P;
+    if (set_of("onig \\p{S}")[c]) k |= UCLASS_S;
+    return k;
+}
+
+static uint8_t numeric_bit(UChar32 c) { return set_of("rust is_numeric")[c] ? UCLASS_NUMERIC : 0; }
+
+/* Builds one two-stage table of class(c) and prints it under the name NAME. */
+static void print_table(const char *name, const char *unicode, uint8_t (*class)(UChar32))
+{
+    static uint8_t blocks[NBLOCKS][UCLASS_BLOCK], cur[UCLASS_BLOCK];
+    static uint16_t stage1[NBLOCKS];
     int nblocks = 0;
     for (int b = 0; b < NBLOCKS; b++) {
-        for (int i = 0; i < UCLASS_BLOCK; i++) cur[i] = class_of(b * UCLASS_BLOCK + i);
+        for (int i = 0; i < UCLASS_BLOCK; i++) cur[i] = class(b * UCLASS_BLOCK + i) | numeric_bit(b * UCLASS_BLOCK + i);
         int found = -1;
         for (int j = 0; j < nblocks && found < 0; j++)
             if (!memcmp(blocks[j], cur, UCLASS_BLOCK)) found = j;
@@ -64,24 +168,88 @@ int main(void)
         }
         stage1[b] = (uint16_t)found;
     }
-    char uver[U_MAX_VERSION_STRING_LENGTH];
-    UVersionInfo v;
-    u_getUnicodeVersion(v);
-    u_versionToString(v, uver);
-    printf("/* unicode_tables.c - GENERATED by scripts/tokenize_gen_unicode.c from ICU %s\n"
-           " * (Unicode %s). Do not edit; rerun the generator. */\n"
-           "#include \"tokenize/unicode_class.h\"\n\n"
-           "const char uclass_unicode_version[] = \"%s\";\n\n",
-           U_ICU_VERSION, uver, uver);
-    printf("const uint16_t uclass_stage1[%d] = {", NBLOCKS);
+    printf("static const uint16_t %s_stage1[%d] = {", name, NBLOCKS);
     for (int b = 0; b < NBLOCKS; b++) printf("%s%d,", b % 24 ? "" : "\n", stage1[b]);
-    printf("\n};\n\nconst uint8_t uclass_stage2[%d][%d] = {\n", nblocks, UCLASS_BLOCK);
+    printf("\n};\n\nstatic const uint8_t %s_stage2[%d][%d] = {\n", name, nblocks, UCLASS_BLOCK);
     for (int j = 0; j < nblocks; j++) {
         printf("{");
         for (int i = 0; i < UCLASS_BLOCK; i++) printf("%s%d,", i % 40 ? "" : "\n", blocks[j][i]);
         printf("},\n");
     }
-    printf("};\n");
-    fprintf(stderr, "%d distinct blocks\n", nblocks);
+    printf("};\n\nconst uclass_table %s = {\"%s\", %s_stage1, %s_stage2, %d};\n\n", name, unicode, name, name, nblocks);
+    fprintf(stderr, "%s: %d distinct blocks\n", name, nblocks);
+}
+
+/* Whether PCRE2 (UTF, UCP) matches code point c with re. */
+static bool pcre2_has(const pcre2_code *re, pcre2_match_data *md, UChar32 c)
+{
+    uint8_t s[4];
+    size_t n = 0;
+    if (c < 0x80) s[n++] = (uint8_t)c;
+    else if (c < 0x800) s[n++] = (uint8_t)(0xC0 | c >> 6), s[n++] = (uint8_t)(0x80 | (c & 0x3F));
+    else if (c < 0x10000)
+        s[n++] = (uint8_t)(0xE0 | c >> 12), s[n++] = (uint8_t)(0x80 | (c >> 6 & 0x3F)), s[n++] = (uint8_t)(0x80 | (c & 0x3F));
+    else
+        s[n++] = (uint8_t)(0xF0 | c >> 18), s[n++] = (uint8_t)(0x80 | (c >> 12 & 0x3F)),
+        s[n++] = (uint8_t)(0x80 | (c >> 6 & 0x3F)), s[n++] = (uint8_t)(0x80 | (c & 0x3F));
+    return pcre2_match(re, s, n, 0, 0, md, NULL) > 0;
+}
+
+/* Prints, for each property, the ranges Oniguruma has and PCRE2 lacks. */
+static void print_pcre2_additions(void)
+{
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    printf("const uclass_pcre2_addition uclass_pcre2_additions[] = {\n");
+    for (size_t p = 0; p < NPROPERTIES; p++) {
+        char pat[64], name[64];
+        snprintf(pat, sizeof pat, "^\\p{%s}$", properties[p]);
+        snprintf(name, sizeof name, "onig \\p{%s}", properties[p]);
+        int code;
+        PCRE2_SIZE off;
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP, &code, &off, NULL);
+        const bool *in = set_of(name);
+        printf("{\"%s\", \"", properties[p]);
+        int count = 0;
+        for (UChar32 c = 0; c < NCODEPOINTS; c++) {
+            if (!in[c] || pcre2_has(re, md, c) || (c >= 0xD800 && c <= 0xDFFF)) continue;
+            UChar32 last = c;
+            while (last + 1 < NCODEPOINTS && in[last + 1] && !pcre2_has(re, md, last + 1)) last++;
+            printf(last > c ? "\\\\x{%X}-\\\\x{%X}" : "\\\\x{%X}", c, last);
+            count += last - c + 1;
+            c = last;
+        }
+        printf("\"},\n");
+        fprintf(stderr, "\\p{%s}: %d code points PCRE2 lacks\n", properties[p], count);
+        pcre2_code_free(re);
+    }
+    printf("};\n\nconst int uclass_npcre2_additions = %zu;\n", NPROPERTIES);
+    pcre2_match_data_free(md);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s scripts/hf_unicode_classes.txt > tokenize/unicode_tables.c\n", argv[0]);
+        return 2;
+    }
+    read_measured(argv[1]);
+    long missing = 0;
+    for (UChar32 c = 0; c < NCODEPOINTS; c++) missing += (icu_class(c) & ~onig_class(c)) != 0;
+    if (missing) {
+        fprintf(stderr, "%ld code points ICU puts in a class the measured Oniguruma does not\n", missing);
+        return 1;
+    }
+    char uver[U_MAX_VERSION_STRING_LENGTH];
+    UVersionInfo v;
+    u_getUnicodeVersion(v);
+    u_versionToString(v, uver);
+    printf("/* unicode_tables.c - GENERATED by scripts/tokenize_gen_unicode.c from ICU %s\n"
+           " * (Unicode %s), scripts/hf_unicode_classes.txt and PCRE2 %d.%d. Do not\n"
+           " * edit; rerun the generator. */\n"
+           "#include \"tokenize/unicode_class.h\"\n\n",
+           U_ICU_VERSION, uver, PCRE2_MAJOR, PCRE2_MINOR);
+    print_table("uclass_tiktoken", uver, icu_class);
+    print_table("uclass_onig", "16.0", onig_class);
+    print_pcre2_additions();
     return 0;
 }

@@ -23,7 +23,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <utf8proc.h>
 
 #include "core/utf8.h"
 #include "core/util.h"
@@ -411,9 +410,7 @@ static bool char_matches(hf_match_kind kind, uint32_t cp, bool valid)
                (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F ||
                cp == 0x3000;
     if (kind == HM_PUNCT) return hf_is_punctuation(cp);
-    if (cp < 0x80) return cp >= '0' && cp <= '9';
-    utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
-    return c == UTF8PROC_CATEGORY_ND || c == UTF8PROC_CATEGORY_NL || c == UTF8PROC_CATEGORY_NO; /* HM_DIGIT */
+    return uclass_of(&uclass_onig, cp) & UCLASS_NUMERIC; /* HM_DIGIT: Rust's char::is_numeric */
 }
 
 /* True when s[0..n) starts with a \p{N} character (the scanner's classes). */
@@ -421,7 +418,7 @@ static bool starts_with_digit(const uint8_t *s, size_t n)
 {
     if (s[0] < 0x80) return s[0] >= '0' && s[0] <= '9';
     size_t len = utf8_valid_seq(s, n);
-    return len && (uclass_of(utf8_decode(s, n, &len)) & UCLASS_N);
+    return len && (uclass_of(&uclass_onig, utf8_decode(s, n, &len)) & UCLASS_N);
 }
 
 /* Fills w->spans with the tiling of s[0..n) into matches of st and gaps. */
@@ -484,7 +481,7 @@ static void split_tiling(const hf_pretok_step *st, const char *s, size_t n, size
             for (int i = 0; i < k; i++) push_piece(out, s + pos, ends[i] - pos, ALIGNED_FROM(z, pos)), pos = ends[i];
         return;
     }
-    while ((k = pretok_split((pretok_family)st->family, u, n, pos, ends, PIECE_BATCH)) > 0)
+    while ((k = pretok_split((pretok_family)st->family, &uclass_onig, u, n, pos, ends, PIECE_BATCH)) > 0)
         for (int i = 0; i < k; i++) {
             if (st->single_digits && starts_with_digit(u + pos, ends[i] - pos))
                 while (pos < ends[i]) { /* one character each (every one is \p{N}: valid UTF-8) */

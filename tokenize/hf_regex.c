@@ -21,7 +21,14 @@
  * ways; PCRE2 folds one character to one), an escaped character (\x{DF},
  * \uHHHH) counting as literal text. Onig's \uHHHH is written \x{HHHH};
  * its \xHH above 7F is a byte (PCRE2: a character) and \x alone an x
- * (PCRE2: NUL): refused. */
+ * (PCRE2: NUL): refused.
+ *
+ * The PCRE2 here (10.42) has Unicode 14's tables, tokenizers' onig Unicode
+ * 16's: the general categories, Nd and Alphabetic behind \p{..}, \w and \d
+ * get the characters onig has and PCRE2 lacks added inside their class
+ * (uclass_pcre2_additions, generated with the tables; never fewer
+ * characters). A negated one inside a class cannot be spelled so: refused.
+ * Other properties (scripts such as \p{Han}) are PCRE2's. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,8 +37,9 @@
 #include "core/utf8.h"
 #include "core/util.h"
 #include "tokenize/hf_pipeline.h"
+#include "tokenize/unicode_class.h"
 
-#define WORD_CLASS "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}"
+#define WORD_PROPERTIES "Alphabetic", "M", "Nd", "Pc" /* onig's \w inside a class */
 /* what onig's \w adds outside a bracket class: ² ³ ¹ ¼ ½ ¾ */
 #define WORD_LATIN1_EXTRA "\\x{B2}\\x{B3}\\x{B9}\\x{BC}-\\x{BE}"
 
@@ -183,8 +191,63 @@ static bool interval(const char *pat, size_t len, size_t at, size_t *close, bool
     return k < len && pat[k] == '}' && (min_digits || max_digits);
 }
 
+/* The ranges onig adds to PCRE2's property name[0..n) (uclass_pcre2_additions); "" for none. */
+static const char *property_additions(const char *name, size_t n)
+{
+    for (int i = 0; i < uclass_npcre2_additions; i++)
+        if (strlen(uclass_pcre2_additions[i].property) == n && !memcmp(uclass_pcre2_additions[i].property, name, n))
+            return uclass_pcre2_additions[i].ranges;
+    return "";
+}
+
+/* Writes, as the inside of a class, the union of the properties names[0..count) as onig has them. */
+static void put_properties(wbuf *out, const char *const *names, int count)
+{
+    for (int i = 0; i < count; i++)
+        buf_printf(out, "\\p{%s}%s", names[i], property_additions(names[i], strlen(names[i])));
+}
+
+/* Writes the union of names[0..count) as onig has them: in a class its
+ * inside; outside one a class of its own (negated: its complement). */
+static void put_class(wbuf *out, const char *const *names, int count, bool in_class, bool negated, const char *extra)
+{
+    if (!in_class) buf_puts(out, negated ? "[^" : "[");
+    put_properties(out, names, count);
+    buf_puts(out, extra);
+    if (!in_class) buf_putc(out, ']');
+}
+
+/* A property escape at pat[at] (\p{X}, \P{X}, \p{^X}): writes it as onig
+ * has it and returns the offset of its '}', or 0 when it cannot be (a
+ * negated one with additions inside a class: err says so) or is no braced
+ * property (written as it is). */
+static size_t put_property_escape(const char *pat, size_t len, size_t at, bool in_class, wbuf *out, wbuf *err, bool *failed)
+{
+    if (at + 2 >= len || pat[at + 2] != '{') return 0;
+    const char *close = memchr(pat + at + 3, '}', len - at - 3);
+    if (!close) return 0;
+    bool negated = pat[at + 1] == 'P', caret = pat[at + 3] == '^';
+    const char *name = pat + at + 3 + caret;
+    size_t n = (size_t)(close - name);
+    const char *adds = property_additions(name, n);
+    if (!*adds) return 0;
+    if (negated != caret && in_class) {
+        buf_printf(err, "a negated property %.*s inside a class (at pattern offset %zu): onig's Unicode 16 "
+                        "characters cannot be taken out there",
+                   (int)(close + 1 - pat - at), pat + at, at);
+        *failed = true;
+        return 0;
+    }
+    char property[32];
+    snprintf(property, sizeof property, "%.*s", (int)n, name);
+    const char *names[] = {property};
+    put_class(out, names, 1, in_class, negated != caret, "");
+    return (size_t)(close - pat);
+}
+
 pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
 {
+    static const char *const word[] = {WORD_PROPERTIES}, *const digit[] = {"Nd"};
     long fold_at = multi_char_fold_at(pat, len);
     if (fold_at >= 0) {
         buf_printf(err, "case-insensitive text at pattern offset %ld that onig matches across character counts "
@@ -201,15 +264,28 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
             switch (e) {
             case 's': buf_puts(&out, "\\p{White_Space}"); break;
             case 'S': buf_puts(&out, "\\P{White_Space}"); break;
-            case 'w': buf_puts(&out, in_class ? WORD_CLASS : "[" WORD_CLASS WORD_LATIN1_EXTRA "]"); break;
-            case 'W':
+            case 'w': put_class(&out, word, 4, in_class, false, in_class ? "" : WORD_LATIN1_EXTRA); break;
+            case 'd': put_class(&out, digit, 1, in_class, false, ""); break; /* \p{Nd}, as PCRE2's UCP \d */
+            case 'W': case 'D':
                 if (in_class) {
-                    buf_printf(err, "\\W inside a character class at pattern offset %zu", i - 1);
+                    buf_printf(err, "\\%c inside a character class at pattern offset %zu", e, i - 1);
                     buf_free(&out);
                     return NULL;
                 }
-                buf_puts(&out, "[^" WORD_CLASS WORD_LATIN1_EXTRA "]");
+                if (e == 'W') put_class(&out, word, 4, false, true, WORD_LATIN1_EXTRA);
+                else put_class(&out, digit, 1, false, true, "");
                 break;
+            case 'p': case 'P': {
+                bool failed = false;
+                size_t end = put_property_escape(pat, len, i - 1, in_class, &out, err, &failed);
+                if (failed) {
+                    buf_free(&out);
+                    return NULL;
+                }
+                if (end) i = end;
+                else buf_putc(&out, '\\'), buf_putc(&out, e);
+                break;
+            }
             case 'u': { /* onig's \uHHHH is PCRE2's \x{HHHH} */
                 uint32_t cp;
                 if (!escaped_char(pat, len, i - 1, &cp)) {

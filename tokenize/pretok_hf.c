@@ -7,8 +7,9 @@
  *  - DeepSeek V3: its first Split isolates \p{N}{1,3}, its second runs of
  *    [\x{4E00}-\x{9FA5}\x{3040}-\x{30FF}] ("CJK" below), so the third
  *    pattern sees stretches with no \p{N} character, all CJK or none;
- *  - Command R+: Digits isolates each \p{N} character, so ByteLevel's GPT-2
- *    pattern sees the stretches between them.
+ *  - Command R+: Digits isolates each numeric character (Rust's
+ *    char::is_numeric), so ByteLevel's GPT-2 pattern sees the stretches
+ *    between them.
  * The comments name the alternative of DeepSeek's third pattern each branch
  * implements (A1..A6 in its order):
  *   A1 [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+
@@ -40,7 +41,8 @@ const char *const pretok_hf_deepseek_patterns[PRETOK_HF_DEEPSEEK_SPLITS] = {
 #define DEEPSEEK_MAX_DIGITS 3 /* \p{N}{1,3} */
 #define CLASS_LM (UCLASS_L | UCLASS_UPPERISH | UCLASS_LOWERISH) /* [\p{L}\p{M}]: marks are in both */
 #define CLASS_PS (UCLASS_P | UCLASS_S)
-#define ASCII_CLASS(b) (uclass_stage2[0][b]) /* the generator emits U+0000..007F's block first */
+#define ASCII_CLASS(b) UCLASS_ASCII(b)
+#define HF_CLASSES (&uclass_onig) /* tokenizers' Oniguruma's classes, and Rust's is_numeric */
 
 /* ---- characters ---- */
 
@@ -89,7 +91,7 @@ static inline uint8_t class_at(const uint8_t *s, size_t i, size_t *len)
         *len = 1;
         return ASCII_CLASS(s[i]);
     }
-    return uclass_of(valid_char_at(s, i, len));
+    return uclass_of(HF_CLASSES, valid_char_at(s, i, len));
 }
 
 /* Whether all of s[0..n) is valid UTF-8, checked once per text. */
@@ -139,20 +141,20 @@ static inline size_t skip_ascii_non_digits(const uint8_t *s, size_t n, size_t i)
 
 /* ---- Command R+: Digits (individual), then GPT-2's pattern ---- */
 
-/* End of the stretch from i up to the next \p{N} character. */
+/* End of the stretch from i up to the next numeric character (Rust's is_numeric). */
 static size_t digits_stretch(const uint8_t *s, size_t n, size_t i, bool valid_text)
 {
     uint32_t cp;
     size_t len;
     while ((i = skip_ascii_non_digits(s, n, i)) < n) {
         if (s[i] < 0x80) return i; /* an ASCII digit */
-        if (char_at(s, n, i, valid_text, &cp, &len) && (uclass_of(cp) & UCLASS_N)) return i;
+        if (char_at(s, n, i, valid_text, &cp, &len) && (uclass_of(HF_CLASSES, cp) & UCLASS_NUMERIC)) return i;
         i += len;
     }
     return n;
 }
 
-/* Each \p{N} character a piece, GPT-2's pieces between them. */
+/* Each numeric character a piece (Digits), GPT-2's pieces between them. */
 static int split_digits_byte_level(const uint8_t *s, size_t n, size_t pos, size_t *ends, int max, pretok_hf_state *st)
 {
     int k = 0;
@@ -160,12 +162,12 @@ static int split_digits_byte_level(const uint8_t *s, size_t n, size_t pos, size_
     while (k < max && pos < n) {
         uint32_t cp;
         size_t len;
-        if (char_at(s, n, pos, valid_text, &cp, &len) && (uclass_of(cp) & UCLASS_N)) { /* Digits: one character */
+        if (char_at(s, n, pos, valid_text, &cp, &len) && (uclass_of(HF_CLASSES, cp) & UCLASS_NUMERIC)) { /* Digits: one character */
             ends[k++] = pos += len;
             continue;
         }
         if (st->stretch_end <= pos) st->stretch_end = digits_stretch(s, n, pos, valid_text);
-        int got = pretok_split(PRETOK_GPT2, s, st->stretch_end, pos, ends + k, max - k);
+        int got = pretok_split(PRETOK_GPT2, HF_CLASSES, s, st->stretch_end, pos, ends + k, max - k);
         k += got;
         pos = ends[k - 1];
     }
@@ -285,7 +287,7 @@ static size_t deepseek_stretch(const uint8_t *s, size_t n, size_t i, bool cjk, b
             i++;
             continue;
         }
-        if ((uclass_of(cp) & UCLASS_N) || is_cjk(cp) != cjk) break;
+        if ((uclass_of(HF_CLASSES, cp) & UCLASS_N) || is_cjk(cp) != cjk) break;
         i += len;
     }
     return i;
@@ -301,9 +303,9 @@ static int split_deepseek(const uint8_t *s, size_t n, size_t pos, size_t *ends, 
         uint32_t cp;
         size_t len;
         bool valid = char_at(s, n, pos, valid_text, &cp, &len);
-        if (valid && (uclass_of(cp) & UCLASS_N)) { /* the first Split: \p{N}{1,3} */
+        if (valid && (uclass_of(HF_CLASSES, cp) & UCLASS_N)) { /* the first Split: \p{N}{1,3} */
             size_t e = pos + len;
-            for (int d = 1; d < DEEPSEEK_MAX_DIGITS && e < n && char_at(s, n, e, valid_text, &cp, &len) && (uclass_of(cp) & UCLASS_N); d++)
+            for (int d = 1; d < DEEPSEEK_MAX_DIGITS && e < n && char_at(s, n, e, valid_text, &cp, &len) && (uclass_of(HF_CLASSES, cp) & UCLASS_N); d++)
                 e += len;
             ends[k++] = pos = e;
             continue;

@@ -76,24 +76,23 @@ invalid:
     return NOT_A_CHAR;
 }
 
-/* Class bits of an ASCII byte: the generator emits the block of U+0000..007F first. */
-#define ASCII_CLASS(b) (uclass_stage2[0][b])
+#define ASCII_CLASS(b) UCLASS_ASCII(b)
 
 /* Class bits of the character at s[i]; its length in *len. */
-static inline uint8_t class_at(const uint8_t *s, size_t n, size_t i, size_t *len)
+static inline uint8_t class_at(const uclass_table *u, const uint8_t *s, size_t n, size_t i, size_t *len)
 {
     if (s[i] < 0x80) {
         *len = 1;
         return ASCII_CLASS(s[i]);
     }
-    return uclass_of(char_at(s, n, i, len));
+    return uclass_of(u, char_at(s, n, i, len));
 }
 
 static inline bool is_cr_or_lf(uint8_t b) { return b == '\r' || b == '\n'; }
 
 /* End of the run of characters whose class has a bit of mask (want != 0),
  * or has none of them (want == 0), from i. ASCII bytes take a short path. */
-static inline size_t run_class(const uint8_t *s, size_t n, size_t i, uint8_t mask, bool want)
+static inline size_t run_class(const uclass_table *u, const uint8_t *s, size_t n, size_t i, uint8_t mask, bool want)
 {
     while (i < n) {
         uint8_t b = s[i];
@@ -103,22 +102,22 @@ static inline size_t run_class(const uint8_t *s, size_t n, size_t i, uint8_t mas
             continue;
         }
         size_t len;
-        if (((uclass_of(char_at(s, n, i, &len)) & mask) != 0) != want) break;
+        if (((uclass_of(u, char_at(s, n, i, &len)) & mask) != 0) != want) break;
         i += len;
     }
     return i;
 }
 
 /* End of the run of characters whose class has a bit of mask, from i. */
-static inline size_t run_with(const uint8_t *s, size_t n, size_t i, uint8_t mask)
+static inline size_t run_with(const uclass_table *u, const uint8_t *s, size_t n, size_t i, uint8_t mask)
 {
-    return run_class(s, n, i, mask, true);
+    return run_class(u, s, n, i, mask, true);
 }
 
 /* End of the run of [^\s\p{L}\p{N}] characters from i. */
-static inline size_t run_other(const uint8_t *s, size_t n, size_t i)
+static inline size_t run_other(const uclass_table *u, const uint8_t *s, size_t n, size_t i)
 {
-    return run_class(s, n, i, CLASS_WORDY, false);
+    return run_class(u, s, n, i, CLASS_WORDY, false);
 }
 
 /* End of the run of \r, \n (and, with slash, '/') bytes from i. */
@@ -135,17 +134,17 @@ static inline size_t run_newlines(const uint8_t *s, size_t n, size_t i, bool sla
 
 /* End of the \p{L}+ run from i: the ASCII run, then the general one when a
  * non-ASCII byte follows. */
-static inline __attribute__((always_inline)) size_t letter_run(const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t letter_run(const uclass_table *u, const uint8_t *s, size_t n, size_t i)
 {
     i = ascii_letter_run(s, n, i, 'a', 0x20);
-    return i < n && s[i] >= 0x80 ? run_with(s, n, i, UCLASS_L) : i;
+    return i < n && s[i] >= 0x80 ? run_with(u, s, n, i, UCLASS_L) : i;
 }
 
 /* End of the run of [^\s\p{L}\p{N}] from i: ASCII bytes first. */
-static inline __attribute__((always_inline)) size_t other_run(const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t other_run(const uclass_table *u, const uint8_t *s, size_t n, size_t i)
 {
     while (i < n && s[i] < 0x80 && !(ASCII_CLASS(s[i]) & CLASS_WORDY)) i++;
-    return i < n && s[i] >= 0x80 ? run_other(s, n, i) : i;
+    return i < n && s[i] >= 0x80 ? run_other(u, s, n, i) : i;
 }
 
 /* True for an ASCII letter. */
@@ -172,11 +171,11 @@ static size_t contraction_at(const uint8_t *s, size_t n, size_t i, bool ignore_c
 
 /* The whitespace alternatives shared by every family, at a whitespace
  * character i: (with_newline_run) \s*[\r\n]+, then \s+(?!\S), then \s+. */
-static size_t whitespace_piece_general(const uint8_t *s, size_t n, size_t i, bool with_newline_run)
+static size_t whitespace_piece_general(const uclass_table *u, const uint8_t *s, size_t n, size_t i, bool with_newline_run)
 {
     size_t j = i, last = i, len;
     size_t after_newline = 0; /* end of the last \r or \n in the run */
-    while (j < n && (class_at(s, n, j, &len) & UCLASS_WS)) {
+    while (j < n && (class_at(u, s, n, j, &len) & UCLASS_WS)) {
         if (is_cr_or_lf(s[j])) after_newline = j + 1;
         last = j;
         j += len;
@@ -211,10 +210,10 @@ static inline size_t ascii_space_run(const uint8_t *s, size_t n, size_t i, size_
 
 /* whitespace_piece_general, shortened for a run of ASCII whitespace that
  * does not end at a non-ASCII byte (which might continue it). */
-static inline size_t whitespace_piece(const uint8_t *s, size_t n, size_t i, bool with_newline_run)
+static inline size_t whitespace_piece(const uclass_table *u, const uint8_t *s, size_t n, size_t i, bool with_newline_run)
 {
     size_t after_newline = 0, j = ascii_space_run(s, n, i, &after_newline);
-    if (j == i || (j < n && s[j] >= 0x80)) return whitespace_piece_general(s, n, i, with_newline_run);
+    if (j == i || (j < n && s[j] >= 0x80)) return whitespace_piece_general(u, s, n, i, with_newline_run);
     if (with_newline_run && after_newline) return after_newline; /* \s*[\r\n]+ */
     if (j == n) return j;                                       /* \s+(?!\S) at the end */
     if (j - 1 > i) return j - 1;                                /* \s+(?!\S): all but the last */
@@ -223,50 +222,50 @@ static inline size_t whitespace_piece(const uint8_t *s, size_t n, size_t i, bool
 
 /* ---- gpt2 / r50k / p50k ---- */
 
-static inline __attribute__((always_inline)) size_t next_gpt2(const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t next_gpt2(const uclass_table *u, const uint8_t *s, size_t n, size_t i)
 {
     /* the common cases first: an ASCII letter, or a space and an ASCII letter */
-    if (is_ascii_letter(s[i])) return letter_run(s, n, i + 1);
-    if (s[i] == ' ' && i + 1 < n && is_ascii_letter(s[i + 1])) return letter_run(s, n, i + 2);
+    if (is_ascii_letter(s[i])) return letter_run(u, s, n, i + 1);
+    if (s[i] == ' ' && i + 1 < n && is_ascii_letter(s[i + 1])) return letter_run(u, s, n, i + 2);
     size_t k = s[i] == '\'' ? contraction_at(s, n, i, false) : 0;
     if (k) return i + k; /* 's|'t|'re|'ve|'m|'ll|'d */
     size_t len, len1;
-    uint8_t c = class_at(s, n, i, &len);
+    uint8_t c = class_at(u, s, n, i, &len);
     if (s[i] == ' ' && i + 1 < n) {
-        uint8_t c1 = class_at(s, n, i + 1, &len1);
-        if (c1 & UCLASS_L) return run_with(s, n, i + 1, UCLASS_L); /*  ?\p{L}+ */
-        if (c1 & UCLASS_N) return run_with(s, n, i + 1, UCLASS_N); /*  ?\p{N}+ */
-        if (!(c1 & CLASS_WORDY)) return run_other(s, n, i + 1);    /*  ?[^\s\p{L}\p{N}]+ */
+        uint8_t c1 = class_at(u, s, n, i + 1, &len1);
+        if (c1 & UCLASS_L) return run_with(u, s, n, i + 1, UCLASS_L); /*  ?\p{L}+ */
+        if (c1 & UCLASS_N) return run_with(u, s, n, i + 1, UCLASS_N); /*  ?\p{N}+ */
+        if (!(c1 & CLASS_WORDY)) return run_other(u, s, n, i + 1);    /*  ?[^\s\p{L}\p{N}]+ */
     }
-    if (c & UCLASS_L) return run_with(s, n, i, UCLASS_L);
-    if (c & UCLASS_N) return run_with(s, n, i, UCLASS_N);
-    if (!(c & CLASS_WORDY)) return run_other(s, n, i);
-    return whitespace_piece(s, n, i, false);
+    if (c & UCLASS_L) return run_with(u, s, n, i, UCLASS_L);
+    if (c & UCLASS_N) return run_with(u, s, n, i, UCLASS_N);
+    if (!(c & CLASS_WORDY)) return run_other(u, s, n, i);
+    return whitespace_piece(u, s, n, i, false);
 }
 
 /* ---- cl100k_base / llama3 ---- */
 
 /* \p{N}{1,max} from i (a digit is at i). */
-static inline size_t digits_up_to(const uint8_t *s, size_t n, size_t i, int max)
+static inline size_t digits_up_to(const uclass_table *u, const uint8_t *s, size_t n, size_t i, int max)
 {
     size_t len;
-    for (int d = 0; d < max && i < n && (class_at(s, n, i, &len) & UCLASS_N); d++) i += len;
+    for (int d = 0; d < max && i < n && (class_at(u, s, n, i, &len) & UCLASS_N); d++) i += len;
     return i;
 }
 
 /* \p{N}{1,3} from i (a digit is at i). */
-static size_t digits_up_to_three(const uint8_t *s, size_t n, size_t i)
+static size_t digits_up_to_three(const uclass_table *u, const uint8_t *s, size_t n, size_t i)
 {
-    return digits_up_to(s, n, i, MAX_DIGITS);
+    return digits_up_to(u, s, n, i, MAX_DIGITS);
 }
 
 /* ' ?[^\s\p{L}\p{N}]+' then a run of [\r\n] (with slash: [\r\n/]); 0 when it does not match. */
-static inline size_t punctuation_piece(const uint8_t *s, size_t n, size_t i, bool slash)
+static inline size_t punctuation_piece(const uclass_table *u, const uint8_t *s, size_t n, size_t i, bool slash)
 {
     size_t st = i, len;
     if (s[i] == ' ') st = i + 1;
-    if (st >= n || (class_at(s, n, st, &len) & CLASS_WORDY)) return 0;
-    return run_newlines(s, n, run_other(s, n, st), slash);
+    if (st >= n || (class_at(u, s, n, st, &len) & CLASS_WORDY)) return 0;
+    return run_newlines(s, n, run_other(u, s, n, st), slash);
 }
 
 /* [^\r\n\p{L}\p{N}] for a character of class c whose first byte is b. */
@@ -275,33 +274,33 @@ static inline bool is_letter_prefix(uint8_t c, uint8_t b)
     return !(c & (UCLASS_L | UCLASS_N)) && !is_cr_or_lf(b);
 }
 
-static inline __attribute__((always_inline)) size_t next_cl100k(const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t next_cl100k(const uclass_table *u, const uint8_t *s, size_t n, size_t i)
 {
     uint8_t b = s[i];
-    if (is_ascii_letter(b)) return letter_run(s, n, i + 1); /* [^\r\n\p{L}\p{N}]?\p{L}+ */
-    if (b == ' ' && i + 1 < n && is_ascii_letter(s[i + 1])) return letter_run(s, n, i + 2); /* the same, prefixed */
+    if (is_ascii_letter(b)) return letter_run(u, s, n, i + 1); /* [^\r\n\p{L}\p{N}]?\p{L}+ */
+    if (b == ' ' && i + 1 < n && is_ascii_letter(s[i + 1])) return letter_run(u, s, n, i + 2); /* the same, prefixed */
     /* two ASCII characters other than an apostrophe (a contraction may start
      * there): the alternatives below, in the regex's order, decided by them */
     if (i + 1 < n && b < 0x80 && s[i + 1] < 0x80 && b != '\'') {
         uint8_t c = ASCII_CLASS(b), b1 = s[i + 1];
-        if (c & UCLASS_N) return digits_up_to_three(s, n, i);                         /* \p{N}{1,3} */
-        if (!is_cr_or_lf(b) && is_ascii_letter(b1)) return letter_run(s, n, i + 2);  /* prefix, \p{L}+ */
-        if (!(c & UCLASS_WS)) return run_newlines(s, n, other_run(s, n, i), false); /* [^\s\p{L}\p{N}]+[\r\n]* */
+        if (c & UCLASS_N) return digits_up_to_three(u, s, n, i);                         /* \p{N}{1,3} */
+        if (!is_cr_or_lf(b) && is_ascii_letter(b1)) return letter_run(u, s, n, i + 2);  /* prefix, \p{L}+ */
+        if (!(c & UCLASS_WS)) return run_newlines(s, n, other_run(u, s, n, i), false); /* [^\s\p{L}\p{N}]+[\r\n]* */
         if (b == ' ' && !(ASCII_CLASS(b1) & CLASS_WORDY))                             /*  [^\s\p{L}\p{N}]+[\r\n]* */
-            return run_newlines(s, n, other_run(s, n, i + 1), false);
-        return whitespace_piece(s, n, i, true);
+            return run_newlines(s, n, other_run(u, s, n, i + 1), false);
+        return whitespace_piece(u, s, n, i, true);
     }
     size_t k = s[i] == '\'' ? contraction_at(s, n, i, true) : 0;
     if (k) return i + k; /* (?i:'s|'t|'re|'ve|'m|'ll|'d) */
     size_t len, len1;
-    uint8_t c = class_at(s, n, i, &len);
-    if (c & UCLASS_L) return run_with(s, n, i, UCLASS_L); /* [^\r\n\p{L}\p{N}]?\p{L}+ */
-    if (is_letter_prefix(c, s[i]) && i + len < n && (class_at(s, n, i + len, &len1) & UCLASS_L))
-        return run_with(s, n, i + len, UCLASS_L);
-    if (c & UCLASS_N) return digits_up_to_three(s, n, i);      /* \p{N}{1,3} */
-    size_t e = punctuation_piece(s, n, i, false);             /*  ?[^\s\p{L}\p{N}]+[\r\n]* */
+    uint8_t c = class_at(u, s, n, i, &len);
+    if (c & UCLASS_L) return run_with(u, s, n, i, UCLASS_L); /* [^\r\n\p{L}\p{N}]?\p{L}+ */
+    if (is_letter_prefix(c, s[i]) && i + len < n && (class_at(u, s, n, i + len, &len1) & UCLASS_L))
+        return run_with(u, s, n, i + len, UCLASS_L);
+    if (c & UCLASS_N) return digits_up_to_three(u, s, n, i);      /* \p{N}{1,3} */
+    size_t e = punctuation_piece(u, s, n, i, false);             /*  ?[^\s\p{L}\p{N}]+[\r\n]* */
     if (e) return e;
-    return whitespace_piece(s, n, i, true);
+    return whitespace_piece(u, s, n, i, true);
 }
 
 /* ---- o200k_base, and Tekken's pattern (o200k's shape without the
@@ -318,33 +317,33 @@ static inline size_t with_contraction(const uint8_t *s, size_t n, size_t e, bool
  * optional contraction; 0 when it does not match. U* takes its longest run and
  * gives characters back until W+ can match: W+ then ends either after the W
  * run that follows the U run, or after the last W character inside it. */
-static size_t upper_then_lower(const uint8_t *s, size_t n, size_t st, bool contractions)
+static size_t upper_then_lower(const uclass_table *u, const uint8_t *s, size_t n, size_t st, bool contractions)
 {
     size_t j = st, len, after_last_lower = 0;
     uint8_t c = 0;
-    while (j < n && ((c = class_at(s, n, j, &len)) & UCLASS_UPPERISH)) {
+    while (j < n && ((c = class_at(u, s, n, j, &len)) & UCLASS_UPPERISH)) {
         if (c & UCLASS_LOWERISH) after_last_lower = j + len;
         j += len;
     }
-    if (j < n && (c & UCLASS_LOWERISH)) return with_contraction(s, n, run_with(s, n, j, UCLASS_LOWERISH), contractions);
+    if (j < n && (c & UCLASS_LOWERISH)) return with_contraction(s, n, run_with(u, s, n, j, UCLASS_LOWERISH), contractions);
     if (after_last_lower) return with_contraction(s, n, after_last_lower, contractions);
     return 0;
 }
 
 /* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]* from st, then the
  * optional contraction; 0 when it does not match. */
-static size_t upper_run_then_lower(const uint8_t *s, size_t n, size_t st, bool contractions)
+static size_t upper_run_then_lower(const uclass_table *u, const uint8_t *s, size_t n, size_t st, bool contractions)
 {
-    size_t j = run_with(s, n, st, UCLASS_UPPERISH);
+    size_t j = run_with(u, s, n, st, UCLASS_UPPERISH);
     if (j == st) return 0;
-    return with_contraction(s, n, run_with(s, n, j, UCLASS_LOWERISH), contractions);
+    return with_contraction(s, n, run_with(u, s, n, j, UCLASS_LOWERISH), contractions);
 }
 
 /* End of the [\p{Ll}\p{Lm}\p{Lo}\p{M}]* run from i: ASCII lowercase first. */
-static inline size_t lower_run(const uint8_t *s, size_t n, size_t i)
+static inline size_t lower_run(const uclass_table *u, const uint8_t *s, size_t n, size_t i)
 {
     i = ascii_letter_run(s, n, i, 'a', 0);
-    return i < n && s[i] >= 0x80 ? run_with(s, n, i, UCLASS_LOWERISH) : i;
+    return i < n && s[i] >= 0x80 ? run_with(u, s, n, i, UCLASS_LOWERISH) : i;
 }
 
 /* Bits of the bytes of v in [lo, lo+26). */
@@ -380,14 +379,14 @@ static inline size_t o200k_ascii_word(const uint8_t *s, size_t n, size_t st, boo
 
 /* The o200k-shaped piece at i; contractions and max_digits (\p{N}{1,max})
  * are constants where it is inlined. */
-static inline __attribute__((always_inline)) size_t next_o200k_shape(const uint8_t *s, size_t n, size_t i,
+static inline __attribute__((always_inline)) size_t next_o200k_shape(const uclass_table *u, const uint8_t *s, size_t n, size_t i,
                                                                       bool contractions, int max_digits)
 {
     /* the common case first: an ASCII lowercase letter: the uppercase run is
      * empty, so the word is the lowercase-class run */
     uint8_t b = s[i];
     size_t len, e;
-    if (b >= 'a' && b <= 'z') return with_contraction(s, n, lower_run(s, n, i + 1), contractions);
+    if (b >= 'a' && b <= 'z') return with_contraction(s, n, lower_run(u, s, n, i + 1), contractions);
     if (b == ' ' && i + 1 < n && is_ascii_letter(s[i + 1]) && (e = o200k_ascii_word(s, n, i + 1, contractions)))
         return e;
     /* two ASCII characters: the alternatives below, in the regex's order */
@@ -396,60 +395,60 @@ static inline __attribute__((always_inline)) size_t next_o200k_shape(const uint8
         if (c & UCLASS_L) {
             if ((e = o200k_ascii_word(s, n, i, contractions))) return e;
         } else if (c & UCLASS_N) {
-            return digits_up_to(s, n, i, max_digits); /* \p{N}{1,3} (Tekken: \p{N}) */
+            return digits_up_to(u, s, n, i, max_digits); /* \p{N}{1,3} (Tekken: \p{N}) */
         } else if (!is_cr_or_lf(b) && is_ascii_letter(b1)) {
             if ((e = o200k_ascii_word(s, n, i + 1, contractions))) return e; /* with the prefix */
         } else if (!(c & UCLASS_WS)) {
-            return run_newlines(s, n, other_run(s, n, i), true); /* [^\s\p{L}\p{N}]+[\r\n/]* */
+            return run_newlines(s, n, other_run(u, s, n, i), true); /* [^\s\p{L}\p{N}]+[\r\n/]* */
         } else if (b == ' ' && !(ASCII_CLASS(b1) & CLASS_WORDY)) {
-            return run_newlines(s, n, other_run(s, n, i + 1), true); /*  [^\s\p{L}\p{N}]+[\r\n/]* */
+            return run_newlines(s, n, other_run(u, s, n, i + 1), true); /*  [^\s\p{L}\p{N}]+[\r\n/]* */
         } else {
-            return whitespace_piece(s, n, i, true);
+            return whitespace_piece(u, s, n, i, true);
         }
     }
-    uint8_t c = class_at(s, n, i, &len);
+    uint8_t c = class_at(u, s, n, i, &len);
     bool prefix = is_letter_prefix(c, s[i]) && i + len < n; /* [^\r\n\p{L}\p{N}]? */
-    if (prefix && (e = upper_then_lower(s, n, i + len, contractions))) return e;
-    if ((e = upper_then_lower(s, n, i, contractions))) return e;
-    if (prefix && (e = upper_run_then_lower(s, n, i + len, contractions))) return e;
-    if ((e = upper_run_then_lower(s, n, i, contractions))) return e;
-    if (c & UCLASS_N) return digits_up_to(s, n, i, max_digits); /* \p{N}{1,3} (Tekken: \p{N}) */
-    if ((e = punctuation_piece(s, n, i, true)))        /*  ?[^\s\p{L}\p{N}]+[\r\n/]* */
+    if (prefix && (e = upper_then_lower(u, s, n, i + len, contractions))) return e;
+    if ((e = upper_then_lower(u, s, n, i, contractions))) return e;
+    if (prefix && (e = upper_run_then_lower(u, s, n, i + len, contractions))) return e;
+    if ((e = upper_run_then_lower(u, s, n, i, contractions))) return e;
+    if (c & UCLASS_N) return digits_up_to(u, s, n, i, max_digits); /* \p{N}{1,3} (Tekken: \p{N}) */
+    if ((e = punctuation_piece(u, s, n, i, true)))        /*  ?[^\s\p{L}\p{N}]+[\r\n/]* */
         return e;
-    return whitespace_piece(s, n, i, true);
+    return whitespace_piece(u, s, n, i, true);
 }
 
-static inline __attribute__((always_inline)) size_t next_o200k(const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t next_o200k(const uclass_table *u, const uint8_t *s, size_t n, size_t i)
 {
-    return next_o200k_shape(s, n, i, true, MAX_DIGITS);
+    return next_o200k_shape(u, s, n, i, true, MAX_DIGITS);
 }
 
 size_t pretok_next_tekken(const uint8_t *s, size_t n, size_t pos)
 {
-    return next_o200k_shape(s, n, pos, false, 1);
+    return next_o200k_shape(&uclass_onig, s, n, pos, false, 1);
 }
 
-size_t pretok_next(pretok_family f, const uint8_t *s, size_t n, size_t pos)
+size_t pretok_next(pretok_family f, const uclass_table *u, const uint8_t *s, size_t n, size_t pos)
 {
     switch (f) {
-    case PRETOK_CL100K: return next_cl100k(s, n, pos);
-    case PRETOK_O200K: return next_o200k(s, n, pos);
-    default: return next_gpt2(s, n, pos);
+    case PRETOK_CL100K: return next_cl100k(u, s, n, pos);
+    case PRETOK_O200K: return next_o200k(u, s, n, pos);
+    default: return next_gpt2(u, s, n, pos);
     }
 }
 
-int pretok_split(pretok_family f, const uint8_t *s, size_t n, size_t pos, size_t *ends, int max)
+int pretok_split(pretok_family f, const uclass_table *u, const uint8_t *s, size_t n, size_t pos, size_t *ends, int max)
 {
     int k = 0;
     switch (f) {
     case PRETOK_CL100K:
-        while (k < max && pos < n) ends[k++] = pos = next_cl100k(s, n, pos);
+        while (k < max && pos < n) ends[k++] = pos = next_cl100k(u, s, n, pos);
         break;
     case PRETOK_O200K:
-        while (k < max && pos < n) ends[k++] = pos = next_o200k(s, n, pos);
+        while (k < max && pos < n) ends[k++] = pos = next_o200k(u, s, n, pos);
         break;
     default:
-        while (k < max && pos < n) ends[k++] = pos = next_gpt2(s, n, pos);
+        while (k < max && pos < n) ends[k++] = pos = next_gpt2(u, s, n, pos);
         break;
     }
     return k;

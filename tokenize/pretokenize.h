@@ -17,18 +17,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tokenize/unicode_class.h"
+
 typedef enum { PRETOK_GPT2 = 0, PRETOK_CL100K, PRETOK_O200K, PRETOK_NFAMILIES } pretok_family;
 
-/* End offset (> pos) of the piece that starts at pos (pos < n). */
-size_t pretok_next(pretok_family f, const uint8_t *s, size_t n, size_t pos);
+/* End offset (> pos) of the piece that starts at pos (pos < n), with the
+ * character classes of table u (uclass_tiktoken for tiktoken's encodings,
+ * uclass_onig for a tokenizer.json's pattern). */
+size_t pretok_next(pretok_family f, const uclass_table *u, const uint8_t *s, size_t n, size_t pos);
 
 /* Splits up to max pieces from pos: stores each piece's end offset in ends
  * and returns how many (0 only when pos == n). The same as calling
  * pretok_next repeatedly, without a call per piece. */
-int pretok_split(pretok_family f, const uint8_t *s, size_t n, size_t pos, size_t *ends, int max);
+int pretok_split(pretok_family f, const uclass_table *u, const uint8_t *s, size_t n, size_t pos, size_t *ends, int max);
 
 /* End offset (> pos) of the piece that starts at pos (pos < n) by Tekken's
- * pattern (Mistral Nemo's tokenizer.json; pretok_hf.h has it): o200k's
+ * pattern (Mistral Nemo's tokenizer.json; pretok_hf.h has it), with
+ * uclass_onig's classes: o200k's
  * without the contractions and with \p{N} for \p{N}{1,3}. Invalid bytes as
  * above; pretok_hf.c adds PCRE2's treatment of them. */
 size_t pretok_next_tekken(const uint8_t *s, size_t n, size_t pos);

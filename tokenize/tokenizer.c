@@ -240,7 +240,7 @@ static void split_batch(const tokenizer *t, const uint8_t *s, size_t n, size_t p
                         piece_batch *b)
 {
     b->bound[0] = pos;
-    b->k = pos < n ? pretok_split(t->family, s, n, pos, b->bound + 1, PIECE_BATCH) : 0;
+    b->k = pos < n ? pretok_split(t->family, &uclass_tiktoken, s, n, pos, b->bound + 1, PIECE_BATCH) : 0;
     for (int i = 0; i < b->k; i++) {
         size_t at = b->bound[i], len = b->bound[i + 1] - at;
         bool wide = at + 2 * VOCAB_HEAD_BYTES <= n;

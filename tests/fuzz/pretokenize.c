@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int valid = !(rc <= PCRE2_ERROR_UTF8_ERR1 && rc >= PCRE2_ERROR_UTF8_ERR21);
         if (valid && pcre2_match(unassigned, data, size, 0, PCRE2_NO_UTF_CHECK, md, NULL) >= 0) valid = 0;
         for (size_t pos = 0; pos < size;) {
-            size_t end = pretok_next(f, data, size, pos);
+            size_t end = pretok_next(f, &uclass_tiktoken, data, size, pos);
             if (end <= pos || end > size) abort();
             if (valid) {
                 rc = pcre2_match(oracle[f], data, size, pos, PCRE2_NO_UTF_CHECK, md, NULL);

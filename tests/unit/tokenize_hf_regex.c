@@ -1,13 +1,17 @@
 /* tokenize_hf_regex.c - hf_regex.c's onig escapes against Oniguruma as HF
  * tokenizers runs it: tests/data/hf/onig_classes.tsv lists, for \w, [\w],
- * \W, [^\w], [^\w\s], \s, [\s], \S, \d, [\d] and \D, every code point that
- * a Split by the pattern matches in HF tokenizers (scripts/hf_regex_classes.js,
- * npm tokenizers@0.23.2). Each pattern compiled by hf_regex_compile must
- * match exactly those, one character at a time, over all of Unicode -
- * except the characters PCRE2's older Unicode tables call unassigned (onig
- * knows a newer Unicode; docs/tokenize.md). Onig's \w is Alphabetic (circled
- * letters, letter numbers), not only letters, and outside a bracket class
- * it takes ² ³ ¹ ¼ ½ ¾ too.
+ * \W, [^\w], [^\w\s], \s, [\s], \S, \d, [\d], \D and the properties
+ * \p{L} ... \p{Alphabetic}, [^\s\p{L}\p{N}], \P{L}, \p{^N}, every code
+ * point that a Split by the pattern matches in HF tokenizers
+ * (scripts/hf_regex_classes.js, npm tokenizers@0.23.2), and the characters
+ * its Digits pre-tokenizer isolates. Each pattern compiled by
+ * hf_regex_compile must match exactly those, one character at a time, over
+ * all of Unicode, Unicode 16's characters included, which PCRE2 10.42
+ * (Unicode 14) calls unassigned and hf_regex.c adds; the scanners' table
+ * uclass_onig must hold the same classes, and Digits' characters as
+ * UCLASS_NUMERIC (Rust's is_numeric, Unicode 17). Onig's \w is Alphabetic
+ * (circled letters, letter numbers), not only letters, and outside a
+ * bracket class it takes ² ³ ¹ ¼ ½ ¾ too.
  *
  * Case-insensitive patterns: in HF tokenizers (?i)ss isolates "ß" as well
  * as "ss", (?i)ß and (?i)[ß] "ss" as well as "ß", (?i)fi "ﬁ", (?i)ʼn "ŉ",
@@ -33,13 +37,29 @@
 
 #include "tests/unit/tokenize_corpus.h"
 #include "tokenize/hf_pipeline.h"
+#include "tokenize/unicode_class.h"
 
 #define CLASSES "tests/data/hf/onig_classes.tsv"
 #define MAX_CODE_POINT 0x10FFFF
 #define SURROGATE_FIRST 0xD800
 #define SURROGATE_LAST 0xDFFF
-#define NPATTERNS 11
-#define MIN_ASSIGNED 250000 /* of them PCRE2 10.42 (Unicode 14) knows 282,229 */
+#define NPATTERNS 26
+#define NCODEPOINTS (MAX_CODE_POINT + 1 - (SURROGATE_LAST - SURROGATE_FIRST + 1))
+
+/* The measured sets of the patterns uclass_onig's bits stand for. */
+static const char *const table_patterns[] = {"\\p{L}", "\\p{N}", "\\s", "\\p{Lu}", "\\p{Lt}", "\\p{Lm}", "\\p{Lo}",
+                                             "\\p{M}", "\\p{Ll}", "\\p{P}", "\\p{S}", "Digits"};
+enum { T_L, T_N, T_WS, T_LU, T_LT, T_LM, T_LO, T_M, T_LL, T_P, T_S, T_DIGITS, NTABLE };
+
+/* The class bits uclass_onig must give c, from the measured sets. */
+static uint8_t measured_bits(bool *const *in, uint32_t c)
+{
+    bool both = in[T_LM][c] || in[T_LO][c] || in[T_M][c];
+    return (uint8_t)((in[T_L][c] ? UCLASS_L : 0) | (in[T_N][c] ? UCLASS_N : 0) | (in[T_WS][c] ? UCLASS_WS : 0) |
+                     (in[T_LU][c] || in[T_LT][c] || both ? UCLASS_UPPERISH : 0) |
+                     (in[T_LL][c] || both ? UCLASS_LOWERISH : 0) | (in[T_P][c] ? UCLASS_P : 0) |
+                     (in[T_S][c] ? UCLASS_S : 0) | (in[T_DIGITS][c] ? UCLASS_NUMERIC : 0));
+}
 
 /* Whether pattern re matches exactly the one character c (as a whole). */
 static bool matches_char(const pcre2_code *re, pcre2_match_data *md, uint32_t c)
@@ -56,9 +76,7 @@ int main(void)
     char *tsv = slurp(CLASSES, &size);
     bool *want = malloc(MAX_CODE_POINT + 1);
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-    int code;
-    PCRE2_SIZE off;
-    pcre2_code *unassigned = pcre2_compile((PCRE2_SPTR) "\\p{Cn}", PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code, &off, NULL);
+    bool *table_sets[NTABLE] = {0};
     int npatterns = 0;
     char *save;
     for (char *line = strtok_r(tsv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -78,6 +96,9 @@ int main(void)
             for (unsigned long c = first; c <= last && c <= MAX_CODE_POINT; c++) want[c] = true;
             r = *end == ',' ? end + 1 : end;
         }
+        for (int t = 0; t < NTABLE; t++)
+            if (!strcmp(pattern, table_patterns[t])) table_sets[t] = memcpy(malloc(MAX_CODE_POINT + 1), want, MAX_CODE_POINT + 1);
+        if (!strcmp(pattern, "Digits")) continue;
         wbuf err = WBUF_INIT;
         pcre2_code *re = hf_regex_compile(pattern, strlen(pattern), &err);
         npatterns++;
@@ -89,23 +110,35 @@ int main(void)
         size_t checked = 0, differ = 0;
         for (uint32_t c = 1; c <= MAX_CODE_POINT; c++) {
             if (c >= SURROGATE_FIRST && c <= SURROGATE_LAST) continue;
-            if (matches_char(unassigned, md, c)) continue; /* PCRE2's Unicode does not know it yet */
             checked++;
             if (matches_char(re, md, c) != want[c] && differ++ < 3)
                 diag("%s: U+%04X: PCRE2 %s, onig %s", pattern, c, want[c] ? "does not match" : "matches",
                      want[c] ? "matches" : "does not");
         }
-        ok(differ == 0 && checked > MIN_ASSIGNED, "%s: %zu characters as onig matches them (%zu differ)", pattern,
+        ok(differ == 0 && checked == NCODEPOINTS - 1, "%s: %zu characters as onig matches them (%zu differ)", pattern,
            checked, differ);
         pcre2_code_free(re);
     }
     is_int(npatterns, NPATTERNS, "%d patterns listed", NPATTERNS);
 
+    size_t table_differ = 0;
+    bool all_sets = true;
+    for (int t = 0; t < NTABLE; t++) all_sets &= table_sets[t] != NULL;
+    for (uint32_t c = 1; all_sets && c <= MAX_CODE_POINT; c++) {
+        if (c >= SURROGATE_FIRST && c <= SURROGATE_LAST) continue;
+        uint8_t got = uclass_of(&uclass_onig, c), want_bits = measured_bits(table_sets, c);
+        if (got != want_bits && table_differ++ < 3) diag("uclass_onig U+%04X: %#x, onig %#x", c, got, want_bits);
+    }
+    ok(all_sets && table_differ == 0, "uclass_onig holds the classes onig and Digits give every character (%zu differ)",
+       table_differ);
+    for (int t = 0; t < NTABLE; t++) free(table_sets[t]);
+
     static const char *const refused[] = {"(?i)ss", "(?i)ß", "(?i)[ß]", "(?i:x|fi)", "(?i)\u02bcn", "(?mi)ǰ",
                                           "(?i)STRASSE", "(?i)a\\.ﬀ", "[a-z&&b-d]+", "a{2}?", "a{1,2}+b",
                                           "\\h+", "[\\h]", "\\H", "[a[^b]]", "[[:alpha:]]", "[a[]b]]",
                                           "(?i)\\x{df}", "(?i)s\\x{73}", "(?i)\\x73s", "(?i)\\u00df", "(?i)[\\x{DF}]",
-                                          "(?i)\\x{fb01}", "\\xe9", "\\x", "\\u00e"};
+                                          "(?i)\\x{fb01}", "\\xe9", "\\x", "\\u00e",
+                                          "[\\P{L}x]", "[^\\p{^N}]", "[\\D]"};
     static const char *const compiled[] = {"(?i:'s|'t|'re|'ve|'m|'ll|'d)", "(?i)s\\s", "(?i)s[s]", "ss|ß",
                                            "(?i)k", "(?i:s)s", "a{2,}?", "a{1,2}?", "(?m:.)+", "c{,1}d",
                                            " ?[^(\\s|[.,!?…。，、।۔،])]+", "[a[b-d]x]"};
@@ -153,7 +186,6 @@ int main(void)
     ok(rc > 0 && ov[0] == 0 && ov[1] == 5, "[a[b-d]x]+ matches \"abcdx\" of \"abcdxe][\", as in HF");
     if (nested) pcre2_code_free(nested);
     buf_free(&why);
-    pcre2_code_free(unassigned);
     pcre2_match_data_free(md);
     free(want);
     free(tsv);
