@@ -7,7 +7,7 @@
  *
  * One byte of class bits per code point (see tokenize/unicode_class.h),
  * stored as a two-stage table: stage1 maps each block of UCLASS_BLOCK code
- * points to one of the distinct blocks in stage2. Two tables:
+ * points to one of the distinct blocks in stage2. Two tables, one stage2:
  *
  * - uclass_tiktoken, from ICU: tiktoken's regex crate (0.14.0) has Unicode
  *   15's classes, as ICU 72 here. \s follows Unicode's White_Space property,
@@ -151,12 +151,16 @@ static uint8_t onig_class(UChar32 c)
 
 static uint8_t numeric_bit(UChar32 c) { return set_of("rust is_numeric")[c] ? UCLASS_NUMERIC : 0; }
 
-/* Builds one two-stage table of class(c) and prints it under the name NAME. */
-static void print_table(const char *name, const char *unicode, uint8_t (*class)(UChar32))
+/* The distinct blocks of both tables: they share one stage2. */
+static uint8_t blocks[2 * NBLOCKS][UCLASS_BLOCK];
+static int nblocks;
+
+/* Fills stage1 with the block of each UCLASS_BLOCK code points of
+ * class(c), adding the blocks not yet seen; returns the blocks it uses. */
+static int build_stage1(uint16_t *stage1, uint8_t (*class)(UChar32))
 {
-    static uint8_t blocks[NBLOCKS][UCLASS_BLOCK], cur[UCLASS_BLOCK];
-    static uint16_t stage1[NBLOCKS];
-    int nblocks = 0;
+    static uint8_t cur[UCLASS_BLOCK];
+    int used = 0;
     for (int b = 0; b < NBLOCKS; b++) {
         for (int i = 0; i < UCLASS_BLOCK; i++) cur[i] = class(b * UCLASS_BLOCK + i) | numeric_bit(b * UCLASS_BLOCK + i);
         int found = -1;
@@ -167,17 +171,36 @@ static void print_table(const char *name, const char *unicode, uint8_t (*class)(
             found = nblocks++;
         }
         stage1[b] = (uint16_t)found;
+        if (found >= used) used = found + 1;
     }
+    return used;
+}
+
+static void print_stage1(const char *name, const uint16_t *stage1)
+{
     printf("static const uint16_t %s_stage1[%d] = {", name, NBLOCKS);
     for (int b = 0; b < NBLOCKS; b++) printf("%s%d,", b % 24 ? "" : "\n", stage1[b]);
-    printf("\n};\n\nstatic const uint8_t %s_stage2[%d][%d] = {\n", name, nblocks, UCLASS_BLOCK);
+    printf("\n};\n\n");
+}
+
+/* Prints both tables: tiktoken's from ICU, onig's from the measured classes. */
+static void print_tables(const char *icu_unicode)
+{
+    static uint16_t tiktoken[NBLOCKS], onig[NBLOCKS];
+    int tiktoken_blocks = build_stage1(tiktoken, icu_class), onig_blocks = build_stage1(onig, onig_class);
+    print_stage1("uclass_tiktoken", tiktoken);
+    print_stage1("uclass_onig", onig);
+    printf("static const uint8_t uclass_stage2[%d][%d] = {\n", nblocks, UCLASS_BLOCK);
     for (int j = 0; j < nblocks; j++) {
         printf("{");
         for (int i = 0; i < UCLASS_BLOCK; i++) printf("%s%d,", i % 40 ? "" : "\n", blocks[j][i]);
         printf("},\n");
     }
-    printf("};\n\nconst uclass_table %s = {\"%s\", %s_stage1, %s_stage2, %d};\n\n", name, unicode, name, name, nblocks);
-    fprintf(stderr, "%s: %d distinct blocks\n", name, nblocks);
+    printf("};\n\n");
+    printf("const uclass_table uclass_tiktoken = {\"%s\", uclass_tiktoken_stage1, uclass_stage2, %d};\n", icu_unicode,
+           tiktoken_blocks);
+    printf("const uclass_table uclass_onig = {\"16.0\", uclass_onig_stage1, uclass_stage2, %d};\n\n", onig_blocks);
+    fprintf(stderr, "%d distinct blocks: tiktoken's use %d, onig's %d\n", nblocks, tiktoken_blocks, onig_blocks);
 }
 
 /* Whether PCRE2 (UTF, UCP) matches code point c with re. */
@@ -248,8 +271,7 @@ int main(int argc, char **argv)
            " * edit; rerun the generator. */\n"
            "#include \"tokenize/unicode_class.h\"\n\n",
            U_ICU_VERSION, uver, PCRE2_MAJOR, PCRE2_MINOR);
-    print_table("uclass_tiktoken", uver, icu_class);
-    print_table("uclass_onig", "16.0", onig_class);
+    print_tables(uver);
     print_pcre2_additions();
     return 0;
 }
