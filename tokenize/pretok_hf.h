@@ -14,7 +14,8 @@
  * valid character, and the valid text on each side is matched as if the
  * subject ended there; the bytes between matches (such bytes, and for
  * DeepSeek's pattern valid characters no alternative matches) are a piece.
- * Classes follow tokenize/unicode_tables.c (Unicode 15.0). */
+ * Classes are uclass_onig's (tokenize/unicode_tables.c: Oniguruma's in HF
+ * tokenizers, Unicode 16), Digits' Rust's char::is_numeric (Unicode 17). */
 #ifndef WINNOW_TOKENIZE_PRETOK_HF_H
 #define WINNOW_TOKENIZE_PRETOK_HF_H
 
