@@ -218,9 +218,11 @@ static bool pcre2_has(const pcre2_code *re, pcre2_match_data *md, UChar32 c)
     return pcre2_match(re, s, n, 0, 0, md, NULL) > 0;
 }
 
-/* Prints, for each property, the ranges Oniguruma has and PCRE2 lacks. */
+/* Prints, for each property, the ranges Oniguruma has and PCRE2 lacks, then
+ * their union as sorted ranges (the characters that make a text need them). */
 static void print_pcre2_additions(void)
 {
+    static bool newer[NCODEPOINTS];
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
     printf("const uclass_pcre2_addition uclass_pcre2_additions[] = {\n");
     for (size_t p = 0; p < NPROPERTIES; p++) {
@@ -238,6 +240,7 @@ static void print_pcre2_additions(void)
             UChar32 last = c;
             while (last + 1 < NCODEPOINTS && in[last + 1] && !pcre2_has(re, md, last + 1)) last++;
             printf(last > c ? "\\\\x{%X}-\\\\x{%X}" : "\\\\x{%X}", c, last);
+            for (UChar32 k = c; k <= last; k++) newer[k] = true;
             count += last - c + 1;
             c = last;
         }
@@ -245,7 +248,16 @@ static void print_pcre2_additions(void)
         fprintf(stderr, "\\p{%s}: %d code points PCRE2 lacks\n", properties[p], count);
         pcre2_code_free(re);
     }
-    printf("};\n\nconst int uclass_npcre2_additions = %zu;\n", NPROPERTIES);
+    printf("};\n\nconst int uclass_npcre2_additions = %zu;\n\nconst uint32_t uclass_pcre2_newer[][2] = {", NPROPERTIES);
+    int nranges = 0;
+    for (UChar32 c = 0; c < NCODEPOINTS; c++) {
+        if (!newer[c]) continue;
+        UChar32 last = c;
+        while (last + 1 < NCODEPOINTS && newer[last + 1]) last++;
+        printf("%s{0x%X, 0x%X},", nranges++ % 6 ? " " : "\n", c, last);
+        c = last;
+    }
+    printf("\n};\n\nconst int uclass_npcre2_newer = %d;\n", nranges);
     pcre2_match_data_free(md);
 }
 

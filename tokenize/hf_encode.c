@@ -215,12 +215,14 @@ void hf_pipeline_free(hf_pipeline *p)
         free(p->norm[i].pattern);
         free(p->norm[i].content);
         if (p->norm[i].re) pcre2_code_free(p->norm[i].re);
+        if (p->norm[i].re_fast) pcre2_code_free(p->norm[i].re_fast);
         hf_charsmap_free(p->norm[i].charsmap);
     }
     free(p->norm);
     for (int i = 0; i < p->npre; i++) {
         free(p->pre[i].literal);
         if (p->pre[i].re) pcre2_code_free(p->pre[i].re);
+        if (p->pre[i].re_fast) pcre2_code_free(p->pre[i].re_fast);
     }
     free(p->pre);
     hf_bpe_free(&p->bpe);

@@ -53,7 +53,7 @@ static char *dup_bytes(const char *s, size_t n)
 
 /* Reads a {"String": s} or {"Regex": r} pattern into st; 0 or -1. */
 int hf_pattern_load(const hj_node *pat, const char *path, char **literal, size_t *literal_len, pcre2_code **re,
-                    wbuf *err)
+                    pcre2_code **re_fast, wbuf *err)
 {
     const hj_node *str = hj_get(pat, "String"), *rx = hj_get(pat, "Regex");
     if (str && str->type == HJ_STRING) {
@@ -63,7 +63,7 @@ int hf_pattern_load(const hj_node *pat, const char *path, char **literal, size_t
     }
     if (rx && rx->type == HJ_STRING) {
         wbuf why = WBUF_INIT;
-        *re = hf_regex_compile(rx->str, rx->len, &why);
+        *re = hf_regex_compile(rx->str, rx->len, re_fast, &why);
         if (!*re) {
             buf_printf(err, "%s.pattern.Regex: %s", path, why.data);
             buf_free(&why);
@@ -149,7 +149,7 @@ int hf_normalizer_load(hf_pipeline *p, const hj_node *node, const char *path, wb
         hf_norm_step *st = add_step(p, HN_REPLACE);
         st->content = dup_bytes(c->str, c->len);
         st->content_len = c->len;
-        return hf_pattern_load(pat, path, &st->pattern, &st->pattern_len, &st->re, err);
+        return hf_pattern_load(pat, path, &st->pattern, &st->pattern_len, &st->re, &st->re_fast, err);
     }
     if (!strcmp(type, "Precompiled")) {
         hf_norm_step *st = add_step(p, HN_PRECOMPILED);
@@ -472,10 +472,11 @@ static size_t apply(const hf_norm_step *st, const char *s, size_t n, size_t z, h
          * an empty match where the last match ended is skipped (so "" and
          * x* match between the characters and at the end); an empty text has none */
         size_t pos = 0, copied = 0, last_end = SIZE_MAX;
+        const pcre2_code *re = st->re ? hf_regex_for(st->re, st->re_fast, s, n) : NULL;
         while (n && pos <= n) {
             size_t ms, me;
-            if (st->re) {
-                if (hf_match(st->re, s, n, pos, h) < 0) break;
+            if (re) {
+                if (hf_match(re, s, n, pos, h) < 0) break;
                 PCRE2_SIZE *ov = pcre2_get_ovector_pointer(h->md);
                 ms = ov[0], me = ov[1];
             } else {

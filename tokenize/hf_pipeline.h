@@ -35,7 +35,7 @@ typedef struct {
     hf_norm_kind kind;
     char *pattern, *content; /* Replace: literal pattern (re NULL) or regex; content; Prepend: content */
     size_t pattern_len, content_len;
-    pcre2_code *re;
+    pcre2_code *re, *re_fast; /* re_fast: hf_regex_compile's, or NULL */
     bool left, right; /* Strip */
     struct hf_charsmap *charsmap; /* Precompiled */
 } hf_norm_step;
@@ -59,7 +59,7 @@ typedef struct {
     hf_match_kind match;
     hf_behavior behavior;
     bool invert;
-    pcre2_code *re;
+    pcre2_code *re, *re_fast; /* re_fast: hf_regex_compile's, or NULL */
     char *literal;
     size_t literal_len;
     int family;            /* HM_FAMILY: a pretok_family */
@@ -321,7 +321,7 @@ size_t hf_first_char_len(const char *s, size_t n);
 
 /* Reads a {"String": s} or {"Regex": r} pattern (node pat, at path); 0 or -1. */
 int hf_pattern_load(const hj_node *pat, const char *path, char **literal, size_t *literal_len, pcre2_code **re,
-                    wbuf *err);
+                    pcre2_code **re_fast, wbuf *err);
 
 /* hf_unicode.c: HF's classes from its crates' old Unicode tables. Rust's
  * is_ascii_punctuation, or general category P in Unicode 8.0 (Punctuation,
@@ -415,8 +415,15 @@ void hf_pretokenize(const hf_pipeline *p, const char *s, size_t n, size_t z, hf_
                     hf_pieces *tmp);
 
 /* hf_regex.c: compiles an onig-syntax pattern for PCRE2 with onig's meaning;
- * NULL with a message when the pattern uses what cannot be carried over. */
-pcre2_code *hf_regex_compile(const char *pattern, size_t len, wbuf *err);
+ * NULL with a message when the pattern uses what cannot be carried over.
+ * With fast: *fast gets the same pattern without the characters onig knows
+ * and PCRE2 does not (faster; for texts without them: hf_regex_for), or
+ * NULL when it would be the same. */
+pcre2_code *hf_regex_compile(const char *pattern, size_t len, pcre2_code **fast, wbuf *err);
+/* Whether s[0..n) has a character onig's classes know and PCRE2's do not. */
+bool hf_text_has_newer(const char *s, size_t n);
+/* The regex to run on s[0..n): fast when there is one and s has no such character, else exact. */
+const pcre2_code *hf_regex_for(const pcre2_code *exact, const pcre2_code *fast, const char *s, size_t n);
 /* Appends PCRE2's message for error code (a match's) to out, "PCRE2: ..." */
 void hf_regex_error_text(int code, wbuf *out);
 

@@ -125,6 +125,7 @@ static void remove_steps(hf_pipeline *p, int at, int count)
     for (int i = at; i < at + count; i++) {
         free(p->pre[i].literal);
         if (p->pre[i].re) pcre2_code_free(p->pre[i].re);
+        if (p->pre[i].re_fast) pcre2_code_free(p->pre[i].re_fast);
     }
     memmove(p->pre + at, p->pre + at + count, (size_t)(p->npre - at - count) * sizeof *p->pre);
     p->npre -= count;
@@ -198,7 +199,7 @@ static int load_step(hf_pipeline *p, const hj_node *node, const char *path, wbuf
             return -1;
         }
         if (read_flag(node, "invert", FLAG_REQUIRED, false, path, &st->invert, err)) return -1;
-        if (hf_pattern_load(pat, path, &st->literal, &st->literal_len, &st->re, err)) return -1;
+        if (hf_pattern_load(pat, path, &st->literal, &st->literal_len, &st->re, &st->re_fast, err)) return -1;
         st->match = st->re ? HM_REGEX : HM_STRING;
         if (st->match == HM_STRING && !st->literal_len) {
             buf_printf(err, "%s.pattern.String: empty", path);
@@ -298,7 +299,7 @@ static int load_step(hf_pipeline *p, const hj_node *node, const char *path, wbuf
          * its \s White_Space; spelled out so that onig's \w does not apply */
         static const char pattern[] = "[" RUST_WORD "]+|[^" RUST_WORD "\\p{White_Space}]+";
         hf_pretok_step *st = hf_pretok_add_step(p, HP_SPLIT);
-        st->re = hf_regex_compile(pattern, strlen(pattern), err);
+        st->re = hf_regex_compile(pattern, strlen(pattern), &st->re_fast, err);
         if (!st->re) return -1;
         st->match = HM_REGEX;
         st->behavior = HB_REMOVED;
@@ -429,7 +430,8 @@ static void find_spans(const hf_pretok_step *st, const char *s, size_t n, hf_scr
     switch (st->match) {
     case HM_REGEX: { /* onig's find_iter: an empty match where the last match ended is skipped */
         size_t pos = 0, last_end = SIZE_MAX;
-        while (pos <= n && hf_match(st->re, s, n, pos, h) >= 0) {
+        const pcre2_code *re = hf_regex_for(st->re, st->re_fast, s, n);
+        while (pos <= n && hf_match(re, s, n, pos, h) >= 0) {
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(h->md);
             size_t ms = ov[0], me = ov[1];
             if (ms == me && me == last_end) {

@@ -191,6 +191,14 @@ static bool interval(const char *pat, size_t len, size_t at, size_t *close, bool
     return k < len && pat[k] == '}' && (min_digits || max_digits);
 }
 
+/* How a pattern is written for PCRE2: with onig's newer characters added
+ * to its properties (exact on every text) or without (exact on a text
+ * with none of them, and faster: PCRE2 tries the added ranges one by one);
+ * added: whether the pattern had anything to add. */
+typedef struct {
+    bool newer, added;
+} translation;
+
 /* The ranges onig adds to PCRE2's property name[0..n) (uclass_pcre2_additions); "" for none. */
 static const char *property_additions(const char *name, size_t n)
 {
@@ -201,18 +209,22 @@ static const char *property_additions(const char *name, size_t n)
 }
 
 /* Writes, as the inside of a class, the union of the properties names[0..count) as onig has them. */
-static void put_properties(wbuf *out, const char *const *names, int count)
+static void put_properties(wbuf *out, const char *const *names, int count, translation *tr)
 {
-    for (int i = 0; i < count; i++)
-        buf_printf(out, "\\p{%s}%s", names[i], property_additions(names[i], strlen(names[i])));
+    for (int i = 0; i < count; i++) {
+        const char *adds = property_additions(names[i], strlen(names[i]));
+        tr->added |= *adds != 0;
+        buf_printf(out, "\\p{%s}%s", names[i], tr->newer ? adds : "");
+    }
 }
 
 /* Writes the union of names[0..count) as onig has them: in a class its
  * inside; outside one a class of its own (negated: its complement). */
-static void put_class(wbuf *out, const char *const *names, int count, bool in_class, bool negated, const char *extra)
+static void put_class(wbuf *out, const char *const *names, int count, bool in_class, bool negated, const char *extra,
+                      translation *tr)
 {
     if (!in_class) buf_puts(out, negated ? "[^" : "[");
-    put_properties(out, names, count);
+    put_properties(out, names, count, tr);
     buf_puts(out, extra);
     if (!in_class) buf_putc(out, ']');
 }
@@ -221,7 +233,8 @@ static void put_class(wbuf *out, const char *const *names, int count, bool in_cl
  * has it and returns the offset of its '}', or 0 when it cannot be (a
  * negated one with additions inside a class: err says so) or is no braced
  * property (written as it is). */
-static size_t put_property_escape(const char *pat, size_t len, size_t at, bool in_class, wbuf *out, wbuf *err, bool *failed)
+static size_t put_property_escape(const char *pat, size_t len, size_t at, bool in_class, wbuf *out, wbuf *err, bool *failed,
+                                  translation *tr)
 {
     if (at + 2 >= len || pat[at + 2] != '{') return 0;
     const char *close = memchr(pat + at + 3, '}', len - at - 3);
@@ -241,11 +254,12 @@ static size_t put_property_escape(const char *pat, size_t len, size_t at, bool i
     char property[32];
     snprintf(property, sizeof property, "%.*s", (int)n, name);
     const char *names[] = {property};
-    put_class(out, names, 1, in_class, negated != caret, "");
+    put_class(out, names, 1, in_class, negated != caret, "", tr);
     return (size_t)(close - pat);
 }
 
-pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
+/* The pattern translated as tr says and compiled; NULL with a message in err. */
+static pcre2_code *compile(const char *pat, size_t len, translation *tr, wbuf *err)
 {
     static const char *const word[] = {WORD_PROPERTIES}, *const digit[] = {"Nd"};
     long fold_at = multi_char_fold_at(pat, len);
@@ -264,20 +278,20 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
             switch (e) {
             case 's': buf_puts(&out, "\\p{White_Space}"); break;
             case 'S': buf_puts(&out, "\\P{White_Space}"); break;
-            case 'w': put_class(&out, word, 4, in_class, false, in_class ? "" : WORD_LATIN1_EXTRA); break;
-            case 'd': put_class(&out, digit, 1, in_class, false, ""); break; /* \p{Nd}, as PCRE2's UCP \d */
+            case 'w': put_class(&out, word, 4, in_class, false, in_class ? "" : WORD_LATIN1_EXTRA, tr); break;
+            case 'd': put_class(&out, digit, 1, in_class, false, "", tr); break; /* \p{Nd}, as PCRE2's UCP \d */
             case 'W': case 'D':
                 if (in_class) {
                     buf_printf(err, "\\%c inside a character class at pattern offset %zu", e, i - 1);
                     buf_free(&out);
                     return NULL;
                 }
-                if (e == 'W') put_class(&out, word, 4, false, true, WORD_LATIN1_EXTRA);
-                else put_class(&out, digit, 1, false, true, "");
+                if (e == 'W') put_class(&out, word, 4, false, true, WORD_LATIN1_EXTRA, tr);
+                else put_class(&out, digit, 1, false, true, "", tr);
                 break;
             case 'p': case 'P': {
                 bool failed = false;
-                size_t end = put_property_escape(pat, len, i - 1, in_class, &out, err, &failed);
+                size_t end = put_property_escape(pat, len, i - 1, in_class, &out, err, &failed, tr);
                 if (failed) {
                     buf_free(&out);
                     return NULL;
@@ -394,6 +408,55 @@ pcre2_code *hf_regex_compile(const char *pat, size_t len, wbuf *err)
     }
     buf_free(&out);
     return re;
+}
+
+pcre2_code *hf_regex_compile(const char *pat, size_t len, pcre2_code **fast, wbuf *err)
+{
+    translation exact = {.newer = true};
+    pcre2_code *re = compile(pat, len, &exact, err);
+    if (fast) {
+        translation plain = {.newer = false};
+        *fast = re && exact.added ? compile(pat, len, &plain, err) : NULL;
+    }
+    return re;
+}
+
+/* Whether code point cp is one onig adds to a PCRE2 property (binary search). */
+static bool newer_char(uint32_t cp)
+{
+    int lo = 0, hi = uclass_npcre2_newer - 1;
+    if (cp < uclass_pcre2_newer[0][0]) return false;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (cp < uclass_pcre2_newer[mid][0]) hi = mid - 1;
+        else if (cp > uclass_pcre2_newer[mid][1]) lo = mid + 1;
+        else return true;
+    }
+    return false;
+}
+
+bool hf_text_has_newer(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        if (u[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len = utf8_valid_seq(u + i, n - i);
+        if (!len) {
+            i++;
+            continue;
+        }
+        if (newer_char(utf8_decode(u + i, n - i, &len))) return true;
+        i += len;
+    }
+    return false;
+}
+
+const pcre2_code *hf_regex_for(const pcre2_code *exact, const pcre2_code *fast, const char *s, size_t n)
+{
+    return fast && !hf_text_has_newer(s, n) ? fast : exact;
 }
 
 void hf_regex_error_text(int code, wbuf *out)

@@ -55,4 +55,8 @@ typedef struct {
 extern const uclass_pcre2_addition uclass_pcre2_additions[];
 extern const int uclass_npcre2_additions;
 
+/* All those characters, as sorted first-last ranges. */
+extern const uint32_t uclass_pcre2_newer[][2];
+extern const int uclass_npcre2_newer;
+
 #endif

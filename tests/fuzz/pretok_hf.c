@@ -39,7 +39,7 @@ static hf_pretok_step *add_step(hf_pipeline *p, hf_pretok_kind kind, hf_match_ki
 static void add_regex(hf_pipeline *p, const char *pat)
 {
     wbuf err = WBUF_INIT;
-    if (!(add_step(p, HP_SPLIT, HM_REGEX)->re = hf_regex_compile(pat, strlen(pat), &err))) abort();
+    if (!(add_step(p, HP_SPLIT, HM_REGEX)->re = hf_regex_compile(pat, strlen(pat), NULL, &err))) abort();
 }
 
 /* A JSON string literal of s (quotes, backslashes and control characters escaped). */

@@ -37,7 +37,7 @@ static void host_regex(tokenizer *t)
 {
     hf_pretok_step *st = &t->hf->pre[0];
     wbuf err = WBUF_INIT;
-    pcre2_code *re = hf_regex_compile(HOST_REGEX, strlen(HOST_REGEX), &err);
+    pcre2_code *re = hf_regex_compile(HOST_REGEX, strlen(HOST_REGEX), NULL, &err);
     if (st->kind != HP_SPLIT || !st->re || !re) {
         printf("Bail out! qwen3's first pre-tokenizer is not a Split by regex %s\n", err.data ? err.data : "");
         exit(1);

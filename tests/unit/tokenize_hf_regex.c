@@ -51,6 +51,49 @@ static const char *const table_patterns[] = {"\\p{L}", "\\p{N}", "\\s", "\\p{Lu}
                                              "\\p{M}", "\\p{Ll}", "\\p{P}", "\\p{S}", "Digits"};
 enum { T_L, T_N, T_WS, T_LU, T_LT, T_LM, T_LO, T_M, T_LL, T_P, T_S, T_DIGITS, NTABLE };
 
+/* A Split step (isolated) and a Replace normalizer (by "x") with pattern
+ * regex, loaded as a tokenizer.json's are, run on text: the pieces joined
+ * by "|", then the normalized text after a tab, in out. */
+static void run_pattern(const char *regex, const char *text, wbuf *out)
+{
+    char json[512];
+    snprintf(json, sizeof json,
+             "[{\"type\": \"Split\", \"pattern\": {\"Regex\": \"%s\"}, \"behavior\": \"Isolated\", \"invert\": false},"
+             " {\"type\": \"Replace\", \"pattern\": {\"Regex\": \"%s\"}, \"content\": \"x\"}]",
+             regex, regex);
+    hj_doc doc;
+    wbuf err = WBUF_INIT, norm = WBUF_INIT, tmpb = WBUF_INIT;
+    hf_pipeline p = {0};
+    hf_scratch h;
+    hf_scratch_init(&h);
+    hf_pieces pieces = {0}, tmp = {0};
+    buf_clear(out);
+    if (hj_parse(json, strlen(json), &doc, &err) || hf_pretok_load(&p, &doc.root.items[0], "pre_tokenizer", &err) ||
+        hf_normalizer_load(&p, &doc.root.items[1], "normalizer", &err)) {
+        buf_printf(out, "not loaded: %s", err.data ? err.data : "?");
+    } else {
+        hf_pretokenize(&p, text, strlen(text), hf_first_char_len(text, strlen(text)), &h, &pieces, &tmp);
+        for (size_t i = 0; i < pieces.n; i++)
+            buf_printf(out, "%s%.*s", i ? "|" : "", (int)pieces.len[i], hf_piece_text(&pieces) + pieces.off[i]);
+        hf_normalize(&p, text, strlen(text), &h, &norm, &tmpb);
+        buf_printf(out, "\t%.*s", (int)norm.len, norm.data ? norm.data : "");
+        hj_free(&doc);
+    }
+    hf_pipeline_free(&p);
+    hf_scratch_free(&h);
+    hf_pieces *lists[] = {&pieces, &tmp};
+    for (int i = 0; i < 2; i++) {
+        buf_free(&lists[i]->text);
+        free(lists[i]->off);
+        free(lists[i]->len);
+        free(lists[i]->aligned);
+        free(lists[i]->spans);
+    }
+    buf_free(&err);
+    buf_free(&norm);
+    buf_free(&tmpb);
+}
+
 /* The class bits uclass_onig must give c, from the measured sets. */
 static uint8_t measured_bits(bool *const *in, uint32_t c)
 {
@@ -100,7 +143,7 @@ int main(void)
             if (!strcmp(pattern, table_patterns[t])) table_sets[t] = memcpy(malloc(MAX_CODE_POINT + 1), want, MAX_CODE_POINT + 1);
         if (!strcmp(pattern, "Digits")) continue;
         wbuf err = WBUF_INIT;
-        pcre2_code *re = hf_regex_compile(pattern, strlen(pattern), &err);
+        pcre2_code *re = hf_regex_compile(pattern, strlen(pattern), NULL, &err);
         npatterns++;
         if (!ok(re != NULL, "%s compiles%s%s", pattern, re ? "" : ": ", re ? "" : err.data)) {
             buf_free(&err);
@@ -133,6 +176,25 @@ int main(void)
        table_differ);
     for (int t = 0; t < NTABLE; t++) free(table_sets[t]);
 
+    /* PCRE2 runs a faster twin without onig's newer characters on texts
+     * that have none of them (hf_text_has_newer); a text with one must
+     * take the exact pattern, in a Split and in a Replace alike. In HF,
+     * \p{L}+ isolates Garay U+10D50 with the letters around it. */
+    static const struct {
+        const char *text;
+        bool newer;
+    } texts[] = {{"plain ascii", false}, {"\xE4\xB8\xAD\xE6\x96\x87 caf\xC3\xA9", false}, {"\xFF\xFE\x80", false},
+                 {"ab\xF0\x90\xB5\x90" "cd 1", true}, {"x\xE0\xA2\x97", true}, {"\xF0\xAE\xAF\xB0", true}};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        ok(hf_text_has_newer(texts[i].text, strlen(texts[i].text)) == texts[i].newer, "text %zu has %s character PCRE2 lacks",
+           i, texts[i].newer ? "a" : "no");
+    wbuf got = WBUF_INIT;
+    run_pattern("\\\\p{L}+", "ab\xF0\x90\xB5\x90" "cd 1", &got);
+    is_str(got.data, "ab\xF0\x90\xB5\x90" "cd| 1\tx 1", "Split and Replace by \\p{L}+ on letters around Garay U+10D50, as HF");
+    run_pattern("\\\\p{L}+", "ab cd 1", &got);
+    is_str(got.data, "ab| |cd| 1\tx x 1", "the same patterns on a text without newer characters");
+    buf_free(&got);
+
     static const char *const refused[] = {"(?i)ss", "(?i)ß", "(?i)[ß]", "(?i:x|fi)", "(?i)\u02bcn", "(?mi)ǰ",
                                           "(?i)STRASSE", "(?i)a\\.ﬀ", "[a-z&&b-d]+", "a{2}?", "a{1,2}+b",
                                           "\\h+", "[\\h]", "\\H", "[a[^b]]", "[[:alpha:]]", "[a[]b]]",
@@ -144,7 +206,7 @@ int main(void)
                                            " ?[^(\\s|[.,!?…。，、।۔،])]+", "[a[b-d]x]"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
         wbuf why = WBUF_INIT;
-        pcre2_code *re = hf_regex_compile(refused[i], strlen(refused[i]), &why);
+        pcre2_code *re = hf_regex_compile(refused[i], strlen(refused[i]), NULL, &why);
         ok(!re && why.len, "%s refused: %s", refused[i],
            why.data ? why.data : "(compiled)");
         if (re) pcre2_code_free(re);
@@ -152,7 +214,7 @@ int main(void)
     }
     for (size_t i = 0; i < sizeof compiled / sizeof *compiled; i++) {
         wbuf why = WBUF_INIT;
-        pcre2_code *re = hf_regex_compile(compiled[i], strlen(compiled[i]), &why);
+        pcre2_code *re = hf_regex_compile(compiled[i], strlen(compiled[i]), NULL, &why);
         ok(re != NULL, "%s compiles%s%s", compiled[i], re ? "" : ": ", re ? "" : why.data);
         if (re) pcre2_code_free(re);
         buf_free(&why);
@@ -169,7 +231,7 @@ int main(void)
                    {"\\x41{2}", "AAA", 0, 2}};
     for (size_t i = 0; i < sizeof escaped / sizeof *escaped; i++) {
         wbuf why = WBUF_INIT;
-        pcre2_code *re = hf_regex_compile(escaped[i].pattern, strlen(escaped[i].pattern), &why);
+        pcre2_code *re = hf_regex_compile(escaped[i].pattern, strlen(escaped[i].pattern), NULL, &why);
         int rc = re ? pcre2_match(re, (PCRE2_SPTR)escaped[i].text, strlen(escaped[i].text), 0, 0, md, NULL) : -1;
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
         ok(rc > 0 && ov[0] == escaped[i].start && ov[1] == escaped[i].end, "%s matches bytes %zu-%zu of \"%s\"%s%s",
@@ -179,7 +241,7 @@ int main(void)
     }
     /* HF's Replace of [a[b-d]x]+ by "#" turns "abcdxe][" into "#e][" */
     wbuf why = WBUF_INIT;
-    pcre2_code *nested = hf_regex_compile("[a[b-d]x]+", strlen("[a[b-d]x]+"), &why);
+    pcre2_code *nested = hf_regex_compile("[a[b-d]x]+", strlen("[a[b-d]x]+"), NULL, &why);
     static const char nested_text[] = "abcdxe][";
     int rc = nested ? pcre2_match(nested, (PCRE2_SPTR)nested_text, strlen(nested_text), 0, 0, md, NULL) : -1;
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);

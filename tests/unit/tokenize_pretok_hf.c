@@ -63,7 +63,7 @@ static void add_reference_step(hf_pipeline *p, const hj_node *node)
         const char *re = hj_get_str(hj_get(node, "pattern"), "Regex");
         wbuf err = WBUF_INIT;
         hf_pretok_step *st = add_step(p, HP_SPLIT, HM_REGEX);
-        st->re = hf_regex_compile(re, strlen(re), &err);
+        st->re = hf_regex_compile(re, strlen(re), NULL, &err);
         if (!st->re) {
             printf("Bail out! %s\n", err.data);
             exit(1);
