@@ -575,11 +575,24 @@ static name_facts cached_facts(html_walk *w, const char *value)
     return slot->facts;
 }
 
-/* Whether the element is hidden: the hidden attribute, a hiding class
- * (class_hides, from its class value), or an inline style that hides it. */
+/* Whether id names a segment of a streamed React page ("S:" and the segment's
+ * number in hex): React renders each streamed part into <div hidden id="S:N">
+ * at the end of the body, and a script moves it into the page in place of its
+ * placeholder, so it is the page's content (often all of it), not hidden. */
+static int is_streamed_segment(const char *id)
+{
+    if (!id || id[0] != 'S' || id[1] != ':' || !id[2]) return 0;
+    for (id += 2; *id; id++)
+        if (!isdigit((unsigned char)*id) && !(*id >= 'a' && *id <= 'f')) return 0;
+    return 1;
+}
+
+/* Whether the element is hidden: the hidden attribute (but on a streamed
+ * React segment), a hiding class (class_hides, from its class value), or an
+ * inline style that hides it. */
 static int is_hidden(const att_values *a, int class_hides)
 {
-    if (a->v[ATT_HIDDEN] || class_hides) return 1;
+    if ((a->v[ATT_HIDDEN] && !is_streamed_segment(a->v[ATT_ID])) || class_hides) return 1;
     const char *style = a->v[ATT_STYLE];
     if (style) {
         char low[HINT_ATTR_MAX + 1];
