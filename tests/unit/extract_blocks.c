@@ -155,5 +155,22 @@ int main(void)
     is_str(r.meta.data, "\"author\":\"Jane Roe\",\"published\":\"2024-05-01\"", "JSON-LD fields after an escaped quote are read");
 
     html_result_free(&r);
+    /* a forum thread built by scripts (Discourse): with scripts the page shows a header; the
+     * thread is in <noscript>, which the main content is then taken from */
+    const char *post = "<p>We upgraded last night and since then every build fails at the deploy step, "
+                       "although the same commit deployed fine the day before. Has anyone seen this?</p>";
+    const char *reply = "<p>Yes: the new version changed the default output folder, so the deploy step "
+                        "finds nothing to upload. Set it back in the settings and it works again.</p>";
+    char page[2048];
+    snprintf(page, sizeof page,
+             "<body><header><a href='/'>Community</a></header><div id='app'></div><noscript>"
+             "<nav><a href='/latest'>Latest</a> <a href='/top'>Top</a></nav><div id='main-outlet'>"
+             "<div class='topic-body'>%s</div><div class='topic-body'>%s</div></div></noscript></body>",
+             post, reply);
+    const char *t = main_text(page);
+    ok(strstr(t, "every build fails at the deploy step") && strstr(t, "Set it back in the settings"),
+       "a thread only in <noscript> is the main content");
+    ok(!strstr(t, "Latest"), "and its navigation is not");
+
     return done_testing();
 }

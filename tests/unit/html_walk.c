@@ -72,6 +72,19 @@ int main(void)
                 "<div hidden id='xS:0'>d</div><div hidden>e</div><div class='hidden' id='S:0'>f</div>"),
            "seen", "other hidden elements stay hidden, whatever their id; a hiding class hides a segment");
 
+    /* a page built by scripts, with the page itself for readers without them in <noscript>
+     * (Discourse forums): read as a browser without scripts does */
+    is_str(full("<body><div id='app'></div><noscript><header>Forum</header><div class='post'>"
+                "<p>The first post of the thread.</p><p>A reply &amp; more.</p></div></noscript>"
+                "<script>boot()</script><p>ok</p></body>"),
+           "Forum\n\nThe first post of the thread.\n\nA reply & more.\n\nok",
+           "noscript with twice the text the page shows: read as without scripts");
+    is_str(full("<body><p>The article, all of it here.</p><noscript><img src='pixel.gif' alt='a b'>"
+                "<iframe src='https://www.googletagmanager.com/ns.html?id=GTM-XXXX'></iframe></noscript></body>"),
+           "The article, all of it here.", "a noscript of markup (tracking pixels) is never read");
+    is_str(full("<body><p>The article, all of it here.</p><noscript><p>The article, all of it here.</p></noscript></body>"),
+           "The article, all of it here.", "a page that repeats its text in noscript is read with scripts");
+
     is_str(full("<p>unclosed <b>bold <i>both</p><p>next"), "unclosed bold both\n\nnext", "broken nesting recovered");
 
     is_str(full("text with\x01 control\x7f chars"), "text with control chars", "control characters dropped");
