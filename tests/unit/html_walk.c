@@ -80,8 +80,9 @@ int main(void)
            "Forum\n\nThe first post of the thread.\n\nA reply & more.\n\nok",
            "noscript with twice the text the page shows: read as without scripts");
     is_str(full("<body><p>The article, all of it here.</p><noscript><img src='pixel.gif' alt='a b'>"
-                "<iframe src='https://www.googletagmanager.com/ns.html?id=GTM-XXXX'></iframe></noscript></body>"),
-           "The article, all of it here.", "a noscript of markup (tracking pixels) is never read");
+                "<iframe src='https://www.googletagmanager.com/ns.html?id=GTM-XXXX'></iframe>"
+                "<p>Please enable JavaScript.</p></noscript></body>"),
+           "The article, all of it here.", "the markup of a noscript (tracking pixels) is not its text");
     is_str(full("<body><p>The article, all of it here.</p><noscript><p>The article, all of it here.</p></noscript></body>"),
            "The article, all of it here.", "a page that repeats its text in noscript is read with scripts");
 
