@@ -172,5 +172,26 @@ int main(void)
        "a thread only in <noscript> is the main content");
     ok(!strstr(t, "Latest"), "and its navigation is not");
 
+    /* a discussion page (lobste.rs, a forum thread) whose posts are all marked as comments and
+     * which has next to nothing else: the comments are its content */
+    const char *c1 = "<div class='comment'><p>The goals for this year read well, but the async work has slipped "
+                     "twice already and nothing in the plan says why it would not slip again.</p></div>";
+    const char *c2 = "<div class='comment'><p>It slipped because the people doing it were also doing the "
+                     "release work; this year the two are staffed separately, which is the real change.</p></div>";
+    snprintf(page, sizeof page,
+             "<body><nav><a href='/'>Home</a> <a href='/new'>New</a></nav><h1>Project goals for 2024</h1>"
+             "<div class='comments'>%s%s</div><footer><a href='/about'>About</a></footer></body>",
+             c1, c2);
+    t = main_text(page);
+    ok(strstr(t, "the async work has slipped") && strstr(t, "staffed separately"),
+       "a page of nothing but comments keeps them");
+    ok(!strstr(t, "About"), "and not its footer");
+    snprintf(page, sizeof page,
+             "<body><article><p>The project published its goals for the year: the async work, a faster "
+             "compiler and better error messages, each with a named owner and a date for the first "
+             "milestone.</p></article><div class='comments'>%s%s%s</div></body>",
+             c1, c2, c1);
+    ok(!strstr(main_text(page), "slipped"), "an article's comments still go, however long");
+
     return done_testing();
 }
