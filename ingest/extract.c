@@ -326,26 +326,16 @@ static void best_run(const html_walk *w, const extract_scratch *x, int32_t child
     }
 }
 
-void extract_main(const html_walk *w, unsigned char *keep)
+/* Chooses the main content with the hints in ignored taken off every element
+ * and marks its blocks in keep; returns the bytes of text kept. */
+static long select_content(const html_walk *w, extract_scratch *x, unsigned char *keep, uint8_t ignored)
 {
     size_t nb = w->nblocks, nn = w->nnodes;
-    memset(keep, 0, nb);
-    if (!nb) return;
-    extract_scratch *x = &tl_x;
-    reserve(x, nb, nn);
-
-    x->prefix_prose[0] = x->prefix_len[0] = x->prefix_link[0] = 0;
-    for (size_t i = 0; i < nb; i++) {
-        const walk_block *b = &w->blocks[i];
-        x->prefix_prose[i + 1] = x->prefix_prose[i] + prose_value(b);
-        x->prefix_len[i + 1] = x->prefix_len[i] + (long)b->len;
-        x->prefix_link[i + 1] = x->prefix_link[i] + (long)b->link_len;
-    }
     /* effective hints: a wrapper holding most of the prose loses its boilerplate hint */
     long total_prose = x->prefix_prose[nb];
     for (size_t i = 0; i < nn; i++) {
         const walk_node *n = &w->nodes[i];
-        uint8_t own = n->hints;
+        uint8_t own = n->hints & (uint8_t)~ignored;
         long inside = range_sum(x->prefix_prose, n->first_block, n->end_block);
         if (is_boiler(own) && inside > WRAPPER_SHARE * (double)total_prose)
             own &= (uint8_t)~(HINT_BOILER | HINT_COMMENTS);
@@ -393,11 +383,46 @@ void extract_main(const html_walk *w, unsigned char *keep)
     /* inside it, drop boilerplate and link lists; a page whose content is
      * tiny (a portal, a form, an empty article) gets the same filter over
      * the whole page, so it still yields its real text */
+    memset(keep, 0, nb);
     long kept_prose = filter_blocks(w, x, first, end, keep);
     if (kept_prose < MIN_CONTENT_BYTES && (first > 0 || end < nb)) {
         memset(keep, 0, nb);
         kept_prose = filter_blocks(w, x, 0, (uint32_t)nb, keep);
     }
+    return kept_prose;
+}
+
+/* Bytes of prose in blocks under a comments hint (x->hints as last set). */
+static long comment_prose(const html_walk *w, const extract_scratch *x)
+{
+    long sum = 0;
+    for (size_t i = 0; i < w->nblocks; i++) {
+        const walk_block *b = &w->blocks[i];
+        if (b->node >= 0 && (x->hints[b->node] & HINT_COMMENTS)) sum += prose_value(b);
+    }
+    return sum;
+}
+
+void extract_main(const html_walk *w, unsigned char *keep)
+{
+    size_t nb = w->nblocks, nn = w->nnodes;
+    memset(keep, 0, nb);
+    if (!nb) return;
+    extract_scratch *x = &tl_x;
+    reserve(x, nb, nn);
+
+    x->prefix_prose[0] = x->prefix_len[0] = x->prefix_link[0] = 0;
+    for (size_t i = 0; i < nb; i++) {
+        const walk_block *b = &w->blocks[i];
+        x->prefix_prose[i + 1] = x->prefix_prose[i] + prose_value(b);
+        x->prefix_len[i + 1] = x->prefix_len[i] + (long)b->len;
+        x->prefix_link[i + 1] = x->prefix_link[i] + (long)b->link_len;
+    }
+    long kept_prose = select_content(w, x, keep, 0);
+    /* next to nothing but comments: a discussion (a forum thread, a Hacker
+     * News item), whose posts are its content */
+    if (kept_prose < MIN_CONTENT_BYTES && comment_prose(w, x) >= MIN_CONTENT_BYTES)
+        kept_prose = select_content(w, x, keep, HINT_COMMENTS);
     /* still next to nothing: a page of links; its text is all that is not marked boilerplate */
     if (kept_prose < MIN_CONTENT_BYTES) {
         kept_prose = 0;

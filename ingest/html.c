@@ -12,6 +12,9 @@
 /* Per-thread buffers above this size are released after a page, so one huge
  * page does not pin its memory for the rest of the run. */
 #define SCRATCH_KEEP_BYTES (16u << 20)
+/* A page is read as without scripts when its <noscript>s hold this many times
+ * more text than it shows with them. */
+#define NOSCRIPT_TEXT_RATIO 2
 
 static _Thread_local html_walk tl_walk;
 static _Thread_local wbuf tl_utf8, tl_text;
@@ -95,6 +98,24 @@ static void release_if_huge(wbuf *b)
     if (b->cap > SCRATCH_KEEP_BYTES) buf_free(b);
 }
 
+/* Walks the page (in tl_utf8) and puts the text that mode selects in tl_text;
+ * scripting_off reads <noscript> as a browser without scripts does. */
+static void walk_and_select(html_walk *w, extract_mode mode, int scripting_off)
+{
+    w->scripting_off = w->parser.scripting_off = scripting_off;
+    html_walk_run(w, tl_utf8.data, tl_utf8.len);
+    w->scripting_off = w->parser.scripting_off = 0;
+    if (tl_keep_cap < w->nblocks + 1) {
+        tl_keep_cap = w->nblocks + 1;
+        free(tl_keep);
+        tl_keep = xmalloc(tl_keep_cap);
+    }
+    if (mode == EXTRACT_FULL) memset(tl_keep, 1, w->nblocks);
+    else extract_main(w, tl_keep);
+    buf_clear(&tl_text);
+    compose(w, tl_keep, &tl_text);
+}
+
 int html_extract(const char *html, size_t n, const char *http_charset, extract_mode mode, html_result *r)
 {
     register_thread();
@@ -107,18 +128,12 @@ int html_extract(const char *html, size_t n, const char *http_charset, extract_m
         *p = ' ';
 
     html_walk *w = &tl_walk;
-    html_walk_run(w, tl_utf8.data, tl_utf8.len);
-
-    if (tl_keep_cap < w->nblocks + 1) {
-        tl_keep_cap = w->nblocks + 1;
-        free(tl_keep);
-        tl_keep = xmalloc(tl_keep_cap);
-    }
-    if (mode == EXTRACT_FULL) memset(tl_keep, 1, w->nblocks);
-    else extract_main(w, tl_keep);
-
-    buf_clear(&tl_text);
-    compose(w, tl_keep, &tl_text);
+    walk_and_select(w, mode, 0);
+    /* A page whose <noscript>s hold more than twice the text it shows is built
+     * by its scripts, and what it has for readers without them is the page
+     * (Discourse forums serve each thread so): read it as a browser without
+     * scripts does. (Some pages repeat their text in a <noscript>: no more.) */
+    if (tl_text.len * NOSCRIPT_TEXT_RATIO < w->noscript_text) walk_and_select(w, mode, 1);
     utf8_append_nfc(&r->text, tl_text.data ? tl_text.data : "", tl_text.len);
     utf8_append_nfc(&r->title, w->title.data ? w->title.data : "", w->title.len);
     buf_append(&r->lang, w->lang.data ? w->lang.data : "", w->lang.len);

@@ -24,6 +24,7 @@ enum {
     EL_IN_HEAD = 1 << 5,   /* may stand in <head> without ending it */
     EL_HEADING = 1 << 6,   /* h1..h6 */
     EL_SCRIPT_DATA = 1 << 7, /* raw text read by the script data states (script) */
+    EL_NOSCRIPT = 1 << 8,    /* raw text only while scripting is on (html_parser.scripting_off) */
 };
 
 /* Ranks: an end tag closes elements of its rank or lower on its way to its
@@ -33,7 +34,7 @@ enum { RANK_INLINE, RANK_BLOCK, RANK_CELL, RANK_ROW, RANK_SECTION, RANK_TABLE, R
 
 typedef struct {
     const char *name;
-    uint8_t flags;
+    uint16_t flags;
     uint8_t rank;
 } element;
 
@@ -64,7 +65,7 @@ static const element elements[] = {
     {"object", 0, RANK_CELL}, {"marquee", 0, RANK_CELL}, {"template", EL_IN_HEAD, RANK_CELL},
     {"title", EL_RCDATA | EL_IN_HEAD, RANK_BLOCK}, {"textarea", EL_RCDATA, RANK_BLOCK},
     {"script", EL_RAWTEXT | EL_SCRIPT_DATA | EL_IN_HEAD, RANK_BLOCK}, {"style", EL_RAWTEXT | EL_IN_HEAD, RANK_BLOCK},
-    {"noscript", EL_RAWTEXT | EL_IN_HEAD, RANK_BLOCK}, {"noframes", EL_RAWTEXT | EL_IN_HEAD, RANK_BLOCK},
+    {"noscript", EL_RAWTEXT | EL_IN_HEAD | EL_NOSCRIPT, RANK_BLOCK}, {"noframes", EL_RAWTEXT | EL_IN_HEAD, RANK_BLOCK},
     {"iframe", EL_RAWTEXT, RANK_BLOCK}, {"noembed", EL_RAWTEXT, RANK_BLOCK},
     {"area", EL_VOID, RANK_BLOCK}, {"base", EL_VOID | EL_IN_HEAD, RANK_BLOCK},
     {"basefont", EL_VOID | EL_IN_HEAD, RANK_BLOCK}, {"bgsound", EL_VOID | EL_IN_HEAD, RANK_BLOCK},
@@ -586,7 +587,8 @@ static size_t start_tag(parse *ps, size_t i)
         return i;
     }
     push_open(ps, id, ps->name, ps->name_len);
-    if (e->flags & (EL_RAWTEXT | EL_RCDATA | EL_PLAINTEXT)) {
+    int markup_inside = (e->flags & EL_NOSCRIPT) && p->scripting_off;
+    if ((e->flags & (EL_RAWTEXT | EL_RCDATA | EL_PLAINTEXT)) && !markup_inside) {
         size_t content_end, after = ps->n;
         if (e->flags & EL_PLAINTEXT) content_end = ps->n;
         else if (e->flags & EL_SCRIPT_DATA) after = find_script_end(ps, i, &content_end);

@@ -50,6 +50,8 @@ typedef struct {
     size_t cap_att_ptrs;
     uint32_t *att_offs;
     int html_seen, head_seen, body_seen;
+    int scripting_off; /* set by the caller, kept by html_parse: <noscript> holds markup, not
+                          raw text, as for a browser with scripting disabled */
 } html_parser;
 
 /* Parses html[0..n) (any bytes; meant for UTF-8) and reports it through ev. */

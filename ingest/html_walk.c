@@ -27,7 +27,7 @@ struct walk_frame {
 };
 
 /* What the walk does specially with a few tags besides their flags. */
-enum { SPECIAL_NONE, SPECIAL_HTML, SPECIAL_BODY, SPECIAL_META, SPECIAL_SCRIPT, SPECIAL_DIALOG };
+enum { SPECIAL_NONE, SPECIAL_HTML, SPECIAL_BODY, SPECIAL_META, SPECIAL_SCRIPT, SPECIAL_DIALOG, SPECIAL_NOSCRIPT };
 
 typedef struct {
     const char *name;
@@ -60,7 +60,7 @@ static const tag_info tag_table[] = {
     T("listing", TAG_BLOCK | TAG_PRE),
     T("main", TAG_BLOCK), T("map", TAG_SKIP), T("menu", TAG_BLOCK), TS("meta", TAG_VOID, SPECIAL_META),
     T("meter", TAG_SKIP), TH("nav", TAG_BLOCK, HINT_BOILER), T("noembed", TAG_SKIP), T("noframes", TAG_SKIP),
-    T("noscript", TAG_SKIP), T("object", TAG_SKIP), T("ol", TAG_BLOCK), T("optgroup", TAG_SKIP),
+    TS("noscript", TAG_SKIP, SPECIAL_NOSCRIPT), T("object", TAG_SKIP), T("ol", TAG_BLOCK), T("optgroup", TAG_SKIP),
     T("option", TAG_SKIP), T("output", TAG_SKIP), T("p", TAG_BLOCK | TAG_PARA), T("param", TAG_VOID),
     T("picture", TAG_VOID), T("plaintext", TAG_BLOCK | TAG_PRE), T("pre", TAG_BLOCK | TAG_PRE), T("progress", TAG_SKIP),
     TS("script", TAG_SKIP, SPECIAL_SCRIPT), T("search", TAG_BLOCK),
@@ -412,6 +412,17 @@ static size_t append_text(wbuf *dst, size_t block_start, const unsigned char *s,
     return dst->len - before;
 }
 
+/* Adds to w->noscript_text the bytes of s[0..n), the raw content of a
+ * <noscript> (scripting on), that are neither markup nor spaces. */
+static void count_noscript_text(html_walk *w, const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '<') w->in_noscript_tag = 1;
+        else if (s[i] == '>') w->in_noscript_tag = 0;
+        else if (!w->in_noscript_tag && !is_space_byte(s[i])) w->noscript_text++;
+    }
+}
+
 static void on_characters(void *ctx, const char *text, size_t len)
 {
     html_walk *w = ctx;
@@ -419,6 +430,10 @@ static void on_characters(void *ctx, const char *text, size_t len)
     if (!len) return;
     if (w->in_jsonld) {
         if (w->jsonld.len + len < JSONLD_MAX) buf_append(&w->jsonld, ch, len);
+        return;
+    }
+    if (w->in_noscript) {
+        count_noscript_text(w, ch, len);
         return;
     }
     if (w->skip_depth) return;
@@ -575,11 +590,24 @@ static name_facts cached_facts(html_walk *w, const char *value)
     return slot->facts;
 }
 
-/* Whether the element is hidden: the hidden attribute, a hiding class
- * (class_hides, from its class value), or an inline style that hides it. */
+/* Whether id names a segment of a streamed React page ("S:" and the segment's
+ * number in hex): React renders each streamed part into <div hidden id="S:N">
+ * at the end of the body, and a script moves it into the page in place of its
+ * placeholder, so it is the page's content (often all of it), not hidden. */
+static int is_streamed_segment(const char *id)
+{
+    if (!id || id[0] != 'S' || id[1] != ':' || !id[2]) return 0;
+    for (id += 2; *id; id++)
+        if (!isdigit((unsigned char)*id) && !(*id >= 'a' && *id <= 'f')) return 0;
+    return 1;
+}
+
+/* Whether the element is hidden: the hidden attribute (but on a streamed
+ * React segment), a hiding class (class_hides, from its class value), or an
+ * inline style that hides it. */
 static int is_hidden(const att_values *a, int class_hides)
 {
-    if (a->v[ATT_HIDDEN] || class_hides) return 1;
+    if ((a->v[ATT_HIDDEN] && !is_streamed_segment(a->v[ATT_ID])) || class_hides) return 1;
     const char *style = a->v[ATT_STYLE];
     if (style) {
         char low[HINT_ATTR_MAX + 1];
@@ -620,6 +648,7 @@ static void on_start(void *ctx, const char *name, uint16_t element, const char *
     uint16_t id = element < HTML_PARSE_MAX_ELEMENTS ? tag_of_element[element] : TAG_ID_INLINE;
     const tag_info *tag = tag_of(id);
     uint32_t flags = tag->flags;
+    if (tag->special == SPECIAL_NOSCRIPT && w->scripting_off) flags = TAG_BLOCK;
     int32_t parent_node = current_node(w);
     struct walk_frame *f = push_frame(w);
     f->tag = flags;
@@ -654,6 +683,7 @@ static void on_start(void *ctx, const char *name, uint16_t element, const char *
             f->jsonld = 1;
             w->in_jsonld = 1;
         }
+        if (tag->special == SPECIAL_NOSCRIPT && !w->head_depth) w->in_noscript = 1;
         w->skip_depth = 1;
         f->skip_root = 1;
         return;
@@ -705,6 +735,7 @@ static void on_end(void *ctx, const char *name, uint16_t element)
     if (w->skip_depth) {
         if (f.skip_root) {
             w->skip_depth = 0;
+            w->in_noscript = w->in_noscript_tag = 0;
             if (f.jsonld) {
                 w->in_jsonld = 0;
                 buf_putc(&w->jsonld, '\n');
@@ -750,7 +781,8 @@ void html_walk_reset(html_walk *w)
     buf_clear(&w->meta_kv);
     w->nblocks = w->nnodes = w->depth = 0;
     w->skip_depth = 0;
-    w->in_title = w->in_jsonld = w->title_done = w->link_depth = w->pre_depth = w->head_depth = 0;
+    w->noscript_text = 0;
+    w->in_title = w->in_jsonld = w->in_noscript = w->in_noscript_tag = w->title_done = w->link_depth = w->pre_depth = w->head_depth = 0;
     w->pending_space = w->pending_brk = w->title_space = 0;
     w->cur_start = w->cur_link = w->cur_lead = 0;
     w->cur_node = -1;

@@ -73,11 +73,15 @@ typedef struct {
     wbuf lang;
     wbuf jsonld;         /* contents of application/ld+json scripts, each followed by '\n' */
     wbuf meta_kv;        /* "key\0value\0" pairs of interesting <meta> tags */
+    size_t noscript_text; /* bytes of text (not markup, not spaces) in the body's <noscript>s */
+    /* set by the caller before html_walk_run, kept: read <noscript> as markup and
+     * show it, as a browser with scripting disabled does */
+    int scripting_off;
     /* walk state, private */
     struct walk_frame *stack;
     size_t depth, cap_stack;
     size_t skip_depth;   /* > 0 while inside an invisible subtree */
-    int in_title, in_jsonld, title_done, link_depth, pre_depth, head_depth;
+    int in_title, in_jsonld, in_noscript, in_noscript_tag, title_done, link_depth, pre_depth, head_depth;
     int pending_space, pending_brk, title_space;
     uint32_t cur_start, cur_link, cur_lead;
     int32_t cur_node;

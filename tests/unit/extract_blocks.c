@@ -155,5 +155,43 @@ int main(void)
     is_str(r.meta.data, "\"author\":\"Jane Roe\",\"published\":\"2024-05-01\"", "JSON-LD fields after an escaped quote are read");
 
     html_result_free(&r);
+    /* a forum thread built by scripts (Discourse): with scripts the page shows a header; the
+     * thread is in <noscript>, which the main content is then taken from */
+    const char *post = "<p>We upgraded last night and since then every build fails at the deploy step, "
+                       "although the same commit deployed fine the day before. Has anyone seen this?</p>";
+    const char *reply = "<p>Yes: the new version changed the default output folder, so the deploy step "
+                        "finds nothing to upload. Set it back in the settings and it works again.</p>";
+    char page[2048];
+    snprintf(page, sizeof page,
+             "<body><header><a href='/'>Community</a></header><div id='app'></div><noscript>"
+             "<nav><a href='/latest'>Latest</a> <a href='/top'>Top</a></nav><div id='main-outlet'>"
+             "<div class='topic-body'>%s</div><div class='topic-body'>%s</div></div></noscript></body>",
+             post, reply);
+    const char *t = main_text(page);
+    ok(strstr(t, "every build fails at the deploy step") && strstr(t, "Set it back in the settings"),
+       "a thread only in <noscript> is the main content");
+    ok(!strstr(t, "Latest"), "and its navigation is not");
+
+    /* a discussion page (lobste.rs, a forum thread) whose posts are all marked as comments and
+     * which has next to nothing else: the comments are its content */
+    const char *c1 = "<div class='comment'><p>The goals for this year read well, but the async work has slipped "
+                     "twice already and nothing in the plan says why it would not slip again.</p></div>";
+    const char *c2 = "<div class='comment'><p>It slipped because the people doing it were also doing the "
+                     "release work; this year the two are staffed separately, which is the real change.</p></div>";
+    snprintf(page, sizeof page,
+             "<body><nav><a href='/'>Home</a> <a href='/new'>New</a></nav><h1>Project goals for 2024</h1>"
+             "<div class='comments'>%s%s</div><footer><a href='/about'>About</a></footer></body>",
+             c1, c2);
+    t = main_text(page);
+    ok(strstr(t, "the async work has slipped") && strstr(t, "staffed separately"),
+       "a page of nothing but comments keeps them");
+    ok(!strstr(t, "About"), "and not its footer");
+    snprintf(page, sizeof page,
+             "<body><article><p>The project published its goals for the year: the async work, a faster "
+             "compiler and better error messages, each with a named owner and a date for the first "
+             "milestone.</p></article><div class='comments'>%s%s%s</div></body>",
+             c1, c2, c1);
+    ok(!strstr(main_text(page), "slipped"), "an article's comments still go, however long");
+
     return done_testing();
 }

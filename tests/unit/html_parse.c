@@ -160,5 +160,13 @@ int main(void)
 
     html_parser_free(&parser);
     buf_free(&out);
+    is_str(events("<noscript><p>a &amp; b</p></noscript>"), "<noscript><p>a &amp; b</p></noscript>",
+           "noscript is raw text while scripting is on");
+    parser.scripting_off = 1;
+    is_str(events("<noscript><p>a &amp; b</p></noscript>"), "<noscript><p>a & b</p></noscript>",
+           "with scripting off, noscript holds markup (the HTML standard's parsing without scripts)");
+    is_str(events("<noscript><p>x</p></noscript><p>y"), "<noscript><p>x</p></noscript><p>y</p>",
+           "scripting_off is kept from page to page, until the caller resets it");
+    parser.scripting_off = 0;
     return done_testing();
 }

@@ -61,6 +61,31 @@ int main(void)
                 "<span style='Visibility:Hidden'>s</span>"),
            "seen", "visibility: hidden hides; CSS in the style attribute is case-insensitive");
 
+    /* React's streaming render: each finished part arrives as <div hidden id="S:N"> (N in hex)
+     * that a script moves into its placeholder <template id="B:N">; Next.js pages often
+     * have all their text there */
+    is_str(full("<main><template id='B:0'></template></main><p>after</p>"
+                "<div hidden id='S:0'><article><p>streamed text</p></article></div>"
+                "<div hidden id='S:1f'><p>second part</p></div>"),
+           "after\n\nstreamed text\n\nsecond part", "a streamed React segment (hidden, id S:<hex>) is content");
+    is_str(full("<p>seen</p><div hidden id='S:'>a</div><div hidden id='S:0x'>b</div><div hidden id='s:0'>c</div>"
+                "<div hidden id='xS:0'>d</div><div hidden>e</div><div class='hidden' id='S:0'>f</div>"),
+           "seen", "other hidden elements stay hidden, whatever their id; a hiding class hides a segment");
+
+    /* a page built by scripts, with the page itself for readers without them in <noscript>
+     * (Discourse forums): read as a browser without scripts does */
+    is_str(full("<body><div id='app'></div><noscript><header>Forum</header><div class='post'>"
+                "<p>The first post of the thread.</p><p>A reply &amp; more.</p></div></noscript>"
+                "<script>boot()</script><p>ok</p></body>"),
+           "Forum\n\nThe first post of the thread.\n\nA reply & more.\n\nok",
+           "noscript with twice the text the page shows: read as without scripts");
+    is_str(full("<body><p>The article, all of it here.</p><noscript><img src='pixel.gif' alt='a b'>"
+                "<iframe src='https://www.googletagmanager.com/ns.html?id=GTM-XXXX'></iframe>"
+                "<p>Please enable JavaScript.</p></noscript></body>"),
+           "The article, all of it here.", "the markup of a noscript (tracking pixels) is not its text");
+    is_str(full("<body><p>The article, all of it here.</p><noscript><p>The article, all of it here.</p></noscript></body>"),
+           "The article, all of it here.", "a page that repeats its text in noscript is read with scripts");
+
     is_str(full("<p>unclosed <b>bold <i>both</p><p>next"), "unclosed bold both\n\nnext", "broken nesting recovered");
 
     is_str(full("text with\x01 control\x7f chars"), "text with control chars", "control characters dropped");
