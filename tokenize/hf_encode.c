@@ -24,7 +24,7 @@ void hf_scratch_init(hf_scratch *h)
     if (!h->md) dief(1, "out of memory");
 }
 
-static void pieces_free(hf_pieces *p)
+void hf_pieces_free(hf_pieces *p)
 {
     buf_free(&p->text);
     free(p->off);
@@ -51,11 +51,11 @@ void hf_scratch_free(hf_scratch *h)
     buf_free(&h->norm);
     buf_free(&h->norm_tmp);
     buf_free(&h->piece);
-    pieces_free(&h->pieces);
-    pieces_free(&h->pieces_tmp);
+    hf_pieces_free(&h->pieces);
+    hf_pieces_free(&h->pieces_tmp);
     buf_free(&h->byte_chars);
     buf_free(&h->affixed);
-    pieces_free(&h->byte_pieces);
+    hf_pieces_free(&h->byte_pieces);
     free(h->raw_spans);
     free(h->norm_spans);
     free(h->sym);

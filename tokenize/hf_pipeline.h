@@ -376,6 +376,9 @@ typedef struct {
     size_t nspans, spans_cap;
 } hf_pieces;
 
+/* Frees what a piece list holds (not the list itself). */
+void hf_pieces_free(hf_pieces *p);
+
 /* Per-thread working memory (allocated on first use, freed with bpe_scratch). */
 struct hf_scratch {
     const void *owner; /* the pipeline the cache holds results of */

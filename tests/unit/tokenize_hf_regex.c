@@ -82,13 +82,7 @@ static void run_pattern(const char *regex, const char *text, wbuf *out)
     hf_pipeline_free(&p);
     hf_scratch_free(&h);
     hf_pieces *lists[] = {&pieces, &tmp};
-    for (int i = 0; i < 2; i++) {
-        buf_free(&lists[i]->text);
-        free(lists[i]->off);
-        free(lists[i]->len);
-        free(lists[i]->aligned);
-        free(lists[i]->spans);
-    }
+    for (int i = 0; i < 2; i++) hf_pieces_free(lists[i]);
     buf_free(&err);
     buf_free(&norm);
     buf_free(&tmpb);

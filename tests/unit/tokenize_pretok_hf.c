@@ -314,13 +314,7 @@ int main(void)
         hf_pipeline_free(&subjects[k].ref);
     }
     hf_pieces *lists[] = {&got, &want, &tmp};
-    for (int i = 0; i < 3; i++) {
-        buf_free(&lists[i]->text);
-        free(lists[i]->off);
-        free(lists[i]->len);
-        free(lists[i]->aligned);
-        free(lists[i]->spans);
-    }
+    for (int i = 0; i < 3; i++) hf_pieces_free(lists[i]);
     hf_scratch_free(&scratch);
     return done_testing();
 }
