@@ -41,7 +41,6 @@ const char *const pretok_hf_deepseek_patterns[PRETOK_HF_DEEPSEEK_SPLITS] = {
 #define DEEPSEEK_MAX_DIGITS 3 /* \p{N}{1,3} */
 #define CLASS_LM (UCLASS_L | UCLASS_UPPERISH | UCLASS_LOWERISH) /* [\p{L}\p{M}]: marks are in both */
 #define CLASS_PS (UCLASS_P | UCLASS_S)
-#define ASCII_CLASS(b) UCLASS_ASCII(b)
 #define HF_CLASSES (&uclass_onig) /* tokenizers' Oniguruma's classes, and Rust's is_numeric */
 
 /* ---- characters ---- */
@@ -89,7 +88,7 @@ static inline uint8_t class_at(const uint8_t *s, size_t i, size_t *len)
 {
     if (s[i] < 0x80) {
         *len = 1;
-        return ASCII_CLASS(s[i]);
+        return UCLASS_ASCII(s[i]);
     }
     return uclass_of(HF_CLASSES, valid_char_at(s, i, len));
 }
@@ -162,7 +161,8 @@ static int split_digits_byte_level(const uint8_t *s, size_t n, size_t pos, size_
     while (k < max && pos < n) {
         uint32_t cp;
         size_t len;
-        if (char_at(s, n, pos, valid_text, &cp, &len) && (uclass_of(HF_CLASSES, cp) & UCLASS_NUMERIC)) { /* Digits: one character */
+        /* Digits: one character */
+        if (char_at(s, n, pos, valid_text, &cp, &len) && (uclass_of(HF_CLASSES, cp) & UCLASS_NUMERIC)) {
             ends[k++] = pos += len;
             continue;
         }
@@ -208,7 +208,7 @@ static inline size_t class_run(const uint8_t *s, size_t e, size_t i, uint8_t mas
     size_t len;
     while (i < e) {
         if (mask == CLASS_LM && s[i] < 0x80) {
-            if (!(ASCII_CLASS(s[i]) & UCLASS_L)) return i;
+            if (!(UCLASS_ASCII(s[i]) & UCLASS_L)) return i;
             i = ascii_letter_run(s, e, i + 1, 'a', 0x20);
             continue;
         }
@@ -246,7 +246,7 @@ static size_t deepseek_match(const uint8_t *s, size_t e, size_t i)
     uint8_t b = s[i], c;
     size_t len = 1, len1;
     if (b < 0x80) {
-        c = ASCII_CLASS(b);
+        c = UCLASS_ASCII(b);
         if (c & UCLASS_L) return class_run(s, e, i + 1, CLASS_LM); /* A2 */
         if (c & CLASS_PS) { /* every ASCII punctuation character is P or S, none is a prefix */
             if (i + 1 < e && (uint8_t)((s[i + 1] | 0x20) - 'a') < 26) return ascii_letter_run(s, e, i + 2, 'a', 0x20); /* A1 */
@@ -305,8 +305,10 @@ static int split_deepseek(const uint8_t *s, size_t n, size_t pos, size_t *ends, 
         bool valid = char_at(s, n, pos, valid_text, &cp, &len);
         if (valid && (uclass_of(HF_CLASSES, cp) & UCLASS_N)) { /* the first Split: \p{N}{1,3} */
             size_t e = pos + len;
-            for (int d = 1; d < DEEPSEEK_MAX_DIGITS && e < n && char_at(s, n, e, valid_text, &cp, &len) && (uclass_of(HF_CLASSES, cp) & UCLASS_N); d++)
+            for (int d = 1; d < DEEPSEEK_MAX_DIGITS && e < n; d++) {
+                if (!char_at(s, n, e, valid_text, &cp, &len) || !(uclass_of(HF_CLASSES, cp) & UCLASS_N)) break;
                 e += len;
+            }
             ends[k++] = pos = e;
             continue;
         }

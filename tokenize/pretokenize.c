@@ -76,14 +76,13 @@ invalid:
     return NOT_A_CHAR;
 }
 
-#define ASCII_CLASS(b) UCLASS_ASCII(b)
 
 /* Class bits of the character at s[i]; its length in *len. */
 static inline uint8_t class_at(const uclass_table *u, const uint8_t *s, size_t n, size_t i, size_t *len)
 {
     if (s[i] < 0x80) {
         *len = 1;
-        return ASCII_CLASS(s[i]);
+        return UCLASS_ASCII(s[i]);
     }
     return uclass_of(u, char_at(s, n, i, len));
 }
@@ -97,7 +96,7 @@ static inline size_t run_class(const uclass_table *u, const uint8_t *s, size_t n
     while (i < n) {
         uint8_t b = s[i];
         if (b < 0x80) {
-            if (((ASCII_CLASS(b) & mask) != 0) != want) break;
+            if (((UCLASS_ASCII(b) & mask) != 0) != want) break;
             i++;
             continue;
         }
@@ -134,16 +133,18 @@ static inline size_t run_newlines(const uint8_t *s, size_t n, size_t i, bool sla
 
 /* End of the \p{L}+ run from i: the ASCII run, then the general one when a
  * non-ASCII byte follows. */
-static inline __attribute__((always_inline)) size_t letter_run(const uclass_table *u, const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t letter_run(const uclass_table *u, const uint8_t *s, size_t n,
+                                                                size_t i)
 {
     i = ascii_letter_run(s, n, i, 'a', 0x20);
     return i < n && s[i] >= 0x80 ? run_with(u, s, n, i, UCLASS_L) : i;
 }
 
 /* End of the run of [^\s\p{L}\p{N}] from i: ASCII bytes first. */
-static inline __attribute__((always_inline)) size_t other_run(const uclass_table *u, const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t other_run(const uclass_table *u, const uint8_t *s, size_t n,
+                                                               size_t i)
 {
-    while (i < n && s[i] < 0x80 && !(ASCII_CLASS(s[i]) & CLASS_WORDY)) i++;
+    while (i < n && s[i] < 0x80 && !(UCLASS_ASCII(s[i]) & CLASS_WORDY)) i++;
     return i < n && s[i] >= 0x80 ? run_other(u, s, n, i) : i;
 }
 
@@ -171,7 +172,8 @@ static size_t contraction_at(const uint8_t *s, size_t n, size_t i, bool ignore_c
 
 /* The whitespace alternatives shared by every family, at a whitespace
  * character i: (with_newline_run) \s*[\r\n]+, then \s+(?!\S), then \s+. */
-static size_t whitespace_piece_general(const uclass_table *u, const uint8_t *s, size_t n, size_t i, bool with_newline_run)
+static size_t whitespace_piece_general(const uclass_table *u, const uint8_t *s, size_t n, size_t i,
+                                       bool with_newline_run)
 {
     size_t j = i, last = i, len;
     size_t after_newline = 0; /* end of the last \r or \n in the run */
@@ -203,14 +205,15 @@ static inline size_t ascii_space_run(const uint8_t *s, size_t n, size_t i, size_
         if (nl) *after_newline = i + 32 - (size_t)__builtin_clz(nl);
         if (stop) return i + (size_t)__builtin_ctz(stop);
     }
-    for (; i < n && s[i] < 0x80 && (ASCII_CLASS(s[i]) & UCLASS_WS); i++)
+    for (; i < n && s[i] < 0x80 && (UCLASS_ASCII(s[i]) & UCLASS_WS); i++)
         if (is_cr_or_lf(s[i])) *after_newline = i + 1;
     return i;
 }
 
 /* whitespace_piece_general, shortened for a run of ASCII whitespace that
  * does not end at a non-ASCII byte (which might continue it). */
-static inline size_t whitespace_piece(const uclass_table *u, const uint8_t *s, size_t n, size_t i, bool with_newline_run)
+static inline size_t whitespace_piece(const uclass_table *u, const uint8_t *s, size_t n, size_t i,
+                                      bool with_newline_run)
 {
     size_t after_newline = 0, j = ascii_space_run(s, n, i, &after_newline);
     if (j == i || (j < n && s[j] >= 0x80)) return whitespace_piece_general(u, s, n, i, with_newline_run);
@@ -222,7 +225,8 @@ static inline size_t whitespace_piece(const uclass_table *u, const uint8_t *s, s
 
 /* ---- gpt2 / r50k / p50k ---- */
 
-static inline __attribute__((always_inline)) size_t next_gpt2(const uclass_table *u, const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t next_gpt2(const uclass_table *u, const uint8_t *s, size_t n,
+                                                               size_t i)
 {
     /* the common cases first: an ASCII letter, or a space and an ASCII letter */
     if (is_ascii_letter(s[i])) return letter_run(u, s, n, i + 1);
@@ -274,7 +278,8 @@ static inline bool is_letter_prefix(uint8_t c, uint8_t b)
     return !(c & (UCLASS_L | UCLASS_N)) && !is_cr_or_lf(b);
 }
 
-static inline __attribute__((always_inline)) size_t next_cl100k(const uclass_table *u, const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t next_cl100k(const uclass_table *u, const uint8_t *s, size_t n,
+                                                                 size_t i)
 {
     uint8_t b = s[i];
     if (is_ascii_letter(b)) return letter_run(u, s, n, i + 1); /* [^\r\n\p{L}\p{N}]?\p{L}+ */
@@ -282,11 +287,11 @@ static inline __attribute__((always_inline)) size_t next_cl100k(const uclass_tab
     /* two ASCII characters other than an apostrophe (a contraction may start
      * there): the alternatives below, in the regex's order, decided by them */
     if (i + 1 < n && b < 0x80 && s[i + 1] < 0x80 && b != '\'') {
-        uint8_t c = ASCII_CLASS(b), b1 = s[i + 1];
+        uint8_t c = UCLASS_ASCII(b), b1 = s[i + 1];
         if (c & UCLASS_N) return digits_up_to_three(u, s, n, i);                         /* \p{N}{1,3} */
         if (!is_cr_or_lf(b) && is_ascii_letter(b1)) return letter_run(u, s, n, i + 2);  /* prefix, \p{L}+ */
         if (!(c & UCLASS_WS)) return run_newlines(s, n, other_run(u, s, n, i), false); /* [^\s\p{L}\p{N}]+[\r\n]* */
-        if (b == ' ' && !(ASCII_CLASS(b1) & CLASS_WORDY))                             /*  [^\s\p{L}\p{N}]+[\r\n]* */
+        if (b == ' ' && !(UCLASS_ASCII(b1) & CLASS_WORDY))                             /*  [^\s\p{L}\p{N}]+[\r\n]* */
             return run_newlines(s, n, other_run(u, s, n, i + 1), false);
         return whitespace_piece(u, s, n, i, true);
     }
@@ -325,7 +330,8 @@ static size_t upper_then_lower(const uclass_table *u, const uint8_t *s, size_t n
         if (c & UCLASS_LOWERISH) after_last_lower = j + len;
         j += len;
     }
-    if (j < n && (c & UCLASS_LOWERISH)) return with_contraction(s, n, run_with(u, s, n, j, UCLASS_LOWERISH), contractions);
+    if (j < n && (c & UCLASS_LOWERISH))
+        return with_contraction(s, n, run_with(u, s, n, j, UCLASS_LOWERISH), contractions);
     if (after_last_lower) return with_contraction(s, n, after_last_lower, contractions);
     return 0;
 }
@@ -379,8 +385,9 @@ static inline size_t o200k_ascii_word(const uint8_t *s, size_t n, size_t st, boo
 
 /* The o200k-shaped piece at i; contractions and max_digits (\p{N}{1,max})
  * are constants where it is inlined. */
-static inline __attribute__((always_inline)) size_t next_o200k_shape(const uclass_table *u, const uint8_t *s, size_t n, size_t i,
-                                                                      bool contractions, int max_digits)
+static inline __attribute__((always_inline)) size_t next_o200k_shape(const uclass_table *u, const uint8_t *s,
+                                                                      size_t n, size_t i, bool contractions,
+                                                                      int max_digits)
 {
     /* the common case first: an ASCII lowercase letter: the uppercase run is
      * empty, so the word is the lowercase-class run */
@@ -391,7 +398,7 @@ static inline __attribute__((always_inline)) size_t next_o200k_shape(const uclas
         return e;
     /* two ASCII characters: the alternatives below, in the regex's order */
     if (i + 1 < n && b < 0x80 && s[i + 1] < 0x80) {
-        uint8_t c = ASCII_CLASS(b), b1 = s[i + 1];
+        uint8_t c = UCLASS_ASCII(b), b1 = s[i + 1];
         if (c & UCLASS_L) {
             if ((e = o200k_ascii_word(s, n, i, contractions))) return e;
         } else if (c & UCLASS_N) {
@@ -400,7 +407,7 @@ static inline __attribute__((always_inline)) size_t next_o200k_shape(const uclas
             if ((e = o200k_ascii_word(s, n, i + 1, contractions))) return e; /* with the prefix */
         } else if (!(c & UCLASS_WS)) {
             return run_newlines(s, n, other_run(u, s, n, i), true); /* [^\s\p{L}\p{N}]+[\r\n/]* */
-        } else if (b == ' ' && !(ASCII_CLASS(b1) & CLASS_WORDY)) {
+        } else if (b == ' ' && !(UCLASS_ASCII(b1) & CLASS_WORDY)) {
             return run_newlines(s, n, other_run(u, s, n, i + 1), true); /*  [^\s\p{L}\p{N}]+[\r\n/]* */
         } else {
             return whitespace_piece(u, s, n, i, true);
@@ -418,7 +425,8 @@ static inline __attribute__((always_inline)) size_t next_o200k_shape(const uclas
     return whitespace_piece(u, s, n, i, true);
 }
 
-static inline __attribute__((always_inline)) size_t next_o200k(const uclass_table *u, const uint8_t *s, size_t n, size_t i)
+static inline __attribute__((always_inline)) size_t next_o200k(const uclass_table *u, const uint8_t *s, size_t n,
+                                                                size_t i)
 {
     return next_o200k_shape(u, s, n, i, true, MAX_DIGITS);
 }
