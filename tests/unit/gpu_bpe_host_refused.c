@@ -43,7 +43,9 @@ static void host_regex(tokenizer *t)
         exit(1);
     }
     pcre2_code_free(st->re);
+    if (st->re_fast) pcre2_code_free(st->re_fast); /* Qwen's pattern without onig's newer characters */
     st->re = re;
+    st->re_fast = NULL;
     st->match = HM_REGEX;
     buf_free(&err);
 }
