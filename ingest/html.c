@@ -102,9 +102,9 @@ static void release_if_huge(wbuf *b)
  * scripting_off reads <noscript> as a browser without scripts does. */
 static void walk_and_select(html_walk *w, extract_mode mode, int scripting_off)
 {
-    w->scripting_off = w->parser.scripting_off = scripting_off;
+    w->scripting_off = scripting_off;
     html_walk_run(w, tl_utf8.data, tl_utf8.len);
-    w->scripting_off = w->parser.scripting_off = 0;
+    w->scripting_off = 0;
     if (tl_keep_cap < w->nblocks + 1) {
         tl_keep_cap = w->nblocks + 1;
         free(tl_keep);

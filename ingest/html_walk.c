@@ -809,6 +809,7 @@ void html_walk_run(html_walk *w, const char *html, size_t n)
     html_walk_reset(w);
     if (n > INT32_MAX) n = INT32_MAX; /* text and block offsets are 32-bit; the text is never longer than the page */
     static const html_events events = {on_start, on_end, on_characters};
+    w->parser.scripting_off = w->scripting_off; /* the parser reads <noscript> as the walk shows it */
     html_parse(&w->parser, html, n, &events, w);
     flush_block(w, 2);
     /* title: drop a trailing collapsed space */

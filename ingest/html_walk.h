@@ -74,8 +74,8 @@ typedef struct {
     wbuf jsonld;         /* contents of application/ld+json scripts, each followed by '\n' */
     wbuf meta_kv;        /* "key\0value\0" pairs of interesting <meta> tags */
     size_t noscript_text; /* bytes of text (not markup, not spaces) in the body's <noscript>s */
-    /* set by the caller before html_walk_run, kept: read <noscript> as markup and
-     * show it, as a browser with scripting disabled does */
+    /* set by the caller before html_walk_run (which passes it to the parser), kept:
+     * read <noscript> as markup and show it, as a browser with scripting disabled does */
     int scripting_off;
     /* walk state, private */
     struct walk_frame *stack;
