@@ -1,6 +1,10 @@
 #include "doc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
 
 void doc_clear(wdoc *d)
 {
@@ -184,4 +188,98 @@ void doc_reject_line(const char *line, size_t len, const char *stage, const char
     if (k < len && line[k] != '}') buf_putc(out, ',');
     if (rest < len) buf_append(out, line + rest, len - rest);
     buf_putc(out, '\n');
+}
+
+static char *text_name; /* NULL: "text" */
+
+bool doc_set_text_name(const char *name)
+{
+    if (!*name) return false;
+    free(text_name);
+    text_name = strcmp(name, "text") ? xstrdup(name) : NULL;
+    return true;
+}
+
+const char *doc_text_name(void) { return text_name ? text_name : "text"; }
+
+bool doc_text_renamed(void) { return text_name != NULL; }
+
+/* Skips JSON blanks forward from i (up to n) or backward (down to 0). */
+static size_t blanks_after(const char *s, size_t i, size_t n)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+    return i;
+}
+
+static size_t blanks_before(const char *s, size_t i)
+{
+    while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == '\n' || s[i - 1] == '\r')) i--;
+    return i;
+}
+
+const char *doc_normalize_line(const char *line, size_t len, wbuf *out, const char **err, size_t *err_pos)
+{
+    jdoc doc;
+    jnamed at;
+    if (json_scan_doc_named(line, len, doc_text_name(), &doc, &at, err, err_pos) != 0) return "bad_json";
+    if (doc.text.kind != JSON_STRING) return "missing_text";
+    bool plain = at.plain.kind != JSON_MISSING;
+    if (plain) { /* the old "text" goes into metadata, which must be an object without one */
+        jdoc meta;
+        if (doc.metadata.kind && doc.metadata.kind != JSON_OBJECT) return "text_clash";
+        if (doc.metadata.kind && json_scan_doc(doc.metadata.p, doc.metadata.len, &meta, NULL, NULL) == 0 &&
+            meta.text.kind)
+            return "text_clash";
+    }
+    /* Up to three edits, in line order: the text's name, the old "text"
+     * member taken out with one comma beside it, its value put into metadata. */
+    typedef struct { size_t from, to; int what; } edit;
+    enum { EDIT_NAME, EDIT_DROP, EDIT_META };
+    edit edits[3];
+    int nedits = 0;
+    size_t name_at = (size_t)(at.name.p - line) - 1;
+    edits[nedits++] = (edit){name_at, name_at + at.name.len + 2, EDIT_NAME};
+    if (plain) {
+        size_t from = (size_t)(at.plain_name.p - line) - 1, to = value_end(line, &at.plain);
+        size_t next = blanks_after(line, to, len);
+        if (line[next] == ',') to = next + 1; /* a member follows: take the comma after it */
+        else from = blanks_before(line, from) - 1; /* the last member: take the comma before it */
+        edits[nedits++] = (edit){from, to, EDIT_DROP};
+        size_t meta_at = doc.metadata.kind ? value_end(line, &doc.metadata) - 1 : doc.close_brace;
+        edits[nedits++] = (edit){meta_at, meta_at, EDIT_META};
+    }
+    for (int i = 1; i < nedits; i++) /* insertion sort: three at most */
+        for (int k = i; k > 0 && edits[k].from < edits[k - 1].from; k--) {
+            edit t = edits[k];
+            edits[k] = edits[k - 1];
+            edits[k - 1] = t;
+        }
+    buf_reserve(out, len + 32);
+    size_t pos = 0;
+    for (int k = 0; k < nedits; k++) {
+        buf_append(out, line + pos, edits[k].from - pos);
+        if (edits[k].what == EDIT_NAME) {
+            buf_append(out, "\"text\"", 6);
+        } else if (edits[k].what == EDIT_META) {
+            size_t v = value_start(line, &at.plain), vlen = value_end(line, &at.plain) - v;
+            if (!doc.metadata.kind) buf_append(out, ",\"metadata\":{", 13);
+            else if (!object_is_empty(doc.metadata.p, doc.metadata.len)) buf_putc(out, ',');
+            buf_append(out, "\"text\":", 7);
+            buf_append(out, line + v, vlen);
+            if (!doc.metadata.kind) buf_putc(out, '}');
+        }
+        pos = edits[k].to;
+    }
+    buf_append(out, line + pos, len - pos);
+    buf_putc(out, '\n');
+    return NULL;
+}
+
+void doc_describe_failure(const char *reason, char *out, size_t n)
+{
+    if (!strcmp(reason, "text_clash"))
+        snprintf(out, n, "document has \"%s\" (--text-column) and a \"text\" member, which has no place in its "
+                 "metadata (not an object, or one with a \"text\")", doc_text_name());
+    else
+        snprintf(out, n, "document has no \"%s\" string", doc_text_name());
 }

@@ -47,6 +47,32 @@ void doc_rewrite(const char *line, size_t len, const jdoc *doc,
                  const char *new_text, size_t new_text_len,
                  const wbuf *extra_meta, wbuf *out);
 
+/* Names the member (JSON Lines) and column (Parquet) inputs hold the text in
+ * (--text-column; "text" by default). Returns false, changing nothing, for an
+ * empty name. Set before any input is read. */
+bool doc_set_text_name(const char *name);
+
+/* The name set by doc_set_text_name(): "text" unless another was set. */
+const char *doc_text_name(void);
+
+/* True when inputs hold the text in a member other than "text": their lines
+ * then go through doc_normalize_line() before anything else reads them. */
+bool doc_text_renamed(void);
+
+/* Appends to out the input line (without its line end) in winnow's shape,
+ * ending with '\n': the member doc_text_name() renamed "text", and a member
+ * that was called "text" moved into the line's metadata as "text" (the
+ * metadata object made when missing); every other byte as it was. Returns
+ * NULL, or why the line cannot be (out unchanged): "bad_json" (*err and
+ * *err_pos tell what and where), "missing_text" (no such string member),
+ * "text_clash" (a "text" member with no metadata object to move to, or one
+ * that already has a "text"). */
+const char *doc_normalize_line(const char *line, size_t len, wbuf *out, const char **err, size_t *err_pos);
+
+/* Writes to out (n bytes) what a line that failed with reason
+ * "missing_text" or "text_clash" lacks, for a message. */
+void doc_describe_failure(const char *reason, char *out, size_t n);
+
 /* Appends a rejects-file line: the original document with
  * "reject":{"stage":..,"reason":..<,extra>} added as its first member. */
 void doc_reject_line(const char *line, size_t len, const char *stage, const char *reason,

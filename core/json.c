@@ -28,6 +28,9 @@ typedef struct {
     bool utf8_checked; /* the whole line is valid UTF-8: strings need not check it */
     char *text_out;    /* json_scan_doc_text: where the top-level "text" string is decoded */
     size_t text_len;   /* its decoded length */
+    const char *text_name; /* json_scan_doc_named: the member read as the text, and where it is told */
+    size_t text_name_len;
+    jnamed *named;
 } scanner;
 
 static int fail(scanner *sc, const char *why)
@@ -386,6 +389,29 @@ static const char *field_name(const jvalue *key, char *room, size_t *len)
     return room;
 }
 
+/* True when member name key, its escapes decoded, is the len bytes at name. */
+static bool key_is(const jvalue *key, const char *name, size_t len)
+{
+    if (!key->has_escapes) return key->len == len && !memcmp(key->p, name, len);
+    const char *s = key->p, *end = key->p + key->len;
+    size_t at = 0;
+    while (s < end) {
+        char room[4];
+        const char *piece = s;
+        size_t n = 1;
+        if (*s == '\\') {
+            s++;
+            n = (size_t)(utf8_put(room, json_escape_codepoint(&s, end)) - room);
+            piece = room;
+        } else {
+            s++;
+        }
+        if (at + n > len || memcmp(name + at, piece, n)) return false;
+        at += n;
+    }
+    return at == len;
+}
+
 static int scan_container(scanner *sc, jdoc *doc)
 {
     char open = sc->s[sc->i];
@@ -414,16 +440,23 @@ static int scan_container(scanner *sc, jdoc *doc)
         char name_room[FIELD_NAME_MAX * ESCAPE_MAX_LEN];
         size_t name_len = 0;
         const char *name = doc && open == '{' ? field_name(&key, name_room, &name_len) : NULL;
-        bool text_out = name && sc->text_out && name_len == 4 && !memcmp(name, "text", 4) && sc->i < sc->n &&
-                        sc->s[sc->i] == '"';
+        bool named_text = name && name_len == 4 && !memcmp(name, "text", 4);
+        bool is_text = sc->named ? doc && open == '{' && key_is(&key, sc->text_name, sc->text_name_len) : named_text;
+        bool text_out = is_text && sc->text_out && sc->i < sc->n && sc->s[sc->i] == '"';
         if (text_out ? scan_text_string(sc, &val) : scan_value(sc, &val, inner)) return -1;
-        if (name) {
+        if (is_text && sc->named) {
+            doc->text = val;
+            sc->named->name = key;
+        } else if (named_text && sc->named) {
+            sc->named->plain_name = key;
+            sc->named->plain = val;
+        } else if (name) {
             jvalue *slot = NULL;
             switch (name_len) {
             case 2: if (!memcmp(name, "id", 2)) slot = &doc->id; break;
             case 3: if (!memcmp(name, "url", 3)) slot = &doc->url; break;
             case 4:
-                if (!memcmp(name, "text", 4)) slot = &doc->text;
+                if (named_text) slot = &doc->text;
                 else if (!memcmp(name, "date", 4)) slot = &doc->date;
                 break;
             case 6: if (!memcmp(name, "source", 6)) slot = &doc->source; break;
@@ -478,12 +511,16 @@ static int scan_value(scanner *sc, jvalue *v, jdoc *doc)
     return 0;
 }
 
-/* json_scan_doc(); with text_out, json_scan_doc_text(). */
-static int scan_doc(const char *line, size_t len, jdoc *doc, char *text_out, size_t *text_len, const char **err,
-                    size_t *err_pos)
+/* json_scan_doc(); with text_out, json_scan_doc_text(); with named, json_scan_doc_named(). */
+static int scan_doc(const char *line, size_t len, jdoc *doc, char *text_out, size_t *text_len, jnamed *named,
+                    const char *text_name, const char **err, size_t *err_pos)
 {
-    scanner sc = {line, len, 0, NULL, 0, utf8_valid(line, len), NULL, 0};
+    scanner sc = {line, len, 0, NULL, 0, utf8_valid(line, len), NULL, 0, text_name, 0, named};
     if (sc.utf8_checked) sc.text_out = text_out;
+    if (named) {
+        memset(named, 0, sizeof *named);
+        sc.text_name_len = strlen(text_name);
+    }
     memset(doc, 0, sizeof *doc);
     skip_ws(&sc);
     if (sc.i >= sc.n || line[sc.i] != '{') {
@@ -507,13 +544,19 @@ static int scan_doc(const char *line, size_t len, jdoc *doc, char *text_out, siz
 
 int json_scan_doc(const char *line, size_t len, jdoc *doc, const char **err, size_t *err_pos)
 {
-    return scan_doc(line, len, doc, NULL, NULL, err, err_pos);
+    return scan_doc(line, len, doc, NULL, NULL, NULL, NULL, err, err_pos);
 }
 
 int json_scan_doc_text(const char *line, size_t len, jdoc *doc, char *text_out, size_t *text_len, const char **err,
                        size_t *err_pos)
 {
-    return scan_doc(line, len, doc, text_out, text_len, err, err_pos);
+    return scan_doc(line, len, doc, text_out, text_len, NULL, NULL, err, err_pos);
+}
+
+int json_scan_doc_named(const char *line, size_t len, const char *text_name, jdoc *doc, jnamed *where,
+                        const char **err, size_t *err_pos)
+{
+    return scan_doc(line, len, doc, NULL, NULL, where, text_name, err, err_pos);
 }
 
 uint32_t json_escape_codepoint(const char **sp, const char *end)

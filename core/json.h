@@ -47,6 +47,20 @@ int json_scan_doc(const char *line, size_t len, jdoc *doc, const char **err, siz
 int json_scan_doc_text(const char *line, size_t len, jdoc *doc, char *text_out, size_t *text_len, const char **err,
                        size_t *err_pos);
 
+/* Where json_scan_doc_named() found the text's member name, and a top-level
+ * member literally named "text" (its name and value; kind JSON_MISSING when
+ * there is none). Names are told as string values are: the bytes between
+ * the quotes. */
+typedef struct {
+    jvalue name, plain_name, plain;
+} jnamed;
+
+/* json_scan_doc(), with the top-level member text_name (compared after
+ * decoding escapes; the last one when there are several) read as doc->text
+ * instead of "text"; a member named "text" is then told in *where, not in doc. */
+int json_scan_doc_named(const char *line, size_t len, const char *text_name, jdoc *doc, jnamed *where,
+                        const char **err, size_t *err_pos);
+
 /* Appends the decoded string value v to out. Surrogate escapes that do not pair
  * up become U+FFFD, so the result is always valid UTF-8. */
 void json_unescape(const jvalue *v, wbuf *out);

@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/doc.h"
 #include "core/json.h"
 #include "core/parquet.h"
 #include "core/pool.h"
 #include "core/util.h"
 
-#define DEFAULT_TEXT_COLUMN "text"
 /* Decoded row groups in flight are kept under this many bytes (as the footer
  * sizes them) by running fewer threads when row groups are big. */
 #define IN_FLIGHT_BYTES (2ll << 30)
@@ -21,14 +21,8 @@
 #define NUMBER_MAX 40
 #define CELL_OVERHEAD 24 /* bytes a cell adds besides its string: a number, quotes, a comma */
 
-static char *text_column_set; /* NULL: DEFAULT_TEXT_COLUMN */
 static int decode_threads;
 
-void parquet_set_text_column(const char *name)
-{
-    free(text_column_set);
-    text_column_set = xstrdup(name);
-}
 void parquet_set_threads(int threads) { decode_threads = threads; }
 
 /* Top-level document fields a column of the same name fills. */
@@ -216,7 +210,7 @@ static int plan_columns(pq_jsonl *j)
 {
     pq_file *f = j->f;
     int n = pq_num_columns(f);
-    const char *text_column = text_column_set ? text_column_set : DEFAULT_TEXT_COLUMN;
+    const char *text_column = doc_text_name();
     int text = pq_find_column(f, text_column);
     if (text < 0) {
         wbuf names = WBUF_INIT;
@@ -238,7 +232,8 @@ static int plan_columns(pq_jsonl *j)
         return -1;
     }
     j->cols = xcalloc((size_t)n, sizeof *j->cols);
-    j->cols[j->ncols++] = (mapped){text, key_of("text"), true, false, PQ_AS_STORED, 0};
+    /* named as the inputs' text is (doc_normalize_line renames it "text", as for JSON Lines) */
+    j->cols[j->ncols++] = (mapped){text, key_of(text_column), true, false, PQ_AS_STORED, 0};
     for (int pass = 0; pass < 2; pass++) {
         for (int c = 0; c < n; c++) {
             const pq_column *col = pq_column_at(f, c);

@@ -2,7 +2,8 @@
  * row, row groups decoded in parallel and delivered in file order.
  *
  * Columns map to the document as docs/ingest.md (Parquet) says: the text
- * column (parquet_set_text_column, default "text") becomes "text"; columns
+ * column (doc_set_text_name, default "text") keeps its name, which
+ * doc_normalize_line then makes "text" as for any input line; columns
  * named id, url, date and source keep their names at the top level; every
  * other flat column goes under "metadata" with its type (strings, numbers,
  * booleans); a null cell is a field the document does not have. DECIMAL integers
@@ -16,9 +17,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* The column read as the document text (every later open uses it). */
-void parquet_set_text_column(const char *name);
 
 /* Threads that decode row groups (default: all cores). */
 void parquet_set_threads(int threads);

@@ -41,7 +41,8 @@ const char STAGE_COMMON_HELP[] =
     "      --stats FILE    write counts (in/out/dropped by reason/failed by kind) as JSON\n"
     "      --rejects FILE  write every dropped document with its reason (JSONL)\n"
     "  -q, --quiet         no progress display on stderr\n"
-    "      --text-column C Parquet inputs: the column read as the document text (default: text)\n"
+    "      --text-column C the JSON member or Parquet column that holds the text (default:\n"
+    "                      text); the output calls it text, so a pipe needs it only first\n"
     "  -h, --help          this help\n"
     "Inputs are files, '-' (stdin, the default) or directories (every regular file under\n"
     "them, recursively, in name order; FIFOs and devices skipped): plain, gzip or zstd\n"
@@ -77,7 +78,9 @@ bool stage_parse_common(stage_opts *o, int opt, const char *arg)
         parquet_set_threads(o->threads);
         return true;
     }
-    case OPT_TEXT_COLUMN: parquet_set_text_column(arg); return true;
+    case OPT_TEXT_COLUMN:
+        if (!doc_set_text_name(arg)) dief(EXIT_USAGE, "--text-column wants a member or column name");
+        return true;
     case OPT_STATS: o->stats_path = arg; return true;
     case OPT_REJECTS: o->rejects_path = arg; return true;
     case 'q': o->quiet = true; return true;
@@ -335,6 +338,38 @@ static void wait_numbered(engine *e, stage_batch *b)
     pthread_mutex_unlock(&e->order_lock);
 }
 
+/* Puts every line of b in winnow's shape (doc_normalize_line: the inputs'
+ * text member renamed "text") in b->renamed, the documents pointing there;
+ * a line that cannot be is failed. Returns the failures. */
+static int normalize_lines(stage_batch *b)
+{
+    int failed = 0;
+    buf_clear(&b->renamed);
+    for (int i = 0; i < b->n; i++) {
+        stage_doc *d = &b->docs[i];
+        const char *err;
+        size_t pos, at = b->renamed.len;
+        d->reason = doc_normalize_line(d->line, d->len, &b->renamed, &err, &pos);
+        if (d->reason) {
+            d->verdict = DOC_FAIL;
+            failed++;
+        } else {
+            d->out_off = at; /* the renamed line's place, until the buffer stops moving */
+        }
+    }
+    size_t at_end = b->renamed.len;
+    for (int i = b->n - 1; i >= 0; i--) { /* the lines follow one another: each ends where the next begins */
+        stage_doc *d = &b->docs[i];
+        if (d->verdict == DOC_FAIL) continue;
+        d->line = b->renamed.data + d->out_off;
+        d->span = at_end - d->out_off;
+        d->len = d->span - 1;
+        at_end = d->out_off;
+        d->out_off = 0;
+    }
+    return failed;
+}
+
 /* Worker: read (a plain file's range), split, count, scan every line; once
  * numbered, report the lines that failed, then the stage's map. */
 static void engine_work(void *ctx, int worker, void *item)
@@ -353,11 +388,12 @@ static void engine_work(void *ctx, int worker, void *item)
     }
     count_batch(e, b, split_lines(b));
     lap_ns(e, t ? &t->split_ns : NULL, &since);
-    int failed = 0;
+    int failed = doc_text_renamed() ? normalize_lines(b) : 0;
     for (int i = 0; i < b->n; i++) {
         stage_doc *d = &b->docs[i];
         const char *err;
         size_t pos;
+        if (d->verdict == DOC_FAIL) continue;
         if (json_scan_doc(d->line, d->len, &d->json, &err, &pos) != 0) {
             d->verdict = DOC_FAIL;
             d->reason = "bad_json";
@@ -378,11 +414,14 @@ static void engine_work(void *ctx, int worker, void *item)
         const char *err;
         size_t pos;
         jdoc scratch;
-        if (json_scan_doc(d->line, d->len, &scratch, &err, &pos) != 0)
+        if (!strcmp(d->reason, "bad_json") && json_scan_doc(d->line, d->len, &scratch, &err, &pos) != 0)
             warnf("%s: %s %llu: bad JSON at byte %zu: %s", b->file, b->unit, (unsigned long long)d->lineno, pos + 1,
                   err);
-        else
-            warnf("%s: %s %llu: document has no \"text\" string", b->file, b->unit, (unsigned long long)d->lineno);
+        else {
+            char why[256];
+            doc_describe_failure(d->reason, why, sizeof why);
+            warnf("%s: %s %llu: %s", b->file, b->unit, (unsigned long long)d->lineno, why);
+        }
     }
     if (e->ops->map) e->ops->map(e->ops->ctx, worker, b);
     lap_ns(e, t ? &t->map_ns : NULL, &since);
@@ -410,6 +449,7 @@ static void batch_reset(stage_batch *b)
 static void batch_free(stage_batch *b)
 {
     free(b->docs);
+    buf_free(&b->renamed);
     buf_free(&b->out);
     buf_free(&b->text);
     stats_free(&b->stats);

@@ -8,7 +8,7 @@
  *   --stats FILE     write counts as JSON
  *   --rejects FILE   write every dropped document with its reason
  *   -q, --quiet      no progress display
- *   --text-column C  Parquet inputs: the column read as the text (default text)
+ *   --text-column C  the inputs' member or column that holds the text (default text)
  *
  * The engine (stage_run) reads JSONL documents from the inputs in order (or
  * stdin), in batches; map() runs on worker threads and decides per document;
@@ -127,6 +127,7 @@ typedef struct {
     void *user;  /* per-batch data a stage attaches in map() and frees in emit/reduce */
     /* engine-private */
     wbuf text;           /* holds the block */
+    wbuf renamed;        /* the block's lines renamed into winnow's shape (doc_text_renamed) */
     const char *block;   /* the batch's whole lines, in text */
     size_t block_len;
     struct stage_file *src; /* a plain file whose range [range_from, range_to) the worker reads, or NULL */

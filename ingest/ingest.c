@@ -407,6 +407,7 @@ void ingest_destroy(ingest *g)
         buf_free(&w->text);
         buf_free(&w->line);
         buf_free(&w->tmp);
+        buf_free(&w->renamed);
         buf_free(&w->meta);
     }
     free(g->workers);

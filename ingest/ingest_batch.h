@@ -71,6 +71,7 @@ typedef struct {
     struct ingest *g;
     html_result html;
     wbuf text, line, tmp, meta;
+    wbuf renamed; /* a JSON line in winnow's shape (doc_text_renamed) */
 } ingest_worker;
 
 /* Turns every job of b into a document line (or hands it to o->hook), a

@@ -249,6 +249,19 @@ static void run_jsonl(ingest_worker *w, ingest_batch *b, const ingest_job *j, co
     const char *err;
     size_t err_pos, text_len = 0;
     int bad;
+    if (doc_text_renamed()) { /* the line in winnow's shape is read instead */
+        buf_clear(&w->renamed);
+        const char *why = doc_normalize_line(line, len, &w->renamed, &err, &err_pos);
+        if (why && strcmp(why, "bad_json")) {
+            char what[256];
+            doc_describe_failure(why, what, sizeof what);
+            warnf("%.*s: %s %llu: %s; skipped", (int)j->source.len, batch_str(b, j->source),
+                  j->element ? "element" : "line", (unsigned long long)j->ordinal, what);
+            stats_fail(&b->stats, !strcmp(why, "missing_text") ? "no_text" : why);
+            return;
+        }
+        if (!why) line = w->renamed.data, len = w->renamed.len - 1;
+    }
     if (o->hook) { /* the hook gets the text decoded by the same pass */
         buf_clear(&w->text);
         buf_reserve(&w->text, len);

@@ -2,18 +2,17 @@
  * line and for the [ingest] section of a pipeline file alike. */
 #include <stdio.h>
 
-#include "core/parquet_jsonl.h"
+#include "core/doc.h"
 #include "core/util.h"
 #include "ingest/ingest.h"
 
 int ingest_options_set(ingest_options *o, const char *key, const char *value, char *err, size_t errlen)
 {
-    if (option_name_equal(key, "text-column")) { /* Parquet inputs: shared by every stage, like --text-column */
-        if (!value || !*value) {
-            snprintf(err, errlen, "--text-column wants a column name");
+    if (option_name_equal(key, "text-column")) { /* the inputs' text member or column, for every stage */
+        if (!value || !doc_set_text_name(value)) {
+            snprintf(err, errlen, "--text-column wants a member or column name");
             return -1;
         }
-        parquet_set_text_column(value);
         return 0;
     }
     if (!option_name_equal(key, "extract")) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/doc.h"
 #include "core/input.h"
 #include "core/output.h"
 #include "core/util.h"
@@ -252,7 +253,13 @@ int pl_step_run(const pl_plan *p, pl_step s, int rank, const pl_step_opts *o)
         if (rc) return rc;
     }
     int lock = pl_rank_lock(p, s, rank); /* a second copy of this rank waits here, then finds it done */
+    /* [ingest] text-column names the inputs' text; the steps after the first
+     * read the work directory's documents, whose text is "text" */
+    char *inputs_text = xstrdup(doc_text_name());
+    if (s != STEP_DOCS) doc_set_text_name("text");
     int rc = pl_done(p, s, rank) ? 0 : run_rank(p, s, rank, o);
+    doc_set_text_name(inputs_text);
+    free(inputs_text);
     pl_rank_unlock(lock);
     return rc;
 }

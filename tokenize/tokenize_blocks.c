@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "core/block_source.h"
+#include "core/doc.h"
 #include "core/gpu_verdict.h"
 #include "core/output.h"
 #include "core/pages.h"
@@ -100,6 +101,9 @@ typedef struct {
     tb_doc *docs;
     size_t n, cap;
     wbuf decoded; /* texts with escapes, decoded (when the block has no pinned buffer) */
+    wbuf renamed; /* with doc_text_renamed(): the range's lines in winnow's shape, scanned instead */
+    tb_doc *refused; /* and for each non-blank line, in order, why it could not be (fail NULL: it could) */
+    size_t refused_cap;
     char *pinned; /* else every text, back to back, at the range's own offset in the block's pinned buffer */
     uint64_t lines, spans;
     size_t first_doc;
@@ -434,6 +438,40 @@ static bool blank_line(const char *p, size_t len)
     return true;
 }
 
+/* Writes range r's lines to r->renamed in winnow's shape (doc_normalize_line),
+ * one for one, blank lines and lines that cannot be renamed as they are (why
+ * in r->refused); counts the range's input bytes in r->spans. */
+static void rename_range(tb_range *r)
+{
+    buf_clear(&r->renamed);
+    size_t k = 0;
+    for (const char *p = r->lo; p < r->hi;) {
+        const char *nl = memchr(p, '\n', (size_t)(r->hi - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(r->hi - p);
+        const char *next = nl ? nl + 1 : r->hi;
+        if (len && p[len - 1] == '\r') len--;
+        if (len && !blank_line(p, len)) {
+            if (k == r->refused_cap) {
+                r->refused_cap = r->refused_cap ? 2 * r->refused_cap : 1024;
+                r->refused = xrealloc(r->refused, r->refused_cap * sizeof *r->refused);
+            }
+            tb_doc *why = &r->refused[k++];
+            memset(why, 0, sizeof *why);
+            why->fail = doc_normalize_line(p, len, &r->renamed, &why->err, &why->err_pos);
+            if (why->fail) {
+                if (strcmp(why->fail, "bad_json")) why->err = NULL;
+                buf_append(&r->renamed, p, len);
+                buf_putc(&r->renamed, '\n');
+            }
+            r->spans += (size_t)(next - p) + (nl ? 0 : 1);
+        } else {
+            buf_append(&r->renamed, p, len);
+            buf_putc(&r->renamed, '\n');
+        }
+        p = next;
+    }
+}
+
 static void scan_range(void *arg, int t, int nt)
 {
     (void)nt;
@@ -444,10 +482,17 @@ static void scan_range(void *arg, int t, int nt)
     buf_clear(&r->decoded);
     char *pinned = r->pinned; /* where the next text goes, with a pinned buffer */
     block_source_prefault(&c->scanning->src, r->lo, r->hi);
-    for (const char *p = r->lo; p < r->hi;) {
-        const char *nl = memchr(p, '\n', (size_t)(r->hi - p));
-        size_t len = nl ? (size_t)(nl - p) : (size_t)(r->hi - p);
-        const char *next = nl ? nl + 1 : r->hi;
+    const char *lo = r->lo, *hi = r->hi;
+    bool renamed = doc_text_renamed();
+    if (renamed) { /* the lines in winnow's shape are scanned instead (no pinned buffer then) */
+        rename_range(r);
+        lo = r->renamed.data;
+        hi = lo + r->renamed.len;
+    }
+    for (const char *p = lo; p < hi;) {
+        const char *nl = memchr(p, '\n', (size_t)(hi - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(hi - p);
+        const char *next = nl ? nl + 1 : hi;
         r->lines++;
         if (len && p[len - 1] == '\r') len--;
         if (len && !blank_line(p, len)) {
@@ -460,7 +505,13 @@ static void scan_range(void *arg, int t, int nt)
             d->line = p;
             d->len = len;
             d->line_no = r->lines;
-            r->spans += (size_t)(next - p) + (nl ? 0 : 1); /* the engine counts a missing last '\n' */
+            if (!renamed) r->spans += (size_t)(next - p) + (nl ? 0 : 1); /* the engine counts a missing last '\n' */
+            if (renamed && r->refused[r->n - 1].fail) {
+                const tb_doc *why = &r->refused[r->n - 1];
+                d->fail = why->fail, d->err = why->err, d->err_pos = why->err_pos;
+                p = next;
+                continue;
+            }
             jdoc j;
             size_t text_len = 0;
             /* with a pinned buffer the scan writes the decoded text there itself: a text never takes
@@ -528,7 +579,7 @@ static uint64_t scan_block(tb_ctx *c, tb_block *b, uint64_t line_no)
 {
     c->scanning = b;
     split_ranges(c, b);
-    b->pinned = take_pinned(c, b->src.len);
+    b->pinned = doc_text_renamed() ? NULL : take_pinned(c, b->src.len); /* renamed lines are scanned elsewhere */
     for (int t = 0; t < c->nt; t++)
         b->ranges[t].pinned = b->pinned ? b->pinned->p + (b->ranges[t].lo - b->src.data) : NULL;
     team_run(c->scan_team, scan_range, c);
@@ -546,7 +597,11 @@ static uint64_t scan_block(tb_ctx *c, tb_block *b, uint64_t line_no)
             unsigned long long at = (unsigned long long)(line_no + d->line_no - 1);
             if (d->err)
                 warnf("%s: %s %llu: bad JSON at byte %zu: %s", b->src.file, b->src.unit, at, d->err_pos + 1, d->err);
-            else warnf("%s: %s %llu: document has no \"text\" string", b->src.file, b->src.unit, at);
+            else {
+                char why[256];
+                doc_describe_failure(d->fail, why, sizeof why);
+                warnf("%s: %s %llu: %s", b->src.file, b->src.unit, at, why);
+            }
             stats_fail(&c->scan_stats, d->fail);
         }
         line_no += r->lines;
@@ -1055,7 +1110,10 @@ static void give_block(tb_ctx *c, tb_block *b)
 
 static void free_block(tb_block *b, int nt)
 {
-    for (int t = 0; b->ranges && t < nt; t++) free(b->ranges[t].docs), buf_free(&b->ranges[t].decoded);
+    for (int t = 0; b->ranges && t < nt; t++) {
+        tb_range *r = &b->ranges[t];
+        free(r->docs), free(r->refused), buf_free(&r->decoded), buf_free(&r->renamed);
+    }
     free(b->ranges);
     free(b->texts), free(b->lines), free(b->fail), free(b->lens), free(b->close), free(b->doc_end);
     free(b->sink.runs);
