@@ -49,7 +49,7 @@ void doc_rewrite(const char *line, size_t len, const jdoc *doc,
 
 /* Names the member (JSON Lines) and column (Parquet) inputs hold the text in
  * (--text-column; "text" by default). Returns false, changing nothing, for an
- * empty name. Set before any input is read. */
+ * empty name or one with a line break. Set before any input is read. */
 bool doc_set_text_name(const char *name);
 
 /* The name set by doc_set_text_name(): "text" unless another was set. */

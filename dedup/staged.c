@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/doc.h"
 #include "core/util.h"
 #include "dedup/sigfile.h"
 
@@ -76,14 +77,18 @@ typedef struct {
     int bands, rows, ngram, partitions, nfiles;
     uint64_t seed;
     char **files;
+    const char *text_column; /* the inputs' text member (--text-column), or NULL: text */
     char *text;
 } plan;
 
+/* The plan's lines; a last line `text-column NAME` when the inputs' text is
+ * not "text" (plans without it, older ones too, read "text"). */
 static void plan_text(const dedup_config *c, int partitions, char **files, int nfiles, wbuf *out)
 {
     buf_printf(out, "%s\nbands %d\nrows %d\nngram %d\nseed %llu\npartitions %d\nfiles %d\n", PLAN_MAGIC,
                c->params.bands, c->params.rows, c->params.ngram, (unsigned long long)c->params.seed, partitions, nfiles);
     for (int i = 0; i < nfiles; i++) buf_printf(out, "%s\n", files[i]);
+    if (doc_text_renamed()) buf_printf(out, "text-column %s\n", doc_text_name());
 }
 
 static void plan_parse(const char *path, plan *p)
@@ -106,6 +111,24 @@ static void plan_parse(const char *path, plan *p)
         p->files[i] = s;
         s = nl + 1;
     }
+    p->text_column = NULL;
+    if (!strncmp(s, "text-column ", 12)) {
+        char *nl = strchr(s, '\n');
+        if (!nl) dief(EXIT_FATAL, "%s: truncated text-column line", path);
+        *nl = 0;
+        p->text_column = s + 12;
+    }
+}
+
+/* Reads the inputs as the plan's signatures did: with its text member. A
+ * --text-column given here must be the same. */
+static void plan_use_text_column(const plan *p, const char *path)
+{
+    const char *want = p->text_column ? p->text_column : "text";
+    if (doc_text_renamed() && strcmp(doc_text_name(), want))
+        dief(EXIT_USAGE, "--text-column %s: the signatures of %s read the text from \"%s\"", doc_text_name(), path,
+             want);
+    doc_set_text_name(want);
 }
 
 static void plan_free(plan *p)
@@ -502,6 +525,7 @@ int dedup_staged_apply(const stage_opts *o, const staged_opts *so)
     char *plan_path = pathf("%s/plan", so->work);
     plan pl;
     plan_parse(plan_path, &pl);
+    plan_use_text_column(&pl, plan_path);
     free(plan_path);
     for (int p = 0; p < pl.partitions; p++) {
         char *removals = removals_path(so, p);

@@ -5,8 +5,8 @@
 # renamed "content" in place. Every command given the second file and
 # --text-column content writes exactly the bytes it writes for the first
 # (the member renamed back, every other byte as it was): filter, dedup, a pipe
-# of both, tokenize on the engine path and the block path, ingest, and
-# `winnow run` with `text-column = content`. A line that also has a "text"
+# of both, staged dedup, tokenize on the engine path and the block path,
+# ingest, and `winnow run` with `text-column = content`. A line that also has a "text"
 # member keeps it under metadata; lines that cannot be read so are reported
 # with their line number and counted by kind.
 . "$(dirname "$0")/../lib.sh"
@@ -69,6 +69,20 @@ ok "ingest: the same bytes" cmp -s "$TMP/ingest_a" "$TMP/ingest_b"
 "$WINNOW" filter -q --text-column content "$B" | "$WINNOW" dedup -q > "$TMP/pipe_b"
 ok "filter | dedup: the same bytes, the option given to filter only ($(wc -l < "$TMP/pipe_a") lines)" \
     cmp -s "$TMP/pipe_a" "$TMP/pipe_b"
+
+# staged dedup: the plan keeps the text member, so buckets and apply read as signatures did
+for kind in a b; do
+    opt=""
+    [ $kind = b ] && opt="--text-column content"
+    "$WINNOW" dedup signatures -q $opt --work "$TMP/w_$kind" --partitions 3 "$TMP/$kind/docs.jsonl"
+    "$WINNOW" dedup buckets -q --work "$TMP/w_$kind"
+    "$WINNOW" dedup apply -q --work "$TMP/w_$kind" -o "$TMP/applied_$kind"
+done
+ok "dedup signatures | buckets | apply: the same bytes, the option given to signatures only" \
+    sh -c "cat '$TMP'/applied_a/* > '$TMP/applied_a.jsonl' && cat '$TMP'/applied_b/* > '$TMP/applied_b.jsonl' &&
+           [ -s '$TMP/applied_a.jsonl' ] && cmp -s '$TMP/applied_a.jsonl' '$TMP/applied_b.jsonl'"
+"$WINNOW" dedup apply -q --text-column body --work "$TMP/w_b" -o "$TMP/applied_c" 2> "$TMP/err"
+is "$? $(grep -c 'read the text from "content"' "$TMP/err")" "1 1" "dedup apply with another --text-column than the plan's: refused"
 
 # ---- a "text" member of its own moves into metadata ----
 "$WINNOW" tokenize -q --device cpu --encoding cl100k_base --vocab "$VOCAB" --format jsonl --text-column content "$C" \
