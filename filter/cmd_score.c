@@ -54,7 +54,8 @@ static void usage(FILE *out)
             "  --classifier-max-bytes N read at most N bytes of each text (default 0: all)\n"
             "  --classifier-fast        as in winnow filter: few-label models sum precomputed logits\n"
             "  -o FILE                  write the table to FILE instead of stdout\n"
-            "  -j N, -q, --stats FILE   as for every stage\n",
+            "  -j N, -q, --stats FILE   as for every stage\n"
+            "  --text-column C          the JSON member or Parquet column that holds the text\n",
             SCORE_DEFAULT_MAX_LABELS);
 }
 
