@@ -8,7 +8,7 @@
 #   make bench           throughput benchmarks, written to bench/results/
 #   make fuzz            libFuzzer targets (clang), FUZZ_SECONDS each, from seed FUZZ_SEED
 #                        (fixed, so that a run is reproducible; FUZZ_SEED=0: a random one)
-#   make mutate          the mutation check: each bug of tests/mutants/ (MUTANTS=names for some)
+#   make mutate          the mutation check: each bug of tests/mutants/ (MUTANTS=names or numbers for some)
 #                        in a scratch copy, with the tests it names; prints the score and survivors
 #   make install         PREFIX=/usr/local
 

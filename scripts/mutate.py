@@ -22,7 +22,7 @@ when all pass, and "does not apply" when its snippet is not found exactly once
 equivalent are listed, not run (--all runs them too).
 
 usage: scripts/mutate.py [--all] [--timeout S] [--keep] [MUTANT...]
-  MUTANT: a .mut path or its name without the extension; default all.
+  MUTANT: a .mut path, its name without the extension, or its number; default all.
 Prints one line per mutant, then the score, the survivors and the stale ones;
 exits 1 when any mutant survived or did not apply.
 """
@@ -123,6 +123,11 @@ def main():
         p = pathlib.Path(m)
         if not p.exists():
             p = MUTANTS / (m + ".mut")
+        if not p.exists() and m.isdigit():  # a bare number: the mutant of that number
+            found = sorted(MUTANTS.glob("%03d-*.mut" % int(m)))
+            if len(found) != 1:
+                sys.exit("mutate: %d mutants numbered %s" % (len(found), m))
+            p = found[0]
         paths.append(p)
     mutants = [Mutant(p) for p in paths]
     if not mutants:
