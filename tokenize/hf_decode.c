@@ -4,12 +4,13 @@
  * it for a normalized token the normalizer changes; else the model's vocab
  * string), then the decoder's steps over the list of strings: Replace
  * (literal), ByteFallback, Fuse, Strip, Metaspace, ByteLevel, WordPiece,
- * Sequence; without a decoder, the strings joined with spaces. A byte-level
- * model holds its tokens as their bytes: when its decoder starts with
- * ByteLevel, that step is done here on the ids (a model token is its bytes,
- * another string goes through ByteLevel's rule); otherwise its tokens are
- * written back in the byte alphabet first. Another decoder type (BPEDecoder,
- * CTC, a Regex Replace) loads, but decoding with it is refused. */
+ * BPEDecoder, CTC, Sequence; without a decoder, the strings joined with
+ * spaces. A byte-level model holds its tokens as their bytes: when its
+ * decoder starts with ByteLevel, that step is done here on the ids (a model
+ * token is its bytes, another string goes through ByteLevel's rule);
+ * otherwise its tokens are written back in the byte alphabet first. A
+ * decoder winnow does not implement (a Regex Replace, a step without the
+ * members HF requires) loads, but decoding with it is refused. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,25 @@ static void load_step(hf_pipeline *p, const hj_node *node)
         hf_decode_step *st = add_step(p, HD_WORDPIECE);
         st->from = dup_string(v, &st->from_len);
         st->start = c->boolean;
+    } else if (!strcmp(type, "BPEDecoder")) {
+        v = hj_get(node, "suffix");
+        if (!is_string(v) || !v->len) {
+            refuse(p, "the decoder BPEDecoder without a suffix", "");
+            return;
+        }
+        hf_decode_step *st = add_step(p, HD_BPE_SUFFIX);
+        st->from = dup_string(v, &st->from_len);
+    } else if (!strcmp(type, "CTC")) {
+        v = hj_get(node, "pad_token"), c = hj_get(node, "word_delimiter_token");
+        const hj_node *clean = hj_get(node, "cleanup");
+        if (!is_string(v) || !v->len || !is_string(c) || !c->len || !clean || clean->type != HJ_BOOL) {
+            refuse(p, "the decoder CTC without pad_token, word_delimiter_token and cleanup", "");
+            return;
+        }
+        hf_decode_step *st = add_step(p, HD_CTC);
+        st->from = dup_string(v, &st->from_len);
+        st->to = dup_string(c, &st->to_len);
+        st->start = clean->boolean;
     } else {
         refuse(p, "the decoder ", type);
     }
@@ -290,6 +310,24 @@ static void apply(const hf_decode_step *st, const strings *in, strings *out)
             for (size_t k = 0; k < st->stop && b - a >= st->from_len && !memcmp(t + b - st->from_len, st->from, st->from_len); k++)
                 b -= st->from_len;
             strings_push(out, t + a, b - a);
+            break;
+        }
+        case HD_BPE_SUFFIX: /* HF: the suffix a space, in the last token nothing */
+            replace_all(&tok, t, len, st->from, st->from_len, " ", i + 1 < in->n);
+            strings_push(out, tok.data, tok.len);
+            break;
+        case HD_CTC: { /* HF: a token like the one before it goes; pads go, and (cleanup) delimiters become spaces */
+            size_t prev = i ? in->off[i] - in->off[i - 1] : 0;
+            if (i && prev == len && !memcmp(t - prev, t, len)) break;
+            replace_all(&tok, t, len, st->from, st->from_len, "", 0);
+            if (st->start) {
+                wordpiece_cleanup(&tok, &tmp);
+                buf_clear(&tmp);
+                replace_all(&tmp, tok.data ? tok.data : "", tok.len, st->to, st->to_len, " ", 1);
+                buf_clear(&tok);
+                buf_append(&tok, tmp.data ? tmp.data : "", tmp.len);
+            }
+            if (tok.len) strings_push(out, tok.data, tok.len);
             break;
         }
         case HD_BYTE_LEVEL: /* HF: all the tokens' bytes, one lossy UTF-8 string (below) */

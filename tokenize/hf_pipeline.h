@@ -213,15 +213,20 @@ typedef enum {
     HD_STRIP,
     HD_METASPACE,
     HD_BYTE_LEVEL,
-    HD_WORDPIECE
+    HD_WORDPIECE,
+    HD_BPE_SUFFIX,
+    HD_CTC
 } hf_decode_kind;
 
 typedef struct {
     hf_decode_kind kind;
-    char *from, *to; /* Replace: from -> to; Strip, Metaspace: the character (from); WordPiece: the prefix (from) */
+    /* Replace: from -> to; Strip, Metaspace: the character (from);
+     * WordPiece: the prefix (from); BPEDecoder: the suffix (from); CTC:
+     * the pad token (from) and the word delimiter (to) */
+    char *from, *to;
     size_t from_len, to_len;
     /* Strip: how many to take off each end; Metaspace: start 1 = the first
-     * token's replacements go; WordPiece: start 1 = cleanup */
+     * token's replacements go; WordPiece, CTC: start 1 = cleanup */
     size_t start, stop;
 } hf_decode_step;
 
@@ -240,7 +245,7 @@ typedef struct hf_pipeline {
     bool decoder_none;        /* no decoder: HF joins the token strings with spaces */
     bool decoder_bytes;       /* byte-level: the decoder starts with ByteLevel, which hf_decode does on the ids */
     bool decoder_unsupported; /* decoding is refused: the decoder has a step not implemented */
-    char decoder_type[64];    /* ... of this type (or, byte-level, without ByteLevel first) */
+    char decoder_type[96];    /* ... what of it ("the decoder CTC without pad_token, ...") */
     hf_id_strings added_names; /* decoding: an added token's string (HF's AddedVocabulary::simple_id_to_token) */
     bool has_template; /* post_processor is a TemplateProcessing, BertProcessing or RobertaProcessing */
 } hf_pipeline;

@@ -10,7 +10,8 @@
 # normalizer's form), a ByteFallback token "<0x+A>" (Rust's from_str_radix
 # reads the sign), vocab strings a byte-level model cannot make (Command
 # R+'s, an empty one: decoded, not refused as unknown ids), ByteLevel over
-# a model that is not byte-level and the WordPiece decoder (once refused).
+# a model that is not byte-level and the WordPiece, BPEDecoder and CTC
+# decoders (once refused).
 # Each variant of tests/data/hf/decode_variants.json is a real file with
 # edits; its id sequences go through --decode as one --format bin stream.
 . tests/lib.sh
@@ -73,20 +74,20 @@ done
 
 # --- what winnow cannot decode exactly is refused, naming the decoder, by
 # tokenize --decode and by shards cat --decode ---
-python3 - "$TMP/gpt2_decoder_null.json" "$TMP/ctc.json" <<'PY'
+python3 - "$TMP/gpt2_decoder_null.json" "$TMP/regex.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
-t["decoder"] = {"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": True}
+t["decoder"] = {"type": "Replace", "pattern": {"Regex": " +"}, "content": " "}
 json.dump(t, open(sys.argv[2], "w"))
 PY
 printf 'hi\n' | python3 -c 'import json, sys; print(json.dumps({"text": sys.stdin.read()}))' > $TMP/one.jsonl
-$WINNOW tokenize -q --vocab $TMP/ctc.json --format bin $TMP/one.jsonl > $TMP/ctc.bin
-$WINNOW tokenize -q --vocab $TMP/ctc.json --decode $TMP/ctc.bin > $TMP/ctc.out 2> $TMP/ctc.err
-is "$?:$(wc -c < $TMP/ctc.out | tr -d ' ')" "1:0" "CTC decoder: --decode refused (exit 1), nothing written"
-ok "CTC decoder: the message names the file and the decoder" \
-    grep -q "^winnow tokenize: --decode: ctc.json: the decoder CTC is not supported" $TMP/ctc.err
-$WINNOW tokenize -q --vocab $TMP/ctc.json -o $TMP/ctc_shards/ $TMP/one.jsonl
-$WINNOW shards cat $TMP/ctc_shards --decode --vocab $TMP/ctc.json > $TMP/cat.out 2> $TMP/cat.err
-is "$?:$(wc -c < $TMP/cat.out | tr -d ' ')" "1:0" "CTC decoder: shards cat --decode refused too (it wrote the text without the decoder)"
-ok "shards cat: the message names the file and the decoder" grep -q "ctc.json: the decoder CTC is not supported" $TMP/cat.err
+$WINNOW tokenize -q --vocab $TMP/regex.json --format bin $TMP/one.jsonl > $TMP/regex.bin
+$WINNOW tokenize -q --vocab $TMP/regex.json --decode $TMP/regex.bin > $TMP/regex.out 2> $TMP/regex.err
+is "$?:$(wc -c < $TMP/regex.out | tr -d ' ')" "1:0" "a Regex Replace decoder: --decode refused (exit 1), nothing written"
+ok "a Regex Replace decoder: the message names the file and the decoder" \
+    grep -q "^winnow tokenize: --decode: regex.json: the decoder Replace without a String pattern is not supported" $TMP/regex.err
+$WINNOW tokenize -q --vocab $TMP/regex.json -o $TMP/regex_shards/ $TMP/one.jsonl
+$WINNOW shards cat $TMP/regex_shards --decode --vocab $TMP/regex.json > $TMP/cat.out 2> $TMP/cat.err
+is "$?:$(wc -c < $TMP/cat.out | tr -d ' ')" "1:0" "a Regex Replace decoder: shards cat --decode refused too (it wrote the text without the decoder)"
+ok "shards cat: the message names the file and the decoder" grep -q "regex.json: the decoder Replace without a String pattern is not supported" $TMP/cat.err
 done_testing
