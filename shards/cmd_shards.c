@@ -124,6 +124,8 @@ static void load_decoder(const shard_manifest *m, const sub_opts *so, tokenizer 
     else if (e) vocab_cache_path(e, &path);
     else dief(EXIT_USAGE, "--decode: the shards' tokenizer '%s' is not a known encoding: give --vocab FILE", name);
     if (tokenizer_load(t, e ? e->name : NULL, path.data, -1, &err)) dief(EXIT_USAGE, "--decode: %s", err.data);
+    const char *refused = tokenizer_decode_refused(t);
+    if (refused) dief(EXIT_USAGE, "--decode: %s: %s is not supported", path.data, refused);
     char sha[65];
     if (vocab_file_sha256(path.data, sha)) exit(EXIT_USAGE);
     if (m->vocab_sha256 && strcmp(sha, m->vocab_sha256) != 0)

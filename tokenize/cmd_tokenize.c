@@ -251,7 +251,7 @@ int cmd_tokenize(int argc, char **argv)
     tokenize_options_defaults(&o, tok.eos_default, tok.bos_default);
     if (decode) {
         const char *refused = tokenizer_decode_refused(&tok);
-        if (refused) dief(EXIT_USAGE, "--decode: the decoder %s of %s is not supported", refused, tok.name);
+        if (refused) dief(EXIT_USAGE, "--decode: %s: %s is not supported", tok.name, refused);
         if (so.rejects_path) dief(EXIT_USAGE, "--rejects does not go with --decode: decoding drops no document");
         if (id_list && so.stats_path) dief(EXIT_USAGE, "--stats goes with decoding streams, not with --ids");
         int rc = id_list ? decode_id_list(&tok, id_list, &so) : decode_streams(&tok, &so);

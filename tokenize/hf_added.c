@@ -61,6 +61,8 @@ static bool same_entry(const entry *a, const entry *b)
 typedef struct {
     uint32_t *id; /* VOCAB_NO_TOKEN: empty */
     int *entry;
+    char **normed; /* HF's normalized_cache: the normalizer's form of a normalized entry's content it changed */
+    size_t *normed_len;
     size_t mask;
     uint32_t *order; /* the ids in the order they were first given */
     size_t n;
@@ -72,6 +74,8 @@ static void id_table_init(id_table *t, size_t n)
     while (slots < 2 * n + 2) slots *= 2;
     t->id = xmalloc(slots * sizeof *t->id);
     t->entry = xmalloc(slots * sizeof *t->entry);
+    t->normed = xcalloc(slots, sizeof *t->normed);
+    t->normed_len = xcalloc(slots, sizeof *t->normed_len);
     t->order = xmalloc((n + 1) * sizeof *t->order);
     for (size_t i = 0; i < slots; i++) t->id[i] = VOCAB_NO_TOKEN;
     t->mask = slots - 1;
@@ -88,6 +92,9 @@ static size_t id_table_slot(const id_table *t, uint32_t id)
 
 static void id_table_free(id_table *t)
 {
+    for (size_t i = 0; i <= t->mask; i++) free(t->normed[i]);
+    free(t->normed);
+    free(t->normed_len);
     free(t->id);
     free(t->entry);
     free(t->order);
@@ -113,6 +120,20 @@ static void add_pattern(hf_pipeline *p, const entry *e, uint32_t id, hf_scratch 
     if (len) set_add(e->normalized ? &p->normalized_set : &p->raw_set, t->content, len, (uint32_t)(p->nadded - 1));
 }
 
+/* HF 0.23 (AddedVocabulary::add_tokens) keeps, by id, the normalizer's form
+ * of a normalized token's content when it differs, and decodes the id as
+ * that form (a later entry of the id that does not differ keeps it). */
+static void remember_normalized(const hf_pipeline *p, const entry *e, id_table *t, size_t slot, hf_scratch *h,
+                                wbuf *norm, wbuf *tmp)
+{
+    hf_normalize(p, e->content, e->len, h, norm, tmp);
+    if (norm->len == e->len && !memcmp(norm->data, e->content, e->len)) return;
+    free(t->normed[slot]);
+    t->normed[slot] = xmalloc(norm->len + 1);
+    memcpy(t->normed[slot], norm->data ? norm->data : "", norm->len);
+    t->normed_len[slot] = norm->len;
+}
+
 int hf_added_load(hf_pipeline *p, const hj_node *list, tok_vocab *vocab, wbuf *err)
 {
     vocab_init(&p->raw_set.by_content);
@@ -133,6 +154,9 @@ int hf_added_load(hf_pipeline *p, const hj_node *list, tok_vocab *vocab, wbuf *e
     id_table_init(&by_id, n);
     int *specials = xcalloc(n + 1, sizeof *specials), *ordinary = xcalloc(n + 1, sizeof *ordinary);
     size_t nspecials = 0, nordinary = 0;
+    hf_scratch h = {0};
+    hf_scratch_init(&h);
+    wbuf norm = WBUF_INIT, tmp = WBUF_INIT;
     tok_vocab content_id, special_set;                   /* content -> id; special contents */
     vocab_init(&content_id);
     vocab_init(&special_set);
@@ -179,15 +203,13 @@ int hf_added_load(hf_pipeline *p, const hj_node *list, tok_vocab *vocab, wbuf *e
             by_id.order[by_id.n++] = id;
         }
         by_id.entry[slot] = (int)i;
+        if (e->normalized && p->nnorm) remember_normalized(p, e, &by_id, slot, &h, &norm, &tmp);
         if (vocab_find(&special_set, (const uint8_t *)e->content, e->len) == VOCAB_NO_TOKEN) ordinary[nordinary++] = (int)i;
     }
     if (!rc) {
         /* the patterns: special tokens, then the others, in file order; a
          * match takes the flags of the token that holds its id last */
         p->added = xcalloc(nspecials + nordinary + 1, sizeof *p->added);
-        hf_scratch h = {0};
-        hf_scratch_init(&h);
-        wbuf norm = WBUF_INIT, tmp = WBUF_INIT;
         for (size_t k = 0; k < nspecials + nordinary; k++) {
             int i = k < nspecials ? specials[k] : ordinary[k - nspecials];
             uint32_t id = vocab_find(&content_id, (const uint8_t *)entries[i].content, entries[i].len);
@@ -202,18 +224,22 @@ int hf_added_load(hf_pipeline *p, const hj_node *list, tok_vocab *vocab, wbuf *e
             hf_added_token *t = &p->added[p->nadded - 1];
             t->lstrip = owner->lstrip, t->rstrip = owner->rstrip, t->single_word = owner->single_word;
         }
-        for (size_t j = 0; !rc && j < by_id.n; j++) { /* decoding: an added id shows its content */
-            const entry *e = &entries[by_id.entry[id_table_slot(&by_id, by_id.order[j])]];
+        for (size_t j = 0; !rc && j < by_id.n; j++) { /* an added id's name; decoding shows HF's string of it */
+            size_t slot = id_table_slot(&by_id, by_id.order[j]);
+            const entry *e = &entries[by_id.entry[slot]];
             char *c = xmalloc(e->len + 1);
             memcpy(c, e->content, e->len);
             c[e->len] = 0;
             vocab_add_special(vocab, c, by_id.order[j]);
             free(c);
+            if (by_id.normed[slot]) hf_id_strings_put(&p->added_names, by_id.order[j], by_id.normed[slot], by_id.normed_len[slot]);
+            else hf_id_strings_put(&p->added_names, by_id.order[j], e->content, e->len);
         }
-        hf_scratch_free(&h);
-        buf_free(&norm);
-        buf_free(&tmp);
+        hf_id_strings_finish(&p->added_names);
     }
+    hf_scratch_free(&h);
+    buf_free(&norm);
+    buf_free(&tmp);
     vocab_free(&content_id);
     vocab_free(&special_set);
     free(entries);

@@ -497,6 +497,7 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
             plain[i - base] = token_bytes(byte_level, key, strlen(key), &tb2);
             if (!plain[i - base]) {
                 if (key[0]) vocab_add(&m->odd_keys, key, strlen(key), (uint32_t)idn->number, (uint32_t)idn->number);
+                hf_id_strings_put(&m->odd_names, (uint32_t)idn->number, key, strlen(key)); /* HF decodes it as it is */
                 continue;
             }
             off[i - base] = tb.len, len[i - base] = tb2.len;
@@ -624,6 +625,7 @@ int hf_bpe_load(hf_bpe *m, const hj_node *model, bool byte_level, tok_vocab *voc
             }
         }
     }
+    hf_id_strings_finish(&m->odd_names);
     rc = 0;
 out:
     buf_free(&tb);
@@ -644,6 +646,7 @@ uint32_t hf_bpe_token_to_id(const hf_bpe *m, const tok_vocab *vocab, const char 
 void hf_bpe_free(hf_bpe *m)
 {
     vocab_free(&m->odd_keys);
+    hf_id_strings_free(&m->odd_names);
     free(m->wp_prefix);
     free(m->ug_score);
     free(m->ug_lengths);

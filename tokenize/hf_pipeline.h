@@ -23,6 +23,18 @@
 
 typedef struct hf_scratch hf_scratch;
 
+/* Strings by id, for decoding (hf_decode.c): put in any order, then sorted once. */
+typedef struct {
+    uint32_t id;
+    uint32_t len;
+    char *s;
+} hf_id_string;
+
+typedef struct {
+    hf_id_string *items;
+    size_t n, cap;
+} hf_id_strings;
+
 /* ---- normalizers ---- */
 typedef enum {
     HN_NFC, HN_NFD, HN_NFKC, HN_NFKD, HN_LOWERCASE, HN_STRIP, HN_STRIP_ACCENTS, HN_REPLACE, HN_PREPEND,
@@ -190,16 +202,32 @@ typedef struct {
     uint32_t *ug_lengths;  /* distinct piece lengths in bytes, shortest first */
     int ug_nlengths;
     tok_vocab odd_keys;       /* byte-level: vocab strings outside the byte alphabet, as they are */
+    hf_id_strings odd_names;  /* decoding: those strings (and an empty one) by id */
 } hf_bpe;
 
 /* ---- decoder steps ---- */
-typedef enum { HD_REPLACE, HD_BYTE_FALLBACK, HD_FUSE, HD_STRIP, HD_METASPACE, HD_BYTE_LEVEL } hf_decode_kind;
+typedef enum {
+    HD_REPLACE,
+    HD_BYTE_FALLBACK,
+    HD_FUSE,
+    HD_STRIP,
+    HD_METASPACE,
+    HD_BYTE_LEVEL,
+    HD_WORDPIECE,
+    HD_BPE_SUFFIX,
+    HD_CTC
+} hf_decode_kind;
 
 typedef struct {
     hf_decode_kind kind;
-    char *from, *to; /* Replace: from -> to; Strip, Metaspace: the character (from) */
+    /* Replace: from -> to; Strip, Metaspace: the character (from);
+     * WordPiece: the prefix (from); BPEDecoder: the suffix (from); CTC:
+     * the pad token (from) and the word delimiter (to) */
+    char *from, *to;
     size_t from_len, to_len;
-    size_t start, stop; /* Strip: how many to take off each end; Metaspace: start 1 = the first token's replacements go */
+    /* Strip: how many to take off each end; Metaspace: start 1 = the first
+     * token's replacements go; WordPiece, CTC: start 1 = cleanup */
+    size_t start, stop;
 } hf_decode_step;
 
 typedef struct hf_pipeline {
@@ -214,8 +242,11 @@ typedef struct hf_pipeline {
     uint32_t bos, eos; /* what post_processor puts around a single text (VOCAB_NO_TOKEN: nothing) */
     hf_decode_step *dec;
     int ndec;
+    bool decoder_none;        /* no decoder: HF joins the token strings with spaces */
+    bool decoder_bytes;       /* byte-level: the decoder starts with ByteLevel, which hf_decode does on the ids */
     bool decoder_unsupported; /* decoding is refused: the decoder has a step not implemented */
-    char decoder_type[32];    /* ... of this type */
+    char decoder_type[96];    /* ... what of it ("the decoder CTC without pad_token, ...") */
+    hf_id_strings added_names; /* decoding: an added token's string (HF's AddedVocabulary::simple_id_to_token) */
     bool has_template; /* post_processor is a TemplateProcessing, BertProcessing or RobertaProcessing */
 } hf_pipeline;
 
@@ -457,6 +488,15 @@ void hf_unigram_word(const hf_bpe *m, const tok_vocab *vocab, const uint8_t *s, 
  * only makes decoding refused). */
 void hf_decoder_load(hf_pipeline *p, const hj_node *node);
 void hf_decoder_free(hf_pipeline *p);
+/* Puts (a copy of) s[0..len) as id's string (an id is put once). */
+void hf_id_strings_put(hf_id_strings *t, uint32_t id, const char *s, size_t len);
+/* Sorts t by id; call after the last put, before the first get. */
+void hf_id_strings_finish(hf_id_strings *t);
+/* id's string (*len its length), or NULL. */
+const char *hf_id_strings_get(const hf_id_strings *t, uint32_t id, size_t *len);
+void hf_id_strings_free(hf_id_strings *t);
+/* True when hf_decode knows id: an added token's, the model's, or a vocab string the model cannot make. */
+bool hf_decode_knows(const hf_pipeline *p, const tok_vocab *vocab, uint32_t id);
 /* Appends the text of ids to out through the decoder; counts unknown ids. */
 void hf_decode(const hf_pipeline *p, const tok_vocab *vocab, const uint32_t *ids, size_t n, wbuf *out,
                size_t *unknown);

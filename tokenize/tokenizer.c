@@ -368,6 +368,7 @@ bool tokenizer_knows_id(const tokenizer *t, uint32_t id)
 {
     size_t len;
     if (t->sp) return id < (uint32_t)sp_model_size(t->sp);
+    if (t->hf) return hf_decode_knows(t->hf, &t->vocab, id);
     return vocab_token_bytes(&t->vocab, id, &len) != NULL;
 }
 

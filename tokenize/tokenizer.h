@@ -55,8 +55,8 @@ int tokenizer_encode(const tokenizer *t, const char *s, size_t n, bool allow_spe
 /* Appends the message of tokenizer_encode's error code to out ("PCRE2: ..."). */
 void tokenizer_encode_error(int code, wbuf *out);
 
-/* NULL when tokenizer_decode can decode; else the tokenizer.json decoder
- * type it does not implement. */
+/* NULL when tokenizer_decode can decode; else what of the tokenizer.json
+ * decoder it does not implement ("the decoder CTC"). */
 const char *tokenizer_decode_refused(const tokenizer *t);
 
 /* Appends the bytes of ids to out (for a tokenizer.json, through its
