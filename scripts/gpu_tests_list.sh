@@ -8,10 +8,10 @@
 case ${GROUP:-} in
 tokenize)
     GPU_UNIT_TESTS="gpu_bpe_exact gpu_bpe_emulate gpu_bpe_overlap gpu_bpe_multi"
-    GPU_E2E_TESTS="gpu_tokenize_device tokenize_gpu_devices tokenize_gpu_refused"
+    GPU_E2E_TESTS="gpu_tokenize_device tokenize_gpu_devices tokenize_gpu_refused text_column_jsonl"
     GPU_TEST_DATA="tokref/edge.[it]* tokref/multi.[it]* tokref/en_code.[it]* tokref/blns.[it]*
       vocab/tiktoken/cl100k_base.tiktoken vocab/tiktoken/o200k_base.tiktoken vocab/tiktoken/r50k_base.tiktoken vocab/gpt2
-      vectors/gpt-tokenizer vectors/blns jsonl/dclm" ;;
+      vectors/gpt-tokenizer vectors/blns jsonl/dclm jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz" ;;
 hf) # gpu_bpe_hf on the device reads the 7 files the GPU encodes; tokenize_hf_gpu.sh llama2 and gemma3 too
     GPU_UNIT_TESTS="gpu_bpe_hf"
     GPU_E2E_TESTS="tokenize_hf_gpu"

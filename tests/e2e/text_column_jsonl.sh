@@ -57,6 +57,15 @@ same "tokenize, engine path" tokenize --device cpu --encoding cl100k_base --voca
 WINNOW_TOKENIZE_BLOCKS=cpu same "tokenize, block path" tokenize --encoding cl100k_base --vocab "$VOCAB" --format jsonl
 WINNOW_TOKENIZE_BLOCKS=emulate same "tokenize, block path (GPU's encoder emulated)" \
     tokenize --encoding cl100k_base --vocab "$VOCAB" --format bin
+# the GPU's block path where one is usable (a skip elsewhere: CI has none)
+if "$WINNOW" tokenize -q --device gpu --encoding cl100k_base --vocab "$VOCAB" --format bin "$A" > "$TMP/gpu_a" 2> "$TMP/gpu.err"; then
+    "$WINNOW" tokenize -q --device gpu --encoding cl100k_base --vocab "$VOCAB" --format bin --text-column content "$B" \
+        > "$TMP/gpu_b"
+    ok "tokenize --device gpu: the renamed file gives the original's ids, which are the CPU's" \
+        sh -c "cmp -s '$TMP/gpu_a' '$TMP/gpu_b' && cmp -s '$TMP/gpu_a' '$TMP/out_a'"
+else
+    skip "tokenize --device gpu: no usable GPU ($(head -c 120 "$TMP/gpu.err"))"
+fi
 ok "filter keeps and drops: some of each" sh -c "[ $(counts "$TMP/sa.json" | cut -d' ' -f2) -gt 0 ]"
 
 # ingest names documents by the path it was given: the same name in two folders
