@@ -13,6 +13,7 @@
 // usage: NODE_PATH=DIR/node_modules node scripts/hf_decode_cases.js
 const fs = require('fs');
 const path = require('path');
+const { rng } = require('./seeded_rng'); /* every run draws the same ids */
 const { Tokenizer } = require('tokenizers');
 
 const SHARED = process.env.SHARED || '/work/shared/data';
@@ -29,16 +30,6 @@ function build(v) {
   return JSON.stringify(t);
 }
 
-function rng(seed) { /* mulberry32 */
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const MORE = ['Hello world\n indented\n\n  twice', ' leading space', '  two leading', 'caf\u00e9 na\u00efve', "I do not know , he said . Isn't it ? Yes !",
   "they 're here , we 've gone , I 'm fine , it 's ok , don ' t", '<unk> <s> </s> <|endoftext|>', 'x\n y\n  z', '\u2581\u2581 metaspace \u2581',

@@ -27,6 +27,7 @@
 //       line (JSON) and the first differences.
 const fs = require('fs');
 const path = require('path');
+const { rng } = require('./seeded_rng'); /* every run draws the same ids */
 
 const SHARED = process.env.SHARED || '/work/shared/data';
 
@@ -34,17 +35,6 @@ function readZst(file) {
   return require('child_process').execFileSync('zstd', ['-dc', file], { maxBuffer: 1 << 30 });
 }
 
-/* A small seeded generator (mulberry32), so that every run draws the same ids. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function corpusDocs(name, every) {
   const text = readZst(path.join(SHARED, 'tokref', name + '.txt.zst'));
