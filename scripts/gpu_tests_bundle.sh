@@ -5,7 +5,7 @@
 # carried tree is limited to 64 MiB), zstd (the device image has none), the
 # part of ../shared/data they read, and gpu_tests_device.sh, which runs them
 # there: the programs directly, the e2e scripts from the repository root (the
-# device's copy of the working tree). GROUP (tokenize, hf, dedup or shards) picks the
+# device's copy of the working tree). GROUP (tokenize, hf, hf_e2e, dedup or shards) picks the
 # tests (gpu_tests_list.sh). Build first: make all and the group's programs.
 #   usage: GROUP=tokenize sh scripts/gpu_tests_bundle.sh DIR [SHARED]
 set -eu
