@@ -226,6 +226,7 @@ const char *doc_normalize_line(const char *line, size_t len, wbuf *out, const ch
     bool plain = at.plain.kind != JSON_MISSING;
     if (plain) { /* the old "text" goes into metadata, which must be an object without one */
         jdoc meta;
+        if (at.plains > 1) return "text_clash"; /* moving one would leave another to be read as the text */
         if (doc.metadata.kind && doc.metadata.kind != JSON_OBJECT) return "text_clash";
         if (doc.metadata.kind && json_scan_doc(doc.metadata.p, doc.metadata.len, &meta, NULL, NULL) == 0 &&
             meta.text.kind)
@@ -279,7 +280,7 @@ void doc_describe_failure(const char *reason, char *out, size_t n)
 {
     if (!strcmp(reason, "text_clash"))
         snprintf(out, n, "document has \"%s\" (--text-column) and a \"text\" member, which has no place in its "
-                 "metadata (not an object, or one with a \"text\")", doc_text_name());
+                 "metadata (not an object, or one with a \"text\"), or several \"text\" members", doc_text_name());
     else
         snprintf(out, n, "document has no \"%s\" string", doc_text_name());
 }

@@ -66,7 +66,7 @@ bool doc_text_renamed(void);
  * NULL, or why the line cannot be (out unchanged): "bad_json" (*err and
  * *err_pos tell what and where), "missing_text" (no such string member),
  * "text_clash" (a "text" member with no metadata object to move to, or one
- * that already has a "text"). */
+ * that already has a "text"; or several "text" members). */
 const char *doc_normalize_line(const char *line, size_t len, wbuf *out, const char **err, size_t *err_pos);
 
 /* Writes to out (n bytes) what a line that failed with reason

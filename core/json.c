@@ -450,6 +450,7 @@ static int scan_container(scanner *sc, jdoc *doc)
         } else if (named_text && sc->named) {
             sc->named->plain_name = key;
             sc->named->plain = val;
+            sc->named->plains++;
         } else if (name) {
             jvalue *slot = NULL;
             switch (name_len) {

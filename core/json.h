@@ -48,11 +48,12 @@ int json_scan_doc_text(const char *line, size_t len, jdoc *doc, char *text_out, 
                        size_t *err_pos);
 
 /* Where json_scan_doc_named() found the text's member name, and a top-level
- * member literally named "text" (its name and value; kind JSON_MISSING when
- * there is none). Names are told as string values are: the bytes between
- * the quotes. */
+ * member literally named "text" (its name and value, the last when there are
+ * several; kind JSON_MISSING when there is none) and how many there are.
+ * Names are told as string values are: the bytes between the quotes. */
 typedef struct {
     jvalue name, plain_name, plain;
+    int plains;
 } jnamed;
 
 /* json_scan_doc(), with the top-level member text_name (compared after

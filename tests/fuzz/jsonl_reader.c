@@ -1,7 +1,8 @@
 /* jsonl_reader fuzz target: scan any bytes as a document line; the baseline
  * and AVX2 scanners must agree on everything; when it scans, unescaping,
- * re-writing and rewriting must hold their promises; json_scan_doc_text
- * must agree with json_scan_doc and json_unescape. */
+ * re-writing, rewriting and renaming (--text-column) must hold their
+ * promises; json_scan_doc_text must agree with json_scan_doc and
+ * json_unescape. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,40 @@ static void check_text_scan(const char *line, size_t size, int rc, const jdoc *d
     free(room);
 }
 
+/* --text-column content on a line that scans: doc_normalize_line refuses it
+ * only for the reasons it names, and what it writes scans with its "text"
+ * the "content" string of the line (decoded the same), an old "text" kept
+ * in an object metadata. */
+static void check_normalize(const char *line, size_t size)
+{
+    static bool named;
+    if (!named) named = doc_set_text_name("content");
+    jdoc d, n;
+    jnamed at;
+    const char *err;
+    size_t pos;
+    if (json_scan_doc_named(line, size, "content", &d, &at, &err, &pos) != 0) abort();
+    wbuf out = WBUF_INIT, want = WBUF_INIT, got = WBUF_INIT;
+    const char *why = doc_normalize_line(line, size, &out, &err, &pos);
+    if (why) {
+        bool missing = d.text.kind != JSON_STRING;
+        if (strcmp(why, missing ? "missing_text" : "text_clash") || out.len) abort();
+        if (!missing && at.plain.kind == JSON_MISSING) abort();
+    } else if (at.plains > 1) {
+        abort(); /* a second "text" would be read as the text */
+    } else {
+        if (d.text.kind != JSON_STRING || out.data[out.len - 1] != '\n') abort();
+        if (json_scan_doc(out.data, out.len - 1, &n, &err, &pos) != 0 || n.text.kind != JSON_STRING) abort();
+        json_unescape(&d.text, &want);
+        json_unescape(&n.text, &got);
+        if (want.len != got.len || memcmp(want.data, got.data, want.len)) abort();
+        if (at.plain.kind && n.metadata.kind != JSON_OBJECT) abort();
+    }
+    buf_free(&out);
+    buf_free(&want);
+    buf_free(&got);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     jdoc d;
@@ -66,6 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     if (!same_doc(&d, &base)) abort();
+    check_normalize(line, size);
     wbuf text = WBUF_INIT, out = WBUF_INIT, meta = WBUF_INIT;
     if (d.text.kind == JSON_STRING) {
         json_unescape(&d.text, &text);
