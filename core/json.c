@@ -269,13 +269,15 @@ __attribute__((always_inline)) static inline int scan_string_windows(scanner *sc
     const char *s = sc->s;
     const size_t n = sc->n;
     size_t i = sc->i + 1; /* the window's start */
-    char *d = out;        /* with out: decoded bytes of s[.., i + off) end here */
+    /* with out: decoded bytes of s[.., i + off) end here; an integer, since
+     * without out there is nothing to point into (no arithmetic on NULL) */
+    uintptr_t d = (uintptr_t)out;
     bool escapes = false;
     for (;;) {
         if (i >= n) return fail(sc, "unterminated string");
         bool whole = i + WINDOW <= n;
         uint64_t m = !whole ? special_bits_tail(s, i, n) : avx2 ? special_bits_avx2(s + i) : special_bits(s + i);
-        if (out && whole) copy_window(d, s + i, avx2);
+        if (out && whole) copy_window((char *)d, s + i, avx2);
         if (!m) {
             if (!whole) return fail(sc, "unterminated string");
             d += WINDOW;
@@ -285,7 +287,7 @@ __attribute__((always_inline)) static inline int scan_string_windows(scanner *sc
         size_t off = 0, next = whole ? i + WINDOW : n;
         for (;;) {
             size_t k = (size_t)__builtin_ctzll(m), at = i + k;
-            if (out && !whole) copy_run(d, s + i + off, k - off, s + n);
+            if (out && !whole) copy_run((char *)d, s + i + off, k - off, s + n);
             d += k - off;
             unsigned char c = (unsigned char)s[at];
             if (c == '"') {
@@ -294,7 +296,7 @@ __attribute__((always_inline)) static inline int scan_string_windows(scanner *sc
                 v->kind = JSON_STRING;
                 v->has_escapes = escapes;
                 sc->i = at + 1;
-                if (out) *out_len = (size_t)(d - out);
+                if (out) *out_len = (size_t)(d - (uintptr_t)out);
                 return 0;
             }
             if (c != '\\') {
@@ -302,7 +304,9 @@ __attribute__((always_inline)) static inline int scan_string_windows(scanner *sc
                 return fail(sc, "control character in string");
             }
             escapes = true;
-            size_t after = take_escape(sc, at, out ? &d : NULL);
+            char *dp = (char *)d;
+            size_t after = take_escape(sc, at, out ? &dp : NULL);
+            d = (uintptr_t)dp;
             if (!after) return -1;
             if (after >= next) { /* the escape ends this window */
                 i = after;
@@ -310,8 +314,8 @@ __attribute__((always_inline)) static inline int scan_string_windows(scanner *sc
             }
             off = after - i;
             if (out && whole) { /* the window's rest after the escape, in place */
-                if (after + WINDOW <= n) copy_window(d, s + after, avx2);
-                else copy_run(d, s + after, WINDOW - off, s + n);
+                if (after + WINDOW <= n) copy_window((char *)d, s + after, avx2);
+                else copy_run((char *)d, s + after, WINDOW - off, s + n);
             }
             m &= ~0ULL << off;
             if (!m) { /* plain to the window's end */
