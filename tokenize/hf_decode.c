@@ -124,8 +124,7 @@ static void load_step(hf_pipeline *p, const hj_node *node)
         st->to = dup_string(c, &st->to_len);
     } else if (!strcmp(type, "Strip")) {
         v = hj_get(node, "content");
-        if (!is_string(v) || !v->len || utf8_valid_seq((const unsigned char *)v->str, v->len) != v->len)
-            {
+        if (!is_string(v) || !v->len || utf8_valid_seq((const unsigned char *)v->str, v->len) != v->len) {
             refuse(p, "the decoder Strip without one character", "");
             return;
         }
