@@ -3,7 +3,10 @@
  * A document line: {"id":..,"text":..,"url":..,"date":..,"source":..,"metadata":{..}}
  * Producers (ingest) fill a wdoc and call doc_write(). Stages that change a
  * document in passing (filter adds metadata.lang, C4 rewrites text) call
- * doc_rewrite(), which keeps every other field of the original line as is. */
+ * doc_rewrite(), which keeps every other field of the original line as is.
+ * Inputs that hold the text in another member (--text-column) are brought
+ * into this shape, line by line, by doc_normalize_line() before anything
+ * else reads them. */
 #ifndef WINNOW_DOC_H
 #define WINNOW_DOC_H
 
