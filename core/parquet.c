@@ -45,13 +45,20 @@ typedef struct {
     int converted, scale;      /* converted_type (-1: none) and scale */
     int logical, logical_scale; /* the LogicalType union's member (0: none), DecimalType.scale */
     bool logical_unsigned;     /* IntType.isSigned = false */
+    bool logical_utc;          /* TimeType / TimestampType.isAdjustedToUTC */
+    int logical_digits;        /* their unit as digits of a second (0: none read) */
 } schema_elem;
 
 /* ConvertedType and the LogicalType union's members (parquet.thrift). */
-enum { CONV_DECIMAL = 5, CONV_DATE = 6, CONV_TIMESTAMP_MICROS = 10, CONV_UINT_8 = 11, CONV_UINT_64 = 14, CONV_BSON = 20,
-       CONV_INTERVAL = 21 };
-enum { LOGICAL_DECIMAL = 5, LOGICAL_DATE = 6, LOGICAL_INTERVAL = 9, LOGICAL_INTEGER = 10, LOGICAL_JSON = 12,
-       LOGICAL_LAST = 18 };
+enum { CONV_DECIMAL = 5, CONV_DATE = 6, CONV_TIME_MILLIS = 7, CONV_TIME_MICROS = 8, CONV_TIMESTAMP_MILLIS = 9,
+       CONV_TIMESTAMP_MICROS = 10, CONV_UINT_8 = 11, CONV_UINT_64 = 14, CONV_BSON = 20, CONV_INTERVAL = 21 };
+enum { LOGICAL_DECIMAL = 5, LOGICAL_DATE = 6, LOGICAL_TIME = 7, LOGICAL_TIMESTAMP = 8, LOGICAL_INTERVAL = 9,
+       LOGICAL_INTEGER = 10, LOGICAL_JSON = 12, LOGICAL_UUID = 14, LOGICAL_FLOAT16 = 15, LOGICAL_LAST = 18 };
+/* TimeUnit's members (MILLIS, MICROS, NANOS) as digits of a second. */
+static const int time_unit_digits[] = {0, 3, 6, 9};
+#define UUID_BYTES 16
+#define FLOAT16_BYTES 2
+#define DECIMAL_MAX_BYTES 16 /* the widest DECIMAL in bytes read: 128 bits, 38 digits */
 static const char *const converted_names[] = {
     "UTF8", "MAP", "MAP_KEY_VALUE", "LIST", "ENUM", "DECIMAL", "DATE", "TIME_MILLIS", "TIME_MICROS", "TIMESTAMP_MILLIS",
     "TIMESTAMP_MICROS", "UINT_8", "UINT_16", "UINT_32", "UINT_64", "INT_8", "INT_16", "INT_32", "INT_64", "JSON", "BSON",
@@ -61,7 +68,20 @@ static const char *const logical_names[LOGICAL_LAST + 1] = {
     "BSON", "UUID", "FLOAT16", "VARIANT", "GEOMETRY", "GEOGRAPHY"};
 #define DECIMAL_MAX_SCALE 38 /* the most digits a DECIMAL of 16 bytes has */
 
-/* The LogicalType union: its member, and what DECIMAL and INTEGER carry. */
+/* The TimeUnit union of a TimeType or TimestampType: its member as digits. */
+static void read_time_unit(tc_reader *r, schema_elem *e)
+{
+    if (!tc_struct_begin(r)) return;
+    int16_t id, last = 0;
+    int t;
+    while (tc_field(r, &id, &t, &last)) {
+        if (t == TC_STRUCT && id >= 1 && id <= 3 && !e->logical_digits) e->logical_digits = time_unit_digits[id];
+        tc_skip(r, t);
+    }
+    tc_struct_end(r);
+}
+
+/* The LogicalType union: its member, and what DECIMAL, INTEGER, TIME and TIMESTAMP carry. */
 static void read_logical_type(tc_reader *r, schema_elem *e)
 {
     if (!tc_struct_begin(r)) return;
@@ -73,7 +93,8 @@ static void read_logical_type(tc_reader *r, schema_elem *e)
             continue;
         }
         e->logical = id;
-        if (id != LOGICAL_DECIMAL && id != LOGICAL_INTEGER) {
+        bool timed = id == LOGICAL_TIME || id == LOGICAL_TIMESTAMP;
+        if (id != LOGICAL_DECIMAL && id != LOGICAL_INTEGER && !timed) {
             tc_skip(r, t);
             continue;
         }
@@ -81,8 +102,11 @@ static void read_logical_type(tc_reader *r, schema_elem *e)
         int it;
         tc_struct_begin(r);
         while (tc_field(r, &inner_id, &it, &inner_last)) {
+            bool flag = it == TC_TRUE || it == TC_FALSE;
             if (id == LOGICAL_DECIMAL && inner_id == 1 && it == TC_I32) e->logical_scale = tc_i32(r);
-            else if (id == LOGICAL_INTEGER && inner_id == 2 && (it == TC_TRUE || it == TC_FALSE)) e->logical_unsigned = !tc_bool(r, it);
+            else if (id == LOGICAL_INTEGER && inner_id == 2 && flag) e->logical_unsigned = !tc_bool(r, it);
+            else if (timed && inner_id == 1 && flag) e->logical_utc = tc_bool(r, it);
+            else if (timed && inner_id == 2 && it == TC_STRUCT) read_time_unit(r, e);
             else tc_skip(r, it);
         }
         tc_struct_end(r);
@@ -90,34 +114,69 @@ static void read_logical_type(tc_reader *r, schema_elem *e)
     tc_struct_end(r);
 }
 
+/* Whether c's meaning can be read from its physical type: an annotation on
+ * a type it does not fit (a TIMESTAMP on INT32, a UUID of 8 bytes) is left
+ * to PQ_OTHER_MEANING rather than guessed at. */
+static bool meaning_fits_type(const pq_column *c)
+{
+    bool int32 = c->type == PQ_INT32, int64 = c->type == PQ_INT64, fixed = c->type == PQ_FIXED_LEN_BYTE_ARRAY;
+    switch (c->meaning) {
+    case PQ_UNSIGNED: return int32 || int64;
+    case PQ_DECIMAL:
+        if (c->scale < 0 || c->scale > DECIMAL_MAX_SCALE) return false;
+        return int32 || int64 || c->type == PQ_BYTE_ARRAY || (fixed && c->type_length <= DECIMAL_MAX_BYTES);
+    case PQ_DATE: return int32;
+    case PQ_TIME: return (c->time_digits == 3 && int32) || (c->time_digits > 3 && int64);
+    case PQ_TIMESTAMP: return (c->time_digits > 0 && int64) || c->type == PQ_INT96;
+    case PQ_UUID: return fixed && c->type_length == UUID_BYTES;
+    case PQ_FLOAT16: return fixed && c->type_length == FLOAT16_BYTES;
+    }
+    return true;
+}
+
 /* Sets c's meaning from e's annotation: LogicalType when the reader knows
- * its member, else ConvertedType (parquet-format LogicalTypes.md). */
+ * its member, else ConvertedType (parquet-format LogicalTypes.md, whose
+ * backward-compatibility rules make TIME_MILLIS TIME(true, MILLIS) and so
+ * on); an INT96 without one is a timestamp, as Spark and Impala write it. */
 static void annotate(pq_column *c, const schema_elem *e)
 {
     c->meaning = PQ_AS_STORED;
     c->annotation = "";
     if (e->logical > 0 && e->logical <= LOGICAL_LAST) {
         c->annotation = logical_names[e->logical];
-        if (e->logical == LOGICAL_DECIMAL) {
-            c->meaning = PQ_DECIMAL;
-            c->scale = e->logical_scale;
-        } else if (e->logical == LOGICAL_INTEGER) {
-            c->meaning = e->logical_unsigned ? PQ_UNSIGNED : PQ_AS_STORED;
-        } else if ((e->logical >= LOGICAL_DATE && e->logical <= LOGICAL_INTERVAL) || e->logical > LOGICAL_JSON) {
-            c->meaning = PQ_OTHER_MEANING; /* DATE, TIME, TIMESTAMP, INTERVAL, BSON, UUID, FLOAT16, ... */
+        switch (e->logical) {
+        case LOGICAL_DECIMAL: c->meaning = PQ_DECIMAL; c->scale = e->logical_scale; break;
+        case LOGICAL_INTEGER: c->meaning = e->logical_unsigned ? PQ_UNSIGNED : PQ_AS_STORED; break;
+        case LOGICAL_DATE: c->meaning = PQ_DATE; break;
+        case LOGICAL_TIME: c->meaning = PQ_TIME; c->time_digits = e->logical_digits; c->utc = e->logical_utc; break;
+        case LOGICAL_TIMESTAMP: c->meaning = PQ_TIMESTAMP; c->time_digits = e->logical_digits; c->utc = e->logical_utc; break;
+        case LOGICAL_UUID: c->meaning = PQ_UUID; break;
+        case LOGICAL_FLOAT16: c->meaning = PQ_FLOAT16; break;
+        default: /* INTERVAL, BSON, VARIANT, GEOMETRY, GEOGRAPHY: not the stored bytes' plain reading */
+            if ((e->logical >= LOGICAL_DATE && e->logical <= LOGICAL_INTERVAL) || e->logical > LOGICAL_JSON)
+                c->meaning = PQ_OTHER_MEANING;
         }
     } else if (e->converted >= 0 && e->converted <= CONV_INTERVAL) {
         c->annotation = converted_names[e->converted];
-        if (e->converted == CONV_DECIMAL) {
-            c->meaning = PQ_DECIMAL;
-            c->scale = e->scale;
-        } else if (e->converted >= CONV_UINT_8 && e->converted <= CONV_UINT_64) {
-            c->meaning = PQ_UNSIGNED;
-        } else if ((e->converted >= CONV_DATE && e->converted <= CONV_TIMESTAMP_MICROS) || e->converted >= CONV_BSON) {
-            c->meaning = PQ_OTHER_MEANING;
+        c->utc = true;
+        switch (e->converted) {
+        case CONV_DECIMAL: c->meaning = PQ_DECIMAL; c->scale = e->scale; break;
+        case CONV_DATE: c->meaning = PQ_DATE; break;
+        case CONV_TIME_MILLIS: c->meaning = PQ_TIME; c->time_digits = 3; break;
+        case CONV_TIME_MICROS: c->meaning = PQ_TIME; c->time_digits = 6; break;
+        case CONV_TIMESTAMP_MILLIS: c->meaning = PQ_TIMESTAMP; c->time_digits = 3; break;
+        case CONV_TIMESTAMP_MICROS: c->meaning = PQ_TIMESTAMP; c->time_digits = 6; break;
+        default:
+            if (e->converted >= CONV_UINT_8 && e->converted <= CONV_UINT_64) c->meaning = PQ_UNSIGNED;
+            else if (e->converted >= CONV_BSON) c->meaning = PQ_OTHER_MEANING;
         }
+    } else if (c->type == PQ_INT96) {
+        c->annotation = "INT96";
+        c->meaning = PQ_TIMESTAMP;
+        c->time_digits = 9;
+        c->utc = true;
     }
-    if (c->meaning == PQ_DECIMAL && (c->scale < 0 || c->scale > DECIMAL_MAX_SCALE)) c->meaning = PQ_OTHER_MEANING;
+    if (!meaning_fits_type(c)) c->meaning = PQ_OTHER_MEANING;
 }
 
 static void read_schema_elem(tc_reader *r, schema_elem *e)

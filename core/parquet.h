@@ -35,8 +35,13 @@ enum { PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_INT96 = 3, PQ_FLOAT = 4, P
 enum {
     PQ_AS_STORED = 0, /* the value as stored: strings, bytes, signed integers, floats, booleans */
     PQ_UNSIGNED,      /* UINT_8 .. UINT_64, INTEGER(isSigned = false): the bits as an unsigned integer */
-    PQ_DECIMAL,       /* DECIMAL: the stored integer times 10^-scale */
-    PQ_OTHER_MEANING  /* DATE, TIME, TIMESTAMP, INTERVAL, UUID, FLOAT16, BSON, ...: not the stored number */
+    PQ_DECIMAL,       /* DECIMAL: the stored integer (INT32, INT64, or big-endian bytes) times 10^-scale */
+    PQ_DATE,          /* DATE: INT32 days since 1970-01-01 */
+    PQ_TIME,          /* TIME: INT32 or INT64 units (time_digits) since midnight */
+    PQ_TIMESTAMP,     /* TIMESTAMP: INT64 units since 1970-01-01T00:00:00; INT96: Julian day and nanoseconds */
+    PQ_UUID,          /* UUID: 16 bytes */
+    PQ_FLOAT16,       /* FLOAT16: an IEEE half, 2 bytes little-endian */
+    PQ_OTHER_MEANING  /* INTERVAL, BSON, GEOMETRY, VARIANT, ..., or an annotation on a type it does not fit */
 };
 
 /* A leaf column of the schema, in file order (the order of column chunks). */
@@ -49,6 +54,8 @@ typedef struct {
     bool nested;   /* inside a group or repeated: not readable here */
     int meaning;   /* PQ_AS_STORED ... PQ_OTHER_MEANING */
     int scale;     /* PQ_DECIMAL: digits after the decimal point */
+    int time_digits; /* PQ_TIME, PQ_TIMESTAMP: 3 (milliseconds), 6 (microseconds) or 9 (nanoseconds) */
+    bool utc;        /* PQ_TIME, PQ_TIMESTAMP: isAdjustedToUTC (an instant), else a local (wall-clock) value */
     const char *annotation; /* the annotation's name for messages ("" for none) */
 } pq_column;
 

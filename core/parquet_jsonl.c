@@ -1,8 +1,6 @@
 /* parquet_jsonl.c - Parquet rows as JSON lines, row groups in parallel. */
 #include "parquet_jsonl.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,15 +8,13 @@
 #include "core/doc.h"
 #include "core/json.h"
 #include "core/parquet.h"
+#include "core/parquet_cell.h"
 #include "core/pool.h"
 #include "core/util.h"
 
 /* Decoded row groups in flight are kept under this many bytes (as the footer
  * sizes them) by running fewer threads when row groups are big. */
 #define IN_FLIGHT_BYTES (2ll << 30)
-#define DOUBLE_DIGITS_MIN 15
-#define DOUBLE_DIGITS_MAX 17
-#define NUMBER_MAX 40
 #define CELL_OVERHEAD 24 /* bytes a cell adds besides its string: a number, quotes, a comma */
 
 static int decode_threads;
@@ -33,8 +29,7 @@ typedef struct {
     char *key;     /* `"name":` ready to append */
     bool top;      /* a top-level field; else under metadata */
     bool merge;    /* the "metadata" string column: a JSON object's members join the metadata */
-    int meaning;   /* PQ_AS_STORED, PQ_UNSIGNED or PQ_DECIMAL (with scale) */
-    int scale;
+    const pq_column *schema;
 } mapped;
 
 #define METADATA_COLUMN "metadata"
@@ -55,60 +50,6 @@ struct pq_jsonl {
     int errors;
     int64_t lost_rows; /* rows of the row groups that failed */
 };
-
-/* The shortest "%.*g" form of x that reads back as the same double (a FLOAT
- * cell is written as its exact value as a double, as Arrow readers give it). */
-static void put_real(wbuf *out, double x)
-{
-    if (!isfinite(x)) { /* JSON has no NaN or infinity */
-        buf_puts(out, "null");
-        return;
-    }
-    char s[NUMBER_MAX];
-    for (int digits = DOUBLE_DIGITS_MIN; digits <= DOUBLE_DIGITS_MAX; digits++) {
-        snprintf(s, sizeof s, "%.*g", digits, x);
-        if (strtod(s, NULL) == x) break;
-    }
-    if (!strpbrk(s, ".eE")) strcat(s, ".0"); /* stays a float when read back */
-    buf_puts(out, s);
-}
-
-/* A DECIMAL's stored integer x with scale digits after the point, exactly:
- * 12345 with scale 2 is 123.45, 5 with scale 3 is 0.005. */
-static void put_decimal(wbuf *out, int64_t x, int scale)
-{
-    uint64_t magnitude = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
-    char digits[NUMBER_MAX];
-    int n = snprintf(digits, sizeof digits, "%0*llu", scale + 1, (unsigned long long)magnitude);
-    if (x < 0) buf_putc(out, '-');
-    buf_append(out, digits, (size_t)(n - scale));
-    if (scale) {
-        buf_putc(out, '.');
-        buf_append(out, digits + n - scale, (size_t)scale);
-    }
-}
-
-static void put_value(wbuf *out, const mapped *m, const pq_values *v, int64_t r)
-{
-    if (v->valid && !v->valid[r]) {
-        buf_puts(out, "null");
-        return;
-    }
-    switch (v->type) {
-    case PQ_BYTE_ARRAY: json_put_string(out, (const char *)v->bytes[r].p, v->bytes[r].len); break;
-    case PQ_BOOLEAN: buf_puts(out, v->ints[r] ? "true" : "false"); break;
-    case PQ_INT32:
-    case PQ_INT64:
-        if (m->meaning == PQ_DECIMAL) put_decimal(out, v->ints[r], m->scale);
-        else if (m->meaning == PQ_UNSIGNED && v->type == PQ_INT32) buf_printf(out, "%u", (unsigned)(uint32_t)v->ints[r]);
-        else if (m->meaning == PQ_UNSIGNED) buf_printf(out, "%llu", (unsigned long long)(uint64_t)v->ints[r]);
-        else buf_printf(out, "%lld", (long long)v->ints[r]);
-        break;
-    case PQ_FLOAT:
-    case PQ_DOUBLE: put_real(out, v->reals[r]); break;
-    default: buf_puts(out, "null"); break;
-    }
-}
 
 static bool is_null(const pq_values *v, int64_t r) { return v->valid && !v->valid[r]; }
 
@@ -177,9 +118,9 @@ static void decode_group(void *ctx, int worker, void *item)
                     continue;
                 }
                 buf_puts(&job->out, m->key);
-                bool quote = m->top && c > 0 && vals[c].type != PQ_BYTE_ARRAY; /* ids, urls, dates are strings */
+                bool quote = m->top && c > 0 && !pq_cell_is_string(m->schema); /* ids, urls, dates are strings */
                 if (quote) buf_putc(&job->out, '"');
-                put_value(&job->out, m, &vals[c], r);
+                pq_put_cell(&job->out, m->schema, &vals[c], r);
                 if (quote) buf_putc(&job->out, '"');
             }
             buf_append(&job->out, meta_open ? "}}\n" : "}\n", meta_open ? 3 : 2);
@@ -233,26 +174,28 @@ static int plan_columns(pq_jsonl *j)
     }
     j->cols = xcalloc((size_t)n, sizeof *j->cols);
     /* named as the inputs' text is (doc_normalize_line renames it "text", as for JSON Lines) */
-    j->cols[j->ncols++] = (mapped){text, key_of(text_column), true, false, PQ_AS_STORED, 0};
+    j->cols[j->ncols++] = (mapped){text, key_of(text_column), true, false, tc};
     for (int pass = 0; pass < 2; pass++) {
         for (int c = 0; c < n; c++) {
             const pq_column *col = pq_column_at(f, c);
             if (c == text) continue;
             bool top = is_top_field(col->name) && !col->nested;
             if (top != (pass == 0)) continue;
-            if (col->nested || col->type == PQ_INT96 || col->type == PQ_FIXED_LEN_BYTE_ARRAY) {
-                warnf("%s: column %s is %s: left out of the documents", pq_name(f), col->path,
-                      col->nested ? "nested (a group, list or map)" : "INT96 or fixed-length bytes");
+            if (col->nested) {
+                warnf("%s: column %s is nested (a group, list or map): left out of the documents", pq_name(f), col->path);
                 continue;
             }
-            /* a date, time or timestamp is not the number it is stored as, nor a DECIMAL's bytes its value */
-            bool integer = col->type == PQ_INT32 || col->type == PQ_INT64;
-            if (col->meaning == PQ_OTHER_MEANING || (col->meaning != PQ_AS_STORED && !integer)) {
-                warnf("%s: column %s is annotated %s: left out of the documents", pq_name(f), col->path, col->annotation);
+            if (!pq_cell_readable(col)) { /* the stored bytes are not the value (INTERVAL, BSON, ...) */
+                if (*col->annotation)
+                    warnf("%s: column %s is annotated %s: left out of the documents", pq_name(f), col->path, col->annotation);
+                else
+                    warnf("%s: column %s is fixed-length bytes without an annotation: left out of the documents",
+                          pq_name(f), col->path);
                 continue;
             }
-            bool merge = !top && col->type == PQ_BYTE_ARRAY && strcmp(col->name, METADATA_COLUMN) == 0;
-            j->cols[j->ncols++] = (mapped){c, key_of(col->name), top, merge, col->meaning, col->scale};
+            bool merge = !top && pq_cell_is_string(col) && col->meaning == PQ_AS_STORED &&
+                         strcmp(col->name, METADATA_COLUMN) == 0;
+            j->cols[j->ncols++] = (mapped){c, key_of(col->name), top, merge, col};
         }
     }
     return 0;

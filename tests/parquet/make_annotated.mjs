@@ -13,6 +13,12 @@
 //   day    date32                    INT32 DATE
 //   wide   decimal(30, 3)            FIXED_LEN_BYTE_ARRAY DECIMAL(30, 3)
 //   score  float64                   DOUBLE, with infinities and a NaN
+//   us     timestamp[us, UTC]        INT64 TIMESTAMP(isAdjustedToUTC = true, MICROS)
+//   ns     timestamp[ns]             INT64 TIMESTAMP(isAdjustedToUTC = false, NANOS)
+//   clock  time32[ms]                INT32 TIME(MILLIS)
+//   clock_us time64[us]              INT64 TIME(MICROS)
+//   half   float16                   FIXED_LEN_BYTE_ARRAY(2) FLOAT16
+//   tags   list<utf8>                a LIST group (nested: left out)
 // tests/e2e/parquet_annotations.sh holds the rows as they must read.
 import fs from 'node:fs'
 import path from 'node:path'
@@ -36,6 +42,17 @@ function decimals(values, precision, scale) {
     nullCount: nulls, nullBitmap: nulls ? valid : undefined, data: words }))
 }
 
+// A vector of type from its stored values (null: a null cell), as they are
+// (arrow's builders take milliseconds for every timestamp unit).
+function stored(type, values) {
+  const valid = new Uint8Array(Math.ceil(values.length / 8))
+  values.forEach((v, i) => { if (v !== null) valid[i >> 3] |= 1 << (i & 7) })
+  const nulls = values.filter(v => v === null).length
+  const zero = type.ArrayType === BigInt64Array ? 0n : 0
+  return arrow.makeVector(arrow.makeData({ type, length: values.length, nullCount: nulls,
+    nullBitmap: nulls ? valid : undefined, data: new type.ArrayType(values.map(v => v === null ? zero : v)) }))
+}
+
 const table = new arrow.Table({
   text: arrow.vectorFromArray(['first', 'second', 'third', 'fourth', 'fifth', 'sixth']),
   id: arrow.vectorFromArray([7, -1, 0, 2147483647, null, 42], new arrow.Int32()),
@@ -47,6 +64,15 @@ const table = new arrow.Table({
   day: arrow.vectorFromArray([0, 19000, 1, null, 2, 3].map(v => v === null ? null : new Date(v * 86400000)), new arrow.DateDay()),
   wide: decimals([1n, 2n, null, 3n, 4n, 5n], 30, 3),
   score: arrow.vectorFromArray([1.5, Infinity, -Infinity, NaN, null, -0.25], new arrow.Float64()),
+  us: stored(new arrow.Timestamp(arrow.TimeUnit.MICROSECOND, 'UTC'),
+    [0n, 1700000000123456n, -1n, null, 253402300799999999n, -62135596800000000n]),
+  ns: stored(new arrow.Timestamp(arrow.TimeUnit.NANOSECOND),
+    [1n, null, -1000000001n, 9223372036854775807n, -9223372036854775808n, 0n]),
+  clock: stored(new arrow.TimeMillisecond(), [0, 45296789, null, 86399999, 1, 3600000]),
+  clock_us: stored(new arrow.TimeMicrosecond(), [86399999999n, 1n, null, 0n, 43200000000n, 60000000n]),
+  half: stored(new arrow.Float16(), [0x3e00, 0x8000, null, 0x7c00, 0x0001, 0x7bff]),
+  tags: arrow.vectorFromArray([['a', 'b'], [], null, ['c'], null, ['d']],
+    new arrow.List(new arrow.Field('item', new arrow.Utf8(), true))),
 })
 const props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).setDictionaryEnabled(false).build()
 fs.writeFileSync(path.join(out, 'annotated.parquet'), pw.writeParquet(pw.Table.fromIPCStream(arrow.tableToIPC(table, 'stream')), props))
