@@ -194,7 +194,7 @@ static char *text_name; /* NULL: "text" */
 
 bool doc_set_text_name(const char *name)
 {
-    if (!*name || strpbrk(name, "\r\n")) return false;
+    if (strpbrk(name, "\r\n")) return false;
     free(text_name);
     text_name = strcmp(name, "text") ? xstrdup(name) : NULL;
     return true;

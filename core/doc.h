@@ -51,8 +51,9 @@ void doc_rewrite(const char *line, size_t len, const jdoc *doc,
                  const wbuf *extra_meta, wbuf *out);
 
 /* Names the member (JSON Lines) and column (Parquet) inputs hold the text in
- * (--text-column; "text" by default). Returns false, changing nothing, for an
- * empty name or one with a line break. Set before any input is read. */
+ * (--text-column; "text" by default; "" is a name too: JSON and Parquet allow
+ * it). Returns false, changing nothing, for a name with a line break (the
+ * dedup plan keeps it on a line). Set before any input is read. */
 bool doc_set_text_name(const char *name);
 
 /* The name set by doc_set_text_name(): "text" unless another was set. */

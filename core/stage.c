@@ -79,7 +79,7 @@ bool stage_parse_common(stage_opts *o, int opt, const char *arg)
         return true;
     }
     case OPT_TEXT_COLUMN:
-        if (!doc_set_text_name(arg)) dief(EXIT_USAGE, "--text-column wants a member or column name (not empty, no line break)");
+        if (!doc_set_text_name(arg)) dief(EXIT_USAGE, "--text-column wants a member or column name without a line break");
         return true;
     case OPT_STATS: o->stats_path = arg; return true;
     case OPT_REJECTS: o->rejects_path = arg; return true;

@@ -10,7 +10,7 @@ int ingest_options_set(ingest_options *o, const char *key, const char *value, ch
 {
     if (option_name_equal(key, "text-column")) { /* the inputs' text member or column, for every stage */
         if (!value || !doc_set_text_name(value)) {
-            snprintf(err, errlen, "--text-column wants a member or column name (not empty, no line break)");
+            snprintf(err, errlen, "--text-column wants a member or column name without a line break");
             return -1;
         }
         return 0;

@@ -135,8 +135,13 @@ for path in engine block; do
     is "$(python3 -c 'import json,sys; print([json.loads(l)["text"] for l in open(sys.argv[1])])' "$TMP/bad_out")" \
         "['kept one', 'escaped name', 'crlf line']" "$path: the escaped name and the CRLF line read, in order"
 done
-"$WINNOW" filter -q --text-column "" "$A" > /dev/null 2> "$TMP/err"
-is "$?" 1 "--text-column '': a usage error"
+# a member named "" is a name JSON allows (DuckDB's silly-names.parquet has such a column); a line break is not
+printf '{"":"empty name","id":"e1"}\n' > "$TMP/empty_name.jsonl"
+"$WINNOW" filter -q --no-langid --no-gopher-quality --no-gopher-repetition --no-c4 --no-fineweb \
+    --text-column "" "$TMP/empty_name.jsonl" > "$TMP/empty_name.out" 2> "$TMP/err"
+is "$? $(cat "$TMP/empty_name.out")" '0 {"text":"empty name","id":"e1"}' "--text-column '': the member named \"\" is the text"
+"$WINNOW" filter -q --text-column "$(printf 'a\nb')" "$A" > /dev/null 2> "$TMP/err"
+is "$?" 1 "--text-column with a line break: a usage error"
 
 # ---- winnow run: text-column under [ingest] ----
 for kind in a b; do
