@@ -23,7 +23,6 @@
 #define READ_CHUNK (1 << 20)
 
 /* parquet.thrift FieldRepetitionType */
-enum { REP_REQUIRED = 0, REP_OPTIONAL = 1, REP_REPEATED = 2 };
 
 void pq_error(wbuf *err, const pq_file *f, uint64_t offset, const char *fmt, ...)
 {
@@ -182,7 +181,7 @@ static void annotate(pq_column *c, const schema_elem *e)
 static void read_schema_elem(tc_reader *r, schema_elem *e)
 {
     memset(e, 0, sizeof *e);
-    e->repetition = REP_REQUIRED;
+    e->repetition = PQ_REQUIRED;
     e->converted = -1;
     if (!tc_struct_begin(r)) return;
     int16_t id, last = 0;
@@ -271,12 +270,26 @@ typedef struct {
     int nelems;
     pq_column *cols;
     int ncols;
+    pq_node *nodes;
+    int nnodes;
     const char *error;
 } schema_walk;
 
-/* Adds the leaves under element i (depth below the root) and returns the
- * index after its subtree; -1 on a malformed tree. */
-static int walk_schema(schema_walk *w, int i, int depth, const char *top, const char *path, bool nested)
+/* LIST, MAP or MAP_KEY_VALUE on a group, by LogicalType or ConvertedType. */
+static int group_kind(const schema_elem *e)
+{
+    enum { LOGICAL_MAP = 2, LOGICAL_LIST = 3, CONV_MAP = 1, CONV_MAP_KEY_VALUE = 2, CONV_LIST = 3 };
+    if (e->logical == LOGICAL_LIST || (!e->logical && e->converted == CONV_LIST)) return PQ_GROUP_LIST;
+    if (e->logical == LOGICAL_MAP || (!e->logical && (e->converted == CONV_MAP || e->converted == CONV_MAP_KEY_VALUE)))
+        return PQ_GROUP_MAP;
+    return PQ_GROUP_PLAIN;
+}
+
+/* Adds element i (depth below the root, under node parent, at the levels
+ * def and rep of its parent) as a node, and the leaves under it; returns
+ * the index after its subtree, -1 on a malformed tree. */
+static int walk_schema(schema_walk *w, int i, int depth, int parent, int def, int rep, const char *top, const char *path,
+                       bool nested)
 {
     if (i >= w->nelems) { w->error = "the schema ends inside a group"; return -1; }
     if (depth > PQ_SCHEMA_MAX_DEPTH) { w->error = "the schema is nested too deep"; return -1; }
@@ -284,25 +297,40 @@ static int walk_schema(schema_walk *w, int i, int depth, const char *top, const 
     char *name = dup_name(e->name, e->name_len);
     wbuf full = WBUF_INIT;
     buf_printf(&full, "%s%s%s", path, *path ? "." : "", name);
-    bool here_nested = nested || depth > 1 || e->repetition == REP_REPEATED;
+    bool here_nested = nested || depth > 1 || e->repetition == PQ_REPEATED;
+    def += e->repetition != PQ_REQUIRED;
+    rep += e->repetition == PQ_REPEATED;
+    int self = w->nnodes++;
+    w->nodes[self] = (pq_node){xstrdup(name), e->repetition, group_kind(e), parent, -1, -1, e->num_children, -1,
+                               w->ncols, 0, def, rep};
     int next = i + 1;
     if (e->num_children > 0) {
         if (e->num_children > w->nelems - next) { w->error = "a group has more children than the schema has elements"; next = -1; }
-        for (int k = 0; k < e->num_children && next >= 0; k++)
-            next = walk_schema(w, next, depth + 1, depth == 1 ? name : top, full.data ? full.data : "", here_nested);
+        for (int k = 0, previous = -1; k < e->num_children && next >= 0; k++) {
+            int child = w->nnodes;
+            next = walk_schema(w, next, depth + 1, self, def, rep, depth == 1 ? name : top, full.data ? full.data : "",
+                               here_nested);
+            if (previous < 0) w->nodes[self].first_child = child;
+            else w->nodes[previous].next_sibling = child;
+            previous = child;
+        }
     } else if (!e->has_type) {
         w->error = "a leaf of the schema has no type";
         next = -1;
     } else {
+        w->nodes[self].column = w->ncols;
         pq_column *c = &w->cols[w->ncols++];
         c->name = xstrdup(depth == 1 ? name : top);
         c->path = xstrdup(full.data ? full.data : "");
         c->type = e->type;
         c->type_length = e->type_length;
-        c->optional = e->repetition == REP_OPTIONAL;
+        c->optional = e->repetition == PQ_OPTIONAL;
         c->nested = here_nested;
+        c->max_def = def;
+        c->max_rep = rep;
         annotate(c, e);
     }
+    w->nodes[self].ncolumns = w->ncols - w->nodes[self].first_column;
     free(name);
     buf_free(&full);
     return next;
@@ -349,11 +377,18 @@ static int read_footer(pq_file *f, const uint8_t *p, size_t n, uint64_t at, wbuf
         pq_error(err, f, at, "footer: no schema");
         status = -1;
     } else {
-        schema_walk w = {elems, (int)nelems, xcalloc(nelems, sizeof(pq_column)), 0, NULL};
+        schema_walk w = {elems, (int)nelems, xcalloc(nelems, sizeof(pq_column)), 0, xcalloc(nelems, sizeof(pq_node)), 0, NULL};
         int next = 1;
-        for (int k = 0; k < elems[0].num_children && next > 0; k++) next = walk_schema(&w, next, 1, "", "", false);
+        for (int k = 0, previous = -1; k < elems[0].num_children && next > 0; k++) {
+            int child = w.nnodes;
+            next = walk_schema(&w, next, 1, -1, 0, 0, "", "", false);
+            if (previous >= 0) w.nodes[previous].next_sibling = child;
+            previous = child;
+        }
         f->columns = w.cols;
         f->ncolumns = w.ncols;
+        f->nodes = w.nodes;
+        f->nnodes = w.nnodes;
         if (next < 0 || w.error) {
             pq_error(err, f, at, "footer: schema: %s", w.error ? w.error : "malformed");
             status = -1;
@@ -465,6 +500,8 @@ void pq_close(pq_file *f)
         free(f->columns[c].path);
     }
     free(f->columns);
+    for (int i = 0; i < f->nnodes; i++) free(f->nodes[i].name);
+    free(f->nodes);
     for (int g = 0; g < f->ngroups; g++) free(f->groups[g].chunks);
     free(f->groups);
     if (f->mapping) munmap(f->mapping, f->size);
@@ -480,6 +517,16 @@ int64_t pq_row_group_rows(const pq_file *f, int g) { return f->groups[g].num_row
 int64_t pq_row_group_bytes(const pq_file *f, int g) { return f->groups[g].total_byte_size; }
 int64_t pq_num_rows(const pq_file *f) { return f->num_rows; }
 const char *pq_name(const pq_file *f) { return f->name; }
+
+int pq_num_nodes(const pq_file *f) { return f->nnodes; }
+const pq_node *pq_node_at(const pq_file *f, int i) { return &f->nodes[i]; }
+
+int pq_field_of_column(const pq_file *f, int c)
+{
+    int i = 0; /* top-level fields are siblings in order; the first is node 0 */
+    while (f->nodes[i].next_sibling >= 0 && f->nodes[i].first_column + f->nodes[i].ncolumns <= c) i = f->nodes[i].next_sibling;
+    return i;
+}
 
 int pq_find_column(const pq_file *f, const char *name)
 {

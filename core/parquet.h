@@ -1,6 +1,7 @@
 /* parquet.h - a reader for Apache Parquet files, enough for datasets as they
- * ship (FineWeb and the Hugging Face Hub's files): flat columns of strings,
- * integers, floats and booleans.
+ * ship (FineWeb and the Hugging Face Hub's files): columns of strings,
+ * integers, floats, booleans, decimals, dates, times, timestamps and UUIDs,
+ * flat or nested (groups, lists, maps: their levels are read too).
  *
  * Written from the format's specification (apache/parquet-format: README,
  * Encodings.md, Compression.md, parquet.thrift). No Debian 12 package reads
@@ -10,9 +11,8 @@
  * the deprecated LZ4 (Hadoop-framed or one plain block); encodings
  * PLAIN, PLAIN_DICTIONARY / RLE_DICTIONARY, RLE (levels and booleans),
  * DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY; data pages
- * v1 and v2; page CRCs checked when present. Refused with a message: nested
- * columns (groups, lists, maps) when read, encrypted files, LZO,
- * BYTE_STREAM_SPLIT.
+ * v1 and v2; page CRCs checked when present. Refused with a message: encrypted
+ * files, LZO, BYTE_STREAM_SPLIT.
  *
  * Every offset and length in the file is checked before use: a damaged or
  * hostile file gives an error naming the file and the byte offset, never a
@@ -51,13 +51,35 @@ typedef struct {
     int type;     /* physical type */
     int type_length;
     bool optional; /* may be null (definition level 1) */
-    bool nested;   /* inside a group or repeated: not readable here */
+    bool nested;   /* inside a group or repeated: read with its levels (pq_values.levels) */
+    int max_def, max_rep; /* its definition and repetition levels when defined (Dremel) */
     int meaning;   /* PQ_AS_STORED ... PQ_OTHER_MEANING */
     int scale;     /* PQ_DECIMAL: digits after the decimal point */
     int time_digits; /* PQ_TIME, PQ_TIMESTAMP: 3 (milliseconds), 6 (microseconds) or 9 (nanoseconds) */
     bool utc;        /* PQ_TIME, PQ_TIMESTAMP: isAdjustedToUTC (an instant), else a local (wall-clock) value */
     const char *annotation; /* the annotation's name for messages ("" for none) */
 } pq_column;
+
+/* Repetition of a schema node (parquet.thrift FieldRepetitionType). */
+enum { PQ_REQUIRED = 0, PQ_OPTIONAL = 1, PQ_REPEATED = 2 };
+
+/* What a group's annotation makes of it (LIST, MAP or MAP_KEY_VALUE). */
+enum { PQ_GROUP_PLAIN = 0, PQ_GROUP_LIST, PQ_GROUP_MAP };
+
+/* A node of the schema tree below its root: a top-level field, a group or a
+ * leaf column. Nodes are in the schema's (depth-first) order, so the leaves
+ * under a node are the columns [first_column, first_column + ncolumns). */
+typedef struct {
+    char *name;
+    int repetition;      /* PQ_REQUIRED, PQ_OPTIONAL, PQ_REPEATED */
+    int group_kind;      /* PQ_GROUP_PLAIN, PQ_GROUP_LIST, PQ_GROUP_MAP (groups only) */
+    int parent;          /* index of its parent node; -1 for a top-level field */
+    int first_child, next_sibling; /* node indexes, -1 for none */
+    int num_children;
+    int column;          /* its column when a leaf, else -1 */
+    int first_column, ncolumns;
+    int def_level, rep_level; /* levels of a value where this node is present (it included) */
+} pq_node;
 
 typedef struct pq_file pq_file;
 
@@ -79,6 +101,10 @@ const pq_column *pq_column_at(const pq_file *f, int c);
 /* Index of the leaf column whose top-level name is name (the first such), else
  * of the leaf whose dotted path is name (messages.list.element.content), or -1. */
 int pq_find_column(const pq_file *f, const char *name);
+int pq_num_nodes(const pq_file *f);
+const pq_node *pq_node_at(const pq_file *f, int i);
+/* Index of the top-level field (node) column c belongs to. */
+int pq_field_of_column(const pq_file *f, int c);
 int pq_num_row_groups(const pq_file *f);
 int64_t pq_row_group_rows(const pq_file *f, int g);
 /* Uncompressed bytes of row group g as the footer says (0 when unknown). */
@@ -92,10 +118,14 @@ typedef struct {
     uint32_t len;
 } pq_bytes;
 
-/* A column of one row group, one entry per row. */
+/* A column of one row group: a flat column has one entry per row; a nested
+ * one (pq_column.nested) has nlevels level pairs and its n values packed,
+ * one for each level whose definition level is the column's max_def. */
 typedef struct {
     int64_t n;
     int type;
+    int64_t nlevels;  /* nested: entries in defs and reps */
+    uint8_t *defs, *reps; /* nested: definition and repetition levels (the schema is at most 64 deep) */
     uint8_t *valid;   /* 1 when the row has a value; NULL when every row has one */
     pq_bytes *bytes;  /* BYTE_ARRAY */
     int64_t *ints;    /* BOOLEAN, INT32, INT64 */

@@ -131,6 +131,14 @@ static int64_t floor_div(int64_t a, int64_t b)
     return a % b < 0 ? q - 1 : q;
 }
 
+/* What is left of a after floor_div(a, b): 0 .. b - 1 (no product, which
+ * overflows near INT64_MIN). */
+static int64_t floor_mod(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    return r < 0 ? r + b : r;
+}
+
 /* The proleptic Gregorian date of the day days after 1970-01-01: counted
  * in 400-year eras of 146,097 days from 0000-03-01, so that a leap day is
  * the last day of its year. */
@@ -189,8 +197,8 @@ static void put_timestamp(wbuf *out, int64_t units, int digits, bool utc)
 {
     int64_t per_second = power_of_ten(digits);
     int64_t seconds = floor_div(units, per_second);
-    int64_t days = floor_div(seconds, SECONDS_PER_DAY);
-    put_instant(out, days, seconds - days * SECONDS_PER_DAY, units - seconds * per_second, digits, utc);
+    put_instant(out, floor_div(seconds, SECONDS_PER_DAY), floor_mod(seconds, SECONDS_PER_DAY), floor_mod(units, per_second),
+                digits, utc);
 }
 
 /* An INT96 timestamp: nanoseconds of the day (8 bytes), then the Julian
@@ -209,9 +217,9 @@ static void put_int96(wbuf *out, const uint8_t *p)
     int64_t nanos = (int64_t)nanos_bits, micros_of_nanos = floor_div(nanos, 1000);
     uint64_t micros_wrapped = (uint64_t)(julian - JULIAN_DAY_OF_EPOCH) * MICROS_PER_DAY + (uint64_t)micros_of_nanos;
     int64_t micros = (int64_t)micros_wrapped; /* two's complement, as every compiler winnow builds with */
-    int64_t seconds = floor_div(micros, 1000000), days = floor_div(seconds, SECONDS_PER_DAY);
-    int64_t fraction = (micros - seconds * 1000000) * 1000 + (nanos - micros_of_nanos * 1000);
-    put_instant(out, days, seconds - days * SECONDS_PER_DAY, fraction, 9, true);
+    int64_t seconds = floor_div(micros, 1000000);
+    put_instant(out, floor_div(seconds, SECONDS_PER_DAY), floor_mod(seconds, SECONDS_PER_DAY),
+                floor_mod(micros, 1000000) * 1000 + floor_mod(nanos, 1000), 9, true);
 }
 
 /* A TIME of units since midnight; a value outside the day keeps its sign

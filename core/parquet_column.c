@@ -37,7 +37,7 @@ typedef struct {
     bool has_crc;
     uint32_t crc;
     int32_t num_values, num_nulls, num_rows;
-    int encoding, def_encoding;
+    int encoding, def_encoding, rep_encoding;
     int32_t def_len, rep_len; /* v2: level bytes, stored uncompressed before the values */
     bool v2_compressed;
     bool has_body; /* the header for its type was there */
@@ -54,6 +54,7 @@ static void read_data_header(tc_reader *r, page_header *h, bool v2)
         if (id == 1 && t == TC_I32) h->num_values = tc_i32(r);
         else if (!v2 && id == 2 && t == TC_I32) h->encoding = tc_i32(r);
         else if (!v2 && id == 3 && t == TC_I32) h->def_encoding = tc_i32(r);
+        else if (!v2 && id == 4 && t == TC_I32) h->rep_encoding = tc_i32(r);
         else if (v2 && id == 2 && t == TC_I32) h->num_nulls = tc_i32(r);
         else if (v2 && id == 3 && t == TC_I32) h->num_rows = tc_i32(r);
         else if (v2 && id == 4 && t == TC_I32) h->encoding = tc_i32(r);
@@ -518,15 +519,9 @@ static void spread_nulls(chunk_reader *cr, const uint32_t *levels, size_t count,
     }
 }
 
-/* Decodes one data page's values (levels already split off) for count rows. */
-static void decode_values(chunk_reader *cr, cursor *c, int encoding, const uint32_t *levels, size_t count)
+/* Decodes a data page's nonnull values (levels already split off) into the slots from at. */
+static void decode_values(chunk_reader *cr, cursor *c, int encoding, size_t at, size_t nonnull)
 {
-    size_t nonnull = count;
-    if (levels) {
-        nonnull = 0;
-        for (size_t i = 0; i < count; i++) nonnull += levels[i] != 0;
-    }
-    size_t at = (size_t)cr->row;
     switch (encoding) {
     case ENC_PLAIN: decode_plain(c, cr->col, &cr->out, at, nonnull); break;
     case ENC_PLAIN_DICTIONARY:
@@ -568,8 +563,6 @@ static void decode_values(chunk_reader *cr, cursor *c, int encoding, const uint3
     case ENC_BYTE_STREAM_SPLIT: c->error = "encoding BYTE_STREAM_SPLIT is not supported"; break;
     default: c->error = "unknown value encoding"; break;
     }
-    if (!c->error && levels && nonnull != count) spread_nulls(cr, levels, count, nonnull);
-    else if (!c->error && cr->v->valid) memset(cr->v->valid + at, 1, count);
 }
 
 /* Reads a dictionary page's values. */
@@ -586,55 +579,116 @@ static const char *read_dictionary(chunk_reader *cr, const page_header *h, const
     return c.error;
 }
 
-/* Reads a data page (v1 or v2) of decoded bytes data[0, n). */
-static const char *read_data_page(chunk_reader *cr, const page_header *h, const uint8_t *levels_p, size_t levels_n,
-                                  const uint8_t *data, size_t n)
+/* Bits of a level up to max (RLE/bit-packed hybrid width). */
+static int level_bits(int max)
 {
-    if (h->num_values < 0 || h->num_values > cr->v->n - cr->row) return "page holds more values than its row group has rows";
-    size_t count = (size_t)h->num_values;
-    uint32_t *levels = NULL;
-    cursor c = {data, n, 0, NULL};
-    if (cr->col->optional) {
-        levels = xmalloc((count ? count : 1) * sizeof *levels);
-        if (h->type == PAGE_DATA) {
-            if (h->def_encoding != ENC_RLE) {
-                free(levels);
-                return "definition levels not RLE-encoded (BIT_PACKED levels are not supported)";
-            }
-            if (n < PLAIN_LENGTH_BYTES) { free(levels); return "definition levels without their length"; }
-            uint32_t len = get_le32(data);
-            if (len > n - PLAIN_LENGTH_BYTES) { free(levels); return "definition levels run past the page"; }
-            cursor lc = {data + PLAIN_LENGTH_BYTES, len, 0, NULL};
-            rle_decode(&lc, 1, levels, count);
-            c.pos = PLAIN_LENGTH_BYTES + len;
-            if (lc.error) { free(levels); return lc.error; }
-        } else {
-            cursor lc = {levels_p, levels_n, 0, NULL};
-            rle_decode(&lc, 1, levels, count);
-            if (lc.error) { free(levels); return lc.error; }
-        }
-    }
-    decode_values(cr, &c, h->encoding, levels, count);
-    free(levels);
-    if (!c.error) cr->row += (int64_t)count;
-    return c.error;
+    int bits = 0;
+    while (max >> bits) bits++;
+    return bits;
 }
 
-static void values_alloc(pq_values *v, const pq_column *col, int64_t rows)
+/* Decodes count levels of at most max into out: from a v1 page's data (a
+ * 4-byte length, then the hybrid; *pos moves past them) or a v2 page's
+ * block (p, n). Returns an error or NULL. */
+static const char *read_levels(const page_header *h, int encoding, const uint8_t *p, size_t n, size_t *pos, int max,
+                               uint32_t *out, size_t count)
+{
+    if (h->type == PAGE_DATA) {
+        if (encoding != ENC_RLE) return "levels not RLE-encoded (BIT_PACKED levels are not supported)";
+        if (n - *pos < PLAIN_LENGTH_BYTES) return "levels without their length";
+        uint32_t len = get_le32(p + *pos);
+        *pos += PLAIN_LENGTH_BYTES;
+        if (len > n - *pos) return "levels run past the page";
+        p += *pos;
+        n = len;
+        *pos += len;
+    }
+    cursor lc = {p, n, 0, NULL};
+    rle_decode(&lc, level_bits(max), out, count); /* levels above max: the caller's check */
+    return lc.error;
+}
+
+/* Reads a data page (v1 or v2) of decoded bytes data[0, n); a v2 page's
+ * levels are rep_p[0, rep_n) and def_p[0, def_n). A flat column's values go
+ * one per row (nulls spread out); a nested one's are packed, its levels kept. */
+static const char *read_data_page(chunk_reader *cr, const page_header *h, const uint8_t *rep_p, size_t rep_n,
+                                  const uint8_t *def_p, size_t def_n, const uint8_t *data, size_t n)
+{
+    const pq_column *col = cr->col;
+    pq_values *v = cr->v;
+    int64_t room = col->nested ? v->nlevels : v->n;
+    if (h->num_values < 0 || h->num_values > room - cr->row) return "page holds more values than its column chunk";
+    size_t count = (size_t)h->num_values, pos = 0;
+    uint32_t *reps = NULL, *defs = NULL;
+    const char *why = NULL;
+    if (col->max_rep > 0) {
+        reps = xmalloc((count ? count : 1) * sizeof *reps);
+        why = read_levels(h, h->rep_encoding, h->type == PAGE_DATA ? data : rep_p, h->type == PAGE_DATA ? n : rep_n, &pos, col->max_rep,
+                          reps, count);
+    }
+    if (!why && col->max_def > 0) {
+        defs = xmalloc((count ? count : 1) * sizeof *defs);
+        why = read_levels(h, h->def_encoding, h->type == PAGE_DATA ? data : def_p, h->type == PAGE_DATA ? n : def_n, &pos, col->max_def,
+                          defs, count);
+    }
+    size_t nonnull = count, above = 0; /* above: levels over the column's maximum */
+    if (defs) {
+        nonnull = 0;
+        for (size_t i = 0; i < count; i++) {
+            nonnull += defs[i] == (uint32_t)col->max_def;
+            above += defs[i] > (uint32_t)col->max_def;
+        }
+    }
+    for (size_t i = 0; reps && i < count; i++) above += reps[i] > (uint32_t)col->max_rep;
+    if (!why && above) why = "a level above the column's maximum";
+    cursor c = {data, n, h->type == PAGE_DATA ? pos : 0, NULL};
+    if (!why) {
+        size_t at = col->nested ? (size_t)v->n : (size_t)cr->row;
+        decode_values(cr, &c, h->encoding, at, nonnull);
+        why = c.error;
+    }
+    if (!why && col->nested) {
+        for (size_t i = 0; i < count; i++) {
+            v->defs[cr->row + (int64_t)i] = (uint8_t)(defs ? defs[i] : 0);
+            v->reps[cr->row + (int64_t)i] = (uint8_t)(reps ? reps[i] : 0);
+        }
+        v->n += (int64_t)nonnull;
+    } else if (!why && defs && nonnull != count) {
+        spread_nulls(cr, defs, count, nonnull);
+    } else if (!why && v->valid) {
+        memset(v->valid + cr->row, 1, count);
+    }
+    free(reps);
+    free(defs);
+    if (!why) cr->row += (int64_t)count;
+    return why;
+}
+
+/* Room for a column chunk of entries values: one per row when flat; when
+ * nested, entries levels and up to as many values (n counts those read). */
+static void values_alloc(pq_values *v, const pq_column *col, int64_t entries)
 {
     memset(v, 0, sizeof *v);
-    v->n = rows;
     v->type = col->type;
-    size_t n = rows ? (size_t)rows : 1;
+    size_t n = entries ? (size_t)entries : 1;
+    if (col->nested) {
+        v->nlevels = entries;
+        v->defs = xcalloc(n, 1);
+        v->reps = xcalloc(n, 1);
+    } else {
+        v->n = entries;
+    }
     if (is_bytes_type(col->type)) v->bytes = xcalloc(n, sizeof *v->bytes);
     else if (col->type == PQ_FLOAT || col->type == PQ_DOUBLE) v->reals = xcalloc(n, sizeof *v->reals);
     else v->ints = xcalloc(n, sizeof *v->ints);
-    if (col->optional) v->valid = xcalloc(n, 1);
+    if (col->optional && !col->nested) v->valid = xcalloc(n, 1);
 }
 
 void pq_values_free(pq_values *v)
 {
     free(v->valid);
+    free(v->defs);
+    free(v->reps);
     free(v->bytes);
     free(v->ints);
     free(v->reals);
@@ -649,10 +703,6 @@ int pq_read_column(const pq_file *f, int g, int c, pq_values *v, wbuf *err)
     const pq_chunk *ch = &f->groups[g].chunks[c];
     int64_t rows = f->groups[g].num_rows;
     memset(v, 0, sizeof *v);
-    if (col->nested) {
-        pq_error(err, f, 0, "column %s is nested (a group, list or map): only flat columns are read", col->path);
-        return -1;
-    }
     if (!ch->has_meta || ch->encrypted) {
         pq_error(err, f, 0, "row group %d, column %s: %s", g, col->path,
                  ch->encrypted ? "encrypted column: not supported" : "no column metadata (kept in another file?)");
@@ -671,12 +721,16 @@ int pq_read_column(const pq_file *f, int g, int c, pq_values *v, wbuf *err)
         pq_error(err, f, 0, "row group %d claims %lld rows, more than a file of %zu bytes can hold", g, (long long)rows, f->size);
         return -1;
     }
-    if (ch->num_values != rows) {
-        pq_error(err, f, 0, "row group %d, column %s: %lld values for %lld rows", g, col->path,
-                 (long long)ch->num_values, (long long)rows);
+    /* a flat column has a value (or a null) per row; a nested one a level pair per
+     * value or empty list, at least one per row */
+    int64_t entries = ch->num_values;
+    if (col->nested ? entries < rows || (uint64_t)entries > (uint64_t)f->size * PQ_MAX_ROWS_PER_BYTE || entries > PQ_MAX_ROWS
+                    : entries != rows) {
+        pq_error(err, f, 0, "row group %d, column %s: %lld values for %lld rows", g, col->path, (long long)entries,
+                 (long long)rows);
         return -1;
     }
-    if (rows == 0) { /* no pages to read (writers leave the offsets of an empty chunk at 0) */
+    if (entries == 0) { /* no pages to read (writers leave the offsets of an empty chunk at 0) */
         values_alloc(v, col, 0);
         return 0;
     }
@@ -689,11 +743,11 @@ int pq_read_column(const pq_file *f, int g, int c, pq_values *v, wbuf *err)
         return -1;
     }
     uint64_t pos = (uint64_t)start, end = (uint64_t)start + (uint64_t)ch->total_compressed_size;
-    values_alloc(v, col, rows);
+    values_alloc(v, col, entries);
     chunk_reader cr = {f, col, ch, v, {v->bytes, v->ints, v->reals}, {0, {0}, false}, 0, err};
     const char *why = NULL;
     uint64_t at = pos;
-    while (cr.row < rows && !why) {
+    while (cr.row < entries && !why) {
         at = pos;
         if (pos >= end) { why = "column chunk ends before its values do"; break; }
         tc_reader r;
@@ -736,10 +790,15 @@ int pq_read_column(const pq_file *f, int g, int c, pq_values *v, wbuf *err)
             break;
         }
         if (h.type == PAGE_DICTIONARY) why = read_dictionary(&cr, &h, body, body_n);
-        else why = read_data_page(&cr, &h, raw + rep_n, levels_n, body, body_n);
+        else why = read_data_page(&cr, &h, raw, rep_n, raw + rep_n, levels_n, body, body_n);
         if (why) at = page_at;
     }
     slots_free(&cr.dict.v);
+    if (!why && col->nested) { /* each row starts where the repetition level is 0 */
+        int64_t starts = 0;
+        for (int64_t i = 0; i < entries; i++) starts += v->reps[i] == 0;
+        if (v->reps[0] != 0 || starts != rows) why = "repetition levels give another number of rows than the row group's";
+    }
     if (why) {
         pq_error(err, f, at, "row group %d, column %s: %s", g, col->path, why);
         pq_values_free(v);

@@ -34,6 +34,8 @@ struct pq_file {
     uint8_t *owned;    /* read whole: free on close */
     pq_column *columns;
     int ncolumns;
+    pq_node *nodes; /* the schema tree below its root */
+    int nnodes;
     pq_row_group *groups;
     int ngroups;
     int64_t num_rows;

@@ -9,6 +9,7 @@
 #include "core/json.h"
 #include "core/parquet.h"
 #include "core/parquet_cell.h"
+#include "core/parquet_nested.h"
 #include "core/pool.h"
 #include "core/util.h"
 
@@ -25,11 +26,13 @@ void parquet_set_threads(int threads) { decode_threads = threads; }
 static const char *const top_fields[] = {"id", "url", "date", "source"};
 
 typedef struct {
-    int column;
+    int column;    /* its (first) column */
     char *key;     /* `"name":` ready to append */
     bool top;      /* a top-level field; else under metadata */
-    bool merge;    /* the "metadata" string column: a JSON object's members join the metadata */
+    bool merge;    /* the "metadata" string column or group: its members join the metadata */
     const pq_column *schema;
+    int field;     /* a nested field's node (its columns: the node's), else -1 */
+    int ncolumns;  /* columns read for it: 1, or the nested field's */
 } mapped;
 
 #define METADATA_COLUMN "metadata"
@@ -82,18 +85,27 @@ static void decode_group(void *ctx, int worker, void *item)
     (void)worker;
     pq_jsonl *j = ctx;
     group_job *job = item;
-    pq_values *vals = xcalloc((size_t)j->ncols, sizeof *vals);
+    int total = 0; /* columns read: a nested field's all */
+    for (int c = 0; c < j->ncols; c++) total += j->cols[c].ncolumns;
+    pq_values *all = xcalloc((size_t)total, sizeof *all), **vals = xcalloc((size_t)j->ncols, sizeof *vals);
+    pq_nested *nested = xcalloc((size_t)j->ncols, sizeof *nested);
+    wbuf value = WBUF_INIT; /* a nested field's value in the row being written */
     int got = 0;
-    for (; got < j->ncols; got++)
-        if (pq_read_column(j->f, job->group, j->cols[got].column, &vals[got], &job->err) != 0) break;
-    if (got < j->ncols) {
+    for (int c = 0, at = 0; c < j->ncols; at += j->cols[c].ncolumns, c++) {
+        vals[c] = &all[at];
+        for (int k = 0; k < j->cols[c].ncolumns && got == at + k; k++)
+            if (pq_read_column(j->f, job->group, j->cols[c].column + k, &all[at + k], &job->err) == 0) got++;
+        if (got == at + j->cols[c].ncolumns && j->cols[c].field >= 0) pq_nested_init(&nested[c], j->f, j->cols[c].field, vals[c]);
+    }
+    if (got < total) {
         job->failed = 1;
     } else {
         int64_t rows = pq_row_group_rows(j->f, job->group);
         size_t estimate = 0; /* the JSON is about the strings plus a little per cell */
         for (int c = 0; c < j->ncols; c++) {
             estimate += (size_t)rows * (strlen(j->cols[c].key) + CELL_OVERHEAD);
-            for (int64_t r = 0; vals[c].bytes && r < rows; r++) estimate += vals[c].bytes[r].len;
+            for (int k = 0; k < j->cols[c].ncolumns; k++)
+                for (int64_t r = 0; vals[c][k].bytes && r < vals[c][k].n; r++) estimate += vals[c][k].bytes[r].len;
         }
         buf_reserve(&job->out, estimate + estimate / 16);
         for (int64_t r = 0; r < rows; r++) {
@@ -101,11 +113,24 @@ static void decode_group(void *ctx, int worker, void *item)
             bool first = true, meta_open = false;
             for (int c = 0; c < j->ncols; c++) {
                 const mapped *m = &j->cols[c];
-                if (c > 0 && is_null(&vals[c], r)) continue; /* a null is a field the document does not have */
                 const char *members = NULL;
                 size_t members_len = 0;
-                if (m->merge && !merge_members(&vals[c], r, &members, &members_len)) members = NULL;
-                else if (m->merge && !members_len) continue; /* an empty object */
+                if (m->field >= 0) { /* written first: a null is known only then */
+                    buf_clear(&value);
+                    if (!pq_nested_put_row(&nested[c], &value)) continue;
+                    if (m->merge && value.len > 2 && value.data[0] == '{') {
+                        members = value.data + 1;
+                        members_len = value.len - 2;
+                    } else if (m->merge) {
+                        continue; /* an empty object */
+                    }
+                } else if (c > 0 && is_null(vals[c], r)) {
+                    continue; /* a null is a field the document does not have */
+                } else if (m->merge && !merge_members(vals[c], r, &members, &members_len)) {
+                    members = NULL;
+                } else if (m->merge && !members_len) {
+                    continue; /* an empty object */
+                }
                 if (!m->top && !meta_open) {
                     buf_append(&job->out, first ? "\"metadata\":{" : ",\"metadata\":{", first ? 12 : 13);
                     meta_open = true;
@@ -118,16 +143,32 @@ static void decode_group(void *ctx, int worker, void *item)
                     continue;
                 }
                 buf_puts(&job->out, m->key);
+                if (m->field >= 0) {
+                    buf_append(&job->out, value.data, value.len);
+                    continue;
+                }
                 bool quote = m->top && c > 0 && !pq_cell_is_string(m->schema); /* ids, urls, dates are strings */
                 if (quote) buf_putc(&job->out, '"');
-                pq_put_cell(&job->out, m->schema, &vals[c], r);
+                pq_put_cell(&job->out, m->schema, vals[c], r);
                 if (quote) buf_putc(&job->out, '"');
             }
             buf_append(&job->out, meta_open ? "}}\n" : "}\n", meta_open ? 3 : 2);
         }
+        for (int c = 0; c < j->ncols; c++)
+            if (j->cols[c].field >= 0 && pq_nested_damaged(&nested[c])) {
+                buf_printf(&job->err, "%s: row group %d, column %s: its levels do not fit the schema", pq_name(j->f),
+                           job->group, j->cols[c].schema->path);
+                job->failed = 1;
+                break;
+            }
     }
-    for (int c = 0; c < got && c < j->ncols; c++) pq_values_free(&vals[c]);
+    for (int c = 0; c < j->ncols; c++)
+        if (nested[c].f) pq_nested_free(&nested[c]);
+    for (int k = 0; k < got; k++) pq_values_free(&all[k]);
+    free(all);
     free(vals);
+    free(nested);
+    buf_free(&value);
 }
 
 static char *key_of(const char *name)
@@ -143,6 +184,28 @@ static bool is_top_field(const char *name)
     for (size_t i = 0; i < sizeof top_fields / sizeof top_fields[0]; i++)
         if (strcmp(name, top_fields[i]) == 0) return true;
     return false;
+}
+
+/* For the first column c of a nested top-level field: maps the field as one
+ * metadata member (a "metadata" group's members join the metadata), unless
+ * one of its columns cannot be written, which leaves it out with a warning. */
+static void add_nested_field(pq_jsonl *j, int c)
+{
+    pq_file *f = j->f;
+    int field = pq_field_of_column(f, c);
+    const pq_node *nd = pq_node_at(f, field);
+    if (nd->first_column != c) return; /* mapped at its first column */
+    for (int k = nd->first_column; k < nd->first_column + nd->ncolumns; k++) {
+        const pq_column *leaf = pq_column_at(f, k);
+        if (!pq_cell_readable(leaf)) {
+            warnf("%s: column %s is %s: the field %s is left out of the documents", pq_name(f), leaf->path,
+                  *leaf->annotation ? leaf->annotation : "fixed-length bytes without an annotation", nd->name);
+            return;
+        }
+    }
+    bool merge = strcmp(nd->name, METADATA_COLUMN) == 0 && nd->repetition != PQ_REPEATED && nd->column < 0 &&
+                 nd->group_kind == PQ_GROUP_PLAIN;
+    j->cols[j->ncols++] = (mapped){c, key_of(nd->name), false, merge, pq_column_at(f, c), field, nd->ncolumns};
 }
 
 /* Chooses the columns and their keys: the text column first, then the
@@ -174,7 +237,7 @@ static int plan_columns(pq_jsonl *j)
     }
     j->cols = xcalloc((size_t)n, sizeof *j->cols);
     /* named as the inputs' text is (doc_normalize_line renames it "text", as for JSON Lines) */
-    j->cols[j->ncols++] = (mapped){text, key_of(text_column), true, false, tc};
+    j->cols[j->ncols++] = (mapped){text, key_of(text_column), true, false, tc, -1, 1};
     for (int pass = 0; pass < 2; pass++) {
         for (int c = 0; c < n; c++) {
             const pq_column *col = pq_column_at(f, c);
@@ -182,7 +245,7 @@ static int plan_columns(pq_jsonl *j)
             bool top = is_top_field(col->name) && !col->nested;
             if (top != (pass == 0)) continue;
             if (col->nested) {
-                warnf("%s: column %s is nested (a group, list or map): left out of the documents", pq_name(f), col->path);
+                add_nested_field(j, c);
                 continue;
             }
             if (!pq_cell_readable(col)) { /* the stored bytes are not the value (INTERVAL, BSON, ...) */
@@ -195,7 +258,7 @@ static int plan_columns(pq_jsonl *j)
             }
             bool merge = !top && pq_cell_is_string(col) && col->meaning == PQ_AS_STORED &&
                          strcmp(col->name, METADATA_COLUMN) == 0;
-            j->cols[j->ncols++] = (mapped){c, key_of(col->name), top, merge, col};
+            j->cols[j->ncols++] = (mapped){c, key_of(col->name), top, merge, col, -1, 1};
         }
     }
     return 0;

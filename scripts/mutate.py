@@ -85,6 +85,10 @@ def copy_tree(dest):
     for keep in ("build", "bin"):
         if (ROOT / keep).is_dir():
             shutil.copytree(ROOT / keep, dest / keep, symlinks=True, dirs_exist_ok=True)
+    # the second Parquet reader the tests compare with (make deps installs it; read only)
+    modules = ROOT / "tests" / "parquet" / "node_modules"
+    if modules.is_dir():
+        (dest / "tests" / "parquet" / "node_modules").symlink_to(modules)
 
 
 def run(cmd, cwd, env, timeout):

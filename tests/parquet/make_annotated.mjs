@@ -18,7 +18,11 @@
 //   clock  time32[ms]                INT32 TIME(MILLIS)
 //   clock_us time64[us]              INT64 TIME(MICROS)
 //   half   float16                   FIXED_LEN_BYTE_ARRAY(2) FLOAT16
-//   tags   list<utf8>                a LIST group (nested: left out)
+//   tags   list<utf8>                a LIST group (nested: an array)
+//   blob   fixed_size_binary[3]      FIXED_LEN_BYTE_ARRAY(3), no annotation (left out)
+//   meta   struct<src: utf8, n: int32>  a group (nested: an object)
+//   kv     map<utf8, int32>          a MAP group (nested: an object keyed by its keys)
+//   metadata struct<lang: utf8>      a group named metadata: its members join the document's metadata
 // tests/e2e/parquet_annotations.sh holds the rows as they must read.
 import fs from 'node:fs'
 import path from 'node:path'
@@ -73,6 +77,14 @@ const table = new arrow.Table({
   half: stored(new arrow.Float16(), [0x3e00, 0x8000, null, 0x7c00, 0x0001, 0x7bff]),
   tags: arrow.vectorFromArray([['a', 'b'], [], null, ['c'], null, ['d']],
     new arrow.List(new arrow.Field('item', new arrow.Utf8(), true))),
+  blob: arrow.vectorFromArray([1, 2, 3, 4, 5, 6].map(k => new Uint8Array([k, k, k])), new arrow.FixedSizeBinary(3)),
+  meta: arrow.vectorFromArray([{ src: 'cc', n: 1 }, null, { src: null, n: 3 }, { src: 'wiki', n: null }, { src: 'x', n: 5 }, null],
+    new arrow.Struct([new arrow.Field('src', new arrow.Utf8(), true), new arrow.Field('n', new arrow.Int32(), true)])),
+  kv: arrow.vectorFromArray([new Map([['a', 1], ['b', 2]]), new Map(), null, new Map([['c', null]]), new Map([['d', 4]]), null],
+    new arrow.Map_(new arrow.Field('entries', new arrow.Struct([new arrow.Field('key', new arrow.Utf8(), false),
+      new arrow.Field('value', new arrow.Int32(), true)]), false))),
+  metadata: arrow.vectorFromArray([{ lang: 'en' }, null, { lang: null }, { lang: 'fr' }, { lang: 'de' }, { lang: 'en' }],
+    new arrow.Struct([new arrow.Field('lang', new arrow.Utf8(), true)])),
 })
 const props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).setDictionaryEnabled(false).build()
 fs.writeFileSync(path.join(out, 'annotated.parquet'), pw.writeParquet(pw.Table.fromIPCStream(arrow.tableToIPC(table, 'stream')), props))

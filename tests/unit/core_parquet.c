@@ -211,8 +211,6 @@ static void refusals(void)
         {"datapage_v1-corrupt-checksum.parquet", "a", "page CRC does not match"},
         {"rle-dict-uncompressed-corrupt-checksum.parquet", "long_field", "page CRC does not match"},
         {"byte_stream_split.zstd.parquet", "f32", "BYTE_STREAM_SPLIT is not supported"},
-        {"list_columns.parquet", "utf8_list", "is nested"},
-        {"nested_structs.rust.parquet", "roll_num", "is nested"},
     };
     wbuf err = WBUF_INIT, got = WBUF_INIT;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
