@@ -621,15 +621,14 @@ static const char *read_data_page(chunk_reader *cr, const page_header *h, const 
     size_t count = (size_t)h->num_values, pos = 0;
     uint32_t *reps = NULL, *defs = NULL;
     const char *why = NULL;
+    bool v1 = h->type == PAGE_DATA; /* levels inside the data, each block with its length */
     if (col->max_rep > 0) {
         reps = xmalloc((count ? count : 1) * sizeof *reps);
-        why = read_levels(h, h->rep_encoding, h->type == PAGE_DATA ? data : rep_p, h->type == PAGE_DATA ? n : rep_n, &pos, col->max_rep,
-                          reps, count);
+        why = read_levels(h, h->rep_encoding, v1 ? data : rep_p, v1 ? n : rep_n, &pos, col->max_rep, reps, count);
     }
     if (!why && col->max_def > 0) {
         defs = xmalloc((count ? count : 1) * sizeof *defs);
-        why = read_levels(h, h->def_encoding, h->type == PAGE_DATA ? data : def_p, h->type == PAGE_DATA ? n : def_n, &pos, col->max_def,
-                          defs, count);
+        why = read_levels(h, h->def_encoding, v1 ? data : def_p, v1 ? n : def_n, &pos, col->max_def, defs, count);
     }
     size_t nonnull = count, above = 0; /* above: levels over the column's maximum */
     if (defs) {
@@ -641,7 +640,7 @@ static const char *read_data_page(chunk_reader *cr, const page_header *h, const 
     }
     for (size_t i = 0; reps && i < count; i++) above += reps[i] > (uint32_t)col->max_rep;
     if (!why && above) why = "a level above the column's maximum";
-    cursor c = {data, n, h->type == PAGE_DATA ? pos : 0, NULL};
+    cursor c = {data, n, v1 ? pos : 0, NULL};
     if (!why) {
         size_t at = col->nested ? (size_t)v->n : (size_t)cr->row;
         decode_values(cr, &c, h->encoding, at, nonnull);
@@ -766,7 +765,7 @@ int pq_read_column(const pq_file *f, int g, int c, pq_values *v, wbuf *err)
         if (!h.has_body) { why = "page header without its type's header"; break; }
         size_t levels_n = 0;
         bool compressed = ch->codec != PQ_UNCOMPRESSED;
-        size_t rep_n = 0; /* v2: repetition levels first; a flat column's are all 0 and skipped */
+        size_t rep_n = 0; /* v2: repetition levels first (a flat column has none to read), then definition levels */
         if (h.type == PAGE_DATA_V2) {
             if (h.def_len < 0 || h.rep_len < 0 || (int64_t)h.def_len + h.rep_len > h.compressed ||
                 (int64_t)h.def_len + h.rep_len > h.uncompressed) { why = "level lengths over the page size"; break; }

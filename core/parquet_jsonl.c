@@ -95,7 +95,8 @@ static void decode_group(void *ctx, int worker, void *item)
         vals[c] = &all[at];
         for (int k = 0; k < j->cols[c].ncolumns && got == at + k; k++)
             if (pq_read_column(j->f, job->group, j->cols[c].column + k, &all[at + k], &job->err) == 0) got++;
-        if (got == at + j->cols[c].ncolumns && j->cols[c].field >= 0) pq_nested_init(&nested[c], j->f, j->cols[c].field, vals[c]);
+        if (got == at + j->cols[c].ncolumns && j->cols[c].field >= 0)
+            pq_nested_init(&nested[c], j->f, j->cols[c].field, vals[c]);
     }
     if (got < total) {
         job->failed = 1;
