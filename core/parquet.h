@@ -10,9 +10,9 @@
  * Supported: compressions UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD, LZ4_RAW and
  * the deprecated LZ4 (Hadoop-framed or one plain block); encodings
  * PLAIN, PLAIN_DICTIONARY / RLE_DICTIONARY, RLE (levels and booleans),
- * DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY; data pages
- * v1 and v2; page CRCs checked when present. Refused with a message: encrypted
- * files, LZO, BYTE_STREAM_SPLIT.
+ * DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY,
+ * BYTE_STREAM_SPLIT; data pages v1 and v2; page CRCs checked when present.
+ * Refused with a message: encrypted files, LZO.
  *
  * Every offset and length in the file is checked before use: a damaged or
  * hostile file gives an error naming the file and the byte offset, never a

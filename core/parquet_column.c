@@ -413,6 +413,27 @@ static void keep_buffer(pq_values *v, uint8_t *buf)
     v->bufs[v->nbufs++] = buf;
 }
 
+/* BYTE_STREAM_SPLIT (FLOAT, DOUBLE, INT32, INT64, fixed-length bytes): the
+ * count values' byte k are stream k, count bytes long; joined back into
+ * PLAIN order and decoded as PLAIN. */
+static void decode_byte_stream_split(cursor *c, const pq_column *col, value_slots *s, size_t at, size_t count,
+                                     pq_values *v)
+{
+    int w = plain_width(col);
+    if (w <= 0 || col->type == PQ_INT96) { c->error = "BYTE_STREAM_SPLIT for a column it does not apply to"; return; }
+    if ((c->n - c->pos) / (size_t)w < count) { c->error = "BYTE_STREAM_SPLIT values run past the page"; return; }
+    const uint8_t *streams = c->p + c->pos;
+    uint8_t *joined = xmalloc(count ? count * (size_t)w : 1);
+    for (size_t k = 0; k < (size_t)w; k++)
+        for (size_t i = 0; i < count; i++) joined[i * (size_t)w + k] = streams[k * count + i];
+    cursor plain = {joined, count * (size_t)w, 0, NULL};
+    decode_plain(&plain, col, s, at, count);
+    c->error = plain.error;
+    c->pos += count * (size_t)w;
+    if (col->type == PQ_FIXED_LEN_BYTE_ARRAY) keep_buffer(v, joined); /* the values point into it */
+    else free(joined);
+}
+
 /* DELTA_LENGTH_BYTE_ARRAY: lengths, then the bytes back to back. */
 static void decode_delta_length(cursor *c, value_slots *s, size_t at, size_t count)
 {
@@ -560,7 +581,7 @@ static void decode_values(chunk_reader *cr, cursor *c, int encoding, size_t at, 
         if (!is_bytes_type(cr->col->type)) { c->error = "DELTA_BYTE_ARRAY for a non-byte-array column"; break; }
         decode_delta_byte_array(c, &cr->out, at, nonnull, cr->v);
         break;
-    case ENC_BYTE_STREAM_SPLIT: c->error = "encoding BYTE_STREAM_SPLIT is not supported"; break;
+    case ENC_BYTE_STREAM_SPLIT: decode_byte_stream_split(c, cr->col, &cr->out, at, nonnull, cr->v); break;
     default: c->error = "unknown value encoding"; break;
     }
 }

@@ -210,7 +210,6 @@ static void refusals(void)
     static const struct { const char *file, *column, *why; } cases[] = {
         {"datapage_v1-corrupt-checksum.parquet", "a", "page CRC does not match"},
         {"rle-dict-uncompressed-corrupt-checksum.parquet", "long_field", "page CRC does not match"},
-        {"byte_stream_split.zstd.parquet", "f32", "BYTE_STREAM_SPLIT is not supported"},
     };
     wbuf err = WBUF_INIT, got = WBUF_INIT;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -3,7 +3,9 @@
  * parquet.thrift and Encodings.md) and the Parquet project's test files
  * (apache/parquet-testing, with the contents its README gives): long-form
  * Thrift field headers, skipped list<bool>s, empty lists of element type 0, a dictionary_page_offset of
- * 0, an empty compressed v2 page, and winnow's writer read back field by
+ * 0, an empty compressed v2 page, BYTE_STREAM_SPLIT pages (each column of
+ * byte_stream_split_extended equal to its PLAIN twin, the README's numpy
+ * normals in byte_stream_split.zstd), and winnow's writer read back field by
  * field: escaped metadata keys, booleans, total_uncompressed_size. */
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #include "core/buf.h"
 #include "core/parquet.h"
+#include "core/parquet_cell.h"
 #include "core/parquet_writer.h"
 #include "core/thrift_compact.h"
 #include "core/util.h"
@@ -313,6 +316,63 @@ static void writer_fields(void)
     buf_free(&err);
 }
 
+/* Column c of row group 0 as text: each cell as JSON, or its bytes in hex
+ * for unannotated fixed-length bytes (which have no JSON value). */
+static void cells_text(pq_file *f, int c, wbuf *out)
+{
+    buf_clear(out);
+    pq_values v;
+    wbuf err = WBUF_INIT;
+    if (pq_read_column(f, 0, c, &v, &err) != 0) {
+        buf_printf(out, "ERROR %s", err.data);
+        buf_free(&err);
+        return;
+    }
+    const pq_column *col = pq_column_at(f, c);
+    for (int64_t r = 0; r < v.n; r++) {
+        buf_putc(out, ' ');
+        if (v.bytes && !pq_cell_readable(col)) {
+            for (uint32_t k = 0; (!v.valid || v.valid[r]) && k < v.bytes[r].len; k++) buf_printf(out, "%02x", v.bytes[r].p[k]);
+        } else {
+            pq_put_cell(out, col, &v, r);
+        }
+    }
+    buf_putc(out, 0);
+    pq_values_free(&v);
+    buf_free(&err);
+}
+
+/* BYTE_STREAM_SPLIT (Encodings.md: byte k of every value in stream k) for
+ * FLOAT16, FLOAT, DOUBLE, INT32, INT64, fixed-length bytes and a DECIMAL in
+ * them: each such column of byte_stream_split_extended.gzip.parquet holds
+ * the values of the PLAIN column before it (the file's README); and
+ * byte_stream_split.zstd.parquet's first f32 values are numpy's first
+ * normals after seed(0) (1.764052345967664, 0.4001572083672233, ...) as float32. */
+static void byte_stream_split(void)
+{
+    wbuf err = WBUF_INIT, plain = WBUF_INIT, split = WBUF_INIT;
+    pq_file *f = open_data("byte_stream_split_extended.gzip.parquet", &err);
+    if (ok(f != NULL, "byte_stream_split_extended.gzip.parquet opens")) {
+        for (int c = 0; c + 1 < pq_num_columns(f); c += 2) {
+            cells_text(f, c, &plain);
+            cells_text(f, c + 1, &split);
+            ok(strncmp(plain.data, "ERROR", 5) != 0 && plain.len > 200 && strcmp(plain.data, split.data) == 0,
+               "%s: the %s column's 200 values", pq_column_at(f, c + 1)->path, pq_column_at(f, c)->path);
+        }
+        pq_close(f);
+    }
+    f = open_data("byte_stream_split.zstd.parquet", &err);
+    if (ok(f != NULL, "byte_stream_split.zstd.parquet opens")) {
+        cells_text(f, 0, &split);
+        ok(strncmp(split.data, " 1.764052391052246 0.40015721321105957 0.978738009929657 2.2408931255340576 ", 76) == 0,
+           "byte_stream_split.zstd.parquet: f32 starts with numpy's seed-0 normals as float32: %.80s", split.data);
+        pq_close(f);
+    }
+    buf_free(&err);
+    buf_free(&plain);
+    buf_free(&split);
+}
+
 int main(void)
 {
     thrift_long_field_ids();
@@ -321,5 +381,6 @@ int main(void)
     dictionary_offset_zero();
     empty_v2_pages();
     writer_fields();
+    byte_stream_split();
     return done_testing();
 }
