@@ -294,6 +294,10 @@ static int walk_schema(schema_walk *w, int i, int depth, int parent, int def, in
     if (i >= w->nelems) { w->error = "the schema ends inside a group"; return -1; }
     if (depth > PQ_SCHEMA_MAX_DEPTH) { w->error = "the schema is nested too deep"; return -1; }
     const schema_elem *e = &w->elems[i];
+    if (e->repetition < PQ_REQUIRED || e->repetition > PQ_REPEATED) {
+        w->error = "a field's repetition is not REQUIRED, OPTIONAL or REPEATED";
+        return -1;
+    }
     char *name = dup_name(e->name, e->name_len);
     wbuf full = WBUF_INIT;
     buf_printf(&full, "%s%s%s", path, *path ? "." : "", name);

@@ -373,6 +373,24 @@ static void byte_stream_split(void)
     buf_free(&split);
 }
 
+/* A footer whose field has a repetition type outside REQUIRED, OPTIONAL and
+ * REPEATED (a file the parquet_reader fuzz target made: read before as a flat
+ * column with definition levels and no room for its nulls) is refused. */
+static void unknown_repetition(void)
+{
+    const char *path = "tests/fuzz/seeds/parquet_reader/bad_repetition.parquet";
+    require_file(path);
+    int fd = open(path, O_RDONLY);
+    wbuf err = WBUF_INIT;
+    pq_file *f = pq_open_fd(fd, NULL, 0, "bad_repetition.parquet", &err);
+    close(fd);
+    ok(!f && err.data && strstr(err.data, "bad_repetition.parquet: offset ") &&
+           strstr(err.data, "repetition is not REQUIRED, OPTIONAL or REPEATED"),
+       "an unknown repetition type: the footer refused, naming file and offset: %s", err.data ? err.data : "(opened)");
+    pq_close(f);
+    buf_free(&err);
+}
+
 int main(void)
 {
     thrift_long_field_ids();
@@ -382,5 +400,6 @@ int main(void)
     empty_v2_pages();
     writer_fields();
     byte_stream_split();
+    unknown_repetition();
     return done_testing();
 }
