@@ -22,8 +22,6 @@
 #define PQ_SCHEMA_MAX_DEPTH 64
 #define READ_CHUNK (1 << 20)
 
-/* parquet.thrift FieldRepetitionType */
-
 void pq_error(wbuf *err, const pq_file *f, uint64_t offset, const char *fmt, ...)
 {
     buf_printf(err, "%s: offset %llu: ", f->name, (unsigned long long)offset);
