@@ -41,6 +41,13 @@ points() {
     done < "$TMP/points.out"
     is "exit $_rc, $_got checks" "exit 0, $_want checks" "$_prefix: the checker ran to the end"
 }
+# full_pipeline INPUT WORK OUTPUT [INGEST_LINE]: a pipeline file (on stdout) of
+# every step, ingest to shards, tokenizing with cl100k_base from $VOCAB.
+full_pipeline() {
+    printf 'input = %s\nwork = %s\noutput = %s\ntasks = 1\n[ingest]\n%s\n' "$1" "$2" "$3" "${4:-}"
+    printf '[filter]\n[dedup]\n[tokenize]\nencoding = cl100k_base\nvocab = %s\n' "$VOCAB"
+    printf '[shard]\nvocab-size = 100277\ntokenizer = cl100k_base\nvocab = %s\neos = 100257\n' "$VOCAB"
+}
 stats_value() {
     python3 -c 'import json, sys
 v = json.load(open(sys.argv[1]))

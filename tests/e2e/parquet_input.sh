@@ -106,23 +106,7 @@ case ${BUILD:-} in
     for kind in parquet jsonl; do
         mkdir -p "$TMP/in_$kind"
         if [ $kind = parquet ]; then cp "$FX/fineweb.parquet" "$TMP/in_$kind/"; else cp "$TMP/fineweb.jsonl" "$TMP/in_$kind/"; fi
-        cat > "$TMP/$kind.pipeline" <<EOT
-input = $TMP/in_$kind/*
-work = $TMP/work_$kind
-output = $TMP/out_$kind
-tasks = 1
-[ingest]
-[filter]
-[dedup]
-[tokenize]
-encoding = cl100k_base
-vocab = $VOCAB
-[shard]
-vocab-size = 100277
-tokenizer = cl100k_base
-vocab = $VOCAB
-eos = 100257
-EOT
+        full_pipeline "$TMP/in_$kind/*" "$TMP/work_$kind" "$TMP/out_$kind" > "$TMP/$kind.pipeline"
         $WINNOW run -q "$TMP/$kind.pipeline" > "$TMP/run_$kind.log" 2>&1
         is $? 0 "winnow run on $kind input"
         $WINNOW shards cat "$TMP/out_$kind" > "$TMP/run_$kind.ids" 2>&1

@@ -147,25 +147,7 @@ is "$?" 1 "--text-column with a line break: a usage error"
 for kind in a b; do
     extra=""
     [ $kind = b ] && extra="text-column = content"
-    cat > "$TMP/$kind.pipeline" <<EOT
-[pipeline]
-input = $TMP/$kind/docs.jsonl
-work = $TMP/work_$kind
-output = $TMP/shards_$kind
-tasks = 1
-[ingest]
-$extra
-[filter]
-[dedup]
-[tokenize]
-encoding = cl100k_base
-vocab = $VOCAB
-[shard]
-vocab-size = 100277
-tokenizer = cl100k_base
-vocab = $VOCAB
-eos = 100257
-EOT
+    full_pipeline "$TMP/$kind/docs.jsonl" "$TMP/work_$kind" "$TMP/shards_$kind" "$extra" > "$TMP/$kind.pipeline"
     "$WINNOW" run -q "$TMP/$kind.pipeline" > "$TMP/run_$kind.log" 2>&1
     is "$?" 0 "winnow run ($kind)"
     sed "s|^|# |" "$TMP/run_$kind.log" | head -5
