@@ -177,7 +177,8 @@ static void emit(ingest *g, ingest_batch *b)
 {
     if (b->out.len) g->sink.docs(g->sink.ctx, b->out.data, b->out.len);
     if (b->rejects.len && g->sink.rejects) g->sink.rejects(g->sink.ctx, b->rejects.data, b->rejects.len);
-    if (g->opt.hook) g->opt.hook->batch_done(g->opt.hook->ctx, b->hook_rejects.data, b->hook_rejects.len, &b->hook_stats);
+    if (g->opt.hook) g->opt.hook->batch_done(g->opt.hook->ctx, b->hook_rejects.data, b->hook_rejects.len, &b->hook_stats,
+                                            b->hook_seconds);
     else b->stats.bytes_out += b->out.len; /* with a hook, counted document by document */
     progress_add(b->stats.out, 0);
     b->stats.started = g->stats.started;

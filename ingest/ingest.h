@@ -46,8 +46,9 @@ typedef struct {
      * to out and reject lines to rejects, and counts into stats (the hook's
      * own counts, kept apart from ingest's). */
     void (*doc)(void *ctx, int worker, const ingest_doc *d, wbuf *out, wbuf *rejects, wstats *stats);
-    /* Feeding thread, batches in input order: the hook's reject lines and counts of one batch. */
-    void (*batch_done)(void *ctx, const char *rejects, size_t len, const wstats *stats);
+    /* Feeding thread, batches in input order: the hook's reject lines and
+     * counts of one batch, and the CPU seconds the hook took on it. */
+    void (*batch_done)(void *ctx, const char *rejects, size_t len, const wstats *stats, double seconds);
     void *ctx;
 } ingest_doc_hook;
 

@@ -50,6 +50,7 @@ typedef struct ingest_batch {
     wstats stats;  /* in/out/dropped/failed of this batch */
     wbuf hook_rejects;  /* the document hook's reject lines */
     wstats hook_stats;  /* the document hook's counts */
+    double hook_seconds; /* CPU seconds the hook took on this batch (ingest_run_batch) */
     bool done;          /* a worker has made its output */
     size_t payload_bytes; /* the arena's bytes when submitted (counted against the file's share) */
     struct ingest_batch *next_free; /* on the free list, or waiting for a worker */
@@ -72,6 +73,7 @@ typedef struct {
     html_result html;
     wbuf text, line, tmp, meta;
     wbuf renamed; /* a JSON line in winnow's shape (doc_text_renamed) */
+    double hook_wall; /* wall seconds in the hook during the batch being worked on */
 } ingest_worker;
 
 /* Turns every job of b into a document line (or hands it to o->hook), a

@@ -87,7 +87,9 @@ static void put_doc(ingest_worker *w, ingest_batch *b, const ingest_options *o, 
         d->line_size = w->line.len - 2 + json_string_size(d->text, d->text_len);
     }
     b->stats.bytes_out += d->line_size;
+    double started = now_seconds(); /* a clock read in user space: the thread's CPU clock is a system call */
     o->hook->doc(o->hook->ctx, w->index, d, &b->out, &b->hook_rejects, &b->hook_stats);
+    w->hook_wall += now_seconds() - started;
 }
 
 void ingest_reject(ingest_batch *b, const char *reason, const char *id, size_t id_len, const char *url,
@@ -300,6 +302,8 @@ static void run_jsonl(ingest_worker *w, ingest_batch *b, const ingest_job *j, co
 
 void ingest_run_batch(ingest_worker *w, ingest_batch *b, const ingest_options *o)
 {
+    double cpu_started = o->hook ? thread_cpu_seconds() : 0, started = now_seconds();
+    w->hook_wall = 0;
     for (int i = 0; i < b->njobs; i++) {
         const ingest_job *j = &b->jobs[i];
         switch (j->kind) {
@@ -308,4 +312,8 @@ void ingest_run_batch(ingest_worker *w, ingest_batch *b, const ingest_options *o
         case JOB_JSONL: run_jsonl(w, b, j, o); break;
         }
     }
+    /* the hook's share of the batch's CPU time: its share of the batch's
+     * wall time (a thread preempted is so as often in the hook as out of it) */
+    double wall = now_seconds() - started;
+    b->hook_seconds = o->hook && wall > 0 ? (thread_cpu_seconds() - cpu_started) * (w->hook_wall / wall) : 0;
 }

@@ -15,7 +15,6 @@
 typedef struct {
     filter_worker *w; /* made on first use */
     wbuf line, meta;
-    double cpu; /* seconds spent filtering on this thread */
 } filter_thread;
 
 typedef struct {
@@ -24,7 +23,8 @@ typedef struct {
     woutput *docs, *ingest_rejects, *filter_rejects;
     bool want_rejects;
     wstats filter_stats;
-    double write_cpu; /* main thread: writing the kept documents and the filter's rejects */
+    double filter_cpu; /* the workers' seconds in the filter, as ingest measured them per batch */
+    double write_cpu;  /* main thread: writing the kept documents and the filter's rejects */
 } unit;
 
 /* True when d must go to the filter as its JSON line to be judged exactly
@@ -95,7 +95,6 @@ static void on_document(void *ctx, int worker, const ingest_doc *d, wbuf *out, w
 {
     unit *u = ctx;
     filter_thread *t = &u->threads[worker];
-    double started = thread_cpu_seconds();
     if (!t->w) t->w = filter_worker_create(u->f);
     size_t before = out->len;
     uint64_t failed = stats->failed;
@@ -105,12 +104,12 @@ static void on_document(void *ctx, int worker, const ingest_doc *d, wbuf *out, w
     if (reason) stats_drop(stats, reason);
     else if (stats->failed == failed) stats->out++;
     stats->bytes_out += out->len - before;
-    t->cpu += thread_cpu_seconds() - started;
 }
 
-static void on_filter_batch(void *ctx, const char *rejects, size_t len, const wstats *stats)
+static void on_filter_batch(void *ctx, const char *rejects, size_t len, const wstats *stats, double seconds)
 {
     unit *u = ctx;
+    u->filter_cpu += seconds;
     double started = thread_cpu_seconds();
     if (len) output_write(u->filter_rejects, rejects, len);
     stats_merge(&u->filter_stats, stats);
@@ -171,9 +170,8 @@ int pl_docs_unit_run(const pl_docs_unit *d)
     if (u.filter_rejects) output_close(u.filter_rejects);
     if (u.f) u.write_cpu += thread_cpu_seconds() - started;
     if (u.ingest_rejects) output_close(u.ingest_rejects);
-    double filter_cpu = u.write_cpu;
+    double filter_cpu = u.filter_cpu + u.write_cpu;
     for (int k = 0; k < d->threads; k++) {
-        filter_cpu += u.threads[k].cpu;
         filter_worker_destroy(u.threads[k].w);
         buf_free(&u.threads[k].line);
         buf_free(&u.threads[k].meta);

@@ -1,15 +1,18 @@
 /* pipeline_inproc - what running stages in one process rests on: the ingest
  * document hook sees every document ingest would write, and can write its
- * line back byte for byte (with the size ingest reports); json_string_size
+ * line back byte for byte (with the size ingest reports); the CPU seconds
+ * ingest reports for the hook are those it took; json_string_size
  * is what json_put_string writes; stage options read by name as their
  * command lines read them; pipeline files with a bad stage option fail at
  * load naming FILE:LINE. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/json.h"
+#include "core/util.h"
 #include "filter/config.h"
 #include "ingest/ingest.h"
 #include "pipeline/config.h"
@@ -40,9 +43,9 @@ static void write_back(void *ctx, int worker, const ingest_doc *d, wbuf *out, wb
     stats->out++;
 }
 
-static void batch_done(void *ctx, const char *rejects, size_t len, const wstats *stats)
+static void batch_done(void *ctx, const char *rejects, size_t len, const wstats *stats, double seconds)
 {
-    (void)ctx, (void)rejects, (void)len, (void)stats;
+    (void)ctx, (void)rejects, (void)len, (void)stats, (void)seconds;
 }
 
 /* Ingests path with 3 threads, with or without the write-back hook. */
@@ -59,6 +62,51 @@ static void ingest_file(const char *path, const ingest_doc_hook *hook, wbuf *lin
     *counts = *ingest_stats(g);
     counts->drop_reasons = counts->fail_kinds = counts->extra = (stats_table){0};
     ingest_destroy(g);
+}
+
+/* CPU seconds of a hook that spins for a while on each document: as it
+ * measured them itself, and as ingest reported them. */
+typedef struct {
+    pthread_mutex_t lock;
+    double spent, reported;
+} hook_cpu;
+
+#define SPIN_SECONDS 0.0002
+
+static void spin(void *ctx, int worker, const ingest_doc *d, wbuf *out, wbuf *rejects, wstats *stats)
+{
+    (void)worker, (void)d, (void)out, (void)rejects;
+    hook_cpu *h = ctx;
+    double started = thread_cpu_seconds(), now;
+    while ((now = thread_cpu_seconds()) - started < SPIN_SECONDS) continue;
+    pthread_mutex_lock(&h->lock);
+    h->spent += now - started;
+    pthread_mutex_unlock(&h->lock);
+    stats->in++;
+    stats->out++;
+}
+
+static void add_reported(void *ctx, const char *rejects, size_t len, const wstats *stats, double seconds)
+{
+    (void)rejects, (void)len, (void)stats;
+    ((hook_cpu *)ctx)->reported += seconds; /* the feeding thread alone calls this */
+}
+
+/* The hook's CPU seconds ingest reports per batch (its share of the
+ * worker's CPU by wall time, no thread CPU clock read per document) add up
+ * to what the hook spent, within a quarter (threads preempted in or out of
+ * the hook unevenly: the machine may be busy). */
+static void hook_seconds(const char *path)
+{
+    hook_cpu h = {PTHREAD_MUTEX_INITIALIZER, 0, 0};
+    ingest_doc_hook hook = {spin, add_reported, &h};
+    wbuf lines = WBUF_INIT;
+    wstats counts;
+    ingest_file(path, &hook, &lines, &counts);
+    ok(h.spent >= counts.out * SPIN_SECONDS, "the hook spun on every document (%.3f s)", h.spent);
+    ok(h.reported > 0.75 * h.spent && h.reported < 1.25 * h.spent,
+       "ingest reports the hook's CPU seconds: %.3f for %.3f spent", h.reported, h.spent);
+    buf_free(&lines);
 }
 
 static void hook_writes_back(const char *path)
@@ -207,6 +255,9 @@ int main(void)
         require_file(path);
         hook_writes_back(path);
     }
+    snprintf(path, sizeof path, "%s/jsonl/dclm/data/majority_data.jsonl", shared_dir()); /* 499 documents */
+    require_file(path);
+    hook_seconds(path);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) printf("# could not remove %s\n", dir);
