@@ -14,7 +14,7 @@
 static struct {
     bool loaded;
     tokenizer tok;
-    char sha256[65]; /* tokenize_load's, unused: see pl_shards_run */
+    char sha256[65]; /* tokenize_load's: the vocabulary file's SHA-256 */
 } preloaded;
 
 void pl_shards_preload(const pl_plan *p)
@@ -24,18 +24,40 @@ void pl_shards_preload(const pl_plan *p)
     preloaded.loaded = true;
 }
 
+/* What `winnow tokenize -o DIR` gives its writer, for what [shard] leaves
+ * unset: the tokenizer's name, vocabulary size, SHA-256 and eos/bos ids.
+ * The eos and bos go on in the writer, never in the tokenizer as well (so
+ * the manifest records them, and a document never ends in two): [shard]'s
+ * own eos or no-append-eos (and prepend-bos) decide where given, else
+ * [tokenize]'s eos and bos settings (with the vocabulary's defaults). */
+static void writer_from_tokenizer(shard_options *so, const tokenizer *tok, const char *vocab_sha256,
+                                  tokenize_options *to)
+{
+    shard_writer_options *w = &so->writer;
+    if (!w->vocab_size) w->vocab_size = tok->vocab.nids;
+    if (!w->tokenizer_name) w->tokenizer_name = tok->name;
+    if (!w->vocab_sha256 && !so->vocab_file) w->vocab_sha256 = vocab_sha256;
+    bool eos_given = w->eos_id >= 0;
+    if (!eos_given && tok->eos != VOCAB_NO_TOKEN) w->eos_id = tok->eos;
+    if (w->bos_id < 0 && tok->bos != VOCAB_NO_TOKEN) w->bos_id = tok->bos;
+    if (!eos_given && !so->no_append_eos) w->append_eos = to->eos && w->eos_id >= 0;
+    if (!w->prepend_bos) w->prepend_bos = to->bos && w->bos_id >= 0;
+    to->eos = to->bos = false;
+}
+
 int pl_shards_run(const pl_shards_work *work)
 {
     const pl_plan *p = work->p;
     tokenizer tok;
-    char vocab_sha256[65], err[MESSAGE_MAX]; /* tokenize_load's; the manifest's comes from [shard] */
+    char own_sha256[65], err[MESSAGE_MAX];
     tokenize_options to = p->stages.tokenize; /* with the vocabulary's own --eos/--bos defaults */
     bool own = !preloaded.loaded; /* a preloaded one is shared with the other ranks: never freed here */
-    if (own) tokenize_load(&tok, &to, vocab_sha256);
+    if (own) tokenize_load(&tok, &to, own_sha256);
     else tok = preloaded.tok;
     tokenize_options_defaults(&to, tok.eos_default, tok.bos_default);
     tokenize_check(&tok, &to);
     shard_options so = p->stages.shard;
+    writer_from_tokenizer(&so, &tok, own ? own_sha256 : preloaded.sha256, &to);
     if (shard_options_finish(&so, err, sizeof err) != 0) {
         warnf("[shard] %s", err);
         if (own) tokenizer_free(&tok);

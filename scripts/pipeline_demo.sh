@@ -14,7 +14,7 @@ vocab=$("$W" vocab path cl100k_base 2> /dev/null || true)
 {
     printf 'input = in/*\nwork = work\noutput = result\ntasks = 2\n\n[ingest]\n[filter]\n[dedup]\n'
     if [ -n "$vocab" ] && [ -r "$vocab" ]; then
-        printf '[tokenize]\nencoding = cl100k_base\nno-eos\n[shard]\nvocab-size = 100277\ntokenizer = cl100k_base\neos = 100257\n'
+        printf '[tokenize]\nencoding = cl100k_base\n[shard]\n'
     fi
 } > "$out/demo.pipeline"
 echo "== winnow run $out/demo.pipeline"

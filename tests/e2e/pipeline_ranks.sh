@@ -53,9 +53,12 @@ is "$(json_number "$TMP/w4/report.json" shard out)" "$docs" "and their shard cou
 ok "tasks = 4 wrote more shards than tasks = 1 (each rank starts its own)" \
     test "$(ls "$TMP/o4" | grep -c 'tok.zst$')" -gt "$(ls "$TMP/o1" | grep -c 'tok.zst$')"
 
-# tasks = 1: the shards of tokenize | shard over the final documents.
+# tasks = 1: the shards of tokenize | shard over the final documents (the
+# run's writer records the tokenizer's bos, which [shard] does not name, as
+# `winnow tokenize -o DIR/` does: --bos 100257 here)
 "$WINNOW" tokenize -q --format bin --encoding cl100k_base --vocab "$V" --no-eos "$TMP/w1/dedup-out"/*.jsonl.zst |
-"$WINNOW" shard -q -o "$TMP/ref" --vocab-size 100277 --tokenizer cl100k_base --vocab "$V" --eos 100257 --shard-tokens 10k
+"$WINNOW" shard -q -o "$TMP/ref" --vocab-size 100277 --tokenizer cl100k_base --vocab "$V" --eos 100257 --bos 100257 \
+    --shard-tokens 10k
 diff -r "$TMP/ref" "$TMP/o1" > /dev/null 2>&1
 is "$?" 0 "tasks = 1 is byte-identical to tokenize --format bin | shard"
 
