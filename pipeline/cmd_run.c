@@ -342,6 +342,12 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "winnow run: %s is already finished (%s/done/merge.0); its report:\n", pipeline, p.cfg.work);
         print_file(pl_path(&p, "report.txt"));
     }
+    /* a vocabulary or [shard] setting that cannot work stops the run now, not after the docs and dedup steps */
+    if (p.has_tokenize && pl_step_unfinished(&p, STEP_SHARDS) && pl_shards_check(&p) != 0) {
+        warnf("%s: the shards step could not run; nothing was started", pipeline);
+        pl_plan_free(&p);
+        return EXIT_USAGE;
+    }
     progress g;
     progress_init(&g, &p, o.quiet);
     int rc = 0;
@@ -350,7 +356,6 @@ int cmd_run(int argc, char **argv)
         if (!pl_step_unfinished(&p, (pl_step)s)) continue;
         bool one_rank = pl_step_ranks(&p, (pl_step)s) == 1;
         if (one_rank && !threads_given) o.threads = cpu_count(); /* one process: give it every core */
-        if (s == STEP_SHARDS && p.has_tokenize && !one_rank) pl_shards_preload(&p); /* shared by the ranks */
         rc = run_step(&p, (pl_step)s, one_rank ? 1 : jobs, &o, s == STEP_DOCS ? &g : NULL);
         if (rc == 0 && !o.quiet && s != STEP_DOCS && s != STEP_MERGE)
             fprintf(stderr, "winnow run: %s%s done (%.1f s)\n", s == STEP_SHARDS ? "" : "dedup ", pl_step_name((pl_step)s),

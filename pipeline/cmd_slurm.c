@@ -12,6 +12,7 @@
 #include "core/output.h"
 #include "core/util.h"
 #include "pipeline/plan.h"
+#include "pipeline/shards_step.h"
 #include "tools/commands.h"
 
 #define JOB_ID_MAX 64
@@ -173,6 +174,8 @@ int cmd_slurm(int argc, char **argv)
     if (!pipeline_abs) dief(EXIT_USAGE, "%s: %m", argv[optind]);
     pl_plan p;
     pl_plan_load(pipeline_abs, &p);
+    if (p.has_tokenize && pl_shards_check(&p) != 0) /* before any job is submitted */
+        dief(EXIT_USAGE, "%s: the shards step could not run; nothing was submitted", argv[optind]);
     char *dir = pl_path(&p, "slurm/logs");
     pl_mkdirs(dir);
     free(dir);

@@ -10,14 +10,15 @@
 
 #define MESSAGE_MAX 512
 
-/* The vocabulary pl_shards_preload() loaded in this process (or a parent). */
+/* The vocabulary pl_shards_check() loaded in this process (or a parent). */
 static struct {
     bool loaded;
     tokenizer tok;
     char sha256[65]; /* tokenize_load's: the vocabulary file's SHA-256 */
 } preloaded;
 
-void pl_shards_preload(const pl_plan *p)
+/* Loads p's vocabulary into preloaded (once). */
+static void preload(const pl_plan *p)
 {
     if (preloaded.loaded) return;
     tokenize_load(&preloaded.tok, &p->stages.tokenize, preloaded.sha256);
@@ -45,21 +46,44 @@ static void writer_from_tokenizer(shard_options *so, const tokenizer *tok, const
     to->eos = to->bos = false;
 }
 
+/* The tokenize and shard writer options of p's shards step for tokenizer
+ * tok (its vocabulary file's SHA-256 vocab_sha256). Returns 0, or
+ * EXIT_USAGE after saying what [shard] gets wrong. */
+static int step_options(const pl_plan *p, const tokenizer *tok, const char *vocab_sha256, tokenize_options *to,
+                        shard_options *so)
+{
+    *to = p->stages.tokenize; /* with the vocabulary's own --eos/--bos defaults */
+    tokenize_options_defaults(to, tok->eos_default, tok->bos_default);
+    tokenize_check(tok, to);
+    *so = p->stages.shard;
+    writer_from_tokenizer(so, tok, vocab_sha256, to);
+    char err[MESSAGE_MAX];
+    if (shard_options_finish(so, err, sizeof err) != 0) {
+        warnf("[shard] %s", err);
+        return EXIT_USAGE;
+    }
+    return shard_writer_options_valid(&so->writer) ? 0 : EXIT_USAGE;
+}
+
+int pl_shards_check(const pl_plan *p)
+{
+    preload(p);
+    tokenize_options to;
+    shard_options so;
+    return step_options(p, &preloaded.tok, preloaded.sha256, &to, &so);
+}
+
 int pl_shards_run(const pl_shards_work *work)
 {
     const pl_plan *p = work->p;
     tokenizer tok;
-    char own_sha256[65], err[MESSAGE_MAX];
-    tokenize_options to = p->stages.tokenize; /* with the vocabulary's own --eos/--bos defaults */
+    char own_sha256[65];
     bool own = !preloaded.loaded; /* a preloaded one is shared with the other ranks: never freed here */
-    if (own) tokenize_load(&tok, &to, own_sha256);
+    if (own) tokenize_load(&tok, &p->stages.tokenize, own_sha256);
     else tok = preloaded.tok;
-    tokenize_options_defaults(&to, tok.eos_default, tok.bos_default);
-    tokenize_check(&tok, &to);
-    shard_options so = p->stages.shard;
-    writer_from_tokenizer(&so, &tok, own ? own_sha256 : preloaded.sha256, &to);
-    if (shard_options_finish(&so, err, sizeof err) != 0) {
-        warnf("[shard] %s", err);
+    tokenize_options to;
+    shard_options so;
+    if (step_options(p, &tok, own ? own_sha256 : preloaded.sha256, &to, &so) != 0) {
         if (own) tokenizer_free(&tok);
         return EXIT_USAGE;
     }

@@ -25,8 +25,10 @@ int pl_shards_run(const pl_shards_work *w);
 /* Loads p's [tokenize] vocabulary into this process once, for the shards
  * ranks it forks after: they share its memory instead of each loading and
  * hashing its own copy (cl100k_base: ~10-20 ms of CPU and a freshly zeroed
- * table per rank). Exits with status 1 and `winnow tokenize`'s message when
- * the vocabulary cannot be loaded. */
-void pl_shards_preload(const pl_plan *p);
+ * table per rank). Then checks the shard writer options it and [shard]
+ * make, so that a run stops before its first step, not after its docs and
+ * dedup steps. Exits with status 1 and `winnow tokenize`'s message when the
+ * vocabulary cannot be loaded; returns 0, or EXIT_USAGE after a message. */
+int pl_shards_check(const pl_plan *p);
 
 #endif

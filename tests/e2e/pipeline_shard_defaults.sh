@@ -6,7 +6,9 @@
 # what was appended) of `winnow tokenize -o DIR/` on the same documents, for
 # a tiktoken encoding and for tokenizer.json files with and without a BOS
 # template; and a document never ends in two EOS when [tokenize] appends it
-# (its default) and [shard] gives `eos` too.
+# (its default) and [shard] gives `eos` too. A vocabulary that cannot be
+# loaded, or [shard] settings the writer refuses, stop `winnow run` and
+# `winnow slurm` before any step runs or any job is submitted.
 . tests/lib.sh
 . tests/e2e/pipeline_lib.inc
 pipeline_need_stages
@@ -63,4 +65,33 @@ is "$?" 0 "a run with EOS from both [tokenize] and [shard] exits 0"
 "$WINNOW" shards cat --format ids "$TMP/both-run" > "$TMP/both.ids"
 is "$(awk '$NF == 100257 && $(NF-1) == 100257' "$TMP/both.ids" | wc -l | tr -d ' ')" 0 "no document ends in two EOS"
 ok "its documents and ids are tokenize -o DIR/'s" cmp "$TMP/both.ids" "$TMP/cl100k-ref.ids"
+
+# late_failure NAME TOKENIZE-AND-SHARD WANT: nothing runs, the message says WANT
+late_failure() {
+    printf 'input = %s/in/*.jsonl\nwork = %s/%s-work\noutput = %s/%s-out\ntasks = 2\n[filter]\n[dedup]\n%s\n' \
+        "$TMP" "$TMP" "$1" "$TMP" "$1" "$2" > "$TMP/$1.ini"
+    "$WINNOW" run -q "$TMP/$1.ini" 2> "$TMP/$1.err"
+    is "$?" 1 "$1: winnow run exits 1"
+    is "$(find "$TMP/$1-work/docs" "$TMP/$1-work/done" -type f 2>/dev/null | wc -l | tr -d ' ')" 0 "$1: before the docs step (no documents, no marker)"
+    ok "$1: it says why: $3" grep -q "$3" "$TMP/$1.err"
+    "$WINNOW" slurm --dry-run "$TMP/$1.ini" > "$TMP/$1.slurm" 2>&1
+    is "$?" 1 "$1: winnow slurm --dry-run exits 1 too"
+}
+late_failure missing-vocab "[tokenize]
+vocab = $TMP/no-such.tokenizer.json
+[shard]" "no-such.tokenizer.json: No such file"
+late_failure wrong-vocab "[tokenize]
+encoding = o200k_base
+vocab = $V
+[shard]" "is not o200k_base's"
+late_failure small-vocab-size "[tokenize]
+encoding = cl100k_base
+vocab = $V
+[shard]
+vocab-size = 50000" "eos id below the vocabulary size"
+late_failure shard-vocab "[tokenize]
+encoding = cl100k_base
+vocab = $V
+[shard]
+vocab = $TMP/no-such.tiktoken" "no-such.tiktoken"
 done_testing
