@@ -255,8 +255,9 @@ void pl_plan_load(const char *pipeline_path, pl_plan *p)
     p->has_filter = pl_config_section(&p->cfg, "filter") != NULL;
     p->has_dedup = pl_config_section(&p->cfg, "dedup") != NULL;
     p->has_tokenize = pl_config_section(&p->cfg, "tokenize") != NULL;
-    if (p->has_tokenize != (pl_config_section(&p->cfg, "shard") != NULL))
-        dief(EXIT_USAGE, "%s: [tokenize] and [shard] go together (token shards are the output)", pipeline_path);
+    /* [tokenize] alone writes shards with the writer's defaults (shards_step.c) */
+    if (!p->has_tokenize && pl_config_section(&p->cfg, "shard"))
+        dief(EXIT_USAGE, "%s: [shard] needs [tokenize] (it writes the tokens [tokenize] makes)", pipeline_path);
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) dief(EXIT_FATAL, "cannot find the winnow binary (/proc/self/exe): %m");

@@ -6,7 +6,8 @@
 # what was appended) of `winnow tokenize -o DIR/` on the same documents, for
 # a tiktoken encoding and for tokenizer.json files with and without a BOS
 # template; and a document never ends in two EOS when [tokenize] appends it
-# (its default) and [shard] gives `eos` too. A vocabulary that cannot be
+# (its default) and [shard] gives `eos` too; [tokenize] alone writes the same
+# shards, [shard] alone is refused at load. A vocabulary that cannot be
 # loaded, or [shard] settings the writer refuses, stop `winnow run` and
 # `winnow slurm` before any step runs or any job is submitted.
 . tests/lib.sh
@@ -65,6 +66,19 @@ is "$?" 0 "a run with EOS from both [tokenize] and [shard] exits 0"
 "$WINNOW" shards cat --format ids "$TMP/both-run" > "$TMP/both.ids"
 is "$(awk '$NF == 100257 && $(NF-1) == 100257' "$TMP/both.ids" | wc -l | tr -d ' ')" 0 "no document ends in two EOS"
 ok "its documents and ids are tokenize -o DIR/'s" cmp "$TMP/both.ids" "$TMP/cl100k-ref.ids"
+
+# [tokenize] without [shard]: the same shards; [shard] without [tokenize]: refused at load
+printf 'input = %s/in/*.jsonl\nwork = %s/alone-work\noutput = %s/alone-run\ntasks = 2\n[tokenize]\nencoding = cl100k_base\nvocab = %s\n' \
+    "$TMP" "$TMP" "$TMP" "$V" > "$TMP/alone.ini"
+"$WINNOW" run -q "$TMP/alone.ini"
+is "$?" 0 "[tokenize] without [shard]: the run exits 0"
+"$WINNOW" shards cat --format ids "$TMP/alone-run" > "$TMP/alone.ids"
+ok "and writes the shards of an empty [shard]" cmp "$TMP/alone.ids" "$TMP/cl100k-run.ids"
+printf 'input = %s/in/*.jsonl\nwork = %s/shard-work\noutput = %s/shard-run\n[shard]\nvocab-size = 100277\n' \
+    "$TMP" "$TMP" "$TMP" > "$TMP/shard-only.ini"
+"$WINNOW" run -q "$TMP/shard-only.ini" 2> "$TMP/shard-only.err"
+is "$?" 1 "[shard] without [tokenize]: exit 1"
+ok "naming what is missing" grep -q 'needs \[tokenize\]' "$TMP/shard-only.err"
 
 # late_failure NAME TOKENIZE-AND-SHARD WANT: nothing runs, the message says WANT
 late_failure() {
