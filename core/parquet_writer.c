@@ -289,7 +289,10 @@ static int add_column(pq_writer *w, const char *name, size_t n)
 }
 
 /* The column type a JSON value has: an integer that fits int64, a number, a
- * string, a boolean; T_UNDECIDED for null; -2 for objects and arrays. */
+ * string, a boolean; T_UNDECIDED for null; -2 for objects and arrays, and
+ * for numbers no column type holds (an integer beyond int64, a number beyond
+ * a double's range): those stay JSON, in the row's metadata column, where a
+ * double would change their value. */
 static int type_of(const char *v, size_t n, int64_t *i, double *d)
 {
     if (n == 4 && memcmp(v, "null", 4) == 0) return T_UNDECIDED;
@@ -300,13 +303,13 @@ static int type_of(const char *v, size_t n, int64_t *i, double *d)
     if (n >= sizeof num) return -2;
     memcpy(num, v, n);
     num[n] = 0;
+    errno = 0;
     if (strspn(num, JSON_INT_CHARS) == n) {
-        errno = 0;
         *i = strtoll(num, NULL, 10);
-        if (!errno) return T_INT64;
+        return errno ? -2 : T_INT64;
     }
     *d = strtod(num, NULL);
-    return T_DOUBLE;
+    return errno ? -2 : T_DOUBLE;
 }
 
 /* Spreads the metadata object over its columns; members that do not fit (a

@@ -72,6 +72,13 @@ PYEOF
 check filter_fineweb dump,file_path,language,language_score,token_count $WINNOW filter -q "$FX/fineweb.parquet"
 check ingest_warc "" $WINNOW ingest -q "$WARC"
 check dedup_types lang,n32,n64,f32,f64,flag $WINNOW dedup -q "$FX/types.wasm-zstd-v2-delta.parquet"
+# numbers no column type holds (an integer beyond int64: a 64-bit hash; beyond a
+# double's range) stay JSON in the row's metadata column, never a double that
+# changes them; the columns take the rows whose values fit
+printf '%s\n' '{"text":"a","metadata":{"h":12345678901234567890,"big":1e400,"n":5,"f":0.1}}' \
+    '{"text":"b","metadata":{"h":1,"big":2.5,"n":-7,"f":1e-400}}' \
+    '{"text":"c","metadata":{"h":-18446744073709551616,"big":-1e999,"n":9007199254740991,"f":-2.5e-3}}' > "$TMP/numbers.jsonl"
+check numbers_kept n,f $WINNOW ingest -q "$TMP/numbers.jsonl"
 
 # written atomically: a failed run leaves no file of that name
 $WINNOW filter -q --no-such-option -o "$TMP/none.parquet" "$FX/fineweb.parquet" 2> /dev/null
