@@ -268,6 +268,16 @@ static size_t value_end(const char *p, size_t n, size_t i)
     return n;
 }
 
+/* True when name is that of a column every file has (text, id, ...): a
+ * metadata member of that name cannot have a column of its own (two columns
+ * of one name, and a reader would take its "url" for the document's). */
+static bool is_fixed_name(const char *name, size_t n)
+{
+    for (int c = 0; c < NFIXED; c++)
+        if (strlen(fixed_names[c]) == n && memcmp(fixed_names[c], name, n) == 0) return true;
+    return false;
+}
+
 static int find_column(const pq_writer *w, const char *name, size_t n)
 {
     for (int c = NFIXED; c < w->ncols; c++)
@@ -339,8 +349,9 @@ static void add_metadata(pq_writer *w, const jvalue *m, uint64_t row)
             int64_t iv = 0;
             double dv = 0;
             int type = type_of(p + v_start, v_end - v_start, &iv, &dv);
-            int c = find_column(w, k, kn);
-            if (c < 0 && !w->frozen && type != -2 && w->ncols < MAX_COLUMNS) c = add_column(w, k, kn);
+            bool fixed = is_fixed_name(k, kn);
+            int c = fixed ? -1 : find_column(w, k, kn);
+            if (c < 0 && !fixed && !w->frozen && type != -2 && w->ncols < MAX_COLUMNS) c = add_column(w, k, kn);
             if (c >= 0 && w->cols[c].row_stamp == row + 1) c = -1; /* a repeated key */
             if (c >= 0 && type != T_UNDECIDED && w->cols[c].type == T_UNDECIDED && !w->frozen) w->cols[c].type = type;
             bool fits = c >= 0 && (type == T_UNDECIDED || type == w->cols[c].type);

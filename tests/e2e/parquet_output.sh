@@ -79,6 +79,12 @@ printf '%s\n' '{"text":"a","metadata":{"h":12345678901234567890,"big":1e400,"n":
     '{"text":"b","metadata":{"h":1,"big":2.5,"n":-7,"f":1e-400}}' \
     '{"text":"c","metadata":{"h":-18446744073709551616,"big":-1e999,"n":9007199254740991,"f":-2.5e-3}}' > "$TMP/numbers.jsonl"
 check numbers_kept n,f $WINNOW ingest -q "$TMP/numbers.jsonl"
+# metadata members named as the columns every file has (a dataset's own "id",
+# "url" or "text" moved into metadata) stay JSON in the metadata column: no two
+# columns of one name, no metadata "url" read back as the document's url
+printf '%s\n' '{"text":"a","id":"i1","metadata":{"text":"old","id":5,"metadata":"x","url":"u","source":"s","lang":"en"}}' \
+    '{"text":"b","id":"i2","url":"https://b","metadata":{"lang":"fr","date":"2024"}}' > "$TMP/names.jsonl"
+check names_kept lang $WINNOW ingest -q "$TMP/names.jsonl"
 
 # written atomically: a failed run leaves no file of that name
 $WINNOW filter -q --no-such-option -o "$TMP/none.parquet" "$FX/fineweb.parquet" 2> /dev/null
