@@ -349,9 +349,10 @@ static void add_metadata(pq_writer *w, const jvalue *m, uint64_t row)
             int64_t iv = 0;
             double dv = 0;
             int type = type_of(p + v_start, v_end - v_start, &iv, &dv);
-            bool fixed = is_fixed_name(k, kn);
-            int c = fixed ? -1 : find_column(w, k, kn);
-            if (c < 0 && !fixed && !w->frozen && type != -2 && w->ncols < MAX_COLUMNS) c = add_column(w, k, kn);
+            /* a NUL in the key would cut the column's name short: JSON keeps it */
+            bool no_column = is_fixed_name(k, kn) || memchr(k, 0, kn);
+            int c = no_column ? -1 : find_column(w, k, kn);
+            if (c < 0 && !no_column && !w->frozen && type != -2 && w->ncols < MAX_COLUMNS) c = add_column(w, k, kn);
             if (c >= 0 && w->cols[c].row_stamp == row + 1) c = -1; /* a repeated key */
             if (c >= 0 && type != T_UNDECIDED && w->cols[c].type == T_UNDECIDED && !w->frozen) w->cols[c].type = type;
             bool fits = c >= 0 && (type == T_UNDECIDED || type == w->cols[c].type);

@@ -81,9 +81,10 @@ printf '%s\n' '{"text":"a","metadata":{"h":12345678901234567890,"big":1e400,"n":
 check numbers_kept n,f $WINNOW ingest -q "$TMP/numbers.jsonl"
 # metadata members named as the columns every file has (a dataset's own "id",
 # "url" or "text" moved into metadata) stay JSON in the metadata column: no two
-# columns of one name, no metadata "url" read back as the document's url
+# columns of one name, no metadata "url" read back as the document's url); so
+# does a key holding a NUL (a column's name would end there)
 printf '%s\n' '{"text":"a","id":"i1","metadata":{"text":"old","id":5,"metadata":"x","url":"u","source":"s","lang":"en"}}' \
-    '{"text":"b","id":"i2","url":"https://b","metadata":{"lang":"fr","date":"2024"}}' > "$TMP/names.jsonl"
+    '{"text":"b","id":"i2","url":"https://b","metadata":{"lang":"fr","date":"2024","x\u0000y":"nul","":"empty"}}' > "$TMP/names.jsonl"
 check names_kept lang $WINNOW ingest -q "$TMP/names.jsonl"
 
 # written atomically: a failed run leaves no file of that name
