@@ -738,3 +738,46 @@ void json_put_key(wbuf *out, const char *key)
     buf_puts(out, key);
     buf_append(out, "\":", 2);
 }
+
+/* The end of the valid JSON value that starts at p[i]. */
+static size_t value_end(const char *p, size_t n, size_t i)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (; i < n; i++) {
+        char ch = p[i];
+        if (in_string) {
+            if (ch == '\\') i++;
+            else if (ch == '"') {
+                in_string = false;
+                if (!depth) return i + 1;
+            }
+        } else if (ch == '"') in_string = true;
+        else if (ch == '{' || ch == '[') depth++;
+        else if (ch == '}' || ch == ']') {
+            if (!depth) return i; /* the end of a scalar at the object's close */
+            if (!--depth) return i + 1;
+        } else if (!depth && (ch == ',' || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r')) return i;
+    }
+    return n;
+}
+
+static bool is_blank_or_comma(char c) { return c == ' ' || c == ',' || c == '\t' || c == '\n' || c == '\r'; }
+
+bool json_next_member(const char *obj, size_t n, size_t *pos, jmember *m)
+{
+    size_t i = *pos ? *pos : 1; /* past the '{' */
+    while (i < n && is_blank_or_comma(obj[i])) i++;
+    if (i >= n || obj[i] != '"') return false;
+    m->from = i;
+    size_t name_end = value_end(obj, n, i);
+    m->key = (jvalue){obj + i + 1, name_end - i - 2, JSON_STRING, memchr(obj + i, '\\', name_end - i) != NULL};
+    i = name_end;
+    while (i < n && obj[i] != ':') i++;
+    i++;
+    while (i < n && (obj[i] == ' ' || obj[i] == '\t' || obj[i] == '\n' || obj[i] == '\r')) i++;
+    m->value_from = i;
+    m->to = value_end(obj, n, i);
+    *pos = m->to;
+    return true;
+}

@@ -89,4 +89,17 @@ size_t json_string_size(const char *s, size_t n);
 /* Appends `"key":` (key must be plain ASCII needing no escapes). */
 void json_put_key(wbuf *out, const char *key);
 
+/* One member of an object's text: offsets into it. */
+typedef struct {
+    jvalue key;        /* the name: a JSON_STRING (bytes between its quotes) */
+    size_t from;       /* where the member starts (the name's opening quote) */
+    size_t value_from; /* where its value starts */
+    size_t to;         /* where its value ends */
+} jmember;
+
+/* The next member of the object text obj[0, n) (braces included; valid
+ * JSON, as the scanner checked it) from *pos (0 at first): fills *m and
+ * returns true, or returns false after the last member. */
+bool json_next_member(const char *obj, size_t n, size_t *pos, jmember *m);
+
 #endif

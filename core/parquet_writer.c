@@ -245,29 +245,6 @@ static const char *field_text(const jvalue *v, wbuf *scratch, size_t *n)
     return v->p;
 }
 
-/* The end of the JSON value that starts at p[i] (the document is valid JSON). */
-static size_t value_end(const char *p, size_t n, size_t i)
-{
-    int depth = 0;
-    bool in_string = false;
-    for (; i < n; i++) {
-        char ch = p[i];
-        if (in_string) {
-            if (ch == '\\') i++;
-            else if (ch == '"') {
-                in_string = false;
-                if (!depth) return i + 1;
-            }
-        } else if (ch == '"') in_string = true;
-        else if (ch == '{' || ch == '[') depth++;
-        else if (ch == '}' || ch == ']') {
-            if (!depth) return i; /* the end of a scalar at the object's close */
-            if (!--depth) return i + 1;
-        } else if (!depth && (ch == ',' || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r')) return i;
-    }
-    return n;
-}
-
 /* True when name is that of a column every file has (text, id, ...): a
  * metadata member of that name cannot have a column of its own (two columns
  * of one name, and a reader would take its "url" for the document's). */
@@ -330,22 +307,13 @@ static void add_metadata(pq_writer *w, const jvalue *m, uint64_t row)
     buf_clear(&w->leftover);
     if (m->kind == JSON_OBJECT) {
         const char *p = m->p;
-        size_t n = m->len, i = 1;
-        for (;;) {
-            while (i < n && (p[i] == ' ' || p[i] == ',' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
-            if (i >= n || p[i] != '"') break;
-            size_t key_start = i, key_end = value_end(p, n, i);
-            i = key_end;
-            while (i < n && p[i] != ':') i++;
-            i++;
-            while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
-            size_t v_start = i, v_end = value_end(p, n, i);
-            i = v_end;
-            jvalue key = {p + key_start + 1, key_end - key_start - 2, JSON_STRING,
-                          memchr(p + key_start, '\\', key_end - key_start) != NULL};
+        size_t n = m->len, at = 0;
+        jmember mb;
+        while (json_next_member(p, n, &at, &mb)) {
+            size_t key_start = mb.from, v_start = mb.value_from, v_end = mb.to;
             size_t kn;
             buf_clear(&w->key);
-            const char *k = json_string(&key, &w->key, &kn);
+            const char *k = json_string(&mb.key, &w->key, &kn);
             int64_t iv = 0;
             double dv = 0;
             int type = type_of(p + v_start, v_end - v_start, &iv, &dv);

@@ -468,9 +468,10 @@ static int schema_annotations(const wbuf *file, int *type, int *converted, int *
 /* The writer's schema and values for documents whose metadata has K keys (13
  * rows: the last group of 8 definition levels is partial), for K = 8 (a
  * schema list of 15 elements) and 9 (15 column chunks): 15 is the first list
- * size the Thrift compact protocol writes in its long form. Key m0 holds an
- * integer beyond int64 (a DOUBLE column), m1 an integer (INT64, null in every
- * third row), the others strings. */
+ * size the Thrift compact protocol writes in its long form. Key m0 holds a
+ * number with an exponent (a DOUBLE column), m1 an integer (INT64, null in
+ * every third row), the others strings; key "wide" an integer beyond int64,
+ * which no column holds: it stays JSON in the metadata column. */
 static void writer_schema(void)
 {
     enum { ROWS = 13, MAX_ELEMS = 32 };
@@ -479,7 +480,7 @@ static void writer_schema(void)
         pq_writer *w = pq_writer_new("schema.parquet", to_wbuf, &file);
         for (int d = 0; d < ROWS; d++) {
             buf_clear(&line);
-            buf_printf(&line, "{\"text\":\"doc %d\",\"id\":\"d%d\",\"metadata\":{\"m0\":99999999999999999999", d, d);
+            buf_printf(&line, "{\"text\":\"doc %d\",\"id\":\"d%d\",\"metadata\":{\"m0\":1E20,\"wide\":99999999999999999999", d, d);
             if (d % 3) buf_printf(&line, ",\"m1\":%d", -7 * d);
             for (int k = 2; k < keys; k++) buf_printf(&line, ",\"m%d\":\"v%d.%d\"", k, k, d);
             buf_puts(&line, "}}\n");
@@ -494,11 +495,16 @@ static void writer_schema(void)
         is_int(pq_num_columns(f), 6 + keys, "%d metadata keys: text, id, url, date, source, metadata and a column per key", keys);
         is_int(pq_num_rows(f), ROWS, "%d metadata keys: %d rows", keys, ROWS);
         int m0 = pq_find_column(f, "m0"), m1 = pq_find_column(f, "m1");
-        ok(m0 >= 0 && pq_column_at(f, m0)->type == PQ_DOUBLE, "an integer beyond int64 makes a DOUBLE column");
+        ok(m0 >= 0 && pq_column_at(f, m0)->type == PQ_DOUBLE, "a number with an exponent makes a DOUBLE column");
         column_joined(f, "m0", &got);
         buf_clear(&want);
         for (int d = 0; d < ROWS; d++) buf_printf(&want, "%s1e+20", d ? "|" : "");
-        is_str(got.data, want.data, "%d metadata keys: 99999999999999999999 as the double 1e+20 in every row", keys);
+        is_str(got.data, want.data, "%d metadata keys: 1E20 as the double 1e+20 in every row", keys);
+        ok(pq_find_column(f, "wide") < 0, "%d metadata keys: no column for an integer beyond int64", keys);
+        column_joined(f, "metadata", &got);
+        buf_clear(&want);
+        for (int d = 0; d < ROWS; d++) buf_printf(&want, "%s{\"wide\":99999999999999999999}", d ? "|" : "");
+        is_str(got.data, want.data, "%d metadata keys: it stays JSON, exact, in the metadata column", keys);
         ok(m1 >= 0 && pq_column_at(f, m1)->type == PQ_INT64, "an integer makes an INT64 column");
         column_joined(f, "m1", &got);
         buf_clear(&want);
