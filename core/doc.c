@@ -101,6 +101,48 @@ static size_t value_end(const char *line, const jvalue *v)
     return (size_t)(v->p - line) + v->len + (v->kind == JSON_STRING ? 1 : 0);
 }
 
+/* True when the members text members[0, n) has a member named as key. */
+static bool has_member(const char *members, size_t n, const jvalue *key)
+{
+    wbuf a = WBUF_INIT, b = WBUF_INIT; /* used only by names with escapes */
+    size_t alen, blen, at = 0;
+    const char *want = json_string(key, &a, &alen);
+    jmember m;
+    bool found = false;
+    while (!found && json_next_member(members, n, &at, &m)) {
+        const char *name = json_string(&m.key, &b, &blen);
+        found = blen == alen && memcmp(name, want, alen) == 0;
+    }
+    buf_free(&a);
+    buf_free(&b);
+    return found;
+}
+
+/* True when the metadata object's members text has a member that extra
+ * (members text too) sets again. */
+static bool sets_again(const char *members, size_t n, const wbuf *extra)
+{
+    size_t at = 0;
+    jmember m;
+    while (json_next_member(extra->data, extra->len, &at, &m))
+        if (has_member(members, n, &m.key)) return true;
+    return false;
+}
+
+/* The members text of the old metadata without those extra sets again,
+ * then extra's. */
+static void put_merged_members(wbuf *out, const char *members, size_t n, const wbuf *extra)
+{
+    size_t at = 0;
+    jmember m;
+    while (json_next_member(members, n, &at, &m)) {
+        if (has_member(extra->data, extra->len, &m.key)) continue;
+        buf_append(out, members + m.from, m.to - m.from);
+        buf_putc(out, ',');
+    }
+    buf_append(out, extra->data, extra->len);
+}
+
 void doc_rewrite(const char *line, size_t len, const jdoc *doc,
                  const char *new_text, size_t new_text_len,
                  const wbuf *extra_meta, wbuf *out)
@@ -109,15 +151,21 @@ void doc_rewrite(const char *line, size_t len, const jdoc *doc,
     buf_reserve(out, len + new_text_len + (add_meta ? extra_meta->len + 16 : 0) + 2);
 
     /* Two possible edits, applied in line order: the text value is replaced;
-     * the metadata object gains members before its '}' (a metadata value that
-     * is not an object is replaced by one). */
+     * the metadata object gains members before its '}', or, when it has
+     * members of the names added, its members are written again without
+     * them (a metadata value that is not an object is replaced by one). */
     typedef struct { size_t from, to; int what; } edit;
-    enum { EDIT_TEXT, EDIT_META_APPEND, EDIT_META_REPLACE };
+    enum { EDIT_TEXT, EDIT_META_APPEND, EDIT_META_MERGE, EDIT_META_REPLACE };
     edit edits[2];
     int nedits = 0;
+    const char *members = doc->metadata.p + 1; /* an object's: between its braces */
+    size_t nmembers = doc->metadata.kind == JSON_OBJECT ? doc->metadata.len - 2 : 0;
     if (new_text && doc->text.kind)
         edits[nedits++] = (edit){value_start(line, &doc->text), value_end(line, &doc->text), EDIT_TEXT};
-    if (add_meta && doc->metadata.kind == JSON_OBJECT) {
+    if (add_meta && doc->metadata.kind == JSON_OBJECT && sets_again(members, nmembers, extra_meta)) {
+        size_t open = value_start(line, &doc->metadata) + 1;
+        edits[nedits++] = (edit){open, open + nmembers, EDIT_META_MERGE};
+    } else if (add_meta && doc->metadata.kind == JSON_OBJECT) {
         size_t close = value_end(line, &doc->metadata) - 1;
         edits[nedits++] = (edit){close, close, EDIT_META_APPEND};
     } else if (add_meta && doc->metadata.kind) {
@@ -137,6 +185,7 @@ void doc_rewrite(const char *line, size_t len, const jdoc *doc,
             if (!object_is_empty(doc->metadata.p, doc->metadata.len)) buf_putc(out, ',');
             buf_append(out, extra_meta->data, extra_meta->len);
             break;
+        case EDIT_META_MERGE: put_merged_members(out, members, nmembers, extra_meta); break;
         default:
             buf_putc(out, '{');
             buf_append(out, extra_meta->data, extra_meta->len);

@@ -766,7 +766,7 @@ static bool is_blank_or_comma(char c) { return c == ' ' || c == ',' || c == '\t'
 
 bool json_next_member(const char *obj, size_t n, size_t *pos, jmember *m)
 {
-    size_t i = *pos ? *pos : 1; /* past the '{' */
+    size_t i = *pos;
     while (i < n && is_blank_or_comma(obj[i])) i++;
     if (i >= n || obj[i] != '"') return false;
     m->from = i;

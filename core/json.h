@@ -89,7 +89,7 @@ size_t json_string_size(const char *s, size_t n);
 /* Appends `"key":` (key must be plain ASCII needing no escapes). */
 void json_put_key(wbuf *out, const char *key);
 
-/* One member of an object's text: offsets into it. */
+/* One member of an object: offsets into the text of its members. */
 typedef struct {
     jvalue key;        /* the name: a JSON_STRING (bytes between its quotes) */
     size_t from;       /* where the member starts (the name's opening quote) */
@@ -97,9 +97,9 @@ typedef struct {
     size_t to;         /* where its value ends */
 } jmember;
 
-/* The next member of the object text obj[0, n) (braces included; valid
- * JSON, as the scanner checked it) from *pos (0 at first): fills *m and
+/* The next member in members[0, n), the text between a valid JSON object's
+ * braces (as the scanner checked it), from *pos (0 at first): fills *m and
  * returns true, or returns false after the last member. */
-bool json_next_member(const char *obj, size_t n, size_t *pos, jmember *m);
+bool json_next_member(const char *members, size_t n, size_t *pos, jmember *m);
 
 #endif

@@ -306,8 +306,8 @@ static void add_metadata(pq_writer *w, const jvalue *m, uint64_t row)
 {
     buf_clear(&w->leftover);
     if (m->kind == JSON_OBJECT) {
-        const char *p = m->p;
-        size_t n = m->len, at = 0;
+        const char *p = m->p + 1; /* the members, between the braces */
+        size_t n = m->len - 2, at = 0;
         jmember mb;
         while (json_next_member(p, n, &at, &mb)) {
             size_t key_start = mb.from, v_start = mb.value_from, v_end = mb.to;

@@ -271,6 +271,24 @@ static void all_checks(void)
         doc_rewrite(null_meta, strlen(null_meta), &d, "s", 1, &meta, &out);
         is_str(out.data, "{\"metadata\":{\"lang\":\"en\"},\"text\":\"s\"}\n", "non-object metadata and text replaced");
         buf_clear(&out);
+        /* a line filtered twice: the members added again replace the old ones
+         * (their names compared decoded), a nested one of that name stays */
+        const char *again = "{\"text\":\"t\",\"metadata\": {\"l\\u0061ng\": \"xx\", \"k\": {\"lang\":1}, "
+                            "\"lang_score\":0.1,\"z\":[\"lang\"]},\"tail\":2}";
+        json_scan_doc(again, strlen(again), &d, &err, &pos);
+        meta_add_num(&meta, "lang_score", 0.5);
+        doc_rewrite(again, strlen(again), &d, NULL, 0, &meta, &out);
+        is_str(out.data,
+               "{\"text\":\"t\",\"metadata\": {\"k\": {\"lang\":1},\"z\":[\"lang\"],\"lang\":\"en\",\"lang_score\":0.5},"
+               "\"tail\":2}\n",
+               "members set again replace the old ones, once each");
+        buf_clear(&out);
+        const char *only = "{\"text\":\"t\",\"metadata\":{\"lang\":\"xx\"}}";
+        json_scan_doc(only, strlen(only), &d, &err, &pos);
+        doc_rewrite(only, strlen(only), &d, NULL, 0, &meta, &out);
+        is_str(out.data, "{\"text\":\"t\",\"metadata\":{\"lang\":\"en\",\"lang_score\":0.5}}\n",
+               "a metadata object holding only members set again");
+        buf_clear(&out);
         doc_reject_line(bare, strlen(bare), "filter", "too_short", "\"dup_of\":\"x\"", &out);
         is_str(out.data, "{\"reject\":{\"stage\":\"filter\",\"reason\":\"too_short\",\"dup_of\":\"x\"},\"text\":\"t\"}\n",
                "reject line");
