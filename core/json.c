@@ -739,25 +739,38 @@ void json_put_key(wbuf *out, const char *key)
     buf_append(out, "\":", 2);
 }
 
+/* The end of the string whose opening quote is p[i]: past its closing
+ * quote (the first one after an even run of backslashes). */
+static size_t string_end(const char *p, size_t n, size_t i)
+{
+    size_t j = i + 1;
+    for (;;) {
+        const char *q = j < n ? memchr(p + j, '"', n - j) : NULL;
+        if (!q) return n;
+        size_t k = (size_t)(q - p), slashes = 0;
+        while (k - slashes > i + 1 && p[k - slashes - 1] == '\\') slashes++;
+        if (slashes % 2 == 0) return k + 1;
+        j = k + 1;
+    }
+}
+
 /* The end of the valid JSON value that starts at p[i]. */
 static size_t value_end(const char *p, size_t n, size_t i)
 {
     int depth = 0;
-    bool in_string = false;
-    for (; i < n; i++) {
+    while (i < n) {
         char ch = p[i];
-        if (in_string) {
-            if (ch == '\\') i++;
-            else if (ch == '"') {
-                in_string = false;
-                if (!depth) return i + 1;
-            }
-        } else if (ch == '"') in_string = true;
-        else if (ch == '{' || ch == '[') depth++;
+        if (ch == '"') {
+            i = string_end(p, n, i);
+            if (!depth) return i;
+            continue;
+        }
+        if (ch == '{' || ch == '[') depth++;
         else if (ch == '}' || ch == ']') {
             if (!depth) return i; /* the end of a scalar at the object's close */
             if (!--depth) return i + 1;
         } else if (!depth && (ch == ',' || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r')) return i;
+        i++;
     }
     return n;
 }

@@ -217,6 +217,27 @@ done
 is "$($WINNOW tokenize -q --vocab $TMP/split.json $TMP/sp.jsonl)" '{"text":"hello<|endoftext|>","tokens":[31373,27,91,437,1659,5239,91,29,50256]}' \
     "HF: <|endoftext|> from added_tokens is the EOS"
 
+# --- tokenized again: the new "tokens" replace the old, whatever their place or
+# escaping (tiktoken's block path and a tokenizer.json's stage path) ---
+printf '%s\n' '{"tokens":[1], "text":"hello world","x":1}' '{"text":"a \"q\\\\\" tokens","\u0074okens":3,"y":{"tokens":5}}' > $TMP/again.jsonl
+$WINNOW tokenize -q --vocab $V/tiktoken/cl100k_base.tiktoken --encoding cl100k_base $TMP/again.jsonl > $TMP/again1.jsonl
+$WINNOW tokenize -q --vocab $TMP/split.json $TMP/again1.jsonl > $TMP/again2.jsonl
+cat > $TMP/again.py <<'PY'
+import json, sys
+def pairs(p):
+    names = [k for k, _ in p]
+    if len(names) != len(set(names)):
+        raise SystemExit("a name twice: %r" % names)
+    return dict(p)
+for line in open(sys.argv[1]):
+    d = json.loads(line, object_pairs_hook=pairs)
+    print(len(d["tokens"]), sorted(d))
+PY
+is "$(python3 $TMP/again.py $TMP/again1.jsonl 2>&1 | tr '\n' ';')" "3 ['text', 'tokens', 'x'];6 ['text', 'tokens', 'y'];" \
+    "tokenized once: the old tokens members replaced, the nested one kept"
+is "$(python3 $TMP/again.py $TMP/again2.jsonl 2>&1 | tr '\n' ';')" "3 ['text', 'tokens', 'x'];7 ['text', 'tokens', 'y'];" \
+    "tokenized twice: one tokens member, the second tokenizer's"
+
 # --- the vocabulary cache ---
 ok "vocab fetch --from refuses a file with the wrong hash" sh -c "! $WINNOW vocab fetch -q cl100k_base --from $V/tiktoken/o200k_base.tiktoken"
 ok "tokenize without a cached vocabulary says how to get one" sh -c "! $WINNOW tokenize -q --encoding o200k_base $TMP/sp.jsonl"
