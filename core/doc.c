@@ -153,7 +153,8 @@ void doc_rewrite(const char *line, size_t len, const jdoc *doc,
     /* Two possible edits, applied in line order: the text value is replaced;
      * the metadata object gains members before its '}', or, when it has
      * members of the names added, its members are written again without
-     * them (a metadata value that is not an object is replaced by one). */
+     * them (a metadata value that is not an object becomes one that keeps
+     * it under "metadata"). */
     typedef struct { size_t from, to; int what; } edit;
     enum { EDIT_TEXT, EDIT_META_APPEND, EDIT_META_MERGE, EDIT_META_REPLACE };
     edit edits[2];
@@ -186,8 +187,13 @@ void doc_rewrite(const char *line, size_t len, const jdoc *doc,
             buf_append(out, extra_meta->data, extra_meta->len);
             break;
         case EDIT_META_MERGE: put_merged_members(out, members, nmembers, extra_meta); break;
-        default:
+        default: /* a value that is not an object, kept under "metadata" in the new one (null holds nothing) */
             buf_putc(out, '{');
+            if (!(doc->metadata.kind == JSON_LITERAL && doc->metadata.len == 4 && !memcmp(doc->metadata.p, "null", 4))) {
+                buf_append(out, "\"metadata\":", 11);
+                buf_append(out, line + edits[k].from, edits[k].to - edits[k].from);
+                buf_putc(out, ',');
+            }
             buf_append(out, extra_meta->data, extra_meta->len);
             buf_putc(out, '}');
             break;

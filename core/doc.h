@@ -42,8 +42,9 @@ void meta_add_raw(wbuf *meta, const char *key, const char *json, size_t len);
 
 /* Appends to out a copy of the scanned line with, optionally, its text replaced
  * by new_text (NULL keeps it) and the members in extra_meta (NULL or empty
- * adds none) added to its metadata object (created when missing or not an
- * object; a member of the same name already there is replaced: the object
+ * adds none) added to its metadata object (created when missing; a value
+ * that is not an object, null aside, is kept in the new object as its
+ * member "metadata"; a member of the same name already there is replaced: the object
  * is written again without it, the new members last, so that a line never
  * holds a name twice; otherwise the object's bytes stay as they were).
  * Ends with '\n'. */

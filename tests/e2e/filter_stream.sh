@@ -89,4 +89,10 @@ print(n)
 PYEOF
 is "$(python3 "$TMP/dups.py" "$TMP/twice.jsonl" 2>&1)" "$(wc -l < "$TMP/twice.jsonl" | tr -d ' ')" \
     "filtered twice: every line has lang and lang_score once, and no object a name twice"
+# metadata that is not an object (a JSON string, as some datasets keep it) is
+# not lost when lang is added: it stays, under "metadata", in the new object
+head -n 1 "$TMP/once.jsonl" | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); d["metadata"]="{\"src\": 1}"; print(json.dumps(d))' > "$TMP/strmeta.jsonl"
+"$WINNOW" filter -q "$TMP/strmeta.jsonl" > "$TMP/strmeta.out"
+is "$(python3 -c 'import json,sys; m=json.loads(open(sys.argv[1]).read())["metadata"]; print(m["metadata"], sorted(m))' "$TMP/strmeta.out" 2>&1)" \
+    "{\"src\": 1} ['lang', 'lang_score', 'metadata']" "string metadata kept under metadata.metadata"
 done_testing

@@ -269,7 +269,13 @@ static void all_checks(void)
         const char *null_meta = "{\"metadata\":null,\"text\":7}";
         json_scan_doc(null_meta, strlen(null_meta), &d, &err, &pos);
         doc_rewrite(null_meta, strlen(null_meta), &d, "s", 1, &meta, &out);
-        is_str(out.data, "{\"metadata\":{\"lang\":\"en\"},\"text\":\"s\"}\n", "non-object metadata and text replaced");
+        is_str(out.data, "{\"metadata\":{\"lang\":\"en\"},\"text\":\"s\"}\n", "null metadata and text replaced");
+        buf_clear(&out);
+        const char *string_meta = "{\"text\":\"t\",\"metadata\":\"{\\\"src\\\": 1}\",\"z\":0}";
+        json_scan_doc(string_meta, strlen(string_meta), &d, &err, &pos);
+        doc_rewrite(string_meta, strlen(string_meta), &d, NULL, 0, &meta, &out);
+        is_str(out.data, "{\"text\":\"t\",\"metadata\":{\"metadata\":\"{\\\"src\\\": 1}\",\"lang\":\"en\"},\"z\":0}\n",
+               "metadata that is a string is kept, under metadata, in the object that replaces it");
         buf_clear(&out);
         /* a line filtered twice: the members added again replace the old ones
          * (their names compared decoded), a nested one of that name stays */
