@@ -299,53 +299,70 @@ static int type_of(const char *v, size_t n, int64_t *i, double *d)
     return errno ? -2 : T_DOUBLE;
 }
 
-/* Spreads the metadata object over its columns; members that do not fit (a
- * new key once the schema is fixed, another type, objects and arrays) are
- * kept, as JSON, in the row's metadata column. */
-static void add_metadata(pq_writer *w, const jvalue *m, uint64_t row)
+/* Puts the member mb of members (an object's members text) in its column:
+ * one of its name, made while the schema is open, or, when it does not fit
+ * one (no column, another type, an object or an array), as JSON into the
+ * row's leftover object. */
+static void add_member(pq_writer *w, const char *members, const jmember *mb, uint64_t row)
+{
+    const char *p = members;
+    size_t v_start = mb->value_from, v_end = mb->to, kn;
+    buf_clear(&w->key);
+    const char *k = json_string(&mb->key, &w->key, &kn);
+    int64_t iv = 0;
+    double dv = 0;
+    int type = type_of(p + v_start, v_end - v_start, &iv, &dv);
+    /* a NUL in the key would cut the column's name short: JSON keeps it */
+    bool no_column = is_fixed_name(k, kn) || memchr(k, 0, kn);
+    int c = no_column ? -1 : find_column(w, k, kn);
+    if (c < 0 && !no_column && !w->frozen && type != -2 && w->ncols < MAX_COLUMNS) c = add_column(w, k, kn);
+    if (c >= 0 && w->cols[c].row_stamp == row + 1) c = -1; /* a repeated key */
+    if (c >= 0 && type != T_UNDECIDED && w->cols[c].type == T_UNDECIDED && !w->frozen) w->cols[c].type = type;
+    bool fits = c >= 0 && (type == T_UNDECIDED || type == w->cols[c].type);
+    if (!fits) {
+        buf_putc(&w->leftover, w->leftover.len ? ',' : '{');
+        buf_append(&w->leftover, p + mb->from, v_end - mb->from);
+        return;
+    }
+    w->cols[c].row_stamp = row + 1;
+    if (type == T_UNDECIDED) add_null(w, c);
+    else if (type == T_INT64) add_word(w, c, (uint64_t)iv);
+    else if (type == T_DOUBLE) { uint64_t bits; memcpy(&bits, &dv, 8); add_word(w, c, bits); }
+    else if (type == T_BOOLEAN) add_bool(w, c, p[v_start] == 't');
+    else {
+        jvalue sv = {p + v_start + 1, v_end - v_start - 2, JSON_STRING, memchr(p + v_start, '\\', v_end - v_start) != NULL};
+        size_t sn;
+        buf_clear(&w->scratch);
+        const char *sp = json_string(&sv, &w->scratch, &sn);
+        add_bytes(w, c, sp, sn);
+    }
+}
+
+/* Spreads the metadata object over its columns, then the document's other
+ * top-level members (a dolma "added" or "attributes"): Parquet has one level
+ * of columns, so they are columns as the metadata keys are (winnow reads
+ * them back into the metadata). Members that do not fit a column are kept,
+ * as JSON, in the row's metadata column. */
+static void add_metadata(pq_writer *w, const char *line, size_t close_brace, const jvalue *m, uint64_t row)
 {
     buf_clear(&w->leftover);
+    jmember mb;
     if (m->kind == JSON_OBJECT) {
-        const char *p = m->p + 1; /* the members, between the braces */
-        size_t n = m->len - 2, at = 0;
-        jmember mb;
-        while (json_next_member(p, n, &at, &mb)) {
-            size_t key_start = mb.from, v_start = mb.value_from, v_end = mb.to;
-            size_t kn;
-            buf_clear(&w->key);
-            const char *k = json_string(&mb.key, &w->key, &kn);
-            int64_t iv = 0;
-            double dv = 0;
-            int type = type_of(p + v_start, v_end - v_start, &iv, &dv);
-            /* a NUL in the key would cut the column's name short: JSON keeps it */
-            bool no_column = is_fixed_name(k, kn) || memchr(k, 0, kn);
-            int c = no_column ? -1 : find_column(w, k, kn);
-            if (c < 0 && !no_column && !w->frozen && type != -2 && w->ncols < MAX_COLUMNS) c = add_column(w, k, kn);
-            if (c >= 0 && w->cols[c].row_stamp == row + 1) c = -1; /* a repeated key */
-            if (c >= 0 && type != T_UNDECIDED && w->cols[c].type == T_UNDECIDED && !w->frozen) w->cols[c].type = type;
-            bool fits = c >= 0 && (type == T_UNDECIDED || type == w->cols[c].type);
-            if (!fits) {
-                buf_putc(&w->leftover, w->leftover.len ? ',' : '{');
-                buf_append(&w->leftover, p + key_start, v_end - key_start);
-                continue;
-            }
-            w->cols[c].row_stamp = row + 1;
-            if (type == T_UNDECIDED) add_null(w, c);
-            else if (type == T_INT64) add_word(w, c, (uint64_t)iv);
-            else if (type == T_DOUBLE) { uint64_t bits; memcpy(&bits, &dv, 8); add_word(w, c, bits); }
-            else if (type == T_BOOLEAN) add_bool(w, c, p[v_start] == 't');
-            else {
-                jvalue sv = {p + v_start + 1, v_end - v_start - 2, JSON_STRING, memchr(p + v_start, '\\', v_end - v_start) != NULL};
-                size_t sn;
-                buf_clear(&w->scratch);
-                const char *sp = json_string(&sv, &w->scratch, &sn);
-                add_bytes(w, c, sp, sn);
-            }
-        }
+        size_t at = 0;
+        while (json_next_member(m->p + 1, m->len - 2, &at, &mb)) add_member(w, m->p + 1, &mb, row);
     } else if (m->kind != JSON_MISSING && !(m->kind == JSON_LITERAL && m->len == 4 && memcmp(m->p, "null", 4) == 0)) {
         buf_putc(&w->leftover, '{'); /* not an object: kept as it is, under "metadata" */
         buf_puts(&w->leftover, "\"metadata\":");
         buf_append(&w->leftover, m->p, m->len);
+    }
+    size_t open = 0, at = 0;
+    while (line[open] != '{') open++;
+    const char *top = line + open + 1;
+    while (json_next_member(top, close_brace - open - 1, &at, &mb)) {
+        size_t kn;
+        buf_clear(&w->key);
+        const char *k = json_string(&mb.key, &w->key, &kn);
+        if (!is_fixed_name(k, kn)) add_member(w, top, &mb, row);
     }
     for (int c = NFIXED; c < w->ncols; c++)
         if (w->cols[c].row_stamp != row + 1) add_null(w, c);
@@ -378,7 +395,7 @@ static void add_line(pq_writer *w, const char *line, size_t len)
         if (p) add_bytes(w, c, p, n);
         else add_null(w, c);
     }
-    add_metadata(w, &d.metadata, w->lines);
+    add_metadata(w, line, d.close_brace, &d.metadata, w->lines);
     w->group_rows++;
     if (w->group_bytes >= (int64_t)PQ_ROW_GROUP_BYTES) finish_group(w);
 }

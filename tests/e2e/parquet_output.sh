@@ -87,6 +87,27 @@ printf '%s\n' '{"text":"a","id":"i1","metadata":{"text":"old","id":5,"metadata":
     '{"text":"b","id":"i2","url":"https://b","metadata":{"lang":"fr","date":"2024","x\u0000y":"nul","":"empty"}}' > "$TMP/names.jsonl"
 check names_kept lang $WINNOW ingest -q "$TMP/names.jsonl"
 
+# a document's other top-level members (dolma's "added", "attributes") are
+# columns like the metadata keys (Parquet has one level of columns): nothing
+# is lost, and winnow reads them back into the metadata
+printf '%s\n' '{"text":"a","added":"2024-01-01","attributes":{"x":[1,2]},"metadata":{"k":1},"n":3}' \
+    '{"n":"str","text":"b","created":12345678901234567890}' > "$TMP/top.jsonl"
+$WINNOW ingest -q "$TMP/top.jsonl" -o "$TMP/top.parquet"
+$WINNOW ingest -q "$TMP/top.parquet" > "$TMP/top.back"
+is "$($PY - "$TMP/top.jsonl" "$TMP/top.back" <<'PYEOF'
+import json, sys
+FIXED = ("text", "id", "url", "date", "source", "metadata")
+bad = 0
+for a, b in zip(open(sys.argv[1]), open(sys.argv[2])):
+    a, b = json.loads(a), json.loads(b)
+    want = dict(a.get("metadata") or {}, **{k: v for k, v in a.items() if k not in FIXED})
+    bad += b["metadata"] != want or b["text"] != a["text"]
+print(bad)
+PYEOF
+)" 0 "top-level members other than the six are written, and read back into the metadata"
+node "$HERE/read_back.mjs" "$TMP/top.parquet" > "$TMP/top.hy" 2>&1
+ok "hyparquet reads it, with the columns added and n" grep -q '"columns":\["text","id","url","date","source","metadata","k","added","n"\]' "$TMP/top.hy"
+
 # written atomically: a failed run leaves no file of that name
 $WINNOW filter -q --no-such-option -o "$TMP/none.parquet" "$FX/fineweb.parquet" 2> /dev/null
 ok "a failed run leaves no out.parquet" test ! -e "$TMP/none.parquet"
