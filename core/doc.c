@@ -159,14 +159,15 @@ void doc_rewrite(const char *line, size_t len, const jdoc *doc,
     enum { EDIT_TEXT, EDIT_META_APPEND, EDIT_META_MERGE, EDIT_META_REPLACE };
     edit edits[2];
     int nedits = 0;
-    const char *members = doc->metadata.p + 1; /* an object's: between its braces */
-    size_t nmembers = doc->metadata.kind == JSON_OBJECT ? doc->metadata.len - 2 : 0;
+    bool object = doc->metadata.kind == JSON_OBJECT;
+    const char *members = object ? doc->metadata.p + 1 : NULL; /* between its braces */
+    size_t nmembers = object ? doc->metadata.len - 2 : 0;
     if (new_text && doc->text.kind)
         edits[nedits++] = (edit){value_start(line, &doc->text), value_end(line, &doc->text), EDIT_TEXT};
-    if (add_meta && doc->metadata.kind == JSON_OBJECT && sets_again(members, nmembers, extra_meta)) {
+    if (add_meta && object && sets_again(members, nmembers, extra_meta)) {
         size_t open = value_start(line, &doc->metadata) + 1;
         edits[nedits++] = (edit){open, open + nmembers, EDIT_META_MERGE};
-    } else if (add_meta && doc->metadata.kind == JSON_OBJECT) {
+    } else if (add_meta && object) {
         size_t close = value_end(line, &doc->metadata) - 1;
         edits[nedits++] = (edit){close, close, EDIT_META_APPEND};
     } else if (add_meta && doc->metadata.kind) {
