@@ -243,6 +243,20 @@ static void all_checks(void)
         is_int(wrong, 0, "writer escapes every byte below 0x20 as json.dumps does");
     }
 
+    /* json_next_member: names and values of an object's members, strings that
+     * end in an escaped backslash, escaped quotes and nesting included */
+    {
+        const char *members = " \"a\" : \"x\\\\\" , \"b\":\"q\\\"}\\\\\\\"\",\"c\":{\"d\":[1,\"]\"]},\"e\":-1.5e3 ";
+        size_t n = strlen(members), at = 0;
+        jmember m;
+        wbuf got = WBUF_INIT;
+        while (json_next_member(members, n, &at, &m))
+            buf_printf(&got, "%.*s=%.*s;", (int)m.key.len, m.key.p, (int)(m.to - m.value_from), members + m.value_from);
+        is_str(got.data, "a=\"x\\\\\";b=\"q\\\"}\\\\\\\"\";c={\"d\":[1,\"]\"]};e=-1.5e3;",
+               "json_next_member: each member's name and value");
+        buf_free(&got);
+    }
+
     /* doc_rewrite: metadata added, text replaced, other bytes kept */
     {
         const char *line = "{\"id\":\"a\",\"text\":\"old\",\"x\":[1],\"metadata\":{\"k\":1}}";
