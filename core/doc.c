@@ -104,17 +104,11 @@ static size_t value_end(const char *line, const jvalue *v)
 /* True when the members text members[0, n) has a member named as key. */
 static bool has_member(const char *members, size_t n, const jvalue *key)
 {
-    wbuf a = WBUF_INIT, b = WBUF_INIT; /* used only by names with escapes */
-    size_t alen, blen, at = 0;
-    const char *want = json_string(key, &a, &alen);
-    jmember m;
-    bool found = false;
-    while (!found && json_next_member(members, n, &at, &m)) {
-        const char *name = json_string(&m.key, &b, &blen);
-        found = blen == alen && memcmp(name, want, alen) == 0;
-    }
-    buf_free(&a);
-    buf_free(&b);
+    wbuf decoded = WBUF_INIT; /* used only by a name with escapes */
+    size_t len;
+    const char *name = json_string(key, &decoded, &len);
+    bool found = json_has_member(members, n, name, len);
+    buf_free(&decoded);
     return found;
 }
 
@@ -222,10 +216,23 @@ void doc_rewrite(const char *line, size_t len, const jdoc *doc,
     buf_putc(out, '\n');
 }
 
+/* The final '}' of line when it is a valid JSON object with a top-level
+ * "reject" member (a rejects line given again), else 0. */
+static size_t rejected_before(const char *line, size_t len)
+{
+    if (!memmem(line, len, "eject", 5) && !memmem(line, len, "\\u", 2)) return 0;
+    jdoc d;
+    const char *err;
+    size_t pos, open = 0;
+    if (json_scan_doc(line, len, &d, &err, &pos) != 0) return 0;
+    while (line[open] != '{') open++;
+    return json_has_member(line + open + 1, d.close_brace - open - 1, "reject", 6) ? d.close_brace : 0;
+}
+
 void doc_reject_line(const char *line, size_t len, const char *stage, const char *reason,
                      const char *extra_members, wbuf *out)
 {
-    size_t brace = 0;
+    size_t brace = 0, close = rejected_before(line, len);
     while (brace < len && line[brace] != '{') brace++;
     buf_append(out, line, brace + 1 <= len ? brace + 1 : len);
     buf_append(out, "\"reject\":{\"stage\":", 18);
@@ -237,6 +244,12 @@ void doc_reject_line(const char *line, size_t len, const char *stage, const char
         buf_puts(out, extra_members);
     }
     buf_putc(out, '}');
+    if (close) { /* the old reject member gives way to the new one */
+        json_put_members_except(out, line + brace + 1, close - brace - 1, "reject", 6, true);
+        buf_append(out, line + close, len - close);
+        buf_putc(out, '\n');
+        return;
+    }
     /* a comma unless the original object was empty */
     size_t rest = brace + 1;
     size_t k = rest;

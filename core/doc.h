@@ -80,7 +80,8 @@ const char *doc_normalize_line(const char *line, size_t len, wbuf *out, const ch
 void doc_describe_failure(const char *reason, char *out, size_t n);
 
 /* Appends a rejects-file line: the original document with
- * "reject":{"stage":..,"reason":..<,extra>} added as its first member. */
+ * "reject":{"stage":..,"reason":..<,extra>} added as its first member (in
+ * place of a reject member it has: a rejects line given again). */
 void doc_reject_line(const char *line, size_t len, const char *stage, const char *reason,
                      const char *extra_members, wbuf *out);
 

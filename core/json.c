@@ -794,3 +794,37 @@ bool json_next_member(const char *obj, size_t n, size_t *pos, jmember *m)
     *pos = m->to;
     return true;
 }
+
+bool json_member_is(const jmember *m, const char *name, size_t len)
+{
+    if (!m->key.has_escapes) return m->key.len == len && !memcmp(m->key.p, name, len);
+    wbuf decoded = WBUF_INIT;
+    size_t n;
+    const char *p = json_string(&m->key, &decoded, &n);
+    bool same = n == len && !memcmp(p, name, len);
+    buf_free(&decoded);
+    return same;
+}
+
+bool json_has_member(const char *members, size_t n, const char *name, size_t len)
+{
+    size_t at = 0;
+    jmember m;
+    while (json_next_member(members, n, &at, &m))
+        if (json_member_is(&m, name, len)) return true;
+    return false;
+}
+
+void json_put_members_except(wbuf *out, const char *members, size_t n, const char *name, size_t len,
+                             bool comma_first)
+{
+    size_t at = 0;
+    jmember m;
+    bool comma = comma_first;
+    while (json_next_member(members, n, &at, &m)) {
+        if (json_member_is(&m, name, len)) continue;
+        if (comma) buf_putc(out, ',');
+        buf_append(out, members + m.from, m.to - m.from);
+        comma = true;
+    }
+}

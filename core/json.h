@@ -102,4 +102,17 @@ typedef struct {
  * returns true, or returns false after the last member. */
 bool json_next_member(const char *members, size_t n, size_t *pos, jmember *m);
 
+/* True when member m's name, decoded, is name[0, len). */
+bool json_member_is(const jmember *m, const char *name, size_t len);
+
+/* True when members[0, n) (as json_next_member reads) has a member named
+ * name[0, len), decoded. */
+bool json_has_member(const char *members, size_t n, const char *name, size_t len);
+
+/* Appends the members of members[0, n) but those named name[0, len),
+ * comma-separated, each as it was (a comma before the first too with
+ * comma_first). */
+void json_put_members_except(wbuf *out, const char *members, size_t n, const char *name, size_t len,
+                             bool comma_first);
+
 #endif

@@ -20,21 +20,9 @@ static inline char *write_u32(char *p, uint32_t v)
 
 #define TOKENS_NAME "tokens"
 
-/* True when the member is named "tokens" (its name decoded). */
-static bool is_tokens(const jmember *m)
-{
-    if (!m->key.has_escapes) return m->key.len == strlen(TOKENS_NAME) && !memcmp(m->key.p, TOKENS_NAME, m->key.len);
-    wbuf name = WBUF_INIT;
-    size_t n;
-    const char *p = json_string(&m->key, &name, &n);
-    bool same = n == strlen(TOKENS_NAME) && !memcmp(p, TOKENS_NAME, n);
-    buf_free(&name);
-    return same;
-}
-
 /* Appends line[0..close_brace) without its "tokens" members (a line
  * tokenized before): the new ids replace them, so no line holds the name
- * twice. Lines whose bytes cannot hold the name (neither "okens" nor a \u
+ * twice. Lines whose bytes cannot hold the name (neither "okens" nor a \\u
  * escape, which is how a name's letters are escaped: the common case) are
  * copied without a walk. */
 static void put_without_tokens(wbuf *out, const char *line, size_t close_brace)
@@ -42,23 +30,14 @@ static void put_without_tokens(wbuf *out, const char *line, size_t close_brace)
     size_t open = 0;
     while (open < close_brace && line[open] != '{') open++;
     const char *members = line + open + 1;
-    size_t n = close_brace - open - 1, at = 0;
+    size_t n = close_brace - open - 1, len = strlen(TOKENS_NAME);
     bool may = memmem(members, n, "okens", 5) || memmem(members, n, "\\u", 2);
-    jmember m;
-    bool found = false;
-    while (may && !found && json_next_member(members, n, &at, &m)) found = is_tokens(&m);
-    if (!found) {
+    if (!may || !json_has_member(members, n, TOKENS_NAME, len)) {
         buf_append(out, line, close_brace);
         return;
     }
     buf_append(out, line, open + 1);
-    bool first = true;
-    for (at = 0; json_next_member(members, n, &at, &m);) {
-        if (is_tokens(&m)) continue;
-        if (!first) buf_putc(out, ',');
-        buf_append(out, members + m.from, m.to - m.from);
-        first = false;
-    }
+    json_put_members_except(out, members, n, TOKENS_NAME, len, false);
 }
 
 void token_format_jsonl(wbuf *out, const char *line, size_t close_brace, uint32_t bos, const uint32_t *ids, size_t n,

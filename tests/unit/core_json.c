@@ -316,6 +316,16 @@ static void all_checks(void)
         doc_reject_line("{ }", 3, "filter", "no_text", NULL, &out);
         is_str(out.data, "{\"reject\":{\"stage\":\"filter\",\"reason\":\"no_text\"} }\n",
                "reject line of an empty object: no comma after the reject member");
+        buf_clear(&out);
+        const char *rejected = "{\"reject\":{\"stage\":\"filter\",\"reason\":\"a\"}, \"text\":\"t\",\"r\\u0065ject\":2,\"m\":{\"reject\":3}}";
+        doc_reject_line(rejected, strlen(rejected), "dedup", "exact_dup", NULL, &out);
+        is_str(out.data, "{\"reject\":{\"stage\":\"dedup\",\"reason\":\"exact_dup\"},\"text\":\"t\",\"m\":{\"reject\":3}}\n",
+               "a rejects line rejected again: its reject members give way to the new one");
+        buf_clear(&out);
+        const char *broken = "{\"reject\":1,\"text\":";
+        doc_reject_line(broken, strlen(broken), "filter", "bad_json", NULL, &out);
+        is_str(out.data, "{\"reject\":{\"stage\":\"filter\",\"reason\":\"bad_json\"},\"reject\":1,\"text\":\n",
+               "a line that is not JSON is kept as it is after the reject member");
         buf_free(&meta);
         buf_free(&out);
     }
