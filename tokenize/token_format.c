@@ -40,11 +40,21 @@ static void put_without_tokens(wbuf *out, const char *line, size_t close_brace)
     json_put_members_except(out, members, n, TOKENS_NAME, len, false);
 }
 
+/* True when out ends inside an object with no member yet ("{" and blanks). */
+static bool object_still_empty(const wbuf *out)
+{
+    size_t i = out->len;
+    while (i > 0 && (out->data[i - 1] == ' ' || out->data[i - 1] == '\t' || out->data[i - 1] == '\n' ||
+                     out->data[i - 1] == '\r'))
+        i--;
+    return i > 0 && out->data[i - 1] == '{';
+}
+
 void token_format_jsonl(wbuf *out, const char *line, size_t close_brace, uint32_t bos, const uint32_t *ids, size_t n,
                         uint32_t eos)
 {
     put_without_tokens(out, line, close_brace);
-    buf_puts(out, ",\"tokens\":[");
+    buf_puts(out, object_still_empty(out) ? "\"tokens\":[" : ",\"tokens\":[");
     buf_reserve(out, (n + 2) * (U32_DIGITS + 1) + 3);
     char *p = out->data + out->len, *first = p;
     if (bos != TOKEN_FORMAT_NONE) p = write_u32(p, bos);

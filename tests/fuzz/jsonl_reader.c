@@ -11,6 +11,7 @@
 #include "core/json.h"
 #include "core/simd.h"
 #include "core/utf8.h"
+#include "tokenize/token_format.h"
 
 static bool same_value(const jvalue *a, const jvalue *b)
 {
@@ -46,6 +47,20 @@ static void check_text_scan(const char *line, size_t size, int rc, const jdoc *d
  * only for the reasons it names, and what it writes scans with its "text"
  * the "content" string of the line (decoded the same), an old "text" kept
  * in an object metadata. */
+/* How many members named name[0, len) the object value v (or a line's
+ * top level, v NULL: line[0, close]) has. */
+static int members_named(const char *line, size_t close, const jvalue *v, const char *name, size_t len)
+{
+    size_t open = 0;
+    while (!v && line[open] != '{') open++;
+    const char *members = v ? v->p + 1 : line + open + 1;
+    size_t n = v ? v->len - 2 : close - open - 1, at = 0;
+    jmember m;
+    int count = 0;
+    while (json_next_member(members, n, &at, &m)) count += json_member_is(&m, name, len);
+    return count;
+}
+
 static void check_normalize(const char *line, size_t size)
 {
     static bool named;
@@ -113,9 +128,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     doc_rewrite(line, size, &d, "new", 3, &meta, &out);
     jdoc d2;
     if (json_scan_doc(out.data, out.len - 1, &d2, &err, &pos) != 0) abort(); /* a rewrite is valid JSON */
+    /* ... whose metadata is an object holding the member added once */
+    if (d2.metadata.kind != JSON_OBJECT || members_named(out.data, 0, &d2.metadata, "k", 1) != 1) abort();
     buf_clear(&out);
     doc_reject_line(line, size, "fuzz", "reason", NULL, &out);
     if (json_scan_doc(out.data, out.len - 1, &d2, &err, &pos) != 0) abort();
+    if (members_named(out.data, d2.close_brace, NULL, "reject", 6) != 1) abort(); /* one reject member */
+    buf_clear(&out);
+    static const uint32_t ids[] = {7, 100257};
+    token_format_jsonl(&out, line, d.close_brace, TOKEN_FORMAT_NONE, ids, 2, TOKEN_FORMAT_NONE);
+    if (json_scan_doc(out.data, out.len - 1, &d2, &err, &pos) != 0) abort();
+    if (members_named(out.data, d2.close_brace, NULL, "tokens", 6) != 1) abort(); /* one tokens member */
     buf_clear(&out);
     json_put_string(&out, line, size);
     buf_free(&text);
