@@ -174,7 +174,7 @@ int cmd_slurm(int argc, char **argv)
     if (!pipeline_abs) dief(EXIT_USAGE, "%s: %m", argv[optind]);
     pl_plan p;
     pl_plan_load(pipeline_abs, &p);
-    if (p.has_tokenize && pl_shards_check(&p) != 0) /* before any job is submitted */
+    if (p.has_tokenize && pl_step_unfinished(&p, STEP_SHARDS) && pl_shards_check(&p) != 0) /* before any job */
         dief(EXIT_USAGE, "%s: the shards step could not run; nothing was submitted", argv[optind]);
     char *dir = pl_path(&p, "slurm/logs");
     pl_mkdirs(dir);
