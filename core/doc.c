@@ -184,7 +184,7 @@ void doc_rewrite(const char *line, size_t len, const jdoc *doc,
         case EDIT_META_MERGE: put_merged_members(out, members, nmembers, extra_meta); break;
         default: /* a value that is not an object, kept under "metadata" in the new one (null holds nothing) */
             buf_putc(out, '{');
-            if (!(doc->metadata.kind == JSON_LITERAL && doc->metadata.len == 4 && !memcmp(doc->metadata.p, "null", 4))) {
+            if (!json_is_null(&doc->metadata)) {
                 buf_append(out, "\"metadata\":", 11);
                 buf_append(out, line + edits[k].from, edits[k].to - edits[k].from);
                 buf_putc(out, ',');
@@ -220,7 +220,7 @@ void doc_rewrite(const char *line, size_t len, const jdoc *doc,
  * "reject" member (a rejects line given again), else 0. */
 static size_t rejected_before(const char *line, size_t len)
 {
-    if (!memmem(line, len, "eject", 5) && !memmem(line, len, "\\u", 2)) return 0;
+    if (!json_may_hold_name(line, len, "reject", 6)) return 0;
     jdoc d;
     const char *err;
     size_t pos, open = 0;

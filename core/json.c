@@ -795,6 +795,11 @@ bool json_next_member(const char *obj, size_t n, size_t *pos, jmember *m)
     return true;
 }
 
+bool json_may_hold_name(const char *text, size_t n, const char *name, size_t len)
+{
+    return memmem(text, n, name, len) || memmem(text, n, "\\u", 2);
+}
+
 bool json_member_is(const jmember *m, const char *name, size_t len)
 {
     if (!m->key.has_escapes) return m->key.len == len && !memcmp(m->key.p, name, len);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "buf.h"
 
@@ -88,6 +89,17 @@ size_t json_string_size(const char *s, size_t n);
 
 /* Appends `"key":` (key must be plain ASCII needing no escapes). */
 void json_put_key(wbuf *out, const char *key);
+
+/* True when v is the literal null. */
+static inline bool json_is_null(const jvalue *v)
+{
+    return v->kind == JSON_LITERAL && v->len == 4 && memcmp(v->p, "null", 4) == 0;
+}
+
+/* False when text[0, n) cannot hold a member named name[0, len): neither the
+ * name's bytes nor a \u escape (how a name's letters are escaped) are in
+ * it, so a walk of its members can be skipped (the common case). */
+bool json_may_hold_name(const char *text, size_t n, const char *name, size_t len);
 
 /* One member of an object: offsets into the text of its members. */
 typedef struct {

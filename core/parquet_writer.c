@@ -239,7 +239,7 @@ static void add_bool(pq_writer *w, int c, bool v)
  * object) as its JSON text; NULL when missing or null. */
 static const char *field_text(const jvalue *v, wbuf *scratch, size_t *n)
 {
-    if (v->kind == JSON_MISSING || (v->kind == JSON_LITERAL && v->len == 4 && memcmp(v->p, "null", 4) == 0)) return NULL;
+    if (v->kind == JSON_MISSING || json_is_null(v)) return NULL;
     if (v->kind == JSON_STRING) return json_string(v, scratch, n);
     *n = v->len;
     return v->p;
@@ -350,7 +350,7 @@ static void add_metadata(pq_writer *w, const char *line, size_t close_brace, con
     if (m->kind == JSON_OBJECT) {
         size_t at = 0;
         while (json_next_member(m->p + 1, m->len - 2, &at, &mb)) add_member(w, m->p + 1, &mb, row);
-    } else if (m->kind != JSON_MISSING && !(m->kind == JSON_LITERAL && m->len == 4 && memcmp(m->p, "null", 4) == 0)) {
+    } else if (m->kind != JSON_MISSING && !json_is_null(m)) {
         buf_putc(&w->leftover, '{'); /* not an object: kept as it is, under "metadata" */
         buf_puts(&w->leftover, "\"metadata\":");
         buf_append(&w->leftover, m->p, m->len);

@@ -22,8 +22,7 @@ static inline char *write_u32(char *p, uint32_t v)
 
 /* Appends line[0..close_brace) without its "tokens" members (a line
  * tokenized before): the new ids replace them, so no line holds the name
- * twice. Lines whose bytes cannot hold the name (neither "okens" nor a \\u
- * escape, which is how a name's letters are escaped: the common case) are
+ * twice. Lines whose bytes cannot hold the name (json_may_hold_name) are
  * copied without a walk. */
 static void put_without_tokens(wbuf *out, const char *line, size_t close_brace)
 {
@@ -31,8 +30,7 @@ static void put_without_tokens(wbuf *out, const char *line, size_t close_brace)
     while (open < close_brace && line[open] != '{') open++;
     const char *members = line + open + 1;
     size_t n = close_brace - open - 1, len = strlen(TOKENS_NAME);
-    bool may = memmem(members, n, "okens", 5) || memmem(members, n, "\\u", 2);
-    if (!may || !json_has_member(members, n, TOKENS_NAME, len)) {
+    if (!json_may_hold_name(members, n, TOKENS_NAME, len) || !json_has_member(members, n, TOKENS_NAME, len)) {
         buf_append(out, line, close_brace);
         return;
     }
