@@ -133,6 +133,20 @@ static void real_file(const char *rel, long want_lines)
 }
 
 /* Every check, run once per vector path. */
+
+/* doc_rewrite of line (scanned here) with new_text (NULL keeps the text) and
+ * meta gives want. */
+static void rewrite_is(const char *line, const char *new_text, const wbuf *meta, const char *want, const char *name)
+{
+    jdoc d;
+    const char *err;
+    size_t pos;
+    wbuf out = WBUF_INIT;
+    json_scan_doc(line, strlen(line), &d, &err, &pos);
+    doc_rewrite(line, strlen(line), &d, new_text, new_text ? strlen(new_text) : 0, meta, &out);
+    is_str(out.data, want, "%s", name);
+    buf_free(&out);
+}
 static void all_checks(void)
 {
     ok(scans("{\"text\":\"a\"}"), "minimal document");
@@ -259,56 +273,32 @@ static void all_checks(void)
 
     /* doc_rewrite: metadata added, text replaced, other bytes kept */
     {
-        const char *line = "{\"id\":\"a\",\"text\":\"old\",\"x\":[1],\"metadata\":{\"k\":1}}";
-        jdoc d;
-        const char *err;
-        size_t pos;
-        json_scan_doc(line, strlen(line), &d, &err, &pos);
         wbuf meta = WBUF_INIT, out = WBUF_INIT;
         meta_add_str(&meta, "lang", "en", 2);
-        doc_rewrite(line, strlen(line), &d, "new\n", 4, &meta, &out);
-        is_str(out.data, "{\"id\":\"a\",\"text\":\"new\\n\",\"x\":[1],\"metadata\":{\"k\":1,\"lang\":\"en\"}}\n",
-               "rewrite text and add metadata");
-        buf_clear(&out);
+        rewrite_is("{\"id\":\"a\",\"text\":\"old\",\"x\":[1],\"metadata\":{\"k\":1}}", "new\n", &meta,
+                   "{\"id\":\"a\",\"text\":\"new\\n\",\"x\":[1],\"metadata\":{\"k\":1,\"lang\":\"en\"}}\n",
+                   "rewrite text and add metadata");
         const char *bare = "{\"text\":\"t\"}";
-        json_scan_doc(bare, strlen(bare), &d, &err, &pos);
-        doc_rewrite(bare, strlen(bare), &d, NULL, 0, &meta, &out);
-        is_str(out.data, "{\"text\":\"t\",\"metadata\":{\"lang\":\"en\"}}\n", "metadata object created");
-        buf_clear(&out);
-        const char *empty_meta = "{\"text\":\"t\",\"metadata\":{ }}";
-        json_scan_doc(empty_meta, strlen(empty_meta), &d, &err, &pos);
-        doc_rewrite(empty_meta, strlen(empty_meta), &d, NULL, 0, &meta, &out);
-        is_str(out.data, "{\"text\":\"t\",\"metadata\":{ \"lang\":\"en\"}}\n", "empty metadata object filled");
-        buf_clear(&out);
-        const char *null_meta = "{\"metadata\":null,\"text\":7}";
-        json_scan_doc(null_meta, strlen(null_meta), &d, &err, &pos);
-        doc_rewrite(null_meta, strlen(null_meta), &d, "s", 1, &meta, &out);
-        is_str(out.data, "{\"metadata\":{\"lang\":\"en\"},\"text\":\"s\"}\n", "null metadata and text replaced");
-        buf_clear(&out);
-        const char *string_meta = "{\"text\":\"t\",\"metadata\":\"{\\\"src\\\": 1}\",\"z\":0}";
-        json_scan_doc(string_meta, strlen(string_meta), &d, &err, &pos);
-        doc_rewrite(string_meta, strlen(string_meta), &d, NULL, 0, &meta, &out);
-        is_str(out.data, "{\"text\":\"t\",\"metadata\":{\"metadata\":\"{\\\"src\\\": 1}\",\"lang\":\"en\"},\"z\":0}\n",
-               "metadata that is a string is kept, under metadata, in the object that replaces it");
-        buf_clear(&out);
+        rewrite_is(bare, NULL, &meta, "{\"text\":\"t\",\"metadata\":{\"lang\":\"en\"}}\n", "metadata object created");
+        rewrite_is("{\"text\":\"t\",\"metadata\":{ }}", NULL, &meta, "{\"text\":\"t\",\"metadata\":{ \"lang\":\"en\"}}\n",
+                   "empty metadata object filled");
+        rewrite_is("{\"metadata\":null,\"text\":7}", "s", &meta, "{\"metadata\":{\"lang\":\"en\"},\"text\":\"s\"}\n",
+                   "null metadata and text replaced");
+        rewrite_is("{\"text\":\"t\",\"metadata\":\"{\\\"src\\\": 1}\",\"z\":0}", NULL, &meta,
+                   "{\"text\":\"t\",\"metadata\":{\"metadata\":\"{\\\"src\\\": 1}\",\"lang\":\"en\"},\"z\":0}\n",
+                   "metadata that is a string is kept, under metadata, in the object that replaces it");
         /* a line filtered twice: the members added again replace the old ones
          * (their names compared decoded), a nested one of that name stays */
-        const char *again = "{\"text\":\"t\",\"metadata\": {\"l\\u0061ng\": \"xx\", \"k\": {\"lang\":1}, "
-                            "\"lang_score\":0.1,\"z\":[\"lang\"]},\"tail\":2}";
-        json_scan_doc(again, strlen(again), &d, &err, &pos);
         meta_add_num(&meta, "lang_score", 0.5);
-        doc_rewrite(again, strlen(again), &d, NULL, 0, &meta, &out);
-        is_str(out.data,
-               "{\"text\":\"t\",\"metadata\": {\"k\": {\"lang\":1},\"z\":[\"lang\"],\"lang\":\"en\",\"lang_score\":0.5},"
-               "\"tail\":2}\n",
-               "members set again replace the old ones, once each");
-        buf_clear(&out);
-        const char *only = "{\"text\":\"t\",\"metadata\":{\"lang\":\"xx\"}}";
-        json_scan_doc(only, strlen(only), &d, &err, &pos);
-        doc_rewrite(only, strlen(only), &d, NULL, 0, &meta, &out);
-        is_str(out.data, "{\"text\":\"t\",\"metadata\":{\"lang\":\"en\",\"lang_score\":0.5}}\n",
-               "a metadata object holding only members set again");
-        buf_clear(&out);
+        rewrite_is("{\"text\":\"t\",\"metadata\": {\"l\\u0061ng\": \"xx\", \"k\": {\"lang\":1}, "
+                   "\"lang_score\":0.1,\"z\":[\"lang\"]},\"tail\":2}",
+                   NULL, &meta,
+                   "{\"text\":\"t\",\"metadata\": {\"k\": {\"lang\":1},\"z\":[\"lang\"],\"lang\":\"en\",\"lang_score\":0.5},"
+                   "\"tail\":2}\n",
+                   "members set again replace the old ones, once each");
+        rewrite_is("{\"text\":\"t\",\"metadata\":{\"lang\":\"xx\"}}", NULL, &meta,
+                   "{\"text\":\"t\",\"metadata\":{\"lang\":\"en\",\"lang_score\":0.5}}\n",
+                   "a metadata object holding only members set again");
         doc_reject_line(bare, strlen(bare), "filter", "too_short", "\"dup_of\":\"x\"", &out);
         is_str(out.data, "{\"reject\":{\"stage\":\"filter\",\"reason\":\"too_short\",\"dup_of\":\"x\"},\"text\":\"t\"}\n",
                "reject line");
