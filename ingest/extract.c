@@ -64,6 +64,10 @@
 /* A boilerplate hint is ignored on an element holding more than this share of
  * the page's prose: it is a page wrapper with an unlucky class name. */
 #define WRAPPER_SHARE 0.5
+/* A page left with next to no content but this many bytes of paragraphs of
+ * sentences under class/id boilerplate words is read again without those
+ * words: they were on the content's own wrappers. */
+#define BOILER_FALLBACK_MIN 1000
 
 /* Code points that end a sentence in some script. */
 static const uint32_t sentence_ends[] = {
@@ -170,7 +174,7 @@ static double node_link_density(const html_walk *w, const extract_scratch *x, co
 
 static int is_boiler(uint8_t hints)
 {
-    return (hints & (HINT_BOILER | HINT_COMMENTS)) != 0;
+    return (hints & (HINT_BOILER | HINT_BOILER_NAME | HINT_COMMENTS)) != 0;
 }
 
 /* True when heading b repeats the page's <title> (the article's headline is
@@ -338,7 +342,7 @@ static long select_content(const html_walk *w, extract_scratch *x, unsigned char
         uint8_t own = n->hints & (uint8_t)~ignored;
         long inside = range_sum(x->prefix_prose, n->first_block, n->end_block);
         if (is_boiler(own) && inside > WRAPPER_SHARE * (double)total_prose)
-            own &= (uint8_t)~(HINT_BOILER | HINT_COMMENTS);
+            own &= (uint8_t)~(HINT_BOILER | HINT_BOILER_NAME | HINT_COMMENTS);
         int figcaption = !strcmp(html_tag_name(n->tag_id), "figcaption");
         if ((own & (HINT_BYLINE | HINT_CAPTION)) && inside > BYLINE_MAX_BYTES && !figcaption)
             own &= (uint8_t)~(HINT_BYLINE | HINT_CAPTION);
@@ -392,13 +396,15 @@ static long select_content(const html_walk *w, extract_scratch *x, unsigned char
     return kept_prose;
 }
 
-/* Bytes of prose in blocks under a comments hint (x->hints as last set). */
-static long comment_prose(const html_walk *w, const extract_scratch *x)
+/* Bytes of prose in blocks under one of hints (x->hints as last set); with
+ * sentences_only, of paragraphs of sentences only. */
+static long prose_under(const html_walk *w, const extract_scratch *x, uint8_t hints, int sentences_only)
 {
     long sum = 0;
     for (size_t i = 0; i < w->nblocks; i++) {
         const walk_block *b = &w->blocks[i];
-        if (b->node >= 0 && (x->hints[b->node] & HINT_COMMENTS)) sum += prose_value(b);
+        if (b->node >= 0 && (x->hints[b->node] & hints) && (!sentences_only || is_linked_prose(w, b)))
+            sum += prose_value(b);
     }
     return sum;
 }
@@ -421,8 +427,12 @@ void extract_main(const html_walk *w, unsigned char *keep)
     long kept_prose = select_content(w, x, keep, 0);
     /* next to nothing but comments: a discussion (a forum thread, a Hacker
      * News item), whose posts are its content */
-    if (kept_prose < MIN_CONTENT_BYTES && comment_prose(w, x) >= MIN_CONTENT_BYTES)
+    if (kept_prose < MIN_CONTENT_BYTES && prose_under(w, x, HINT_COMMENTS, 0) >= MIN_CONTENT_BYTES)
         kept_prose = select_content(w, x, keep, HINT_COMMENTS);
+    /* next to nothing, with prose under boilerplate hints: hint words in the
+     * content's class names (CSS modules' WidgetWrapper_..., page builders) */
+    if (kept_prose < MIN_CONTENT_BYTES && prose_under(w, x, HINT_BOILER_NAME, 1) >= BOILER_FALLBACK_MIN)
+        kept_prose = select_content(w, x, keep, HINT_BOILER_NAME | HINT_COMMENTS);
     /* still next to nothing: a page of links; its text is all that is not marked boilerplate */
     if (kept_prose < MIN_CONTENT_BYTES) {
         kept_prose = 0;

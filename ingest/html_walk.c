@@ -228,7 +228,7 @@ static uint8_t hints_from_names(const char *value)
     unsigned found = find_words(&other_index, low, n);
     uint8_t h = 0;
     if (found & WORDS_COMMENT) h |= HINT_COMMENTS;
-    if (found & WORDS_BOILER) h |= HINT_BOILER;
+    if (found & WORDS_BOILER) h |= HINT_BOILER_NAME;
     if (found & WORDS_CAPTION) return h | HINT_CAPTION;
     if (found & WORDS_BYLINE) return h | HINT_BYLINE;
     return h;

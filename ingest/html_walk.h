@@ -32,11 +32,12 @@ enum {
 
 /* Hints an element carries, from its tag and its class/id/role/itemprop. */
 enum {
-    HINT_BOILER = 1 << 0,       /* nav, footer, aside, class "sidebar"/"share"/"cookie"/... */
+    HINT_BOILER = 1 << 0,       /* nav, footer, aside, role=navigation/complementary/... */
     HINT_COMMENTS = 1 << 1,     /* comment sections */
     HINT_ARTICLE_BODY = 1 << 2, /* itemprop=articleBody, class article-body...: never boilerplate */
     HINT_BYLINE = 1 << 3,       /* author/date/byline lines */
     HINT_CAPTION = 1 << 4,      /* figure captions and photo credits */
+    HINT_BOILER_NAME = 1 << 5,  /* a class/id word: "sidebar", "share", "cookie", "widget"... */
 };
 
 typedef struct {

@@ -193,5 +193,17 @@ int main(void)
              c1, c2, c1);
     ok(!strstr(main_text(page), "slipped"), "an article's comments still go, however long");
 
+    /* an article in parts, each in a wrapper with a boilerplate word in its class name (CSS
+     * modules' WidgetWrapper_..., page builders' widget containers), none holding most of the
+     * page's prose: with next to nothing left outside the hints, they are unlucky names */
+#define WIDGET(a, b) "<div class='WidgetWrapper_WidgetWrapper__R4uge'><div class='Prose_Prose__2zaJW'>" a b "</div></div>"
+    t = main_text("<body>" NAV "<main><div class='TagList_TagList__x1'><span>Tags</span> <a href='/t/a'>Bridges</a></div>"
+                  "<div class='WidgetArea_WidgetArea__3v9Kg'>" WIDGET(P1, P2) WIDGET(P3, P1) WIDGET(P2, P3) WIDGET(P1, P2) "</div>"
+                  "</main><div class='related-stories'>" P1 P2 "</div>" FOOTER "</body>");
+#undef WIDGET
+    ok(strstr(t, "The council voted") && strstr(t, "worried about the noise"),
+       "an article under widget class names is the main content");
+    ok(!strstr(t, "Home") && !strstr(t, "Copyright") && !strstr(t, "Tags"), "and the page around it is not");
+
     return done_testing();
 }
