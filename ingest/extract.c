@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "core/utf8.h"
 #include "core/util.h"
 
@@ -68,6 +70,12 @@
  * sentences under class/id boilerplate words is read again without those
  * words: they were on the content's own wrappers. */
 #define BOILER_FALLBACK_MIN 1000
+/* Blocks this long that repeat one kept before them, byte for byte, are a
+ * second copy of the content (a layout per screen size, both in the source)
+ * when they are more than REPEAT_SHARE of the kept text, and go; fewer are
+ * the article repeating itself (a disclaimer under each offer), and stay. */
+#define REPEAT_MIN_BYTES 100
+#define REPEAT_SHARE 0.3
 
 /* Code points that end a sentence in some script. */
 static const uint32_t sentence_ends[] = {
@@ -123,7 +131,8 @@ typedef struct {
     long *prefix_link;  /* prefix sums of link bytes */
     uint8_t *hints;     /* effective inherited hints per node */
     int32_t *first_child, *next_sibling;
-    size_t cap_blocks, cap_nodes;
+    uint32_t *repeat_slot; /* repeat_set's table: block index + 1, 0 empty */
+    size_t cap_blocks, cap_nodes, cap_repeat;
 } extract_scratch;
 
 static _Thread_local extract_scratch tl_x;
@@ -138,6 +147,7 @@ void extract_thread_free(void)
     free(x->hints);
     free(x->first_child);
     free(x->next_sibling);
+    free(x->repeat_slot);
     memset(x, 0, sizeof *x);
 }
 
@@ -250,16 +260,49 @@ static long block_weight(const html_walk *w, const extract_scratch *x, const wal
     return (long)(text - cost - links);
 }
 
+/* Empties the set of long kept blocks, with room for the blocks [first, end);
+ * returns its slot mask. */
+static size_t repeat_set_reset(extract_scratch *x, uint32_t first, uint32_t end)
+{
+    size_t slots = 16;
+    while (slots < 2 * (size_t)(end - first)) slots *= 2;
+    if (x->cap_repeat < slots) {
+        x->cap_repeat = slots;
+        x->repeat_slot = xrealloc(x->repeat_slot, slots * sizeof *x->repeat_slot);
+    }
+    memset(x->repeat_slot, 0, slots * sizeof *x->repeat_slot);
+    return slots - 1;
+}
+
+/* True when block i repeats, byte for byte, a block already in the set;
+ * adds it otherwise. */
+static int repeat_set_seen(const html_walk *w, extract_scratch *x, size_t mask, uint32_t i)
+{
+    const walk_block *b = &w->blocks[i];
+    const char *text = w->text.data + b->off;
+    for (size_t k = XXH3_64bits(text, b->len) & mask;; k = (k + 1) & mask) {
+        uint32_t j = x->repeat_slot[k];
+        if (!j) {
+            x->repeat_slot[k] = i + 1;
+            return 0;
+        }
+        const walk_block *c = &w->blocks[j - 1];
+        if (c->len == b->len && !memcmp(w->text.data + c->off, text, b->len)) return 1;
+    }
+}
+
 /* Keeps the blocks of [first, end) that are not boilerplate, captions, the
- * page title or link lists, then drops labels whose section went; returns
- * the bytes of text kept. */
-static long filter_blocks(const html_walk *w, const extract_scratch *x, uint32_t first, uint32_t end,
+ * page title, link lists or a second copy of the content, then drops labels
+ * whose section went; returns the bytes of text kept. */
+static long filter_blocks(const html_walk *w, extract_scratch *x, uint32_t first, uint32_t end,
                           unsigned char *keep)
 {
+    size_t repeat_mask = repeat_set_reset(x, first, end);
     /* verdicts: a block goes as part of a dropped section (boilerplate, byline,
      * link list), or goes aside (caption, title, ad label) without saying
      * anything about its neighbours */
-    enum { DROPPED = 0, KEPT = 1, ASIDE = 2 };
+    enum { DROPPED = 0, KEPT = 1, ASIDE = 2, REPEAT = 3 };
+    long kept_bytes = 0, repeat_bytes = 0;
     for (uint32_t i = first; i < end; i++) {
         const walk_block *b = &w->blocks[i];
         uint8_t h = b->node >= 0 ? x->hints[b->node] : 0;
@@ -272,7 +315,14 @@ static long filter_blocks(const html_walk *w, const extract_scratch *x, uint32_t
             (long)b->len - (long)b->link_len < LINKED_PROSE_MIN && !is_linked_prose(w, b))
             continue;
         keep[i] = KEPT;
+        kept_bytes += b->len;
+        if (b->len >= REPEAT_MIN_BYTES && repeat_set_seen(w, x, repeat_mask, i)) {
+            keep[i] = REPEAT;
+            repeat_bytes += b->len;
+        }
     }
+    for (uint32_t i = first; i < end; i++)
+        if (keep[i] == REPEAT) keep[i] = repeat_bytes > REPEAT_SHARE * (double)kept_bytes ? ASIDE : KEPT;
     /* a heading or short label whose section was dropped goes too ("Related",
      * "Don't miss"): judged backwards on the filter's verdicts of the next
      * block that is not aside, so drops do not cascade */

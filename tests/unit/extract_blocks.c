@@ -205,5 +205,24 @@ int main(void)
        "an article under widget class names is the main content");
     ok(!strstr(t, "Home") && !strstr(t, "Copyright") && !strstr(t, "Tags"), "and the page around it is not");
 
+    /* the article written twice (a layout per screen size, both in the source): once in the
+     * text; a paragraph that the article itself repeats stays repeated */
+    char twice[4096];
+    snprintf(twice, sizeof twice, "<body>" NAV "<div class='desktop'><article>%s%s%s</article></div>"
+             "<div class='mobile'><article>%s%s%s</article></div>" FOOTER "</body>", P1, P2, P3, P1, P2, P3);
+    t = main_text(twice);
+    const char *second = strstr(t, "The council voted");
+    ok(second && !strstr(second + 1, "The council voted") && strstr(t, "worried about the noise"),
+       "an article written twice comes out once");
+#define P4 "<p>A ferry runs every half hour from the north bank while the works go on, from six in the morning.</p>"
+#define P5 "<p>Some residents asked for the loudest works to pause in the summer months, when the riverside is busiest.</p>"
+#define P6 "<p>The mayor said the dates would be set with the builders and published on the council's site in March.</p>"
+    t = main_text("<body><article>" P1 P2 P3 P4 P5 P3 P6 "</article></body>");
+    second = strstr(t, "worried about the noise");
+    ok(second && strstr(second + 1, "worried about the noise"), "a paragraph the article repeats stays repeated");
+#undef P4
+#undef P5
+#undef P6
+
     return done_testing();
 }
