@@ -224,5 +224,17 @@ int main(void)
 #undef P5
 #undef P6
 
+    /* many paragraphs of one length are not repeats of each other (only equal bytes are) */
+    char same_length[16384];
+    size_t at = (size_t)snprintf(same_length, sizeof same_length, "<body><article>");
+    for (int k = 0; k < 40; k++)
+        at += (size_t)snprintf(same_length + at, sizeof same_length - at,
+                               "<p>Item %02d of the council's list: the works on the bridge go on in this part of the "
+                               "river, the mayor said.</p>", k);
+    snprintf(same_length + at, sizeof same_length - at, "</article></body>");
+    t = main_text(same_length);
+    ok(strstr(t, "Item 00 of") && strstr(t, "Item 39 of") && strlen(t) > 40 * 100,
+       "forty paragraphs of one length all stay");
+
     return done_testing();
 }
