@@ -184,7 +184,7 @@ static double node_link_density(const html_walk *w, const extract_scratch *x, co
 
 static int is_boiler(uint8_t hints)
 {
-    return (hints & (HINT_BOILER | HINT_BOILER_NAME | HINT_COMMENTS)) != 0;
+    return (hints & (HINT_BOILER | HINT_BOILER_NAME | HINT_CONSENT | HINT_COMMENTS)) != 0;
 }
 
 /* True when heading b repeats the page's <title> (the article's headline is

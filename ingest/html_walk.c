@@ -107,12 +107,13 @@ const char *html_tag_name(uint16_t tag_id)
 /* Words in class/id values that mark boilerplate (a substring match, as
  * class names are compounds like "site-footer" or "shareButtons"). */
 static const char *const boiler_words[] = {
-    "nav", "menu", "footer", "sidebar", "side-bar", "widget", "share", "sharing", "social", "cookie",
-    "consent", "gdpr", "related", "recommend", "breadcrumb", "banner", "advert", "promo", "sponsor",
+    "nav", "menu", "footer", "sidebar", "side-bar", "widget", "share", "sharing", "social", "related", "recommend", "breadcrumb", "banner", "advert", "promo", "sponsor",
     "newsletter", "subscribe", "signup", "popup", "modal", "masthead", "toolbar", "pagination", "pager",
     "skip-link", "skiplink", "trending", "most-popular", "mostpopular", "disclaimer",
     "copyright", "login", "search",
 };
+/* Words no content wrapper is named by: cookie and consent banners. */
+static const char *const consent_words[] = {"cookie", "consent", "gdpr"};
 static const char *const comment_words[] = {"comment", "respond", "replies"};
 /* Compound names (dashes and underscores removed) that mark the article body itself. */
 static const char *const body_words[] = {
@@ -124,7 +125,7 @@ static const char *const byline_words[] = {"byline", "author", "dateline", "time
                                            "date", "publish", "posted", "entry-meta", "post-meta"};
 
 /* What finding a word of each list means (a value can contain several). */
-enum { WORDS_BODY = 1, WORDS_COMMENT = 2, WORDS_BOILER = 4, WORDS_CAPTION = 8, WORDS_BYLINE = 16 };
+enum { WORDS_BODY = 1, WORDS_COMMENT = 2, WORDS_BOILER = 4, WORDS_CAPTION = 8, WORDS_BYLINE = 16, WORDS_CONSENT = 32 };
 
 /* The hint words indexed by their first two bytes, so that a value is scanned
  * once for all of them: a position whose two bytes start no word costs two
@@ -193,6 +194,7 @@ static void build_word_index(void)
     INDEX_WORDS(&body_index, body_words, WORDS_BODY);
     INDEX_WORDS(&other_index, comment_words, WORDS_COMMENT);
     INDEX_WORDS(&other_index, boiler_words, WORDS_BOILER);
+    INDEX_WORDS(&other_index, consent_words, WORDS_CONSENT);
     INDEX_WORDS(&other_index, caption_words, WORDS_CAPTION);
     INDEX_WORDS(&other_index, byline_words, WORDS_BYLINE);
     sort_index(&body_index);
@@ -229,6 +231,7 @@ static uint8_t hints_from_names(const char *value)
     uint8_t h = 0;
     if (found & WORDS_COMMENT) h |= HINT_COMMENTS;
     if (found & WORDS_BOILER) h |= HINT_BOILER_NAME;
+    if (found & WORDS_CONSENT) h |= HINT_CONSENT;
     if (found & WORDS_CAPTION) return h | HINT_CAPTION;
     if (found & WORDS_BYLINE) return h | HINT_BYLINE;
     return h;

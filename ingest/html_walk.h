@@ -37,7 +37,8 @@ enum {
     HINT_ARTICLE_BODY = 1 << 2, /* itemprop=articleBody, class article-body...: never boilerplate */
     HINT_BYLINE = 1 << 3,       /* author/date/byline lines */
     HINT_CAPTION = 1 << 4,      /* figure captions and photo credits */
-    HINT_BOILER_NAME = 1 << 5,  /* a class/id word: "sidebar", "share", "cookie", "widget"... */
+    HINT_BOILER_NAME = 1 << 5,  /* a class/id word: "sidebar", "share", "widget"... */
+    HINT_CONSENT = 1 << 6,      /* a class/id word of cookie banners: "cookie", "consent", "gdpr" */
 };
 
 typedef struct {

@@ -205,6 +205,21 @@ int main(void)
        "an article under widget class names is the main content");
     ok(!strstr(t, "Home") && !strstr(t, "Copyright") && !strstr(t, "Tags"), "and the page around it is not");
 
+    /* a thread whose posts are classed as comments, on a page whose most prose is the cookie
+     * preference centre (OneTrust's, in the source of many sites): the banner is never the
+     * content, however much of the page it holds */
+#define COOKIE_TEXT "<p>When you visit any website, it may store or retrieve information on your browser, " \
+                    "mostly in the form of cookies. This information might be about you, your preferences " \
+                    "or your device and is mostly used to make the site work as you expect it to.</p>"
+    snprintf(page, sizeof page,
+             "<body>" NAV "<h1>Project goals for 2024</h1><div class='comments'>%s%s</div>"
+             "<div id='onetrust-consent-sdk'><div id='onetrust-pc-sdk'>" COOKIE_TEXT COOKIE_TEXT COOKIE_TEXT
+             "</div></div></body>", c1, c2);
+#undef COOKIE_TEXT
+    t = main_text(page);
+    ok(strstr(t, "the async work has slipped") && !strstr(t, "form of cookies"),
+       "a cookie banner holding most of the page is not its content");
+
     /* the article written twice (a layout per screen size, both in the source): once in the
      * text; a paragraph that the article itself repeats stays repeated */
     char twice[4096];
