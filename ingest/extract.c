@@ -42,6 +42,9 @@
 #define RUN_ADVANTAGE 2
 /* Content with less text than this is not an article: the page is filtered as a whole. */
 #define MIN_CONTENT_BYTES 150
+/* Comment prose this many times the content's, when the content has no
+ * sentences, makes the comments the content (a forum thread). */
+#define COMMENTS_OVER_CONTENT 4
 /* Headings shorter than this, or than this share of the <title>, are never
  * taken for the page title (a section heading may share words with it). */
 #define TITLE_MIN_BYTES 10
@@ -459,6 +462,19 @@ static long prose_under(const html_walk *w, const extract_scratch *x, uint8_t hi
     return sum;
 }
 
+/* Bytes of prose in the kept blocks that read as sentences (long enough,
+ * ending in sentence punctuation), whatever their element. */
+static long kept_sentence_prose(const html_walk *w, const unsigned char *keep)
+{
+    long sum = 0;
+    for (size_t i = 0; i < w->nblocks; i++) {
+        const walk_block *b = &w->blocks[i];
+        if (keep[i] && b->len >= SENTENCE_MIN_BYTES && ends_sentence(w->text.data + b->off, b->len))
+            sum += prose_value(b);
+    }
+    return sum;
+}
+
 void extract_main(const html_walk *w, unsigned char *keep)
 {
     size_t nb = w->nblocks, nn = w->nnodes;
@@ -475,9 +491,14 @@ void extract_main(const html_walk *w, unsigned char *keep)
         x->prefix_link[i + 1] = x->prefix_link[i] + (long)b->link_len;
     }
     long kept_prose = select_content(w, x, keep, 0);
-    /* next to nothing but comments: a discussion (a forum thread, a Hacker
-     * News item), whose posts are its content */
-    if (kept_prose < MIN_CONTENT_BYTES && prose_under(w, x, HINT_COMMENTS, 0) >= MIN_CONTENT_BYTES)
+    /* next to nothing but comments, or no sentences beside several times as
+     * much comment prose ("Sign in to comment", an app install prompt): a
+     * discussion (a forum thread, a Hacker News item), whose posts are its
+     * content */
+    long comments = prose_under(w, x, HINT_COMMENTS, 0);
+    if (comments >= MIN_CONTENT_BYTES &&
+        (kept_prose < MIN_CONTENT_BYTES ||
+         (kept_sentence_prose(w, keep) < MIN_CONTENT_BYTES && comments >= COMMENTS_OVER_CONTENT * kept_prose)))
         kept_prose = select_content(w, x, keep, HINT_COMMENTS);
     /* next to nothing, with prose under boilerplate hints: hint words in the
      * content's class names (CSS modules' WidgetWrapper_..., page builders) */

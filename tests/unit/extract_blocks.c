@@ -205,6 +205,29 @@ int main(void)
        "an article under widget class names is the main content");
     ok(!strstr(t, "Home") && !strstr(t, "Copyright") && !strstr(t, "Tags"), "and the page around it is not");
 
+    /* a forum thread (Invision Community) whose posts are all classed as comments, beside the
+     * forum's calls to sign in, which are more than 150 bytes but no sentences */
+#define SIGN_IN "<div class='ipsBox'><h2>Create an account or sign in to comment</h2><p>You need to be a member " \
+                "in order to leave a comment</p><h3>Create an account</h3><p>Sign up for a new account in our " \
+                "community. It's easy!</p><a href='/register'>Register a new account</a><h3>Sign in</h3>" \
+                "<p>Already have an account? Sign in here.</p></div>"
+    char thread[8192];
+    snprintf(thread, sizeof thread, "<body>" NAV "<h1>Project goals for 2024</h1><div class='cComments'>%s%s%s%s%s%s%s%s%s%s</div>"
+             SIGN_IN "</body>", c1, c2, c1, c2, c1, c2, c1, c2, c1, c2);
+    t = main_text(thread);
+    ok(strstr(t, "the async work has slipped") && strstr(t, "staffed separately"),
+       "a thread of comment posts beside sign-in prompts keeps its posts");
+    /* an article in <div>s, not <p>s (Slashdot), with much longer comments: still the article */
+    snprintf(thread, sizeof thread,
+             "<body><div class='body'><div class='p'>The project published its goals for the year: the async "
+             "work, a faster compiler and better error messages, each with a named owner and a date.</div>"
+             "<div class='p'>The team also said the release cadence stays at six weeks, and that the async "
+             "work will be staffed apart from the release work this time.</div></div>"
+             "<div class='comments'>%s%s%s%s%s%s%s%s%s%s</div>" SIGN_IN "</body>", c1, c2, c1, c2, c1, c2, c1, c2, c1, c2);
+#undef SIGN_IN
+    t = main_text(thread);
+    ok(strstr(t, "release cadence") && !strstr(t, "slipped"), "an article without <p> keeps it over long comments");
+
     /* a thread whose posts are classed as comments, on a page whose most prose is the cookie
      * preference centre (OneTrust's, in the source of many sites): the banner is never the
      * content, however much of the page it holds */
