@@ -42,6 +42,9 @@
 #define RUN_ADVANTAGE 2
 /* Content with less text than this is not an article: the page is filtered as a whole. */
 #define MIN_CONTENT_BYTES 150
+/* A selection inside the page's <main> holding less than this share of its
+ * prose (outside boilerplate) is widened to all of <main>. */
+#define MAIN_SHARE 0.5
 /* Comment prose this many times the content's, when the content has no
  * sentences, makes the comments the content (a forum thread). */
 #define COMMENTS_OVER_CONTENT 4
@@ -383,6 +386,40 @@ static void best_run(const html_walk *w, const extract_scratch *x, int32_t child
     }
 }
 
+/* The page's one <main> element, or -1 (none, or several). */
+static int32_t main_element(const html_walk *w)
+{
+    int32_t found = -1;
+    for (size_t i = 0; i < w->nnodes; i++) {
+        if (strcmp(html_tag_name(w->nodes[i].tag_id), "main")) continue;
+        if (found >= 0) return -1;
+        found = (int32_t)i;
+    }
+    return found;
+}
+
+/* Widens the selection [*first, *end) to the page's <main> element when it
+ * lies inside it but holds less than MAIN_SHARE of its prose outside
+ * boilerplate: a landing page's sections, each too small to win alone. */
+static void widen_to_main(const html_walk *w, const extract_scratch *x, uint32_t *first, uint32_t *end)
+{
+    int32_t m = main_element(w);
+    if (m < 0) return;
+    const walk_node *n = &w->nodes[m];
+    if (n->first_block > *first || n->end_block < *end) return;
+    long in_main = 0, selected = 0;
+    for (uint32_t i = n->first_block; i < n->end_block; i++) {
+        const walk_block *b = &w->blocks[i];
+        if (b->node >= 0 && is_boiler(x->hints[b->node])) continue;
+        in_main += prose_value(b);
+        if (i >= *first && i < *end) selected += prose_value(b);
+    }
+    if (selected < MAIN_SHARE * (double)in_main) {
+        *first = n->first_block;
+        *end = n->end_block;
+    }
+}
+
 /* Chooses the main content with the hints in ignored taken off every element
  * and marks its blocks in keep; returns the bytes of text kept. */
 static long select_content(const html_walk *w, extract_scratch *x, unsigned char *keep, uint8_t ignored)
@@ -435,6 +472,7 @@ static long select_content(const html_walk *w, extract_scratch *x, unsigned char
     if (best.sum > 0) {
         first = best.first;
         end = best.end;
+        widen_to_main(w, x, &first, &end);
     }
 
     /* inside it, drop boilerplate and link lists; a page whose content is

@@ -205,6 +205,67 @@ int main(void)
        "an article under widget class names is the main content");
     ok(!strstr(t, "Home") && !strstr(t, "Copyright") && !strstr(t, "Tags"), "and the page around it is not");
 
+    /* a landing page: sections of short prose inside <main>, apart from each other by rows of
+     * links (customers, integrations) and wrapped at different depths, none weighing much
+     * alone; the page's <main> is its content */
+#define LINK_ROW "<ul class='logos'><li><a href='/c/a'>Acme Corporation</a></li><li><a href='/c/b'>Globex " \
+                 "Industries</a></li><li><a href='/c/c'>Initech Software</a></li><li><a href='/c/d'>Umbrella " \
+                 "Health</a></li><li><a href='/c/e'>Stark Manufacturing</a></li><li><a href='/c/f'>Wayne " \
+                 "Logistics</a></li><li><a href='/c/g'>Tyrell Robotics</a></li></ul>"
+    t = main_text("<body>" NAV "<main><div class='hero'><h1>Ship docs your team will read</h1>"
+                  "<p>Write once, publish everywhere, and keep every page in step with the code.</p></div>"
+                  LINK_ROW
+                  "<section><div><div><h2>Search that understands code</h2><p>Find a function by what it does, "
+                  "not only by its name, across every version you have published.</p></div></div></section>"
+                  LINK_ROW
+                  "<section><h2>Reviews in the pull request</h2><p>Docs changes are reviewed where the code is, "
+                  "and a page that no longer matches its code is flagged before it ships.</p></section>"
+                  LINK_ROW
+                  "<section><div><h2>Analytics without cookies</h2><p>See which pages readers finish and "
+                  "where they give up, without a banner and without tracking anyone.</p></div></section>"
+                  "</main>" FOOTER "</body>");
+    ok(strstr(t, "Write once, publish everywhere") && strstr(t, "Find a function by what it does") &&
+           strstr(t, "flagged before it ships") && strstr(t, "without tracking anyone"),
+       "a landing page's sections in <main> are all its content");
+    ok(!strstr(t, "Copyright") && !strstr(t, "Sport") && !strstr(t, "Acme"), "and its links and footer are not");
+#undef LINK_ROW
+
+    /* a post in <main> whose parts are apart from each other by long lists of linked patch
+     * titles: no part holds half of <main>'s prose, so <main> is the content */
+#define PATCHES "<ul><li><a href='/p/1'>libgccjit: Allow casts between integers and pointers</a></li>" \
+                "<li><a href='/p/2'>libgccjit: Add support for the weak variable attribute</a></li>" \
+                "<li><a href='/p/3'>libgccjit: Add support for the x87 CPU feature</a></li>" \
+                "<li><a href='/p/4'>libgccjit: Add a function to check if LTO is supported</a></li>" \
+                "<li><a href='/p/5'>libgccjit: Fix volatile loads and stores</a></li>" \
+                "<li><a href='/p/6'>libgccjit: Add support for Aarch64 CPU features</a></li></ul>"
+    t = main_text("<body>" NAV "<main><article><h2>What is this project?</h2><p>It is an ahead-of-time code "
+             "generator for the compiler, loaded by the existing front end, that uses GCC for more targets.</p>"
+             "<p>There has been good progress on the GCC side these past months, and many patches were sent "
+             "for review:</p>" PATCHES PATCHES "<p>I sent every patch that was ready, in the hope of being as "
+             "close to upstream as possible for the next release.</p><p>Also, a few patches were merged "
+             "upstream this month, after a long review and two rounds of changes:</p>" PATCHES PATCHES
+             "<h2>How to contribute</h2><p>Run the tests locally, choose a test that fails, and find out why it "
+             "fails; even without a fix, the investigation helps.</p><p>You can also test the project on new "
+             "platforms and compare its assembly with LLVM's to see if an optimization is missing.</p>"
+             "</article></main>" FOOTER "</body>");
+#undef PATCHES
+    ok(strstr(t, "ahead-of-time code generator") && strstr(t, "I sent every patch") &&
+           strstr(t, "compare its assembly"),
+       "a post split by link lists is all content when its <main> holds it");
+    ok(!strstr(t, "Copyright") && !strstr(t, "Sport"), "and the page around <main> is not");
+
+    /* an article in <main> beside related stories (boilerplate, more prose than the article)
+     * and a call to action, a sidebar outside <main>: the article holds most of <main>'s prose
+     * outside boilerplate, so the selection stays the article */
+    char related[8192];
+    snprintf(related, sizeof related,
+             "<body>" NAV "<main><article>%s%s%s</article><div class='related-stories'>%s%s%s%s</div>"
+             "<div class='cta'><p>Start your free trial today, no card needed</p></div></main>"
+             "<div class='sidebar'>%s%s%s%s</div>" FOOTER "</body>",
+             P1, P2, P3, P1, P2, P3, P1, P2, P3, P1, P2);
+    t = main_text(related);
+    ok(strstr(t, "The council voted") && !strstr(t, "free trial"), "related stories do not widen an article to <main>");
+
     /* a forum thread (Invision Community) whose posts are all classed as comments, beside the
      * forum's calls to sign in, which are more than 150 bytes but no sentences */
 #define SIGN_IN "<div class='ipsBox'><h2>Create an account or sign in to comment</h2><p>You need to be a member " \
