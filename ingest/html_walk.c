@@ -242,6 +242,8 @@ static uint8_t hints_from_role(const char *role)
     if (!strcmp(role, "navigation") || !strcmp(role, "contentinfo") || !strcmp(role, "complementary") ||
         !strcmp(role, "menu") || !strcmp(role, "menubar") || !strcmp(role, "search"))
         return HINT_BOILER;
+    if (!strcmp(role, "dialog") || !strcmp(role, "alertdialog"))
+        return HINT_CONSENT;
     return 0;
 }
 

@@ -38,7 +38,7 @@ enum {
     HINT_BYLINE = 1 << 3,       /* author/date/byline lines */
     HINT_CAPTION = 1 << 4,      /* figure captions and photo credits */
     HINT_BOILER_NAME = 1 << 5,  /* a class/id word: "sidebar", "share", "widget"... */
-    HINT_CONSENT = 1 << 6,      /* a class/id word of cookie banners: "cookie", "consent", "gdpr" */
+    HINT_CONSENT = 1 << 6,      /* never content: cookie banners ("cookie", "consent", "gdpr"), role=dialog */
 };
 
 typedef struct {

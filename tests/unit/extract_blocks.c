@@ -299,10 +299,18 @@ int main(void)
              "<body>" NAV "<h1>Project goals for 2024</h1><div class='comments'>%s%s</div>"
              "<div id='onetrust-consent-sdk'><div id='onetrust-pc-sdk'>" COOKIE_TEXT COOKIE_TEXT COOKIE_TEXT
              "</div></div></body>", c1, c2);
-#undef COOKIE_TEXT
     t = main_text(page);
     ok(strstr(t, "the async work has slipped") && !strstr(t, "form of cookies"),
        "a cookie banner holding most of the page is not its content");
+    /* the same in a modal dialog whose class names say nothing (Osano, Ensighten) */
+    snprintf(page, sizeof page,
+             "<body>" NAV "<h1>Project goals for 2024</h1><div class='comments'>%s%s</div>"
+             "<div class='cm-window'><div role='dialog' aria-label='Banner'>" COOKIE_TEXT COOKIE_TEXT COOKIE_TEXT
+             "</div></div></body>", c1, c2);
+#undef COOKIE_TEXT
+    t = main_text(page);
+    ok(strstr(t, "the async work has slipped") && !strstr(t, "form of cookies"),
+       "a modal dialog holding most of the page is not its content");
 
     /* the article written twice (a layout per screen size, both in the source): once in the
      * text; a paragraph that the article itself repeats stays repeated */
