@@ -293,10 +293,11 @@ const char *doc_normalize_line(const char *line, size_t len, wbuf *out, const ch
     if (json_scan_doc_named(line, len, doc_text_name(), &doc, &at, err, err_pos) != 0) return "bad_json";
     if (doc.text.kind != JSON_STRING) return "missing_text";
     bool plain = at.plain.kind != JSON_MISSING;
-    if (plain) { /* the old "text" goes into metadata, which must be an object without one */
+    bool meta_null = json_is_null(&doc.metadata); /* holds nothing: becomes {"text":...} */
+    if (plain) { /* the old "text" goes into metadata, which must be an object without one, or null */
         jdoc meta;
         if (at.plains > 1) return "text_clash"; /* moving one would leave another to be read as the text */
-        if (doc.metadata.kind && doc.metadata.kind != JSON_OBJECT) return "text_clash";
+        if (doc.metadata.kind && doc.metadata.kind != JSON_OBJECT && !meta_null) return "text_clash";
         if (doc.metadata.kind && json_scan_doc(doc.metadata.p, doc.metadata.len, &meta, NULL, NULL) == 0 &&
             meta.text.kind)
             return "text_clash";
@@ -315,8 +316,12 @@ const char *doc_normalize_line(const char *line, size_t len, wbuf *out, const ch
         if (line[next] == ',') to = next + 1; /* a member follows: take the comma after it */
         else from = blanks_before(line, from) - 1; /* the last member: take the comma before it */
         edits[nedits++] = (edit){from, to, EDIT_DROP};
-        size_t meta_at = doc.metadata.kind ? value_end(line, &doc.metadata) - 1 : doc.close_brace;
-        edits[nedits++] = (edit){meta_at, meta_at, EDIT_META};
+        if (meta_null) { /* the null itself gives way to the object */
+            edits[nedits++] = (edit){value_start(line, &doc.metadata), value_end(line, &doc.metadata), EDIT_META};
+        } else {
+            size_t meta_at = doc.metadata.kind ? value_end(line, &doc.metadata) - 1 : doc.close_brace;
+            edits[nedits++] = (edit){meta_at, meta_at, EDIT_META};
+        }
     }
     for (int i = 1; i < nedits; i++) /* insertion sort: three at most */
         for (int k = i; k > 0 && edits[k].from < edits[k - 1].from; k--) {
@@ -333,10 +338,11 @@ const char *doc_normalize_line(const char *line, size_t len, wbuf *out, const ch
         } else if (edits[k].what == EDIT_META) {
             size_t v = value_start(line, &at.plain), vlen = value_end(line, &at.plain) - v;
             if (!doc.metadata.kind) buf_append(out, ",\"metadata\":{", 13);
+            else if (meta_null) buf_putc(out, '{');
             else if (!object_is_empty(doc.metadata.p, doc.metadata.len)) buf_putc(out, ',');
             buf_append(out, "\"text\":", 7);
             buf_append(out, line + v, vlen);
-            if (!doc.metadata.kind) buf_putc(out, '}');
+            if (!doc.metadata.kind || meta_null) buf_putc(out, '}');
         }
         pos = edits[k].to;
     }
@@ -349,7 +355,7 @@ void doc_describe_failure(const char *reason, char *out, size_t n)
 {
     if (!strcmp(reason, "text_clash"))
         snprintf(out, n, "document has \"%s\" (--text-column) and a \"text\" member, which has no place in its "
-                 "metadata (not an object, or one with a \"text\"), or several \"text\" members", doc_text_name());
+                 "metadata (not an object or null, or one with a \"text\"), or several \"text\" members", doc_text_name());
     else
         snprintf(out, n, "document has no \"%s\" string", doc_text_name());
 }

@@ -119,13 +119,14 @@ printf '%s\n' '{"content":"kept one","id":"1"}' '{"text":"no content here","id":
     '{"content":"broken' '{"cont\u0065nt":"escaped name","id":"6"}' > "$TMP/bad.jsonl"
 printf '{"content":"crlf line","id":"7"}\r\n' >> "$TMP/bad.jsonl"
 printf '%s\n' '{"text":"a","content":"two old texts","text":"b"}' >> "$TMP/bad.jsonl"
+printf '%s\n' '{"content":"null metadata","text":"old","metadata":null,"id":"9"}' >> "$TMP/bad.jsonl"
 for path in engine block; do
     [ $path = block ] && export WINNOW_TOKENIZE_BLOCKS=cpu
     "$WINNOW" tokenize -j2 --device cpu --encoding cl100k_base --vocab "$VOCAB" --format jsonl --text-column content \
         --stats "$TMP/s.json" "$TMP/bad.jsonl" > "$TMP/bad_out" 2> "$TMP/bad_err"
     unset WINNOW_TOKENIZE_BLOCKS
     is "$(counts "$TMP/s.json") $(stats_value "$TMP/s.json" failed_by_kind.missing_text) $(stats_value "$TMP/s.json" failed_by_kind.text_clash) $(stats_value "$TMP/s.json" failed_by_kind.bad_json)" \
-        "8 3 0 5 1 3 1" "$path: 8 in, 3 out; failed 1 missing_text, 3 text_clash, 1 bad_json"
+        "9 4 0 5 1 3 1" "$path: 9 in, 4 out; failed 1 missing_text, 3 text_clash, 1 bad_json"
     ok "$path: line 2 named, no \"content\"" grep -q 'bad.jsonl: line 2: document has no "content" string' "$TMP/bad_err"
     ok "$path: lines 3 and 4 named, the text member has no place" sh -c \
         "grep -q 'line 3: document has \"content\" (--text-column) and a \"text\" member' '$TMP/bad_err' &&
@@ -133,7 +134,10 @@ for path in engine block; do
     ok "$path: line 5 named, bad JSON" grep -q 'line 5: bad JSON at byte' "$TMP/bad_err"
     ok "$path: line 8 named, two \"text\" members" grep -q 'line 8: document has "content"' "$TMP/bad_err"
     is "$(python3 -c 'import json,sys; print([json.loads(l)["text"] for l in open(sys.argv[1])])' "$TMP/bad_out")" \
-        "['kept one', 'escaped name', 'crlf line']" "$path: the escaped name and the CRLF line read, in order"
+        "['kept one', 'escaped name', 'crlf line', 'null metadata']" \
+        "$path: the escaped name, the CRLF line and the null metadata read, in order"
+    is "$(tail -1 "$TMP/bad_out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["metadata"], d["id"])')" \
+        "{'text': 'old'} 9" "$path: a null metadata becomes the object holding the old text"
 done
 # a member named "" is a name JSON allows (DuckDB's silly-names.parquet has such a column); a line break is not
 printf '{"":"empty name","id":"e1"}\n' > "$TMP/empty_name.jsonl"
