@@ -45,9 +45,10 @@
 /* A selection inside the page's <main> holding less than this share of its
  * prose (outside boilerplate) is widened to all of <main>. */
 #define MAIN_SHARE 0.5
-/* Comment prose this many times the content's, when the content has no
- * sentences, makes the comments the content (a forum thread). */
-#define COMMENTS_OVER_CONTENT 4
+/* Prose under comment hints this many times the content's, when the content
+ * has no sentences, makes the comments the content (a forum thread); prose
+ * under class/id boilerplate words as many times, the words wrong. */
+#define HINTED_OVER_CONTENT 4
 /* Headings shorter than this, or than this share of the <title>, are never
  * taken for the page title (a section heading may share words with it). */
 #define TITLE_MIN_BYTES 10
@@ -72,9 +73,10 @@
 /* A boilerplate hint is ignored on an element holding more than this share of
  * the page's prose: it is a page wrapper with an unlucky class name. */
 #define WRAPPER_SHARE 0.5
-/* A page left with next to no content but this many bytes of paragraphs of
- * sentences under class/id boilerplate words is read again without those
- * words: they were on the content's own wrappers. */
+/* A page left with next to no content (or HINTED_OVER_CONTENT times less)
+ * but this many bytes of paragraphs of sentences under class/id boilerplate
+ * words is read again without those words: they were on the content's own
+ * wrappers. */
 #define BOILER_FALLBACK_MIN 1000
 /* Blocks this long that repeat one kept before them, byte for byte, are a
  * second copy of the content (a layout per screen size, both in the source)
@@ -536,11 +538,13 @@ void extract_main(const html_walk *w, unsigned char *keep)
     long comments = prose_under(w, x, HINT_COMMENTS, 0);
     if (comments >= MIN_CONTENT_BYTES &&
         (kept_prose < MIN_CONTENT_BYTES ||
-         (kept_sentence_prose(w, keep) < MIN_CONTENT_BYTES && comments >= COMMENTS_OVER_CONTENT * kept_prose)))
+         (kept_sentence_prose(w, keep) < MIN_CONTENT_BYTES && comments >= HINTED_OVER_CONTENT * kept_prose)))
         kept_prose = select_content(w, x, keep, HINT_COMMENTS);
-    /* next to nothing, with prose under boilerplate hints: hint words in the
-     * content's class names (CSS modules' WidgetWrapper_..., page builders) */
-    if (kept_prose < MIN_CONTENT_BYTES && prose_under(w, x, HINT_BOILER_NAME, 1) >= BOILER_FALLBACK_MIN)
+    /* next to nothing, or a few times less than the paragraphs of sentences
+     * under boilerplate hints: hint words in the content's class names (CSS
+     * modules' WidgetWrapper_..., page builders, "contextmenu" on each <p>) */
+    long named = prose_under(w, x, HINT_BOILER_NAME, 1);
+    if (named >= BOILER_FALLBACK_MIN && (kept_prose < MIN_CONTENT_BYTES || named >= HINTED_OVER_CONTENT * kept_prose))
         kept_prose = select_content(w, x, keep, HINT_BOILER_NAME | HINT_COMMENTS);
     /* still next to nothing: a page of links; its text is all that is not marked boilerplate */
     if (kept_prose < MIN_CONTENT_BYTES) {

@@ -312,6 +312,31 @@ int main(void)
     ok(strstr(t, "the async work has slipped") && !strstr(t, "form of cookies"),
        "a modal dialog holding most of the page is not its content");
 
+    /* every paragraph of the article classed "contextmenu Body" (a "menu" hint) but one plain
+     * paragraph, which alone would be the text */
+#define MENU_P(p) "<p class='contextmenu Body'>" p "</p>"
+    t = main_text("<body>" NAV "<article>" MENU_P("The council voted on Tuesday to rebuild the old bridge over "
+                  "the river, a project that has been discussed for a decade.") MENU_P("Work starts in spring "
+                  "and should take two years, the mayor said, adding that a ferry will run while the bridge is "
+                  "closed.") MENU_P("Residents who spoke at the meeting were mostly in favour, though some "
+                  "worried about the noise and the cost of the works.") MENU_P("The ferry will run every half "
+                  "hour from six in the morning, and cyclists will ride it free of charge while the works go "
+                  "on.") MENU_P("Some residents asked for the loudest works to pause in the summer months, when "
+                  "the riverside is at its busiest.") MENU_P("The mayor said the dates would be set with the "
+                  "builders and published on the council's site in March, with a map of the diversions.")
+                  MENU_P("The old bridge, built in 1890, was closed to lorries in 2015 after an inspection found "
+                  "cracks in two of its piers.") MENU_P("Engineers said the piers could not be mended for less "
+                  "than a new bridge would cost, and that they would only get worse with every winter.")
+                  MENU_P("The new bridge will be wider, with a lane for bicycles on each side and room for the "
+                  "buses that now go the long way round.") MENU_P("Its stones will be kept and some used again in the "
+                  "new bridge's walls, the council said.")
+                  "<p>The council's decision will be reviewed in public at its next meeting, in the town hall, on "
+                  "the first Monday of the month; anyone may speak, and the minutes will be published on the "
+                  "council's site a week later.</p></article>" FOOTER "</body>");
+#undef MENU_P
+    ok(strstr(t, "The council voted") && strstr(t, "cracks in two of its piers") && strstr(t, "anyone may speak"),
+       "an article whose paragraphs but one carry a menu class is all content");
+
     /* the article written twice (a layout per screen size, both in the source): once in the
      * text; a paragraph that the article itself repeats stays repeated */
     char twice[4096];
