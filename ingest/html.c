@@ -15,6 +15,9 @@
 /* A page is read as without scripts when its <noscript>s hold this many times
  * more text than it shows with them. */
 #define NOSCRIPT_TEXT_RATIO 2
+/* Pages that show less text than this are read again with elements hidden
+ * only by a class shown (MIN_CONTENT_BYTES of extract.c). */
+#define CLASS_HIDDEN_MIN_TEXT 150
 
 static _Thread_local html_walk tl_walk;
 static _Thread_local wbuf tl_utf8, tl_text;
@@ -100,11 +103,12 @@ static void release_if_huge(wbuf *b)
 
 /* Walks the page (in tl_utf8) and puts the text that mode selects in tl_text;
  * scripting_off reads <noscript> as a browser without scripts does. */
-static void walk_and_select(html_walk *w, extract_mode mode, int scripting_off)
+static void walk_and_select(html_walk *w, extract_mode mode, int scripting_off, int class_hiding_off)
 {
     w->scripting_off = scripting_off;
+    w->class_hiding_off = class_hiding_off;
     html_walk_run(w, tl_utf8.data, tl_utf8.len);
-    w->scripting_off = 0;
+    w->scripting_off = w->class_hiding_off = 0;
     if (tl_keep_cap < w->nblocks + 1) {
         tl_keep_cap = w->nblocks + 1;
         free(tl_keep);
@@ -128,12 +132,19 @@ int html_extract(const char *html, size_t n, const char *http_charset, extract_m
         *p = ' ';
 
     html_walk *w = &tl_walk;
-    walk_and_select(w, mode, 0);
+    walk_and_select(w, mode, 0, 0);
     /* A page whose <noscript>s hold more than twice the text it shows is built
      * by its scripts, and what it has for readers without them is the page
      * (Discourse forums serve each thread so): read it as a browser without
      * scripts does. (Some pages repeat their text in a <noscript>: no more.) */
-    if (tl_text.len * NOSCRIPT_TEXT_RATIO < w->noscript_text) walk_and_select(w, mode, 1);
+    int scripting_off = tl_text.len * NOSCRIPT_TEXT_RATIO < w->noscript_text;
+    if (scripting_off) walk_and_select(w, mode, 1, 0);
+    /* Main content, next to no text shown, and an element hidden only by its
+     * class: a page whose scripts take the class away once they run (a blog
+     * under <div class="root hide">); read it with such classes shown. (Full
+     * text is what shows without scripts.) */
+    if (mode == EXTRACT_MAIN && tl_text.len < CLASS_HIDDEN_MIN_TEXT && w->hidden_by_class)
+        walk_and_select(w, mode, scripting_off, 1);
     utf8_append_nfc(&r->text, tl_text.data ? tl_text.data : "", tl_text.len);
     utf8_append_nfc(&r->title, w->title.data ? w->title.data : "", w->title.len);
     buf_append(&r->lang, w->lang.data ? w->lang.data : "", w->lang.len);

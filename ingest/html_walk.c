@@ -695,7 +695,9 @@ static void on_start(void *ctx, const char *name, uint16_t element, const char *
     }
     if (w->head_depth) return;
     name_facts class_facts = a.v[ATT_CLASS] ? cached_facts(w, a.v[ATT_CLASS]) : (name_facts){0, 0};
-    if (is_hidden(&a, class_facts.hidden) || (tag->special == SPECIAL_DIALOG && !a.v[ATT_OPEN])) {
+    int class_hides = class_facts.hidden && !w->class_hiding_off;
+    if (is_hidden(&a, class_hides) || (tag->special == SPECIAL_DIALOG && !a.v[ATT_OPEN])) {
+        if (class_hides && !is_hidden(&a, 0)) w->hidden_by_class = 1;
         w->skip_depth = 1;
         f->skip_root = 1;
         return;
@@ -787,6 +789,7 @@ void html_walk_reset(html_walk *w)
     w->nblocks = w->nnodes = w->depth = 0;
     w->skip_depth = 0;
     w->noscript_text = 0;
+    w->hidden_by_class = 0;
     w->in_title = w->in_jsonld = w->in_noscript = w->in_noscript_tag = w->title_done = w->link_depth = w->pre_depth = w->head_depth = 0;
     w->pending_space = w->pending_brk = w->title_space = 0;
     w->cur_start = w->cur_link = w->cur_lead = 0;

@@ -79,6 +79,10 @@ typedef struct {
     /* set by the caller before html_walk_run (which passes it to the parser), kept:
      * read <noscript> as markup and show it, as a browser with scripting disabled does */
     int scripting_off;
+    /* set by the caller before html_walk_run, kept: show elements that only a
+     * class hides ("hidden", "d-none", ...: scripts often take it away) */
+    int class_hiding_off;
+    int hidden_by_class; /* the walk skipped an element that only a class hides */
     /* walk state, private */
     struct walk_frame *stack;
     size_t depth, cap_stack;

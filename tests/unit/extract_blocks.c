@@ -266,6 +266,16 @@ int main(void)
     t = main_text(related);
     ok(strstr(t, "The council voted") && !strstr(t, "free trial"), "related stories do not widen an article to <main>");
 
+    /* a blog a script shows by taking away its wrapper's "hide" class: with nothing else to
+     * show, the class is taken for the script's; elsewhere class-hidden text stays out */
+    t = main_text("<body><div class='root hide'>" NAV "<article>" P1 P2 P3 "</article>" FOOTER "</div></body>");
+    ok(strstr(t, "The council voted") && strstr(t, "worried about the noise"),
+       "a page hidden whole by a class is read with the class shown");
+    t = main_text("<body>" NAV "<article>" P1 P2 P3 "</article><div class='hidden'><p>Sign in to save this "
+                  "article to your reading list and get our newsletter every morning of the week.</p></div>"
+                  FOOTER "</body>");
+    ok(strstr(t, "The council voted") && !strstr(t, "Sign in to save"), "a class-hidden popup beside an article stays out");
+
     /* a forum thread (Invision Community) whose posts are all classed as comments, beside the
      * forum's calls to sign in, which are more than 150 bytes but no sentences */
 #define SIGN_IN "<div class='ipsBox'><h2>Create an account or sign in to comment</h2><p>You need to be a member " \
