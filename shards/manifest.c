@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/json.h"
 #include "core/utf8.h"
@@ -515,8 +516,14 @@ int manifest_load(const char *dir, shard_manifest *m, char *err, size_t errlen)
     snprintf(path, sizeof path, "%s/%s", dir, SHARD_MANIFEST);
     FILE *f = fopen(path, "rb");
     if (!f) {
+        int e = errno;
         memset(m, 0, sizeof *m);
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        struct stat st;
+        if (e == ENOENT && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+            snprintf(err, errlen, "%s: no %s: not a shard directory, or its writer stopped before the end "
+                     "(the manifest is written last)", dir, SHARD_MANIFEST);
+        else
+            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
         return -1;
     }
     wbuf text = WBUF_INIT;
