@@ -107,8 +107,8 @@ const char *html_tag_name(uint16_t tag_id)
 /* Words in class/id values that mark boilerplate (a substring match, as
  * class names are compounds like "site-footer" or "shareButtons"). */
 static const char *const boiler_words[] = {
-    "nav", "menu", "footer", "sidebar", "side-bar", "widget", "share", "sharing", "social", "related", "recommend", "breadcrumb", "banner", "advert", "promo", "sponsor",
-    "newsletter", "subscribe", "signup", "popup", "modal", "masthead", "toolbar", "pagination", "pager",
+    "nav", "menu", "footer", "sidebar", "side-bar", "widget", "share", "sharing", "social", "related",
+    "recommend", "breadcrumb", "banner", "advert", "promo", "sponsor", "newsletter", "subscribe", "signup", "popup", "modal", "masthead", "toolbar", "pagination", "pager",
     "skip-link", "skiplink", "trending", "most-popular", "mostpopular", "disclaimer",
     "copyright", "login", "search",
 };
