@@ -108,9 +108,9 @@ const char *html_tag_name(uint16_t tag_id)
  * class names are compounds like "site-footer" or "shareButtons"). */
 static const char *const boiler_words[] = {
     "nav", "menu", "footer", "sidebar", "side-bar", "widget", "share", "sharing", "social", "related",
-    "recommend", "breadcrumb", "banner", "advert", "promo", "sponsor", "newsletter", "subscribe", "signup", "popup", "modal", "masthead", "toolbar", "pagination", "pager",
-    "skip-link", "skiplink", "trending", "most-popular", "mostpopular", "disclaimer",
-    "copyright", "login", "search",
+    "recommend", "breadcrumb", "banner", "advert", "promo", "sponsor", "newsletter", "subscribe",
+    "signup", "popup", "modal", "masthead", "toolbar", "pagination", "pager", "skip-link", "skiplink",
+    "trending", "most-popular", "mostpopular", "disclaimer", "copyright", "login", "search",
 };
 /* Words no content wrapper is named by: cookie and consent banners. */
 static const char *const consent_words[] = {"cookie", "consent", "gdpr"};
