@@ -216,24 +216,31 @@ void doc_rewrite(const char *line, size_t len, const jdoc *doc,
     buf_putc(out, '\n');
 }
 
-/* The final '}' of line when it is a valid JSON object with a top-level
- * "reject" member (a rejects line given again), else 0. */
-static size_t rejected_before(const char *line, size_t len)
+/* Skips JSON blanks forward from i (up to n). */
+static size_t blanks_after(const char *s, size_t i, size_t n)
+{
+    while (i < n && json_is_blank(s[i])) i++;
+    return i;
+}
+
+/* The final '}' of line, whose '{' is line[open], when it is a valid JSON
+ * object with a top-level "reject" member (a rejects line given again), else 0. */
+static size_t rejected_before(const char *line, size_t len, size_t open)
 {
     if (!json_may_hold_name(line, len, "reject", 6)) return 0;
     jdoc d;
     const char *err;
-    size_t pos, open = 0;
+    size_t pos;
     if (json_scan_doc(line, len, &d, &err, &pos) != 0) return 0;
-    while (line[open] != '{') open++;
     return json_has_member(line + open + 1, d.close_brace - open - 1, "reject", 6) ? d.close_brace : 0;
 }
 
 void doc_reject_line(const char *line, size_t len, const char *stage, const char *reason,
                      const char *extra_members, wbuf *out)
 {
-    size_t brace = 0, close = rejected_before(line, len);
+    size_t brace = 0;
     while (brace < len && line[brace] != '{') brace++;
+    size_t close = rejected_before(line, len, brace);
     buf_append(out, line, brace + 1 <= len ? brace + 1 : len);
     buf_append(out, "\"reject\":{\"stage\":", 18);
     json_put_string(out, stage, strlen(stage));
@@ -252,8 +259,7 @@ void doc_reject_line(const char *line, size_t len, const char *stage, const char
     }
     /* a comma unless the original object was empty */
     size_t rest = brace + 1;
-    size_t k = rest;
-    while (k < len && (line[k] == ' ' || line[k] == '\t' || line[k] == '\n' || line[k] == '\r')) k++;
+    size_t k = blanks_after(line, rest, len);
     if (k < len && line[k] != '}') buf_putc(out, ',');
     if (rest < len) buf_append(out, line + rest, len - rest);
     buf_putc(out, '\n');
@@ -273,16 +279,10 @@ const char *doc_text_name(void) { return text_name ? text_name : "text"; }
 
 bool doc_text_renamed(void) { return text_name != NULL; }
 
-/* Skips JSON blanks forward from i (up to n) or backward (down to 0). */
-static size_t blanks_after(const char *s, size_t i, size_t n)
-{
-    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
-    return i;
-}
-
+/* Skips JSON blanks backward from i (down to 0). */
 static size_t blanks_before(const char *s, size_t i)
 {
-    while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == '\n' || s[i - 1] == '\r')) i--;
+    while (i > 0 && json_is_blank(s[i - 1])) i--;
     return i;
 }
 

@@ -769,18 +769,16 @@ static size_t value_end(const char *p, size_t n, size_t i)
         else if (ch == '}' || ch == ']') {
             if (!depth) return i; /* the end of a scalar at the object's close */
             if (!--depth) return i + 1;
-        } else if (!depth && (ch == ',' || ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r')) return i;
+        } else if (!depth && (ch == ',' || json_is_blank(ch))) return i;
         i++;
     }
     return n;
 }
 
-static bool is_blank_or_comma(char c) { return c == ' ' || c == ',' || c == '\t' || c == '\n' || c == '\r'; }
-
 bool json_next_member(const char *obj, size_t n, size_t *pos, jmember *m)
 {
     size_t i = *pos;
-    while (i < n && is_blank_or_comma(obj[i])) i++;
+    while (i < n && (obj[i] == ',' || json_is_blank(obj[i]))) i++;
     if (i >= n || obj[i] != '"') return false;
     m->from = i;
     size_t name_end = value_end(obj, n, i);
@@ -788,7 +786,7 @@ bool json_next_member(const char *obj, size_t n, size_t *pos, jmember *m)
     i = name_end;
     while (i < n && obj[i] != ':') i++;
     i++;
-    while (i < n && (obj[i] == ' ' || obj[i] == '\t' || obj[i] == '\n' || obj[i] == '\r')) i++;
+    while (i < n && json_is_blank(obj[i])) i++;
     m->value_from = i;
     m->to = value_end(obj, n, i);
     *pos = m->to;

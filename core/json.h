@@ -90,6 +90,12 @@ size_t json_string_size(const char *s, size_t n);
 /* Appends `"key":` (key must be plain ASCII needing no escapes). */
 void json_put_key(wbuf *out, const char *key);
 
+/* True for the blanks JSON allows between tokens (space, tab, LF, CR). */
+static inline bool json_is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 /* True when v is the literal null. */
 static inline bool json_is_null(const jvalue *v)
 {

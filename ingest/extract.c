@@ -41,7 +41,7 @@
  * this many times larger (an element's boundary is a strong signal). */
 #define RUN_ADVANTAGE 2
 /* Content with less text than this is not an article: the page is filtered as a whole. */
-#define MIN_CONTENT_BYTES 150
+#define MIN_CONTENT_BYTES EXTRACT_MIN_CONTENT_BYTES
 /* A selection inside the page's <main> holding less than this share of its
  * prose (outside boilerplate) is widened to all of <main>. */
 #define MAIN_SHARE 0.5

@@ -5,6 +5,10 @@
 #include "core/buf.h"
 #include "ingest/html_walk.h"
 
+/* A page's main content with less text than this is not an article: the
+ * selection widens, and html.c reads such a page again in other ways. */
+#define EXTRACT_MIN_CONTENT_BYTES 150
+
 /* Decides for each block of w whether it belongs to the page's main content:
  * keep[i] = 1 to keep block i. Linear in the number of blocks and nodes. */
 void extract_main(const html_walk *w, unsigned char *keep);

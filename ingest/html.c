@@ -15,9 +15,6 @@
 /* A page is read as without scripts when its <noscript>s hold this many times
  * more text than it shows with them. */
 #define NOSCRIPT_TEXT_RATIO 2
-/* Pages that show less text than this are read again with elements hidden
- * only by a class shown (MIN_CONTENT_BYTES of extract.c). */
-#define CLASS_HIDDEN_MIN_TEXT 150
 
 static _Thread_local html_walk tl_walk;
 static _Thread_local wbuf tl_utf8, tl_text;
@@ -143,7 +140,7 @@ int html_extract(const char *html, size_t n, const char *http_charset, extract_m
      * class: a page whose scripts take the class away once they run (a blog
      * under <div class="root hide">); read it with such classes shown. (Full
      * text is what shows without scripts.) */
-    if (mode == EXTRACT_MAIN && tl_text.len < CLASS_HIDDEN_MIN_TEXT && w->hidden_by_class)
+    if (mode == EXTRACT_MAIN && tl_text.len < EXTRACT_MIN_CONTENT_BYTES && w->hidden_by_class)
         walk_and_select(w, mode, scripting_off, 1);
     utf8_append_nfc(&r->text, tl_text.data ? tl_text.data : "", tl_text.len);
     utf8_append_nfc(&r->title, w->title.data ? w->title.data : "", w->title.len);

@@ -42,9 +42,7 @@ static void put_without_tokens(wbuf *out, const char *line, size_t close_brace)
 static bool object_still_empty(const wbuf *out)
 {
     size_t i = out->len;
-    while (i > 0 && (out->data[i - 1] == ' ' || out->data[i - 1] == '\t' || out->data[i - 1] == '\n' ||
-                     out->data[i - 1] == '\r'))
-        i--;
+    while (i > 0 && json_is_blank(out->data[i - 1])) i--;
     return i > 0 && out->data[i - 1] == '{';
 }
 
