@@ -8,6 +8,7 @@
 #endif
 
 #include "core/util.h"
+#include "filter/punkt.h"
 #include "filter/rules.h"
 #include "filter/uchar.h"
 
@@ -185,7 +186,8 @@ const char *c4_apply(const filter_config *c, rule_scratch *r, const char *s, siz
                     policy = contains(line, len, cookie_phrases[k]);
             if (policy) continue;
         }
-        sentences += count_sentences(line, 0, len);
+        /* the count only meets the minimum: once there, no line needs counting */
+        if (sentences < c->c4_min_sentences) sentences += punkt_count_sentences(line, 0, len);
         if (out->len) buf_putc(out, '\n');
         buf_append(out, line, len);
         r->line_kept[line_index] = 1;

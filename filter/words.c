@@ -22,7 +22,7 @@
 #define NLTK_DOUBLE_QUOTE_CHARS 2
 
 /* ASCII classes, looked up once per byte. */
-enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_CLOSER = 32, A_ALNUM = 64, A_DOT = 128 };
+enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_ALNUM = 64, A_DOT = 128 };
 static uint8_t ascii_class[256]; /* bytes >= 0x80 (parts of wider characters): none */
 
 /* Classes of wider characters, as uchar.h defines them; those of the Basic
@@ -64,7 +64,6 @@ static inline uint8_t wide_flags(uint32_t cp)
     return wide_class[cp];
 }
 
-static void pack_abbreviations(void);
 static void pack_two_words(void);
 
 static void fill_ascii_class(void)
@@ -79,10 +78,8 @@ static void fill_ascii_class(void)
         if (uc_is_datatrove_punct((uint32_t)c)) k |= A_PUNCT;
         /* characters NLTK's Treebank rules always make tokens of their own */
         if (strchr(";@#$%&?!()[]{}<>*\"", c) && c) k |= A_SPLIT;
-        if (strchr(")]}>\"'", c) && c) k |= A_CLOSER;
         ascii_class[c] = k;
     }
-    pack_abbreviations();
     pack_two_words();
 }
 
@@ -102,6 +99,8 @@ void words_init(fwords *ws)
 void words_free(fwords *ws)
 {
     free(ws->w);
+    punkt_offsets_free(&ws->periods);
+    punkt_offsets_free(&ws->starts);
     if (ws->icu_breaker) ubrk_close(ws->icu_breaker);
     free(ws->icu_u16);
     memset(ws, 0, sizeof *ws);
@@ -112,75 +111,6 @@ static bool is_wide_quote(uint32_t cp)
 {
     return cp == 0x201C || cp == 0x201D || cp == 0x2018 || cp == 0x2019 || cp == 0xAB || cp == 0xBB ||
            cp == 0x201E;
-}
-
-static bool is_closer(uint32_t cp)
-{
-    return (cp < 128 && (ascii_class[cp] & A_CLOSER)) || cp == 0x201D || cp == 0x2019 || cp == 0xBB;
-}
-
-static bool is_lower_start(const char *s, size_t n, size_t i)
-{
-    uint32_t cp = uc_next(s, n, &i);
-    if (cp < 128) return cp >= 'a' && cp <= 'z';
-    return uc_is_alpha(cp) && !(cp >= 0x3040); /* letters of cased scripts only */
-}
-
-/* Words whose period is not a sentence end (NLTK punkt's English model knows
- * these as abbreviations). */
-#define ABBR(s) {s, sizeof s - 1}
-static const struct {
-    const char *word;
-    size_t len;
-} abbreviations[] = {
-    ABBR("mr"), ABBR("mrs"), ABBR("ms"), ABBR("dr"), ABBR("prof"), ABBR("st"), ABBR("jr"),
-    ABBR("sr"), ABBR("vs"), ABBR("etc"), ABBR("inc"), ABBR("ltd"), ABBR("co"), ABBR("corp"),
-    ABBR("no"), ABBR("vol"), ABBR("fig"), ABBR("jan"), ABBR("feb"), ABBR("mar"), ABBR("apr"),
-    ABBR("jun"), ABBR("jul"), ABBR("aug"), ABBR("sep"), ABBR("sept"), ABBR("oct"), ABBR("nov"),
-    ABBR("dec"), ABBR("gen"), ABBR("gov"), ABBR("rev"), ABBR("est"), ABBR("approx"), ABBR("dept"),
-    ABBR("univ"), ABBR("ave"), ABBR("mt"), ABBR("ft"),
-};
-#undef ABBR
-
-#define N_ABBREVIATIONS (sizeof abbreviations / sizeof abbreviations[0])
-
-/* A word of up to 7 bytes, lower-cased, and its length as one integer. */
-static uint64_t pack_lower(const char *w, size_t len)
-{
-    uint64_t x = (uint64_t)len << 56;
-    for (size_t k = 0; k < len; k++) x |= (uint64_t)ascii_lower((unsigned char)w[k]) << (8 * k);
-    return x;
-}
-
-/* The abbreviations, packed, in an open-addressing table (0: empty slot), filled once. */
-#define ABBREVIATION_SLOTS 128 /* more than twice their number */
-static uint64_t abbreviation_slot[ABBREVIATION_SLOTS];
-
-static inline size_t abbreviation_start(uint64_t x)
-{
-    return (size_t)((x * 0x9E3779B97F4A7C15ULL) >> 57) & (ABBREVIATION_SLOTS - 1);
-}
-
-static void pack_abbreviations(void)
-{
-    for (size_t i = 0; i < N_ABBREVIATIONS; i++) {
-        uint64_t x = pack_lower(abbreviations[i].word, abbreviations[i].len);
-        size_t k = abbreviation_start(x);
-        while (abbreviation_slot[k]) k = (k + 1) & (ABBREVIATION_SLOTS - 1);
-        abbreviation_slot[k] = x;
-    }
-}
-
-static bool is_abbreviation(const char *w, size_t len)
-{
-    if (len == 0) return true;
-    if (len == 1 && isalpha((unsigned char)w[0])) return true; /* an initial: "J." */
-    if (memchr(w, '.', len)) return true;                      /* "U.S." "e.g." */
-    if (len > 6) return false;
-    uint64_t x = pack_lower(w, len); /* never 0: the length is in it */
-    for (size_t k = abbreviation_start(x); abbreviation_slot[k]; k = (k + 1) & (ABBREVIATION_SLOTS - 1))
-        if (abbreviation_slot[k] == x) return true;
-    return false;
 }
 
 /* Spreads the bits of x; a bijection, so distinct inputs stay distinct. */
@@ -389,26 +319,56 @@ typedef struct {
     const char *s;
     uint32_t line;
     const stopword_set *stop;
-    bool sentence_may_end; /* the next chunk does not start in lower case */
 } chunk_ctx;
 
-/* Emits the run s[a, b): splits a sentence-final period (when only closers
- * follow it up to chunk_end), a trailing quote and contractions. */
-static void flush_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end, size_t after)
+/* True when NLTK's word_tokenize splits the period at s[pos] off its word
+ * (a sentence's final period, punkt_final_periods); asked in increasing
+ * pos order while one text is split. */
+static bool is_final_period(fwords *ws, size_t pos)
+{
+    while (ws->next_period < ws->periods.n && ws->periods.at[ws->next_period] < pos) ws->next_period++;
+    return ws->next_period < ws->periods.n && ws->periods.at[ws->next_period] == pos;
+}
+
+/* True when a punkt sentence starts at s[pos]; asked in increasing pos order. */
+static bool is_sentence_start(fwords *ws, size_t pos)
+{
+    while (ws->next_start < ws->starts.n && ws->starts.at[ws->next_start] < pos) ws->next_start++;
+    return ws->next_start < ws->starts.n && ws->starts.at[ws->next_start] == pos;
+}
+
+/* Appends the '"' or "''" at s[i] (len bytes) as the `` or '' NLTK makes of
+ * it: `` at a sentence's start (a '"' only) or after one of ' ( [ { < and the
+ * marks STARTING_QUOTES pads with spaces (« “ ‘ „ `), '' elsewhere. */
+static void push_double_quote(chunk_ctx *c, size_t i, size_t len)
+{
+    const char *s = c->s;
+    bool opening;
+    if (is_sentence_start(c->ws, i)) {
+        opening = len == 1;
+    } else {
+        size_t t = uc_prev_start(s, i);
+        uint32_t prev = uc_next(s, i, &t);
+        opening = prev == ' ' || prev == '(' || prev == '[' || prev == '{' || prev == '<' || prev == '`' ||
+                  prev == 0xAB || prev == 0x201C || prev == 0x2018 || prev == 0x201E;
+    }
+    push_known_word(c->ws, s, i, len, NLTK_DOUBLE_QUOTE_CHARS, c->line, WORD_SYMBOL | (opening ? WORD_OPENING : 0),
+                    c->stop);
+    const char *form = opening ? "``" : "''"; /* hashed as the token NLTK writes */
+    c->ws->w[c->ws->n - 1].hash = word_hash(word_prefix(form, 2, form + 2), form, 2);
+}
+
+/* Emits the run s[a, b) (its chunk ends at chunk_end): splits a sentence's
+ * final period, a trailing quote and contractions. */
+static void flush_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end)
 {
     if (a >= b) return;
     const char *s = c->s;
-    bool final_period = false;
-    if (s[b - 1] == '.' && c->sentence_may_end && b - a > 1) {
-        size_t k = after;
-        while (k < chunk_end) {
-            size_t t = k;
-            if (!is_closer(uc_next(s, chunk_end, &t))) break;
-            k = t;
-        }
-        final_period = k == chunk_end && !is_abbreviation(s + a, b - a - 1);
-    }
-    if (final_period) b--;
+    /* a final period, alone or before a closing "'" (NLTK's final-period
+     * rule takes the closers after it along) */
+    bool quote_after = b - a > 2 && s[b - 1] == '\'' && s[b - 2] == '.' && is_final_period(c->ws, b - 2);
+    bool final_period = quote_after || (s[b - 1] == '.' && b - a > 1 && is_final_period(c->ws, b - 1));
+    if (final_period) b -= 1 + quote_after;
     /* NLTK splits a final quote or a contraction only before a space: one it
      * pads around the punctuation that follows, the text's end or a ' ' (not a
      * line break or a tab) */
@@ -423,6 +383,7 @@ static void flush_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end, size_t
     if (cl) push_word(c->ws, s, b - cl, cl, c->line, c->stop);
     if (trailing_quote) push_word(c->ws, s, b, 1, c->line, c->stop);
     if (final_period) push_word(c->ws, s, b + trailing_quote, 1, c->line, c->stop);
+    if (quote_after) push_word(c->ws, s, b + trailing_quote + 1, 1, c->line, c->stop);
 }
 
 static inline size_t alnum_run_end(const char *s, size_t n, size_t i, uint8_t *seen);
@@ -444,13 +405,12 @@ static size_t quote_token_len(const char *s, size_t i, size_t b)
 
 /* Emits the run s[a, b) as flush_run would; a run of ASCII letters and
  * digits alone (pure) is one word, its flags known. */
-static inline void flush_known_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end, size_t after, bool pure,
-                                   uint8_t seen)
+static inline void flush_known_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end, bool pure, uint8_t seen)
 {
     if (pure && a < b)
         push_alnum_word(c->ws, c->s, a, b - a, c->line, seen & A_ALPHA ? WORD_ALPHA : 0, c->stop);
     else
-        flush_run(c, a, b, chunk_end, after);
+        flush_run(c, a, b, chunk_end);
 }
 
 static void split_chunk(chunk_ctx *c, size_t a, size_t b)
@@ -501,9 +461,9 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
             }
             tok = t - i;
         }
-        flush_known_run(c, run, i, b, i, pure, seen);
-        if (ch == '"') /* NLTK writes it `` (opening) or '' (closing) */
-            push_known_word(c->ws, s, i, 1, NLTK_DOUBLE_QUOTE_CHARS, c->line, WORD_SYMBOL, c->stop);
+        flush_known_run(c, run, i, b, pure, seen);
+        if (ch == '"' || (ch == '\'' && tok == 2)) /* NLTK writes it `` (opening) or '' (closing) */
+            push_double_quote(c, i, tok);
         else if (ch < 128) /* tok bytes of one ASCII mark (a run of . - ` or '): no letter, its class */
             push_known_word(c->ws, s, i, tok, tok, c->line, ascii_class[ch] & A_PUNCT ? WORD_SYMBOL : 0, c->stop);
         else
@@ -513,7 +473,7 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
         pure = true;
         seen = 0;
     }
-    flush_known_run(c, run, b, b, b, pure, seen);
+    flush_known_run(c, run, b, b, pure, seen);
 }
 
 /* Splits s[a, b) into words with ICU's dictionary-based word breaker. */
@@ -566,15 +526,7 @@ static bool split_word_and_mark(chunk_ctx *c, size_t a, size_t i, bool alpha)
         return true;
     }
     if (mark != '.') return false;
-    /* the period is split off at a sentence end (the next chunk does not
-     * start in lower case) unless the word is an abbreviation */
-    size_t j = i + 1;
-    while (j < n) {
-        size_t t = j;
-        if (!uc_is_space(uc_next(s, n, &t))) break;
-        j = t;
-    }
-    if ((j >= n || !is_lower_start(s, n, j)) && !is_abbreviation(s + a, i - a)) {
+    if (is_final_period(c->ws, i)) {
         push_alnum_word(c->ws, s, a, i - a, c->line, alpha ? WORD_ALPHA : 0, c->stop);
         push_known_word(c->ws, s, i, 1, 1, c->line, WORD_SYMBOL, c->stop);
     } else { /* letters and digits and the period: ASCII, not all punctuation */
@@ -641,7 +593,9 @@ void words_tokenize_counted(fwords *ws, const char *s, size_t n, size_t text_cha
     ws->tally_words = ws->tally_chars = 0;
     ws->text_end = s + n;
     ws->text_chars = text_chars;
-    chunk_ctx c = {ws, s, 0, stop, true};
+    punkt_sentences(s, n, &ws->periods, &ws->starts);
+    ws->next_period = ws->next_start = 0;
+    chunk_ctx c = {ws, s, 0, stop};
     size_t i = 0, line_start = 0; /* where the last line (after the last line break) starts */
     while (i < n) {
         /* whitespace, counting line breaks as splitlines() does */
@@ -713,18 +667,6 @@ void words_tokenize_counted(fwords *ws, const char *s, size_t n, size_t text_cha
             push_known_word(ws, s, a, i - a, ascii + wide_chars, c.line, flags, stop);
             continue;
         }
-        /* a final period is split off at a sentence end: one where the next
-         * chunk does not start in lower case */
-        c.sentence_may_end = true;
-        if (seen & A_DOT) {
-            size_t j = i;
-            while (j < n) {
-                size_t t = j;
-                if (!uc_is_space(uc_next(s, n, &t))) break;
-                j = t;
-            }
-            c.sentence_may_end = j >= n || !is_lower_start(s, n, j);
-        }
         if (nospace)
             split_icu(&c, a, i);
         else
@@ -734,79 +676,6 @@ void words_tokenize_counted(fwords *ws, const char *s, size_t n, size_t text_cha
     ws->lines = c.line + (line_start < n);
 }
 
-/* True when s[a, b) has a character that is not whitespace. */
-static bool has_text(const char *s, size_t a, size_t b)
-{
-    while (a < b) {
-        size_t t = a;
-        if (!uc_is_space(uc_next(s, b, &t))) return true;
-        a = t;
-    }
-    return false;
-}
-
-/* First position in s[p, b) of '.', '?' or '!', or b. */
-static inline size_t next_terminator(const char *s, size_t p, size_t b)
-{
-#ifdef __SSE2__
-    const __m128i dot = _mm_set1_epi8('.'), question = _mm_set1_epi8('?'), bang = _mm_set1_epi8('!');
-    for (; p + 16 <= b; p += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(s + p));
-        __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, dot), _mm_or_si128(_mm_cmpeq_epi8(v, question), _mm_cmpeq_epi8(v, bang)));
-        unsigned bits = (unsigned)_mm_movemask_epi8(hit);
-        if (bits) return p + (size_t)__builtin_ctz(bits);
-    }
-#endif
-    while (p < b && s[p] != '.' && s[p] != '?' && s[p] != '!') p++;
-    return p;
-}
-
-size_t count_sentences(const char *s, size_t a, size_t b)
-{
-    init_ascii_class();
-    size_t sentences = 0, open = a; /* open: where the current sentence starts */
-    for (size_t p = a; p < b; p++) {
-        p = next_terminator(s, p, b);
-        if (p >= b) break;
-        /* a run of terminators, then closing quotes and brackets */
-        size_t q = p;
-        while (q < b && (s[q] == '.' || s[q] == '?' || s[q] == '!')) q++;
-        size_t run_end = q;
-        while (q < b) {
-            size_t t = q;
-            if (!is_closer(uc_next(s, b, &t))) break;
-            q = t;
-        }
-        p = q - 1;
-        size_t after = q;
-        if (q < b) { /* must be followed by whitespace */
-            size_t t = q;
-            if (!uc_is_space(uc_next(s, b, &t))) continue;
-        }
-        /* a single period after an abbreviation ends nothing */
-        size_t term_start = run_end;
-        while (term_start > a && (s[term_start - 1] == '.' || s[term_start - 1] == '?' || s[term_start - 1] == '!'))
-            term_start--;
-        size_t word_start = term_start;
-        while (word_start > a && !((unsigned char)s[word_start - 1] < 128 &&
-                                   (ascii_class[(unsigned char)s[word_start - 1]] & A_SPACE)))
-            word_start--;
-        if (run_end - term_start == 1 && s[term_start] == '.' &&
-            is_abbreviation(s + word_start, term_start - word_start))
-            continue;
-        /* the next word must not start in lower case */
-        size_t j = after;
-        while (j < b) {
-            size_t t = j;
-            if (!uc_is_space(uc_next(s, b, &t))) break;
-            j = t;
-        }
-        if (j < b && is_lower_start(s, b, j)) continue;
-        sentences++;
-        open = after;
-    }
-    return sentences + (has_text(s, open, b) ? 1 : 0);
-}
 
 /* Multipliers stopwords_pack tries: the first, then this many more (odd
  * numbers a fixed step apart), looking for one that gives every word its own slot. */

@@ -4,7 +4,8 @@
  * word_tokenize (which datatrove uses for English) splits it, closely
  * enough to give the same rule decisions: punctuation, brackets and quotes
  * become tokens of their own, contractions ('s, n't, 'll, ...) are split off,
- * a sentence-final period is split off while abbreviations keep theirs.
+ * a sentence's final period is split off, the sentences being NLTK punkt's
+ * (punkt.h).
  * Runs of text in scripts written without spaces (CJK, Thai, ...) are split
  * with ICU's word break iterator. Each word carries what the rules ask of it
  * (length in code points, alphabetic, all-punctuation, stop word, a hash), so
@@ -17,10 +18,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "filter/punkt.h"
+
 enum {
     WORD_ALPHA = 1,  /* contains an alphabetic character (Python isalpha) */
     WORD_SYMBOL = 2, /* every character is in datatrove's PUNCTUATION_SET */
     WORD_STOP = 4,   /* equal to one of the stop words */
+    WORD_OPENING = 8, /* a '"' or "''" that NLTK writes `` (else '', when it is one of those) */
 };
 
 typedef struct {
@@ -68,6 +72,9 @@ typedef struct {
     uint64_t tally_words; /* words without WORD_SYMBOL | words with WORD_ALPHA << TALLY_HIGH */
     uint64_t tally_chars; /* words with WORD_STOP | code points of words without WORD_SYMBOL << TALLY_HIGH */
     const char *text_end; /* end of the text being split */
+    punkt_offsets periods; /* the periods word_tokenize splits off (punkt_sentences) */
+    punkt_offsets starts;  /* where punkt's sentences start */
+    size_t next_period, next_start; /* the first of each not passed yet */
     void *icu_breaker; /* UBreakIterator, made on first use */
     uint16_t *icu_u16; /* the chunk in UTF-16 for ICU */
     size_t icu_cap;    /* UTF-16 units icu_u16 holds */
@@ -101,9 +108,5 @@ void words_tokenize(fwords *ws, const char *s, size_t n, const stopword_set *sto
 /* words_tokenize() for a caller that has counted the code points of s
  * already (uc_count(s, n), which words_tokenize() would count again). */
 void words_tokenize_counted(fwords *ws, const char *s, size_t n, size_t text_chars, const stopword_set *stop);
-
-/* Number of sentences in s[a, b) by the sentence splitter the C4 rule uses
- * (an approximation of NLTK's punkt: see docs/filter.md). */
-size_t count_sentences(const char *s, size_t a, size_t b);
 
 #endif

@@ -4,7 +4,8 @@
  * on real documents (DCLM, Dolma CC, C4) and on tokref's en_code corpus (code
  * and prose), at the default limits and at limits low enough that the exact
  * counts decide. The reference compares lines and paragraphs by their bytes
- * and n-grams by their words' bytes, with no hash of the filter's. */
+ * and n-grams by their words as NLTK writes them (bytes, a double quote as
+ * `` or ''), with no hash of the filter's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,13 +42,32 @@ typedef struct {
     size_t k; /* words per n-gram; 0: segments are byte ranges */
 } seg_ctx;
 
+/* The word as NLTK writes it: its bytes, but a '"' or "''" as `` or ''. */
+static const char *word_form(const seg_ctx *c, const fword *w, size_t *len)
+{
+    const char *p = c->s + w->off;
+    *len = w->len;
+    if ((w->len == 1 && p[0] == '"') || (w->len == 2 && !memcmp(p, "''", 2))) {
+        *len = 2;
+        return w->flags & WORD_OPENING ? "``" : "''";
+    }
+    return p;
+}
+
+/* Orders two words by their forms. */
+static int word_order(const seg_ctx *c, const fword *p, const fword *q)
+{
+    size_t lp, lq;
+    const char *a = word_form(c, p, &lp), *b = word_form(c, q, &lq);
+    int d = memcmp(a, b, lp < lq ? lp : lq);
+    return d ? d : (lp > lq) - (lp < lq);
+}
+
 static bool seg_equal(const seg_ctx *c, seg x, seg y)
 {
     if (!c->k) return x.b - x.a == y.b - y.a && memcmp(c->s + x.a, c->s + y.a, x.b - x.a) == 0;
-    for (size_t j = 0; j < c->k; j++) {
-        const fword *p = &c->w->w[x.a + j], *q = &c->w->w[y.a + j];
-        if (p->len != q->len || memcmp(c->s + p->off, c->s + q->off, p->len) != 0) return false;
-    }
+    for (size_t j = 0; j < c->k; j++)
+        if (word_order(c, &c->w->w[x.a + j], &c->w->w[y.a + j])) return false;
     return true;
 }
 
@@ -66,10 +86,8 @@ static int seg_order(const void *pa, const void *pb)
         if (lx != ly) return lx < ly ? -1 : 1;
     } else {
         for (size_t t = 0; t < c->k; t++) {
-            const fword *p = &c->w->w[x.a + t], *q = &c->w->w[y.a + t];
-            int d = memcmp(c->s + p->off, c->s + q->off, p->len < q->len ? p->len : q->len);
+            int d = word_order(c, &c->w->w[x.a + t], &c->w->w[y.a + t]);
             if (d) return d;
-            if (p->len != q->len) return p->len < q->len ? -1 : 1;
         }
     }
     return i < j ? -1 : i > j;
