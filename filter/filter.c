@@ -201,7 +201,7 @@ void filter_document(const filter *f, filter_worker *w, const char *text, size_t
         bool changed = false;
         if ((r->reason = c4_apply(c, &w->rules, text, n, &w->c4_text, &changed, &r->c4_lines_removed))) return;
         if (changed) {
-            cur = w->c4_text.data;
+            cur = w->c4_text.data ? w->c4_text.data : ""; /* C4 may keep no line: no buffer yet */
             cur_len = w->c4_text.len;
             /* FineWeb counts the words of C4's output: those of the kept
              * lines, unless citation markers ([1], [edit]) were taken out of

@@ -46,9 +46,13 @@ static pcre2_code *compile(const char *pattern)
     int err;
     PCRE2_SIZE off;
     /* UCP: \b as Python's str patterns have it (Unicode letters and digits
-     * are word characters), so "caf\u00e9john@x.org" holds no address */
+     * are word characters), so "caf\u00e9john@x.org" holds no address;
+     * MATCH_INVALID_UTF: a library caller's text may hold bytes that are not
+     * UTF-8 (the stream's never do), which then match nothing instead of
+     * sending the matcher out of bounds */
     pcre2_code *c = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-                                  PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK, &err, &off, NULL);
+                                  PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | PCRE2_NO_UTF_CHECK, &err, &off,
+                                  NULL);
     if (!c) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(err, msg, sizeof msg);

@@ -419,6 +419,7 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
     size_t text_n = (size_t)(c->ws->text_end - s);
     size_t run = a, i = a;
     bool pure = true; /* the run so far is ASCII letters and digits only */
+    size_t taken = SIZE_MAX; /* a ':' or ',' the one before it took as its context */
     uint8_t seen = 0; /* their classes */
     while (i < b) {
         unsigned char ch = (unsigned char)s[i];
@@ -433,8 +434,13 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
             }
             if (k & A_SPLIT) {
                 tok = 1;
-            } else if (ch == ',' || ch == ':') {
-                if (!(i + 1 < b && isdigit((unsigned char)s[i + 1]))) tok = 1;
+            } else if ((ch == ',' || ch == ':') && i != taken) {
+                /* NLTK's ([:,])([^\d]) takes the next character along: a ':'
+                 * or ',' there is not split again (a::b is a : :b) */
+                if (!(i + 1 < b && isdigit((unsigned char)s[i + 1]))) {
+                    tok = 1;
+                    if (i + 1 < b && (s[i + 1] == ':' || s[i + 1] == ',')) taken = i + 1;
+                }
             } else if (ch == '\'') {
                 tok = quote_token_len(s, i, b);
             } else if (ch == '.' && i + 1 < b && s[i + 1] == '.') {

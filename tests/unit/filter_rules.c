@@ -485,6 +485,19 @@ static void test_langid_pii_lists(void)
             "and fe80::1 and version 1.2.3.4.5 at 12:30:45.", out, sizeof out);
     is_str(out, "Mail email@example.com or call 22.214.171.124, not 192.168.1.10 or 10.0.0.1; v6 2001:db8::1 "
                 "and fe80::1 and version 1.2.3.4.5 at 12:30:45.", "pii: e-mail and public IPs replaced, private ones kept");
+    /* a library caller's text need not be UTF-8 (the stream's always is): bytes that are not
+     * match nothing, the addresses beside them are still replaced; the matcher read past such
+     * bytes unchecked before and crashed on this text (the fuzz target's seed
+     * filter_rules/pii-invalid-utf8.bin) */
+    static const char not_utf8[] =
+        "a a He said \"\222\220\250\250\250\250\250\250\250\250\250\250\250\250\250\250\250\250\250\321\335"
+        "\337\253\227\237n. Mr\310\337SmgehThe qui met Dr. Who. Then the end. the U.S. He\342\200\242ck brown fox. "
+        "Contact m a\nb ae@examrle.com at 2.8.8.4 or 260ti] a a a a a\340\236\337\227 a a\340\236\337\340.\n\nLose "
+        "\236\337\227 a a\340\236\337\227 a\nb a\nworks.\nIt s scot5. it b\nb\nbis c\n\n\neh";
+    char big[1024];
+    run(&c, not_utf8, big, sizeof big);
+    ok(strstr(big, "b email@example.com at 22.214.171.124 or") && !strstr(big, "examrle"),
+       "pii: addresses beside bytes that are not UTF-8 replaced");
 
     filter_config_free(&c);
     c = none();

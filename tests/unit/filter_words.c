@@ -98,6 +98,9 @@ int main(void)
            "quotes and brackets split");
     is_str(tokens(&ws, "a--b wait... 1,000 a,b 12:30 a:b"), "a|--|b|wait|...|1,000|a|,|b|12:30|a|:|b",
            "dashes, ellipsis, commas and colons");
+    /* NLTK's ([:,])([^\d]) takes the character after the mark along, unsplit */
+    is_str(tokens(&ws, "use std::vector; a:::b 1,,2 x,:y end a::"),
+           "use|std|:|:vector|;|a|:|:|:|b|1|,|,2|x|,|:y|end|a|:|:", "a ':' or ',' right after a split one stays");
     is_str(tokens(&ws, "#tag @user $5 & more*"), "#|tag|@|user|$|5|&|more|*", "symbols split");
     is_str(tokens(&ws, "“Quoted” ‘text’ «x»"), "“|Quoted|”|‘|text|’|«|x|»", "wide quotes split");
     /* sentences are punkt's (filter/punkt.c); each expected string is NLTK 3.8's word_tokenize
