@@ -14,7 +14,7 @@
 #include "filter/uchar.h"
 #include "filter/words.h"
 #include "tests/tap.h"
-#include "tests/unit/jsonl_texts.h"
+#include "tests/unit/web_samples.h"
 
 /* The offsets of the periods s's words split off, joined by ','. */
 static const char *final_periods(const char *s)
@@ -123,17 +123,7 @@ static void test_real_documents(void)
         c.ref[c.n_ref++] = r;
     }
     fclose(f);
-    const char *files[] = {
-        "jsonl/dclm/data/majority_data.jsonl",
-        "jsonl/dolma/tests/data/formats/gz/CC-MAIN-20190717121559-20190717143559-00140.jsonl.gz",
-        "jsonl/olmo/test_fixtures/c4-sample.00000-of-00001.json.gz",
-    };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", shared_dir(), files[i]);
-        require_file(path);
-        jsonl_for_each_text(path, check_document, &c);
-    }
+    web_samples_for_each_text(check_document, &c);
     is_int((long)c.next, (long)c.n_ref, "every reference document read (%zu)", c.n_ref);
     ok(c.compared > 2000, "%zu documents compared (%zu left out: scripts without spaces, 'tis)", c.compared,
        c.skipped);
