@@ -280,7 +280,7 @@ enum ortho { ORTHO_FALSE, ORTHO_UNKNOWN };
  * test needs the table). */
 static enum ortho ortho_heuristic(const ptoken *t)
 {
-    if (t->len == 1 && strchr(";:,.!?", t->tok[0])) return ORTHO_FALSE;
+    if (t->len == 1 && t->tok[0] && strchr(";:,.!?", t->tok[0])) return ORTHO_FALSE;
     return t->first_lower ? ORTHO_FALSE : ORTHO_UNKNOWN;
 }
 
@@ -297,8 +297,7 @@ static void second_pass(ptoken *t1, const ptoken *t2)
     }
     if ((t1->abbr || t1->ellipsis) && !t1->initial) {
         /* the heuristic never answers "a sentence starts" without the table */
-        if (t2->first_upper && fits(next_typ) &&
-            set_has(&starters, next_typ)) {
+        if (t2->first_upper && fits(next_typ) && set_has(&starters, next_typ)) {
             t1->sentbreak = true;
             return;
         }
@@ -388,6 +387,7 @@ static bool word_ends_at(const char *s, size_t j, size_t b)
 typedef struct {
     const char *s;
     size_t i, b;
+    size_t line_end; /* where the line of s[i] ends (its '\n' or b), once known */
 } token_reader;
 
 static bool next_token(token_reader *r, ptoken *t)
@@ -400,8 +400,11 @@ static bool next_token(token_reader *r, ptoken *t)
             r->i = t8;
             continue;
         }
-        size_t line_end = i;
-        while (line_end < r->b && s[line_end] != '\n') line_end++;
+        if (i >= r->line_end) { /* found once per line: a context can be one long line */
+            const char *nl = memchr(s + i, '\n', r->b - i);
+            r->line_end = nl ? (size_t)(nl - s) : r->b;
+        }
+        size_t line_end = r->line_end;
         size_t len = multi_char_len(s, i, line_end);
         if (!len) {
             size_t j = t8;
@@ -426,7 +429,7 @@ static bool is_ascii_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r')
 /* text_contains_sentbreak: some token but the last of s[a, b) is a break. */
 static bool contains_sentbreak(const char *s, size_t a, size_t b)
 {
-    token_reader r = {s, a, b};
+    token_reader r = {s, a, b, 0};
     ptoken pair[2];
     if (!next_token(&r, &pair[0])) return false;
     for (int cur = 1;; cur ^= 1) {
