@@ -358,6 +358,30 @@ static void push_double_quote(chunk_ctx *c, size_t i, size_t len)
     c->ws->w[c->ws->n - 1].hash = word_hash(word_prefix(form, 2, form + 2), form, 2);
 }
 
+/* True when NLTK's CONTRACTIONS3, (?i) ('t)(is|was)\b, splits the word
+ * s[a, b): it is 'tis or 'twas after a space in the text NLTK's earlier
+ * rules have made, that is at a sentence's start, after a space, or after a
+ * mark those rules pad with spaces. */
+static bool splits_tis(chunk_ctx *c, size_t a, size_t b)
+{
+    const char *s = c->s;
+    size_t n = b - a;
+    if (!((n == 4 || n == 5) && s[a] == '\'' && (s[a + 1] | 0x20) == 't')) return false;
+    if (n == 4 ? (s[a + 2] | 0x20) != 'i' || (s[a + 3] | 0x20) != 's'
+               : (s[a + 2] | 0x20) != 'w' || (s[a + 3] | 0x20) != 'a' || (s[a + 4] | 0x20) != 's')
+        return false;
+    if (a == 0 || is_sentence_start(c->ws, a)) return true;
+    size_t p = uc_prev_start(s, a), t = p;
+    uint32_t prev = uc_next(s, a, &t);
+    if (prev < 128) {
+        if (prev && strchr(" \"`:,;@#$%&?!*()[]{}<>", (int)prev)) return true;
+        /* the last of "..", "--": padded as a run */
+        return (prev == '.' || prev == '-') && p > 0 && s[p - 1] == (char)prev;
+    }
+    return prev == 0xAB || prev == 0x201C || prev == 0x2018 || prev == 0x201E || prev == 0xBB || prev == 0x201D ||
+           prev == 0x2019;
+}
+
 /* Emits the run s[a, b) (its chunk ends at chunk_end): splits a sentence's
  * final period, a trailing quote and contractions. */
 static void flush_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end)
@@ -379,7 +403,9 @@ static void flush_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end)
         b--;
     }
     size_t cl = spaced ? contraction_len(s + a, b - a) : 0;
-    push_word(c->ws, s, a, b - a - cl, c->line, c->stop);
+    size_t t = splits_tis(c, a, b - cl) ? 2 : 0; /* 'tis, 'twas: 't is, 't was */
+    if (t) push_word(c->ws, s, a, t, c->line, c->stop);
+    push_word(c->ws, s, a + t, b - a - cl - t, c->line, c->stop);
     if (cl) push_word(c->ws, s, b - cl, cl, c->line, c->stop);
     if (trailing_quote) push_word(c->ws, s, b, 1, c->line, c->stop);
     if (final_period) push_word(c->ws, s, b + trailing_quote, 1, c->line, c->stop);
