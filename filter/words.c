@@ -322,7 +322,7 @@ typedef struct {
 } chunk_ctx;
 
 /* True when NLTK's word_tokenize splits the period at s[pos] off its word
- * (a sentence's final period, punkt_final_periods); asked in increasing
+ * (a sentence's final period, punkt_sentences); asked in increasing
  * pos order while one text is split. */
 static bool is_final_period(fwords *ws, size_t pos)
 {
