@@ -546,10 +546,8 @@ static bool after_plain_word(const char *s, size_t word, size_t at, size_t b)
     while (k > word && isalnum((unsigned char)s[k - 1])) letter |= isalpha((unsigned char)s[--k]);
     if (at - k < 2 || !letter || (k > word && !is_ascii_space(s[k - 1]))) return false;
     if (at + 2 < b && s[at + 2] == '.') return false; /* may be ". . ." */
-    if (at - k > abbreviations.max_len) return true;
-    char lower[TYPE_MAX + 4];
-    span w = {lower, lower_into(lower, s + k, at - k)};
-    return !(fits(w) && set_has(&abbreviations, w));
+    if (at - k > abbreviations.max_len) return true; /* ASCII: as long lower-cased */
+    return !is_abbreviation(s + k, at + 1 - k);
 }
 
 /* text_contains_sentbreak for a candidate's context s[word, m->context_end)

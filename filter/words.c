@@ -22,7 +22,7 @@
 #define NLTK_DOUBLE_QUOTE_CHARS 2
 
 /* ASCII classes, looked up once per byte. */
-enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_ALNUM = 64, A_DOT = 128 };
+enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_ALNUM = 64 };
 static uint8_t ascii_class[256]; /* bytes >= 0x80 (parts of wider characters): none */
 
 /* Classes of wider characters, as uchar.h defines them; those of the Basic
@@ -74,7 +74,6 @@ static void fill_ascii_class(void)
         if (uc_is_line_break((uint32_t)c)) k |= A_BREAK;
         if (isalpha(c)) k |= A_ALPHA;
         if (isalnum(c)) k |= A_ALNUM;
-        if (c == '.') k |= A_DOT;
         if (uc_is_datatrove_punct((uint32_t)c)) k |= A_PUNCT;
         /* characters NLTK's Treebank rules always make tokens of their own */
         if (strchr(";@#$%&?!()[]{}<>*\"", c) && c) k |= A_SPLIT;

@@ -80,6 +80,19 @@ typedef struct {
     size_t icu_cap;    /* UTF-16 units icu_u16 holds */
 } fwords;
 
+/* The word w of text s as NLTK writes it: its bytes, but a '"' or "''" as
+ * `` or '' (WORD_OPENING); sets *len. */
+static inline const char *word_nltk_form(const char *s, const fword *w, size_t *len)
+{
+    const char *p = s + w->off;
+    *len = w->len;
+    if ((w->len == 1 && p[0] == '"') || (w->len == 2 && p[0] == '\'' && p[1] == '\'')) {
+        *len = 2;
+        return w->flags & WORD_OPENING ? "``" : "''";
+    }
+    return p;
+}
+
 /* Bit where the second count of a tally starts. */
 #define TALLY_HIGH 32
 #define TALLY_LOW_MASK 0xFFFFFFFFu

@@ -75,12 +75,8 @@ static void check_document(const char *text, size_t len, void *arg)
     words_tokenize(&c->ws, text, len, NULL);
     uint64_t h = 0xCBF29CE484222325ULL;
     for (size_t i = 0; i < c->ws.n; i++) {
-        const char *w = text + c->ws.w[i].off;
-        size_t n = c->ws.w[i].len;
-        if ((n == 1 && w[0] == '"') || (n == 2 && !memcmp(w, "''", 2))) { /* the form NLTK writes */
-            w = c->ws.w[i].flags & WORD_OPENING ? "``" : "''";
-            n = 2;
-        }
+        size_t n;
+        const char *w = word_nltk_form(text, &c->ws.w[i], &n);
         if (i) h = fnv1a(h, "\n", 1);
         h = fnv1a(h, w, n);
     }

@@ -42,23 +42,11 @@ typedef struct {
     size_t k; /* words per n-gram; 0: segments are byte ranges */
 } seg_ctx;
 
-/* The word as NLTK writes it: its bytes, but a '"' or "''" as `` or ''. */
-static const char *word_form(const seg_ctx *c, const fword *w, size_t *len)
-{
-    const char *p = c->s + w->off;
-    *len = w->len;
-    if ((w->len == 1 && p[0] == '"') || (w->len == 2 && !memcmp(p, "''", 2))) {
-        *len = 2;
-        return w->flags & WORD_OPENING ? "``" : "''";
-    }
-    return p;
-}
-
 /* Orders two words by their forms. */
 static int word_order(const seg_ctx *c, const fword *p, const fword *q)
 {
     size_t lp, lq;
-    const char *a = word_form(c, p, &lp), *b = word_form(c, q, &lq);
+    const char *a = word_nltk_form(c->s, p, &lp), *b = word_nltk_form(c->s, q, &lq);
     int d = memcmp(a, b, lp < lq ? lp : lq);
     return d ? d : (lp > lq) - (lp < lq);
 }

@@ -30,14 +30,9 @@ static const char *nltk_forms(fwords *ws, const char *s)
     words_tokenize(ws, s, strlen(s), NULL);
     out[0] = 0;
     for (size_t i = 0; i < ws->n; i++) {
-        const char *w = s + ws->w[i].off;
-        int n = (int)ws->w[i].len;
-        if ((n == 1 && w[0] == '"') || (n == 2 && !memcmp(w, "''", 2))) {
-            w = ws->w[i].flags & WORD_OPENING ? "``" : "''";
-            n = 2;
-        }
-        size_t len = strlen(out);
-        snprintf(out + len, sizeof out - len, "%s%.*s", i ? " " : "", n, w);
+        size_t n, len = strlen(out);
+        const char *w = word_nltk_form(s, &ws->w[i], &n);
+        snprintf(out + len, sizeof out - len, "%s%.*s", i ? " " : "", (int)n, w);
     }
     return out;
 }
