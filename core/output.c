@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,7 @@ struct woutput {
     size_t zcap;
     uint64_t bytes;
     struct woutput *next_open; /* list of open temporaries, for output_abort_all */
+    int signal_slot;           /* its place in signal_tmp, or -1 */
     pq_writer *parquet;        /* a NAME.parquet output: the document stream as Parquet */
     pid_t owner;               /* the process that made the temporary (a forked child inherits the list) */
 };
@@ -39,22 +42,90 @@ struct woutput {
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static woutput *open_list;
 
-static void register_abort_at_exit(void) { atexit(output_abort_all); }
+/* The temporaries' names again, for a signal handler, which may neither
+ * lock nor walk a list that another thread frees: a slot holds a name (and
+ * its owner) from output_open until its file is renamed or removed, and
+ * whoever takes a name out of its slot (the handler, or track) owns it. More
+ * than SIGNAL_SLOTS open at once go uncovered: a later run over their
+ * directory removes them (output_remove_temporaries). */
+#define SIGNAL_SLOTS 1024
+static char *_Atomic signal_tmp[SIGNAL_SLOTS];
+static pid_t signal_owner[SIGNAL_SLOTS];
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+/* On Ctrl-C, kill (a Slurm job's end) or a closed terminal: removes this
+ * process's temporaries, then dies of the signal as it would have. */
+static void remove_temporaries_and_die(int sig)
+{
+    int saved = errno;
+    pid_t self = getpid();
+    for (int i = 0; i < SIGNAL_SLOTS; i++) {
+        char *tmp = atomic_exchange(&signal_tmp[i], NULL);
+        if (tmp && signal_owner[i] == self) unlink(tmp);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+    errno = saved;
+}
+
+/* Installs the handler for the signals a user or scheduler stops a run
+ * with, except one already ignored (nohup's SIGHUP). */
+static void install_signal_cleanup(void)
+{
+    for (size_t k = 0; k < sizeof cleanup_signals / sizeof *cleanup_signals; k++) {
+        struct sigaction was, now = {.sa_handler = remove_temporaries_and_die};
+        sigemptyset(&now.sa_mask);
+        if (sigaction(cleanup_signals[k], NULL, &was) == 0 && was.sa_handler != SIG_IGN)
+            sigaction(cleanup_signals[k], &now, NULL);
+    }
+}
+
+static void register_cleanups(void)
+{
+    atexit(output_abort_all);
+    install_signal_cleanup();
+}
+
+/* Puts o's temporary name in a free slot (with open_lock held). */
+static void add_signal_slot(woutput *o)
+{
+    o->signal_slot = -1;
+    for (int i = 0; i < SIGNAL_SLOTS; i++)
+        if (atomic_load(&signal_tmp[i]) == NULL) {
+            signal_owner[i] = o->owner;
+            atomic_store(&signal_tmp[i], o->tmp);
+            o->signal_slot = i;
+            return;
+        }
+}
+
+/* Takes o's name back out of its slot. When a handler took it first, the
+ * handler may still be reading it: o->tmp is then left unfreed (the process
+ * is dying of the signal). */
+static void drop_signal_slot(woutput *o)
+{
+    if (o->signal_slot < 0) return;
+    if (atomic_exchange(&signal_tmp[o->signal_slot], NULL) != o->tmp) o->tmp = NULL;
+    o->signal_slot = -1;
+}
 
 static void track(woutput *o, bool add)
 {
-    static pthread_once_t at_exit_once = PTHREAD_ONCE_INIT;
+    static pthread_once_t cleanups_once = PTHREAD_ONCE_INIT;
     /* every exit that is not a clean close (dief, out of memory, a write
-     * error) removes the temporaries: nothing half-written stays behind */
-    if (add) pthread_once(&at_exit_once, register_abort_at_exit);
+     * error, SIGINT, SIGTERM, SIGHUP) removes the temporaries: nothing
+     * half-written stays behind */
+    if (add) pthread_once(&cleanups_once, register_cleanups);
     pthread_mutex_lock(&open_lock);
     if (add) {
         o->owner = getpid();
         o->next_open = open_list;
         open_list = o;
+        add_signal_slot(o);
     } else {
         for (woutput **pp = &open_list; *pp; pp = &(*pp)->next_open)
             if (*pp == o) { *pp = o->next_open; break; }
+        drop_signal_slot(o);
     }
     pthread_mutex_unlock(&open_lock);
 }
@@ -134,6 +205,7 @@ static void write_raw(void *ctx, const void *p, size_t n);
 woutput *output_open(const char *path, int zstd_level)
 {
     woutput *o = xcalloc(1, sizeof *o);
+    o->signal_slot = -1;
     struct stat st;
     if (!path || strcmp(path, "-") == 0) {
         o->fd = STDOUT_FILENO;

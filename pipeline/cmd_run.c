@@ -224,7 +224,7 @@ static int run_step(const pl_plan *p, pl_step s, int jobs, const pl_step_opts *o
             if (pid < 0) dief(EXIT_FATAL, "fork: %m");
             if (pid == 0) {
                 sigprocmask(SIG_SETMASK, &old_mask, NULL);
-                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                prctl(PR_SET_PDEATHSIG, SIGTERM); /* as spawn.c's children: temporaries removed */
                 if (getppid() != parent) _exit(EXIT_FATAL);
                 free(kids); /* the parent's bookkeeping; not the child's */
                 exit(pl_step_run(p, s, r, o));

@@ -35,7 +35,7 @@ void pl_argv_free(pl_argv *a)
 /* In the child: wires fds, asks to die with the parent, runs fn. Never returns. */
 static void run_child(int (*fn)(void *arg), void *arg, int null_fd, int err_fd, pid_t parent)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    prctl(PR_SET_PDEATHSIG, SIGTERM); /* SIGTERM: its handler removes the child's temporaries (core/output.c) */
     if (getppid() != parent) _exit(127); /* the parent died before prctl */
     dup2(null_fd, 0);
     dup2(null_fd, 1);
