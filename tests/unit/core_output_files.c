@@ -5,9 +5,10 @@
  * is found when read; a process forked while an output is open (a pipeline
  * step run in a child) exits without touching its parent's temporary, which
  * the parent then renames into place, while a child's own unfinished output
- * is removed at its exit; an output path that is a symbolic link is written
- * through it. Real documents: OLMo's C4 sample. */
+ * is removed at its exit or when SIGTERM kills it; an output path that is a
+ * symbolic link is written through it. Real documents: OLMo's C4 sample. */
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,19 @@ int main(void)
     int status = -1;
     waitpid(pid, &status, 0);
     is_int(temporaries(dir), 1, "after the child's exit: the parent's temporary is there, the child's own is gone");
+    /* the same for a child that dies of SIGTERM (core/output.c's handler) */
+    pid = fork();
+    if (pid == 0) {
+        char own[600];
+        snprintf(own, sizeof own, "%s/child.jsonl", dir);
+        woutput *c = output_open(own, 0);
+        output_write(c, "x\n", 2);
+        raise(SIGTERM);
+        _exit(0);
+    }
+    waitpid(pid, &status, 0);
+    ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "a child sent SIGTERM dies of it");
+    is_int(temporaries(dir), 1, "after its SIGTERM: the parent's temporary is there, the child's own is gone");
     output_write(o, text.data + 1000, 1000);
     output_close(o);
     wbuf back = WBUF_INIT;
