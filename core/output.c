@@ -354,8 +354,9 @@ void output_abort_all(void)
 {
     pthread_mutex_lock(&open_lock);
     pid_t self = getpid();
+    /* the list is kept: a second call (at exit, after a fatal error's) finds
+     * the files gone, and the outputs stay reachable for LeakSanitizer */
     for (woutput *o = open_list; o; o = o->next_open)
         if (o->owner == self) unlink(o->tmp);
-    open_list = NULL;
     pthread_mutex_unlock(&open_lock);
 }
