@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -204,10 +205,19 @@ static inline __attribute__((always_inline)) void push_known_word(fwords *ws, co
     ws->tally_chars += (uint64_t)((flags & WORD_STOP) != 0) | (content * nchars) << TALLY_HIGH;
 }
 
-/* NLTK's CONTRACTIONS2 that a word of ASCII letters can be, each split after
- * its third letter: (?i)\b(can)(not)\b, (gim)(me), (gon)(na), (got)(ta),
- * (lem)(me), (wan)(na). */
-static const char *const two_words[] = {"cannot", "gimme", "gonna", "gotta", "lemme", "wanna"};
+/* NLTK's CONTRACTIONS2: each splits after its first part, wherever \b (a
+ * word character on one side only) stands before it and after it; wanna
+ * only before a space, (wan)(na)(?=\s), which in a run is its end. Those
+ * of letters only are also found as whole words (push_alnum_word), split
+ * after their third letter. */
+static const struct {
+    const char *word;
+    uint8_t len, first;
+    bool at_end_only;
+} contractions2[] = {
+    {"cannot", 6, 3, false}, {"d'ye", 4, 1, false},  {"gimme", 5, 3, false}, {"gonna", 5, 3, false},
+    {"gotta", 5, 3, false},  {"lemme", 5, 3, false}, {"more'n", 6, 4, false}, {"wanna", 5, 3, true},
+};
 #define TWO_WORD_FIRST_LEN 3
 #define CASE_BITS 0x2020202020202020ULL /* an ASCII letter's lower-case bit, in every byte */
 /* They are looked up by one multiplication into a table where each has a
@@ -224,9 +234,10 @@ static inline size_t two_word_slot_of(uint64_t low)
 
 static void pack_two_words(void)
 {
-    for (size_t i = 0; i < sizeof two_words / sizeof two_words[0]; i++) {
+    for (size_t i = 0; i < sizeof contractions2 / sizeof contractions2[0]; i++) {
+        if (strchr(contractions2[i].word, '\'')) continue;
         uint64_t low = 0;
-        memcpy(&low, two_words[i], strlen(two_words[i]));
+        memcpy(&low, contractions2[i].word, contractions2[i].len);
         low |= CASE_BITS;
         two_word_slot[two_word_slot_of(low)] = low;
     }
@@ -357,18 +368,11 @@ static void push_double_quote(chunk_ctx *c, size_t i, size_t len)
     c->ws->w[c->ws->n - 1].hash = word_hash(word_prefix(form, 2, form + 2), form, 2);
 }
 
-/* True when NLTK's CONTRACTIONS3, (?i) ('t)(is|was)\b, splits the word
- * s[a, b): it is 'tis or 'twas after a space in the text NLTK's earlier
- * rules have made, that is at a sentence's start, after a space, or after a
- * mark those rules pad with spaces. */
-static bool splits_tis(chunk_ctx *c, size_t a, size_t b)
+/* Whether the text NLTK's earlier rules made has a space before s[a]: a
+ * sentence's start, a space, or a mark those rules pad with spaces. */
+static bool space_before(chunk_ctx *c, size_t a)
 {
     const char *s = c->s;
-    size_t n = b - a;
-    if (!((n == 4 || n == 5) && s[a] == '\'' && (s[a + 1] | 0x20) == 't')) return false;
-    if (n == 4 ? (s[a + 2] | 0x20) != 'i' || (s[a + 3] | 0x20) != 's'
-               : (s[a + 2] | 0x20) != 'w' || (s[a + 3] | 0x20) != 'a' || (s[a + 4] | 0x20) != 's')
-        return false;
     if (a == 0 || is_sentence_start(c->ws, a)) return true;
     size_t p = uc_prev_start(s, a), t = p;
     uint32_t prev = uc_next(s, a, &t);
@@ -379,6 +383,104 @@ static bool splits_tis(chunk_ctx *c, size_t a, size_t b)
     }
     return prev == 0xAB || prev == 0x201C || prev == 0x2018 || prev == 0x201E || prev == 0xBB || prev == 0x201D ||
            prev == 0x2019;
+}
+
+/* Whether c can start a CONTRACTIONS2 word (c, d, g, l, m, w in either case). */
+static inline bool contraction2_lead(char c)
+{
+    switch (c | 0x20) {
+    case 'c': case 'd': case 'g': case 'l': case 'm': case 'w': return true;
+    default: return false;
+    }
+}
+
+/* Whether the character that ends just before s[i] is a word character (\w). */
+static bool word_char_before(const char *s, size_t i)
+{
+    unsigned char c = (unsigned char)s[i - 1];
+    if (c < 128) return (ascii_class[c] & A_ALNUM) || c == '_';
+    size_t t = uc_prev_start(s, i);
+    return uc_is_word(uc_next(s, i, &t));
+}
+
+/* Whether the character at s[i] (before b) is a word character. */
+static bool word_char_at(const char *s, size_t i, size_t b)
+{
+    unsigned char c = (unsigned char)s[i];
+    if (c < 128) return (ascii_class[c] & A_ALNUM) || c == '_';
+    size_t t = i;
+    return uc_is_word(uc_next(s, b, &t));
+}
+
+/* Length of the CONTRACTIONS2 word at s[i] (in a run ending at b) and its
+ * first part's in *first, or 0. */
+static size_t contraction2_at(const char *s, size_t i, size_t a, size_t b, size_t *first)
+{
+    for (size_t k = 0; k < sizeof contractions2 / sizeof contractions2[0]; k++) {
+        size_t n = contractions2[k].len;
+        if ((s[i] | 0x20) != contractions2[k].word[0] || b - i < n || strncasecmp(s + i, contractions2[k].word, n))
+            continue;
+        if (i > a && word_char_before(s, i)) return 0;
+        if (contractions2[k].at_end_only ? i + n != b : i + n < b && word_char_at(s, i + n, b)) continue;
+        *first = contractions2[k].first;
+        return n;
+    }
+    return 0;
+}
+
+/* Whether a chunk s[a, b) of ASCII letters, digits and wider characters
+ * holds a CONTRACTIONS2 word: one can only start at a or after a wider
+ * character (\b between letters and digits never stands). */
+static bool has_contraction2(const char *s, size_t a, size_t b)
+{
+    for (size_t i = a; i + 4 <= b; i++) {
+        if (i > a && (unsigned char)s[i - 1] < 0x80) continue;
+        size_t first;
+        if (contraction2_lead(s[i]) && contraction2_at(s, i, a, b, &first)) return true;
+    }
+    return false;
+}
+
+/* Length of 'tis or 'twas at s[a] (in a run ending at b) when \b follows
+ * it, or 0: NLTK's CONTRACTIONS3, (?i) ('t)(is|was)\b, once a space is
+ * before it. */
+static inline size_t tis_len(const char *s, size_t a, size_t b)
+{
+    if (b - a < 4 || s[a] != '\'') return 0;
+    size_t n = b - a >= 5 && !strncasecmp(s + a, "'twas", 5) ? 5 : !strncasecmp(s + a, "'tis", 4) ? 4 : 0;
+    return n && (a + n == b || !word_char_at(s, a + n, b)) ? n : 0;
+}
+
+/* Pushes 't and is (or was) when 'tis or 'twas starts s[a, b); returns
+ * where the rest starts. */
+static size_t push_tis(chunk_ctx *c, size_t a, size_t b)
+{
+    size_t n = tis_len(c->s, a, b);
+    if (!n) return a;
+    push_word(c->ws, c->s, a, 2, c->line, c->stop);
+    push_word(c->ws, c->s, a + 2, n - 2, c->line, c->stop);
+    return a + n;
+}
+
+/* push_word() for the word s[a, b) split as NLTK's CONTRACTIONS2 and then
+ * CONTRACTIONS3 split it: each CONTRACTIONS2 word is padded with spaces, so
+ * a 'tis after one splits too. */
+static void push_word_contractions(chunk_ctx *c, size_t a, size_t b)
+{
+    const char *s = c->s;
+    size_t from = a;
+    for (size_t i = a; i + 4 <= b; i++) {
+        unsigned char prev = i > a ? (unsigned char)s[i - 1] : ' ';
+        if ((prev < 0x80 && ((ascii_class[prev] & A_ALNUM) || prev == '_')) || !contraction2_lead(s[i])) continue;
+        size_t first, n = contraction2_at(s, i, a, b, &first);
+        if (!n) continue;
+        push_word(c->ws, s, from, i - from, c->line, c->stop);
+        push_word(c->ws, s, i, first, c->line, c->stop);
+        push_word(c->ws, s, i + first, n - first, c->line, c->stop);
+        from = push_tis(c, i + n, b);
+        i = from - 1;
+    }
+    push_word(c->ws, s, from, b - from, c->line, c->stop);
 }
 
 /* Emits the run s[a, b) (its chunk ends at chunk_end): splits a sentence's
@@ -402,9 +504,8 @@ static void flush_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end)
         b--;
     }
     size_t cl = spaced ? contraction_len(s + a, b - a) : 0;
-    size_t t = splits_tis(c, a, b - cl) ? 2 : 0; /* 'tis, 'twas: 't is, 't was */
-    if (t) push_word(c->ws, s, a, t, c->line, c->stop);
-    push_word(c->ws, s, a + t, b - a - cl - t, c->line, c->stop);
+    size_t rest = tis_len(s, a, b - cl) && space_before(c, a) ? push_tis(c, a, b - cl) : a; /* 't is, 't was */
+    push_word_contractions(c, rest, b - cl);
     if (cl) push_word(c->ws, s, b - cl, cl, c->line, c->stop);
     if (trailing_quote) push_word(c->ws, s, b, 1, c->line, c->stop);
     if (final_period) push_word(c->ws, s, b + trailing_quote, 1, c->line, c->stop);
@@ -473,9 +574,8 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
                 while (i + tok < b && s[i + tok] == '.') tok++;
             } else if (ch == '-' && i + 1 < b && s[i + 1] == '-') {
                 tok = 2;
-            } else if (ch == '`') {
-                tok = 1;
-                while (i + tok < b && s[i + tok] == '`') tok++;
+            } else if (ch == '`') { /* ([`]+) then (``): a run is pairs, then one left over */
+                tok = i + 1 < b && s[i + 1] == '`' ? 2 : 1;
             }
             if (!tok) {
                 pure = false;
@@ -691,7 +791,8 @@ void words_tokenize_counted(fwords *ws, const char *s, size_t n, size_t text_cha
         /* ASCII letters and digits and wider characters the splitter leaves
          * alone (no quote, no script without spaces): one word, as
          * split_chunk would find, its flags known from this scan */
-        if (!nospace && !(seen & ~(A_ALPHA | A_ALNUM)) && !(wide_any & W_QUOTE)) {
+        if (!nospace && !(seen & ~(A_ALPHA | A_ALNUM)) && !(wide_any & W_QUOTE) &&
+            !(wide_bytes && has_contraction2(s, a, i))) {
             size_t ascii = i - a - wide_bytes;
             uint32_t flags = (seen & A_ALPHA) || (wide_any & W_ALPHA) ? WORD_ALPHA : 0;
             if (!ascii && (wide_all & W_PUNCT)) flags |= WORD_SYMBOL;

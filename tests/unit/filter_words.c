@@ -141,12 +141,22 @@ int main(void)
     /* PUNCTUATION's \.{2,} and STARTING_QUOTES's [`]+ (NLTK 3.8's output) */
     is_str(tokens(&ws, "wait.. ok a..b x"), "wait|..|ok|a|..|b|x", "two dots are a token");
     is_str(tokens(&ws, "He said ``Hello`` and `quoted` x"), "He|said|``|Hello|``|and|`|quoted|`|x",
-           "a run of backquotes is one token");
+           "backquotes are tokens of their own");
+    is_str(tokens(&ws, "```python x ```` y ````` `z` a``b"), "``|`|python|x|``|``|y|``|``|`|`|z|`|a|``|b",
+           "a longer run of backquotes is pairs, then one left over ((``) after [`]+)");
     /* CONTRACTIONS2: (?i)\b(can)(not)\b and gim|me, gon|na, got|ta, lem|me, wan|na */
     is_str(tokens(&ws, "I cannot go, CanNot. Gonna gotta wanna gimme lemme (cannot) cannots wannabe"),
            "I|can|not|go|,|Can|Not|.|Gon|na|got|ta|wan|na|gim|me|lem|me|(|can|not|)|cannots|wannabe",
            "cannot gonna gotta wanna gimme lemme split in two");
     is_str(tokens(&ws, "you wanna"), "you|wan|na", "wanna at the text's end split");
+    /* ... wherever \b stands in a longer token, d'ye and more'n too, and wanna only before a space */
+    is_str(tokens(&ws, "cannot-do gonna-be -lemme cannot/will cannot's \u2026Cannot gonna\u2026 wanna-be wanna, d'ye "
+                       "D'YE more'n cannot_do \u00e9cannot"),
+           "can|not|-do|gon|na|-be|-|lem|me|can|not|/will|can|not|'s|\u2026|Can|not|gon|na|\u2026|wanna-be|wan|na|,|"
+           "d|'ye|D|'YE|more|'n|cannot_do|\u00e9cannot",
+           "CONTRACTIONS2 inside longer tokens, as NLTK 3.8 splits them");
+    is_str(tokens(&ws, "gonna'Tis so 'tis/ 'Tis\u2026 'twasn 'twas_"), "gon|na|'T|is|so|'t|is|/|'T|is|\u2026|'twasn|'twas_",
+           "'tis after the space CONTRACTIONS2 pads, and before a mark (\\b)");
     /* PUNCTUATION splits , and : unless a digit follows, wherever they are */
     is_str(tokens(&ws, "a ,5 b (,5) :30"), "a|,5|b|(|,5|)|:30", "comma or colon before a digit kept");
     /* Python's str.split() white space: U+2000..U+200A (U+200A HAIR SPACE the last), U+205F, U+3000 */
