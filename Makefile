@@ -161,7 +161,8 @@ demo: deps
 BENCH_C   = $(BUILD)/bench/docstream_bench $(BUILD)/bench/tokenize_encode $(BUILD)/bench/dedup_sig \
             $(BUILD)/bench/parquet_read $(BUILD)/bench/shard_frames $(BUILD)/bench/json_scan \
             $(BUILD)/bench/zstd_params $(BUILD)/bench/shard_writer_bench \
-            $(BUILD)/bench/filter_parts $(BUILD)/bench/dedup_add $(BUILD)/bench/shard_compress
+            $(BUILD)/bench/filter_parts $(BUILD)/bench/dedup_add $(BUILD)/bench/shard_compress \
+            $(BUILD)/bench/words_dump
 BENCH_BIN = $(BENCH_C) $(BUILD)/bench/simdjson_lines
 $(BENCH_C): $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
