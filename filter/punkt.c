@@ -66,11 +66,14 @@ typedef struct {
     size_t n;
 } span;
 
-static int compare_with_entry(const span *key, const char *entry)
+/* Whether key's bytes are exactly the NUL-terminated entry (read no
+ * further than its first difference: no strlen on the hot path). */
+static bool span_equals(span key, const char *entry)
 {
-    size_t m = strlen(entry);
-    int c = memcmp(key->p, entry, key->n < m ? key->n : m);
-    return c ? c : (key->n > m) - (key->n < m);
+    size_t i = 0;
+    for (; i < key.n; i++)
+        if (!entry[i] || entry[i] != key.p[i]) return false;
+    return !entry[i];
 }
 
 /* A set of the model's words for lookups: open addressing, built once. */
@@ -113,7 +116,7 @@ static bool set_has(const word_set *set, span key)
 {
     if (key.n > set->max_len) return false;
     for (size_t k = slot_of(key.p, key.n); set->slot[k]; k = (k + 1) & (SET_SLOTS - 1))
-        if (!compare_with_entry(&key, set->words[set->slot[k] - 1])) return true;
+        if (span_equals(key, set->words[set->slot[k] - 1])) return true;
     return false;
 }
 
@@ -123,7 +126,7 @@ static bool is_collocation(span first, span second)
 {
     if (first.n != 1 && first.n != sizeof NUMBER_TYPE - 1) return false; /* every first word is one of those */
     for (size_t i = 0; i < sizeof collocations / sizeof collocations[0]; i++)
-        if (!compare_with_entry(&first, collocations[i][0]) && !compare_with_entry(&second, collocations[i][1]))
+        if (span_equals(first, collocations[i][0]) && span_equals(second, collocations[i][1]))
             return true;
     return false;
 }
@@ -302,7 +305,7 @@ static void second_pass(ptoken *t1, const ptoken *t2)
             return;
         }
     }
-    if (t1->initial || !compare_with_entry(&typ, NUMBER_TYPE)) {
+    if (t1->initial || span_equals(typ, NUMBER_TYPE)) {
         enum ortho o = ortho_heuristic(t2);
         /* for an initial, unknown before a capitalised word never seen in
          * lower case (none are, without the table) is no break either */
