@@ -340,6 +340,13 @@ static bool is_final_period(fwords *ws, size_t pos)
     return ws->next_period < ws->periods.n && ws->periods.at[ws->next_period] == pos;
 }
 
+/* Whether pos is in offsets from the cursor next on, without moving it. */
+static bool offset_ahead(const punkt_offsets *o, size_t next, size_t pos)
+{
+    while (next < o->n && o->at[next] < pos) next++;
+    return next < o->n && o->at[next] == pos;
+}
+
 /* True when a punkt sentence starts at s[pos]; asked in increasing pos order. */
 static bool is_sentence_start(fwords *ws, size_t pos)
 {
@@ -568,6 +575,15 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
                     if (i + 1 < b && (s[i + 1] == ':' || s[i + 1] == ',')) taken = i + 1;
                 }
             } else if (ch == '\'') {
+                if (i > run && offset_ahead(&c->ws->starts, c->ws->next_start, i)) {
+                    /* a punkt sentence starts at the quote (left.'She), and
+                     * NLTK splits each sentence apart: the run ends here as
+                     * at the text's end */
+                    flush_known_run(c, run, i, i + 1, pure, seen);
+                    run = i;
+                    pure = true;
+                    seen = 0;
+                }
                 tok = quote_token_len(s, i, b);
             } else if (ch == '.' && i + 1 < b && s[i + 1] == '.') {
                 tok = 2;

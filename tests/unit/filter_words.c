@@ -157,6 +157,12 @@ int main(void)
            "CONTRACTIONS2 inside longer tokens, as NLTK 3.8 splits them");
     is_str(tokens(&ws, "gonna'Tis so 'tis/ 'Tis\u2026 'twasn 'twas_"), "gon|na|'T|is|so|'t|is|/|'T|is|\u2026|'twasn|'twas_",
            "'tis after the space CONTRACTIONS2 pads, and before a mark (\\b)");
+    /* punkt breaks before a quote right after a period, and NLTK splits each sentence apart */
+    is_str(tokens(&ws, "He left.'She came back. It was 'fine.'And I said no.'tis it. No. .'tis x"),
+           "He|left|.|'She|came|back|.|It|was|'fine|.|'And|I|said|no|.|'t|is|it|.|No|.|.|'t|is|x",
+           "a sentence that starts at a quote inside a token ends the token before it");
+    is_str(tokens(&ws, "Hi.\n'tis.'Tis x"), "Hi|.|'t|is|.|'T|is|x",
+           "and the token's own start is still seen as a sentence start");
     /* PUNCTUATION splits , and : unless a digit follows, wherever they are */
     is_str(tokens(&ws, "a ,5 b (,5) :30"), "a|,5|b|(|,5|)|:30", "comma or colon before a digit kept");
     /* Python's str.split() white space: U+2000..U+200A (U+200A HAIR SPACE the last), U+205F, U+3000 */
