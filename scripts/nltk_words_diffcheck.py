@@ -39,36 +39,22 @@ SENTENCE_MARKS = [".", ".", ".", "?", "!", "?!", "...", "\u2026", ". .", '."', "
                   ".]", ",", ";", ":", "(", '"', "\u201c", "'", "-", "--"]
 
 
-def nltk_tokenizer():
+def reference_punkt():
+    """punkt with winnow's parameters, as scripts/nltk_words_reference.py builds it."""
     spec = importlib.util.spec_from_file_location("reference", os.path.join(HERE, "nltk_words_reference.py"))
     reference = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(reference)
+    return reference.tokenizer()
+
+
+def nltk_words():
     from nltk.tokenize import NLTKWordTokenizer
-    sentences, words = reference.tokenizer(), NLTKWordTokenizer()
+    sentences, words = reference_punkt(), NLTKWordTokenizer()
     return lambda text: [w for s in sentences.tokenize(text) for w in words.tokenize(s) if w.strip()]
 
 
-def made_up_text(rng):
-    pieces = []
-    for _ in range(rng.randint(3, 18)):
-        pieces.append(rng.choice(WORDS) if rng.random() < 0.6 else rng.choice(MARKS))
-        pieces.append(rng.choice(SEPARATORS))
-    return "".join(pieces).strip()
-
-
-def made_up_sentences(rng):
-    pieces = []
-    for _ in range(rng.randint(3, 24)):
-        pieces.append(rng.choice(SENTENCE_WORDS) if rng.random() < 0.7 else rng.choice(SENTENCE_MARKS))
-        pieces.append(rng.choice(SEPARATORS))
-    return "".join(pieces).strip()
-
-
 def nltk_sentences():
-    spec = importlib.util.spec_from_file_location("reference", os.path.join(HERE, "nltk_words_reference.py"))
-    reference = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(reference)
-    punkt = reference.tokenizer()
+    punkt = reference_punkt()
 
     def starts_and_count(text):
         starts = [len(text[:a].encode("utf-8")) for a, _ in punkt.span_tokenize(text)]
@@ -77,22 +63,27 @@ def nltk_sentences():
     return starts_and_count
 
 
-def check_sentences(seed, count, show):
-    rng = random.Random(seed)
-    texts = [t for t in (made_up_sentences(rng) for _ in range(count)) if t]
-    ours = subprocess.run([DUMP, "--sentences"], input="\0".join(texts).encode(), capture_output=True, check=True)
-    ours = ours.stdout.decode().split("\n")
-    nltk = nltk_sentences()
+def made_up(rng, most_pieces, words, marks, word_share):
+    """A text of 3 to most_pieces pieces, each a word (with word_share chance) or a mark."""
+    pieces = []
+    for _ in range(rng.randint(3, most_pieces)):
+        pieces.append(rng.choice(words) if rng.random() < word_share else rng.choice(marks))
+        pieces.append(rng.choice(SEPARATORS))
+    return "".join(pieces).strip()
+
+
+def compare(texts, ours, theirs, label, show):
+    """Prints the first `show` texts where ours (one per text) and theirs(text) differ, and how many."""
     differ = 0
-    for text, line in zip(texts, ours):
-        theirs = nltk(text)
-        if line != theirs:
+    for text, mine in zip(texts, ours):
+        reference = theirs(text)
+        if mine != reference:
             differ += 1
             if differ <= show:
                 print(repr(text))
-                print("  winnow:", line)
-                print("  nltk:  ", theirs)
-    print(f"differ {differ} of {len(texts)} (sentences, seed {seed})")
+                print("  winnow:", mine)
+                print("  nltk:  ", reference)
+    print(f"differ {differ} of {len(texts)} ({label})")
 
 
 def main():
@@ -102,25 +93,17 @@ def main():
         args = args[1:]
     seed = int(args[0]) if len(args) > 0 else 1
     count = int(args[1]) if len(args) > 1 else 5000
-    if sentences:
-        check_sentences(seed, count, int(os.environ.get("SHOW", "15")))
-        return
     show = int(os.environ.get("SHOW", "15"))
     rng = random.Random(seed)
-    texts = [t for t in (made_up_text(rng) for _ in range(count)) if t]
-    ours = subprocess.run([DUMP], input="\0".join(texts).encode(), capture_output=True, check=True)
-    ours = ours.stdout.decode().split("\x1e\n")
-    nltk_words = nltk_tokenizer()
-    differ = 0
-    for text, dumped in zip(texts, ours):
-        winnow, nltk = [w for w in dumped.split("\n") if w], nltk_words(text)
-        if winnow != nltk:
-            differ += 1
-            if differ <= show:
-                print(repr(text))
-                print("  winnow:", winnow)
-                print("  nltk:  ", nltk)
-    print(f"differ {differ} of {len(texts)} (seed {seed})")
+    if sentences:
+        texts = [t for t in (made_up(rng, 24, SENTENCE_WORDS, SENTENCE_MARKS, 0.7) for _ in range(count)) if t]
+        out = subprocess.run([DUMP, "--sentences"], input="\0".join(texts).encode(), capture_output=True, check=True)
+        compare(texts, out.stdout.decode().split("\n"), nltk_sentences(), f"sentences, seed {seed}", show)
+    else:
+        texts = [t for t in (made_up(rng, 18, WORDS, MARKS, 0.6) for _ in range(count)) if t]
+        out = subprocess.run([DUMP], input="\0".join(texts).encode(), capture_output=True, check=True)
+        ours = [[w for w in dumped.split("\n") if w] for dumped in out.stdout.decode().split("\x1e\n")]
+        compare(texts, ours, nltk_words(), f"words, seed {seed}", show)
 
 
 if __name__ == "__main__":
