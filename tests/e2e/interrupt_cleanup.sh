@@ -30,6 +30,16 @@ wait_for() {
     until ls $1 > /dev/null 2>&1 || [ $tries -ge 200 ]; do sleep 0.1; tries=$((tries + 1)); done
 }
 
+# stop SIG PID: sends the signal and waits; the exit status in rc. The shell's
+# own "Terminated" job message is kept out of the test's log.
+stop() {
+    exec 4>&2 2> /dev/null
+    kill -$1 $2
+    wait $2
+    rc=$?
+    exec 2>&4 4>&-
+}
+
 gzip -dc "$DOCS" > "$TMP/docs.jsonl"
 
 # winnow filter -o FILE, reading from a fifo that stays open: caught mid-run.
@@ -42,9 +52,7 @@ for sig_status in INT:130 TERM:143 HUP:129; do
     head -n 200 "$TMP/docs.jsonl" >&3
     wait_for "$TMP/kept.jsonl.tmp.*"
     ok "SIG$sig: filter is writing its temporary" ls "$TMP"/kept.jsonl.tmp.*
-    kill -$sig $pid
-    wait $pid
-    rc=$?
+    stop $sig $pid
     exec 3>&-
     is "$rc" "${sig_status#*:}" "SIG$sig: filter dies of the signal (status 128 + its number)"
     is "$(ls "$TMP" | grep -c kept)" 0 "SIG$sig: no temporary left and no output renamed into place"
@@ -77,9 +85,7 @@ head -c 5000000 "$TMP/in.bin" >&3 # about 1.25M tokens: the third shard is half 
 wait_for "$TMP/d/shard_00002.tok.zst.tmp.*"
 wait_for "$TMP/d/shard_00001.tok.zst" # renamed by the writer's closer thread, a moment later
 ok "shard is inside its third shard" ls "$TMP"/d/shard_00002.tok.zst.tmp.* "$TMP/d/shard_00001.tok.zst"
-kill -TERM $pid
-wait $pid
-rc=$?
+stop TERM $pid
 exec 3>&-
 is "$rc" 143 "shard dies of SIGTERM"
 is "$(ls "$TMP/d" | grep -c '\.tmp\.')" 0 "no temporary left in the shard directory"
@@ -99,9 +105,8 @@ launch $WINNOW run -q --threads 1 "$TMP/p.ini" 2> /dev/null &
 pid=$!
 wait_for "$TMP/work/docs/*.tmp.*"
 ok "run: a file's process is writing its documents" ls "$TMP"/work/docs/*.tmp.*
-kill -TERM $pid
-wait $pid
-is "$?" 143 "run dies of SIGTERM"
+stop TERM $pid
+is "$rc" 143 "run dies of SIGTERM"
 tries=0 # its children die of their own SIGTERM, a moment later
 while find "$TMP/work" "$TMP/out" -name '*.tmp.*' 2> /dev/null | grep -q . && [ $tries -lt 100 ]; do
     sleep 0.1; tries=$((tries + 1))
