@@ -565,6 +565,16 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
                 i = alnum_run_end(s, text_n, i, &seen);
                 continue;
             }
+            if ((ch == '\'' || ch == ':') && i > run && offset_ahead(&c->ws->starts, c->ws->next_start, i)) {
+                /* a punkt sentence starts at a mark that stays in a run
+                 * (left.'She, end.:5: punkt breaks before them after a
+                 * period), and NLTK splits each sentence apart: the run ends
+                 * here as at the text's end */
+                flush_known_run(c, run, i, i + 1, pure, seen);
+                run = i;
+                pure = true;
+                seen = 0;
+            }
             if (k & A_SPLIT) {
                 tok = 1;
             } else if ((ch == ',' || ch == ':') && i != taken) {
@@ -575,15 +585,6 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
                     if (i + 1 < b && (s[i + 1] == ':' || s[i + 1] == ',')) taken = i + 1;
                 }
             } else if (ch == '\'') {
-                if (i > run && offset_ahead(&c->ws->starts, c->ws->next_start, i)) {
-                    /* a punkt sentence starts at the quote (left.'She), and
-                     * NLTK splits each sentence apart: the run ends here as
-                     * at the text's end */
-                    flush_known_run(c, run, i, i + 1, pure, seen);
-                    run = i;
-                    pure = true;
-                    seen = 0;
-                }
                 tok = quote_token_len(s, i, b);
             } else if (ch == '.' && i + 1 < b && s[i + 1] == '.') {
                 tok = 2;

@@ -163,6 +163,8 @@ int main(void)
            "a sentence that starts at a quote inside a token ends the token before it");
     is_str(tokens(&ws, "Hi.\n'tis.'Tis x"), "Hi|.|'t|is|.|'T|is|x",
            "and the token's own start is still seen as a sentence start");
+    is_str(tokens(&ws, "The end.:5 more. It rained.:30 pm"), "The|end|.|:5|more|.|It|rained|.|:30|pm",
+           "so does one that starts at a ':' a digit keeps in the token");
     /* PUNCTUATION splits , and : unless a digit follows, wherever they are */
     is_str(tokens(&ws, "a ,5 b (,5) :30"), "a|,5|b|(|,5|)|:30", "comma or colon before a digit kept");
     /* Python's str.split() white space: U+2000..U+200A (U+200A HAIR SPACE the last), U+205F, U+3000 */
