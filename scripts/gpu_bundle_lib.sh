@@ -23,6 +23,15 @@ bundle_programs() {
     rm -rf "$bp_tmp"
 }
 
+# bundle_winnow_zstd DIR - writes DIR/bin.tar.xz with build/winnow (stripped: the bundle's
+# size is limited) and zstd, for the device scripts that only run the command.
+bundle_winnow_zstd() {
+    bw_strip=$(mktemp -d)
+    strip -o "$bw_strip/winnow" "$(dirname "$0")/../build/winnow"
+    bundle_programs "$1" "$(command -v zstd)" "winnow=$bw_strip/winnow"
+    rm -rf "$bw_strip"
+}
+
 # bundle_tokref_jsonl SHARED CORPUS OUT - tokref CORPUS (en_code, multi, ...) as JSONL, zstd -19, in OUT.
 bundle_tokref_jsonl() {
     python3 "$(dirname "$0")/tokenize_tokref.py" jsonl "$1/tokref/$2.txt.zst" "$1/tokref/$2.idx.tsv" 0 |

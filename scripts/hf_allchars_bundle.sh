@@ -13,10 +13,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/gpu_bundle_lib.sh"
 rm -rf "$dir"
 mkdir -p "$dir/files"
-strip_dir=$(mktemp -d)
-strip -o "$strip_dir/winnow" "$here/build/winnow"
-bundle_programs "$dir" "$(command -v zstd)" "winnow=$strip_dir/winnow"
-rm -rf "$strip_dir"
+bundle_winnow_zstd "$dir"
 for files in "$@"; do cp "$files"/*.tokenizer.json.zst "$dir/files/"; done
 cp "$here/scripts/hf_allchars_device.py" "$dir/"
 du -sh "$dir"

@@ -15,10 +15,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/gpu_bundle_lib.sh"
 rm -rf "$dir"
 mkdir -p "$dir/files" "$dir/corpora"
-strip_dir=$(mktemp -d)
-strip -o "$strip_dir/winnow" "$here/build/winnow"
-bundle_programs "$dir" "$(command -v zstd)" "winnow=$strip_dir/winnow"
-rm -rf "$strip_dir"
+bundle_winnow_zstd "$dir"
 cp "$files"/*.tokenizer.json.zst "$dir/files/"
 for c in multi edge blns; do bundle_tokref_jsonl "$shared" "$c" "$dir/corpora/$c.jsonl.zst"; done
 python3 "$here/scripts/tokenize_tokref.py" jsonl "$shared/tokref/en_code.txt.zst" "$shared/tokref/en_code.idx.tsv" 0 |

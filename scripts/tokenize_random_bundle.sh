@@ -14,10 +14,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/gpu_bundle_lib.sh"
 rm -rf "$dir"
 mkdir -p "$dir/files" "$dir/vocab"
-strip_dir=$(mktemp -d)
-strip -o "$strip_dir/winnow" "$here/build/winnow"
-bundle_programs "$dir" "$(command -v zstd)" "winnow=$strip_dir/winnow"
-rm -rf "$strip_dir"
+bundle_winnow_zstd "$dir"
 cp "$shared"/vocab/tiktoken/*.tiktoken "$dir/vocab/"
 cp "$shared"/vocab/hf/*.tokenizer.json.zst "$dir/files/"
 cp "$here/scripts/tokenize_random_device.py" "$dir/"
