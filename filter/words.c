@@ -340,18 +340,22 @@ static bool is_final_period(fwords *ws, size_t pos)
     return ws->next_period < ws->periods.n && ws->periods.at[ws->next_period] == pos;
 }
 
-/* Whether pos is in offsets from the cursor next on, without moving it. */
-static bool offset_ahead(const punkt_offsets *o, size_t next, size_t pos)
-{
-    while (next < o->n && o->at[next] < pos) next++;
-    return next < o->n && o->at[next] == pos;
-}
-
 /* True when a punkt sentence starts at s[pos]; asked in increasing pos order. */
 static bool is_sentence_start(fwords *ws, size_t pos)
 {
     while (ws->next_start < ws->starts.n && ws->starts.at[ws->next_start] < pos) ws->next_start++;
     return ws->next_start < ws->starts.n && ws->starts.at[ws->next_start] == pos;
+}
+
+/* True when a punkt sentence starts at s[pos], inside a run that starts at
+ * run: the cursor moves only up to run (flush_run asks about run itself
+ * later), so each look-ahead reads just the starts inside the run. */
+static bool sentence_starts_in_run(fwords *ws, size_t run, size_t pos)
+{
+    while (ws->next_start < ws->starts.n && ws->starts.at[ws->next_start] < run) ws->next_start++;
+    size_t next = ws->next_start;
+    while (next < ws->starts.n && ws->starts.at[next] < pos) next++;
+    return next < ws->starts.n && ws->starts.at[next] == pos;
 }
 
 /* Appends the '"' or "''" at s[i] (len bytes) as the `` or '' NLTK makes of
@@ -565,7 +569,7 @@ static void split_chunk(chunk_ctx *c, size_t a, size_t b)
                 i = alnum_run_end(s, text_n, i, &seen);
                 continue;
             }
-            if ((ch == '\'' || ch == ':') && i > run && offset_ahead(&c->ws->starts, c->ws->next_start, i)) {
+            if ((ch == '\'' || ch == ':') && i > run && sentence_starts_in_run(c->ws, run, i)) {
                 /* a punkt sentence starts at a mark that stays in a run
                  * (left.'She, end.:5: punkt breaks before them after a
                  * period), and NLTK splits each sentence apart: the run ends
