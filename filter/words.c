@@ -23,7 +23,7 @@
 #define NLTK_DOUBLE_QUOTE_CHARS 2
 
 /* ASCII classes, looked up once per byte. */
-enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_ALNUM = 64 };
+enum { A_SPACE = 1, A_BREAK = 2, A_ALPHA = 4, A_PUNCT = 8, A_SPLIT = 16, A_ALNUM = 64, A_WORD = 128 };
 static uint8_t ascii_class[256]; /* bytes >= 0x80 (parts of wider characters): none */
 
 /* Classes of wider characters, as uchar.h defines them; those of the Basic
@@ -75,6 +75,7 @@ static void fill_ascii_class(void)
         if (uc_is_line_break((uint32_t)c)) k |= A_BREAK;
         if (isalpha(c)) k |= A_ALPHA;
         if (isalnum(c)) k |= A_ALNUM;
+        if (uc_is_word((uint32_t)c)) k |= A_WORD; /* Python's \w */
         if (uc_is_datatrove_punct((uint32_t)c)) k |= A_PUNCT;
         /* characters NLTK's Treebank rules always make tokens of their own */
         if (strchr(";@#$%&?!()[]{}<>*\"", c) && c) k |= A_SPLIT;
@@ -409,7 +410,7 @@ static inline bool contraction2_lead(char c)
 static bool word_char_before(const char *s, size_t i)
 {
     unsigned char c = (unsigned char)s[i - 1];
-    if (c < 128) return (ascii_class[c] & A_ALNUM) || c == '_';
+    if (c < 0x80) return ascii_class[c] & A_WORD;
     size_t t = uc_prev_start(s, i);
     return uc_is_word(uc_next(s, i, &t));
 }
@@ -418,20 +419,18 @@ static bool word_char_before(const char *s, size_t i)
 static bool word_char_at(const char *s, size_t i, size_t b)
 {
     unsigned char c = (unsigned char)s[i];
-    if (c < 128) return (ascii_class[c] & A_ALNUM) || c == '_';
-    size_t t = i;
-    return uc_is_word(uc_next(s, b, &t));
+    if (c < 0x80) return ascii_class[c] & A_WORD;
+    return uc_is_word(uc_next(s, b, &i));
 }
 
-/* Length of the CONTRACTIONS2 word at s[i] (in a run ending at b) and its
- * first part's in *first, or 0. */
-static size_t contraction2_at(const char *s, size_t i, size_t a, size_t b, size_t *first)
+/* Length of the CONTRACTIONS2 word at s[i] (in a run ending at b, \b
+ * before it) and its first part's in *first, or 0. */
+static size_t contraction2_at(const char *s, size_t i, size_t b, size_t *first)
 {
     for (size_t k = 0; k < sizeof contractions2 / sizeof contractions2[0]; k++) {
         size_t n = contractions2[k].len;
         if ((s[i] | 0x20) != contractions2[k].word[0] || b - i < n || strncasecmp(s + i, contractions2[k].word, n))
             continue;
-        if (i > a && word_char_before(s, i)) return 0;
         if (contractions2[k].at_end_only ? i + n != b : i + n < b && word_char_at(s, i + n, b)) continue;
         *first = contractions2[k].first;
         return n;
@@ -439,17 +438,23 @@ static size_t contraction2_at(const char *s, size_t i, size_t a, size_t b, size_
     return 0;
 }
 
-/* Whether a chunk s[a, b) of ASCII letters, digits and wider characters
- * holds a CONTRACTIONS2 word: one can only start at a or after a wider
- * character (\b between letters and digits never stands). */
+/* Where the first CONTRACTIONS2 word in s[from, b) starts (the run starts
+ * at a: \b stands there), its length in *n and its first part's in *first;
+ * b when there is none. */
+static size_t next_contraction2(const char *s, size_t from, size_t a, size_t b, size_t *n, size_t *first)
+{
+    for (size_t i = from; i + 4 <= b; i++) {
+        if (!contraction2_lead(s[i]) || (i > a && word_char_before(s, i))) continue;
+        if ((*n = contraction2_at(s, i, b, first))) return i;
+    }
+    return b;
+}
+
+/* Whether a chunk s[a, b) holds a CONTRACTIONS2 word. */
 static bool has_contraction2(const char *s, size_t a, size_t b)
 {
-    for (size_t i = a; i + 4 <= b; i++) {
-        if (i > a && (unsigned char)s[i - 1] < 0x80) continue;
-        size_t first;
-        if (contraction2_lead(s[i]) && contraction2_at(s, i, a, b, &first)) return true;
-    }
-    return false;
+    size_t n, first;
+    return next_contraction2(s, a, a, b, &n, &first) < b;
 }
 
 /* Length of 'tis or 'twas at s[a] (in a run ending at b) when \b follows
@@ -462,11 +467,10 @@ static inline size_t tis_len(const char *s, size_t a, size_t b)
     return n && (a + n == b || !word_char_at(s, a + n, b)) ? n : 0;
 }
 
-/* Pushes 't and is (or was) when 'tis or 'twas starts s[a, b); returns
- * where the rest starts. */
-static size_t push_tis(chunk_ctx *c, size_t a, size_t b)
+/* Pushes 't and is (or was), the tis_len() n bytes at s[a]; returns where
+ * the rest starts. */
+static size_t push_tis(chunk_ctx *c, size_t a, size_t n)
 {
-    size_t n = tis_len(c->s, a, b);
     if (!n) return a;
     push_word(c->ws, c->s, a, 2, c->line, c->stop);
     push_word(c->ws, c->s, a + 2, n - 2, c->line, c->stop);
@@ -479,17 +483,12 @@ static size_t push_tis(chunk_ctx *c, size_t a, size_t b)
 static void push_word_contractions(chunk_ctx *c, size_t a, size_t b)
 {
     const char *s = c->s;
-    size_t from = a;
-    for (size_t i = a; i + 4 <= b; i++) {
-        unsigned char prev = i > a ? (unsigned char)s[i - 1] : ' ';
-        if ((prev < 0x80 && ((ascii_class[prev] & A_ALNUM) || prev == '_')) || !contraction2_lead(s[i])) continue;
-        size_t first, n = contraction2_at(s, i, a, b, &first);
-        if (!n) continue;
+    size_t from = a, n, first;
+    for (size_t i; (i = next_contraction2(s, from, a, b, &n, &first)) < b;) {
         push_word(c->ws, s, from, i - from, c->line, c->stop);
         push_word(c->ws, s, i, first, c->line, c->stop);
         push_word(c->ws, s, i + first, n - first, c->line, c->stop);
-        from = push_tis(c, i + n, b);
-        i = from - 1;
+        from = push_tis(c, i + n, tis_len(s, i + n, b));
     }
     push_word(c->ws, s, from, b - from, c->line, c->stop);
 }
@@ -515,7 +514,8 @@ static void flush_run(chunk_ctx *c, size_t a, size_t b, size_t chunk_end)
         b--;
     }
     size_t cl = spaced ? contraction_len(s + a, b - a) : 0;
-    size_t rest = tis_len(s, a, b - cl) && space_before(c, a) ? push_tis(c, a, b - cl) : a; /* 't is, 't was */
+    size_t tis = tis_len(s, a, b - cl); /* 'tis, 'twas: 't is, 't was */
+    size_t rest = tis && space_before(c, a) ? push_tis(c, a, tis) : a;
     push_word_contractions(c, rest, b - cl);
     if (cl) push_word(c->ws, s, b - cl, cl, c->line, c->stop);
     if (trailing_quote) push_word(c->ws, s, b, 1, c->line, c->stop);
