@@ -86,10 +86,10 @@ static void register_cleanups(void)
     install_signal_cleanup();
 }
 
-/* Puts o's temporary name in a free slot (with open_lock held). */
+/* Puts o's temporary name in a free slot, if one is left (with open_lock
+ * held; o->signal_slot stays -1 otherwise). */
 static void add_signal_slot(woutput *o)
 {
-    o->signal_slot = -1;
     for (int i = 0; i < SIGNAL_SLOTS; i++)
         if (atomic_load(&signal_tmp[i]) == NULL) {
             signal_owner[i] = o->owner;
